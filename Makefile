@@ -1,0 +1,49 @@
+# Braid's build. Every Go command needs -tags nosqlite: anacrolix/torrent
+# links its own SQLite, which clashes with go-sqlite3 at link time.
+export GOFLAGS := -tags=nosqlite
+export CGO_ENABLED := 1
+
+GO          ?= go
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+ARGS        ?=
+
+.PHONY: all setup build run test lint bench fuzz clean
+
+all: build
+
+# setup installs what is missing (C toolchain, X11/GL headers, Xvfb).
+setup:
+	@tools/setup.sh
+
+build: setup
+	$(GO) build -o bin/braid ./cmd/braid
+
+# make run ARGS='file.meta4' opens the window with a source.
+run: build
+	./bin/braid $(ARGS)
+
+lint: setup
+	@unformatted=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+test: lint
+	$(GO) test -race -timeout 30m ./...
+
+# bench compares against aria2c where it is installed (setup bench installs it).
+bench: setup
+	@tools/setup.sh bench
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
+	$(GO) run ./cmd/braidbench
+	bench/verify.sh
+
+# fuzz runs each parser's fuzzer for FUZZTIME.
+FUZZTIME ?= 1m
+fuzz: setup
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./engine/metalink/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseLinks$$' -fuzztime $(FUZZTIME) ./engine/metalink/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseDigests$$' -fuzztime $(FUZZTIME) ./engine/metalink/
+
+clean:
+	rm -rf bin

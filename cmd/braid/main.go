@@ -1,0 +1,63 @@
+// Command braid is a download manager that braids one file together from
+// many mirrors. Without a subcommand it opens the window; the subcommands
+// run the same engine headless for scripts (see README.md).
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// command runs one subcommand and returns the process exit status:
+// 0 success, 1 failure, 2 usage error.
+type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+
+var commands = map[string]command{
+	"get":     cmdGet,
+	"inspect": cmdInspect,
+	"verify":  cmdVerify,
+	"repair":  cmdRepair,
+	"make":    cmdMake,
+	"queue":   cmdQueue,
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		if cmd, ok := commands[args[0]]; ok {
+			return cmd(ctx, args[1:], stdout, stderr)
+		}
+		switch args[0] {
+		case "-h", "-help", "--help", "help":
+			fmt.Fprint(stdout, usage)
+			return 0
+		}
+	}
+	return cmdWindow(ctx, args, stdout, stderr)
+}
+
+const usage = `Braid braids one file together from many mirrors and verifies every piece.
+
+Usage:
+  braid [SOURCE...]                 open the window; add SOURCE
+  braid get [flags] SOURCE...       download headless; exit 0 only if every selected file verified
+  braid inspect [--json] SOURCE     files, sizes, hashes, mirrors, and what the filters select
+  braid verify --metalink M [-d DIR]          check files against full and piece hashes
+  braid repair --metalink M [-d DIR]          fetch only the bad pieces, then verify
+  braid make [--piece-length N] [--url BASE]... FILE...   write a .meta4 to stdout
+  braid queue list|pause ID|resume ID|remove ID|run
+
+A SOURCE is a .meta4 or .metalink file, or an http(s) or ftp URL.
+Run 'braid COMMAND -h' for a command's flags.
+Exit status: 0 success, 1 failure, 2 usage error.
+`

@@ -1,0 +1,526 @@
+// Package mirrortest is the HTTP mirror kit every engine test uses: a real
+// httptest server on loopback serving one file with real range semantics
+// (single ranges, suffix ranges, If-Range, If-Match, 416), shaped by option
+// functions into the mirrors a download manager meets in the wild: slow,
+// rangeless, lying about the size, stalling, corrupting, refusing, full.
+//
+// Every Mirror counts what it served, so a test can assert which mirror
+// served which piece.
+package mirrortest
+
+import (
+	"bytes"
+	"fmt"
+	"mime"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Range is one request as the mirror served it.
+type Range struct {
+	Method string // GET or HEAD
+	// Off and N are the bytes of the file the answer covered: for a 206 the
+	// Content-Range, for a 200 GET the whole (possibly wrong-sized) body; N
+	// is 0 for a HEAD or an error status.
+	Off, N int64
+	Status int    // status code sent
+	Sent   int64  // body bytes actually written so far
+	Remote string // client address (ip:port): one per connection
+	User   string // basic-auth user name sent, "" when none
+	Done   bool   // the handler has returned
+}
+
+// Mirror is a running test mirror. Its methods are safe for concurrent use.
+// It is closed by t.Cleanup; Close takes it down earlier.
+type Mirror struct {
+	t    testing.TB
+	cfg  config
+	data []byte // the bytes served (after WrongSize)
+	srv  *httptest.Server
+	quit chan struct{} // closed by Close: unblocks stalls and throttles
+
+	bucket *bucket // nil: unthrottled
+
+	served   atomic.Int64
+	requests atomic.Int64
+	active   atomic.Int64
+	conns    atomic.Int64
+
+	mu     sync.Mutex
+	ranges []Range
+
+	closeOnce sync.Once
+}
+
+type config struct {
+	addr       string
+	rate       int64
+	noRanges   bool
+	wrongSize  int64 // -1: off
+	stallAfter int64 // -1: off
+	pieceLen   int64
+	corrupt    func(piece int) bool
+	down       bool
+	maxConns   int
+	retryAfter string
+	header     http.Header
+	path       string
+	name       string
+	status     int
+	redirect   string
+	noHead     bool
+	user, pass string
+}
+
+// Option shapes a Mirror.
+type Option func(*config)
+
+// Addr makes the mirror listen on its own loopback address (port 0), such
+// as "127.0.0.2", so tests about per-host limits see distinct hosts. Linux
+// routes all of 127.0.0.0/8 to the loopback interface.
+func Addr(ip string) Option { return func(c *config) { c.addr = ip } }
+
+// Rate throttles the mirror to bytesPerSec, shared across all its
+// connections like a real uplink. Bytes leave in small, evenly spaced
+// chunks (about 10 ms worth each), never in bursts.
+func Rate(bytesPerSec int64) Option { return func(c *config) { c.rate = bytesPerSec } }
+
+// NoRanges makes the mirror ignore Range and If-Range: every GET is a 200
+// with the whole body and no Accept-Ranges header.
+func NoRanges() Option { return func(c *config) { c.noRanges = true } }
+
+// WrongSize makes the mirror serve a file of n bytes instead of the data
+// given: the data cut short, or padded with a repeating pattern. Its
+// Content-Length and Content-Range report n, as a mirror with a stale or
+// different file would.
+func WrongSize(n int64) Option { return func(c *config) { c.wrongSize = n } }
+
+// StallAfter makes every response stop after sending n body bytes (headers
+// are flushed, so the client sees the answer begin) and hold the connection
+// open until the client goes away or the mirror closes.
+func StallAfter(n int64) Option { return func(c *config) { c.stallAfter = n } }
+
+// Corrupt flips the first byte of each piece (pieces of pieceLen bytes) for
+// which bad returns true, as that byte is sent. bad is called each time a
+// response sends a piece's first byte, possibly from several goroutines at
+// once, so it can decide per response (e.g. "only the first time").
+func Corrupt(pieceLen int64, bad func(piece int) bool) Option {
+	return func(c *config) { c.pieceLen, c.corrupt = pieceLen, bad }
+}
+
+// Down makes the mirror refuse connections: its URL points at a closed port.
+func Down() Option { return func(c *config) { c.down = true } }
+
+// MaxConns makes the mirror answer 503 with Retry-After (see RetryAfter,
+// default "1") to a request that arrives while n are already in progress.
+func MaxConns(n int) Option { return func(c *config) { c.maxConns = n } }
+
+// RetryAfter sets the Retry-After value sent with MaxConns' 503 answers
+// and with Status 429/503: seconds or an HTTP date, as written.
+func RetryAfter(v string) Option { return func(c *config) { c.retryAfter = v } }
+
+// Header adds a response header to every answer (Link, Digest, ETag,
+// Content-Type, ...). Repeat it to send several values of one header. An
+// ETag set here is honoured by If-Match, If-None-Match and If-Range.
+func Header(key, value string) Option {
+	return func(c *config) { c.header.Add(key, value) }
+}
+
+// Path sets the URL path the file is served at (default "/data.bin"); every
+// other path is a 404.
+func Path(p string) Option {
+	return func(c *config) {
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p
+		}
+		c.path = p
+	}
+}
+
+// Name sends Content-Disposition: attachment with this file name, encoded
+// as a server would (RFC 2231 for non-ASCII). Use Header for raw values.
+func Name(name string) Option { return func(c *config) { c.name = name } }
+
+// Status makes the mirror answer every request for the file with this
+// status code and no body (404, 410, 429, 500, 503, ...). 429 and 503
+// carry Retry-After when RetryAfter is set.
+func Status(code int) Option { return func(c *config) { c.status = code } }
+
+// Redirect makes the mirror answer every request for the file with a 302
+// to target.
+func Redirect(target string) Option { return func(c *config) { c.redirect = target } }
+
+// NoHead makes the mirror answer HEAD with 405 Method Not Allowed.
+func NoHead() Option { return func(c *config) { c.noHead = true } }
+
+// BasicAuth makes the mirror require these credentials, answering 401
+// without them.
+func BasicAuth(user, pass string) Option {
+	return func(c *config) { c.user, c.pass = user, pass }
+}
+
+// New starts a mirror serving data and registers its Close with t.Cleanup.
+// data is not modified.
+func New(t testing.TB, data []byte, opts ...Option) *Mirror {
+	t.Helper()
+	cfg := config{
+		addr:       "127.0.0.1",
+		wrongSize:  -1,
+		stallAfter: -1,
+		header:     http.Header{},
+		path:       "/data.bin",
+		retryAfter: "1",
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	m := &Mirror{t: t, cfg: cfg, data: resize(data, cfg.wrongSize), quit: make(chan struct{})}
+	if cfg.rate > 0 {
+		m.bucket = newBucket(cfg.rate)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.addr, "0"))
+	if err != nil {
+		t.Fatalf("mirrortest: listen on %s: %v", cfg.addr, err)
+	}
+	m.srv = httptest.NewUnstartedServer(http.HandlerFunc(m.serve))
+	m.srv.Listener.Close()
+	m.srv.Listener = ln
+	m.srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			m.conns.Add(1)
+		}
+	}
+	m.srv.Start()
+	t.Cleanup(m.Close)
+	if cfg.down {
+		m.Close()
+	}
+	return m
+}
+
+// resize returns data cut or padded to n bytes (n < 0: data itself).
+func resize(data []byte, n int64) []byte {
+	if n < 0 || n == int64(len(data)) {
+		return data
+	}
+	if n < int64(len(data)) {
+		return data[:n]
+	}
+	out := make([]byte, n)
+	copy(out, data)
+	for i := len(data); i < len(out); i++ {
+		out[i] = byte(i*7 + 3)
+	}
+	return out
+}
+
+// URL is the file's full URL.
+func (m *Mirror) URL() string { return m.srv.URL + m.cfg.path }
+
+// Host is the mirror's host:port.
+func (m *Mirror) Host() string { return m.srv.Listener.Addr().String() }
+
+// BytesServed is the number of body bytes written to clients so far.
+func (m *Mirror) BytesServed() int64 { return m.served.Load() }
+
+// Requests is the number of requests received so far, of any kind.
+func (m *Mirror) Requests() int { return int(m.requests.Load()) }
+
+// Conns is the number of TCP connections accepted so far; with keep-alive
+// it stays below Requests.
+func (m *Mirror) Conns() int { return int(m.conns.Load()) }
+
+// Ranges is a copy of the log of requests for the file, in arrival order.
+func (m *Mirror) Ranges() []Range {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]Range(nil), m.ranges...)
+}
+
+// Close takes the mirror down: stalled and throttled responses end, open
+// connections are cut, and later connections are refused. It is safe to
+// call more than once.
+func (m *Mirror) Close() {
+	m.closeOnce.Do(func() {
+		close(m.quit)
+		m.srv.CloseClientConnections()
+		m.srv.Close()
+	})
+}
+
+func (m *Mirror) serve(w http.ResponseWriter, r *http.Request) {
+	m.requests.Add(1)
+	if r.URL.Path != m.cfg.path {
+		http.NotFound(w, r)
+		return
+	}
+	user, _, _ := r.BasicAuth()
+	idx := m.logStart(Range{Method: r.Method, Remote: r.RemoteAddr, User: user})
+	rw := &writer{ResponseWriter: w, m: m, r: r, idx: idx}
+	defer m.logDone(idx)
+
+	if n := m.active.Add(1); m.cfg.maxConns > 0 && n > int64(m.cfg.maxConns) {
+		m.active.Add(-1)
+		rw.Header().Set("Retry-After", m.cfg.retryAfter)
+		rw.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	defer m.active.Add(-1)
+
+	for k, vs := range m.cfg.header {
+		for _, v := range vs {
+			rw.Header().Add(k, v)
+		}
+	}
+	if m.cfg.user != "" || m.cfg.pass != "" {
+		if u, p, ok := r.BasicAuth(); !ok || u != m.cfg.user || p != m.cfg.pass {
+			rw.Header().Set("WWW-Authenticate", `Basic realm="mirrortest"`)
+			rw.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+	}
+	if m.cfg.redirect != "" {
+		http.Redirect(rw, r, m.cfg.redirect, http.StatusFound)
+		return
+	}
+	if m.cfg.status != 0 {
+		if m.cfg.status == http.StatusTooManyRequests || m.cfg.status == http.StatusServiceUnavailable {
+			rw.Header().Set("Retry-After", m.cfg.retryAfter)
+		}
+		rw.WriteHeader(m.cfg.status)
+		return
+	}
+	if r.Method == http.MethodHead && m.cfg.noHead {
+		rw.Header().Set("Allow", "GET")
+		rw.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	if m.cfg.name != "" {
+		cd := mime.FormatMediaType("attachment", map[string]string{"filename": m.cfg.name})
+		if cd == "" {
+			cd = `attachment; filename="` + m.cfg.name + `"`
+		}
+		rw.Header().Set("Content-Disposition", cd)
+	}
+	if rw.Header().Get("Content-Type") == "" {
+		rw.Header().Set("Content-Type", "application/octet-stream")
+	}
+	if m.cfg.noRanges {
+		r.Header.Del("Range")
+		r.Header.Del("If-Range")
+	}
+	http.ServeContent(rw, r, "", time.Time{}, bytes.NewReader(m.data))
+}
+
+func (m *Mirror) logStart(rg Range) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ranges = append(m.ranges, rg)
+	return len(m.ranges) - 1
+}
+
+func (m *Mirror) logHeader(idx, status int, h http.Header, method string) {
+	var off, n int64
+	switch {
+	case method == http.MethodHead:
+	case status == http.StatusPartialContent:
+		off, n = parseContentRange(h.Get("Content-Range"))
+	case status == http.StatusOK:
+		n = int64(len(m.data))
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ranges[idx].Status, m.ranges[idx].Off, m.ranges[idx].N = status, off, n
+}
+
+func (m *Mirror) logSent(idx int, n int64) {
+	m.served.Add(n)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ranges[idx].Sent += n
+}
+
+func (m *Mirror) logDone(idx int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ranges[idx].Done = true
+}
+
+// parseContentRange reads "bytes a-b/size" into offset and length.
+func parseContentRange(v string) (off, n int64) {
+	v, ok := strings.CutPrefix(v, "bytes ")
+	if !ok {
+		return 0, 0
+	}
+	span, _, _ := strings.Cut(v, "/")
+	a, b, ok := strings.Cut(span, "-")
+	if !ok {
+		return 0, 0
+	}
+	first, err1 := strconv.ParseInt(a, 10, 64)
+	last, err2 := strconv.ParseInt(b, 10, 64)
+	if err1 != nil || err2 != nil || last < first {
+		return 0, 0
+	}
+	return first, last - first + 1
+}
+
+// writer applies the mirror's misbehaviour to one response's body: it
+// throttles, corrupts, stalls and counts, in that order, chunk by chunk.
+type writer struct {
+	http.ResponseWriter
+	m      *Mirror
+	r      *http.Request
+	idx    int
+	status int
+	pos    int64 // file offset of the next body byte
+	sent   int64 // body bytes sent in this response
+}
+
+func (w *writer) WriteHeader(code int) {
+	if w.status != 0 {
+		return
+	}
+	w.status = code
+	if w.m.cfg.noRanges {
+		w.Header().Del("Accept-Ranges")
+	}
+	if code == http.StatusPartialContent {
+		w.pos, _ = parseContentRange(w.Header().Get("Content-Range"))
+	}
+	w.m.logHeader(w.idx, code, w.Header(), w.r.Method)
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *writer) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	written := 0
+	for len(p) > 0 {
+		chunk := p
+		if w.m.bucket != nil && len(chunk) > w.m.bucket.chunk {
+			chunk = chunk[:w.m.bucket.chunk]
+		}
+		if s := w.m.cfg.stallAfter; s >= 0 {
+			if w.sent >= s {
+				return written, w.stall()
+			}
+			if left := s - w.sent; int64(len(chunk)) > left {
+				chunk = chunk[:left]
+			}
+		}
+		if w.m.bucket != nil {
+			if err := w.m.bucket.wait(w.r.Context().Done(), w.m.quit, len(chunk)); err != nil {
+				return written, err
+			}
+		}
+		out := w.corrupt(chunk)
+		n, err := w.ResponseWriter.Write(out)
+		w.sent += int64(n)
+		w.pos += int64(n)
+		written += n
+		w.m.logSent(w.idx, int64(n))
+		if err != nil {
+			return written, err
+		}
+		p = p[len(chunk):]
+	}
+	return written, nil
+}
+
+// corrupt returns chunk, or a copy with the first byte of each bad piece in
+// it flipped (io.Writer must not modify the caller's slice).
+func (w *writer) corrupt(chunk []byte) []byte {
+	pl := w.m.cfg.pieceLen
+	if w.m.cfg.corrupt == nil || pl <= 0 {
+		return chunk
+	}
+	var out []byte
+	first := (w.pos + pl - 1) / pl * pl // first piece start at or after pos
+	for at := first; at < w.pos+int64(len(chunk)); at += pl {
+		if !w.m.cfg.corrupt(int(at / pl)) {
+			continue
+		}
+		if out == nil {
+			out = append([]byte(nil), chunk...)
+		}
+		out[at-w.pos] ^= 0xff
+	}
+	if out == nil {
+		return chunk
+	}
+	return out
+}
+
+// stall flushes what was sent and holds the response open until the client
+// goes away or the mirror closes.
+func (w *writer) stall() error {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+	select {
+	case <-w.r.Context().Done():
+		return w.r.Context().Err()
+	case <-w.m.quit:
+		return errClosed
+	}
+}
+
+// Flush lets ServeContent's callers and the stall flush headers.
+func (w *writer) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+var errClosed = fmt.Errorf("mirrortest: mirror closed")
+
+// bucket is a token bucket without burst: each chunk reserves its time slot
+// on one clock shared by all connections of the mirror, and waits for the
+// end of its slot before it is written.
+type bucket struct {
+	rate  float64 // bytes per second
+	chunk int     // bytes per slot: about 10 ms worth
+	mu    sync.Mutex
+	next  time.Time // end of the last reserved slot
+}
+
+func newBucket(rate int64) *bucket {
+	chunk := int(rate / 100)
+	chunk = max(chunk, 256)
+	chunk = min(chunk, 64<<10)
+	return &bucket{rate: float64(rate), chunk: chunk}
+}
+
+func (b *bucket) wait(ctxDone, quit <-chan struct{}, n int) error {
+	b.mu.Lock()
+	now := time.Now()
+	if b.next.Before(now) {
+		b.next = now // idle time earns no burst
+	}
+	b.next = b.next.Add(time.Duration(float64(n) / b.rate * float64(time.Second)))
+	until := b.next
+	b.mu.Unlock()
+	d := time.Until(until)
+	if d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctxDone:
+		return fmt.Errorf("mirrortest: client went away")
+	case <-quit:
+		return errClosed
+	}
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs what building and testing Braid needs and is missing: a C
+# toolchain for cgo (SQLite, Fyne), the X11 and GL headers Fyne builds
+# against, and Xvfb for the window tests. It only installs on Debian-like
+# machines (apt-get); elsewhere it names what to install and stops.
+#
+#   tools/setup.sh          the build and test needs
+#   tools/setup.sh bench    also aria2c, the reference the benchmarks compare against
+set -euo pipefail
+
+want=(gcc libc6-dev pkg-config xorg-dev libgl1-mesa-dev xvfb)
+[ "${1:-}" = bench ] && want+=(aria2)
+
+if ! command -v go >/dev/null 2>&1; then
+	echo "setup: Go is not installed. Install Go 1.24 or newer from https://go.dev/dl/ and run make again." >&2
+	exit 1
+fi
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	for h in /usr/include/X11/Xlib.h /usr/include/GL/gl.h; do
+		if [ ! -e "$h" ]; then
+			echo "setup: $h is missing and this is not a Debian-like system." >&2
+			echo "setup: install a C compiler, pkg-config, the X11 development headers, the OpenGL headers and Xvfb with your package manager." >&2
+			exit 1
+		fi
+	done
+	exit 0
+fi
+
+missing=()
+for p in "${want[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$status" = "install ok installed" ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+	sudo=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+	sudo=(sudo)
+else
+	echo "setup: these packages are missing: ${missing[*]}" >&2
+	echo "setup: install them with:  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+	exit 1
+fi
+
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done"
