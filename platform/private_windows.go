@@ -1,0 +1,4 @@
+package platform
+
+// privateDir relies on the per-user profile folder's access list on Windows.
+func privateDir(string) error { return nil }
