@@ -23,6 +23,9 @@ var commands = map[string]command{
 	"repair":  cmdRepair,
 	"make":    cmdMake,
 	"queue":   cmdQueue,
+
+	"install":   cmdInstall,
+	"uninstall": cmdUninstall,
 }
 
 func main() {
@@ -56,6 +59,7 @@ Usage:
   braid repair --metalink M [-d DIR]          fetch only the bad pieces, then verify
   braid make [--piece-length N] [--url BASE]... FILE...   write a .meta4 to stdout
   braid queue list|pause ID|resume ID|remove ID|run
+  braid install | uninstall         register Braid for .meta4/.metalink/.torrent and magnet: (this user)
 
 A SOURCE is a .meta4 or .metalink file, or an http(s) or ftp URL.
 Run 'braid COMMAND -h' for a command's flags.

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"braid/assets"
+	"braid/platform"
+)
+
+// cmdInstall registers Braid with the desktop for this user: double-clicking
+// a .meta4, .metalink or .torrent, or following a magnet link, opens Braid.
+func cmdInstall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return desktopCommand(ctx, "install", args, stdout, stderr, platform.Desktop.Install)
+}
+
+// cmdUninstall undoes cmdInstall.
+func cmdUninstall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return desktopCommand(ctx, "uninstall", args, stdout, stderr, platform.Desktop.Uninstall)
+}
+
+func desktopCommand(ctx context.Context, name string, args []string, stdout, stderr io.Writer,
+	do func(platform.Desktop, context.Context) ([]string, error)) int {
+	fs := flag.NewFlagSet("braid "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: braid %s\n\n%s Braid as the handler of .meta4, .metalink, .torrent and magnet links, for this user only.\n", name, map[string]string{"install": "Registers", "uninstall": "Unregisters"}[name])
+	}
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		fs.Usage()
+		return 2
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "braid %s: finding the braid binary: %v\n", name, err)
+		return 1
+	}
+	d, err := platform.DesktopFor(os.Getenv, exe, assets.Icons())
+	if err != nil {
+		fmt.Fprintf(stderr, "braid %s: %v\n", name, err)
+		return 1
+	}
+	notes, err := do(d, ctx)
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "braid %s: note: %s\n", name, n)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "braid %s: %v\n", name, err)
+		return 1
+	}
+	if name == "install" {
+		fmt.Fprintf(stdout, "Braid now opens .meta4, .metalink and .torrent files and magnet links (%s).\n", d.DataHome)
+	} else {
+		fmt.Fprintln(stdout, "Braid no longer opens .meta4, .metalink and .torrent files or magnet links.")
+	}
+	return 0
+}
