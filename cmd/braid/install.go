@@ -15,16 +15,16 @@ import (
 // cmdInstall registers Braid with the desktop for this user: double-clicking
 // a .meta4, .metalink or .torrent, or following a magnet link, opens Braid.
 func cmdInstall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return desktopCommand(ctx, "install", args, stdout, stderr, platform.Desktop.Install)
+	return desktopCommand(ctx, "install", args, stdout, stderr, platform.Register)
 }
 
 // cmdUninstall undoes cmdInstall.
 func cmdUninstall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return desktopCommand(ctx, "uninstall", args, stdout, stderr, platform.Desktop.Uninstall)
+	return desktopCommand(ctx, "uninstall", args, stdout, stderr, platform.Unregister)
 }
 
 func desktopCommand(ctx context.Context, name string, args []string, stdout, stderr io.Writer,
-	do func(platform.Desktop, context.Context) ([]string, error)) int {
+	do func(context.Context, string, map[int][]byte) ([]string, error)) int {
 	fs := flag.NewFlagSet("braid "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -45,12 +45,7 @@ func desktopCommand(ctx context.Context, name string, args []string, stdout, std
 		fmt.Fprintf(stderr, "braid %s: finding the braid binary: %v\n", name, err)
 		return 1
 	}
-	d, err := platform.DesktopFor(os.Getenv, exe, assets.Icons())
-	if err != nil {
-		fmt.Fprintf(stderr, "braid %s: %v\n", name, err)
-		return 1
-	}
-	notes, err := do(d, ctx)
+	notes, err := do(ctx, exe, assets.Icons())
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "braid %s: note: %s\n", name, n)
 	}
@@ -59,7 +54,7 @@ func desktopCommand(ctx context.Context, name string, args []string, stdout, std
 		return 1
 	}
 	if name == "install" {
-		fmt.Fprintf(stdout, "Braid now opens .meta4, .metalink and .torrent files and magnet links (%s).\n", d.DataHome)
+		fmt.Fprintln(stdout, "Braid now opens .meta4, .metalink and .torrent files and magnet links.")
 	} else {
 		fmt.Fprintln(stdout, "Braid no longer opens .meta4, .metalink and .torrent files or magnet links.")
 	}

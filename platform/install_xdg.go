@@ -1,3 +1,5 @@
+//go:build !windows && !darwin
+
 package platform
 
 import (
@@ -21,6 +23,27 @@ var MIMETypes = []string{
 	"application/metalink+xml",
 	"application/x-bittorrent",
 	"x-scheme-handler/magnet",
+}
+
+// Register makes Braid the user's handler for MIMETypes: on a
+// freedesktop.org desktop through its XDG folders (see Desktop). exe is the
+// absolute path of the braid binary, icons its PNG icons by size. The notes
+// say what was skipped (a desktop tool that is not installed).
+func Register(ctx context.Context, exe string, icons map[int][]byte) (notes []string, err error) {
+	d, err := DesktopFor(os.Getenv, exe, icons)
+	if err != nil {
+		return nil, err
+	}
+	return d.Install(ctx)
+}
+
+// Unregister undoes Register.
+func Unregister(ctx context.Context, exe string, icons map[int][]byte) (notes []string, err error) {
+	d, err := DesktopFor(os.Getenv, exe, icons)
+	if err != nil {
+		return nil, err
+	}
+	return d.Uninstall(ctx)
 }
 
 // Desktop registers Braid with a freedesktop.org desktop (Linux, BSD) for
