@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,6 +66,7 @@ type config struct {
 	noRanges   bool
 	wrongSize  int64 // -1: off
 	stallAfter int64 // -1: off
+	cutAfter   int64 // -1: off
 	pieceLen   int64
 	corrupt    func(piece int) bool
 	down       bool
@@ -107,6 +109,11 @@ func WrongSize(n int64) Option { return func(c *config) { c.wrongSize = n } }
 // open until the client goes away or the mirror closes.
 func StallAfter(n int64) Option { return func(c *config) { c.stallAfter = n } }
 
+// CutAfter makes every response send n body bytes and then drop the
+// connection, as a mirror that crashes mid-transfer: the client sees the
+// body end before its Content-Length.
+func CutAfter(n int64) Option { return func(c *config) { c.cutAfter = n } }
+
 // Corrupt flips the first byte of each piece (pieces of pieceLen bytes) for
 // which bad returns true, as that byte is sent. bad is called each time a
 // response sends a piece's first byte, possibly from several goroutines at
@@ -133,8 +140,8 @@ func Header(key, value string) Option {
 	return func(c *config) { c.header.Add(key, value) }
 }
 
-// Path sets the URL path the file is served at (default "/data.bin"); every
-// other path is a 404.
+// Path sets the URL path the file is served at, unescaped (default
+// "/data.bin"); every other path is a 404.
 func Path(p string) Option {
 	return func(c *config) {
 		if !strings.HasPrefix(p, "/") {
@@ -174,6 +181,7 @@ func New(t testing.TB, data []byte, opts ...Option) *Mirror {
 		addr:       "127.0.0.1",
 		wrongSize:  -1,
 		stallAfter: -1,
+		cutAfter:   -1,
 		header:     http.Header{},
 		path:       "/data.bin",
 		retryAfter: "1",
@@ -221,13 +229,14 @@ func resize(data []byte, n int64) []byte {
 	return out
 }
 
-// URL is the file's full URL.
-func (m *Mirror) URL() string { return m.srv.URL + m.cfg.path }
+// URL is the file's full URL, its path escaped.
+func (m *Mirror) URL() string { return m.srv.URL + (&url.URL{Path: m.cfg.path}).EscapedPath() }
 
 // Host is the mirror's host:port.
 func (m *Mirror) Host() string { return m.srv.Listener.Addr().String() }
 
-// BytesServed is the number of body bytes written to clients so far.
+// BytesServed is the number of body bytes written to clients so far. A
+// byte is counted before the client can read it.
 func (m *Mirror) BytesServed() int64 { return m.served.Load() }
 
 // Requests is the number of requests received so far, of any kind.
@@ -409,6 +418,15 @@ func (w *writer) Write(p []byte) (int, error) {
 		if w.m.bucket != nil && len(chunk) > w.m.bucket.chunk {
 			chunk = chunk[:w.m.bucket.chunk]
 		}
+		if c := w.m.cfg.cutAfter; c >= 0 {
+			if w.sent >= c {
+				w.Flush()
+				panic(http.ErrAbortHandler) // net/http drops the connection quietly
+			}
+			if left := c - w.sent; int64(len(chunk)) > left {
+				chunk = chunk[:left]
+			}
+		}
 		if s := w.m.cfg.stallAfter; s >= 0 {
 			if w.sent >= s {
 				return written, w.stall()
@@ -423,13 +441,19 @@ func (w *writer) Write(p []byte) (int, error) {
 			}
 		}
 		out := w.corrupt(chunk)
+		// Count before writing so a client never sees a byte the counters
+		// do not yet include; take back what the write failed to send.
+		w.m.logSent(w.idx, int64(len(out)))
 		n, err := w.ResponseWriter.Write(out)
+		w.m.logSent(w.idx, int64(n-len(out)))
 		w.sent += int64(n)
 		w.pos += int64(n)
 		written += n
-		w.m.logSent(w.idx, int64(n))
 		if err != nil {
 			return written, err
+		}
+		if w.m.bucket != nil {
+			w.Flush() // a throttled chunk leaves now, not when a buffer fills
 		}
 		p = p[len(chunk):]
 	}
