@@ -56,7 +56,6 @@ type Desktop struct {
 	Exec       string         // absolute path of the braid binary
 	Icons      map[int][]byte // PNG icons by edge length in pixels
 	Env        []string       // environment for the desktop tools; nil: os.Environ()
-	run        func(context.Context, []string, string, ...string) error
 }
 
 // DesktopFor returns the Desktop of the user whose environment getenv reads.
