@@ -113,7 +113,7 @@ func TestProducerCorpus(t *testing.T) {
 			Files: []File{{
 				// The <size> and hashes inside <mm0:alternates> are older
 				// versions of repomd.xml and must not replace these.
-				Name: "repomd.xml", Size: 6912,
+				Name: "repomd.xml", Size: 6912, MaxConnections: 1,
 				Hashes: []Hash{
 					{Type: "md5", Value: "22cf668e8d2411ff563dc2e48643b617"},
 					{Type: "sha-1", Value: "bf97492a3fbceee67319d775da2480a986e0376a"},

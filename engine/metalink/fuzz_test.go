@@ -27,6 +27,17 @@ func FuzzParse(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	// Braid's extension namespace, with another prefix, a rebound prefix,
+	// an undeclared one, and values at and beyond their bounds.
+	f.Add([]byte(`<metalink xmlns="urn:ietf:params:xml:ns:metalink" xmlns:braid="urn:x-braid:metalink">` +
+		`<file name="a" braid:maxconnections="2"><braid:license name="GPL" url="http://gnu.org/"/>` +
+		`<url priority="1" braid:maxconnections="65535" braid:pref="true" braid:depth="4096">http://a/</url>` +
+		`<url braid:maxconnections="65536" braid:pref="yes" braid:depth="-1">http://b/</url></file>` +
+		`<file name="b" xmlns:x="urn:x-braid:metalink"><x:license name="MIT"/><url x:pref="1" x:maxconnections="0">http://c/</url>` +
+		`<url xmlns:braid="urn:other" braid:pref="true">http://d/</url><url y:depth="3">http://e/</url></file></metalink>`))
+	f.Add([]byte(`<metalink xmlns="urn:ietf:params:xml:ns:metalink"><file name="a" xmlns:b="urn:x-braid:metalink" b:maxconnections="1">` +
+		`<license xmlns="urn:x-braid:metalink" name="x"><name>y</name></license>` +
+		`<url b:maxconnections="3" b:depth="1" b:pref="0">http://a/</url><url type="bittorrent" b:pref="true">http://t/a.torrent</url></file></metalink>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := Limits{MaxBytes: 1 << 20}.Parse(bytes.NewReader(data))
 		if err != nil {
@@ -45,7 +56,29 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		checkInvariants(t, doc)
+		checkRoundTrip(t, doc)
 	})
+}
+
+// checkRoundTrip asserts Write's promise for a parsed document: either it
+// refuses the document as not writable, or Parse reads back what it wrote,
+// field by field.
+func checkRoundTrip(t *testing.T, doc *Document) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, doc); err != nil {
+		if !errors.Is(err, ErrNotWritable) {
+			t.Fatalf("Write failed, and not for the document: %v", err)
+		}
+		return
+	}
+	back, err := Parse(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatalf("Parse of what Write wrote: %v\n%s", err, buf.String())
+	}
+	if diffs := writeDiff(back, doc); len(diffs) > 0 {
+		t.Fatalf("the document changed through Write and Parse:\n%s\nwritten:\n%s", strings.Join(diffs, "\n"), buf.String())
+	}
 }
 
 // checkInvariants asserts what every parsed document promises.
@@ -70,6 +103,9 @@ func checkInvariants(t *testing.T, doc *Document) {
 		if f.Size < -1 {
 			t.Fatalf("%s: size %d", f.Name, f.Size)
 		}
+		if f.MaxConnections < 0 || f.MaxConnections > MaxConnLimit {
+			t.Fatalf("%s: max connections %d", f.Name, f.MaxConnections)
+		}
 		for i, u := range f.URLs {
 			if u.URL == "" || u.Priority < 1 || u.Priority > LowestPriority || (i > 0 && f.URLs[i-1].Priority > u.Priority) {
 				t.Fatalf("%s: URL %d %+v out of order or out of range", f.Name, i, u)
@@ -77,8 +113,12 @@ func checkInvariants(t *testing.T, doc *Document) {
 			if u.Location != "" && (len(u.Location) != 2 || strings.ToUpper(u.Location) != u.Location) {
 				t.Fatalf("%s: location %q", f.Name, u.Location)
 			}
-			if u.MaxConnections < 0 {
-				t.Fatalf("%s: max connections %d", f.Name, u.MaxConnections)
+			if u.MaxConnections < 0 || u.MaxConnections > MaxConnLimit ||
+				(f.MaxConnections > 0 && (u.MaxConnections == 0 || u.MaxConnections > f.MaxConnections)) {
+				t.Fatalf("%s: max connections %d of the mirror, %d of the file", f.Name, u.MaxConnections, f.MaxConnections)
+			}
+			if u.Depth < 0 || u.Depth > MaxMirrorDepth {
+				t.Fatalf("%s: depth %d", f.Name, u.Depth)
 			}
 		}
 		for i, m := range f.MetaURLs {

@@ -67,7 +67,7 @@ func appendRels(out []Link, l rawLink) []Link {
 	}
 	_, base.Pref = l.params["pref"]
 	if v, ok := l.params["depth"]; ok {
-		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 && n <= MaxMirrorDepth {
 			base.Depth = n
 		}
 	}

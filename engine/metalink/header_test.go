@@ -76,8 +76,13 @@ func TestParseLinks(t *testing.T) {
 			"bad attribute values ignored",
 			[]string{`<http://a/x>; rel=duplicate; pri=0; geo=germany; depth=-1`,
 				`<http://b/x>; rel=duplicate; pri=1000000; geo=1x; depth=x`,
-				`<http://c/x>; rel=duplicate; pri=abc; geo="d"`},
+				`<http://c/x>; rel=duplicate; pri=abc; geo="d"; depth=4097`},
 			[]Link{dup("http://a/x"), dup("http://b/x"), dup("http://c/x")},
+		},
+		{
+			"depth at its bound",
+			[]string{`<http://a/x>; rel=duplicate; depth=4096`},
+			[]Link{{URL: "http://a/x", Rel: "duplicate", Priority: LowestPriority, Depth: MaxMirrorDepth}},
 		},
 		{
 			"junk value skipped, rest kept",
@@ -181,7 +186,7 @@ func FuzzParseLinks(f *testing.F) {
 			if l.Rel == "" || l.Rel != strings.ToLower(l.Rel) || strings.ContainsAny(l.Rel, " \t") {
 				t.Fatalf("bad rel %q", l.Rel)
 			}
-			if l.Priority < 1 || l.Priority > LowestPriority || l.Depth < 0 {
+			if l.Priority < 1 || l.Priority > LowestPriority || l.Depth < 0 || l.Depth > MaxMirrorDepth {
 				t.Fatalf("bad priority/depth %+v", l)
 			}
 			if l.Geo != "" && (len(l.Geo) != 2 || l.Geo != strings.ToUpper(l.Geo)) {

@@ -9,6 +9,17 @@ import "time"
 // LowestPriority is the priority of a URL that states none (RFC 5854 §4.2.16.1).
 const LowestPriority = 999999
 
+// MaxConnLimit is the largest connection limit the model holds (File and
+// URL MaxConnections): one client address has no more TCP ports than
+// this. Parse reads a larger one as not given, with a warning.
+const MaxConnLimit = 65535
+
+// MaxMirrorDepth is the largest Metalink/HTTP depth the model holds
+// (URL.Depth, Link.Depth): a URL with more path segments than this is
+// longer than the 8 KB that HTTP servers accept. Readers take a larger
+// one as not given.
+const MaxMirrorDepth = 4096
+
 // Document is one Metalink document, whatever its version.
 type Document struct {
 	Version   int    // 3 or 4: the version the document was written in
@@ -41,6 +52,13 @@ type File struct {
 	Name string
 	// Size is the file's length in bytes, or -1 when the document does not say.
 	Size int64
+	// MaxConnections is the most connections to all mirrors together for
+	// this file (Metalink 3 <resources maxconnections>, where 1 turns off
+	// segmented downloading), 1 to MaxConnLimit; 0 means the document does
+	// not say. A limit for all mirrors together is also one for each, so Parse
+	// caps every URL's MaxConnections at it; keeping the total is the
+	// engine's job.
+	MaxConnections int
 
 	Identity    string
 	Version     string
@@ -100,14 +118,17 @@ type URL struct {
 	// Priority orders mirrors: lower first, 1 to LowestPriority. Metalink 3
 	// preference p (1 to 100, higher first) becomes 101-p.
 	Priority int
-	// MaxConnections is the most connections the mirror allows for this
-	// file; 0 means the document does not say.
+	// MaxConnections is the most connections to this mirror for this
+	// file, 1 to MaxConnLimit; 0 means the document does not say. Where
+	// the file has a MaxConnections, Parse lowers this to it, and sets it
+	// where the mirror says nothing.
 	MaxConnections int
 	// Pref marks a preferred mirror from Metalink/HTTP (RFC 6249 "pref"):
 	// its ETag must match the origin's.
 	Pref bool
-	// Depth is the Metalink/HTTP "depth" (path segments that differ from
-	// the origin), 0 when not given.
+	// Depth is the Metalink/HTTP "depth" (how many path segments closer
+	// to the host the mirror also holds, RFC 6249 §3.4), 0 to
+	// MaxMirrorDepth; 0 when not given.
 	Depth int
 }
 
@@ -127,5 +148,5 @@ type Link struct {
 	Priority int    // "pri", 1 to LowestPriority; LowestPriority when absent
 	Geo      string // "geo", upper case ISO 3166-1 alpha-2, or ""
 	Pref     bool   // "pref": a preferred mirror
-	Depth    int    // "depth", 0 when absent
+	Depth    int    // "depth", 0 to MaxMirrorDepth; 0 when absent or beyond
 }

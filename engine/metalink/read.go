@@ -152,7 +152,6 @@ type fileBuilder struct {
 	named    bool // the name attribute is present
 	has      fieldMask
 	pieces   []pieceSet
-	connCap  int // Metalink 3 <resources maxconnections>
 	badPrio  int // priorities or preferences out of range or unreadable
 	extraSig int // signatures after the first
 }
@@ -321,6 +320,16 @@ func (p *docParser) attr(name string) (string, bool) {
 	return string(bytes.TrimSpace(v)), true
 }
 
+// extAttr returns the attribute name in ExtNamespace (braid:name, however
+// the document spells the prefix) of the current start element, trimmed.
+func (p *docParser) extAttr(name string) (string, bool) {
+	v, ok := p.s.attrNS(ExtNamespace, name)
+	if !ok {
+		return "", false
+	}
+	return string(bytes.TrimSpace(v)), true
+}
+
 func (p *docParser) mine() bool { return p.s.space == p.ns }
 
 // newFile starts a file from the <file name="..."> the scanner is on.
@@ -460,7 +469,14 @@ func (p *docParser) addHash(fb *fileBuilder, rawType, value string) {
 	fb.f.Hashes = append(fb.f.Hashes, Hash{Type: typ, Value: v})
 }
 
+// setSignature keeps the first signature of a file. An empty one is no
+// signature: nothing could be checked against it, and Write would leave
+// it out.
 func (p *docParser) setSignature(fb *fileBuilder, mediaType, value string) {
+	if value == "" {
+		p.fileWarnf(fb, "an empty signature; ignored")
+		return
+	}
 	if fb.has&hasSignature != 0 {
 		fb.extraSig++
 		return
@@ -470,17 +486,18 @@ func (p *docParser) setSignature(fb *fileBuilder, mediaType, value string) {
 }
 
 // addURL records a mirror. Magnet links and BitTorrent URLs become
-// MetaURLs of media type "torrent", which is how the engine finds them.
-// The location is a country code from p.country.
-func (p *docParser) addURL(fb *fileBuilder, u, location string, priority, maxConn int, torrent bool) {
-	if u == "" {
+// MetaURLs of media type "torrent", which is how the engine finds them,
+// and keep only their priority. The location is a country code from
+// p.country.
+func (p *docParser) addURL(fb *fileBuilder, u URL, torrent bool) {
+	if u.URL == "" {
 		return
 	}
-	if torrent || isMagnet(u) {
-		fb.f.MetaURLs = append(fb.f.MetaURLs, MetaURL{URL: u, MediaType: "torrent", Priority: priority})
+	if torrent || isMagnet(u.URL) {
+		fb.f.MetaURLs = append(fb.f.MetaURLs, MetaURL{URL: u.URL, MediaType: "torrent", Priority: u.Priority})
 		return
 	}
-	p.urls = append(p.urls, URL{URL: u, Location: location, Priority: priority, MaxConnections: maxConn})
+	p.urls = append(p.urls, u)
 }
 
 // country reads the location attribute of the current element as an
@@ -575,11 +592,28 @@ func isInteger(s string) bool {
 	return true
 }
 
-// maxConnections reads a connection count; anything but a positive number
-// means "not said".
-func maxConnections(raw string) int {
+// source names, in a warning, the element an attribute was read from: a
+// mirror by its URL, or another element by elem. It is formatted only when
+// a warning is, sparing the well-formed mirrors of a large document.
+type source struct{ elem, mirror string }
+
+func mirrorSource(u string) source { return source{elem: "a mirror without a URL", mirror: u} }
+
+func (s source) String() string {
+	if s.mirror != "" {
+		return "mirror " + strconv.Quote(s.mirror)
+	}
+	return s.elem
+}
+
+// connLimit reads a connection limit (Metalink 3 maxconnections, Braid's
+// braid:maxconnections) given as attribute what of of. Anything but a
+// whole number from 1 to MaxConnLimit is read as not given (0), with a
+// warning.
+func (p *docParser) connLimit(fb *fileBuilder, raw, what string, of source) int {
 	n, err := strconv.Atoi(raw)
-	if err != nil || n < 1 {
+	if err != nil || n < 1 || n > MaxConnLimit {
+		p.fileWarnf(fb, "the %s %q of %s is not a whole number from 1 to %d; ignored", what, raw, of, MaxConnLimit)
 		return 0
 	}
 	return n
@@ -656,10 +690,10 @@ func (p *docParser) finish() {
 			continue
 		}
 		p.settlePieces(fb)
-		if fb.connCap > 0 {
+		if limit := f.MaxConnections; limit > 0 {
 			for i := range f.URLs {
-				if u := &f.URLs[i]; u.MaxConnections == 0 || u.MaxConnections > fb.connCap {
-					u.MaxConnections = fb.connCap
+				if u := &f.URLs[i]; u.MaxConnections == 0 || u.MaxConnections > limit {
+					u.MaxConnections = limit
 				}
 			}
 		}

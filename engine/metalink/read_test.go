@@ -384,6 +384,12 @@ func TestV4Details(t *testing.T) {
 			&Document{Version: 4, Published: date("2006-05-15T00:00:01Z"), Files: []File{{Name: "f", Size: -1, URLs: []URL{mirror("http://x/f", "", LowestPriority)}}},
 				Warnings: []string{`line 1: the published date "Mon, 15 May 2006 00:00:01 GMT" is not RFC 3339; read as 2006-05-15T00:00:01Z`,
 					`line 1: the updated date "yesterday" is not a date; ignored`}}},
+		{"an empty signature is none", `<file name="f"><signature mediatype="application/pgp-signature"> </signature><signature mediatype="application/pkcs7-signature">two</signature><url>http://x/f</url></file>` +
+			`<file name="g"><signature mediatype="application/pgp-signature"/><url>http://x/g</url></file>`,
+			&Document{Version: 4, Files: []File{
+				{Name: "f", Size: -1, Signature: &Signature{MediaType: "application/pkcs7-signature", Value: "two"}, URLs: []URL{mirror("http://x/f", "", LowestPriority)}},
+				{Name: "g", Size: -1, URLs: []URL{mirror("http://x/g", "", LowestPriority)}}},
+				Warnings: []string{`file "f" (line 1): an empty signature; ignored`, `file "g" (line 1): an empty signature; ignored`}}},
 		{"several signatures", `<file name="f"><signature mediatype="application/pgp-signature">one</signature><signature mediatype="application/pkcs7-signature">two</signature><url>http://x/f</url></file>`,
 			&Document{Version: 4, Files: []File{{Name: "f", Size: -1, Signature: &Signature{MediaType: "application/pgp-signature", Value: "one"}, URLs: []URL{mirror("http://x/f", "", LowestPriority)}}},
 				Warnings: []string{`file "f" (line 1): only the first signature is kept; 1 more ignored`}}},
@@ -422,10 +428,24 @@ func TestV3Details(t *testing.T) {
 				URLs: []URL{mirror("http://x/f", "", 100)}}}}},
 		{"per-mirror and per-file connection limits", head + `<files><file name="f"><resources maxconnections="2"><url maxconnections="1">http://a/</url><url maxconnections="5">http://b/</url><url>http://c/</url><url maxconnections="x">http://d/</url></resources></file><file name="g"><resources><url maxconnections="4">http://e/</url></resources></file></files></metalink>`,
 			&Document{Version: 3, Files: []File{
-				{Name: "f", Size: -1, URLs: []URL{
+				{Name: "f", Size: -1, MaxConnections: 2, URLs: []URL{
 					{URL: "http://a/", Priority: 100, MaxConnections: 1}, {URL: "http://b/", Priority: 100, MaxConnections: 2},
 					{URL: "http://c/", Priority: 100, MaxConnections: 2}, {URL: "http://d/", Priority: 100, MaxConnections: 2}}},
-				{Name: "g", Size: -1, URLs: []URL{{URL: "http://e/", Priority: 100, MaxConnections: 4}}}}}},
+				{Name: "g", Size: -1, URLs: []URL{{URL: "http://e/", Priority: 100, MaxConnections: 4}}}},
+				Warnings: []string{`file "f" (line 1): the maxconnections "x" of mirror "http://d/" is not a whole number from 1 to 65535; ignored`}}},
+		{"connection limits out of range", head + `<files><file name="f"><resources maxconnections="0"><url maxconnections="65536">http://a/</url><url maxconnections="65535">http://b/</url><url maxconnections="-1">http://c/</url><url maxconnections="99999999999999999999">http://d/</url></resources></file><file name="g"><resources maxconnections=" 1e3 "><url>http://e/</url></resources></file></files></metalink>`,
+			&Document{Version: 3, Files: []File{
+				{Name: "f", Size: -1, URLs: []URL{
+					{URL: "http://a/", Priority: 100}, {URL: "http://b/", Priority: 100, MaxConnections: MaxConnLimit},
+					{URL: "http://c/", Priority: 100}, {URL: "http://d/", Priority: 100}}},
+				{Name: "g", Size: -1, URLs: []URL{{URL: "http://e/", Priority: 100}}}},
+				Warnings: []string{
+					`file "f" (line 1): the maxconnections "0" of <resources> is not a whole number from 1 to 65535; ignored`,
+					`file "f" (line 1): the maxconnections "65536" of mirror "http://a/" is not a whole number from 1 to 65535; ignored`,
+					`file "f" (line 1): the maxconnections "-1" of mirror "http://c/" is not a whole number from 1 to 65535; ignored`,
+					`file "f" (line 1): the maxconnections "99999999999999999999" of mirror "http://d/" is not a whole number from 1 to 65535; ignored`,
+					`file "g" (line 1): the maxconnections "1e3" of <resources> is not a whole number from 1 to 65535; ignored`,
+				}}},
 		{"torrents by type, by scheme and by suffix", head + `<files><file name="f"><resources><url type="magnet">magnet:?xt=urn:btih:aa</url><url>http://x/f.torrent?dl=1</url><url type="http">http://x/typed.torrent</url><url>magnet:?xt=urn:btih:bb</url></resources></file><file name="g.torrent"><resources><url>http://x/g.torrent</url></resources></file></files></metalink>`,
 			&Document{Version: 3, Files: []File{
 				{Name: "f", Size: -1, URLs: []URL{mirror("http://x/typed.torrent", "", 100)}, MetaURLs: []MetaURL{

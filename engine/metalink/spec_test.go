@@ -141,7 +141,7 @@ func TestSpecExamples(t *testing.T) {
 			Published: date("2006-05-15T00:00:01Z"),
 			Updated:   date("2006-05-15T12:00:01Z"),
 			Files: []File{{
-				Name: "debian-amd64/dists/sarge/Contents-amd64.gz", Size: 1000,
+				Name: "debian-amd64/dists/sarge/Contents-amd64.gz", Size: 1000, MaxConnections: 1,
 				Identity: "OpenOffice.org", Version: "2.0",
 				Description: "This is a text description of the file.",
 				Logo:        "http://www.example.com/logo.png",
@@ -150,7 +150,8 @@ func TestSpecExamples(t *testing.T) {
 				License:     Party{Name: "GPL", URL: "http://www.gnu.org/copyleft/gpl.html"},
 				Languages:   []string{"pt-BR"},
 				OS:          []string{"Solaris-SPARC"},
-				// <resources maxconnections="1"> caps every mirror.
+				// <resources maxconnections="1"> is the file's limit, and
+				// so caps every mirror's, the "2" of the first included.
 				URLs: []URL{
 					{URL: "ftp://ftp.example.com/example.ext", Location: "UK", Priority: 1, MaxConnections: 1},
 					{URL: "http://www.example.com/example.ext", Location: "JP", Priority: 100, MaxConnections: 1},

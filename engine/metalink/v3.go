@@ -187,11 +187,11 @@ func (p *docParser) v3Pieces(fb *fileBuilder) error {
 // type "bittorrent" or "magnet", a magnet link, and an untyped URL ending
 // in .torrent (the spec's "for simplicity" form) are torrents: MetaURLs.
 // Other schemes (ed2k, rsync, ...) are kept as URLs; the engine skips what
-// it cannot fetch. <resources maxconnections> is a limit for the whole
-// file; the model has only per-mirror limits, so it caps each mirror's.
+// it cannot fetch. <resources maxconnections> is the file's
+// MaxConnections, a limit for all its mirrors together.
 func (p *docParser) v3Resources(fb *fileBuilder) error {
 	if raw, ok := p.attr("maxconnections"); ok {
-		fb.connCap = maxConnections(raw)
+		fb.f.MaxConnections = p.connLimit(fb, raw, "maxconnections", source{elem: "<resources>"})
 	}
 	return p.children(func() error {
 		if !p.mine() || string(p.s.local) != "url" {
@@ -200,7 +200,7 @@ func (p *docParser) v3Resources(fb *fileBuilder) error {
 		typ, typed := p.attr("type")
 		location := p.country()
 		raw, present := p.attr("preference")
-		conn, _ := p.attr("maxconnections")
+		conn, limited := p.attr("maxconnections")
 		v, err := p.text()
 		if err != nil {
 			return err
@@ -208,7 +208,11 @@ func (p *docParser) v3Resources(fb *fileBuilder) error {
 		typ = strings.ToLower(typ)
 		torrent := typ == "bittorrent" || typ == "magnet" ||
 			(!typed && endsInTorrent(v) && !strings.HasSuffix(strings.ToLower(fb.f.Name), ".torrent"))
-		p.addURL(fb, v, location, p.preference3(fb, raw, present), maxConnections(conn), torrent)
+		u := URL{URL: v, Location: location, Priority: p.preference3(fb, raw, present)}
+		if limited {
+			u.MaxConnections = p.connLimit(fb, conn, "maxconnections", mirrorSource(v))
+		}
+		p.addURL(fb, u, torrent)
 		return nil
 	})
 }

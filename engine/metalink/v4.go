@@ -2,6 +2,7 @@ package metalink
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 )
 
@@ -56,18 +57,26 @@ func (p *docParser) v4Metalink() error {
 }
 
 // v4File reads one <file> (RFC 5854 §4.1.2). Elements of other namespaces,
-// and Metalink elements this revision does not define, are skipped.
+// and Metalink elements this revision does not define, are skipped, except
+// what Braid's Write keeps in ExtNamespace: the file's connection limit
+// (<file braid:maxconnections>) and licence (<braid:license name url>).
 func (p *docParser) v4File() error {
 	fb, err := p.newFile()
 	if err != nil {
 		return err
 	}
 	defer p.endFile(fb)
+	if raw, ok := p.extAttr("maxconnections"); ok {
+		fb.f.MaxConnections = p.connLimit(fb, raw, "braid:maxconnections", source{elem: "the file"})
+	}
 	return p.children(func() error {
+		f := &fb.f
+		if p.s.space == ExtNamespace && string(p.s.local) == "license" {
+			return p.setParty(fb, &f.License, hasLicense)
+		}
 		if !p.mine() {
 			return p.skip()
 		}
-		f := &fb.f
 		switch string(p.s.local) {
 		case "url":
 			return p.v4URL(fb)
@@ -112,19 +121,45 @@ func (p *docParser) v4File() error {
 	})
 }
 
-// v4URL reads a <url>. MirrorBrain also writes its v3-style
-// <url type="bittorrent"> into Metalink 4; that, like a magnet link, is a
-// torrent and becomes a MetaURL.
+// v4URL reads a <url>, with the braid:maxconnections, braid:pref and
+// braid:depth that Write keeps in ExtNamespace. MirrorBrain also writes its
+// v3-style <url type="bittorrent"> into Metalink 4; that, like a magnet
+// link, is a torrent and becomes a MetaURL.
 func (p *docParser) v4URL(fb *fileBuilder) error {
 	location := p.country()
 	raw, present := p.attr("priority")
 	typ, _ := p.s.attr("type")
 	torrent := bytes.EqualFold(typ, []byte("bittorrent"))
+	conn, limited := p.extAttr("maxconnections")
+	pref, preferred := p.extAttr("pref")
+	depth, deep := p.extAttr("depth")
 	v, err := p.text()
 	if err != nil {
 		return err
 	}
-	p.addURL(fb, v, location, p.priority4(fb, raw, present), 0, torrent)
+	u := URL{URL: v, Location: location, Priority: p.priority4(fb, raw, present)}
+	of := mirrorSource(v)
+	if limited {
+		u.MaxConnections = p.connLimit(fb, conn, "braid:maxconnections", of)
+	}
+	if preferred {
+		switch pref {
+		case "true", "1":
+			u.Pref = true
+		case "false", "0":
+		default:
+			p.fileWarnf(fb, "the braid:pref %q of %s is not true or false; ignored", pref, of)
+		}
+	}
+	if deep {
+		n, err := strconv.Atoi(depth)
+		if err != nil || n < 0 || n > MaxMirrorDepth {
+			p.fileWarnf(fb, "the braid:depth %q of %s is not a whole number from 0 to %d; ignored", depth, of, MaxMirrorDepth)
+		} else {
+			u.Depth = n
+		}
+	}
+	p.addURL(fb, u, torrent)
 	return nil
 }
 

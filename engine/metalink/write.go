@@ -15,10 +15,14 @@ import (
 const Namespace = "urn:ietf:params:xml:ns:metalink"
 
 // ExtNamespace holds what Braid keeps that RFC 5854 has no element for: a
-// file's licence (from Metalink 3) and a mirror's connection limit,
-// Metalink/HTTP pref flag and depth. RFC 5854 §5 lets a document carry such
-// foreign markup and requires other processors to ignore it, so a document
-// with it stays a valid Metalink 4 document.
+// file's licence and connection limit (from Metalink 3), and a mirror's
+// connection limit, Metalink/HTTP pref flag and depth. Write puts them in
+// <braid:license name url> inside <file>, braid:maxconnections on <file>,
+// and braid:maxconnections, braid:pref and braid:depth on <url>; Parse
+// reads them back from a Metalink 4 document, from this namespace only,
+// whatever its prefix. RFC 5854 §5 lets a document carry such foreign
+// markup and requires other processors to ignore it, so a document with it
+// stays a valid Metalink 4 document.
 const ExtNamespace = "urn:x-braid:metalink"
 
 // ErrNotWritable is wrapped by every error Write returns for a document it
@@ -28,13 +32,19 @@ var ErrNotWritable = errors.New("document cannot be written as Metalink 4")
 // Write writes d to w as a Metalink 4 document (RFC 5854) in UTF-8, whatever
 // version d was read from, so that Parse reads back the same model: every
 // file with its metadata, hashes, pieces, signature, mirrors with their
-// priority and location, and metaurls. Rejected files and warnings are not
-// part of a document and are not written. Mirrors and metaurls are written
-// in d's order with their priorities, so a reader orders them the same way.
+// priority, location, connection limit, pref flag and depth, and metaurls.
+// Rejected files and warnings are not part of a document and are not
+// written. Mirrors and metaurls are written in d's order with their
+// priorities, so a reader orders them the same way.
 //
 // RFC 5854 keeps Dynamic on <origin>, so it is written only with an Origin
-// (without one it tells nothing). What RFC 5854 has no element for (a licence, a mirror's connection limit,
-// pref flag and depth) is written as foreign markup in ExtNamespace.
+// (without one it tells nothing). What RFC 5854 has no element for (a
+// licence, connection limits, pref flags and depths) is written as foreign
+// markup in ExtNamespace. Parse caps a mirror's connection limit at its
+// file's (see File.MaxConnections): a document that Parse made comes back
+// with the same limits, and one built in code with a mirror above its
+// file's limit, or without one under a file that has one, comes back
+// capped.
 //
 // Text is escaped, so no value can add markup; characters XML cannot carry
 // (most C0 controls) become U+FFFD. Dates are written in UTC as
@@ -47,9 +57,10 @@ var ErrNotWritable = errors.New("document cannot be written as Metalink 4")
 // that repeats another (ignoring case) or needs a folder where a file is, a
 // hash without a type, pieces without a positive length or a type, a
 // metaurl or signature without a media type, a publisher or licence with a
-// URL but no name, a date outside years 0 to 9999. An error of w is
-// returned wrapped. Write does not modify d and is safe for concurrent use
-// with other readers of d.
+// URL but no name, a connection limit outside 0 to MaxConnLimit, a depth
+// outside 0 to MaxMirrorDepth, a date outside years 0 to 9999. An error of
+// w is returned wrapped. Write does not modify d and is safe for
+// concurrent use with other readers of d.
 func Write(w io.Writer, d *Document) error {
 	if d == nil || len(d.Files) == 0 {
 		return fmt.Errorf("metalink: %w: it has no files", ErrNotWritable)
@@ -132,6 +143,17 @@ func checkWritable(d *Document) error {
 		if f.License.Name == "" && f.License.URL != "" {
 			return fail("licence %s has no name", f.License.URL)
 		}
+		if f.MaxConnections < 0 || f.MaxConnections > MaxConnLimit {
+			return fail("connection limit %d is outside 0 to %d", f.MaxConnections, MaxConnLimit)
+		}
+		for _, u := range f.URLs {
+			if u.MaxConnections < 0 || u.MaxConnections > MaxConnLimit {
+				return fail("mirror %s: connection limit %d is outside 0 to %d", u.URL, u.MaxConnections, MaxConnLimit)
+			}
+			if u.Depth < 0 || u.Depth > MaxMirrorDepth {
+				return fail("mirror %s: depth %d is outside 0 to %d", u.URL, u.Depth, MaxMirrorDepth)
+			}
+		}
 		for _, m := range f.MetaURLs {
 			if strings.TrimSpace(m.MediaType) == "" {
 				return fail("metaurl %s has no media type", m.URL)
@@ -150,7 +172,7 @@ func checkWritable(d *Document) error {
 func needsExt(d *Document) bool {
 	for i := range d.Files {
 		f := &d.Files[i]
-		if f.License.Name != "" {
+		if f.License.Name != "" || f.MaxConnections > 0 {
 			return true
 		}
 		for _, u := range f.URLs {
@@ -163,7 +185,11 @@ func needsExt(d *Document) bool {
 }
 
 func writeFile(x *xmlWriter, f *File) {
-	x.open(1, "file", "name", f.Name)
+	var limit string
+	if f.MaxConnections > 0 {
+		limit = strconv.Itoa(f.MaxConnections)
+	}
+	x.open(1, "file", "name", f.Name, "braid:maxconnections", limit)
 	if f.Size >= 0 {
 		x.text(2, "size", strconv.FormatInt(f.Size, 10))
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -65,22 +66,6 @@ func writeDiff(got, want *Document) []string {
 	return diffs
 }
 
-// writeStripExt returns a copy of d without the fields that only
-// ExtNamespace carries, which Parse does not read (yet).
-func writeStripExt(d *Document) *Document {
-	c := *d
-	c.Files = slices.Clone(d.Files)
-	for i := range c.Files {
-		f := &c.Files[i]
-		f.License = Party{}
-		f.URLs = slices.Clone(f.URLs)
-		for j := range f.URLs {
-			f.URLs[j].MaxConnections, f.URLs[j].Pref, f.URLs[j].Depth = 0, false, 0
-		}
-	}
-	return &c
-}
-
 const (
 	sha256a = "f0ad929cd259957e160ea442eb80986b5f01f0ad929cd259957e160ea442eb80"
 	sha1a   = "a97fcf6ba9358f8a6f62beee4421863d3e52b080"
@@ -88,7 +73,8 @@ const (
 	sha1c   = "10d68f4b1119014c123da2a0a6baf5c8a6d5ba1e"
 )
 
-// richDocument uses every field of the model.
+// richDocument uses every field of the model. Its connection limits are
+// as Parse leaves them: no mirror's above or without its file's.
 func richDocument() *Document {
 	return &Document{
 		Version:   4,
@@ -98,26 +84,27 @@ func richDocument() *Document {
 		Published: time.Date(2009, 5, 15, 12, 23, 23, 0, time.UTC),
 		Updated:   time.Date(2010, 5, 1, 11, 15, 2, 250_000_000, time.UTC),
 		Files: []File{{
-			Name:        "dir/example.ext",
-			Size:        2*1048576 + 17,
-			Identity:    "Example",
-			Version:     "1.0",
-			Description: "A description with <markup>, & ampersands, \"quotes\" and 'apostrophes'.\nSecond line\tand a tab.",
-			Copyright:   "© 2009 Example",
-			Logo:        "https://example.com/logo.png",
-			Publisher:   Party{Name: "Example Org", URL: "https://example.com/"},
-			License:     Party{Name: "GPL", URL: "https://www.gnu.org/licenses/gpl.html"},
-			Languages:   []string{"en", "de-DE"},
-			OS:          []string{"Linux-x64", "Windows-x64"},
-			Hashes:      []Hash{{Type: "sha-256", Value: sha256a}, {Type: "sha-1", Value: sha1a}},
-			Pieces:      &Pieces{Type: "sha-1", Length: 1048576, Hashes: []string{sha1a, sha1b, sha1c}},
+			Name:           "dir/example.ext",
+			Size:           2*1048576 + 17,
+			MaxConnections: 3,
+			Identity:       "Example",
+			Version:        "1.0",
+			Description:    "A description with <markup>, & ampersands, \"quotes\" and 'apostrophes'.\nSecond line\tand a tab.",
+			Copyright:      "© 2009 Example",
+			Logo:           "https://example.com/logo.png",
+			Publisher:      Party{Name: "Example Org", URL: "https://example.com/"},
+			License:        Party{Name: "GPL", URL: "https://www.gnu.org/licenses/gpl.html"},
+			Languages:      []string{"en", "de-DE"},
+			OS:             []string{"Linux-x64", "Windows-x64"},
+			Hashes:         []Hash{{Type: "sha-256", Value: sha256a}, {Type: "sha-1", Value: sha1a}},
+			Pieces:         &Pieces{Type: "sha-1", Length: 1048576, Hashes: []string{sha1a, sha1b, sha1c}},
 			Signature: &Signature{MediaType: "application/pgp-signature",
 				Value: "-----BEGIN PGP SIGNATURE-----\n\niEYEABECAAYFAkrxdXQACgkQ\n=ggAf\n-----END PGP SIGNATURE-----"},
 			URLs: []URL{
 				{URL: "ftp://ftp.example.com/example.ext", Location: "DE", Priority: 1, MaxConnections: 2},
-				{URL: "http://example.com/example.ext?a=1&b=<2>", Location: "FR", Priority: 1, Pref: true, Depth: 2},
-				{URL: "https://mirror.example.org/example.ext", Priority: 50},
-				{URL: "http://last.example.net/example.ext", Priority: LowestPriority},
+				{URL: "http://example.com/example.ext?a=1&b=<2>", Location: "FR", Priority: 1, MaxConnections: 3, Pref: true, Depth: 2},
+				{URL: "https://mirror.example.org/example.ext", Priority: 50, MaxConnections: 1, Depth: MaxMirrorDepth},
+				{URL: "http://last.example.net/example.ext", Priority: LowestPriority, MaxConnections: 3},
 			},
 			MetaURLs: []MetaURL{
 				{URL: "http://example.com/example.ext.torrent", MediaType: "torrent", Name: "dir/example.ext", Priority: 2},
@@ -130,7 +117,7 @@ func richDocument() *Document {
 		}, {
 			Name: "unknown-size.bin",
 			Size: -1,
-			URLs: []URL{{URL: "http://example.com/3", Location: "GB", Priority: 7}},
+			URLs: []URL{{URL: "http://example.com/3", Location: "GB", Priority: 7, MaxConnections: MaxConnLimit}},
 		}},
 	}
 }
@@ -164,7 +151,7 @@ func TestWriteRoundTrip(t *testing.T) {
 			if len(back.Rejected) != 0 {
 				t.Errorf("Parse rejected files: %+v", back.Rejected)
 			}
-			for _, d := range writeDiff(back, writeStripExt(tt.doc)) {
+			for _, d := range writeDiff(back, tt.doc) {
 				t.Error(d)
 			}
 			if t.Failed() {
@@ -201,7 +188,7 @@ func TestWriteCorpusRoundTrip(t *testing.T) {
 				t.Skip("no file passed the safety checks")
 			}
 			back, out := writeRoundTrip(t, first)
-			for _, d := range writeDiff(back, writeStripExt(first)) {
+			for _, d := range writeDiff(back, first) {
 				t.Error(d)
 			}
 			for i := range first.Files {
@@ -249,7 +236,7 @@ func TestWriteV3MirrorOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	back, out := writeRoundTrip(t, first)
-	for _, d := range writeDiff(back, writeStripExt(first)) {
+	for _, d := range writeDiff(back, first) {
 		t.Error(d)
 	}
 	var got []string
@@ -259,9 +246,11 @@ func TestWriteV3MirrorOrder(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("mirror order after v3 -> v4 -> model: %q\nwant %q\nwritten:\n%s", got, want, out)
 	}
-	// The connection limits survive in the extension namespace.
-	if !strings.Contains(out, `braid:maxconnections="1">ftp://hundred.example/a.iso`) ||
-		strings.Count(out, `braid:maxconnections="3"`) != 5 {
+	// The connection limits survive in the extension namespace: the
+	// file's, and each mirror's as the file's caps it.
+	if !strings.Contains(out, `<file name="a.iso" braid:maxconnections="3">`) ||
+		!strings.Contains(out, `braid:maxconnections="1">ftp://hundred.example/a.iso`) ||
+		strings.Count(out, `braid:maxconnections="3"`) != 6 {
 		t.Errorf("connection limits not written:\n%s", out)
 	}
 }
@@ -272,7 +261,7 @@ func TestWriteShape(t *testing.T) {
 		Origin:    "http://example.com/x.meta4",
 		Published: time.Date(2009, 5, 15, 14, 23, 23, 0, time.FixedZone("CEST", 2*3600)),
 		Files: []File{{
-			Name: "example.ext", Size: 14471447, Identity: "Example", Version: "1.0",
+			Name: "example.ext", Size: 14471447, MaxConnections: 4, Identity: "Example", Version: "1.0",
 			Description: `A <b>bold</b> "claim" & more`,
 			Languages:   []string{"en"}, OS: []string{"Linux-x86"},
 			Publisher: Party{Name: "Example"},
@@ -292,7 +281,7 @@ func TestWriteShape(t *testing.T) {
   <generator>Braid/1.0</generator>
   <origin>http://example.com/x.meta4</origin>
   <published>2009-05-15T12:23:23Z</published>
-  <file name="example.ext">
+  <file name="example.ext" braid:maxconnections="4">
     <size>14471447</size>
     <identity>Example</identity>
     <version>1.0</version>
@@ -322,6 +311,7 @@ func TestWriteShape(t *testing.T) {
 
 	// Without anything for the extension namespace, it is not declared.
 	d.Files[0].License = Party{}
+	d.Files[0].MaxConnections = 0
 	d.Files[0].URLs = d.Files[0].URLs[:1]
 	d.Files[0].URLs[0].MaxConnections = 0
 	buf.Reset()
@@ -344,7 +334,7 @@ func TestWriteWellFormed(t *testing.T) {
 	}
 	dec := xml.NewDecoder(&buf)
 	dec.Strict = true
-	elements, extAttrs := 0, 0
+	elements, extAttrs := 0, map[string]int{}
 	var description string
 	inDescription := false
 	for {
@@ -369,7 +359,7 @@ func TestWriteWellFormed(t *testing.T) {
 				switch a.Name.Space {
 				case "", "xmlns":
 				case ExtNamespace:
-					extAttrs++
+					extAttrs[tok.Name.Local+" "+a.Name.Local]++
 				default:
 					t.Errorf("<%s> attribute %s in namespace %q", tok.Name.Local, a.Name.Local, a.Name.Space)
 				}
@@ -386,8 +376,25 @@ func TestWriteWellFormed(t *testing.T) {
 	if elements < 30 {
 		t.Errorf("only %d elements decoded", elements)
 	}
-	if extAttrs != 3 {
-		t.Errorf("%d attributes in the extension namespace, want 3 (maxconnections, pref, depth)", extAttrs)
+	wantExt := map[string]int{}
+	for _, f := range d.Files {
+		if f.MaxConnections > 0 {
+			wantExt["file maxconnections"]++
+		}
+		for _, u := range f.URLs {
+			if u.MaxConnections > 0 {
+				wantExt["url maxconnections"]++
+			}
+			if u.Pref {
+				wantExt["url pref"]++
+			}
+			if u.Depth > 0 {
+				wantExt["url depth"]++
+			}
+		}
+	}
+	if !maps.Equal(extAttrs, wantExt) || len(wantExt) != 4 {
+		t.Errorf("attributes in the extension namespace, by element: %v, want %v", extAttrs, wantExt)
 	}
 	if want := "control \uFFFD\uFFFD\uFFFD chars, a lone surrogate-ish \uFFFD byte, and ]]> too"; description != want {
 		t.Errorf("description decoded as %q, want %q", description, want)
@@ -424,6 +431,12 @@ func TestWriteRefuses(t *testing.T) {
 		{"licence without name", one(File{License: Party{URL: "http://x/"}}), "licence"},
 		{"metaurl without media type", one(File{MetaURLs: []MetaURL{{URL: "http://x/t"}}}), "media type"},
 		{"metaurl unsafe name", one(File{MetaURLs: []MetaURL{{URL: "http://x/t", MediaType: "torrent", Name: "../x"}}}), "metaurl"},
+		{"negative file connection limit", one(File{MaxConnections: -1}), "connection limit -1"},
+		{"file connection limit too high", one(File{MaxConnections: MaxConnLimit + 1}), "connection limit 65536 is outside 0 to 65535"},
+		{"negative mirror connection limit", &Document{Files: []File{{Name: "a", URLs: []URL{{URL: "http://m/", MaxConnections: -2}}}}}, "mirror http://m/: connection limit -2"},
+		{"mirror connection limit too high", &Document{Files: []File{{Name: "a", URLs: []URL{{URL: "http://m/", MaxConnections: MaxConnLimit + 1}}}}}, "mirror http://m/: connection limit 65536"},
+		{"negative depth", &Document{Files: []File{{Name: "a", URLs: []URL{{URL: "http://m/", Depth: -1}}}}}, "mirror http://m/: depth -1"},
+		{"depth too high", &Document{Files: []File{{Name: "a", URLs: []URL{{URL: "http://m/", Depth: MaxMirrorDepth + 1}}}}}, "depth 4097 is outside 0 to 4096"},
 		{"year 10000", &Document{Updated: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
 			Files: []File{{Name: "a", URLs: mirror}}}, "updated"},
 	}

@@ -114,6 +114,18 @@ func (s *xmlScanner) attr(name string) ([]byte, bool) {
 	return nil, false
 }
 
+// attrNS returns the value of the attribute name in namespace space (not
+// "") of the current start element, whatever prefix the document binds to
+// space.
+func (s *xmlScanner) attrNS(space, name string) ([]byte, bool) {
+	for i := range s.attrs {
+		if a := &s.attrs[i]; a.space == space && string(a.local) == name {
+			return a.value, true
+		}
+	}
+	return nil, false
+}
+
 // next reads the next start element, end element or run of text inside
 // the root element. Comments, processing instructions and whitespace
 // outside the root are skipped.
