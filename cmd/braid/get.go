@@ -2,11 +2,462 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"braid/engine"
+	"braid/engine/metalink"
+	"braid/engine/resolve"
+	"braid/platform"
 )
 
-func cmdGet(_ context.Context, _ []string, _, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "braid get: not built yet")
-	return 1
+// getState keeps `braid get` downloads in the queue, so that running get
+// again on the same source resumes it instead of starting over. The queue
+// wiring sets openGetState; while it is nil, get keeps no state and --state
+// is accepted and ignored.
+type getState interface {
+	// Prepare is called before each file starts; it may set req.Done and
+	// req.Journal from an earlier run of the same source.
+	Prepare(ctx context.Context, source string, req *engine.Request) error
+	// Finish records how the file's download ended (err nil: verified).
+	Finish(source string, req *engine.Request, err error) error
+	Close() error
+}
+
+// openGetState opens the state folder given by --state (or its default,
+// "" meaning the default). Set by the queue wiring.
+var openGetState func(dir string) (getState, error)
+
+// getOptions are get's flags after parsing.
+type getOptions struct {
+	dir      string
+	state    string
+	prefs    metalink.Prefs
+	client   engine.Client
+	json     bool
+	sources  []string
+	tty      bool
+	interval time.Duration
+	stdout   io.Writer
+	stderr   io.Writer
+}
+
+func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, code := parseGet(args, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	if err := os.MkdirAll(o.dir, 0o755); err != nil {
+		fmt.Fprintf(stderr, "braid get: -d: %v\n", err)
+		return 1
+	}
+	var st getState
+	if openGetState != nil {
+		s, err := openGetState(o.state)
+		if err != nil {
+			fmt.Fprintf(stderr, "braid get: state: %v\n", err)
+			return 1
+		}
+		defer s.Close()
+		st = s
+	}
+	failed := false
+	for _, src := range o.sources {
+		if ctx.Err() != nil {
+			failed = true
+			break
+		}
+		if !o.getSource(ctx, st, src) {
+			failed = true
+		}
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// parseGet reads get's flags. It returns a status code >= 0 when get must
+// stop (usage error or -h), and -1 to go on.
+func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
+	fs := flag.NewFlagSet("get", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: braid get [flags] SOURCE...\n\nDownload every selected file of each SOURCE (a .meta4 or .metalink file, or an\nhttp(s) or ftp URL) and verify it. Exit status 0 only if every file verified.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	defaults := platform.DefaultPrefs()
+	dir := fs.String("d", ".", "folder to download into")
+	state := fs.String("state", "", "queue folder, to resume an interrupted get (default: the user config folder; BRAID_STATE overrides)")
+	lang := fs.String("lang", strings.Join(defaults.Languages, ","), "languages to select, comma separated (BCP 47)")
+	osList := fs.String("os", strings.Join(defaults.OS, ","), "operating systems to select, comma separated")
+	loc := fs.String("location", strings.Join(defaults.Locations, ","), "countries whose mirrors to try first, comma separated (ISO 3166)")
+	maxConn := fs.Int("max-conn", engine.DefaultMaxConns, "most connections at once")
+	perMirror := fs.Int("max-conn-per-mirror", engine.DefaultMaxConnsPerMirror, "most connections to one mirror")
+	limit := fs.String("limit", "", "download rate limit in bytes per second, e.g. 500K, 10M (0: none)")
+	jsonOut := fs.Bool("json", false, "print progress as JSON lines")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, 0
+		}
+		return nil, 2
+	}
+	rate, err := parseRate(*limit)
+	if err != nil {
+		fmt.Fprintf(stderr, "braid get: --limit: %v\n", err)
+		return nil, 2
+	}
+	if *maxConn < 1 || *perMirror < 1 {
+		fmt.Fprintln(stderr, "braid get: --max-conn and --max-conn-per-mirror must be at least 1")
+		return nil, 2
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "braid get: no SOURCE given")
+		fs.Usage()
+		return nil, 2
+	}
+	stateDir := *state
+	if stateDir == "" {
+		stateDir = os.Getenv("BRAID_STATE")
+	}
+	o := &getOptions{
+		dir:   *dir,
+		state: stateDir,
+		prefs: metalink.Prefs{
+			Languages: commaList(*lang),
+			OS:        commaList(*osList),
+			Locations: commaList(*loc),
+		},
+		client: engine.Client{
+			MaxConns:          *maxConn,
+			MaxConnsPerMirror: *perMirror,
+			Limit:             rate,
+		},
+		json:     *jsonOut,
+		sources:  fs.Args(),
+		tty:      isTerminal(stdout),
+		interval: 500 * time.Millisecond,
+		stdout:   stdout,
+		stderr:   stderr,
+	}
+	if o.tty && !o.json {
+		o.interval = 200 * time.Millisecond
+	}
+	return o, -1
+}
+
+// getSource downloads the selected files of one source, one after the
+// other, and reports whether all of them verified.
+func (o *getOptions) getSource(ctx context.Context, st getState, src string) bool {
+	res, err := resolveSource(ctx, src, o.client.HTTP)
+	if err != nil {
+		o.result(src, "", 0, 0, err)
+		return false
+	}
+	doc := res.doc
+	for _, w := range doc.Warnings {
+		if !o.json {
+			fmt.Fprintf(o.stderr, "%s: warning: %s\n", src, w)
+		}
+	}
+	ok := true
+	for _, r := range doc.Rejected {
+		o.result(src, r.Name, 0, 0, fmt.Errorf("%s: refused: %s", r.Name, r.Reason))
+		ok = false
+	}
+	selected := 0
+	for _, f := range doc.Files {
+		if sel, why := f.Selected(o.prefs); !sel {
+			if !o.json {
+				fmt.Fprintf(o.stdout, "%s: skipped (%s)\n", f.Name, why)
+			}
+			continue
+		}
+		selected++
+		req := &engine.Request{
+			Dir:        o.dir,
+			File:       f,
+			OriginETag: res.etag,
+			Referer:    res.referer,
+			Locations:  o.prefs.Locations,
+		}
+		if st != nil {
+			if err := st.Prepare(ctx, src, req); err != nil {
+				o.result(src, f.Name, 0, 0, fmt.Errorf("%s: state: %w", f.Name, err))
+				ok = false
+				continue
+			}
+		}
+		err := o.download(ctx, src, req)
+		if st != nil {
+			if serr := st.Finish(src, req, err); serr != nil && !o.json {
+				fmt.Fprintf(o.stderr, "%s: state: %v\n", f.Name, serr)
+			}
+		}
+		if err != nil {
+			ok = false
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+	}
+	if selected == 0 && len(doc.Files) > 0 {
+		o.result(src, "", 0, 0, fmt.Errorf("%s: no file matches the language and OS filters (see --lang, --os)", src))
+		return false
+	}
+	if len(doc.Files) == 0 && len(doc.Rejected) == 0 {
+		o.result(src, "", 0, 0, fmt.Errorf("%s: the source lists no file", src))
+		return false
+	}
+	return ok
+}
+
+// download runs one file to its end, showing progress, and returns its
+// error.
+func (o *getOptions) download(ctx context.Context, src string, req *engine.Request) error {
+	dl := o.client.Do(ctx, req)
+	t := time.NewTicker(o.interval)
+	defer t.Stop()
+	var snap engine.Snapshot
+	if !o.json && !o.tty {
+		fmt.Fprintf(o.stdout, "%s: downloading %s from %d mirrors\n", req.File.Name, sizeText(req.File.Size), len(req.File.URLs))
+	}
+	for {
+		select {
+		case <-dl.Done():
+			err := dl.Err()
+			dl.SnapshotInto(&snap)
+			if o.tty && !o.json {
+				fmt.Fprint(o.stdout, "\r\033[K")
+			}
+			o.result(src, req.File.Name, snap.Bytes, snap.Elapsed, err)
+			return err
+		case <-t.C:
+			dl.SnapshotInto(&snap)
+			switch {
+			case o.json:
+				o.progressJSON(&snap)
+			case o.tty:
+				fmt.Fprint(o.stdout, "\r\033[K"+progressLine(&snap))
+			}
+		}
+	}
+}
+
+// progressLine is the one-line progress of a terminal.
+func progressLine(s *engine.Snapshot) string {
+	pct, what := 0.0, s.State.String()
+	switch {
+	case s.State == engine.StateVerifying && s.Size > 0:
+		pct = float64(s.Hashed) / float64(s.Size) * 100
+	case s.Size > 0:
+		pct = float64(s.Bytes) / float64(s.Size) * 100
+	}
+	active, usable := 0, 0
+	for _, m := range s.Mirrors {
+		if m.State == engine.MirrorActive {
+			active++
+		}
+		if m.State != engine.MirrorDropped {
+			usable++
+		}
+	}
+	eta := "--:--"
+	if s.ETA >= 0 {
+		eta = durationText(s.ETA)
+	}
+	name := s.Name
+	if len(name) > 40 {
+		name = "…" + name[len(name)-39:]
+	}
+	return fmt.Sprintf("%s  %s %5.1f%%  %s/s  ETA %s  mirrors %d/%d", name, what, pct, sizeText(s.Speed), eta, active, usable)
+}
+
+// jsonMirror and jsonProgress are the --json progress line; field names
+// are stable for scripts.
+type jsonMirror struct {
+	URL     string `json:"url"`
+	State   string `json:"state"`
+	Reason  string `json:"reason,omitempty"`
+	Bytes   int64  `json:"bytes"`
+	Speed   int64  `json:"speed"`
+	Strikes int    `json:"strikes"`
+}
+
+type jsonProgress struct {
+	Type     string       `json:"type"` // "progress"
+	File     string       `json:"file"`
+	State    string       `json:"state"`
+	Size     int64        `json:"size"`
+	Bytes    int64        `json:"bytes"`
+	Pieces   int          `json:"pieces"`
+	Verified int          `json:"verified"`
+	Speed    int64        `json:"speed"`
+	ETA      float64      `json:"eta_seconds"` // -1: unknown
+	Mirrors  []jsonMirror `json:"mirrors"`
+}
+
+type jsonResult struct {
+	Type    string  `json:"type"` // "result"
+	Source  string  `json:"source"`
+	File    string  `json:"file"`
+	OK      bool    `json:"ok"`
+	Error   string  `json:"error,omitempty"`
+	Bytes   int64   `json:"bytes"`
+	Seconds float64 `json:"seconds"`
+}
+
+func (o *getOptions) progressJSON(s *engine.Snapshot) {
+	p := jsonProgress{
+		Type: "progress", File: s.Name, State: s.State.String(), Size: s.Size, Bytes: s.Bytes,
+		Pieces: len(s.Pieces), Verified: s.Verified, Speed: s.Speed, ETA: -1,
+	}
+	if s.ETA >= 0 {
+		p.ETA = s.ETA.Seconds()
+	}
+	for _, m := range s.Mirrors {
+		p.Mirrors = append(p.Mirrors, jsonMirror{URL: m.URL, State: m.State.String(), Reason: m.Reason, Bytes: m.Bytes, Speed: m.Speed, Strikes: m.Strikes})
+	}
+	writeJSON(o.stdout, p)
+}
+
+// result reports how one file (or a source that yielded none) ended.
+func (o *getOptions) result(source, file string, n int64, took time.Duration, err error) {
+	if o.json {
+		r := jsonResult{Type: "result", Source: source, File: file, OK: err == nil, Bytes: n, Seconds: took.Seconds()}
+		if err != nil {
+			r.Error = err.Error()
+		}
+		writeJSON(o.stdout, r)
+		return
+	}
+	if err != nil {
+		fmt.Fprintf(o.stderr, "braid get: %v\n", err)
+		return
+	}
+	speed := ""
+	if took > 0 {
+		speed = fmt.Sprintf(", %s/s", sizeText(int64(float64(n)/took.Seconds())))
+	}
+	fmt.Fprintf(o.stdout, "%s: done, verified (%s in %s%s)\n", file, sizeText(n), durationText(took), speed)
+}
+
+func writeJSON(w io.Writer, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	w.Write(append(b, '\n'))
+}
+
+// parseRate reads a rate such as 500K, 10M, 1.5G or 2000 (bytes per
+// second); K, M and G are powers of 1024, and a trailing B, iB or /s is
+// allowed.
+func parseRate(s string) (int64, error) {
+	v := strings.TrimSpace(s)
+	if v == "" {
+		return 0, nil
+	}
+	v = strings.TrimSuffix(v, "/s")
+	v = strings.TrimSuffix(strings.TrimSuffix(v, "B"), "i")
+	mult := 1.0
+	if n := len(v); n > 0 {
+		switch v[n-1] {
+		case 'k', 'K':
+			mult = 1 << 10
+		case 'm', 'M':
+			mult = 1 << 20
+		case 'g', 'G':
+			mult = 1 << 30
+		}
+		if mult > 1 {
+			v = v[:n-1]
+		}
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 || f*mult > 1<<62 {
+		return 0, fmt.Errorf("%q is not a rate such as 500K or 10M", s)
+	}
+	return int64(f * mult), nil
+}
+
+func commaList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// sizeText writes a byte count for people: 1.5 MiB.
+func sizeText(n int64) string {
+	if n < 0 {
+		return "unknown size"
+	}
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, i := float64(n), -1
+	for f >= unit && i < 4 {
+		f /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", f, "KMGTP"[i])
+}
+
+func durationText(d time.Duration) string {
+	d = d.Round(time.Second / 10)
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	d = d.Round(time.Second)
+	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
+	if h > 0 {
+		return fmt.Sprintf("%d:%02d:%02d", h, m, s)
+	}
+	return fmt.Sprintf("%d:%02d", m, s)
+}
+
+// resolved is a source made ready for the engine.
+type resolved struct {
+	doc     *metalink.Document
+	etag    string // the origin's ETag, for pref mirrors (Metalink/HTTP)
+	referer string // the URL the user gave, sent to mirrors
+}
+
+// resolveSource reads a local .meta4 or .metalink file, or asks a URL
+// (a metalink's, or a plain file's with its Metalink/HTTP headers).
+func resolveSource(ctx context.Context, src string, client *http.Client) (*resolved, error) {
+	res, err := resolve.Resolve(ctx, src, resolve.Options{HTTPClient: client})
+	if err != nil {
+		return nil, err
+	}
+	r := &resolved{doc: res.Document}
+	if res.Origin != nil {
+		r.etag = res.Origin.ETag
+		r.referer = res.Origin.URL
+	}
+	return r, nil
+}
+
+// isTerminal reports whether w is a terminal, for redrawing progress in
+// place.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"braid/engine"
+	"braid/engine/mirrortest"
+)
+
+// getData is n bytes of noise.
+func getData(n int) []byte {
+	r := rand.New(rand.NewPCG(uint64(n), 3))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// writeMeta4 writes a .meta4 for one file with a whole-file sha-256 (the
+// given one, or the data's) and sha-256 pieces of pl bytes.
+func writeMeta4(t *testing.T, dir, name string, data []byte, pl int, hash string, urls ...string) string {
+	t.Helper()
+	if hash == "" {
+		s := sha256.Sum256(data)
+		hash = hex.EncodeToString(s[:])
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<metalink xmlns=\"urn:ietf:params:xml:ns:metalink\">\n<file name=%q>\n<size>%d</size>\n<hash type=\"sha-256\">%s</hash>\n", name, len(data), hash)
+	fmt.Fprintf(&b, "<pieces length=\"%d\" type=\"sha-256\">\n", pl)
+	for off := 0; off < len(data); off += pl {
+		s := sha256.Sum256(data[off:min(off+pl, len(data))])
+		fmt.Fprintf(&b, "<hash>%x</hash>\n", s)
+	}
+	b.WriteString("</pieces>\n")
+	for i, u := range urls {
+		fmt.Fprintf(&b, "<url priority=\"%d\">%s</url>\n", i+1, u)
+	}
+	b.WriteString("</file>\n</metalink>\n")
+	p := filepath.Join(dir, "src.meta4")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runGet(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = cmdGet(context.Background(), append([]string{"--state", t.TempDir()}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestGetUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"no source", nil},
+		{"bad limit", []string{"--limit", "fast", "x.meta4"}},
+		{"no connections", []string{"--max-conn", "0", "x.meta4"}},
+		{"unknown flag", []string{"--bogus", "x.meta4"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if code, _, stderr := runGet(t, tc.args...); code != 2 || stderr == "" {
+				t.Fatalf("exit %d (stderr %q), want 2 and a message", code, stderr)
+			}
+		})
+	}
+}
+
+func TestParseRate(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"", 0, true}, {"0", 0, true}, {"2000", 2000, true}, {"500K", 500 << 10, true},
+		{"10M", 10 << 20, true}, {"1.5M", 3 << 19, true}, {"2G", 2 << 30, true},
+		{"10MiB", 10 << 20, true}, {"10MB/s", 10 << 20, true}, {"-1", 0, false}, {"fast", 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := parseRate(tc.in)
+			if (err == nil) != tc.ok || got != tc.want {
+				t.Fatalf("parseRate(%q) = %d, %v; want %d, ok %v", tc.in, got, err, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+func TestGetMeta4(t *testing.T) {
+	data := getData(2<<20 + 11)
+	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
+	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"))
+	src := t.TempDir()
+	meta := writeMeta4(t, src, "dir/f.bin", data, 256<<10, "", a.URL(), b.URL())
+	out := t.TempDir()
+	code, stdout, stderr := runGet(t, "-d", out, "--json", meta)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got, err := os.ReadFile(filepath.Join(out, "dir", "f.bin"))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("downloaded file: %v (equal %v)", err, bytes.Equal(got, data))
+	}
+	var last map[string]any
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	for sc.Scan() {
+		last = nil
+		if err := json.Unmarshal(sc.Bytes(), &last); err != nil {
+			t.Fatalf("not a JSON line: %q", sc.Text())
+		}
+	}
+	if last["type"] != "result" || last["ok"] != true || last["file"] != "dir/f.bin" {
+		t.Fatalf("last JSON line %v, want an ok result for dir/f.bin", last)
+	}
+}
+
+func TestGetFailures(t *testing.T) {
+	data := getData(1 << 20)
+	m := mirrortest.New(t, data)
+	t.Run("hash mismatch: exit 1, no file", func(t *testing.T) {
+		src, out := t.TempDir(), t.TempDir()
+		// Pieces match but the whole-file hash does not.
+		meta := writeMeta4(t, src, "f.bin", data, 256<<10, strings.Repeat("ab", 32), m.URL())
+		code, _, stderr := runGet(t, "-d", out, meta)
+		if code != 1 || !strings.Contains(stderr, "does not match") {
+			t.Fatalf("exit %d, stderr %q; want 1 and a mismatch message", code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(out, "f.bin")); !os.IsNotExist(err) {
+			t.Fatalf("file at the final name: %v", err)
+		}
+	})
+	t.Run("existing different file: exit 1, kept", func(t *testing.T) {
+		src, out := t.TempDir(), t.TempDir()
+		meta := writeMeta4(t, src, "f.bin", data, 256<<10, "", m.URL())
+		os.WriteFile(filepath.Join(out, "f.bin"), []byte("mine"), 0o644)
+		code, _, stderr := runGet(t, "-d", out, meta)
+		if code != 1 || !strings.Contains(stderr, "repair") {
+			t.Fatalf("exit %d, stderr %q; want 1 and advice to repair", code, stderr)
+		}
+		if got, _ := os.ReadFile(filepath.Join(out, "f.bin")); string(got) != "mine" {
+			t.Fatal("existing file overwritten")
+		}
+	})
+	t.Run("missing source: exit 1", func(t *testing.T) {
+		if code, _, _ := runGet(t, "-d", t.TempDir(), filepath.Join(t.TempDir(), "none.meta4")); code != 1 {
+			t.Fatalf("exit %d, want 1", code)
+		}
+	})
+}
+
+func TestGetPlainURL(t *testing.T) {
+	data := getData(1<<20 + 3)
+	s := sha256.Sum256(data)
+	dup := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"))
+	origin := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Path("/pub/plain.iso"),
+		mirrortest.Header("Digest", "SHA-256="+base64.StdEncoding.EncodeToString(s[:])),
+		mirrortest.Header("Link", "<"+dup.URL()+">; rel=duplicate"))
+	out := t.TempDir()
+	code, stdout, stderr := runGet(t, "-d", out, origin.URL())
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got, err := os.ReadFile(filepath.Join(out, "plain.iso"))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("plain.iso: %v", err)
+	}
+	if !strings.Contains(stdout, "plain.iso: done, verified") {
+		t.Fatalf("stdout %q, want a done line", stdout)
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	s := &engine.Snapshot{Name: "f.iso", Size: 1000, Bytes: 250, Speed: 2048, ETA: 3 * time.Second, State: engine.StateDownloading,
+		Mirrors: []engine.MirrorSnapshot{{State: engine.MirrorActive}, {State: engine.MirrorIdle}, {State: engine.MirrorDropped}}}
+	got := progressLine(s)
+	for _, want := range []string{"f.iso", "downloading", "25.0%", "2.0 KiB/s", "ETA 3.0s", "mirrors 1/2"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("progress line %q lacks %q", got, want)
+		}
+	}
+	s.State, s.Hashed = engine.StateVerifying, 500
+	if got := progressLine(s); !strings.Contains(got, "verifying  50.0%") {
+		t.Errorf("verifying line %q, want the hashed share", got)
+	}
+}

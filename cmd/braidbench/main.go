@@ -1,0 +1,353 @@
+// Command braidbench measures how close `braid get` comes to the ideal
+// time of a download from several rate-limited mirrors, side by side with
+// aria2c when it is installed, and how much memory braid needs for a large
+// file. Every mirror is an HTTP server of its own on its own loopback
+// address (127.0.0.2, 127.0.0.3, ...), serving generated data that is never
+// held in memory. Both downloaders run as child processes on the same
+// .meta4 (sha-256 piece hashes and a whole-file hash).
+//
+//	go run -tags nosqlite ./cmd/braidbench [-size 256MiB] [-scenarios uniform,mixed,hostile,unlimited,memory]
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"braid/bench/mirror"
+)
+
+// mirrorSpec is one mirror of a scenario.
+type mirrorSpec struct {
+	mirror.Behaviour
+	honest bool // counts toward the ideal time
+}
+
+// scenario is one bench case.
+type scenario struct {
+	name    string
+	mirrors []mirrorSpec
+	target  float64 // most braid÷ideal allowed; 0: none
+}
+
+const mb = 1_000_000
+
+func scenarios(pieceLen int64) []scenario {
+	honest := func(rate int64) mirrorSpec { return mirrorSpec{mirror.Behaviour{Rate: rate * mb}, true} }
+	return []scenario{
+		{name: "uniform", target: 1.05, mirrors: []mirrorSpec{honest(40), honest(40), honest(40), honest(40)}},
+		{name: "mixed", target: 1.10, mirrors: []mirrorSpec{honest(60), honest(10), honest(5), honest(20)}},
+		{name: "hostile", target: 1.25, mirrors: []mirrorSpec{
+			honest(60), honest(10), honest(5),
+			{mirror.Behaviour{Rate: 20 * mb, StallAfter: 1 << 20}, false},
+			{mirror.Behaviour{Rate: 20 * mb, CorruptLen: pieceLen, CorruptEvery: 3}, false},
+		}},
+		{name: "unlimited", mirrors: []mirrorSpec{honest(0), honest(0), honest(0), honest(0)}},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "braidbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("braidbench", flag.ContinueOnError)
+	sizeFlag := fs.String("size", "256MiB", "file size of the rate-limited scenarios")
+	memSize := fs.String("mem-size", "4GiB", "file size of the memory scenario")
+	pieceFlag := fs.String("piece", "1MiB", "piece length in the .meta4")
+	which := fs.String("scenarios", "uniform,mixed,hostile,unlimited,memory", "scenarios to run, comma separated")
+	braidBin := fs.String("braid", "", "braid binary (default: build ./cmd/braid)")
+	ariaBin := fs.String("aria2c", "aria2c", "aria2c binary; \"\" to skip")
+	workDir := fs.String("work", "", "folder for downloads (default: a temporary one)")
+	verbose := fs.Bool("v", false, "show the downloaders' own output")
+	runs := fs.Int("runs", 3, "runs of each downloader per scenario; the best counts (on a shared machine a slow run says more about the neighbours than about the tool)")
+	strict := fs.Bool("strict", false, "exit with status 1 when a target is missed")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	childOutput = *verbose
+	size, err := parseSize(*sizeFlag)
+	if err != nil {
+		return err
+	}
+	bigSize, err := parseSize(*memSize)
+	if err != nil {
+		return err
+	}
+	pieceLen, err := parseSize(*pieceFlag)
+	if err != nil {
+		return err
+	}
+	dir := *workDir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "braidbench-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	}
+	if *braidBin == "" {
+		*braidBin = filepath.Join(dir, "braid")
+		fmt.Fprintln(out, "building braid ...")
+		cmd := exec.CommandContext(ctx, "go", "build", "-tags", "nosqlite", "-o", *braidBin, "./cmd/braid")
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("build braid: %w", err)
+		}
+	}
+	aria := ""
+	if *ariaBin != "" {
+		if p, err := exec.LookPath(*ariaBin); err == nil {
+			aria = p
+		}
+	}
+	want := map[string]bool{}
+	for _, w := range strings.Split(*which, ",") {
+		want[strings.TrimSpace(w)] = true
+	}
+
+	tw := out
+	fmt.Fprintf(tw, "%d cores, load %s, best of %d runs\n", runtime.NumCPU(), loadAvg(), max(*runs, 1))
+	fmt.Fprintf(tw, rowFormat, "scenario", "size", "ideal", "braid", "braid÷ideal", "aria2c", "aria2c÷ideal", "braid max RSS", "CPU s braid/aria2c", "targets")
+	missed := false
+	var content *mirror.Content
+	for _, sc := range scenarios(pieceLen) {
+		if !want[sc.name] {
+			continue
+		}
+		if content == nil || content.Size != size {
+			content = mirror.NewContent(size)
+		}
+		r, err := runScenario(ctx, dir, sc, content, pieceLen, *braidBin, aria, *runs)
+		if err != nil {
+			return fmt.Errorf("%s: %w", sc.name, err)
+		}
+		r.print(tw)
+		missed = missed || !r.ok()
+	}
+	if want["memory"] {
+		sc := scenario{name: "memory", mirrors: []mirrorSpec{{honest: true}, {honest: true}, {honest: true}, {honest: true}}}
+		r, err := runScenario(ctx, dir, sc, mirror.NewContent(bigSize), pieceLen, *braidBin, "", 1)
+		if err != nil {
+			return fmt.Errorf("memory: %w", err)
+		}
+		r.maxRSS = 100 << 20
+		r.print(tw)
+		missed = missed || !r.ok()
+	}
+	if missed && *strict {
+		return errors.New("a target was missed")
+	}
+	return nil
+}
+
+// rowFormat lays out the table in fixed columns, so rows can be printed
+// as each scenario ends.
+const rowFormat = "%-10s %9s %7s %7s %12s %7s %13s %14s %18s  %s\n"
+
+// result is one scenario's figures.
+type result struct {
+	name        string
+	size        int64
+	ideal       time.Duration // 0: unlimited
+	braid, aria time.Duration
+	braidRSS    int64
+	braidCPU    time.Duration // user + system time of the best run
+	ariaCPU     time.Duration
+	ariaErr     error
+	target      float64 // most braid÷ideal allowed; 0: none
+	maxRSS      int64   // most resident memory allowed; 0: no check
+}
+
+// ok reports whether braid met the scenario's targets: its ratio to the
+// ideal, never slower than aria2c, and its memory.
+func (r result) ok() bool { return r.verdict() == "met" }
+
+func (r result) verdict() string {
+	var missed []string
+	if r.target > 0 && r.braid.Seconds() > r.target*r.ideal.Seconds() {
+		missed = append(missed, fmt.Sprintf("over %.2f× ideal", r.target))
+	}
+	if r.aria > 0 && r.braid > r.aria {
+		missed = append(missed, "slower than aria2c")
+	}
+	if r.maxRSS > 0 && r.braidRSS > r.maxRSS {
+		missed = append(missed, fmt.Sprintf("over %d MiB", r.maxRSS>>20))
+	}
+	if len(missed) == 0 {
+		return "met"
+	}
+	return "MISSED: " + strings.Join(missed, ", ")
+}
+
+func (r result) print(w io.Writer) {
+	ratio := func(d time.Duration) string {
+		if r.ideal == 0 {
+			return fmt.Sprintf("%.0f MB/s", float64(r.size)/d.Seconds()/mb)
+		}
+		return fmt.Sprintf("%.3f", d.Seconds()/r.ideal.Seconds())
+	}
+	ideal := "-"
+	if r.ideal > 0 {
+		ideal = fmt.Sprintf("%.2fs", r.ideal.Seconds())
+	}
+	ariaT, ariaR := "-", "-"
+	cpu := fmt.Sprintf("%.2f", r.braidCPU.Seconds())
+	if r.ariaCPU > 0 {
+		cpu += fmt.Sprintf(" / %.2f", r.ariaCPU.Seconds())
+	}
+	switch {
+	case r.ariaErr != nil:
+		ariaT = "failed"
+	case r.aria > 0:
+		ariaT, ariaR = fmt.Sprintf("%.2fs", r.aria.Seconds()), ratio(r.aria)
+	}
+	fmt.Fprintf(w, rowFormat, r.name, humanSize(r.size), ideal, fmt.Sprintf("%.2fs", r.braid.Seconds()),
+		ratio(r.braid), ariaT, ariaR, fmt.Sprintf("%.1f MiB", float64(r.braidRSS)/(1<<20)), cpu, r.verdict())
+	if r.ariaErr != nil {
+		fmt.Fprintf(os.Stderr, "aria2c in %s: %v\n", r.name, r.ariaErr)
+	}
+}
+
+func runScenario(ctx context.Context, dir string, sc scenario, c *mirror.Content, pieceLen int64, braid, aria string, runs int) (result, error) {
+	res := result{name: sc.name, size: c.Size, target: sc.target}
+	var urls []string
+	var honestRate int64
+	unlimited := false
+	for i, ms := range sc.mirrors {
+		s, err := mirror.Start(c, fmt.Sprintf("127.0.0.%d", i+2), ms.Behaviour)
+		if err != nil {
+			return res, err
+		}
+		defer s.Close()
+		urls = append(urls, s.URL())
+		if ms.honest {
+			honestRate += ms.Rate
+			unlimited = unlimited || ms.Rate == 0
+		}
+	}
+	if !unlimited {
+		res.ideal = time.Duration(float64(c.Size) / float64(honestRate) * float64(time.Second))
+	}
+	meta, err := writeMeta4(dir, c, pieceLen, urls)
+	if err != nil {
+		return res, err
+	}
+	defer os.Remove(meta)
+
+	var braidRuns, ariaRuns []childRun
+	for i := range max(runs, 1) {
+		out := filepath.Join(dir, "braid-"+sc.name)
+		state := filepath.Join(dir, fmt.Sprintf("state-%s-%d", sc.name, i))
+		r, err := runChild(ctx, out, braid, "get", "--state", state, "-d", out, meta)
+		if err == nil {
+			err = checkFile(filepath.Join(out, "file.bin"), c.Size)
+		}
+		os.RemoveAll(out)
+		os.RemoveAll(state)
+		if err != nil {
+			return res, fmt.Errorf("braid get: %w", err)
+		}
+		braidRuns = append(braidRuns, r)
+		res.braidRSS = max(res.braidRSS, r.rss)
+		if aria == "" || res.ariaErr != nil {
+			continue
+		}
+		out = filepath.Join(dir, "aria2c-"+sc.name)
+		r, err = runChild(ctx, out, aria, "-M", meta, "-d", out)
+		if err == nil {
+			err = checkFile(filepath.Join(out, "file.bin"), c.Size)
+		}
+		os.RemoveAll(out)
+		res.ariaErr = err
+		ariaRuns = append(ariaRuns, r)
+	}
+	b := best(braidRuns)
+	res.braid, res.braidCPU = b.wall, b.cpu
+	if res.ariaErr == nil && len(ariaRuns) > 0 {
+		a := best(ariaRuns)
+		res.aria, res.ariaCPU = a.wall, a.cpu
+	}
+	return res, nil
+}
+
+// best is the fastest run.
+func best(rs []childRun) childRun {
+	return slices.MinFunc(rs, func(a, b childRun) int { return cmp.Compare(a.wall, b.wall) })
+}
+
+// loadAvg is the system's load over 1, 5 and 15 minutes, for the record.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
+}
+
+// checkFile checks that a downloader left a file of the right size (both
+// downloaders verify the hashes themselves).
+func checkFile(path string, size int64) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.Size() != size {
+		return fmt.Errorf("%s: %d bytes, expected %d", path, fi.Size(), size)
+	}
+	return nil
+}
+
+// childOutput shows the downloaders' output (-v).
+var childOutput bool
+
+// runChild runs a downloader in a fresh folder and returns its wall and
+// CPU time and its peak resident memory.
+func runChild(ctx context.Context, dir, bin string, args ...string) (childRun, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return childRun{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if childOutput {
+		cmd.Stdout, cmd.Stderr = os.Stderr, io.MultiWriter(os.Stderr, &stderr)
+	}
+	start := time.Now()
+	err := cmd.Run()
+	elapsed := time.Since(start)
+	if err != nil {
+		return childRun{}, fmt.Errorf("%w: %s", err, lastLines(stderr.String(), 5))
+	}
+	ps := cmd.ProcessState
+	return childRun{wall: elapsed, cpu: ps.UserTime() + ps.SystemTime(), rss: maxRSS(ps)}, nil
+}
+
+// childRun is one child process's figures.
+type childRun struct {
+	wall, cpu time.Duration
+	rss       int64
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
+}

@@ -1,0 +1,303 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// dispatch hands out work until every piece is done, the download fails,
+// or ctx ends. It is the only goroutine that starts connections, and it
+// waits for every one it started before it returns.
+func (d *download) dispatch(ctx context.Context) error {
+	ticker := time.NewTicker(tick)
+	defer ticker.Stop()
+	last := time.Now()
+	spare := 0      // connection tokens taken from the Client but not yet used
+	wanted := false // work is waiting for a token
+	var fatal error
+	canceled := ctx.Done()
+	defer func() {
+		for ; spare > 0; spare-- {
+			<-d.c.sem
+		}
+	}()
+	for {
+		now := time.Now()
+		d.mu.Lock()
+		stopping := fatal != nil || ctx.Err() != nil
+		if !stopping {
+			spare, wanted = d.schedule(ctx, now, spare)
+		}
+		active := len(d.segs)
+		complete := d.done == len(d.pieces)
+		if active == 0 && !stopping && !complete && !wanted {
+			fatal = d.stuck(now)
+		}
+		d.mu.Unlock()
+		if active == 0 {
+			switch {
+			case fatal != nil:
+				return fatal
+			case ctx.Err() != nil:
+				return ctx.Err()
+			case complete:
+				return nil
+			}
+		}
+		var slot chan<- struct{}
+		if wanted && !stopping {
+			slot = d.c.sem
+		}
+		select {
+		case s := <-d.ended:
+			if err := d.end(ctx, s); err != nil && fatal == nil {
+				fatal = err
+				d.cutAll(cutStop)
+			}
+		case now := <-ticker.C:
+			d.mu.Lock()
+			d.sample(now.Sub(last))
+			d.checkStalls(now)
+			d.mu.Unlock()
+			last = now
+		case slot <- struct{}{}:
+			spare++
+		case <-canceled:
+			canceled = nil
+			d.cutAll(cutStop)
+		}
+	}
+}
+
+// schedule starts connections while a mirror can take work and the Client
+// has a connection to spare. It returns the tokens left unused and whether
+// work is waiting for one. Called with d.mu held.
+func (d *download) schedule(ctx context.Context, now time.Time, spare int) (int, bool) {
+	for {
+		if spare == 0 {
+			select {
+			case d.c.sem <- struct{}{}:
+				spare++
+			default:
+				return spare, d.wants(now)
+			}
+		}
+		started := false
+		for _, m := range d.ranked(now) {
+			start, end, ok := d.pick(m, now)
+			if !ok {
+				continue
+			}
+			spare--
+			d.start(ctx, m, start, end, now)
+			started = true
+			break
+		}
+		if !started {
+			// Give the token back: another download may need it.
+			for ; spare > 0; spare-- {
+				<-d.c.sem
+			}
+			return 0, false
+		}
+	}
+}
+
+// wants reports whether some mirror could take work now, if it had a
+// connection: free pieces are left and a mirror is usable. Called with d.mu
+// held.
+func (d *download) wants(now time.Time) bool {
+	if d.done == len(d.pieces) {
+		return false
+	}
+	for _, m := range d.mirrors {
+		if m.usable(now) {
+			return true
+		}
+	}
+	return false
+}
+
+// ranked lists the mirrors that may take work now, best first: measured
+// fast mirrors by speed, then untried ones in metalink order (priority,
+// then the user's locations), then measured slow ones. Called with d.mu
+// held.
+func (d *download) ranked(now time.Time) []*mirror {
+	var best float64
+	for _, m := range d.mirrors {
+		best = max(best, m.rate)
+	}
+	tier := func(m *mirror) int {
+		switch {
+		case m.rate == 0:
+			return 1
+		case m.rate >= best/4:
+			return 0
+		}
+		return 2
+	}
+	out := make([]*mirror, 0, len(d.mirrors))
+	for _, m := range d.mirrors {
+		if m.usable(now) {
+			out = append(out, m)
+		}
+	}
+	// Insertion sort: a handful of mirrors, and it is stable.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && d.before(out[j], out[j-1], tier); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+func (d *download) before(a, b *mirror, tier func(*mirror) int) bool {
+	ta, tb := tier(a), tier(b)
+	if ta != tb {
+		return ta < tb
+	}
+	if ta != 1 && a.rate != b.rate {
+		return a.rate > b.rate
+	}
+	return a.idx < b.idx
+}
+
+// start opens a connection for pieces [start, end) of m. Called with d.mu
+// held.
+func (d *download) start(ctx context.Context, m *mirror, start, end int, now time.Time) {
+	sctx, cancel := context.WithCancel(ctx)
+	s := &segment{m: m, ctx: sctx, cancel: cancel, first: start, cur: start, end: end, started: now}
+	s.last.Store(now.UnixNano())
+	for i := start; i < end; i++ {
+		d.pieces[i] = PieceActive
+		d.filler[i] = int16(m.idx)
+	}
+	m.conns++
+	d.segs = append(d.segs, s)
+	go func() {
+		s.err = d.fetch(s)
+		d.ended <- s
+	}()
+}
+
+// end takes back a connection that stopped: its unfinished pieces come
+// free, and the mirror is judged by how it ended. It returns an error that
+// ends the whole download (a disk error).
+func (d *download) end(ctx context.Context, s *segment) error {
+	s.cancel()
+	<-d.c.sem
+	now := time.Now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i, x := range d.segs {
+		if x == s {
+			d.segs = append(d.segs[:i], d.segs[i+1:]...)
+			break
+		}
+	}
+	m := s.m
+	m.conns--
+	for i := s.cur; i < s.end; i++ {
+		if d.pieces[i] == PieceActive {
+			d.pieces[i] = PieceMissing
+			d.filler[i] = -1
+		}
+	}
+	if s.got.Load() > 0 {
+		m.fails = 0
+	}
+	var de *diskError
+	switch {
+	case errors.As(s.err, &de):
+		return de
+	case s.err == nil:
+		m.stalls = 0
+	case s.cut == cutStalled:
+		m.stalls++
+		if m.stalls >= maxStalls {
+			d.dropMirror(m, fmt.Errorf("stalled %d times", m.stalls))
+		} else {
+			m.backoff(now, retryBase*time.Duration(m.stalls), "stalled")
+		}
+	case s.cut != "" || ctx.Err() != nil || errors.Is(s.err, errDropped):
+		// Cut by the engine: the mirror did nothing wrong (or was judged
+		// already).
+	default:
+		d.judge(m, s, now)
+	}
+	return nil
+}
+
+// judge decides what a mirror's error means for it. Called with d.mu held.
+func (d *download) judge(m *mirror, s *segment, now time.Time) {
+	kind, after := classify(s.err)
+	switch kind {
+	case errRetryAfter:
+		if m.conns > 0 {
+			// It refuses more connections than it has now: stay at that.
+			m.limit = max(1, m.conns)
+		}
+		m.backoff(now, after, s.err.Error())
+	case errNoRanges:
+		m.noRanges = true
+		if s.first == 0 || d.pieces[0] == PieceDone {
+			d.dropMirror(m, s.err)
+		}
+	case errPermanent:
+		d.dropMirror(m, s.err)
+	default:
+		m.fails++
+		if m.fails >= maxFails {
+			d.dropMirror(m, fmt.Errorf("%d failures in a row, last: %w", m.fails, s.err))
+		} else {
+			m.backoff(now, 0, s.err.Error())
+		}
+	}
+}
+
+// checkStalls cuts connections that received nothing for the stall
+// timeout. Called with d.mu held.
+func (d *download) checkStalls(now time.Time) {
+	limit := d.c.stallTimeout()
+	for _, s := range d.segs {
+		wait := limit
+		if s.got.Load() == 0 {
+			wait *= 5 // time to first byte: a busy server may think a while
+		}
+		if s.cut == "" && now.Sub(time.Unix(0, s.last.Load())) > wait {
+			s.cut = cutStalled
+			s.cancel()
+		}
+	}
+}
+
+// cutAll cuts every open connection.
+func (d *download) cutAll(why string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, s := range d.segs {
+		if s.cut == "" {
+			s.cut = why
+		}
+		s.cancel()
+	}
+}
+
+// stuck explains why nothing can run while pieces are missing, or returns
+// nil when a mirror is only waiting for its back-off to end. Called with
+// d.mu held.
+func (d *download) stuck(now time.Time) error {
+	for _, m := range d.mirrors {
+		if m.state != MirrorDropped && m.src != nil && m.retryAt.After(now) {
+			return nil
+		}
+	}
+	for i, st := range d.pieces {
+		if st == PieceBad {
+			return fmt.Errorf("piece %d: %w (%d mirrors sent bad data)", i, ErrBadPiece, len(d.bad[i]))
+		}
+	}
+	return noMirrorsError(d.lost)
+}

@@ -1,0 +1,426 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"braid/engine/metalink"
+	"braid/engine/piece"
+	"braid/engine/transport"
+)
+
+// tick is how often the dispatcher measures speeds, looks for stalled
+// connections and retries mirrors whose back-off is over.
+const tick = 200 * time.Millisecond
+
+// download is the state of one file being fetched. Its owner is run: it
+// starts every goroutine of the download and waits for all of them.
+type download struct {
+	c       *Client
+	req     Request
+	file    metalink.File
+	whole   metalink.Hash // strongest whole-file hash; Type "" when none
+	started time.Time
+
+	ended   chan *segment // connections report here when they stop
+	advance chan struct{} // the done prefix grew (for the whole-file hasher)
+
+	// mirrors is made by newDownload; plan, size and st by run (plan and
+	// size under mu, as snapshots read them) before any connection starts.
+	// All are read-only afterwards.
+	plan    piece.Plan
+	size    int64
+	st      *store
+	mirrors []*mirror
+
+	mu          sync.Mutex // guards what follows
+	state       State
+	err         error
+	attempt     int
+	pieces      []PieceState
+	filler      []int16
+	prev        []int16         // filler of the first attempt, during the retry
+	bad         map[int][]int16 // piece → mirrors that sent bad data for it
+	segs        []*segment      // open connections
+	done        int             // pieces done
+	doneB       int64           // bytes in pieces done
+	prefix      int             // pieces done from the start without a gap
+	pending     []int           // done pieces not yet synced and journaled
+	unjournaled []int           // synced pieces the journal refused; retried
+	speed       float64         // bytes/s, smoothed
+	sampled     int64           // total bytes at the last sample
+	lost        []*MirrorError  // why mirrors were dropped
+
+	hashed atomic.Int64 // bytes of the file fed to the whole-file hash
+}
+
+func newDownload(c *Client, req *Request) *download {
+	d := &download{
+		c:       c,
+		req:     *req,
+		file:    req.File,
+		started: time.Now(),
+		ended:   make(chan *segment),
+		advance: make(chan struct{}, 1),
+		size:    req.File.Size,
+		attempt: 1,
+		bad:     map[int][]int16{},
+	}
+	if req.Done != nil {
+		d.req.Done = req.Done.Clone()
+	}
+	d.whole, _ = piece.Strongest(req.File.Hashes)
+	d.openMirrors()
+	return d
+}
+
+func (d *download) setState(s State) {
+	d.mu.Lock()
+	d.state = s
+	d.mu.Unlock()
+}
+
+// run is the whole life of the download.
+func (d *download) run(ctx context.Context) (err error) {
+	defer d.closeMirrors()
+	defer func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		d.err = err
+		switch {
+		case err == nil:
+			d.state = StateDone
+		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+			d.state = StateCanceled
+		default:
+			d.state = StateFailed
+		}
+	}()
+	name := d.file.Name
+	if name == "" {
+		return errors.New("file has no name")
+	}
+	if err := metalink.SafeName(name); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	st, err := openStore(d.req.Dir, name)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer st.close()
+	d.st = st
+
+	size := d.size
+	if size < 0 {
+		if size = d.statSize(ctx); size < 0 {
+			return fmt.Errorf("%s: %w", name, ErrUnknownSize)
+		}
+	}
+	d.initPieces(size)
+
+	if size, ok, err := st.existing(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	} else if ok {
+		return d.checkExisting(ctx, size)
+	}
+	d.mu.Lock()
+	live := d.live()
+	d.mu.Unlock()
+	if live == 0 && d.plan.Count() > 0 {
+		return fmt.Errorf("%s: %w", name, noMirrorsError(d.lost))
+	}
+
+	if d.req.Done == nil {
+		d.req.Done = d.salvage(ctx)
+	}
+	resume := d.req.Done != nil && d.req.Done.Len() == d.plan.Count() && d.req.Done.Count() > 0
+	kept, err := st.openPart(d.size, resume)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if kept {
+		d.markDone(d.req.Done)
+	}
+	d.req.Done = nil
+
+	syncCtx, stopSync := context.WithCancel(context.Background())
+	syncDone := make(chan error, 1)
+	go func() { syncDone <- d.syncLoop(syncCtx) }()
+	synced := false
+	// stopSyncer ends the sync loop after its last sync and journal call;
+	// it runs before the rename, and on every other way out.
+	stopSyncer := func() error {
+		if synced {
+			return nil
+		}
+		synced = true
+		stopSync()
+		return <-syncDone
+	}
+	defer func() {
+		if jerr := stopSyncer(); err == nil && jerr != nil {
+			err = fmt.Errorf("%s: %w", name, jerr)
+		}
+	}()
+
+	for {
+		sum, err := d.fetchAndHash(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if d.whole.Type == "" || sum == d.whole.Value {
+			if err := stopSyncer(); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if err := st.finish(); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			return nil
+		}
+		mismatch := fmt.Errorf("%s: %w: %s %s, expected %s", name, ErrHashMismatch, d.whole.Type, sum, d.whole.Value)
+		if d.plan.Verifiable() {
+			return fmt.Errorf("%w, although every piece matched its hash: the metalink's hashes disagree; %s kept", mismatch, st.part)
+		}
+		if d.attempt > 1 {
+			return fmt.Errorf("%w after a full retry from other mirrors; %s kept", mismatch, st.part)
+		}
+		d.retryAll()
+	}
+}
+
+// fetchAndHash fetches every missing piece while the whole-file hash
+// follows the done prefix of the file, and returns that hash (in hex, ""
+// without a whole-file hash) once both are through.
+func (d *download) fetchAndHash(ctx context.Context) (string, error) {
+	d.setState(StateDownloading)
+	hctx, stopHash := context.WithCancel(ctx)
+	defer stopHash()
+	sums := make(chan hashResult, 1)
+	go func() { sums <- d.hashPrefix(hctx) }()
+	if err := d.dispatch(ctx); err != nil {
+		stopHash()
+		<-sums
+		return "", err
+	}
+	d.setState(StateVerifying)
+	res := <-sums
+	return res.sum, res.err
+}
+
+// initPieces sets the file's size, its plan and an empty piece map.
+func (d *download) initPieces(size int64) {
+	f := d.file
+	f.Size = size
+	plan := piece.PlanFor(f)
+	n := plan.Count()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.size, d.plan = size, plan
+	d.pieces = make([]PieceState, n)
+	d.filler = make([]int16, n)
+	for i := range d.filler {
+		d.filler[i] = -1
+	}
+}
+
+// markDone takes the pieces a resume says are on disk.
+func (d *download) markDone(b *piece.Bitfield) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i := range d.pieces {
+		if b.Has(i) {
+			d.pieces[i] = PieceDone
+			_, n := d.plan.Bounds(i)
+			d.done++
+			d.doneB += n
+		}
+	}
+	d.advancePrefix()
+}
+
+// retryAll starts the single full retry after a whole-file mismatch of a
+// file without piece hashes: every piece is fetched again, each from
+// another mirror than the first time when there is one.
+func (d *download) retryAll() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.attempt++
+	d.prev = d.filler
+	d.filler = make([]int16, len(d.pieces))
+	for i := range d.pieces {
+		d.pieces[i] = PieceMissing
+		d.filler[i] = -1
+	}
+	d.done, d.doneB, d.prefix = 0, 0, 0
+	d.hashed.Store(0)
+	d.pending = nil
+	d.unjournaled = nil
+	if r, ok := d.req.Journal.(JournalResetter); ok {
+		// The journal counted pieces of a file that turned out wrong.
+		if err := r.Reset(d.file.Name); err != nil {
+			d.lost = append(d.lost, &MirrorError{Mirror: "journal", Err: err})
+		}
+	}
+}
+
+// advancePrefix moves the done prefix forward and wakes the whole-file
+// hasher. Called with d.mu held.
+func (d *download) advancePrefix() {
+	moved := false
+	for d.prefix < len(d.pieces) && d.pieces[d.prefix] == PieceDone {
+		d.prefix++
+		moved = true
+	}
+	if moved || d.prefix == len(d.pieces) {
+		select {
+		case d.advance <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// finishPiece records that s has fetched its piece cur, good or not, and
+// reports whether s goes on to the next piece. Called with d.mu held.
+func (d *download) finishPiece(s *segment, good bool) bool {
+	i, m := s.cur, s.m
+	if good {
+		d.pieces[i] = PieceDone
+		d.filler[i] = int16(m.idx)
+		_, n := d.plan.Bounds(i)
+		d.done++
+		d.doneB += n
+		d.pending = append(d.pending, i)
+		m.fails = 0
+		d.advancePrefix()
+	} else {
+		d.pieces[i] = PieceBad
+		d.filler[i] = int16(m.idx)
+		d.bad[i] = append(d.bad[i], int16(m.idx))
+		m.strikes++
+		if m.strikes >= maxStrikes && m.state != MirrorDropped {
+			d.dropMirror(m, fmt.Errorf("sent %d pieces that fail their %s hash (last: piece %d)", m.strikes, d.plan.Type, i))
+		}
+	}
+	s.partial.Store(0)
+	s.cur++
+	return s.cur < s.end && m.state != MirrorDropped
+}
+
+// dropMirror stops using m for this file. Called with d.mu held.
+func (d *download) dropMirror(m *mirror, why error) {
+	m.drop(why.Error())
+	d.lost = append(d.lost, &MirrorError{Mirror: m.name, Err: why})
+	for _, s := range d.segs {
+		if s.m == m && s.cut == "" {
+			s.cut = cutStop
+			s.cancel()
+		}
+	}
+}
+
+// statSize asks the mirrors that can tell for the file's size, when the
+// metalink does not say; the first answer wins, -1 when none tells.
+func (d *download) statSize(ctx context.Context) int64 {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	sizes := make(chan int64, len(d.mirrors))
+	var wg sync.WaitGroup
+	asked := 0
+	for _, m := range d.mirrors {
+		st, ok := m.src.(transport.Stater)
+		if !ok {
+			continue
+		}
+		asked++
+		wg.Go(func() {
+			info, err := st.Stat(ctx)
+			if err != nil {
+				info.Size = -1
+			}
+			sizes <- info.Size
+		})
+	}
+	size := int64(-1)
+	for range asked {
+		if n := <-sizes; n >= 0 && size < 0 {
+			size = n
+			cancel()
+		}
+	}
+	wg.Wait()
+	return size
+}
+
+// sample updates the speeds. Called with d.mu held, by the dispatcher.
+func (d *download) sample(dt time.Duration) {
+	var total int64
+	for _, m := range d.mirrors {
+		m.sample(dt, m.conns > 0)
+		total += m.bytes.Load()
+	}
+	inst := float64(total-d.sampled) / dt.Seconds()
+	d.sampled = total
+	a := 1 - math.Exp(-dt.Seconds()/rateTau.Seconds())
+	d.speed += a * (inst - d.speed)
+}
+
+// snapshot copies the download's state into s, reusing s's slices.
+func (d *download) snapshot(s *Snapshot) {
+	now := time.Now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s.Name = d.file.Name
+	s.Size = d.size
+	s.PieceLength = d.plan.Length
+	s.Verified = d.done
+	s.Checked = d.plan.Verifiable()
+	s.State = d.state
+	s.Err = d.err
+	s.Attempt = d.attempt
+	s.Elapsed = now.Sub(d.started)
+	s.Bytes = d.doneB
+	s.Hashed = d.hashed.Load()
+	for _, sg := range d.segs {
+		s.Bytes += sg.partial.Load()
+	}
+	s.Speed = int64(d.speed)
+	s.ETA = -1
+	switch {
+	case d.state == StateDone:
+		s.ETA = 0
+	case d.speed > 1 && d.size >= 0:
+		s.ETA = time.Duration(float64(d.size-s.Bytes) / d.speed * float64(time.Second))
+	}
+	s.Pieces = append(s.Pieces[:0], d.pieces...)
+	s.Filler = append(s.Filler[:0], d.filler...)
+	s.Mirrors = s.Mirrors[:0]
+	for _, m := range d.mirrors {
+		ms := MirrorSnapshot{
+			URL:      m.name,
+			Host:     m.host,
+			Location: m.url.Location,
+			Priority: m.url.Priority,
+			Reason:   m.reason,
+			Conns:    m.conns,
+			Bytes:    m.bytes.Load(),
+			Strikes:  m.strikes,
+		}
+		switch {
+		case m.state == MirrorDropped || m.src == nil:
+			ms.State = MirrorDropped
+		case m.conns > 0:
+			ms.State = MirrorActive
+			ms.Speed = int64(m.rate)
+		case m.retryAt.After(now):
+			ms.State = MirrorRetrying
+		default:
+			ms.State = MirrorIdle
+		}
+		s.Mirrors = append(s.Mirrors, ms)
+	}
+}

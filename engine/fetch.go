@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"sync"
+	"time"
+
+	"braid/engine/piece"
+	"braid/engine/transport"
+)
+
+// readSize is the buffer of one connection: large reads keep the cost per
+// byte (system calls, hashing calls) low.
+const readSize = 256 << 10
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, readSize); return &b }}
+
+// diskError is a failure to write the file; it ends the download, since no
+// mirror can help with it.
+type diskError struct{ err error }
+
+func (e *diskError) Error() string { return e.err.Error() }
+func (e *diskError) Unwrap() error { return e.err }
+
+// errDropped ends a connection whose mirror was dropped while it ran.
+var errDropped = errors.New("mirror dropped")
+
+// fetch runs one connection: it asks s's mirror for pieces [cur, end),
+// writes the bytes into NAME.part as they arrive and hashes each piece
+// incrementally on the way, so no piece is held in memory or read back.
+func (d *download) fetch(s *segment) error {
+	m := s.m
+	if err := d.probe(s); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	cur, end := s.cur, s.end
+	d.mu.Unlock()
+	if cur >= end {
+		return nil // stolen from before it began
+	}
+	off, _ := d.plan.Bounds(cur)
+	lastOff, lastN := d.plan.Bounds(end - 1)
+	asked := time.Now()
+	rc, err := m.src.ReadRange(s.ctx, off, lastOff+lastN-off)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := (*bp)[:d.c.lim.chunk(readSize)]
+
+	var h hash.Hash
+	if d.plan.Verifiable() {
+		h, _ = piece.NewHash(d.plan.Type)
+	}
+	sum := make([]byte, 0, 64)
+	pieceOff, pieceLen := d.plan.Bounds(cur)
+	var written int64
+	for {
+		n, rerr := rc.Read(buf)
+		if n > 0 {
+			now := time.Now()
+			if s.got.Load() == 0 {
+				m.ttfb.Store(int64(now.Sub(asked)))
+			}
+			s.last.Store(now.UnixNano())
+			m.bytes.Add(int64(n))
+			s.got.Add(int64(n))
+			if err := d.c.lim.wait(s.ctx, n); err != nil {
+				return err
+			}
+			if d.c.lim != nil {
+				// Time spent held back by the rate limit is not the
+				// mirror's stall.
+				s.last.Store(time.Now().UnixNano())
+			}
+			p := buf[:n]
+			for len(p) > 0 {
+				k := min(int64(len(p)), pieceLen-written)
+				if _, err := d.st.WriteAt(p[:k], pieceOff+written); err != nil {
+					return &diskError{fmt.Errorf("write piece %d: %w", cur, err)}
+				}
+				if h != nil {
+					h.Write(p[:k])
+				}
+				written += k
+				s.partial.Store(written)
+				p = p[k:]
+				if written < pieceLen {
+					continue
+				}
+				good := h == nil || bytes.Equal(h.Sum(sum[:0]), d.plan.Hashes[cur])
+				d.mu.Lock()
+				more := d.finishPiece(s, good)
+				cur = s.cur
+				dropped := m.state == MirrorDropped
+				d.mu.Unlock()
+				if dropped {
+					return errDropped
+				}
+				if !more {
+					return nil
+				}
+				if h != nil {
+					h.Reset()
+				}
+				written = 0
+				pieceOff, pieceLen = d.plan.Bounds(cur)
+			}
+		}
+		if rerr == io.EOF {
+			return fmt.Errorf("piece %d: %w", cur, io.ErrUnexpectedEOF)
+		}
+		if rerr != nil {
+			return rerr
+		}
+	}
+}
+
+// probe asks a mirror about the file before its first range, when its
+// source can tell, so that a mirror with another size, digest or ETag is
+// dropped before it sends a byte.
+func (d *download) probe(s *segment) error {
+	m := s.m
+	d.mu.Lock()
+	probed := m.probed
+	d.mu.Unlock()
+	st, ok := m.src.(transport.Stater)
+	if probed || !ok {
+		return nil
+	}
+	info, err := st.Stat(s.ctx)
+	if err != nil {
+		return err
+	}
+	if err := d.agrees(m, info); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	m.probed = true
+	d.mu.Unlock()
+	return nil
+}
+
+// agrees checks what a mirror says about the file against what is known.
+func (d *download) agrees(m *mirror, info transport.Info) error {
+	if info.Size >= 0 && info.Size != d.size {
+		return fmt.Errorf("%w: size %d, expected %d", transport.ErrMismatch, info.Size, d.size)
+	}
+	for _, got := range info.Digests {
+		for _, want := range d.file.Hashes {
+			if got.Type == want.Type && got.Value != want.Value {
+				return fmt.Errorf("%w: %s digest %s, expected %s", transport.ErrMismatch, got.Type, got.Value, want.Value)
+			}
+		}
+	}
+	if m.url.Pref && d.req.OriginETag != "" && info.ETag != "" && info.ETag != d.req.OriginETag {
+		return fmt.Errorf("%w: ETag %s, expected %s", transport.ErrMismatch, info.ETag, d.req.OriginETag)
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+
+	"braid/engine/piece"
+)
+
+// hashResult is the whole-file hash of NAME.part, in lower-case hex.
+type hashResult struct {
+	sum string
+	err error
+}
+
+// hashPrefix computes the whole-file hash while the download runs: it
+// follows the run of done pieces from the start of the file, reading them
+// back (from the page cache, usually) as soon as they are on disk, so that
+// when the last piece lands only the tail is left to hash. It returns when
+// the whole file is hashed or ctx ends.
+func (d *download) hashPrefix(ctx context.Context) hashResult {
+	if d.whole.Type == "" {
+		return hashResult{}
+	}
+	h, err := piece.NewHash(d.whole.Type)
+	if err != nil {
+		return hashResult{err: err}
+	}
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	var at int64
+	for {
+		d.mu.Lock()
+		upto := d.size
+		if d.prefix < len(d.pieces) {
+			upto, _ = d.plan.Bounds(d.prefix)
+		}
+		d.mu.Unlock()
+		for at < upto {
+			if err := ctx.Err(); err != nil {
+				return hashResult{err: err}
+			}
+			n := min(int64(len(buf)), upto-at)
+			if _, err := d.st.ReadAt(buf[:n], at); err != nil {
+				return hashResult{err: &diskError{fmt.Errorf("read back at %d: %w", at, err)}}
+			}
+			h.Write(buf[:n])
+			at += n
+			d.hashed.Store(at)
+		}
+		if at >= d.size {
+			return hashResult{sum: hex.EncodeToString(h.Sum(nil))}
+		}
+		select {
+		case <-d.advance:
+		case <-ctx.Done():
+			return hashResult{err: ctx.Err()}
+		}
+	}
+}

@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/url"
+	"sync/atomic"
+	"time"
+
+	"braid/engine/metalink"
+	"braid/engine/transport"
+)
+
+// Limits on how much a mirror may get wrong before it is dropped for the
+// file.
+const (
+	maxStrikes = 3 // pieces that failed their hash
+	maxFails   = 5 // errors in a row without a byte of progress
+	maxStalls  = 3 // connections cut for sending nothing
+	// retryBase and retryCap bound the back-off after a temporary error.
+	retryBase = time.Second
+	retryCap  = 30 * time.Second
+	// defaultLatency is the guessed cost of a new request, in seconds,
+	// before a mirror has answered one.
+	defaultLatency = 0.05
+	// rateTau is the time constant of the speed averages.
+	rateTau = 1500 * time.Millisecond
+)
+
+// mirror is one source of the file and what the engine has learnt about it.
+// Fields without a comment saying otherwise are guarded by download.mu.
+type mirror struct {
+	idx  int // index in download.mirrors and in snapshots
+	url  metalink.URL
+	host string
+	name string           // URL without credentials, for messages
+	src  transport.Source // nil when it could not be opened (then dropped)
+
+	state   MirrorState
+	reason  string
+	conns   int // open connections
+	limit   int // most connections at once; lowered when it answers 503
+	retryAt time.Time
+	fails   int // errors in a row without progress
+	strikes int
+	stalls  int
+	probed  bool // Stat has been asked (or the source cannot Stat)
+	// noRanges: it serves the whole file only, so it may only take a
+	// segment that starts at the beginning of the file.
+	noRanges bool
+
+	// rate is the mirror's speed in bytes per second while it has a
+	// connection open, averaged over about rateTau; 0 until measured.
+	rate float64
+	// sampled is bytes at the last sample, owned by the dispatcher.
+	sampled int64
+
+	bytes atomic.Int64 // bytes received, good or bad
+	// ttfb is the time from asking for a range to its first byte, in
+	// nanoseconds, at the last request: what handing the mirror new work
+	// costs.
+	ttfb atomic.Int64
+}
+
+// latency is what starting a new request on m costs, in seconds: its
+// last time to first byte, or a guess before it has answered.
+func (m *mirror) latency() float64 {
+	if t := m.ttfb.Load(); t > 0 {
+		return max(time.Duration(t).Seconds(), 0.002)
+	}
+	return defaultLatency
+}
+
+// mirrorName is the URL without user information, for display and blame.
+func mirrorName(raw string) (name, host string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw, ""
+	}
+	u.User = nil
+	return u.String(), u.Host
+}
+
+// usable reports whether the mirror may be given work now.
+func (m *mirror) usable(now time.Time) bool {
+	if m.state == MirrorDropped || m.src == nil {
+		return false
+	}
+	if m.retryAt.After(now) {
+		return false
+	}
+	return m.conns < m.limit
+}
+
+// drop stops using the mirror for this file.
+func (m *mirror) drop(why string) {
+	m.state = MirrorDropped
+	m.reason = why
+}
+
+// backoff makes the mirror wait before its next try: the time the mirror
+// asked for, or a doubling delay after each failure in a row.
+func (m *mirror) backoff(now time.Time, after time.Duration, why string) {
+	if after <= 0 {
+		after = min(retryBase<<min(max(m.fails-1, 0), 8), retryCap)
+	}
+	m.retryAt = now.Add(after)
+	m.reason = why
+	if m.conns == 0 {
+		m.state = MirrorRetrying
+	}
+}
+
+// sample folds the bytes received since the last sample into the mirror's
+// speed. A mirror is only measured while it has connections open, so idle
+// time does not make a fast mirror look slow.
+func (m *mirror) sample(dt time.Duration, busy bool) {
+	b := m.bytes.Load()
+	delta := b - m.sampled
+	m.sampled = b
+	if !busy || dt <= 0 {
+		return
+	}
+	inst := float64(delta) / dt.Seconds()
+	if m.rate == 0 {
+		m.rate = inst
+		return
+	}
+	a := 1 - math.Exp(-dt.Seconds()/rateTau.Seconds())
+	m.rate += a * (inst - m.rate)
+}
+
+// errKind is how an error from a mirror is handled.
+type errKind int
+
+const (
+	errTemporary  errKind = iota // back off and try again
+	errRetryAfter                // the mirror said when to come back
+	errNoRanges                  // it can only serve from the start
+	errPermanent                 // drop it for this file
+)
+
+// classify tells what a mirror's error means for the mirror.
+func classify(err error) (errKind, time.Duration) {
+	var re *transport.RetryError
+	switch {
+	case errors.As(err, &re):
+		return errRetryAfter, max(re.After, 100*time.Millisecond)
+	case errors.Is(err, transport.ErrNoRanges):
+		return errNoRanges, 0
+	case errors.Is(err, transport.ErrMismatch), errors.Is(err, transport.ErrNotFound),
+		errors.Is(err, errPermanentMirror):
+		return errPermanent, 0
+	case errors.Is(err, context.DeadlineExceeded):
+		return errTemporary, 0
+	}
+	return errTemporary, 0
+}
+
+// errPermanentMirror marks mirror errors that trying again cannot fix,
+// found by the engine itself (a size or digest that disagrees).
+var errPermanentMirror = errors.New("mirror unusable")

@@ -1,0 +1,5 @@
+//go:build race
+
+package piece
+
+const raceEnabled = true

@@ -1,0 +1,123 @@
+package engine
+
+import "time"
+
+// State is where a download is in its life.
+type State uint8
+
+const (
+	// StateStarting: opening the folder, checking a file already there and
+	// asking the mirrors about the file.
+	StateStarting State = iota
+	// StateDownloading: pieces are being fetched.
+	StateDownloading
+	// StateVerifying: every piece is on disk; the whole-file hash is being
+	// checked before the file gets its final name.
+	StateVerifying
+	// StateDone: the file is at its final name and verified.
+	StateDone
+	// StateFailed: the download ended with an error (see Download.Err).
+	StateFailed
+	// StateCanceled: the context was canceled; NAME.part and the journal
+	// hold what was done, for a later resume.
+	StateCanceled
+)
+
+var stateNames = [...]string{"starting", "downloading", "verifying", "done", "failed", "canceled"}
+
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return "unknown"
+}
+
+// MirrorState is what the engine is doing with one mirror.
+type MirrorState uint8
+
+const (
+	// MirrorIdle: usable, no connection open right now.
+	MirrorIdle MirrorState = iota
+	// MirrorActive: at least one connection is fetching from it.
+	MirrorActive
+	// MirrorRetrying: it failed or refused for now; it is tried again later.
+	MirrorRetrying
+	// MirrorDropped: it is not used again for this file (see Reason).
+	MirrorDropped
+)
+
+var mirrorStateNames = [...]string{"idle", "active", "retrying", "dropped"}
+
+func (s MirrorState) String() string {
+	if int(s) < len(mirrorStateNames) {
+		return mirrorStateNames[s]
+	}
+	return "unknown"
+}
+
+// PieceState is the state of one piece, one byte each so that a snapshot of
+// a file with 100,000 pieces stays small.
+type PieceState uint8
+
+const (
+	// PieceMissing: not on disk yet and nobody is fetching it.
+	PieceMissing PieceState = iota
+	// PieceActive: a connection is fetching it.
+	PieceActive
+	// PieceDone: on disk and verified (without piece hashes: fully written).
+	PieceDone
+	// PieceBad: a mirror sent data that failed the piece's hash; it waits to
+	// be fetched again from another mirror.
+	PieceBad
+)
+
+// Snapshot is a consistent picture of a download at one moment. It is a
+// copy: the caller owns it and may keep it.
+type Snapshot struct {
+	Name        string // the file's relative name
+	Size        int64  // bytes; -1 while unknown
+	PieceLength int64
+	// Bytes counts the file's bytes on disk that count toward completion:
+	// finished pieces and the written part of pieces in progress.
+	Bytes    int64
+	Verified int  // pieces done
+	Checked  bool // pieces are checked against piece hashes as they complete
+	// Hashed is how many bytes from the start of the file have gone
+	// through the whole-file hash; it runs behind the download and catches
+	// up during StateVerifying.
+	Hashed int64
+	// Speed is the download rate in bytes per second, smoothed over about
+	// two seconds.
+	Speed int64
+	// ETA is the expected time left at the current speed, or -1 when it
+	// cannot be told.
+	ETA     time.Duration
+	Elapsed time.Duration
+	State   State
+	Err     error // the final error of a failed or canceled download
+	// Attempt is 1, or 2 during the single full retry after a whole-file
+	// hash mismatch of a file without piece hashes.
+	Attempt int
+
+	Mirrors []MirrorSnapshot
+	// Pieces holds each piece's state; Filler the index in Mirrors of the
+	// mirror that filled (done) or is filling (active) the piece, or -1.
+	// Both have one entry per piece.
+	Pieces []PieceState
+	Filler []int16
+}
+
+// MirrorSnapshot is one mirror's part in a Snapshot.
+type MirrorSnapshot struct {
+	URL      string // without credentials
+	Host     string
+	Location string // ISO 3166-1 alpha-2, or ""
+	Priority int
+	State    MirrorState
+	// Reason says why the mirror is retrying or dropped.
+	Reason  string
+	Conns   int   // connections open now
+	Bytes   int64 // bytes received from it, good or bad
+	Speed   int64 // bytes per second now; 0 when idle
+	Strikes int   // pieces it sent that failed their hash
+}

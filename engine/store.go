@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+)
+
+// partSuffix marks a file that is not verified yet.
+const partSuffix = ".part"
+
+// store is the one place the engine touches the disk: a NAME.part inside
+// an os.Root for the download's folder, so neither the name nor a symlink
+// can lead a write outside it. WriteAt and ReadAt are safe for concurrent
+// use (pwrite and pread); the rest is called by the download's owner.
+type store struct {
+	root *os.Root
+	name string // final name, relative, slash-separated
+	part string
+	f    *os.File // NAME.part, open for reading and writing; nil until openPart
+}
+
+// openStore opens dir as a root and makes the folders name needs inside it.
+func openStore(dir, name string) (*store, error) {
+	if dir == "" {
+		dir = "."
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open folder: %w", err)
+	}
+	if d := path.Dir(name); d != "." {
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			root.Close()
+			return nil, fmt.Errorf("make folder %s: %w", d, err)
+		}
+	}
+	return &store{root: root, name: name, part: name + partSuffix}, nil
+}
+
+// existing reports whether something is at the final name already, and its
+// size. A symlink counts as something: it is never written through.
+func (s *store) existing() (size int64, ok bool, err error) {
+	fi, err := s.root.Lstat(s.name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, true, fmt.Errorf("%s is not a regular file: %w", s.name, ErrExists)
+	}
+	return fi.Size(), true, nil
+}
+
+// openPart opens NAME.part and gives it size bytes. With keep it keeps what
+// is there (a resume); otherwise it starts from an empty file. It reports
+// whether an existing .part was kept.
+func (s *store) openPart(size int64, keep bool) (kept bool, err error) {
+	flag := os.O_RDWR | os.O_CREATE
+	if keep {
+		if _, err := s.root.Lstat(s.part); err == nil {
+			kept = true
+		}
+	}
+	if !kept {
+		flag |= os.O_TRUNC
+	}
+	f, err := s.root.OpenFile(s.part, flag, 0o644)
+	if err != nil {
+		return false, fmt.Errorf("open %s: %w", s.part, err)
+	}
+	if kept {
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return false, err
+		}
+		if fi.Size() > size {
+			if err := f.Truncate(size); err != nil {
+				f.Close()
+				return false, fmt.Errorf("truncate %s: %w", s.part, err)
+			}
+		}
+	}
+	if err := preallocate(f, size); err != nil {
+		f.Close()
+		return false, fmt.Errorf("reserve %d bytes for %s: %w", size, s.part, err)
+	}
+	s.f = f
+	return kept, nil
+}
+
+func (s *store) WriteAt(p []byte, off int64) (int, error) { return s.f.WriteAt(p, off) }
+
+func (s *store) ReadAt(p []byte, off int64) (int, error) { return s.f.ReadAt(p, off) }
+
+// sync makes what was written durable.
+func (s *store) sync() error {
+	if err := s.f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", s.part, err)
+	}
+	return nil
+}
+
+// startWriteback starts writing dirty pages of NAME.part to disk without
+// waiting.
+func (s *store) startWriteback() { startWriteback(s.f) }
+
+// finish syncs NAME.part, closes it and gives it the final name, never
+// replacing a file that appeared there meanwhile: a hard link fails if the
+// name is taken; file systems without hard links fall back to a rename
+// after a check.
+func (s *store) finish() error {
+	if err := s.sync(); err != nil {
+		return err
+	}
+	err := s.f.Close()
+	s.f = nil
+	if err != nil {
+		return fmt.Errorf("close %s: %w", s.part, err)
+	}
+	if err := s.root.Link(s.part, s.name); err == nil {
+		if err := s.root.Remove(s.part); err != nil {
+			return fmt.Errorf("remove %s: %w", s.part, err)
+		}
+	} else {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s appeared during the download: %w", s.name, ErrExists)
+		}
+		if _, ok, _ := s.existing(); ok {
+			return fmt.Errorf("%s appeared during the download: %w", s.name, ErrExists)
+		}
+		if err := s.root.Rename(s.part, s.name); err != nil {
+			return fmt.Errorf("rename %s: %w", s.part, err)
+		}
+	}
+	s.syncDir()
+	return nil
+}
+
+// syncDir makes the rename durable. It is best effort: some systems cannot
+// sync a directory, and the file itself is already safe.
+func (s *store) syncDir() {
+	d, err := s.root.Open(path.Dir(s.name))
+	if err != nil {
+		return
+	}
+	d.Sync()
+	d.Close()
+}
+
+// close releases the .part (if still open) and the root.
+func (s *store) close() {
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+	s.root.Close()
+}
