@@ -2,11 +2,253 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"braid/engine"
+	"braid/queue"
 )
 
-func cmdQueue(_ context.Context, _ []string, _, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "braid queue: not built yet")
-	return 1
+const queueUsage = `Usage:
+  braid queue [--state DIR] list [--json]
+  braid queue [--state DIR] pause ID
+  braid queue [--state DIR] resume ID
+  braid queue [--state DIR] remove [--files] ID
+  braid queue [--state DIR] run [--max-conn N] [--limit RATE]
+
+--state DIR is the folder of the queue database (default: $BRAID_STATE, else
+the user config folder's braid/). run downloads queued jobs in order until
+none is left; Ctrl-C stops it, keeping every job's progress for next time.
+`
+
+// cmdQueue shows and manages the persistent queue the window shares.
+func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	top := flag.NewFlagSet("braid queue", flag.ContinueOnError)
+	top.SetOutput(stderr)
+	top.Usage = func() { fmt.Fprint(stderr, queueUsage) }
+	state := top.String("state", "", "queue database folder")
+	if err := top.Parse(args); err != nil {
+		return queueUsageErr(err)
+	}
+	if top.NArg() == 0 {
+		fmt.Fprint(stderr, queueUsage)
+		return 2
+	}
+	sub, rest := top.Arg(0), top.Args()[1:]
+	fs := flag.NewFlagSet("braid queue "+sub, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, queueUsage) }
+	fs.StringVar(state, "state", *state, "queue database folder")
+	asJSON := fs.Bool("json", false, "list: print JSON")
+	withFiles := fs.Bool("files", false, "remove: delete the downloaded files too")
+	maxConn := fs.Int("max-conn", 0, "run: total connections (default: the settings)")
+	limit := fs.String("limit", "", "run: download rate limit such as 500k or 2M bytes/s (default: the settings)")
+	if err := fs.Parse(rest); err != nil {
+		return queueUsageErr(err)
+	}
+
+	var id int64
+	switch sub {
+	case "list", "run":
+		if fs.NArg() != 0 {
+			fmt.Fprintf(stderr, "braid queue %s: unexpected argument %q\n", sub, fs.Arg(0))
+			return 2
+		}
+	case "pause", "resume", "remove":
+		var err error
+		if fs.NArg() != 1 {
+			fmt.Fprintf(stderr, "braid queue %s: want one job ID\n", sub)
+			return 2
+		}
+		if id, err = strconv.ParseInt(fs.Arg(0), 10, 64); err != nil || id <= 0 {
+			fmt.Fprintf(stderr, "braid queue %s: %q is not a job ID\n", sub, fs.Arg(0))
+			return 2
+		}
+	default:
+		fmt.Fprintf(stderr, "braid queue: unknown command %q\n%s", sub, queueUsage)
+		return 2
+	}
+	rate, err := queueParseRate(*limit)
+	if err != nil {
+		fmt.Fprintf(stderr, "braid queue run: --limit: %v\n", err)
+		return 2
+	}
+
+	dir, err := queue.Dir(*state)
+	if err != nil {
+		fmt.Fprintf(stderr, "braid queue: %v\n", err)
+		return 1
+	}
+	q, err := queue.Open(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "braid queue: %v\n", err)
+		return 1
+	}
+	defer q.Close()
+	for _, n := range q.Notices() {
+		fmt.Fprintf(stderr, "braid queue: %s\n", n)
+	}
+
+	switch sub {
+	case "list":
+		err = queueList(q, stdout, *asJSON)
+	case "pause":
+		err = q.Pause(id, "")
+	case "resume":
+		err = q.Resume(id)
+	case "remove":
+		err = q.Remove(id, *withFiles)
+	case "run":
+		err = queueRun(ctx, q, *maxConn, rate, stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "braid queue %s: %v\n", sub, err)
+		return 1
+	}
+	return 0
+}
+
+func queueUsageErr(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
+}
+
+// queueJob is one line of `braid queue list --json`.
+type queueJob struct {
+	ID         int64     `json:"id"`
+	State      string    `json:"state"`
+	Name       string    `json:"name"`
+	Source     string    `json:"source"`
+	Dest       string    `json:"dest"`
+	PiecesDone int       `json:"pieces_done"`
+	Pieces     int       `json:"pieces"`
+	BytesDone  int64     `json:"bytes_done"`
+	Bytes      int64     `json:"bytes"`
+	Error      string    `json:"error,omitempty"`
+	AddedAt    time.Time `json:"added_at"`
+	Files      []string  `json:"files"`
+}
+
+func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
+	jobs, err := q.List()
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		out := make([]queueJob, 0, len(jobs))
+		for _, j := range jobs {
+			done, pieces, bytesDone, size := j.Progress()
+			qj := queueJob{ID: j.ID, State: string(j.State), Name: j.Name(), Source: j.Source, Dest: j.Dest,
+				PiecesDone: done, Pieces: pieces, BytesDone: bytesDone, Bytes: size, Error: j.Error,
+				AddedAt: j.AddedAt.UTC(), Files: []string{}}
+			for _, f := range j.Files {
+				if f.Selected {
+					qj.Files = append(qj.Files, f.Name)
+				}
+			}
+			out = append(out, qj)
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATE\tPIECES\tBYTES\tNAME\tSOURCE")
+	for _, j := range jobs {
+		done, pieces, bytesDone, size := j.Progress()
+		st := string(j.State)
+		if j.Error != "" {
+			st += " (" + j.Error + ")"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s/%s\t%s\t%s\n", j.ID, st, done, pieces,
+			queueBytes(bytesDone), queueBytes(size), j.Name(), j.Source)
+	}
+	return tw.Flush()
+}
+
+func queueRun(ctx context.Context, q *queue.Queue, maxConn int, rate int64, w io.Writer) error {
+	s, err := q.Settings()
+	if err != nil {
+		return err
+	}
+	if maxConn <= 0 {
+		maxConn = s.MaxConns
+	}
+	if rate <= 0 {
+		rate = s.SpeedLimit
+	}
+	last := map[int64]time.Time{}
+	r := &queue.Runner{
+		Queue:  q,
+		Client: &engine.Client{MaxConns: maxConn, Limit: rate},
+		Progress: func(j queue.Job, s engine.Snapshot) {
+			// One line every few seconds per job is enough for a log.
+			if time.Since(last[j.ID]) < 5*time.Second && s.State < engine.StateDone {
+				return
+			}
+			last[j.ID] = time.Now()
+			pct := 0.0
+			if s.Size > 0 {
+				pct = 100 * float64(s.Bytes) / float64(s.Size)
+			}
+			fmt.Fprintf(w, "job %d %s: %s %.0f%% %s/%s %s/s\n", j.ID, s.Name, s.State, pct,
+				queueBytes(s.Bytes), queueBytes(s.Size), queueBytes(s.Speed))
+		},
+	}
+	err = r.Run(ctx)
+	if ctx.Err() != nil {
+		fmt.Fprintln(w, "stopped; the queue keeps every job's progress for the next run")
+	}
+	return err
+}
+
+// queueBytes formats a byte count the way people read it.
+func queueBytes(n int64) string {
+	if n < 0 {
+		return "?"
+	}
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// queueParseRate reads a rate such as 500k, 2M or 1048576 (bytes per
+// second, binary multiples); "" is 0, no limit.
+func queueParseRate(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	mult := int64(1)
+	switch strings.ToLower(s[len(s)-1:]) {
+	case "k":
+		mult = 1 << 10
+	case "m":
+		mult = 1 << 20
+	case "g":
+		mult = 1 << 30
+	}
+	if mult > 1 {
+		s = s[:len(s)-1]
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("%q is not a rate such as 500k or 2M", s)
+	}
+	return int64(v * float64(mult)), nil
 }

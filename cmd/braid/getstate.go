@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"braid/engine"
+	"braid/queue"
+)
+
+// The queue wiring of `braid get`: every file get downloads is a job in the
+// queue, so running get again on the same source resumes it from what the
+// journal recorded instead of starting over, and the window shows it.
+func init() { openGetState = openQueueState }
+
+// queueState implements getState over the queue.
+type queueState struct {
+	q    *queue.Queue
+	jobs map[*engine.Request]int64 // the job of each prepared request
+}
+
+func openQueueState(dir string) (getState, error) {
+	d, err := queue.Dir(dir)
+	if err != nil {
+		return nil, err
+	}
+	q, err := queue.Open(d)
+	if err != nil {
+		return nil, err
+	}
+	return &queueState{q: q, jobs: map[*engine.Request]int64{}}, nil
+}
+
+func (s *queueState) Prepare(ctx context.Context, source string, req *engine.Request) error {
+	id, done, err := s.q.PrepareFile(ctx, source, req.Dir, req.File)
+	if err != nil {
+		return err
+	}
+	s.jobs[req] = id
+	req.Done = done
+	req.Journal = s.q.Journal(id)
+	return nil
+}
+
+func (s *queueState) Finish(source string, req *engine.Request, err error) error {
+	id, ok := s.jobs[req]
+	if !ok {
+		return fmt.Errorf("%s: %s was not prepared", source, req.File.Name)
+	}
+	delete(s.jobs, req)
+	return s.q.FinishFile(id, req.File.Name, err)
+}
+
+func (s *queueState) Close() error { return s.q.Close() }

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"braid/engine/metalink"
+	"braid/engine/mirrortest"
+	"braid/engine/piece"
+	"braid/queue"
+)
+
+// queueFixture is a state folder with two jobs: 1 queued with 3 of 8
+// pieces done, 2 paused by Braid with a reason, its files on disk.
+func queueFixture(t *testing.T) (state, dest string) {
+	t.Helper()
+	state, dest = t.TempDir(), t.TempDir()
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	doc := func(name string) *metalink.Document {
+		return &metalink.Document{Files: []metalink.File{{Name: name, Size: 8 << 20,
+			URLs: []metalink.URL{{URL: "http://m.example/" + name, Priority: 1}}}}}
+	}
+	a, err := q.Add("http://example.com/a.meta4", dest, doc("a.iso"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Journal(a).PiecesDone("a.iso", []int{0, 1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := q.Add("/srv/b.meta4", dest, doc("b.iso"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Pause(b, "the destination folder is read-only"); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"b.iso.part", "b.iso"} {
+		if err := os.WriteFile(filepath.Join(dest, n), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return state, dest
+}
+
+func runQueue(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = cmdQueue(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestQueueList(t *testing.T) {
+	state, _ := queueFixture(t)
+	code, out, errOut := runQueue(t, "--state", state, "list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("list printed %d lines:\n%s", len(lines), out)
+	}
+	for i, want := range [][]string{
+		{"ID", "STATE", "PIECES", "BYTES", "NAME", "SOURCE"},
+		{"1 ", "queued", "3/8", "3.0 MiB/8.0 MiB", "a.iso", "http://example.com/a.meta4"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(lines[i], w) {
+				t.Errorf("line %d %q lacks %q", i, lines[i], w)
+			}
+		}
+	}
+	if !strings.HasPrefix(lines[2], "2 ") {
+		t.Errorf("line 2 %q is not job 2", lines[2])
+	}
+	for _, w := range []string{"paused (the destination folder is read-only)", "0/8", "b.iso", "/srv/b.meta4"} {
+		if !strings.Contains(lines[2], w) {
+			t.Errorf("line 2 %q lacks %q", lines[2], w)
+		}
+	}
+
+	// --json, with the flag after the subcommand and the state from the
+	// environment.
+	t.Setenv("BRAID_STATE", state)
+	code, out, errOut = runQueue(t, "list", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var jobs []queueJob
+	if err := json.Unmarshal([]byte(out), &jobs); err != nil {
+		t.Fatalf("list --json: %v\n%s", err, out)
+	}
+	if len(jobs) != 2 || jobs[0].ID != 1 || jobs[0].PiecesDone != 3 || jobs[0].Pieces != 8 ||
+		jobs[0].BytesDone != 3<<20 || jobs[0].Bytes != 8<<20 || jobs[0].Name != "a.iso" ||
+		jobs[1].State != "paused" || jobs[1].Error == "" || jobs[1].Files[0] != "b.iso" {
+		t.Errorf("list --json = %+v", jobs)
+	}
+}
+
+func TestQueueChanges(t *testing.T) {
+	state, dest := queueFixture(t)
+	stateOf := func(id int64) string {
+		t.Helper()
+		q, err := queue.Open(state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer q.Close()
+		j, err := q.Get(id)
+		if err != nil {
+			return "gone"
+		}
+		return string(j.State)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		id   int64
+		want string
+	}{
+		{[]string{"pause", "1"}, 0, 1, "paused"},
+		{[]string{"resume", "1"}, 0, 1, "queued"},
+		{[]string{"resume", "2"}, 0, 2, "queued"},
+		{[]string{"pause", "99"}, 1, 1, "queued"},
+		{[]string{"remove", "1"}, 0, 1, "gone"},
+		{[]string{"remove", "--files", "2"}, 0, 2, "gone"},
+		{[]string{"remove", "2"}, 1, 2, "gone"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, _, errOut := runQueue(t, append([]string{"--state", state}, tc.args...)...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d: %s", code, tc.code, errOut)
+			}
+			if code != 0 && !strings.Contains(errOut, "no such job") {
+				t.Errorf("stderr %q does not say there is no such job", errOut)
+			}
+			if got := stateOf(tc.id); got != tc.want {
+				t.Errorf("job %d is %s, want %s", tc.id, got, tc.want)
+			}
+		})
+	}
+	for _, n := range []string{"b.iso", "b.iso.part"} {
+		if _, err := os.Stat(filepath.Join(dest, n)); !os.IsNotExist(err) {
+			t.Errorf("remove --files left %s: %v", n, err)
+		}
+	}
+}
+
+func TestQueueUsage(t *testing.T) {
+	state := t.TempDir()
+	for _, args := range [][]string{
+		{},
+		{"frobnicate"},
+		{"pause"},
+		{"pause", "x"},
+		{"pause", "0"},
+		{"resume", "1", "2"},
+		{"list", "extra"},
+		{"list", "--nope"},
+		{"run", "--limit", "fast"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, _, errOut := runQueue(t, append([]string{"--state", state}, args...)...)
+			if code != 2 || errOut == "" {
+				t.Errorf("exit %d with stderr %q, want 2 and a message", code, errOut)
+			}
+		})
+	}
+	if code, _, _ := runQueue(t, "-h"); code != 0 {
+		t.Errorf("-h exits %d", code)
+	}
+}
+
+func TestQueueRun(t *testing.T) {
+	data := bytes.Repeat([]byte("braid queue run "), 1<<16) // 1 MiB
+	m := mirrortest.New(t, data)
+	f, err := piece.Describe(context.Background(), bytes.NewReader(data), int64(len(data)), "run.bin", 256<<10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.URLs = []metalink.URL{{URL: m.URL(), Priority: 1}}
+	state, dest := t.TempDir(), t.TempDir()
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Add("run.meta4", dest, &metalink.Document{Files: []metalink.File{f}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+
+	code, out, errOut := runQueue(t, "--state", state, "run", "--max-conn", "4", "--limit", "64M")
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	if got, err := os.ReadFile(filepath.Join(dest, "run.bin")); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("queue run produced %d bytes, %v", len(got), err)
+	}
+	code, out, _ = runQueue(t, "--state", state, "list")
+	if code != 0 || !strings.Contains(out, "done") || !strings.Contains(out, "4/4") {
+		t.Errorf("list after run (exit %d):\n%s", code, out)
+	}
+	// Nothing left: run returns at once.
+	if code, _, errOut := runQueue(t, "--state", state, "run"); code != 0 {
+		t.Errorf("run of an empty queue: exit %d: %s", code, errOut)
+	}
+}
+
+func TestQueueParseRate(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"", 0, true}, {"1024", 1024, true}, {"500k", 500 << 10, true}, {"2M", 2 << 20, true},
+		{"1.5g", 3 << 29, true}, {"fast", 0, false}, {"-1M", 0, false}, {"k", 0, false},
+	} {
+		got, err := queueParseRate(tc.in)
+		if got != tc.want || (err == nil) != tc.ok {
+			t.Errorf("queueParseRate(%q) = %d, %v; want %d, ok %v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPrepareFinishFile follows `braid get --state` through a download
+// that is interrupted, resumed, changed and finished.
+func TestPrepareFinishFile(t *testing.T) {
+	state, dest := t.TempDir(), t.TempDir()
+	q := openTest(t, state)
+	ctx := context.Background()
+	const src = "http://example.com/x.meta4"
+	doc := testDoc(4<<20, 1<<20, "a.bin", "b.bin")
+	a, b := doc.Files[0], doc.Files[1]
+
+	id, done, err := q.PrepareFile(ctx, src, dest, a)
+	if err != nil || done != nil {
+		t.Fatalf("first PrepareFile: %v, done %v", err, done)
+	}
+	j, _ := q.Get(id)
+	if j.State != Running || len(j.Files) != 1 || j.Doc.Files[0].Name != "a.bin" {
+		t.Fatalf("new job: %s, %d files", j.State, len(j.Files))
+	}
+	// Half the file done and synced, then Ctrl-C.
+	if err := os.WriteFile(filepath.Join(dest, "a.bin.part"), make([]byte, 4<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Journal(id).PiecesDone("a.bin", []int{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.FinishFile(id, "a.bin", fmt.Errorf("a.bin: %w", context.Canceled)); err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := q.Get(id); j.State != Paused {
+		t.Errorf("interrupted job is %s, want paused", j.State)
+	}
+
+	// get again: the same job, resumed from the journal.
+	id2, done, err := q.PrepareFile(ctx, src, dest, a)
+	if err != nil || id2 != id || done == nil || done.Count() != 2 || !done.Has(0) || !done.Has(1) {
+		t.Fatalf("second PrepareFile: job %d (want %d), done %v, %v", id2, id, done, err)
+	}
+
+	// The document changed under the same name: nothing recorded holds.
+	changed := a
+	changed.Hashes = nil
+	changed.Size = 3 << 20
+	changed.Pieces = nil
+	if _, done, err := q.PrepareFile(ctx, src, dest, changed); err != nil || done != nil {
+		t.Fatalf("PrepareFile of a changed file: done %v, %v", done, err)
+	}
+	if j, _ := q.Get(id); j.Files[0].Size != 3<<20 || j.Files[0].Done != 0 || j.Doc.Files[0].Size != 3<<20 {
+		t.Errorf("changed file stored as size %d with %d pieces done", j.Files[0].Size, j.Files[0].Done)
+	}
+
+	// Another file of the same source joins the job.
+	if id3, _, err := q.PrepareFile(ctx, src, dest, b); err != nil || id3 != id {
+		t.Fatalf("PrepareFile of a second file: job %d, %v", id3, err)
+	}
+	if err := q.FinishFile(id, "a.bin", nil); err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := q.Get(id); j.State != Running || !j.Files[0].Verified || len(j.Files) != 2 {
+		t.Errorf("after the first file: %s, verified %v, %d files", j.State, j.Files[0].Verified, len(j.Files))
+	}
+	if err := q.FinishFile(id, "b.bin", nil); err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := q.Get(id); j.State != Done {
+		t.Errorf("after both files: %s, want done", j.State)
+	}
+
+	t.Run("failure", func(t *testing.T) {
+		if _, _, err := q.PrepareFile(ctx, src, dest, b); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.FinishFile(id, "b.bin", errors.New("no usable mirror left")); err != nil {
+			t.Fatal(err)
+		}
+		if j, _ := q.Get(id); j.State != Failed || j.Error != "no usable mirror left" {
+			t.Errorf("job is %s %q, want failed", j.State, j.Error)
+		}
+	})
+	t.Run("destination vanished", func(t *testing.T) {
+		gone := filepath.Join(t.TempDir(), "gone")
+		if err := os.Mkdir(gone, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		id, _, err := q.PrepareFile(ctx, src, gone, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(gone)
+		if err := q.FinishFile(id, "a.bin", &fs.PathError{Op: "open", Path: gone, Err: fs.ErrNotExist}); err != nil {
+			t.Fatal(err)
+		}
+		if j, _ := q.Get(id); j.State != Paused || !strings.Contains(j.Error, "no longer exists") {
+			t.Errorf("job is %s %q, want paused because the folder is gone", j.State, j.Error)
+		}
+	})
+	t.Run("running in another process", func(t *testing.T) {
+		other := openTest(t, state)
+		if other.Owner() {
+			t.Fatal("second Open owns the queue")
+		}
+		id, _, err := q.PrepareFile(ctx, "busy", dest, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := other.PrepareFile(ctx, "busy", dest, a); !errors.Is(err, ErrNotOwner) {
+			t.Errorf("PrepareFile of a job the owner runs: %v, want ErrNotOwner", err)
+		}
+		if j, _ := q.Get(id); j.State != Running {
+			t.Errorf("job is %s", j.State)
+		}
+	})
+}

@@ -1,0 +1,599 @@
+package queue
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	mathbits "math/bits"
+	"os"
+	"path/filepath"
+	"time"
+
+	"braid/engine/metalink"
+	"braid/engine/piece"
+)
+
+// State is where a job is in its life.
+type State string
+
+// The states of a job.
+const (
+	Queued  State = "queued"  // waiting its turn
+	Running State = "running" // the runner is downloading it
+	Paused  State = "paused"  // stopped by the user, or by Braid with a reason in Error
+	Done    State = "done"    // every selected file verified
+	Failed  State = "failed"  // gave up; the reason is in Error
+)
+
+// Job is one entry of the queue: a source, where it goes, and its files.
+type Job struct {
+	ID     int64
+	Source string // as the user gave it: a path, a URL
+	Dest   string // absolute destination folder
+	State  State
+	// Index is the job's place in the queue, 0 first.
+	Index      int
+	AddedAt    time.Time
+	FinishedAt time.Time // zero until done or failed
+	// Error is why the job failed, or why Braid paused it (destination
+	// vanished, read-only); "" for a user's pause.
+	Error string
+	// Doc is the stored document; set by Get, nil in List.
+	Doc   *metalink.Document
+	Files []File // in document order, selected or not
+}
+
+// File is one file of a job and its progress.
+type File struct {
+	Name     string
+	Size     int64           // -1: unknown until a mirror says
+	Hashes   []metalink.Hash // set by Get, nil in List
+	Selected bool
+	Verified bool // downloaded and its whole-file hash matched
+	Layout   piece.Layout
+	// Pieces is the count of pieces in the bitfield; Done of them are
+	// recorded done, worth DoneBytes.
+	Pieces    int
+	Done      int
+	DoneBytes int64
+	// Mirrors is set by Get, nil in List; ordered by priority.
+	Mirrors []Mirror
+}
+
+// Mirror is one URL of a file as the queue remembers it.
+type Mirror struct {
+	URL      string
+	Location string
+	Priority int
+	Strikes  int // pieces that failed their hash from this mirror, so far
+}
+
+// Name is how the job is shown: its first selected file, and how many more.
+func (j Job) Name() string {
+	first, n := "", 0
+	for _, f := range j.Files {
+		if f.Selected {
+			if n == 0 {
+				first = f.Name
+			}
+			n++
+		}
+	}
+	if n > 1 {
+		return fmt.Sprintf("%s (+%d more)", first, n-1)
+	}
+	return first
+}
+
+// Progress sums the selected files: pieces done and in all, bytes done and
+// in all (total bytes counts only files of known size).
+func (j Job) Progress() (done, pieces int, doneBytes, size int64) {
+	for _, f := range j.Files {
+		if !f.Selected {
+			continue
+		}
+		done += f.Done
+		pieces += f.Pieces
+		doneBytes += f.DoneBytes
+		if f.Size > 0 {
+			size += f.Size
+		}
+	}
+	return done, pieces, doneBytes, size
+}
+
+// LayoutOf is the piece layout of a file as the engine divides it
+// (piece.PlanFor): the metalink's pieces when their hashes are usable,
+// piece.DefaultLength otherwise. Size stays -1 when unknown.
+func LayoutOf(f metalink.File) piece.Layout {
+	l := piece.PlanFor(f).Layout
+	l.Size = f.Size
+	return l
+}
+
+// Add appends a job to the end of the queue, state queued: the document is
+// stored with it, so the job survives its .meta4 being moved or deleted.
+// selected names the files to download; nil selects them all. It returns
+// the new job's ID.
+func (q *Queue) Add(source, dest string, doc *metalink.Document, selected []string) (int64, error) {
+	const op = "add job"
+	if doc == nil || len(doc.Files) == 0 {
+		return 0, fmt.Errorf("%s %s: the document has no files to download", op, source)
+	}
+	inDoc := make(map[string]bool, len(doc.Files))
+	for _, f := range doc.Files {
+		inDoc[f.Name] = true
+	}
+	for _, name := range selected {
+		if !inDoc[name] {
+			return 0, fmt.Errorf("%s %s: selected file %q is not in the document", op, source, name)
+		}
+	}
+	if selected != nil && len(selected) == 0 {
+		return 0, fmt.Errorf("%s %s: no file selected", op, source)
+	}
+	abs, err := filepath.Abs(dest)
+	if err != nil {
+		return 0, fmt.Errorf("%s %s: destination %q: %w", op, source, dest, err)
+	}
+	blob, err := json.Marshal(doc)
+	if err != nil {
+		return 0, fmt.Errorf("%s %s: store document: %w", op, source, err)
+	}
+	want := make(map[string]bool, len(selected))
+	for _, name := range selected {
+		want[name] = true
+	}
+	var id int64
+	err = q.tx(func(tx *sql.Tx) error {
+		res, err := tx.Exec(`
+			INSERT INTO jobs (source, dest, state, position, added_at, document)
+			VALUES (?, ?, 'queued', (SELECT COALESCE(MAX(position), -1) + 1 FROM jobs), ?, ?)`,
+			source, abs, time.Now().UnixMilli(), blob)
+		if err != nil {
+			return err
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		for i, f := range doc.Files {
+			if err := insertFile(tx, id, i, f, selected == nil || want[f.Name]); err != nil {
+				return fmt.Errorf("file %s: %w", f.Name, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, q.wrap(op+" "+source, err)
+	}
+	return id, nil
+}
+
+func insertFile(tx *sql.Tx, job int64, idx int, f metalink.File, selected bool) error {
+	hashes, err := json.Marshal(f.Hashes)
+	if err != nil {
+		return err
+	}
+	res, err := tx.Exec(`INSERT INTO files (job, idx, name, size, hashes, selected) VALUES (?, ?, ?, ?, ?, ?)`,
+		job, idx, f.Name, f.Size, string(hashes), selected)
+	if err != nil {
+		return err
+	}
+	fid, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	for _, u := range f.URLs {
+		if _, err := tx.Exec(`INSERT INTO mirrors (file, url, location, priority) VALUES (?, ?, ?, ?)`,
+			fid, u.URL, u.Location, u.Priority); err != nil {
+			return err
+		}
+	}
+	l := LayoutOf(f)
+	bits, err := piece.NewBitfield(l.Count()).MarshalBinary()
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(`INSERT INTO pieces (file, length, count, bits) VALUES (?, ?, ?, ?)`,
+		fid, l.Length, l.Count(), bits)
+	return err
+}
+
+// List returns every job in queue order, with file progress but without
+// documents, mirrors or hashes: what a window needs for its rows, cheaply
+// (see BenchmarkOpen).
+func (q *Queue) List() ([]Job, error) {
+	const op = "list jobs"
+	rows, err := q.db.Query(`SELECT id, source, dest, state, added_at, finished_at, error
+		FROM jobs ORDER BY position, id`)
+	if err != nil {
+		return nil, q.wrap(op, err)
+	}
+	var jobs []Job
+	at := map[int64]int{}
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			rows.Close()
+			return nil, q.wrap(op, err)
+		}
+		j.Index = len(jobs)
+		at[j.ID] = len(jobs)
+		jobs = append(jobs, j)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, q.wrap(op, err)
+	}
+	rows, err = q.db.Query(listQuery + ` ORDER BY f.job, f.idx`)
+	if err != nil {
+		return nil, q.wrap(op, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		job, f, err := scanFile(rows, false)
+		if err != nil {
+			return nil, q.wrap(op, err)
+		}
+		// A job added between the two queries (by another process) shows
+		// up on the next List.
+		if i, ok := at[job]; ok {
+			jobs[i].Files = append(jobs[i].Files, f)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, q.wrap(op, err)
+	}
+	return jobs, nil
+}
+
+// Get returns one job with its document, files and mirrors.
+func (q *Queue) Get(id int64) (Job, error) {
+	op := fmt.Sprintf("get job %d", id)
+	var blob []byte
+	j, err := scanJob(q.db.QueryRow(`SELECT id, source, dest, state, added_at, finished_at, error, document
+		FROM jobs WHERE id = ?`, id), &blob)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Job{}, fmt.Errorf("%s: %w", op, ErrNotFound)
+	}
+	if err != nil {
+		return Job{}, q.wrap(op, err)
+	}
+	if err := q.db.QueryRow(`SELECT COUNT(*) FROM jobs j, jobs me
+		WHERE me.id = ? AND (j.position < me.position OR (j.position = me.position AND j.id < me.id))`,
+		id).Scan(&j.Index); err != nil {
+		return Job{}, q.wrap(op, err)
+	}
+	j.Doc = new(metalink.Document)
+	if err := json.Unmarshal(blob, j.Doc); err != nil {
+		return Job{}, fmt.Errorf("%s: stored document: %w", op, err)
+	}
+	rows, err := q.db.Query(fileQuery+` WHERE f.job = ? ORDER BY f.idx`, id)
+	if err != nil {
+		return Job{}, q.wrap(op, err)
+	}
+	for rows.Next() {
+		_, f, err := scanFile(rows, true)
+		if err != nil {
+			rows.Close()
+			return Job{}, q.wrap(op, err)
+		}
+		j.Files = append(j.Files, f)
+	}
+	if err := rows.Err(); err != nil {
+		return Job{}, q.wrap(op, err)
+	}
+	rows, err = q.db.Query(`SELECT f.name, m.url, m.location, m.priority, m.strikes
+		FROM mirrors m JOIN files f ON f.id = m.file WHERE f.job = ? ORDER BY f.idx, m.priority, m.id`, id)
+	if err != nil {
+		return Job{}, q.wrap(op, err)
+	}
+	defer rows.Close()
+	byName := map[string]int{}
+	for i, f := range j.Files {
+		byName[f.Name] = i
+	}
+	for rows.Next() {
+		var name string
+		var m Mirror
+		if err := rows.Scan(&name, &m.URL, &m.Location, &m.Priority, &m.Strikes); err != nil {
+			return Job{}, q.wrap(op, err)
+		}
+		if i, ok := byName[name]; ok {
+			j.Files[i].Mirrors = append(j.Files[i].Mirrors, m)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return Job{}, q.wrap(op, err)
+	}
+	return j, nil
+}
+
+// FindBySource returns the most recently added job with this source
+// (compared as given), or ErrNotFound. `braid get` uses it to resume a
+// download rather than start it again.
+func (q *Queue) FindBySource(source string) (Job, error) {
+	var id int64
+	err := q.db.QueryRow(`SELECT id FROM jobs WHERE source = ? ORDER BY id DESC LIMIT 1`, source).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Job{}, fmt.Errorf("find job for %s: %w", source, ErrNotFound)
+	}
+	if err != nil {
+		return Job{}, q.wrap("find job for "+source, err)
+	}
+	return q.Get(id)
+}
+
+type scanner interface{ Scan(...any) error }
+
+func scanJob(s scanner, doc ...*[]byte) (Job, error) {
+	var j Job
+	var state string
+	var added int64
+	var finished sql.NullInt64
+	dest := []any{&j.ID, &j.Source, &j.Dest, &state, &added, &finished, &j.Error}
+	for _, d := range doc {
+		dest = append(dest, d)
+	}
+	if err := s.Scan(dest...); err != nil {
+		return Job{}, err
+	}
+	j.State = State(state)
+	j.AddedAt = time.UnixMilli(added)
+	if finished.Valid {
+		j.FinishedAt = time.UnixMilli(finished.Int64)
+	}
+	return j, nil
+}
+
+// fileQuery reads files with their pieces; listQuery the same without the
+// hashes, which List does not return.
+const (
+	fileQuery = `SELECT f.job, f.name, f.size, f.hashes, f.selected, f.verified, p.length, p.count, p.bits
+	FROM files f JOIN pieces p ON p.file = f.id`
+	listQuery = `SELECT f.job, f.name, f.size, '', f.selected, f.verified, p.length, p.count, p.bits
+	FROM files f JOIN pieces p ON p.file = f.id`
+)
+
+func scanFile(s scanner, withHashes bool) (int64, File, error) {
+	var job int64
+	var f File
+	var hashes string
+	var bits []byte
+	if err := s.Scan(&job, &f.Name, &f.Size, &hashes, &f.Selected, &f.Verified,
+		&f.Layout.Length, &f.Pieces, &bits); err != nil {
+		return 0, File{}, err
+	}
+	f.Layout.Size = f.Size
+	if withHashes {
+		if err := json.Unmarshal([]byte(hashes), &f.Hashes); err != nil {
+			return 0, File{}, fmt.Errorf("file %s: stored hashes: %w", f.Name, err)
+		}
+	}
+	if len(bits) != (f.Pieces+7)/8 {
+		return 0, File{}, fmt.Errorf("file %s: stored pieces: bitfield of %d bytes for %d pieces", f.Name, len(bits), f.Pieces)
+	}
+	f.Done, f.DoneBytes = countDone(bits, f.Pieces, f.Layout)
+	return job, f, nil
+}
+
+// countDone counts the pieces set in a stored bitfield and the bytes they
+// hold, without decoding it: List does this for every file of the queue.
+// The format is piece.Bitfield.MarshalBinary's, piece 0 in the high bit of
+// the first byte; bits past n are ignored.
+func countDone(bits []byte, n int, l piece.Layout) (int, int64) {
+	if n == 0 {
+		return 0, 0
+	}
+	done := 0
+	for i, c := range bits {
+		if i == len(bits)-1 && n%8 != 0 {
+			c &= byte(0xff << (8 - n%8))
+		}
+		done += mathbits.OnesCount8(c)
+	}
+	size := int64(done) * l.Length
+	last := n - 1
+	if l.Size > 0 && bits[last/8]&(0x80>>(last%8)) != 0 {
+		_, tail := l.Bounds(last)
+		size -= l.Length - tail
+	}
+	return done, size
+}
+
+// Pieces returns the stored bitfield and layout of one file of a job.
+func (q *Queue) Pieces(id int64, name string) (*piece.Bitfield, piece.Layout, error) {
+	op := fmt.Sprintf("job %d file %s: read pieces", id, name)
+	var l piece.Layout
+	var n int
+	var bits []byte
+	err := q.db.QueryRow(`SELECT f.size, p.length, p.count, p.bits FROM files f JOIN pieces p ON p.file = f.id
+		WHERE f.job = ? AND f.name = ?`, id, name).Scan(&l.Size, &l.Length, &n, &bits)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, piece.Layout{}, fmt.Errorf("%s: %w", op, ErrNotFound)
+	}
+	if err != nil {
+		return nil, piece.Layout{}, q.wrap(op, err)
+	}
+	b, err := piece.UnmarshalBitfield(bits, n)
+	if err != nil {
+		return nil, piece.Layout{}, fmt.Errorf("%s: %w", op, err)
+	}
+	return b, l, nil
+}
+
+// SetPieces replaces the bitfield of one file: what the runner found it may
+// trust of a .part, or an empty one to start the file again. b must have
+// as many pieces as the file's layout, or the size must be unknown (-1).
+func (q *Queue) SetPieces(id int64, name string, b *piece.Bitfield) error {
+	op := fmt.Sprintf("job %d file %s: store pieces", id, name)
+	bits, err := b.MarshalBinary()
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	err = q.tx(func(tx *sql.Tx) error {
+		var fid, size int64
+		var n int
+		err := tx.QueryRow(`SELECT f.id, f.size, p.count FROM files f JOIN pieces p ON p.file = f.id
+			WHERE f.job = ? AND f.name = ?`, id, name).Scan(&fid, &size, &n)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if size >= 0 && b.Len() != n {
+			return fmt.Errorf("bitfield of %d pieces for a file of %d", b.Len(), n)
+		}
+		_, err = tx.Exec(`UPDATE pieces SET count = ?, bits = ? WHERE file = ?`, b.Len(), bits, fid)
+		return err
+	})
+	if err != nil {
+		return q.wrap(op, err)
+	}
+	return nil
+}
+
+// SetSize records a file's size once a mirror tells it (the document did
+// not), resetting its bitfield to the layout of that size.
+func (q *Queue) SetSize(id int64, name string, size int64) error {
+	op := fmt.Sprintf("job %d file %s: store size", id, name)
+	err := q.tx(func(tx *sql.Tx) error {
+		var fid, length int64
+		err := tx.QueryRow(`SELECT f.id, p.length FROM files f JOIN pieces p ON p.file = f.id
+			WHERE f.job = ? AND f.name = ?`, id, name).Scan(&fid, &length)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		l := piece.Layout{Size: size, Length: length}
+		bits, err := piece.NewBitfield(l.Count()).MarshalBinary()
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`UPDATE files SET size = ? WHERE id = ?`, size, fid); err != nil {
+			return err
+		}
+		_, err = tx.Exec(`UPDATE pieces SET count = ?, bits = ? WHERE file = ?`, l.Count(), bits, fid)
+		return err
+	})
+	if err != nil {
+		return q.wrap(op, err)
+	}
+	return nil
+}
+
+// resetFile gives a file a new layout with no piece done.
+func (q *Queue) resetFile(id int64, name string, l piece.Layout) error {
+	op := fmt.Sprintf("job %d file %s: reset pieces", id, name)
+	bits, err := piece.NewBitfield(l.Count()).MarshalBinary()
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	err = q.tx(func(tx *sql.Tx) error {
+		var fid int64
+		err := tx.QueryRow(`SELECT id FROM files WHERE job = ? AND name = ?`, id, name).Scan(&fid)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`UPDATE files SET size = ?, verified = 0 WHERE id = ?`, l.Size, fid); err != nil {
+			return err
+		}
+		_, err = tx.Exec(`UPDATE pieces SET length = ?, count = ?, bits = ? WHERE file = ?`, l.Length, l.Count(), bits, fid)
+		return err
+	})
+	if err != nil {
+		return q.wrap(op, err)
+	}
+	return nil
+}
+
+// SetVerified records whether a file passed its whole-file hash at its
+// final name.
+func (q *Queue) SetVerified(id int64, name string, verified bool) error {
+	return q.exec(fmt.Sprintf("job %d file %s: mark verified", id, name),
+		`UPDATE files SET verified = ? WHERE job = ? AND name = ?`, verified, id, name)
+}
+
+// AddStrikes adds n strikes to a mirror of a file (pieces it sent that
+// failed their hash), so a later run can order it last.
+func (q *Queue) AddStrikes(id int64, name, mirrorURL string, n int) error {
+	return q.exec(fmt.Sprintf("job %d file %s: strike mirror %s", id, name, mirrorURL),
+		`UPDATE mirrors SET strikes = strikes + ? WHERE url = ? AND file = (SELECT id FROM files WHERE job = ? AND name = ?)`,
+		n, mirrorURL, id, name)
+}
+
+// Remove deletes a job from the queue. With withFiles it first deletes each
+// file's NAME and NAME.part under the destination (through os.Root, so a
+// stored name can never reach outside it); a file that is already gone is
+// fine. If a file cannot be deleted, the job stays queued as it was and the
+// error says which file, so the user can retry.
+func (q *Queue) Remove(id int64, withFiles bool) error {
+	op := fmt.Sprintf("remove job %d", id)
+	if withFiles {
+		j, err := q.Get(id)
+		if err != nil {
+			return err
+		}
+		if err := removeFiles(j); err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	res, err := q.db.Exec(`DELETE FROM jobs WHERE id = ?`, id)
+	if err != nil {
+		return q.wrap(op, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%s: %w", op, ErrNotFound)
+	}
+	return nil
+}
+
+func removeFiles(j Job) error {
+	root, err := os.OpenRoot(j.Dest)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // the folder, and so the files, are gone already
+	}
+	if err != nil {
+		return fmt.Errorf("open destination %s: %w", j.Dest, err)
+	}
+	defer root.Close()
+	for _, f := range j.Files {
+		for _, name := range []string{f.Name, f.Name + ".part"} {
+			if err := root.Remove(filepath.FromSlash(name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("delete %s: %w", filepath.Join(j.Dest, filepath.FromSlash(name)), err)
+			}
+		}
+	}
+	return nil
+}
+
+// tx runs fn in one write transaction; any error rolls it all back.
+func (q *Queue) tx(fn func(*sql.Tx) error) error {
+	tx, err := q.db.Begin()
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// exec runs one statement that must touch a job's row(s).
+func (q *Queue) exec(op, query string, args ...any) error {
+	res, err := q.db.Exec(query, args...)
+	if err != nil {
+		return q.wrap(op, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("%s: %w", op, ErrNotFound)
+	}
+	return nil
+}

@@ -1,0 +1,754 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"braid/engine/metalink"
+	"braid/engine/piece"
+)
+
+// testDoc is a document with one file per name, each of size bytes in
+// pieces of pieceLen (0: no piece hashes), served by two mirrors.
+func testDoc(size, pieceLen int64, names ...string) *metalink.Document {
+	doc := &metalink.Document{Version: 4, Generator: "test"}
+	for _, name := range names {
+		f := metalink.File{
+			Name:   name,
+			Size:   size,
+			Hashes: []metalink.Hash{{Type: "sha-256", Value: strings.Repeat("ab", 32)}},
+			URLs: []metalink.URL{
+				{URL: "http://a.example/" + name, Location: "DE", Priority: 1},
+				{URL: "http://b.example/" + name, Priority: 2},
+			},
+		}
+		if pieceLen > 0 {
+			l := piece.Layout{Size: size, Length: pieceLen}
+			f.Pieces = &metalink.Pieces{Type: "sha-1", Length: pieceLen, Hashes: make([]string, l.Count())}
+			for i := range f.Pieces.Hashes {
+				f.Pieces.Hashes[i] = fmt.Sprintf("%040x", i)
+			}
+		}
+		doc.Files = append(doc.Files, f)
+	}
+	return doc
+}
+
+func openTest(t *testing.T, dir string) *Queue {
+	t.Helper()
+	q, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close() })
+	return q
+}
+
+func ids(t *testing.T, q *Queue) []int64 {
+	t.Helper()
+	jobs, err := q.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int64
+	for i, j := range jobs {
+		if j.Index != i {
+			t.Errorf("job %d has Index %d at place %d", j.ID, j.Index, i)
+		}
+		out = append(out, j.ID)
+	}
+	return out
+}
+
+func TestAddGetList(t *testing.T) {
+	dir := t.TempDir()
+	q := openTest(t, dir)
+	doc := testDoc(5<<20+3, 1<<20, "a.iso", "b.iso", "c.iso")
+	id, err := q.Add("http://x.example/a.meta4", "dl", doc, []string{"a.iso", "c.iso"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id2, err := q.Add("/tmp/b.meta4", filepath.Join(dir, "dl2"), testDoc(10, 0, "small"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	j, err := q.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(j.Doc, doc) {
+		t.Errorf("stored document differs:\n got %+v\nwant %+v", j.Doc, doc)
+	}
+	if !filepath.IsAbs(j.Dest) || filepath.Base(j.Dest) != "dl" {
+		t.Errorf("Dest = %q, want an absolute path ending in dl", j.Dest)
+	}
+	if j.State != Queued || j.Index != 0 || j.AddedAt.IsZero() || !j.FinishedAt.IsZero() {
+		t.Errorf("new job: state %s index %d added %v finished %v", j.State, j.Index, j.AddedAt, j.FinishedAt)
+	}
+	var selected []string
+	for _, f := range j.Files {
+		if f.Selected {
+			selected = append(selected, f.Name)
+		}
+		if f.Pieces != 6 || f.Layout.Length != 1<<20 || f.Done != 0 {
+			t.Errorf("file %s: %d pieces of %d, %d done", f.Name, f.Pieces, f.Layout.Length, f.Done)
+		}
+		if len(f.Mirrors) != 2 || f.Mirrors[0].Location != "DE" || f.Mirrors[1].Priority != 2 {
+			t.Errorf("file %s mirrors = %+v", f.Name, f.Mirrors)
+		}
+	}
+	if !slices.Equal(selected, []string{"a.iso", "c.iso"}) {
+		t.Errorf("selected = %v", selected)
+	}
+	if got := j.Name(); got != "a.iso (+1 more)" {
+		t.Errorf("Name = %q", got)
+	}
+
+	jobs, err := q.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 2 || jobs[0].ID != id || jobs[1].ID != id2 {
+		t.Fatalf("List = %+v", jobs)
+	}
+	if jobs[0].Doc != nil || jobs[0].Files[0].Mirrors != nil {
+		t.Error("List carries documents or mirrors")
+	}
+	if _, pieces, _, size := jobs[0].Progress(); pieces != 12 || size != 2*(5<<20+3) {
+		t.Errorf("Progress of job 1: %d pieces, %d bytes", pieces, size)
+	}
+	if jobs[1].Files[0].Pieces != 1 || jobs[1].Files[0].Layout.Length != piece.DefaultLength {
+		t.Errorf("file without piece hashes: %+v", jobs[1].Files[0])
+	}
+
+	got, err := q.FindBySource("/tmp/b.meta4")
+	if err != nil || got.ID != id2 {
+		t.Errorf("FindBySource = %d, %v; want %d", got.ID, err, id2)
+	}
+	if _, err := q.FindBySource("/tmp/none.meta4"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("FindBySource of an unknown source: %v", err)
+	}
+	if _, err := q.Get(999); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get(999): %v", err)
+	}
+}
+
+func TestAddRefuses(t *testing.T) {
+	q := openTest(t, t.TempDir())
+	for _, tc := range []struct {
+		name     string
+		doc      *metalink.Document
+		selected []string
+		want     string
+	}{
+		{"nil document", nil, nil, "no files"},
+		{"no files", &metalink.Document{}, nil, "no files"},
+		{"unknown selection", testDoc(1, 0, "a"), []string{"a", "b"}, `"b" is not in the document`},
+		{"empty selection", testDoc(1, 0, "a"), []string{}, "no file selected"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := q.Add("src", t.TempDir(), tc.doc, tc.selected)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Add: %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+	if jobs, err := q.List(); err != nil || len(jobs) != 0 {
+		t.Errorf("after refused adds: %d jobs, %v", len(jobs), err)
+	}
+}
+
+func TestMove(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		op   func(q *Queue, id []int64) error
+		want []int // indexes into the original IDs
+	}{
+		{"up", func(q *Queue, id []int64) error { return q.MoveUp(id[2]) }, []int{0, 2, 1, 3, 4}},
+		{"up first", func(q *Queue, id []int64) error { return q.MoveUp(id[0]) }, []int{0, 1, 2, 3, 4}},
+		{"down", func(q *Queue, id []int64) error { return q.MoveDown(id[0]) }, []int{1, 0, 2, 3, 4}},
+		{"down last", func(q *Queue, id []int64) error { return q.MoveDown(id[4]) }, []int{0, 1, 2, 3, 4}},
+		{"to front", func(q *Queue, id []int64) error { return q.Move(id[3], 0) }, []int{3, 0, 1, 2, 4}},
+		{"to back", func(q *Queue, id []int64) error { return q.Move(id[1], 4) }, []int{0, 2, 3, 4, 1}},
+		{"past the end", func(q *Queue, id []int64) error { return q.Move(id[0], 99) }, []int{1, 2, 3, 4, 0}},
+		{"before the start", func(q *Queue, id []int64) error { return q.Move(id[4], -3) }, []int{4, 0, 1, 2, 3}},
+		{"after a removal", func(q *Queue, id []int64) error {
+			if err := q.Remove(id[1], false); err != nil {
+				return err
+			}
+			return q.Move(id[4], 1)
+		}, []int{0, 4, 2, 3}},
+		{"twice", func(q *Queue, id []int64) error {
+			if err := q.Move(id[4], 0); err != nil {
+				return err
+			}
+			return q.MoveDown(id[4])
+		}, []int{0, 4, 1, 2, 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := openTest(t, t.TempDir())
+			var id []int64
+			for i := range 5 {
+				n, err := q.Add(fmt.Sprint("src", i), t.TempDir(), testDoc(1, 0, "f"), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				id = append(id, n)
+			}
+			if err := tc.op(q, id); err != nil {
+				t.Fatal(err)
+			}
+			var want []int64
+			for _, i := range tc.want {
+				want = append(want, id[i])
+			}
+			if got := ids(t, q); !slices.Equal(got, want) {
+				t.Errorf("order = %v, want %v", got, want)
+			}
+		})
+	}
+	q := openTest(t, t.TempDir())
+	if err := q.MoveUp(42); !errors.Is(err, ErrNotFound) {
+		t.Errorf("MoveUp of a missing job: %v", err)
+	}
+}
+
+func TestStates(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		ops       func(q *Queue, id int64) error
+		want      State
+		wantError string // the job's Error field
+		wantErr   error  // from the last op
+	}{
+		{"pause", func(q *Queue, id int64) error { return q.Pause(id, "") }, Paused, "", nil},
+		{"pause with reason", func(q *Queue, id int64) error { return q.Pause(id, "folder is read-only") }, Paused, "folder is read-only", nil},
+		{"resume clears the reason", func(q *Queue, id int64) error {
+			if err := q.Pause(id, "gone"); err != nil {
+				return err
+			}
+			return q.Resume(id)
+		}, Queued, "", nil},
+		{"resume a queued job", func(q *Queue, id int64) error { return q.Resume(id) }, Queued, "", nil},
+		{"fail", func(q *Queue, id int64) error { return q.Fail(id, errors.New("no mirror has it")) }, Failed, "no mirror has it", nil},
+		{"resume a failed job", func(q *Queue, id int64) error {
+			if err := q.Fail(id, errors.New("x")); err != nil {
+				return err
+			}
+			return q.Resume(id)
+		}, Queued, "", nil},
+		{"finish", func(q *Queue, id int64) error { return q.Finish(id) }, Done, "", nil},
+		{"resume a done job", func(q *Queue, id int64) error {
+			if err := q.Finish(id); err != nil {
+				return err
+			}
+			return q.Resume(id)
+		}, Done, "", ErrState},
+		{"pause a done job", func(q *Queue, id int64) error {
+			if err := q.Finish(id); err != nil {
+				return err
+			}
+			return q.Pause(id, "")
+		}, Done, "", ErrState},
+		{"set running", func(q *Queue, id int64) error { return q.SetState(id, Running) }, Running, "", nil},
+		{"set nonsense", func(q *Queue, id int64) error { return q.SetState(id, "flying") }, Queued, "", errors.New("unknown state")},
+		{"missing job", func(q *Queue, id int64) error { return q.Pause(id+1, "") }, Queued, "", ErrNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := openTest(t, t.TempDir())
+			id, err := q.Add("src", t.TempDir(), testDoc(1, 0, "f"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = tc.ops(q, id)
+			switch {
+			case tc.wantErr == nil && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tc.wantErr != nil && (err == nil || !errors.Is(err, tc.wantErr) && !strings.Contains(err.Error(), tc.wantErr.Error())):
+				t.Fatalf("error %v, want %v", err, tc.wantErr)
+			}
+			j, err := q.Get(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j.State != tc.want || j.Error != tc.wantError {
+				t.Errorf("state %s error %q, want %s %q", j.State, j.Error, tc.want, tc.wantError)
+			}
+			if finished := !j.FinishedAt.IsZero(); finished != (j.State == Done || j.State == Failed) {
+				t.Errorf("state %s with FinishedAt %v", j.State, j.FinishedAt)
+			}
+		})
+	}
+}
+
+func TestJournal(t *testing.T) {
+	q := openTest(t, t.TempDir())
+	const size = 10<<20 + 5 // 11 pieces of 1 MiB, the last 5 bytes
+	id, err := q.Add("src", t.TempDir(), testDoc(size, 1<<20, "a", "b"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := q.Journal(id)
+	if err := j.PiecesDone("a", []int{0, 3, 10}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.PiecesDone("a", []int{3, 4}); err != nil {
+		t.Fatal(err)
+	}
+	b, l, err := q.Pieces(id, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Length != 1<<20 || l.Size != size || b.Len() != 11 {
+		t.Fatalf("layout %+v, %d pieces", l, b.Len())
+	}
+	for i := range b.Len() {
+		if want := slices.Contains([]int{0, 3, 4, 10}, i); b.Has(i) != want {
+			t.Errorf("piece %d done = %v, want %v", i, b.Has(i), want)
+		}
+	}
+	if b, _, _ := q.Pieces(id, "b"); b.Count() != 0 {
+		t.Errorf("file b has %d pieces done, want 0", b.Count())
+	}
+
+	t.Run("bad batch records nothing", func(t *testing.T) {
+		for _, bad := range [][]int{{5, 11}, {6, -1}} {
+			if err := j.PiecesDone("a", bad); err == nil || !strings.Contains(err.Error(), "outside") {
+				t.Errorf("PiecesDone(%v): %v, want an error about a piece outside the file", bad, err)
+			}
+		}
+		if b, _, _ := q.Pieces(id, "a"); b.Count() != 4 {
+			t.Errorf("after refused batches %d pieces are done, want 4", b.Count())
+		}
+	})
+	t.Run("unknown file", func(t *testing.T) {
+		if err := j.PiecesDone("nope", []int{0}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("PiecesDone on an unknown file: %v", err)
+		}
+	})
+	t.Run("progress", func(t *testing.T) {
+		jobs, err := q.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		done, pieces, bytes, total := jobs[0].Progress()
+		if done != 4 || pieces != 22 || bytes != 3<<20+5 || total != 2*size {
+			t.Errorf("Progress = %d/%d pieces, %d/%d bytes", done, pieces, bytes, total)
+		}
+	})
+	t.Run("unknown size grows", func(t *testing.T) {
+		id, err := q.Add("src2", t.TempDir(), testDoc(-1, 0, "u"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Journal(id).PiecesDone("u", []int{0, 2}); err != nil {
+			t.Fatal(err)
+		}
+		b, _, err := q.Pieces(id, "u")
+		if err != nil || b.Len() != 3 || !b.Has(0) || b.Has(1) || !b.Has(2) {
+			t.Fatalf("grown bitfield: %v, %v", b, err)
+		}
+		if err := q.SetSize(id, "u", 3<<20); err != nil {
+			t.Fatal(err)
+		}
+		if b, l, err := q.Pieces(id, "u"); err != nil || b.Len() != 3 || b.Count() != 0 || l.Size != 3<<20 {
+			t.Errorf("after SetSize: %d pieces, %d done, %+v, %v", b.Len(), b.Count(), l, err)
+		}
+	})
+	t.Run("reset", func(t *testing.T) {
+		if err := j.PiecesDone("b", []int{1, 2}); err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Reset("b"); err != nil {
+			t.Fatal(err)
+		}
+		if b, _, _ := q.Pieces(id, "b"); b.Count() != 0 || b.Len() != 11 {
+			t.Errorf("after Reset: %d of %d pieces done", b.Count(), b.Len())
+		}
+		if a, _, _ := q.Pieces(id, "a"); a.Count() != 4 {
+			t.Errorf("Reset of b touched a: %d pieces done", a.Count())
+		}
+		if err := j.Reset("nope"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Reset of an unknown file: %v", err)
+		}
+	})
+	t.Run("set pieces", func(t *testing.T) {
+		nb := piece.NewBitfield(11)
+		nb.Set(7)
+		if err := q.SetPieces(id, "b", nb); err != nil {
+			t.Fatal(err)
+		}
+		if b, _, _ := q.Pieces(id, "b"); b.Count() != 1 || !b.Has(7) {
+			t.Error("SetPieces did not store the bitfield")
+		}
+		if err := q.SetPieces(id, "b", piece.NewBitfield(3)); err == nil {
+			t.Error("SetPieces accepted a bitfield of the wrong length")
+		}
+	})
+}
+
+func TestReopenResumes(t *testing.T) {
+	dir := t.TempDir()
+	q, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]State{}
+	for _, s := range []State{Queued, Running, Paused, Done, Failed, Running} {
+		id, err := q.Add("src", t.TempDir(), testDoc(1, 0, "f"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := q.SetState(id, s); err != nil {
+			t.Fatal(err)
+		}
+		want[id] = s
+	}
+	if !q.Owner() {
+		t.Fatal("the first Open does not own the queue")
+	}
+
+	// A second process (here: a second Queue) opening while the owner
+	// runs must not touch the running jobs.
+	other := openTest(t, dir)
+	if other.Owner() {
+		t.Error("a second Open owns the queue too")
+	}
+	check := func(q *Queue, running State) {
+		t.Helper()
+		jobs, err := q.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range jobs {
+			w := want[j.ID]
+			if w == Running {
+				w = running
+			}
+			if j.State != w {
+				t.Errorf("job %d is %s, want %s", j.ID, j.State, w)
+			}
+		}
+	}
+	check(other, Running)
+	if _, err := other.claim(1); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	q.Close() // as if it died: SIGKILL leaves the same state (see run_test.go)
+
+	q = openTest(t, dir)
+	if !q.Owner() {
+		t.Error("Open after the owner closed does not own the queue")
+	}
+	want[1] = Running // claimed by other, so it was running too
+	check(q, Queued)
+}
+
+func TestMigrateFromV1(t *testing.T) {
+	dir := t.TempDir()
+	// Make a database as Braid with schema version 1 left it.
+	q := openTest(t, dir)
+	q.Close()
+	path := filepath.Join(dir, DBName)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	if err := migrate(db, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO jobs (id, source, dest, state, position, added_at, document)
+		VALUES (7, 'old.meta4', '/dl', 'running', 0, 1, '{"Version":4,"Files":[{"Name":"f","Size":1}]}')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO files (id, job, idx, name, size, hashes, selected) VALUES (1, 7, 0, 'f', 1, '[]', 1);
+		INSERT INTO pieces (file, length, count, bits) VALUES (1, 1048576, 1, x'80')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO mirror_speed VALUES ('h', 1, 1)`); err == nil {
+		t.Fatal("a version 1 database already has mirror_speed; this test tests nothing")
+	}
+	db.Close()
+
+	q = openTest(t, dir)
+	var v int
+	if err := q.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != schemaVersion {
+		t.Fatalf("user_version after Open = %d, %v; want %d", v, err, schemaVersion)
+	}
+	j, err := q.Get(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.State != Queued || j.Source != "old.meta4" || j.Files[0].Done != 1 || j.Doc.Files[0].Name != "f" {
+		t.Errorf("migrated job: %+v", j)
+	}
+	if err := q.RecordMirrorSpeed("h", 100); err != nil {
+		t.Errorf("mirror_speed after migration: %v", err)
+	}
+}
+
+func TestNewerSchemaRefused(t *testing.T) {
+	dir := t.TempDir()
+	openTest(t, dir).Close()
+	db := rawDB(t, filepath.Join(dir, DBName))
+	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d", schemaVersion+1)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if q, err := Open(dir); !errors.Is(err, ErrNewer) {
+		if q != nil {
+			q.Close()
+		}
+		t.Fatalf("Open of a newer database: %v, want ErrNewer", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, DBName)); err != nil {
+		t.Errorf("the newer database is gone: %v", err)
+	}
+}
+
+func TestRemove(t *testing.T) {
+	q := openTest(t, t.TempDir())
+	dest := t.TempDir()
+	write := func(name string) {
+		t.Helper()
+		p := filepath.Join(dest, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exists := func(name string) bool {
+		_, err := os.Stat(filepath.Join(dest, filepath.FromSlash(name)))
+		return err == nil
+	}
+	for _, n := range []string{"keep/a.iso", "keep/a.iso.part", "gone/b.iso", "gone/b.iso.part", "gone/other"} {
+		write(n)
+	}
+	keep, err := q.Add("k", dest, testDoc(1, 0, "keep/a.iso"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, err := q.Add("g", dest, testDoc(1, 0, "gone/b.iso"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Remove(keep, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Remove(gone, true); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{
+		"keep/a.iso": true, "keep/a.iso.part": true, "gone/b.iso": false, "gone/b.iso.part": false, "gone/other": true,
+	} {
+		if exists(name) != want {
+			t.Errorf("%s exists = %v, want %v", name, !want, want)
+		}
+	}
+	if jobs, _ := q.List(); len(jobs) != 0 {
+		t.Errorf("%d jobs left", len(jobs))
+	}
+	if err := q.Remove(gone, false); !errors.Is(err, ErrNotFound) {
+		t.Errorf("second Remove: %v", err)
+	}
+
+	t.Run("files already gone", func(t *testing.T) {
+		id, err := q.Add("v", filepath.Join(dest, "vanished"), testDoc(1, 0, "x"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Remove(id, true); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Run("a hostile name stays inside", func(t *testing.T) {
+		// The metalink reader refuses such names; the queue does not
+		// rely on it.
+		outside := filepath.Join(filepath.Dir(dest), "outside.txt")
+		if err := os.WriteFile(outside, []byte("precious"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		id, err := q.Add("h", dest, testDoc(1, 0, "../outside.txt"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Remove(id, true); err == nil {
+			t.Error("Remove with files of ../outside.txt did not fail")
+		}
+		if _, err := os.Stat(outside); err != nil {
+			t.Errorf("a file outside the destination was deleted: %v", err)
+		}
+		if _, err := q.Get(id); err != nil {
+			t.Errorf("the job is gone though its files were not deleted: %v", err)
+		}
+	})
+}
+
+func TestSettings(t *testing.T) {
+	q := openTest(t, t.TempDir())
+	s, err := q.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.StartOnLaunch || s.MaxConns != 0 || s.SpeedLimit != 0 || s.Languages != nil || filepath.Base(s.DownloadDir) != "Downloads" {
+		t.Errorf("defaults = %+v", s)
+	}
+	err = q.UpdateSettings(func(s *Settings) {
+		s.DownloadDir = "/data"
+		s.Languages = []string{"de", "en-GB"}
+		s.OS = []string{"Linux-x86"}
+		s.Countries = []string{"DE"}
+		s.MaxConns = 8
+		s.SpeedLimit = 1 << 20
+		s.StartOnLaunch = false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Settings{"/data", []string{"de", "en-GB"}, []string{"Linux-x86"}, []string{"DE"}, 8, 1 << 20, false}
+	if s, err := q.Settings(); err != nil || !reflect.DeepEqual(s, want) {
+		t.Errorf("Settings = %+v, %v; want %+v", s, err, want)
+	}
+	if err := q.SetSetting(keyMaxConns, "lots"); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := q.Settings(); s.MaxConns != 0 {
+		t.Errorf("MaxConns from a bad value = %d, want the default 0", s.MaxConns)
+	}
+	if v, ok, err := q.Setting("nothing"); ok || v != "" || err != nil {
+		t.Errorf("Setting of an unset key = %q %v %v", v, ok, err)
+	}
+}
+
+func TestMirrorSpeed(t *testing.T) {
+	q := openTest(t, t.TempDir())
+	if _, ok, err := q.MirrorSpeed("a:80"); ok || err != nil {
+		t.Fatalf("unknown host: %v %v", ok, err)
+	}
+	for _, bps := range []float64{1000, 2000, 2000} {
+		if err := q.RecordMirrorSpeed("a:80", bps); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 1000, then 1000+0.3*1000 = 1300, then 1300+0.3*700 = 1510.
+	if bps, ok, err := q.MirrorSpeed("a:80"); !ok || err != nil || bps < 1509.99 || bps > 1510.01 {
+		t.Errorf("MirrorSpeed = %v %v %v, want 1510", bps, ok, err)
+	}
+	if err := q.RecordMirrorSpeed("", 5); err == nil {
+		t.Error("a sample without a host was accepted")
+	}
+	var at int64
+	if err := q.db.QueryRow(`SELECT updated_at FROM mirror_speed WHERE host = 'a:80'`).Scan(&at); err != nil || at < 1.7e12 {
+		t.Errorf("updated_at = %d, %v; want unix milliseconds of now", at, err)
+	}
+}
+
+func TestCheckPart(t *testing.T) {
+	l := piece.Layout{Size: 10<<20 + 5, Length: 1 << 20} // 11 pieces
+	rec := piece.NewBitfield(11)
+	for _, i := range []int{0, 1, 2, 5, 10} {
+		rec.Set(i)
+	}
+	for _, tc := range []struct {
+		name     string
+		l        piece.Layout
+		part     int64
+		want     []int
+		cleared  int
+		rechecks bool
+	}{
+		{"whole length (complete or preallocated)", l, l.Size, []int{0, 1, 2, 5, 10}, 0, false},
+		{"missing", l, -1, nil, 5, false},
+		{"empty", l, 0, nil, 5, false},
+		{"cut inside piece 5", l, 5<<20 + 100, []int{0, 1, 2}, 2, false},
+		{"ends after piece 5", l, 6 << 20, []int{0, 1, 2, 5}, 1, false},
+		{"last piece one byte short", l, l.Size - 1, []int{0, 1, 2, 5}, 1, false},
+		{"longer than the file", l, l.Size + 1, []int{0, 1, 2, 5, 10}, 0, true},
+		{"unknown size", piece.Layout{Size: -1, Length: 1 << 20}, 3 << 20, []int{0, 1, 2}, 2, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := CheckPart(rec, tc.l, tc.part)
+			var got []int
+			for i := range tr.Done.Len() {
+				if tr.Done.Has(i) {
+					got = append(got, i)
+				}
+			}
+			if !slices.Equal(got, tc.want) || tr.Cleared != tc.cleared || tr.Recheck != tc.rechecks {
+				t.Errorf("trusted %v cleared %d recheck %v; want %v %d %v", got, tr.Cleared, tr.Recheck, tc.want, tc.cleared, tc.rechecks)
+			}
+			if rec.Count() != 5 {
+				t.Error("CheckPart changed the recorded bitfield")
+			}
+		})
+	}
+}
+
+// countDone reads the stored bytes directly; it must agree with
+// piece.Bitfield, whose format it relies on.
+func TestCountDoneMatchesBitfield(t *testing.T) {
+	for n := 1; n <= 70; n++ {
+		l := piece.Layout{Size: int64(n)*100 - 37, Length: 100}
+		for _, pattern := range []func(i int) bool{
+			func(i int) bool { return true },
+			func(i int) bool { return i%3 == 0 },
+			func(i int) bool { return i == n-1 },
+			func(i int) bool { return i%2 == 1 && i != n-1 },
+		} {
+			b := piece.NewBitfield(n)
+			var wantBytes int64
+			for i := range n {
+				if pattern(i) {
+					b.Set(i)
+					_, size := l.Bounds(i)
+					wantBytes += size
+				}
+			}
+			raw, _ := b.MarshalBinary()
+			if n%8 != 0 {
+				raw[len(raw)-1] |= 0xff >> (n % 8) // junk past the last piece is ignored
+			}
+			if done, bytes := countDone(raw, n, l); done != b.Count() || bytes != wantBytes {
+				t.Fatalf("n=%d: countDone = %d pieces %d bytes, want %d %d", n, done, bytes, b.Count(), wantBytes)
+			}
+		}
+	}
+}
+
+func TestOwnershipPassesOn(t *testing.T) {
+	dir := t.TempDir()
+	first, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := openTest(t, dir)
+	if !first.Owner() || second.Owner() {
+		t.Fatalf("owners: first %v, second %v", first.Owner(), second.Owner())
+	}
+	id, err := second.Add("s", t.TempDir(), testDoc(1, 0, "f"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runner(second).RunJob(context.Background(), id); !errors.Is(err, ErrNotOwner) {
+		t.Errorf("RunJob while another process owns the queue: %v, want ErrNotOwner", err)
+	}
+	first.Close()
+	if !second.tryOwn() || !second.Owner() {
+		t.Error("ownership did not pass on when the owner closed")
+	}
+	third := openTest(t, dir)
+	if third.Owner() {
+		t.Error("a third Open owns the queue too")
+	}
+}

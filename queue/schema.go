@@ -1,0 +1,127 @@
+package queue
+
+import (
+	"database/sql"
+	"fmt"
+)
+
+// migrations bring the schema forward one version each: migrations[i]
+// turns a database at user_version i into one at i+1. They are append-only:
+// a released migration is never edited, a change is a new entry, so any
+// older state.db can be opened by any newer Braid.
+var migrations = []string{
+	// 1: the queue itself.
+	`
+CREATE TABLE jobs (
+	id          INTEGER PRIMARY KEY,
+	source      TEXT    NOT NULL,            -- as the user gave it
+	dest        TEXT    NOT NULL,            -- absolute destination folder
+	state       TEXT    NOT NULL CHECK (state IN ('queued','running','paused','done','failed')),
+	position    INTEGER NOT NULL,            -- queue order, ascending; gaps allowed
+	added_at    INTEGER NOT NULL,            -- unix milliseconds
+	finished_at INTEGER,                     -- unix milliseconds; NULL until done or failed
+	error       TEXT    NOT NULL DEFAULT '', -- why it failed or paused itself
+	document    BLOB    NOT NULL             -- the metalink model as JSON
+);
+CREATE INDEX jobs_order ON jobs (position, id);
+CREATE INDEX jobs_source ON jobs (source);
+
+CREATE TABLE files (
+	id       INTEGER PRIMARY KEY,
+	job      INTEGER NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+	idx      INTEGER NOT NULL,               -- order in the document
+	name     TEXT    NOT NULL,
+	size     INTEGER NOT NULL,               -- -1: unknown
+	hashes   TEXT    NOT NULL,               -- whole-file hashes as JSON
+	selected INTEGER NOT NULL,
+	verified INTEGER NOT NULL DEFAULT 0,
+	UNIQUE (job, name)
+);
+CREATE INDEX files_order ON files (job, idx);
+
+CREATE TABLE mirrors (
+	id       INTEGER PRIMARY KEY,
+	file     INTEGER NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+	url      TEXT    NOT NULL,
+	location TEXT    NOT NULL DEFAULT '',
+	priority INTEGER NOT NULL,
+	strikes  INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX mirrors_file ON mirrors (file);
+
+CREATE TABLE pieces (
+	file   INTEGER PRIMARY KEY REFERENCES files (id) ON DELETE CASCADE,
+	length INTEGER NOT NULL,                 -- bytes per piece
+	count  INTEGER NOT NULL,                 -- pieces in the file
+	bits   BLOB    NOT NULL                  -- piece.Bitfield.MarshalBinary
+);
+
+CREATE TABLE settings (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+`,
+	// 2: speed history, so the next download starts with the mirrors that
+	// were fast last time.
+	`
+CREATE TABLE mirror_speed (
+	host       TEXT PRIMARY KEY,             -- host[:port] of the mirror URL
+	bps        REAL    NOT NULL,             -- EWMA of bytes per second
+	updated_at INTEGER NOT NULL              -- unix milliseconds
+);
+`,
+}
+
+// schemaVersion is the user_version of a database that is up to date.
+var schemaVersion = len(migrations)
+
+// migrate brings db from its user_version up to target, one transaction
+// per step, so a crash mid-way leaves a database at a whole version. The
+// version is read inside each write transaction: two processes opening a
+// new state folder at once must not both run the same step.
+func migrate(db *sql.DB, target int) error {
+	for {
+		done, err := migrateStep(db, target)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// migrateStep applies the next migration, or reports done when the
+// database is at target.
+func migrateStep(db *sql.DB, target int) (done bool, err error) {
+	var v int
+	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+		return false, fmt.Errorf("read schema version: %w", err)
+	}
+	if v > len(migrations) {
+		return false, fmt.Errorf("%w: schema version %d, this Braid knows up to %d", ErrNewer, v, len(migrations))
+	}
+	if v >= target {
+		return true, nil
+	}
+	tx, err := db.Begin() // BEGIN IMMEDIATE: the write lock, then look again
+	if err != nil {
+		return false, fmt.Errorf("migrate to version %d: %w", v+1, err)
+	}
+	defer tx.Rollback()
+	if err := tx.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+		return false, fmt.Errorf("read schema version: %w", err)
+	}
+	if v >= target || v >= len(migrations) {
+		return false, nil // another process got here first; look again
+	}
+	if _, err := tx.Exec(migrations[v]); err != nil {
+		return false, fmt.Errorf("migrate to version %d: %w", v+1, err)
+	}
+	// user_version is written in the same transaction: the schema and its
+	// number change together or not at all.
+	if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+		return false, fmt.Errorf("migrate to version %d: %w", v+1, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("migrate to version %d: %w", v+1, err)
+	}
+	return false, nil
+}
