@@ -2,17 +2,337 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"image"
+	"image/png"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/driver/software"
+
+	"braid/platform"
+	"braid/queue"
+	"braid/ui"
+	"braid/ui/bridge"
 )
 
-// cmdWindow opens the window. Until the window exists it prints the usage.
-func cmdWindow(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintf(stderr, "braid: the window is not built yet; use 'braid get %s'\n\n", args[0])
-		fmt.Fprint(stderr, usage)
+const windowUsage = `usage: braid [--state DIR] [SOURCE...]
+
+Opens the window and adds each SOURCE (a .meta4, .metalink or .torrent
+file, or a link), showing the picker for documents with files to choose.
+When Braid is already open, the sources are handed to it instead.
+
+Flags:
+`
+
+// cmdWindow is `braid [SOURCE...]`: the window over the queue.
+//
+// Screenshot mode, for the Xvfb test and the README: with
+// BRAID_SCREENSHOT=out.png the window adds the sources without showing the
+// picker, waits until a download is visibly under way (a job at 20% or
+// more, or finished) and at least BRAID_SCREENSHOT_AFTER (a Go duration,
+// default 2s) has passed, shows that job's segment map, writes the
+// window's canvas to out.png and quits. BRAID_SCREENSHOT_TIMEOUT (default
+// 2m) bounds the wait; on timeout it captures what it has and exits 1.
+func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("braid", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	fset.Usage = func() {
+		fmt.Fprint(stderr, windowUsage)
+		fset.PrintDefaults()
+		fmt.Fprint(stderr, "\n"+usage)
+	}
+	stateFlag := fset.String("state", "", "the queue's `folder` (default: BRAID_STATE, else the user config folder)")
+	if err := fset.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
-	fmt.Fprint(stdout, usage)
-	return 0
+	cwd, _ := os.Getwd()
+	sources := absSources(fset.Args(), cwd)
+
+	shot, err := screenshotFromEnv(os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "braid: %v\n", err)
+		return 2
+	}
+
+	// One window per user: a second `braid SOURCE` (a double-click on a
+	// .meta4) hands its sources to the running one and exits.
+	sock := platform.SocketPath(os.Getenv)
+	inst, err := platform.Listen(sock)
+	if errors.Is(err, platform.ErrRunning) {
+		if err := platform.Forward(ctx, sock, platform.Handoff{Args: sources, Dir: cwd}); err != nil {
+			fmt.Fprintf(stderr, "braid: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	if err != nil {
+		// Without the socket Braid still works; it just cannot take
+		// sources from a second start.
+		fmt.Fprintf(stderr, "braid: %v\n", err)
+	}
+
+	dir, err := queue.Dir(*stateFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "braid: %v\n", err)
+		return 1
+	}
+	q, err := queue.Open(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "braid: %v\n", err)
+		return 1
+	}
+	defer q.Close()
+
+	back := bridge.New(q, nil)
+	a := app.NewWithID("io.github.braid_dm.braid")
+	a.SetIcon(ui.AppIcon)
+	a.Settings().SetTheme(ui.NewTheme())
+	w := ui.New(a, back, ui.Options{AutoStart: shot.path != ""})
+	s, err := back.Settings()
+	if err != nil {
+		fmt.Fprintf(stderr, "braid: %v\n", err)
+	}
+	if err := back.Start(s.StartOnLaunch || shot.path != ""); err != nil {
+		fmt.Fprintf(stderr, "braid: %v\n", err)
+	}
+	w.SetupTray()
+	w.Start()
+	for _, n := range q.Notices() {
+		fmt.Fprintln(stderr, "braid:", n)
+	}
+	for _, src := range sources {
+		w.OpenSource(src)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	var served chan struct{}
+	if inst != nil {
+		served = make(chan struct{})
+		go func() {
+			defer close(served)
+			_ = inst.Serve(ctx, func(h platform.Handoff) error {
+				for _, src := range absSources(h.Args, h.Dir) {
+					w.OpenSource(src)
+				}
+				fyne.Do(w.ShowWindow)
+				return nil
+			})
+		}()
+	}
+	code := 0
+	shotDone := make(chan struct{})
+	go func() {
+		defer close(shotDone)
+		if shot.path != "" {
+			if err := shot.take(ctx, w); err != nil {
+				fmt.Fprintf(stderr, "braid: screenshot: %v\n", err)
+				code = 1
+			}
+			fyne.Do(w.Quit)
+			return
+		}
+		select {
+		case <-ctx.Done(): // Ctrl-C or SIGTERM
+			fyne.Do(w.Quit)
+		case <-done:
+		}
+	}()
+	a.Run()
+	// Shut down from the outside in: no more handoffs, then the window's
+	// goroutines, then the runner (the job in hand goes back to queued).
+	close(done)
+	cancel()
+	if inst != nil {
+		<-served
+		_ = inst.Close()
+	}
+	<-shotDone
+	w.Stop()
+	if err := back.Close(); err != nil {
+		fmt.Fprintf(stderr, "braid: %v\n", err)
+	}
+	return code
+}
+
+// absSources makes file sources absolute against dir; links stay as they
+// are.
+func absSources(args []string, dir string) []string {
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		if a == "" {
+			continue
+		}
+		if !strings.Contains(a, "://") && !strings.HasPrefix(a, "magnet:") && !filepath.IsAbs(a) {
+			a = filepath.Join(dir, a)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// screenshot is the screenshot mode's settings; path "" means off.
+type screenshot struct {
+	path           string
+	after, timeout time.Duration
+}
+
+func screenshotFromEnv(getenv func(string) string) (screenshot, error) {
+	s := screenshot{path: getenv("BRAID_SCREENSHOT"), after: 2 * time.Second, timeout: 2 * time.Minute}
+	for _, v := range []struct {
+		name string
+		d    *time.Duration
+	}{{"BRAID_SCREENSHOT_AFTER", &s.after}, {"BRAID_SCREENSHOT_TIMEOUT", &s.timeout}} {
+		if raw := getenv(v.name); raw != "" {
+			d, err := time.ParseDuration(raw)
+			if err != nil || d < 0 {
+				return s, fmt.Errorf("%s=%q: want a duration such as 3s", v.name, raw)
+			}
+			*v.d = d
+		}
+	}
+	return s, nil
+}
+
+// screenshotProgress is how far a download must be to count as visibly
+// under way.
+const screenshotProgress = 0.2
+
+// take waits until a download is visibly under way, shows its segment map
+// and writes the window to s.path.
+func (s screenshot) take(ctx context.Context, w *ui.Window) error {
+	start := time.Now()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	timeout := time.NewTimer(s.timeout)
+	defer timeout.Stop()
+	ready, shown := false, false
+	for !ready || !shown {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timeout.C:
+			_ = s.write(ctx, w)
+			return fmt.Errorf("no download under way after %s", s.timeout)
+		case <-tick.C:
+		}
+		wasReady := ready
+		onUI(ctx, func() {
+			// The running job is the picture; a finished one will do
+			// when nothing runs any more.
+			var best ui.Job
+			for _, j := range w.Jobs() {
+				if j.State == ui.Running && j.Progress() >= screenshotProgress {
+					best = j
+					break
+				}
+				if j.State == ui.Done && best.ID == 0 {
+					best = j
+				}
+			}
+			if best.State == ui.Done && slices.ContainsFunc(w.Jobs(), func(j ui.Job) bool { return j.State.Live() }) {
+				best = ui.Job{}
+			}
+			ready = best.ID != 0 && time.Since(start) >= s.after
+			if ready {
+				if w.Selected() != best.ID {
+					w.Select(best.ID)
+				}
+				w.Details.Tabs.Select(w.Details.SegmentsTab)
+			}
+		})
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// One more tick after the map is chosen, so it has been drawn
+		// from a fresh snapshot.
+		shown = ready && wasReady
+	}
+	return s.write(ctx, w)
+}
+
+// onUI runs f on the UI goroutine and waits for it, or for ctx: once the
+// app has quit, nothing runs f.
+func onUI(ctx context.Context, f func()) {
+	done := make(chan struct{})
+	fyne.Do(func() {
+		defer close(done)
+		f()
+	})
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+func (s screenshot) write(ctx context.Context, w *ui.Window) error {
+	res := make(chan error, 1)
+	onUI(ctx, func() { res <- s.capture(w) })
+	select {
+	case err := <-res:
+		return err
+	default:
+		return fmt.Errorf("the window closed before the screenshot: %w", ctx.Err())
+	}
+}
+
+// capture writes the window to s.path; it runs on the UI goroutine.
+func (s screenshot) capture(w *ui.Window) error {
+	img := w.Win.Canvas().Capture()
+	if uniform(img) {
+		img = softwareCapture(w.Win)
+	}
+	f, err := os.Create(s.path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// uniform reports whether every pixel of img is the same: what the GL
+// driver's Capture returns where the front buffer cannot be read back (Mesa
+// on Xvfb).
+func uniform(img image.Image) bool {
+	b := img.Bounds()
+	first := img.At(b.Min.X, b.Min.Y)
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			if img.At(x, y) != first {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// softwareCapture draws the window's content with Fyne's software painter
+// at the window's size and scale, then gives the content back to the
+// window.
+func softwareCapture(win fyne.Window) image.Image {
+	content := win.Content()
+	c := software.NewCanvas()
+	c.SetPadded(win.Padded())
+	c.SetScale(win.Canvas().Scale())
+	c.SetContent(content)
+	c.Resize(win.Canvas().Size())
+	img := c.Capture()
+	win.SetContent(content)
+	return img
 }

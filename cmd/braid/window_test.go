@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"braid/engine/metalink"
+	"braid/engine/mirrortest"
+	"braid/engine/piece"
+)
+
+// TestWindowScreenshot starts the real binary in a real window on its own
+// Xvfb display, on a metalink served by three rate-limited loopback
+// mirrors, and checks the screenshot it takes of itself once the download
+// is visibly under way. With BRAID_UPDATE_SCREENSHOT=1 the picture becomes
+// docs/screenshot.png, the one the README shows.
+func TestWindowScreenshot(t *testing.T) {
+	xvfb, err := exec.LookPath("Xvfb")
+	if err != nil {
+		t.Skip("Xvfb is not installed (Debian: apt-get install xvfb, or make setup); the window test needs it")
+	}
+	if testing.Short() {
+		t.Skip("starts a window and a download; skipped with -short")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "braid")
+	build := exec.Command("go", "build", "-tags", "nosqlite", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	display := startXvfb(t, xvfb)
+
+	const size = 24 << 20
+	const pieceLength = 128 << 10
+	data := make([]byte, size)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	mirrors := []*mirrortest.Mirror{
+		mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(900<<10), mirrortest.Path("/debian/braid-demo.iso")),
+		mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"), mirrortest.Rate(600<<10), mirrortest.Path("/pub/braid-demo.iso")),
+		mirrortest.New(t, data, mirrortest.Addr("127.0.0.4"), mirrortest.Rate(350<<10), mirrortest.Path("/mirror/braid-demo.iso")),
+	}
+	// Three sources: the image being braided, a second build that waits
+	// its turn on the same mirrors, and small release notes from one fast
+	// mirror, so the queue shows more than one state.
+	var urls []metalink.URL
+	for i, m := range mirrors {
+		urls = append(urls, metalink.URL{URL: m.URL(), Priority: 1 + i, Location: []string{"DE", "NL", "US"}[i]})
+	}
+	notes := data[:512<<10]
+	notesMirror := mirrortest.New(t, notes, mirrortest.Addr("127.0.0.5"), mirrortest.Path("/notes.pdf"))
+	sources := []string{
+		writeMetalink(t, tmp, "amd64.meta4", data, "braid-demo-1.0-amd64.iso", pieceLength, urls),
+		writeMetalink(t, tmp, "notes.meta4", notes, "braid-demo-1.0-release-notes.pdf", 64<<10,
+			[]metalink.URL{{URL: notesMirror.URL(), Priority: 1, Location: "DE"}}),
+		writeMetalink(t, tmp, "arm64.meta4", data, "braid-demo-1.0-arm64.iso", pieceLength, urls),
+	}
+
+	home := filepath.Join(tmp, "home")
+	runtimeDir := filepath.Join(tmp, "run")
+	for _, d := range []string{home, runtimeDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shot := filepath.Join(tmp, "screenshot.png")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, sources...) // killed with SIGKILL if it hangs
+	cmd.Env = append(os.Environ(),
+		"DISPLAY="+display,
+		"HOME="+home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_RUNTIME_DIR="+runtimeDir,
+		"DBUS_SESSION_BUS_ADDRESS=",
+		"BRAID_STATE="+filepath.Join(tmp, "state"),
+		"FYNE_THEME=light",
+		"FYNE_SCALE=1",
+		"BRAID_SCREENSHOT="+shot,
+		"BRAID_SCREENSHOT_AFTER=3s",
+		"BRAID_SCREENSHOT_TIMEOUT=2m",
+	)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("braid: %v\n%s", err, out.String())
+	}
+
+	file, err := os.Open(shot)
+	if err != nil {
+		t.Fatalf("no screenshot: %v\n%s", err, out.String())
+	}
+	img, err := png.Decode(file)
+	file.Close()
+	if err != nil {
+		t.Fatalf("screenshot does not decode: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() != 1100 || b.Dy() != 720 {
+		t.Errorf("screenshot is %v, want the window's 1100×720", b)
+	}
+	if n := colours(img); n < 64 {
+		t.Errorf("screenshot has %d colours: blank or nearly", n)
+	}
+	var served int64
+	for _, m := range mirrors {
+		if m.BytesServed() == 0 {
+			t.Errorf("mirror %s sent nothing: the download did not braid all three", m.Host())
+		}
+		served += m.BytesServed()
+	}
+	if served < size/5 {
+		t.Errorf("mirrors sent %d bytes: the screenshot came before the download was under way", served)
+	}
+	if os.Getenv("BRAID_UPDATE_SCREENSHOT") == "1" {
+		png, err := os.ReadFile(shot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join("..", "..", "docs", "screenshot.png")
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", dst)
+	}
+}
+
+// writeMetalink describes data as the file name, with the mirrors urls,
+// and writes the .meta4 into dir.
+func writeMetalink(t *testing.T, dir, meta string, data []byte, name string, pieceLength int64, urls []metalink.URL) string {
+	t.Helper()
+	f, err := piece.Describe(context.Background(), bytes.NewReader(data), int64(len(data)), name, pieceLength, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Identity, f.Version = "Braid Demo", "1.0"
+	f.Description = "A demo image braided together from three mirrors."
+	f.Publisher = metalink.Party{Name: "The Braid Project", URL: "https://example.org/"}
+	f.URLs = urls
+	var doc bytes.Buffer
+	if err := metalink.Write(&doc, &metalink.Document{Version: 4, Files: []metalink.File{f}}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, meta)
+	if err := os.WriteFile(path, doc.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// startXvfb starts Xvfb on a free display and returns the display name;
+// the server is killed when the test ends.
+func startXvfb(t *testing.T, xvfb string) string {
+	t.Helper()
+	for n := 90; n < 190; n++ {
+		if _, err := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n)); err == nil {
+			continue
+		}
+		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
+			continue
+		}
+		if tryXvfb(t, xvfb, n) {
+			return fmt.Sprintf(":%d", n)
+		}
+	}
+	t.Fatal("no free X display between :90 and :189")
+	return ""
+}
+
+// tryXvfb starts Xvfb on display n and waits for its socket; false when
+// another server took the display first.
+func tryXvfb(t *testing.T, xvfb string, n int) bool {
+	t.Helper()
+	cmd := exec.Command(xvfb, fmt.Sprintf(":%d", n), "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	var log bytes.Buffer
+	cmd.Stderr = &log
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start Xvfb: %v", err)
+	}
+	done := make(chan struct{})
+	var werr error
+	go func() {
+		werr = cmd.Wait()
+		close(done)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-done
+	})
+	deadline := time.After(20 * time.Second)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
+			return true
+		}
+		select {
+		case <-done:
+			if strings.Contains(log.String(), "already active") {
+				return false
+			}
+			t.Fatalf("Xvfb exited: %v\n%s", werr, log.String())
+		case <-deadline:
+			t.Fatalf("Xvfb did not start on :%d\n%s", n, log.String())
+		case <-tick.C:
+		}
+	}
+}
+
+// colours counts the distinct colours of img, up to 10,000.
+func colours(img image.Image) int {
+	seen := map[[4]uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, a := img.At(x, y).RGBA()
+			seen[[4]uint32{r, g, bl, a}] = true
+			if len(seen) >= 10000 {
+				return len(seen)
+			}
+		}
+	}
+	return len(seen)
+}

@@ -1,0 +1,276 @@
+// Package ui is Braid's window, built with Fyne on top of the queue and the
+// engine and never the other way round. It consumes the small Backend
+// interface defined here, in its own terms; bridge.go adapts the queue and
+// the engine to it. The window reads the backend on a ticker (4 Hz while
+// something runs, not at all when idle) and applies what it read inside
+// fyne.Do: the engine never sends the window an event per byte.
+package ui
+
+import (
+	"context"
+	"time"
+
+	"braid/engine/metalink"
+)
+
+// JobID names a job in the queue.
+type JobID int64
+
+// JobState is where a job is in its life, as the window shows it.
+type JobState int
+
+// The states of a job.
+const (
+	Queued    JobState = iota // waiting its turn
+	Running                   // downloading
+	Verifying                 // checking or repairing a finished file
+	Paused                    // stopped by the user, or by Braid with a reason
+	Done                      // every selected file verified
+	Failed                    // gave up; the reason is in Job.Err
+)
+
+// String is the state as the window names it.
+func (s JobState) String() string {
+	switch s {
+	case Queued:
+		return "Queued"
+	case Running:
+		return "Downloading"
+	case Verifying:
+		return "Verifying"
+	case Paused:
+		return "Paused"
+	case Done:
+		return "Done"
+	case Failed:
+		return "Failed"
+	}
+	return "Unknown"
+}
+
+// Live reports whether the state changes on its own, so the window has to
+// keep reading it.
+func (s JobState) Live() bool { return s == Queued || s == Running || s == Verifying }
+
+// Job is one row of the queue: what the list shows.
+type Job struct {
+	ID     JobID
+	Name   string // the first selected file, and how many more
+	Source string // as the user gave it
+	Dir    string // destination folder
+	State  JobState
+	Size   int64         // bytes of the selected files; -1 when not known yet
+	Done   int64         // bytes done
+	Speed  float64       // bytes per second now; 0 when not running
+	ETA    time.Duration // time left at the current speed; -1 when not known
+	// Mismatch marks a job with a file whose bytes did not match the
+	// metalink's hash: the mark the list shows in red.
+	Mismatch bool
+	Err      string // why it failed or paused itself; "" otherwise
+}
+
+// Progress is Done as a fraction of Size in [0, 1]; 0 when Size is unknown.
+func (j Job) Progress() float64 {
+	if j.Size <= 0 {
+		if j.State == Done {
+			return 1
+		}
+		return 0
+	}
+	return min(1, max(0, float64(j.Done)/float64(j.Size)))
+}
+
+// Detail is everything the details pane shows about one job.
+type Detail struct {
+	Job
+	Files []FileDetail // selected files, in document order
+	// Publisher, Identity, Version, Description and Origin describe the
+	// document the job came from, when it says.
+	Publisher   string
+	Identity    string
+	Version     string
+	Description string
+	Origin      string
+}
+
+// FileState is where one file of a job is.
+type FileState int
+
+// The states of a file.
+const (
+	FileWaiting   FileState = iota // not started
+	FileRunning                    // pieces are arriving
+	FileVerifying                  // whole-file hash or repair scan
+	FileVerified                   // at its final name, hash matched
+	FileMismatch                   // the whole-file hash did not match
+	FileFailed                     // could not be completed
+)
+
+// String is the state as the window names it.
+func (s FileState) String() string {
+	switch s {
+	case FileWaiting:
+		return "Waiting"
+	case FileRunning:
+		return "Downloading"
+	case FileVerifying:
+		return "Verifying"
+	case FileVerified:
+		return "Verified"
+	case FileMismatch:
+		return "Checksum mismatch"
+	case FileFailed:
+		return "Failed"
+	}
+	return "Unknown"
+}
+
+// FileDetail is one file of a job: its progress, mirrors and pieces.
+type FileDetail struct {
+	Name  string
+	Size  int64 // -1 when not known yet
+	Done  int64
+	Speed float64
+	ETA   time.Duration // -1 when not known
+	State FileState
+	Err   string
+
+	Hashes []metalink.Hash // whole-file hashes the document carries
+	// PieceLength is the bytes per piece; PieceHash the piece hash type,
+	// "" when the document has no piece hashes (pieces then only track
+	// progress).
+	PieceLength int64
+	PieceHash   string
+	// Signature is the media type of the signature the document carries
+	// for the file, "" when unsigned.
+	Signature string
+	// Verification says in words what the last check found ("sha-256
+	// matched", "3 pieces failed and were fetched again", ...).
+	Verification string
+
+	Mirrors []MirrorDetail
+	Pieces  PieceMap
+}
+
+// MirrorState is what one mirror is doing for a file.
+type MirrorState int
+
+// The states of a mirror.
+const (
+	MirrorIdle    MirrorState = iota // usable, not sending now
+	MirrorActive                     // sending a segment
+	MirrorWaiting                    // asked to retry later (429, 503, 421)
+	MirrorDropped                    // dropped for this file: mismatch, strikes, errors
+)
+
+// String is the state as the window names it.
+func (s MirrorState) String() string {
+	switch s {
+	case MirrorIdle:
+		return "Idle"
+	case MirrorActive:
+		return "Active"
+	case MirrorWaiting:
+		return "Waiting"
+	case MirrorDropped:
+		return "Dropped"
+	}
+	return "Unknown"
+}
+
+// MirrorDetail is one mirror of a file and what it did.
+type MirrorDetail struct {
+	URL      string
+	Host     string // host[:port], the mirror's name in the legend
+	Location string // ISO 3166-1 alpha-2, or ""
+	Priority int
+	State    MirrorState
+	Speed    float64 // bytes per second now
+	Bytes    int64   // bytes of good pieces it sent
+	Strikes  int     // pieces from it that failed their hash
+	Err      string  // why it was dropped or is waiting
+}
+
+// Settings are the user's choices, kept in the queue database.
+type Settings struct {
+	Dir       string   // where downloads go
+	Languages []string // BCP 47 tags, most preferred first
+	OS        []string // operating systems, as metalinks name them
+	Countries []string // ISO 3166-1 alpha-2 codes of preferred mirror locations
+	// MaxConns is the total number of connections; MaxConnsPerMirror the
+	// most to one mirror. 0 means the engine's default.
+	MaxConns          int
+	MaxConnsPerMirror int
+	// SpeedLimit is the most bytes per second for all downloads; 0: none.
+	SpeedLimit int64
+	// StartOnLaunch runs queued jobs when Braid starts; otherwise they wait
+	// for Resume.
+	StartOnLaunch bool
+}
+
+// Prefs returns the picker's filters from the settings.
+func (s Settings) Prefs() metalink.Prefs {
+	return metalink.Prefs{Languages: s.Languages, OS: s.OS, Locations: s.Countries}
+}
+
+// AddRequest is what the picker hands to the backend.
+type AddRequest struct {
+	Source string             // as the user gave it
+	Doc    *metalink.Document // the opened document
+	Files  []string           // names of the ticked files
+	Dir    string             // destination folder
+	Prefs  metalink.Prefs     // filters the user settled on, for mirror order
+	Paused bool               // add without starting
+}
+
+// Backend is everything the window asks of the queue and the engine. Its
+// methods are called from the window's goroutines (the UI goroutine for
+// commands, the ticker's goroutine for reads) and must be safe for
+// concurrent use. Reads must be cheap: Active and Detail run four times a
+// second while something downloads.
+type Backend interface {
+	// Jobs lists the whole queue in queue order.
+	Jobs() ([]Job, error)
+	// Active returns live progress of the jobs whose progress is changing
+	// (running or verifying, and queued jobs the runner is about to start),
+	// read from memory without a database round trip. The window reads it
+	// on its ticker and stops ticking while it is empty, so it must not
+	// list queued jobs that wait for the user's Resume.
+	Active() []Job
+	// Detail returns the details of one job; for a running job, live.
+	// FileDetail.Pieces is filled only when pieces is true: it costs a copy
+	// of every piece's state, and only the Segments tab needs it.
+	Detail(id JobID, pieces bool) (Detail, error)
+
+	// Open reads a source (a .meta4, .metalink or .torrent path, a URL)
+	// into a document for the picker.
+	Open(ctx context.Context, source string) (*metalink.Document, error)
+	// Add puts the picked files in the queue, running unless req.Paused.
+	Add(ctx context.Context, req AddRequest) (JobID, error)
+
+	Pause(id JobID) error
+	Resume(id JobID) error
+	// Remove takes a job out of the queue, stopping it; files on disk stay.
+	Remove(id JobID) error
+	// Move puts a job at index (0 first) in the queue order.
+	Move(id JobID, index int) error
+
+	// Verify checks a finished job's files against their hashes; Repair
+	// fetches only the pieces that fail. Both return once started; the
+	// job's state shows their progress and Detail their result.
+	Verify(id JobID) error
+	Repair(id JobID) error
+
+	Settings() (Settings, error)
+	SetSettings(Settings) error
+}
+
+// Notifier is a Backend that can tell when the set of live jobs may have
+// changed (the runner took up a job, finished one, a check began or
+// ended). The window sleeps while nothing is live; a Notifier wakes it,
+// where a plain Backend is read again only after the user's commands.
+type Notifier interface {
+	// Changes delivers a value after such a change. Values may be
+	// coalesced; the channel is never closed.
+	Changes() <-chan struct{}
+}

@@ -1,0 +1,140 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// columns lays cells out side by side at fixed widths, one column (width 0)
+// taking what is left, so a header and the rows of a list under it line
+// up. Lists here are rows of columns rather than widget.Table because a row
+// is selected as a whole and a virtualised List does that natively.
+type columns struct {
+	widths []float32 // one per cell; 0: flexible
+}
+
+func (c *columns) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	pad := theme.Padding()
+	fixed, flex := float32(0), 0
+	for i := range objs {
+		if w := c.width(i); w > 0 {
+			fixed += w
+		} else {
+			flex++
+		}
+	}
+	gaps := pad * float32(max(0, len(objs)-1))
+	rest := max(0, size.Width-fixed-gaps)
+	x := float32(0)
+	for i, o := range objs {
+		w := c.width(i)
+		if w == 0 && flex > 0 {
+			w = rest / float32(flex)
+		}
+		h := o.MinSize().Height
+		o.Resize(fyne.NewSize(w, h))
+		o.Move(fyne.NewPos(x, (size.Height-h)/2))
+		x += w + pad
+	}
+}
+
+func (c *columns) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	pad := theme.Padding()
+	var w, h float32
+	for i, o := range objs {
+		ms := o.MinSize()
+		if cw := c.width(i); cw > 0 {
+			w += cw
+		} else {
+			w += min(ms.Width, 80)
+		}
+		h = max(h, ms.Height)
+	}
+	return fyne.NewSize(w+pad*float32(max(0, len(objs)-1)), h)
+}
+
+func (c *columns) width(i int) float32 {
+	if i < len(c.widths) {
+		return c.widths[i]
+	}
+	return 0
+}
+
+// header builds a list header of bold caption labels over the same columns
+// as the rows.
+func header(widths []float32, names ...string) fyne.CanvasObject {
+	var cells []fyne.CanvasObject
+	for i, n := range names {
+		l := widget.NewLabelWithStyle(n, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		l.SizeName = theme.SizeNameCaptionText
+		l.Importance = widget.LowImportance
+		l.Truncation = fyne.TextTruncateEllipsis
+		if i > 0 && isNumericColumn(n) {
+			l.Alignment = fyne.TextAlignTrailing
+		}
+		cells = append(cells, l)
+	}
+	row := container.New(&columns{widths: widths}, cells...)
+	return container.NewVBox(row, widget.NewSeparator())
+}
+
+func isNumericColumn(name string) bool {
+	switch name {
+	case "Size", "Speed", "ETA", "Bytes", "Strikes", "Priority":
+		return true
+	}
+	return false
+}
+
+// cellLabel is a one-line label for a list cell.
+func cellLabel(align fyne.TextAlign) *widget.Label {
+	l := widget.NewLabel("")
+	l.Alignment = align
+	l.Truncation = fyne.TextTruncateEllipsis
+	return l
+}
+
+// row is a widget drawn as one container. List rows and legend items embed
+// it to carry their own fields: Fyne walks *fyne.Container by its type, so
+// a struct that merely embedded one would not be drawn.
+type row struct {
+	widget.BaseWidget
+	content *fyne.Container
+}
+
+// CreateRenderer is Fyne's hook; see fyne.Widget.
+func (r *row) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(r.content) }
+
+// newDim returns a line of secondary text in the theme's placeholder
+// colour. LowImportance labels use the disabled colour, which is too faint
+// to read for text that matters.
+func newDim(text string, size fyne.ThemeSizeName) *widget.RichText {
+	rt := widget.NewRichText(&widget.TextSegment{Text: text, Style: widget.RichTextStyle{
+		ColorName: theme.ColorNamePlaceHolder,
+		SizeName:  size,
+		Inline:    true,
+	}})
+	rt.Truncation = fyne.TextTruncateEllipsis
+	return rt
+}
+
+// newHint is a newDim line that keeps its whole width, for hints centred
+// in empty space (a truncating text asks for no width and shows "…").
+func newHint(text string) *widget.RichText {
+	rt := newDim(text, theme.SizeNameText)
+	rt.Truncation = fyne.TextTruncateOff
+	return rt
+}
+
+// setDim changes the text of a newDim line.
+func setDim(rt *widget.RichText, text string) {
+	if seg := rt.Segments[0].(*widget.TextSegment); seg.Text != text {
+		seg.Text = text
+		rt.Refresh()
+	}
+}
+
+// dimText is the text of a newDim line.
+func dimText(rt *widget.RichText) string { return rt.Segments[0].(*widget.TextSegment).Text }

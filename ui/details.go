@@ -1,0 +1,485 @@
+package ui
+
+import (
+	"fmt"
+	"image/color"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// Details is the pane under the queue that shows the selected job: its
+// files, its mirrors, the segment map of one file, and what is known about
+// its integrity, with Verify and Repair for finished jobs. Its parts are
+// exported for tests; it is changed only on the UI goroutine.
+type Details struct {
+	// Detail is what the pane shows; File is the index in Detail.Files of
+	// the file the Mirrors, Segments and Info tabs are about.
+	Detail Detail
+	File   int
+	Empty  bool // no job is selected
+
+	Title      *widget.Label
+	State      *widget.RichText // state, progress, speed and time left, in a line
+	FileSelect *widget.Select   // shown when the job has several files
+	Verify     *widget.Button
+	Repair     *widget.Button
+
+	Tabs        *container.AppTabs
+	FilesTab    *container.TabItem
+	MirrorsTab  *container.TabItem
+	SegmentsTab *container.TabItem
+	InfoTab     *container.TabItem
+
+	Files      *widget.List
+	Mirrors    *widget.List
+	Segments   *SegmentMap
+	SegSummary *widget.RichText
+	Info       *fyne.Container // form layout: key, value, key, value, ...
+
+	// Content is the pane; it shows Placeholder when no job is selected.
+	Content     *fyne.Container
+	Placeholder fyne.CanvasObject
+	body        fyne.CanvasObject
+
+	// OnVerify and OnRepair run when their buttons are pressed, with the
+	// shown job's ID.
+	OnVerify func(JobID)
+	OnRepair func(JobID)
+	// OnTab runs when the user switches tab, so the ticker reads only what
+	// is shown.
+	OnTab func()
+}
+
+// NewDetails builds an empty details pane.
+func NewDetails() *Details {
+	d := &Details{Empty: true}
+	d.Title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	d.Title.SizeName = theme.SizeNameSubHeadingText
+	d.Title.Truncation = fyne.TextTruncateEllipsis
+	d.State = newStyled(fyne.TextAlignLeading)
+	d.FileSelect = widget.NewSelect(nil, func(string) {
+		if i := d.FileSelect.SelectedIndex(); i >= 0 && i != d.File {
+			d.File = i
+			d.refreshFile()
+		}
+	})
+	d.FileSelect.Hide()
+	d.Verify = widget.NewButtonWithIcon("Verify", theme.SearchIcon(), func() {
+		if d.OnVerify != nil && !d.Empty {
+			d.OnVerify(d.Detail.ID)
+		}
+	})
+	d.Repair = widget.NewButtonWithIcon("Repair", theme.ViewRefreshIcon(), func() {
+		if d.OnRepair != nil && !d.Empty {
+			d.OnRepair(d.Detail.ID)
+		}
+	})
+
+	d.Files = widget.NewList(func() int { return len(d.Detail.Files) }, newFileRow, d.updateFileRow)
+	d.Files.OnSelected = func(id widget.ListItemID) {
+		if id != d.File {
+			d.File = id
+			d.FileSelect.SetSelectedIndex(id)
+			d.refreshFile()
+		}
+	}
+	d.Mirrors = widget.NewList(d.mirrorCount, newMirrorRow, d.updateMirrorRow)
+	d.Segments = NewSegmentMap()
+	d.SegSummary = newDim("", theme.SizeNameText)
+	d.Info = container.New(layout.NewFormLayout())
+
+	d.FilesTab = container.NewTabItemWithIcon("Files", theme.FileIcon(),
+		container.NewBorder(header(fileWidths, "Name", "Size", "Progress", "Speed", "State"), nil, nil, nil, d.Files))
+	d.MirrorsTab = container.NewTabItemWithIcon("Mirrors", theme.StorageIcon(),
+		container.NewBorder(header(mirrorWidths, "", "Host", "Location", "Priority", "State", "Speed", "Bytes", "Strikes"), nil, nil, nil, d.Mirrors))
+	d.SegmentsTab = container.NewTabItemWithIcon("Segments", theme.GridIcon(),
+		container.NewBorder(d.SegSummary, nil, nil, nil, d.Segments))
+	d.InfoTab = container.NewTabItemWithIcon("Info", theme.InfoIcon(), container.NewVScroll(d.Info))
+	d.Tabs = container.NewAppTabs(d.FilesTab, d.MirrorsTab, d.SegmentsTab, d.InfoTab)
+	d.Tabs.OnSelected = func(*container.TabItem) {
+		d.refreshFile()
+		if d.OnTab != nil {
+			d.OnTab()
+		}
+	}
+
+	tight := layout.NewCustomPaddedVBoxLayout(0)
+	top := container.NewBorder(nil, nil, nil,
+		container.NewCenter(container.NewHBox(d.FileSelect, d.Verify, d.Repair)),
+		container.New(tight, d.Title, d.State))
+	d.body = container.NewBorder(top, nil, nil, nil, d.Tabs)
+	d.Placeholder = container.NewCenter(newHint("Select a download to see its files, its mirrors and which mirror filled which piece."))
+	d.Content = container.NewStack(d.Placeholder)
+	return d
+}
+
+// Clear shows the placeholder: no job is selected.
+func (d *Details) Clear() {
+	d.Empty = true
+	d.Detail = Detail{}
+	d.File = 0
+	d.Content.Objects = []fyne.CanvasObject{d.Placeholder}
+	d.Content.Refresh()
+}
+
+// Show displays det, keeping the chosen file and tab when it is the job
+// already shown.
+func (d *Details) Show(det Detail) {
+	same := !d.Empty && det.ID == d.Detail.ID
+	if d.Empty {
+		d.Content.Objects = []fyne.CanvasObject{d.body}
+		d.Content.Refresh()
+	}
+	d.Empty = false
+	if !same {
+		d.File = firstBusyFile(det.Files)
+	}
+	d.File = min(d.File, max(0, len(det.Files)-1))
+	oldNames := fileNames(d.Detail.Files)
+	d.Detail = det
+
+	d.Title.SetText(det.Name)
+	setStyled(d.State, jobLine(det.Job), stateColor(det.Job))
+	if names := fileNames(det.Files); !same || !slices.Equal(names, oldNames) {
+		d.FileSelect.SetOptions(names)
+	}
+	if len(det.Files) > 1 {
+		d.FileSelect.Show()
+	} else {
+		d.FileSelect.Hide()
+	}
+	if d.FileSelect.SelectedIndex() != d.File && d.File < len(det.Files) {
+		d.FileSelect.SetSelectedIndex(d.File)
+	}
+	d.setActions()
+	if d.Tabs.Selected() == d.FilesTab {
+		d.Files.Refresh()
+	}
+	d.refreshFile()
+}
+
+// setActions enables Verify and Repair on jobs whose files are all on disk
+// (done, or failed its checksum) and nowhere else.
+func (d *Details) setActions() {
+	j := d.Detail.Job
+	finished := j.State == Done || j.Mismatch || (j.State == Failed && j.Done > 0)
+	for _, b := range []*widget.Button{d.Verify, d.Repair} {
+		if finished {
+			b.Enable()
+		} else {
+			b.Disable()
+		}
+	}
+	if j.Mismatch {
+		d.Repair.Importance = widget.HighImportance
+	} else {
+		d.Repair.Importance = widget.MediumImportance
+	}
+	d.Repair.Refresh()
+}
+
+// refreshFile updates the tab that shows the current file; hidden tabs are
+// updated when they are shown.
+func (d *Details) refreshFile() {
+	if d.Empty {
+		return
+	}
+	var f FileDetail
+	if d.File < len(d.Detail.Files) {
+		f = d.Detail.Files[d.File]
+	}
+	switch d.Tabs.Selected() {
+	case d.MirrorsTab:
+		d.Mirrors.Refresh()
+	case d.SegmentsTab:
+		d.Segments.Set(f.Pieces, mirrorHosts(f.Mirrors))
+		setDim(d.SegSummary, segmentCaption(f))
+	case d.InfoTab:
+		d.fillInfo(f)
+	case d.FilesTab:
+		d.Files.Refresh()
+	}
+}
+
+// NeedsPieces reports whether the pane shows the segment map, the one
+// thing that costs the backend a copy of every piece's state.
+func (d *Details) NeedsPieces() bool { return !d.Empty && d.Tabs.Selected() == d.SegmentsTab }
+
+// jobLine says in a line where a job is: "Downloading · 92 MB of 140 MB ·
+// 6.4 MB/s · 9 s left".
+func jobLine(j Job) string {
+	parts := []string{stateText(j)}
+	switch {
+	case j.Size > 0 && j.State != Done:
+		parts = append(parts, bytesText(j.Done)+" of "+bytesText(j.Size))
+	case j.Size > 0:
+		parts = append(parts, bytesText(j.Size))
+	case j.Done > 0:
+		parts = append(parts, bytesText(j.Done))
+	}
+	if j.State == Running {
+		if s := speedText(j.Speed); s != "" {
+			parts = append(parts, s)
+		}
+		if e := etaText(j.ETA); e != "" {
+			parts = append(parts, e+" left")
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+func segmentCaption(f FileDetail) string {
+	if f.Pieces.Len() == 0 {
+		if f.Size < 0 {
+			return "The pieces are laid out once a mirror tells the file's size."
+		}
+		return "No pieces to show."
+	}
+	s := f.Pieces.Summary()
+	if f.PieceLength > 0 {
+		s += " · " + bytesText(f.PieceLength) + " each"
+	}
+	if f.PieceHash == "" {
+		s += " · no piece hashes: pieces track progress only"
+	}
+	return s
+}
+
+func (d *Details) fillInfo(f FileDetail) {
+	det := d.Detail
+	var rows []fyne.CanvasObject
+	add := func(key, value string) {
+		if value == "" {
+			return
+		}
+		k := widget.NewLabelWithStyle(key, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
+		v := widget.NewLabel(value)
+		v.Wrapping = fyne.TextWrapBreak
+		v.Selectable = true
+		rows = append(rows, k, v)
+	}
+	add("File", f.Name)
+	add("Size", sizeLong(f.Size))
+	add("Saved in", det.Dir)
+	add("Source", det.Source)
+	if det.Origin != "" && det.Origin != det.Source {
+		add("Origin", det.Origin)
+	}
+	add("Publisher", det.Publisher)
+	add("Identity", det.Identity)
+	add("Version", det.Version)
+	var hashes []string
+	for _, h := range f.Hashes {
+		hashes = append(hashes, h.Type+"  "+h.Value)
+	}
+	if len(hashes) == 0 {
+		hashes = append(hashes, "none: the file cannot be verified")
+	}
+	add("Hashes", strings.Join(hashes, "\n"))
+	switch {
+	case f.PieceHash != "":
+		add("Piece hashes", fmt.Sprintf("%s, %s pieces of %s", f.PieceHash, count(f.Pieces.Len()), bytesText(f.PieceLength)))
+	default:
+		add("Piece hashes", "none: a bad piece is found only when the whole file is checked")
+	}
+	if f.Signature != "" {
+		add("Signature", "present ("+f.Signature+"); kept, not checked by Braid")
+	} else {
+		add("Signature", "none")
+	}
+	add("Verification", cmpOrState(f))
+	if f.Err != "" {
+		add("Problem", f.Err)
+	}
+	add("Description", det.Description)
+	d.Info.Objects = rows
+	d.Info.Refresh()
+}
+
+func cmpOrState(f FileDetail) string {
+	if f.Verification != "" {
+		return f.Verification
+	}
+	return f.State.String()
+}
+
+func sizeLong(n int64) string {
+	if n < 0 {
+		return "not known yet"
+	}
+	if n < 1024 {
+		return bytesText(n)
+	}
+	return fmt.Sprintf("%s (%s bytes)", bytesText(n), count(int(n)))
+}
+
+func firstBusyFile(files []FileDetail) int {
+	for i, f := range files {
+		if f.State == FileRunning || f.State == FileVerifying || f.State == FileMismatch {
+			return i
+		}
+	}
+	return 0
+}
+
+func fileNames(files []FileDetail) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.Name
+	}
+	return out
+}
+
+func mirrorHosts(ms []MirrorDetail) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Host
+	}
+	return out
+}
+
+// Files tab: name, size, progress, speed, state.
+var fileWidths = []float32{0, 80, 150, 90, 150}
+
+type fileRow struct {
+	row
+	name, size, speed *widget.Label
+	state             *widget.RichText
+	progress          *Bar
+}
+
+func newFileRow() fyne.CanvasObject {
+	r := &fileRow{
+		name:     cellLabel(fyne.TextAlignLeading),
+		size:     cellLabel(fyne.TextAlignTrailing),
+		progress: NewBar(),
+		speed:    cellLabel(fyne.TextAlignTrailing),
+		state:    newStyled(fyne.TextAlignLeading),
+	}
+	r.content = container.New(&columns{widths: fileWidths}, r.name, r.size, r.progress, r.speed, r.state)
+	r.ExtendBaseWidget(r)
+	return r
+}
+
+func (d *Details) updateFileRow(i widget.ListItemID, o fyne.CanvasObject) {
+	if i >= len(d.Detail.Files) {
+		return
+	}
+	f := d.Detail.Files[i]
+	r := o.(*fileRow)
+	r.name.SetText(f.Name)
+	r.size.SetText(bytesText(f.Size))
+	p := 0.0
+	switch {
+	case f.State == FileVerified:
+		p = 1
+	case f.Size > 0:
+		p = min(1, float64(f.Done)/float64(f.Size))
+	}
+	c := fileColor(f.State)
+	r.progress.Set(p, c)
+	if f.State == FileRunning {
+		r.speed.SetText(speedText(f.Speed))
+	} else {
+		r.speed.SetText("")
+	}
+	setStyled(r.state, f.State.String(), c)
+}
+
+func fileColor(s FileState) fyne.ThemeColorName {
+	switch s {
+	case FileMismatch, FileFailed:
+		return theme.ColorNameError
+	case FileVerified:
+		return theme.ColorNameSuccess
+	case FileWaiting:
+		return theme.ColorNamePlaceHolder
+	}
+	return theme.ColorNamePrimary
+}
+
+// Mirrors tab: colour, host, location, priority, state, speed, bytes,
+// strikes.
+var mirrorWidths = []float32{12, 0, 70, 70, 260, 90, 80, 60}
+
+type mirrorRow struct {
+	row
+	swatch                                                   *canvas.Rectangle
+	host, location, priority, state, speed, bytes, strikesLb *widget.Label
+}
+
+func newMirrorRow() fyne.CanvasObject {
+	sw := canvas.NewRectangle(color.Transparent)
+	sw.CornerRadius = 2
+	sw.SetMinSize(fyne.NewSize(12, 12))
+	r := &mirrorRow{
+		swatch:    sw,
+		host:      cellLabel(fyne.TextAlignLeading),
+		location:  cellLabel(fyne.TextAlignLeading),
+		priority:  cellLabel(fyne.TextAlignTrailing),
+		state:     cellLabel(fyne.TextAlignLeading),
+		speed:     cellLabel(fyne.TextAlignTrailing),
+		bytes:     cellLabel(fyne.TextAlignTrailing),
+		strikesLb: cellLabel(fyne.TextAlignTrailing),
+	}
+	r.content = container.New(&columns{widths: mirrorWidths},
+		sw, r.host, r.location, r.priority, r.state, r.speed, r.bytes, r.strikesLb)
+	r.ExtendBaseWidget(r)
+	return r
+}
+
+func (d *Details) mirrorCount() int {
+	if d.File < len(d.Detail.Files) {
+		return len(d.Detail.Files[d.File].Mirrors)
+	}
+	return 0
+}
+
+func (d *Details) updateMirrorRow(i widget.ListItemID, o fyne.CanvasObject) {
+	if d.File >= len(d.Detail.Files) || i >= len(d.Detail.Files[d.File].Mirrors) {
+		return
+	}
+	m := d.Detail.Files[d.File].Mirrors[i]
+	r := o.(*mirrorRow)
+	r.swatch.FillColor = MirrorColor(i)
+	r.swatch.Refresh()
+	r.host.SetText(m.Host)
+	r.location.SetText(m.Location)
+	r.priority.SetText(fmt.Sprint(m.Priority))
+	st := m.State.String()
+	if m.Err != "" && m.State != MirrorActive {
+		st += ": " + m.Err
+	}
+	r.state.SetText(st)
+	switch m.State {
+	case MirrorDropped:
+		r.state.Importance = widget.DangerImportance
+	case MirrorWaiting:
+		r.state.Importance = widget.WarningImportance
+	case MirrorActive:
+		r.state.Importance = widget.SuccessImportance
+	default:
+		r.state.Importance = widget.LowImportance
+	}
+	r.state.Refresh()
+	if m.State == MirrorActive {
+		r.speed.SetText(speedText(m.Speed))
+	} else {
+		r.speed.SetText("")
+	}
+	r.bytes.SetText(bytesText(m.Bytes))
+	r.strikesLb.SetText(fmt.Sprint(m.Strikes))
+	if m.Strikes > 0 {
+		r.strikesLb.Importance = widget.DangerImportance
+	} else {
+		r.strikesLb.Importance = widget.MediumImportance
+	}
+	r.strikesLb.Refresh()
+}

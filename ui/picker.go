@@ -1,0 +1,413 @@
+package ui
+
+import (
+	"cmp"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"braid/engine/metalink"
+)
+
+// Picker is the screen that opens a metalink: what the document is, its
+// files with ticks set by the language and OS filters, where the files go,
+// and Start or Add paused. Its parts are exported so tests can reach them;
+// everything about it runs on the UI goroutine.
+type Picker struct {
+	Source string
+	Doc    *metalink.Document
+
+	// Ticked and Why are the picker's state, one entry per file of Doc:
+	// whether the file will be downloaded, and when the filters left it out,
+	// why. A filter change recomputes both; a tap on a file's box changes
+	// Ticked alone.
+	Ticked []bool
+	Why    []string
+
+	Title       *widget.Label    // identity, or the file name
+	Subtitle    *widget.RichText // version and publisher
+	Description *widget.Label
+
+	Languages *widget.Entry // comma lists; empty means any
+	OS        *widget.Entry
+	Countries *widget.Entry
+
+	Files   *widget.List
+	Summary *widget.Label // "2 of 5 files · 1.4 GB"
+	Dir     *widget.Entry
+	Browse  *widget.Button
+
+	Start     *widget.Button
+	AddPaused *widget.Button
+	Cancel    *widget.Button
+
+	// Content is the whole screen, to put in a dialog or a window.
+	Content fyne.CanvasObject
+
+	// OnAdd is called when the user presses Start or Add paused; OnCancel
+	// when they give up. Either may be nil.
+	OnAdd    func(AddRequest)
+	OnCancel func()
+
+	parent fyne.Window
+}
+
+// NewPicker builds the picker for doc, opened from source, with the filters
+// and folder taken from s. parent is the window the folder chooser opens
+// over.
+func NewPicker(source string, doc *metalink.Document, s Settings, parent fyne.Window) *Picker {
+	p := &Picker{Source: source, Doc: doc, parent: parent}
+	p.buildHeader()
+
+	p.Languages = filterEntry(strings.Join(s.Languages, ", "), "any language")
+	p.OS = filterEntry(strings.Join(s.OS, ", "), "any system")
+	p.Countries = filterEntry(strings.Join(s.Countries, ", "), "anywhere")
+	filters := container.NewGridWithColumns(3,
+		filterColumn("Languages", p.Languages, offered("Offered", doc, func(f metalink.File) []string { return f.Languages })),
+		filterColumn("Systems", p.OS, offered("Offered", doc, func(f metalink.File) []string { return f.OS })),
+		filterColumn("Mirrors near", p.Countries, offered("Mirrors in", doc, func(f metalink.File) []string {
+			var out []string
+			for _, u := range f.URLs {
+				out = append(out, u.Location)
+			}
+			return out
+		})+"; tried first, never a filter"),
+	)
+	for _, e := range []*widget.Entry{p.Languages, p.OS, p.Countries} {
+		e.OnChanged = func(string) { p.ApplyFilters() }
+	}
+
+	p.Files = widget.NewList(
+		func() int { return len(p.Doc.Files) },
+		p.createRow,
+		p.updateRow,
+	)
+	p.Summary = widget.NewLabel("")
+	p.Summary.TextStyle.Bold = true
+
+	p.Dir = widget.NewEntry()
+	p.Dir.SetText(s.Dir)
+	p.Dir.SetPlaceHolder("folder to save into")
+	p.Dir.OnChanged = func(string) { p.updateButtons() }
+	p.Browse = widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), p.browse)
+
+	p.Cancel = widget.NewButton("Cancel", func() {
+		if p.OnCancel != nil {
+			p.OnCancel()
+		}
+	})
+	p.AddPaused = widget.NewButtonWithIcon("Add paused", theme.MediaPauseIcon(), func() { p.finish(true) })
+	p.Start = widget.NewButtonWithIcon("Start", theme.DownloadIcon(), func() { p.finish(false) })
+	p.Start.Importance = widget.HighImportance
+
+	header := container.NewVBox(p.Title, p.Subtitle, p.Description)
+	if len(doc.Rejected) > 0 {
+		header.Add(p.rejectedNote())
+	}
+	top := container.NewVBox(header, widget.NewSeparator(), filters, widget.NewSeparator())
+	dest := container.NewBorder(nil, nil, widget.NewLabel("Save to"), p.Browse, p.Dir)
+	buttons := container.NewHBox(p.Cancel, layout.NewSpacer(), p.AddPaused, p.Start)
+	bottom := container.NewVBox(widget.NewSeparator(), p.Summary, dest, buttons)
+	p.Content = container.NewBorder(top, bottom, nil, nil, p.Files)
+
+	p.ApplyFilters()
+	return p
+}
+
+// Prefs are the filters as the entries now say.
+func (p *Picker) Prefs() metalink.Prefs {
+	return metalink.Prefs{
+		Languages: splitList(p.Languages.Text),
+		OS:        splitList(p.OS.Text),
+		Locations: splitList(p.Countries.Text),
+	}
+}
+
+// ApplyFilters ticks the files the filters select and notes why the others
+// are left out. It runs on every keystroke in a filter entry.
+func (p *Picker) ApplyFilters() {
+	prefs := p.Prefs()
+	n := len(p.Doc.Files)
+	p.Ticked = slices.Grow(p.Ticked[:0], n)[:n]
+	p.Why = slices.Grow(p.Why[:0], n)[:n]
+	for i := range p.Doc.Files {
+		p.Ticked[i], p.Why[i] = p.Doc.Files[i].Selected(prefs)
+	}
+	p.Files.Refresh()
+	p.updateSummary()
+}
+
+// SetTicked ticks or unticks file i, as a tap on its box does.
+func (p *Picker) SetTicked(i int, on bool) {
+	if i < 0 || i >= len(p.Ticked) || p.Ticked[i] == on {
+		return
+	}
+	p.Ticked[i] = on
+	p.Files.RefreshItem(i)
+	p.updateSummary()
+}
+
+// Request is what Start (paused false) or Add paused would hand over now.
+func (p *Picker) Request(paused bool) AddRequest {
+	var names []string
+	for i, f := range p.Doc.Files {
+		if p.Ticked[i] {
+			names = append(names, f.Name)
+		}
+	}
+	return AddRequest{
+		Source: p.Source,
+		Doc:    p.Doc,
+		Files:  names,
+		Dir:    strings.TrimSpace(p.Dir.Text),
+		Prefs:  p.Prefs(),
+		Paused: paused,
+	}
+}
+
+func (p *Picker) finish(paused bool) {
+	req := p.Request(paused)
+	if len(req.Files) == 0 || req.Dir == "" {
+		return
+	}
+	if p.OnAdd != nil {
+		p.OnAdd(req)
+	}
+}
+
+func (p *Picker) browse() {
+	d := dialog.NewFolderOpen(func(dir fyne.ListableURI, err error) {
+		if err != nil || dir == nil {
+			return
+		}
+		p.Dir.SetText(dir.Path())
+	}, p.parent)
+	d.Show()
+}
+
+func (p *Picker) updateSummary() {
+	files, known := 0, true
+	var size int64
+	for i, f := range p.Doc.Files {
+		if !p.Ticked[i] {
+			continue
+		}
+		files++
+		if f.Size < 0 {
+			known = false
+		} else {
+			size += f.Size
+		}
+	}
+	s := fmt.Sprintf("%s of %s files", count(files), count(len(p.Doc.Files)))
+	if len(p.Doc.Files) == 1 {
+		s = "1 file"
+		if files == 0 {
+			s = "The file is left out"
+		}
+	}
+	if files > 0 {
+		s += " · " + bytesText(size)
+		if !known {
+			s += " and more"
+		}
+	}
+	p.Summary.SetText(s)
+	p.updateButtons()
+}
+
+func (p *Picker) updateButtons() {
+	ok := strings.TrimSpace(p.Dir.Text) != "" && slices.Contains(p.Ticked, true)
+	for _, b := range []*widget.Button{p.Start, p.AddPaused} {
+		if ok {
+			b.Enable()
+		} else {
+			b.Disable()
+		}
+	}
+}
+
+// buildHeader names the document by what its first describing file says:
+// metalinks repeat identity, version and publisher on every file.
+func (p *Picker) buildHeader() {
+	var id, version, desc string
+	var pub metalink.Party
+	for _, f := range p.Doc.Files {
+		id = cmp.Or(id, f.Identity)
+		version = cmp.Or(version, f.Version)
+		desc = cmp.Or(desc, f.Description)
+		if pub.Name == "" {
+			pub = f.Publisher
+		}
+	}
+	title := id
+	if title == "" && len(p.Doc.Files) > 0 {
+		title = path.Base(p.Doc.Files[0].Name)
+	}
+	if title == "" {
+		title = p.Source
+	}
+	var sub []string
+	if version != "" {
+		sub = append(sub, "Version "+version)
+	}
+	if pub.Name != "" {
+		sub = append(sub, "Published by "+pub.Name)
+	}
+	if len(sub) == 0 {
+		sub = append(sub, p.Source)
+	}
+	p.Title = widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	p.Title.SizeName = theme.SizeNameSubHeadingText
+	p.Title.Truncation = fyne.TextTruncateEllipsis
+	p.Subtitle = newDim(strings.Join(sub, " · "), theme.SizeNameText)
+	p.Description = widget.NewLabel(desc)
+	p.Description.Wrapping = fyne.TextWrapWord
+	if desc == "" {
+		p.Description.Hide()
+	}
+}
+
+func (p *Picker) rejectedNote() fyne.CanvasObject {
+	var lines []string
+	for _, r := range p.Doc.Rejected {
+		lines = append(lines, fmt.Sprintf("%s: %s", r.Name, r.Reason))
+	}
+	l := widget.NewLabel(fmt.Sprintf("%s refused for safety: %s", plural(len(lines), "file", "files"), strings.Join(lines, "; ")))
+	l.Importance = widget.DangerImportance
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// pickerRow is one file in the picker's list.
+type pickerRow struct {
+	row
+	check *widget.Check
+	name  *widget.Label
+	meta  *widget.RichText
+	why   *widget.Label
+	size  *widget.Label
+	index int
+}
+
+func (p *Picker) createRow() fyne.CanvasObject {
+	r := &pickerRow{
+		name: widget.NewLabel(""),
+		meta: newDim("", theme.SizeNameCaptionText),
+		why:  widget.NewLabel(""),
+		size: widget.NewLabel(""),
+	}
+	r.check = widget.NewCheck("", func(on bool) { p.SetTicked(r.index, on) })
+	r.name.TextStyle.Bold = true
+	r.name.Truncation = fyne.TextTruncateEllipsis
+	r.why.SizeName = theme.SizeNameCaptionText
+	r.why.Importance = widget.WarningImportance
+	r.why.Truncation = fyne.TextTruncateEllipsis
+	lines := container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), r.name, r.meta, r.why)
+	r.size.Alignment = fyne.TextAlignTrailing
+	r.content = container.New(&columns{widths: []float32{32, 0, 90}}, r.check, lines, r.size)
+	r.ExtendBaseWidget(r)
+	return r
+}
+
+func (p *Picker) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
+	r := o.(*pickerRow)
+	f := p.Doc.Files[i]
+	r.index = i
+	// Setting the box's state must not count as the user's tap.
+	r.check.OnChanged = nil
+	r.check.SetChecked(p.Ticked[i])
+	r.check.OnChanged = func(on bool) { p.SetTicked(r.index, on) }
+	r.name.SetText(f.Name)
+	r.size.SetText(bytesText(f.Size))
+	setDim(r.meta, fileMeta(f, p.Prefs().Locations))
+	if p.Why[i] != "" {
+		r.why.SetText("Left out: " + p.Why[i])
+		r.why.Show()
+	} else {
+		r.why.SetText("")
+		r.why.Hide()
+	}
+	p.Files.SetItemHeight(i, r.MinSize().Height)
+}
+
+// fileMeta is the line under a file's name: its languages, systems and
+// mirrors, with how many are in the user's countries.
+func fileMeta(f metalink.File, countries []string) string {
+	var parts []string
+	if len(f.Languages) > 0 {
+		parts = append(parts, strings.Join(f.Languages, ", "))
+	}
+	if len(f.OS) > 0 {
+		parts = append(parts, strings.Join(f.OS, ", "))
+	}
+	m := fmt.Sprintf("%d mirror", len(f.URLs))
+	if len(f.URLs) != 1 {
+		m += "s"
+	}
+	near := 0
+	for _, u := range f.URLs {
+		for _, c := range countries {
+			if c := metalink.NormalizeCountry(c); c != "" && c == metalink.NormalizeCountry(u.Location) {
+				near++
+				break
+			}
+		}
+	}
+	if near > 0 {
+		m += fmt.Sprintf(" (%d near you)", near)
+	}
+	parts = append(parts, m)
+	if len(f.Hashes) > 0 || f.Pieces != nil {
+		parts = append(parts, "verified by hash")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// offered lists the distinct values the document's files carry, for a
+// filter's hint.
+func offered(label string, doc *metalink.Document, of func(metalink.File) []string) string {
+	var seen []string
+	for _, f := range doc.Files {
+		for _, v := range of(f) {
+			if v != "" && !slices.Contains(seen, v) {
+				seen = append(seen, v)
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return label + ": not stated"
+	}
+	if len(seen) > 8 {
+		return fmt.Sprintf("%s: %s and %d more", label, strings.Join(seen[:8], ", "), len(seen)-8)
+	}
+	return label + ": " + strings.Join(seen, ", ")
+}
+
+func filterEntry(text, placeholder string) *widget.Entry {
+	e := widget.NewEntry()
+	e.SetText(text)
+	e.SetPlaceHolder(placeholder)
+	return e
+}
+
+// filterColumn is a filter's caption, entry and hint, stacked.
+func filterColumn(label string, e *widget.Entry, hint string) fyne.CanvasObject {
+	l := widget.NewLabelWithStyle(label, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	l.SizeName = theme.SizeNameCaptionText
+	tight := layout.NewCustomPaddedVBoxLayout(0)
+	return container.New(tight, l, e, newDim(hint, theme.SizeNameCaptionText))
+}
+
+// splitList reads a comma or space separated list as typed.
+func splitList(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == ';' })
+}

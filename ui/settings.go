@@ -1,0 +1,201 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// SettingsForm is the settings screen's parts, exported for tests. It runs
+// on the UI goroutine.
+type SettingsForm struct {
+	Dir           *widget.Entry
+	Browse        *widget.Button
+	Languages     *widget.Entry
+	OS            *widget.Entry
+	Countries     *widget.Entry
+	MaxConns      *widget.Entry
+	MaxPerMirror  *widget.Entry
+	SpeedLimit    *widget.Entry
+	StartOnLaunch *widget.Check
+	Form          *widget.Form
+	Content       fyne.CanvasObject
+}
+
+// NewSettingsForm builds the settings screen showing s. parent is the
+// window the folder chooser opens over.
+func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
+	f := &SettingsForm{
+		Dir:          widget.NewEntry(),
+		Languages:    widget.NewEntry(),
+		OS:           widget.NewEntry(),
+		Countries:    widget.NewEntry(),
+		MaxConns:     widget.NewEntry(),
+		MaxPerMirror: widget.NewEntry(),
+		SpeedLimit:   widget.NewEntry(),
+	}
+	f.Dir.SetText(s.Dir)
+	f.Browse = widget.NewButtonWithIcon("", theme.FolderOpenIcon(), func() {
+		dialog.ShowFolderOpen(func(dir fyne.ListableURI, err error) {
+			if err == nil && dir != nil {
+				f.Dir.SetText(dir.Path())
+			}
+		}, parent)
+	})
+	f.Languages.SetText(strings.Join(s.Languages, ", "))
+	f.Languages.SetPlaceHolder("any language")
+	f.OS.SetText(strings.Join(s.OS, ", "))
+	f.OS.SetPlaceHolder("any system")
+	f.Countries.SetText(strings.Join(s.Countries, ", "))
+	f.Countries.SetPlaceHolder("anywhere")
+	f.MaxConns.SetText(intText(s.MaxConns))
+	f.MaxConns.SetPlaceHolder("default (16)")
+	f.MaxConns.Validator = validInt
+	f.MaxPerMirror.SetText(intText(s.MaxConnsPerMirror))
+	f.MaxPerMirror.SetPlaceHolder("default (1, as RFC 6249 asks)")
+	f.MaxPerMirror.Validator = validInt
+	f.SpeedLimit.SetText(rateText(s.SpeedLimit))
+	f.SpeedLimit.SetPlaceHolder("no limit")
+	f.SpeedLimit.Validator = func(t string) error { _, err := ParseRate(t); return err }
+	f.StartOnLaunch = widget.NewCheck("Start queued downloads when Braid opens", nil)
+	f.StartOnLaunch.SetChecked(s.StartOnLaunch)
+
+	item := func(label string, o fyne.CanvasObject, hint string) *widget.FormItem {
+		it := widget.NewFormItem(label, o)
+		it.HintText = hint
+		return it
+	}
+	f.Form = widget.NewForm(
+		item("Download folder", container.NewBorder(nil, nil, nil, f.Browse, f.Dir), ""),
+		item("Languages", f.Languages, "BCP 47 tags, most wanted first: en-GB, de"),
+		item("Systems", f.OS, "as metalinks name them: Linux-x64, Windows-x64, linux/arm64"),
+		item("Mirror countries", f.Countries, "ISO codes, nearest first: DE, NL; mirrors there are tried first"),
+		item("Connections", f.MaxConns, "in total, across all downloads"),
+		item("Per mirror", f.MaxPerMirror, ""),
+		item("Speed limit", f.SpeedLimit, "for all downloads: 2 MB/s, 500 KB/s; empty for none"),
+		item("", f.StartOnLaunch, ""),
+	)
+	keys := widget.NewLabel(Shortcuts)
+	keys.TextStyle.Monospace = true
+	keys.SizeName = theme.SizeNameCaptionText
+	keys.Importance = widget.LowImportance
+	f.Content = container.NewVBox(f.Form, widget.NewSeparator(), keys)
+	return f
+}
+
+// Value reads the form; it fails, naming the field, when a number or rate
+// does not parse.
+func (f *SettingsForm) Value() (Settings, error) {
+	var s Settings
+	var errs []error
+	s.Dir = strings.TrimSpace(f.Dir.Text)
+	if s.Dir == "" {
+		errs = append(errs, errors.New("download folder: choose a folder"))
+	}
+	s.Languages = splitList(f.Languages.Text)
+	s.OS = splitList(f.OS.Text)
+	s.Countries = splitList(f.Countries.Text)
+	num := func(name, text string) int {
+		n, err := parseCount(text)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		}
+		return n
+	}
+	s.MaxConns = num("connections", f.MaxConns.Text)
+	s.MaxConnsPerMirror = num("per mirror", f.MaxPerMirror.Text)
+	var err error
+	if s.SpeedLimit, err = ParseRate(f.SpeedLimit.Text); err != nil {
+		errs = append(errs, fmt.Errorf("speed limit: %w", err))
+	}
+	s.StartOnLaunch = f.StartOnLaunch.Checked
+	return s, errors.Join(errs...)
+}
+
+// ShowSettings opens the settings dialog; Save stores them in the queue
+// database.
+func (w *Window) ShowSettings() {
+	f := NewSettingsForm(w.Settings, w.Win)
+	d := dialog.NewCustomConfirm("Settings", "Save", "Cancel", f.Content, func(ok bool) {
+		if !ok {
+			return
+		}
+		s, err := f.Value()
+		if err != nil {
+			dialog.ShowError(err, w.Win)
+			return
+		}
+		w.Settings = s
+		w.command("Save settings", func() error { return w.Backend.SetSettings(s) })
+	}, w.Win)
+	d.Resize(fyne.NewSize(640, d.MinSize().Height))
+	d.Show()
+}
+
+func intText(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+func parseCount(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 1000 {
+		return 0, fmt.Errorf("%q is not a number from 0 to 1000", s)
+	}
+	return n, nil
+}
+
+func validInt(s string) error { _, err := parseCount(s); return err }
+
+// ParseRate reads a speed as people write it: "2 MB/s", "500K", "1.5MiB",
+// "800000" (bytes per second). K, M and G are binary (1024), as the window
+// shows sizes. Empty, "0" and "none" mean no limit (0).
+func ParseRate(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "/s"), "ps")
+	t = strings.TrimSpace(t)
+	switch t {
+	case "", "0", "none", "unlimited", "no limit":
+		return 0, nil
+	}
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{
+		{"gib", 1 << 30}, {"gb", 1 << 30}, {"g", 1 << 30},
+		{"mib", 1 << 20}, {"mb", 1 << 20}, {"m", 1 << 20},
+		{"kib", 1 << 10}, {"kb", 1 << 10}, {"k", 1 << 10},
+		{"b", 1},
+	} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v < 0 || v*float64(mult) > 1<<50 {
+		return 0, fmt.Errorf("%q is not a speed such as 2 MB/s", s)
+	}
+	return int64(v * float64(mult)), nil
+}
+
+func rateText(bps int64) string {
+	if bps <= 0 {
+		return ""
+	}
+	return bytesText(bps) + "/s"
+}

@@ -1,0 +1,40 @@
+package ui
+
+import (
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+)
+
+// Theme is Fyne's default theme, light or dark as the desktop prefers,
+// with calmer status colours: the default success green and warning
+// orange are signal colours, loud on a list where most rows are done.
+// It is safe for concurrent use.
+type Theme struct{ fyne.Theme }
+
+// NewTheme returns Braid's theme.
+func NewTheme() *Theme { return &Theme{theme.DefaultTheme()} }
+
+// Color is the theme's colour for n in variant v.
+func (t *Theme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
+	dark := v == theme.VariantDark
+	switch n {
+	case theme.ColorNameSuccess:
+		if dark {
+			return color.NRGBA{0x4c, 0xc3, 0x8a, 0xff}
+		}
+		return color.NRGBA{0x2e, 0x8b, 0x57, 0xff}
+	case theme.ColorNameWarning:
+		if dark {
+			return color.NRGBA{0xe8, 0xb0, 0x4a, 0xff}
+		}
+		return color.NRGBA{0xc2, 0x7c, 0x0e, 0xff}
+	case theme.ColorNameError:
+		if dark {
+			return color.NRGBA{0xf2, 0x6d, 0x63, 0xff}
+		}
+		return color.NRGBA{0xd0, 0x3b, 0x30, 0xff}
+	}
+	return t.Theme.Color(n, v)
+}

@@ -1,0 +1,134 @@
+package ui
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+)
+
+// poller reads the backend for the window. Its read runs on the ticker's
+// goroutine (or a test's), never on the UI goroutine, so a slow database
+// never freezes the window; what the UI goroutine tells it (which job is
+// selected, whether the segment map shows) goes through atomics.
+type poller struct {
+	b Backend
+
+	selected atomic.Int64 // JobID in the details pane; 0: none
+	pieces   atomic.Bool  // the details pane shows the segment map
+	reload   atomic.Bool  // read the whole queue on the next tick
+	detail   atomic.Bool  // read the selected job's detail on the next tick
+	wake     chan struct{}
+
+	// Owned by the reading goroutine.
+	liveIDs map[JobID]bool
+	first   bool
+}
+
+// reading is what one tick read, handed to the UI goroutine.
+type reading struct {
+	all      []Job // the whole queue, when reloaded
+	reloaded bool
+	err      error // reading the whole queue failed
+	live     []Job
+	detail   *Detail
+	busy     bool // something changes by itself: keep ticking
+}
+
+func newPoller(b Backend) *poller {
+	return &poller{b: b, wake: make(chan struct{}, 1), liveIDs: map[JobID]bool{}, first: true}
+}
+
+// reloadSoon makes the next tick read the whole queue and ticks now. Safe
+// from any goroutine.
+func (p *poller) reloadSoon() {
+	p.reload.Store(true)
+	p.detail.Store(true)
+	p.poke()
+}
+
+// refreshDetail makes the next tick read the selected job's detail and
+// ticks now. Safe from any goroutine.
+func (p *poller) refreshDetail() {
+	p.detail.Store(true)
+	p.poke()
+}
+
+func (p *poller) poke() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// read is one tick's work: live progress always (from memory), the whole
+// queue when asked or when the set of live jobs changed (a job started,
+// finished or failed), and the selected job's detail when it is live or
+// was asked for.
+func (p *poller) read() reading {
+	var r reading
+	r.live = p.b.Active()
+	changed := len(r.live) != len(p.liveIDs)
+	live := make(map[JobID]bool, len(r.live))
+	for _, j := range r.live {
+		live[j.ID] = true
+		if !p.liveIDs[j.ID] {
+			changed = true
+		}
+	}
+	p.liveIDs = live
+	if p.reload.Swap(false) || changed || p.first {
+		p.first = false
+		r.all, r.err = p.b.Jobs()
+		r.reloaded = true
+	}
+	sel := JobID(p.selected.Load())
+	if sel != 0 && (p.detail.Swap(false) || live[sel] || changed) {
+		// A job removed meanwhile has no detail; the reload that
+		// follows its removal clears the pane.
+		if d, err := p.b.Detail(sel, p.pieces.Load()); err == nil {
+			r.detail = &d
+		}
+	}
+	r.busy = len(r.live) > 0
+	return r
+}
+
+// loop ticks every interval while something is live, and sleeps on the
+// wake channel while nothing is: an idle window costs no CPU. apply gets
+// each reading; it must hand it to the UI goroutine (fyne.Do) and return.
+func (p *poller) loop(ctx context.Context, interval time.Duration, apply func(reading)) {
+	var changes <-chan struct{} // nil: the backend does not say
+	if n, ok := p.b.(Notifier); ok {
+		changes = n.Changes()
+	}
+	// The ticker runs only while something is live: stopped, it costs
+	// nothing, which keeps an idle window at zero CPU.
+	t := time.NewTicker(interval)
+	t.Stop()
+	defer t.Stop()
+	ticking := false
+	for {
+		r := p.read()
+		apply(r)
+		switch {
+		case r.busy && !ticking:
+			t.Reset(interval)
+		case !r.busy && ticking:
+			t.Stop()
+		}
+		ticking = r.busy
+		var tick <-chan time.Time
+		if ticking {
+			tick = t.C
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick:
+		case <-p.wake:
+		case <-changes:
+			p.reload.Store(true)
+			p.detail.Store(true)
+		}
+	}
+}

@@ -1,0 +1,176 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// SetupTray puts Braid in the system tray (show, pause all, resume all,
+// quit) when the app runs on a desktop driver, and reports whether it did.
+// With a tray, closing the window while downloads run offers to keep them
+// running there.
+func (w *Window) SetupTray() bool {
+	d, ok := w.App.(desktop.App)
+	if !ok || !hasTray(os.Getenv) {
+		return false
+	}
+	quit := fyne.NewMenuItem("Quit", w.Quit)
+	quit.IsQuit = true
+	d.SetSystemTrayMenu(fyne.NewMenu("Braid",
+		fyne.NewMenuItem("Show Braid", w.ShowWindow),
+		fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItem("Pause all", w.PauseAll),
+		fyne.NewMenuItem("Resume all", w.ResumeAll),
+		fyne.NewMenuItemSeparator(),
+		quit,
+	))
+	d.SetSystemTrayIcon(AppIcon)
+	d.SetSystemTrayWindow(w.Win)
+	w.tray = true
+	return true
+}
+
+// hasTray reports whether the desktop can show a tray icon. On Linux and
+// the BSDs the tray lives on the session bus (StatusNotifierItem); without
+// one (a bare X server, a CI machine) Fyne's tray fails, and on quit
+// crashes, so Braid does without.
+func hasTray(getenv func(string) string) bool {
+	switch runtime.GOOS {
+	case "windows", "darwin":
+		return true
+	}
+	return getenv("DBUS_SESSION_BUS_ADDRESS") != ""
+}
+
+// ShowWindow brings the window back from the tray.
+func (w *Window) ShowWindow() {
+	w.Win.Show()
+	w.Win.RequestFocus()
+}
+
+// Quit ends the ticker and the app. Downloads stop where they are; the
+// queue resumes them on the next start.
+func (w *Window) Quit() {
+	w.cancel()
+	w.App.Quit()
+}
+
+// closeRequested runs when the user closes the window. With nothing
+// running the app quits; otherwise the user chooses between quitting
+// (downloads resume next time), keeping them running in the tray (when
+// there is one) and going back.
+func (w *Window) closeRequested() {
+	t := w.model.totals()
+	if !t.Live {
+		w.Quit()
+		return
+	}
+	msg := fmt.Sprintf("%s running, %s waiting.\nQuitting stops them; they continue where they left off when Braid starts again.",
+		plural(t.Running, "download", "downloads"), count(t.Queued))
+	text := widget.NewLabel(msg)
+	text.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomWithoutButtons("Downloads are running", text, w.Win)
+	cancel := widget.NewButton("Cancel", d.Hide)
+	quit := widget.NewButton("Quit", func() {
+		d.Hide()
+		w.Quit()
+	})
+	quit.Importance = widget.DangerImportance
+	buttons := []fyne.CanvasObject{cancel, quit}
+	if w.tray {
+		hide := widget.NewButtonWithIcon("Keep running in the tray", theme.VisibilityOffIcon(), func() {
+			d.Hide()
+			w.Win.Hide()
+		})
+		hide.Importance = widget.HighImportance
+		buttons = append(buttons, hide)
+	}
+	d.SetButtons(buttons)
+	d.Resize(fyne.NewSize(480, d.MinSize().Height))
+	d.Show()
+}
+
+// notifyTransitions tells the user about jobs that were live this session
+// and are not any more: finished, failed or failed verification. It runs
+// before the model takes in all.
+func (w *Window) notifyTransitions(all []Job) {
+	for _, j := range all {
+		prev, seen := w.seen[j.ID]
+		switch {
+		case j.State.Live():
+			w.seen[j.ID] = j.State
+		case seen && prev.Live():
+			delete(w.seen, j.ID)
+			w.notify(j)
+		}
+	}
+}
+
+func (w *Window) notify(j Job) {
+	var n *fyne.Notification
+	switch {
+	case j.Mismatch:
+		n = fyne.NewNotification("Verification failed",
+			fmt.Sprintf("%s does not match its checksum. Repair fetches only the bad pieces again.", j.Name))
+	case j.State == Done:
+		n = fyne.NewNotification("Download finished", fmt.Sprintf("%s is verified and saved in %s.", j.Name, j.Dir))
+	case j.State == Failed:
+		n = fyne.NewNotification("Download failed", fmt.Sprintf("%s: %s", j.Name, j.Err))
+	default:
+		return
+	}
+	w.App.SendNotification(n)
+}
+
+// addShortcuts binds the keys for the common actions.
+func (w *Window) addShortcuts() {
+	c := w.Win.Canvas()
+	ctrl := func(k fyne.KeyName, f func()) {
+		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { f() })
+	}
+	ctrl(fyne.KeyN, w.AskURL)
+	ctrl(fyne.KeyO, w.AskFile)
+	ctrl(fyne.KeyP, w.PauseSelected)
+	ctrl(fyne.KeyR, w.ResumeSelected)
+	ctrl(fyne.KeyDelete, w.RemoveSelected)
+	ctrl(fyne.KeyE, w.OpenSelectedFolder)
+	ctrl(fyne.KeyComma, w.ShowSettings)
+	ctrl(fyne.KeyQ, w.closeRequested)
+	ctrl(fyne.KeyUp, func() { w.MoveSelected(-1) })
+	ctrl(fyne.KeyDown, func() { w.MoveSelected(1) })
+	c.AddShortcut(&fyne.ShortcutPaste{}, func(fyne.Shortcut) { w.PasteURL() })
+	c.SetOnTypedKey(func(e *fyne.KeyEvent) {
+		if e.Name == fyne.KeyDelete {
+			w.RemoveSelected()
+		}
+	})
+}
+
+// PasteURL opens the link on the clipboard, if it holds one.
+func (w *Window) PasteURL() {
+	if c := w.App.Clipboard(); c != nil {
+		if s := strings.TrimSpace(c.Content()); looksLikeURL(s) {
+			w.OpenSource(s)
+		}
+	}
+}
+
+// Shortcuts lists the keyboard shortcuts, for the settings dialog's help.
+const Shortcuts = `Ctrl+N  Add URL        Ctrl+O  Open a file      Ctrl+V  Add the link on the clipboard
+Ctrl+P  Pause          Ctrl+R  Resume           Delete  Remove
+Ctrl+E  Show in folder Ctrl+↑/↓ Move in queue   Ctrl+,  Settings       Ctrl+Q  Quit`
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return count(n) + " " + many
+}

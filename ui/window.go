@@ -1,0 +1,589 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"braid/engine/metalink"
+)
+
+// DefaultInterval is how often the window reads the backend while
+// something downloads: 4 Hz is smooth for progress and cheap for the UI.
+const DefaultInterval = 250 * time.Millisecond
+
+// Options tune a Window. The zero value is the production setting.
+type Options struct {
+	// Interval is the ticker period; 0 means DefaultInterval.
+	Interval time.Duration
+	// OpenFolder shows a folder in the desktop's file manager; nil opens
+	// a file:// URL with the app.
+	OpenFolder func(dir string) error
+	// AutoStart adds sources opened with OpenSource as soon as they are
+	// read, with the files the filters tick, without showing the picker
+	// (for scripted runs such as the screenshot).
+	AutoStart bool
+}
+
+// Window is Braid's main window: a toolbar, the queue, a status bar and
+// the details pane of the selected job. Its parts are exported so tests
+// can reach them. Everything but Start, Stop and OpenSource's reading runs
+// on the UI goroutine; the ticker reads the backend on its own goroutine
+// and applies what it read with fyne.Do.
+type Window struct {
+	App     fyne.App
+	Win     fyne.Window
+	Backend Backend
+
+	Toolbar *Toolbar
+	List    *widget.List
+	Empty   fyne.CanvasObject // shown instead of the list when the queue is empty
+	Status  *widget.Label
+	Problem *widget.Label // the last error reading the queue, in red
+	Details *Details
+
+	// Settings are the user's settings as last read or saved.
+	Settings Settings
+	// Pickers are the metalink pickers open now, oldest first.
+	Pickers []*Picker
+
+	opts     Options
+	model    model
+	selected JobID
+	// pendingSelect is a job just added, selected once the list has it.
+	pendingSelect JobID
+	seen          map[JobID]JobState // live jobs seen this session, for notifications
+	poll          *poller
+	tray          bool // a system tray menu is set: closing hides the window
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // the ticker and command goroutines
+	doMu   sync.Mutex     // see do
+}
+
+// Toolbar holds the toolbar's buttons.
+type Toolbar struct {
+	AddURL, Open, Pause, Resume, Remove, OpenFolder, Settings *widget.Button
+	Content                                                   fyne.CanvasObject
+}
+
+// New builds the window over b. It shows nothing and reads nothing until
+// Start.
+func New(app fyne.App, b Backend, opts Options) *Window {
+	if opts.Interval <= 0 {
+		opts.Interval = DefaultInterval
+	}
+	w := &Window{
+		App:     app,
+		Backend: b,
+		opts:    opts,
+		seen:    map[JobID]JobState{},
+		poll:    newPoller(b),
+	}
+	w.ctx, w.cancel = context.WithCancel(context.Background())
+	w.Win = app.NewWindow("Braid")
+	w.Win.SetIcon(AppIcon)
+	w.buildToolbar()
+
+	w.List = widget.NewList(func() int { return len(w.model.jobs) }, newJobRow, func(i widget.ListItemID, o fyne.CanvasObject) {
+		if i < len(w.model.jobs) {
+			o.(*jobRow).show(w.model.jobs[i])
+		}
+	})
+	w.List.OnSelected = func(i widget.ListItemID) {
+		if i < len(w.model.jobs) {
+			w.selectJob(w.model.jobs[i].ID)
+		}
+	}
+	w.List.OnUnselected = func(widget.ListItemID) {}
+
+	icon := widget.NewIcon(theme.NewDisabledResource(theme.DownloadIcon()))
+	w.Empty = container.NewCenter(container.NewVBox(
+		container.NewCenter(container.NewGridWrap(fyne.NewSize(48, 48), icon)),
+		container.NewCenter(newHint("Drop a .meta4, .metalink or .torrent file, or a link, anywhere here.")),
+		container.NewCenter(newHint("Or use Add URL (Ctrl+N) or Open (Ctrl+O)."))))
+
+	w.Status = widget.NewLabel("")
+	w.Status.SizeName = theme.SizeNameCaptionText
+	w.Problem = widget.NewLabel("")
+	w.Problem.SizeName = theme.SizeNameCaptionText
+	w.Problem.Importance = widget.DangerImportance
+	w.Problem.Truncation = fyne.TextTruncateEllipsis
+
+	w.Details = NewDetails()
+	w.Details.OnVerify = func(id JobID) { w.command("Verify", func() error { return b.Verify(id) }) }
+	w.Details.OnRepair = func(id JobID) { w.command("Repair", func() error { return b.Repair(id) }) }
+	w.Details.OnTab = func() {
+		w.poll.pieces.Store(w.Details.NeedsPieces())
+		w.poll.refreshDetail()
+	}
+
+	queue := container.NewBorder(queueHeader(), nil, nil, nil, container.NewStack(w.List, w.Empty))
+	split := container.NewVSplit(queue, container.NewPadded(w.Details.Content))
+	split.Offset = 0.45
+	status := container.NewBorder(nil, nil, nil, w.Problem, w.Status)
+	w.Win.SetContent(container.NewBorder(
+		container.NewVBox(w.Toolbar.Content, widget.NewSeparator()),
+		container.NewVBox(widget.NewSeparator(), status),
+		nil, nil, split))
+	w.Win.Resize(fyne.NewSize(1100, 720))
+	w.Win.SetOnDropped(w.dropped)
+	w.addShortcuts()
+	w.Win.SetCloseIntercept(w.closeRequested)
+	w.showModel()
+	return w
+}
+
+func (w *Window) buildToolbar() {
+	b := func(label string, icon fyne.Resource, f func()) *widget.Button {
+		btn := widget.NewButtonWithIcon(label, icon, f)
+		btn.Importance = widget.LowImportance
+		return btn
+	}
+	t := &Toolbar{
+		AddURL:     b("Add URL", theme.ContentAddIcon(), w.AskURL),
+		Open:       b("Open", theme.FolderOpenIcon(), w.AskFile),
+		Pause:      b("Pause", theme.MediaPauseIcon(), w.PauseSelected),
+		Resume:     b("Resume", theme.MediaPlayIcon(), w.ResumeSelected),
+		Remove:     b("Remove", theme.DeleteIcon(), w.RemoveSelected),
+		OpenFolder: b("Show in folder", theme.FolderIcon(), w.OpenSelectedFolder),
+		Settings:   b("Settings", theme.SettingsIcon(), w.ShowSettings),
+	}
+	t.AddURL.Importance = widget.HighImportance
+	t.Content = container.NewHBox(t.AddURL, t.Open, widget.NewSeparator(),
+		t.Pause, t.Resume, t.Remove, widget.NewSeparator(), t.OpenFolder, layout.NewSpacer(), t.Settings)
+	w.Toolbar = t
+}
+
+// Start reads the settings, shows the window and starts the ticker. The
+// ticker runs until Stop.
+func (w *Window) Start() {
+	if s, err := w.Backend.Settings(); err == nil {
+		w.Settings = s
+	} else {
+		w.showProblem(fmt.Errorf("read settings: %w", err))
+	}
+	w.Win.Show()
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		w.poll.loop(w.ctx, w.opts.Interval, func(r reading) { w.do(func() { w.apply(r) }) })
+	}()
+}
+
+// Stop ends the ticker and waits for it and for commands under way.
+func (w *Window) Stop() {
+	w.cancel()
+	w.wg.Wait()
+}
+
+// Tick reads the backend and applies what it read, on the calling
+// goroutine: what one tick of the ticker does, for tests and benchmarks.
+func (w *Window) Tick() { w.apply(w.poll.read()) }
+
+// Settle waits for commands under way, then ticks once: after it, the
+// window shows what the commands did. For tests.
+func (w *Window) Settle() {
+	w.wg.Wait()
+	w.Tick()
+}
+
+// apply shows one reading. It runs on the UI goroutine.
+func (w *Window) apply(r reading) {
+	if r.err != nil {
+		w.showProblem(r.err)
+	} else if r.reloaded {
+		w.Problem.SetText("")
+	}
+	if r.reloaded && r.err == nil {
+		w.notifyTransitions(r.all)
+		w.model.load(r.all)
+		w.List.Refresh()
+		w.reselect()
+	}
+	for _, i := range w.model.merge(r.live) {
+		w.List.RefreshItem(i)
+	}
+	for _, j := range r.live {
+		w.seen[j.ID] = j.State
+	}
+	if w.pendingSelect != 0 {
+		if _, ok := w.model.index[w.pendingSelect]; ok {
+			w.Select(w.pendingSelect)
+			w.pendingSelect = 0
+		}
+	}
+	w.showModel()
+	if r.detail != nil && r.detail.ID == w.selected {
+		w.Details.Show(*r.detail)
+	}
+}
+
+// showModel updates what depends on the whole queue: the empty hint, the
+// status bar and the toolbar.
+func (w *Window) showModel() {
+	if len(w.model.jobs) == 0 {
+		w.Empty.Show()
+	} else {
+		w.Empty.Hide()
+	}
+	if s := w.model.totals().statusText(); s != w.Status.Text {
+		w.Status.SetText(s)
+	}
+	w.setToolbar()
+}
+
+func (w *Window) setToolbar() {
+	j, ok := w.model.find(w.selected)
+	enable := func(b *widget.Button, on bool) {
+		if on {
+			b.Enable()
+		} else {
+			b.Disable()
+		}
+	}
+	enable(w.Toolbar.Pause, ok && (j.State == Queued || j.State == Running))
+	enable(w.Toolbar.Resume, ok && (j.State == Paused || j.State == Failed))
+	enable(w.Toolbar.Remove, ok)
+	enable(w.Toolbar.OpenFolder, ok)
+}
+
+func (w *Window) showProblem(err error) {
+	w.Problem.SetText(err.Error())
+}
+
+// selectJob makes id the job the details pane and the toolbar act on.
+func (w *Window) selectJob(id JobID) {
+	if id == w.selected {
+		return
+	}
+	w.selected = id
+	w.poll.selected.Store(int64(id))
+	w.poll.pieces.Store(w.Details.NeedsPieces())
+	if j, ok := w.model.find(id); ok {
+		// Show the row at once; the full detail follows on the ticker.
+		w.Details.Show(Detail{Job: j})
+	}
+	w.poll.refreshDetail()
+	w.setToolbar()
+}
+
+// Select selects the job with the given ID in the list, as a click does.
+func (w *Window) Select(id JobID) {
+	if i, ok := w.model.index[id]; ok {
+		w.List.Select(i)
+	}
+}
+
+// Selected is the selected job's ID, 0 when none.
+func (w *Window) Selected() JobID { return w.selected }
+
+// Jobs is the queue as the window shows it.
+func (w *Window) Jobs() []Job { return w.model.jobs }
+
+// reselect keeps the selection on the same job after the rows moved.
+func (w *Window) reselect() {
+	if w.selected == 0 {
+		return
+	}
+	i, ok := w.model.index[w.selected]
+	if !ok {
+		w.selected = 0
+		w.poll.selected.Store(0)
+		w.List.UnselectAll()
+		w.Details.Clear()
+		return
+	}
+	w.List.Select(i)
+}
+
+// do runs f on the UI goroutine with fyne.Do. The lock makes the
+// one-at-a-time promise explicit for drivers whose fyne.Do runs f at once
+// on the caller's goroutine (Fyne's test driver); on the desktop it is
+// never contended.
+func (w *Window) do(f func()) {
+	fyne.Do(func() {
+		w.doMu.Lock()
+		defer w.doMu.Unlock()
+		f()
+	})
+}
+
+// command runs a backend call off the UI goroutine, shows its error, and
+// makes the ticker read the queue again.
+func (w *Window) command(what string, f func() error) {
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		err := f()
+		if err != nil {
+			w.do(func() { dialog.ShowError(fmt.Errorf("%s: %w", what, err), w.Win) })
+		}
+		w.poll.reloadSoon()
+	}()
+}
+
+// PauseSelected pauses the selected job.
+func (w *Window) PauseSelected() {
+	if id := w.selected; id != 0 {
+		w.command("Pause", func() error { return w.Backend.Pause(id) })
+	}
+}
+
+// ResumeSelected resumes the selected job.
+func (w *Window) ResumeSelected() {
+	if id := w.selected; id != 0 {
+		w.command("Resume", func() error { return w.Backend.Resume(id) })
+	}
+}
+
+// RemoveSelected asks, then takes the selected job out of the queue.
+// Files on disk stay.
+func (w *Window) RemoveSelected() {
+	j, ok := w.model.find(w.selected)
+	if !ok {
+		return
+	}
+	msg := fmt.Sprintf("Remove “%s” from the queue?\nFiles already downloaded stay where they are.", j.Name)
+	d := dialog.NewConfirm("Remove download", msg, func(yes bool) {
+		if yes {
+			w.command("Remove", func() error { return w.Backend.Remove(j.ID) })
+		}
+	}, w.Win)
+	d.SetConfirmText("Remove")
+	d.SetConfirmImportance(widget.DangerImportance)
+	d.Show()
+}
+
+// MoveSelected moves the selected job by delta places in the queue.
+func (w *Window) MoveSelected(delta int) {
+	i, ok := w.model.index[w.selected]
+	if !ok {
+		return
+	}
+	to := min(max(0, i+delta), len(w.model.jobs)-1)
+	if to == i {
+		return
+	}
+	id := w.selected
+	w.command("Move", func() error { return w.Backend.Move(id, to) })
+}
+
+// OpenSelectedFolder shows the selected job's folder.
+func (w *Window) OpenSelectedFolder() {
+	j, ok := w.model.find(w.selected)
+	if !ok {
+		return
+	}
+	open := w.opts.OpenFolder
+	if open == nil {
+		open = func(dir string) error {
+			return w.App.OpenURL(&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)})
+		}
+	}
+	if err := open(j.Dir); err != nil {
+		dialog.ShowError(fmt.Errorf("open %s: %w", j.Dir, err), w.Win)
+	}
+}
+
+// PauseAll pauses every job that runs or waits; ResumeAll resumes every
+// paused one.
+func (w *Window) PauseAll() { w.forAll(func(j Job) bool { return j.State.Live() }, w.Backend.Pause) }
+
+// ResumeAll resumes every paused job.
+func (w *Window) ResumeAll() {
+	w.forAll(func(j Job) bool { return j.State == Paused }, w.Backend.Resume)
+}
+
+func (w *Window) forAll(match func(Job) bool, do func(JobID) error) {
+	var ids []JobID
+	for _, j := range w.model.jobs {
+		if match(j) {
+			ids = append(ids, j.ID)
+		}
+	}
+	w.command("Update the queue", func() error {
+		var errs []error
+		for _, id := range ids {
+			errs = append(errs, do(id))
+		}
+		return errors.Join(errs...)
+	})
+}
+
+// AskURL asks for a link, offering one from the clipboard, and opens it.
+func (w *Window) AskURL() {
+	e := widget.NewEntry()
+	e.SetPlaceHolder("https://example.org/file.iso or a .meta4 link")
+	if c := w.App.Clipboard(); c != nil {
+		if s := strings.TrimSpace(c.Content()); looksLikeURL(s) {
+			e.SetText(s)
+		}
+	}
+	items := []*widget.FormItem{widget.NewFormItem("Link", e)}
+	d := dialog.NewForm("Add URL", "Add", "Cancel", items, func(ok bool) {
+		if ok && strings.TrimSpace(e.Text) != "" {
+			w.OpenSource(strings.TrimSpace(e.Text))
+		}
+	}, w.Win)
+	d.Resize(fyne.NewSize(560, d.MinSize().Height))
+	d.Show()
+	w.Win.Canvas().Focus(e)
+}
+
+// AskFile asks for a .meta4, .metalink or .torrent file and opens it.
+func (w *Window) AskFile() {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil || r == nil {
+			return
+		}
+		p := r.URI().Path()
+		_ = r.Close()
+		w.OpenSource(p)
+	}, w.Win)
+	d.SetFilter(storage.NewExtensionFileFilter([]string{".meta4", ".metalink", ".torrent"}))
+	d.Resize(fyne.NewSize(800, 560))
+	d.Show()
+}
+
+// OpenSource reads source off the UI goroutine and then shows the picker
+// for it (or, for a plain link to one file, adds it at once). It may be
+// called from any goroutine.
+func (w *Window) OpenSource(source string) {
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		doc, err := w.Backend.Open(w.ctx, source)
+		w.do(func() {
+			if err != nil {
+				dialog.ShowError(fmt.Errorf("open %s: %w", source, err), w.Win)
+				return
+			}
+			w.offer(source, doc)
+		})
+	}()
+}
+
+// offer shows the picker for doc, or adds it directly when there is
+// nothing to pick.
+func (w *Window) offer(source string, doc *metalink.Document) {
+	p := NewPicker(source, doc, w.Settings, w.Win)
+	if w.opts.AutoStart || (isPlainLink(source) && len(doc.Files) == 1 && len(doc.Rejected) == 0) {
+		w.add(p.Request(false))
+		return
+	}
+	d := dialog.NewCustomWithoutButtons("Add downloads", p.Content, w.Win)
+	done := func() {
+		d.Hide()
+		for i, q := range w.Pickers {
+			if q == p {
+				w.Pickers = append(w.Pickers[:i], w.Pickers[i+1:]...)
+				break
+			}
+		}
+	}
+	p.OnAdd = func(req AddRequest) {
+		done()
+		w.add(req)
+	}
+	p.OnCancel = done
+	w.Pickers = append(w.Pickers, p)
+	size := w.Win.Canvas().Size()
+	d.Resize(fyne.NewSize(min(780, size.Width-40), min(680, size.Height-40)))
+	d.Show()
+}
+
+func (w *Window) add(req AddRequest) {
+	if req.Dir == "" {
+		req.Dir = w.Settings.Dir
+	}
+	w.command("Add "+req.Source, func() error {
+		id, err := w.Backend.Add(w.ctx, req)
+		if err == nil {
+			w.do(func() { w.pendingSelect = id })
+		}
+		return err
+	})
+}
+
+// dropped opens what was dropped on the window: metalink and torrent
+// files, and links.
+func (w *Window) dropped(_ fyne.Position, uris []fyne.URI) {
+	for _, u := range uris {
+		if src, ok := droppedSource(u); ok {
+			w.OpenSource(src)
+		}
+	}
+}
+
+// droppedSource turns a dropped URI into a source: a path of a .meta4,
+// .metalink or .torrent file, or a link. The desktop hands a dropped link
+// to Fyne as if it were a file name, which Fyne makes absolute: a link to
+// https://host/a.iso arrives as file:///cwd/https:/host/a.iso.
+func droppedSource(u fyne.URI) (string, bool) {
+	if u == nil {
+		return "", false
+	}
+	if u.Scheme() != "file" {
+		s := u.String()
+		return s, looksLikeURL(s)
+	}
+	p := u.Path()
+	if i := strings.Index(p, "magnet:?"); i >= 0 {
+		return p[i:], true
+	}
+	for _, scheme := range []string{"https", "http", "ftp"} {
+		if i := strings.Index(p, "/"+scheme+":/"); i >= 0 {
+			link := scheme + "://" + strings.TrimLeft(p[i+len(scheme)+2:], "/")
+			return link, looksLikeURL(link)
+		}
+	}
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".meta4", ".metalink", ".torrent":
+		return p, true
+	}
+	return "", false
+}
+
+func looksLikeURL(s string) bool {
+	if strings.HasPrefix(s, "magnet:?") {
+		return true
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	switch u.Scheme {
+	case "http", "https", "ftp":
+		return true
+	}
+	return false
+}
+
+// isPlainLink reports whether source is a link to a file rather than to a
+// metalink or torrent.
+func isPlainLink(source string) bool {
+	if !looksLikeURL(source) || strings.HasPrefix(source, "magnet:") {
+		return false
+	}
+	u, _ := url.Parse(source)
+	switch strings.ToLower(filepath.Ext(u.Path)) {
+	case ".meta4", ".metalink", ".torrent":
+		return false
+	}
+	return true
+}
