@@ -109,7 +109,7 @@ type repairer struct {
 // repair verifies f and, when it is bad, repairs it. It returns nil when
 // the file is verified at the end.
 func (r *repairer) repair(ctx context.Context, f metalink.File) error {
-	rep, err := piece.VerifyFile(ctx, r.root, f, 0)
+	rep, err := piece.VerifyFileFull(ctx, r.root, f, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%w: it is not in %s (braid get fetches it)", errRepair, r.dir)
@@ -160,7 +160,7 @@ func (r *repairer) truncate(ctx context.Context, f metalink.File, rep *piece.Rep
 	defer st.remove()
 	staged := f
 	staged.Name = st.part
-	check, err := piece.VerifyFile(ctx, r.root, staged, 0)
+	check, err := piece.VerifyFileFull(ctx, r.root, staged, 0)
 	if err != nil {
 		return err
 	}

@@ -15,11 +15,13 @@ import (
 	"braid/engine/piece"
 )
 
-const verifyUsage = `usage: braid verify --metalink M [-d DIR] [--json]
+const verifyUsage = `usage: braid verify --metalink M [-d DIR] [--full] [--json]
 
 Checks every file of the metalink M found in DIR against its piece hashes
 and its whole-file hash, and prints OK or the bad byte ranges of each. A
-file that is not in DIR is reported as missing.
+file that is not in DIR is reported as missing. Where sha-256 (or stronger)
+piece hashes cover every byte, the whole-file hash would only repeat what
+they prove and is skipped; --full computes it too.
 Exit status: 0 every file verified, 1 a file is bad, missing or cannot be
 checked, 2 usage error.
 
@@ -71,6 +73,7 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	mpath := fset.String("metalink", "", "the `.meta4` or .metalink file describing the files")
 	dir := fset.String("d", ".", "the folder holding the files")
 	asJSON := fset.Bool("json", false, "print the result as JSON")
+	full := fset.Bool("full", false, "compute the whole-file hash even where the piece hashes cover every byte")
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -95,8 +98,12 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	defer root.Close()
 
 	results := make([]verifyResult, 0, len(doc.Files))
+	check := piece.VerifyFile
+	if *full {
+		check = piece.VerifyFileFull
+	}
 	for _, f := range doc.Files {
-		rep, err := piece.VerifyFile(ctx, root, f, 0)
+		rep, err := check(ctx, root, f, 0)
 		if ctx.Err() != nil {
 			fmt.Fprintf(stderr, "braid verify: %v\n", ctx.Err())
 			return 1
@@ -179,7 +186,11 @@ func verifyChecked(rep *piece.Report) string {
 	if rep.PiecesKnown() {
 		parts = append(parts, fmt.Sprintf("%d %s %s", rep.Layout.Count(), rep.PieceType, plural(rep.Layout.Count(), "piece", "pieces")))
 	}
-	return fmt.Sprintf("%d bytes; %s match", rep.Size, strings.Join(parts, " and "))
+	checked := fmt.Sprintf("%d bytes; %s match", rep.Size, strings.Join(parts, " and "))
+	if rep.Whole == piece.Covered {
+		checked += fmt.Sprintf(", covering the whole-file %s", rep.HashType)
+	}
+	return checked
 }
 
 // verifyExplain lists what is wrong with a bad file, one thing a line.

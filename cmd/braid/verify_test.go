@@ -21,6 +21,7 @@ func TestVerifyCommand(t *testing.T) {
 
 	tests := []struct {
 		name     string
+		flags    []string
 		a, b     []byte // on disk; nil: absent
 		code     int
 		want     []string // lines (or parts) the text output must have
@@ -33,12 +34,33 @@ func TestVerifyCommand(t *testing.T) {
 	}{
 		{
 			name: "all good", a: a, b: b, code: 0,
-			want:    []string{"a.bin: OK (164340 bytes; whole-file sha-256 and 11 sha-256 pieces match)", "sub/b.bin: OK"},
+			want:    []string{"a.bin: OK (164340 bytes; 11 sha-256 pieces match, covering the whole-file sha-256)", "sub/b.bin: OK"},
 			wantNot: []string{"BAD", "repair"},
 			aStatus: statusOK, aBad: []int{}, aMissing: []int{}, aRanges: []rangeJSON{},
 		},
 		{
+			name: "all good, --full", flags: []string{"--full"}, a: a, b: b, code: 0,
+			want:    []string{"a.bin: OK (164340 bytes; whole-file sha-256 and 11 sha-256 pieces match)", "sub/b.bin: OK"},
+			wantNot: []string{"BAD", "repair", "covering"},
+			aStatus: statusOK, aBad: []int{}, aMissing: []int{}, aRanges: []rangeJSON{},
+		},
+		{
 			name: "flipped pieces", a: pcFlip(a, 1*vL+3, 3*vL, 4*vL+vL-1, 10*vL+499), b: b, code: 1,
+			want: []string{
+				"a.bin: BAD",
+				"  4 of 11 pieces fail their sha-256 hash:",
+				"    bytes 16384-32767 (piece 1)",
+				"    bytes 49152-81919 (pieces 3-4)",
+				"    bytes 163840-164339 (piece 10)",
+				"sub/b.bin: OK",
+				"braid repair --metalink " + meta,
+			},
+			wantNot: []string{"does not match"},
+			aStatus: statusBad, aBad: []int{1, 3, 4, 10}, aMissing: []int{},
+			aRanges: []rangeJSON{{vL, vL}, {3 * vL, 2 * vL}, {10 * vL, 500}},
+		},
+		{
+			name: "flipped pieces, --full", flags: []string{"--full"}, a: pcFlip(a, 1*vL+3, 3*vL, 4*vL+vL-1, 10*vL+499), b: b, code: 1,
 			want: []string{
 				"a.bin: BAD",
 				"  4 of 11 pieces fail their sha-256 hash:",
@@ -85,7 +107,7 @@ func TestVerifyCommand(t *testing.T) {
 			}
 			pcWrite(t, dir, "sub/b.bin", tt.b)
 
-			code, out, errOut := pcRun(t, cmdVerify, "--metalink", meta, "-d", dir)
+			code, out, errOut := pcRun(t, cmdVerify, append([]string{"--metalink", meta, "-d", dir}, tt.flags...)...)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errOut)
 			}
@@ -100,7 +122,7 @@ func TestVerifyCommand(t *testing.T) {
 				}
 			}
 
-			code, out, _ = pcRun(t, cmdVerify, "--json", "--metalink", meta, "-d", dir)
+			code, out, _ = pcRun(t, cmdVerify, append([]string{"--json", "--metalink", meta, "-d", dir}, tt.flags...)...)
 			if code != tt.code {
 				t.Fatalf("--json: exit %d, want %d", code, tt.code)
 			}

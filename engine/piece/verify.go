@@ -22,6 +22,11 @@ const (
 	Match
 	// Mismatch: the bytes do not match the hash, or are not all there.
 	Mismatch
+	// Covered: the whole-file hash was not computed because piece hashes at
+	// least as strong, and collision-resistant, cover every byte and all of
+	// them match: the file is the one the metalink describes. VerifyFull
+	// computes it anyway.
+	Covered
 )
 
 func (v Verdict) String() string {
@@ -30,6 +35,8 @@ func (v Verdict) String() string {
 		return "match"
 	case Mismatch:
 		return "mismatch"
+	case Covered:
+		return "covered"
 	}
 	return "unknown"
 }
@@ -72,7 +79,9 @@ type Report struct {
 	// metalink has that Braid can compute), or "" when there is none.
 	HashType string
 	// Whole is the verdict of the whole-file hash on the file as it is on
-	// disk: Mismatch when the file is short or has trailing bytes.
+	// disk: Mismatch when the file is short or has trailing bytes; Covered
+	// when the piece hashes made computing it needless; Unknown when it was
+	// skipped for that reason but some pieces failed.
 	Whole Verdict
 	// TruncateRepairs: the file's first Expected bytes are right (by the
 	// whole-file hash, or, without one, by every piece hash), so cutting off
@@ -95,7 +104,11 @@ func (r *Report) OK() bool {
 // Verify checks the size bytes readable from r against f: each piece
 // against its hash, in parallel over workers goroutines (runtime.NumCPU()
 // when workers <= 0), and the whole file against the strongest whole-file
-// hash Braid can compute, in the same single read of the file. Reading
+// hash Braid can compute, in the same single read of the file. The
+// whole-file hash is skipped when piece hashes at least as strong (sha-256
+// or better) cover every byte: it could only repeat what they prove, and it
+// is the one part that cannot run in parallel (see Covered; aria2 makes the
+// same choice). VerifyFull always computes it. Reading
 // takes half a megabyte per worker whatever the file's size; the report
 // takes a few bytes per piece.
 //
@@ -104,6 +117,32 @@ func (r *Report) OK() bool {
 // cannot be read or ctx ends; a bad file is a Report, not an error. r must
 // be safe for concurrent ReadAt calls, as *os.File is.
 func Verify(ctx context.Context, r io.ReaderAt, size int64, f metalink.File, workers int) (*Report, error) {
+	return verify(ctx, r, size, f, workers, false)
+}
+
+// VerifyFull is Verify that computes the whole-file hash even where the
+// piece hashes cover every byte, to catch a metalink whose whole-file and
+// piece hashes disagree.
+func VerifyFull(ctx context.Context, r io.ReaderAt, size int64, f metalink.File, workers int) (*Report, error) {
+	return verify(ctx, r, size, f, workers, true)
+}
+
+// covers reports whether piece hashes of type pieces prove as much as a
+// whole-file hash of type whole: they must resist collisions and be at
+// least as strong.
+func covers(pieces, whole string) bool {
+	rank := func(name string) int {
+		for i, s := range strength {
+			if s.name == name {
+				return i
+			}
+		}
+		return len(strength)
+	}
+	return rank(pieces) <= rank("sha-256") && rank(pieces) <= rank(whole)
+}
+
+func verify(ctx context.Context, r io.ReaderAt, size int64, f metalink.File, workers int, full bool) (*Report, error) {
 	expected := f.Size
 	if expected < 0 {
 		expected = size
@@ -135,10 +174,12 @@ func Verify(ctx context.Context, r io.ReaderAt, size int64, f metalink.File, wor
 		s.layout.Size = int64(held) * plan.Length
 	}
 	var want []byte
+	skipWhole := false
 	if h, ok := Strongest(f.Hashes); ok {
 		rep.HashType = h.Type
 		rep.Whole = Mismatch
-		if size >= expected {
+		skipWhole = !full && plan.Verifiable() && covers(plan.Type, h.Type)
+		if size >= expected && !skipWhole {
 			var err error
 			if want, err = hex.DecodeString(h.Value); err != nil {
 				// The metalink reader checks hex, but a File can be built
@@ -182,6 +223,12 @@ func Verify(ctx context.Context, r io.ReaderAt, size int64, f metalink.File, wor
 			prefixOK = len(rep.Bad) == 0
 		}
 	}
+	if skipWhole && len(rep.Missing) == 0 && rep.Trailing == 0 {
+		rep.Whole = Covered
+		if len(rep.Bad) > 0 {
+			rep.Whole = Unknown
+		}
+	}
 	rep.Bad = append(rep.Bad, rep.Missing...)
 	rep.TruncateRepairs = rep.Trailing > 0 && len(rep.Bad) == 0 && prefixOK
 	rep.BadRanges = plan.Ranges(rep.Bad)
@@ -192,6 +239,16 @@ func Verify(ctx context.Context, r io.ReaderAt, size int64, f metalink.File, wor
 // Opening through root means a name can never reach outside it. A file
 // that is not there fails with an error that matches fs.ErrNotExist.
 func VerifyFile(ctx context.Context, root *os.Root, f metalink.File, workers int) (*Report, error) {
+	return verifyFile(ctx, root, f, workers, false)
+}
+
+// VerifyFileFull is VerifyFile that always computes the whole-file hash
+// (see VerifyFull).
+func VerifyFileFull(ctx context.Context, root *os.Root, f metalink.File, workers int) (*Report, error) {
+	return verifyFile(ctx, root, f, workers, true)
+}
+
+func verifyFile(ctx context.Context, root *os.Root, f metalink.File, workers int, full bool) (*Report, error) {
 	file, err := root.Open(filepath.FromSlash(f.Name))
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
@@ -204,7 +261,7 @@ func VerifyFile(ctx context.Context, root *os.Root, f metalink.File, workers int
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("verify %s: not a regular file", f.Name)
 	}
-	return Verify(ctx, file, st.Size(), f, workers)
+	return verify(ctx, file, st.Size(), f, workers, full)
 }
 
 // Ranges returns the bytes of the given ascending pieces, adjacent pieces

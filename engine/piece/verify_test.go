@@ -26,10 +26,14 @@ type verifyCase struct {
 	missing   []int
 	ranges    []Range
 	trailing  int64
-	pieceType string // "": pieces unknown
-	whole     Verdict
-	truncate  bool // TruncateRepairs
-	ok        bool
+	pieceType string  // "": pieces unknown
+	whole     Verdict // with VerifyFull
+	// quick is Whole with Verify where the piece hashes make the
+	// whole-file hash needless (Covered, or Unknown when pieces fail);
+	// Unknown here means the same as whole.
+	quick    Verdict
+	truncate bool // TruncateRepairs
+	ok       bool
 }
 
 func verifyCases() []verifyCase {
@@ -46,16 +50,16 @@ func verifyCases() []verifyCase {
 	smallData := randomBytes(70*small, 12)
 
 	return []verifyCase{
-		{name: "intact", f: f, onDisk: data, pieceType: "sha-256", whole: Match, ok: true},
+		{name: "intact", f: f, onDisk: data, pieceType: "sha-256", whole: Match, quick: Covered, ok: true},
 		{
 			name: "flipped pieces 2, 5 and 6", f: f, onDisk: flip(data, 2*L+7, 5*L, 6*L+L-1),
 			bad: []int{2, 5, 6}, ranges: []Range{{2 * L, L}, {5 * L, 2 * L}},
-			pieceType: "sha-256", whole: Mismatch,
+			pieceType: "sha-256", whole: Mismatch, quick: skippedBad,
 		},
 		{
 			name: "flipped first and short last piece", f: f, onDisk: flip(data, 0, 10*L+122),
 			bad: []int{0, 10}, ranges: []Range{{0, L}, {10 * L, 123}},
-			pieceType: "sha-256", whole: Mismatch,
+			pieceType: "sha-256", whole: Mismatch, quick: skippedBad,
 		},
 		{
 			name: "truncated mid piece", f: f, onDisk: data[:7*L+100],
@@ -159,35 +163,78 @@ func verifyCases() []verifyCase {
 				f.Size = -1
 				return f
 			}(),
-			pieceType: "sha-256", whole: Match, ok: true,
+			pieceType: "sha-256", whole: Match, quick: Covered, ok: true,
 		},
 		{
 			name: "pieces over several blocks", f: describeBytes("x", bigData, big, "sha-256", "sha-256"),
 			onDisk: flip(bigData, big+1<<20, 2*big+100),
 			bad:    []int{1, 2}, ranges: []Range{{big, big + 200<<10}},
-			pieceType: "sha-256", whole: Mismatch,
+			pieceType: "sha-256", whole: Mismatch, quick: skippedBad,
 		},
 		{
 			name: "many pieces to a block", f: describeBytes("x", smallData, small, "sha-256", "sha-256"),
 			onDisk: flip(smallData, 0, 33*small+small-1, 34*small, 69*small+5),
 			bad:    []int{0, 33, 34, 69}, ranges: []Range{{0, small}, {33 * small, 2 * small}, {69 * small, small}},
-			pieceType: "sha-256", whole: Mismatch,
+			pieceType: "sha-256", whole: Mismatch, quick: skippedBad,
 		},
 	}
 }
 
+// skippedBad marks a case whose pieces fail while covering the whole-file
+// hash: Verify skips that hash, so its verdict is Unknown.
+const skippedBad Verdict = -1
+
 func TestVerify(t *testing.T) {
 	for _, tt := range verifyCases() {
 		for _, workers := range []int{1, 2, 5} {
-			t.Run(fmt.Sprintf("%s/workers=%d", tt.name, workers), func(t *testing.T) {
-				dir := writeFile(t, tt.f.Name, tt.onDisk)
-				rep, err := VerifyFile(context.Background(), openRoot(t, dir), tt.f, workers)
-				if err != nil {
-					t.Fatal(err)
-				}
-				checkReport(t, rep, tt)
-			})
+			for _, full := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/workers=%d/full=%v", tt.name, workers, full), func(t *testing.T) {
+					dir := writeFile(t, tt.f.Name, tt.onDisk)
+					check, want := VerifyFile, tt
+					if full {
+						check = VerifyFileFull
+					} else if tt.quick == skippedBad {
+						want.whole = Unknown
+					} else if tt.quick != Unknown {
+						want.whole = tt.quick
+					}
+					rep, err := check(context.Background(), openRoot(t, dir), tt.f, workers)
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkReport(t, rep, want)
+				})
+			}
 		}
+	}
+}
+
+// The whole-file hash is skipped only when the pieces are collision
+// resistant and at least as strong as it.
+func TestVerifyCoversOnlyWithStrongPieces(t *testing.T) {
+	const L = 4096
+	data := randomBytes(5*L, 13)
+	for _, c := range []struct {
+		pieces, whole string
+		want          Verdict
+	}{
+		{"sha-256", "sha-256", Covered},
+		{"sha-512", "sha-256", Covered},
+		{"sha-256", "sha-512", Match},
+		{"sha-1", "sha-256", Match},
+		{"md5", "md5", Match},
+		{"sha-1", "sha-1", Match},
+	} {
+		t.Run(c.pieces+" pieces, "+c.whole+" whole", func(t *testing.T) {
+			f := describeBytes("x", data, L, c.pieces, c.whole)
+			rep, err := Verify(context.Background(), bytes.NewReader(data), int64(len(data)), f, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Whole != c.want || !rep.OK() {
+				t.Fatalf("Whole = %v, OK = %v; want %v, true", rep.Whole, rep.OK(), c.want)
+			}
+		})
 	}
 }
 
