@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	_ "braid/platform/clocale" // before Fyne initialises: see its doc
 )
 
 // command runs one subcommand and returns the process exit status:
