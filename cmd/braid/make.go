@@ -31,7 +31,7 @@ func cmdMake(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&length, "piece-length", "piece length in bytes: 1048576, 256K, 1M, 4MiB (default: by file size, about 2000 pieces)")
 	fs.Var(&bases, "url", "mirror base URL; each file is offered at BASE/NAME (repeat for more mirrors, first is preferred)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: braid make [--piece-length N] [--url BASE]... FILE...")
+		fmt.Fprintln(stderr, "Usage: braid make [--piece-length N] [--url BASE]... FILE...")
 		fmt.Fprintln(stderr, "Hashes each FILE and writes a .meta4 describing them to stdout.")
 		fs.PrintDefaults()
 	}

@@ -16,7 +16,7 @@ import (
 	"braid/engine/piece"
 )
 
-const repairUsage = `usage: braid repair --metalink M [-d DIR]
+const repairUsage = `Usage: braid repair --metalink M [-d DIR]
 
 Verifies every file of the metalink M found in DIR and fetches only the
 pieces that fail their hash again, from the mirrors the metalink lists. The
@@ -45,7 +45,7 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprint(stderr, repairUsage)
 		fset.PrintDefaults()
 	}
-	mpath := fset.String("metalink", "", "the `.meta4` or .metalink file describing the files")
+	mpath := fset.String("metalink", "", "the .meta4 or .metalink `file` describing the files")
 	dir := fset.String("d", ".", "the folder holding the files")
 	maxConn := fset.Int("max-conn", 0, "most connections at once (default 16)")
 	perMirror := fset.Int("max-conn-per-mirror", 0, "most connections to one mirror (default 1)")

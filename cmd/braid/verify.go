@@ -15,7 +15,7 @@ import (
 	"braid/engine/piece"
 )
 
-const verifyUsage = `usage: braid verify --metalink M [-d DIR] [--full] [--json]
+const verifyUsage = `Usage: braid verify --metalink M [-d DIR] [--full] [--json]
 
 Checks every file of the metalink M found in DIR against its piece hashes
 and its whole-file hash, and prints OK or the bad byte ranges of each. A
@@ -70,7 +70,7 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprint(stderr, verifyUsage)
 		fset.PrintDefaults()
 	}
-	mpath := fset.String("metalink", "", "the `.meta4` or .metalink file describing the files")
+	mpath := fset.String("metalink", "", "the .meta4 or .metalink `file` describing the files")
 	dir := fset.String("d", ".", "the folder holding the files")
 	asJSON := fset.Bool("json", false, "print the result as JSON")
 	full := fset.Bool("full", false, "compute the whole-file hash even where the piece hashes cover every byte")

@@ -215,7 +215,7 @@ func TestVerifyUsage(t *testing.T) {
 		{"no metalink", []string{"-d", "."}, 2, "want --metalink M"},
 		{"extra argument", []string{"--metalink", meta, "x"}, 2, "want --metalink M"},
 		{"unknown flag", []string{"--metalink", meta, "--frobnicate"}, 2, "frobnicate"},
-		{"help", []string{"-h"}, 0, "usage: braid verify"},
+		{"help", []string{"-h"}, 0, "Usage: braid verify"},
 		{"metalink absent", []string{"--metalink", filepath.Join(t.TempDir(), "none.meta4")}, 1, "no such file"},
 		{"metalink malformed", []string{"--metalink", bad}, 1, "bad.meta4"},
 		{"folder absent", []string{"--metalink", meta, "-d", filepath.Join(t.TempDir(), "none")}, 1, "no such file"},
