@@ -84,26 +84,11 @@ func (p *docParser) v3File() error {
 			return p.v3Resources(fb)
 		case "verification":
 			return p.v3Verification(fb)
-		case "size":
-			return p.size(fb)
-		case "identity":
-			return p.setText(fb, &f.Identity, hasIdentity)
-		case "version":
-			return p.setText(fb, &f.Version, hasVersion)
-		case "description":
-			return p.setText(fb, &f.Description, hasDescription)
-		case "copyright":
-			return p.setText(fb, &f.Copyright, hasCopyright)
-		case "logo":
-			return p.setText(fb, &f.Logo, hasLogo)
-		case "language":
-			return p.addText(fb, &f.Languages, hasLanguage)
-		case "os":
-			return p.addText(fb, &f.OS, hasOS)
-		case "publisher":
-			return p.setParty(fb, &f.Publisher, hasPublisher)
 		case "license":
 			return p.setParty(fb, &f.License, hasLicense)
+		}
+		if ok, err := p.fileField(fb); ok {
+			return err
 		}
 		return p.skip()
 	})

@@ -91,30 +91,15 @@ func (p *docParser) v4File() error {
 			return err
 		case "pieces":
 			return p.v4Pieces(fb)
-		case "size":
-			return p.size(fb)
-		case "identity":
-			return p.setText(fb, &f.Identity, hasIdentity)
-		case "version":
-			return p.setText(fb, &f.Version, hasVersion)
-		case "description":
-			return p.setText(fb, &f.Description, hasDescription)
-		case "copyright":
-			return p.setText(fb, &f.Copyright, hasCopyright)
-		case "logo":
-			return p.setText(fb, &f.Logo, hasLogo)
-		case "language":
-			return p.addText(fb, &f.Languages, hasLanguage)
-		case "os":
-			return p.addText(fb, &f.OS, hasOS)
-		case "publisher":
-			return p.setParty(fb, &f.Publisher, hasPublisher)
 		case "signature":
 			mediaType, _ := p.attr("mediatype")
 			v, err := p.text()
 			if err == nil {
 				p.setSignature(fb, strings.ToLower(mediaType), v)
 			}
+			return err
+		}
+		if ok, err := p.fileField(fb); ok {
 			return err
 		}
 		return p.skip()
