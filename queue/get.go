@@ -11,14 +11,16 @@ import (
 	"reflect"
 	"slices"
 
+	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/piece"
 )
 
-// Resolver reads a source into a document and the names of the files to
-// download (nil: all). GetOrAdd calls it only for a source not yet queued,
-// so a queued download does not need its .meta4 any more.
-type Resolver func() (doc *metalink.Document, selected []string, err error)
+// Resolver reads a source into a document, the names of the files to
+// download (nil: all) and, for a plain URL, what its server said (zero
+// otherwise). GetOrAdd calls it only for a source not yet queued, so a
+// queued download does not need its .meta4 any more.
+type Resolver func() (doc *metalink.Document, selected []string, origin Origin, err error)
 
 // GetOrAdd is what `braid get --state` does with a source: it returns the
 // job for source going to dest (compared as an absolute path) ready to
@@ -26,6 +28,7 @@ type Resolver func() (doc *metalink.Document, selected []string, err error)
 // which. A paused or failed job is queued again; a done job whose files
 // are all still at their final names is returned done (running it is a
 // no-op), and one whose files went missing is queued to fetch them again.
+// Sources are compared less URL credentials (see Redact).
 func (q *Queue) GetOrAdd(source, dest string, resolve Resolver) (job Job, added bool, err error) {
 	abs, err := filepath.Abs(dest)
 	if err != nil {
@@ -33,13 +36,13 @@ func (q *Queue) GetOrAdd(source, dest string, resolve Resolver) (job Job, added 
 	}
 	var id int64
 	err = q.db.QueryRow(`SELECT id FROM jobs WHERE source = ? AND dest = ? ORDER BY id DESC LIMIT 1`,
-		source, abs).Scan(&id)
+		Redact(source), abs).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		doc, selected, err := resolve()
+		doc, selected, origin, err := resolve()
 		if err != nil {
 			return Job{}, false, err
 		}
-		id, err := q.Add(source, abs, doc, selected)
+		id, err := q.AddFrom(source, abs, doc, selected, origin)
 		if err != nil {
 			return Job{}, false, err
 		}
@@ -93,10 +96,13 @@ func (q *Queue) GetOrAdd(source, dest string, resolve Resolver) (job Job, added 
 // TrustedPieces). Pass q.Journal(id) as the engine's journal and call
 // FinishFile when the download ends.
 //
-// When the stored file differs from f (the document changed: another size
-// or hash), its recorded pieces are dropped. A job another Braid process
-// is running is refused with ErrNotOwner.
-func (q *Queue) PrepareFile(ctx context.Context, source, dest string, f metalink.File) (int64, *piece.Bitfield, error) {
+// origin is what a plain URL's server said (zero for a metalink), stored
+// with the job so that a later run by the runner sends the same ETag and
+// Referer. When the stored file differs from f (the document changed:
+// another size or hash, or the origin now names another ETag), its
+// recorded pieces are dropped. A job another Braid process is running is
+// refused with ErrNotOwner. Sources are compared less URL credentials.
+func (q *Queue) PrepareFile(ctx context.Context, source, dest string, f metalink.File, origin Origin) (int64, *piece.Bitfield, error) {
 	abs, err := filepath.Abs(dest)
 	if err != nil {
 		return 0, nil, fmt.Errorf("queue %s: destination %q: %w", source, dest, err)
@@ -104,13 +110,14 @@ func (q *Queue) PrepareFile(ctx context.Context, source, dest string, f metalink
 	// Own the queue if its owner has gone, so that no later process
 	// mistakes this download for one left running by a dead owner.
 	owner := q.tryOwn()
+	source = Redact(source)
 	var id int64
-	var state string
-	err = q.db.QueryRow(`SELECT id, state FROM jobs WHERE source = ? AND dest = ? ORDER BY id DESC LIMIT 1`,
-		source, abs).Scan(&id, &state)
+	var state, etag string
+	err = q.db.QueryRow(`SELECT id, state, origin_etag FROM jobs WHERE source = ? AND dest = ? ORDER BY id DESC LIMIT 1`,
+		source, abs).Scan(&id, &state, &etag)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		if id, err = q.Add(source, abs, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil); err != nil {
+		if id, err = q.AddFrom(source, abs, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil, origin); err != nil {
 			return 0, nil, err
 		}
 	case err != nil:
@@ -118,11 +125,15 @@ func (q *Queue) PrepareFile(ctx context.Context, source, dest string, f metalink
 	case State(state) == Running && !owner:
 		return 0, nil, fmt.Errorf("job %d for %s: %w", id, source, ErrNotOwner)
 	default:
-		if err := q.putFile(id, f); err != nil {
+		// Another ETag from the origin is another file, whatever the
+		// (often absent) hashes say: what the .part holds is of the old.
+		changed := etag != "" && origin.ETag != "" && etag != origin.ETag
+		if err := q.putFile(id, f, changed); err != nil {
 			return 0, nil, err
 		}
 	}
-	if _, err := q.db.Exec(`UPDATE jobs SET state = 'running', error = '', finished_at = NULL WHERE id = ?`, id); err != nil {
+	if _, err := q.db.Exec(`UPDATE jobs SET state = 'running', error = '', finished_at = NULL,
+		origin_etag = ?, referer = ? WHERE id = ?`, origin.ETag, Redact(origin.Referer), id); err != nil {
 		return 0, nil, q.wrap(fmt.Sprintf("start job %d", id), err)
 	}
 	done, err := q.TrustedPieces(ctx, id, abs, f)
@@ -136,7 +147,8 @@ func (q *Queue) PrepareFile(ctx context.Context, source, dest string, f metalink
 // nil marks the file verified (and the job done when all its files are);
 // an interruption (context canceled) pauses the job, so only another
 // `braid get` or a resume continues it; a missing, read-only or full
-// destination pauses it with the reason; any other error fails it.
+// destination pauses it with the reason; any other error fails it, and
+// engine.ErrHashMismatch also marks the file's Mismatch.
 func (q *Queue) FinishFile(id int64, name string, cause error) error {
 	var pe *pauseError
 	switch {
@@ -162,14 +174,20 @@ func (q *Queue) FinishFile(id int64, name string, cause error) error {
 		if errors.As(classify(j.Dest, cause), &pe) {
 			return q.Pause(id, pe.reason)
 		}
+		if errors.Is(cause, engine.ErrHashMismatch) {
+			if err := q.SetMismatch(id, name, true); err != nil {
+				return errors.Join(q.Fail(id, cause), err)
+			}
+		}
 		return q.Fail(id, cause)
 	}
 }
 
 // putFile makes f a selected file of job id: added when new, its mirrors
 // refreshed (strikes kept) when the same, and replaced with its pieces
-// forgotten when the document now says another size or hash.
-func (q *Queue) putFile(id int64, f metalink.File) error {
+// forgotten when the document now says another size or hash, or changed
+// says the content is another.
+func (q *Queue) putFile(id int64, f metalink.File, changed bool) error {
 	op := fmt.Sprintf("job %d: store file %s", id, f.Name)
 	err := q.tx(func(tx *sql.Tx) error {
 		var blob []byte
@@ -186,7 +204,7 @@ func (q *Queue) putFile(id int64, f metalink.File) error {
 		} else {
 			old := doc.Files[at]
 			doc.Files[at] = f
-			if sameContent(old, f) {
+			if !changed && sameContent(old, f) {
 				if err := replaceMirrors(tx, id, f); err != nil {
 					return err
 				}

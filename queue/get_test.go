@@ -21,7 +21,7 @@ func TestPrepareFinishFile(t *testing.T) {
 	doc := testDoc(4<<20, 1<<20, "a.bin", "b.bin")
 	a, b := doc.Files[0], doc.Files[1]
 
-	id, done, err := q.PrepareFile(ctx, src, dest, a)
+	id, done, err := q.PrepareFile(ctx, src, dest, a, Origin{})
 	if err != nil || done != nil {
 		t.Fatalf("first PrepareFile: %v, done %v", err, done)
 	}
@@ -44,7 +44,7 @@ func TestPrepareFinishFile(t *testing.T) {
 	}
 
 	// get again: the same job, resumed from the journal.
-	id2, done, err := q.PrepareFile(ctx, src, dest, a)
+	id2, done, err := q.PrepareFile(ctx, src, dest, a, Origin{})
 	if err != nil || id2 != id || done == nil || done.Count() != 2 || !done.Has(0) || !done.Has(1) {
 		t.Fatalf("second PrepareFile: job %d (want %d), done %v, %v", id2, id, done, err)
 	}
@@ -54,7 +54,7 @@ func TestPrepareFinishFile(t *testing.T) {
 	changed.Hashes = nil
 	changed.Size = 3 << 20
 	changed.Pieces = nil
-	if _, done, err := q.PrepareFile(ctx, src, dest, changed); err != nil || done != nil {
+	if _, done, err := q.PrepareFile(ctx, src, dest, changed, Origin{}); err != nil || done != nil {
 		t.Fatalf("PrepareFile of a changed file: done %v, %v", done, err)
 	}
 	if j, _ := q.Get(id); j.Files[0].Size != 3<<20 || j.Files[0].Done != 0 || j.Doc.Files[0].Size != 3<<20 {
@@ -62,7 +62,7 @@ func TestPrepareFinishFile(t *testing.T) {
 	}
 
 	// Another file of the same source joins the job.
-	if id3, _, err := q.PrepareFile(ctx, src, dest, b); err != nil || id3 != id {
+	if id3, _, err := q.PrepareFile(ctx, src, dest, b, Origin{}); err != nil || id3 != id {
 		t.Fatalf("PrepareFile of a second file: job %d, %v", id3, err)
 	}
 	if err := q.FinishFile(id, "a.bin", nil); err != nil {
@@ -79,7 +79,7 @@ func TestPrepareFinishFile(t *testing.T) {
 	}
 
 	t.Run("failure", func(t *testing.T) {
-		if _, _, err := q.PrepareFile(ctx, src, dest, b); err != nil {
+		if _, _, err := q.PrepareFile(ctx, src, dest, b, Origin{}); err != nil {
 			t.Fatal(err)
 		}
 		if err := q.FinishFile(id, "b.bin", errors.New("no usable mirror left")); err != nil {
@@ -94,7 +94,7 @@ func TestPrepareFinishFile(t *testing.T) {
 		if err := os.Mkdir(gone, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		id, _, err := q.PrepareFile(ctx, src, gone, a)
+		id, _, err := q.PrepareFile(ctx, src, gone, a, Origin{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,11 +111,11 @@ func TestPrepareFinishFile(t *testing.T) {
 		if other.Owner() {
 			t.Fatal("second Open owns the queue")
 		}
-		id, _, err := q.PrepareFile(ctx, "busy", dest, a)
+		id, _, err := q.PrepareFile(ctx, "busy", dest, a, Origin{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := other.PrepareFile(ctx, "busy", dest, a); !errors.Is(err, ErrNotOwner) {
+		if _, _, err := other.PrepareFile(ctx, "busy", dest, a, Origin{}); !errors.Is(err, ErrNotOwner) {
 			t.Errorf("PrepareFile of a job the owner runs: %v, want ErrNotOwner", err)
 		}
 		if j, _ := q.Get(id); j.State != Running {

@@ -28,8 +28,10 @@ const (
 
 // Job is one entry of the queue: a source, where it goes, and its files.
 type Job struct {
-	ID     int64
-	Source string // as the user gave it: a path, a URL
+	ID int64
+	// Source is as the user gave it (a path, a URL), less any credentials
+	// in a URL (see Redact): it is shown, and a password must not be.
+	Source string
 	Dest   string // absolute destination folder
 	State  State
 	// Index is the job's place in the queue, 0 first.
@@ -39,6 +41,13 @@ type Job struct {
 	// Error is why the job failed, or why Braid paused it (destination
 	// vanished, read-only); "" for a user's pause.
 	Error string
+	// Mismatch is set when a selected file's bytes did not match its
+	// whole-file hash (a download or a verify found it) and has not
+	// verified since: the file needs a repair.
+	Mismatch bool
+	// Origin is what a plain URL's server said when the job was added,
+	// for every run of it.
+	Origin Origin
 	// Doc is the stored document; set by Get, nil in List.
 	Doc   *metalink.Document
 	Files []File // in document order, selected or not
@@ -51,6 +60,9 @@ type File struct {
 	Hashes   []metalink.Hash // set by Get, nil in List
 	Selected bool
 	Verified bool // downloaded and its whole-file hash matched
+	// Mismatch: its bytes did not match its whole-file hash, at the end of
+	// a download or in a verify, and it has not verified since.
+	Mismatch bool
 	Layout   piece.Layout
 	// Pieces is the count of pieces in the bitfield; Done of them are
 	// recorded done, worth DoneBytes.
@@ -59,6 +71,19 @@ type File struct {
 	DoneBytes int64
 	// Mirrors is set by Get, nil in List; ordered by priority.
 	Mirrors []Mirror
+}
+
+// Origin is what the server of a plain URL said about the file when it was
+// resolved (engine/resolve's Origin), which the engine needs on every run:
+// a job run later by the runner gets it from the queue. Empty for jobs
+// from a metalink document.
+type Origin struct {
+	// ETag is the origin's ETag; mirrors marked pref must send the same
+	// (engine.Request.OriginETag, RFC 6249 §3.3).
+	ETag string
+	// Referer is sent to HTTP mirrors (engine.Request.Referer): the URL
+	// of the original request, without credentials.
+	Referer string
 }
 
 // Mirror is one URL of a file as the queue remembers it.
@@ -115,9 +140,18 @@ func LayoutOf(f metalink.File) piece.Layout {
 // Add appends a job to the end of the queue, state queued: the document is
 // stored with it, so the job survives its .meta4 being moved or deleted.
 // selected names the files to download; nil selects them all. It returns
-// the new job's ID.
+// the new job's ID. The source is stored without URL credentials (Redact);
+// the document's mirrors keep theirs.
 func (q *Queue) Add(source, dest string, doc *metalink.Document, selected []string) (int64, error) {
+	return q.AddFrom(source, dest, doc, selected, Origin{})
+}
+
+// AddFrom is Add for a source whose server told facts every run of the job
+// needs (a plain URL resolved by Metalink/HTTP): they are stored with the
+// job in the same transaction.
+func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []string, origin Origin) (int64, error) {
 	const op = "add job"
+	source = Redact(source)
 	if doc == nil || len(doc.Files) == 0 {
 		return 0, fmt.Errorf("%s %s: the document has no files to download", op, source)
 	}
@@ -148,9 +182,9 @@ func (q *Queue) Add(source, dest string, doc *metalink.Document, selected []stri
 	var id int64
 	err = q.tx(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`
-			INSERT INTO jobs (source, dest, state, position, added_at, document)
-			VALUES (?, ?, 'queued', (SELECT COALESCE(MAX(position), -1) + 1 FROM jobs), ?, ?)`,
-			source, abs, time.Now().UnixMilli(), blob)
+			INSERT INTO jobs (source, dest, state, position, added_at, document, origin_etag, referer)
+			VALUES (?, ?, 'queued', (SELECT COALESCE(MAX(position), -1) + 1 FROM jobs), ?, ?, ?, ?)`,
+			source, abs, time.Now().UnixMilli(), blob, origin.ETag, Redact(origin.Referer))
 		if err != nil {
 			return err
 		}
@@ -205,8 +239,7 @@ func insertFile(tx *sql.Tx, job int64, idx int, f metalink.File, selected bool) 
 // (see BenchmarkOpen).
 func (q *Queue) List() ([]Job, error) {
 	const op = "list jobs"
-	rows, err := q.db.Query(`SELECT id, source, dest, state, added_at, finished_at, error
-		FROM jobs ORDER BY position, id`)
+	rows, err := q.db.Query(`SELECT ` + jobColumns + ` FROM jobs ORDER BY position, id`)
 	if err != nil {
 		return nil, q.wrap(op, err)
 	}
@@ -239,6 +272,7 @@ func (q *Queue) List() ([]Job, error) {
 		// up on the next List.
 		if i, ok := at[job]; ok {
 			jobs[i].Files = append(jobs[i].Files, f)
+			jobs[i].Mismatch = jobs[i].Mismatch || (f.Selected && f.Mismatch)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -251,8 +285,7 @@ func (q *Queue) List() ([]Job, error) {
 func (q *Queue) Get(id int64) (Job, error) {
 	op := fmt.Sprintf("get job %d", id)
 	var blob []byte
-	j, err := scanJob(q.db.QueryRow(`SELECT id, source, dest, state, added_at, finished_at, error, document
-		FROM jobs WHERE id = ?`, id), &blob)
+	j, err := scanJob(q.db.QueryRow(`SELECT `+jobColumns+`, document FROM jobs WHERE id = ?`, id), &blob)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Job{}, fmt.Errorf("%s: %w", op, ErrNotFound)
 	}
@@ -279,6 +312,7 @@ func (q *Queue) Get(id int64) (Job, error) {
 			return Job{}, q.wrap(op, err)
 		}
 		j.Files = append(j.Files, f)
+		j.Mismatch = j.Mismatch || (f.Selected && f.Mismatch)
 	}
 	if err := rows.Err(); err != nil {
 		return Job{}, q.wrap(op, err)
@@ -310,9 +344,10 @@ func (q *Queue) Get(id int64) (Job, error) {
 }
 
 // FindBySource returns the most recently added job with this source
-// (compared as given), or ErrNotFound. `braid get` uses it to resume a
-// download rather than start it again.
+// (compared as given, less URL credentials), or ErrNotFound. `braid get`
+// uses it to resume a download rather than start it again.
 func (q *Queue) FindBySource(source string) (Job, error) {
+	source = Redact(source)
 	var id int64
 	err := q.db.QueryRow(`SELECT id FROM jobs WHERE source = ? ORDER BY id DESC LIMIT 1`, source).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -326,12 +361,15 @@ func (q *Queue) FindBySource(source string) (Job, error) {
 
 type scanner interface{ Scan(...any) error }
 
+// jobColumns are the columns scanJob reads, in its order.
+const jobColumns = `id, source, dest, state, added_at, finished_at, error, origin_etag, referer`
+
 func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 	var j Job
 	var state string
 	var added int64
 	var finished sql.NullInt64
-	dest := []any{&j.ID, &j.Source, &j.Dest, &state, &added, &finished, &j.Error}
+	dest := []any{&j.ID, &j.Source, &j.Dest, &state, &added, &finished, &j.Error, &j.Origin.ETag, &j.Origin.Referer}
 	for _, d := range doc {
 		dest = append(dest, d)
 	}
@@ -349,9 +387,9 @@ func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 // fileQuery reads files with their pieces; listQuery the same without the
 // hashes, which List does not return.
 const (
-	fileQuery = `SELECT f.job, f.name, f.size, f.hashes, f.selected, f.verified, p.length, p.count, p.bits
+	fileQuery = `SELECT f.job, f.name, f.size, f.hashes, f.selected, f.verified, f.mismatch, p.length, p.count, p.bits
 	FROM files f JOIN pieces p ON p.file = f.id`
-	listQuery = `SELECT f.job, f.name, f.size, '', f.selected, f.verified, p.length, p.count, p.bits
+	listQuery = `SELECT f.job, f.name, f.size, '', f.selected, f.verified, f.mismatch, p.length, p.count, p.bits
 	FROM files f JOIN pieces p ON p.file = f.id`
 )
 
@@ -360,7 +398,7 @@ func scanFile(s scanner, withHashes bool) (int64, File, error) {
 	var f File
 	var hashes string
 	var bits []byte
-	if err := s.Scan(&job, &f.Name, &f.Size, &hashes, &f.Selected, &f.Verified,
+	if err := s.Scan(&job, &f.Name, &f.Size, &hashes, &f.Selected, &f.Verified, &f.Mismatch,
 		&f.Layout.Length, &f.Pieces, &bits); err != nil {
 		return 0, File{}, err
 	}
@@ -514,10 +552,20 @@ func (q *Queue) resetFile(id int64, name string, l piece.Layout) error {
 }
 
 // SetVerified records whether a file passed its whole-file hash at its
-// final name.
+// final name. A file that verified no longer has a mismatch.
 func (q *Queue) SetVerified(id int64, name string, verified bool) error {
 	return q.exec(fmt.Sprintf("job %d file %s: mark verified", id, name),
-		`UPDATE files SET verified = ? WHERE job = ? AND name = ?`, verified, id, name)
+		`UPDATE files SET verified = ?, mismatch = mismatch AND NOT ? WHERE job = ? AND name = ?`,
+		verified, verified, id, name)
+}
+
+// SetMismatch records that a file's bytes did not match its whole-file
+// hash (bad true: not verified either), or clears that. SetVerified(true)
+// clears it too.
+func (q *Queue) SetMismatch(id int64, name string, bad bool) error {
+	return q.exec(fmt.Sprintf("job %d file %s: mark checksum mismatch", id, name),
+		`UPDATE files SET mismatch = ?, verified = verified AND NOT ? WHERE job = ? AND name = ?`,
+		bad, bad, id, name)
 }
 
 // AddStrikes adds n strikes to a mirror of a file (pieces it sent that

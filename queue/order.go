@@ -100,7 +100,7 @@ func move(tx *sql.Tx, id int64, to func(int) int) error {
 func (q *Queue) Pause(id int64, reason string) error {
 	return q.transition(fmt.Sprintf("pause job %d", id),
 		`UPDATE jobs SET state = 'paused', error = ? WHERE id = ? AND state IN ('queued', 'running', 'paused')`,
-		[]any{reason, id}, id, Queued, Running, Paused)
+		[]any{Redact(reason), id}, id, Queued, Running, Paused)
 }
 
 // Resume makes a paused or failed job queued again, clearing its error. A
@@ -118,11 +118,12 @@ func (q *Queue) Finish(id int64) error {
 		[]any{time.Now().UnixMilli(), id}, id)
 }
 
-// Fail marks a job failed with the error that stopped it.
+// Fail marks a job failed with the error that stopped it (URL
+// credentials in its text removed, see Redact).
 func (q *Queue) Fail(id int64, cause error) error {
 	msg := "failed"
 	if cause != nil {
-		msg = cause.Error()
+		msg = Redact(cause.Error())
 	}
 	return q.transition(fmt.Sprintf("fail job %d", id),
 		`UPDATE jobs SET state = 'failed', error = ?, finished_at = ? WHERE id = ?`,

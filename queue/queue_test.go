@@ -610,15 +610,20 @@ func TestSettings(t *testing.T) {
 		s.OS = []string{"Linux-x86"}
 		s.Countries = []string{"DE"}
 		s.MaxConns = 8
+		s.MaxConnsPerMirror = 3
 		s.SpeedLimit = 1 << 20
 		s.StartOnLaunch = false
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Settings{"/data", []string{"de", "en-GB"}, []string{"Linux-x86"}, []string{"DE"}, 8, 1 << 20, false}
+	want := Settings{DownloadDir: "/data", Languages: []string{"de", "en-GB"}, OS: []string{"Linux-x86"}, Countries: []string{"DE"},
+		MaxConns: 8, MaxConnsPerMirror: 3, SpeedLimit: 1 << 20, StartOnLaunch: false}
 	if s, err := q.Settings(); err != nil || !reflect.DeepEqual(s, want) {
 		t.Errorf("Settings = %+v, %v; want %+v", s, err, want)
+	}
+	if c := want.Client(); c.MaxConns != 8 || c.MaxConnsPerMirror != 3 || c.Limit != 1<<20 {
+		t.Errorf("Client() = %+v, does not follow %+v", c, want)
 	}
 	if err := q.SetSetting(keyMaxConns, "lots"); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -43,18 +44,58 @@ const pollInterval = time.Second
 // strikes, and marks jobs done, failed or paused.
 //
 // A Runner runs one job at a time; RunJob and Run must not be called
-// concurrently on one Runner. Only the queue's owner (Queue.Owner) may run
-// jobs.
+// concurrently on one Runner, but Live may be called from any goroutine
+// meanwhile. Only the queue's owner (Queue.Owner) may run jobs.
 type Runner struct {
-	Queue  *Queue
+	Queue *Queue
+	// Client downloads the files; nil makes one from the queue's Settings
+	// (Settings.Client) when the first file starts, kept for the Runner's
+	// life.
 	Client *engine.Client
 	// Locations are the user's countries, most preferred first; nil takes
 	// them from the queue's settings.
 	Locations []string
-	// Progress, when not nil, is called about once a second with the job
-	// and a snapshot of the file it is downloading, on the runner's
-	// goroutine; it must return quickly.
+	// Progress, when not nil, is called with the job and a snapshot of the
+	// file it is downloading when the file starts, about once a second
+	// while it runs and when it ends, on the runner's goroutine; it must
+	// return quickly. For progress at a display's own rate, read Live.
 	Progress func(Job, engine.Snapshot)
+
+	mu  sync.Mutex // guards cur and dl
+	cur int64      // the job whose file dl is downloading
+	dl  *engine.Download
+}
+
+// Live returns the engine's download of the file job id is on now, so a
+// display can read its Snapshot (or SnapshotInto) at its own rate without
+// waiting for Progress; false when the runner is not downloading a file
+// of that job. The Download stays valid after the runner moves on (it
+// then reports its end). Safe for concurrent use.
+func (r *Runner) Live(id int64) (*engine.Download, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.dl == nil || r.cur != id {
+		return nil, false
+	}
+	return r.dl, true
+}
+
+func (r *Runner) setLive(id int64, dl *engine.Download) {
+	r.mu.Lock()
+	r.cur, r.dl = id, dl
+	r.mu.Unlock()
+}
+
+// client is the Client to download with.
+func (r *Runner) client() (*engine.Client, error) {
+	if r.Client == nil {
+		s, err := r.Queue.Settings()
+		if err != nil {
+			return nil, err
+		}
+		r.Client = s.Client()
+	}
+	return r.Client, nil
 }
 
 // Run runs queued jobs in queue order until none is left or ctx ends. A job
@@ -182,6 +223,10 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 			locs = s.Countries
 		}
 	}
+	client, err := r.client()
+	if err != nil {
+		return err
+	}
 	root, err := os.OpenRoot(j.Dest)
 	if err != nil {
 		return destProblem(j.Dest, err)
@@ -208,14 +253,24 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 		if err != nil {
 			return err
 		}
-		dl := r.Client.Do(ctx, &engine.Request{
-			Dir:       j.Dest,
-			File:      mf,
-			Done:      done,
-			Journal:   q.Journal(j.ID),
-			Locations: locs,
+		dl := client.Do(ctx, &engine.Request{
+			Dir:        j.Dest,
+			File:       mf,
+			OriginETag: j.Origin.ETag,
+			Referer:    j.Origin.Referer,
+			Done:       done,
+			Journal:    q.Journal(j.ID),
+			Locations:  locs,
 		})
-		if err := r.watch(ctx, j, dl); err != nil {
+		r.setLive(j.ID, dl)
+		err = r.watch(ctx, j, dl)
+		r.setLive(0, nil)
+		if errors.Is(err, engine.ErrHashMismatch) {
+			if dbErr := q.SetMismatch(j.ID, f.Name, true); dbErr != nil {
+				return errors.Join(err, dbErr)
+			}
+		}
+		if err != nil {
 			return classify(j.Dest, err)
 		}
 		if err := q.SetVerified(j.ID, f.Name, true); err != nil {
@@ -376,6 +431,10 @@ func (r *Runner) watch(ctx context.Context, j Job, dl *engine.Download) error {
 				speeds[h] = append(speeds[h], float64(m.Speed))
 			}
 		}
+	}
+	sample()
+	if r.Progress != nil {
+		r.Progress(j, snap)
 	}
 	var stopped error
 loop:

@@ -309,13 +309,20 @@ func TestGetOrAdd(t *testing.T) {
 	q := openTest(t, t.TempDir())
 	dest := t.TempDir()
 	calls := 0
-	resolve := func() (*metalink.Document, []string, error) {
+	origin := Origin{ETag: `"v1"`, Referer: "http://h/g.bin"}
+	resolve := func() (*metalink.Document, []string, Origin, error) {
 		calls++
-		return testDoc(10, 0, "g.bin"), nil, nil
+		return testDoc(10, 0, "g.bin"), nil, origin, nil
 	}
 	j, added, err := q.GetOrAdd("http://h/g.meta4", dest, resolve)
-	if err != nil || !added || calls != 1 || j.State != Queued {
+	if err != nil || !added || calls != 1 || j.State != Queued || j.Origin != origin {
 		t.Fatalf("first GetOrAdd: %+v added %v calls %d %v", j, added, calls, err)
+	}
+	// The same source with credentials is the same job, and they are not
+	// kept where the source is shown.
+	if jc, added, err := q.GetOrAdd("http://me:secret@h/g.meta4", dest, resolve); err != nil || added || jc.ID != j.ID ||
+		jc.Source != "http://h/g.meta4" {
+		t.Fatalf("GetOrAdd with credentials: job %d %q added %v, %v", jc.ID, jc.Source, added, err)
 	}
 	id := j.ID
 	check := func(name string, want State) {
@@ -360,7 +367,7 @@ func TestGetOrAdd(t *testing.T) {
 		t.Error("the same source into another folder did not make a new job")
 	}
 	boom := errors.New("cannot read the document")
-	if _, _, err := q.GetOrAdd("other", dest, func() (*metalink.Document, []string, error) { return nil, nil, boom }); !errors.Is(err, boom) {
+	if _, _, err := q.GetOrAdd("other", dest, func() (*metalink.Document, []string, Origin, error) { return nil, nil, Origin{}, boom }); !errors.Is(err, boom) {
 		t.Errorf("resolve's error: %v", err)
 	}
 }

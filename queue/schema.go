@@ -5,13 +5,20 @@ import (
 	"fmt"
 )
 
+// migration is one step of the schema: SQL, then, when a step must change
+// data in ways SQL says badly (parsing URLs), Go in the same transaction.
+type migration struct {
+	sql string
+	fix func(*sql.Tx) error
+}
+
 // migrations bring the schema forward one version each: migrations[i]
 // turns a database at user_version i into one at i+1. They are append-only:
 // a released migration is never edited, a change is a new entry, so any
 // older state.db can be opened by any newer Braid.
-var migrations = []string{
+var migrations = []migration{
 	// 1: the queue itself.
-	`
+	{sql: `
 CREATE TABLE jobs (
 	id          INTEGER PRIMARY KEY,
 	source      TEXT    NOT NULL,            -- as the user gave it
@@ -60,16 +67,65 @@ CREATE TABLE settings (
 	key   TEXT PRIMARY KEY,
 	value TEXT NOT NULL
 );
-`,
+`},
 	// 2: speed history, so the next download starts with the mirrors that
 	// were fast last time.
-	`
+	{sql: `
 CREATE TABLE mirror_speed (
 	host       TEXT PRIMARY KEY,             -- host[:port] of the mirror URL
 	bps        REAL    NOT NULL,             -- EWMA of bytes per second
 	updated_at INTEGER NOT NULL              -- unix milliseconds
 );
-`,
+`},
+	// 3: a flag for a file whose bytes did not match its hash, so the
+	// window need not read it out of an error message; the facts of a
+	// plain URL's origin that every run of the job needs; and no password
+	// left in what is shown of a job.
+	{sql: `
+ALTER TABLE files ADD COLUMN mismatch INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN origin_etag TEXT NOT NULL DEFAULT ''; -- for If-Match to pref mirrors
+ALTER TABLE jobs ADD COLUMN referer     TEXT NOT NULL DEFAULT ''; -- sent to HTTP mirrors
+-- Until now a mismatch was told only by the failed job's error, where the
+-- engine and the window's verify wrote "NAME: " and then
+-- engine.ErrHashMismatch's text of the time.
+UPDATE files SET mismatch = 1 WHERE NOT verified AND EXISTS (
+	SELECT 1 FROM jobs j WHERE j.id = files.job AND j.state = 'failed'
+	AND instr(j.error, files.name || ': file does not match its hash') > 0);
+`, fix: redactJobs},
+}
+
+// redactJobs takes URL credentials out of the sources and errors of jobs
+// stored before Add redacted them; the mirrors keep theirs, which the
+// downloads need.
+func redactJobs(tx *sql.Tx) error {
+	rows, err := tx.Query(`SELECT id, source, error FROM jobs WHERE instr(source, '@') > 0 OR instr(error, '@') > 0`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	type fix struct {
+		id            int64
+		source, error string
+	}
+	var fixes []fix
+	for rows.Next() {
+		var f fix
+		if err := rows.Scan(&f.id, &f.source, &f.error); err != nil {
+			return err
+		}
+		if s, e := Redact(f.source), Redact(f.error); s != f.source || e != f.error {
+			fixes = append(fixes, fix{f.id, s, e})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, f := range fixes {
+		if _, err := tx.Exec(`UPDATE jobs SET source = ?, error = ? WHERE id = ?`, f.source, f.error, f.id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // schemaVersion is the user_version of a database that is up to date.
@@ -112,8 +168,13 @@ func migrateStep(db *sql.DB, target int) (done bool, err error) {
 	if v >= target || v >= len(migrations) {
 		return false, nil // another process got here first; look again
 	}
-	if _, err := tx.Exec(migrations[v]); err != nil {
+	if _, err := tx.Exec(migrations[v].sql); err != nil {
 		return false, fmt.Errorf("migrate to version %d: %w", v+1, err)
+	}
+	if fix := migrations[v].fix; fix != nil {
+		if err := fix(tx); err != nil {
+			return false, fmt.Errorf("migrate to version %d: %w", v+1, err)
+		}
 	}
 	// user_version is written in the same transaction: the schema and its
 	// number change together or not at all.

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"braid/engine"
 )
 
 // Settings are the user's choices, kept in the queue database so the
@@ -23,6 +25,9 @@ type Settings struct {
 	Countries []string
 	// MaxConns is the total connection limit; 0 means the engine's default.
 	MaxConns int
+	// MaxConnsPerMirror is the most connections to one mirror of a file;
+	// 0 means the engine's default (one, as RFC 6249 §7 asks).
+	MaxConnsPerMirror int
 	// SpeedLimit is bytes per second over all downloads; 0 means none.
 	SpeedLimit int64
 	// StartOnLaunch runs queued jobs when the window opens (default true).
@@ -31,13 +36,16 @@ type Settings struct {
 
 // Setting keys as stored.
 const (
-	keyDownloadDir   = "download_dir"
-	keyLanguages     = "languages"
-	keyOS            = "os"
-	keyCountries     = "countries"
-	keyMaxConns      = "max_conns"
-	keySpeedLimit    = "speed_limit"
-	keyStartOnLaunch = "start_on_launch"
+	keyDownloadDir = "download_dir"
+	keyLanguages   = "languages"
+	keyOS          = "os"
+	keyCountries   = "countries"
+	keyMaxConns    = "max_conns"
+	// The window stored this one as a raw setting before Settings had
+	// the field; keeping its key carries the user's choice over.
+	keyMaxConnsPerMirror = "max_conns_per_mirror"
+	keySpeedLimit        = "speed_limit"
+	keyStartOnLaunch     = "start_on_launch"
 )
 
 // Setting returns one raw setting and whether it is set.
@@ -88,13 +96,14 @@ func (q *Queue) UpdateSettings(change func(*Settings)) error {
 		}
 		change(&s)
 		for k, v := range map[string]string{
-			keyDownloadDir:   s.DownloadDir,
-			keyLanguages:     strings.Join(s.Languages, ","),
-			keyOS:            strings.Join(s.OS, ","),
-			keyCountries:     strings.Join(s.Countries, ","),
-			keyMaxConns:      strconv.Itoa(s.MaxConns),
-			keySpeedLimit:    strconv.FormatInt(s.SpeedLimit, 10),
-			keyStartOnLaunch: strconv.FormatBool(s.StartOnLaunch),
+			keyDownloadDir:       s.DownloadDir,
+			keyLanguages:         strings.Join(s.Languages, ","),
+			keyOS:                strings.Join(s.OS, ","),
+			keyCountries:         strings.Join(s.Countries, ","),
+			keyMaxConns:          strconv.Itoa(s.MaxConns),
+			keyMaxConnsPerMirror: strconv.Itoa(s.MaxConnsPerMirror),
+			keySpeedLimit:        strconv.FormatInt(s.SpeedLimit, 10),
+			keyStartOnLaunch:     strconv.FormatBool(s.StartOnLaunch),
 		} {
 			if _, err := tx.Exec(`INSERT INTO settings (key, value) VALUES (?, ?)
 				ON CONFLICT (key) DO UPDATE SET value = excluded.value`, k, v); err != nil {
@@ -143,6 +152,9 @@ func readSettings(tx *sql.Tx) (Settings, error) {
 	if v, err := strconv.Atoi(raw[keyMaxConns]); err == nil && v > 0 {
 		s.MaxConns = v
 	}
+	if v, err := strconv.Atoi(raw[keyMaxConnsPerMirror]); err == nil && v > 0 {
+		s.MaxConnsPerMirror = v
+	}
 	if v, err := strconv.ParseInt(raw[keySpeedLimit], 10, 64); err == nil && v > 0 {
 		s.SpeedLimit = v
 	}
@@ -150,6 +162,14 @@ func readSettings(tx *sql.Tx) (Settings, error) {
 		s.StartOnLaunch = v
 	}
 	return s, nil
+}
+
+// Client returns a new engine Client with the settings' limits: total
+// and per-mirror connections and the speed limit. A Client's limits are
+// fixed once it has started a download, so a change of settings takes a
+// new Client.
+func (s Settings) Client() *engine.Client {
+	return &engine.Client{MaxConns: s.MaxConns, MaxConnsPerMirror: s.MaxConnsPerMirror, Limit: s.SpeedLimit}
 }
 
 func list(v string) []string {

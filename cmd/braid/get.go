@@ -33,8 +33,9 @@ type getState interface {
 }
 
 // openGetState opens the state folder given by --state (or its default,
-// "" meaning the default). Set by the queue wiring.
-var openGetState func(dir string) (getState, error)
+// "" meaning the default) and returns with it the notices the user must
+// hear (a damaged queue database moved aside). Set by the queue wiring.
+var openGetState func(dir string) (st getState, notices []string, err error)
 
 // getOptions are get's flags after parsing.
 type getOptions struct {
@@ -61,7 +62,10 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var st getState
 	if openGetState != nil {
-		s, err := openGetState(o.state)
+		s, notices, err := openGetState(o.state)
+		for _, n := range notices {
+			fmt.Fprintf(stderr, "braid get: state: %s\n", n)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "braid get: state: %v\n", err)
 			return 1

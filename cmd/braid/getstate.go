@@ -19,20 +19,27 @@ type queueState struct {
 	jobs map[*engine.Request]int64 // the job of each prepared request
 }
 
-func openQueueState(dir string) (getState, error) {
+// openQueueState opens the queue; its notices (a damaged database moved
+// aside and a new queue started) go to the user, who would otherwise find
+// their queue empty without a word.
+func openQueueState(dir string) (getState, []string, error) {
 	d, err := queue.Dir(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	q, err := queue.Open(d)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &queueState{q: q, jobs: map[*engine.Request]int64{}}, nil
+	return &queueState{q: q, jobs: map[*engine.Request]int64{}}, q.Notices(), nil
 }
 
+// Prepare stores the request's file with the job, and the origin's ETag
+// and Referer too, so that the window or `braid queue run` can run the
+// job later as get would.
 func (s *queueState) Prepare(ctx context.Context, source string, req *engine.Request) error {
-	id, done, err := s.q.PrepareFile(ctx, source, req.Dir, req.File)
+	origin := queue.Origin{ETag: req.OriginETag, Referer: req.Referer}
+	id, done, err := s.q.PrepareFile(ctx, source, req.Dir, req.File, origin)
 	if err != nil {
 		return err
 	}

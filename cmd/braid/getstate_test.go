@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,5 +105,80 @@ func TestGetResumesThroughQueue(t *testing.T) {
 	}
 	if n, st := recorded(); st != queue.Done || n != 16 {
 		t.Errorf("job after the resume: %s with %d of 16 pieces", st, n)
+	}
+}
+
+// TestGetStateNotices damages the queue database before `braid get
+// --state`: the queue moves it aside and starts afresh, and get says so on
+// stderr, naming where the old one went, then downloads as usual.
+func TestGetStateNotices(t *testing.T) {
+	data := getData(200 << 10)
+	m := mirrortest.New(t, data)
+	src := writeMeta4(t, t.TempDir(), "n.bin", data, 64<<10, "", m.URL())
+	state, dest := t.TempDir(), t.TempDir()
+	junk := make([]byte, 64<<10)
+	rand.Read(junk)
+	if err := os.WriteFile(filepath.Join(state, queue.DBName), junk, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := cmdGet(context.Background(), []string{"--state", state, "-d", dest, src}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	aside, _ := filepath.Glob(filepath.Join(state, queue.DBName+".corrupt-*"))
+	if len(aside) != 1 {
+		t.Fatalf("moved aside: %v", aside)
+	}
+	if msg := errb.String(); !strings.Contains(msg, "damaged") || !strings.Contains(msg, aside[0]) {
+		t.Errorf("stderr %q does not tell the database was damaged and moved to %s", msg, aside[0])
+	}
+	if got, err := os.ReadFile(filepath.Join(dest, "n.bin")); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("n.bin after the notice: %v", err)
+	}
+
+	// Told once: the next get finds the new queue sound.
+	errb.Reset()
+	if code := cmdGet(context.Background(), []string{"--state", state, "-d", dest, src}, &out, &errb); code != 0 || strings.Contains(errb.String(), "damaged") {
+		t.Errorf("second get: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestGetStateKeepsOrigin gets a plain URL that needs a password and
+// sends an ETag: the queue keeps the origin's ETag and Referer for later
+// runs, and `braid queue list` shows the source without the password.
+func TestGetStateKeepsOrigin(t *testing.T) {
+	data := getData(300 << 10)
+	m := mirrortest.New(t, data, mirrortest.Path("/pub/o.iso"), mirrortest.BasicAuth("me", "s3cret"),
+		mirrortest.Header("ETag", `"o1"`))
+	u, err := url.Parse(m.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword("me", "s3cret")
+	state, dest := t.TempDir(), t.TempDir()
+	var out, errb bytes.Buffer
+	if code := cmdGet(context.Background(), []string{"--state", state, "-d", dest, u.String()}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := q.List()
+	q.Close()
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("jobs %+v, %v", jobs, err)
+	}
+	if want := (queue.Origin{ETag: `"o1"`, Referer: m.URL()}); jobs[0].Origin != want || jobs[0].State != queue.Done {
+		t.Errorf("job %s with origin %+v, want done with %+v", jobs[0].State, jobs[0].Origin, want)
+	}
+	for _, args := range [][]string{{"list"}, {"list", "--json"}} {
+		var lo, le bytes.Buffer
+		if code := cmdQueue(context.Background(), append([]string{"--state", state}, args...), &lo, &le); code != 0 {
+			t.Fatalf("queue %v: exit %d\n%s", args, code, le.String())
+		}
+		if strings.Contains(lo.String(), "s3cret") || !strings.Contains(lo.String(), m.URL()) {
+			t.Errorf("queue %v shows:\n%s", args, lo.String())
+		}
 	}
 }

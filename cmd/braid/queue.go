@@ -180,16 +180,10 @@ func queueRun(ctx context.Context, q *queue.Queue, maxConn int, rate int64, w io
 	if err != nil {
 		return err
 	}
-	if maxConn <= 0 {
-		maxConn = s.MaxConns
-	}
-	if rate <= 0 {
-		rate = s.SpeedLimit
-	}
 	last := map[int64]time.Time{}
 	r := &queue.Runner{
 		Queue:  q,
-		Client: &engine.Client{MaxConns: maxConn, Limit: rate},
+		Client: queueClient(s, maxConn, rate),
 		Progress: func(j queue.Job, s engine.Snapshot) {
 			// One line every few seconds per job is enough for a log.
 			if time.Since(last[j.ID]) < 5*time.Second && s.State < engine.StateDone {
@@ -251,4 +245,17 @@ func queueParseRate(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a rate such as 500k or 2M", s)
 	}
 	return int64(v * float64(mult)), nil
+}
+
+// queueClient is the engine client `queue run` uses: the queue's settings
+// (which the window edits too), with --max-conn and --limit over them.
+func queueClient(s queue.Settings, maxConn int, rate int64) *engine.Client {
+	c := s.Client()
+	if maxConn > 0 {
+		c.MaxConns = maxConn
+	}
+	if rate > 0 {
+		c.Limit = rate
+	}
+	return c
 }

@@ -229,3 +229,25 @@ func TestQueueParseRate(t *testing.T) {
 		}
 	}
 }
+
+func TestQueueRunClientFollowsSettings(t *testing.T) {
+	s := queue.Settings{MaxConns: 8, MaxConnsPerMirror: 3, SpeedLimit: 1 << 20}
+	for _, c := range []struct {
+		name      string
+		maxConn   int
+		rate      int64
+		wantConns int
+		wantLimit int64
+	}{
+		{"settings alone", 0, 0, 8, 1 << 20},
+		{"flags over settings", 4, 500 << 10, 4, 500 << 10},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := queueClient(s, c.maxConn, c.rate)
+			if got.MaxConns != c.wantConns || got.Limit != c.wantLimit || got.MaxConnsPerMirror != 3 {
+				t.Fatalf("client = {MaxConns %d, MaxConnsPerMirror %d, Limit %d}, want {%d, 3, %d}",
+					got.MaxConns, got.MaxConnsPerMirror, got.Limit, c.wantConns, c.wantLimit)
+			}
+		})
+	}
+}

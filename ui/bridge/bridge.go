@@ -4,10 +4,16 @@
 // runner. It is the only package that knows both sides; ui knows neither,
 // and the queue and the engine do not know the window exists.
 //
-// Live progress comes from the runner's Progress callback (about once a
-// second per running job) and from the bridge's own verify and repair
-// scans, kept in memory so the window's 4 Hz reads never touch the
-// database while a download runs.
+// Live progress is read from the engine itself: every Active or Detail
+// call takes a fresh snapshot of the running download (queue.Runner.Live),
+// so the window moves at its own 4 Hz; the runner's Progress callback only
+// tells the bridge which job and file are in hand. The bridge's own verify
+// and repair scans report in memory too, so the window's reads never
+// touch the database while a download runs.
+//
+// Nothing the window shows carries URL credentials: the queue keeps them
+// only in the mirrors it downloads from, and the bridge redacts every URL
+// it passes on (queue.Redact).
 package bridge
 
 import (
@@ -36,10 +42,6 @@ var (
 	_ ui.Notifier = (*Backend)(nil)
 )
 
-// keyPerMirror stores the per-mirror connection limit, a setting the
-// queue's Settings does not carry.
-const keyPerMirror = "max_conns_per_mirror"
-
 // Backend is ui.Backend over a queue and the engine. Its methods are safe
 // for concurrent use. Start runs the queue; Close stops it and waits.
 type Backend struct {
@@ -60,6 +62,12 @@ type Backend struct {
 	recent      map[fileKey]*engine.Snapshot
 	recentOrder []fileKey
 	client      *engine.Client // for the next run; rebuilt when settings change
+	runner      *queue.Runner  // the runner at work; nil between runs
+	scratch     engine.Snapshot
+	// origins are what the servers of plain URLs opened for the picker
+	// said, until the picked document is added (see openSource).
+	origins     map[*metalink.Document]queue.Origin
+	originOrder []*metalink.Document
 
 	wake    chan struct{} // wakes the runner loop
 	changes chan struct{} // tells the window the live jobs changed
@@ -71,18 +79,16 @@ type Backend struct {
 // live is a job in progress: the runner's last word on it, or a check.
 type live struct {
 	job       queue.Job       // as the runner started it (with document and mirrors)
-	snap      engine.Snapshot // the file in hand; slices owned by the bridge
+	snap      engine.Snapshot // the file in hand, as last read; slices owned by the bridge
 	fileBytes map[string]int64
 	state     ui.JobState
 	checking  string // the file a verify or repair scan is on
 }
 
 // New returns a backend over q that reads sources with open (nil:
-// OpenSource). It runs nothing until Start.
+// OpenSource, keeping what a plain URL's server said for Add). It runs
+// nothing until Start.
 func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalink.Document, error)) *Backend {
-	if open == nil {
-		open = OpenSource
-	}
 	b := &Backend{
 		q:       q,
 		open:    open,
@@ -90,8 +96,12 @@ func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalin
 		known:   map[int64]queue.Job{},
 		stopped: map[int64]bool{},
 		recent:  map[fileKey]*engine.Snapshot{},
+		origins: map[*metalink.Document]queue.Origin{},
 		wake:    make(chan struct{}, 1),
 		changes: make(chan struct{}, 1),
+	}
+	if b.open == nil {
+		b.open = b.openSource
 	}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	return b
@@ -157,11 +167,15 @@ func (b *Backend) runLoop(run bool) {
 		b.mu.Unlock()
 		b.changed()
 		r := &queue.Runner{Queue: b.q, Client: c, Progress: b.progress}
+		b.mu.Lock()
+		b.runner = r
+		b.mu.Unlock()
 		// A job's own failure is recorded in the queue and shown on its
 		// row; Run's joined error adds nothing the window does not show.
 		_ = r.Run(b.ctx)
 		b.mu.Lock()
 		b.busy = false
+		b.runner = nil
 		for id, l := range b.live {
 			if l.checking == "" {
 				b.keepLocked(id, &l.snap)
@@ -185,17 +199,37 @@ func (b *Backend) clientLocked() *engine.Client {
 	}
 	c := &engine.Client{}
 	if s, err := b.q.Settings(); err == nil {
-		c.MaxConns, c.Limit = s.MaxConns, s.SpeedLimit
-	}
-	if v, ok, err := b.q.Setting(keyPerMirror); err == nil && ok {
-		c.MaxConnsPerMirror, _ = strconv.Atoi(v)
+		c = s.Client()
 	}
 	b.client = c
 	return c
 }
 
-// progress is the runner's callback: it keeps a private copy of the
-// snapshot (the runner reuses its slices).
+// refreshLocked reads the engine's snapshot of the file job id is on into
+// l, when the runner is downloading one: what the window shows is what
+// the engine says at the moment of the call. It reuses the memory of the
+// previous snapshot, so a read on the window's ticker makes no garbage.
+// It reports whether it read one.
+func (b *Backend) refreshLocked(id int64, l *live) bool {
+	if b.runner == nil || l.checking != "" {
+		return false
+	}
+	dl, ok := b.runner.Live(id)
+	if !ok {
+		return false
+	}
+	dl.SnapshotInto(&b.scratch)
+	if l.snap.Name != "" && l.snap.Name != b.scratch.Name {
+		b.keepLocked(id, &l.snap) // the runner is on the job's next file
+	}
+	l.snap, b.scratch = b.scratch, l.snap
+	l.fileBytes[l.snap.Name] = l.snap.Bytes
+	return true
+}
+
+// progress is the runner's callback: it tells which job and file are in
+// hand, and keeps a private copy of the snapshot (the runner reuses its
+// slices) for when the runner has let go of the download.
 func (b *Backend) progress(j queue.Job, s engine.Snapshot) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -215,11 +249,16 @@ func (b *Backend) progress(j queue.Job, s engine.Snapshot) {
 		defer b.changed()
 	}
 	l.job, l.state = j, ui.Running
-	if l.snap.Name != "" && l.snap.Name != s.Name {
-		b.keepLocked(j.ID, &l.snap) // the next file of the job
+	// A fresh read when the download is live: s was taken before this
+	// call waited for the lock, and may be older than what the window
+	// was shown meanwhile.
+	if !b.refreshLocked(j.ID, l) {
+		if l.snap.Name != "" && l.snap.Name != s.Name {
+			b.keepLocked(j.ID, &l.snap) // the next file of the job
+		}
+		copySnapshot(&l.snap, &s)
+		l.fileBytes[s.Name] = s.Bytes
 	}
-	copySnapshot(&l.snap, &s)
-	l.fileBytes[s.Name] = s.Bytes
 	j.State = queue.Running
 	b.known[j.ID] = withoutDoc(j)
 }
@@ -290,6 +329,7 @@ func (b *Backend) Active() []ui.Job {
 	var out []ui.Job
 	for id, l := range b.live {
 		if !b.stopped[id] {
+			b.refreshLocked(id, l)
 			out = append(out, b.viewLocked(l.job))
 		}
 	}
@@ -308,25 +348,25 @@ func (b *Backend) Active() []ui.Job {
 func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	_, _, done, size := j.Progress()
 	v := ui.Job{
-		ID:     ui.JobID(j.ID),
-		Name:   j.Name(),
-		Source: j.Source,
-		Dir:    j.Dest,
-		State:  jobState(j.State),
-		Size:   size,
-		Done:   done,
-		ETA:    -1,
-		Err:    j.Error,
+		ID:       ui.JobID(j.ID),
+		Name:     j.Name(),
+		Source:   queue.Redact(j.Source),
+		Dir:      j.Dest,
+		State:    jobState(j.State),
+		Size:     size,
+		Done:     done,
+		ETA:      -1,
+		Mismatch: j.Mismatch,
+		Err:      queue.Redact(j.Error),
 	}
 	if v.Name == "" {
-		v.Name = j.Source
+		v.Name = v.Source
 	}
 	for _, f := range j.Files {
 		if f.Selected && f.Size < 0 {
 			v.Size = -1
 		}
 	}
-	v.Mismatch = j.State == queue.Failed && strings.Contains(j.Error, engine.ErrHashMismatch.Error())
 	l := b.live[j.ID]
 	if l == nil || b.stopped[j.ID] {
 		return v
@@ -373,13 +413,16 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 	b.mu.Lock()
 	l := b.live[int64(id)]
 	var j queue.Job
+	var view ui.Job
 	var snap *engine.Snapshot
 	if l != nil && l.job.Doc != nil && l.checking == "" {
+		b.refreshLocked(int64(id), l)
 		j = l.job
+		view = b.viewLocked(j) // from the same reading as the files
 		s := l.snap
 		if pieces {
 			// The copy keeps the window's view still while the next
-			// progress call rewrites the bridge's.
+			// read rewrites the bridge's.
 			s.Pieces = append([]engine.PieceState(nil), l.snap.Pieces...)
 			s.Filler = append([]int16(nil), l.snap.Filler...)
 		}
@@ -392,10 +435,11 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		if j, err = b.q.Get(int64(id)); err != nil {
 			return ui.Detail{}, err
 		}
+		b.mu.Lock()
+		view = b.viewLocked(j)
+		b.mu.Unlock()
 	}
-	b.mu.Lock()
-	d := ui.Detail{Job: b.viewLocked(j), Origin: j.Doc.Origin}
-	b.mu.Unlock()
+	d := ui.Detail{Job: view, Origin: queue.Redact(j.Doc.Origin)}
 	for _, f := range j.Files {
 		if !f.Selected {
 			continue
@@ -470,16 +514,19 @@ func fileDetail(j queue.Job, f queue.File, mf metalink.File) ui.FileDetail {
 		} else {
 			fd.Verification = "complete; the document gives no hash Braid can check"
 		}
-	case j.State == queue.Failed && strings.Contains(j.Error, f.Name) && strings.Contains(j.Error, engine.ErrHashMismatch.Error()):
-		fd.State, fd.Verification, fd.Err = ui.FileMismatch, "did not match its hash", j.Error
+	case f.Mismatch:
+		fd.State, fd.Verification = ui.FileMismatch, "did not match its hash"
+		if j.State == queue.Failed {
+			fd.Err = queue.Redact(j.Error)
+		}
 	case j.State == queue.Running:
 		fd.State = ui.FileRunning
 	case j.State == queue.Failed:
-		fd.State, fd.Err = ui.FileFailed, j.Error
+		fd.State, fd.Err = ui.FileFailed, queue.Redact(j.Error)
 	}
 	for _, m := range f.Mirrors {
 		fd.Mirrors = append(fd.Mirrors, ui.MirrorDetail{
-			URL:      m.URL,
+			URL:      queue.Redact(m.URL),
 			Host:     hostOf(m.URL),
 			Location: m.Location,
 			Priority: m.Priority,
@@ -511,7 +558,7 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 		fd.State = ui.FileWaiting
 	}
 	if s.Err != nil {
-		fd.Err = s.Err.Error()
+		fd.Err = queue.Redact(s.Err.Error())
 	}
 	if s.Checked {
 		fd.Verification = fmt.Sprintf("%s of %s pieces checked against their hashes so far", count(s.Verified), count(len(s.Pieces)))
@@ -519,7 +566,7 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 	fd.Mirrors = fd.Mirrors[:0]
 	for _, m := range s.Mirrors {
 		fd.Mirrors = append(fd.Mirrors, ui.MirrorDetail{
-			URL:      m.URL,
+			URL:      queue.Redact(m.URL),
 			Host:     m.Host,
 			Location: m.Location,
 			Priority: m.Priority,
@@ -527,7 +574,7 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 			Speed:    float64(m.Speed),
 			Bytes:    m.Bytes,
 			Strikes:  m.Strikes,
-			Err:      m.Reason,
+			Err:      queue.Redact(m.Reason),
 		})
 	}
 	if pieces {
@@ -550,8 +597,8 @@ func applyPast(fd *ui.FileDetail, s *engine.Snapshot, bits *piece.Bitfield) {
 	fd.Mirrors = fd.Mirrors[:0]
 	for _, m := range s.Mirrors {
 		fd.Mirrors = append(fd.Mirrors, ui.MirrorDetail{
-			URL: m.URL, Host: m.Host, Location: m.Location, Priority: m.Priority,
-			State: ui.MirrorIdle, Bytes: m.Bytes, Strikes: m.Strikes, Err: m.Reason,
+			URL: queue.Redact(m.URL), Host: m.Host, Location: m.Location, Priority: m.Priority,
+			State: ui.MirrorIdle, Bytes: m.Bytes, Strikes: m.Strikes, Err: queue.Redact(m.Reason),
 		})
 	}
 }
@@ -586,7 +633,7 @@ func hostOf(raw string) string {
 	if h := queue.HostOf(raw); h != "" {
 		return h
 	}
-	return raw
+	return queue.Redact(raw)
 }
 
 func count(n int) string { return strconv.Itoa(n) }
@@ -596,15 +643,20 @@ func (b *Backend) Open(ctx context.Context, source string) (*metalink.Document, 
 	return b.open(ctx, source)
 }
 
-// Add puts the picked files in the queue and wakes the runner.
+// Add puts the picked files in the queue and wakes the runner. A document
+// Open read from a plain URL is stored with what the URL's server said
+// (its ETag, the Referer), so every run of the job sends them.
 func (b *Backend) Add(_ context.Context, req ui.AddRequest) (ui.JobID, error) {
 	if req.Doc == nil {
-		return 0, fmt.Errorf("add %s: nothing was read from it", req.Source)
+		return 0, fmt.Errorf("add %s: nothing was read from it", queue.Redact(req.Source))
 	}
 	if err := os.MkdirAll(req.Dir, 0o755); err != nil {
-		return 0, fmt.Errorf("add %s: destination: %w", req.Source, err)
+		return 0, fmt.Errorf("add %s: destination: %w", queue.Redact(req.Source), err)
 	}
-	id, err := b.q.Add(req.Source, req.Dir, req.Doc, req.Files)
+	b.mu.Lock()
+	origin := b.origins[req.Doc]
+	b.mu.Unlock()
+	id, err := b.q.AddFrom(req.Source, req.Dir, req.Doc, req.Files, origin)
 	if err != nil {
 		return 0, err
 	}
@@ -671,13 +723,14 @@ func (b *Backend) Settings() (ui.Settings, error) {
 	}
 	def := platform.DefaultPrefs()
 	out := ui.Settings{
-		Dir:           s.DownloadDir,
-		Languages:     s.Languages,
-		OS:            s.OS,
-		Countries:     s.Countries,
-		MaxConns:      s.MaxConns,
-		SpeedLimit:    s.SpeedLimit,
-		StartOnLaunch: s.StartOnLaunch,
+		Dir:               s.DownloadDir,
+		Languages:         s.Languages,
+		OS:                s.OS,
+		Countries:         s.Countries,
+		MaxConns:          s.MaxConns,
+		MaxConnsPerMirror: s.MaxConnsPerMirror,
+		SpeedLimit:        s.SpeedLimit,
+		StartOnLaunch:     s.StartOnLaunch,
 	}
 	if out.Languages == nil {
 		out.Languages = def.Languages
@@ -688,9 +741,6 @@ func (b *Backend) Settings() (ui.Settings, error) {
 	if out.Countries == nil {
 		out.Countries = def.Locations
 	}
-	if v, ok, err := b.q.Setting(keyPerMirror); err == nil && ok {
-		out.MaxConnsPerMirror, _ = strconv.Atoi(v)
-	}
 	return out, nil
 }
 
@@ -700,12 +750,10 @@ func (b *Backend) SetSettings(s ui.Settings) error {
 	err := b.q.UpdateSettings(func(qs *queue.Settings) {
 		qs.DownloadDir = s.Dir
 		qs.Languages, qs.OS, qs.Countries = s.Languages, s.OS, s.Countries
-		qs.MaxConns, qs.SpeedLimit, qs.StartOnLaunch = s.MaxConns, s.SpeedLimit, s.StartOnLaunch
+		qs.MaxConns, qs.MaxConnsPerMirror = s.MaxConns, s.MaxConnsPerMirror
+		qs.SpeedLimit, qs.StartOnLaunch = s.SpeedLimit, s.StartOnLaunch
 	})
 	if err != nil {
-		return err
-	}
-	if err := b.q.SetSetting(keyPerMirror, strconv.Itoa(s.MaxConnsPerMirror)); err != nil {
 		return err
 	}
 	b.mu.Lock()
@@ -719,20 +767,51 @@ func (b *Backend) SetSettings(s ui.Settings) error {
 // plain URL of a file (read as Metalink/HTTP, so the server's mirrors and
 // digests come along). Torrents are not supported yet.
 func OpenSource(ctx context.Context, source string) (*metalink.Document, error) {
+	doc, _, err := resolveSource(ctx, source)
+	return doc, err
+}
+
+// maxOrigins bounds the origins kept of documents opened and not (yet)
+// added: a picker the user closed leaves one behind.
+const maxOrigins = 16
+
+// openSource is OpenSource keeping what a plain URL's server said, for Add.
+func (b *Backend) openSource(ctx context.Context, source string) (*metalink.Document, error) {
+	doc, origin, err := resolveSource(ctx, source)
+	if err != nil || origin == (queue.Origin{}) {
+		return doc, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.origins[doc] = origin
+	b.originOrder = append(b.originOrder, doc)
+	if len(b.originOrder) > maxOrigins {
+		delete(b.origins, b.originOrder[0])
+		b.originOrder = b.originOrder[1:]
+	}
+	return doc, nil
+}
+
+// resolveSource reads a source and, for a plain URL, what its server said.
+func resolveSource(ctx context.Context, source string) (*metalink.Document, queue.Origin, error) {
 	ext := strings.ToLower(path.Ext(source))
 	if u, err := url.Parse(source); err == nil && u.Host != "" {
 		ext = strings.ToLower(path.Ext(u.Path))
 	}
 	if strings.HasPrefix(source, "magnet:") || ext == ".torrent" {
-		return nil, fmt.Errorf("%s: BitTorrent is not supported yet", source)
+		return nil, queue.Origin{}, fmt.Errorf("%s: BitTorrent is not supported yet", queue.Redact(source))
 	}
 	res, err := resolve.Resolve(ctx, source, resolve.Options{})
 	if err != nil {
-		return nil, err
+		return nil, queue.Origin{}, err
 	}
 	doc := res.Document
 	if doc.Origin == "" {
 		doc.Origin = source
 	}
-	return doc, nil
+	var origin queue.Origin
+	if res.Origin != nil {
+		origin = queue.Origin{ETag: res.Origin.ETag, Referer: res.Origin.URL}
+	}
+	return doc, origin, nil
 }

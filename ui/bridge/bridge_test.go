@@ -192,6 +192,9 @@ func TestSettingsRoundTrip(t *testing.T) {
 	if c.MaxConns != 12 || c.MaxConnsPerMirror != 2 || c.Limit != 1<<20 {
 		t.Errorf("engine client %+v does not follow the settings", c)
 	}
+	if qs, err := b.q.Settings(); err != nil || qs.MaxConnsPerMirror != 2 {
+		t.Errorf("the queue's settings have MaxConnsPerMirror %d, %v; want 2", qs.MaxConnsPerMirror, err)
+	}
 }
 
 // TestDownloadVerifyRepair runs the whole life of a job through the
@@ -285,6 +288,9 @@ func TestDownloadVerifyRepair(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the repair", func() bool { return jobByID(t, b, id).State == ui.Done })
+	if j := jobByID(t, b, id); j.Mismatch {
+		t.Error("the repaired job still shows a checksum mismatch")
+	}
 	got, err = os.ReadFile(filepath.Join(dir, "data.bin"))
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("repaired file differs (%v)", err)

@@ -16,7 +16,8 @@ import (
 // Verify checks a job's files at their final names against their piece
 // and whole-file hashes, in the background. The job shows as verifying
 // meanwhile; afterwards it is done when every file verified, or failed
-// with a hash mismatch naming the bad files.
+// with a hash mismatch naming the bad files, each flagged in the queue
+// (queue.File.Mismatch) until it verifies again.
 func (b *Backend) Verify(id ui.JobID) error {
 	return b.check(id, false)
 }
@@ -100,7 +101,7 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 			continue
 		}
 		damaged++
-		if err := b.q.SetVerified(j.ID, f.Name, false); err != nil {
+		if err := b.q.SetMismatch(j.ID, f.Name, true); err != nil {
 			return err
 		}
 		bad = append(bad, fmt.Errorf("%s: %w (%s)", f.Name, engine.ErrHashMismatch, describe(rep)))

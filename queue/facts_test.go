@@ -1,0 +1,381 @@
+package queue
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"braid/engine"
+	"braid/engine/metalink"
+	"braid/engine/mirrortest"
+)
+
+// TestMigrateFromV2 opens a database as Braid with schema version 2 left
+// it: a job failed with a checksum mismatch (known then only from its
+// error text), a job whose source holds a password, and the per-mirror
+// connection limit the window stored as a raw setting.
+func TestMigrateFromV2(t *testing.T) {
+	dir := t.TempDir()
+	openTest(t, dir).Close()
+	path := filepath.Join(dir, DBName)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	if err := migrate(db, 2); err != nil {
+		t.Fatal(err)
+	}
+	const doc = `{"Version":4,"Files":[{"Name":"a","Size":1},{"Name":"b","Size":1}]}`
+	for _, stmt := range []string{
+		`INSERT INTO jobs (id, source, dest, state, position, added_at, document, error) VALUES
+			(1, 'bad.meta4', '/dl', 'failed', 0, 1, '` + doc + `',
+			 'b: file does not match its hash: sha-256 00, expected 11'),
+			(2, 'https://me:s3cret@example.org/f.iso', '/dl', 'failed', 1, 1, '` + doc + `',
+			 'a: https://me:s3cret@example.org/f.iso: 404 Not Found'),
+			(3, 'fine.meta4', '/dl', 'done', 2, 1, '` + doc + `', '')`,
+		`INSERT INTO files (id, job, idx, name, size, hashes, selected) VALUES
+			(1, 1, 0, 'a', 1, '[]', 1), (2, 1, 1, 'b', 1, '[]', 1),
+			(3, 2, 0, 'a', 1, '[]', 1), (4, 2, 1, 'b', 1, '[]', 1),
+			(5, 3, 0, 'a', 1, '[]', 1), (6, 3, 1, 'b', 1, '[]', 1)`,
+		`INSERT INTO pieces (file, length, count, bits) VALUES
+			(1, 1048576, 1, x'00'), (2, 1048576, 1, x'00'), (3, 1048576, 1, x'00'),
+			(4, 1048576, 1, x'00'), (5, 1048576, 1, x'80'), (6, 1048576, 1, x'80')`,
+		`INSERT INTO mirrors (file, url, priority) VALUES (3, 'https://me:s3cret@example.org/f.iso', 1)`,
+		`INSERT INTO settings (key, value) VALUES ('max_conns_per_mirror', '4')`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(`SELECT mismatch FROM files`); err == nil {
+		t.Fatal("a version 2 database already has files.mismatch; this test tests nothing")
+	}
+	db.Close()
+
+	q := openTest(t, dir)
+	var v int
+	if err := q.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != schemaVersion {
+		t.Fatalf("user_version after Open = %d, %v; want %d", v, err, schemaVersion)
+	}
+	jobs, err := q.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mismatch := map[string]bool{}
+	for _, j := range jobs {
+		for _, f := range j.Files {
+			mismatch[fmt.Sprint(j.ID, f.Name)] = f.Mismatch
+		}
+		if want := j.ID == 1; j.Mismatch != want {
+			t.Errorf("job %d Mismatch = %v, want %v", j.ID, j.Mismatch, want)
+		}
+		if j.Origin != (Origin{}) {
+			t.Errorf("job %d has origin %+v from nowhere", j.ID, j.Origin)
+		}
+	}
+	if want := map[string]bool{"1a": false, "1b": true, "2a": false, "2b": false, "3a": false, "3b": false}; fmt.Sprint(mismatch) != fmt.Sprint(want) {
+		t.Errorf("file mismatch flags %v, want %v", mismatch, want)
+	}
+	j, err := q.Get(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Source != "https://example.org/f.iso" || strings.Contains(j.Error, "s3cret") || !strings.Contains(j.Error, "404") {
+		t.Errorf("migrated job shows source %q, error %q", j.Source, j.Error)
+	}
+	if u := j.Files[0].Mirrors[0].URL; u != "https://me:s3cret@example.org/f.iso" {
+		t.Errorf("the mirror lost the credentials it needs: %q", u)
+	}
+	if s, err := q.Settings(); err != nil || s.MaxConnsPerMirror != 4 {
+		t.Errorf("MaxConnsPerMirror from the window's old setting = %d, %v; want 4", s.MaxConnsPerMirror, err)
+	}
+}
+
+func TestMismatchFlag(t *testing.T) {
+	q := openTest(t, t.TempDir())
+	id, err := q.Add("m.meta4", t.TempDir(), testDoc(10, 0, "a", "b", "c"), []string{"a", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := func() (bool, string) {
+		t.Helper()
+		j, err := q.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s string
+		for _, f := range j.Files {
+			s += fmt.Sprintf("%s:%v/%v ", f.Name, f.Mismatch, f.Verified)
+		}
+		jobs, err := q.List()
+		if err != nil || len(jobs) != 1 || jobs[0].Mismatch != j.Mismatch {
+			t.Fatalf("List disagrees with Get on Mismatch: %+v, %v", jobs, err)
+		}
+		return j.Mismatch, strings.TrimSpace(s)
+	}
+	steps := []struct {
+		name string
+		do   func() error
+		job  bool
+		want string
+	}{
+		{"new", func() error { return nil }, false, "a:false/false b:false/false c:false/false"},
+		{"verified", func() error { return q.SetVerified(id, "a", true) }, false, "a:false/true b:false/false c:false/false"},
+		{"verify finds a mismatch", func() error { return q.SetMismatch(id, "a", true) }, true, "a:true/false b:false/false c:false/false"},
+		{"an unselected file does not count", func() error {
+			if err := q.SetMismatch(id, "a", false); err != nil {
+				return err
+			}
+			return q.SetMismatch(id, "c", true)
+		}, false, "a:false/false b:false/false c:true/false"},
+		{"a download ends in a mismatch", func() error {
+			return q.FinishFile(id, "b", fmt.Errorf("b: %w: sha-256 00, expected 11", engine.ErrHashMismatch))
+		}, true, "a:false/false b:true/false c:true/false"},
+		{"another failure is no mismatch", func() error {
+			return q.FinishFile(id, "a", fmt.Errorf("a: %w", engine.ErrNoMirrors))
+		}, true, "a:false/false b:true/false c:true/false"},
+		{"repaired", func() error { return q.SetVerified(id, "b", true) }, false, "a:false/false b:false/true c:true/false"},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if job, files := flags(); job != s.job || files != s.want {
+			t.Errorf("%s: job mismatch %v, files %s; want %v, %s", s.name, job, files, s.job, s.want)
+		}
+	}
+	if err := q.SetMismatch(id, "nope", true); !errors.Is(err, ErrNotFound) {
+		t.Errorf("SetMismatch of a missing file: %v", err)
+	}
+}
+
+// TestRunMarksMismatch runs a job whose mirror serves other bytes than the
+// metalink's hash: the runner fails it and flags the file.
+func TestRunMarksMismatch(t *testing.T) {
+	data := testData(300 << 10)
+	m := mirrortest.New(t, data)
+	other := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
+	doc := &metalink.Document{Version: 4, Files: []metalink.File{{
+		Name: "x.bin", Size: int64(len(data)),
+		Hashes: []metalink.Hash{{Type: "sha-256", Value: strings.Repeat("ab", 32)}},
+		URLs:   []metalink.URL{{URL: m.URL(), Priority: 1}, {URL: other.URL(), Priority: 2}},
+	}}}
+	q := openTest(t, t.TempDir())
+	id, err := q.Add("x.meta4", t.TempDir(), doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runner(q).RunJob(context.Background(), id); !errors.Is(err, engine.ErrHashMismatch) {
+		t.Fatalf("RunJob: %v, want ErrHashMismatch", err)
+	}
+	j, err := q.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.State != Failed || !j.Mismatch || !j.Files[0].Mismatch {
+		t.Errorf("job %s, mismatch %v (file %v)", j.State, j.Mismatch, j.Files[0].Mismatch)
+	}
+}
+
+// TestRunnerLive reads a running job's download through Live, as the
+// window does, and finds the engine's own snapshot of the file.
+func TestRunnerLive(t *testing.T) {
+	data := testData(2 << 20)
+	m := mirrortest.New(t, data, mirrortest.Rate(512<<10))
+	q := openTest(t, t.TempDir())
+	id, err := q.Add("l.meta4", t.TempDir(), describe(t, "l.bin", data, 128<<10, m), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runner(q)
+	if _, ok := r.Live(id); ok {
+		t.Fatal("Live before the run")
+	}
+	res := make(chan error, 1)
+	go func() { res <- r.RunJob(context.Background(), id) }()
+	var dl *engine.Download
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var ok bool
+		if dl, ok = r.Live(id); ok && dl.Snapshot().Bytes > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no live download with bytes in 20 s")
+		}
+	}
+	if _, ok := r.Live(id + 1); ok {
+		t.Error("Live of a job that is not running")
+	}
+	if s := dl.Snapshot(); s.Name != "l.bin" || s.Size != int64(len(data)) || s.State != engine.StateDownloading {
+		t.Errorf("live snapshot: %s %d bytes, %v", s.Name, s.Size, s.State)
+	}
+	if err := <-res; err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.Live(id); ok {
+		t.Error("Live after the job ended")
+	}
+	if s := dl.Snapshot(); s.State != engine.StateDone || s.Bytes != int64(len(data)) {
+		t.Errorf("the download kept after its end says %v, %d bytes", s.State, s.Bytes)
+	}
+}
+
+// TestRunnerClientFromSettings: a Runner without a Client downloads with
+// the limits the user set.
+func TestRunnerClientFromSettings(t *testing.T) {
+	data := testData(200 << 10)
+	m := mirrortest.New(t, data)
+	q := openTest(t, t.TempDir())
+	if err := q.UpdateSettings(func(s *Settings) { s.MaxConns, s.MaxConnsPerMirror, s.SpeedLimit = 5, 3, 1<<30 }); err != nil {
+		t.Fatal(err)
+	}
+	id, err := q.Add("c.meta4", t.TempDir(), describe(t, "c.bin", data, 64<<10, m), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Queue: q}
+	if err := r.RunJob(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if c := r.Client; c == nil || c.MaxConns != 5 || c.MaxConnsPerMirror != 3 || c.Limit != 1<<30 {
+		t.Errorf("the runner's client %+v does not follow the settings", c)
+	}
+}
+
+// TestRunSendsOrigin stores a plain URL's ETag and Referer with its job;
+// the runner, not the command that resolved the URL, sends them: the pref
+// mirror is held to the ETag and every mirror gets the Referer.
+func TestRunSendsOrigin(t *testing.T) {
+	data := testData(300 << 10)
+	sum := sha256.Sum256(data)
+	const etag = `"v1"`
+	var mu sync.Mutex
+	referers := map[string]bool{}
+	pref := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		referers[r.Header.Get("Referer")] = true
+		mu.Unlock()
+		w.Header().Set("ETag", etag)
+		http.ServeContent(w, r, "p.bin", time.Unix(0, 0), bytes.NewReader(data))
+	}))
+	defer pref.Close()
+	for _, tc := range []struct {
+		name   string
+		origin Origin
+		ok     bool
+	}{
+		{"same ETag", Origin{ETag: etag, Referer: "https://me:pw@origin.example/p.bin"}, true},
+		{"another ETag", Origin{ETag: `"v2"`, Referer: "https://origin.example/p.bin"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mu.Lock()
+			clear(referers)
+			mu.Unlock()
+			doc := &metalink.Document{Version: 4, Files: []metalink.File{{
+				Name: "p.bin", Size: int64(len(data)),
+				Hashes: []metalink.Hash{{Type: "sha-256", Value: hex.EncodeToString(sum[:])}},
+				URLs:   []metalink.URL{{URL: pref.URL + "/p.bin", Priority: 1, Pref: true}},
+			}}}
+			q := openTest(t, t.TempDir())
+			id, err := q.AddFrom("https://origin.example/p.bin", t.TempDir(), doc, nil, tc.origin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			j, err := q.Get(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := (Origin{ETag: tc.origin.ETag, Referer: "https://origin.example/p.bin"}); j.Origin != want {
+				t.Fatalf("stored origin %+v, want %+v", j.Origin, want)
+			}
+			err = runner(q).RunJob(context.Background(), id)
+			if tc.ok != (err == nil) {
+				t.Fatalf("RunJob: %v, want success %v", err, tc.ok)
+			}
+			if !tc.ok && !strings.Contains(err.Error(), "ETag") {
+				t.Errorf("the failure does not say the ETag differs: %v", err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(referers) != 1 || !referers["https://origin.example/p.bin"] {
+				t.Errorf("the mirror was sent Referer %v, want only the origin's URL", referers)
+			}
+		})
+	}
+}
+
+// TestPrepareFileKeepsOrigin: `braid get --state` stores the origin's
+// facts, and a new ETag from the origin means the recorded pieces are of
+// another file.
+func TestPrepareFileKeepsOrigin(t *testing.T) {
+	q := openTest(t, t.TempDir())
+	dest := t.TempDir()
+	f := testDoc(3<<20, 1<<20, "f.bin").Files[0]
+	ctx := context.Background()
+	const src = "https://user:pw@origin.example/f.bin"
+	v1 := Origin{ETag: `"1"`, Referer: "https://origin.example/f.bin"}
+	id, _, err := q.PrepareFile(ctx, src, dest, f, v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Journal(id).PiecesDone("f.bin", []int{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dest, "f.bin.part"), make([]byte, 3<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.FinishFile(id, "f.bin", context.Canceled); err != nil {
+		t.Fatal(err)
+	}
+	j, err := q.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Origin != v1 || j.Source != "https://origin.example/f.bin" {
+		t.Fatalf("job after get: origin %+v, source %q", j.Origin, j.Source)
+	}
+
+	id2, done, err := q.PrepareFile(ctx, src, dest, f, v1)
+	if err != nil || id2 != id || done == nil || done.Count() != 2 {
+		t.Fatalf("resume with the same ETag: job %d (want %d), done %v, %v", id2, id, done, err)
+	}
+	if err := q.FinishFile(id, "f.bin", context.Canceled); err != nil {
+		t.Fatal(err)
+	}
+	v2 := Origin{ETag: `"2"`, Referer: v1.Referer}
+	id3, done, err := q.PrepareFile(ctx, src, dest, f, v2)
+	if err != nil || id3 != id || done != nil {
+		t.Fatalf("resume after the origin changed: job %d, done %v, %v; want nothing trusted", id3, done, err)
+	}
+	if j, _ := q.Get(id); j.Origin != v2 || j.Files[0].Done != 0 {
+		t.Errorf("after the change: origin %+v, %d pieces recorded", j.Origin, j.Files[0].Done)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"https://user:pass@example.org/a@b.iso", "https://example.org/a@b.iso"},
+		{"ftp://anonymous@ftp.example.org/pub/x", "ftp://ftp.example.org/pub/x"},
+		{"https://example.org/x?u=a@b", "https://example.org/x?u=a@b"},
+		{"/home/me@work/x.meta4", "/home/me@work/x.meta4"},
+		{"a: https://u:p@one.example/x: 404; b: HTTP://v:q@two.example:8080", "a: https://one.example/x: 404; b: HTTP://two.example:8080"},
+		{"mail me@example.org", "mail me@example.org"},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			if got := Redact(tc.in); got != tc.want {
+				t.Errorf("Redact(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
