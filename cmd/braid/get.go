@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -232,7 +231,7 @@ func (o *getOptions) download(ctx context.Context, src string, req *engine.Reque
 	defer t.Stop()
 	var snap engine.Snapshot
 	if !o.json && !o.tty {
-		fmt.Fprintf(o.stdout, "%s: downloading %s from %d mirrors\n", req.File.Name, sizeText(req.File.Size), len(req.File.URLs))
+		fmt.Fprintf(o.stdout, "%s: downloading %s from %d mirrors\n", req.File.Name, sizeOrUnknown(req.File.Size), len(req.File.URLs))
 	}
 	for {
 		select {
@@ -282,7 +281,7 @@ func progressLine(s *engine.Snapshot) string {
 	if len(name) > 40 {
 		name = "…" + name[len(name)-39:]
 	}
-	return fmt.Sprintf("%s  %s %5.1f%%  %s/s  ETA %s  mirrors %d/%d", name, what, pct, sizeText(s.Speed), eta, active, usable)
+	return fmt.Sprintf("%s  %s %5.1f%%  %s/s  ETA %s  mirrors %d/%d", name, what, pct, byteText(s.Speed), eta, active, usable)
 }
 
 // jsonMirror and jsonProgress are the --json progress line; field names
@@ -349,9 +348,9 @@ func (o *getOptions) result(source, file string, n int64, took time.Duration, er
 	}
 	speed := ""
 	if took > 0 {
-		speed = fmt.Sprintf(", %s/s", sizeText(int64(float64(n)/took.Seconds())))
+		speed = fmt.Sprintf(", %s/s", byteText(int64(float64(n)/took.Seconds())))
 	}
-	fmt.Fprintf(o.stdout, "%s: done, verified (%s in %s%s)\n", file, sizeText(n), durationText(took), speed)
+	fmt.Fprintf(o.stdout, "%s: done, verified (%s in %s%s)\n", file, byteText(n), durationText(took), speed)
 }
 
 func writeJSON(w io.Writer, v any) {
@@ -362,37 +361,6 @@ func writeJSON(w io.Writer, v any) {
 	w.Write(append(b, '\n'))
 }
 
-// parseRate reads a rate such as 500K, 10M, 1.5G or 2000 (bytes per
-// second); K, M and G are powers of 1024, and a trailing B, iB or /s is
-// allowed.
-func parseRate(s string) (int64, error) {
-	v := strings.TrimSpace(s)
-	if v == "" {
-		return 0, nil
-	}
-	v = strings.TrimSuffix(v, "/s")
-	v = strings.TrimSuffix(strings.TrimSuffix(v, "B"), "i")
-	mult := 1.0
-	if n := len(v); n > 0 {
-		switch v[n-1] {
-		case 'k', 'K':
-			mult = 1 << 10
-		case 'm', 'M':
-			mult = 1 << 20
-		case 'g', 'G':
-			mult = 1 << 30
-		}
-		if mult > 1 {
-			v = v[:n-1]
-		}
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f < 0 || f*mult > 1<<62 {
-		return 0, fmt.Errorf("%q is not a rate such as 500K or 10M", s)
-	}
-	return int64(f * mult), nil
-}
-
 func commaList(s string) []string {
 	var out []string
 	for _, p := range strings.Split(s, ",") {
@@ -401,23 +369,6 @@ func commaList(s string) []string {
 		}
 	}
 	return out
-}
-
-// sizeText writes a byte count for people: 1.5 MiB.
-func sizeText(n int64) string {
-	if n < 0 {
-		return "unknown size"
-	}
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	f, i := float64(n), -1
-	for f >= unit && i < 4 {
-		f /= unit
-		i++
-	}
-	return fmt.Sprintf("%.1f %ciB", f, "KMGTP"[i])
 }
 
 func durationText(d time.Duration) string {

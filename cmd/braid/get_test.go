@@ -83,26 +83,6 @@ func TestGetUsage(t *testing.T) {
 	}
 }
 
-func TestParseRate(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"", 0, true}, {"0", 0, true}, {"2000", 2000, true}, {"500K", 500 << 10, true},
-		{"10M", 10 << 20, true}, {"1.5M", 3 << 19, true}, {"2G", 2 << 30, true},
-		{"10MiB", 10 << 20, true}, {"10MB/s", 10 << 20, true}, {"-1", 0, false}, {"fast", 0, false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.in, func(t *testing.T) {
-			got, err := parseRate(tc.in)
-			if (err == nil) != tc.ok || got != tc.want {
-				t.Fatalf("parseRate(%q) = %d, %v; want %d, ok %v", tc.in, got, err, tc.want, tc.ok)
-			}
-		})
-	}
-}
-
 func TestGetMeta4(t *testing.T) {
 	data := getData(2<<20 + 11)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))

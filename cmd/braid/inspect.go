@@ -426,7 +426,7 @@ func (r *inspectReport) writeText(w io.Writer) error {
 		}
 		line := func(label, value string) { pf("    %-10s %s\n", label, value) }
 		if f.Size >= 0 {
-			line("size", fmt.Sprintf("%d bytes (%s)", f.Size, inspectBytes(f.Size)))
+			line("size", fmt.Sprintf("%d bytes (%s)", f.Size, byteText(f.Size)))
 		} else {
 			line("size", "unknown")
 		}
@@ -448,7 +448,7 @@ func (r *inspectReport) writeText(w io.Writer) error {
 			line(inspectClean(h.Type), inspectClean(h.Value))
 		}
 		if f.Pieces != nil {
-			line("pieces", fmt.Sprintf("%d of %s (%s)", f.Pieces.Count, inspectBytes(f.Pieces.Length), inspectClean(f.Pieces.Type)))
+			line("pieces", fmt.Sprintf("%d of %s (%s)", f.Pieces.Count, byteText(f.Pieces.Length), inspectClean(f.Pieces.Type)))
 		} else {
 			line("pieces", "none")
 		}
@@ -526,20 +526,6 @@ func inspectShorten(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-// inspectBytes is n in binary units for reading at a glance.
-func inspectBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // inspectErrWriter keeps the first write error so printing reads straight.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -75,7 +74,7 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "braid queue: unknown command %q\n%s", sub, queueUsage)
 		return 2
 	}
-	rate, err := queueParseRate(*limit)
+	rate, err := parseRate(*limit)
 	if err != nil {
 		fmt.Fprintf(stderr, "braid queue run: --limit: %v\n", err)
 		return 2
@@ -170,7 +169,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 			st += " (" + j.Error + ")"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s/%s\t%s\t%s\n", j.ID, st, done, pieces,
-			queueBytes(bytesDone), queueBytes(size), j.Name(), j.Source)
+			byteText(bytesDone), byteText(size), j.Name(), j.Source)
 	}
 	return tw.Flush()
 }
@@ -195,7 +194,7 @@ func queueRun(ctx context.Context, q *queue.Queue, maxConn int, rate int64, w io
 				pct = 100 * float64(s.Bytes) / float64(s.Size)
 			}
 			fmt.Fprintf(w, "job %d %s: %s %.0f%% %s/%s %s/s\n", j.ID, s.Name, s.State, pct,
-				queueBytes(s.Bytes), queueBytes(s.Size), queueBytes(s.Speed))
+				byteText(s.Bytes), byteText(s.Size), byteText(s.Speed))
 		},
 	}
 	err = r.Run(ctx)
@@ -203,48 +202,6 @@ func queueRun(ctx context.Context, q *queue.Queue, maxConn int, rate int64, w io
 		fmt.Fprintln(w, "stopped; the queue keeps every job's progress for the next run")
 	}
 	return err
-}
-
-// queueBytes formats a byte count the way people read it.
-func queueBytes(n int64) string {
-	if n < 0 {
-		return "?"
-	}
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
-
-// queueParseRate reads a rate such as 500k, 2M or 1048576 (bytes per
-// second, binary multiples); "" is 0, no limit.
-func queueParseRate(s string) (int64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	mult := int64(1)
-	switch strings.ToLower(s[len(s)-1:]) {
-	case "k":
-		mult = 1 << 10
-	case "m":
-		mult = 1 << 20
-	case "g":
-		mult = 1 << 30
-	}
-	if mult > 1 {
-		s = s[:len(s)-1]
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v < 0 {
-		return 0, fmt.Errorf("%q is not a rate such as 500k or 2M", s)
-	}
-	return int64(v * float64(mult)), nil
 }
 
 // queueClient is the engine client `queue run` uses: the queue's settings

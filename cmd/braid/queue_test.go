@@ -214,22 +214,6 @@ func TestQueueRun(t *testing.T) {
 	}
 }
 
-func TestQueueParseRate(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"", 0, true}, {"1024", 1024, true}, {"500k", 500 << 10, true}, {"2M", 2 << 20, true},
-		{"1.5g", 3 << 29, true}, {"fast", 0, false}, {"-1M", 0, false}, {"k", 0, false},
-	} {
-		got, err := queueParseRate(tc.in)
-		if got != tc.want || (err == nil) != tc.ok {
-			t.Errorf("queueParseRate(%q) = %d, %v; want %d, ok %v", tc.in, got, err, tc.want, tc.ok)
-		}
-	}
-}
-
 func TestQueueRunClientFollowsSettings(t *testing.T) {
 	s := queue.Settings{MaxConns: 8, MaxConnsPerMirror: 3, SpeedLimit: 1 << 20}
 	for _, c := range []struct {

@@ -60,12 +60,7 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fset.Usage()
 		return 2
 	}
-	doc, err := loadMetalinkFile(*mpath)
-	if err != nil {
-		fmt.Fprintf(stderr, "braid repair: %v\n", err)
-		return 1
-	}
-	root, err := os.OpenRoot(*dir)
+	doc, root, err := openTarget(*mpath, *dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "braid repair: %v\n", err)
 		return 1

@@ -85,12 +85,7 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fset.Usage()
 		return 2
 	}
-	doc, err := loadMetalinkFile(*mpath)
-	if err != nil {
-		fmt.Fprintf(stderr, "braid verify: %v\n", err)
-		return 1
-	}
-	root, err := os.OpenRoot(*dir)
+	doc, root, err := openTarget(*mpath, *dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "braid verify: %v\n", err)
 		return 1
@@ -130,6 +125,21 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	}
 	return 0
+}
+
+// openTarget reads the metalink document at mpath and opens dir, the
+// folder holding its files, as a root no file name can leave: what verify
+// and repair both start from. The caller closes the root.
+func openTarget(mpath, dir string) (*metalink.Document, *os.Root, error) {
+	doc, err := loadMetalinkFile(mpath)
+	if err != nil {
+		return nil, nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc, root, nil
 }
 
 // loadMetalinkFile reads and parses the metalink document at path.
