@@ -94,7 +94,9 @@ type Request struct {
 	// os.Root(Dir): a name or symlink that leads outside Dir fails.
 	Dir string
 	// File is the file to fetch: its name (which may hold '/'), size,
-	// hashes and mirrors.
+	// hashes and mirrors. Its MaxConnections, when set, caps the requests
+	// in progress to all its mirrors together, size probes included
+	// (1: one at a time, no segmented download).
 	File metalink.File
 	// OriginETag is the ETag the origin server sent (Metalink/HTTP);
 	// mirrors marked Pref must send the same one, or they are dropped.

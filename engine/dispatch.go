@@ -76,6 +76,12 @@ func (d *download) dispatch(ctx context.Context) error {
 // work is waiting for one. Called with d.mu held.
 func (d *download) schedule(ctx context.Context, now time.Time, spare int) (int, bool) {
 	for {
+		if d.atFileLimit() {
+			for ; spare > 0; spare-- {
+				<-d.c.sem
+			}
+			return 0, false
+		}
 		if spare == 0 {
 			select {
 			case d.c.sem <- struct{}{}:
@@ -109,7 +115,7 @@ func (d *download) schedule(ctx context.Context, now time.Time, spare int) (int,
 // connection: free pieces are left and a mirror is usable. Called with d.mu
 // held.
 func (d *download) wants(now time.Time) bool {
-	if d.done == len(d.pieces) {
+	if d.done == len(d.pieces) || d.atFileLimit() {
 		return false
 	}
 	for _, m := range d.mirrors {
@@ -118,6 +124,15 @@ func (d *download) wants(now time.Time) bool {
 		}
 	}
 	return false
+}
+
+// atFileLimit reports whether the file has as many connections open as its
+// metalink allows for all mirrors together (File.MaxConnections). A
+// connection counts from its start until the dispatcher has taken it back
+// in end, so one that was cut still counts until its goroutine is gone.
+// Called with d.mu held.
+func (d *download) atFileLimit() bool {
+	return d.file.MaxConnections > 0 && len(d.segs) >= d.file.MaxConnections
 }
 
 // ranked lists the mirrors that may take work now, best first: measured

@@ -12,6 +12,8 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/piece"
 	"braid/engine/transport"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // tick is how often the dispatcher measures speeds, looks for stalled
@@ -118,6 +120,9 @@ func (d *download) run(ctx context.Context) (err error) {
 	size := d.size
 	if size < 0 {
 		if size = d.statSize(ctx); size < 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("%s: %w", name, err) // canceled, not unknown
+			}
 			return fmt.Errorf("%s: %w", name, ErrUnknownSize)
 		}
 	}
@@ -257,6 +262,9 @@ func (d *download) retryAll() {
 		d.filler[i] = -1
 	}
 	d.done, d.doneB, d.prefix = 0, 0, 0
+	for _, m := range d.mirrors {
+		m.useful = 0 // what it sent the first time is being replaced
+	}
 	d.hashed.Store(0)
 	d.pending = nil
 	d.unjournaled = nil
@@ -294,6 +302,7 @@ func (d *download) finishPiece(s *segment, good bool) bool {
 		_, n := d.plan.Bounds(i)
 		d.done++
 		d.doneB += n
+		m.useful += n
 		d.pending = append(d.pending, i)
 		m.fails = 0
 		d.advancePrefix()
@@ -324,36 +333,34 @@ func (d *download) dropMirror(m *mirror, why error) {
 }
 
 // statSize asks the mirrors that can tell for the file's size, when the
-// metalink does not say; the first answer wins, -1 when none tells.
+// metalink does not say; the first answer wins, -1 when none tells. It
+// asks no more mirrors at once than the file's connection limit allows.
 func (d *download) statSize(ctx context.Context) int64 {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	sizes := make(chan int64, len(d.mirrors))
-	var wg sync.WaitGroup
-	asked := 0
+	var g errgroup.Group
+	if lim := d.file.MaxConnections; lim > 0 {
+		g.SetLimit(lim)
+	}
+	var size atomic.Int64
+	size.Store(-1)
 	for _, m := range d.mirrors {
 		st, ok := m.src.(transport.Stater)
 		if !ok {
 			continue
 		}
-		asked++
-		wg.Go(func() {
-			info, err := st.Stat(ctx)
-			if err != nil {
-				info.Size = -1
+		g.Go(func() error {
+			if ctx.Err() != nil {
+				return nil // answered already
 			}
-			sizes <- info.Size
+			if info, err := st.Stat(ctx); err == nil && info.Size >= 0 && size.CompareAndSwap(-1, info.Size) {
+				cancel()
+			}
+			return nil
 		})
 	}
-	size := int64(-1)
-	for range asked {
-		if n := <-sizes; n >= 0 && size < 0 {
-			size = n
-			cancel()
-		}
-	}
-	wg.Wait()
-	return size
+	_ = g.Wait() // no goroutine returns an error
+	return size.Load()
 }
 
 // sample updates the speeds. Called with d.mu held, by the dispatcher.
@@ -408,6 +415,7 @@ func (d *download) snapshot(s *Snapshot) {
 			Reason:   m.reason,
 			Conns:    m.conns,
 			Bytes:    m.bytes.Load(),
+			Useful:   m.useful,
 			Strikes:  m.strikes,
 		}
 		switch {

@@ -56,7 +56,13 @@ type mirror struct {
 	// sampled is bytes at the last sample, owned by the dispatcher.
 	sampled int64
 
-	bytes atomic.Int64 // bytes received, good or bad
+	// bytes counts the body bytes read from the mirror's answers to range
+	// requests, each once, whether they went into the file or not: what
+	// it delivered over the wire.
+	bytes atomic.Int64
+	// useful is the bytes of the pieces it filled that are done in the
+	// current attempt: what of its delivery the file kept.
+	useful int64
 	// ttfb is the time from asking for a range to its first byte, in
 	// nanoseconds, at the last request: what handing the mirror new work
 	// costs.

@@ -140,6 +140,13 @@ func (d *download) chunk(m *mirror, free int, now time.Time) int {
 		}
 		sum += o.rate
 	}
+	if lim := d.file.MaxConnections; lim > 0 && lim < n {
+		// Fewer connections than the mirrors could take run at once: the
+		// free pieces are shared among those, and which mirrors get them
+		// is not known ahead. With one, nothing runs beside m.
+		n = lim
+		known = false
+	}
 	share := float64(free) / float64(max(n, 1))
 	if known && m.rate > 0 && sum > 0 {
 		share = float64(free) * m.rate / sum / float64(m.limit)
@@ -148,7 +155,10 @@ func (d *download) chunk(m *mirror, free int, now time.Time) int {
 	if m.rate > 0 {
 		target = m.rate * chunkTime.Seconds() / length
 	}
-	k := int(math.Ceil(min(share/2, target)))
+	if n > 1 {
+		share /= 2 // leave the rest for the others to share as they finish
+	}
+	k := int(math.Ceil(min(share, target)))
 	return max(k, int(math.Ceil(minChunk/length)), 1)
 }
 

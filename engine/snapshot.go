@@ -115,9 +115,21 @@ type MirrorSnapshot struct {
 	Priority int
 	State    MirrorState
 	// Reason says why the mirror is retrying or dropped.
-	Reason  string
-	Conns   int   // connections open now
-	Bytes   int64 // bytes received from it, good or bad
+	Reason string
+	Conns  int // connections open now
+	// Bytes is what the mirror delivered: the body bytes received from it
+	// over the wire, each counted once, good or bad, whether the file kept
+	// them or not. When a segment is split (an idle mirror takes over its
+	// end, or a slow connection is cut) the bytes both mirrors received
+	// count for each, so the sum over mirrors may exceed the file: see
+	// Useful. Bytes in flight that the engine never read (still in the
+	// network when it closed the connection) are not counted.
+	Bytes int64
+	// Useful is the part of Bytes the file kept: the length of the pieces
+	// this mirror filled that are done (in the current attempt, see
+	// Snapshot.Attempt). Over all mirrors Useful sums to Snapshot.Bytes
+	// less the pieces a resume found on disk and the pieces in progress.
+	Useful  int64
 	Speed   int64 // bytes per second now; 0 when idle
 	Strikes int   // pieces it sent that failed their hash
 }

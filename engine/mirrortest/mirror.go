@@ -30,12 +30,13 @@ type Range struct {
 	// Off and N are the bytes of the file the answer covered: for a 206 the
 	// Content-Range, for a 200 GET the whole (possibly wrong-sized) body; N
 	// is 0 for a HEAD or an error status.
-	Off, N int64
-	Status int    // status code sent
-	Sent   int64  // body bytes actually written so far
-	Remote string // client address (ip:port): one per connection
-	User   string // basic-auth user name sent, "" when none
-	Done   bool   // the handler has returned
+	Off, N  int64
+	Status  int    // status code sent
+	Sent    int64  // body bytes actually written so far
+	Remote  string // client address (ip:port): one per connection
+	User    string // basic-auth user name sent, "" when none
+	Referer string // the Referer header sent, "" when none
+	Done    bool   // the handler has returned
 }
 
 // Mirror is a running test mirror. Its methods are safe for concurrent use.
@@ -48,6 +49,9 @@ type Mirror struct {
 	quit chan struct{} // closed by Close: unblocks stalls and throttles
 
 	bucket *bucket // nil: unthrottled
+	// inFlight counts this mirror's responses in progress; the config's
+	// gauges count them across mirrors.
+	inFlight Gauge
 
 	served   atomic.Int64
 	requests atomic.Int64
@@ -79,6 +83,7 @@ type config struct {
 	redirect   string
 	noHead     bool
 	user, pass string
+	gauges     []*Gauge
 }
 
 // Option shapes a Mirror.
@@ -91,7 +96,9 @@ func Addr(ip string) Option { return func(c *config) { c.addr = ip } }
 
 // Rate throttles the mirror to bytesPerSec, shared across all its
 // connections like a real uplink. Bytes leave in small, evenly spaced
-// chunks (about 10 ms worth each), never in bursts.
+// chunks (about 10 ms worth each). A sender whose timer fired late may
+// make up for at most catchUp of lost time, so the rate holds at tens of
+// MB/s; idle time beyond that earns no burst.
 func Rate(bytesPerSec int64) Option { return func(c *config) { c.rate = bytesPerSec } }
 
 // NoRanges makes the mirror ignore Range and If-Range: every GET is a 200
@@ -173,6 +180,47 @@ func BasicAuth(user, pass string) Option {
 	return func(c *config) { c.user, c.pass = user, pass }
 }
 
+// Count makes the mirror count its responses in progress in g as well,
+// so that one Gauge given to several mirrors sees the requests in progress
+// across all of them (see Gauge for what "in progress" means).
+func Count(g *Gauge) Option { return func(c *config) { c.gauges = append(c.gauges, g) } }
+
+// Gauge counts responses in progress and remembers the most at once. A
+// response is in progress from the moment its request is read until its
+// last body byte is handed to the connection, or its handler returns,
+// whichever comes first: it is let go before the client can see the end
+// of the response, so a client that waits for one response to end before
+// it sends the next request is never seen with two in progress. A
+// response the client abandons midway stays in progress until the server
+// notices (its next write fails, or its stall or throttle sees the
+// request's context end). The zero Gauge is ready; it is safe for
+// concurrent use.
+type Gauge struct {
+	mu        sync.Mutex
+	now, peak int
+}
+
+func (g *Gauge) add(n int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.now += n
+	g.peak = max(g.peak, g.now)
+}
+
+// Now is the number of responses in progress now.
+func (g *Gauge) Now() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.now
+}
+
+// Peak is the most responses that were in progress at once.
+func (g *Gauge) Peak() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.peak
+}
+
 // New starts a mirror serving data and registers its Close with t.Cleanup.
 // data is not modified.
 func New(t testing.TB, data []byte, opts ...Option) *Mirror {
@@ -246,6 +294,10 @@ func (m *Mirror) Requests() int { return int(m.requests.Load()) }
 // it stays below Requests.
 func (m *Mirror) Conns() int { return int(m.conns.Load()) }
 
+// InFlight is the Gauge of this mirror's own responses in progress (see
+// Gauge for what counts).
+func (m *Mirror) InFlight() *Gauge { return &m.inFlight }
+
 // Ranges is a copy of the log of requests for the file, in arrival order.
 func (m *Mirror) Ranges() []Range {
 	m.mu.Lock()
@@ -271,8 +323,10 @@ func (m *Mirror) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	user, _, _ := r.BasicAuth()
-	idx := m.logStart(Range{Method: r.Method, Remote: r.RemoteAddr, User: user})
-	rw := &writer{ResponseWriter: w, m: m, r: r, idx: idx}
+	idx := m.logStart(Range{Method: r.Method, Remote: r.RemoteAddr, User: user, Referer: r.Referer()})
+	rw := &writer{ResponseWriter: w, m: m, r: r, idx: idx, length: -1}
+	m.track(1)
+	defer rw.finish() // unless the last body byte let go already
 	defer m.logDone(idx)
 
 	if n := m.active.Add(1); m.cfg.maxConns > 0 && n > int64(m.cfg.maxConns) {
@@ -326,6 +380,14 @@ func (m *Mirror) serve(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del("If-Range")
 	}
 	http.ServeContent(rw, r, "", time.Time{}, bytes.NewReader(m.data))
+}
+
+// track adds n to the mirror's gauges.
+func (m *Mirror) track(n int) {
+	m.inFlight.add(n)
+	for _, g := range m.cfg.gauges {
+		g.add(n)
+	}
 }
 
 func (m *Mirror) logStart(rg Range) int {
@@ -391,6 +453,16 @@ type writer struct {
 	status int
 	pos    int64 // file offset of the next body byte
 	sent   int64 // body bytes sent in this response
+	length int64 // Content-Length sent, -1 when none
+	ended  bool  // the response let go of the mirror's gauges
+}
+
+// finish lets go of the mirror's gauges, once.
+func (w *writer) finish() {
+	if !w.ended {
+		w.ended = true
+		w.m.track(-1)
+	}
 }
 
 func (w *writer) WriteHeader(code int) {
@@ -403,6 +475,9 @@ func (w *writer) WriteHeader(code int) {
 	}
 	if code == http.StatusPartialContent {
 		w.pos, _ = parseContentRange(w.Header().Get("Content-Range"))
+	}
+	if n, err := strconv.ParseInt(w.Header().Get("Content-Length"), 10, 64); err == nil && w.r.Method != http.MethodHead {
+		w.length = n
 	}
 	w.m.logHeader(w.idx, code, w.Header(), w.r.Method)
 	w.ResponseWriter.WriteHeader(code)
@@ -441,6 +516,10 @@ func (w *writer) Write(p []byte) (int, error) {
 			}
 		}
 		out := w.corrupt(chunk)
+		if w.length >= 0 && w.sent+int64(len(out)) >= w.length {
+			// The client cannot see the end of the response before this.
+			w.finish()
+		}
 		// Count before writing so a client never sees a byte the counters
 		// do not yet include; take back what the write failed to send.
 		w.m.logSent(w.idx, int64(len(out)))
@@ -507,9 +586,15 @@ func (w *writer) Flush() {
 
 var errClosed = fmt.Errorf("mirrortest: mirror closed")
 
-// bucket is a token bucket without burst: each chunk reserves its time slot
-// on one clock shared by all connections of the mirror, and waits for the
-// end of its slot before it is written.
+// catchUp is the most time a late sender may make up for. Without it every
+// late timer wakeup would be lost for good, and at tens of MB/s (a chunk
+// every millisecond or two) the rate would fall far short, as it did at
+// 25 MB/s for 40; bench/mirror allows the same.
+const catchUp = 20 * time.Millisecond
+
+// bucket is a token bucket with a burst of at most catchUp: each chunk
+// reserves its time slot on one clock shared by all connections of the
+// mirror, and waits for the end of its slot before it is written.
 type bucket struct {
 	rate  float64 // bytes per second
 	chunk int     // bytes per slot: about 10 ms worth
@@ -527,8 +612,8 @@ func newBucket(rate int64) *bucket {
 func (b *bucket) wait(ctxDone, quit <-chan struct{}, n int) error {
 	b.mu.Lock()
 	now := time.Now()
-	if b.next.Before(now) {
-		b.next = now // idle time earns no burst
+	if floor := now.Add(-catchUp); b.next.Before(floor) {
+		b.next = floor // idle time earns no more than catchUp
 	}
 	b.next = b.next.Add(time.Duration(float64(n) / b.rate * float64(time.Second)))
 	until := b.next

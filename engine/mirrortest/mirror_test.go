@@ -397,3 +397,89 @@ func TestRate(t *testing.T) {
 		})
 	}
 }
+
+// TestGauge: one Gauge shared by two mirrors sees responses in progress
+// across both; requests sent one after another, each after the last one's
+// body ended, are never seen overlapping, whether read through a kept-alive
+// connection or new ones.
+func TestGauge(t *testing.T) {
+	data := testData(300000)
+	t.Run("sequential", func(t *testing.T) {
+		var g Gauge
+		a, b := New(t, data, Count(&g), Addr("127.0.0.2")), New(t, data, Count(&g), Addr("127.0.0.3"))
+		client := &http.Client{Transport: &http.Transport{}}
+		for i := range 20 {
+			m := []*Mirror{a, b}[i%2]
+			get(t, client, "HEAD", m.URL())
+			_, body := get(t, client, "GET", m.URL(), "Range", fmt.Sprintf("bytes=%d-%d", i*1000, i*1000+99999))
+			if !bytes.Equal(body, data[i*1000:i*1000+100000]) {
+				t.Fatalf("request %d: body differs", i)
+			}
+		}
+		if p := g.Peak(); p != 1 {
+			t.Fatalf("shared gauge peak %d for requests one after another, want 1", p)
+		}
+		if p := a.InFlight().Peak(); p != 1 {
+			t.Fatalf("mirror gauge peak %d, want 1", p)
+		}
+	})
+	t.Run("overlapping", func(t *testing.T) {
+		var g Gauge
+		ms := []*Mirror{
+			New(t, data, Count(&g), StallAfter(10), Addr("127.0.0.2")),
+			New(t, data, Count(&g), StallAfter(10), Addr("127.0.0.3")),
+		}
+		for _, m := range ms {
+			resp, err := http.Get(m.URL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if _, err := io.ReadFull(resp.Body, make([]byte, 10)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, p := g.Now(), g.Peak(); n != 2 || p != 2 {
+			t.Fatalf("two stalled responses: gauge now %d, peak %d; want 2 and 2", n, p)
+		}
+		for _, m := range ms {
+			m.Close() // waits for the handlers
+		}
+		if n := g.Now(); n != 0 {
+			t.Fatalf("gauge at %d after the mirrors closed", n)
+		}
+	})
+}
+
+func TestRefererLogged(t *testing.T) {
+	m := New(t, testData(100))
+	get(t, nil, "GET", m.URL(), "Referer", "http://origin.test/f")
+	get(t, nil, "HEAD", m.URL())
+	log := m.Ranges()
+	if log[0].Referer != "http://origin.test/f" || log[1].Referer != "" {
+		t.Fatalf("logged Referers %q and %q", log[0].Referer, log[1].Referer)
+	}
+}
+
+// BenchmarkRate measures the throughput of one throttled connection at
+// 40 MB/s; mb/s should come close to 40 (it was about 25 before a late
+// sender could catch up).
+func BenchmarkRate(b *testing.B) {
+	const rate = 40_000_000
+	data := testData(8 << 20)
+	m := New(b, data, Rate(rate))
+	client := &http.Client{Transport: &http.Transport{}}
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for b.Loop() {
+		resp, err := client.Get(m.URL())
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil || n != int64(len(data)) {
+			b.Fatalf("read %d bytes: %v", n, err)
+		}
+	}
+}
