@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"slices"
 	"strings"
 
 	"golang.org/x/text/language"
@@ -23,17 +24,9 @@ func LanguagesFrom(env LookupEnv) []string {
 	}
 	var out []string
 	add := func(locale string) {
-		tag, ok := localeTag(locale)
-		if !ok {
-			return
+		if tag, ok := localeTag(locale); ok {
+			out = appendTag(out, tag)
 		}
-		s := tag.String()
-		for _, have := range out {
-			if have == s {
-				return
-			}
-		}
-		out = append(out, s)
 	}
 	if list, ok := env("LANGUAGE"); ok {
 		for _, l := range strings.Split(list, ":") {
@@ -69,6 +62,15 @@ func CountryFrom(env LookupEnv) string {
 		}
 	}
 	return ""
+}
+
+// appendTag appends tag's canonical string to tags unless it is there.
+func appendTag(tags []string, tag language.Tag) []string {
+	s := tag.String()
+	if slices.Contains(tags, s) {
+		return tags
+	}
+	return append(tags, s)
 }
 
 // get returns env's value for key, "" when unset.
@@ -138,5 +140,134 @@ func localeCountry(locale string) string {
 	if conf != language.Exact || !region.IsCountry() {
 		return ""
 	}
+	return region.String()
+}
+
+// appleLocale reads macOS's locale settings from the output of
+// `defaults read -g AppleLanguages` and `defaults read -g AppleLocale`
+// (either may be empty when the setting is unset): the languages are
+// AppleLanguages, then AppleLocale's language; the country is
+// AppleLocale's region.
+func appleLocale(languages, locale string) SystemLocale {
+	var sys SystemLocale
+	for _, l := range parseAppleLanguages(languages) {
+		if tag, err := language.Parse(l); err == nil && tag != language.Und {
+			sys.Languages = appendTag(sys.Languages, tag)
+		}
+	}
+	tag, country := parseAppleLocale(locale)
+	if tag != language.Und {
+		sys.Languages = appendTag(sys.Languages, tag)
+	}
+	sys.Country = country
+	return sys
+}
+
+// parseAppleLanguages reads the old-style property list `defaults read`
+// prints for an array of strings:
+//
+//	(
+//	    "en-GB",
+//	    de,
+//	    "zh-Hans-CN"
+//	)
+//
+// Strings are quoted unless they are plain words. It returns the strings
+// in order; anything else (a value that is not an array, empty lines) is
+// skipped.
+func parseAppleLanguages(out string) []string {
+	out = strings.TrimSpace(out)
+	if !strings.HasPrefix(out, "(") || !strings.HasSuffix(out, ")") {
+		return nil
+	}
+	var langs []string
+	for _, item := range strings.Split(out[1:len(out)-1], ",") {
+		item = strings.TrimSpace(item)
+		item = strings.TrimSuffix(strings.TrimPrefix(item, `"`), `"`)
+		if item != "" {
+			langs = append(langs, item)
+		}
+	}
+	return langs
+}
+
+// parseAppleLocale reads macOS's AppleLocale, an ICU locale ID such as
+// en_US, de_DE@currency=EUR or en_GB@rg=dezzzz: the language (with
+// script and region, as BCP 47) and the country. The rg keyword is the
+// region the user chose apart from the language ("English, region:
+// Germany") and wins over the ID's own region. A value that does not
+// parse gives language.Und and "".
+func parseAppleLocale(id string) (language.Tag, string) {
+	id = strings.Trim(strings.TrimSpace(id), `"`)
+	name, keywords, _ := strings.Cut(id, "@")
+	var tag language.Tag
+	if name != "" {
+		if t, err := language.Parse(strings.ReplaceAll(name, "_", "-")); err == nil {
+			tag = t
+		}
+	}
+	for _, kv := range strings.Split(keywords, ";") {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.EqualFold(strings.TrimSpace(k), "rg") && len(v) >= 2 {
+			if c := countryOf(v[:2]); c != "" {
+				return tag, c
+			}
+		}
+	}
+	if region, conf := tag.Region(); conf == language.Exact && region.IsCountry() {
+		return tag, region.String()
+	}
+	return tag, ""
+}
+
+// windowsLocale reads Windows's locale settings: ui is the user's
+// preferred UI languages (GetUserPreferredUILanguages), locale the user
+// locale (GetUserDefaultLocaleName, such as en-GB or de-DE_phoneb) and geo
+// the home location (GetUserDefaultGeoName: a country code, or a UN M.49
+// number for a wider region); any may be empty. The languages are ui, then
+// the locale's language; the country is geo when it is a country, else the
+// locale's region.
+func windowsLocale(ui []string, locale, geo string) SystemLocale {
+	var sys SystemLocale
+	for _, l := range ui {
+		if tag, ok := windowsTag(l); ok {
+			sys.Languages = appendTag(sys.Languages, tag)
+		}
+	}
+	tag, ok := windowsTag(locale)
+	if ok {
+		sys.Languages = appendTag(sys.Languages, tag)
+	}
+	if c := countryOf(geo); c != "" {
+		sys.Country = c
+	} else if region, conf := tag.Region(); ok && conf == language.Exact && region.IsCountry() {
+		sys.Country = region.String()
+	}
+	return sys
+}
+
+// windowsTag parses a Windows locale name, a BCP 47 tag with an optional
+// sort order after an underscore (de-DE_phoneb).
+func windowsTag(name string) (language.Tag, bool) {
+	name, _, _ = strings.Cut(strings.TrimSpace(name), "_")
+	if name == "" {
+		return language.Und, false
+	}
+	tag, err := language.Parse(name)
+	if err != nil || tag == language.Und {
+		return language.Und, false
+	}
+	return tag, true
+}
+
+// countryOf returns code as an upper-case ISO 3166-1 alpha-2 country, or
+// "" when it is not one (a region such as 419 or 001, or garbage).
+func countryOf(code string) string {
+	region, err := language.ParseRegion(strings.TrimSpace(code))
+	if err != nil || !region.IsCountry() {
+		return ""
+	}
+	// ParseRegion also takes alpha-3 and numeric codes; the result is
+	// canonical alpha-2 either way.
 	return region.String()
 }

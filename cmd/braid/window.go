@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,6 +43,11 @@ Flags:
 // default 2s) has passed, shows that job's segment map, writes the
 // window's canvas to out.png and quits. BRAID_SCREENSHOT_TIMEOUT (default
 // 2m) bounds the wait; on timeout it captures what it has and exits 1.
+//
+// BRAID_AUTOADD=1 is a switch for automated runs (the single-instance test):
+// every source, from the command line or handed over by a second `braid`,
+// is added with the picker's default selection instead of waiting for a
+// click in the picker. People never need it.
 func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("braid", flag.ContinueOnError)
 	fset.SetOutput(stderr)
@@ -61,6 +67,11 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	sources := absSources(fset.Args(), cwd)
 
 	shot, err := screenshotFromEnv(os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "braid: %v\n", err)
+		return 2
+	}
+	autoAdd, err := autoAddFromEnv(os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "braid: %v\n", err)
 		return 2
@@ -96,10 +107,10 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	defer q.Close()
 
 	back := bridge.New(q, nil)
-	a := app.NewWithID("io.github.braid_dm.braid")
+	a := app.NewWithID(platform.AppID)
 	a.SetIcon(ui.AppIcon)
 	a.Settings().SetTheme(ui.NewTheme())
-	w := ui.New(a, back, ui.Options{AutoStart: shot.path != ""})
+	w := ui.New(a, back, ui.Options{AutoStart: autoAdd || shot.path != ""})
 	s, err := back.Settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "braid: %v\n", err)
@@ -182,6 +193,20 @@ func absSources(args []string, dir string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// autoAddFromEnv reads BRAID_AUTOADD: unset or empty is off, otherwise a
+// boolean as strconv.ParseBool reads it.
+func autoAddFromEnv(getenv func(string) string) (bool, error) {
+	raw := getenv("BRAID_AUTOADD")
+	if raw == "" {
+		return false, nil
+	}
+	on, err := strconv.ParseBool(raw)
+	if err != nil {
+		return false, fmt.Errorf("BRAID_AUTOADD=%q: want 1 or 0", raw)
+	}
+	return on, nil
 }
 
 // screenshot is the screenshot mode's settings; path "" means off.
