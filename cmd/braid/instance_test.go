@@ -24,20 +24,7 @@ import (
 // which queues it, and a socket left by a Braid killed with SIGKILL is
 // replaced by the next one.
 func TestSingleInstance(t *testing.T) {
-	xvfb, err := exec.LookPath("Xvfb")
-	if err != nil {
-		t.Skip("Xvfb is not installed (Debian: apt-get install xvfb, or make setup); the single-instance test runs real windows on it")
-	}
-	if testing.Short() {
-		t.Skip("starts real windows; skipped with -short")
-	}
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "braid")
-	build := exec.Command("go", "build", "-tags", "nosqlite", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	display := startXvfb(t, xvfb)
+	_, bin, display := realWindow(t)
 
 	data := bytes.Repeat([]byte("braid single instance\n"), 4096)
 	mirror := mirrortest.New(t, data, mirrortest.Addr("127.0.0.6"), mirrortest.Path("/pub/handed.bin"))

@@ -25,20 +25,7 @@ import (
 // is visibly under way. With BRAID_UPDATE_SCREENSHOT=1 the picture becomes
 // docs/screenshot.png, the one the README shows.
 func TestWindowScreenshot(t *testing.T) {
-	xvfb, err := exec.LookPath("Xvfb")
-	if err != nil {
-		t.Skip("Xvfb is not installed (Debian: apt-get install xvfb, or make setup); the window test needs it")
-	}
-	if testing.Short() {
-		t.Skip("starts a window and a download; skipped with -short")
-	}
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "braid")
-	build := exec.Command("go", "build", "-tags", "nosqlite", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	display := startXvfb(t, xvfb)
+	tmp, bin, display := realWindow(t)
 
 	const size = 24 << 20
 	const pieceLength = 128 << 10
@@ -235,4 +222,25 @@ func colours(img image.Image) int {
 		}
 	}
 	return len(seen)
+}
+
+// realWindow prepares a test that runs the real braid binary in real
+// windows: it skips without Xvfb (or with -short), builds the binary into a
+// temporary folder and starts a private Xvfb display for it.
+func realWindow(t *testing.T) (tmp, bin, display string) {
+	t.Helper()
+	xvfb, err := exec.LookPath("Xvfb")
+	if err != nil {
+		t.Skip("Xvfb is not installed (Debian: apt-get install xvfb, or make setup); this test runs real windows on it")
+	}
+	if testing.Short() {
+		t.Skip("starts real windows; skipped with -short")
+	}
+	tmp = t.TempDir()
+	bin = filepath.Join(tmp, "braid")
+	build := exec.Command("go", "build", "-tags", "nosqlite", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return tmp, bin, startXvfb(t, xvfb)
 }
