@@ -183,7 +183,7 @@ func (d *download) before(a, b *mirror, tier func(*mirror) int) bool {
 // held.
 func (d *download) start(ctx context.Context, m *mirror, start, end int, now time.Time) {
 	sctx, cancel := context.WithCancel(ctx)
-	s := &segment{m: m, ctx: sctx, cancel: cancel, first: start, cur: start, end: end, started: now}
+	s := &segment{m: m, ctx: sctx, cancel: cancel, cur: start, end: end, started: now}
 	s.last.Store(now.UnixNano())
 	for i := start; i < end; i++ {
 		d.pieces[i] = PieceActive
@@ -256,10 +256,9 @@ func (d *download) judge(m *mirror, s *segment, now time.Time) {
 		}
 		m.backoff(now, after, s.err.Error())
 	case errNoRanges:
-		m.noRanges = true
-		if s.first == 0 || d.pieces[0] == PieceDone {
-			d.dropMirror(m, s.err)
-		}
+		// Not the mirror's fault, and no reason to wait: its next segment
+		// is a stream from the start of the file (see fetch).
+		m.markNoRanges()
 	case errPermanent:
 		d.dropMirror(m, s.err)
 	default:

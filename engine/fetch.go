@@ -32,6 +32,9 @@ var errDropped = errors.New("mirror dropped")
 // fetch runs one connection: it asks s's mirror for pieces [cur, end),
 // writes the bytes into NAME.part as they arrive and hashes each piece
 // incrementally on the way, so no piece is held in memory or read back.
+// From a mirror that serves no ranges it asks for the whole file instead,
+// discards the bytes before cur, and goes on past end to the next free
+// pieces while the stream lasts.
 func (d *download) fetch(s *segment) error {
 	m := s.m
 	if err := d.probe(s); err != nil {
@@ -39,14 +42,33 @@ func (d *download) fetch(s *segment) error {
 	}
 	d.mu.Lock()
 	cur, end := s.cur, s.end
-	d.mu.Unlock()
-	if cur >= end {
-		return nil // stolen from before it began
+	stream := m.noRanges
+	busy := stream && m.streaming
+	if stream && !busy && cur < end {
+		m.streaming = true
+		defer func() {
+			d.mu.Lock()
+			m.streaming = false
+			d.mu.Unlock()
+		}()
 	}
-	off, _ := d.plan.Bounds(cur)
+	d.mu.Unlock()
+	if cur >= end || busy {
+		// Stolen from before it began, or its pieces are better left to
+		// the stream already running from this range-less mirror.
+		return nil
+	}
+	pieceOff, pieceLen := d.plan.Bounds(cur)
 	lastOff, lastN := d.plan.Bounds(end - 1)
+	pos, want := pieceOff, lastOff+lastN-pieceOff // pos: offset of the next byte read
+	if stream {
+		// The transport accepts a 200 with the whole file for a request
+		// from offset 0, and only for that.
+		pos, want = 0, d.size
+		s.skip.Store(pieceOff)
+	}
 	asked := time.Now()
-	rc, err := m.src.ReadRange(s.ctx, off, lastOff+lastN-off)
+	rc, err := m.src.ReadRange(s.ctx, pos, want)
 	if err != nil {
 		return err
 	}
@@ -61,7 +83,6 @@ func (d *download) fetch(s *segment) error {
 		h, _ = piece.NewHash(d.plan.Type)
 	}
 	sum := make([]byte, 0, 64)
-	pieceOff, pieceLen := d.plan.Bounds(cur)
 	var written int64
 	for {
 		n, rerr := rc.Read(buf)
@@ -83,6 +104,15 @@ func (d *download) fetch(s *segment) error {
 			}
 			p := buf[:n]
 			for len(p) > 0 {
+				if pos < pieceOff {
+					// A stream passing bytes that are not this
+					// connection's to write.
+					k := min(int64(len(p)), pieceOff-pos)
+					pos += k
+					s.skip.Store(pieceOff - pos)
+					p = p[k:]
+					continue
+				}
 				k := min(int64(len(p)), pieceLen-written)
 				if _, err := d.st.WriteAt(p[:k], pieceOff+written); err != nil {
 					return &diskError{fmt.Errorf("write piece %d: %w", cur, err)}
@@ -91,6 +121,7 @@ func (d *download) fetch(s *segment) error {
 					h.Write(p[:k])
 				}
 				written += k
+				pos += k
 				s.partial.Store(written)
 				p = p[k:]
 				if written < pieceLen {
@@ -99,8 +130,11 @@ func (d *download) fetch(s *segment) error {
 				good := h == nil || bytes.Equal(h.Sum(sum[:0]), d.plan.Hashes[cur])
 				d.mu.Lock()
 				more := d.finishPiece(s, good)
-				cur = s.cur
 				dropped := m.state == MirrorDropped
+				if !more && stream && !dropped {
+					more = d.extend(s)
+				}
+				cur = s.cur
 				d.mu.Unlock()
 				if dropped {
 					return errDropped
@@ -113,6 +147,9 @@ func (d *download) fetch(s *segment) error {
 				}
 				written = 0
 				pieceOff, pieceLen = d.plan.Bounds(cur)
+				if pos < pieceOff {
+					s.skip.Store(pieceOff - pos)
+				}
 			}
 		}
 		if rerr == io.EOF {
@@ -145,6 +182,11 @@ func (d *download) probe(s *segment) error {
 	}
 	d.mu.Lock()
 	m.probed = true
+	if !info.Ranges {
+		// Asking it for a range would only waste a request: fetch
+		// streams from the start of the file.
+		m.markNoRanges()
+	}
 	d.mu.Unlock()
 	return nil
 }

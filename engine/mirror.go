@@ -46,9 +46,15 @@ type mirror struct {
 	strikes int
 	stalls  int
 	probed  bool // Stat has been asked (or the source cannot Stat)
-	// noRanges: it serves the whole file only, so it may only take a
-	// segment that starts at the beginning of the file.
+	// noRanges: it serves the whole file only (it answered a range with
+	// the whole file, or its Stat said it takes no ranges). Its segments
+	// are then fetched as one stream from the start of the file that
+	// skips the pieces it does not hold, so it still delivers the file.
 	noRanges bool
+	// streaming: a connection streams from it (noRanges), so another
+	// connection it had started before that was known gives up its
+	// pieces to the stream instead of reading the file from the start too.
+	streaming bool
 
 	// rate is the mirror's speed in bytes per second while it has a
 	// connection open, averaged over about rateTau; 0 until measured.
@@ -86,6 +92,14 @@ func mirrorName(raw string) (name, host string) {
 	}
 	u.User = nil
 	return u.String(), u.Host
+}
+
+// markNoRanges records that m serves the file only from its start. One
+// connection is then all it gets: a second stream from the start would
+// re-read the bytes of the first. Called with download.mu held.
+func (m *mirror) markNoRanges() {
+	m.noRanges = true
+	m.limit = 1
 }
 
 // usable reports whether the mirror may be given work now.

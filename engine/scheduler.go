@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"math"
 	"slices"
 	"sync/atomic"
@@ -33,12 +32,13 @@ const (
 )
 
 // segment is one connection's work: pieces [cur, end) from one mirror,
-// fetched in order with one range request.
+// fetched in order with one range request, or, from a mirror that serves
+// no ranges, with one stream from the start of the file that skips what
+// lies before cur and may claim more free pieces after end (see extend).
 type segment struct {
 	m      *mirror
 	ctx    context.Context
 	cancel context.CancelFunc
-	first  int // the first piece asked for
 	// cur is the piece being written and end is one past the last piece
 	// the connection may write. Both are guarded by download.mu; end only
 	// shrinks, when an idle mirror steals the far part of the segment,
@@ -48,6 +48,7 @@ type segment struct {
 	started  time.Time
 
 	partial atomic.Int64 // bytes of piece cur written so far
+	skip    atomic.Int64 // bytes a stream must still read and discard before piece cur
 	got     atomic.Int64 // bytes received
 	last    atomic.Int64 // time of the last byte received, unix nanoseconds
 
@@ -89,18 +90,20 @@ func (d *download) pick(m *mirror, now time.Time) (start, end int, ok bool) {
 	n := len(d.pieces)
 	alt := d.prev != nil && d.live() > 1
 	if m.noRanges {
-		if d.pieces[0] == PieceDone {
-			d.dropMirror(m, errors.New("serves no byte ranges, and the start of the file is done"))
-			return 0, 0, false
+		// The whole run of free pieces from the first one: its stream
+		// from the start of the file passes them all anyway, and ranged
+		// mirrors may steal the far part. It steals nothing itself: its
+		// stream would re-read the file up to the stolen pieces.
+		for i := d.prefix; i < n; i++ {
+			if d.free(i, m, alt) {
+				j := i + 1
+				for j < n && d.free(j, m, alt) {
+					j++
+				}
+				return i, j, true
+			}
 		}
-		if !d.free(0, m, alt) {
-			return 0, 0, false
-		}
-		j := 1
-		for j < n && d.free(j, m, alt) {
-			j++
-		}
-		return 0, j, true
+		return 0, 0, false
 	}
 	first, free := -1, 0
 	var runEnd int
@@ -181,7 +184,35 @@ func (d *download) segRate(s *segment, now time.Time) (float64, bool) {
 func (d *download) left(s *segment) int64 {
 	off, _ := d.plan.Bounds(s.cur)
 	endOff, n := d.plan.Bounds(s.end - 1)
-	return endOff + n - off - s.partial.Load()
+	return endOff + n - off - s.partial.Load() + s.skip.Load()
+}
+
+// extend gives the stream segment s, which has written every piece it
+// held, the next run of free pieces after them, and reports whether it
+// found one. Its stream passes those pieces anyway, so fetching them costs
+// no new request. Called with d.mu held.
+func (d *download) extend(s *segment) bool {
+	m, n := s.m, len(d.pieces)
+	if m.state == MirrorDropped || s.cut != "" {
+		return false
+	}
+	alt := d.prev != nil && d.live() > 1
+	for i := s.end; i < n; i++ {
+		if !d.free(i, m, alt) {
+			continue
+		}
+		j := i + 1
+		for j < n && d.free(j, m, alt) {
+			j++
+		}
+		for k := i; k < j; k++ {
+			d.pieces[k] = PieceActive
+			d.filler[k] = int16(m.idx)
+		}
+		s.cur, s.end = i, j
+		return true
+	}
+	return false
 }
 
 // steal gives the idle mirror m the far part of the segment expected to
