@@ -1,13 +1,13 @@
 package metalink
 
-// fileField reads a child of <file> that both versions define alike: size,
-// identity, version, description, copyright, logo, language, os and
-// publisher. ok is false for any other element, which the caller handles.
+// fileField reads a descriptive child of <file> that both versions define
+// alike (identity, version, description, copyright, logo, language, os,
+// publisher), into fb: a file's builder, or Metalink 3's document-level one,
+// whose values files inherit. ok is false for any other element, which the
+// caller handles.
 func (p *docParser) fileField(fb *fileBuilder) (ok bool, err error) {
 	f := &fb.f
 	switch string(p.s.local) {
-	case "size":
-		return true, p.size(fb)
 	case "identity":
 		return true, p.setText(fb, &f.Identity, hasIdentity)
 	case "version":

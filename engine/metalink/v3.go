@@ -41,24 +41,11 @@ func (p *docParser) v3Metalink() error {
 			})
 		case "file": // a <file> without the <files> around it
 			return p.v3File()
-		case "publisher":
-			return p.setParty(top, &top.f.Publisher, hasPublisher)
 		case "license":
 			return p.setParty(top, &top.f.License, hasLicense)
-		case "identity":
-			return p.setText(top, &top.f.Identity, hasIdentity)
-		case "version":
-			return p.setText(top, &top.f.Version, hasVersion)
-		case "description":
-			return p.setText(top, &top.f.Description, hasDescription)
-		case "copyright":
-			return p.setText(top, &top.f.Copyright, hasCopyright)
-		case "logo":
-			return p.setText(top, &top.f.Logo, hasLogo)
-		case "language":
-			return p.addText(top, &top.f.Languages, hasLanguage)
-		case "os":
-			return p.addText(top, &top.f.OS, hasOS)
+		}
+		if ok, err := p.fileField(top); ok {
+			return err
 		}
 		return p.skip()
 	})
@@ -84,6 +71,8 @@ func (p *docParser) v3File() error {
 			return p.v3Resources(fb)
 		case "verification":
 			return p.v3Verification(fb)
+		case "size":
+			return p.size(fb)
 		case "license":
 			return p.setParty(fb, &f.License, hasLicense)
 		}

@@ -91,6 +91,8 @@ func (p *docParser) v4File() error {
 			return err
 		case "pieces":
 			return p.v4Pieces(fb)
+		case "size":
+			return p.size(fb)
 		case "signature":
 			mediaType, _ := p.attr("mediatype")
 			v, err := p.text()
