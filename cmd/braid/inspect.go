@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -56,20 +55,9 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 	locs := fs.String("location", strings.Join(defaults.Locations, ","), "countries whose mirrors go first, e.g. DE,AT")
 	asJSON := fs.Bool("json", false, "print the report as JSON (schema version 1)")
 
-	// Flags may follow SOURCE: parse, take the next argument, parse the rest.
-	var sources []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		sources = append(sources, fs.Arg(0))
-		args = fs.Args()[1:]
+	sources, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
 	}
 	if len(sources) != 1 {
 		fmt.Fprintf(stderr, "braid inspect: want one SOURCE, got %d\n", len(sources))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,20 +34,9 @@ func cmdMake(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Hashes each FILE and writes a .meta4 describing them to stdout.")
 		fs.PrintDefaults()
 	}
-	// Flags may follow FILEs: parse, take the next argument, parse the rest.
-	var paths []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		paths = append(paths, fs.Arg(0))
-		args = fs.Args()[1:]
+	paths, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
 	}
 	if len(paths) == 0 {
 		fmt.Fprintln(stderr, "braid make: no FILE given")
