@@ -50,7 +50,9 @@ func Base(source string) (*url.URL, error) {
 // host, and with metalink.ErrUnsafeName for a path that could leave the
 // folder or that names no file.
 func NameOf(loc string, base *url.URL) (string, error) {
-	u, err := base.Parse(loc)
+	// url.Parse, not base.Parse: resolving a reference would quietly
+	// remove "..", and a list that says ".." is refused, not reinterpreted.
+	u, err := url.Parse(loc)
 	if err != nil {
 		return "", fmt.Errorf("unreadable URL: %w", err)
 	}
