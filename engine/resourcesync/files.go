@@ -196,12 +196,19 @@ func Merge(r *Resource, desc *metalink.Document) error {
 	if f.Pieces == nil && match.Pieces != nil {
 		f.Pieces = match.Pieces
 	}
+	// The metalink's mirrors come after the list's own: the list is what
+	// the source vouches for.
+	after := 1
+	if n := len(f.URLs); n > 0 {
+		after = f.URLs[n-1].Priority
+	}
 	for _, u := range match.URLs {
 		if !hasURL(f.URLs, u.URL) {
-			u.Priority = max(u.Priority, f.URLs[len(f.URLs)-1].Priority)
+			u.Priority = max(u.Priority, after)
 			f.URLs = append(f.URLs, u)
 		}
 	}
+	slices.SortStableFunc(f.URLs, func(a, b metalink.URL) int { return a.Priority - b.Priority })
 	return nil
 }
 
