@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"braid/engine"
@@ -73,11 +72,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "braid sync: %v\n", err)
 		return 2
 	}
-	stateDir := *state
-	if stateDir == "" {
-		stateDir = os.Getenv("BRAID_STATE")
-	}
-	d, err := queue.Dir(stateDir)
+	d, err := queue.Dir(*state)
 	if err != nil {
 		fmt.Fprintf(stderr, "braid sync: state: %v\n", err)
 		return 1

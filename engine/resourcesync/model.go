@@ -68,12 +68,12 @@ type Entry struct {
 	Line    int       // where the entry starts, for messages
 
 	// From rs:md.
-	Capability string          // in Source Descriptions and Capability Lists
-	Change     string          // created, updated or deleted, in Change Lists
-	Hashes     []metalink.Hash // IANA names, lower-case hex
-	Length     int64           // -1 when not given
-	Type       string          // media type
-	Path       string          // the bitstream's path inside a dump's ZIP
+	Capability                 string          // in Source Descriptions and Capability Lists
+	Change                     string          // created, updated or deleted, in Change Lists
+	Hashes                     []metalink.Hash // IANA names, lower-case hex
+	Length                     int64           // -1 when not given
+	Type                       string          // media type
+	Path                       string          // the bitstream's path inside a dump's ZIP
 	At, Completed, From, Until time.Time
 
 	Links []Link
