@@ -64,7 +64,10 @@ type SyncEvent struct {
 	Kind  SyncKind
 	Name  string // path below the folder; for skipped and warning, the URL or document
 	Bytes int64  // bytes downloaded, for fetched
-	Err   error  // why, for failed, skipped and warning
+	// Verified is the hash a fetched file was verified by ("sha-256",
+	// "sha-1 pieces"); "" when the source published none.
+	Verified string
+	Err      error // why, for failed, skipped and warning
 }
 
 // SyncResult sums up a sync.
@@ -181,6 +184,9 @@ func (r *syncRun) set(ctx context.Context, s resourcesync.Set) error {
 				r.warnings(s.ChangeList, l.Warnings)
 			}
 			rs, refused = resourcesync.Resources(cs.Entries, r.base)
+			if err := r.fillIn(ctx, s, rs); err != nil {
+				return err
+			}
 		}
 	}
 	if mode == "" {
@@ -226,6 +232,39 @@ func (r *syncRun) set(ctx context.Context, s resourcesync.Set) error {
 		return nil
 	}
 	return r.q.SyncDone(rec.ID, at, until)
+}
+
+// fillIn gives changes that state no hash the Resource List's length and
+// hash, so that they are verified, where the list is at least as new as
+// the change (an older list describes the resource before it). It reads
+// the list only when some change needs it.
+func (r *syncRun) fillIn(ctx context.Context, s resourcesync.Set, rs []resourcesync.Resource) error {
+	need := false
+	for _, x := range rs {
+		need = need || (x.Change != resourcesync.ChangeDeleted && len(x.File.Hashes) == 0)
+	}
+	if !need || s.ResourceList == "" {
+		return nil
+	}
+	doc, err := r.o.Fetcher.List(ctx, s.ResourceList)
+	if err != nil {
+		return err
+	}
+	byLoc := make(map[string]resourcesync.Entry, len(doc.Entries))
+	for _, e := range doc.Entries {
+		byLoc[e.Loc] = e
+	}
+	for i := range rs {
+		x := &rs[i]
+		e, ok := byLoc[x.Loc]
+		if !ok || len(x.File.Hashes) > 0 || x.Change == resourcesync.ChangeDeleted || doc.At.Before(x.Lastmod) {
+			continue
+		}
+		if x.File.Size < 0 || x.File.Size == e.Length {
+			x.File.Hashes, x.File.Size = e.Hashes, e.Length
+		}
+	}
+	return nil
 }
 
 func (r *syncRun) warnings(doc string, ws []string) {
@@ -313,7 +352,13 @@ func (r *syncRun) one(ctx context.Context, rec *SyncSet, x *resourcesync.Resourc
 		}
 		return false
 	}
-	r.event(SyncEvent{Kind: SyncFetched, Name: name, Bytes: dl.Snapshot().Bytes})
+	e := SyncEvent{Kind: SyncFetched, Name: name, Bytes: dl.Snapshot().Bytes}
+	if h, ok := piece.Strongest(x.File.Hashes); ok {
+		e.Verified = h.Type
+	} else if x.File.Pieces != nil {
+		e.Verified = x.File.Pieces.Type + " pieces"
+	}
+	r.event(e)
 	return r.record(rec, x) == nil
 }
 

@@ -118,11 +118,12 @@ type syncOutput struct {
 
 // jsonSync is one --json line of sync; field names are stable for scripts.
 type jsonSync struct {
-	Type  string `json:"type"` // "file"
-	Kind  string `json:"kind"` // fetched, kept, failed, skipped, gone, deleted, missing, changed, extra, warning
-	File  string `json:"file"`
-	Bytes int64  `json:"bytes,omitempty"`
-	Error string `json:"error,omitempty"`
+	Type     string `json:"type"` // "file"
+	Kind     string `json:"kind"` // fetched, kept, failed, skipped, gone, deleted, missing, changed, extra, warning
+	File     string `json:"file"`
+	Bytes    int64  `json:"bytes,omitempty"`
+	Verified string `json:"verified,omitempty"` // the hash a fetched file was verified by; absent: not verified
+	Error    string `json:"error,omitempty"`
 }
 
 type jsonSyncSummary struct {
@@ -136,7 +137,7 @@ type jsonSyncSummary struct {
 
 func (o *syncOutput) event(e queue.SyncEvent) {
 	if o.json {
-		j := jsonSync{Type: "file", Kind: string(e.Kind), File: e.Name, Bytes: e.Bytes}
+		j := jsonSync{Type: "file", Kind: string(e.Kind), File: e.Name, Bytes: e.Bytes, Verified: e.Verified}
 		if e.Err != nil {
 			j.Error = e.Err.Error()
 		}
@@ -145,7 +146,11 @@ func (o *syncOutput) event(e queue.SyncEvent) {
 	}
 	switch e.Kind {
 	case queue.SyncFetched:
-		fmt.Fprintf(o.stdout, "%s: fetched, verified (%s)\n", e.Name, byteText(e.Bytes))
+		if e.Verified == "" {
+			fmt.Fprintf(o.stdout, "%s: fetched, not verified: the source publishes no hash (%s)\n", e.Name, byteText(e.Bytes))
+			break
+		}
+		fmt.Fprintf(o.stdout, "%s: fetched, verified by %s (%s)\n", e.Name, e.Verified, byteText(e.Bytes))
 	case queue.SyncKept:
 		// Quiet: a sync of a large folder names only what it did.
 	case queue.SyncFailed:

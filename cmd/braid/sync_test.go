@@ -40,9 +40,10 @@ func parseSyncOutput(t *testing.T, code int, out []byte, stderr string) syncRun 
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		var line struct {
-			Type string `json:"type"`
-			Kind string `json:"kind"`
-			File string `json:"file"`
+			Type     string `json:"type"`
+			Kind     string `json:"kind"`
+			File     string `json:"file"`
+			Verified string `json:"verified"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
 			t.Fatalf("not JSON: %q: %v", sc.Text(), err)
@@ -50,6 +51,9 @@ func parseSyncOutput(t *testing.T, code int, out []byte, stderr string) syncRun 
 		switch line.Type {
 		case "file":
 			r.files[line.Kind] = append(r.files[line.Kind], line.File)
+			if line.Kind == "fetched" && line.Verified != "" {
+				r.files["verified by "+line.Verified] = append(r.files["verified by "+line.Verified], line.File)
+			}
 		case "summary":
 			if err := json.Unmarshal(sc.Bytes(), &r.summary); err != nil {
 				t.Fatal(err)
@@ -99,7 +103,7 @@ func TestSyncLifecycle(t *testing.T) {
 	state, dir := t.TempDir(), t.TempDir()
 
 	r := runSync(t, state, src.URL(), "-d", dir)
-	if r.code != 0 || len(r.files["fetched"]) != 4 || r.summary.Mode[0] != "full" {
+	if r.code != 0 || len(r.files["fetched"]) != 4 || len(r.files["verified by sha-256"]) != 4 || r.summary.Mode[0] != "full" {
 		t.Fatalf("first sync: exit %d, %v, mode %v; stderr %s", r.code, r.files, r.summary.Mode, r.stderr)
 	}
 	for p, d := range files {
@@ -316,4 +320,25 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestSyncBareChanges: Change List entries without hash or length (as in
+// the specification's examples) take them from a Resource List at least
+// as new, so the changed files are still verified.
+func TestSyncBareChanges(t *testing.T) {
+	src := rstest.New(t)
+	src.BareChanges = true
+	src.Put("/a", getData(1000))
+	src.Put("/b", getData(2000))
+	state, dir := t.TempDir(), t.TempDir()
+	if r := runSync(t, state, src.URL(), "-d", dir); r.code != 0 || len(r.files["verified by sha-256"]) != 2 {
+		t.Fatalf("first sync: exit %d, %v", r.code, r.files)
+	}
+	updated := getData(1000 + 1)
+	src.Put("/a", updated)
+	r := runSync(t, state, src.URL(), "-d", dir)
+	if r.code != 0 || r.summary.Mode[0] != "changes" || fmt.Sprint(r.files["verified by sha-256"]) != "[a]" {
+		t.Fatalf("sync of a bare change: exit %d, mode %v, %v", r.code, r.summary.Mode, r.files)
+	}
+	checkFile(t, dir, "a", updated)
 }

@@ -36,6 +36,9 @@ type Source struct {
 	Extra []string
 	// NoChangeList leaves the Change List out of the Capability List.
 	NoChangeList bool
+	// BareChanges writes Change List entries with no hash and length, as
+	// the specification's examples do.
+	BareChanges bool
 }
 
 type file struct {
@@ -206,7 +209,7 @@ func (s *Source) changeList() string {
 	fmt.Fprintf(&b, "<rs:md capability=\"changelist\" from=\"%s\"/>\n", s.from.Format(time.RFC3339Nano))
 	for _, c := range s.changes {
 		md := fmt.Sprintf("change=%q", c.kind)
-		if f := s.files[c.path]; f != nil && c.kind != "deleted" && f.lastmod.Equal(c.at) {
+		if f := s.files[c.path]; f != nil && c.kind != "deleted" && f.lastmod.Equal(c.at) && !s.BareChanges {
 			md += fmt.Sprintf(" hash=%q length=\"%d\"", Hash(f.data), len(f.data))
 		}
 		fmt.Fprintf(&b, "<url><loc>%s%s</loc><lastmod>%s</lastmod><rs:md %s/></url>\n", s.srv.URL, c.path, c.at.Format(time.RFC3339Nano), md)
