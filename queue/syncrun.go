@@ -103,6 +103,9 @@ func (q *Queue) Sync(ctx context.Context, source, dir string, o SyncOptions) (*S
 	if o.Jobs <= 0 {
 		o.Jobs = DefaultSyncJobs
 	}
+	if o.Client == nil {
+		return nil, errors.New("sync: no engine client")
+	}
 	base, err := resourcesync.Base(source)
 	if err != nil {
 		return nil, err
@@ -130,7 +133,10 @@ func (q *Queue) Sync(ctx context.Context, source, dir string, o SyncOptions) (*S
 			return r.res, err
 		}
 	}
-	return r.res, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return r.res, fmt.Errorf("sync interrupted (run it again to finish): %w", err)
+	}
+	return r.res, nil
 }
 
 // syncRun is one call of Sync.
@@ -174,11 +180,15 @@ func (r *syncRun) set(ctx context.Context, s resourcesync.Set) error {
 	)
 	if !rec.Until.IsZero() && s.ChangeList != "" && !r.o.Check {
 		lists, err := r.o.Fetcher.ChangeLists(ctx, s.ChangeList, rec.Until)
-		if err != nil {
+		if err != nil && ctx.Err() != nil {
 			return err
 		}
-		cs := resourcesync.ChangesSince(lists, rec.Until)
-		if cs.Covered {
+		if err != nil {
+			// The Resource List still tells what to fetch; it costs
+			// hashing the folder, not downloading it again.
+			r.event(SyncEvent{Kind: SyncWarning, Name: s.ChangeList, Err: fmt.Errorf("comparing the Resource List instead: %w", err)})
+		}
+		if cs := resourcesync.ChangesSince(lists, rec.Until); err == nil && cs.Covered {
 			mode, at, until = "changes", rec.At, cs.Until
 			for _, l := range lists {
 				r.warnings(s.ChangeList, l.Warnings)
@@ -225,8 +235,8 @@ func (r *syncRun) set(ctx context.Context, s resourcesync.Set) error {
 		r.event(SyncEvent{Kind: SyncSkipped, Name: x.Name, Err: errors.New(x.Reason)})
 	}
 	failed := r.apply(ctx, rec, rs)
-	if ctx.Err() != nil {
-		return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("sync interrupted (run it again to finish): %w", err)
 	}
 	if failed || r.o.Check {
 		return nil

@@ -63,8 +63,7 @@ func parseSyncOutput(t *testing.T, code int, out []byte, stderr string) syncRun 
 	return r
 }
 
-// checkFolder fails unless dir holds exactly want (path -> content), apart
-// from files the test names in also.
+// checkFile fails unless dir holds name with exactly the content want.
 func checkFile(t *testing.T, dir, name string, want []byte) {
 	t.Helper()
 	got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
@@ -341,4 +340,29 @@ func TestSyncBareChanges(t *testing.T) {
 		t.Fatalf("sync of a bare change: exit %d, mode %v, %v", r.code, r.summary.Mode, r.files)
 	}
 	checkFile(t, dir, "a", updated)
+}
+
+// TestSyncGap: when the Change List begins after the last sync, the sync
+// compares the Resource List with the folder instead, and fetches only
+// what changed.
+func TestSyncGap(t *testing.T) {
+	src := rstest.New(t)
+	src.Put("/a", getData(5000))
+	src.Put("/b", getData(6000))
+	state, dir := t.TempDir(), t.TempDir()
+	if r := runSync(t, state, src.URL(), "-d", dir); r.code != 0 {
+		t.Fatalf("first sync: exit %d: %s", r.code, r.stderr)
+	}
+	src.Rotate()
+	changed := getData(5001)
+	src.Put("/a", changed)
+	before := src.BytesServed()
+	r := runSync(t, state, src.URL(), "-d", dir)
+	if r.code != 0 || r.summary.Mode[0] != "compare" || fmt.Sprint(r.files["fetched"]) != "[a]" || fmt.Sprint(r.files["kept"]) != "[b]" {
+		t.Fatalf("sync across a gap: exit %d, mode %v, %v", r.code, r.summary.Mode, r.files)
+	}
+	if got := src.BytesServed() - before; got != int64(len(changed)) {
+		t.Fatalf("fetched %d bytes, want %d", got, len(changed))
+	}
+	checkFile(t, dir, "a", changed)
 }

@@ -91,6 +91,16 @@ func (s *Source) Lie(path, hash string) {
 	s.files[path].hash = hash
 }
 
+// Rotate drops the recorded changes: the Change List now begins at the
+// next change, as a source's does when it retires old lists, leaving a gap
+// for any destination that synced before.
+func (s *Source) Rotate() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.from = s.now()
+	s.changes = nil
+}
+
 // Delete removes the resource at path and records the change.
 func (s *Source) Delete(path string) {
 	s.mu.Lock()
