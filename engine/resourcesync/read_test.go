@@ -299,3 +299,25 @@ func TestMerge(t *testing.T) {
 		t.Error("a metalink with another size was merged")
 	}
 }
+
+func TestSniff(t *testing.T) {
+	for _, name := range []string{"resourcelist.xml", "changelist-index.xml", "description.xml"} {
+		b, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !Sniff(b) {
+			t.Errorf("%s is not sniffed as ResourceSync", name)
+		}
+	}
+	for _, doc := range []string{
+		`<?xml version="1.0"?><metalink xmlns="urn:ietf:params:xml:ns:metalink"/>`,
+		`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://x/</loc></url></urlset>`, // a plain sitemap
+		"\x00\x01binary",
+		"",
+	} {
+		if Sniff([]byte(doc)) {
+			t.Errorf("%q sniffed as ResourceSync", doc)
+		}
+	}
+}
