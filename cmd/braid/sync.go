@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
+	"time"
 
 	"braid/engine"
 	"braid/engine/resourcesync"
@@ -87,15 +89,23 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "braid sync: state: %s\n", n)
 	}
 	client := &engine.Client{MaxConns: *maxConn, MaxConnsPerMirror: *perMirror, Limit: rate}
-	out := &syncOutput{json: *jsonOut, stdout: stdout, stderr: stderr}
-	res, err := q.Sync(ctx, source, *dir, queue.SyncOptions{
+	out := &syncOutput{json: *jsonOut, tty: isTerminal(stdout) && !*jsonOut, stdout: stdout, stderr: stderr, active: map[string]*engine.Download{}}
+	opts := queue.SyncOptions{
 		Client:    client,
 		Jobs:      *jobs,
 		Delete:    *del,
 		Check:     *check,
 		Locations: commaList(*loc),
 		Event:     out.event,
-	})
+	}
+	stop := func() {}
+	if out.tty {
+		opts.Started = out.started
+		stop = out.showProgress()
+	}
+	res, err := q.Sync(ctx, source, *dir, opts)
+	stop()
+	out.clearLine()
 	if res != nil {
 		out.summary(source, res)
 	}
@@ -110,10 +120,76 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // syncOutput prints a sync's events for a person or, with --json, for a
-// script.
+// script. On a terminal it keeps one progress line under them.
 type syncOutput struct {
-	json           bool
+	json, tty      bool
 	stdout, stderr io.Writer
+
+	mu     sync.Mutex // guards the lines written and the fields below
+	active map[string]*engine.Download
+	done   int
+	line   bool // a progress line is on the screen
+}
+
+// started is SyncOptions.Started: the download joins the progress line.
+func (o *syncOutput) started(name string, dl *engine.Download) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.active[name] = dl
+}
+
+// showProgress redraws the progress line five times a second until the
+// returned stop is called; stop waits for the redrawing goroutine.
+func (o *syncOutput) showProgress() (stop func()) {
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				o.redraw()
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-finished
+	}
+}
+
+func (o *syncOutput) redraw() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var speed int64
+	for name, dl := range o.active {
+		select {
+		case <-dl.Done():
+			delete(o.active, name)
+			continue
+		default:
+		}
+		speed += dl.Snapshot().Speed
+	}
+	fmt.Fprintf(o.stdout, "\r\033[K%d files done, %d downloading, %s/s", o.done, len(o.active), byteText(speed))
+	o.line = true
+}
+
+// clearLine takes the progress line off the screen.
+func (o *syncOutput) clearLine() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.clear()
+}
+
+func (o *syncOutput) clear() {
+	if o.line {
+		fmt.Fprint(o.stdout, "\r\033[K")
+		o.line = false
+	}
 }
 
 // jsonSync is one --json line of sync; field names are stable for scripts.
@@ -136,6 +212,12 @@ type jsonSyncSummary struct {
 }
 
 func (o *syncOutput) event(e queue.SyncEvent) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.clear()
+	if e.Kind == queue.SyncFetched || e.Kind == queue.SyncKept {
+		o.done++
+	}
 	if o.json {
 		j := jsonSync{Type: "file", Kind: string(e.Kind), File: e.Name, Bytes: e.Bytes, Verified: e.Verified}
 		if e.Err != nil {
@@ -154,7 +236,8 @@ func (o *syncOutput) event(e queue.SyncEvent) {
 	case queue.SyncKept:
 		// Quiet: a sync of a large folder names only what it did.
 	case queue.SyncFailed:
-		fmt.Fprintf(o.stderr, "%s: failed: %v\n", e.Name, e.Err)
+		// The engine's errors begin with the file's name already.
+		fmt.Fprintf(o.stderr, "%s: failed: %s\n", e.Name, strings.TrimPrefix(e.Err.Error(), e.Name+": "))
 	case queue.SyncSkipped:
 		fmt.Fprintf(o.stderr, "%s: skipped: %v\n", e.Name, e.Err)
 	case queue.SyncWarning:
