@@ -43,34 +43,43 @@ type Set struct {
 
 // Get fetches and parses one document.
 func (f *Fetcher) Get(ctx context.Context, u string) (*Document, error) {
-	body, err := f.fetch(ctx, u)
+	doc, _, err := f.get(ctx, u)
+	return doc, err
+}
+
+// get is Get that also returns what the server said (its Link headers),
+// when it answered.
+func (f *Fetcher) get(ctx context.Context, u string) (*Document, *transport.Probe, error) {
+	p, body, err := f.fetch(ctx, u)
 	if err != nil {
-		return nil, err
+		return nil, p, err
 	}
 	doc, err := f.Limits.Parse(bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", u, err)
+		return nil, p, fmt.Errorf("%s: %w", u, err)
 	}
-	return doc, nil
+	return doc, p, nil
 }
 
-func (f *Fetcher) fetch(ctx context.Context, u string) ([]byte, error) {
+func (f *Fetcher) fetch(ctx context.Context, u string) (*transport.Probe, []byte, error) {
 	src, err := transport.NewHTTP(u, transport.Options{Size: -1, HTTPClient: f.HTTP, UserAgent: f.UserAgent})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", u, err)
+		return nil, nil, fmt.Errorf("%s: %w", u, err)
 	}
 	lim := f.Limits.withDefaults().MaxBytes
-	_, body, err := src.Fetch(ctx, lim)
+	p, body, err := src.Fetch(ctx, lim)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", u, err)
+		return p, nil, fmt.Errorf("%s: %w", u, err)
 	}
-	return body, nil
+	return p, body, nil
 }
 
 // Discover finds the sets of resources of source: a base URL (ending in
 // "/", whose host's /.well-known/resourcesync is read), a Source
-// Description, a Capability List, or a Resource List or Change List
-// directly (whose rs:ln rel="up" Capability List is read when it can be).
+// Description, a Capability List, a Resource List or Change List directly
+// (whose rs:ln rel="up" Capability List is read when it can be), or any
+// resource whose server names its Capability List in a Link header
+// (rel="resourcesync").
 func (f *Fetcher) Discover(ctx context.Context, source string) ([]Set, error) {
 	u, err := url.Parse(source)
 	if err != nil {
@@ -84,8 +93,17 @@ func (f *Fetcher) Discover(ctx context.Context, source string) ([]Set, error) {
 }
 
 func (f *Fetcher) discover(ctx context.Context, loc string, depth int) ([]Set, error) {
-	doc, err := f.Get(ctx, loc)
+	doc, p, err := f.get(ctx, loc)
 	if err != nil {
+		// Any resource may point at its Capability List with an HTTP
+		// Link header (rel="resourcesync", §6.3.3).
+		if p != nil && depth == 0 && errors.Is(err, ErrNotResourceSync) {
+			for _, l := range p.Links {
+				if l.Rel == "resourcesync" {
+					return f.discover(ctx, resolveRef(p.URL, l.URL), depth+1)
+				}
+			}
+		}
 		return nil, err
 	}
 	switch doc.Capability {
@@ -246,7 +264,7 @@ func (f *Fetcher) Describe(ctx context.Context, r *Resource) error {
 		return nil
 	}
 	href := resolveRef(r.Loc, r.DescribedBy)
-	body, err := f.fetch(ctx, href)
+	_, body, err := f.fetch(ctx, href)
 	if err != nil {
 		return fmt.Errorf("metalink %s: %w", href, err)
 	}

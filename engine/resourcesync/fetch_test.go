@@ -32,6 +32,15 @@ func TestDiscover(t *testing.T) {
 			t.Errorf("%s: %+v, want %+v", from, sets, want)
 		}
 	}
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", `<`+base+`/capabilitylist.xml>; rel="resourcesync"`)
+		fmt.Fprint(w, "<html><body>a page of the collection</body></html>")
+	}))
+	defer page.Close()
+	sets, err := f.Discover(context.Background(), page.URL+"/page.html")
+	if err != nil || len(sets) != 1 || sets[0] != want {
+		t.Errorf("through a Link header: %+v, %v", sets, err)
+	}
 	if _, err := f.Discover(context.Background(), base+"/x"); err == nil {
 		t.Error("a resource that is not a ResourceSync document was discovered as a source")
 	}
