@@ -20,6 +20,10 @@ const WellKnown = "/.well-known/resourcesync"
 // DefaultMaxIndexDepth bounds sitemap indexes that point at indexes.
 const DefaultMaxIndexDepth = 3
 
+// MaxSets bounds the Capability Lists of one Source Description that
+// Discover reads: each is a request, and real sources have a handful.
+const MaxSets = 256
+
 // Fetcher reads a source's documents over HTTP. It is the package's only
 // I/O; everything it reads goes through Limits.Parse. The zero value is
 // ready to use. A Fetcher is safe for concurrent use.
@@ -110,6 +114,9 @@ func (f *Fetcher) discover(ctx context.Context, loc string, depth int) ([]Set, e
 	case CapDescription:
 		if depth > 0 {
 			return nil, fmt.Errorf("%s: %w: a Source Description under another", loc, ErrCapability)
+		}
+		if len(doc.Entries) > MaxSets {
+			return nil, fmt.Errorf("%s: %w: the Source Description lists %d Capability Lists, Braid reads up to %d", loc, ErrTooMany, len(doc.Entries), MaxSets)
 		}
 		var sets []Set
 		var errs []error
