@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -324,6 +325,12 @@ func (r *syncRun) one(ctx context.Context, rec *SyncSet, x *resourcesync.Resourc
 		if err := r.root.Remove(name); err != nil {
 			r.event(SyncEvent{Kind: SyncFailed, Name: name, Err: fmt.Errorf("delete: %w", err)})
 			return false
+		}
+		// Folders the deletion emptied go too, as the source has none.
+		for d := path.Dir(name); d != "."; d = path.Dir(d) {
+			if r.root.Remove(d) != nil {
+				break // not empty, or not ours to remove
+			}
 		}
 		r.event(SyncEvent{Kind: SyncDeleted, Name: name})
 		return r.q.SyncForget(rec.ID, name) == nil

@@ -123,9 +123,10 @@ func TestSyncLifecycle(t *testing.T) {
 	src.Put("/a.bin", updated)
 	src.Put("/data/new.txt", created)
 	src.Delete("/data/gone.md")
+	src.Delete("/data/deep/c")
 
 	r = runSync(t, state, "--check", src.URL(), "-d", dir)
-	if r.code != 1 || fmt.Sprint(r.files["changed"]) != "[a.bin]" || fmt.Sprint(r.files["missing"]) != "[data/new.txt]" || fmt.Sprint(r.files["extra"]) != "[data/gone.md]" {
+	if r.code != 1 || fmt.Sprint(r.files["changed"]) != "[a.bin]" || fmt.Sprint(r.files["missing"]) != "[data/new.txt]" || fmt.Sprint(r.files["extra"]) != "[data/deep/c data/gone.md]" {
 		t.Fatalf("--check after changes: exit %d, %v", r.code, r.files)
 	}
 	if n := src.BytesServed(); n != first {
@@ -133,7 +134,7 @@ func TestSyncLifecycle(t *testing.T) {
 	}
 
 	r = runSync(t, state, src.URL(), "-d", dir)
-	if r.code != 0 || r.summary.Mode[0] != "changes" || len(r.files["fetched"]) != 2 || fmt.Sprint(r.files["gone"]) != "[data/gone.md]" {
+	if r.code != 0 || r.summary.Mode[0] != "changes" || len(r.files["fetched"]) != 2 || len(r.files["gone"]) != 2 {
 		t.Fatalf("sync after changes: exit %d, mode %v, %v; %s", r.code, r.summary.Mode, r.files, r.stderr)
 	}
 	checkFile(t, dir, "a.bin", updated)
@@ -144,11 +145,17 @@ func TestSyncLifecycle(t *testing.T) {
 	}
 
 	r = runSync(t, state, "--delete", src.URL(), "-d", dir)
-	if r.code != 0 || fmt.Sprint(r.files["deleted"]) != "[data/gone.md]" {
+	if r.code != 0 || len(r.files["deleted"]) != 2 {
 		t.Fatalf("--delete: exit %d, %v", r.code, r.files)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "data", "gone.md")); !os.IsNotExist(err) {
 		t.Fatalf("--delete left the deleted resource: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data", "deep")); !os.IsNotExist(err) {
+		t.Fatalf("--delete left the folder it emptied: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data", "b.txt")); err != nil {
+		t.Fatalf("--delete took a folder that still holds files: %v", err)
 	}
 	r = runSync(t, state, "--check", src.URL(), "-d", dir)
 	if r.code != 0 || len(r.files["missing"])+len(r.files["changed"])+len(r.files["extra"]) != 0 {
