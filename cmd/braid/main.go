@@ -20,6 +20,7 @@ type command func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 var commands = map[string]command{
 	"get":     cmdGet,
+	"sync":    cmdSync,
 	"inspect": cmdInspect,
 	"verify":  cmdVerify,
 	"repair":  cmdRepair,
@@ -56,6 +57,7 @@ const usage = `Braid braids one file together from many mirrors and verifies eve
 Usage:
   braid [SOURCE...]                 open the window; add SOURCE
   braid get [flags] SOURCE...       download headless; exit 0 only if every selected file verified
+  braid sync [flags] SOURCE -d DIR  keep DIR a verified copy of a ResourceSync source (--check, --delete)
   braid inspect [--json] SOURCE     files, sizes, hashes, mirrors, and what the filters select
   braid verify --metalink M [-d DIR]          check files against full and piece hashes
   braid repair --metalink M [-d DIR]          fetch only the bad pieces, then verify
