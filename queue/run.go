@@ -261,6 +261,7 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 			Done:       done,
 			Journal:    q.Journal(j.ID),
 			Locations:  locs,
+			Check:      q.SignatureCheck(j.ID, mf, false),
 		})
 		r.setLive(j.ID, dl)
 		err = r.watch(ctx, j, dl)

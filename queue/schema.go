@@ -92,6 +92,11 @@ UPDATE files SET mismatch = 1 WHERE NOT verified AND EXISTS (
 	SELECT 1 FROM jobs j WHERE j.id = files.job AND j.state = 'failed'
 	AND instr(j.error, files.name || ': file does not match its hash') > 0);
 `, fix: redactJobs},
+	// 4 (trust: OpenPGP signatures): what checking a file's signature
+	// found, as signature.Outcome in JSON; '' until checked.
+	{sql: `
+ALTER TABLE files ADD COLUMN signature TEXT NOT NULL DEFAULT '';
+`},
 }
 
 // redactJobs takes URL credentials out of the sources and errors of jobs

@@ -1,6 +1,8 @@
 package signature
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"strings"
 
@@ -25,4 +27,27 @@ func (k *Keyring) Check(sig *metalink.Signature, signed io.Reader) (Outcome, err
 		return Outcome{}, nil
 	}
 	return k.Verify(signed, []byte(sig.Value))
+}
+
+// CheckFunc is an engine Request.Check for a file whose document gives
+// sig (nil: none): it checks sig over the file's bytes, hands the outcome
+// to record (which may be nil; its error fails the check), and fails on a
+// bad signature, and with require also unless a known key signed. One
+// implementation for `braid get`, the queue's runner and the window.
+func (k *Keyring) CheckFunc(sig *metalink.Signature, require bool, record func(Outcome) error) func(context.Context, io.Reader) error {
+	return func(ctx context.Context, r io.Reader) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		o, err := k.Check(sig, r)
+		if err != nil {
+			return fmt.Errorf("check the signature: %w", err)
+		}
+		if record != nil {
+			if err := record(o); err != nil {
+				return err
+			}
+		}
+		return o.Err(require)
+	}
 }

@@ -267,3 +267,12 @@ func verify(kr openpgp.EntityList, signed io.Reader, sig []byte) (Outcome, error
 	k := keyOf(signer)
 	return Outcome{Status: Good, Fingerprint: k.Fingerprint, Signer: k.UserID, Note: note}, nil
 }
+
+// MarshalText stores a Status by its name (JSON, the queue).
+func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a Status's name; an unknown name is Unchecked.
+func (s *Status) UnmarshalText(b []byte) error {
+	*s = ParseStatus(string(b))
+	return nil
+}
