@@ -217,6 +217,9 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 	if err := prepareDest(j); err != nil {
 		return err
 	}
+	if err := r.refreshStale(ctx, &j); err != nil {
+		return err
+	}
 	locs := r.Locations
 	if locs == nil {
 		if s, err := q.Settings(); err == nil {
@@ -266,6 +269,9 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 		r.setLive(j.ID, dl)
 		err = r.watch(ctx, j, dl)
 		r.setLive(0, nil)
+		if again, ok := r.refreshOnNoMirrors(ctx, &j, f, err); ok {
+			return r.run(again, j) // with the mirrors or the version the origin lists now
+		}
 		if errors.Is(err, engine.ErrHashMismatch) {
 			if dbErr := q.SetMismatch(j.ID, f.Name, true); dbErr != nil {
 				return errors.Join(err, dbErr)
