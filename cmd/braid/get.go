@@ -205,7 +205,7 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 			}
 		}
 		sig := o.checkSignature(st, req)
-		err := o.download(ctx, src, req)
+		err := o.downloadDynamic(ctx, st, src, doc, req)
 		o.reportSignature(f.Name, sig)
 		if st != nil {
 			if serr := st.Finish(src, req, err); serr != nil && !o.json {

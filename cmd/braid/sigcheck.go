@@ -57,8 +57,7 @@ func (o *getOptions) checkSignature(st getState, req *engine.Request) *signature
 		return out
 	}
 	qs, _ := st.(*queueState)
-	name := req.File.Name
-	req.Check = kr.CheckFunc(req.File.Signature, o.requireSignature, func(got signature.Outcome) error {
+	record := func(got signature.Outcome) error {
 		*out = got
 		if qs == nil {
 			return nil
@@ -67,8 +66,13 @@ func (o *getOptions) checkSignature(st getState, req *engine.Request) *signature
 		if !ok {
 			return nil
 		}
-		return qs.q.SetSignature(id, name, got)
-	})
+		return qs.q.SetSignature(id, req.File.Name, got)
+	}
+	// req.File is read when the check runs: a dynamic metalink's new
+	// version comes with its own signature.
+	req.Check = func(ctx context.Context, r io.Reader) error {
+		return kr.CheckFunc(req.File.Signature, o.requireSignature, record)(ctx, r)
+	}
 	return out
 }
 
@@ -178,19 +182,24 @@ func queueSignatures(q *queue.Queue, id int64) []jsonSignature {
 	return out
 }
 
-// queueSignatureText is what `braid queue list` adds to a job's state:
-// ", signed by ..." for a one-file job, each file's outcome for more.
-func queueSignatureText(q *queue.Queue, id int64) string {
-	sigs := queueSignatures(q, id)
-	if len(sigs) == 1 {
-		return ", " + sigs[0].Message
-	}
+// queueTrustText is what `braid queue list` adds to a job's state: the
+// signature outcome of a one-file job (each file's for more), and the
+// job's notice (a new version found at a dynamic metalink's origin).
+func queueTrustText(q *queue.Queue, id int64) string {
 	var parts []string
+	sigs := queueSignatures(q, id)
 	for _, s := range sigs {
-		parts = append(parts, s.File+": "+s.Message)
+		if len(sigs) == 1 {
+			parts = append(parts, s.Message)
+		} else {
+			parts = append(parts, s.File+": "+s.Message)
+		}
+	}
+	if n, _ := q.Notice(id); n != "" {
+		parts = append(parts, n)
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return " (" + strings.Join(parts, "; ") + ")"
+	return " [" + strings.Join(parts, "; ") + "]"
 }
