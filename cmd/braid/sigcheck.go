@@ -189,6 +189,9 @@ func queueTrustText(q *queue.Queue, id int64) string {
 	var parts []string
 	sigs := queueSignatures(q, id)
 	for _, s := range sigs {
+		if s.Status == signature.Bad.String() && len(sigs) == 1 {
+			continue // the job's error says it already
+		}
 		if len(sigs) == 1 {
 			parts = append(parts, s.Message)
 		} else {
