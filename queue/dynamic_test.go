@@ -59,16 +59,9 @@ func TestDynamicAddsMirrorAfterMirrorsFail(t *testing.T) {
 		mirrortest.Corrupt(pl, func(i int) bool { return i >= 6 }))
 	good := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"))
 	o := newOrigin(t)
-	doc := describe(t, "x.bin", data, pl, bad)
-	doc.Origin, doc.Dynamic = o.URL(), true
 	o.serve(t, describe(t, "x.bin", data, pl, bad, good))
-
-	q := openTest(t, t.TempDir())
 	dest := t.TempDir()
-	id, err := q.Add(o.URL(), dest, doc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	q, id := addDynamic(t, o, describe(t, "x.bin", data, pl, bad), dest)
 	if err := runner(q).RunJob(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
@@ -99,22 +92,15 @@ func TestDynamicNewVersion(t *testing.T) {
 	gone := mirrortest.New(t, old, mirrortest.Status(http.StatusNotFound))
 	m := mirrortest.New(t, fresh)
 	o := newOrigin(t)
-	doc := describe(t, "x.bin", old, pl, gone)
-	doc.Origin, doc.Dynamic = o.URL(), true
 	next := describe(t, "x.bin", fresh, pl, m)
 	next.Files[0].Version = "2.0"
 	o.serve(t, next)
-
-	q := openTest(t, t.TempDir())
 	dest := t.TempDir()
 	// A .part of the old version is left from an earlier run.
 	if err := os.WriteFile(filepath.Join(dest, "x.bin.part"), old[:300_000], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add(o.URL(), dest, doc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	q, id := addDynamic(t, o, describe(t, "x.bin", old, pl, gone), dest)
 	if err := runner(q).RunJob(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
@@ -141,14 +127,8 @@ func TestDynamicRefreshWhenStale(t *testing.T) {
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"))
 	o := newOrigin(t)
-	doc := describe(t, "x.bin", data, 64<<10, a)
-	doc.Origin, doc.Dynamic = o.URL(), true
 	o.serve(t, describe(t, "x.bin", data, 64<<10, a, b))
-	q := openTest(t, t.TempDir())
-	id, err := q.Add(o.URL(), t.TempDir(), doc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	q, id := addDynamic(t, o, describe(t, "x.bin", data, 64<<10, a), t.TempDir())
 	saved := RefreshAfter
 	RefreshAfter = 0
 	defer func() { RefreshAfter = saved }()
@@ -162,4 +142,17 @@ func TestDynamicRefreshWhenStale(t *testing.T) {
 	if o.fetches.Load() != 1 || len(j.Files[0].Mirrors) != 2 {
 		t.Fatalf("origin fetched %d times; mirrors %+v", o.fetches.Load(), j.Files[0].Mirrors)
 	}
+}
+
+// addDynamic queues doc, marked dynamic with origin o, into a new queue
+// going to dest.
+func addDynamic(t *testing.T, o *origin, doc *metalink.Document, dest string) (*Queue, int64) {
+	t.Helper()
+	doc.Origin, doc.Dynamic = o.URL(), true
+	q := openTest(t, t.TempDir())
+	id, err := q.Add(o.URL(), dest, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q, id
 }

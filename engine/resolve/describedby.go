@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -80,17 +81,12 @@ func fetchSignature(ctx context.Context, doc *metalink.Document, file *metalink.
 	if file.Signature != nil {
 		return
 	}
-	ref, err := url.Parse(l.URL)
+	abs, err := httpLink(base, l)
 	if err != nil {
-		warn("unreadable URL: %v", err)
+		warn("%v", err)
 		return
 	}
-	abs := base.ResolveReference(ref)
-	if s := strings.ToLower(abs.Scheme); s != "http" && s != "https" {
-		warn("not fetched: only HTTP(S) signatures are")
-		return
-	}
-	body, err := signature.Fetch(ctx, abs.String(), signature.MaxSize, opts.HTTPClient)
+	body, err := signature.Fetch(ctx, abs, signature.MaxSize, opts.HTTPClient)
 	if err != nil {
 		warn("%v", err)
 		return
@@ -101,4 +97,18 @@ func fetchSignature(ctx context.Context, doc *metalink.Document, file *metalink.
 		return
 	}
 	file.Signature = &metalink.Signature{MediaType: signature.MediaType, Value: armored}
+}
+
+// httpLink is the absolute URL of a describedby Link, resolved against
+// the origin's final URL; only HTTP(S) targets are fetched.
+func httpLink(base *url.URL, l metalink.Link) (string, error) {
+	ref, err := url.Parse(l.URL)
+	if err != nil {
+		return "", fmt.Errorf("unreadable URL: %w", err)
+	}
+	abs := base.ResolveReference(ref)
+	if s := strings.ToLower(abs.Scheme); s != "http" && s != "https" {
+		return "", errors.New("not fetched: only HTTP(S) links are")
+	}
+	return abs.String(), nil
 }

@@ -86,10 +86,7 @@ func TestSignatureOnLinkHeader(t *testing.T) {
 	data := testData(200_000)
 	_, digest := sha256Of(data)
 	alice := signaturetest.New(t, "Alice", "alice@example.org")
-	kr := signature.OpenKeyring(t.TempDir())
-	if _, err := kr.Import(bytes.NewReader(alice.PublicArmored(t))); err != nil {
-		t.Fatal(err)
-	}
+	kr := signaturetest.Keyring(t, alice)
 	forged := append([]byte(nil), data...)
 	forged[7] ^= 1
 	for _, tc := range []struct {

@@ -337,17 +337,12 @@ func mergeDescribed(ctx context.Context, doc *metalink.Document, file *metalink.
 	warn := func(format string, args ...any) {
 		doc.Warnings = append(doc.Warnings, fmt.Sprintf("metalink %s: ", l.URL)+fmt.Sprintf(format, args...))
 	}
-	ref, err := url.Parse(l.URL)
+	abs, err := httpLink(base, l)
 	if err != nil {
-		warn("unreadable URL: %v", err)
+		warn("%v", err)
 		return
 	}
-	abs := base.ResolveReference(ref)
-	if s := strings.ToLower(abs.Scheme); s != "http" && s != "https" {
-		warn("not fetched: only HTTP(S) metalinks are")
-		return
-	}
-	src, err := transport.NewHTTP(abs.String(), transport.Options{Size: -1, HTTPClient: opts.HTTPClient, UserAgent: opts.UserAgent})
+	src, err := transport.NewHTTP(abs, transport.Options{Size: -1, HTTPClient: opts.HTTPClient, UserAgent: opts.UserAgent})
 	if err != nil {
 		warn("%v", err)
 		return

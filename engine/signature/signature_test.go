@@ -21,10 +21,7 @@ var data = bytes.Repeat([]byte("braid signs nothing; publishers do.\n"), 1000)
 func TestVerifyOutcomes(t *testing.T) {
 	alice := signaturetest.New(t, "Alice Publisher", "alice@example.org")
 	mallory := signaturetest.New(t, "Mallory", "mallory@example.org")
-	kr := signature.OpenKeyring(t.TempDir())
-	if _, err := kr.Import(bytes.NewReader(alice.PublicArmored(t))); err != nil {
-		t.Fatal(err)
-	}
+	kr := signaturetest.Keyring(t, alice)
 	tampered := append([]byte(nil), data...)
 	tampered[1234] ^= 1
 	tests := []struct {
@@ -147,10 +144,7 @@ func TestImportFromURL(t *testing.T) {
 
 func TestCheckDocumentSignature(t *testing.T) {
 	alice := signaturetest.New(t, "Alice", "alice@example.org")
-	kr := signature.OpenKeyring(t.TempDir())
-	if _, err := kr.Import(bytes.NewReader(alice.PublicBinary(t))); err != nil {
-		t.Fatal(err)
-	}
+	kr := signaturetest.Keyring(t, alice)
 	o, err := kr.Check(nil, bytes.NewReader(data))
 	if err != nil || o.Status != signature.Unchecked || !errors.Is(o.Err(true), signature.ErrUnsigned) {
 		t.Fatalf("unsigned: %v %v", o, err)
@@ -170,10 +164,7 @@ func TestCheckDocumentSignature(t *testing.T) {
 
 func TestUnreadableSignedFileIsAnError(t *testing.T) {
 	alice := signaturetest.New(t, "Alice", "alice@example.org")
-	kr := signature.OpenKeyring(t.TempDir())
-	if _, err := kr.Import(bytes.NewReader(alice.PublicBinary(t))); err != nil {
-		t.Fatal(err)
-	}
+	kr := signaturetest.Keyring(t, alice)
 	f, err := os.Open(t.TempDir()) // a folder: reads fail
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"braid/engine/signature"
+
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
@@ -81,4 +83,17 @@ func (s *Signer) SignBinary(t testing.TB, data []byte) []byte {
 		t.Fatalf("sign: %v", err)
 	}
 	return b.Bytes()
+}
+
+// Keyring is a keyring in a fresh state folder holding the public keys of
+// signers.
+func Keyring(t testing.TB, signers ...*Signer) *signature.Keyring {
+	t.Helper()
+	kr := signature.OpenKeyring(t.TempDir())
+	for _, s := range signers {
+		if _, err := kr.Import(bytes.NewReader(s.PublicBinary(t))); err != nil {
+			t.Fatalf("import key: %v", err)
+		}
+	}
+	return kr
 }
