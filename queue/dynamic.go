@@ -31,18 +31,29 @@ func (r *Runner) refreshStale(ctx context.Context, j *Job) error {
 	if j.Doc == nil || !j.Doc.Dynamic || j.Doc.Origin == "" {
 		return nil
 	}
-	last, err := r.Queue.refreshedAt(j.ID)
-	if err != nil {
+	if due, err := r.Queue.RefreshDue(j.ID); err != nil || !due {
 		return err
 	}
-	if last.IsZero() {
-		last = j.AddedAt
-	}
-	if time.Since(last) < RefreshAfter {
-		return nil
-	}
-	_, err = r.refresh(ctx, j, "")
+	_, err := r.refresh(ctx, j, "")
 	return err
+}
+
+// RefreshDue reports whether job id's document was last fetched from its
+// origin (or, never, the job added) more than RefreshAfter ago: whether a
+// dynamic job that resumes now should ask its origin first.
+func (q *Queue) RefreshDue(id int64) (bool, error) {
+	var added, refreshed int64
+	if err := q.db.QueryRow(`SELECT added_at, refreshed_at FROM jobs WHERE id = ?`, id).Scan(&added, &refreshed); err != nil {
+		return false, q.wrap(fmt.Sprintf("job %d: when was it refreshed", id), err)
+	}
+	return time.Since(time.UnixMilli(max(added, refreshed))) >= RefreshAfter, nil
+}
+
+// MarkRefreshed records that job id's document was fetched from its
+// origin just now.
+func (q *Queue) MarkRefreshed(id int64) error {
+	return q.exec(fmt.Sprintf("job %d: record its refresh", id),
+		`UPDATE jobs SET refreshed_at = ? WHERE id = ?`, time.Now().UnixMilli(), id)
 }
 
 // refreshOnNoMirrors fetches a dynamic job's document again when file f
@@ -76,7 +87,7 @@ func (r *Runner) refresh(ctx context.Context, j *Job, only string) (bool, error)
 	if err != nil {
 		return false, nil
 	}
-	if err := q.setRefreshedAt(j.ID, time.Now()); err != nil {
+	if err := q.MarkRefreshed(j.ID); err != nil {
 		return false, err
 	}
 	changed := false
@@ -166,19 +177,4 @@ func (q *Queue) Notice(id int64) (string, error) {
 		return "", q.wrap(fmt.Sprintf("job %d: read its notice", id), err)
 	}
 	return n, nil
-}
-
-func (q *Queue) refreshedAt(id int64) (time.Time, error) {
-	var ms int64
-	if err := q.db.QueryRow(`SELECT refreshed_at FROM jobs WHERE id = ?`, id).Scan(&ms); err != nil {
-		return time.Time{}, q.wrap(fmt.Sprintf("job %d: when was it refreshed", id), err)
-	}
-	if ms == 0 {
-		return time.Time{}, nil
-	}
-	return time.UnixMilli(ms), nil
-}
-
-func (q *Queue) setRefreshedAt(id int64, t time.Time) error {
-	return q.exec(fmt.Sprintf("job %d: record its refresh", id), `UPDATE jobs SET refreshed_at = ? WHERE id = ?`, t.UnixMilli(), id)
 }
