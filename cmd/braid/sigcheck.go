@@ -91,7 +91,7 @@ func (o *getOptions) reportSignature(name string, sig *signature.Outcome) {
 		return
 	}
 	fmt.Fprintf(o.stdout, "%s: %s\n", name, sig)
-	if a := sig.Advice(); a != "" {
+	if a := sig.Advice(); a != "" && !o.requireSignature { // else the failure says it
 		fmt.Fprintf(o.stdout, "%s: %s\n", name, a)
 	}
 }
