@@ -82,6 +82,9 @@ func Compare(doc *metalink.Document, f metalink.File, fresh *metalink.Document) 
 	}
 	up := &Update{Document: fresh, File: f}
 	up.File.URLs = slices.Clone(f.URLs)
+	if nf.Signature != nil {
+		up.File.Signature = nf.Signature // the publisher may have signed anew
+	}
 	have := map[string]bool{}
 	for _, u := range f.URLs {
 		have[redactString(u.URL)] = true
