@@ -60,6 +60,10 @@ type Runner struct {
 	// while it runs and when it ends, on the runner's goroutine; it must
 	// return quickly. For progress at a display's own rate, read Live.
 	Progress func(Job, engine.Snapshot)
+	// RequireSignature fails a file unless a key of the state folder's
+	// keyring signed it (it stays NAME.part); a bad signature fails it
+	// either way.
+	RequireSignature bool
 
 	mu  sync.Mutex // guards cur and dl
 	cur int64      // the job whose file dl is downloading
@@ -264,7 +268,7 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 			Done:       done,
 			Journal:    q.Journal(j.ID),
 			Locations:  locs,
-			Check:      q.SignatureCheck(j.ID, mf, false),
+			Check:      q.SignatureCheck(j.ID, mf, r.RequireSignature),
 		})
 		r.setLive(j.ID, dl)
 		err = r.watch(ctx, j, dl)
