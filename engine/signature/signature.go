@@ -171,7 +171,11 @@ func Decode(value []byte) ([]byte, error) {
 	if trimmed[0]&0x80 != 0 {
 		return value, nil // an OpenPGP packet tag has its high bit set
 	}
-	compact := strings.Join(strings.Fields(string(trimmed)), "")
+	lines := strings.Fields(string(trimmed))
+	if last := lines[len(lines)-1]; len(lines) > 1 && len(last) == 5 && last[0] == '=' {
+		lines = lines[:len(lines)-1] // the armor's CRC-24 line, kept without its armor
+	}
+	compact := strings.Join(lines, "")
 	if bin, err := base64.StdEncoding.DecodeString(compact); err == nil && len(bin) > 0 && bin[0]&0x80 != 0 {
 		return bin, nil
 	}

@@ -34,7 +34,8 @@ func TestVerifyOutcomes(t *testing.T) {
 		{"good armored", data, []byte(alice.SignArmored(t, data)), signature.Good,
 			"signed by Alice Publisher <alice@example.org> (" + alice.Fingerprint() + ")"},
 		{"good binary", data, alice.SignBinary(t, data), signature.Good, "signed by Alice Publisher"},
-		{"good base64 body", data, armorBody(t, alice.SignArmored(t, data)), signature.Good, "signed by Alice"},
+		{"good base64 body", data, armorBody(t, alice.SignArmored(t, data), false), signature.Good, "signed by Alice"},
+		{"good base64 body and CRC", data, armorBody(t, alice.SignArmored(t, data), true), signature.Good, "signed by Alice"},
 		{"unknown key", data, []byte(mallory.SignArmored(t, data)), signature.UnknownKey,
 			"signed by an unknown key " + mallory.Fingerprint()},
 		{"bad: bytes changed", tampered, []byte(alice.SignArmored(t, data)), signature.Bad, "BAD signature"},
@@ -62,15 +63,21 @@ func TestVerifyOutcomes(t *testing.T) {
 }
 
 // armorBody is the base64 lines of an armored signature without its
-// armor lines and checksum, as some metalinks carry it.
-func armorBody(t *testing.T, armored string) []byte {
+// armor lines (and its checksum line unless crc), as some metalinks carry
+// it.
+func armorBody(t *testing.T, armored string, crc bool) []byte {
 	var body []string
 	in := false
 	for _, l := range strings.Split(armored, "\n") {
 		switch {
 		case strings.HasPrefix(l, "-----BEGIN"):
 			in = true
-		case strings.HasPrefix(l, "-----END"), strings.HasPrefix(l, "="):
+		case strings.HasPrefix(l, "="):
+			if crc {
+				body = append(body, l)
+			}
+			in = false
+		case strings.HasPrefix(l, "-----END"):
 			in = false
 		case in && l != "" && !strings.Contains(l, ":"):
 			body = append(body, l)
