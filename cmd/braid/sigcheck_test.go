@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -228,5 +231,28 @@ func TestVerifyChecksSignatures(t *testing.T) {
 				t.Fatalf("--json: %v %s", err, js)
 			}
 		})
+	}
+}
+
+// get of a plain URL whose server names a detached signature in its Link
+// header (RFC 6249) fetches it and checks the file against it.
+func TestGetSignatureFromLinkHeader(t *testing.T) {
+	data := getData(250_000)
+	alice := signaturetest.New(t, "Alice Publisher", "alice@example.org")
+	sigSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(alice.SignBinary(t, data))
+	}))
+	defer sigSrv.Close()
+	sum := sha256.Sum256(data)
+	origin := mirrortest.New(t, data, mirrortest.Path("/image.iso"),
+		mirrortest.Header("Digest", "SHA-256="+base64.StdEncoding.EncodeToString(sum[:])),
+		mirrortest.Header("Link", "<"+sigSrv.URL+`/image.iso.sig>; rel=describedby; type="application/pgp-signature"`))
+	state, dir := t.TempDir(), t.TempDir()
+	if _, err := signature.OpenKeyring(state).Import(bytes.NewReader(alice.PublicArmored(t))); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runIn(t, cmdGet, "--require-signature", "--state", state, "-d", dir, origin.URL())
+	if code != 0 || !strings.Contains(out, "image.iso: signed by Alice Publisher <alice@example.org> ("+alice.Fingerprint()+")") {
+		t.Fatalf("get: %d\n%s\n%s", code, out, errs)
 	}
 }
