@@ -92,7 +92,7 @@ UPDATE files SET mismatch = 1 WHERE NOT verified AND EXISTS (
 	SELECT 1 FROM jobs j WHERE j.id = files.job AND j.state = 'failed'
 	AND instr(j.error, files.name || ': file does not match its hash') > 0);
 `, fix: redactJobs},
-	// ResourceSync (braid sync): per set of resources synced into a
+	// 4 (ResourceSync, braid sync): per set of resources synced into a
 	// folder, the source's time the folder is in sync with, and the files
 	// synced, so a later run fetches only what changed and knows what it
 	// may delete.
@@ -114,6 +114,14 @@ CREATE TABLE sync_files (
 	hashes TEXT    NOT NULL,                 -- whole-file hashes as JSON
 	PRIMARY KEY (sync, name)
 );
+`},
+	// 5 (trust: signatures and dynamic metalinks): what checking a file's
+	// signature found; when a dynamic job's document was last fetched from
+	// its origin; and what that fetch had to tell the user (a new version).
+	{sql: `
+ALTER TABLE files ADD COLUMN signature TEXT NOT NULL DEFAULT '';   -- signature.Outcome as JSON; '' until checked
+ALTER TABLE jobs ADD COLUMN refreshed_at INTEGER NOT NULL DEFAULT 0; -- unix milliseconds; 0: never
+ALTER TABLE jobs ADD COLUMN notice TEXT NOT NULL DEFAULT '';        -- e.g. the publisher has a new version
 `},
 }
 

@@ -48,6 +48,9 @@ type getOptions struct {
 	interval time.Duration
 	stdout   io.Writer
 	stderr   io.Writer
+
+	// requireSignature: a file counts as done only if a known key signed it.
+	requireSignature bool
 }
 
 func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -107,6 +110,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	perMirror := fs.Int("max-conn-per-mirror", engine.DefaultMaxConnsPerMirror, "most connections to one mirror")
 	limit := fs.String("limit", "", "download rate limit in bytes per second, e.g. 500K, 10M (0: none)")
 	jsonOut := fs.Bool("json", false, "print progress as JSON lines")
+	requireSig := fs.Bool("require-signature", false, "fail a file unless an OpenPGP key of the keyring (braid keys) signed it; it stays NAME.part")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, 0
@@ -151,6 +155,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		stdout:   stdout,
 		stderr:   stderr,
 	}
+	o.requireSignature = *requireSig
 	if o.tty && !o.json {
 		o.interval = 200 * time.Millisecond
 	}
@@ -199,7 +204,9 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 				continue
 			}
 		}
-		err := o.download(ctx, src, req)
+		sig := o.checkSignature(st, req)
+		err := o.downloadDynamic(ctx, st, src, doc, req)
+		o.reportSignature(f.Name, sig)
 		if st != nil {
 			if serr := st.Finish(src, req, err); serr != nil && !o.json {
 				fmt.Fprintf(o.stderr, "%s: state: %v\n", f.Name, serr)

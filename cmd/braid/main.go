@@ -26,6 +26,7 @@ var commands = map[string]command{
 	"repair":  cmdRepair,
 	"make":    cmdMake,
 	"queue":   cmdQueue,
+	"keys":    cmdKeys,
 
 	"install":   cmdInstall,
 	"uninstall": cmdUninstall,
@@ -63,6 +64,7 @@ Usage:
   braid repair --metalink M [-d DIR]          fetch only the bad pieces, then verify
   braid make [--piece-length N] [--url BASE]... FILE...   write a .meta4 to stdout
   braid queue list|pause ID|resume ID|remove ID|run
+  braid keys import FILE|URL | list | remove FINGERPRINT   the OpenPGP keys trusted to sign downloads
   braid install | uninstall         register Braid for .meta4/.metalink/.torrent and magnet: (this user)
 
 A SOURCE is a .meta4 or .metalink file, or an http(s) or ftp URL.

@@ -135,6 +135,9 @@ type queueJob struct {
 	Error      string    `json:"error,omitempty"`
 	AddedAt    time.Time `json:"added_at"`
 	Files      []string  `json:"files"`
+
+	Signatures []jsonSignature `json:"signatures,omitempty"` // of files whose signature was checked
+	Notice     string          `json:"notice,omitempty"`     // e.g. the publisher has a new version
 }
 
 func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
@@ -154,6 +157,8 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 					qj.Files = append(qj.Files, f.Name)
 				}
 			}
+			qj.Signatures = queueSignatures(q, j.ID)
+			qj.Notice, _ = q.Notice(j.ID)
 			out = append(out, qj)
 		}
 		enc := json.NewEncoder(w)
@@ -168,6 +173,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 		if j.Error != "" {
 			st += " (" + j.Error + ")"
 		}
+		st += queueTrustText(q, j.ID)
 		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s/%s\t%s\t%s\n", j.ID, st, done, pieces,
 			byteText(bytesDone), byteText(size), j.Name(), j.Source)
 	}
