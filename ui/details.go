@@ -215,7 +215,7 @@ func (d *Details) NeedsPieces() bool { return !d.Empty && d.Tabs.Selected() == d
 // jobLine says in a line where a job is: "Downloading · 92 MB of 140 MB ·
 // 6.4 MB/s · 9 s left".
 func jobLine(j Job) string {
-	parts := []string{stateText(j)}
+	parts := []string{lookOf(j).Text}
 	switch {
 	case j.Size > 0 && j.State != Done:
 		parts = append(parts, bytesText(j.Done)+" of "+bytesText(j.Size))
@@ -223,6 +223,9 @@ func jobLine(j Job) string {
 		parts = append(parts, bytesText(j.Size))
 	case j.Done > 0:
 		parts = append(parts, bytesText(j.Done))
+	}
+	if j.State == Seeding || j.Peers > 0 || j.Seeds > 0 {
+		parts = append(parts, peersText(j))
 	}
 	if j.State == Running {
 		if s := speedText(j.Speed); s != "" {
@@ -273,6 +276,19 @@ func (d *Details) fillInfo(f FileDetail) {
 		add("Origin", det.Origin)
 	}
 	add("Publisher", det.Publisher)
+	add("Licence", det.License)
+	switch {
+	case det.Signer != "" && det.SignerUnknown:
+		add("Signed by", fmt.Sprintf("%s (a key you have not said you trust)", det.Signer))
+	case det.Signer != "":
+		add("Signed by", det.Signer)
+	}
+	if det.Outcome != "" {
+		add("Outcome", det.Outcome)
+	}
+	if det.Peers > 0 || det.Seeds > 0 || det.Ratio > 0 || det.State == Seeding {
+		add("Peers", peersText(det.Job))
+	}
 	add("Identity", det.Identity)
 	add("Version", det.Version)
 	var hashes []string
@@ -301,6 +317,16 @@ func (d *Details) fillInfo(f FileDetail) {
 	add("Description", det.Description)
 	d.Info.Objects = rows
 	d.Info.Refresh()
+}
+
+// peersText says how a torrent stands with its swarm: "12 peers (3
+// seeds) · ratio 0.84 · ↑ 1.2 MB/s".
+func peersText(j Job) string {
+	parts := []string{fmt.Sprintf("%s peers (%s seeds)", count(j.Peers), count(j.Seeds)), fmt.Sprintf("ratio %.2f", j.Ratio)}
+	if s := speedText(j.Upload); s != "" {
+		parts = append(parts, "↑ "+s)
+	}
+	return strings.Join(parts, " · ")
 }
 
 func cmpOrState(f FileDetail) string {

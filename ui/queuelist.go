@@ -6,7 +6,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -20,7 +19,9 @@ type model struct {
 // Totals are what the status bar counts.
 type Totals struct {
 	Speed                                 float64 // bytes per second, all jobs
+	Upload                                float64 // bytes per second sent to peers
 	Running, Queued, Paused, Done, Failed int
+	Waiting, Seeding                      int
 	Mismatch                              int  // jobs with a checksum mismatch
 	Live                                  bool // something is queued, running or verifying
 }
@@ -67,14 +68,19 @@ func (m *model) totals() Totals {
 	var t Totals
 	for _, j := range m.jobs {
 		switch j.State {
-		case Running, Verifying:
+		case Running, Verifying, FetchingMetadata, Repairing:
 			t.Running++
 			t.Speed += j.Speed
+		case Waiting:
+			t.Waiting++
+		case Seeding:
+			t.Seeding++
+			t.Upload += j.Upload
 		case Queued:
 			t.Queued++
 		case Paused:
 			t.Paused++
-		case Done:
+		case Done, Synced:
 			t.Done++
 		case Failed:
 			t.Failed++
@@ -93,7 +99,16 @@ func (t Totals) statusText() string {
 	if s := speedText(t.Speed); s != "" {
 		parts = append(parts, "↓ "+s)
 	}
+	if s := speedText(t.Upload); s != "" {
+		parts = append(parts, "↑ "+s)
+	}
 	parts = append(parts, fmt.Sprintf("%s active", count(t.Running)), fmt.Sprintf("%s queued", count(t.Queued)))
+	if t.Waiting > 0 {
+		parts = append(parts, fmt.Sprintf("%s waiting", count(t.Waiting)))
+	}
+	if t.Seeding > 0 {
+		parts = append(parts, fmt.Sprintf("%s seeding", count(t.Seeding)))
+	}
 	if t.Paused > 0 {
 		parts = append(parts, fmt.Sprintf("%s paused", count(t.Paused)))
 	}
@@ -127,7 +142,8 @@ type jobRow struct {
 	speed    *widget.Label
 	eta      *widget.Label
 	state    *widget.RichText
-	shown    Job // what the row shows, to skip redundant updates
+	shown    Job    // what the row shows, to skip redundant updates
+	iconName string // the icon's resource name
 	fresh    bool
 }
 
@@ -152,17 +168,19 @@ func newJobRow() fyne.CanvasObject {
 // over a screenful of rows, unchanged labels cost nothing.
 func (r *jobRow) show(j Job) {
 	old := r.shown
-	if r.fresh || old.State != j.State || old.Mismatch != j.Mismatch {
-		r.icon.SetResource(stateIcon(j))
+	look := lookOf(j)
+	if r.fresh || r.iconName != look.Icon.Name() {
+		r.icon.SetResource(look.Icon)
+		r.iconName = look.Icon.Name()
 	}
-	setStyled(r.state, stateText(j), stateColor(j))
+	setStyled(r.state, look.Text, look.Color)
 	if r.fresh || old.Name != j.Name {
 		r.name.SetText(j.Name)
 	}
 	if r.fresh || old.Size != j.Size {
 		r.size.SetText(bytesText(j.Size))
 	}
-	r.progress.Set(j.Progress(), stateColor(j))
+	r.progress.Set(j.Progress(), look.Color)
 	if s := rowSpeed(j); r.fresh || s != rowSpeed(old) {
 		r.speed.SetText(s)
 	}
@@ -173,10 +191,15 @@ func (r *jobRow) show(j Job) {
 }
 
 func rowSpeed(j Job) string {
-	if j.State != Running {
-		return ""
+	switch j.State {
+	case Running:
+		return speedText(j.Speed)
+	case Seeding:
+		if s := speedText(j.Upload); s != "" {
+			return "↑ " + s
+		}
 	}
-	return speedText(j.Speed)
+	return ""
 }
 
 func rowETA(j Job) string {
@@ -184,37 +207,4 @@ func rowETA(j Job) string {
 		return ""
 	}
 	return etaText(j.ETA)
-}
-
-func stateText(j Job) string {
-	switch {
-	case j.Mismatch:
-		return "Checksum mismatch"
-	case j.State == Paused && j.Err != "":
-		return "Paused: " + j.Err
-	case j.State == Failed && j.Err != "":
-		return "Failed: " + j.Err
-	}
-	return j.State.String()
-}
-
-// stateIcon is a job's icon, coloured by the theme. The theme's icons exist
-// only once an app does, so they are looked up here, not at init.
-func stateIcon(j Job) fyne.Resource {
-	if j.Mismatch {
-		return theme.NewErrorThemedResource(theme.WarningIcon())
-	}
-	switch j.State {
-	case Queued:
-		return theme.NewDisabledResource(theme.HistoryIcon())
-	case Running:
-		return theme.NewPrimaryThemedResource(theme.DownloadIcon())
-	case Verifying:
-		return theme.NewPrimaryThemedResource(theme.SearchIcon())
-	case Paused:
-		return theme.NewDisabledResource(theme.MediaPauseIcon())
-	case Done:
-		return theme.NewSuccessThemedResource(theme.ConfirmIcon())
-	}
-	return theme.NewErrorThemedResource(theme.ErrorIcon())
 }

@@ -256,8 +256,8 @@ func (w *Window) setToolbar() {
 			b.Disable()
 		}
 	}
-	enable(w.Toolbar.Pause, ok && (j.State == Queued || j.State == Running))
-	enable(w.Toolbar.Resume, ok && (j.State == Paused || j.State == Failed))
+	enable(w.Toolbar.Pause, ok && j.State.Pausable())
+	enable(w.Toolbar.Resume, ok && j.State.Resumable())
 	enable(w.Toolbar.Remove, ok)
 	enable(w.Toolbar.OpenFolder, ok)
 }

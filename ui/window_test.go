@@ -99,7 +99,7 @@ func TestWindowShowsQueue(t *testing.T) {
 	bad := w.model.jobs[4]
 	r.show(bad)
 	seg := r.state.Segments[0].(*widget.TextSegment)
-	if seg.Text != "Checksum mismatch" || seg.Style.ColorName != theme.ColorNameError || r.icon.Resource.Name() != stateIcon(Job{Mismatch: true}).Name() || r.progress.Color != theme.ColorNameError {
+	if seg.Text != "Checksum mismatch" || seg.Style.ColorName != theme.ColorNameError || r.icon.Resource.Name() != lookOf(Job{Mismatch: true}).Icon.Name() || r.progress.Color != theme.ColorNameError {
 		t.Errorf("mismatch row: %q colour %v icon %v bar %v", seg.Text, seg.Style.ColorName, r.icon.Resource, r.progress.Color)
 	}
 	if r.speed.Text != "" || r.eta.Text != "" {
