@@ -189,6 +189,11 @@ type Settings struct {
 	MaxConnsPerMirror int
 	// SpeedLimit is the most bytes per second for all downloads; 0: none.
 	SpeedLimit int64
+	// AltSpeedLimit is the slower limit the Slow button switches to;
+	// 0: none.
+	AltSpeedLimit int64
+	// MaxJobs is how many downloads run at once; 0: the default (3).
+	MaxJobs int
 	// StartOnLaunch runs queued jobs when Braid starts; otherwise they wait
 	// for Resume.
 	StartOnLaunch bool
@@ -249,6 +254,11 @@ type Backend interface {
 
 	Settings() (Settings, error)
 	SetSettings(Settings) error
+
+	// Schedule returns when downloads may run and which speed limit is in
+	// force; SetSchedule stores it. The backend enforces it.
+	Schedule() (Schedule, error)
+	SetSchedule(Schedule) error
 }
 
 // Notifier is a Backend that can tell when the set of live jobs may have

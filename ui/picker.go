@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -36,13 +37,13 @@ type Picker struct {
 	Subtitle    *widget.RichText // version and publisher
 	Description *widget.Label
 
-	Languages *widget.Entry // comma lists; empty means any
-	OS        *widget.Entry
-	Countries *widget.Entry
+	Languages *Entry // comma lists; empty means any
+	OS        *Entry
+	Countries *Entry
 
 	Files   *widget.List
 	Summary *widget.Label // "2 of 5 files · 1.4 GB"
-	Dir     *widget.Entry
+	Dir     *Entry
 	Browse  *widget.Button
 
 	Start     *widget.Button
@@ -81,7 +82,7 @@ func NewPicker(source string, doc *metalink.Document, s Settings, parent fyne.Wi
 			return out
 		})+"; tried first, never a filter"),
 	)
-	for _, e := range []*widget.Entry{p.Languages, p.OS, p.Countries} {
+	for _, e := range []*Entry{p.Languages, p.OS, p.Countries} {
 		e.OnChanged = func(string) { p.ApplyFilters() }
 	}
 
@@ -93,17 +94,17 @@ func NewPicker(source string, doc *metalink.Document, s Settings, parent fyne.Wi
 	p.Summary = widget.NewLabel("")
 	p.Summary.TextStyle.Bold = true
 
-	p.Dir = widget.NewEntry()
+	p.Dir = NewEntry()
 	p.Dir.SetText(s.Dir)
 	p.Dir.SetPlaceHolder("folder to save into")
 	p.Dir.OnChanged = func(string) { p.updateButtons() }
 	p.Browse = widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), p.browse)
 
-	p.Cancel = widget.NewButton("Cancel", func() {
-		if p.OnCancel != nil {
-			p.OnCancel()
-		}
-	})
+	p.Cancel = widget.NewButton(lang.L("Cancel"), p.cancel)
+	for _, e := range []*Entry{p.Languages, p.OS, p.Countries, p.Dir} {
+		e.OnSubmitted = func(string) { p.Accept() }
+		e.OnEscape = p.cancel
+	}
 	p.AddPaused = widget.NewButtonWithIcon("Add paused", theme.MediaPauseIcon(), func() { p.finish(true) })
 	p.Start = widget.NewButtonWithIcon("Start", theme.DownloadIcon(), func() { p.finish(false) })
 	p.Start.Importance = widget.HighImportance
@@ -171,6 +172,33 @@ func (p *Picker) Request(paused bool) AddRequest {
 		Prefs:  p.Prefs(),
 		Paused: paused,
 	}
+}
+
+// Accept is what Enter does: Start, when Start is enabled.
+func (p *Picker) Accept() {
+	if !p.Start.Disabled() {
+		p.finish(false)
+	}
+}
+
+func (p *Picker) cancel() {
+	if p.OnCancel != nil {
+		p.OnCancel()
+	}
+}
+
+// key gives Enter and Escape to the picker from a widget in it that has
+// the focus.
+func (p *Picker) key(name fyne.KeyName) bool {
+	switch name {
+	case fyne.KeyReturn, fyne.KeyEnter:
+		p.Accept()
+	case fyne.KeyEscape:
+		p.cancel()
+	default:
+		return false
+	}
+	return true
 }
 
 func (p *Picker) finish(paused bool) {
@@ -290,7 +318,7 @@ func (p *Picker) rejectedNote() fyne.CanvasObject {
 // pickerRow is one file in the picker's list.
 type pickerRow struct {
 	row
-	check *widget.Check
+	check *keyCheck
 	name  *widget.Label
 	meta  *widget.RichText
 	why   *widget.Label
@@ -305,7 +333,7 @@ func (p *Picker) createRow() fyne.CanvasObject {
 		why:  widget.NewLabel(""),
 		size: widget.NewLabel(""),
 	}
-	r.check = widget.NewCheck("", func(on bool) { p.SetTicked(r.index, on) })
+	r.check = newKeyCheck(func(on bool) { p.SetTicked(r.index, on) }, p.key)
 	r.name.TextStyle.Bold = true
 	r.name.Truncation = fyne.TextTruncateEllipsis
 	r.why.SizeName = theme.SizeNameCaptionText
@@ -392,15 +420,15 @@ func offered(label string, doc *metalink.Document, of func(metalink.File) []stri
 	return label + ": " + strings.Join(seen, ", ")
 }
 
-func filterEntry(text, placeholder string) *widget.Entry {
-	e := widget.NewEntry()
+func filterEntry(text, placeholder string) *Entry {
+	e := NewEntry()
 	e.SetText(text)
 	e.SetPlaceHolder(placeholder)
 	return e
 }
 
 // filterColumn is a filter's caption, entry and hint, stacked.
-func filterColumn(label string, e *widget.Entry, hint string) fyne.CanvasObject {
+func filterColumn(label string, e *Entry, hint string) fyne.CanvasObject {
 	l := widget.NewLabelWithStyle(label, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	l.SizeName = theme.SizeNameCaptionText
 	tight := layout.NewCustomPaddedVBoxLayout(0)

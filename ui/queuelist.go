@@ -5,7 +5,10 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -14,6 +17,80 @@ import (
 type model struct {
 	jobs  []Job
 	index map[JobID]int
+
+	// The list shows the jobs that pass the filter: shown holds their
+	// indexes in jobs, pos their place in shown. With no filter both are
+	// nil and the list shows jobs as they are, at no cost.
+	filter filter
+	shown  []int
+	pos    map[JobID]int
+}
+
+// filter is what the search box and the state filter ask for.
+type filter struct {
+	text    string // lower case; matched against name and source
+	state   JobState
+	byState bool // only jobs in state
+}
+
+func (f filter) on() bool { return f.text != "" || f.byState }
+
+func (f filter) match(j Job) bool {
+	if f.byState && j.State != f.state {
+		return false
+	}
+	if f.text == "" {
+		return true
+	}
+	return strings.Contains(strings.ToLower(j.Name), f.text) || strings.Contains(strings.ToLower(j.Source), f.text)
+}
+
+// refilter recomputes which jobs the list shows.
+func (m *model) refilter() {
+	if !m.filter.on() {
+		m.shown, m.pos = nil, nil
+		return
+	}
+	m.shown = m.shown[:0]
+	m.pos = make(map[JobID]int)
+	for i, j := range m.jobs {
+		if m.filter.match(j) {
+			m.pos[j.ID] = len(m.shown)
+			m.shown = append(m.shown, i)
+		}
+	}
+}
+
+// length is the number of rows the list shows.
+func (m *model) length() int {
+	if m.shown == nil && !m.filter.on() {
+		return len(m.jobs)
+	}
+	return len(m.shown)
+}
+
+// row is the job the list shows at row i.
+func (m *model) row(i int) (Job, bool) {
+	if !m.filter.on() {
+		if i < 0 || i >= len(m.jobs) {
+			return Job{}, false
+		}
+		return m.jobs[i], true
+	}
+	if i < 0 || i >= len(m.shown) {
+		return Job{}, false
+	}
+	return m.jobs[m.shown[i]], true
+}
+
+// rowOf is the list row that shows job id.
+func (m *model) rowOf(id JobID) (int, bool) {
+	if !m.filter.on() {
+		i, ok := m.index[id]
+		return i, ok
+	}
+	i, ok := m.pos[id]
+	return i, ok
 }
 
 // Totals are what the status bar counts.
@@ -37,23 +114,35 @@ func (m *model) load(jobs []Job) {
 	for i, j := range jobs {
 		m.index[j.ID] = i
 	}
+	m.refilter()
 }
 
-// merge applies live progress to known rows and returns the indexes of the
-// rows that changed. Jobs it does not know are ignored: a reload brings
-// them.
-func (m *model) merge(live []Job) (changed []int) {
+// merge applies live progress to known rows and returns the list rows
+// that changed, and whether a job left or joined the filter's rows (the
+// whole list must be redrawn). Jobs it does not know are ignored: a
+// reload brings them.
+func (m *model) merge(live []Job) (changed []int, refiltered bool) {
 	for _, j := range live {
 		i, ok := m.index[j.ID]
 		if !ok {
 			continue
 		}
-		if m.jobs[i] != j {
-			m.jobs[i] = j
-			changed = append(changed, i)
+		if m.jobs[i] == j {
+			continue
+		}
+		old := m.jobs[i]
+		m.jobs[i] = j
+		if m.filter.on() && m.filter.match(old) != m.filter.match(j) {
+			refiltered = true
+		}
+		if r, ok := m.rowOf(j.ID); ok {
+			changed = append(changed, r)
 		}
 	}
-	return changed
+	if refiltered {
+		m.refilter()
+	}
+	return changed, refiltered
 }
 
 func (m *model) find(id JobID) (Job, bool) {
@@ -145,7 +234,23 @@ type jobRow struct {
 	shown    Job    // what the row shows, to skip redundant updates
 	iconName string // the icon's resource name
 	fresh    bool
+	// mark is the background of a row selected beside the list's own
+	// selection; onPress hears the modifier held as the row is pressed,
+	// before the list's tap selects it.
+	mark    *canvas.Rectangle
+	marked  bool
+	onPress func(fyne.KeyModifier)
 }
+
+// MouseDown is Fyne's hook; see desktop.Mouseable.
+func (r *jobRow) MouseDown(e *desktop.MouseEvent) {
+	if r.onPress != nil {
+		r.onPress(e.Modifier)
+	}
+}
+
+// MouseUp is Fyne's hook; see desktop.Mouseable.
+func (r *jobRow) MouseUp(*desktop.MouseEvent) {}
 
 func newJobRow() fyne.CanvasObject {
 	r := &jobRow{
@@ -157,16 +262,24 @@ func newJobRow() fyne.CanvasObject {
 		eta:      cellLabel(fyne.TextAlignTrailing),
 		state:    newStyled(fyne.TextAlignLeading),
 		fresh:    true,
+		mark:     canvas.NewRectangle(theme.Color(theme.ColorNameSelection)),
 	}
-	r.content = container.New(&columns{widths: queueWidths},
-		r.icon, r.name, r.size, r.progress, r.speed, r.eta, r.state)
+	r.mark.Hide()
+	r.content = container.NewStack(r.mark, container.New(&columns{widths: queueWidths},
+		r.icon, r.name, r.size, r.progress, r.speed, r.eta, r.state))
 	r.ExtendBaseWidget(r)
 	return r
 }
 
 // show updates the row's widgets to j, touching only what changed: at 4 Hz
 // over a screenful of rows, unchanged labels cost nothing.
-func (r *jobRow) show(j Job) {
+func (r *jobRow) show(j Job, marked bool) {
+	if marked != r.marked {
+		r.marked = marked
+		r.mark.Hidden = !marked
+		r.mark.FillColor = theme.Color(theme.ColorNameSelection)
+		r.mark.Refresh()
+	}
 	old := r.shown
 	look := lookOf(j)
 	if r.fresh || r.iconName != look.Icon.Name() {

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -16,14 +17,16 @@ import (
 // SettingsForm is the settings screen's parts, exported for tests. It runs
 // on the UI goroutine.
 type SettingsForm struct {
-	Dir           *widget.Entry
+	Dir           *Entry
 	Browse        *widget.Button
-	Languages     *widget.Entry
-	OS            *widget.Entry
-	Countries     *widget.Entry
-	MaxConns      *widget.Entry
-	MaxPerMirror  *widget.Entry
-	SpeedLimit    *widget.Entry
+	Languages     *Entry
+	OS            *Entry
+	Countries     *Entry
+	MaxJobs       *Entry
+	MaxConns      *Entry
+	MaxPerMirror  *Entry
+	SpeedLimit    *Entry
+	AltSpeedLimit *Entry
 	StartOnLaunch *widget.Check
 	Form          *widget.Form
 	Content       fyne.CanvasObject
@@ -33,13 +36,15 @@ type SettingsForm struct {
 // window the folder chooser opens over.
 func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
 	f := &SettingsForm{
-		Dir:          widget.NewEntry(),
-		Languages:    widget.NewEntry(),
-		OS:           widget.NewEntry(),
-		Countries:    widget.NewEntry(),
-		MaxConns:     widget.NewEntry(),
-		MaxPerMirror: widget.NewEntry(),
-		SpeedLimit:   widget.NewEntry(),
+		Dir:           NewEntry(),
+		Languages:     NewEntry(),
+		OS:            NewEntry(),
+		Countries:     NewEntry(),
+		MaxJobs:       NewEntry(),
+		MaxConns:      NewEntry(),
+		MaxPerMirror:  NewEntry(),
+		SpeedLimit:    NewEntry(),
+		AltSpeedLimit: NewEntry(),
 	}
 	f.Dir.SetText(s.Dir)
 	f.Browse = widget.NewButtonWithIcon("", theme.FolderOpenIcon(), func() {
@@ -55,6 +60,9 @@ func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
 	f.OS.SetPlaceHolder("any system")
 	f.Countries.SetText(strings.Join(s.Countries, ", "))
 	f.Countries.SetPlaceHolder("anywhere")
+	f.MaxJobs.SetText(intText(s.MaxJobs))
+	f.MaxJobs.SetPlaceHolder(lang.L("default (3)"))
+	f.MaxJobs.Validator = validInt
 	f.MaxConns.SetText(intText(s.MaxConns))
 	f.MaxConns.SetPlaceHolder("default (16)")
 	f.MaxConns.Validator = validInt
@@ -64,6 +72,9 @@ func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
 	f.SpeedLimit.SetText(rateText(s.SpeedLimit))
 	f.SpeedLimit.SetPlaceHolder("no limit")
 	f.SpeedLimit.Validator = func(t string) error { _, err := ParseRate(t); return err }
+	f.AltSpeedLimit.SetText(rateText(s.AltSpeedLimit))
+	f.AltSpeedLimit.SetPlaceHolder(lang.L("no limit"))
+	f.AltSpeedLimit.Validator = func(t string) error { _, err := ParseRate(t); return err }
 	f.StartOnLaunch = widget.NewCheck("Start queued downloads when Braid opens", nil)
 	f.StartOnLaunch.SetChecked(s.StartOnLaunch)
 
@@ -77,16 +88,14 @@ func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
 		item("Languages", f.Languages, "BCP 47 tags, most wanted first: en-GB, de"),
 		item("Systems", f.OS, "as metalinks name them: Linux-x64, Windows-x64, linux/arm64"),
 		item("Mirror countries", f.Countries, "ISO codes, nearest first: DE, NL; mirrors there are tried first"),
+		item("Downloads at once", f.MaxJobs, ""),
 		item("Connections", f.MaxConns, "in total, across all downloads"),
 		item("Per mirror", f.MaxPerMirror, ""),
 		item("Speed limit", f.SpeedLimit, "for all downloads: 2 MB/s, 500 KB/s; empty for none"),
+		item("Alternative limit", f.AltSpeedLimit, "the slower speed the Slow button (Ctrl+L) switches to"),
 		item("", f.StartOnLaunch, ""),
 	)
-	keys := widget.NewLabel(Shortcuts)
-	keys.TextStyle.Monospace = true
-	keys.SizeName = theme.SizeNameCaptionText
-	keys.Importance = widget.LowImportance
-	f.Content = container.NewVBox(f.Form, widget.NewSeparator(), keys)
+	f.Content = f.Form
 	return f
 }
 
@@ -109,11 +118,15 @@ func (f *SettingsForm) Value() (Settings, error) {
 		}
 		return n
 	}
+	s.MaxJobs = num("downloads at once", f.MaxJobs.Text)
 	s.MaxConns = num("connections", f.MaxConns.Text)
 	s.MaxConnsPerMirror = num("per mirror", f.MaxPerMirror.Text)
 	var err error
 	if s.SpeedLimit, err = ParseRate(f.SpeedLimit.Text); err != nil {
 		errs = append(errs, fmt.Errorf("speed limit: %w", err))
+	}
+	if s.AltSpeedLimit, err = ParseRate(f.AltSpeedLimit.Text); err != nil {
+		errs = append(errs, fmt.Errorf("alternative limit: %w", err))
 	}
 	s.StartOnLaunch = f.StartOnLaunch.Checked
 	return s, errors.Join(errs...)
@@ -129,12 +142,17 @@ func (w *Window) ShowSettings() {
 		}
 		s, err := f.Value()
 		if err != nil {
-			dialog.ShowError(err, w.Win)
+			w.showError(err)
 			return
 		}
 		w.Settings = s
 		w.command("Save settings", func() error { return w.Backend.SetSettings(s) })
 	}, w.Win)
+	for _, e := range []*Entry{f.Dir, f.Languages, f.OS, f.Countries, f.MaxJobs, f.MaxConns, f.MaxPerMirror, f.SpeedLimit, f.AltSpeedLimit} {
+		e.OnSubmitted = func(string) { d.Confirm() }
+		e.OnEscape = d.Hide
+	}
+	w.keyed(d, d.Confirm, d.Hide)
 	d.Resize(fyne.NewSize(640, d.MinSize().Height))
 	d.Show()
 }

@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strings"
-
+	
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
@@ -129,44 +128,6 @@ func (w *Window) notify(j Job) {
 	}
 	w.App.SendNotification(n)
 }
-
-// addShortcuts binds the keys for the common actions.
-func (w *Window) addShortcuts() {
-	c := w.Win.Canvas()
-	ctrl := func(k fyne.KeyName, f func()) {
-		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { f() })
-	}
-	ctrl(fyne.KeyN, w.AskURL)
-	ctrl(fyne.KeyO, w.AskFile)
-	ctrl(fyne.KeyP, w.PauseSelected)
-	ctrl(fyne.KeyR, w.ResumeSelected)
-	ctrl(fyne.KeyDelete, w.RemoveSelected)
-	ctrl(fyne.KeyE, w.OpenSelectedFolder)
-	ctrl(fyne.KeyComma, w.ShowSettings)
-	ctrl(fyne.KeyQ, w.closeRequested)
-	ctrl(fyne.KeyUp, func() { w.MoveSelected(-1) })
-	ctrl(fyne.KeyDown, func() { w.MoveSelected(1) })
-	c.AddShortcut(&fyne.ShortcutPaste{}, func(fyne.Shortcut) { w.PasteURL() })
-	c.SetOnTypedKey(func(e *fyne.KeyEvent) {
-		if e.Name == fyne.KeyDelete {
-			w.RemoveSelected()
-		}
-	})
-}
-
-// PasteURL opens the link on the clipboard, if it holds one.
-func (w *Window) PasteURL() {
-	if c := w.App.Clipboard(); c != nil {
-		if s := strings.TrimSpace(c.Content()); looksLikeURL(s) {
-			w.OpenSource(s)
-		}
-	}
-}
-
-// Shortcuts lists the keyboard shortcuts, for the settings dialog's help.
-const Shortcuts = `Ctrl+N  Add URL        Ctrl+O  Open a file      Ctrl+V  Add the link on the clipboard
-Ctrl+P  Pause          Ctrl+R  Resume           Delete  Remove
-Ctrl+E  Show in folder Ctrl+↑/↓ Move in queue   Ctrl+,  Settings       Ctrl+Q  Quit`
 
 func plural(n int, one, many string) string {
 	if n == 1 {

@@ -85,7 +85,7 @@ func TestWindowShowsQueue(t *testing.T) {
 
 	r := newJobRow().(*jobRow)
 	j, _ := w.model.find(running)
-	r.show(j)
+	r.show(j, false)
 	if r.name.Text != "debian-13.1.0-amd64-DVD-1.iso" || r.size.Text != "140 MB" || r.speed.Text != "6.4 MB/s" || r.eta.Text != "9 s" {
 		t.Errorf("running row shows %q %q %q %q", r.name.Text, r.size.Text, r.speed.Text, r.eta.Text)
 	}
@@ -97,7 +97,7 @@ func TestWindowShowsQueue(t *testing.T) {
 	}
 	// The checksum mismatch is marked in words, in red, with its own icon.
 	bad := w.model.jobs[4]
-	r.show(bad)
+	r.show(bad, false)
 	seg := r.state.Segments[0].(*widget.TextSegment)
 	if seg.Text != "Checksum mismatch" || seg.Style.ColorName != theme.ColorNameError || r.icon.Resource.Name() != lookOf(Job{Mismatch: true}).Icon.Name() || r.progress.Color != theme.ColorNameError {
 		t.Errorf("mismatch row: %q colour %v icon %v bar %v", seg.Text, seg.Style.ColorName, r.icon.Resource, r.progress.Color)
@@ -528,14 +528,14 @@ func TestSettingsDialog(t *testing.T) {
 	if form == nil {
 		t.Fatal("no form in the dialog")
 	}
-	entries := map[string]*widget.Entry{}
+	entries := map[string]*Entry{}
 	for _, it := range form.Form.Items {
 		switch x := it.Widget.(type) {
-		case *widget.Entry:
+		case *Entry:
 			entries[it.Text] = x
 		case *fyne.Container:
 			for _, o := range x.Objects {
-				if e, ok := o.(*widget.Entry); ok {
+				if e, ok := o.(*Entry); ok {
 					entries[it.Text] = e
 				}
 			}

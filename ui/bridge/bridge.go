@@ -59,6 +59,7 @@ type Backend struct {
 	recentOrder []fileKey
 	client      *engine.Client // for the next run; rebuilt when settings change
 	runner      *queue.Runner  // the runner at work; nil between runs
+	stopRun     func()         // stops the runner's run, for the schedule
 	scratch     engine.Snapshot
 	// origins are what the servers of plain URLs opened for the picker
 	// said, until the picked document is added (see openSource).
@@ -157,6 +158,10 @@ func (b *Backend) runLoop(run bool) {
 			}
 		}
 		run = false
+		if !b.waitSchedule() {
+			return
+		}
+		ctx, stop := b.scheduledRun()
 		b.mu.Lock()
 		b.busy = true
 		c := b.clientLocked()
@@ -165,13 +170,20 @@ func (b *Backend) runLoop(run bool) {
 		r := &queue.Runner{Queue: b.q, Client: c, Progress: b.progress}
 		b.mu.Lock()
 		b.runner = r
+		b.stopRun = stop
 		b.mu.Unlock()
 		// A job's own failure is recorded in the queue and shown on its
 		// row; Run's joined error adds nothing the window does not show.
-		_ = r.Run(b.ctx)
+		_ = r.Run(ctx)
+		interrupted := ctx.Err() != nil
+		stop()
 		b.mu.Lock()
 		b.busy = false
 		b.runner = nil
+		b.stopRun = nil
+		// Stopped by the schedule or a new limit rather than by Close:
+		// the jobs it let go are queued still, so run again once allowed.
+		run = interrupted && b.ctx.Err() == nil
 		for id, l := range b.live {
 			if l.checking == "" {
 				b.keepLocked(id, &l.snap)
@@ -196,6 +208,9 @@ func (b *Backend) clientLocked() *engine.Client {
 	c := &engine.Client{}
 	if s, err := b.q.Settings(); err == nil {
 		c = s.Client()
+	}
+	if sched, err := b.q.Schedule(); err == nil {
+		c.Limit = sched.Limit(c.Limit)
 	}
 	b.client = c
 	return c

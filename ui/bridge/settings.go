@@ -13,6 +13,14 @@ func (b *Backend) Settings() (ui.Settings, error) {
 	if err != nil {
 		return ui.Settings{}, err
 	}
+	sched, err := b.q.Schedule()
+	if err != nil {
+		return ui.Settings{}, err
+	}
+	jobs, err := b.q.MaxJobs()
+	if err != nil {
+		return ui.Settings{}, err
+	}
 	def := platform.DefaultPrefs()
 	out := ui.Settings{
 		Dir:               s.DownloadDir,
@@ -22,6 +30,8 @@ func (b *Backend) Settings() (ui.Settings, error) {
 		MaxConns:          s.MaxConns,
 		MaxConnsPerMirror: s.MaxConnsPerMirror,
 		SpeedLimit:        s.SpeedLimit,
+		AltSpeedLimit:     sched.AltLimit,
+		MaxJobs:           jobs,
 		StartOnLaunch:     s.StartOnLaunch,
 	}
 	if out.Languages == nil {
@@ -47,6 +57,25 @@ func (b *Backend) SetSettings(s ui.Settings) error {
 	})
 	if err != nil {
 		return err
+	}
+	if err := b.q.SetMaxJobs(s.MaxJobs); err != nil {
+		return err
+	}
+	sched, err := b.q.Schedule()
+	if err != nil {
+		return err
+	}
+	if sched.AltLimit != s.AltSpeedLimit {
+		sched.AltLimit = s.AltSpeedLimit
+		if err := b.q.SetSchedule(sched); err != nil {
+			return err
+		}
+		if sched.AltSpeed {
+			// The limit in force changed: apply it now, not from the
+			// next job on.
+			b.rescheduled()
+			return nil
+		}
 	}
 	b.mu.Lock()
 	b.client = nil
