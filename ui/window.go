@@ -421,7 +421,11 @@ func (w *Window) AskFile() {
 // OpenSource reads source off the UI goroutine and then shows the picker
 // for it (or, for a plain link to one file, adds it at once). It may be
 // called from any goroutine.
-func (w *Window) OpenSource(source string) {
+func (w *Window) OpenSource(source string) { w.open(source, false) }
+
+// open reads source and offers it; with pick the picker shows even for
+// a plain link.
+func (w *Window) open(source string, pick bool) {
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
@@ -431,16 +435,16 @@ func (w *Window) OpenSource(source string) {
 				w.showError(fmt.Errorf(lang.L("open %s: %w"), source, err))
 				return
 			}
-			w.offer(source, doc)
+			w.offer(source, doc, pick)
 		})
 	}()
 }
 
 // offer shows the picker for doc, or adds it directly when there is
-// nothing to pick.
-func (w *Window) offer(source string, doc *metalink.Document) {
+// nothing to pick and pick is false.
+func (w *Window) offer(source string, doc *metalink.Document, pick bool) {
 	p := NewPicker(source, doc, w.Settings, w.Win)
-	if w.opts.AutoStart || (isPlainLink(source) && len(doc.Files) == 1 && len(doc.Rejected) == 0) {
+	if w.opts.AutoStart || (!pick && isPlainLink(source) && len(doc.Files) == 1 && len(doc.Rejected) == 0) {
 		w.add(p.Request(false))
 		return
 	}
@@ -479,12 +483,13 @@ func (w *Window) add(req AddRequest) {
 	})
 }
 
-// dropped opens what was dropped on the window: metalink and torrent
-// files, and links.
+// dropped opens what was dropped on the window: metalink, torrent and
+// ResourceSync files, and links, each in a picker, so a drop of several
+// never starts anything unseen.
 func (w *Window) dropped(_ fyne.Position, uris []fyne.URI) {
 	for _, u := range uris {
 		if src, ok := droppedSource(u); ok {
-			w.OpenSource(src)
+			w.open(src, true)
 		}
 	}
 }
@@ -512,7 +517,9 @@ func droppedSource(u fyne.URI) (string, bool) {
 		}
 	}
 	switch strings.ToLower(filepath.Ext(p)) {
-	case ".meta4", ".metalink", ".torrent":
+	case ".meta4", ".metalink", ".torrent", ".xml":
+		// .xml: a ResourceSync resource list or sitemap, read like a
+		// metalink; the reader says so if it is not one.
 		return p, true
 	}
 	return "", false
