@@ -346,7 +346,9 @@ func (w *Window) CopySourceURL() {
 }
 
 // PauseAll pauses every job that runs or waits.
-func (w *Window) PauseAll() { w.forAll(func(j Job) bool { return j.State.Pausable() }, w.Backend.Pause) }
+func (w *Window) PauseAll() {
+	w.forAll(func(j Job) bool { return j.State.Pausable() }, w.Backend.Pause)
+}
 
 // ResumeAll resumes every paused job.
 func (w *Window) ResumeAll() {

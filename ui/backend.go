@@ -8,6 +8,7 @@ package ui
 
 import (
 	"context"
+	"fyne.io/fyne/v2/lang"
 	"time"
 
 	"braid/engine/metalink"
@@ -96,19 +97,19 @@ const (
 func (s FileState) String() string {
 	switch s {
 	case FileWaiting:
-		return "Waiting"
+		return lang.L("Waiting")
 	case FileRunning:
-		return "Downloading"
+		return lang.L("Downloading")
 	case FileVerifying:
-		return "Verifying"
+		return lang.L("Verifying")
 	case FileVerified:
-		return "Verified"
+		return lang.L("Verified")
 	case FileMismatch:
-		return "Checksum mismatch"
+		return lang.L("Checksum mismatch")
 	case FileFailed:
-		return "Failed"
+		return lang.L("Failed")
 	}
-	return "Unknown"
+	return lang.L("Unknown")
 }
 
 // FileDetail is one file of a job: its progress, mirrors and pieces.
@@ -153,15 +154,15 @@ const (
 func (s MirrorState) String() string {
 	switch s {
 	case MirrorIdle:
-		return "Idle"
+		return lang.L("Idle")
 	case MirrorActive:
-		return "Active"
+		return lang.L("Active")
 	case MirrorWaiting:
-		return "Waiting"
+		return lang.L("Waiting")
 	case MirrorDropped:
-		return "Dropped"
+		return lang.L("Dropped")
 	}
-	return "Unknown"
+	return lang.L("Unknown")
 }
 
 // MirrorDetail is one mirror of a file and what it did.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -191,24 +192,24 @@ func (t Totals) statusText() string {
 	if s := speedText(t.Upload); s != "" {
 		parts = append(parts, "↑ "+s)
 	}
-	parts = append(parts, fmt.Sprintf("%s active", count(t.Running)), fmt.Sprintf("%s queued", count(t.Queued)))
+	parts = append(parts, fmt.Sprintf(lang.L("%s active"), count(t.Running)), fmt.Sprintf(lang.L("%s queued"), count(t.Queued)))
 	if t.Waiting > 0 {
-		parts = append(parts, fmt.Sprintf("%s waiting", count(t.Waiting)))
+		parts = append(parts, fmt.Sprintf(lang.L("%s waiting"), count(t.Waiting)))
 	}
 	if t.Seeding > 0 {
-		parts = append(parts, fmt.Sprintf("%s seeding", count(t.Seeding)))
+		parts = append(parts, fmt.Sprintf(lang.L("%s seeding"), count(t.Seeding)))
 	}
 	if t.Paused > 0 {
-		parts = append(parts, fmt.Sprintf("%s paused", count(t.Paused)))
+		parts = append(parts, fmt.Sprintf(lang.L("%s paused"), count(t.Paused)))
 	}
 	if t.Done > 0 {
-		parts = append(parts, fmt.Sprintf("%s done", count(t.Done)))
+		parts = append(parts, fmt.Sprintf(lang.L("%s done"), count(t.Done)))
 	}
 	if t.Failed > 0 {
-		parts = append(parts, fmt.Sprintf("%s failed", count(t.Failed)))
+		parts = append(parts, fmt.Sprintf(lang.L("%s failed"), count(t.Failed)))
 	}
 	if t.Mismatch > 0 {
-		parts = append(parts, fmt.Sprintf("%s checksum mismatch", count(t.Mismatch)))
+		parts = append(parts, fmt.Sprintf(lang.L("%s checksum mismatch"), count(t.Mismatch)))
 	}
 	return strings.Join(parts, "  ·  ")
 }
@@ -217,7 +218,7 @@ func (t Totals) statusText() string {
 var queueWidths = []float32{20, 0, 80, 150, 90, 70, 170}
 
 func queueHeader() fyne.CanvasObject {
-	return header(queueWidths, "", "Name", "Size", "Progress", "Speed", "ETA", "State")
+	return header(queueWidths, "", lang.L("Name"), lang.L("Size"), lang.L("Progress"), lang.L("Speed"), lang.L("ETA"), lang.L("State"))
 }
 
 // jobRow is one row of the queue list; rows are reused as the list

@@ -2,9 +2,10 @@ package ui
 
 import (
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"os"
 	"runtime"
-	
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
@@ -21,13 +22,13 @@ func (w *Window) SetupTray() bool {
 	if !ok || !hasTray(os.Getenv) {
 		return false
 	}
-	quit := fyne.NewMenuItem("Quit", w.Quit)
+	quit := fyne.NewMenuItem(lang.L("Quit"), w.Quit)
 	quit.IsQuit = true
 	d.SetSystemTrayMenu(fyne.NewMenu("Braid",
-		fyne.NewMenuItem("Show Braid", w.ShowWindow),
+		fyne.NewMenuItem(lang.L("Show Braid"), w.ShowWindow),
 		fyne.NewMenuItemSeparator(),
-		fyne.NewMenuItem("Pause all", w.PauseAll),
-		fyne.NewMenuItem("Resume all", w.ResumeAll),
+		fyne.NewMenuItem(lang.L("Pause all"), w.PauseAll),
+		fyne.NewMenuItem(lang.L("Resume all"), w.ResumeAll),
 		fyne.NewMenuItemSeparator(),
 		quit,
 	))
@@ -72,20 +73,20 @@ func (w *Window) closeRequested() {
 		w.Quit()
 		return
 	}
-	msg := fmt.Sprintf("%s running, %s waiting.\nQuitting stops them; they continue where they left off when Braid starts again.",
-		plural(t.Running, "download", "downloads"), count(t.Queued))
+	msg := fmt.Sprintf(lang.L("%s running, %s waiting.\nQuitting stops them; they continue where they left off when Braid starts again."),
+		plural(t.Running, lang.L("1 download"), lang.L("%s downloads")), count(t.Queued))
 	text := widget.NewLabel(msg)
 	text.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustomWithoutButtons("Downloads are running", text, w.Win)
-	cancel := widget.NewButton("Cancel", d.Hide)
-	quit := widget.NewButton("Quit", func() {
+	d := dialog.NewCustomWithoutButtons(lang.L("Downloads are running"), text, w.Win)
+	cancel := widget.NewButton(lang.L("Cancel"), d.Hide)
+	quit := widget.NewButton(lang.L("Quit"), func() {
 		d.Hide()
 		w.Quit()
 	})
 	quit.Importance = widget.DangerImportance
 	buttons := []fyne.CanvasObject{cancel, quit}
 	if w.tray {
-		hide := widget.NewButtonWithIcon("Keep running in the tray", theme.VisibilityOffIcon(), func() {
+		hide := widget.NewButtonWithIcon(lang.L("Keep running in the tray"), theme.VisibilityOffIcon(), func() {
 			d.Hide()
 			w.Win.Hide()
 		})
@@ -117,21 +118,22 @@ func (w *Window) notify(j Job) {
 	var n *fyne.Notification
 	switch {
 	case j.Mismatch:
-		n = fyne.NewNotification("Verification failed",
-			fmt.Sprintf("%s does not match its checksum. Repair fetches only the bad pieces again.", j.Name))
+		n = fyne.NewNotification(lang.L("Verification failed"),
+			fmt.Sprintf(lang.L("%s does not match its checksum. Repair fetches only the bad pieces again."), j.Name))
 	case j.State == Done:
-		n = fyne.NewNotification("Download finished", fmt.Sprintf("%s is verified and saved in %s.", j.Name, j.Dir))
+		n = fyne.NewNotification(lang.L("Download finished"), fmt.Sprintf(lang.L("%s is verified and saved in %s."), j.Name, j.Dir))
 	case j.State == Failed:
-		n = fyne.NewNotification("Download failed", fmt.Sprintf("%s: %s", j.Name, j.Err))
+		n = fyne.NewNotification(lang.L("Download failed"), fmt.Sprintf("%s: %s", j.Name, j.Err))
 	default:
 		return
 	}
 	w.App.SendNotification(n)
 }
 
+// plural is one when n is 1, else many (a format with one %s) with n.
 func plural(n int, one, many string) string {
 	if n == 1 {
-		return "1 " + one
+		return one
 	}
-	return count(n) + " " + many
+	return fmt.Sprintf(many, count(n))
 }

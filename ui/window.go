@@ -59,7 +59,7 @@ type Window struct {
 	List        *JobList
 	Empty       fyne.CanvasObject // shown instead of the list when the queue is empty
 	// Menu is the main menu: the menu bar on desktops that have one.
-	Menu *fyne.MainMenu
+	Menu    *fyne.MainMenu
 	Status  *widget.Label
 	Problem *widget.Label // the last error reading the queue, in red
 	Details *Details
@@ -147,8 +147,8 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	icon := widget.NewIcon(theme.NewDisabledResource(theme.DownloadIcon()))
 	w.Empty = container.NewCenter(container.NewVBox(
 		container.NewCenter(container.NewGridWrap(fyne.NewSize(48, 48), icon)),
-		container.NewCenter(newHint("Drop a .meta4, .metalink or .torrent file, or a link, anywhere here.")),
-		container.NewCenter(newHint("Or use Add URL (Ctrl+N) or Open (Ctrl+O)."))))
+		container.NewCenter(newHint(lang.L("Drop a .meta4, .metalink or .torrent file, or a link, anywhere here."))),
+		container.NewCenter(newHint(lang.L("Or use Add URL (Ctrl+N) or Open (Ctrl+O).")))))
 
 	w.Status = widget.NewLabel("")
 	w.Status.SizeName = theme.SizeNameCaptionText
@@ -158,8 +158,8 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Problem.Truncation = fyne.TextTruncateEllipsis
 
 	w.Details = NewDetails()
-	w.Details.OnVerify = func(id JobID) { w.command("Verify", func() error { return b.Verify(id) }) }
-	w.Details.OnRepair = func(id JobID) { w.command("Repair", func() error { return b.Repair(id) }) }
+	w.Details.OnVerify = func(id JobID) { w.command(lang.L("Verify"), func() error { return b.Verify(id) }) }
+	w.Details.OnRepair = func(id JobID) { w.command(lang.L("Repair"), func() error { return b.Repair(id) }) }
 	w.Details.OnTab = func() {
 		w.poll.pieces.Store(w.Details.NeedsPieces())
 		w.poll.refreshDetail()
@@ -474,7 +474,7 @@ func (w *Window) add(req AddRequest) {
 	if req.Dir == "" {
 		req.Dir = w.Settings.Dir
 	}
-	w.command("Add "+req.Source, func() error {
+	w.command(fmt.Sprintf(lang.L("Add %s"), req.Source), func() error {
 		id, err := w.Backend.Add(w.ctx, req)
 		if err == nil {
 			w.do(func() { w.pendingSelect = id })

@@ -25,6 +25,7 @@ package bridge
 import (
 	"context"
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"sync"
 
 	"braid/engine"
@@ -110,7 +111,7 @@ func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalin
 // queue Start does nothing and reports why.
 func (b *Backend) Start(run bool) error {
 	if !b.q.Owner() {
-		return fmt.Errorf("run the queue %s: %w", b.q.Path(), queue.ErrNotOwner)
+		return fmt.Errorf(lang.L("run the queue %s: %w"), b.q.Path(), queue.ErrNotOwner)
 	}
 	b.wg.Add(1)
 	go func() {

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"os"
 
 	"braid/queue"
@@ -14,10 +15,10 @@ import (
 // (its ETag, the Referer), so every run of the job sends them.
 func (b *Backend) Add(_ context.Context, req ui.AddRequest) (ui.JobID, error) {
 	if req.Doc == nil {
-		return 0, fmt.Errorf("add %s: nothing was read from it", queue.Redact(req.Source))
+		return 0, fmt.Errorf(lang.L("add %s: nothing was read from it"), queue.Redact(req.Source))
 	}
 	if err := os.MkdirAll(req.Dir, 0o755); err != nil {
-		return 0, fmt.Errorf("add %s: destination: %w", queue.Redact(req.Source), err)
+		return 0, fmt.Errorf(lang.L("add %s: destination: %w"), queue.Redact(req.Source), err)
 	}
 	b.mu.Lock()
 	origin := b.origins[req.Doc]

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"net/url"
 	"path"
 	"strings"
@@ -54,7 +55,7 @@ func resolveSource(ctx context.Context, source string) (*metalink.Document, queu
 		ext = strings.ToLower(path.Ext(u.Path))
 	}
 	if strings.HasPrefix(source, "magnet:") || ext == ".torrent" {
-		return nil, queue.Origin{}, fmt.Errorf("%s: BitTorrent is not supported yet", queue.Redact(source))
+		return nil, queue.Origin{}, fmt.Errorf(lang.L("%s: BitTorrent is not supported yet"), queue.Redact(source))
 	}
 	res, err := resolve.Resolve(ctx, source, resolve.Options{})
 	if err != nil {

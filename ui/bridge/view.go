@@ -3,6 +3,7 @@ package bridge
 import (
 	"errors"
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"strconv"
 	"time"
 
@@ -213,18 +214,18 @@ func fileDetail(j queue.Job, f queue.File, mf metalink.File) ui.FileDetail {
 		fd.PieceHash = mf.Pieces.Type
 	}
 	if mf.Signature != nil {
-		fd.Signature = cmpOr(mf.Signature.MediaType, "signature")
+		fd.Signature = cmpOr(mf.Signature.MediaType, lang.L("signature"))
 	}
 	switch {
 	case f.Verified:
 		fd.State = ui.FileVerified
 		if h, ok := piece.Strongest(f.Hashes); ok {
-			fd.Verification = h.Type + " matched"
+			fd.Verification = fmt.Sprintf(lang.L("%s matched"), h.Type)
 		} else {
-			fd.Verification = "complete; the document gives no hash Braid can check"
+			fd.Verification = lang.L("complete; the document gives no hash Braid can check")
 		}
 	case f.Mismatch:
-		fd.State, fd.Verification = ui.FileMismatch, "did not match its hash"
+		fd.State, fd.Verification = ui.FileMismatch, lang.L("did not match its hash")
 		if j.State == queue.Failed {
 			fd.Err = queue.Redact(j.Error)
 		}
@@ -270,7 +271,7 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 		fd.Err = queue.Redact(s.Err.Error())
 	}
 	if s.Checked {
-		fd.Verification = fmt.Sprintf("%s of %s pieces checked against their hashes so far", count(s.Verified), count(len(s.Pieces)))
+		fd.Verification = fmt.Sprintf(lang.L("%s of %s pieces checked against their hashes so far"), count(s.Verified), count(len(s.Pieces)))
 	}
 	fd.Mirrors = fd.Mirrors[:0]
 	for _, m := range s.Mirrors {
