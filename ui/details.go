@@ -315,7 +315,7 @@ func (d *Details) fillInfo(f FileDetail) {
 	if f.Err != "" {
 		add(lang.L("Problem"), f.Err)
 	}
-	add(lang.L("Description"), det.Description)
+	add(lang.L("About"), det.Description)
 	d.Info.Objects = rows
 	d.Info.Refresh()
 }

@@ -2,6 +2,11 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
+	"os/exec"
+
+	"fyne.io/fyne/v2/lang"
+
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -159,4 +164,42 @@ func TestTranslationsComplete(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLocaleChoosesLanguage starts this test binary again under each
+// system locale and checks that the window's words come out in that
+// language, as Fyne's lang package reads the locale at start-up.
+func TestLocaleChoosesLanguage(t *testing.T) {
+	if os.Getenv("BRAID_LOCALE_HELPER") != "" {
+		return
+	}
+	for locale, want := range map[string]string{
+		"de_DE.UTF-8": "Pausieren|Über|3 von 5 Dateien",
+		"fr_FR.UTF-8": "Pause|À propos|3 fichiers sur 5",
+		"es_ES.UTF-8": "Pausar|Acerca de|3 de 5 archivos",
+		"zh_CN.UTF-8": "暂停|简介|3 / 5 个文件",
+		"en_GB.UTF-8": "Pause|About|3 of 5 files",
+		"C":           "Pause|About|3 of 5 files",
+	} {
+		t.Run(locale, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestLocaleHelper$", "-test.v")
+			cmd.Env = append(os.Environ(), "BRAID_LOCALE_HELPER=1", "LANG="+locale, "LC_ALL=", "LC_MESSAGES=", "LANGUAGE=")
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("helper: %v\n%s", err, out)
+			}
+			if !strings.Contains(string(out), "words: "+want+"\n") {
+				t.Errorf("under %s, want %q in\n%s", locale, want, out)
+			}
+		})
+	}
+}
+
+// TestLocaleHelper prints some translated words for
+// TestLocaleChoosesLanguage; alone it does nothing.
+func TestLocaleHelper(t *testing.T) {
+	if os.Getenv("BRAID_LOCALE_HELPER") == "" {
+		t.Skip("run by TestLocaleChoosesLanguage")
+	}
+	fmt.Printf("words: %s|%s|%s\n", lang.L("Pause"), lang.L("About"), fmt.Sprintf(lang.L("%s of %s files"), "3", "5"))
 }
