@@ -215,7 +215,7 @@ func (t Totals) statusText() string {
 }
 
 // Queue list columns: icon, name, size, progress, speed, ETA, state.
-var queueWidths = []float32{20, 0, 80, 150, 90, 70, 170}
+var queueWidths = []float32{20, 0, 80, 150, 100, 70, 250}
 
 func queueHeader() fyne.CanvasObject {
 	return header(queueWidths, "", lang.L("Name"), lang.L("Size"), lang.L("Progress"), lang.L("Speed"), lang.L("ETA"), lang.L("State"))

@@ -59,7 +59,9 @@ type Window struct {
 	List        *JobList
 	Empty       fyne.CanvasObject // shown instead of the list when the queue is empty
 	// Menu is the main menu: the menu bar on desktops that have one.
-	Menu    *fyne.MainMenu
+	Menu *fyne.MainMenu
+	// Split divides the queue (above) from the details pane.
+	Split   *container.Split
 	Status  *widget.Label
 	Problem *widget.Label // the last error reading the queue, in red
 	Details *Details
@@ -168,6 +170,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	queue := container.NewBorder(container.NewVBox(w.Filters, queueHeader()), nil, nil, nil, container.NewStack(w.List, w.Empty))
 	split := container.NewVSplit(queue, container.NewPadded(w.Details.Content))
 	split.Offset = 0.45
+	w.Split = split
 	status := container.NewBorder(nil, nil, nil, w.Problem, w.Status)
 	w.Win.SetContent(container.NewBorder(
 		container.NewVBox(w.Toolbar.Content, widget.NewSeparator()),
