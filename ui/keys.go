@@ -127,8 +127,9 @@ func (l *JobList) TypedKey(k *fyne.KeyEvent) {
 // runs for the list when it has the focus and for the canvas when
 // nothing has; it reports whether it used the key.
 func (w *Window) listKey(k *fyne.KeyEvent) bool {
-	if w.dialogKey(k.Name) {
-		return true
+	if len(w.dialogs) > 0 {
+		// A dialog is open: the queue behind it takes no keys.
+		return w.dialogKey(k.Name)
 	}
 	switch k.Name {
 	case fyne.KeySpace:

@@ -15,8 +15,12 @@ import (
 )
 
 // typeKey delivers a key as the desktop driver does: to the focused
-// widget when there is one, else to the canvas.
+// widget when there is one, else to the canvas. It holds the window's
+// UI lock, as the one UI goroutine would be busy: a command the key
+// starts applies its result only after the key is handled.
 func typeKey(w *Window, name fyne.KeyName) {
+	w.doMu.Lock()
+	defer w.doMu.Unlock()
 	ev := &fyne.KeyEvent{Name: name}
 	c := w.Win.Canvas()
 	if f := c.Focused(); f != nil {
@@ -29,6 +33,8 @@ func typeKey(w *Window, name fyne.KeyName) {
 }
 
 func shortcutKey(w *Window, s fyne.Shortcut) {
+	w.doMu.Lock()
+	defer w.doMu.Unlock()
 	w.Win.Canvas().(fyne.Shortcutable).TypedShortcut(s)
 }
 
@@ -50,7 +56,7 @@ func TestDialogsAnswerEnterAndEscape(t *testing.T) {
 			t.Fatal("Escape left Add URL open")
 		}
 		shortcutKey(w, ctrl(fyne.KeyN))
-		test.Type(w.Win.Canvas().Focused().(fyne.Focusable), "https://example.org/a.iso")
+		test.Type(w.Win.Canvas().Focused(), "https://example.org/a.iso")
 		typeKey(w, fyne.KeyReturn)
 		w.Settle()
 		if dialogOpen(w) || !slices.Equal(b.Calls(), []string{"add https://example.org/a.iso [a.iso] paused=false dir=/home/user/Downloads"}) {
