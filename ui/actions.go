@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -258,6 +259,22 @@ func (w *Window) MoveSelected(delta int) {
 
 func (w *Window) isSelected(id JobID, sel []Job) bool {
 	return slices.ContainsFunc(sel, func(j Job) bool { return j.ID == id })
+}
+
+// dropRow moves the jobs by a drag of job id's row dy pixels down: the
+// selection when the row is in it, else the row's job alone.
+func (w *Window) dropRow(id JobID, dy, rowHeight float32) {
+	if rowHeight <= 0 {
+		return
+	}
+	delta := int(math.Round(float64(dy / rowHeight)))
+	if delta == 0 {
+		return
+	}
+	if !w.marked[id] && id != w.selected {
+		w.Select(id)
+	}
+	w.MoveSelected(delta)
 }
 
 // MoveSelectedUp, MoveSelectedDown, MoveSelectedTop and MoveSelectedBottom

@@ -207,6 +207,7 @@ func (w *Window) shortcuts() []shortcut {
 		{ctrl(fyne.KeyDown), "Ctrl+↓", lang.L("Move down"), w.MoveSelectedDown},
 		{ctrl(fyne.KeyHome), "Ctrl+Home", lang.L("Move to the top"), w.MoveSelectedTop},
 		{ctrl(fyne.KeyEnd), "Ctrl+End", lang.L("Move to the bottom"), w.MoveSelectedBottom},
+		{nil, lang.L("Drag a row"), lang.L("Move in the queue"), nil},
 		{nil, lang.L("Enter"), lang.L("Open the finished file"), w.OpenSelectedFile},
 		{ctrl(fyne.KeyE), "Ctrl+E", lang.L("Show in folder"), w.OpenSelectedFolder},
 		{ctrlShift(fyne.KeyC), "Ctrl+Shift+C", lang.L("Copy the source URL"), w.CopySourceURL},

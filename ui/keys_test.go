@@ -587,3 +587,42 @@ func TestDetailsShowTrustAndPeers(t *testing.T) {
 		t.Errorf("state line %q lacks the peers", line)
 	}
 }
+
+// TestDragMovesJobs drags a row two rows down and another, in a
+// selection of two, one row up.
+func TestDragMovesJobs(t *testing.T) {
+	b := newMemBackend()
+	sampleQueue(b)
+	w, _ := newTestWindow(t, b)
+	orig := slices.Clone(w.Jobs())
+	order := func() []JobID {
+		var ids []JobID
+		for _, j := range w.Jobs() {
+			ids = append(ids, j.ID)
+		}
+		return ids
+	}
+	drag := func(j Job, dy float32) {
+		r := w.List.CreateItem().(*jobRow)
+		r.onDrop = w.dropRow
+		r.Resize(fyne.NewSize(800, 36))
+		r.show(j, false)
+		r.Dragged(&fyne.DragEvent{Dragged: fyne.Delta{DY: dy / 2}})
+		r.Dragged(&fyne.DragEvent{Dragged: fyne.Delta{DY: dy / 2}})
+		r.DragEnd()
+		w.Settle()
+	}
+	row := float32(36) + theme.Padding()
+	drag(orig[0], 2*row)
+	if want := []JobID{orig[1].ID, orig[2].ID, orig[0].ID, orig[3].ID, orig[4].ID}; !slices.Equal(order(), want) {
+		t.Fatalf("after dragging the first job two rows down: %v, want %v", order(), want)
+	}
+	if w.Selected() != orig[0].ID {
+		t.Error("the dragged job is not selected")
+	}
+	w.SelectJobs(orig[3].ID, orig[4].ID)
+	drag(orig[4], -row)
+	if want := []JobID{orig[1].ID, orig[2].ID, orig[3].ID, orig[4].ID, orig[0].ID}; !slices.Equal(order(), want) {
+		t.Errorf("after dragging a selection of two up: %v, want %v", order(), want)
+	}
+}

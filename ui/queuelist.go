@@ -241,6 +241,23 @@ type jobRow struct {
 	mark    *canvas.Rectangle
 	marked  bool
 	onPress func(fyne.KeyModifier)
+	// onDrop hears a drag of the row end, with the job and how far it
+	// went down (negative: up); dragged is that distance so far.
+	onDrop  func(id JobID, dy, rowHeight float32)
+	dragged float32
+}
+
+// Dragged is Fyne's hook; see fyne.Draggable. On the desktop the list
+// scrolls with the wheel, so a drag is free to move jobs.
+func (r *jobRow) Dragged(e *fyne.DragEvent) { r.dragged += e.Dragged.DY }
+
+// DragEnd is Fyne's hook; see fyne.Draggable.
+func (r *jobRow) DragEnd() {
+	dy := r.dragged
+	r.dragged = 0
+	if r.onDrop != nil && r.shown.ID != 0 {
+		r.onDrop(r.shown.ID, dy, r.Size().Height+theme.Padding())
+	}
 }
 
 // MouseDown is Fyne's hook; see desktop.Mouseable.

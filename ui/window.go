@@ -131,6 +131,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.List = newJobList(w.model.length, func() fyne.CanvasObject {
 		r := newJobRow().(*jobRow)
 		r.onPress = func(m fyne.KeyModifier) { w.modifier = m }
+		r.onDrop = w.dropRow
 		return r
 	}, func(i widget.ListItemID, o fyne.CanvasObject) {
 		if j, ok := w.model.row(i); ok {
