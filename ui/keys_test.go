@@ -626,3 +626,28 @@ func TestDragMovesJobs(t *testing.T) {
 		t.Errorf("after dragging a selection of two up: %v, want %v", order(), want)
 	}
 }
+
+// TestRowMenu right-clicks a finished job's row and uses its menu.
+func TestRowMenu(t *testing.T) {
+	b := newMemBackend()
+	sampleQueue(b)
+	w, _ := newTestWindow(t, b)
+	done := w.Jobs()[3]
+	r := w.List.CreateItem().(*jobRow)
+	r.show(done, false)
+	test.TapSecondary(r)
+	if w.Selected() != done.ID {
+		t.Fatalf("a right click selected %d, want %d", w.Selected(), done.ID)
+	}
+	if w.Win.Canvas().Overlays().Top() == nil {
+		t.Fatal("no menu")
+	}
+	if !w.menu.pause.Disabled || w.menu.openFile.Disabled || w.menu.copyURL.Disabled {
+		t.Error("the menu of a finished job offers Pause, or not Open file and Copy source URL")
+	}
+	w.menu.top.Action()
+	w.Settle()
+	if w.Jobs()[0].ID != done.ID {
+		t.Errorf("Move to the top from the row menu: calls %q", b.Calls())
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/widget"
 )
 
 // menuItems are the main menu's items that depend on the selection.
@@ -75,6 +76,20 @@ func (w *Window) buildMenu() {
 		),
 	)
 	w.Win.SetMainMenu(w.Menu)
+}
+
+// ShowRowMenu shows the actions on the selection at a right click on job
+// id's row; a row outside the selection is selected first.
+func (w *Window) ShowRowMenu(id JobID, at fyne.Position) {
+	if !w.marked[id] && id != w.selected {
+		w.Select(id)
+	}
+	w.setToolbar()
+	m := &w.menu
+	sep := fyne.NewMenuItemSeparator
+	menu := fyne.NewMenu("", m.pause, m.resume, sep(), m.openFile, m.folder, m.copyURL, sep(),
+		m.top, m.up, m.down, m.bottom, sep(), m.remove)
+	widget.ShowPopUpMenuAtPosition(menu, w.Win.Canvas(), at)
 }
 
 // setMenu enables the items that apply to the selection.

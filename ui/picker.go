@@ -267,13 +267,16 @@ func (p *Picker) updateButtons() {
 // metalinks repeat identity, version and publisher on every file.
 func (p *Picker) buildHeader() {
 	var id, version, desc string
-	var pub metalink.Party
+	var pub, licence metalink.Party
 	for _, f := range p.Doc.Files {
 		id = cmp.Or(id, f.Identity)
 		version = cmp.Or(version, f.Version)
 		desc = cmp.Or(desc, f.Description)
 		if pub.Name == "" {
 			pub = f.Publisher
+		}
+		if licence.Name == "" {
+			licence = f.License
 		}
 	}
 	title := id
@@ -289,6 +292,9 @@ func (p *Picker) buildHeader() {
 	}
 	if pub.Name != "" {
 		sub = append(sub, fmt.Sprintf(lang.L("Published by %s"), pub.Name))
+	}
+	if licence.Name != "" {
+		sub = append(sub, fmt.Sprintf(lang.L("Licence: %s"), licence.Name))
 	}
 	if len(sub) == 0 {
 		sub = append(sub, p.Source)

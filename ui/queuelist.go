@@ -245,6 +245,15 @@ type jobRow struct {
 	// went down (negative: up); dragged is that distance so far.
 	onDrop  func(id JobID, dy, rowHeight float32)
 	dragged float32
+	// onMenu hears a right click on the row, where it happened.
+	onMenu func(id JobID, at fyne.Position)
+}
+
+// TappedSecondary is Fyne's hook; see fyne.SecondaryTappable.
+func (r *jobRow) TappedSecondary(e *fyne.PointEvent) {
+	if r.onMenu != nil && r.shown.ID != 0 {
+		r.onMenu(r.shown.ID, e.AbsolutePosition)
+	}
 }
 
 // Dragged is Fyne's hook; see fyne.Draggable. On the desktop the list

@@ -132,6 +132,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 		r := newJobRow().(*jobRow)
 		r.onPress = func(m fyne.KeyModifier) { w.modifier = m }
 		r.onDrop = w.dropRow
+		r.onMenu = w.ShowRowMenu
 		return r
 	}, func(i widget.ListItemID, o fyne.CanvasObject) {
 		if j, ok := w.model.row(i); ok {

@@ -46,7 +46,11 @@ func (b *Backend) check(id ui.JobID, repair bool) error {
 		b.mu.Unlock()
 		return fmt.Errorf(lang.L("job %d is being checked already"), id)
 	}
-	b.live[j.ID] = &live{job: j, state: ui.Verifying, checking: "starting", fileBytes: map[string]int64{}}
+	state := ui.Verifying
+	if repair {
+		state = ui.Repairing
+	}
+	b.live[j.ID] = &live{job: j, state: state, checking: "starting", fileBytes: map[string]int64{}}
 	b.mu.Unlock()
 	b.changed()
 	b.wg.Add(1)

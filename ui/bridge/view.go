@@ -159,6 +159,7 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		d.Identity = cmpOr(d.Identity, mf.Identity)
 		d.Version = cmpOr(d.Version, mf.Version)
 		d.Description = cmpOr(d.Description, mf.Description)
+		d.License = cmpOr(d.License, mf.License.Name)
 		fd := fileDetail(j, f, mf)
 		switch {
 		case snap != nil && snap.Name == f.Name:
