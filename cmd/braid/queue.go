@@ -205,6 +205,10 @@ func queueRun(ctx context.Context, q *queue.Queue, maxConn int, rate int64, w io
 	if err != nil {
 		return err
 	}
+	// The window's one-click slower speed holds here too.
+	if sched, err := q.Schedule(); err == nil {
+		s.SpeedLimit = sched.Limit(s.SpeedLimit)
+	}
 	last := map[int64]time.Time{}
 	r := &queue.Runner{
 		Queue:  q,
