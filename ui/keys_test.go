@@ -651,3 +651,24 @@ func TestRowMenu(t *testing.T) {
 		t.Errorf("Move to the top from the row menu: calls %q", b.Calls())
 	}
 }
+
+// TestCloseDialogKeys asks to quit while a download runs: Escape goes
+// back to the window, Enter quits.
+func TestCloseDialogKeys(t *testing.T) {
+	b := newMemBackend()
+	sampleQueue(b)
+	w, _ := newTestWindow(t, b)
+	shortcutKey(w, ctrl(fyne.KeyQ))
+	if !dialogOpen(w) {
+		t.Fatal("Ctrl+Q with a download running did not ask")
+	}
+	typeKey(w, fyne.KeyEscape)
+	if dialogOpen(w) || w.ctx.Err() != nil {
+		t.Fatal("Escape did not go back to the window")
+	}
+	shortcutKey(w, ctrl(fyne.KeyQ))
+	typeKey(w, fyne.KeyReturn)
+	if w.ctx.Err() == nil {
+		t.Error("Enter did not quit")
+	}
+}

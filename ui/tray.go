@@ -85,6 +85,9 @@ func (w *Window) closeRequested() {
 	})
 	quit.Importance = widget.DangerImportance
 	buttons := []fyne.CanvasObject{cancel, quit}
+	// Enter does what the highlighted button says: keep running in the
+	// tray when there is one, else quit, as the user asked.
+	w.keyed(d, quit.OnTapped, d.Hide)
 	if w.tray {
 		hide := widget.NewButtonWithIcon(lang.L("Keep running in the tray"), theme.VisibilityOffIcon(), func() {
 			d.Hide()
@@ -92,6 +95,7 @@ func (w *Window) closeRequested() {
 		})
 		hide.Importance = widget.HighImportance
 		buttons = append(buttons, hide)
+		w.dialogs[len(w.dialogs)-1].ok = hide.OnTapped
 	}
 	d.SetButtons(buttons)
 	d.Resize(fyne.NewSize(480, d.MinSize().Height))

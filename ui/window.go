@@ -418,7 +418,10 @@ func (w *Window) AskFile() {
 		_ = r.Close()
 		w.OpenSource(p)
 	}, w.Win)
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".meta4", ".metalink", ".torrent"}))
+	d.SetFilter(storage.NewExtensionFileFilter([]string{".meta4", ".metalink", ".torrent", ".xml"}))
+	// Escape closes it; Enter is the file list's own (it opens the file
+	// chosen there).
+	w.keyed(d, nil, d.Hide)
 	d.Resize(fyne.NewSize(800, 560))
 	d.Show()
 }
