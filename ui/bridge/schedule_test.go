@@ -59,3 +59,33 @@ func TestScheduleHoldsTheQueue(t *testing.T) {
 	}
 	waitFor(t, "the job to finish once the pause ended", func() bool { return jobByID(t, b, id).State == ui.Done })
 }
+
+// TestScheduleStopsARun pauses everything through the schedule while a
+// rate-limited download runs: the job goes back to queued with its
+// progress kept, and finishes once the pause is lifted.
+func TestScheduleStopsARun(t *testing.T) {
+	q := openQueue(t)
+	b := newBackend(t, q)
+	data := payload(3 << 20)
+	m := mirrortest.New(t, data, mirrortest.Rate(1<<20))
+	doc := &metalink.Document{Version: 4, Files: []metalink.File{describeData(t, "r.bin", data, m.URL())}}
+	if err := b.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	id, err := b.Add(context.Background(), ui.AddRequest{Source: "r.meta4", Doc: doc, Files: []string{"r.bin"}, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the download to be under way", func() bool { return m.BytesServed() > 256<<10 })
+	if err := b.SetSchedule(ui.Schedule{PausedUntil: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the run to stop", func() bool { return len(b.Active()) == 0 && jobByID(t, b, id).State == ui.Queued })
+	if j := jobByID(t, b, id); j.Done == 0 || j.Done >= j.Size {
+		t.Errorf("stopped with %d of %d bytes: the progress was not kept, or it finished anyway", j.Done, j.Size)
+	}
+	if err := b.SetSchedule(ui.Schedule{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the job to finish after the pause", func() bool { return jobByID(t, b, id).State == ui.Done })
+}
