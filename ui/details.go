@@ -31,6 +31,8 @@ type Details struct {
 	FileSelect *widget.Select   // shown when the job has several files
 	Verify     *widget.Button
 	Repair     *widget.Button
+	// ImportKey shows when a key not in the keyring signed the job.
+	ImportKey *widget.Button
 
 	Tabs        *container.AppTabs
 	FilesTab    *container.TabItem
@@ -53,6 +55,9 @@ type Details struct {
 	// shown job's ID.
 	OnVerify func(JobID)
 	OnRepair func(JobID)
+	// OnImportKey runs when "Import key…" is pressed, with the unknown
+	// key's fingerprint.
+	OnImportKey func(fingerprint string)
 	// OnTab runs when the user switches tab, so the ticker reads only what
 	// is shown.
 	OnTab func()
@@ -82,6 +87,13 @@ func NewDetails() *Details {
 			d.OnRepair(d.Detail.ID)
 		}
 	})
+
+	d.ImportKey = widget.NewButtonWithIcon(lang.L("Import key…"), theme.AccountIcon(), func() {
+		if d.OnImportKey != nil && !d.Empty && d.Detail.UnknownKey != "" {
+			d.OnImportKey(d.Detail.UnknownKey)
+		}
+	})
+	d.ImportKey.Hide()
 
 	d.Files = widget.NewList(func() int { return len(d.Detail.Files) }, newFileRow, d.updateFileRow)
 	d.Files.OnSelected = func(id widget.ListItemID) {
@@ -113,7 +125,7 @@ func NewDetails() *Details {
 
 	tight := layout.NewCustomPaddedVBoxLayout(0)
 	top := container.NewBorder(nil, nil, nil,
-		container.NewCenter(container.NewHBox(d.FileSelect, d.Verify, d.Repair)),
+		container.NewCenter(container.NewHBox(d.FileSelect, d.ImportKey, d.Verify, d.Repair)),
 		container.New(tight, d.Title, d.State))
 	d.body = container.NewBorder(top, nil, nil, nil, d.Tabs)
 	d.Placeholder = container.NewCenter(newHint(lang.L("Select a download to see its files, its mirrors and which mirror filled which piece.")))
@@ -184,6 +196,11 @@ func (d *Details) setActions() {
 		d.Repair.Importance = widget.MediumImportance
 	}
 	d.Repair.Refresh()
+	if d.Detail.UnknownKey != "" {
+		d.ImportKey.Show()
+	} else {
+		d.ImportKey.Hide()
+	}
 }
 
 // refreshFile updates the tab that shows the current file; hidden tabs are
@@ -287,6 +304,8 @@ func (d *Details) fillInfo(f FileDetail) {
 	if det.Outcome != "" {
 		add(lang.L("Outcome"), det.Outcome)
 	}
+	add(lang.L("What to do"), det.Advice)
+	add(lang.L("News"), det.Notice)
 	if det.Peers > 0 || det.Seeds > 0 || det.Ratio > 0 || det.State == Seeding {
 		add(lang.L("Peers"), peersText(det.Job))
 	}
@@ -306,8 +325,10 @@ func (d *Details) fillInfo(f FileDetail) {
 	default:
 		add(lang.L("Piece hashes"), lang.L("none: a bad piece is found only when the whole file is checked"))
 	}
-	if f.Signature != "" {
-		add(lang.L("Signature"), fmt.Sprintf(lang.L("present (%s); kept, not checked by Braid"), f.Signature))
+	if f.SignatureOutcome != "" {
+		add(lang.L("Signature"), f.SignatureOutcome)
+	} else if f.Signature != "" {
+		add(lang.L("Signature"), fmt.Sprintf(lang.L("present (%s); checked against your keys when the file is complete"), f.Signature))
 	} else {
 		add(lang.L("Signature"), lang.L("none"))
 	}

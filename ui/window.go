@@ -72,6 +72,8 @@ type Window struct {
 	Schedule Schedule
 	// Pickers are the metalink pickers open now, oldest first.
 	Pickers []*Picker
+	// SettingsForm is the settings dialog last opened, for tests.
+	SettingsForm *SettingsForm
 
 	opts     Options
 	model    model
@@ -164,6 +166,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Details = NewDetails()
 	w.Details.OnVerify = func(id JobID) { w.command(lang.L("Verify"), func() error { return b.Verify(id) }) }
 	w.Details.OnRepair = func(id JobID) { w.command(lang.L("Repair"), func() error { return b.Repair(id) }) }
+	w.Details.OnImportKey = w.ImportKeyDialog
 	w.Details.OnTab = func() {
 		w.poll.pieces.Store(w.Details.NeedsPieces())
 		w.poll.refreshDetail()

@@ -30,6 +30,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/engine/signature"
 	"braid/queue"
 	"braid/ui"
 )
@@ -52,6 +53,9 @@ type Backend struct {
 	mu      sync.Mutex
 	live    map[int64]*live     // jobs being downloaded or checked now
 	known   map[int64]queue.Job // the last list, for Active
+	// sigs are the signature outcomes recorded, by job and file, as of
+	// the last list.
+	sigs    map[int64]map[string]signature.Outcome
 	stopped map[int64]bool      // paused or removed while running: ignore late progress
 	busy    bool                // the runner is working through the queue
 	// recent keeps the last snapshot of files finished or left this
@@ -168,7 +172,8 @@ func (b *Backend) runLoop(run bool) {
 		c := b.clientLocked()
 		b.mu.Unlock()
 		b.changed()
-		r := &queue.Runner{Queue: b.q, Client: c, Progress: b.progress}
+		require, _ := b.q.RequireSignature() // unreadable: not required, as by default
+		r := &queue.Runner{Queue: b.q, Client: c, Progress: b.progress, RequireSignature: require}
 		b.mu.Lock()
 		b.runner = r
 		b.stopRun = stop

@@ -103,6 +103,9 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 			if err := b.q.SetVerified(j.ID, f.Name, true); err != nil {
 				return err
 			}
+			if err := b.checkSignature(j.ID, root, mf); err != nil {
+				bad = append(bad, fmt.Errorf("%s: %w", f.Name, err))
+			}
 			continue
 		}
 		damaged++

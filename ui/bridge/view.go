@@ -20,8 +20,13 @@ func (b *Backend) Jobs() ([]ui.Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	sigs, err := b.q.AllSignatures()
+	if err != nil {
+		return nil, err
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.sigs = sigs
 	clear(b.known)
 	out := make([]ui.Job, len(list))
 	for i, j := range list {
@@ -72,6 +77,7 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	if v.Name == "" {
 		v.Name = v.Source
 	}
+	trustLocked(&v, j, b.sigs[j.ID])
 	for _, f := range j.Files {
 		if f.Selected && f.Size < 0 {
 			v.Size = -1
@@ -180,6 +186,7 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		}
 		d.Files = append(d.Files, fd)
 	}
+	b.trustDetail(&d)
 	return d, nil
 }
 
