@@ -228,6 +228,9 @@ type AddRequest struct {
 	Dir    string             // destination folder
 	Prefs  metalink.Prefs     // filters the user settled on, for mirror order
 	Paused bool               // add without starting
+	// Sync asks for a sync job: Doc was read from a ResourceSync source
+	// (Syncer.SyncDocument), and the folder is kept a copy of all of it.
+	Sync bool
 }
 
 // Backend is everything the window asks of the queue and the engine. Its
@@ -308,6 +311,9 @@ type Keyring interface {
 // Syncer is a Backend that runs ResourceSync jobs (Job.Sync): Add with a
 // document Open read from a ResourceSync source starts one.
 type Syncer interface {
+	// SyncDocument reports whether doc, read by Open, came from a
+	// ResourceSync source.
+	SyncDocument(doc *metalink.Document) bool
 	// SyncAgain brings a sync job's folder up to date with its source.
 	SyncAgain(id JobID) error
 }

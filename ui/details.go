@@ -31,8 +31,10 @@ type Details struct {
 	FileSelect *widget.Select   // shown when the job has several files
 	Verify     *widget.Button
 	Repair     *widget.Button
-	// ImportKey shows when a key not in the keyring signed the job.
+	// ImportKey shows when a key not in the keyring signed the job;
+	// SyncAgain on a sync job.
 	ImportKey *widget.Button
+	SyncAgain *widget.Button
 
 	Tabs        *container.AppTabs
 	FilesTab    *container.TabItem
@@ -58,6 +60,8 @@ type Details struct {
 	// OnImportKey runs when "Import key…" is pressed, with the unknown
 	// key's fingerprint.
 	OnImportKey func(fingerprint string)
+	// OnSyncAgain runs when "Sync again" is pressed.
+	OnSyncAgain func(JobID)
 	// OnTab runs when the user switches tab, so the ticker reads only what
 	// is shown.
 	OnTab func()
@@ -94,6 +98,12 @@ func NewDetails() *Details {
 		}
 	})
 	d.ImportKey.Hide()
+	d.SyncAgain = widget.NewButtonWithIcon(lang.L("Sync again"), theme.ViewRefreshIcon(), func() {
+		if d.OnSyncAgain != nil && !d.Empty && d.Detail.Sync {
+			d.OnSyncAgain(d.Detail.ID)
+		}
+	})
+	d.SyncAgain.Hide()
 
 	d.Files = widget.NewList(func() int { return len(d.Detail.Files) }, newFileRow, d.updateFileRow)
 	d.Files.OnSelected = func(id widget.ListItemID) {
@@ -125,7 +135,7 @@ func NewDetails() *Details {
 
 	tight := layout.NewCustomPaddedVBoxLayout(0)
 	top := container.NewBorder(nil, nil, nil,
-		container.NewCenter(container.NewHBox(d.FileSelect, d.ImportKey, d.Verify, d.Repair)),
+		container.NewCenter(container.NewHBox(d.FileSelect, d.ImportKey, d.SyncAgain, d.Verify, d.Repair)),
 		container.New(tight, d.Title, d.State))
 	d.body = container.NewBorder(top, nil, nil, nil, d.Tabs)
 	d.Placeholder = container.NewCenter(newHint(lang.L("Select a download to see its files, its mirrors and which mirror filled which piece.")))
@@ -182,7 +192,17 @@ func (d *Details) Show(det Detail) {
 // (done, or failed its checksum) and nowhere else.
 func (d *Details) setActions() {
 	j := d.Detail.Job
-	finished := j.State == Done || j.Mismatch || (j.State == Failed && j.Done > 0)
+	finished := !j.Sync && (j.State == Done || j.Mismatch || (j.State == Failed && j.Done > 0))
+	if j.Sync {
+		d.SyncAgain.Show()
+		if j.State.Live() {
+			d.SyncAgain.Disable()
+		} else {
+			d.SyncAgain.Enable()
+		}
+	} else {
+		d.SyncAgain.Hide()
+	}
 	for _, b := range []*widget.Button{d.Verify, d.Repair} {
 		if finished {
 			b.Enable()

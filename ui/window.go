@@ -167,6 +167,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Details.OnVerify = func(id JobID) { w.command(lang.L("Verify"), func() error { return b.Verify(id) }) }
 	w.Details.OnRepair = func(id JobID) { w.command(lang.L("Repair"), func() error { return b.Repair(id) }) }
 	w.Details.OnImportKey = w.ImportKeyDialog
+	w.Details.OnSyncAgain = func(id JobID) { w.syncAgain(id) }
 	w.Details.OnTab = func() {
 		w.poll.pieces.Store(w.Details.NeedsPieces())
 		w.poll.refreshDetail()
@@ -454,8 +455,10 @@ func (w *Window) open(source string, pick bool) {
 // offer shows the picker for doc, or adds it directly when there is
 // nothing to pick and pick is false.
 func (w *Window) offer(source string, doc *metalink.Document, pick bool) {
-	p := NewPicker(source, doc, w.Settings, w.Win)
-	if w.opts.AutoStart || (!pick && isPlainLink(source) && len(doc.Files) == 1 && len(doc.Rejected) == 0) {
+	syncer, ok := w.Backend.(Syncer)
+	sync := ok && syncer.SyncDocument(doc)
+	p := newPicker(source, doc, w.Settings, w.Win, sync)
+	if w.opts.AutoStart || (!sync && !pick && isPlainLink(source) && len(doc.Files) == 1 && len(doc.Rejected) == 0) {
 		w.add(p.Request(false))
 		return
 	}

@@ -50,14 +50,14 @@ type Backend struct {
 	// Repair; 0 uses every CPU.
 	Workers int
 
-	mu      sync.Mutex
-	live    map[int64]*live     // jobs being downloaded or checked now
-	known   map[int64]queue.Job // the last list, for Active
+	mu    sync.Mutex
+	live  map[int64]*live     // jobs being downloaded or checked now
+	known map[int64]queue.Job // the last list, for Active
 	// sigs are the signature outcomes recorded, by job and file, as of
 	// the last list.
 	sigs    map[int64]map[string]signature.Outcome
-	stopped map[int64]bool      // paused or removed while running: ignore late progress
-	busy    bool                // the runner is working through the queue
+	stopped map[int64]bool // paused or removed while running: ignore late progress
+	busy    bool           // the runner is working through the queue
 	// recent keeps the last snapshot of files finished or left this
 	// session, so their segment maps still say which mirror filled what.
 	recent      map[fileKey]*engine.Snapshot
@@ -70,6 +70,11 @@ type Backend struct {
 	// said, until the picked document is added (see openSource).
 	origins     map[*metalink.Document]queue.Origin
 	originOrder []*metalink.Document
+	// syncs are the syncs run this session, by sync set ID; syncDocs the
+	// documents Open read from ResourceSync sources, with the source.
+	syncs        map[int64]*syncRun
+	syncDocs     map[*metalink.Document]string
+	syncDocOrder []*metalink.Document
 
 	wake    chan struct{} // wakes the runner loop
 	changes chan struct{} // tells the window the live jobs changed
@@ -92,15 +97,17 @@ type live struct {
 // nothing until Start.
 func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalink.Document, error)) *Backend {
 	b := &Backend{
-		q:       q,
-		open:    open,
-		live:    map[int64]*live{},
-		known:   map[int64]queue.Job{},
-		stopped: map[int64]bool{},
-		recent:  map[fileKey]*engine.Snapshot{},
-		origins: map[*metalink.Document]queue.Origin{},
-		wake:    make(chan struct{}, 1),
-		changes: make(chan struct{}, 1),
+		q:        q,
+		open:     open,
+		live:     map[int64]*live{},
+		known:    map[int64]queue.Job{},
+		stopped:  map[int64]bool{},
+		recent:   map[fileKey]*engine.Snapshot{},
+		origins:  map[*metalink.Document]queue.Origin{},
+		syncs:    map[int64]*syncRun{},
+		syncDocs: map[*metalink.Document]string{},
+		wake:     make(chan struct{}, 1),
+		changes:  make(chan struct{}, 1),
 	}
 	if b.open == nil {
 		b.open = b.openSource

@@ -33,6 +33,9 @@ func (b *Backend) Repair(id ui.JobID) error {
 }
 
 func (b *Backend) check(id ui.JobID, repair bool) error {
+	if id < 0 {
+		return errSyncJob(id)
+	}
 	j, err := b.q.Get(int64(id))
 	if err != nil {
 		return err
