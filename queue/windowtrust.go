@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"braid/engine/metalink"
 	"braid/engine/signature"
 )
 
@@ -27,30 +28,41 @@ func (q *Queue) SetRequireSignature(on bool) error {
 	return q.SetSetting(keyRequireSignature, strconv.FormatBool(on))
 }
 
-// AllSignatures returns the recorded signature outcomes of every job, by
-// job and file name, in one query: what the window's list shows for a
-// whole queue. Jobs with none are absent.
-func (q *Queue) AllSignatures() (map[int64]map[string]signature.Outcome, error) {
-	rows, err := q.db.Query(`SELECT job, name, signature FROM files WHERE signature != ''`)
+// FileTrust is what vouches for one file of a job: its whole-file
+// hashes and the outcome of its signature check (zero: not checked).
+type FileTrust struct {
+	Hashes    []metalink.Hash
+	Signature signature.Outcome
+}
+
+// Trust returns, in one query, what vouches for the selected files of
+// every finished job and of every job with a signature checked, by job
+// and file name: what the window's list shows for a whole queue (List
+// leaves hashes out).
+func (q *Queue) Trust() (map[int64]map[string]FileTrust, error) {
+	rows, err := q.db.Query(`SELECT f.job, f.name, f.hashes, f.signature FROM files f JOIN jobs j ON j.id = f.job
+		WHERE f.selected AND (j.state = ? OR f.signature != '')`, string(Done))
 	if err != nil {
-		return nil, q.wrap("read signatures", err)
+		return nil, q.wrap("read what vouches for the jobs", err)
 	}
 	defer rows.Close()
-	out := map[int64]map[string]signature.Outcome{}
+	out := map[int64]map[string]FileTrust{}
 	for rows.Next() {
 		var id int64
-		var name, val string
-		if err := rows.Scan(&id, &name, &val); err != nil {
-			return nil, q.wrap("read signatures", err)
+		var name, hashes, sig string
+		if err := rows.Scan(&id, &name, &hashes, &sig); err != nil {
+			return nil, q.wrap("read what vouches for the jobs", err)
 		}
-		var o signature.Outcome
-		if json.Unmarshal([]byte(val), &o) != nil {
-			continue // written by a newer Braid in another shape: not shown
+		var ft FileTrust
+		// A value written by a newer Braid in another shape is not shown.
+		_ = json.Unmarshal([]byte(hashes), &ft.Hashes)
+		if sig != "" {
+			_ = json.Unmarshal([]byte(sig), &ft.Signature)
 		}
 		if out[id] == nil {
-			out[id] = map[string]signature.Outcome{}
+			out[id] = map[string]FileTrust{}
 		}
-		out[id][name] = o
+		out[id][name] = ft
 	}
-	return out, q.wrapErr("read signatures", rows.Err())
+	return out, q.wrapErr("read what vouches for the jobs", rows.Err())
 }

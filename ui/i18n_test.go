@@ -33,6 +33,7 @@ var technical = map[string]bool{
 	"gib": true, "gb": true, "mib": true, "mb": true, "kib": true, "kb": true,
 	"http": true, "https": true, "ftp": true, "file": true, // URL schemes
 	"windows": true, "darwin": true, "DBUS_SESSION_BUS_ADDRESS": true, // runtime.GOOS, environment
+	"Range":    true, // an HTTP header the bridge sends
 	"starting": true, // the bridge's marker of a check about to begin, never shown
 }
 

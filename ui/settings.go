@@ -31,9 +31,9 @@ type SettingsForm struct {
 	// RequireSignature fails downloads no key of the keyring signed.
 	RequireSignature *widget.Check
 	// Keys is the keyring's section; nil when the backend keeps no keys.
-	Keys          *KeysSection
-	Form          *widget.Form
-	Content       fyne.CanvasObject
+	Keys    *KeysSection
+	Form    *widget.Form
+	Content fyne.CanvasObject
 }
 
 // NewSettingsForm builds the settings screen showing s. parent is the

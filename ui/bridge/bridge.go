@@ -30,7 +30,6 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
-	"braid/engine/signature"
 	"braid/queue"
 	"braid/ui"
 )
@@ -53,9 +52,9 @@ type Backend struct {
 	mu    sync.Mutex
 	live  map[int64]*live     // jobs being downloaded or checked now
 	known map[int64]queue.Job // the last list, for Active
-	// sigs are the signature outcomes recorded, by job and file, as of
-	// the last list.
-	sigs    map[int64]map[string]signature.Outcome
+	// trust is what vouches for the jobs' files (hashes, signatures), by
+	// job and file, as of the last list.
+	trust   map[int64]map[string]queue.FileTrust
 	stopped map[int64]bool // paused or removed while running: ignore late progress
 	busy    bool           // the runner is working through the queue
 	// recent keeps the last snapshot of files finished or left this

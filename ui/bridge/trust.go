@@ -79,21 +79,16 @@ func uiKeys(keys []signature.Key) []ui.Key {
 	return out
 }
 
-// trustLocked fills in how a job's files were vouched for: the hash that
-// verified them, or that none could, and the signature outcomes sigs
-// recorded (by file name). A bad signature is the job's failure, with
-// the outcome as its message when the queue recorded none.
-func trustLocked(v *ui.Job, j queue.Job, sigs map[string]signature.Outcome) {
-	if j.State == queue.Done {
+// trustLocked fills in how a job's files were vouched for (trust, by
+// file name): the hash that verified them, or that none could, and the
+// signature outcomes recorded. A bad signature is the job's failure,
+// with the outcome as its message when the queue recorded none.
+func trustLocked(v *ui.Job, j queue.Job, trust map[string]queue.FileTrust) {
+	if j.State == queue.Done && len(trust) > 0 {
 		hashed, unhashed := "", false
-		for _, f := range j.Files {
-			if !f.Selected {
-				continue
-			}
-			if h, ok := piece.Strongest(f.Hashes); ok {
-				if hashed == "" {
-					hashed = h.Type
-				}
+		for _, name := range slices.Sorted(maps.Keys(trust)) {
+			if h, ok := piece.Strongest(trust[name].Hashes); ok {
+				hashed = cmpOr(hashed, h.Type)
 			} else {
 				unhashed = true
 			}
@@ -105,8 +100,8 @@ func trustLocked(v *ui.Job, j queue.Job, sigs map[string]signature.Outcome) {
 			v.Outcome = fmt.Sprintf(lang.L("verified (%s)"), hashed)
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(sigs)) {
-		o := sigs[name]
+	for _, name := range slices.Sorted(maps.Keys(trust)) {
+		o := trust[name].Signature
 		switch o.Status {
 		case signature.Bad:
 			v.State = ui.Failed
@@ -133,7 +128,6 @@ func trustLocked(v *ui.Job, j queue.Job, sigs map[string]signature.Outcome) {
 func (b *Backend) trustDetail(d *ui.Detail) {
 	sigs, err := b.q.Signatures(int64(d.ID))
 	if err == nil {
-		trustLocked(&d.Job, queue.Job{}, sigs)
 		for _, name := range slices.Sorted(maps.Keys(sigs)) {
 			o := sigs[name]
 			for i := range d.Files {

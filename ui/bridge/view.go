@@ -20,7 +20,7 @@ func (b *Backend) Jobs() ([]ui.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	sigs, err := b.q.AllSignatures()
+	trust, err := b.q.Trust()
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +30,7 @@ func (b *Backend) Jobs() ([]ui.Job, error) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.sigs = sigs
+	b.trust = trust
 	clear(b.known)
 	out := make([]ui.Job, len(list))
 	for i, j := range list {
@@ -82,7 +82,7 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	if v.Name == "" {
 		v.Name = v.Source
 	}
-	trustLocked(&v, j, b.sigs[j.ID])
+	trustLocked(&v, j, b.trust[j.ID])
 	for _, f := range j.Files {
 		if f.Selected && f.Size < 0 {
 			v.Size = -1
