@@ -204,3 +204,53 @@ func TestLocaleHelper(t *testing.T) {
 	}
 	fmt.Printf("words: %s|%s|%s\n", lang.L("Pause"), lang.L("About"), fmt.Sprintf(lang.L("%s of %s files"), "3", "5"))
 }
+
+// TestEveryStringHasATranslation checks that each literal given to
+// lang.L in ui/ and ui/bridge is a key of en.json, and so (by
+// TestTranslationsComplete) of every language file.
+func TestEveryStringHasATranslation(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("translations", "en.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	en := map[string]string{}
+	if err := json.Unmarshal(b, &en); err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, dir := range []string{".", "bridge"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				c, ok := n.(*ast.CallExpr)
+				if !ok || len(c.Args) == 0 {
+					return true
+				}
+				sel, ok := c.Fun.(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "L" {
+					return true
+				}
+				if id, ok := sel.X.(*ast.Ident); !ok || id.Name != "lang" {
+					return true
+				}
+				if lit, ok := c.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					s, err := strconv.Unquote(lit.Value)
+					if _, found := en[s]; err == nil && !found {
+						t.Errorf("%s: %q is not in en.json", fset.Position(lit.Pos()), s)
+					}
+				}
+				return true
+			})
+		}
+	}
+}

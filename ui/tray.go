@@ -125,7 +125,7 @@ func (w *Window) notify(j Job) {
 	case j.Mismatch:
 		n = fyne.NewNotification(lang.L("Verification failed"),
 			fmt.Sprintf(lang.L("%s does not match its checksum. Repair fetches only the bad pieces again."), j.Name))
-	case j.State == Done && (j.Outcome != "" || j.Signer != ""):
+	case j.State == Done && (j.Outcome != "" || j.Signer != "" || j.Unverified):
 		n = fyne.NewNotification(lang.L("Download finished"), fmt.Sprintf(lang.L("%s is saved in %s: %s."), j.Name, j.Dir, trustText(j)))
 	case j.State == Done:
 		n = fyne.NewNotification(lang.L("Download finished"), fmt.Sprintf(lang.L("%s is verified and saved in %s."), j.Name, j.Dir))
