@@ -374,6 +374,16 @@ func (w *Window) do(f func()) {
 	})
 }
 
+// Locked runs f at once holding the lock do holds, as the UI goroutine
+// would: for tests on Fyne's test driver, whose fyne.Do runs on the
+// caller, so a test's clicks and typing do not race the window's own
+// updates.
+func (w *Window) Locked(f func()) {
+	w.doMu.Lock()
+	defer w.doMu.Unlock()
+	f()
+}
+
 // command runs a backend call off the UI goroutine, shows its error, and
 // makes the ticker read the queue again.
 func (w *Window) command(what string, f func() error) {

@@ -69,7 +69,7 @@ func TestKeysSection(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 
-	w.ShowSettings()
+	w.Locked(w.ShowSettings)
 	w.Settle()
 	k := w.SettingsForm.Keys
 	if k == nil {
@@ -79,11 +79,15 @@ func TestKeysSection(t *testing.T) {
 		t.Fatalf("a fresh keyring lists %+v", k.Keys)
 	}
 
-	k.Source.SetText(file)
-	test.Tap(k.Import)
+	w.Locked(func() {
+		k.Source.SetText(file)
+		test.Tap(k.Import)
+	})
 	w.Settle()
-	k.Source.SetText(srv.URL + "/bob.gpg")
-	k.ImportSource()
+	w.Locked(func() {
+		k.Source.SetText(srv.URL + "/bob.gpg")
+		k.ImportSource()
+	})
 	w.Settle()
 	if len(k.Keys) != 2 || k.List.Length() != 2 {
 		t.Fatalf("after two imports the section lists %+v (%s)", k.Keys, k.Message.Text)
@@ -98,8 +102,11 @@ func TestKeysSection(t *testing.T) {
 		t.Errorf("import message %q", k.Message.Text)
 	}
 
-	k.Source.SetText(filepath.Join(t.TempDir(), "missing.asc"))
-	k.ImportSource()
+	missing := filepath.Join(t.TempDir(), "missing.asc")
+	w.Locked(func() {
+		k.Source.SetText(missing)
+		k.ImportSource()
+	})
 	w.Settle()
 	if !strings.Contains(k.Message.Text, "missing.asc") || len(k.Keys) != 2 {
 		t.Errorf("a missing file: message %q, keys %d", k.Message.Text, len(k.Keys))
@@ -108,8 +115,10 @@ func TestKeysSection(t *testing.T) {
 	if !k.Remove.Disabled() {
 		t.Error("Remove is enabled with no key chosen")
 	}
-	k.List.Select(0)
-	test.Tap(k.Remove)
+	w.Locked(func() {
+		k.List.Select(0)
+		test.Tap(k.Remove)
+	})
 	w.Settle()
 	keys, err := q.Keyring().Keys()
 	if err != nil {
@@ -129,7 +138,7 @@ func TestRequireSignatureSetting(t *testing.T) {
 	q := openQueue(t)
 	b := newBackend(t, q)
 	w := newWindow(t, b)
-	w.ShowSettings()
+	w.Locked(w.ShowSettings)
 	w.Settle()
 	w.SettingsForm.RequireSignature.SetChecked(true)
 	s, err := w.SettingsForm.Value()
@@ -179,7 +188,6 @@ func TestSignaturesInTheWindow(t *testing.T) {
 	if err := b.Start(false); err != nil {
 		t.Fatal(err)
 	}
-	w := newWindow(t, b)
 	dir := t.TempDir()
 	add := func(f metalink.File) ui.JobID {
 		t.Helper()
@@ -192,7 +200,6 @@ func TestSignaturesInTheWindow(t *testing.T) {
 	goodID := add(signedFile(t, "good.bin", good, alice))
 	unknownID := add(signedFile(t, "unknown.bin", unknown, mallory))
 	badID := add(badFile)
-	w.Tick()
 	waitFor(t, "the downloads to end", func() bool {
 		for _, id := range []ui.JobID{goodID, unknownID, badID} {
 			if jobByID(t, b, id).State.Live() {
@@ -218,7 +225,8 @@ func TestSignaturesInTheWindow(t *testing.T) {
 		t.Errorf("the badly signed file is not kept as .part: %v", err)
 	}
 
-	w.Tick()
+	// A window opened now reads the finished queue.
+	w := newWindow(t, b)
 	w.Select(goodID)
 	w.Tick()
 	if !w.Details.ImportKey.Hidden {
@@ -302,7 +310,7 @@ func TestResourceSyncInTheWindow(t *testing.T) {
 	if !strings.Contains(p.Summary.Text, "3 files kept in sync") {
 		t.Errorf("summary %q", p.Summary.Text)
 	}
-	p.Accept()
+	w.Locked(p.Accept)
 	w.Settle()
 	var id ui.JobID
 	waitFor(t, "the sync", func() bool {
@@ -350,7 +358,7 @@ func TestResourceSyncInTheWindow(t *testing.T) {
 
 	served := src.BytesServed()
 	src.Put("/data/c.txt", payload(700))
-	test.Tap(w.Details.SyncAgain)
+	w.Locked(func() { test.Tap(w.Details.SyncAgain) })
 	w.Settle()
 	waitFor(t, "the second sync", func() bool {
 		j := jobByID(t, b, id)
