@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -56,6 +57,17 @@ func (b *Backend) SyncDocument(doc *metalink.Document) bool {
 // host publishes /.well-known/resourcesync, or a URL whose document is a
 // ResourceSync sitemap. ok is false, with no error, for anything else.
 func (b *Backend) openSync(ctx context.Context, source string) (doc *metalink.Document, ok bool, err error) {
+	if !strings.Contains(source, "://") && strings.EqualFold(filepath.Ext(source), ".xml") {
+		if f, err := os.Open(source); err == nil {
+			head := make([]byte, 4096)
+			n, _ := io.ReadFull(f, head) // a short file is read whole
+			f.Close()
+			if resourcesync.Sniff(head[:n]) {
+				return nil, true, fmt.Errorf(lang.L("%s is a ResourceSync list: a sync reads it where it is published, so add its URL instead"), source)
+			}
+		}
+		return nil, false, nil
+	}
 	u, err := url.Parse(source)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, false, nil

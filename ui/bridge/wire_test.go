@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -249,9 +250,37 @@ func TestSignaturesInTheWindow(t *testing.T) {
 		t.Errorf("bad signature: the details say %q", w.Details.State.String())
 	}
 
-	// Import the unknown key as "Import key…" does, then Verify.
-	if _, err := b.ImportKey(context.Background(), writeKey(t, mallory)); err != nil {
-		t.Fatal(err)
+	// Import the unknown key with "Import key…", then Verify.
+	w.Select(unknownID)
+	w.Tick()
+	w.Locked(func() { test.Tap(w.Details.ImportKey) })
+	top := w.Win.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("Import key… opened no dialog")
+	}
+	var entry *ui.Entry
+	var importBtn *widget.Button
+	for _, o := range test.LaidOutObjects(top) {
+		switch x := o.(type) {
+		case *ui.Entry:
+			entry = x
+		case *widget.Button:
+			if x.Text == "Import" {
+				importBtn = x
+			}
+		}
+	}
+	if entry == nil || importBtn == nil {
+		t.Fatal("the Import key dialog has no entry or no Import button")
+	}
+	keyFile := writeKey(t, mallory)
+	w.Locked(func() {
+		entry.SetText(keyFile)
+		test.Tap(importBtn)
+	})
+	w.Settle()
+	if keys, err := q.Keyring().Keys(); err != nil || len(keys) != 2 {
+		t.Fatalf("after Import key the keyring holds %+v, %v", keys, err)
 	}
 	if err := b.Verify(unknownID); err != nil {
 		t.Fatal(err)
@@ -369,6 +398,24 @@ func TestResourceSyncInTheWindow(t *testing.T) {
 	}
 	if got := src.BytesServed() - served; got != 700 {
 		t.Errorf("Sync again fetched %d bytes, want the new file's 700", got)
+	}
+
+	// A list saved to disk is refused with the way out: its URL.
+	resp, err := http.Get(src.URL() + "resourcelist.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := filepath.Join(t.TempDir(), "resourcelist.xml")
+	if err := os.WriteFile(saved, list, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Open(context.Background(), saved); err == nil || !strings.Contains(err.Error(), "add its URL") {
+		t.Errorf("opening a saved ResourceSync list: %v", err)
 	}
 
 	// A backend opened afresh lists the sync job from the queue.
