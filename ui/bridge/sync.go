@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/engine/piece"
 	"braid/engine/resourcesync"
 	"braid/queue"
 	"braid/ui"
@@ -351,7 +354,7 @@ func (b *Backend) syncDetail(id ui.JobID) (ui.Detail, error) {
 	b.mu.Unlock()
 	d := ui.Detail{Job: view, Origin: view.Source}
 	if run == nil {
-		return d, nil
+		return d, b.syncedFiles(&d, set)
 	}
 	snap := run.job.Snapshot()
 	for i := range snap.Files {
@@ -383,4 +386,25 @@ func (b *Backend) syncDetail(id ui.JobID) (ui.Detail, error) {
 		d.Files = append(d.Files, fd)
 	}
 	return d, nil
+}
+
+// syncedFiles lists the files the queue records as synced in set, for a
+// sync job that has not run this session.
+func (b *Backend) syncedFiles(d *ui.Detail, set queue.SyncSet) error {
+	full, err := b.q.SyncSet(set.Source, set.Dest)
+	if err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(full.Files)) {
+		f := full.Files[name]
+		fd := ui.FileDetail{Name: name, Size: f.Size, Done: max(f.Size, 0), ETA: -1, State: ui.FileVerified, Hashes: f.Hashes}
+		if h, ok := piece.Strongest(f.Hashes); ok {
+			fd.Verification = fmt.Sprintf(lang.L("%s matched"), h.Type)
+		}
+		if f.URL != "" {
+			fd.Mirrors = []ui.MirrorDetail{{URL: queue.Redact(f.URL), Host: hostOf(f.URL)}}
+		}
+		d.Files = append(d.Files, fd)
+	}
+	return nil
 }

@@ -432,6 +432,20 @@ func TestResourceSyncInTheWindow(t *testing.T) {
 	if !found {
 		t.Error("the sync job is gone after a restart")
 	}
+	d, err = b2.Detail(id, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names = names[:0]
+	for _, f := range d.Files {
+		names = append(names, f.Name)
+		if f.State != ui.FileVerified || f.Verification != "sha-256 matched" {
+			t.Errorf("after a restart, file %s: %v, %q", f.Name, f.State, f.Verification)
+		}
+	}
+	if !slices.Equal(names, []string{"data/a.txt", "data/b.txt", "data/c.txt", "docs/readme.md"}) {
+		t.Errorf("after a restart the details list %v", names)
+	}
 	if err := b2.Move(id, 0); err == nil {
 		t.Error("a sync job moved in the queue order")
 	}
