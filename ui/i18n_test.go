@@ -69,20 +69,8 @@ func hasWord(s string) bool {
 // lang.XN, as file:line: text.
 func untranslated(t *testing.T, dir string) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachSource(t, dir, func(fset *token.FileSet, f *ast.File) {
 		translated := map[*ast.BasicLit]bool{}
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
@@ -114,8 +102,29 @@ func untranslated(t *testing.T, dir string) []string {
 			}
 			return true
 		})
-	}
+	})
 	return out
+}
+
+// eachSource parses the Go files of dir other than tests and hands each
+// to f.
+func eachSource(t *testing.T, dir string, f func(*token.FileSet, *ast.File)) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(fset, file)
+	}
 }
 
 // TestNoStringBypassesTranslation fails on any user-visible string
@@ -217,20 +226,8 @@ func TestEveryStringHasATranslation(t *testing.T) {
 	if err := json.Unmarshal(b, &en); err != nil {
 		t.Fatal(err)
 	}
-	fset := token.NewFileSet()
 	for _, dir := range []string{".", "bridge"} {
-		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, name := range files {
-			if strings.HasSuffix(name, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
-			if err != nil {
-				t.Fatal(err)
-			}
+		eachSource(t, dir, func(fset *token.FileSet, f *ast.File) {
 			ast.Inspect(f, func(n ast.Node) bool {
 				c, ok := n.(*ast.CallExpr)
 				if !ok || len(c.Args) == 0 {
@@ -251,6 +248,6 @@ func TestEveryStringHasATranslation(t *testing.T) {
 				}
 				return true
 			})
-		}
+		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -152,14 +151,7 @@ func (k *KeysSection) RemoveSelected() {
 }
 
 func (k *KeysSection) browse() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil || r == nil {
-			return
-		}
-		p := r.URI().Path()
-		_ = r.Close()
-		k.Source.SetText(p)
-	}, k.w.Win)
+	d := k.w.fileOpen(k.Source.SetText)
 	k.w.keyed(d, nil, d.Hide)
 	d.Show()
 }
@@ -173,20 +165,10 @@ func (w *Window) ImportKeyDialog(fingerprint string) {
 	}
 	e := NewEntry()
 	e.SetPlaceHolder(lang.L("key file or https:// link of the publisher's key"))
-	items := []*widget.FormItem{widget.NewFormItem(lang.L("Key"), e)}
-	d := dialog.NewForm(fmt.Sprintf(lang.L("Import key %s"), fingerprint), lang.L("Import"), lang.L("Cancel"), items, func(ok bool) {
-		src := strings.TrimSpace(e.Text)
-		if !ok || src == "" {
-			return
-		}
+	w.askText(fmt.Sprintf(lang.L("Import key %s"), fingerprint), lang.L("Key"), lang.L("Import"), e, func(src string) {
 		w.command(lang.L("Import key"), func() error {
 			_, err := kr.ImportKey(w.ctx, src)
 			return err
 		})
-	}, w.Win)
-	e.OnSubmitted = func(string) { d.Submit() }
-	e.OnEscape = d.Hide
-	w.keyed(d, d.Submit, d.Hide)
-	d.Resize(fyne.NewSize(560, d.MinSize().Height))
-	d.Show()
+	})
 }

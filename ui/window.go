@@ -408,10 +408,16 @@ func (w *Window) AskURL() {
 			e.SetText(s)
 		}
 	}
-	items := []*widget.FormItem{widget.NewFormItem(lang.L("Link"), e)}
-	d := dialog.NewForm(lang.L("Add URL"), lang.L("Add"), lang.L("Cancel"), items, func(ok bool) {
-		if ok && strings.TrimSpace(e.Text) != "" {
-			w.OpenSource(strings.TrimSpace(e.Text))
+	w.askText(lang.L("Add URL"), lang.L("Link"), lang.L("Add"), e, w.OpenSource)
+}
+
+// askText shows a one-entry form dialog; Enter or the ok button hands
+// the entry's trimmed text, when not empty, to got, and Escape cancels.
+func (w *Window) askText(title, label, ok string, e *Entry, got func(string)) {
+	items := []*widget.FormItem{widget.NewFormItem(label, e)}
+	d := dialog.NewForm(title, ok, lang.L("Cancel"), items, func(ok bool) {
+		if text := strings.TrimSpace(e.Text); ok && text != "" {
+			got(text)
 		}
 	}, w.Win)
 	e.OnSubmitted = func(string) { d.Submit() }
@@ -424,20 +430,26 @@ func (w *Window) AskURL() {
 
 // AskFile asks for a .meta4, .metalink or .torrent file and opens it.
 func (w *Window) AskFile() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil || r == nil {
-			return
-		}
-		p := r.URI().Path()
-		_ = r.Close()
-		w.OpenSource(p)
-	}, w.Win)
+	d := w.fileOpen(w.OpenSource)
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".meta4", ".metalink", ".torrent", ".xml"}))
 	// Escape closes it; Enter is the file list's own (it opens the file
 	// chosen there).
 	w.keyed(d, nil, d.Hide)
 	d.Resize(fyne.NewSize(800, 560))
 	d.Show()
+}
+
+// fileOpen is a file chooser over the window that hands the chosen
+// file's path to chosen.
+func (w *Window) fileOpen(chosen func(path string)) *dialog.FileDialog {
+	return dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil || r == nil {
+			return
+		}
+		p := r.URI().Path()
+		_ = r.Close()
+		chosen(p)
+	}, w.Win)
 }
 
 // OpenSource reads source off the UI goroutine and then shows the picker
