@@ -465,3 +465,81 @@ func jobsOf(t *testing.T, b *Backend) []ui.Job {
 	}
 	return jobs
 }
+
+// TestSyncJobLive watches a sync under way, slowed by the speed limit:
+// the window reads it as a live job that says Syncing, with the file in
+// progress in its details; Pause stops it, and Resume (Sync again)
+// finishes it.
+func TestSyncJobLive(t *testing.T) {
+	src := rstest.New(t)
+	big := payload(2 << 20)
+	src.Put("/big.bin", big)
+	q := openQueue(t)
+	b := newBackend(t, q)
+	s, err := b.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SpeedLimit = 256 << 10
+	if err := b.SetSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	doc, err := b.Open(ctx, src.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.SyncDocument(doc) {
+		t.Fatal("a ResourceSync source was not read as one")
+	}
+	dir := t.TempDir()
+	id, err := b.Add(ctx, ui.AddRequest{Source: src.URL(), Doc: doc, Dir: dir, Sync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id >= 0 {
+		t.Fatalf("sync job ID %d is not a sync set's", id)
+	}
+	var live ui.Job
+	waitFor(t, "the sync to move bytes", func() bool {
+		for _, j := range b.Active() {
+			if j.ID == id {
+				live = j
+				return j.Done > 0
+			}
+		}
+		return false
+	})
+	if live.State != ui.Running || !live.Sync || live.Size != int64(len(big)) {
+		t.Errorf("live sync job %+v", live)
+	}
+	d, err := b.Detail(id, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Files) == 0 || d.Files[0].Name != "big.bin" || d.Files[0].State != ui.FileRunning {
+		t.Errorf("the details of a running sync: %+v", d.Files)
+	}
+
+	if err := b.Pause(id); err != nil {
+		t.Fatal(err)
+	}
+	if j := jobByID(t, b, id); j.State != ui.Paused || !strings.Contains(j.Err, "Sync again") {
+		t.Errorf("paused sync: %+v", j)
+	}
+	if len(b.Active()) != 0 {
+		t.Errorf("a paused sync is live: %+v", b.Active())
+	}
+
+	s.SpeedLimit = 0
+	if err := b.SetSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Resume(id); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the sync to finish", func() bool { return jobByID(t, b, id).State == ui.Synced })
+	if got, err := os.ReadFile(filepath.Join(dir, "big.bin")); err != nil || len(got) != len(big) {
+		t.Errorf("big.bin: %d bytes, %v", len(got), err)
+	}
+}
