@@ -217,9 +217,16 @@ func (b *Backend) stopSync(id ui.JobID) {
 	b.mu.Lock()
 	run := b.syncs[-int64(id)]
 	b.mu.Unlock()
-	if run != nil {
-		_, _ = run.job.Cancel() // what it verified stays recorded
+	if run == nil {
+		return
 	}
+	// What it verified stays recorded. The run ends here, not when the
+	// goroutine watching it gets round to saying so.
+	res, err := run.job.Cancel()
+	b.mu.Lock()
+	run.done, run.res, run.err = true, res, err
+	b.mu.Unlock()
+	b.changed()
 }
 
 // removeSync stops a sync job and forgets its record; the folder stays.
