@@ -61,7 +61,7 @@ type Job struct {
 // Progress is Done as a fraction of Size in [0, 1]; 0 when Size is unknown.
 func (j Job) Progress() float64 {
 	if j.Size <= 0 {
-		if j.State == Done {
+		if j.State == Done || j.State == Synced {
 			return 1
 		}
 		return 0

@@ -35,6 +35,7 @@ type Details struct {
 	// SyncAgain on a sync job.
 	ImportKey *widget.Button
 	SyncAgain *widget.Button
+	actions   *fyne.Container // the buttons above, re-laid out as they show and hide
 
 	Tabs        *container.AppTabs
 	FilesTab    *container.TabItem
@@ -133,9 +134,10 @@ func NewDetails() *Details {
 		}
 	}
 
+	d.actions = container.NewHBox(d.FileSelect, d.ImportKey, d.SyncAgain, d.Verify, d.Repair)
 	tight := layout.NewCustomPaddedVBoxLayout(0)
 	top := container.NewBorder(nil, nil, nil,
-		container.NewCenter(container.NewHBox(d.FileSelect, d.ImportKey, d.SyncAgain, d.Verify, d.Repair)),
+		container.NewCenter(d.actions),
 		container.New(tight, d.Title, d.State))
 	d.body = container.NewBorder(top, nil, nil, nil, d.Tabs)
 	d.Placeholder = container.NewCenter(newHint(lang.L("Select a download to see its files, its mirrors and which mirror filled which piece.")))
@@ -173,11 +175,7 @@ func (d *Details) Show(det Detail) {
 	if names := fileNames(det.Files); !same || !slices.Equal(names, oldNames) {
 		d.FileSelect.SetOptions(names)
 	}
-	if len(det.Files) > 1 {
-		d.FileSelect.Show()
-	} else {
-		d.FileSelect.Hide()
-	}
+	showIf(len(det.Files) > 1 && !det.Sync, d.FileSelect)
 	if d.FileSelect.SelectedIndex() != d.File && d.File < len(det.Files) {
 		d.FileSelect.SetSelectedIndex(d.File)
 	}
@@ -193,15 +191,14 @@ func (d *Details) Show(det Detail) {
 func (d *Details) setActions() {
 	j := d.Detail.Job
 	finished := !j.Sync && (j.State == Done || j.Mismatch || (j.State == Failed && j.Done > 0))
-	if j.Sync {
-		d.SyncAgain.Show()
-		if j.State.Live() {
-			d.SyncAgain.Disable()
-		} else {
-			d.SyncAgain.Enable()
-		}
+	// A sync job is checked by syncing it again, file by file; Verify
+	// and Repair are for downloads.
+	showIf(j.Sync, d.SyncAgain)
+	showIf(!j.Sync, d.Verify, d.Repair)
+	if j.State.Live() {
+		d.SyncAgain.Disable()
 	} else {
-		d.SyncAgain.Hide()
+		d.SyncAgain.Enable()
 	}
 	for _, b := range []*widget.Button{d.Verify, d.Repair} {
 		if finished {
@@ -216,10 +213,18 @@ func (d *Details) setActions() {
 		d.Repair.Importance = widget.MediumImportance
 	}
 	d.Repair.Refresh()
-	if d.Detail.UnknownKey != "" {
-		d.ImportKey.Show()
-	} else {
-		d.ImportKey.Hide()
+	showIf(d.Detail.UnknownKey != "", d.ImportKey)
+	d.actions.Refresh()
+}
+
+// showIf shows the objects when on, else hides them.
+func showIf(on bool, objs ...fyne.CanvasObject) {
+	for _, o := range objs {
+		if on {
+			o.Show()
+		} else {
+			o.Hide()
+		}
 	}
 }
 

@@ -146,7 +146,9 @@ func (w *Window) ShowSettings() {
 	f := NewSettingsForm(w.Settings, w.Win)
 	if kr, ok := w.Backend.(Keyring); ok {
 		f.Keys = w.newKeysSection(kr)
-		f.Content = container.NewVScroll(container.NewVBox(f.Form, widget.NewSeparator(), f.Keys.Content))
+		f.Content = container.NewAppTabs(
+			container.NewTabItemWithIcon(lang.L("General"), theme.SettingsIcon(), container.NewVScroll(f.Form)),
+			container.NewTabItemWithIcon(lang.L("Signing keys"), theme.AccountIcon(), f.Keys.Content))
 	}
 	w.SettingsForm = f
 	d := dialog.NewCustomConfirm(lang.L("Settings"), lang.L("Save"), lang.L("Cancel"), f.Content, func(ok bool) {

@@ -63,13 +63,12 @@ func (w *Window) newKeysSection(kr Keyring) *KeysSection {
 	k.Remove.Disable()
 	k.Message = widget.NewLabel("")
 	k.Message.Wrapping = fyne.TextWrapWord
-	list := container.NewGridWrap(fyne.NewSize(600, 150), k.List)
-	k.Content = container.NewVBox(
+	k.Content = container.NewBorder(
 		widget.NewLabelWithStyle(lang.L("Keys you trust to sign downloads"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		list,
-		container.NewBorder(nil, nil, nil, container.NewHBox(k.Browse, k.Import, k.Remove), k.Source),
-		k.Message,
-	)
+		container.NewVBox(
+			container.NewBorder(nil, nil, nil, container.NewHBox(k.Browse, k.Import, k.Remove), k.Source),
+			k.Message),
+		nil, nil, k.List)
 	k.reload("")
 	return k
 }

@@ -303,6 +303,9 @@ func (b *Backend) syncViewLocked(s queue.SyncSet) ui.Job {
 		v.State, v.Err = ui.Failed, counts
 	default:
 		v.State, v.Err, v.Outcome = ui.Synced, "", counts
+		if v.Size >= 0 {
+			v.Done = v.Size // kept files count as much as fetched ones
+		}
 	}
 	return v
 }
@@ -375,6 +378,9 @@ func (b *Backend) syncDetail(id ui.JobID) (ui.Detail, error) {
 		switch e.Kind {
 		case queue.SyncFetched, queue.SyncKept:
 			fd.State = ui.FileVerified
+			if e.Kind == queue.SyncFetched {
+				fd.Size = e.Bytes
+			}
 			fd.Verification = string(e.Kind)
 			if e.Verified != "" {
 				fd.Verification += " · " + fmt.Sprintf(lang.L("%s matched"), e.Verified)
