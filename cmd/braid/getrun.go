@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"braid/engine"
+	"braid/engine/metalink"
+)
+
+// defaultJobs is how many sources `braid get` downloads at once, as the
+// queue's "downloads at once" setting defaults to.
+const defaultJobs = 3
+
+// getAll downloads every source, up to o.jobs at once in the order given,
+// and reports whether every file of every source verified. The files of a
+// source download side by side too; the Client's connection budget (a
+// total and a per-host cap) holds across all of them.
+func (o *getOptions) getAll(ctx context.Context, st getState) bool {
+	o.lockOutput()
+	if st != nil {
+		st = &lockedState{st: st}
+	}
+	var failed atomic.Bool
+	runEach(ctx, len(o.sources), o.jobs, func(i int) {
+		if !o.getSource(ctx, st, o.sources[i]) {
+			failed.Store(true)
+		}
+	})
+	return !failed.Load() && ctx.Err() == nil
+}
+
+// getFiles downloads a source's selected files side by side, as many at
+// once as the Client has connections, and reports whether all verified.
+func (o *getOptions) getFiles(ctx context.Context, st getState, src string, res *resolved, files []metalink.File) bool {
+	var failed atomic.Bool
+	batch := len(files) > 1
+	runEach(ctx, len(files), max(o.client.Limits().MaxConns, 1), func(i int) {
+		if !o.getFile(ctx, st, src, res, files[i], batch) {
+			failed.Store(true)
+		}
+	})
+	return !failed.Load()
+}
+
+// getFile downloads one file, recording it in the state, and reports
+// whether it verified.
+func (o *getOptions) getFile(ctx context.Context, st getState, src string, res *resolved, f metalink.File, batch bool) bool {
+	req := &engine.Request{
+		Dir:        o.dir,
+		File:       f,
+		OriginETag: res.etag,
+		Referer:    res.referer,
+		Locations:  o.prefs.Locations,
+		Batch:      batch,
+	}
+	if st != nil {
+		if err := st.Prepare(ctx, src, req); err != nil {
+			o.result(src, f.Name, 0, 0, fmt.Errorf("%s: state: %w", f.Name, err))
+			return false
+		}
+	}
+	err := o.download(ctx, src, req)
+	if st != nil {
+		if serr := st.Finish(src, req, err); serr != nil && !o.json {
+			fmt.Fprintf(o.stderr, "%s: state: %v\n", f.Name, serr)
+		}
+	}
+	return err == nil
+}
+
+// runEach calls do(i) for i in [0, n), in order, at most k at once, and
+// returns when every call has returned. Once ctx ends no new call starts.
+func runEach(ctx context.Context, n, k int, do func(i int)) {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		next int
+	)
+	for range min(n, max(k, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				if i == n || ctx.Err() != nil {
+					mu.Unlock()
+					return
+				}
+				next++
+				mu.Unlock()
+				do(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// lockOutput makes o's writers safe for the downloads running side by
+// side: each Write, and so each line get prints, goes out whole. stdout
+// and stderr share one lock, as they often share one terminal.
+func (o *getOptions) lockOutput() {
+	mu := &sync.Mutex{}
+	o.stdout = &lockedWriter{mu: mu, w: o.stdout}
+	o.stderr = &lockedWriter{mu: mu, w: o.stderr}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// lockedState makes a getState safe for files preparing and finishing side
+// by side.
+type lockedState struct {
+	mu sync.Mutex
+	st getState
+}
+
+func (l *lockedState) Prepare(ctx context.Context, source string, req *engine.Request) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.st.Prepare(ctx, source, req)
+}
+
+func (l *lockedState) Finish(source string, req *engine.Request, err error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.st.Finish(source, req, err)
+}
+
+func (l *lockedState) Close() error { return l.st.Close() }
+
+// display picks the one download a terminal's progress line shows while
+// several run: the oldest, until it ends. A nil display shows every one.
+type display struct {
+	mu  sync.Mutex
+	dls []*engine.Download
+}
+
+func (d *display) add(dl *engine.Download) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.dls = append(d.dls, dl)
+}
+
+func (d *display) remove(dl *engine.Download) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.dls = slices.DeleteFunc(d.dls, func(x *engine.Download) bool { return x == dl })
+}
+
+// shows reports whether dl is the download the progress line shows.
+func (d *display) shows(dl *engine.Download) bool {
+	if d == nil {
+		return true
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.dls) > 0 && d.dls[0] == dl
+}
