@@ -121,6 +121,12 @@ func (c *Client) Limits() Limits {
 	return Limits{MaxConns: total, MaxConnsPerMirror: c.perMirror(), MaxConnsPerHost: host, Limit: c.lim.rateNow()}
 }
 
+// FilesAtOnce is how many files of a batch a caller should keep
+// downloading at once to keep the connection budget busy: twice the
+// connections, so that when one file ends, another is ready to take its
+// connection while the first is renamed and recorded.
+func (c *Client) FilesAtOnce() int { return 2 * c.Limits().MaxConns }
+
 // SetLimit changes the rate limit (bytes per second over all connections;
 // 0 removes it) for the downloads running and to come.
 func (c *Client) SetLimit(bytesPerSec int64) {

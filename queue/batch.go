@@ -8,7 +8,7 @@ import (
 	"braid/engine"
 )
 
-// journalBatch records the pieces of every file a Runner has open in one
+// JournalBatch records the pieces of every file a Runner has open in one
 // transaction per round, rather than one per file: with many files
 // downloading at once the queue writes once a second, not once a second
 // per file. It is a group commit: the first caller to find no round under
@@ -16,7 +16,7 @@ import (
 // the round holding its pieces is committed, so a piece is still recorded
 // only after the engine synced it, and PiecesDone still returns only when
 // the record is durable. It is safe for concurrent use.
-type journalBatch struct {
+type JournalBatch struct {
 	q *Queue
 
 	mu       sync.Mutex
@@ -25,16 +25,15 @@ type journalBatch struct {
 }
 
 type batchEntry struct {
-	job    int64
-	file   string
-	pieces []int
-	done   chan error
+	do   func(tx *sql.Tx) error
+	what string // what do does, for its error
+	done chan error
 }
 
-// batchJournal is one job's view of a journalBatch; it implements
+// batchJournal is one job's view of a JournalBatch; it implements
 // engine.Journal and engine.JournalResetter.
 type batchJournal struct {
-	b   *journalBatch
+	b   *JournalBatch
 	job int64
 }
 
@@ -44,19 +43,33 @@ var (
 )
 
 func (j batchJournal) PiecesDone(file string, pieces []int) error {
-	return j.b.add(j.job, file, pieces)
+	if len(pieces) == 0 {
+		return nil
+	}
+	return j.b.add(fmt.Sprintf("job %d file %s: record %d pieces", j.job, file, len(pieces)),
+		func(tx *sql.Tx) error { return recordPieces(tx, j.job, file, pieces) })
 }
 
 func (j batchJournal) Reset(file string) error { return j.b.q.Journal(j.job).Reset(file) }
 
-func (b *journalBatch) journal(job int64) batchJournal { return batchJournal{b: b, job: job} }
+// NewJournalBatch returns a batch for the journals of many files at once.
+func (q *Queue) NewJournalBatch() *JournalBatch { return &JournalBatch{q: q} }
 
-// add records pieces of a job's file with whatever else is pending.
-func (b *journalBatch) add(job int64, file string, pieces []int) error {
-	if len(pieces) == 0 {
-		return nil
-	}
-	e := &batchEntry{job: job, file: file, pieces: pieces, done: make(chan error, 1)}
+// Journal is job's journal in the batch, for the engine (Request.Journal).
+func (b *JournalBatch) Journal(job int64) engine.Journal { return batchJournal{b: b, job: job} }
+
+// verified marks a file of job verified (as SetVerified), in the batch.
+func (b *JournalBatch) verified(job int64, name string) error {
+	return b.add(fmt.Sprintf("job %d file %s: mark verified", job, name), func(tx *sql.Tx) error {
+		_, err := tx.Exec(`UPDATE files SET verified = 1, mismatch = 0 WHERE job = ? AND name = ?`, job, name)
+		return err
+	})
+}
+
+// add runs do in the next round's transaction and returns when that is
+// committed.
+func (b *JournalBatch) add(what string, do func(tx *sql.Tx) error) error {
+	e := &batchEntry{do: do, what: what, done: make(chan error, 1)}
 	b.mu.Lock()
 	b.pending = append(b.pending, e)
 	lead := !b.flushing
@@ -70,7 +83,7 @@ func (b *journalBatch) add(job int64, file string, pieces []int) error {
 
 // flush commits rounds until nothing is pending. Each caller has at most
 // one call in flight, so the rounds end.
-func (b *journalBatch) flush() {
+func (b *JournalBatch) flush() {
 	for {
 		b.mu.Lock()
 		round := b.pending
@@ -83,7 +96,7 @@ func (b *journalBatch) flush() {
 		b.mu.Unlock()
 		err := b.q.tx(func(tx *sql.Tx) error {
 			for _, e := range round {
-				if err := recordPieces(tx, e.job, e.file, e.pieces); err != nil {
+				if err := e.do(tx); err != nil {
 					return err
 				}
 			}
@@ -95,13 +108,13 @@ func (b *journalBatch) flush() {
 			}
 			continue
 		}
-		// One bad entry must not cost the others: record each alone.
+		// One bad entry must not cost the others: run each alone.
 		for _, e := range round {
-			err := b.q.tx(func(tx *sql.Tx) error { return recordPieces(tx, e.job, e.file, e.pieces) })
-			if err != nil {
-				err = b.q.wrap(fmt.Sprintf("job %d file %s: record %d pieces", e.job, e.file, len(e.pieces)), err)
+			if err := b.q.tx(e.do); err != nil {
+				e.done <- b.q.wrap(e.what, err)
+			} else {
+				e.done <- nil
 			}
-			e.done <- err
 		}
 	}
 }

@@ -76,7 +76,7 @@ type Runner struct {
 	jobs    int      // jobs at once now (Run)
 	seen    Settings // the settings last applied to Client
 	hasSeen bool
-	batch   *journalBatch
+	batch   *JournalBatch
 
 	progressMu sync.Mutex // one Progress call at a time
 }
@@ -158,9 +158,9 @@ func (r *Runner) journal(job int64) engine.Journal {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.batch == nil {
-		r.batch = &journalBatch{q: r.Queue}
+		r.batch = r.Queue.NewJournalBatch()
 	}
-	return r.batch.journal(job)
+	return r.batch.Journal(job)
 }
 
 // follow applies settings changed since the last look to the Client and
@@ -427,7 +427,7 @@ func (jr *jobRun) runFiles(ctx context.Context, todo []File) error {
 		next  int
 		first error
 	)
-	for range min(len(todo), max(jr.client.Limits().MaxConns, 1)) {
+	for range min(len(todo), jr.client.FilesAtOnce()) {
 		files.Add(1)
 		go func() {
 			defer files.Done()

@@ -34,43 +34,49 @@ func (o *getOptions) getAll(ctx context.Context, st getState) bool {
 	return !failed.Load() && ctx.Err() == nil
 }
 
-// getFiles downloads a source's selected files side by side, as many at
-// once as the Client has connections, and reports whether all verified.
+// getFiles downloads a source's selected files side by side, keeping the
+// Client's connections busy (Client.FilesAtOnce), and reports whether all
+// verified. The state prepares them all at once.
 func (o *getOptions) getFiles(ctx context.Context, st getState, src string, res *resolved, files []metalink.File) bool {
+	reqs := make([]*engine.Request, len(files))
+	for i, f := range files {
+		reqs[i] = &engine.Request{
+			Dir:        o.dir,
+			File:       f,
+			OriginETag: res.etag,
+			Referer:    res.referer,
+			Locations:  o.prefs.Locations,
+			Batch:      len(files) > 1,
+		}
+	}
+	if bp, ok := st.(batchPreparer); ok {
+		if err := bp.PrepareAll(ctx, src, reqs); err != nil {
+			for _, f := range files {
+				o.result(src, f.Name, 0, 0, fmt.Errorf("%s: state: %w", f.Name, err))
+			}
+			return false
+		}
+	} else if st != nil {
+		for i, r := range reqs {
+			if err := st.Prepare(ctx, src, r); err != nil {
+				o.result(src, files[i].Name, 0, 0, fmt.Errorf("%s: state: %w", files[i].Name, err))
+				return false
+			}
+		}
+	}
 	var failed atomic.Bool
-	batch := len(files) > 1
-	runEach(ctx, len(files), max(o.client.Limits().MaxConns, 1), func(i int) {
-		if !o.getFile(ctx, st, src, res, files[i], batch) {
+	runEach(ctx, len(reqs), o.client.FilesAtOnce(), func(i int) {
+		err := o.download(ctx, src, reqs[i])
+		if st != nil {
+			if serr := st.Finish(src, reqs[i], err); serr != nil && !o.json {
+				fmt.Fprintf(o.stderr, "%s: state: %v\n", reqs[i].File.Name, serr)
+			}
+		}
+		if err != nil {
 			failed.Store(true)
 		}
 	})
 	return !failed.Load()
-}
-
-// getFile downloads one file, recording it in the state, and reports
-// whether it verified.
-func (o *getOptions) getFile(ctx context.Context, st getState, src string, res *resolved, f metalink.File, batch bool) bool {
-	req := &engine.Request{
-		Dir:        o.dir,
-		File:       f,
-		OriginETag: res.etag,
-		Referer:    res.referer,
-		Locations:  o.prefs.Locations,
-		Batch:      batch,
-	}
-	if st != nil {
-		if err := st.Prepare(ctx, src, req); err != nil {
-			o.result(src, f.Name, 0, 0, fmt.Errorf("%s: state: %w", f.Name, err))
-			return false
-		}
-	}
-	err := o.download(ctx, src, req)
-	if st != nil {
-		if serr := st.Finish(src, req, err); serr != nil && !o.json {
-			fmt.Fprintf(o.stderr, "%s: state: %v\n", f.Name, serr)
-		}
-	}
-	return err == nil
 }
 
 // runEach calls do(i) for i in [0, n), in order, at most k at once, and
@@ -135,6 +141,13 @@ func (l *lockedState) Prepare(ctx context.Context, source string, req *engine.Re
 }
 
 func (l *lockedState) Finish(source string, req *engine.Request, err error) error {
+	if qs, ok := l.st.(*queueState); ok {
+		// Outside the lock, so that files ending together share a
+		// transaction.
+		if done, ferr := qs.finish(&l.mu, req, err); done {
+			return ferr
+		}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.st.Finish(source, req, err)

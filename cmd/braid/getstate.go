@@ -15,8 +15,9 @@ func init() { openGetState = openQueueState }
 
 // queueState implements getState over the queue.
 type queueState struct {
-	q    *queue.Queue
-	jobs map[*engine.Request]int64 // the job of each prepared request
+	q     *queue.Queue
+	jobs  map[*engine.Request]int64 // the job of each prepared request
+	batch *queue.JournalBatch       // the journal of files prepared together (PrepareAll)
 }
 
 // openQueueState opens the queue; its notices (a damaged database moved
