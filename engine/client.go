@@ -227,6 +227,15 @@ func (c *Client) Do(ctx context.Context, req *Request) *Download {
 	}
 	dl.d = newDownload(c, req)
 	dl.d.perMirror = c.perMirror()
+	if req.File.MaxConnections == 1 && req.Batch && req.OriginETag == "" {
+		// A small file of a batch asks each mirror no question first: its
+		// one request's answer says the size (the transport checks it)
+		// and the hashes check the bytes, and a probe would double the
+		// requests of a batch whose time goes in requests.
+		for _, m := range dl.d.mirrors {
+			m.probed = true
+		}
+	}
 	go func() {
 		defer close(dl.done)
 		defer cancel()

@@ -176,15 +176,15 @@ const rowFormat = "%-10s %9s %7s %7s %12s %7s %13s %7s %12s %14s %23s  %s\n"
 
 // result is one scenario's figures.
 type result struct {
-	name        string
-	size        int64
-	ideal       time.Duration // 0: unlimited
-	braid       time.Duration
-	braidRSS    int64
-	braidCPU    time.Duration // user + system time of the best run
-	arias       []ariaResult  // one per aria2c mode, when aria2c is installed
-	target      float64       // most braid÷ideal allowed; 0: none
-	maxRSS      int64   // most resident memory allowed; 0: no check
+	name     string
+	size     int64
+	ideal    time.Duration // 0: unlimited
+	braid    time.Duration
+	braidRSS int64
+	braidCPU time.Duration // user + system time of the best run
+	arias    []ariaResult  // one per aria2c mode, when aria2c is installed
+	target   float64       // most braid÷ideal allowed; 0: none
+	maxRSS   int64         // most resident memory allowed; 0: no check
 }
 
 // ok reports whether braid met the scenario's targets: its ratio to the
