@@ -107,10 +107,12 @@ type batch struct {
 	rates  []int64 // MB/s of each mirror
 	jobs   bool
 	target float64
+	maxRSS int64 // most resident memory allowed braid; 0: no check
+	alone  bool  // braid only: a memory scenario
 }
 
 // batchNames are the batch scenarios, for the -scenarios default.
-const batchNames = "batch-1M,batch-64K,jobs-50M"
+const batchNames = "batch-1M,batch-64K,jobs-50M,batch-10k"
 
 func batches() []batch {
 	three := []int64{30, 30, 30}
@@ -120,6 +122,8 @@ func batches() []batch {
 		// the time goes in requests, file creation and bookkeeping.
 		{name: "batch-64K", count: 2000, size: 64 << 10, rates: three},
 		{name: "jobs-50M", count: 10, size: 50 << 20, rates: three, jobs: true, target: 1.10},
+		// Memory and bookkeeping: ten thousand files in one metalink.
+		{name: "batch-10k", count: 10000, size: 16 << 10, rates: three, maxRSS: 200 << 20, alone: true},
 	}
 }
 
@@ -131,7 +135,10 @@ type batchFile struct {
 
 func runBatch(ctx context.Context, dir string, b batch, pieceLen int64, braid, aria string, runs int) (result, error) {
 	total := int64(b.count) * b.size
-	res := result{name: b.name, size: total, target: b.target}
+	res := result{name: b.name, size: total, target: b.target, maxRSS: b.maxRSS}
+	if b.alone {
+		aria = ""
+	}
 	whole := mirror.NewContent(total)
 	files := make([]batchFile, b.count)
 	served := map[string]*mirror.Content{}
