@@ -162,9 +162,9 @@ func (d *download) trim() {
 		old := d.perMirror
 		d.perMirror = n
 		for _, m := range d.mirrors {
-			// A mirror whose cap is its own (its metalink entry, a 503)
-			// keeps it.
-			if m.limit == min(old, m.ownLimit()) {
+			// A mirror whose cap is its own (its metalink entry, a 503,
+			// no ranges) keeps it.
+			if !m.noRanges && m.limit == min(old, m.ownLimit()) {
 				m.limit = min(n, m.ownLimit())
 			}
 		}
