@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +22,26 @@ func waitFor(timeout time.Duration, cond func() bool) bool {
 	return cond()
 }
 
+// runAll downloads n copies of data named prefixN.bin side by side from
+// the mirrors and checks that each arrives whole.
+func runAll(t *testing.T, c *Client, n int, prefix string, data []byte, batch bool, ms ...*mirrortest.Mirror) {
+	t.Helper()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var dls []*Download
+	for i := range n {
+		f := fileFor(fmt.Sprintf("%s%d.bin", prefix, i), data, 64<<10, urls(ms...)...)
+		dls = append(dls, c.Do(ctx, &Request{Dir: dir, File: f, Batch: batch}))
+	}
+	for i, dl := range dls {
+		if err := dl.Err(); err != nil {
+			t.Fatalf("file %d: %v", i, err)
+		}
+		wantFile(t, dir, fmt.Sprintf("%s%d.bin", prefix, i), data)
+	}
+}
+
 // Files downloading side by side share one per-host cap: each file takes
 // one connection to each mirror, six files would take six, and the Client
 // allows three per host, whichever files they are for.
@@ -30,21 +49,7 @@ func TestPerHostCapAcrossFiles(t *testing.T) {
 	data := testData(1<<20 + 333)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(2<<20))
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"), mirrortest.Rate(2<<20))
-	c := &Client{MaxConnsPerHost: 3}
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	var dls []*Download
-	for i := range 6 {
-		f := fileFor(fmt.Sprintf("f%d.bin", i), data, 64<<10, urls(a, b)...)
-		dls = append(dls, c.Do(ctx, &Request{Dir: dir, File: f}))
-	}
-	for i, dl := range dls {
-		if err := dl.Err(); err != nil {
-			t.Fatalf("file %d: %v", i, err)
-		}
-		wantFile(t, dir, fmt.Sprintf("f%d.bin", i), data)
-	}
+	runAll(t, &Client{MaxConnsPerHost: 3}, 6, "f", data, false, a, b)
 	for _, m := range []*mirrortest.Mirror{a, b} {
 		// Three at once proves files shared the mirror (one file opens
 		// one); more than three breaks the cap.
@@ -60,29 +65,10 @@ func TestBatchSmallFilesWhole(t *testing.T) {
 	data := testData(300<<10 + 7)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(1<<20))
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"), mirrortest.Rate(1<<20))
-	c := &Client{MaxConnsPerHost: 2}
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	var wg sync.WaitGroup
-	errs := make([]error, 8)
-	for i := range errs {
-		f := fileFor(fmt.Sprintf("s%d.bin", i), data, 64<<10, urls(a, b)...)
-		dl := c.Do(ctx, &Request{Dir: dir, File: f, Batch: true})
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = dl.Err()
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("file %d: %v", i, err)
-		}
-	}
-	if n := a.Requests() + b.Requests(); n != len(errs) {
-		t.Errorf("%d requests for %d small files, want one each", n, len(errs))
+	const n = 8
+	runAll(t, &Client{MaxConnsPerHost: 2}, n, "s", data, true, a, b)
+	if got := a.Requests() + b.Requests(); got != n {
+		t.Errorf("%d requests for %d small files, want one each", got, n)
 	}
 	if a.Requests() == 0 || b.Requests() == 0 {
 		t.Errorf("requests per mirror %d and %d: the batch was not spread", a.Requests(), b.Requests())

@@ -158,8 +158,15 @@ func runBatch(ctx context.Context, dir string, b batch, pieceLen int64, braid, a
 		rate += r * mb
 	}
 	res.ideal = time.Duration(float64(total) / float64(rate) * float64(time.Second))
+	urlsOf := func(name string) []string {
+		var out []string
+		for _, base := range bases {
+			out = append(out, base+name)
+		}
+		return out
+	}
 	all := filepath.Join(dir, b.name+".meta4")
-	if err := writeBatchMeta4(all, files, pieceLen, bases); err != nil {
+	if err := writeBatchMeta4(all, files, pieceLen, urlsOf); err != nil {
 		return res, err
 	}
 	defer os.Remove(all)
@@ -177,7 +184,7 @@ func runBatch(ctx context.Context, dir string, b batch, pieceLen int64, braid, a
 		rn.braidArgs = nil
 		for i := range files {
 			m := filepath.Join(dir, fmt.Sprintf("%s-%d.meta4", b.name, i))
-			if err := writeBatchMeta4(m, files[i:i+1], pieceLen, bases); err != nil {
+			if err := writeBatchMeta4(m, files[i:i+1], pieceLen, urlsOf); err != nil {
 				return res, err
 			}
 			defer os.Remove(m)
@@ -189,9 +196,9 @@ func runBatch(ctx context.Context, dir string, b batch, pieceLen int64, braid, a
 }
 
 // writeBatchMeta4 writes a Metalink 4 document at path for files, each
-// with sha-256 piece hashes and a whole-file sha-256, on every mirror base
-// in order of priority.
-func writeBatchMeta4(path string, files []batchFile, pieceLen int64, bases []string) error {
+// with sha-256 piece hashes and a whole-file sha-256, on the URLs urlsOf
+// gives for its name, in order of priority.
+func writeBatchMeta4(path string, files []batchFile, pieceLen int64, urlsOf func(name string) []string) error {
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	b.WriteString(`<metalink xmlns="urn:ietf:params:xml:ns:metalink">` + "\n")
@@ -213,8 +220,8 @@ func writeBatchMeta4(path string, files []batchFile, pieceLen int64, bases []str
 			fmt.Fprintf(&b, "      <hash>%s</hash>\n", p)
 		}
 		b.WriteString("    </pieces>\n")
-		for i, base := range bases {
-			fmt.Fprintf(&b, "    <url priority=\"%d\">%s%s</url>\n", i+1, base, f.name)
+		for i, u := range urlsOf(f.name) {
+			fmt.Fprintf(&b, "    <url priority=\"%d\">%s</url>\n", i+1, u)
 		}
 		b.WriteString("  </file>\n")
 	}
