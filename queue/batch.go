@@ -58,14 +58,6 @@ func (q *Queue) NewJournalBatch() *JournalBatch { return &JournalBatch{q: q} }
 // Journal is job's journal in the batch, for the engine (Request.Journal).
 func (b *JournalBatch) Journal(job int64) engine.Journal { return batchJournal{b: b, job: job} }
 
-// verified marks a file of job verified (as SetVerified), in the batch.
-func (b *JournalBatch) verified(job int64, name string) error {
-	return b.add(fmt.Sprintf("job %d file %s: mark verified", job, name), func(tx *sql.Tx) error {
-		_, err := tx.Exec(`UPDATE files SET verified = 1, mismatch = 0 WHERE job = ? AND name = ?`, job, name)
-		return err
-	})
-}
-
 // add runs do in the next round's transaction and returns when that is
 // committed.
 func (b *JournalBatch) add(what string, do func(tx *sql.Tx) error) error {

@@ -134,22 +134,3 @@ func (q *Queue) selectFiles(id int64, names []string) error {
 	}
 	return nil
 }
-
-// FinishFileIn is FinishFile with a verified file marked in batch b, so
-// that files of a batch ending together share one transaction.
-func (q *Queue) FinishFileIn(b *JournalBatch, id int64, name string, cause error) error {
-	if cause != nil || b == nil {
-		return q.FinishFile(id, name, cause)
-	}
-	if err := b.verified(id, name); err != nil {
-		return err
-	}
-	var left int
-	if err := q.db.QueryRow(`SELECT COUNT(*) FROM files WHERE job = ? AND selected AND NOT verified`, id).Scan(&left); err != nil {
-		return q.wrap(fmt.Sprintf("finish job %d", id), err)
-	}
-	if left > 0 {
-		return nil
-	}
-	return q.Finish(id)
-}

@@ -184,3 +184,45 @@ func TestRunnerFollowsSettings(t *testing.T) {
 		t.Errorf("speed limit %d after the setting changed, want %d", got, 1<<20)
 	}
 }
+
+// A journal batch records the pieces of files ending together, and a bad
+// record (a piece outside its file) fails alone, costing the others
+// nothing.
+func TestJournalBatch(t *testing.T) {
+	q := openTest(t, t.TempDir())
+	names := []string{"a.bin", "b.bin", "c.bin", "d.bin"}
+	id, err := q.Add("batch.meta4", t.TempDir(), testDoc(4<<10, 1<<10, names...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jb := q.NewJournalBatch()
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, n := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pieces := []int{0, i % 4}
+			if n == "c.bin" {
+				pieces = append(pieces, 99) // outside the file's 4 pieces
+			}
+			errs[i] = jb.Journal(id).PiecesDone(n, pieces)
+		}()
+	}
+	wg.Wait()
+	for i, n := range names {
+		b, _, err := q.Pieces(id, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == "c.bin" {
+			if errs[i] == nil || b.Count() != 0 {
+				t.Errorf("%s: error %v, %d pieces recorded; want an error and none", n, errs[i], b.Count())
+			}
+			continue
+		}
+		if errs[i] != nil || !b.Has(0) || !b.Has(i%4) {
+			t.Errorf("%s: error %v, pieces 0 and %d recorded: %v %v", n, errs[i], i%4, b.Has(0), b.Has(i%4))
+		}
+	}
+}

@@ -58,8 +58,9 @@ func (l *lockedState) PrepareAll(ctx context.Context, source string, reqs []*eng
 	return bp.PrepareAll(ctx, source, reqs)
 }
 
-// finish is Finish for a request PrepareAll prepared, marking a verified
-// file in the batch; it reports false for a request it does not know.
+// finish is Finish for a request PrepareAll prepared, holding mu only to
+// look the request up, so that files ending together do not wait for each
+// other's bookkeeping; it reports false for a request it does not know.
 func (s *queueState) finish(mu *sync.Mutex, req *engine.Request, err error) (bool, error) {
 	mu.Lock()
 	id, ok := s.jobs[req]
@@ -71,5 +72,5 @@ func (s *queueState) finish(mu *sync.Mutex, req *engine.Request, err error) (boo
 	if !ok || batch == nil {
 		return false, nil
 	}
-	return true, s.q.FinishFileIn(batch, id, req.File.Name, err)
+	return true, s.q.FinishFile(id, req.File.Name, err)
 }
