@@ -60,13 +60,19 @@ func TestPerHostCapAcrossFiles(t *testing.T) {
 }
 
 // A batch's small files come whole, in one request each, from one mirror,
-// and the per-host cap spreads them over the mirrors.
+// on kept-alive connections, and the per-host cap spreads them over the
+// mirrors.
 func TestBatchSmallFilesWhole(t *testing.T) {
 	data := testData(300<<10 + 7)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(1<<20))
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"), mirrortest.Rate(1<<20))
 	const n = 8
 	runAll(t, &Client{MaxConnsPerHost: 2}, n, "s", data, true, a, b)
+	// Kept-alive connections carry file after file: no more connections
+	// than the cap allows at once.
+	if got := a.Conns() + b.Conns(); got > 4 {
+		t.Errorf("%d connections opened for %d files, want at most 2 per mirror (kept alive)", got, n)
+	}
 	if got := a.Requests() + b.Requests(); got != n {
 		t.Errorf("%d requests for %d small files, want one each", got, n)
 	}
