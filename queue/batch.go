@@ -8,8 +8,9 @@ import (
 	"braid/engine"
 )
 
-// JournalBatch records the pieces of every file a Runner has open in one
-// transaction per round, rather than one per file: with many files
+// JournalBatch records the pieces of every file a Runner (or `braid get`)
+// has open, and the Runner's verified files, in one transaction per round
+// rather than one per file: with many files
 // downloading at once the queue writes once a second, not once a second
 // per file. It is a group commit: the first caller to find no round under
 // way runs rounds until nothing is pending, and each caller returns when
@@ -57,6 +58,15 @@ func (q *Queue) NewJournalBatch() *JournalBatch { return &JournalBatch{q: q} }
 
 // Journal is job's journal in the batch, for the engine (Request.Journal).
 func (b *JournalBatch) Journal(job int64) engine.Journal { return batchJournal{b: b, job: job} }
+
+// verified marks a file of job verified, as SetVerified(true) does, in
+// the next round.
+func (b *JournalBatch) verified(job int64, name string) error {
+	return b.add(fmt.Sprintf("job %d file %s: mark verified", job, name), func(tx *sql.Tx) error {
+		_, err := tx.Exec(`UPDATE files SET verified = 1, mismatch = 0 WHERE job = ? AND name = ?`, job, name)
+		return err
+	})
+}
 
 // add runs do in the next round's transaction and returns when that is
 // committed.

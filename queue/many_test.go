@@ -81,6 +81,11 @@ func TestRunJobsAndFilesSideBySide(t *testing.T) {
 		if err != nil || j.State != Done {
 			t.Fatalf("job %d: %v %v, want done", id, j.State, err)
 		}
+		for _, f := range j.Files {
+			if !f.Verified {
+				t.Errorf("job %d file %s not marked verified", id, f.Name)
+			}
+		}
 	}
 	for i := range 4 {
 		for k := range 3 {

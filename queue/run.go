@@ -154,13 +154,15 @@ func (r *Runner) client() (*engine.Client, error) {
 
 // journal is the journal a job's files record their pieces in: one batch
 // for all the runner's files, one transaction per round.
-func (r *Runner) journal(job int64) engine.Journal {
+func (r *Runner) journal(job int64) engine.Journal { return r.batchOf().Journal(job) }
+
+func (r *Runner) batchOf() *JournalBatch {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.batch == nil {
 		r.batch = r.Queue.NewJournalBatch()
 	}
-	return r.batch.Journal(job)
+	return r.batch
 }
 
 // follow applies settings changed since the last look to the Client and
@@ -388,7 +390,8 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	jr := &jobRun{r: r, j: j, client: client, locs: locs, batch: len(todo) > 1, docs: map[string]int{}, speeds: map[string]float64{}}
+	jr := &jobRun{r: r, j: j, client: client, locs: locs, batch: len(todo) > 1, docs: map[string]int{},
+		speeds: map[string]float64{}, heardSpeeds: map[string][2]float64{}}
 	for i, df := range j.Doc.Files {
 		jr.docs[df.Name] = i
 	}
@@ -406,8 +409,9 @@ type jobRun struct {
 	batch  bool           // more than one file: small ones come whole (Request.Batch)
 	docs   map[string]int // file name → index in j.Doc.Files
 
-	mu     sync.Mutex         // guards speeds
-	speeds map[string]float64 // host → remembered speed, read once per run
+	mu          sync.Mutex            // guards speeds and heardSpeeds
+	speeds      map[string]float64    // host → remembered speed, read once per run
+	heardSpeeds map[string][2]float64 // host → sum and count of speeds heard this run
 }
 
 // runFiles downloads todo and returns the first error. A file that fails
@@ -456,6 +460,7 @@ func (jr *jobRun) runFiles(ctx context.Context, todo []File) error {
 		}()
 	}
 	files.Wait()
+	jr.record()
 	cause := context.Cause(ctx)
 	cancel(nil)
 	<-guarded
@@ -512,7 +517,7 @@ func (jr *jobRun) runFile(ctx context.Context, f File) error {
 		Batch:      jr.batch,
 	})
 	r.addLive(j.ID, dl)
-	err = r.watch(j, dl)
+	err = r.watch(j, dl, jr.heard)
 	r.dropLive(j.ID, dl)
 	if errors.Is(err, engine.ErrHashMismatch) {
 		if dbErr := q.SetMismatch(j.ID, f.Name, true); dbErr != nil {
@@ -522,7 +527,32 @@ func (jr *jobRun) runFile(ctx context.Context, f File) error {
 	if err != nil {
 		return classify(j.Dest, err)
 	}
+	if jr.batch {
+		// Files of a batch ending together share a transaction.
+		return r.batchOf().verified(j.ID, f.Name)
+	}
 	return q.SetVerified(j.ID, f.Name, true)
+}
+
+// heard notes a mirror host's speed in one file; the job records each
+// host's average once, when its files are done (record), rather than a
+// write per file and mirror.
+func (jr *jobRun) heard(host string, bps float64) {
+	jr.mu.Lock()
+	defer jr.mu.Unlock()
+	s := jr.heardSpeeds[host]
+	jr.heardSpeeds[host] = [2]float64{s[0] + bps, s[1] + 1}
+}
+
+// record stores the speeds heard. Failing to store them costs only a
+// better start next time, so errors are ignored.
+func (jr *jobRun) record() {
+	jr.mu.Lock()
+	defer jr.mu.Unlock()
+	for h, s := range jr.heardSpeeds {
+		_ = jr.r.Queue.RecordMirrorSpeed(h, s[0]/s[1])
+	}
+	clear(jr.heardSpeeds)
 }
 
 // fileOf is the metalink file to download: the stored document's, with the
@@ -671,9 +701,9 @@ func recheck(ctx context.Context, root *os.Root, part string, size int64, f meta
 }
 
 // watch follows a download to its end: it reports progress and
-// afterwards records the mirrors' speeds and strikes. Stopping it when the
-// job is paused elsewhere is the job's guard's work.
-func (r *Runner) watch(j Job, dl *engine.Download) error {
+// afterwards tells heard the mirrors' speeds and records their strikes.
+// Stopping it when the job is paused elsewhere is the job's guard's work.
+func (r *Runner) watch(j Job, dl *engine.Download, heard func(host string, bps float64)) error {
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	var snap engine.Snapshot
@@ -702,13 +732,14 @@ loop:
 	err := dl.Err()
 	dl.SnapshotInto(&snap)
 	r.progress(j, snap)
-	r.learn(j, snap, speeds)
+	r.learn(j, snap, speeds, heard)
 	return err
 }
 
-// learn stores what a download taught about its mirrors. Failing to store
-// it costs only a better start next time, so errors are ignored.
-func (r *Runner) learn(j Job, snap engine.Snapshot, speeds map[string][]float64) {
+// learn passes on what a download taught about its mirrors' speeds, and
+// stores their strikes. Failing to store them costs only a better start
+// next time, so errors are ignored.
+func (r *Runner) learn(j Job, snap engine.Snapshot, speeds map[string][]float64, heard func(host string, bps float64)) {
 	for _, m := range snap.Mirrors {
 		h := HostOf(m.URL)
 		var bps float64
@@ -722,7 +753,7 @@ func (r *Runner) learn(j Job, snap engine.Snapshot, speeds map[string][]float64)
 			bps = float64(m.Bytes) / snap.Elapsed.Seconds()
 		}
 		if bps > 0 {
-			_ = r.Queue.RecordMirrorSpeed(h, bps)
+			heard(h, bps)
 		}
 		if m.Strikes > 0 {
 			_ = r.Queue.AddStrikes(j.ID, snap.Name, m.URL, m.Strikes)
