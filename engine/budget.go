@@ -150,7 +150,8 @@ func (b *budget) claimCut(host string) bool {
 	return true
 }
 
-// cutLimit is why trim cut a connection.
+// cutLimit is why trim cut a connection. Another cut may overwrite it
+// (segment.cut), so the budget's count of cuts follows segment.trimmed.
 const cutLimit = "connection limit lowered"
 
 // trim cuts the download's newest connections while the Client's budget is
@@ -173,6 +174,7 @@ func (d *download) trim() {
 		s := d.segs[i]
 		if s.cut == "" && d.c.budget.claimCut(s.m.host) {
 			s.cut = cutLimit
+			s.trimmed.Store(true)
 			s.cancel()
 		}
 	}

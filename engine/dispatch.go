@@ -184,7 +184,7 @@ func (d *download) start(ctx context.Context, m *mirror, start, end int, now tim
 // ends the whole download (a disk error).
 func (d *download) end(ctx context.Context, s *segment) error {
 	s.cancel()
-	d.c.budget.release(s.m.host, s.cut == cutLimit)
+	d.c.budget.release(s.m.host, s.trimmed.Load())
 	now := time.Now()
 	d.mu.Lock()
 	defer d.mu.Unlock()
