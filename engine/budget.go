@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"sync"
 )
@@ -186,4 +187,31 @@ func (m *mirror) ownLimit() int {
 		return m.url.MaxConnections
 	}
 	return 1 << 30
+}
+
+// load is the connections open to host now.
+func (b *budget) load(host string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if h := b.hosts[hostKey(host)]; h != nil {
+		return h.used
+	}
+	return 0
+}
+
+// spread orders the mirrors a small file of a batch may use by how busy
+// their hosts are, least first (stable, so ties keep their rank): each
+// such file goes whole to one mirror, and this spreads a batch over the
+// mirrors, a slow one getting fewer files as its connections last longer.
+// Other files keep the ranking. Called with d.mu held.
+func (d *download) spread(ms []*mirror) []*mirror {
+	if !d.req.Batch || d.file.MaxConnections != 1 || len(ms) < 2 {
+		return ms
+	}
+	load := make(map[*mirror]int, len(ms))
+	for _, m := range ms {
+		load[m] = d.c.budget.load(m.host)
+	}
+	slices.SortStableFunc(ms, func(a, b *mirror) int { return load[a] - load[b] })
+	return ms
 }

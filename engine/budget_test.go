@@ -170,3 +170,15 @@ func TestSetMaxConnsPerMirrorWhileRunning(t *testing.T) {
 	}
 	wantFile(t, dir, "f.bin", data)
 }
+
+// Below any cap, a batch's small files still spread: each goes to the
+// mirror whose host is least busy.
+func TestBatchSpreadsBelowCap(t *testing.T) {
+	data := testData(200<<10 + 1)
+	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(1<<20))
+	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"), mirrortest.Rate(1<<20))
+	runAll(t, &Client{MaxConnsPerHost: 16}, 6, "s", data, true, a, b)
+	if a.Requests() < 2 || b.Requests() < 2 {
+		t.Errorf("requests per mirror %d and %d: the batch was not spread", a.Requests(), b.Requests())
+	}
+}

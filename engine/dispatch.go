@@ -72,7 +72,7 @@ func (d *download) dispatch(ctx context.Context) error {
 func (d *download) schedule(ctx context.Context, now time.Time) bool {
 	for !d.atFileLimit() {
 		started, blocked := false, false
-		for _, m := range d.ranked(now) {
+		for _, m := range d.spread(d.ranked(now)) {
 			if !d.c.budget.take(m.host) {
 				blocked = true
 				continue
