@@ -231,3 +231,43 @@ func TestJournalBatch(t *testing.T) {
 		}
 	}
 }
+
+// A speed limit changed in the settings reaches the download the runner
+// has running, through its poll: held to the limit first, much faster once
+// the limit is lifted. Rates are bytes the mirror served over a window,
+// with generous bounds.
+func TestRunSpeedLimitLive(t *testing.T) {
+	data := testData(24 << 20)
+	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
+	q := openTest(t, t.TempDir())
+	const limit = 1 << 20
+	if err := q.UpdateSettings(func(s *Settings) { s.SpeedLimit = limit }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Add("big.meta4", t.TempDir(), describe(t, "big.bin", data, 1<<20, m), nil); err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Queue: q}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	time.Sleep(1500 * time.Millisecond)
+	b0, t0 := m.BytesServed(), time.Now()
+	time.Sleep(2 * time.Second)
+	if rate := float64(m.BytesServed()-b0) / time.Since(t0).Seconds(); rate > 2.5*limit {
+		t.Errorf("%.0f bytes/s under a limit of %d", rate, limit)
+	}
+	b1, t1 := m.BytesServed(), time.Now()
+	if err := q.UpdateSettings(func(s *Settings) { s.SpeedLimit = 0 }); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	rate := float64(m.BytesServed()-b1) / time.Since(t1).Seconds()
+	t.Logf("after the limit was lifted: %.1f MiB/s", rate/(1<<20))
+	if rate < 4*limit {
+		t.Errorf("%.0f bytes/s after the limit was lifted, want well over the old %d", rate, limit)
+	}
+}
