@@ -51,6 +51,8 @@ type getOptions struct {
 
 	// requireSignature: a file counts as done only if a known key signed it.
 	requireSignature bool
+	jobs             int      // sources downloading at once (--jobs)
+	display          *display // which download the terminal's progress line shows
 }
 
 func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -75,17 +77,7 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer s.Close()
 		st = s
 	}
-	failed := false
-	for _, src := range o.sources {
-		if ctx.Err() != nil {
-			failed = true
-			break
-		}
-		if !o.getSource(ctx, st, src) {
-			failed = true
-		}
-	}
-	if failed {
+	if !o.getAll(ctx, st) {
 		return 1
 	}
 	return 0
@@ -108,6 +100,8 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	loc := fs.String("location", strings.Join(defaults.Locations, ","), "countries whose mirrors to try first, comma separated (ISO 3166)")
 	maxConn := fs.Int("max-conn", engine.DefaultMaxConns, "most connections at once")
 	perMirror := fs.Int("max-conn-per-mirror", engine.DefaultMaxConnsPerMirror, "most connections to one mirror")
+	perHost := fs.Int("max-conn-per-host", engine.DefaultMaxConnsPerHost, "most connections to one host, across all files")
+	jobs := fs.Int("jobs", defaultJobs, "sources downloading at once (files of a source also download side by side)")
 	limit := fs.String("limit", "", "download rate limit in bytes per second, e.g. 500K, 10M (0: none)")
 	jsonOut := fs.Bool("json", false, "print progress as JSON lines")
 	requireSig := fs.Bool("require-signature", false, "fail a file unless an OpenPGP key of the keyring (braid keys) signed it; it stays NAME.part")
@@ -122,8 +116,8 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		fmt.Fprintf(stderr, "braid get: --limit: %v\n", err)
 		return nil, 2
 	}
-	if *maxConn < 1 || *perMirror < 1 {
-		fmt.Fprintln(stderr, "braid get: --max-conn and --max-conn-per-mirror must be at least 1")
+	if *maxConn < 1 || *perMirror < 1 || *perHost < 1 || *jobs < 1 {
+		fmt.Fprintln(stderr, "braid get: --max-conn, --max-conn-per-mirror, --max-conn-per-host and --jobs must be at least 1")
 		return nil, 2
 	}
 	if fs.NArg() == 0 {
@@ -146,8 +140,11 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		client: engine.Client{
 			MaxConns:          *maxConn,
 			MaxConnsPerMirror: *perMirror,
+			MaxConnsPerHost:   *perHost,
 			Limit:             rate,
 		},
+		jobs:     *jobs,
+		display:  &display{},
 		json:     *jsonOut,
 		sources:  fs.Args(),
 		tty:      isTerminal(stdout),
@@ -162,8 +159,8 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	return o, -1
 }
 
-// getSource downloads the selected files of one source, one after the
-// other, and reports whether all of them verified.
+// getSource downloads the selected files of one source, side by side, and
+// reports whether all of them verified.
 func (o *getOptions) getSource(ctx context.Context, st getState, src string) bool {
 	res, err := resolveSource(ctx, src, o.client.HTTP)
 	if err != nil {
@@ -181,7 +178,7 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 		o.result(src, r.Name, 0, 0, fmt.Errorf("%s: refused: %s", r.Name, r.Reason))
 		ok = false
 	}
-	selected := 0
+	var selected []metalink.File
 	for _, f := range doc.Files {
 		if sel, why := f.Selected(o.prefs); !sel {
 			if !o.json {
@@ -189,37 +186,15 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 			}
 			continue
 		}
-		selected++
-		req := &engine.Request{
-			Dir:        o.dir,
-			File:       f,
-			OriginETag: res.etag,
-			Referer:    res.referer,
-			Locations:  o.prefs.Locations,
-		}
-		if st != nil {
-			if err := st.Prepare(ctx, src, req); err != nil {
-				o.result(src, f.Name, 0, 0, fmt.Errorf("%s: state: %w", f.Name, err))
-				ok = false
-				continue
-			}
-		}
-		sig := o.checkSignature(st, req)
-		err := o.downloadDynamic(ctx, st, src, doc, req)
-		o.reportSignature(f.Name, sig)
-		if st != nil {
-			if serr := st.Finish(src, req, err); serr != nil && !o.json {
-				fmt.Fprintf(o.stderr, "%s: state: %v\n", f.Name, serr)
-			}
-		}
-		if err != nil {
-			ok = false
-		}
-		if ctx.Err() != nil {
-			return false
-		}
+		selected = append(selected, f)
 	}
-	if selected == 0 && len(doc.Files) > 0 {
+	if !o.getFiles(ctx, st, src, res, selected) {
+		ok = false
+	}
+	if ctx.Err() != nil {
+		return false
+	}
+	if len(selected) == 0 && len(doc.Files) > 0 {
 		o.result(src, "", 0, 0, fmt.Errorf("%s: no file matches the language and OS filters (see --lang, --os)", src))
 		return false
 	}
@@ -234,6 +209,8 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 // error.
 func (o *getOptions) download(ctx context.Context, src string, req *engine.Request) error {
 	dl := o.client.Do(ctx, req)
+	o.display.add(dl)
+	defer o.display.remove(dl)
 	t := time.NewTicker(o.interval)
 	defer t.Stop()
 	var snap engine.Snapshot
@@ -255,7 +232,7 @@ func (o *getOptions) download(ctx context.Context, src string, req *engine.Reque
 			switch {
 			case o.json:
 				o.progressJSON(&snap)
-			case o.tty:
+			case o.tty && o.display.shows(dl):
 				fmt.Fprint(o.stdout, "\r\033[K"+progressLine(&snap))
 			}
 		}
