@@ -30,6 +30,7 @@ const (
 	DefaultMaxConns          = 16
 	DefaultMaxConnsPerMirror = 1 // RFC 6249 §7: one range request per mirror
 	DefaultStallTimeout      = 2 * time.Second
+	DefaultMaxBackoff        = time.Minute
 )
 
 // Client downloads files. Its fields are read when its first download
@@ -57,6 +58,9 @@ type Client struct {
 	// byte of an answer. Near the end of a file a stalled or very slow
 	// connection is cut sooner, as soon as a faster mirror is idle.
 	StallTimeout time.Duration
+	// MaxBackoff caps the wait between tries of a mirror that failed with
+	// a temporary error (see Request.RetryFor); 0 means DefaultMaxBackoff.
+	MaxBackoff time.Duration
 
 	once sync.Once
 	sem  chan struct{} // one token per open connection
@@ -113,6 +117,10 @@ type Request struct {
 	// Locations are the user's countries (ISO 3166-1 alpha-2), most
 	// preferred first: mirrors there are tried first among equal priority.
 	Locations []string
+	// RetryFor bounds how long the download may wait in StateWaiting,
+	// every mirror backing off after temporary errors, before it fails
+	// with ErrGaveUp; 0 waits as long as it takes (what a queue wants).
+	RetryFor time.Duration
 }
 
 // Download is a running or finished download. Its methods are safe for

@@ -58,7 +58,10 @@ type download struct {
 	sampled     int64           // total bytes at the last sample
 	lost        []*MirrorError  // why mirrors were dropped
 
-	hashed atomic.Int64 // bytes of the file fed to the whole-file hash
+	waitSince   time.Time       // when StateWaiting began
+
+	hashed   atomic.Int64 // bytes of the file fed to the whole-file hash
+	lastByte atomic.Int64 // when a mirror last sent a byte, unix nanoseconds
 }
 
 func newDownload(c *Client, req *Request) *download {
@@ -397,6 +400,10 @@ func (d *download) snapshot(s *Snapshot) {
 	}
 	s.Speed = int64(d.speed)
 	s.ETA = -1
+	s.NextTry = time.Time{}
+	if d.state == StateWaiting {
+		s.NextTry = d.nextTry(now)
+	}
 	switch {
 	case d.state == StateDone:
 		s.ETA = 0

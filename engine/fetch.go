@@ -92,6 +92,7 @@ func (d *download) fetch(s *segment) error {
 				m.ttfb.Store(int64(now.Sub(asked)))
 			}
 			s.last.Store(now.UnixNano())
+			d.lastByte.Store(now.UnixNano())
 			m.bytes.Add(int64(n))
 			s.got.Add(int64(n))
 			if err := d.c.lim.wait(s.ctx, n); err != nil {

@@ -21,9 +21,14 @@ const (
 	// StateCanceled: the context was canceled; NAME.part and the journal
 	// hold what was done, for a later resume.
 	StateCanceled
+	// StateWaiting: pieces are missing, no mirror is sending and every
+	// mirror left is backing off after temporary errors (the network is
+	// down, the servers are busy); Snapshot.NextTry says when the next
+	// try is. It ends when a byte arrives, or after Request.RetryFor.
+	StateWaiting
 )
 
-var stateNames = [...]string{"starting", "downloading", "verifying", "done", "failed", "canceled"}
+var stateNames = [...]string{"starting", "downloading", "verifying", "done", "failed", "canceled", "waiting"}
 
 func (s State) String() string {
 	if int(s) < len(stateNames) {
@@ -95,6 +100,9 @@ type Snapshot struct {
 	Elapsed time.Duration
 	State   State
 	Err     error // the final error of a failed or canceled download
+	// NextTry is when the next mirror's back-off ends, in StateWaiting;
+	// zero otherwise.
+	NextTry time.Time
 	// Attempt is 1, or 2 during the single full retry after a whole-file
 	// hash mismatch of a file without piece hashes.
 	Attempt int

@@ -43,6 +43,7 @@ type getOptions struct {
 	prefs    metalink.Prefs
 	client   engine.Client
 	json     bool
+	retryFor time.Duration
 	sources  []string
 	tty      bool
 	interval time.Duration
@@ -107,6 +108,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	perMirror := fs.Int("max-conn-per-mirror", engine.DefaultMaxConnsPerMirror, "most connections to one mirror")
 	limit := fs.String("limit", "", "download rate limit in bytes per second, e.g. 500K, 10M (0: none)")
 	jsonOut := fs.Bool("json", false, "print progress as JSON lines")
+	retryFor := fs.Duration("retry-for", defaultRetryFor, "how long to wait for the network while every mirror fails with temporary errors, e.g. 30m (0: forever)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, 0
@@ -145,6 +147,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 			Limit:             rate,
 		},
 		json:     *jsonOut,
+		retryFor: *retryFor,
 		sources:  fs.Args(),
 		tty:      isTerminal(stdout),
 		interval: 500 * time.Millisecond,
@@ -191,6 +194,7 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 			OriginETag: res.etag,
 			Referer:    res.referer,
 			Locations:  o.prefs.Locations,
+			RetryFor:   o.retryFor,
 		}
 		if st != nil {
 			if err := st.Prepare(ctx, src, req); err != nil {
@@ -281,6 +285,9 @@ func progressLine(s *engine.Snapshot) string {
 	if len(name) > 40 {
 		name = "…" + name[len(name)-39:]
 	}
+	if line, ok := specialProgress(s, name, active, usable); ok {
+		return line
+	}
 	return fmt.Sprintf("%s  %s %5.1f%%  %s/s  ETA %s  mirrors %d/%d", name, what, pct, byteText(s.Speed), eta, active, usable)
 }
 
@@ -305,6 +312,8 @@ type jsonProgress struct {
 	Verified int          `json:"verified"`
 	Speed    int64        `json:"speed"`
 	ETA      float64      `json:"eta_seconds"` // -1: unknown
+	// NextTry is the seconds until the next try in state "waiting".
+	NextTry float64 `json:"next_try_seconds,omitempty"`
 	Mirrors  []jsonMirror `json:"mirrors"`
 }
 
@@ -326,6 +335,7 @@ func (o *getOptions) progressJSON(s *engine.Snapshot) {
 	if s.ETA >= 0 {
 		p.ETA = s.ETA.Seconds()
 	}
+	p.NextTry = nextTryIn(s).Seconds()
 	for _, m := range s.Mirrors {
 		p.Mirrors = append(p.Mirrors, jsonMirror{URL: m.URL, State: m.State.String(), Reason: m.Reason, Bytes: m.Bytes, Speed: m.Speed, Strikes: m.Strikes})
 	}

@@ -62,6 +62,7 @@ type Mirror struct {
 	ranges []Range
 
 	closeOnce sync.Once
+	gate      *gate
 }
 
 type config struct {
@@ -84,6 +85,8 @@ type config struct {
 	noHead     bool
 	user, pass string
 	gauges     []*Gauge
+	chunked    bool
+	links      []string // Link headers sent with a redirect
 }
 
 // Option shapes a Mirror.
@@ -172,6 +175,12 @@ func Status(code int) Option { return func(c *config) { c.status = code } }
 func Redirect(target string) Option { return func(c *config) { c.redirect = target } }
 
 // NoHead makes the mirror answer HEAD with 405 Method Not Allowed.
+// Chunked makes the mirror send the whole file without a Content-Length
+// (Transfer-Encoding: chunked, as a file generated on the fly is sent), to
+// HEAD as to GET. Range requests are still served as usual unless NoRanges
+// is set too.
+func Chunked() Option { return func(c *config) { c.chunked = true } }
+
 func NoHead() Option { return func(c *config) { c.noHead = true } }
 
 // BasicAuth makes the mirror require these credentials, answering 401
@@ -241,10 +250,12 @@ func New(t testing.TB, data []byte, opts ...Option) *Mirror {
 	if cfg.rate > 0 {
 		m.bucket = newBucket(cfg.rate)
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.addr, "0"))
+	inner, err := net.Listen("tcp", net.JoinHostPort(cfg.addr, "0"))
 	if err != nil {
 		t.Fatalf("mirrortest: listen on %s: %v", cfg.addr, err)
 	}
+	ln := newGate(inner)
+	m.gate = ln
 	m.srv = httptest.NewUnstartedServer(http.HandlerFunc(m.serve))
 	m.srv.Listener.Close()
 	m.srv.Listener = ln
@@ -310,10 +321,26 @@ func (m *Mirror) Ranges() []Range {
 // call more than once.
 func (m *Mirror) Close() {
 	m.closeOnce.Do(func() {
+		m.gate.shut()
 		close(m.quit)
 		m.srv.CloseClientConnections()
 		m.srv.Close()
 	})
+}
+
+// Pause takes the mirror off the network, as an outage does: its listener
+// closes, so connections are refused, and every open connection is cut.
+// Resume brings it back on the same address.
+func (m *Mirror) Pause() {
+	m.gate.pause()
+	m.srv.CloseClientConnections()
+}
+
+// Resume ends a Pause: the mirror listens again on its address.
+func (m *Mirror) Resume() {
+	if err := m.gate.resume(); err != nil {
+		m.t.Errorf("mirrortest: listen again on %s: %v", m.Host(), err)
+	}
 }
 
 func (m *Mirror) serve(w http.ResponseWriter, r *http.Request) {
@@ -379,7 +406,25 @@ func (m *Mirror) serve(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del("Range")
 		r.Header.Del("If-Range")
 	}
+	if m.cfg.chunked && r.Header.Get("Range") == "" {
+		m.serveChunked(rw, r)
+		return
+	}
 	http.ServeContent(rw, r, "", time.Time{}, bytes.NewReader(m.data))
+}
+
+// serveChunked sends the whole file without saying its length.
+func (m *Mirror) serveChunked(rw *writer, r *http.Request) {
+	rw.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
+	for off := 0; off < len(m.data); off += 32 << 10 {
+		if _, err := rw.Write(m.data[off:min(off+32<<10, len(m.data))]); err != nil {
+			return
+		}
+		rw.Flush() // each write its own chunk, never a whole buffered body
+	}
 }
 
 // track adds n to the mirror's gauges.

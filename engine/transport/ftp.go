@@ -216,6 +216,8 @@ func (s *FTPSource) ftpError(what string, err error) error {
 			return &RetryError{After: DefaultRetryAfter, Err: fmt.Errorf("%s: %s: %w", s.mirror, what, err)}
 		case ftp.StatusFileUnavailable, ftp.StatusFileActionIgnored, ftp.StatusBadFileName:
 			return fmt.Errorf("%s: %s: %w: %w", s.mirror, what, err, ErrNotFound)
+		case ftp.StatusNotLoggedIn:
+			return fmt.Errorf("%s: %s: %w: %w", s.mirror, what, err, ErrDenied)
 		}
 	}
 	return fmt.Errorf("%s: %s: %w", s.mirror, what, err)

@@ -255,9 +255,14 @@ func statusError(resp *http.Response, where string) error {
 			After: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
 			Err:   fmt.Errorf("%s: %s", where, resp.Status),
 		}
+	case http.StatusRequestTimeout:
+		// The server gave up waiting for us: the network's doing.
 	default:
-		return fmt.Errorf("%s: unexpected answer %s", where, resp.Status)
+		if resp.StatusCode >= 400 && resp.StatusCode < 500 {
+			return fmt.Errorf("%s: %s: %w", where, resp.Status, ErrDenied)
+		}
 	}
+	return fmt.Errorf("%s: unexpected answer %s", where, resp.Status)
 }
 
 // discard closes a response we will not read, first draining a small rest

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"braid/engine"
+)
+
+// defaultRetryFor is how long `braid get` waits for the network when every
+// mirror fails with temporary errors: long enough for a Wi-Fi drop, a VPN
+// reconnect or a server restart, short enough that a script learns of an
+// outage that is not going away.
+const defaultRetryFor = 10 * time.Minute
+
+// nextTryIn is the time until the next try of a waiting download, 0 when
+// it is not waiting.
+func nextTryIn(s *engine.Snapshot) time.Duration {
+	if s.State != engine.StateWaiting || s.NextTry.IsZero() {
+		return 0
+	}
+	return max(time.Until(s.NextTry), 0)
+}
+
+// specialProgress is the progress line of a download that is waiting for
+// the network or of unknown size, which a percentage cannot describe.
+func specialProgress(s *engine.Snapshot, name string, active, usable int) (string, bool) {
+	switch {
+	case s.State == engine.StateWaiting:
+		return fmt.Sprintf("%s  waiting for the network, next try in %s  %s so far  mirrors %d/%d",
+			name, waitText(nextTryIn(s)), byteText(s.Bytes), active, usable), true
+	case s.Size < 0:
+		return fmt.Sprintf("%s  %s %s (size unknown)  %s/s  mirrors %d/%d",
+			name, s.State, byteText(s.Bytes), byteText(s.Speed), active, usable), true
+	}
+	return "", false
+}
+
+// waitText says a short wait in whole seconds ("20 s").
+func waitText(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
+	}
+	return durationText(d)
+}
