@@ -58,7 +58,7 @@ type download struct {
 	sampled     int64           // total bytes at the last sample
 	lost        []*MirrorError  // why mirrors were dropped
 
-	waitSince   time.Time       // when StateWaiting began
+	waitSince time.Time // when StateWaiting began
 
 	hashed   atomic.Int64 // bytes of the file fed to the whole-file hash
 	lastByte atomic.Int64 // when a mirror last sent a byte, unix nanoseconds

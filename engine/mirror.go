@@ -48,7 +48,7 @@ type mirror struct {
 	retryAt time.Time
 	fails   int // temporary errors in a row without a byte received
 	strikes int
-	stalls  int // connections in a row cut for sending nothing
+	stalls  int  // connections in a row cut for sending nothing
 	probed  bool // Stat has been asked (or the source cannot Stat)
 	// noRanges: it serves the whole file only (it answered a range with
 	// the whole file, or its Stat said it takes no ranges). Its segments

@@ -303,18 +303,18 @@ type jsonMirror struct {
 }
 
 type jsonProgress struct {
-	Type     string       `json:"type"` // "progress"
-	File     string       `json:"file"`
-	State    string       `json:"state"`
-	Size     int64        `json:"size"`
-	Bytes    int64        `json:"bytes"`
-	Pieces   int          `json:"pieces"`
-	Verified int          `json:"verified"`
-	Speed    int64        `json:"speed"`
-	ETA      float64      `json:"eta_seconds"` // -1: unknown
+	Type     string  `json:"type"` // "progress"
+	File     string  `json:"file"`
+	State    string  `json:"state"`
+	Size     int64   `json:"size"`
+	Bytes    int64   `json:"bytes"`
+	Pieces   int     `json:"pieces"`
+	Verified int     `json:"verified"`
+	Speed    int64   `json:"speed"`
+	ETA      float64 `json:"eta_seconds"` // -1: unknown
 	// NextTry is the seconds until the next try in state "waiting".
-	NextTry float64 `json:"next_try_seconds,omitempty"`
-	Mirrors  []jsonMirror `json:"mirrors"`
+	NextTry float64      `json:"next_try_seconds,omitempty"`
+	Mirrors []jsonMirror `json:"mirrors"`
 }
 
 type jsonResult struct {

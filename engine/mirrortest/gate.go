@@ -12,7 +12,7 @@ type gate struct {
 	addr string
 
 	mu      sync.Mutex
-	ln      net.Listener // nil while paused
+	ln      net.Listener  // nil while paused
 	changed chan struct{} // closed and replaced at each pause, resume, shut
 	closed  bool
 }
