@@ -68,8 +68,8 @@ type HTTPSource struct {
 	ftpPool   *FTPPool // for a redirect to ftp://
 
 	mu  sync.Mutex
-	loc *url.URL     // where the file was last found after redirects; nil: s.url
-	ftp *FTPSource   // set when the mirror redirects to ftp://
+	loc *url.URL   // where the file was last found after redirects; nil: s.url
+	ftp *FTPSource // set when the mirror redirects to ftp://
 }
 
 // NewHTTP returns a Source for an http or https URL. User information in
