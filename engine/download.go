@@ -46,7 +46,6 @@ type download struct {
 	attempt     int
 	pieces      []PieceState
 	filler      []int16
-	prev        []int16         // filler of the first attempt, during the retry
 	bad         map[int][]int16 // piece → mirrors that sent bad data for it
 	segs        []*segment      // open connections
 	done        int             // pieces done
@@ -58,10 +57,13 @@ type download struct {
 	sampled     int64           // total bytes at the last sample
 	lost        []*MirrorError  // why mirrors were dropped
 
-	waitSince time.Time // when StateWaiting began
+	waitSince time.Time    // when StateWaiting began
+	suspect   *mirror      // whose bytes are being checked (see liar.go)
+	checked   map[int]bool // mirrors checked as suspects
 
 	hashed   atomic.Int64 // bytes of the file fed to the whole-file hash
 	lastByte atomic.Int64 // when a mirror last sent a byte, unix nanoseconds
+	differed atomic.Bool  // the suspect's bytes differ from another mirror's
 }
 
 func newDownload(c *Client, req *Request) *download {
@@ -75,6 +77,7 @@ func newDownload(c *Client, req *Request) *download {
 		size:    req.File.Size,
 		attempt: 1,
 		bad:     map[int][]int16{},
+		checked: map[int]bool{},
 	}
 	if req.Done != nil {
 		d.req.Done = req.Done.Clone()
@@ -182,6 +185,7 @@ func (d *download) run(ctx context.Context) (err error) {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if d.whole.Type == "" || sum == d.whole.Value {
+			d.convictSuspect()
 			if err := stopSyncer(); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
@@ -194,10 +198,9 @@ func (d *download) run(ctx context.Context) (err error) {
 		if d.plan.Verifiable() {
 			return fmt.Errorf("%w, although every piece matched its hash: the metalink's hashes disagree; %s kept", mismatch, st.part)
 		}
-		if d.attempt > 1 {
-			return fmt.Errorf("%w after a full retry from other mirrors; %s kept", mismatch, st.part)
+		if !d.checkNextSuspect() {
+			return fmt.Errorf("%w, and no mirror's bytes differ from the other mirrors'; %s kept", mismatch, st.part)
 		}
-		d.retryAll()
 	}
 }
 
@@ -249,34 +252,6 @@ func (d *download) markDone(b *piece.Bitfield) {
 		}
 	}
 	d.advancePrefix()
-}
-
-// retryAll starts the single full retry after a whole-file mismatch of a
-// file without piece hashes: every piece is fetched again, each from
-// another mirror than the first time when there is one.
-func (d *download) retryAll() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.attempt++
-	d.prev = d.filler
-	d.filler = make([]int16, len(d.pieces))
-	for i := range d.pieces {
-		d.pieces[i] = PieceMissing
-		d.filler[i] = -1
-	}
-	d.done, d.doneB, d.prefix = 0, 0, 0
-	for _, m := range d.mirrors {
-		m.useful = 0 // what it sent the first time is being replaced
-	}
-	d.hashed.Store(0)
-	d.pending = nil
-	d.unjournaled = nil
-	if r, ok := d.req.Journal.(JournalResetter); ok {
-		// The journal counted pieces of a file that turned out wrong.
-		if err := r.Reset(d.file.Name); err != nil {
-			d.lost = append(d.lost, &MirrorError{Mirror: "journal", Err: err})
-		}
-	}
 }
 
 // advancePrefix moves the done prefix forward and wakes the whole-file

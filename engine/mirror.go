@@ -50,6 +50,9 @@ type mirror struct {
 	strikes int
 	stalls  int  // connections in a row cut for sending nothing
 	probed  bool // Stat has been asked (or the source cannot Stat)
+	// banned: its pieces are being fetched from the other mirrors to find
+	// out whether its bytes are the ones that fail the whole-file hash.
+	banned bool
 	// noRanges: it serves the whole file only (it answered a range with
 	// the whole file, or its Stat said it takes no ranges). Its segments
 	// are then fetched as one stream from the start of the file that
@@ -108,7 +111,7 @@ func (m *mirror) markNoRanges() {
 
 // usable reports whether the mirror may be given work now.
 func (m *mirror) usable(now time.Time) bool {
-	if m.state == MirrorDropped || m.src == nil {
+	if m.state == MirrorDropped || m.src == nil || m.banned {
 		return false
 	}
 	if m.retryAt.After(now) {

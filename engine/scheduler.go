@@ -56,19 +56,14 @@ type segment struct {
 }
 
 // free reports whether piece i waits for a mirror and m may serve it: m
-// never gets a piece it sent bad data for, and during the retry after a
-// whole-file mismatch it avoids the pieces it filled the first time when
-// another mirror is left (alt).
-func (d *download) free(i int, m *mirror, alt bool) bool {
+// never gets a piece it sent bad data for.
+func (d *download) free(i int, m *mirror) bool {
 	switch d.pieces[i] {
 	case PieceMissing, PieceBad:
 	default:
 		return false
 	}
-	if slices.Contains(d.bad[i], int16(m.idx)) {
-		return false
-	}
-	return !(alt && d.prev != nil && d.prev[i] == int16(m.idx))
+	return !slices.Contains(d.bad[i], int16(m.idx))
 }
 
 // live counts the mirrors not dropped.
@@ -88,16 +83,15 @@ func (d *download) live() int {
 // its goroutine ends. It reports false when there is nothing for m now.
 func (d *download) pick(m *mirror, now time.Time) (start, end int, ok bool) {
 	n := len(d.pieces)
-	alt := d.prev != nil && d.live() > 1
 	if m.noRanges {
 		// The whole run of free pieces from the first one: its stream
 		// from the start of the file passes them all anyway, and ranged
 		// mirrors may steal the far part. It steals nothing itself: its
 		// stream would re-read the file up to the stolen pieces.
 		for i := d.prefix; i < n; i++ {
-			if d.free(i, m, alt) {
+			if d.free(i, m) {
 				j := i + 1
-				for j < n && d.free(j, m, alt) {
+				for j < n && d.free(j, m) {
 					j++
 				}
 				return i, j, true
@@ -108,14 +102,14 @@ func (d *download) pick(m *mirror, now time.Time) (start, end int, ok bool) {
 	first, free := -1, 0
 	var runEnd int
 	for i := d.prefix; i < n; i++ {
-		if !d.free(i, m, alt) {
+		if !d.free(i, m) {
 			continue
 		}
 		free++
 		if first < 0 {
 			first = i
 			runEnd = i + 1
-			for runEnd < n && d.free(runEnd, m, alt) {
+			for runEnd < n && d.free(runEnd, m) {
 				runEnd++
 			}
 		}
@@ -196,13 +190,12 @@ func (d *download) extend(s *segment) bool {
 	if m.state == MirrorDropped || s.cut != "" {
 		return false
 	}
-	alt := d.prev != nil && d.live() > 1
 	for i := s.end; i < n; i++ {
-		if !d.free(i, m, alt) {
+		if !d.free(i, m) {
 			continue
 		}
 		j := i + 1
-		for j < n && d.free(j, m, alt) {
+		for j < n && d.free(j, m) {
 			j++
 		}
 		for k := i; k < j; k++ {
