@@ -57,6 +57,8 @@ type download struct {
 	sampled     int64           // total bytes at the last sample
 	lost        []*MirrorError  // why mirrors were dropped
 
+	plog      *pieceLog    // NAME.part.done, see piecelog.go
+	earlier   bool         // pieces of an earlier run were checked (liar.go)
 	waitSince time.Time    // when StateWaiting began
 	suspect   *mirror      // whose bytes are being checked (see liar.go)
 	checked   map[int]bool // mirrors checked as suspects
@@ -146,18 +148,24 @@ func (d *download) run(ctx context.Context) (err error) {
 		return fmt.Errorf("%s: %w", name, noMirrorsError(d.lost))
 	}
 
-	if d.req.Done == nil {
+	logged := d.readPieceLog(d.req.Done)
+	if d.req.Done == nil && len(logged) == 0 {
 		d.req.Done = d.salvage(ctx)
 	}
-	resume := d.req.Done != nil && d.req.Done.Len() == d.plan.Count() && d.req.Done.Count() > 0
-	kept, err := st.openPart(d.size, resume)
+	journaled := d.req.Done != nil && d.req.Done.Len() == d.plan.Count() && d.req.Done.Count() > 0
+	kept, err := st.openPart(d.size, journaled || len(logged) > 0)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if kept {
-		d.markDone(d.req.Done)
+		if journaled {
+			d.markDone(d.req.Done)
+		}
+		d.salvageLogged(ctx, logged)
 	}
 	d.req.Done = nil
+	d.openPieceLog()
+	defer d.closePieceLog()
 
 	syncCtx, stopSync := context.WithCancel(context.Background())
 	syncDone := make(chan error, 1)
@@ -192,6 +200,7 @@ func (d *download) run(ctx context.Context) (err error) {
 			if err := st.finish(); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
+			d.removePieceLog()
 			return nil
 		}
 		mismatch := fmt.Errorf("%s: %w: %s %s, expected %s", name, ErrHashMismatch, d.whole.Type, sum, d.whole.Value)
@@ -282,6 +291,7 @@ func (d *download) finishPiece(s *segment, good bool) bool {
 		d.doneB += n
 		m.useful += n
 		d.pending = append(d.pending, i)
+		d.logPiece(i)
 		m.fails = 0
 		d.advancePrefix()
 	} else {

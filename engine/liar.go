@@ -44,7 +44,7 @@ func (d *download) checkNextSuspect() bool {
 		}
 	}
 	if next == nil {
-		return false
+		return d.checkEarlier()
 	}
 	d.checked[next.idx] = true
 	d.suspect, next.banned = next, true
@@ -60,9 +60,49 @@ func (d *download) checkNextSuspect() bool {
 		d.doneB -= n
 		next.useful -= n
 	}
+	d.restartHash()
+	return true
+}
+
+// checkEarlier fetches again, once, the pieces an earlier run left in
+// NAME.part, whose mirrors are not known: the last suspects left when
+// every mirror's own pieces were checked. When no mirror could be checked
+// (one mirror only), it fetches the whole file again, once: the bad bytes
+// may have been the network's. Called with d.mu held.
+func (d *download) checkEarlier() bool {
+	if d.earlier {
+		return false
+	}
+	d.earlier = true
+	all := len(d.checked) == 0
+	found := false
+	for i, f := range d.filler {
+		if (f < 0 || all) && d.pieces[i] == PieceDone {
+			_, n := d.plan.Bounds(i)
+			if f >= 0 {
+				d.mirrors[f].useful -= n
+			}
+			d.pieces[i], d.filler[i] = PieceMissing, -1
+			d.done--
+			d.doneB -= n
+			found = true
+		}
+	}
+	if found {
+		d.attempt = 2
+		d.restartHash()
+	}
+	return found
+}
+
+// restartHash makes the whole-file hash start over from the first byte and
+// the journal and the piece log forget the pieces no longer done. Called
+// with d.mu held.
+func (d *download) restartHash() {
 	d.prefix = 0
 	d.advancePrefix()
 	d.hashed.Store(0)
+	d.rewritePieceLog()
 	d.pending, d.unjournaled = nil, nil
 	if r, ok := d.req.Journal.(JournalResetter); ok {
 		// The journal counts the suspect's pieces: forget them all, and
@@ -76,7 +116,6 @@ func (d *download) checkNextSuspect() bool {
 			}
 		}
 	}
-	return true
 }
 
 // convictSuspect drops the mirror under check when its bytes differed from
