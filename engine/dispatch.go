@@ -242,7 +242,7 @@ func (d *download) end(ctx context.Context, s *segment) error {
 		// Cut by the engine: the mirror did nothing wrong (or was judged
 		// already).
 	default:
-		d.judge(m, s, now)
+		d.judge(m, s.err, now)
 	}
 	return nil
 }
@@ -250,24 +250,24 @@ func (d *download) end(ctx context.Context, s *segment) error {
 // judge decides what a mirror's error means for it: only evidence against
 // the mirror drops it; anything else is temporary, however often it
 // happens. Called with d.mu held.
-func (d *download) judge(m *mirror, s *segment, now time.Time) {
-	kind, after := classify(s.err)
+func (d *download) judge(m *mirror, err error, now time.Time) {
+	kind, after := classify(err)
 	switch kind {
 	case errRetryAfter:
 		if m.conns > 0 {
 			// It refuses more connections than it has now: stay at that.
 			m.limit = max(1, m.conns)
 		}
-		m.backoff(now, after, d.c.maxBackoff(), s.err.Error())
+		m.backoff(now, after, d.c.maxBackoff(), err.Error())
 	case errNoRanges:
 		// Not the mirror's fault, and no reason to wait: its next segment
 		// is a stream from the start of the file (see fetch).
 		m.markNoRanges()
 	case errPermanent:
-		d.dropMirror(m, s.err)
+		d.dropMirror(m, err)
 	default:
 		m.fails++
-		m.backoff(now, 0, d.c.maxBackoff(), s.err.Error())
+		m.backoff(now, 0, d.c.maxBackoff(), err.Error())
 	}
 }
 

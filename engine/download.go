@@ -131,7 +131,10 @@ func (d *download) run(ctx context.Context) (err error) {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("%s: %w", name, err) // canceled, not unknown
 			}
-			return fmt.Errorf("%s: %w", name, ErrUnknownSize)
+			if err := d.streamUnknown(ctx); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			return nil
 		}
 	}
 	d.initPieces(size)

@@ -63,6 +63,7 @@ type Mirror struct {
 
 	closeOnce sync.Once
 	gate      *gate
+	cutDone   atomic.Bool // CutFirst has cut its answer
 }
 
 type config struct {
@@ -86,6 +87,7 @@ type config struct {
 	user, pass string
 	gauges     []*Gauge
 	chunked    bool
+	cutFirst   int64 // -1: off
 	links      []string // Link headers sent with a redirect
 }
 
@@ -179,6 +181,11 @@ func Redirect(target string) Option { return func(c *config) { c.redirect = targ
 // (Transfer-Encoding: chunked, as a file generated on the fly is sent), to
 // HEAD as to GET. Range requests are still served as usual unless NoRanges
 // is set too.
+// CutFirst makes the mirror drop the connection of its first GET of the
+// file after n body bytes, as a network that fails once does; later
+// answers are whole.
+func CutFirst(n int64) Option { return func(c *config) { c.cutFirst = n } }
+
 func Chunked() Option { return func(c *config) { c.chunked = true } }
 
 func NoHead() Option { return func(c *config) { c.noHead = true } }
@@ -239,6 +246,7 @@ func New(t testing.TB, data []byte, opts ...Option) *Mirror {
 		wrongSize:  -1,
 		stallAfter: -1,
 		cutAfter:   -1,
+		cutFirst:   -1,
 		header:     http.Header{},
 		path:       "/data.bin",
 		retryAfter: "1",
@@ -351,7 +359,10 @@ func (m *Mirror) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	user, _, _ := r.BasicAuth()
 	idx := m.logStart(Range{Method: r.Method, Remote: r.RemoteAddr, User: user, Referer: r.Referer()})
-	rw := &writer{ResponseWriter: w, m: m, r: r, idx: idx, length: -1}
+	rw := &writer{ResponseWriter: w, m: m, r: r, idx: idx, length: -1, cut: m.cfg.cutAfter}
+	if m.cfg.cutFirst >= 0 && r.Method == http.MethodGet && m.cutDone.CompareAndSwap(false, true) {
+		rw.cut = m.cfg.cutFirst
+	}
 	m.track(1)
 	defer rw.finish() // unless the last body byte let go already
 	defer m.logDone(idx)
@@ -495,6 +506,7 @@ type writer struct {
 	m      *Mirror
 	r      *http.Request
 	idx    int
+	cut    int64 // body bytes after which to drop the connection; -1: never
 	status int
 	pos    int64 // file offset of the next body byte
 	sent   int64 // body bytes sent in this response
@@ -538,7 +550,7 @@ func (w *writer) Write(p []byte) (int, error) {
 		if w.m.bucket != nil && len(chunk) > w.m.bucket.chunk {
 			chunk = chunk[:w.m.bucket.chunk]
 		}
-		if c := w.m.cfg.cutAfter; c >= 0 {
+		if c := w.cut; c >= 0 {
 			if w.sent >= c {
 				w.Flush()
 				panic(http.ErrAbortHandler) // net/http drops the connection quietly
