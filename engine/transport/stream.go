@@ -80,6 +80,7 @@ func (s *HTTPSource) Stream(ctx context.Context, off int64) (io.ReadCloser, Info
 // Stream RETRs the file from off (REST) to its end.
 func (s *FTPSource) Stream(ctx context.Context, off int64) (io.ReadCloser, Info, error) {
 	info := Info{Size: -1, Ranges: true}
+	s.parking.abortOne()
 	c, err := s.conn(ctx)
 	if err != nil {
 		return nil, info, err

@@ -58,3 +58,31 @@ func TestStream(t *testing.T) {
 		}
 	})
 }
+
+// Contiguous ranges from an FTP mirror continue one transfer: one RETR,
+// and the server sends the file once.
+func TestFTPContinuesTransfer(t *testing.T) {
+	data := testData(3<<20 + 11)
+	srv := ftptest.New(t, ftptest.File("f.bin", data), ftptest.Anonymous())
+	src := newFTP(t, srv.URL("f.bin"), transport.Options{Size: int64(len(data))})
+	const step = 256 << 10
+	for off := int64(0); off < int64(len(data)); off += step {
+		n := min(step, int64(len(data))-off)
+		got, err := readAll(context.Background(), src, off, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, data[off:off+n]) {
+			t.Fatalf("range at %d differs", off)
+		}
+	}
+	if r := srv.Retrs(); len(r) != 1 {
+		t.Fatalf("%d RETRs for contiguous ranges, want 1: %+v", len(r), r)
+	}
+	if got := srv.BytesServed(); got != int64(len(data)) {
+		t.Fatalf("server sent %d bytes for a %d-byte file", got, len(data))
+	}
+	if srv.Conns() != 1 {
+		t.Fatalf("%d logins, want 1", srv.Conns())
+	}
+}
