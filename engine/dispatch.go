@@ -189,7 +189,7 @@ func (d *download) before(a, b *mirror, tier func(*mirror) int) bool {
 // held.
 func (d *download) start(ctx context.Context, m *mirror, start, end int, now time.Time) {
 	sctx, cancel := context.WithCancel(ctx)
-	s := &segment{m: m, ctx: sctx, cancel: cancel, cur: start, end: end, started: now}
+	s := &segment{m: m, ctx: sctx, cancel: cancel, cur: start, end: end, started: now, probe: start == end}
 	s.last.Store(now.UnixNano())
 	for i := start; i < end; i++ {
 		d.pieces[i] = PieceActive
@@ -220,6 +220,13 @@ func (d *download) end(ctx context.Context, s *segment) error {
 	}
 	m := s.m
 	m.conns--
+	if s.probe {
+		m.probing = false
+	}
+	m.cursor = -1
+	if s.err == nil && s.cur >= s.end && !s.probe {
+		m.cursor = s.end
+	}
 	for i := s.cur; i < s.end; i++ {
 		if d.pieces[i] == PieceActive {
 			d.pieces[i] = PieceMissing

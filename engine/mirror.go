@@ -50,6 +50,10 @@ type mirror struct {
 	strikes int
 	stalls  int  // connections in a row cut for sending nothing
 	probed  bool // Stat has been asked (or the source cannot Stat)
+	probing bool // a connection is asking it about the file
+	// cursor is the piece after the last segment it completed, -1 when
+	// none: where a Continuer's running transfer would go on.
+	cursor int
 	// banned: its pieces are being fetched from the other mirrors to find
 	// out whether its bytes are the ones that fail the whole-file hash.
 	banned bool
