@@ -11,6 +11,12 @@ const (
 	StateStarting State = iota
 	// StateDownloading: pieces are being fetched.
 	StateDownloading
+	// StateWaiting: pieces are missing, no mirror is sending and every
+	// mirror left is backing off after temporary errors (the network is
+	// down, the servers are busy); Snapshot.NextTry says when the next
+	// try is. It ends when a byte arrives, or after Request.RetryFor.
+	// Like the states before it, it comes before StateDone.
+	StateWaiting
 	// StateVerifying: every piece is on disk; the whole-file hash is being
 	// checked before the file gets its final name.
 	StateVerifying
@@ -21,14 +27,9 @@ const (
 	// StateCanceled: the context was canceled; NAME.part and the journal
 	// hold what was done, for a later resume.
 	StateCanceled
-	// StateWaiting: pieces are missing, no mirror is sending and every
-	// mirror left is backing off after temporary errors (the network is
-	// down, the servers are busy); Snapshot.NextTry says when the next
-	// try is. It ends when a byte arrives, or after Request.RetryFor.
-	StateWaiting
 )
 
-var stateNames = [...]string{"starting", "downloading", "verifying", "done", "failed", "canceled", "waiting"}
+var stateNames = [...]string{"starting", "downloading", "waiting", "verifying", "done", "failed", "canceled"}
 
 func (s State) String() string {
 	if int(s) < len(stateNames) {

@@ -234,6 +234,7 @@ func (o *getOptions) download(ctx context.Context, src string, req *engine.Reque
 	t := time.NewTicker(o.interval)
 	defer t.Stop()
 	var snap engine.Snapshot
+	waiting := false // a plain log said the download waits
 	if !o.json && !o.tty {
 		fmt.Fprintf(o.stdout, "%s: downloading %s from %d mirrors\n", req.File.Name, sizeOrUnknown(req.File.Size), len(req.File.URLs))
 	}
@@ -254,6 +255,8 @@ func (o *getOptions) download(ctx context.Context, src string, req *engine.Reque
 				o.progressJSON(&snap)
 			case o.tty:
 				fmt.Fprint(o.stdout, "\r\033[K"+progressLine(&snap))
+			default:
+				waiting = o.noteWaiting(&snap, waiting)
 			}
 		}
 	}

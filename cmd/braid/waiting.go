@@ -43,3 +43,13 @@ func waitText(d time.Duration) string {
 	}
 	return durationText(d)
 }
+
+// noteWaiting says once, in a plain log, that a download began to wait
+// for the network, and reports whether it is waiting now.
+func (o *getOptions) noteWaiting(s *engine.Snapshot, was bool) bool {
+	now := s.State == engine.StateWaiting
+	if now && !was {
+		fmt.Fprintf(o.stdout, "%s: waiting for the network, next try in %s\n", s.Name, waitText(nextTryIn(s)))
+	}
+	return now
+}
