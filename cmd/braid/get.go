@@ -95,7 +95,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	fs := flag.NewFlagSet("get", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: braid get [flags] SOURCE...\n\nDownload every selected file of each SOURCE (a .meta4 or .metalink file, or an\nhttp(s) or ftp URL) and verify it. Exit status 0 only if every file verified.\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: braid get [flags] SOURCE...\n\nDownload every selected file of each SOURCE (a .meta4 or .metalink file, or an\nhttp(s) or ftp URL) and verify it. Exit status 0 only if every file verified.\n\n"+getNetworkHelp+"\nFlags:")
 		fs.PrintDefaults()
 	}
 	defaults := platform.DefaultPrefs()

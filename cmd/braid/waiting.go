@@ -53,3 +53,12 @@ func (o *getOptions) noteWaiting(s *engine.Snapshot, was bool) bool {
 	}
 	return now
 }
+
+// getNetworkHelp is the part of `braid get -h` about a misbehaving network.
+const getNetworkHelp = `When every mirror fails with temporary errors (no network, timeouts, 5xx, 429,
+503), get waits, showing "waiting for the network, next try in 20 s", and tries
+again with a back-off of up to a minute; it gives up after --retry-for. A file
+whose server does not tell its size is streamed on one connection and shown as
+bytes and speed without a percentage; it is checked against whatever hash is
+known (metalink, Digest header).
+`
