@@ -36,10 +36,11 @@ func specialProgress(s *engine.Snapshot, name string, active, usable int) (strin
 	return "", false
 }
 
-// waitText says a short wait in whole seconds ("20 s").
+// waitText says a short wait in whole seconds, rounded up ("20 s"): a
+// try due in 0.3 s is "1 s" away, not "0 s".
 func waitText(d time.Duration) string {
 	if d < time.Minute {
-		return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
+		return fmt.Sprintf("%d s", int((d+time.Second-1)/time.Second))
 	}
 	return durationText(d)
 }

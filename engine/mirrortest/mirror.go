@@ -88,7 +88,6 @@ type config struct {
 	gauges     []*Gauge
 	chunked    bool
 	cutFirst   int64    // -1: off
-	links      []string // Link headers sent with a redirect
 }
 
 // Option shapes a Mirror.
