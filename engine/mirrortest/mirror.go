@@ -87,7 +87,7 @@ type config struct {
 	user, pass string
 	gauges     []*Gauge
 	chunked    bool
-	cutFirst   int64    // -1: off
+	cutFirst   int64 // -1: off
 }
 
 // Option shapes a Mirror.
