@@ -236,6 +236,9 @@ func (d *download) end(ctx context.Context, s *segment) error {
 	if s.got.Load() > 0 {
 		// Bytes arrived: whatever went wrong before is over.
 		m.fails, m.stalls = 0, 0
+		if m.state != MirrorDropped {
+			m.reason = ""
+		}
 	}
 	var de *diskError
 	switch {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"braid/engine/ftptest"
 	"braid/engine/mirrortest"
 	"braid/engine/resolve"
 )
@@ -97,5 +98,24 @@ func TestRedirectorInFrontOfCorruptCopy(t *testing.T) {
 				t.Fatalf("the redirector was asked %d times; want once per look, not once per range", n)
 			}
 		})
+	}
+}
+
+// An http URL that redirects to ftp:// is downloaded over FTP, the
+// redirector asked once.
+func TestRedirectHTTPToFTP(t *testing.T) {
+	data := testData(2<<20 + 9)
+	srv := ftptest.New(t, ftptest.File("pub/f.bin", data), ftptest.Anonymous())
+	origin := mirrortest.New(t, data, addr(0), mirrortest.Redirect(srv.URL("pub/f.bin")))
+	dir := t.TempDir()
+	if _, err := get(t, &Client{}, &Request{Dir: dir, File: fileFor("f.bin", data, 256<<10, origin.URL())}); err != nil {
+		t.Fatal(err)
+	}
+	wantFile(t, dir, "f.bin", data)
+	if srv.BytesServed() < int64(len(data)) {
+		t.Fatalf("the FTP server sent %d bytes of %d", srv.BytesServed(), len(data))
+	}
+	if n := origin.Requests(); n != 1 {
+		t.Fatalf("the redirector was asked %d times, want once", n)
 	}
 }
