@@ -49,11 +49,12 @@ func (d *download) awaitProbes(m *mirror, now time.Time) bool {
 	return false
 }
 
-// rangedLive reports whether a mirror that serves ranges is still in use.
-// Called with d.mu held.
-func (d *download) rangedLive() bool {
+// rangedReady reports whether a mirror that serves ranges is in use and
+// not backing off: one that can fetch the pieces a stream would have to
+// pass others' work to reach. Called with d.mu held.
+func (d *download) rangedReady(now time.Time) bool {
 	for _, m := range d.mirrors {
-		if m.state != MirrorDropped && m.src != nil && !m.noRanges {
+		if m.state != MirrorDropped && m.src != nil && !m.noRanges && !m.retryAt.After(now) {
 			return true
 		}
 	}
@@ -77,7 +78,7 @@ func (d *download) streamLive() bool {
 // stolen pieces. Called with d.mu held.
 func (d *download) pickStream(m *mirror, now time.Time) (start, end int, ok bool) {
 	n := len(d.pieces)
-	ranged := d.rangedLive()
+	ranged := d.rangedReady(now)
 	free := 0
 	first, runEnd := -1, 0
 	for i := d.prefix; i < n; i++ {

@@ -193,7 +193,7 @@ func (d *download) extend(s *segment) bool {
 	if m.state == MirrorDropped || s.cut != "" {
 		return false
 	}
-	ranged := d.rangedLive()
+	ranged := d.rangedReady(time.Now())
 	for i := s.end; i < n; i++ {
 		if !d.free(i, m) {
 			if ranged {
