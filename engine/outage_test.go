@@ -118,3 +118,50 @@ func TestTransientVersusPermanent(t *testing.T) {
 		})
 	}
 }
+
+// The back-off doubles with each failure in a row, never beyond the cap
+// nor below half of it once there, and starts over once bytes arrive.
+func TestBackoffCappedWithJitter(t *testing.T) {
+	now := time.Now()
+	m := &mirror{}
+	const limit = 8 * time.Second
+	var last time.Duration
+	for i := 1; i <= 12; i++ {
+		m.fails = i
+		m.backoff(now, 0, limit, "refused")
+		wait := m.retryAt.Sub(now)
+		want := min(retryBase<<(i-1), limit)
+		if wait > want || wait < want/2 {
+			t.Fatalf("failure %d: waits %v, want within [%v, %v]", i, wait, want/2, want)
+		}
+		last = wait
+	}
+	if last < limit/2 {
+		t.Fatalf("capped wait %v below half the cap", last)
+	}
+	m.fails = 0
+	m.backoff(now, 0, limit, "refused")
+	if wait := m.retryAt.Sub(now); wait > retryBase {
+		t.Fatalf("after bytes arrived the wait is %v, want at most %v", wait, retryBase)
+	}
+	m.backoff(now, 3*time.Second, limit, "429")
+	if wait := m.retryAt.Sub(now); wait != 3*time.Second {
+		t.Fatalf("Retry-After 3s gave a wait of %v", wait)
+	}
+}
+
+// A slow mirror may go longer without a byte than a fast one before it is
+// called stalled.
+func TestStallLimitFollowsSpeed(t *testing.T) {
+	d := &download{c: &Client{StallTimeout: time.Second, MaxBackoff: time.Minute}}
+	fast, slow, unknown := &mirror{rate: 50 << 20}, &mirror{rate: 16 << 10}, &mirror{}
+	if got := d.stallLimit(fast); got != time.Second {
+		t.Errorf("fast mirror: %v, want the stall timeout", got)
+	}
+	if got := d.stallLimit(unknown); got != time.Second {
+		t.Errorf("unmeasured mirror: %v, want the stall timeout", got)
+	}
+	if got := d.stallLimit(slow); got < 10*time.Second || got > time.Minute {
+		t.Errorf("16 KiB/s mirror: %v, want the time a few packets take at its speed", got)
+	}
+}
