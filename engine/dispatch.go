@@ -222,6 +222,9 @@ func (d *download) end(ctx context.Context, s *segment) error {
 	m.conns--
 	if s.probe {
 		m.probing = false
+		if m.probed {
+			m.probedAt = now
+		}
 	}
 	m.cursor = -1
 	if s.err == nil && s.cur >= s.end && !s.probe {

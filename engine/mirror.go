@@ -51,6 +51,8 @@ type mirror struct {
 	stalls  int  // connections in a row cut for sending nothing
 	probed  bool // Stat has been asked (or the source cannot Stat)
 	probing bool // a connection is asking it about the file
+	// probedAt is when its first answer about the file came; zero before.
+	probedAt time.Time
 	// cursor is the piece after the last segment it completed, -1 when
 	// none: where a Continuer's running transfer would go on.
 	cursor int

@@ -31,11 +31,12 @@ func (d *download) needsProbe(m *mirror) bool {
 	return ok && !m.probed && !m.probing
 }
 
-// awaitProbes reports whether m should wait for other mirrors' first
-// answers before it takes work, at the start of a download. Called with
-// d.mu held.
+// awaitProbes reports whether m, which has just answered its first
+// question, should wait for the other mirrors' first answers before it
+// takes work: then work goes out in the mirrors' order, knowing which
+// serve ranges. Called with d.mu held.
 func (d *download) awaitProbes(m *mirror, now time.Time) bool {
-	if d.file.MaxConnections > 0 || now.Sub(d.started) > probeWait {
+	if d.file.MaxConnections > 0 || now.Sub(m.probedAt) > probeWait {
 		return false
 	}
 	for _, o := range d.mirrors {

@@ -437,6 +437,7 @@ func (r *Runner) watch(ctx context.Context, j Job, dl *engine.Download) error {
 		r.Progress(j, snap)
 	}
 	var stopped error
+	var waiting time.Time // the next try the job's note names, zero when none
 loop:
 	for {
 		select {
@@ -444,6 +445,7 @@ loop:
 			break loop
 		case <-tick.C:
 			sample()
+			waiting = r.noteWaiting(j.ID, &snap, waiting)
 			if r.Progress != nil {
 				r.Progress(j, snap)
 			}
