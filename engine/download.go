@@ -131,6 +131,12 @@ func (d *download) run(ctx context.Context) (err error) {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("%s: %w", name, err) // canceled, not unknown
 			}
+			if _, ok, err := st.existing(); err != nil || ok {
+				if err == nil {
+					err = fmt.Errorf("%w (nobody tells the size to check it against); remove it to download again", ErrExists)
+				}
+				return fmt.Errorf("%s: %w", name, err)
+			}
 			if err := d.streamUnknown(ctx); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}

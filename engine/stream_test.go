@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -131,5 +133,25 @@ func TestChunkedResume(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A file already at the final name is never replaced by a stream.
+func TestChunkedKeepsExistingFile(t *testing.T) {
+	data := testData(100 << 10)
+	m := mirrortest.New(t, data, addr(0), mirrortest.Chunked(), mirrortest.NoRanges())
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f.bin"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := get(t, &Client{}, &Request{Dir: dir, File: unknown("f.bin", m.URL())})
+	if !errors.Is(err, ErrExists) {
+		t.Fatalf("err = %v, want ErrExists", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "f.bin")); string(b) != "mine" {
+		t.Fatalf("the file there was changed")
+	}
+	if m.BytesServed() != 0 {
+		t.Fatalf("fetched %d bytes for a file that cannot be saved", m.BytesServed())
 	}
 }
