@@ -425,7 +425,9 @@ func (d *download) snapshot(s *Snapshot) {
 		case m.conns > 0:
 			ms.State = MirrorActive
 			ms.Speed = int64(m.rate)
-		case m.retryAt.After(now):
+		case m.retryAt.After(now), m.fails > 0, m.stalls > 0:
+			// Backing off, or its back-off is over but it has not sent
+			// a byte since it failed.
 			ms.State = MirrorRetrying
 		default:
 			ms.State = MirrorIdle
