@@ -214,8 +214,7 @@ func (s *HTTPSource) ReadRange(ctx context.Context, off, n int64) (io.ReadCloser
 	}
 	if err := s.checkRangeResponse(resp, off, n); err != nil {
 		discard(resp)
-		s.forget()
-		return nil, err
+		return nil, s.forgetAfter(req, err)
 	}
 	return &httpBody{ctx: ctx, body: resp.Body, left: n, n: n, off: off, mirror: s.url}, nil
 }

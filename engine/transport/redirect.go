@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -107,6 +108,18 @@ func (s *HTTPSource) forget() {
 	s.mu.Lock()
 	s.loc = nil
 	s.mu.Unlock()
+}
+
+// forgetAfter forgets a remembered location that failed req with err. A
+// file gone from there (404, 410) or refused there says nothing yet about
+// the mirror itself: a redirector may know a better place, so the error
+// becomes temporary, and the next request asks the mirror's own URL.
+func (s *HTTPSource) forgetAfter(req *http.Request, err error) error {
+	s.forget()
+	if req.URL.String() == s.url || !(errors.Is(err, ErrNotFound) || errors.Is(err, ErrDenied)) {
+		return err
+	}
+	return fmt.Errorf("%s: where it redirected to: %v; asking it again", s.url, err)
 }
 
 // useFTP switches the source to the FTP URL the mirror redirected to.

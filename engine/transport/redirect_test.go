@@ -5,8 +5,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"braid/engine/ftptest"
 	"braid/engine/mirrortest"
@@ -107,5 +112,35 @@ func TestHTTPRedirectToFTP(t *testing.T) {
 	}
 	if n := origin.Requests(); n != 1 {
 		t.Fatalf("the redirector was asked %d times, want once", n)
+	}
+}
+
+// A file gone from where a redirector sent it is not the redirector's
+// 404: the error is temporary, and the next request asks the redirector,
+// which may know a better place.
+func TestHTTPRedirectTargetGone(t *testing.T) {
+	data := testData(64 << 10)
+	var gone atomic.Bool
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if gone.Load() {
+			http.NotFound(w, r)
+			return
+		}
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data))
+	}))
+	defer target.Close()
+	origin := mirrortest.New(t, data, mirrortest.Redirect(target.URL+"/f.bin"))
+	src := newHTTP(t, origin.URL(), transport.Options{Size: int64(len(data))})
+	readSpan(t, src, 0, 1024)
+	gone.Store(true)
+	_, err := src.ReadRange(context.Background(), 0, 1024)
+	if err == nil || errors.Is(err, transport.ErrNotFound) {
+		t.Fatalf("err = %v, want a temporary error", err)
+	}
+	if _, err := src.ReadRange(context.Background(), 0, 1024); !errors.Is(err, transport.ErrNotFound) {
+		t.Fatalf("through the redirector again: err = %v, want ErrNotFound", err)
+	}
+	if n := origin.Requests(); n != 2 {
+		t.Fatalf("the redirector was asked %d times, want again after its target lost the file", n)
 	}
 }
