@@ -4,9 +4,13 @@
 // file. Every mirror is an HTTP server of its own on its own loopback
 // address (127.0.0.2, 127.0.0.3, ...), serving generated data that is never
 // held in memory. Both downloaders run as child processes on the same
-// .meta4 (sha-256 piece hashes and a whole-file hash).
+// .meta4 (sha-256 piece hashes and a whole-file hash). After the time
+// table come the cases with reports of their own (see extras): "crash",
+// what each downloader fetches again after SIGKILL at random moments, and
+// "protocols", what the servers send for one file from HTTP, FTP and a
+// server that ignores Range.
 //
-//	go run -tags nosqlite ./cmd/braidbench [-size 256MiB] [-scenarios uniform,mixed,hostile,unlimited,memory]
+//	go run -tags nosqlite ./cmd/braidbench [-size 256MiB] [-scenarios uniform,mixed,hostile,unlimited,memory,crash,protocols]
 package main
 
 import (
