@@ -155,3 +155,27 @@ func TestChunkedKeepsExistingFile(t *testing.T) {
 		t.Fatalf("fetched %d bytes for a file that cannot be saved", m.BytesServed())
 	}
 }
+
+// A run killed after the last byte of a stream but before the rename
+// resumes at the end of the file: nothing more to fetch, and the file is
+// checked and saved.
+func TestChunkedResumeAtTheEnd(t *testing.T) {
+	data := testData(300 << 10)
+	m := mirrortest.New(t, data, addr(0), mirrortest.Chunked(), mirrortest.Header("Digest", digestOf(data)))
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f.bin.part"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f.bin.part.done"), streamMagic, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := get(t, &Client{}, &Request{Dir: dir, File: unknown("f.bin", m.URL())}); err != nil {
+		t.Fatal(err)
+	}
+	wantFile(t, dir, "f.bin", data)
+	for _, r := range m.Ranges() {
+		if r.Status == 200 || r.Status == 206 {
+			t.Fatalf("fetched %+v of a file already on disk", r)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -63,6 +64,11 @@ func (s *HTTPSource) Stream(ctx context.Context, off int64) (io.ReadCloser, Info
 			return nil, info, fmt.Errorf("%s: mirror sent Content-Range %q: %w", where, resp.Header.Get("Content-Range"), ErrMismatch)
 		}
 		info.Size = total
+	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && off > 0 && rangeEnds(resp, off):
+		// Nothing after off: the bytes before it were the whole file.
+		discard(resp)
+		info.Size = off
+		return io.NopCloser(strings.NewReader("")), info, nil
 	default:
 		discard(resp)
 		s.forget()
@@ -75,6 +81,13 @@ func (s *HTTPSource) Stream(ctx context.Context, off int64) (io.ReadCloser, Info
 	// net/http reports a body cut short, chunked or not, as
 	// io.ErrUnexpectedEOF; io.EOF means the server ended it properly.
 	return &streamBody{ctx: ctx, rc: resp.Body, where: where}, info, nil
+}
+
+// rangeEnds reports whether a 416 says the file is exactly off bytes long
+// (Content-Range: bytes */off).
+func rangeEnds(resp *http.Response, off int64) bool {
+	v, ok := strings.CutPrefix(strings.TrimSpace(resp.Header.Get("Content-Range")), "bytes */")
+	return ok && v == strconv.FormatInt(off, 10)
 }
 
 // Stream RETRs the file from off (REST) to its end.
