@@ -187,3 +187,36 @@ func TestCrashKeepsWrittenPieces(t *testing.T) {
 		t.Fatalf("served %d bytes more than the file over %d kills; want at most %d (2 MiB a kill)", extra, kills, limit)
 	}
 }
+
+// The piece log names pieces whose bytes may not have reached the disk
+// (a power loss): each is checked against its hash, and only the good
+// ones are kept.
+func TestPieceLogCheckedAgainstHashes(t *testing.T) {
+	const pl = 64 << 10
+	data := testData(16 * pl)
+	m := mirrortest.New(t, data, addr(0))
+	dir := t.TempDir()
+	part := append([]byte(nil), data[:8*pl]...)
+	part[3*pl+5] ^= 1 // piece 3 never made it intact
+	if err := os.WriteFile(filepath.Join(dir, "f.bin.part"), part, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log []byte
+	for i := range 6 {
+		log = append(log, byte(i), 0, 0, 0)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f.bin.part.done"), log, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := get(t, &Client{}, &Request{Dir: dir, File: fileFor("f.bin", data, pl, m.URL())}); err != nil {
+		t.Fatal(err)
+	}
+	wantFile(t, dir, "f.bin", data)
+	// Pieces 0-2 and 4-5 were kept; 3 and 6-15 fetched.
+	if got, want := m.BytesServed(), int64(11*pl); got != want {
+		t.Fatalf("served %d bytes, want %d (the bad piece and the unlogged ones)", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "f.bin.part.done")); !os.IsNotExist(err) {
+		t.Fatalf("the piece log is left behind: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"hash"
 	"io"
 	"os"
 
@@ -62,15 +63,10 @@ func (d *download) readPieceLog(done *piece.Bitfield) []int {
 // match their piece hashes (all of them when there are none), marks them
 // done and queues them for the journal.
 func (d *download) salvageLogged(ctx context.Context, logged []int) {
-	var h interface {
-		io.Writer
-		Sum([]byte) []byte
-		Reset()
-	}
+	var h hash.Hash
 	if d.plan.Verifiable() {
 		h, _ = piece.NewHash(d.plan.Type)
 	}
-	var buf []byte
 	var good []int
 	for _, i := range logged {
 		if ctx.Err() != nil {
@@ -78,12 +74,10 @@ func (d *download) salvageLogged(ctx context.Context, logged []int) {
 		}
 		if h != nil {
 			off, n := d.plan.Bounds(i)
-			buf = append(buf[:0], make([]byte, n)...)
-			if _, err := d.st.ReadAt(buf, off); err != nil {
+			h.Reset()
+			if _, err := io.Copy(h, io.NewSectionReader(d.st, off, n)); err != nil {
 				continue
 			}
-			h.Reset()
-			h.Write(buf)
 			if !bytes.Equal(h.Sum(nil), d.plan.Hashes[i]) {
 				continue
 			}
