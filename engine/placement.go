@@ -137,9 +137,12 @@ func (d *download) pickPlaced(m *mirror, now time.Time) (start, end int, ok bool
 	}
 	k := d.chunk(m, free, now)
 	if cont {
+		// A Continuer takes the whole run: its transfer goes on to the
+		// run's end, and mirrors that run out of work steal the far part
+		// of it, which does not cut the transfer short.
 		for _, r := range runs {
 			if m.cursor >= r.a && m.cursor < r.b {
-				return m.cursor, min(r.b, m.cursor+k), true
+				return m.cursor, r.b, true
 			}
 		}
 		big := runs[0]
@@ -154,7 +157,7 @@ func (d *download) pickPlaced(m *mirror, now time.Time) (start, end int, ok bool
 			// go on up from there.
 			a += (big.b - big.a) / 2
 		}
-		return a, min(big.b, a+k), true
+		return a, big.b, true
 	}
 	last := runs[len(runs)-1]
 	return max(last.a, last.b-k), last.b, true
