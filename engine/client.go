@@ -108,6 +108,9 @@ type Request struct {
 	// NAME.part (piece.PlanFor(File) gives the layout). nil starts afresh.
 	// Do takes a copy.
 	Done *piece.Bitfield
+	// SaveAs is the name an earlier run of this download chose (see
+	// Snapshot.SavedAs), to resume there; "" uses File.Name.
+	SaveAs string
 	// Journal, when not nil, is told which pieces are durably done.
 	Journal Journal
 	// Locations are the user's countries (ISO 3166-1 alpha-2), most

@@ -57,6 +57,10 @@ type download struct {
 	speed       float64         // bytes/s, smoothed
 	sampled     int64           // total bytes at the last sample
 	lost        []*MirrorError  // why mirrors were dropped
+	savedAs     string          // the name the file is saved under (see place)
+	note        string          // why savedAs is not the file's name
+	verifiedBy  string          // the hash that proved the file; "" none
+	adopted     bool            // a file already there was proven to be it
 
 	hashed atomic.Int64 // bytes of the file fed to the whole-file hash
 }
@@ -128,10 +132,13 @@ func (d *download) run(ctx context.Context) (err error) {
 	}
 	d.initPieces(size)
 
-	if size, ok, err := st.existing(); err != nil {
+	adopted, err := d.place(ctx)
+	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
-	} else if ok {
-		return d.checkExisting(ctx, size)
+	}
+	defer release(d.req.Dir, st.name)
+	if adopted {
+		return nil
 	}
 	d.mu.Lock()
 	live := d.live()
@@ -179,6 +186,7 @@ func (d *download) run(ctx context.Context) (err error) {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if d.whole.Type == "" || sum == d.whole.Value {
+			d.setVerifiedBy()
 			if err := stopSyncer(); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
@@ -382,6 +390,7 @@ func (d *download) snapshot(s *Snapshot) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s.Name = d.file.Name
+	s.SavedAs, s.Note, s.VerifiedBy, s.Created = d.savedAs, d.note, d.verifiedBy, d.savedAs != "" && !d.adopted
 	s.Size = d.size
 	s.PieceLength = d.plan.Length
 	s.Verified = d.done

@@ -40,6 +40,10 @@ func openStore(dir, name string) (*store, error) {
 	return &store{root: root, name: name, part: name + partSuffix}, nil
 }
 
+// setName points the store at another final name in the same folder,
+// before the .part is opened.
+func (s *store) setName(name string) { s.name, s.part = name, name+partSuffix }
+
 // existing reports whether something is at the final name already, and its
 // size. A symlink counts as something: it is never written through.
 func (s *store) existing() (size int64, ok bool, err error) {
