@@ -144,16 +144,24 @@ func (q *Queue) PrepareFile(ctx context.Context, source, dest string, f metalink
 }
 
 // FinishFile records how a download that PrepareFile started ended: err
-// nil marks the file verified (and the job done when all its files are);
+// nil marks the file done (see Landed: snap is the download's last
+// snapshot), and the job done when all its files are;
 // an interruption (context canceled) pauses the job, so only another
 // `braid get` or a resume continues it; a missing, read-only or full
 // destination pauses it with the reason; any other error fails it, and
 // engine.ErrHashMismatch also marks the file's Mismatch.
-func (q *Queue) FinishFile(id int64, name string, cause error) error {
+func (q *Queue) FinishFile(id int64, name string, snap *engine.Snapshot, cause error) error {
 	var pe *pauseError
+	if snap != nil && snap.SavedAs != "" && snap.SavedAs != name {
+		// Where a renamed download's .part is, for the next run to resume.
+		if err := q.exec(fmt.Sprintf("job %d file %s: record name on disk", id, name),
+			`UPDATE files SET saved_as = ? WHERE job = ? AND name = ?`, snap.SavedAs, id, name); err != nil {
+			return err
+		}
+	}
 	switch {
 	case cause == nil:
-		if err := q.SetVerified(id, name, true); err != nil {
+		if err := q.Landed(id, name, snap); err != nil {
 			return err
 		}
 		var left int

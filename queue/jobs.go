@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/piece"
 )
@@ -59,7 +60,18 @@ type File struct {
 	Size     int64           // -1: unknown until a mirror says
 	Hashes   []metalink.Hash // set by Get, nil in List
 	Selected bool
-	Verified bool // downloaded and its whole-file hash matched
+	// Verified is set when the file is done at its name: downloaded and
+	// checked against every hash published for it. VerifiedBy names the
+	// hash that proved it ("sha-256", "sha-1 pieces"), "" when none was
+	// published (done, not verified: see Outcome).
+	Verified   bool
+	VerifiedBy string
+	// SavedAs is the name the file is saved under when another file no
+	// hash proved to be this one was at Name; "" means Name (see Path).
+	SavedAs string
+	// Created: this job wrote the file at Path; "remove with files"
+	// deletes only such files.
+	Created bool
 	// Mismatch: its bytes did not match its whole-file hash, at the end of
 	// a download or in a verify, and it has not verified since.
 	Mismatch bool
@@ -71,6 +83,27 @@ type File struct {
 	DoneBytes int64
 	// Mirrors is set by Get, nil in List; ordered by priority.
 	Mirrors []Mirror
+}
+
+// Path is the file's name on disk, relative to the job's destination.
+func (f File) Path() string {
+	if f.SavedAs != "" {
+		return f.SavedAs
+	}
+	return f.Name
+}
+
+// Outcome says what is known of a done file's bytes, in the engine's words
+// ("verified (sha-256)", "not verified (no hash published)"); "" while it
+// is not done.
+func (f File) Outcome() string {
+	switch {
+	case !f.Verified:
+		return ""
+	case f.VerifiedBy != "":
+		return engine.OutcomeText(engine.OutcomeVerified, f.VerifiedBy)
+	}
+	return engine.OutcomeText(engine.OutcomeNotVerified, "")
 }
 
 // Origin is what the server of a plain URL said about the file when it was
@@ -387,10 +420,10 @@ func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 // fileQuery reads files with their pieces; listQuery the same without the
 // hashes, which List does not return.
 const (
-	fileQuery = `SELECT f.job, f.name, f.size, f.hashes, f.selected, f.verified, f.mismatch, p.length, p.count, p.bits
-	FROM files f JOIN pieces p ON p.file = f.id`
-	listQuery = `SELECT f.job, f.name, f.size, '', f.selected, f.verified, f.mismatch, p.length, p.count, p.bits
-	FROM files f JOIN pieces p ON p.file = f.id`
+	fileQuery = `SELECT f.job, f.name, f.size, f.hashes, f.selected, f.verified, f.mismatch, f.verified_by, f.saved_as, f.created,
+	p.length, p.count, p.bits FROM files f JOIN pieces p ON p.file = f.id`
+	listQuery = `SELECT f.job, f.name, f.size, '', f.selected, f.verified, f.mismatch, f.verified_by, f.saved_as, f.created,
+	p.length, p.count, p.bits FROM files f JOIN pieces p ON p.file = f.id`
 )
 
 func scanFile(s scanner, withHashes bool) (int64, File, error) {
@@ -398,7 +431,7 @@ func scanFile(s scanner, withHashes bool) (int64, File, error) {
 	var f File
 	var hashes string
 	var bits []byte
-	if err := s.Scan(&job, &f.Name, &f.Size, &hashes, &f.Selected, &f.Verified, &f.Mismatch,
+	if err := s.Scan(&job, &f.Name, &f.Size, &hashes, &f.Selected, &f.Verified, &f.Mismatch, &f.VerifiedBy, &f.SavedAs, &f.Created,
 		&f.Layout.Length, &f.Pieces, &bits); err != nil {
 		return 0, File{}, err
 	}
@@ -559,6 +592,22 @@ func (q *Queue) SetVerified(id int64, name string, verified bool) error {
 		verified, verified, id, name)
 }
 
+// Landed records a file whose download is done, from the engine's last
+// snapshot of it: verified, by which hash (if any), the name it is saved
+// under and whether the download wrote it or found it there, proven.
+func (q *Queue) Landed(id int64, name string, s *engine.Snapshot) error {
+	if s == nil {
+		return fmt.Errorf("job %d file %s: mark done: no snapshot of the download", id, name)
+	}
+	saved := s.SavedAs
+	if saved == name {
+		saved = ""
+	}
+	return q.exec(fmt.Sprintf("job %d file %s: mark done", id, name),
+		`UPDATE files SET verified = 1, mismatch = 0, verified_by = ?, saved_as = ?, created = ? WHERE job = ? AND name = ?`,
+		s.VerifiedBy, saved, s.Created, id, name)
+}
+
 // SetMismatch records that a file's bytes did not match its whole-file
 // hash (bad true: not verified either), or clears that. SetVerified(true)
 // clears it too.
@@ -576,9 +625,10 @@ func (q *Queue) AddStrikes(id int64, name, mirrorURL string, n int) error {
 		n, mirrorURL, id, name)
 }
 
-// Remove deletes a job from the queue. With withFiles it first deletes each
-// file's NAME and NAME.part under the destination (through os.Root, so a
-// stored name can never reach outside it); a file that is already gone is
+// Remove deletes a job from the queue. With withFiles it first deletes the
+// files the job created (see File.Created: never one that was there before
+// it) and each file's NAME.part under the destination (through os.Root, so
+// a stored name can never reach outside it); a file that is already gone is
 // fine. If a file cannot be deleted, the job stays queued as it was and the
 // error says which file, so the user can retry.
 func (q *Queue) Remove(id int64, withFiles bool) error {
@@ -612,7 +662,11 @@ func removeFiles(j Job) error {
 	}
 	defer root.Close()
 	for _, f := range j.Files {
-		for _, name := range []string{f.Name, f.Name + ".part"} {
+		names := []string{f.Path() + ".part"}
+		if f.Created {
+			names = append(names, f.Path())
+		}
+		for _, name := range names {
 			if err := root.Remove(filepath.FromSlash(name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("delete %s: %w", filepath.Join(j.Dest, filepath.FromSlash(name)), err)
 			}
@@ -644,4 +698,55 @@ func (q *Queue) exec(op, query string, args ...any) error {
 		return fmt.Errorf("%s: %w", op, ErrNotFound)
 	}
 	return nil
+}
+
+// Checked says what is known of a job's files once they are done: the
+// outcome all its selected files share ("verified (sha-256)"), "not
+// verified (no hash published)" when any of them could not be checked,
+// "verified (mixed hashes)" when different hashes verified them, and ""
+// while any is not done.
+func (j Job) Checked() string {
+	out, unchecked := "", false
+	for _, f := range j.Files {
+		if !f.Selected {
+			continue
+		}
+		o := f.Outcome()
+		switch {
+		case o == "":
+			return ""
+		case f.VerifiedBy == "":
+			unchecked = true
+		case out == "":
+			out = o
+		case out != o:
+			out = "verified (mixed hashes)"
+		}
+	}
+	if unchecked {
+		return engine.OutcomeText(engine.OutcomeNotVerified, "")
+	}
+	return out
+}
+
+// NothingToRun says why a run of the queue would do nothing (no job
+// queued, and how many are paused or failed, with how to go on), or ""
+// when there is a job to run.
+func NothingToRun(q *Queue) string {
+	jobs, err := q.List()
+	if err != nil {
+		return ""
+	}
+	count := map[State]int{}
+	for _, j := range jobs {
+		count[j.State]++
+	}
+	if count[Queued]+count[Running] > 0 {
+		return ""
+	}
+	msg := "nothing to run: no job is queued"
+	if n := count[Paused] + count[Failed]; n > 0 {
+		msg += fmt.Sprintf(" (%d paused or failed; braid queue resume ID queues one again)", n)
+	}
+	return msg
 }

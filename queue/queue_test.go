@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"braid/engine"
+
 	"braid/engine/metalink"
 	"braid/engine/piece"
 )
@@ -532,7 +534,7 @@ func TestRemove(t *testing.T) {
 		_, err := os.Stat(filepath.Join(dest, filepath.FromSlash(name)))
 		return err == nil
 	}
-	for _, n := range []string{"keep/a.iso", "keep/a.iso.part", "gone/b.iso", "gone/b.iso.part", "gone/other"} {
+	for _, n := range []string{"keep/a.iso", "keep/a.iso.part", "gone/b.iso", "gone/b.iso.part", "gone/other", "found/c.iso"} {
 		write(n)
 	}
 	keep, err := q.Add("k", dest, testDoc(1, 0, "keep/a.iso"), nil)
@@ -543,14 +545,30 @@ func TestRemove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := q.Landed(gone, "gone/b.iso", &engine.Snapshot{SavedAs: "gone/b.iso", Created: true}); err != nil {
+		t.Fatal(err)
+	}
+	// A file that was at its name already, proven by its hash: the job
+	// did not write it, so removing the job with its files keeps it.
+	found, err := q.Add("f", dest, testDoc(1, 0, "found/c.iso"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Landed(found, "found/c.iso", &engine.Snapshot{SavedAs: "found/c.iso", VerifiedBy: "sha-256"}); err != nil {
+		t.Fatal(err)
+	}
 	if err := q.Remove(keep, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Remove(gone, true); err != nil {
 		t.Fatal(err)
 	}
+	if err := q.Remove(found, true); err != nil {
+		t.Fatal(err)
+	}
 	for name, want := range map[string]bool{
 		"keep/a.iso": true, "keep/a.iso.part": true, "gone/b.iso": false, "gone/b.iso.part": false, "gone/other": true,
+		"found/c.iso": true,
 	} {
 		if exists(name) != want {
 			t.Errorf("%s exists = %v, want %v", name, !want, want)

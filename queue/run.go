@@ -237,7 +237,7 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 			continue
 		}
 		if f.Verified {
-			if _, err := root.Stat(filepath.FromSlash(f.Name)); err == nil {
+			if _, err := root.Stat(filepath.FromSlash(f.Path())); err == nil {
 				continue // verified at its final name in an earlier run
 			}
 			// Verified once but gone since: fetch it again.
@@ -259,6 +259,7 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 			OriginETag: j.Origin.ETag,
 			Referer:    j.Origin.Referer,
 			Done:       done,
+			SaveAs:     f.SavedAs,
 			Journal:    q.Journal(j.ID),
 			Locations:  locs,
 		})
@@ -273,7 +274,8 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 		if err != nil {
 			return classify(j.Dest, err)
 		}
-		if err := q.SetVerified(j.ID, f.Name, true); err != nil {
+		snap := dl.Snapshot()
+		if err := q.Landed(j.ID, f.Name, &snap); err != nil {
 			return err
 		}
 	}

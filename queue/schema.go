@@ -92,6 +92,16 @@ UPDATE files SET mismatch = 1 WHERE NOT verified AND EXISTS (
 	SELECT 1 FROM jobs j WHERE j.id = files.job AND j.state = 'failed'
 	AND instr(j.error, files.name || ': file does not match its hash') > 0);
 `, fix: redactJobs},
+	// 4 (issue 11, say what was checked): which hash verified a done file
+	// ('' none was published), the name it was saved under when a file no
+	// hash proved was at its name, and whether this job wrote the file, so
+	// that "remove with files" deletes only what Braid created. Files done
+	// before this are not known to be the job's: they are kept.
+	{sql: `
+ALTER TABLE files ADD COLUMN verified_by TEXT    NOT NULL DEFAULT ''; -- 'sha-256', 'sha-1 pieces'; '' not verified
+ALTER TABLE files ADD COLUMN saved_as    TEXT    NOT NULL DEFAULT ''; -- name on disk; '' the file's name
+ALTER TABLE files ADD COLUMN created     INTEGER NOT NULL DEFAULT 0;  -- this job wrote the file at saved_as
+`},
 }
 
 // redactJobs takes URL credentials out of the sources and errors of jobs

@@ -26,8 +26,9 @@ type getState interface {
 	// Prepare is called before each file starts; it may set req.Done and
 	// req.Journal from an earlier run of the same source.
 	Prepare(ctx context.Context, source string, req *engine.Request) error
-	// Finish records how the file's download ended (err nil: verified).
-	Finish(source string, req *engine.Request, err error) error
+	// Finish records how the file's download ended: err nil is done,
+	// and snap says what was checked and where the file went.
+	Finish(source string, req *engine.Request, snap *engine.Snapshot, err error) error
 	Close() error
 }
 
@@ -38,16 +39,18 @@ var openGetState func(dir string) (st getState, notices []string, err error)
 
 // getOptions are get's flags after parsing.
 type getOptions struct {
-	dir      string
-	state    string
-	prefs    metalink.Prefs
-	client   engine.Client
-	json     bool
-	sources  []string
-	tty      bool
-	interval time.Duration
-	stdout   io.Writer
-	stderr   io.Writer
+	dir    string
+	state  string
+	prefs  metalink.Prefs
+	client engine.Client
+	json   bool
+	// requireHash makes a file no published hash could check a failure.
+	requireHash bool
+	sources     []string
+	tty         bool
+	interval    time.Duration
+	stdout      io.Writer
+	stderr      io.Writer
 }
 
 func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -88,13 +91,29 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+const getUsage = `Usage: braid get [flags] SOURCE...
+
+Download every selected file of each SOURCE (a .meta4 or .metalink file, or an
+http(s) or ftp URL) and verify it against the hashes the source publishes.
+Each file ends verified (saying by which hash), not verified (no hash
+published: its bytes are what the mirrors sent), or failed. A file already at
+the name is taken only if a hash proves it is the same; otherwise the download
+is saved under a free name, "f (1).bin", and get says so.
+
+Exit status: 0 every selected file is done (verified, or not verified when no
+hash is published; with --require-hash only verified counts), 1 a file failed
+or was interrupted (run the same command again to resume), 2 usage error.
+
+Flags:
+`
+
 // parseGet reads get's flags. It returns a status code >= 0 when get must
 // stop (usage error or -h), and -1 to go on.
 func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	fs := flag.NewFlagSet("get", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: braid get [flags] SOURCE...\n\nDownload every selected file of each SOURCE (a .meta4 or .metalink file, or an\nhttp(s) or ftp URL) and verify it. Exit status 0 only if every file verified.\n\nFlags:")
+		fmt.Fprint(stderr, getUsage)
 		fs.PrintDefaults()
 	}
 	defaults := platform.DefaultPrefs()
@@ -107,6 +126,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	perMirror := fs.Int("max-conn-per-mirror", engine.DefaultMaxConnsPerMirror, "most connections to one mirror")
 	limit := fs.String("limit", "", "download rate limit in bytes per second, e.g. 500K, 10M (0: none)")
 	jsonOut := fs.Bool("json", false, "print progress as JSON lines")
+	requireHash := fs.Bool("require-hash", false, "fail (exit 1) for a file that no published hash can verify")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, 0
@@ -144,12 +164,13 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 			MaxConnsPerMirror: *perMirror,
 			Limit:             rate,
 		},
-		json:     *jsonOut,
-		sources:  fs.Args(),
-		tty:      isTerminal(stdout),
-		interval: 500 * time.Millisecond,
-		stdout:   stdout,
-		stderr:   stderr,
+		json:        *jsonOut,
+		requireHash: *requireHash,
+		sources:     fs.Args(),
+		tty:         isTerminal(stdout),
+		interval:    500 * time.Millisecond,
+		stdout:      stdout,
+		stderr:      stderr,
 	}
 	if o.tty && !o.json {
 		o.interval = 200 * time.Millisecond
@@ -162,7 +183,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 func (o *getOptions) getSource(ctx context.Context, st getState, src string) bool {
 	res, err := resolveSource(ctx, src, o.client.HTTP)
 	if err != nil {
-		o.result(src, "", 0, 0, err)
+		o.fail(src, "", err)
 		return false
 	}
 	doc := res.doc
@@ -173,7 +194,7 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 	}
 	ok := true
 	for _, r := range doc.Rejected {
-		o.result(src, r.Name, 0, 0, fmt.Errorf("%s: refused: %s", r.Name, r.Reason))
+		o.fail(src, r.Name, fmt.Errorf("%s: refused: %s", r.Name, r.Reason))
 		ok = false
 	}
 	selected := 0
@@ -194,14 +215,14 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 		}
 		if st != nil {
 			if err := st.Prepare(ctx, src, req); err != nil {
-				o.result(src, f.Name, 0, 0, fmt.Errorf("%s: state: %w", f.Name, err))
+				o.fail(src, f.Name, fmt.Errorf("%s: state: %w", f.Name, err))
 				ok = false
 				continue
 			}
 		}
-		err := o.download(ctx, src, req)
+		snap, err := o.download(ctx, src, req)
 		if st != nil {
-			if serr := st.Finish(src, req, err); serr != nil && !o.json {
+			if serr := st.Finish(src, req, snap, err); serr != nil && !o.json {
 				fmt.Fprintf(o.stderr, "%s: state: %v\n", f.Name, serr)
 			}
 		}
@@ -213,25 +234,25 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 		}
 	}
 	if selected == 0 && len(doc.Files) > 0 {
-		o.result(src, "", 0, 0, fmt.Errorf("%s: no file matches the language and OS filters (see --lang, --os)", src))
+		o.fail(src, "", fmt.Errorf("%s: no file matches the language and OS filters (see --lang, --os)", src))
 		return false
 	}
 	if len(doc.Files) == 0 && len(doc.Rejected) == 0 {
-		o.result(src, "", 0, 0, fmt.Errorf("%s: the source lists no file", src))
+		o.fail(src, "", fmt.Errorf("%s: the source lists no file", src))
 		return false
 	}
 	return ok
 }
 
 // download runs one file to its end, showing progress, and returns its
-// error.
-func (o *getOptions) download(ctx context.Context, src string, req *engine.Request) error {
+// last snapshot and its error (see finished).
+func (o *getOptions) download(ctx context.Context, src string, req *engine.Request) (*engine.Snapshot, error) {
 	dl := o.client.Do(ctx, req)
 	t := time.NewTicker(o.interval)
 	defer t.Stop()
 	var snap engine.Snapshot
 	if !o.json && !o.tty {
-		fmt.Fprintf(o.stdout, "%s: downloading %s from %d mirrors\n", req.File.Name, sizeOrUnknown(req.File.Size), len(req.File.URLs))
+		fmt.Fprintf(o.stdout, "%s: downloading %s from %s\n", req.File.Name, sizeOrUnknown(req.File.Size), fmt.Sprintf("%d %s", len(req.File.URLs), plural(len(req.File.URLs), "mirror", "mirrors")))
 	}
 	for {
 		select {
@@ -241,8 +262,7 @@ func (o *getOptions) download(ctx context.Context, src string, req *engine.Reque
 			if o.tty && !o.json {
 				fmt.Fprint(o.stdout, "\r\033[K")
 			}
-			o.result(src, req.File.Name, snap.Bytes, snap.Elapsed, err)
-			return err
+			return &snap, o.finished(src, &snap, err)
 		case <-t.C:
 			dl.SnapshotInto(&snap)
 			switch {
@@ -308,16 +328,6 @@ type jsonProgress struct {
 	Mirrors  []jsonMirror `json:"mirrors"`
 }
 
-type jsonResult struct {
-	Type    string  `json:"type"` // "result"
-	Source  string  `json:"source"`
-	File    string  `json:"file"`
-	OK      bool    `json:"ok"`
-	Error   string  `json:"error,omitempty"`
-	Bytes   int64   `json:"bytes"`
-	Seconds float64 `json:"seconds"`
-}
-
 func (o *getOptions) progressJSON(s *engine.Snapshot) {
 	p := jsonProgress{
 		Type: "progress", File: s.Name, State: s.State.String(), Size: s.Size, Bytes: s.Bytes,
@@ -330,27 +340,6 @@ func (o *getOptions) progressJSON(s *engine.Snapshot) {
 		p.Mirrors = append(p.Mirrors, jsonMirror{URL: m.URL, State: m.State.String(), Reason: m.Reason, Bytes: m.Bytes, Speed: m.Speed, Strikes: m.Strikes})
 	}
 	writeJSON(o.stdout, p)
-}
-
-// result reports how one file (or a source that yielded none) ended.
-func (o *getOptions) result(source, file string, n int64, took time.Duration, err error) {
-	if o.json {
-		r := jsonResult{Type: "result", Source: source, File: file, OK: err == nil, Bytes: n, Seconds: took.Seconds()}
-		if err != nil {
-			r.Error = err.Error()
-		}
-		writeJSON(o.stdout, r)
-		return
-	}
-	if err != nil {
-		fmt.Fprintf(o.stderr, "braid get: %v\n", err)
-		return
-	}
-	speed := ""
-	if took > 0 {
-		speed = fmt.Sprintf(", %s/s", byteText(int64(float64(n)/took.Seconds())))
-	}
-	fmt.Fprintf(o.stdout, "%s: done, verified (%s in %s%s)\n", file, byteText(n), durationText(took), speed)
 }
 
 func writeJSON(w io.Writer, v any) {

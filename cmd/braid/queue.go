@@ -133,6 +133,7 @@ type queueJob struct {
 	BytesDone  int64     `json:"bytes_done"`
 	Bytes      int64     `json:"bytes"`
 	Error      string    `json:"error,omitempty"`
+	Checked    string    `json:"checked,omitempty"` // "verified (sha-256)", "not verified (no hash published)"
 	AddedAt    time.Time `json:"added_at"`
 	Files      []string  `json:"files"`
 }
@@ -147,7 +148,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 		for _, j := range jobs {
 			done, pieces, bytesDone, size := j.Progress()
 			qj := queueJob{ID: j.ID, State: string(j.State), Name: j.Name(), Source: j.Source, Dest: j.Dest,
-				PiecesDone: done, Pieces: pieces, BytesDone: bytesDone, Bytes: size, Error: j.Error,
+				PiecesDone: done, Pieces: pieces, BytesDone: bytesDone, Bytes: size, Error: j.Error, Checked: j.Checked(),
 				AddedAt: j.AddedAt.UTC(), Files: []string{}}
 			for _, f := range j.Files {
 				if f.Selected {
@@ -161,14 +162,18 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 		return enc.Encode(out)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATE\tPIECES\tBYTES\tNAME\tSOURCE")
+	fmt.Fprintln(tw, "ID\tSTATE\tCHECKED\tPIECES\tBYTES\tNAME\tSOURCE")
 	for _, j := range jobs {
 		done, pieces, bytesDone, size := j.Progress()
 		st := string(j.State)
 		if j.Error != "" {
 			st += " (" + j.Error + ")"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s/%s\t%s\t%s\n", j.ID, st, done, pieces,
+		checked := j.Checked()
+		if checked == "" {
+			checked = "-"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%d\t%s/%s\t%s\t%s\n", j.ID, st, checked, done, pieces,
 			byteText(bytesDone), byteText(size), j.Name(), j.Source)
 	}
 	return tw.Flush()
@@ -196,6 +201,10 @@ func queueRun(ctx context.Context, q *queue.Queue, maxConn int, rate int64, w io
 			fmt.Fprintf(w, "job %d %s: %s %.0f%% %s/%s %s/s\n", j.ID, s.Name, s.State, pct,
 				byteText(s.Bytes), byteText(s.Size), byteText(s.Speed))
 		},
+	}
+	if msg := queue.NothingToRun(q); msg != "" {
+		fmt.Fprintln(w, msg)
+		return nil
 	}
 	err = r.Run(ctx)
 	if ctx.Err() != nil {
