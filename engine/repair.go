@@ -325,6 +325,7 @@ type fixer struct {
 	fails   []int
 	err     error
 	bytes   int64
+	lost    []error // why mirrors were let go
 }
 
 // fixTask is a run of bad pieces [first, end) to fetch in one request.
@@ -379,7 +380,23 @@ func (fx *fixer) run(ctx context.Context) error {
 	if fx.err != nil {
 		return fx.err
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(fx.tasks) > 0 {
+		// Every mirror was let go with pieces still bad.
+		return fmt.Errorf("%s: %d pieces still bad: %w", fx.r.f.Name, fx.left(), noMirrorsErr(fx.lost))
+	}
+	return nil
+}
+
+// left counts the pieces not fetched yet.
+func (fx *fixer) left() int {
+	n := 0
+	for _, t := range fx.tasks {
+		n += t.end - t.first
+	}
+	return n
 }
 
 // next waits for a task mirror m may take, and returns nil when there is
@@ -471,7 +488,7 @@ func (fx *fixer) settle(m int, t *fixTask, done int, bad bool, err error) {
 		fx.fails[m] = 0
 		fx.strikes[m]++
 		if fx.strikes[m] >= maxStrikes {
-			fx.out[m] = true
+			fx.letGo(m, &MirrorError{Mirror: fx.srcs[m].Mirror(), Err: fmt.Errorf("sent %d pieces that fail their hash", fx.strikes[m])})
 		}
 		tried := map[int]bool{m: true}
 		for k := range t.tried {
@@ -488,11 +505,20 @@ func (fx *fixer) settle(m int, t *fixTask, done int, bad bool, err error) {
 		fx.fails[m]++
 		if fx.fails[m] >= maxFails || errors.Is(err, transport.ErrNotFound) || errors.Is(err, transport.ErrMismatch) ||
 			errors.Is(err, transport.ErrNoRanges) {
-			fx.out[m] = true
+			fx.letGo(m, err)
 		}
 		fx.tasks = append(fx.tasks, &fixTask{first: done, end: t.end, tried: t.tried})
 	default:
 		fx.fails[m] = 0
+	}
+}
+
+// letGo stops using mirror m; why names it (transport errors do). Called
+// with fx.mu held.
+func (fx *fixer) letGo(m int, why error) {
+	if !fx.out[m] {
+		fx.out[m] = true
+		fx.lost = append(fx.lost, why)
 	}
 }
 
