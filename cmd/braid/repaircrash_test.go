@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,4 +86,23 @@ func TestRepairAfterCrash(t *testing.T) {
 		t.Errorf("a.bin is another file after the repair (%v): it was not repaired in place", err)
 	}
 	rClean(t, dir)
+}
+
+// TestRepairNoUsableMirror: a mirror that cannot serve the bad pieces (it
+// ignores ranges) is let go, and the repair says the file is not repaired
+// rather than calling it good.
+func TestRepairNoUsableMirror(t *testing.T) {
+	data := pcData(6*rL, 30)
+	m := mirrortest.New(t, data, mirrortest.NoRanges())
+	meta := pcMeta4(t, pcFile("a.bin", data, rL, m.URL()))
+	dir := t.TempDir()
+	bad := pcFlip(data, 3*rL)
+	pcWrite(t, dir, "a.bin", bad)
+	code, out, errOut := pcRun(t, cmdRepair, "--metalink", meta, "-d", dir)
+	if code != 1 || !strings.Contains(out, "NOT REPAIRED") || !strings.Contains(out, "still bad") {
+		t.Fatalf("exit %d, want 1 and NOT REPAIRED ... still bad:\n%s%s", code, out, errOut)
+	}
+	if !bytes.Equal(rRead(t, filepath.Join(dir, "a.bin")), bad) {
+		t.Fatal("a failed repair changed the file")
+	}
 }
