@@ -13,6 +13,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/piece"
+	"braid/engine/redact"
 	"braid/engine/transport"
 )
 
@@ -168,7 +169,7 @@ func (r *repair) cut() error {
 func (r *repair) sources() []transport.Source {
 	var out []transport.Source
 	for _, u := range metalink.OrderURLs(r.f.URLs, r.opts.Locations) {
-		o := transport.Options{Size: r.f.Size, UserAgent: r.c.UserAgent, Referer: referer(r.opts.Referer), HTTPClient: r.c.HTTP}
+		o := transport.Options{Size: r.f.Size, UserAgent: r.c.UserAgent, Referer: redact.Referer(r.opts.Referer), HTTPClient: r.c.HTTP}
 		if u.Pref {
 			o.IfMatch = r.opts.OriginETag
 		}

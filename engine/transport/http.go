@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"braid/engine/metalink"
+	redactpkg "braid/engine/redact"
 )
 
 var (
@@ -435,8 +436,6 @@ func (s *HTTPSource) head(ctx context.Context) (*Probe, error) {
 }
 
 func probeFrom(resp *http.Response) *Probe {
-	u := *resp.Request.URL
-	u.User = nil
 	ct, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
 	return &Probe{
 		Info: Info{
@@ -446,7 +445,7 @@ func probeFrom(resp *http.Response) *Probe {
 			Digests: metalink.ParseDigests(resp.Header.Values("Digest")),
 			Links:   metalink.ParseLinks(resp.Header.Values("Link")),
 		},
-		URL:         u.String(),
+		URL:         redactpkg.Parsed(resp.Request.URL),
 		ContentType: strings.ToLower(strings.TrimSpace(ct)),
 	}
 }
