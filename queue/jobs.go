@@ -30,8 +30,9 @@ const (
 // Job is one entry of the queue: a source, where it goes, and its files.
 type Job struct {
 	ID int64
-	// Source is as the user gave it (a path, a URL), less any credentials
-	// in a URL (see Redact): it is shown, and a password must not be.
+	// Source is what the user gave (a path, a URL) in its one spelling,
+	// less any credentials in a URL (see Canonical): it is shown, and a
+	// password must not be.
 	Source string
 	Dest   string // absolute destination folder
 	State  State
@@ -173,8 +174,8 @@ func LayoutOf(f metalink.File) piece.Layout {
 // Add appends a job to the end of the queue, state queued: the document is
 // stored with it, so the job survives its .meta4 being moved or deleted.
 // selected names the files to download; nil selects them all. It returns
-// the new job's ID. The source is stored without URL credentials (Redact);
-// the document's mirrors keep theirs.
+// the new job's ID. The source is stored in its canonical spelling, which
+// has no URL credentials (Canonical); the document's mirrors keep theirs.
 func (q *Queue) Add(source, dest string, doc *metalink.Document, selected []string) (int64, error) {
 	return q.AddFrom(source, dest, doc, selected, Origin{})
 }
@@ -184,7 +185,7 @@ func (q *Queue) Add(source, dest string, doc *metalink.Document, selected []stri
 // job in the same transaction.
 func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []string, origin Origin) (int64, error) {
 	const op = "add job"
-	source = Redact(source)
+	source = Canonical(source)
 	if doc == nil || len(doc.Files) == 0 {
 		return 0, fmt.Errorf("%s %s: the document has no files to download", op, source)
 	}
@@ -376,22 +377,6 @@ func (q *Queue) Get(id int64) (Job, error) {
 	return j, nil
 }
 
-// FindBySource returns the most recently added job with this source
-// (compared as given, less URL credentials), or ErrNotFound. `braid get`
-// uses it to resume a download rather than start it again.
-func (q *Queue) FindBySource(source string) (Job, error) {
-	source = Redact(source)
-	var id int64
-	err := q.db.QueryRow(`SELECT id FROM jobs WHERE source = ? ORDER BY id DESC LIMIT 1`, source).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Job{}, fmt.Errorf("find job for %s: %w", source, ErrNotFound)
-	}
-	if err != nil {
-		return Job{}, q.wrap("find job for "+source, err)
-	}
-	return q.Get(id)
-}
-
 type scanner interface{ Scan(...any) error }
 
 // jobColumns are the columns scanJob reads, in its order.
@@ -517,37 +502,6 @@ func (q *Queue) SetPieces(id int64, name string, b *piece.Bitfield) error {
 			return fmt.Errorf("bitfield of %d pieces for a file of %d", b.Len(), n)
 		}
 		_, err = tx.Exec(`UPDATE pieces SET count = ?, bits = ? WHERE file = ?`, b.Len(), bits, fid)
-		return err
-	})
-	if err != nil {
-		return q.wrap(op, err)
-	}
-	return nil
-}
-
-// SetSize records a file's size once a mirror tells it (the document did
-// not), resetting its bitfield to the layout of that size.
-func (q *Queue) SetSize(id int64, name string, size int64) error {
-	op := fmt.Sprintf("job %d file %s: store size", id, name)
-	err := q.tx(func(tx *sql.Tx) error {
-		var fid, length int64
-		err := tx.QueryRow(`SELECT f.id, p.length FROM files f JOIN pieces p ON p.file = f.id
-			WHERE f.job = ? AND f.name = ?`, id, name).Scan(&fid, &length)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		l := piece.Layout{Size: size, Length: length}
-		bits, err := piece.NewBitfield(l.Count()).MarshalBinary()
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(`UPDATE files SET size = ? WHERE id = ?`, size, fid); err != nil {
-			return err
-		}
-		_, err = tx.Exec(`UPDATE pieces SET count = ?, bits = ? WHERE file = ?`, l.Count(), bits, fid)
 		return err
 	})
 	if err != nil {

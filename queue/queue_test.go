@@ -131,13 +131,6 @@ func TestAddGetList(t *testing.T) {
 		t.Errorf("file without piece hashes: %+v", jobs[1].Files[0])
 	}
 
-	got, err := q.FindBySource("/tmp/b.meta4")
-	if err != nil || got.ID != id2 {
-		t.Errorf("FindBySource = %d, %v; want %d", got.ID, err, id2)
-	}
-	if _, err := q.FindBySource("/tmp/none.meta4"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("FindBySource of an unknown source: %v", err)
-	}
 	if _, err := q.Get(999); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Get(999): %v", err)
 	}
@@ -357,12 +350,6 @@ func TestJournal(t *testing.T) {
 		b, _, err := q.Pieces(id, "u")
 		if err != nil || b.Len() != 3 || !b.Has(0) || b.Has(1) || !b.Has(2) {
 			t.Fatalf("grown bitfield: %v, %v", b, err)
-		}
-		if err := q.SetSize(id, "u", 3<<20); err != nil {
-			t.Fatal(err)
-		}
-		if b, l, err := q.Pieces(id, "u"); err != nil || b.Len() != 3 || b.Count() != 0 || l.Size != 3<<20 {
-			t.Errorf("after SetSize: %d pieces, %d done, %+v, %v", b.Len(), b.Count(), l, err)
 		}
 	})
 	t.Run("reset", func(t *testing.T) {

@@ -7,15 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"braid/engine"
 	"braid/engine/metalink"
-	"braid/engine/resolve"
 	"braid/platform"
+	"braid/queue"
 )
 
 // getState keeps `braid get` downloads in the queue, so that running get
@@ -181,12 +180,11 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 // getSource downloads the selected files of one source, one after the
 // other, and reports whether all of them verified.
 func (o *getOptions) getSource(ctx context.Context, st getState, src string) bool {
-	res, err := resolveSource(ctx, src, o.client.HTTP)
+	doc, origin, err := queue.ResolveSource(ctx, src, o.client.HTTP)
 	if err != nil {
 		o.fail(src, "", err)
 		return false
 	}
-	doc := res.doc
 	for _, w := range doc.Warnings {
 		if !o.json {
 			fmt.Fprintf(o.stderr, "%s: warning: %s\n", src, w)
@@ -209,8 +207,8 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 		req := &engine.Request{
 			Dir:        o.dir,
 			File:       f,
-			OriginETag: res.etag,
-			Referer:    res.referer,
+			OriginETag: origin.ETag,
+			Referer:    origin.Referer,
 			Locations:  o.prefs.Locations,
 		}
 		if st != nil {
@@ -371,28 +369,6 @@ func durationText(d time.Duration) string {
 		return fmt.Sprintf("%d:%02d:%02d", h, m, s)
 	}
 	return fmt.Sprintf("%d:%02d", m, s)
-}
-
-// resolved is a source made ready for the engine.
-type resolved struct {
-	doc     *metalink.Document
-	etag    string // the origin's ETag, for pref mirrors (Metalink/HTTP)
-	referer string // the URL the user gave, sent to mirrors
-}
-
-// resolveSource reads a local .meta4 or .metalink file, or asks a URL
-// (a metalink's, or a plain file's with its Metalink/HTTP headers).
-func resolveSource(ctx context.Context, src string, client *http.Client) (*resolved, error) {
-	res, err := resolve.Resolve(ctx, src, resolve.Options{HTTPClient: client})
-	if err != nil {
-		return nil, err
-	}
-	r := &resolved{doc: res.Document}
-	if res.Origin != nil {
-		r.etag = res.Origin.ETag
-		r.referer = res.Origin.URL
-	}
-	return r, nil
 }
 
 // isTerminal reports whether w is a terminal, for redrawing progress in

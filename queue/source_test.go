@@ -1,0 +1,72 @@
+package queue
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestCanonical(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "f.meta4")
+	if err := os.WriteFile(real, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.meta4")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	realDir, _ := filepath.EvalSymlinks(dir)
+	want := filepath.Join(realDir, "f.meta4")
+	for _, s := range []string{"f.meta4", "./f.meta4", real, link, filepath.Join(dir, "sub", "..", "f.meta4")} {
+		if got := Canonical(s); got != want {
+			t.Errorf("Canonical(%q) = %q, want %q", s, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"HTTP://Example.COM:80/pub/f.meta4#x":      "http://example.com/pub/f.meta4",
+		"https://ann:secret@example.com:443/f.iso": "https://example.com/f.iso",
+		"https://example.com:8443/f.iso?sig=1":     "https://example.com:8443/f.iso?sig=1",
+		"http://example.com":                       "http://example.com/",
+		"ftp://[::1]:21/f":                         "ftp://[::1]/f",
+		"magnet:?xt=urn:btih:abc&dn=F":             "magnet:?xt=urn:btih:abc&dn=F",
+	} {
+		if got := Canonical(in); got != want {
+			t.Errorf("Canonical(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A relative and an absolute path to the same metalink are one job: the
+// second get resumes the first's instead of fetching again.
+func TestPrepareFileOneJobPerSource(t *testing.T) {
+	q := openTest(t, t.TempDir())
+	dir, dest := t.TempDir(), t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("f.meta4", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := testDoc(3<<20, 0, "f.bin").Files[0]
+	id1, _, err := q.PrepareFile(context.Background(), "f.meta4", dest, f, Origin{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Journal(id1).PiecesDone("f.bin", []int{0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.FinishFile(id1, "f.bin", nil, context.Canceled); err != nil {
+		t.Fatal(err)
+	}
+	id2, _, err := q.PrepareFile(context.Background(), filepath.Join(dir, "f.meta4"), dest, f, Origin{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id2 != id1 {
+		t.Fatalf("the absolute path made job %d, the relative one job %d", id2, id1)
+	}
+	if jobs, _ := q.List(); len(jobs) != 1 {
+		t.Fatalf("%d jobs, want 1", len(jobs))
+	}
+}
