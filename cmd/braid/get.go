@@ -38,11 +38,14 @@ var openGetState func(dir string) (st getState, notices []string, err error)
 
 // getOptions are get's flags after parsing.
 type getOptions struct {
-	dir    string
-	state  string
-	prefs  metalink.Prefs
-	client engine.Client
-	json   bool
+	dir   string
+	state string
+	prefs metalink.Prefs // Locations only; see given and defaults
+	// given are the --lang and --os the user gave (real filters), defaults
+	// the system's, which only narrow choices (see metalink.Select).
+	given, defaults metalink.Prefs
+	client          engine.Client
+	json            bool
 	// requireHash makes a file no published hash could check a failure.
 	requireHash bool
 	sources     []string
@@ -118,8 +121,8 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	defaults := platform.DefaultPrefs()
 	dir := fs.String("d", ".", "folder to download into")
 	state := fs.String("state", "", "queue folder, to resume an interrupted get (default: the user config folder; BRAID_STATE overrides)")
-	lang := fs.String("lang", strings.Join(defaults.Languages, ","), "languages to select, comma separated (BCP 47)")
-	osList := fs.String("os", strings.Join(defaults.OS, ","), "operating systems to select, comma separated")
+	lang := fs.String("lang", strings.Join(defaults.Languages, ","), "languages to select, comma separated (BCP 47); given, a filter; by default the locale's, which picks the best match among alternatives")
+	osList := fs.String("os", strings.Join(defaults.OS, ","), "operating systems to select, comma separated; given, a filter; by default the running system, which narrows alternatives unless none fits")
 	loc := fs.String("location", strings.Join(defaults.Locations, ","), "countries whose mirrors to try first, comma separated (ISO 3166)")
 	maxConn := fs.Int("max-conn", engine.DefaultMaxConns, "most connections at once")
 	perMirror := fs.Int("max-conn-per-mirror", engine.DefaultMaxConnsPerMirror, "most connections to one mirror")
@@ -151,13 +154,11 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		stateDir = os.Getenv("BRAID_STATE")
 	}
 	o := &getOptions{
-		dir:   *dir,
-		state: stateDir,
-		prefs: metalink.Prefs{
-			Languages: commaList(*lang),
-			OS:        commaList(*osList),
-			Locations: commaList(*loc),
-		},
+		dir:      *dir,
+		state:    stateDir,
+		prefs:    metalink.Prefs{Locations: commaList(*loc)},
+		given:    givenPrefs(fs, *lang, *osList),
+		defaults: defaults,
 		client: engine.Client{
 			MaxConns:          *maxConn,
 			MaxConnsPerMirror: *perMirror,
@@ -196,10 +197,16 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 		ok = false
 	}
 	selected := 0
-	for _, f := range doc.Files {
-		if sel, why := f.Selected(o.prefs); !sel {
+	choices, notes := metalink.Select(doc.Files, o.given, o.defaults)
+	for _, n := range notes {
+		if !o.json {
+			fmt.Fprintf(o.stderr, "%s: note: %s\n", src, n)
+		}
+	}
+	for i, f := range doc.Files {
+		if !choices[i].Selected {
 			if !o.json {
-				fmt.Fprintf(o.stdout, "%s: skipped (%s)\n", f.Name, why)
+				fmt.Fprintf(o.stdout, "%s: skipped (%s)\n", f.Name, choices[i].Why)
 			}
 			continue
 		}

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 
 	"braid/engine"
+	"braid/engine/metalink"
 )
 
 // errNotVerified is the error of a file that was downloaded but that no
@@ -116,4 +118,20 @@ func usefulBytes(s *engine.Snapshot) int64 {
 		n += m.Useful
 	}
 	return n
+}
+
+// givenPrefs are the --lang and --os the user gave on the command line,
+// a nil list for a flag not given (see metalink.Select), an empty one for
+// a flag given empty ("any").
+func givenPrefs(fs *flag.FlagSet, lang, osList string) metalink.Prefs {
+	var p metalink.Prefs
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "lang":
+			p.Languages = append([]string{}, commaList(lang)...)
+		case "os":
+			p.OS = append([]string{}, commaList(osList)...)
+		}
+	})
+	return p
 }
