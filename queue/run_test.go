@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,14 +19,7 @@ import (
 )
 
 // testData is size reproducible pseudo-random bytes.
-func testData(size int) []byte {
-	r := rand.New(rand.NewPCG(uint64(size), 7))
-	b := make([]byte, size)
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return b
-}
+func testData(size int) []byte { return mirrortest.Bytes(size, 7) }
 
 // describe makes the metalink file for data, with piece hashes of
 // pieceLen, served by the mirrors.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"braid/engine"
 	"braid/engine/mirrortest"
@@ -129,4 +130,21 @@ func (w *notifyWriter) Write(p []byte) (int, error) {
 	default:
 	}
 	return w.buf.Write(p)
+}
+
+// TestSpeedAfterResume: the speed is over the bytes this run fetched, not
+// over the whole file a resume finished.
+func TestSpeedAfterResume(t *testing.T) {
+	s := &engine.Snapshot{Name: "f.bin", State: engine.StateDone, Created: true, Elapsed: 2 * time.Second, Bytes: 10 << 20,
+		Mirrors: []engine.MirrorSnapshot{{Bytes: 2 << 20, Useful: 2 << 20}}}
+	got := transferText(s, fetchedBytes(s))
+	for _, want := range []string{"2.0 MiB fetched in 2.0s", "1.0 MiB/s", "8.0 MiB were on disk from before"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+	s.Created = false
+	if got := transferText(s, 0); !strings.Contains(got, "already there") {
+		t.Errorf("a file found proven: %q", got)
+	}
 }
