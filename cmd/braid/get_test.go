@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -90,14 +88,7 @@ func TestGetMeta4(t *testing.T) {
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("downloaded file: %v (equal %v)", err, bytes.Equal(got, data))
 	}
-	var last map[string]any
-	sc := bufio.NewScanner(strings.NewReader(stdout))
-	for sc.Scan() {
-		last = nil
-		if err := json.Unmarshal(sc.Bytes(), &last); err != nil {
-			t.Fatalf("not a JSON line: %q", sc.Text())
-		}
-	}
+	last := lastJSON(t, stdout)
 	if last["type"] != "result" || last["ok"] != true || last["file"] != "dir/f.bin" {
 		t.Fatalf("last JSON line %v, want an ok result for dir/f.bin", last)
 	}
