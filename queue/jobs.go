@@ -562,6 +562,14 @@ func (q *Queue) Landed(id int64, name string, s *engine.Snapshot) error {
 		s.VerifiedBy, saved, s.Created, id, name)
 }
 
+// MarkVerified records that a check of a file at its name (a verify, a
+// repair) proved it by the hash by ("sha-256", "sha-1 pieces"), as
+// engine.RepairResult.VerifiedBy names it.
+func (q *Queue) MarkVerified(id int64, name, by string) error {
+	return q.exec(fmt.Sprintf("job %d file %s: mark verified", id, name),
+		`UPDATE files SET verified = 1, mismatch = 0, verified_by = ? WHERE job = ? AND name = ?`, by, id, name)
+}
+
 // SetMismatch records that a file's bytes did not match its whole-file
 // hash (bad true: not verified either), or clears that. SetVerified(true)
 // clears it too.

@@ -80,3 +80,21 @@ func TestNothingToRun(t *testing.T) {
 		t.Errorf("only a paused job: %q, want it counted and how to resume", msg)
 	}
 }
+
+func TestMarkVerified(t *testing.T) {
+	q := openTest(t, t.TempDir())
+	id, err := q.Add("a.meta4", t.TempDir(), testDoc(10, 0, "a.bin"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SetMismatch(id, "a.bin", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.MarkVerified(id, "a.bin", "sha-1 pieces"); err != nil {
+		t.Fatal(err)
+	}
+	j, _ := q.Get(id)
+	if f := j.Files[0]; !f.Verified || f.Mismatch || f.Outcome() != "verified (sha-1 pieces)" {
+		t.Errorf("after MarkVerified: %+v, outcome %q", f, f.Outcome())
+	}
+}
