@@ -198,7 +198,11 @@ func queueRun(ctx context.Context, q *queue.Queue, maxConn int, rate int64, w io
 			if s.Size > 0 {
 				pct = 100 * float64(s.Bytes) / float64(s.Size)
 			}
-			fmt.Fprintf(w, "job %d %s: %s %.0f%% %s/%s %s/s\n", j.ID, s.Name, s.State, pct,
+			state := s.State.String()
+			if s.State == engine.StateDone {
+				state = "done, " + engine.OutcomeText(s.Outcome(), s.VerifiedBy)
+			}
+			fmt.Fprintf(w, "job %d %s: %s %.0f%% %s/%s %s/s\n", j.ID, s.Name, state, pct,
 				byteText(s.Bytes), byteText(s.Size), byteText(s.Speed))
 		},
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"braid/engine"
+	"braid/engine/metalink"
+	"braid/engine/mirrortest"
 	"braid/queue"
 )
 
@@ -47,5 +49,26 @@ func TestQueueRunNothingQueued(t *testing.T) {
 	code, out, errOut := runQueue(t, "--state", state, "run")
 	if code != 0 || !strings.Contains(out, "nothing to run") || !strings.Contains(out, "2 paused") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want it to say nothing is queued", code, out, errOut)
+	}
+}
+
+// TestQueueRunSaysWhatWasChecked: the line of a finished job says which
+// hash verified it.
+func TestQueueRunSaysWhatWasChecked(t *testing.T) {
+	data := mirrortest.Bytes(512<<10, 41)
+	m := mirrortest.New(t, data)
+	state, dest := t.TempDir(), t.TempDir()
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := pcFile("run.bin", data, 128<<10, m.URL())
+	if _, err := q.Add("run.meta4", dest, &metalink.Document{Files: []metalink.File{f}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+	code, out, errOut := runQueue(t, "--state", state, "run")
+	if code != 0 || !strings.Contains(out, "run.bin: done, verified (sha-256)") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
