@@ -31,7 +31,7 @@ func (d *download) place(ctx context.Context) (adopted bool, err error) {
 	for n := 0; n < maxFreeNames; n++ {
 		name := want
 		if n > 0 {
-			name = FreeName(d.file.Name, n)
+			name = freeName(d.file.Name, n)
 			if name == want {
 				continue
 			}

@@ -95,10 +95,10 @@ func release(dir, name string) {
 	claims.Unlock()
 }
 
-// FreeName returns the n-th alternative to name, the way browsers number
+// freeName returns the n-th alternative to name, the way browsers number
 // a download whose name is taken: "f.bin" → "f (1).bin", "a.tar.gz" →
 // "a (1).tar.gz", "dir/README" → "dir/README (1)".
-func FreeName(name string, n int) string {
+func freeName(name string, n int) string {
 	dir, base := path.Split(name)
 	stem, ext := base, ""
 	if i := strings.LastIndexByte(base, '.'); i > 0 {

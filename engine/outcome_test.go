@@ -112,8 +112,8 @@ func TestFreeName(t *testing.T) {
 		".hidden":        ".hidden (2)",
 		"d.x/archive.7z": "d.x/archive (2).7z",
 	} {
-		if got := FreeName(in, 2); got != want {
-			t.Errorf("FreeName(%q) = %q, want %q", in, got, want)
+		if got := freeName(in, 2); got != want {
+			t.Errorf("freeName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

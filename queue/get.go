@@ -28,7 +28,7 @@ import (
 // another size or hash, or the origin now names another ETag), its
 // recorded pieces are dropped. A job another Braid process is running is
 // refused with ErrNotOwner. Sources are compared in their canonical
-// spelling (see Canonical): a relative and an absolute path to one
+// spelling (see canonical): a relative and an absolute path to one
 // metalink are one job.
 func (q *Queue) PrepareFile(ctx context.Context, source, dest string, f metalink.File, origin Origin) (int64, *piece.Bitfield, error) {
 	abs, err := filepath.Abs(dest)
@@ -38,7 +38,7 @@ func (q *Queue) PrepareFile(ctx context.Context, source, dest string, f metalink
 	// Own the queue if its owner has gone, so that no later process
 	// mistakes this download for one left running by a dead owner.
 	owner := q.tryOwn()
-	source = Canonical(source)
+	source = canonical(source)
 	var id int64
 	var state, etag string
 	err = q.db.QueryRow(`SELECT id, state, origin_etag FROM jobs WHERE source = ? AND dest = ? ORDER BY id DESC LIMIT 1`,

@@ -31,7 +31,7 @@ const (
 type Job struct {
 	ID int64
 	// Source is what the user gave (a path, a URL) in its one spelling,
-	// less any credentials in a URL (see Canonical): it is shown, and a
+	// less any credentials in a URL (see canonical): it is shown, and a
 	// password must not be.
 	Source string
 	Dest   string // absolute destination folder
@@ -175,7 +175,7 @@ func LayoutOf(f metalink.File) piece.Layout {
 // stored with it, so the job survives its .meta4 being moved or deleted.
 // selected names the files to download; nil selects them all. It returns
 // the new job's ID. The source is stored in its canonical spelling, which
-// has no URL credentials (Canonical); the document's mirrors keep theirs.
+// has no URL credentials (see canonical); the document's mirrors keep theirs.
 func (q *Queue) Add(source, dest string, doc *metalink.Document, selected []string) (int64, error) {
 	return q.AddFrom(source, dest, doc, selected, Origin{})
 }
@@ -185,7 +185,7 @@ func (q *Queue) Add(source, dest string, doc *metalink.Document, selected []stri
 // job in the same transaction.
 func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []string, origin Origin) (int64, error) {
 	const op = "add job"
-	source = Canonical(source)
+	source = canonical(source)
 	if doc == nil || len(doc.Files) == 0 {
 		return 0, fmt.Errorf("%s %s: the document has no files to download", op, source)
 	}

@@ -36,12 +36,12 @@ func ResolveSource(ctx context.Context, source string, client *http.Client) (*me
 // defaultPorts are the ports a URL need not name.
 var defaultPorts = map[string]string{"http": "80", "https": "443", "ftp": "21"}
 
-// Canonical is the one spelling of a source, so that a source is one job
+// canonical is the one spelling of a source, so that a source is one job
 // however it was written: a file's absolute path with symlinks resolved
 // ("f.meta4", "./f.meta4" and "/home/ann/f.meta4" are one), and a URL
 // without credentials or fragment, its scheme and host in lower case and
 // without the scheme's default port. A magnet link stays as it is.
-func Canonical(source string) string {
+func canonical(source string) string {
 	if strings.HasPrefix(source, "magnet:") {
 		return source
 	}

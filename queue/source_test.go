@@ -21,8 +21,8 @@ func TestCanonical(t *testing.T) {
 	realDir, _ := filepath.EvalSymlinks(dir)
 	want := filepath.Join(realDir, "f.meta4")
 	for _, s := range []string{"f.meta4", "./f.meta4", real, link, filepath.Join(dir, "sub", "..", "f.meta4")} {
-		if got := Canonical(s); got != want {
-			t.Errorf("Canonical(%q) = %q, want %q", s, got, want)
+		if got := canonical(s); got != want {
+			t.Errorf("canonical(%q) = %q, want %q", s, got, want)
 		}
 	}
 	for in, want := range map[string]string{
@@ -33,8 +33,8 @@ func TestCanonical(t *testing.T) {
 		"ftp://[::1]:21/f":                         "ftp://[::1]/f",
 		"magnet:?xt=urn:btih:abc&dn=F":             "magnet:?xt=urn:btih:abc&dn=F",
 	} {
-		if got := Canonical(in); got != want {
-			t.Errorf("Canonical(%q) = %q, want %q", in, got, want)
+		if got := canonical(in); got != want {
+			t.Errorf("canonical(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
