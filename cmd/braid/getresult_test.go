@@ -148,3 +148,25 @@ func TestSpeedAfterResume(t *testing.T) {
 		t.Errorf("a file found proven: %q", got)
 	}
 }
+
+// TestGetAgainNoHash: a second get of a source without hashes finds the
+// file the first one wrote (the queue says so) and does not fetch it again
+// beside itself; still not verified.
+func TestGetAgainNoHash(t *testing.T) {
+	data := getData(100<<10 + 3)
+	m := mirrortest.New(t, data, mirrortest.Path("/pub/again.bin"))
+	state, out := t.TempDir(), t.TempDir()
+	for run := 1; run <= 2; run++ {
+		var stdout, stderr bytes.Buffer
+		code := cmdGet(context.Background(), []string{"--state", state, "-d", out, m.URL()}, &stdout, &stderr)
+		if code != 0 || !strings.Contains(stdout.String(), "again.bin: done, not verified (no hash published)") {
+			t.Fatalf("run %d: exit %d, stdout %q, stderr %q", run, code, stdout.String(), stderr.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "again (1).bin")); !os.IsNotExist(err) {
+		t.Errorf("the second get saved a copy beside the first's file: %v", err)
+	}
+	if served := m.BytesServed(); served > int64(len(data))+1 {
+		t.Errorf("mirror served %d bytes over two runs, want the file once (%d)", served, len(data))
+	}
+}

@@ -51,7 +51,7 @@ func (s *queueState) Prepare(ctx context.Context, source string, req *engine.Req
 	}
 	for _, f := range j.Files {
 		if f.Name == req.File.Name {
-			req.SaveAs = f.SavedAs
+			req.SaveAs, req.Landed = f.SavedAs, f.Verified && f.Created
 		}
 	}
 	req.Journal = s.q.Journal(id)
