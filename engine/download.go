@@ -190,7 +190,7 @@ func (d *download) run(ctx context.Context) (err error) {
 			if err := stopSyncer(); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
-			if err := st.finish(); err != nil {
+			if err := d.finish(); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			return nil

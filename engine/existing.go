@@ -89,6 +89,30 @@ func (d *download) place(ctx context.Context) (adopted bool, err error) {
 	return false, fmt.Errorf("%w: %s and %d numbered alternatives are taken", ErrNoFreeName, want, maxFreeNames)
 }
 
+// finish gives the verified NAME.part its final name; when another file
+// took that name during the download (another program), the file goes to
+// the first free numbered alternative instead, and the snapshot says so.
+func (d *download) finish() error {
+	err := d.st.finish()
+	taken := d.st.name
+	for n := 1; errors.Is(err, ErrExists) && n < maxFreeNames; n++ {
+		alt := freeName(d.file.Name, n)
+		if alt == taken || !claim(d.req.Dir, alt) {
+			continue
+		}
+		err2 := d.st.publish(alt)
+		release(d.req.Dir, alt) // on disk now, or not ours
+		if err2 == nil {
+			d.setSavedAs(alt, fmt.Sprintf("%s appeared during the download; saved as %s instead", taken, alt))
+			return nil
+		}
+		if !errors.Is(err2, ErrExists) {
+			return err2
+		}
+	}
+	return err
+}
+
 // setSavedAs records the name the file is saved under, and a note for the
 // user when it is not the name they expect.
 func (d *download) setSavedAs(name, note string) {

@@ -117,3 +117,35 @@ func TestFreeName(t *testing.T) {
 		}
 	}
 }
+
+// A file that another program puts at the name during the download is
+// left alone: the download lands at a free name and says so.
+func TestNameTakenDuringDownload(t *testing.T) {
+	data := testData(256 << 10)
+	m := mirrortest.New(t, data, mirrortest.Rate(512<<10)) // about half a second
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dl := (&Client{}).Do(ctx, &Request{Dir: dir, File: fileFor("f.bin", data, 0, m.URL())})
+	for m.BytesServed() == 0 {
+		select {
+		case <-dl.Done():
+			t.Fatal("the download ended before the test could take its name")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f.bin"), []byte("theirs"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := dl.Err(); err != nil {
+		t.Fatal(err)
+	}
+	s := dl.Snapshot()
+	if s.SavedAs != "f (1).bin" || s.Note == "" || s.Outcome() != OutcomeVerified {
+		t.Fatalf("saved as %q, note %q, outcome %s", s.SavedAs, s.Note, s.Outcome())
+	}
+	wantFile(t, dir, "f (1).bin", data)
+	if got, _ := os.ReadFile(filepath.Join(dir, "f.bin")); string(got) != "theirs" {
+		t.Error("the other program's file was changed")
+	}
+}
