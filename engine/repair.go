@@ -29,6 +29,10 @@ type RepairOptions struct {
 	Locations  []string
 	// Workers is how many goroutines hash the file; 0: one per CPU.
 	Workers int
+	// Progress, when set, is told after each piece written how many of
+	// the bad pieces are mended. It is called from the repair's
+	// goroutines, one call at a time, and must return quickly.
+	Progress func(mended, bad int)
 }
 
 // RepairResult is what a repair found and did.
@@ -327,6 +331,7 @@ type fixer struct {
 	err     error
 	bytes   int64
 	lost    []error // why mirrors were let go
+	done    int     // pieces mended
 }
 
 // fixTask is a run of bad pieces [first, end) to fetch in one request.
@@ -514,6 +519,16 @@ func (fx *fixer) settle(m int, t *fixTask, done int, bad bool, err error) {
 	}
 }
 
+// mended counts a piece written and tells RepairOptions.Progress.
+func (fx *fixer) mended() {
+	fx.mu.Lock()
+	defer fx.mu.Unlock()
+	fx.done++
+	if p := fx.r.opts.Progress; p != nil {
+		p(fx.done, len(fx.r.rep.Bad))
+	}
+}
+
 // letGo stops using mirror m; why names it (transport errors do). Called
 // with fx.mu held.
 func (fx *fixer) letGo(m int, why error) {
@@ -570,6 +585,7 @@ func (fx *fixer) fetch(ctx context.Context, m int, t *fixTask, pause bool) (done
 		if _, err := fx.r.file.WriteAt(p, pOff); err != nil {
 			return i, false, &diskError{fmt.Errorf("write piece %d of %s: %w", i, fx.r.f.Name, err)}
 		}
+		fx.mended()
 	}
 	return t.end, false, nil
 }

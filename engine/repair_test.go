@@ -33,9 +33,14 @@ func TestRepairChecksTheWholeFileWhenPiecesDoNotCover(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "r.bin"), bad, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&Client{}).Repair(context.Background(), dir, f, RepairOptions{})
+	var calls, last int
+	progress := func(mended, bad int) { calls, last = calls+1, mended*100+bad }
+	res, err := (&Client{}).Repair(context.Background(), dir, f, RepairOptions{Progress: progress})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if calls != 3 || last != 303 {
+		t.Errorf("progress called %d times, last with %d/%d; want 3 times, last 3/3", calls, last/100, last%100)
 	}
 	if res.VerifiedBy != "sha-256" || res.Fetched != 3 || res.Bytes != int64(len(data))-9*pl+pl {
 		t.Errorf("result: verified by %q, %d pieces, %d bytes", res.VerifiedBy, res.Fetched, res.Bytes)
