@@ -78,7 +78,8 @@ func (c *Client) Repair(ctx context.Context, dir string, f metalink.File, o Repa
 		return nil, fmt.Errorf("open folder: %w", err)
 	}
 	defer root.Close()
-	file, err := root.OpenFile(filepath.FromSlash(f.Name), os.O_RDWR, 0)
+	// Read-only until a repair is needed: a good read-only file checks out.
+	file, err := root.Open(filepath.FromSlash(f.Name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: it is not in %s (braid get fetches it): %w", ErrCannotRepair, dir, fs.ErrNotExist)
 	}
@@ -114,24 +115,41 @@ func (c *Client) Repair(ctx context.Context, dir string, f metalink.File, o Repa
 		res.VerifiedBy = reportVerifiedBy(rep)
 		return res, nil
 	}
-	r := &repair{c: c, f: f, file: file, rep: rep, res: res, opts: o}
+	if err := repairable(f, rep); err != nil {
+		return nil, err
+	}
+	rw, err := root.OpenFile(filepath.FromSlash(f.Name), os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open %s to mend it in place: %w", f.Name, err)
+	}
+	defer rw.Close()
+	r := &repair{c: c, f: f, file: rw, rep: rep, res: res, opts: o}
 	switch {
 	case rep.TruncateRepairs:
 		return res, r.cut()
-	case rep.Whole == piece.Unknown && rep.HashType == "" && !rep.PiecesKnown():
-		return nil, fmt.Errorf("%w: the metalink has no hash Braid can check, so good bytes cannot be told from bad", ErrCannotRepair)
-	case rep.PiecesKnown() && len(rep.Bad) == 0:
-		return nil, fmt.Errorf("%w: every piece matches its %s hash but the whole file does not match its %s hash: the metalink's hashes disagree",
-			ErrCannotRepair, rep.PieceType, rep.HashType)
-	case !rep.PiecesKnown() && (len(rep.Missing) == 0 || rep.Trailing > 0):
-		return nil, fmt.Errorf("%w: the whole file does not match its %s hash and the metalink has no piece hashes Braid can use, "+
-			"so the bad bytes cannot be located; only a full download can fix it: remove it and run braid get", ErrCannotRepair, rep.HashType)
-	case len(f.URLs) == 0:
-		return nil, fmt.Errorf("%w: the metalink lists no mirror for it", ErrCannotRepair)
 	case !rep.PiecesKnown():
 		return res, r.appendEnd(ctx)
 	}
 	return res, r.pieces(ctx)
+}
+
+// repairable says why a damaged file cannot be repaired, or nil.
+func repairable(f metalink.File, rep *piece.Report) error {
+	switch {
+	case rep.TruncateRepairs:
+		return nil
+	case rep.Whole == piece.Unknown && rep.HashType == "" && !rep.PiecesKnown():
+		return fmt.Errorf("%w: the metalink has no hash Braid can check, so good bytes cannot be told from bad", ErrCannotRepair)
+	case rep.PiecesKnown() && len(rep.Bad) == 0:
+		return fmt.Errorf("%w: every piece matches its %s hash but the whole file does not match its %s hash: the metalink's hashes disagree",
+			ErrCannotRepair, rep.PieceType, rep.HashType)
+	case !rep.PiecesKnown() && (len(rep.Missing) == 0 || rep.Trailing > 0):
+		return fmt.Errorf("%w: the whole file does not match its %s hash and the metalink has no piece hashes Braid can use, "+
+			"so the bad bytes cannot be located; only a full download can fix it: remove it and run braid get", ErrCannotRepair, rep.HashType)
+	case len(f.URLs) == 0:
+		return fmt.Errorf("%w: the metalink lists no mirror for it", ErrCannotRepair)
+	}
+	return nil
 }
 
 // reportVerifiedBy names the hash a good report rests on.

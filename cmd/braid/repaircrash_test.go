@@ -106,3 +106,23 @@ func TestRepairNoUsableMirror(t *testing.T) {
 		t.Fatal("a failed repair changed the file")
 	}
 }
+
+// TestRepairReadOnlyGoodFile: a good file the user may not write is
+// checked, not opened for writing, and found OK.
+func TestRepairReadOnlyGoodFile(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes any file: a read-only file cannot refuse it")
+	}
+	data := pcData(4*rL, 31)
+	m := mirrortest.New(t, data)
+	meta := pcMeta4(t, pcFile("a.bin", data, rL, m.URL()))
+	dir := t.TempDir()
+	pcWrite(t, dir, "a.bin", data)
+	if err := os.Chmod(filepath.Join(dir, "a.bin"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := pcRun(t, cmdRepair, "--metalink", meta, "-d", dir)
+	if code != 0 || !strings.Contains(out, "a.bin: OK, nothing to repair") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+}
