@@ -390,7 +390,8 @@ func (d *download) snapshot(s *Snapshot) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s.Name = d.file.Name
-	s.SavedAs, s.Note, s.VerifiedBy, s.Created = d.savedAs, d.note, d.verifiedBy, d.savedAs != "" && !d.adopted
+	s.SavedAs, s.Note, s.VerifiedBy = d.savedAs, d.note, d.verifiedBy
+	s.Created = d.state == StateDone && !d.adopted
 	s.Size = d.size
 	s.PieceLength = d.plan.Length
 	s.Verified = d.done

@@ -86,8 +86,9 @@ type Snapshot struct {
 	// pieces") when only piece hashes could check it. "" while not done,
 	// and for a file nothing published could check (see Outcome).
 	VerifiedBy string
-	// Created reports whether this download wrote the file at SavedAs,
-	// rather than finding it there already, proven by a hash.
+	// Created reports, once the download is done, whether it wrote the
+	// file at SavedAs rather than finding it there already, proven by a
+	// hash.
 	Created     bool
 	Size        int64 // bytes; -1 while unknown
 	PieceLength int64

@@ -38,11 +38,11 @@ func (q *Queue) PrepareFile(ctx context.Context, source, dest string, f metalink
 	// Own the queue if its owner has gone, so that no later process
 	// mistakes this download for one left running by a dead owner.
 	owner := q.tryOwn()
-	source = canonical(source)
 	var id int64
 	var state, etag string
-	err = q.db.QueryRow(`SELECT id, state, origin_etag FROM jobs WHERE source = ? AND dest = ? ORDER BY id DESC LIMIT 1`,
-		source, abs).Scan(&id, &state, &etag)
+	err = q.db.QueryRow(`SELECT id, state, origin_etag FROM jobs WHERE source_key = ? AND dest = ? ORDER BY id DESC LIMIT 1`,
+		canonical(source), abs).Scan(&id, &state, &etag)
+	source = Redact(source)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		if id, err = q.AddFrom(source, abs, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil, origin); err != nil {

@@ -30,9 +30,8 @@ const (
 // Job is one entry of the queue: a source, where it goes, and its files.
 type Job struct {
 	ID int64
-	// Source is what the user gave (a path, a URL) in its one spelling,
-	// less any credentials in a URL (see canonical): it is shown, and a
-	// password must not be.
+	// Source is as the user gave it (a path, a URL), less any credentials
+	// in a URL (see Redact): it is shown, and a password must not be.
 	Source string
 	Dest   string // absolute destination folder
 	State  State
@@ -174,8 +173,9 @@ func LayoutOf(f metalink.File) piece.Layout {
 // Add appends a job to the end of the queue, state queued: the document is
 // stored with it, so the job survives its .meta4 being moved or deleted.
 // selected names the files to download; nil selects them all. It returns
-// the new job's ID. The source is stored in its canonical spelling, which
-// has no URL credentials (see canonical); the document's mirrors keep theirs.
+// the new job's ID. The source is stored as given less URL credentials
+// (Redact), and with it its one spelling (see canonical), by which a later
+// `braid get` finds the job; the document's mirrors keep their credentials.
 func (q *Queue) Add(source, dest string, doc *metalink.Document, selected []string) (int64, error) {
 	return q.AddFrom(source, dest, doc, selected, Origin{})
 }
@@ -185,9 +185,9 @@ func (q *Queue) Add(source, dest string, doc *metalink.Document, selected []stri
 // job in the same transaction.
 func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []string, origin Origin) (int64, error) {
 	const op = "add job"
-	source = canonical(source)
+	shown := Redact(source)
 	if doc == nil || len(doc.Files) == 0 {
-		return 0, fmt.Errorf("%s %s: the document has no files to download", op, source)
+		return 0, fmt.Errorf("%s %s: the document has no files to download", op, shown)
 	}
 	inDoc := make(map[string]bool, len(doc.Files))
 	for _, f := range doc.Files {
@@ -195,19 +195,19 @@ func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []
 	}
 	for _, name := range selected {
 		if !inDoc[name] {
-			return 0, fmt.Errorf("%s %s: selected file %q is not in the document", op, source, name)
+			return 0, fmt.Errorf("%s %s: selected file %q is not in the document", op, shown, name)
 		}
 	}
 	if selected != nil && len(selected) == 0 {
-		return 0, fmt.Errorf("%s %s: no file selected", op, source)
+		return 0, fmt.Errorf("%s %s: no file selected", op, shown)
 	}
 	abs, err := filepath.Abs(dest)
 	if err != nil {
-		return 0, fmt.Errorf("%s %s: destination %q: %w", op, source, dest, err)
+		return 0, fmt.Errorf("%s %s: destination %q: %w", op, shown, dest, err)
 	}
 	blob, err := json.Marshal(doc)
 	if err != nil {
-		return 0, fmt.Errorf("%s %s: store document: %w", op, source, err)
+		return 0, fmt.Errorf("%s %s: store document: %w", op, shown, err)
 	}
 	want := make(map[string]bool, len(selected))
 	for _, name := range selected {
@@ -216,9 +216,9 @@ func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []
 	var id int64
 	err = q.tx(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`
-			INSERT INTO jobs (source, dest, state, position, added_at, document, origin_etag, referer)
-			VALUES (?, ?, 'queued', (SELECT COALESCE(MAX(position), -1) + 1 FROM jobs), ?, ?, ?, ?)`,
-			source, abs, time.Now().UnixMilli(), blob, origin.ETag, Redact(origin.Referer))
+			INSERT INTO jobs (source, source_key, dest, state, position, added_at, document, origin_etag, referer)
+			VALUES (?, ?, ?, 'queued', (SELECT COALESCE(MAX(position), -1) + 1 FROM jobs), ?, ?, ?, ?)`,
+			shown, canonical(source), abs, time.Now().UnixMilli(), blob, origin.ETag, Redact(origin.Referer))
 		if err != nil {
 			return err
 		}
@@ -233,7 +233,7 @@ func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []
 		return nil
 	})
 	if err != nil {
-		return 0, q.wrap(op+" "+source, err)
+		return 0, q.wrap(op+" "+shown, err)
 	}
 	return id, nil
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"braid/engine/metalink"
 )
 
 func TestCanonical(t *testing.T) {
@@ -68,5 +70,39 @@ func TestPrepareFileOneJobPerSource(t *testing.T) {
 	}
 	if jobs, _ := q.List(); len(jobs) != 1 {
 		t.Fatalf("%d jobs, want 1", len(jobs))
+	}
+}
+
+// TestMigrateKeysSources: a job stored before source_key existed is found
+// by any spelling of its source after the migration.
+func TestMigrateKeysSources(t *testing.T) {
+	dir := t.TempDir()
+	openTest(t, dir).Close()
+	path := filepath.Join(dir, DBName)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	if err := migrate(db, 3); err != nil {
+		t.Fatal(err)
+	}
+	dest := t.TempDir()
+	const doc = `{"Version":4,"Files":[{"Name":"a","Size":1}]}`
+	for _, stmt := range []string{
+		`INSERT INTO jobs (id, source, dest, state, position, added_at, document) VALUES
+			(7, 'HTTPS://Example.org:443/f.meta4', '` + dest + `', 'paused', 0, 1, '` + doc + `')`,
+		`INSERT INTO files (id, job, idx, name, size, hashes, selected) VALUES (1, 7, 0, 'a', 1, '[]', 1)`,
+		`INSERT INTO pieces (file, length, count, bits) VALUES (1, 1048576, 1, x'00')`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	q := openTest(t, dir)
+	f := metalink.File{Name: "a", Size: 1}
+	id, _, err := q.PrepareFile(context.Background(), "https://example.org/f.meta4#top", dest, f, Origin{})
+	if err != nil || id != 7 {
+		t.Fatalf("PrepareFile after the migration: job %d, %v; want job 7", id, err)
 	}
 }
