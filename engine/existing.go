@@ -64,6 +64,10 @@ func (d *download) place(ctx context.Context) (adopted bool, err error) {
 			// This download's own file from an earlier run, by the
 			// caller's record; with no hash to check it by, it stays what
 			// it was: done, not verified.
+			if err := d.checkFinal(ctx); err != nil {
+				release(d.req.Dir, name)
+				return false, fmt.Errorf("%s: %w", name, err)
+			}
 			d.takeOwn(name)
 			return true, nil
 		case err == nil:
@@ -161,6 +165,9 @@ func (d *download) proveExisting(ctx context.Context, name string, size int64) (
 	by := rep.HashType
 	if rep.Whole != piece.Match {
 		by = rep.PieceType + " pieces"
+	}
+	if err := d.checkFinal(ctx); err != nil {
+		return false, "", fmt.Errorf("%s: %w", name, err)
 	}
 	d.mu.Lock()
 	for i := range d.pieces {

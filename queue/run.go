@@ -60,6 +60,10 @@ type Runner struct {
 	// while it runs and when it ends, on the runner's goroutine; it must
 	// return quickly. For progress at a display's own rate, read Live.
 	Progress func(Job, engine.Snapshot)
+	// RequireSignature fails a file unless a key of the state folder's
+	// keyring signed it (it stays NAME.part); a bad signature fails it
+	// either way.
+	RequireSignature bool
 
 	mu  sync.Mutex // guards cur and dl
 	cur int64      // the job whose file dl is downloading
@@ -217,6 +221,9 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 	if err := prepareDest(j); err != nil {
 		return err
 	}
+	if err := r.refreshStale(ctx, &j); err != nil {
+		return err
+	}
 	locs := r.Locations
 	if locs == nil {
 		if s, err := q.Settings(); err == nil {
@@ -262,10 +269,14 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 			SaveAs:     f.SavedAs,
 			Journal:    q.Journal(j.ID),
 			Locations:  locs,
+			Check:      q.SignatureCheck(j.ID, mf, r.RequireSignature),
 		})
 		r.setLive(j.ID, dl)
 		err = r.watch(ctx, j, dl)
 		r.setLive(0, nil)
+		if again, ok := r.refreshOnNoMirrors(ctx, &j, f, err); ok {
+			return r.run(again, j) // with the mirrors or the version the origin lists now
+		}
 		if errors.Is(err, engine.ErrHashMismatch) {
 			if dbErr := q.SetMismatch(j.ID, f.Name, true); dbErr != nil {
 				return errors.Join(err, dbErr)

@@ -19,7 +19,7 @@ import (
 )
 
 // testData is size reproducible pseudo-random bytes.
-func testData(size int) []byte { return mirrortest.Bytes(size, 7) }
+func testData(size int) []byte { return mirrortest.Bytes(size, uint64(size)<<8|7) }
 
 // describe makes the metalink file for data, with piece hashes of
 // pieceLen, served by the mirrors.

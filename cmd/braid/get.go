@@ -53,6 +53,9 @@ type getOptions struct {
 	interval    time.Duration
 	stdout      io.Writer
 	stderr      io.Writer
+
+	// requireSignature: a file counts as done only if a known key signed it.
+	requireSignature bool
 }
 
 func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -103,8 +106,9 @@ the name is taken only if a hash proves it is the same; otherwise the download
 is saved under a free name, "f (1).bin", and get says so.
 
 Exit status: 0 every selected file is done (verified, or not verified when no
-hash is published; with --require-hash only verified counts), 1 a file failed
-or was interrupted (run the same command again to resume), 2 usage error.
+hash is published; with --require-hash only verified counts, with
+--require-signature only files a known key signed), 1 a file failed or was
+interrupted (run the same command again to resume), 2 usage error.
 
 Flags:
 `
@@ -129,6 +133,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	limit := fs.String("limit", "", "download rate limit in bytes per second, e.g. 500K, 10M (0: none)")
 	jsonOut := fs.Bool("json", false, "print progress as JSON lines")
 	requireHash := fs.Bool("require-hash", false, "fail (exit 1) for a file that no published hash can verify")
+	requireSig := fs.Bool("require-signature", false, "fail a file unless an OpenPGP key of the keyring (braid keys) signed it; it stays NAME.part")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, 0
@@ -172,6 +177,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		stdout:      stdout,
 		stderr:      stderr,
 	}
+	o.requireSignature = *requireSig
 	if o.tty && !o.json {
 		o.interval = 200 * time.Millisecond
 	}
@@ -225,7 +231,9 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 				continue
 			}
 		}
-		snap, err := o.download(ctx, src, req)
+		sig := o.checkSignature(st, req)
+		snap, err := o.downloadDynamic(ctx, st, src, doc, req)
+		o.reportSignature(f.Name, sig)
 		if st != nil {
 			if serr := st.Finish(src, req, snap, err); serr != nil && !o.json {
 				fmt.Fprintf(o.stderr, "%s: state: %v\n", f.Name, serr)

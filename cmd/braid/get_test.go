@@ -17,8 +17,10 @@ import (
 	"braid/engine/mirrortest"
 )
 
-// getData is n bytes of noise.
-func getData(n int) []byte { return mirrortest.Bytes(n, 3) }
+// getData is n bytes of noise; different lengths give different bytes,
+// not prefixes of one another (tests rely on that: a shorter file is not
+// the start of a longer one).
+func getData(n int) []byte { return mirrortest.Bytes(n, uint64(n)<<8|3) }
 
 // writeMeta4 writes a .meta4 for one file with a whole-file sha-256 (the
 // given one, or the data's) and sha-256 pieces of pl bytes.

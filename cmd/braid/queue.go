@@ -136,6 +136,9 @@ type queueJob struct {
 	Checked    string    `json:"checked,omitempty"` // "verified (sha-256)", "not verified (no hash published)"
 	AddedAt    time.Time `json:"added_at"`
 	Files      []string  `json:"files"`
+
+	Signatures []jsonSignature `json:"signatures,omitempty"` // of files whose signature was checked
+	Notice     string          `json:"notice,omitempty"`     // e.g. the publisher has a new version
 }
 
 func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
@@ -155,6 +158,8 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 					qj.Files = append(qj.Files, f.Name)
 				}
 			}
+			qj.Signatures = queueSignatures(q, j.ID)
+			qj.Notice, _ = q.Notice(j.ID)
 			out = append(out, qj)
 		}
 		enc := json.NewEncoder(w)
@@ -169,6 +174,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 		if j.Error != "" {
 			st += " (" + j.Error + ")"
 		}
+		st += queueTrustText(q, j.ID)
 		checked := j.Checked()
 		if checked == "" {
 			checked = "-"
