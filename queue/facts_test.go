@@ -26,16 +26,7 @@ import (
 // error text), a job whose source holds a password, and the per-mirror
 // connection limit the window stored as a raw setting.
 func TestMigrateFromV2(t *testing.T) {
-	dir := t.TempDir()
-	openTest(t, dir).Close()
-	path := filepath.Join(dir, DBName)
-	if err := os.Remove(path); err != nil {
-		t.Fatal(err)
-	}
-	db := rawDB(t, path)
-	if err := migrate(db, 2); err != nil {
-		t.Fatal(err)
-	}
+	dir, db := oldDB(t, 2)
 	const doc = `{"Version":4,"Files":[{"Name":"a","Size":1},{"Name":"b","Size":1}]}`
 	for _, stmt := range []string{
 		`INSERT INTO jobs (id, source, dest, state, position, added_at, document, error) VALUES

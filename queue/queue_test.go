@@ -443,18 +443,8 @@ func TestReopenResumes(t *testing.T) {
 }
 
 func TestMigrateFromV1(t *testing.T) {
-	dir := t.TempDir()
 	// Make a database as Braid with schema version 1 left it.
-	q := openTest(t, dir)
-	q.Close()
-	path := filepath.Join(dir, DBName)
-	if err := os.Remove(path); err != nil {
-		t.Fatal(err)
-	}
-	db := rawDB(t, path)
-	if err := migrate(db, 1); err != nil {
-		t.Fatal(err)
-	}
+	dir, db := oldDB(t, 1)
 	if _, err := db.Exec(`INSERT INTO jobs (id, source, dest, state, position, added_at, document)
 		VALUES (7, 'old.meta4', '/dl', 'running', 0, 1, '{"Version":4,"Files":[{"Name":"f","Size":1}]}')`); err != nil {
 		t.Fatal(err)
@@ -468,7 +458,7 @@ func TestMigrateFromV1(t *testing.T) {
 	}
 	db.Close()
 
-	q = openTest(t, dir)
+	q := openTest(t, dir)
 	var v int
 	if err := q.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != schemaVersion {
 		t.Fatalf("user_version after Open = %d, %v; want %d", v, err, schemaVersion)

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
@@ -76,16 +77,7 @@ func TestPrepareFileOneJobPerSource(t *testing.T) {
 // TestMigrateKeysSources: a job stored before source_key existed is found
 // by any spelling of its source after the migration.
 func TestMigrateKeysSources(t *testing.T) {
-	dir := t.TempDir()
-	openTest(t, dir).Close()
-	path := filepath.Join(dir, DBName)
-	if err := os.Remove(path); err != nil {
-		t.Fatal(err)
-	}
-	db := rawDB(t, path)
-	if err := migrate(db, 3); err != nil {
-		t.Fatal(err)
-	}
+	dir, db := oldDB(t, 3)
 	dest := t.TempDir()
 	const doc = `{"Version":4,"Files":[{"Name":"a","Size":1}]}`
 	for _, stmt := range []string{
@@ -105,4 +97,21 @@ func TestMigrateKeysSources(t *testing.T) {
 	if err != nil || id != 7 {
 		t.Fatalf("PrepareFile after the migration: job %d, %v; want job 7", id, err)
 	}
+}
+
+// oldDB makes a state folder whose database is at schema version, as a
+// Braid of that version left it, and returns the folder and the database.
+func oldDB(t *testing.T, version int) (string, *sql.DB) {
+	t.Helper()
+	dir := t.TempDir()
+	openTest(t, dir).Close()
+	path := filepath.Join(dir, DBName)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	if err := migrate(db, version); err != nil {
+		t.Fatal(err)
+	}
+	return dir, db
 }
