@@ -46,7 +46,6 @@ type download struct {
 	attempt     int
 	pieces      []PieceState
 	filler      []int16
-	prev        []int16         // filler of the first attempt, during the retry
 	bad         map[int][]int16 // piece → mirrors that sent bad data for it
 	segs        []*segment      // open connections
 	done        int             // pieces done
@@ -57,8 +56,21 @@ type download struct {
 	speed       float64         // bytes/s, smoothed
 	sampled     int64           // total bytes at the last sample
 	lost        []*MirrorError  // why mirrors were dropped
+	perMirror   int             // the Client's per-mirror cap the mirrors have (see trim)
+	savedAs     string          // the name the file is saved under (see place)
+	note        string          // why savedAs is not the file's name
+	verifiedBy  string          // the hash that proved the file; "" none
+	adopted     bool            // a file already there was proven to be it
 
-	hashed atomic.Int64 // bytes of the file fed to the whole-file hash
+	plog      *pieceLog    // NAME.part.done, see piecelog.go
+	earlier   bool         // pieces of an earlier run were checked (liar.go)
+	waitSince time.Time    // when StateWaiting began
+	suspect   *mirror      // whose bytes are being checked (see liar.go)
+	checked   map[int]bool // mirrors checked as suspects
+
+	hashed   atomic.Int64 // bytes of the file fed to the whole-file hash
+	lastByte atomic.Int64 // when a mirror last sent a byte, unix nanoseconds
+	differed atomic.Bool  // the suspect's bytes differ from another mirror's
 }
 
 func newDownload(c *Client, req *Request) *download {
@@ -72,6 +84,7 @@ func newDownload(c *Client, req *Request) *download {
 		size:    req.File.Size,
 		attempt: 1,
 		bad:     map[int][]int16{},
+		checked: map[int]bool{},
 	}
 	if req.Done != nil {
 		d.req.Done = req.Done.Clone()
@@ -123,15 +136,27 @@ func (d *download) run(ctx context.Context) (err error) {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("%s: %w", name, err) // canceled, not unknown
 			}
-			return fmt.Errorf("%s: %w", name, ErrUnknownSize)
+			if _, ok, err := st.existing(); err != nil || ok {
+				if err == nil {
+					err = fmt.Errorf("%w (nobody tells the size to check it against); remove it to download again", ErrExists)
+				}
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if err := d.streamUnknown(ctx); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			return nil
 		}
 	}
 	d.initPieces(size)
 
-	if size, ok, err := st.existing(); err != nil {
+	adopted, err := d.place(ctx)
+	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
-	} else if ok {
-		return d.checkExisting(ctx, size)
+	}
+	defer release(d.req.Dir, st.name)
+	if adopted {
+		return nil
 	}
 	d.mu.Lock()
 	live := d.live()
@@ -140,18 +165,24 @@ func (d *download) run(ctx context.Context) (err error) {
 		return fmt.Errorf("%s: %w", name, noMirrorsError(d.lost))
 	}
 
-	if d.req.Done == nil {
+	logged := d.readPieceLog(d.req.Done)
+	if d.req.Done == nil && len(logged) == 0 {
 		d.req.Done = d.salvage(ctx)
 	}
-	resume := d.req.Done != nil && d.req.Done.Len() == d.plan.Count() && d.req.Done.Count() > 0
-	kept, err := st.openPart(d.size, resume)
+	journaled := d.req.Done != nil && d.req.Done.Len() == d.plan.Count() && d.req.Done.Count() > 0
+	kept, err := st.openPart(d.size, journaled || len(logged) > 0)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if kept {
-		d.markDone(d.req.Done)
+		if journaled {
+			d.markDone(d.req.Done)
+		}
+		d.salvageLogged(ctx, logged)
 	}
 	d.req.Done = nil
+	d.openPieceLog()
+	defer d.closePieceLog()
 
 	syncCtx, stopSync := context.WithCancel(context.Background())
 	syncDone := make(chan error, 1)
@@ -179,25 +210,27 @@ func (d *download) run(ctx context.Context) (err error) {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if d.whole.Type == "" || sum == d.whole.Value {
+			d.convictSuspect()
+			d.setVerifiedBy()
 			if err := stopSyncer(); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			if err := d.check(ctx, st.f); err != nil {
 				return fmt.Errorf("%s: %w; %s kept", name, err, st.part)
 			}
-			if err := st.finish(); err != nil {
+			if err := d.finish(); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
+			d.removePieceLog()
 			return nil
 		}
 		mismatch := fmt.Errorf("%s: %w: %s %s, expected %s", name, ErrHashMismatch, d.whole.Type, sum, d.whole.Value)
 		if d.plan.Verifiable() {
 			return fmt.Errorf("%w, although every piece matched its hash: the metalink's hashes disagree; %s kept", mismatch, st.part)
 		}
-		if d.attempt > 1 {
-			return fmt.Errorf("%w after a full retry from other mirrors; %s kept", mismatch, st.part)
+		if !d.checkNextSuspect() {
+			return fmt.Errorf("%w, and no mirror's bytes differ from the other mirrors'; %s kept", mismatch, st.part)
 		}
-		d.retryAll()
 	}
 }
 
@@ -251,34 +284,6 @@ func (d *download) markDone(b *piece.Bitfield) {
 	d.advancePrefix()
 }
 
-// retryAll starts the single full retry after a whole-file mismatch of a
-// file without piece hashes: every piece is fetched again, each from
-// another mirror than the first time when there is one.
-func (d *download) retryAll() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.attempt++
-	d.prev = d.filler
-	d.filler = make([]int16, len(d.pieces))
-	for i := range d.pieces {
-		d.pieces[i] = PieceMissing
-		d.filler[i] = -1
-	}
-	d.done, d.doneB, d.prefix = 0, 0, 0
-	for _, m := range d.mirrors {
-		m.useful = 0 // what it sent the first time is being replaced
-	}
-	d.hashed.Store(0)
-	d.pending = nil
-	d.unjournaled = nil
-	if r, ok := d.req.Journal.(JournalResetter); ok {
-		// The journal counted pieces of a file that turned out wrong.
-		if err := r.Reset(d.file.Name); err != nil {
-			d.lost = append(d.lost, &MirrorError{Mirror: "journal", Err: err})
-		}
-	}
-}
-
 // advancePrefix moves the done prefix forward and wakes the whole-file
 // hasher. Called with d.mu held.
 func (d *download) advancePrefix() {
@@ -307,6 +312,7 @@ func (d *download) finishPiece(s *segment, good bool) bool {
 		d.doneB += n
 		m.useful += n
 		d.pending = append(d.pending, i)
+		d.logPiece(i)
 		m.fails = 0
 		d.advancePrefix()
 	} else {
@@ -385,6 +391,8 @@ func (d *download) snapshot(s *Snapshot) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s.Name = d.file.Name
+	s.SavedAs, s.Note, s.VerifiedBy = d.savedAs, d.note, d.verifiedBy
+	s.Created = d.state == StateDone && !d.adopted
 	s.Size = d.size
 	s.PieceLength = d.plan.Length
 	s.Verified = d.done
@@ -400,6 +408,10 @@ func (d *download) snapshot(s *Snapshot) {
 	}
 	s.Speed = int64(d.speed)
 	s.ETA = -1
+	s.NextTry = time.Time{}
+	if d.state == StateWaiting {
+		s.NextTry = d.nextTry(now)
+	}
 	switch {
 	case d.state == StateDone:
 		s.ETA = 0
@@ -427,7 +439,9 @@ func (d *download) snapshot(s *Snapshot) {
 		case m.conns > 0:
 			ms.State = MirrorActive
 			ms.Speed = int64(m.rate)
-		case m.retryAt.After(now):
+		case m.retryAt.After(now), m.fails > 0, m.stalls > 0:
+			// Backing off, or its back-off is over but it has not sent
+			// a byte since it failed.
 			ms.State = MirrorRetrying
 		default:
 			ms.State = MirrorIdle

@@ -11,6 +11,12 @@ const (
 	StateStarting State = iota
 	// StateDownloading: pieces are being fetched.
 	StateDownloading
+	// StateWaiting: pieces are missing, no mirror is sending and every
+	// mirror left is backing off after temporary errors (the network is
+	// down, the servers are busy); Snapshot.NextTry says when the next
+	// try is. It ends when a byte arrives, or after Request.RetryFor.
+	// Like the states before it, it comes before StateDone.
+	StateWaiting
 	// StateVerifying: every piece is on disk; the whole-file hash is being
 	// checked before the file gets its final name.
 	StateVerifying
@@ -23,7 +29,7 @@ const (
 	StateCanceled
 )
 
-var stateNames = [...]string{"starting", "downloading", "verifying", "done", "failed", "canceled"}
+var stateNames = [...]string{"starting", "downloading", "waiting", "verifying", "done", "failed", "canceled"}
 
 func (s State) String() string {
 	if int(s) < len(stateNames) {
@@ -74,8 +80,23 @@ const (
 // Snapshot is a consistent picture of a download at one moment. It is a
 // copy: the caller owns it and may keep it.
 type Snapshot struct {
-	Name        string // the file's relative name
-	Size        int64  // bytes; -1 while unknown
+	Name string // the file's relative name
+	// SavedAs is the name the file is saved under, relative to the
+	// folder: Name, or a numbered alternative ("f (1).bin") when a file
+	// no hash proves to be this one was already at Name (Note says so).
+	// "" until the download has chosen it.
+	SavedAs string
+	Note    string
+	// VerifiedBy names the hash that proved the file: a whole-file hash
+	// type ("sha-256"), or a piece hash type and " pieces" ("sha-1
+	// pieces") when only piece hashes could check it. "" while not done,
+	// and for a file nothing published could check (see Outcome).
+	VerifiedBy string
+	// Created reports, once the download is done, whether it wrote the
+	// file at SavedAs rather than finding it there already, proven by a
+	// hash.
+	Created     bool
+	Size        int64 // bytes; -1 while unknown
 	PieceLength int64
 	// Bytes counts the file's bytes on disk that count toward completion:
 	// finished pieces and the written part of pieces in progress.
@@ -95,6 +116,9 @@ type Snapshot struct {
 	Elapsed time.Duration
 	State   State
 	Err     error // the final error of a failed or canceled download
+	// NextTry is when the next mirror's back-off ends, in StateWaiting;
+	// zero otherwise.
+	NextTry time.Time
 	// Attempt is 1, or 2 during the single full retry after a whole-file
 	// hash mismatch of a file without piece hashes.
 	Attempt int

@@ -7,15 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"braid/engine"
 	"braid/engine/metalink"
-	"braid/engine/resolve"
 	"braid/platform"
+	"braid/queue"
 )
 
 // getState keeps `braid get` downloads in the queue, so that running get
@@ -26,8 +25,9 @@ type getState interface {
 	// Prepare is called before each file starts; it may set req.Done and
 	// req.Journal from an earlier run of the same source.
 	Prepare(ctx context.Context, source string, req *engine.Request) error
-	// Finish records how the file's download ended (err nil: verified).
-	Finish(source string, req *engine.Request, err error) error
+	// Finish records how the file's download ended: err nil is done,
+	// and snap says what was checked and where the file went.
+	Finish(source string, req *engine.Request, snap *engine.Snapshot, err error) error
 	Close() error
 }
 
@@ -38,19 +38,27 @@ var openGetState func(dir string) (st getState, notices []string, err error)
 
 // getOptions are get's flags after parsing.
 type getOptions struct {
-	dir      string
-	state    string
-	prefs    metalink.Prefs
-	client   engine.Client
-	json     bool
-	sources  []string
-	tty      bool
-	interval time.Duration
-	stdout   io.Writer
-	stderr   io.Writer
+	dir   string
+	state string
+	prefs metalink.Prefs // Locations only; see given and defaults
+	// given are the --lang and --os the user gave (real filters), defaults
+	// the system's, which only narrow choices (see metalink.Select).
+	given, defaults metalink.Prefs
+	client          engine.Client
+	json            bool
+	// requireHash makes a file no published hash could check a failure.
+	requireHash bool
+	retryFor    time.Duration
+	sources     []string
+	tty         bool
+	interval    time.Duration
+	stdout      io.Writer
+	stderr      io.Writer
 
 	// requireSignature: a file counts as done only if a known key signed it.
 	requireSignature bool
+	jobs             int      // sources downloading at once (--jobs)
+	display          *display // which download the terminal's progress line shows
 }
 
 func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -75,21 +83,26 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer s.Close()
 		st = s
 	}
-	failed := false
-	for _, src := range o.sources {
-		if ctx.Err() != nil {
-			failed = true
-			break
-		}
-		if !o.getSource(ctx, st, src) {
-			failed = true
-		}
-	}
-	if failed {
+	if !o.getAll(ctx, st) {
 		return 1
 	}
 	return 0
 }
+
+const getUsage = `Usage: braid get [flags] SOURCE...
+
+Download every selected file of each SOURCE (a .meta4 or .metalink file, or an
+http(s) or ftp URL) and verify it against the hashes the source publishes.
+Each file ends verified (saying by which hash), not verified (no hash
+published: its bytes are what the mirrors sent), or failed. A file already at
+the name is taken only if a hash proves it is the same; otherwise the download
+is saved under a free name, "f (1).bin", and get says so.
+
+Exit status: 0 every selected file is done (verified, or not verified when no
+hash is published; with --require-hash only verified counts, with
+--require-signature only files a known key signed), 1 a file failed or was
+interrupted (run the same command again to resume), 2 usage error.
+`
 
 // parseGet reads get's flags. It returns a status code >= 0 when get must
 // stop (usage error or -h), and -1 to go on.
@@ -97,20 +110,24 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	fs := flag.NewFlagSet("get", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: braid get [flags] SOURCE...\n\nDownload every selected file of each SOURCE (a .meta4 or .metalink file, or an\nhttp(s) or ftp URL) and verify it. Exit status 0 only if every file verified.\n\nFlags:")
+		fmt.Fprint(stderr, getUsage+"\n"+getNetworkHelp+"\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	defaults := platform.DefaultPrefs()
 	dir := fs.String("d", ".", "folder to download into")
 	state := fs.String("state", "", "queue folder, to resume an interrupted get (default: the user config folder; BRAID_STATE overrides)")
-	lang := fs.String("lang", strings.Join(defaults.Languages, ","), "languages to select, comma separated (BCP 47)")
-	osList := fs.String("os", strings.Join(defaults.OS, ","), "operating systems to select, comma separated")
+	lang := fs.String("lang", strings.Join(defaults.Languages, ","), "languages to select, comma separated (BCP 47); given, a filter; by default the locale's, which picks the best match among alternatives")
+	osList := fs.String("os", strings.Join(defaults.OS, ","), "operating systems to select, comma separated; given, a filter; by default the running system, which narrows alternatives unless none fits")
 	loc := fs.String("location", strings.Join(defaults.Locations, ","), "countries whose mirrors to try first, comma separated (ISO 3166)")
 	maxConn := fs.Int("max-conn", engine.DefaultMaxConns, "most connections at once")
 	perMirror := fs.Int("max-conn-per-mirror", engine.DefaultMaxConnsPerMirror, "most connections to one mirror")
+	perHost := fs.Int("max-conn-per-host", engine.DefaultMaxConnsPerHost, "most connections to one host, across all files")
+	jobs := fs.Int("jobs", defaultJobs, "sources downloading at once (files of a source also download side by side)")
 	limit := fs.String("limit", "", "download rate limit in bytes per second, e.g. 500K, 10M (0: none)")
 	jsonOut := fs.Bool("json", false, "print progress as JSON lines")
+	requireHash := fs.Bool("require-hash", false, "fail (exit 1) for a file that no published hash can verify")
 	requireSig := fs.Bool("require-signature", false, "fail a file unless an OpenPGP key of the keyring (braid keys) signed it; it stays NAME.part")
+	retryFor := fs.Duration("retry-for", defaultRetryFor, "how long to wait for the network while every mirror fails with temporary errors, e.g. 30m (0: forever)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, 0
@@ -122,8 +139,8 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		fmt.Fprintf(stderr, "braid get: --limit: %v\n", err)
 		return nil, 2
 	}
-	if *maxConn < 1 || *perMirror < 1 {
-		fmt.Fprintln(stderr, "braid get: --max-conn and --max-conn-per-mirror must be at least 1")
+	if *maxConn < 1 || *perMirror < 1 || *perHost < 1 || *jobs < 1 {
+		fmt.Fprintln(stderr, "braid get: --max-conn, --max-conn-per-mirror, --max-conn-per-host and --jobs must be at least 1")
 		return nil, 2
 	}
 	if fs.NArg() == 0 {
@@ -136,24 +153,27 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		stateDir = os.Getenv("BRAID_STATE")
 	}
 	o := &getOptions{
-		dir:   *dir,
-		state: stateDir,
-		prefs: metalink.Prefs{
-			Languages: commaList(*lang),
-			OS:        commaList(*osList),
-			Locations: commaList(*loc),
-		},
+		dir:      *dir,
+		state:    stateDir,
+		prefs:    metalink.Prefs{Locations: commaList(*loc)},
+		given:    givenPrefs(fs, *lang, *osList),
+		defaults: defaults,
 		client: engine.Client{
 			MaxConns:          *maxConn,
 			MaxConnsPerMirror: *perMirror,
+			MaxConnsPerHost:   *perHost,
 			Limit:             rate,
 		},
-		json:     *jsonOut,
-		sources:  fs.Args(),
-		tty:      isTerminal(stdout),
-		interval: 500 * time.Millisecond,
-		stdout:   stdout,
-		stderr:   stderr,
+		jobs:        *jobs,
+		display:     &display{},
+		json:        *jsonOut,
+		requireHash: *requireHash,
+		retryFor:    *retryFor,
+		sources:     fs.Args(),
+		tty:         isTerminal(stdout),
+		interval:    500 * time.Millisecond,
+		stdout:      stdout,
+		stderr:      stderr,
 	}
 	o.requireSignature = *requireSig
 	if o.tty && !o.json {
@@ -162,15 +182,14 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	return o, -1
 }
 
-// getSource downloads the selected files of one source, one after the
-// other, and reports whether all of them verified.
+// getSource downloads the selected files of one source, side by side, and
+// reports whether all of them verified.
 func (o *getOptions) getSource(ctx context.Context, st getState, src string) bool {
-	res, err := resolveSource(ctx, src, o.client.HTTP)
+	doc, origin, err := queue.ResolveSource(ctx, src, o.client.HTTP)
 	if err != nil {
-		o.result(src, "", 0, 0, err)
+		o.fail(src, "", err)
 		return false
 	}
-	doc := res.doc
 	for _, w := range doc.Warnings {
 		if !o.json {
 			fmt.Fprintf(o.stderr, "%s: warning: %s\n", src, w)
@@ -178,67 +197,54 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 	}
 	ok := true
 	for _, r := range doc.Rejected {
-		o.result(src, r.Name, 0, 0, fmt.Errorf("%s: refused: %s", r.Name, r.Reason))
+		o.fail(src, r.Name, fmt.Errorf("%s: refused: %s", r.Name, r.Reason))
 		ok = false
 	}
-	selected := 0
-	for _, f := range doc.Files {
-		if sel, why := f.Selected(o.prefs); !sel {
+	var selected []metalink.File
+	choices, notes := metalink.Select(doc.Files, o.given, o.defaults)
+	for _, n := range notes {
+		if !o.json {
+			fmt.Fprintf(o.stderr, "%s: note: %s\n", src, n)
+		}
+	}
+	for i, f := range doc.Files {
+		if !choices[i].Selected {
 			if !o.json {
-				fmt.Fprintf(o.stdout, "%s: skipped (%s)\n", f.Name, why)
+				fmt.Fprintf(o.stdout, "%s: skipped (%s)\n", f.Name, choices[i].Why)
 			}
 			continue
 		}
-		selected++
-		req := &engine.Request{
-			Dir:        o.dir,
-			File:       f,
-			OriginETag: res.etag,
-			Referer:    res.referer,
-			Locations:  o.prefs.Locations,
-		}
-		if st != nil {
-			if err := st.Prepare(ctx, src, req); err != nil {
-				o.result(src, f.Name, 0, 0, fmt.Errorf("%s: state: %w", f.Name, err))
-				ok = false
-				continue
-			}
-		}
-		sig := o.checkSignature(st, req)
-		err := o.downloadDynamic(ctx, st, src, doc, req)
-		o.reportSignature(f.Name, sig)
-		if st != nil {
-			if serr := st.Finish(src, req, err); serr != nil && !o.json {
-				fmt.Fprintf(o.stderr, "%s: state: %v\n", f.Name, serr)
-			}
-		}
-		if err != nil {
-			ok = false
-		}
-		if ctx.Err() != nil {
-			return false
-		}
+		selected = append(selected, f)
 	}
-	if selected == 0 && len(doc.Files) > 0 {
-		o.result(src, "", 0, 0, fmt.Errorf("%s: no file matches the language and OS filters (see --lang, --os)", src))
+	if !o.getFiles(ctx, st, src, doc, origin, selected) {
+		ok = false
+	}
+	if ctx.Err() != nil {
+		return false
+	}
+	if len(selected) == 0 && len(doc.Files) > 0 {
+		o.fail(src, "", fmt.Errorf("%s: no file matches the language and OS filters (see --lang, --os)", src))
 		return false
 	}
 	if len(doc.Files) == 0 && len(doc.Rejected) == 0 {
-		o.result(src, "", 0, 0, fmt.Errorf("%s: the source lists no file", src))
+		o.fail(src, "", fmt.Errorf("%s: the source lists no file", src))
 		return false
 	}
 	return ok
 }
 
 // download runs one file to its end, showing progress, and returns its
-// error.
-func (o *getOptions) download(ctx context.Context, src string, req *engine.Request) error {
+// last snapshot and its error (see finished).
+func (o *getOptions) download(ctx context.Context, src string, req *engine.Request) (*engine.Snapshot, error) {
 	dl := o.client.Do(ctx, req)
+	o.display.add(dl)
+	defer o.display.remove(dl)
 	t := time.NewTicker(o.interval)
 	defer t.Stop()
 	var snap engine.Snapshot
+	waiting := false // a plain log said the download waits
 	if !o.json && !o.tty {
-		fmt.Fprintf(o.stdout, "%s: downloading %s from %d mirrors\n", req.File.Name, sizeOrUnknown(req.File.Size), len(req.File.URLs))
+		fmt.Fprintf(o.stdout, "%s: downloading %s from %s\n", req.File.Name, sizeOrUnknown(req.File.Size), fmt.Sprintf("%d %s", len(req.File.URLs), plural(len(req.File.URLs), "mirror", "mirrors")))
 	}
 	for {
 		select {
@@ -248,15 +254,16 @@ func (o *getOptions) download(ctx context.Context, src string, req *engine.Reque
 			if o.tty && !o.json {
 				fmt.Fprint(o.stdout, "\r\033[K")
 			}
-			o.result(src, req.File.Name, snap.Bytes, snap.Elapsed, err)
-			return err
+			return &snap, o.finished(src, &snap, err)
 		case <-t.C:
 			dl.SnapshotInto(&snap)
 			switch {
 			case o.json:
 				o.progressJSON(&snap)
-			case o.tty:
+			case o.tty && o.display.shows(dl):
 				fmt.Fprint(o.stdout, "\r\033[K"+progressLine(&snap))
+			default:
+				waiting = o.noteWaiting(&snap, waiting)
 			}
 		}
 	}
@@ -288,6 +295,9 @@ func progressLine(s *engine.Snapshot) string {
 	if len(name) > 40 {
 		name = "…" + name[len(name)-39:]
 	}
+	if line, ok := specialProgress(s, name, active, usable); ok {
+		return line
+	}
 	return fmt.Sprintf("%s  %s %5.1f%%  %s/s  ETA %s  mirrors %d/%d", name, what, pct, byteText(s.Speed), eta, active, usable)
 }
 
@@ -303,26 +313,18 @@ type jsonMirror struct {
 }
 
 type jsonProgress struct {
-	Type     string       `json:"type"` // "progress"
-	File     string       `json:"file"`
-	State    string       `json:"state"`
-	Size     int64        `json:"size"`
-	Bytes    int64        `json:"bytes"`
-	Pieces   int          `json:"pieces"`
-	Verified int          `json:"verified"`
-	Speed    int64        `json:"speed"`
-	ETA      float64      `json:"eta_seconds"` // -1: unknown
-	Mirrors  []jsonMirror `json:"mirrors"`
-}
-
-type jsonResult struct {
-	Type    string  `json:"type"` // "result"
-	Source  string  `json:"source"`
-	File    string  `json:"file"`
-	OK      bool    `json:"ok"`
-	Error   string  `json:"error,omitempty"`
-	Bytes   int64   `json:"bytes"`
-	Seconds float64 `json:"seconds"`
+	Type     string  `json:"type"` // "progress"
+	File     string  `json:"file"`
+	State    string  `json:"state"`
+	Size     int64   `json:"size"`
+	Bytes    int64   `json:"bytes"`
+	Pieces   int     `json:"pieces"`
+	Verified int     `json:"verified"`
+	Speed    int64   `json:"speed"`
+	ETA      float64 `json:"eta_seconds"` // -1: unknown
+	// NextTry is the seconds until the next try in state "waiting".
+	NextTry float64      `json:"next_try_seconds,omitempty"`
+	Mirrors []jsonMirror `json:"mirrors"`
 }
 
 func (o *getOptions) progressJSON(s *engine.Snapshot) {
@@ -333,31 +335,11 @@ func (o *getOptions) progressJSON(s *engine.Snapshot) {
 	if s.ETA >= 0 {
 		p.ETA = s.ETA.Seconds()
 	}
+	p.NextTry = nextTryIn(s).Seconds()
 	for _, m := range s.Mirrors {
 		p.Mirrors = append(p.Mirrors, jsonMirror{URL: m.URL, State: m.State.String(), Reason: m.Reason, Bytes: m.Bytes, Speed: m.Speed, Strikes: m.Strikes})
 	}
 	writeJSON(o.stdout, p)
-}
-
-// result reports how one file (or a source that yielded none) ended.
-func (o *getOptions) result(source, file string, n int64, took time.Duration, err error) {
-	if o.json {
-		r := jsonResult{Type: "result", Source: source, File: file, OK: err == nil, Bytes: n, Seconds: took.Seconds()}
-		if err != nil {
-			r.Error = err.Error()
-		}
-		writeJSON(o.stdout, r)
-		return
-	}
-	if err != nil {
-		fmt.Fprintf(o.stderr, "braid get: %v\n", err)
-		return
-	}
-	speed := ""
-	if took > 0 {
-		speed = fmt.Sprintf(", %s/s", byteText(int64(float64(n)/took.Seconds())))
-	}
-	fmt.Fprintf(o.stdout, "%s: done, verified (%s in %s%s)\n", file, byteText(n), durationText(took), speed)
 }
 
 func writeJSON(w io.Writer, v any) {
@@ -389,28 +371,6 @@ func durationText(d time.Duration) string {
 		return fmt.Sprintf("%d:%02d:%02d", h, m, s)
 	}
 	return fmt.Sprintf("%d:%02d", m, s)
-}
-
-// resolved is a source made ready for the engine.
-type resolved struct {
-	doc     *metalink.Document
-	etag    string // the origin's ETag, for pref mirrors (Metalink/HTTP)
-	referer string // the URL the user gave, sent to mirrors
-}
-
-// resolveSource reads a local .meta4 or .metalink file, or asks a URL
-// (a metalink's, or a plain file's with its Metalink/HTTP headers).
-func resolveSource(ctx context.Context, src string, client *http.Client) (*resolved, error) {
-	res, err := resolve.Resolve(ctx, src, resolve.Options{HTTPClient: client})
-	if err != nil {
-		return nil, err
-	}
-	r := &resolved{doc: res.Document}
-	if res.Origin != nil {
-		r.etag = res.Origin.ETag
-		r.referer = res.Origin.URL
-	}
-	return r, nil
 }
 
 // isTerminal reports whether w is a terminal, for redrawing progress in

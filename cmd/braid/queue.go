@@ -21,7 +21,7 @@ const queueUsage = `Usage:
   braid queue [--state DIR] resume ID
   braid queue [--state DIR] remove [--files] ID
   braid queue [--state DIR] move ID up|down|top|bottom
-  braid queue [--state DIR] run [--max-conn N] [--limit RATE]
+  braid queue [--state DIR] run [--max-conn N] [--max-conn-per-host N] [--jobs N] [--limit RATE]
 
 --state DIR is the folder of the queue database (default: $BRAID_STATE, else
 the user config folder's braid/). move changes the order in which jobs
@@ -51,6 +51,8 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	withFiles := fs.Bool("files", false, "remove: delete the downloaded files too")
 	maxConn := fs.Int("max-conn", 0, "run: total connections (default: the settings)")
 	limit := fs.String("limit", "", "run: download rate limit such as 500k or 2M bytes/s (default: the settings)")
+	jobs := fs.Int("jobs", 0, "run: downloads at once (default: the settings)")
+	perHost := fs.Int("max-conn-per-host", 0, "run: most connections to one host (default: the settings)")
 	if err := fs.Parse(rest); err != nil {
 		return queueUsageErr(err)
 	}
@@ -123,7 +125,7 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case "move":
 		err = moves[fs.Arg(1)](q, id)
 	case "run":
-		err = queueRun(ctx, q, *maxConn, rate, stdout)
+		err = queueRun(ctx, q, runFlags{maxConn: *maxConn, perHost: *perHost, jobs: *jobs, rate: rate}, stdout)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "braid queue %s: %v\n", sub, err)
@@ -159,6 +161,7 @@ type queueJob struct {
 	BytesDone  int64     `json:"bytes_done"`
 	Bytes      int64     `json:"bytes"`
 	Error      string    `json:"error,omitempty"`
+	Checked    string    `json:"checked,omitempty"` // "verified (sha-256)", "not verified (no hash published)"
 	AddedAt    time.Time `json:"added_at"`
 	Files      []string  `json:"files"`
 
@@ -176,7 +179,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 		for _, j := range jobs {
 			done, pieces, bytesDone, size := j.Progress()
 			qj := queueJob{ID: j.ID, State: string(j.State), Name: j.Name(), Source: j.Source, Dest: j.Dest,
-				PiecesDone: done, Pieces: pieces, BytesDone: bytesDone, Bytes: size, Error: j.Error,
+				PiecesDone: done, Pieces: pieces, BytesDone: bytesDone, Bytes: size, Error: j.Error, Checked: j.Checked(),
 				AddedAt: j.AddedAt.UTC(), Files: []string{}}
 			for _, f := range j.Files {
 				if f.Selected {
@@ -192,7 +195,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 		return enc.Encode(out)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATE\tPIECES\tBYTES\tNAME\tSOURCE")
+	fmt.Fprintln(tw, "ID\tSTATE\tCHECKED\tPIECES\tBYTES\tNAME\tSOURCE")
 	for _, j := range jobs {
 		done, pieces, bytesDone, size := j.Progress()
 		st := string(j.State)
@@ -200,13 +203,23 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 			st += " (" + j.Error + ")"
 		}
 		st += queueTrustText(q, j.ID)
-		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s/%s\t%s\t%s\n", j.ID, st, done, pieces,
+		checked := j.Checked()
+		if checked == "" {
+			checked = "-"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%d\t%s/%s\t%s\t%s\n", j.ID, st, checked, done, pieces,
 			byteText(bytesDone), byteText(size), j.Name(), j.Source)
 	}
 	return tw.Flush()
 }
 
-func queueRun(ctx context.Context, q *queue.Queue, maxConn int, rate int64, w io.Writer) error {
+// runFlags are queue run's flags over the settings; 0 keeps a setting.
+type runFlags struct {
+	maxConn, perHost, jobs int
+	rate                   int64
+}
+
+func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) error {
 	s, err := q.Settings()
 	if err != nil {
 		return err
@@ -218,7 +231,8 @@ func queueRun(ctx context.Context, q *queue.Queue, maxConn int, rate int64, w io
 	last := map[int64]time.Time{}
 	r := &queue.Runner{
 		Queue:  q,
-		Client: queueClient(s, maxConn, rate),
+		Client: queueClient(s, f),
+		Jobs:   f.jobs,
 		Progress: func(j queue.Job, s engine.Snapshot) {
 			// One line every few seconds per job is enough for a log.
 			if time.Since(last[j.ID]) < 5*time.Second && s.State < engine.StateDone {
@@ -229,9 +243,21 @@ func queueRun(ctx context.Context, q *queue.Queue, maxConn int, rate int64, w io
 			if s.Size > 0 {
 				pct = 100 * float64(s.Bytes) / float64(s.Size)
 			}
-			fmt.Fprintf(w, "job %d %s: %s %.0f%% %s/%s %s/s\n", j.ID, s.Name, s.State, pct,
+			if s.State == engine.StateWaiting {
+				fmt.Fprintf(w, "job %d %s: waiting for the network, next try in %s\n", j.ID, s.Name, waitText(nextTryIn(&s)))
+				return
+			}
+			state := s.State.String()
+			if s.State == engine.StateDone {
+				state = "done, " + engine.OutcomeText(s.Outcome(), s.VerifiedBy)
+			}
+			fmt.Fprintf(w, "job %d %s: %s %.0f%% %s/%s %s/s\n", j.ID, s.Name, state, pct,
 				byteText(s.Bytes), byteText(s.Size), byteText(s.Speed))
 		},
+	}
+	if msg := queue.NothingToRun(q); msg != "" {
+		fmt.Fprintln(w, msg)
+		return nil
 	}
 	err = r.Run(ctx)
 	if ctx.Err() != nil {
@@ -241,14 +267,18 @@ func queueRun(ctx context.Context, q *queue.Queue, maxConn int, rate int64, w io
 }
 
 // queueClient is the engine client `queue run` uses: the queue's settings
-// (which the window edits too), with --max-conn and --limit over them.
-func queueClient(s queue.Settings, maxConn int, rate int64) *engine.Client {
+// (which the window edits too), with --max-conn, --max-conn-per-host and
+// --limit over them.
+func queueClient(s queue.Settings, f runFlags) *engine.Client {
 	c := s.Client()
-	if maxConn > 0 {
-		c.MaxConns = maxConn
+	if f.maxConn > 0 {
+		c.MaxConns = f.maxConn
 	}
-	if rate > 0 {
-		c.Limit = rate
+	if f.perHost > 0 {
+		c.MaxConnsPerHost = f.perHost
+	}
+	if f.rate > 0 {
+		c.Limit = f.rate
 	}
 	return c
 }

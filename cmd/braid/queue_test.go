@@ -147,10 +147,12 @@ func TestQueueChanges(t *testing.T) {
 			}
 		})
 	}
-	for _, n := range []string{"b.iso", "b.iso.part"} {
-		if _, err := os.Stat(filepath.Join(dest, n)); !os.IsNotExist(err) {
-			t.Errorf("remove --files left %s: %v", n, err)
-		}
+	if _, err := os.Stat(filepath.Join(dest, "b.iso.part")); !os.IsNotExist(err) {
+		t.Errorf("remove --files left b.iso.part: %v", err)
+	}
+	// The job never wrote b.iso (it was there before): it stays.
+	if _, err := os.Stat(filepath.Join(dest, "b.iso")); err != nil {
+		t.Errorf("remove --files deleted b.iso, which the job did not create: %v", err)
 	}
 }
 
@@ -284,7 +286,7 @@ func TestQueueRunClientFollowsSettings(t *testing.T) {
 		{"flags over settings", 4, 500 << 10, 4, 500 << 10},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := queueClient(s, c.maxConn, c.rate)
+			got := queueClient(s, runFlags{maxConn: c.maxConn, rate: c.rate})
 			if got.MaxConns != c.wantConns || got.Limit != c.wantLimit || got.MaxConnsPerMirror != 3 {
 				t.Fatalf("client = {MaxConns %d, MaxConnsPerMirror %d, Limit %d}, want {%d, 3, %d}",
 					got.MaxConns, got.MaxConnsPerMirror, got.Limit, c.wantConns, c.wantLimit)

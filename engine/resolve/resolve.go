@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"braid/engine/metalink"
+	"braid/engine/redact"
 	"braid/engine/transport"
 )
 
@@ -109,13 +110,7 @@ func Resolve(ctx context.Context, source string, opts Options) (*Result, error) 
 	case "ftp":
 		return resolveFTP(ctx, source, u, opts)
 	}
-	return nil, fmt.Errorf("source %s: %q: %w", redact(u), u.Scheme, transport.ErrUnsupportedScheme)
-}
-
-func redact(u *url.URL) string {
-	c := *u
-	c.User = nil
-	return c.String()
+	return nil, fmt.Errorf("source %s: %q: %w", redact.Parsed(u), u.Scheme, transport.ErrUnsupportedScheme)
 }
 
 func resolveFile(p string, opts Options) (*Result, error) {
@@ -150,6 +145,7 @@ func resolveHTTP(ctx context.Context, source string, u *url.URL, opts Options) (
 	if err != nil {
 		return nil, fmt.Errorf("source: %w", err)
 	}
+	defer src.Close() // the FTP server a redirect may lead to
 	if isMetalinkPath(u.Path) {
 		return fetchMetalink(ctx, src, opts)
 	}
@@ -179,9 +175,13 @@ func fetchMetalink(ctx context.Context, src *transport.HTTPSource, opts Options)
 // origin's answer.
 func metalinkHTTP(ctx context.Context, source string, u *url.URL, p *transport.Probe, opts Options) (*Result, error) {
 	doc := &metalink.Document{Version: 4}
+	// The origin's Digest, sent on its redirect or its answer, is what
+	// vouches for the file (RFC 6249 §6); a copy it redirected to that
+	// disagrees is refused by the engine.
+	digests := p.OriginDigests
 	file := metalink.File{
 		Size:   p.Size,
-		Hashes: p.Digests,
+		Hashes: digests,
 		URLs:   []metalink.URL{{URL: source, Priority: 1}},
 	}
 	final, err := url.Parse(p.URL)
@@ -207,7 +207,7 @@ func metalinkHTTP(ctx context.Context, source string, u *url.URL, p *transport.P
 			}
 		}
 	}
-	if len(p.Digests) == 0 && len(mirrors)+len(described) > 0 {
+	if len(digests) == 0 && len(mirrors)+len(described) > 0 {
 		// RFC 6249 §6: without an Instance Digest the Link header fields
 		// MUST be ignored, since nothing would vouch for the mirrors.
 		doc.Warnings = append(doc.Warnings, fmt.Sprintf(
@@ -215,13 +215,13 @@ func metalinkHTTP(ctx context.Context, source string, u *url.URL, p *transport.P
 			len(mirrors)+len(described)))
 		mirrors, described = nil, nil
 	}
-	seen := map[string]bool{redact(u): true, p.URL: true}
+	seen := map[string]bool{redact.Parsed(u): true, p.URL: true}
 	for _, l := range mirrors {
 		m, ok := mirrorURL(doc, final, l)
 		if !ok {
 			continue
 		}
-		if key := redactString(m.URL); seen[key] {
+		if key := redact.URL(m.URL); seen[key] {
 			continue
 		} else {
 			seen[key] = true
@@ -239,16 +239,8 @@ func metalinkHTTP(ctx context.Context, source string, u *url.URL, p *transport.P
 	return &Result{
 		Kind:     KindPlainURL,
 		Document: doc,
-		Origin:   &Origin{URL: p.URL, ETag: p.ETag, Size: p.Size, Ranges: p.Ranges, Digests: p.Digests},
+		Origin:   &Origin{URL: p.URL, ETag: p.ETag, Size: p.Size, Ranges: p.Ranges, Digests: digests},
 	}, nil
-}
-
-func redactString(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return s
-	}
-	return redact(u)
 }
 
 // mirrorURL turns a rel=duplicate link into a mirror, resolving a relative
@@ -264,7 +256,7 @@ func mirrorURL(doc *metalink.Document, base *url.URL, l metalink.Link) (metalink
 	switch strings.ToLower(abs.Scheme) {
 	case "http", "https", "ftp":
 	default:
-		doc.Warnings = append(doc.Warnings, fmt.Sprintf("mirror %s skipped: Braid does not fetch %q URLs", redact(abs), abs.Scheme))
+		doc.Warnings = append(doc.Warnings, fmt.Sprintf("mirror %s skipped: Braid does not fetch %q URLs", redact.Parsed(abs), abs.Scheme))
 		return metalink.URL{}, false
 	}
 	if abs.Host == "" {
