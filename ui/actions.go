@@ -394,3 +394,21 @@ func (w *Window) showError(err error) {
 	w.keyed(d, d.Hide, d.Hide)
 	d.Show()
 }
+
+// SyncAgainSelected brings the selected sync jobs up to date with their
+// sources.
+func (w *Window) SyncAgainSelected() {
+	for _, j := range w.Selection() {
+		if j.Sync && !j.State.Live() {
+			w.syncAgain(j.ID)
+		}
+	}
+}
+
+func (w *Window) syncAgain(id JobID) {
+	s, ok := w.Backend.(Syncer)
+	if !ok {
+		return
+	}
+	w.command(lang.L("Sync again"), func() error { return s.SyncAgain(id) })
+}

@@ -53,12 +53,15 @@ type Job struct {
 	Peers, Seeds int
 	Ratio        float64
 	Upload       float64
+	// Sync marks a ResourceSync job: a folder kept a copy of a source's
+	// list, which Sync again brings up to date.
+	Sync bool
 }
 
 // Progress is Done as a fraction of Size in [0, 1]; 0 when Size is unknown.
 func (j Job) Progress() float64 {
 	if j.Size <= 0 {
-		if j.State == Done {
+		if j.State == Done || j.State == Synced {
 			return 1
 		}
 		return 0
@@ -78,6 +81,13 @@ type Detail struct {
 	Description string
 	Origin      string
 	License     string
+	// Notice is news about the job from its publisher: a new version
+	// found at a dynamic metalink's origin.
+	Notice string
+	// UnknownKey is the fingerprint of a key not in the keyring that
+	// signed a file of the job, offered for import; Advice says how.
+	UnknownKey string
+	Advice     string
 }
 
 // FileState is where one file of a job is.
@@ -129,8 +139,10 @@ type FileDetail struct {
 	PieceLength int64
 	PieceHash   string
 	// Signature is the media type of the signature the document carries
-	// for the file, "" when unsigned.
-	Signature string
+	// for the file, "" when unsigned; SignatureOutcome what checking it
+	// found ("signed by …"), "" until checked.
+	Signature        string
+	SignatureOutcome string
 	// Verification says in words what the last check found ("sha-256
 	// matched", "3 pieces failed and were fetched again", ...).
 	Verification string
@@ -198,6 +210,9 @@ type Settings struct {
 	// StartOnLaunch runs queued jobs when Braid starts; otherwise they wait
 	// for Resume.
 	StartOnLaunch bool
+	// RequireSignature fails a file unless a key of the keyring signed
+	// it; a bad signature fails it either way.
+	RequireSignature bool
 }
 
 // Prefs returns the picker's filters from the settings.
@@ -213,6 +228,9 @@ type AddRequest struct {
 	Dir    string             // destination folder
 	Prefs  metalink.Prefs     // filters the user settled on, for mirror order
 	Paused bool               // add without starting
+	// Sync asks for a sync job: Doc was read from a ResourceSync source
+	// (Syncer.SyncDocument), and the folder is kept a copy of all of it.
+	Sync bool
 }
 
 // Backend is everything the window asks of the queue and the engine. Its
@@ -270,4 +288,32 @@ type Notifier interface {
 	// Changes delivers a value after such a change. Values may be
 	// coalesced; the channel is never closed.
 	Changes() <-chan struct{}
+}
+
+// Key is one public key of the user's keyring, as the settings list it.
+type Key struct {
+	Name, Email string
+	Fingerprint string // upper-case hex
+	Revoked     bool
+}
+
+// Keyring is a Backend that keeps the OpenPGP keys the user trusts to
+// sign downloads: the settings dialog shows a Keys section for it.
+type Keyring interface {
+	// Keys lists the keyring's keys in the order they were imported.
+	Keys() ([]Key, error)
+	// ImportKey adds the keys of source, a file path or an http(s) URL.
+	ImportKey(ctx context.Context, source string) ([]Key, error)
+	// RemoveKey takes the key with the fingerprint out of the keyring.
+	RemoveKey(fingerprint string) error
+}
+
+// Syncer is a Backend that runs ResourceSync jobs (Job.Sync): Add with a
+// document Open read from a ResourceSync source starts one.
+type Syncer interface {
+	// SyncDocument reports whether doc, read by Open, came from a
+	// ResourceSync source.
+	SyncDocument(doc *metalink.Document) bool
+	// SyncAgain brings a sync job's folder up to date with its source.
+	SyncAgain(id JobID) error
 }

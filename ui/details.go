@@ -31,6 +31,11 @@ type Details struct {
 	FileSelect *widget.Select   // shown when the job has several files
 	Verify     *widget.Button
 	Repair     *widget.Button
+	// ImportKey shows when a key not in the keyring signed the job;
+	// SyncAgain on a sync job.
+	ImportKey *widget.Button
+	SyncAgain *widget.Button
+	actions   *fyne.Container // the buttons above, re-laid out as they show and hide
 
 	Tabs        *container.AppTabs
 	FilesTab    *container.TabItem
@@ -53,6 +58,11 @@ type Details struct {
 	// shown job's ID.
 	OnVerify func(JobID)
 	OnRepair func(JobID)
+	// OnImportKey runs when "Import key…" is pressed, with the unknown
+	// key's fingerprint.
+	OnImportKey func(fingerprint string)
+	// OnSyncAgain runs when "Sync again" is pressed.
+	OnSyncAgain func(JobID)
 	// OnTab runs when the user switches tab, so the ticker reads only what
 	// is shown.
 	OnTab func()
@@ -83,6 +93,19 @@ func NewDetails() *Details {
 		}
 	})
 
+	d.ImportKey = widget.NewButtonWithIcon(lang.L("Import key…"), theme.AccountIcon(), func() {
+		if d.OnImportKey != nil && !d.Empty && d.Detail.UnknownKey != "" {
+			d.OnImportKey(d.Detail.UnknownKey)
+		}
+	})
+	d.ImportKey.Hide()
+	d.SyncAgain = widget.NewButtonWithIcon(lang.L("Sync again"), theme.ViewRefreshIcon(), func() {
+		if d.OnSyncAgain != nil && !d.Empty && d.Detail.Sync {
+			d.OnSyncAgain(d.Detail.ID)
+		}
+	})
+	d.SyncAgain.Hide()
+
 	d.Files = widget.NewList(func() int { return len(d.Detail.Files) }, newFileRow, d.updateFileRow)
 	d.Files.OnSelected = func(id widget.ListItemID) {
 		if id != d.File {
@@ -111,9 +134,10 @@ func NewDetails() *Details {
 		}
 	}
 
+	d.actions = container.NewHBox(d.FileSelect, d.ImportKey, d.SyncAgain, d.Verify, d.Repair)
 	tight := layout.NewCustomPaddedVBoxLayout(0)
 	top := container.NewBorder(nil, nil, nil,
-		container.NewCenter(container.NewHBox(d.FileSelect, d.Verify, d.Repair)),
+		container.NewCenter(d.actions),
 		container.New(tight, d.Title, d.State))
 	d.body = container.NewBorder(top, nil, nil, nil, d.Tabs)
 	d.Placeholder = container.NewCenter(newHint(lang.L("Select a download to see its files, its mirrors and which mirror filled which piece.")))
@@ -151,11 +175,7 @@ func (d *Details) Show(det Detail) {
 	if names := fileNames(det.Files); !same || !slices.Equal(names, oldNames) {
 		d.FileSelect.SetOptions(names)
 	}
-	if len(det.Files) > 1 {
-		d.FileSelect.Show()
-	} else {
-		d.FileSelect.Hide()
-	}
+	showIf(len(det.Files) > 1 && !det.Sync, d.FileSelect)
 	if d.FileSelect.SelectedIndex() != d.File && d.File < len(det.Files) {
 		d.FileSelect.SetSelectedIndex(d.File)
 	}
@@ -170,7 +190,16 @@ func (d *Details) Show(det Detail) {
 // (done, or failed its checksum) and nowhere else.
 func (d *Details) setActions() {
 	j := d.Detail.Job
-	finished := j.State == Done || j.Mismatch || (j.State == Failed && j.Done > 0)
+	finished := !j.Sync && (j.State == Done || j.Mismatch || (j.State == Failed && j.Done > 0))
+	// A sync job is checked by syncing it again, file by file; Verify
+	// and Repair are for downloads.
+	showIf(j.Sync, d.SyncAgain)
+	showIf(!j.Sync, d.Verify, d.Repair)
+	if j.State.Live() {
+		d.SyncAgain.Disable()
+	} else {
+		d.SyncAgain.Enable()
+	}
 	for _, b := range []*widget.Button{d.Verify, d.Repair} {
 		if finished {
 			b.Enable()
@@ -184,6 +213,19 @@ func (d *Details) setActions() {
 		d.Repair.Importance = widget.MediumImportance
 	}
 	d.Repair.Refresh()
+	showIf(d.Detail.UnknownKey != "", d.ImportKey)
+	d.actions.Refresh()
+}
+
+// showIf shows the objects when on, else hides them.
+func showIf(on bool, objs ...fyne.CanvasObject) {
+	for _, o := range objs {
+		if on {
+			o.Show()
+		} else {
+			o.Hide()
+		}
+	}
 }
 
 // refreshFile updates the tab that shows the current file; hidden tabs are
@@ -287,6 +329,8 @@ func (d *Details) fillInfo(f FileDetail) {
 	if det.Outcome != "" {
 		add(lang.L("Outcome"), det.Outcome)
 	}
+	add(lang.L("What to do"), det.Advice)
+	add(lang.L("News"), det.Notice)
 	if det.Peers > 0 || det.Seeds > 0 || det.Ratio > 0 || det.State == Seeding {
 		add(lang.L("Peers"), peersText(det.Job))
 	}
@@ -306,8 +350,10 @@ func (d *Details) fillInfo(f FileDetail) {
 	default:
 		add(lang.L("Piece hashes"), lang.L("none: a bad piece is found only when the whole file is checked"))
 	}
-	if f.Signature != "" {
-		add(lang.L("Signature"), fmt.Sprintf(lang.L("present (%s); kept, not checked by Braid"), f.Signature))
+	if f.SignatureOutcome != "" {
+		add(lang.L("Signature"), f.SignatureOutcome)
+	} else if f.Signature != "" {
+		add(lang.L("Signature"), fmt.Sprintf(lang.L("present (%s); checked against your keys when the file is complete"), f.Signature))
 	} else {
 		add(lang.L("Signature"), lang.L("none"))
 	}

@@ -33,6 +33,7 @@ var technical = map[string]bool{
 	"gib": true, "gb": true, "mib": true, "mb": true, "kib": true, "kb": true,
 	"http": true, "https": true, "ftp": true, "file": true, // URL schemes
 	"windows": true, "darwin": true, "DBUS_SESSION_BUS_ADDRESS": true, // runtime.GOOS, environment
+	"Range":    true, // an HTTP header the bridge sends
 	"starting": true, // the bridge's marker of a check about to begin, never shown
 }
 
@@ -68,20 +69,8 @@ func hasWord(s string) bool {
 // lang.XN, as file:line: text.
 func untranslated(t *testing.T, dir string) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachSource(t, dir, func(fset *token.FileSet, f *ast.File) {
 		translated := map[*ast.BasicLit]bool{}
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
@@ -113,8 +102,29 @@ func untranslated(t *testing.T, dir string) []string {
 			}
 			return true
 		})
-	}
+	})
 	return out
+}
+
+// eachSource parses the Go files of dir other than tests and hands each
+// to f.
+func eachSource(t *testing.T, dir string, f func(*token.FileSet, *ast.File)) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(fset, file)
+	}
 }
 
 // TestNoStringBypassesTranslation fails on any user-visible string
@@ -202,4 +212,42 @@ func TestLocaleHelper(t *testing.T) {
 		t.Skip("run by TestLocaleChoosesLanguage")
 	}
 	fmt.Printf("words: %s|%s|%s\n", lang.L("Pause"), lang.L("About"), fmt.Sprintf(lang.L("%s of %s files"), "3", "5"))
+}
+
+// TestEveryStringHasATranslation checks that each literal given to
+// lang.L in ui/ and ui/bridge is a key of en.json, and so (by
+// TestTranslationsComplete) of every language file.
+func TestEveryStringHasATranslation(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("translations", "en.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	en := map[string]string{}
+	if err := json.Unmarshal(b, &en); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{".", "bridge"} {
+		eachSource(t, dir, func(fset *token.FileSet, f *ast.File) {
+			ast.Inspect(f, func(n ast.Node) bool {
+				c, ok := n.(*ast.CallExpr)
+				if !ok || len(c.Args) == 0 {
+					return true
+				}
+				sel, ok := c.Fun.(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "L" {
+					return true
+				}
+				if id, ok := sel.X.(*ast.Ident); !ok || id.Name != "lang" {
+					return true
+				}
+				if lit, ok := c.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					s, err := strconv.Unquote(lit.Value)
+					if _, found := en[s]; err == nil && !found {
+						t.Errorf("%s: %q is not in en.json", fset.Position(lit.Pos()), s)
+					}
+				}
+				return true
+			})
+		})
+	}
 }

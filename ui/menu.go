@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -89,6 +90,11 @@ func (w *Window) ShowRowMenu(id JobID, at fyne.Position) {
 	sep := fyne.NewMenuItemSeparator
 	menu := fyne.NewMenu("", m.pause, m.resume, sep(), m.openFile, m.folder, m.copyURL, sep(),
 		m.top, m.up, m.down, m.bottom, sep(), m.remove)
+	if j, ok := w.model.find(id); ok && j.Sync {
+		again := fyne.NewMenuItem(lang.L("Sync again"), w.SyncAgainSelected)
+		again.Icon = theme.ViewRefreshIcon()
+		menu.Items = append([]*fyne.MenuItem{again, sep()}, menu.Items...)
+	}
 	widget.ShowPopUpMenuAtPosition(menu, w.Win.Canvas(), at)
 }
 

@@ -40,6 +40,13 @@ type Picker struct {
 	Languages *Entry // comma lists; empty means any
 	OS        *Entry
 	Countries *Entry
+	// Sync marks the picker of a ResourceSync source: Start syncs the
+	// folder with every resource listed, and Path narrows the list shown
+	// to the resources whose path contains its text (or matches it, with
+	// * and ?). Shown lists the indexes in Doc.Files of the rows shown.
+	Sync  bool
+	Path  *Entry
+	Shown []int
 
 	Files   *widget.List
 	Summary *widget.Label // "2 of 5 files · 1.4 GB"
@@ -65,13 +72,17 @@ type Picker struct {
 // and folder taken from s. parent is the window the folder chooser opens
 // over.
 func NewPicker(source string, doc *metalink.Document, s Settings, parent fyne.Window) *Picker {
-	p := &Picker{Source: source, Doc: doc, parent: parent}
+	return newPicker(source, doc, s, parent, false)
+}
+
+func newPicker(source string, doc *metalink.Document, s Settings, parent fyne.Window, sync bool) *Picker {
+	p := &Picker{Source: source, Doc: doc, parent: parent, Sync: sync}
 	p.buildHeader()
 
 	p.Languages = filterEntry(strings.Join(s.Languages, ", "), lang.L("any language"))
 	p.OS = filterEntry(strings.Join(s.OS, ", "), lang.L("any system"))
 	p.Countries = filterEntry(strings.Join(s.Countries, ", "), lang.L("anywhere"))
-	filters := container.NewGridWithColumns(3,
+	var filters fyne.CanvasObject = container.NewGridWithColumns(3,
 		filterColumn(lang.L("Languages"), p.Languages, offered(lang.L("Offered"), doc, func(f metalink.File) []string { return f.Languages })),
 		filterColumn(lang.L("Systems"), p.OS, offered(lang.L("Offered"), doc, func(f metalink.File) []string { return f.OS })),
 		filterColumn(lang.L("Mirrors near"), p.Countries, offered(lang.L("Mirrors in"), doc, func(f metalink.File) []string {
@@ -82,12 +93,16 @@ func NewPicker(source string, doc *metalink.Document, s Settings, parent fyne.Wi
 			return out
 		})+"; "+lang.L("tried first, never a filter")),
 	)
-	for _, e := range []*Entry{p.Languages, p.OS, p.Countries} {
+	p.Path = filterEntry("", lang.L("any path: iso/, *.pdf"))
+	if sync {
+		filters = filterColumn(lang.L("Path"), p.Path, lang.L("narrows the list shown; a sync keeps every listed resource"))
+	}
+	for _, e := range []*Entry{p.Languages, p.OS, p.Countries, p.Path} {
 		e.OnChanged = func(string) { p.ApplyFilters() }
 	}
 
 	p.Files = widget.NewList(
-		func() int { return len(p.Doc.Files) },
+		func() int { return len(p.Shown) },
 		p.createRow,
 		p.updateRow,
 	)
@@ -101,13 +116,18 @@ func NewPicker(source string, doc *metalink.Document, s Settings, parent fyne.Wi
 	p.Browse = widget.NewButtonWithIcon(lang.L("Choose…"), theme.FolderOpenIcon(), p.browse)
 
 	p.Cancel = widget.NewButton(lang.L("Cancel"), p.cancel)
-	for _, e := range []*Entry{p.Languages, p.OS, p.Countries, p.Dir} {
+	for _, e := range []*Entry{p.Languages, p.OS, p.Countries, p.Path, p.Dir} {
 		e.OnSubmitted = func(string) { p.Accept() }
 		e.OnEscape = p.cancel
 	}
 	p.AddPaused = widget.NewButtonWithIcon(lang.L("Add paused"), theme.MediaPauseIcon(), func() { p.finish(true) })
 	p.Start = widget.NewButtonWithIcon(lang.L("Start"), theme.DownloadIcon(), func() { p.finish(false) })
 	p.Start.Importance = widget.HighImportance
+	if sync {
+		p.Start.SetText(lang.L("Sync"))
+		p.Start.SetIcon(theme.ViewRefreshIcon())
+		p.AddPaused.Hide()
+	}
 
 	header := container.NewVBox(p.Title, p.Subtitle, p.Description)
 	if len(doc.Rejected) > 0 {
@@ -139,8 +159,18 @@ func (p *Picker) ApplyFilters() {
 	n := len(p.Doc.Files)
 	p.Ticked = slices.Grow(p.Ticked[:0], n)[:n]
 	p.Why = slices.Grow(p.Why[:0], n)[:n]
+	p.Shown = p.Shown[:0]
 	for i := range p.Doc.Files {
+		if p.Sync {
+			// A sync keeps the whole list: every resource is ticked.
+			p.Ticked[i], p.Why[i] = true, ""
+			if pathMatches(p.Path.Text, p.Doc.Files[i].Name) {
+				p.Shown = append(p.Shown, i)
+			}
+			continue
+		}
 		p.Ticked[i], p.Why[i] = p.Doc.Files[i].Selected(prefs)
+		p.Shown = append(p.Shown, i)
 	}
 	p.Files.Refresh()
 	p.updateSummary()
@@ -148,11 +178,13 @@ func (p *Picker) ApplyFilters() {
 
 // SetTicked ticks or unticks file i, as a tap on its box does.
 func (p *Picker) SetTicked(i int, on bool) {
-	if i < 0 || i >= len(p.Ticked) || p.Ticked[i] == on {
+	if i < 0 || i >= len(p.Ticked) || p.Ticked[i] == on || p.Sync {
 		return
 	}
 	p.Ticked[i] = on
-	p.Files.RefreshItem(i)
+	if row := slices.Index(p.Shown, i); row >= 0 {
+		p.Files.RefreshItem(row)
+	}
 	p.updateSummary()
 }
 
@@ -165,6 +197,7 @@ func (p *Picker) Request(paused bool) AddRequest {
 		}
 	}
 	return AddRequest{
+		Sync:   p.Sync,
 		Source: p.Source,
 		Doc:    p.Doc,
 		Files:  names,
@@ -246,6 +279,12 @@ func (p *Picker) updateSummary() {
 		s += " · " + bytesText(size)
 		if !known {
 			s += " " + lang.L("and more")
+		}
+	}
+	if p.Sync {
+		s = fmt.Sprintf(lang.L("%s files kept in sync · %s"), count(files), bytesText(size))
+		if len(p.Shown) < len(p.Doc.Files) {
+			s += " · " + fmt.Sprintf(lang.L("%s shown"), count(len(p.Shown)))
 		}
 	}
 	p.Summary.SetText(s)
@@ -352,10 +391,17 @@ func (p *Picker) createRow() fyne.CanvasObject {
 	return r
 }
 
-func (p *Picker) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
+func (p *Picker) updateRow(row widget.ListItemID, o fyne.CanvasObject) {
+	if row >= len(p.Shown) {
+		return
+	}
+	i := p.Shown[row]
 	r := o.(*pickerRow)
 	f := p.Doc.Files[i]
 	r.index = i
+	if p.Sync {
+		r.check.Disable()
+	}
 	// Setting the box's state must not count as the user's tap.
 	r.check.OnChanged = nil
 	r.check.SetChecked(p.Ticked[i])
@@ -370,7 +416,7 @@ func (p *Picker) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 		r.why.SetText("")
 		r.why.Hide()
 	}
-	p.Files.SetItemHeight(i, r.MinSize().Height)
+	p.Files.SetItemHeight(row, r.MinSize().Height)
 }
 
 // fileMeta is the line under a file's name: its languages, systems and
@@ -444,4 +490,23 @@ func filterColumn(label string, e *Entry, hint string) fyne.CanvasObject {
 // splitList reads a comma or space separated list as typed.
 func splitList(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == ';' })
+}
+
+// pathMatches reports whether a resource's path passes the picker's path
+// filter: empty passes all; with * or ? it is a pattern matched against
+// the path and its last element; otherwise the path contains it, in any
+// case.
+func pathMatches(filter, name string) bool {
+	filter = strings.TrimSpace(filter)
+	if filter == "" {
+		return true
+	}
+	if strings.ContainsAny(filter, "*?[") {
+		if ok, _ := path.Match(filter, name); ok {
+			return true
+		}
+		ok, _ := path.Match(filter, path.Base(name))
+		return ok
+	}
+	return strings.Contains(strings.ToLower(name), strings.ToLower(filter))
 }

@@ -28,8 +28,12 @@ type SettingsForm struct {
 	SpeedLimit    *Entry
 	AltSpeedLimit *Entry
 	StartOnLaunch *widget.Check
-	Form          *widget.Form
-	Content       fyne.CanvasObject
+	// RequireSignature fails downloads no key of the keyring signed.
+	RequireSignature *widget.Check
+	// Keys is the keyring's section; nil when the backend keeps no keys.
+	Keys    *KeysSection
+	Form    *widget.Form
+	Content fyne.CanvasObject
 }
 
 // NewSettingsForm builds the settings screen showing s. parent is the
@@ -70,13 +74,15 @@ func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
 	f.MaxPerMirror.SetPlaceHolder(lang.L("default (1, as RFC 6249 asks)"))
 	f.MaxPerMirror.Validator = validInt
 	f.SpeedLimit.SetText(rateText(s.SpeedLimit))
-	f.SpeedLimit.SetPlaceHolder("no limit")
+	f.SpeedLimit.SetPlaceHolder(lang.L("no limit"))
 	f.SpeedLimit.Validator = func(t string) error { _, err := ParseRate(t); return err }
 	f.AltSpeedLimit.SetText(rateText(s.AltSpeedLimit))
 	f.AltSpeedLimit.SetPlaceHolder(lang.L("no limit"))
 	f.AltSpeedLimit.Validator = func(t string) error { _, err := ParseRate(t); return err }
 	f.StartOnLaunch = widget.NewCheck(lang.L("Start queued downloads when Braid opens"), nil)
 	f.StartOnLaunch.SetChecked(s.StartOnLaunch)
+	f.RequireSignature = widget.NewCheck(lang.L("Require a signature by a key I trust"), nil)
+	f.RequireSignature.SetChecked(s.RequireSignature)
 
 	item := func(label string, o fyne.CanvasObject, hint string) *widget.FormItem {
 		it := widget.NewFormItem(label, o)
@@ -94,6 +100,7 @@ func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
 		item(lang.L("Speed limit"), f.SpeedLimit, lang.L("for all downloads: 2 MB/s, 500 KB/s; empty for none")),
 		item(lang.L("Alternative limit"), f.AltSpeedLimit, lang.L("the slower speed the Slow button (Ctrl+L) switches to")),
 		item("", f.StartOnLaunch, ""),
+		item("", f.RequireSignature, lang.L("a download no key below signed fails and stays NAME.part; a bad signature fails always")),
 	)
 	f.Content = f.Form
 	return f
@@ -129,6 +136,7 @@ func (f *SettingsForm) Value() (Settings, error) {
 		errs = append(errs, fmt.Errorf(lang.L("alternative limit: %w"), err))
 	}
 	s.StartOnLaunch = f.StartOnLaunch.Checked
+	s.RequireSignature = f.RequireSignature.Checked
 	return s, errors.Join(errs...)
 }
 
@@ -136,6 +144,13 @@ func (f *SettingsForm) Value() (Settings, error) {
 // database.
 func (w *Window) ShowSettings() {
 	f := NewSettingsForm(w.Settings, w.Win)
+	if kr, ok := w.Backend.(Keyring); ok {
+		f.Keys = w.newKeysSection(kr)
+		f.Content = container.NewAppTabs(
+			container.NewTabItemWithIcon(lang.L("General"), theme.SettingsIcon(), container.NewVScroll(f.Form)),
+			container.NewTabItemWithIcon(lang.L("Signing keys"), theme.AccountIcon(), f.Keys.Content))
+	}
+	w.SettingsForm = f
 	d := dialog.NewCustomConfirm(lang.L("Settings"), lang.L("Save"), lang.L("Cancel"), f.Content, func(ok bool) {
 		if !ok {
 			return
@@ -153,7 +168,11 @@ func (w *Window) ShowSettings() {
 		e.OnEscape = d.Hide
 	}
 	w.keyed(d, d.Confirm, d.Hide)
-	d.Resize(fyne.NewSize(640, d.MinSize().Height))
+	height := d.MinSize().Height
+	if f.Keys != nil {
+		height = min(720, w.Win.Canvas().Size().Height-40)
+	}
+	d.Resize(fyne.NewSize(680, height))
 	d.Show()
 }
 

@@ -131,6 +131,9 @@ func lookOf(j Job) Look {
 	case FetchingMetadata:
 		return Look{icon(theme.InfoIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, j.State.String()}
 	case Running:
+		if j.Sync {
+			return Look{icon(theme.ViewRestoreIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, lang.L("Syncing")}
+		}
 		return Look{icon(theme.DownloadIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, j.State.String()}
 	case Waiting:
 		text := with(j.State.String(), j.Err)

@@ -5,6 +5,7 @@ import (
 	"fyne.io/fyne/v2/lang"
 	"os"
 	"runtime"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
@@ -124,14 +125,36 @@ func (w *Window) notify(j Job) {
 	case j.Mismatch:
 		n = fyne.NewNotification(lang.L("Verification failed"),
 			fmt.Sprintf(lang.L("%s does not match its checksum. Repair fetches only the bad pieces again."), j.Name))
+	case j.State == Done && (j.Outcome != "" || j.Signer != "" || j.Unverified):
+		n = fyne.NewNotification(lang.L("Download finished"), fmt.Sprintf(lang.L("%s is saved in %s: %s."), j.Name, j.Dir, trustText(j)))
 	case j.State == Done:
 		n = fyne.NewNotification(lang.L("Download finished"), fmt.Sprintf(lang.L("%s is verified and saved in %s."), j.Name, j.Dir))
+	case j.State == Synced:
+		n = fyne.NewNotification(lang.L("Sync finished"), fmt.Sprintf(lang.L("%s is in sync in %s."), j.Name, j.Dir))
 	case j.State == Failed:
 		n = fyne.NewNotification(lang.L("Download failed"), fmt.Sprintf("%s: %s", j.Name, j.Err))
 	default:
 		return
 	}
 	w.App.SendNotification(n)
+}
+
+// trustText says what vouches for a finished job: "verified (sha-256),
+// signed by NAME", "not verified".
+func trustText(j Job) string {
+	var parts []string
+	if j.Outcome != "" {
+		parts = append(parts, j.Outcome)
+	} else if j.Unverified {
+		parts = append(parts, lang.L("not verified"))
+	}
+	switch {
+	case j.Signer != "" && j.SignerUnknown:
+		parts = append(parts, fmt.Sprintf(lang.L("signed by an unknown key: %s"), j.Signer))
+	case j.Signer != "":
+		parts = append(parts, fmt.Sprintf(lang.L("signed by %s"), j.Signer))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // plural is one when n is 1, else many (a format with one %s) with n.

@@ -72,6 +72,8 @@ type Window struct {
 	Schedule Schedule
 	// Pickers are the metalink pickers open now, oldest first.
 	Pickers []*Picker
+	// SettingsForm is the settings dialog last opened, for tests.
+	SettingsForm *SettingsForm
 
 	opts     Options
 	model    model
@@ -164,6 +166,8 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Details = NewDetails()
 	w.Details.OnVerify = func(id JobID) { w.command(lang.L("Verify"), func() error { return b.Verify(id) }) }
 	w.Details.OnRepair = func(id JobID) { w.command(lang.L("Repair"), func() error { return b.Repair(id) }) }
+	w.Details.OnImportKey = w.ImportKeyDialog
+	w.Details.OnSyncAgain = func(id JobID) { w.syncAgain(id) }
 	w.Details.OnTab = func() {
 		w.poll.pieces.Store(w.Details.NeedsPieces())
 		w.poll.refreshDetail()
@@ -370,6 +374,16 @@ func (w *Window) do(f func()) {
 	})
 }
 
+// Locked runs f at once holding the lock do holds, as the UI goroutine
+// would: for tests on Fyne's test driver, whose fyne.Do runs on the
+// caller, so a test's clicks and typing do not race the window's own
+// updates.
+func (w *Window) Locked(f func()) {
+	w.doMu.Lock()
+	defer w.doMu.Unlock()
+	f()
+}
+
 // command runs a backend call off the UI goroutine, shows its error, and
 // makes the ticker read the queue again.
 func (w *Window) command(what string, f func() error) {
@@ -394,10 +408,16 @@ func (w *Window) AskURL() {
 			e.SetText(s)
 		}
 	}
-	items := []*widget.FormItem{widget.NewFormItem(lang.L("Link"), e)}
-	d := dialog.NewForm(lang.L("Add URL"), lang.L("Add"), lang.L("Cancel"), items, func(ok bool) {
-		if ok && strings.TrimSpace(e.Text) != "" {
-			w.OpenSource(strings.TrimSpace(e.Text))
+	w.askText(lang.L("Add URL"), lang.L("Link"), lang.L("Add"), e, w.OpenSource)
+}
+
+// askText shows a one-entry form dialog; Enter or the ok button hands
+// the entry's trimmed text, when not empty, to got, and Escape cancels.
+func (w *Window) askText(title, label, ok string, e *Entry, got func(string)) {
+	items := []*widget.FormItem{widget.NewFormItem(label, e)}
+	d := dialog.NewForm(title, ok, lang.L("Cancel"), items, func(ok bool) {
+		if text := strings.TrimSpace(e.Text); ok && text != "" {
+			got(text)
 		}
 	}, w.Win)
 	e.OnSubmitted = func(string) { d.Submit() }
@@ -410,20 +430,26 @@ func (w *Window) AskURL() {
 
 // AskFile asks for a .meta4, .metalink or .torrent file and opens it.
 func (w *Window) AskFile() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil || r == nil {
-			return
-		}
-		p := r.URI().Path()
-		_ = r.Close()
-		w.OpenSource(p)
-	}, w.Win)
+	d := w.fileOpen(w.OpenSource)
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".meta4", ".metalink", ".torrent", ".xml"}))
 	// Escape closes it; Enter is the file list's own (it opens the file
 	// chosen there).
 	w.keyed(d, nil, d.Hide)
 	d.Resize(fyne.NewSize(800, 560))
 	d.Show()
+}
+
+// fileOpen is a file chooser over the window that hands the chosen
+// file's path to chosen.
+func (w *Window) fileOpen(chosen func(path string)) *dialog.FileDialog {
+	return dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil || r == nil {
+			return
+		}
+		p := r.URI().Path()
+		_ = r.Close()
+		chosen(p)
+	}, w.Win)
 }
 
 // OpenSource reads source off the UI goroutine and then shows the picker
@@ -451,8 +477,10 @@ func (w *Window) open(source string, pick bool) {
 // offer shows the picker for doc, or adds it directly when there is
 // nothing to pick and pick is false.
 func (w *Window) offer(source string, doc *metalink.Document, pick bool) {
-	p := NewPicker(source, doc, w.Settings, w.Win)
-	if w.opts.AutoStart || (!pick && isPlainLink(source) && len(doc.Files) == 1 && len(doc.Rejected) == 0) {
+	syncer, ok := w.Backend.(Syncer)
+	sync := ok && syncer.SyncDocument(doc)
+	p := newPicker(source, doc, w.Settings, w.Win, sync)
+	if w.opts.AutoStart || (!sync && !pick && isPlainLink(source) && len(doc.Files) == 1 && len(doc.Rejected) == 0) {
 		w.add(p.Request(false))
 		return
 	}

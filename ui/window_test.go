@@ -486,6 +486,18 @@ func TestNotifications(t *testing.T) {
 			"debian-13.1.0-amd64-DVD-1.iso does not match its checksum. Repair fetches only the bad pieces again."},
 		{"failed", func(d *Detail) { d.State, d.Err = Failed, "every mirror failed" }, "Download failed",
 			"debian-13.1.0-amd64-DVD-1.iso: every mirror failed"},
+		{"signed", func(d *Detail) {
+			d.State, d.Done, d.Outcome, d.Signer = Done, d.Size, "verified (sha-256)", "Debian CD signing key <debian-cd@lists.debian.org>"
+		}, "Download finished",
+			"debian-13.1.0-amd64-DVD-1.iso is saved in /home/user/Downloads: verified (sha-256), signed by Debian CD signing key <debian-cd@lists.debian.org>."},
+		{"unknown key", func(d *Detail) {
+			d.State, d.Done, d.Outcome, d.Signer, d.SignerUnknown = Done, d.Size, "verified (sha-256)", "DF9B9C49EAA9298432589D76DA87E80D6294BE9B", true
+		}, "Download finished",
+			"debian-13.1.0-amd64-DVD-1.iso is saved in /home/user/Downloads: verified (sha-256), signed by an unknown key: DF9B9C49EAA9298432589D76DA87E80D6294BE9B."},
+		{"not verified", func(d *Detail) { d.State, d.Done, d.Unverified = Done, d.Size, true }, "Download finished",
+			"debian-13.1.0-amd64-DVD-1.iso is saved in /home/user/Downloads: not verified."},
+		{"synced", func(d *Detail) { d.State, d.Sync = Synced, true }, "Sync finished",
+			"debian-13.1.0-amd64-DVD-1.iso is in sync in /home/user/Downloads."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

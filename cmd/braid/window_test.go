@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -180,8 +181,15 @@ func tryXvfb(t *testing.T, xvfb string, n int) bool {
 		close(done)
 	}()
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-done
+		// SIGTERM lets Xvfb remove its lock file and socket; a killed
+		// server leaves them, and after a hundred runs no display is free.
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
 	})
 	deadline := time.After(20 * time.Second)
 	tick := time.NewTicker(50 * time.Millisecond)

@@ -49,11 +49,14 @@ type Backend struct {
 	// Repair; 0 uses every CPU.
 	Workers int
 
-	mu      sync.Mutex
-	live    map[int64]*live     // jobs being downloaded or checked now
-	known   map[int64]queue.Job // the last list, for Active
-	stopped map[int64]bool      // paused or removed while running: ignore late progress
-	busy    bool                // the runner is working through the queue
+	mu    sync.Mutex
+	live  map[int64]*live     // jobs being downloaded or checked now
+	known map[int64]queue.Job // the last list, for Active
+	// trust is what vouches for the jobs' files (hashes, signatures), by
+	// job and file, as of the last list.
+	trust   map[int64]map[string]queue.FileTrust
+	stopped map[int64]bool // paused or removed while running: ignore late progress
+	busy    bool           // the runner is working through the queue
 	// recent keeps the last snapshot of files finished or left this
 	// session, so their segment maps still say which mirror filled what.
 	recent      map[fileKey]*engine.Snapshot
@@ -66,6 +69,11 @@ type Backend struct {
 	// said, until the picked document is added (see openSource).
 	origins     map[*metalink.Document]queue.Origin
 	originOrder []*metalink.Document
+	// syncs are the syncs run this session, by sync set ID; syncDocs the
+	// documents Open read from ResourceSync sources, with the source.
+	syncs        map[int64]*syncRun
+	syncDocs     map[*metalink.Document]string
+	syncDocOrder []*metalink.Document
 
 	wake    chan struct{} // wakes the runner loop
 	changes chan struct{} // tells the window the live jobs changed
@@ -88,15 +96,17 @@ type live struct {
 // nothing until Start.
 func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalink.Document, error)) *Backend {
 	b := &Backend{
-		q:       q,
-		open:    open,
-		live:    map[int64]*live{},
-		known:   map[int64]queue.Job{},
-		stopped: map[int64]bool{},
-		recent:  map[fileKey]*engine.Snapshot{},
-		origins: map[*metalink.Document]queue.Origin{},
-		wake:    make(chan struct{}, 1),
-		changes: make(chan struct{}, 1),
+		q:        q,
+		open:     open,
+		live:     map[int64]*live{},
+		known:    map[int64]queue.Job{},
+		stopped:  map[int64]bool{},
+		recent:   map[fileKey]*engine.Snapshot{},
+		origins:  map[*metalink.Document]queue.Origin{},
+		syncs:    map[int64]*syncRun{},
+		syncDocs: map[*metalink.Document]string{},
+		wake:     make(chan struct{}, 1),
+		changes:  make(chan struct{}, 1),
 	}
 	if b.open == nil {
 		b.open = b.openSource
@@ -168,7 +178,8 @@ func (b *Backend) runLoop(run bool) {
 		c := b.clientLocked()
 		b.mu.Unlock()
 		b.changed()
-		r := &queue.Runner{Queue: b.q, Client: c, Progress: b.progress}
+		require, _ := b.q.RequireSignature() // unreadable: not required, as by default
+		r := &queue.Runner{Queue: b.q, Client: c, Progress: b.progress, RequireSignature: require}
 		b.mu.Lock()
 		b.runner = r
 		b.stopRun = stop

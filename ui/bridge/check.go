@@ -33,6 +33,9 @@ func (b *Backend) Repair(id ui.JobID) error {
 }
 
 func (b *Backend) check(id ui.JobID, repair bool) error {
+	if id < 0 {
+		return errSyncJob(id)
+	}
 	j, err := b.q.Get(int64(id))
 	if err != nil {
 		return err
@@ -102,6 +105,9 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 		if rep.OK() {
 			if err := b.q.SetVerified(j.ID, f.Name, true); err != nil {
 				return err
+			}
+			if err := b.checkSignature(j.ID, root, mf); err != nil {
+				bad = append(bad, fmt.Errorf("%s: %w", f.Name, err))
 			}
 			continue
 		}

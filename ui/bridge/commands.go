@@ -22,7 +22,11 @@ func (b *Backend) Add(_ context.Context, req ui.AddRequest) (ui.JobID, error) {
 	}
 	b.mu.Lock()
 	origin := b.origins[req.Doc]
+	syncSource, isSync := b.syncDocs[req.Doc]
 	b.mu.Unlock()
+	if isSync {
+		return b.addSync(syncSource, req.Dir, req.Doc)
+	}
 	id, err := b.q.AddFrom(req.Source, req.Dir, req.Doc, req.Files, origin)
 	if err != nil {
 		return 0, err
@@ -39,6 +43,10 @@ func (b *Backend) Add(_ context.Context, req ui.AddRequest) (ui.JobID, error) {
 
 // Pause stops a job; the runner lets go of it within about a second.
 func (b *Backend) Pause(id ui.JobID) error {
+	if id < 0 {
+		b.stopSync(id)
+		return nil
+	}
 	if err := b.q.Pause(int64(id), ""); err != nil {
 		return err
 	}
@@ -48,6 +56,9 @@ func (b *Backend) Pause(id ui.JobID) error {
 
 // Resume queues a paused or failed job and wakes the runner.
 func (b *Backend) Resume(id ui.JobID) error {
+	if id < 0 {
+		return b.SyncAgain(id)
+	}
 	if err := b.q.Resume(int64(id)); err != nil {
 		return err
 	}
@@ -60,6 +71,9 @@ func (b *Backend) Resume(id ui.JobID) error {
 
 // Remove takes a job out of the queue; its files stay on disk.
 func (b *Backend) Remove(id ui.JobID) error {
+	if id < 0 {
+		return b.removeSync(id)
+	}
 	if err := b.q.Remove(int64(id), false); err != nil {
 		return err
 	}
@@ -79,4 +93,9 @@ func (b *Backend) forget(id ui.JobID) {
 }
 
 // Move puts a job at index in the queue order.
-func (b *Backend) Move(id ui.JobID, index int) error { return b.q.Move(int64(id), index) }
+func (b *Backend) Move(id ui.JobID, index int) error {
+	if id < 0 {
+		return errSyncJob(id)
+	}
+	return b.q.Move(int64(id), index)
+}

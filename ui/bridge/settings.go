@@ -21,6 +21,10 @@ func (b *Backend) Settings() (ui.Settings, error) {
 	if err != nil {
 		return ui.Settings{}, err
 	}
+	require, err := b.q.RequireSignature()
+	if err != nil {
+		return ui.Settings{}, err
+	}
 	def := platform.DefaultPrefs()
 	out := ui.Settings{
 		Dir:               s.DownloadDir,
@@ -33,6 +37,7 @@ func (b *Backend) Settings() (ui.Settings, error) {
 		AltSpeedLimit:     sched.AltLimit,
 		MaxJobs:           jobs,
 		StartOnLaunch:     s.StartOnLaunch,
+		RequireSignature:  require,
 	}
 	if out.Languages == nil {
 		out.Languages = def.Languages
@@ -59,6 +64,9 @@ func (b *Backend) SetSettings(s ui.Settings) error {
 		return err
 	}
 	if err := b.q.SetMaxJobs(s.MaxJobs); err != nil {
+		return err
+	}
+	if err := b.q.SetRequireSignature(s.RequireSignature); err != nil {
 		return err
 	}
 	sched, err := b.q.Schedule()

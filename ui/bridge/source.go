@@ -33,6 +33,9 @@ const maxOrigins = 16
 
 // openSource is OpenSource keeping what a plain URL's server said, for Add.
 func (b *Backend) openSource(ctx context.Context, source string) (*metalink.Document, error) {
+	if doc, ok, err := b.openSync(ctx, source); ok {
+		return doc, err
+	}
 	doc, origin, err := resolveSource(ctx, source)
 	if err != nil || origin == (queue.Origin{}) {
 		return doc, err

@@ -20,15 +20,24 @@ func (b *Backend) Jobs() ([]ui.Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	trust, err := b.q.Trust()
+	if err != nil {
+		return nil, err
+	}
+	sets, err := b.q.SyncSets()
+	if err != nil {
+		return nil, err
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.trust = trust
 	clear(b.known)
 	out := make([]ui.Job, len(list))
 	for i, j := range list {
 		b.known[j.ID] = j
 		out[i] = b.viewLocked(j)
 	}
-	return out, nil
+	return append(out, b.syncJobsLocked(sets)...), nil
 }
 
 // Active returns the jobs in hand and, while the runner works through
@@ -43,6 +52,7 @@ func (b *Backend) Active() []ui.Job {
 			out = append(out, b.viewLocked(l.job))
 		}
 	}
+	out = append(out, b.activeSyncsLocked()...)
 	if b.busy {
 		for id, j := range b.known {
 			if j.State == queue.Queued && b.live[id] == nil {
@@ -72,6 +82,7 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	if v.Name == "" {
 		v.Name = v.Source
 	}
+	trustLocked(&v, j, b.trust[j.ID])
 	for _, f := range j.Files {
 		if f.Selected && f.Size < 0 {
 			v.Size = -1
@@ -120,6 +131,9 @@ func jobState(s queue.State) ui.JobState {
 // Detail returns one job's files, mirrors and, when asked, pieces: live for
 // the file the engine is on, from the stored bitfield for the others.
 func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
+	if id < 0 {
+		return b.syncDetail(id)
+	}
 	b.mu.Lock()
 	l := b.live[int64(id)]
 	var j queue.Job
@@ -180,6 +194,7 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		}
 		d.Files = append(d.Files, fd)
 	}
+	b.trustDetail(&d)
 	return d, nil
 }
 

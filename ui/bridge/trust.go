@@ -1,0 +1,146 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"fyne.io/fyne/v2/lang"
+
+	"braid/engine/metalink"
+	"braid/engine/piece"
+	"braid/engine/signature"
+	"braid/queue"
+	"braid/ui"
+)
+
+var _ ui.Keyring = (*Backend)(nil)
+
+// Keys lists the keyring of the queue's state folder.
+func (b *Backend) Keys() ([]ui.Key, error) {
+	keys, err := b.q.Keyring().Keys()
+	if err != nil {
+		return nil, err
+	}
+	return uiKeys(keys), nil
+}
+
+// ImportKey imports the keys of a file or an http(s) URL into the keyring,
+// as `braid keys import` does.
+func (b *Backend) ImportKey(ctx context.Context, source string) ([]ui.Key, error) {
+	keys, err := b.q.Keyring().ImportFrom(ctx, source, nil)
+	if err != nil {
+		return nil, err
+	}
+	return uiKeys(keys), nil
+}
+
+// RemoveKey takes a key out of the keyring.
+func (b *Backend) RemoveKey(fingerprint string) error {
+	_, err := b.q.Keyring().Remove(fingerprint)
+	return err
+}
+
+// checkSignature checks the signature the document gives for a file whose
+// hashes matched, with the keyring's Check (what `braid verify` calls),
+// and records the outcome. The error is the file's failure: a bad
+// signature, or with "require a signature" set anything but a good one.
+func (b *Backend) checkSignature(id int64, root *os.Root, mf metalink.File) error {
+	if mf.Signature == nil {
+		return nil
+	}
+	file, err := root.Open(filepath.FromSlash(mf.Name))
+	if err != nil {
+		return fmt.Errorf(lang.L("check the signature: %w"), err)
+	}
+	defer file.Close()
+	o, err := b.q.Keyring().Check(mf.Signature, file)
+	if err != nil {
+		return fmt.Errorf(lang.L("check the signature: %w"), err)
+	}
+	if err := b.q.SetSignature(id, mf.Name, o); err != nil {
+		return err
+	}
+	require, _ := b.q.RequireSignature()
+	return o.Err(require)
+}
+
+func uiKeys(keys []signature.Key) []ui.Key {
+	out := make([]ui.Key, len(keys))
+	for i, k := range keys {
+		out[i] = ui.Key{Name: k.Name, Email: k.Email, Fingerprint: k.Fingerprint, Revoked: k.Revoked}
+		if k.Name == "" && k.Email == "" {
+			out[i].Name = k.UserID
+		}
+	}
+	return out
+}
+
+// trustLocked fills in how a job's files were vouched for (trust, by
+// file name): the hash that verified them, or that none could, and the
+// signature outcomes recorded. A bad signature is the job's failure,
+// with the outcome as its message when the queue recorded none.
+func trustLocked(v *ui.Job, j queue.Job, trust map[string]queue.FileTrust) {
+	if j.State == queue.Done && len(trust) > 0 {
+		hashed, unhashed := "", false
+		for _, name := range slices.Sorted(maps.Keys(trust)) {
+			if h, ok := piece.Strongest(trust[name].Hashes); ok {
+				hashed = cmpOr(hashed, h.Type)
+			} else {
+				unhashed = true
+			}
+		}
+		switch {
+		case unhashed:
+			v.Unverified, v.Outcome = true, lang.L("not verified")
+		case hashed != "":
+			v.Outcome = fmt.Sprintf(lang.L("verified (%s)"), hashed)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(trust)) {
+		o := trust[name].Signature
+		switch o.Status {
+		case signature.Bad:
+			v.State = ui.Failed
+			if v.Err == "" {
+				v.Err = o.String()
+			}
+			v.Signer, v.SignerUnknown = "", false
+			return
+		case signature.UnknownKey:
+			if v.Signer == "" {
+				v.Signer, v.SignerUnknown = o.Fingerprint, true
+			}
+		case signature.Good:
+			if v.Signer == "" || v.SignerUnknown {
+				v.Signer, v.SignerUnknown = o.Signer, false
+			}
+		}
+	}
+}
+
+// trustDetail adds to a job's details what its signatures and its
+// publisher said: the unknown key to import and how, and the notice of a
+// new version.
+func (b *Backend) trustDetail(d *ui.Detail) {
+	sigs, err := b.q.Signatures(int64(d.ID))
+	if err == nil {
+		for _, name := range slices.Sorted(maps.Keys(sigs)) {
+			o := sigs[name]
+			for i := range d.Files {
+				if d.Files[i].Name == name {
+					d.Files[i].SignatureOutcome = o.String()
+				}
+			}
+			if o.Status == signature.UnknownKey && d.UnknownKey == "" {
+				d.UnknownKey, d.Advice = o.Fingerprint, o.Advice()
+			}
+		}
+	}
+	if n, err := b.q.Notice(int64(d.ID)); err == nil {
+		d.Notice = n
+	}
+}
