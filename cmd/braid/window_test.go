@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -150,10 +152,7 @@ func writeMetalink(t *testing.T, dir, meta string, data []byte, name string, pie
 func startXvfb(t *testing.T, xvfb string) string {
 	t.Helper()
 	for n := 90; n < 190; n++ {
-		if _, err := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n)); err == nil {
-			continue
-		}
-		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
+		if displayTaken(n) {
 			continue
 		}
 		if tryXvfb(t, xvfb, n) {
@@ -162,6 +161,23 @@ func startXvfb(t *testing.T, xvfb string) string {
 	}
 	t.Fatal("no free X display between :90 and :189")
 	return ""
+}
+
+// displayTaken reports whether an X server holds display n: its lock file
+// names a process that is alive. A lock left by a server that was killed
+// is stale, and Xvfb takes the display over (it removes such a lock and
+// its socket itself), so stale locks never use up the displays.
+func displayTaken(n int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/tmp/.X%d-lock", n))
+	if err != nil {
+		return false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return true // not a lock we can read: leave it alone
+	}
+	err = syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // tryXvfb starts Xvfb on display n and waits for its socket; false when
