@@ -14,7 +14,6 @@ import (
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/platform"
-	"braid/queue"
 )
 
 // getState keeps `braid get` downloads in the queue, so that running get
@@ -185,7 +184,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 // getSource downloads the selected files of one source, side by side, and
 // reports whether all of them verified.
 func (o *getOptions) getSource(ctx context.Context, st getState, src string) bool {
-	doc, origin, err := queue.ResolveSource(ctx, src, o.client.HTTP)
+	doc, origin, err := o.resolveWaiting(ctx, src)
 	if err != nil {
 		o.fail(src, "", err)
 		return false
