@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"strings"
 	"syscall"
 	"time"
 
@@ -33,7 +34,7 @@ func (o *getOptions) resolveWaiting(ctx context.Context, src string) (*metalink.
 	wait := resolveFirstWait
 	for {
 		doc, origin, err := queue.ResolveSource(ctx, src, o.client.HTTP)
-		if err == nil || !networkError(err) || ctx.Err() != nil {
+		if err == nil || !strings.Contains(src, "://") || !networkError(err) || ctx.Err() != nil {
 			return doc, origin, err
 		}
 		if o.retryFor > 0 {
@@ -67,12 +68,16 @@ func (o *getOptions) resolveWaiting(ctx context.Context, src string) (*metalink.
 // network or a busy server caused, which trying again later can cure.
 func networkError(err error) bool {
 	var re *transport.RetryError
+	var op *net.OpError
+	var dns *net.DNSError
 	var ne net.Error
 	switch {
 	case errors.Is(err, transport.ErrNotFound), errors.Is(err, transport.ErrDenied),
 		errors.Is(err, transport.ErrMismatch), errors.Is(err, transport.ErrUnsupportedScheme):
 		return false
-	case errors.As(err, &re), errors.As(err, &ne):
+	case errors.As(err, &re), errors.As(err, &op), errors.As(err, &dns):
+		return true
+	case errors.As(err, &ne) && ne.Timeout():
 		return true
 	}
 	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
