@@ -92,6 +92,18 @@ UPDATE files SET mismatch = 1 WHERE NOT verified AND EXISTS (
 	SELECT 1 FROM jobs j WHERE j.id = files.job AND j.state = 'failed'
 	AND instr(j.error, files.name || ': file does not match its hash') > 0);
 `, fix: redactJobs},
+	// BitTorrent (issue 13): piece completion of torrents, per download
+	// folder and info hash, recorded after the piece's bytes are synced,
+	// so a torrent resumes exactly after pause, quit or a crash.
+	{sql: `
+CREATE TABLE torrent_pieces (
+	dir      TEXT    NOT NULL,             -- absolute download folder
+	infohash TEXT    NOT NULL,             -- v1 info hash, lower-case hex
+	piece    INTEGER NOT NULL,
+	complete INTEGER NOT NULL,
+	PRIMARY KEY (dir, infohash, piece)
+) WITHOUT ROWID;
+`},
 }
 
 // redactJobs takes URL credentials out of the sources and errors of jobs
