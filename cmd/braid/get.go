@@ -15,6 +15,7 @@ import (
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/resolve"
+	"braid/engine/torrent"
 	"braid/platform"
 )
 
@@ -48,6 +49,7 @@ type getOptions struct {
 	interval time.Duration
 	stdout   io.Writer
 	stderr   io.Writer
+	torrent  torrentOptions // BitTorrent flags (torrent.go)
 }
 
 func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -94,7 +96,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	fs := flag.NewFlagSet("get", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: braid get [flags] SOURCE...\n\nDownload every selected file of each SOURCE (a .meta4 or .metalink file, or an\nhttp(s) or ftp URL) and verify it. Exit status 0 only if every file verified.\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: braid get [flags] SOURCE...\n\nDownload every selected file of each SOURCE (a .meta4 or .metalink file, an\nhttp(s) or ftp URL, a .torrent file or URL, or a magnet link) and verify it. Exit status 0 only if every file verified.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	defaults := platform.DefaultPrefs()
@@ -107,6 +109,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	perMirror := fs.Int("max-conn-per-mirror", engine.DefaultMaxConnsPerMirror, "most connections to one mirror")
 	limit := fs.String("limit", "", "download rate limit in bytes per second, e.g. 500K, 10M (0: none)")
 	jsonOut := fs.Bool("json", false, "print progress as JSON lines")
+	tor := torrentFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, 0
@@ -150,6 +153,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		interval: 500 * time.Millisecond,
 		stdout:   stdout,
 		stderr:   stderr,
+		torrent:  *tor,
 	}
 	if o.tty && !o.json {
 		o.interval = 200 * time.Millisecond
@@ -160,6 +164,9 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 // getSource downloads the selected files of one source, one after the
 // other, and reports whether all of them verified.
 func (o *getOptions) getSource(ctx context.Context, st getState, src string) bool {
+	if torrent.IsSource(src) {
+		return o.getTorrent(ctx, st, src)
+	}
 	res, err := resolveSource(ctx, src, o.client.HTTP)
 	if err != nil {
 		o.result(src, "", 0, 0, err)
@@ -185,6 +192,10 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 			continue
 		}
 		selected++
+		if torrent.HasTorrent(f) {
+			ok = o.getMetalinkTorrent(ctx, st, src, f) && ok
+			continue
+		}
 		req := &engine.Request{
 			Dir:        o.dir,
 			File:       f,

@@ -197,6 +197,12 @@ func FromMetalink(ctx context.Context, f metalink.File, client *http.Client) (*S
 		if !strings.EqualFold(mu.MediaType, "torrent") {
 			continue
 		}
+		// A document from the network must not make Braid read local
+		// files: only URLs and magnet links.
+		if u, err := url.Parse(mu.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "magnet") {
+			errs = append(errs, fmt.Errorf("metaurl %s: only http(s) and magnet links are followed", redact(mu.URL)))
+			continue
+		}
 		s, err := Resolve(ctx, mu.URL, client)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("metaurl %s: %w", redact(mu.URL), err))

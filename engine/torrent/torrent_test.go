@@ -18,12 +18,13 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/engine/torrent/torrenttest"
 )
 
 func TestFromLoopbackSeeder(t *testing.T) {
 	src := t.TempDir()
 	data := randomBytes(t, 10*testPieceLen+1234)
-	mi := makeTorrent(t, src, "one.bin", []testFile{{"", data}})
+	mi := makeTorrent(t, src, "one.bin", []testFile{{Path: "", Data: data}})
 	addr := seeder(t, src, mi)
 
 	c := newTestClient(t)
@@ -53,7 +54,7 @@ func TestWebSeedOnly(t *testing.T) {
 	src := t.TempDir()
 	data := randomBytes(t, 7*testPieceLen+99)
 	m := mirrortest.New(t, data)
-	mi := makeTorrent(t, src, "web.bin", []testFile{{"", data}}, m.URL())
+	mi := makeTorrent(t, src, "web.bin", []testFile{{Path: "", Data: data}}, m.URL())
 
 	dest := t.TempDir()
 	j, err := run(t, newTestClient(t), &Request{Dir: dest, Spec: specOf(t, mi)})
@@ -82,7 +83,7 @@ func TestMultiFileWebSeedWithoutSlash(t *testing.T) {
 	a, b := randomBytes(t, 3*testPieceLen+5), randomBytes(t, 2*testPieceLen)
 	srv := httptest.NewServer(http.FileServer(http.Dir(src)))
 	t.Cleanup(srv.Close)
-	mi := makeTorrent(t, src, "pack", []testFile{{"a.bin", a}, {"sub/b.bin", b}}, srv.URL)
+	mi := makeTorrent(t, src, "pack", []testFile{{Path: "a.bin", Data: a}, {Path: "sub/b.bin", Data: b}}, srv.URL)
 
 	dest := t.TempDir()
 	if _, err := run(t, newTestClient(t), &Request{Dir: dest, Spec: specOf(t, mi)}); err != nil {
@@ -95,7 +96,7 @@ func TestMultiFileWebSeedWithoutSlash(t *testing.T) {
 func TestMagnetWithPeer(t *testing.T) {
 	src := t.TempDir()
 	data := randomBytes(t, 5*testPieceLen)
-	mi := makeTorrent(t, src, "mag.bin", []testFile{{"", data}})
+	mi := makeTorrent(t, src, "mag.bin", []testFile{{Path: "", Data: data}})
 	addr := seeder(t, src, mi)
 	ih := mi.HashInfoBytes()
 
@@ -146,9 +147,9 @@ func TestDeselectedFile(t *testing.T) {
 	src := t.TempDir()
 	// Sizes that put file boundaries inside pieces.
 	files := []testFile{
-		{"first.bin", randomBytes(t, 2*testPieceLen+100)},
-		{"skip/middle.bin", randomBytes(t, 4*testPieceLen+7)},
-		{"last.bin", randomBytes(t, testPieceLen+1)},
+		{Path: "first.bin", Data: randomBytes(t, 2*testPieceLen+100)},
+		{Path: "skip/middle.bin", Data: randomBytes(t, 4*testPieceLen+7)},
+		{Path: "last.bin", Data: randomBytes(t, testPieceLen+1)},
 	}
 	mi := makeTorrent(t, src, "set", files)
 	addr := seeder(t, src, mi)
@@ -169,11 +170,11 @@ func TestDeselectedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The torrent lists its files sorted by path.
-	if len(listed) != 3 || listed[2].Name != "set/skip/middle.bin" || listed[2].Size != int64(len(files[1].data)) || listed[1].Name != "set/last.bin" {
+	if len(listed) != 3 || listed[2].Name != "set/skip/middle.bin" || listed[2].Size != int64(len(files[1].Data)) || listed[1].Name != "set/last.bin" {
 		t.Fatalf("listed %+v", listed)
 	}
-	sameFile(t, dest, "set/first.bin", files[0].data)
-	sameFile(t, dest, "set/last.bin", files[2].data)
+	sameFile(t, dest, "set/first.bin", files[0].Data)
+	sameFile(t, dest, "set/last.bin", files[2].Data)
 	if _, err := os.Stat(filepath.Join(dest, "set/skip/middle.bin")); !os.IsNotExist(err) {
 		t.Fatalf("the deselected file is at its final name: %v", err)
 	}
@@ -182,7 +183,7 @@ func TestDeselectedFile(t *testing.T) {
 		t.Fatalf("%d bytes of the deselected file fetched", n)
 	}
 	s := j.Snapshot()
-	want := int64(len(files[0].data) + len(files[2].data))
+	want := int64(len(files[0].Data) + len(files[2].Data))
 	if s.Size != want || s.Bytes != want {
 		t.Fatalf("snapshot size %d bytes %d, want %d", s.Size, s.Bytes, want)
 	}
@@ -275,7 +276,7 @@ func TestCorruptWebSeed(t *testing.T) {
 	src := t.TempDir()
 	data := randomBytes(t, 8*testPieceLen)
 	bad := mirrortest.New(t, data, mirrortest.Corrupt(testPieceLen, func(p int) bool { return p%2 == 1 }))
-	mi := makeTorrent(t, src, "c.bin", []testFile{{"", data}}, bad.URL())
+	mi := makeTorrent(t, src, "c.bin", []testFile{{Path: "", Data: data}}, bad.URL())
 	addr := seeder(t, src, mi)
 	spec := specOf(t, mi)
 	spec.Peers = []string{addr}
@@ -298,11 +299,13 @@ func TestMetalinkHashChecked(t *testing.T) {
 	src := t.TempDir()
 	data := randomBytes(t, 3*testPieceLen)
 	m := mirrortest.New(t, data)
-	mi := makeTorrent(t, src, "m.bin", []testFile{{"", data}})
-	tf := filepath.Join(t.TempDir(), "m.torrent")
-	w, _ := os.Create(tf)
-	mi.Write(w)
-	w.Close()
+	mi := makeTorrent(t, src, "m.bin", []testFile{{Path: "", Data: data}})
+	tf := torrenttest.WriteFile(t, mi, "m.torrent")
+	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Dir(tf))))
+	t.Cleanup(srv.Close)
+	if _, err := FromMetalink(context.Background(), metalink.File{Name: "m.bin", MetaURLs: []metalink.MetaURL{{URL: tf, MediaType: "torrent"}}}, nil); err == nil {
+		t.Fatal("a metaurl naming a local file was read")
+	}
 
 	for _, tc := range []struct {
 		name string
@@ -317,7 +320,7 @@ func TestMetalinkHashChecked(t *testing.T) {
 				Name: "m.bin", Size: int64(len(data)),
 				Hashes:   []metalink.Hash{{Type: "sha-256", Value: tc.hash}},
 				URLs:     []metalink.URL{{URL: m.URL(), Priority: 1}},
-				MetaURLs: []metalink.MetaURL{{URL: tf, MediaType: "torrent"}},
+				MetaURLs: []metalink.MetaURL{{URL: srv.URL + "/m.torrent", MediaType: "torrent"}},
 			}
 			spec, err := FromMetalink(context.Background(), f, nil)
 			if err != nil {
@@ -351,7 +354,7 @@ func TestResumeKeepsRecordedPieces(t *testing.T) {
 	src := t.TempDir()
 	data := randomBytes(t, 16*testPieceLen)
 	slow := mirrortest.New(t, data, mirrortest.Rate(4*testPieceLen))
-	mi := makeTorrent(t, src, "r.bin", []testFile{{"", data}}, slow.URL())
+	mi := makeTorrent(t, src, "r.bin", []testFile{{Path: "", Data: data}}, slow.URL())
 	spec := specOf(t, mi)
 	comp := &MemCompletion{}
 	dest := t.TempDir()
