@@ -36,7 +36,9 @@ func makeTorrent(t testing.TB, dir, name string, files []testFile, urlList ...st
 	return torrenttest.Make(t, dir, name, testPieceLen, files, urlList...)
 }
 
-func seeder(t testing.TB, dir string, mi *metainfo.MetaInfo) string { return torrenttest.Seed(t, dir, mi) }
+func seeder(t testing.TB, dir string, mi *metainfo.MetaInfo) string {
+	return torrenttest.Seed(t, dir, mi)
+}
 
 // newTestClient is a Braid client with everything but direct peers off.
 func newTestClient(t testing.TB) *Client {
