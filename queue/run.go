@@ -19,6 +19,7 @@ import (
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/piece"
+	"braid/engine/torrent"
 )
 
 var (
@@ -60,6 +61,10 @@ type Runner struct {
 	// while it runs and when it ends, on the runner's goroutine; it must
 	// return quickly. For progress at a display's own rate, read Live.
 	Progress func(Job, engine.Snapshot)
+	// Torrent runs the jobs whose files come from a torrent
+	// (torrent_run.go); nil makes one from the settings when needed.
+	Torrent *torrent.Client
+	tor     torrentLive
 
 	mu  sync.Mutex // guards cur and dl
 	cur int64      // the job whose file dl is downloading
@@ -216,6 +221,9 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 	q := r.Queue
 	if err := prepareDest(j); err != nil {
 		return err
+	}
+	if src, ok := torrentSource(j); ok {
+		return r.runTorrent(ctx, j, src)
 	}
 	locs := r.Locations
 	if locs == nil {

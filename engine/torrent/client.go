@@ -162,13 +162,21 @@ func (c *Client) Port() int {
 	return c.cl.LocalPort()
 }
 
-// Close stops every job's torrent and the client. Jobs end as canceled.
+// Close stops every job (they end as canceled, or done if they were
+// seeding), waits for them, and stops the client.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	cl := c.cl
 	c.closed = true
 	c.cl = nil
+	var jobs []*Job
+	for _, j := range c.jobs {
+		jobs = append(jobs, j)
+	}
 	c.mu.Unlock()
+	for _, j := range jobs {
+		j.Stop()
+	}
 	if cl == nil {
 		return nil
 	}

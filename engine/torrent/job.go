@@ -50,10 +50,13 @@ var ErrRunning = errors.New("this torrent is already running")
 
 // Job is one running torrent. Its methods are safe for concurrent use.
 type Job struct {
-	c    *Client
-	req  Request
-	comp Completion
-	done chan struct{}
+	c        *Client
+	req      Request
+	comp     Completion
+	cancel   context.CancelFunc
+	done     chan struct{}
+	complete chan struct{}
+	compOnce sync.Once
 
 	refused chan error // OpenTorrent refused the torrent
 	opened  chan *torrentStorage
@@ -82,19 +85,22 @@ func (c *Client) Start(ctx context.Context, req *Request) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithCancel(ctx)
 	j := &Job{
-		c: c, req: *req, comp: req.Completion,
-		done:    make(chan struct{}),
-		refused: make(chan error, 1),
-		opened:  make(chan *torrentStorage, 1),
-		start:   time.Now(),
-		phase:   PhaseMetadata,
-		sources: []string{sourcePeers},
+		c: c, req: *req, comp: req.Completion, cancel: cancel,
+		done:     make(chan struct{}),
+		complete: make(chan struct{}),
+		refused:  make(chan error, 1),
+		opened:   make(chan *torrentStorage, 1),
+		start:    time.Now(),
+		phase:    PhaseMetadata,
+		sources:  []string{sourcePeers},
 	}
 	if j.comp == nil {
 		j.comp = &MemCompletion{}
 	}
 	if _, ok := cl.Torrent(req.Spec.InfoHash); ok {
+		cancel()
 		return nil, fmt.Errorf("%s: %w", req.Spec.Name, ErrRunning)
 	}
 	st := &braidStorage{dir: req.Dir, comp: j.comp, check: j.checkFile, refuse: func(err error) {
@@ -114,6 +120,7 @@ func (c *Client) Start(ctx context.Context, req *Request) (*Job, error) {
 	spec.Storage = st
 	t, _, err := cl.AddTorrentSpec(spec)
 	if err != nil {
+		cancel()
 		return nil, fmt.Errorf("%s: %w", req.Spec.Name, err)
 	}
 	c.register(t, j)
@@ -124,6 +131,18 @@ func (c *Client) Start(ctx context.Context, req *Request) (*Job, error) {
 
 // Done is closed when the job has ended.
 func (j *Job) Done() <-chan struct{} { return j.done }
+
+// Complete is closed when every selected file is at its final name,
+// verified, before seeding starts; or when the job ends, whichever is
+// first. A queue can count the job done here and leave it seeding.
+func (j *Job) Complete() <-chan struct{} { return j.complete }
+
+// Stop ends the job (a pause, a removal, seeding cut short) and waits for
+// it; piece completion is kept.
+func (j *Job) Stop() {
+	j.cancel()
+	<-j.done
+}
 
 // Err blocks until the job ends and returns nil when every selected file
 // is at its final name, verified; the context's error when it was
@@ -165,8 +184,12 @@ func (j *Job) run(ctx context.Context) {
 	}
 	j.err = err
 	j.mu.Unlock()
+	j.markComplete()
+	j.cancel()
 	close(j.done)
 }
+
+func (j *Job) markComplete() { j.compOnce.Do(func() { close(j.complete) }) }
 
 func (j *Job) download(ctx context.Context) error {
 	t := j.t
@@ -277,6 +300,7 @@ func (j *Job) download(ctx context.Context) error {
 			return err
 		}
 	}
+	j.markComplete()
 	return j.seed(ctx, tick)
 }
 

@@ -275,3 +275,41 @@ func redact(s string) string {
 	}
 	return s
 }
+
+// Document describes a torrent source as a metalink document, so the
+// queue can hold it like any other job: one file per file of the torrent
+// (with its size), each with a torrent metaurl pointing back at source.
+// A magnet link's files are not known before its metadata: it becomes one
+// file named after the link (its dn, or the info hash), of unknown size,
+// that stands for the whole torrent.
+func Document(spec *Spec, source string) (*metalink.Document, error) {
+	doc := &metalink.Document{Version: 4}
+	mu := metalink.MetaURL{URL: source, MediaType: "torrent", Priority: 1}
+	if spec.InfoBytes == nil {
+		name := spec.Name
+		if metalink.SafeName(name) != nil {
+			name = spec.InfoHash.HexString()
+		}
+		doc.Files = []metalink.File{{Name: name, Size: -1, MetaURLs: []metalink.MetaURL{mu}}}
+		return doc, nil
+	}
+	var info metainfo.Info
+	if err := bencode.Unmarshal(spec.InfoBytes, &info); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotTorrent, err)
+	}
+	spans, err := layout(&info)
+	if err != nil {
+		return nil, err
+	}
+	for _, sp := range spans {
+		if sp.pad {
+			continue
+		}
+		m := mu
+		if info.IsDir() {
+			m.Name = strings.TrimPrefix(sp.name, info.BestName()+"/")
+		}
+		doc.Files = append(doc.Files, metalink.File{Name: sp.name, Size: sp.length, MetaURLs: []metalink.MetaURL{m}})
+	}
+	return doc, nil
+}
