@@ -6,6 +6,7 @@
 package torrent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,8 @@ import (
 
 	alog "github.com/anacrolix/log"
 	"github.com/anacrolix/torrent"
+	"github.com/anacrolix/torrent/metainfo"
+	"github.com/anacrolix/torrent/storage"
 	"golang.org/x/time/rate"
 )
 
@@ -84,6 +87,22 @@ func (c *Client) SetLimits(down, up int64) {
 	set(c.up, up)
 }
 
+// noStorage refuses a torrent added without Braid's storage.
+type noStorage struct{}
+
+func (noStorage) OpenTorrent(context.Context, *metainfo.Info, metainfo.Hash) (storage.TorrentImpl, error) {
+	return storage.TorrentImpl{}, errors.New("a torrent was added without Braid's storage")
+}
+
+// MaxPeerRequestData is the upload buffer allowed per peer connection.
+// anacrolix/torrent v1.59.1 deadlocks a seeding connection once a peer has
+// more requests queued than this covers: its one reader goroutine serves
+// requests in map order, while the buffer is granted in arrival order to
+// requests it has not read yet, so nothing is ever sent again (a leecher
+// stalls after 1 MiB with the default). 1024 requests (the most a
+// connection accepts) of 16 KiB chunks never wait.
+const MaxPeerRequestData = 1024 * 16 << 10
+
 // routeGlobalLog sends the library's global logger (used by code that
 // has no client at hand) to slog once.
 var routeGlobalLog sync.Once
@@ -114,7 +133,12 @@ func (c *Client) client() (*torrent.Client, error) {
 	tc.DisableTrackers = !c.cfg.Trackers
 	tc.NoDefaultPortForwarding = true
 	tc.Seed = true // a finished torrent seeds while its job says so
+	// Every torrent is added with Braid's storage for its job. Without a
+	// default the library would open file storage and a bolt database in
+	// the working directory the moment the client starts.
+	tc.DefaultStorage = noStorage{}
 	tc.Slogger = c.cfg.Logger
+	tc.MaxAllocPeerRequestDataPerConn = MaxPeerRequestData
 	tc.DownloadRateLimiter = c.down
 	tc.UploadRateLimiter = c.up
 	if c.cfg.HTTP != nil {

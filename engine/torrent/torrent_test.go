@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,7 +24,7 @@ import (
 
 func TestFromLoopbackSeeder(t *testing.T) {
 	src := t.TempDir()
-	data := randomBytes(t, 10*testPieceLen+1234)
+	data := randomBytes(t, 200*testPieceLen+1234)
 	mi := makeTorrent(t, src, "one.bin", []testFile{{Path: "", Data: data}})
 	addr := seeder(t, src, mi)
 
@@ -411,4 +412,62 @@ func TestResumeKeepsRecordedPieces(t *testing.T) {
 func sha256hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// A finished torrent seeds until its ratio is reached, then stops: an
+// anacrolix leecher on loopback fetches the whole file from Braid, a
+// second one takes it past the ratio of 1.5, and the seeding ends.
+func TestSeedsUntilRatio(t *testing.T) {
+	src := t.TempDir()
+	data := randomBytes(t, 200*testPieceLen)
+	m := mirrortest.New(t, data)
+	mi := makeTorrent(t, src, "up.bin", []testFile{{Path: "", Data: data}}, m.URL())
+	dest := t.TempDir()
+	c := newTestClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	j, err := c.Start(ctx, &Request{Dir: dest, Spec: specOf(t, mi), SeedRatio: 1.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-j.Complete():
+	case <-ctx.Done():
+		t.Fatal("not complete")
+	}
+	if s := j.Snapshot(); s.Phase != PhaseSeeding {
+		t.Fatalf("phase %v after completion, want seeding", s.Phase)
+	}
+	// Leechers without the web seed: only Braid has the data.
+	noSeeds := *mi
+	noSeeds.UrlList = nil
+	leech := func() (*Job, string) {
+		dir := t.TempDir()
+		spec := specOf(t, &noSeeds)
+		spec.Peers = []string{fmt.Sprintf("127.0.0.1:%d", c.Port())}
+		lc := NewClient(Config{ListenHost: "127.0.0.1", Logger: discard})
+		t.Cleanup(func() { lc.Close() })
+		lj, err := lc.Start(ctx, &Request{Dir: dir, Spec: spec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lj, dir
+	}
+	first, dir := leech()
+	if err := first.Err(); err != nil {
+		ls, ss := first.Snapshot(), j.Snapshot()
+		t.Fatalf("leecher: %v (%d/%d pieces); seeder %v, %d uploaded", err, ls.Verified, len(ls.Pieces), ss.Phase, ss.Uploaded)
+	}
+	sameFile(t, dir, "up.bin", data)
+	if s := j.Snapshot(); s.Phase != PhaseSeeding || s.Ratio < 1 {
+		t.Fatalf("after one leecher: %v, ratio %.2f; want seeding on", s.Phase, s.Ratio)
+	}
+	second, _ := leech()
+	if err := j.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if s := j.Snapshot(); s.Phase != PhaseDone || s.Ratio < 1.5 {
+		t.Fatalf("seeder ended %v with ratio %.2f", s.Phase, s.Ratio)
+	}
+	second.Stop()
 }

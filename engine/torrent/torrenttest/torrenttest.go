@@ -83,6 +83,8 @@ func Seed(t testing.TB, dir string, mi *metainfo.MetaInfo) string {
 	cfg.NoDHT, cfg.DisableTrackers, cfg.NoDefaultPortForwarding = true, true, true
 	cfg.DisableIPv6 = true
 	cfg.Seed = true
+	// See torrent.MaxPeerRequestData: the default deadlocks uploads.
+	cfg.MaxAllocPeerRequestDataPerConn = 1024 * 16 << 10
 	cfg.Slogger = slog.New(slog.DiscardHandler)
 	cfg.DefaultStorage = storage.NewFileOpts(storage.NewFileClientOpts{
 		ClientBaseDir: dir, PieceCompletion: storage.NewMapPieceCompletion(),
