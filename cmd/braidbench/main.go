@@ -6,7 +6,7 @@
 // held in memory. Both downloaders run as child processes on the same
 // .meta4 (sha-256 piece hashes and a whole-file hash).
 //
-//	go run -tags nosqlite ./cmd/braidbench [-size 256MiB] [-scenarios uniform,mixed,hostile,unlimited,memory]
+//	go run -tags nosqlite,disable_libutp ./cmd/braidbench [-size 256MiB] [-scenarios uniform,mixed,hostile,unlimited,memory,torrent]
 package main
 
 import (
@@ -71,7 +71,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	sizeFlag := fs.String("size", "256MiB", "file size of the rate-limited scenarios")
 	memSize := fs.String("mem-size", "4GiB", "file size of the memory scenario")
 	pieceFlag := fs.String("piece", "1MiB", "piece length in the .meta4")
-	which := fs.String("scenarios", "uniform,mixed,hostile,unlimited,memory", "scenarios to run, comma separated")
+	which := fs.String("scenarios", "uniform,mixed,hostile,unlimited,memory", "scenarios to run, comma separated (also: torrent, see torrent.go)")
 	braidBin := fs.String("braid", "", "braid binary (default: build ./cmd/braid)")
 	ariaBin := fs.String("aria2c", "aria2c", "aria2c binary; \"\" to skip")
 	workDir := fs.String("work", "", "folder for downloads (default: a temporary one)")
@@ -104,7 +104,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *braidBin == "" {
 		*braidBin = filepath.Join(dir, "braid")
 		fmt.Fprintln(out, "building braid ...")
-		cmd := exec.CommandContext(ctx, "go", "build", "-tags", "nosqlite", "-o", *braidBin, "./cmd/braid")
+		cmd := exec.CommandContext(ctx, "go", "build", "-tags", "nosqlite,disable_libutp", "-o", *braidBin, "./cmd/braid")
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("build braid: %w", err)
@@ -139,6 +139,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		r.print(tw)
 		missed = missed || !r.ok()
+	}
+	if want["torrent"] {
+		if err := runTorrentScenario(ctx, dir, size, *braidBin, aria, *runs, tw); err != nil {
+			return fmt.Errorf("torrent: %w", err)
+		}
 	}
 	if want["memory"] {
 		sc := scenario{name: "memory", mirrors: []mirrorSpec{{honest: true}, {honest: true}, {honest: true}, {honest: true}}}
