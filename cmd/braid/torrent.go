@@ -18,6 +18,7 @@ type torrentOptions struct {
 	seedTime  time.Duration
 	port      int
 	discovery bool
+	dht       bool
 	upLimit   string
 }
 
@@ -28,6 +29,7 @@ func torrentFlags(fs *flag.FlagSet) *torrentOptions {
 	fs.DurationVar(&o.seedTime, "seed-time", 0, "after a torrent completes, seed at most this long (0: no time limit; with --seed-ratio 0, do not seed)")
 	fs.IntVar(&o.port, "bt-port", 0, "port to listen on for BitTorrent peers (0: any free port)")
 	fs.BoolVar(&o.discovery, "bt-discovery", true, "find BitTorrent peers through trackers, DHT and PEX (false: only the peers and web seeds the source names)")
+	fs.BoolVar(&o.dht, "bt-dht", true, "with --bt-discovery, use the DHT too (false: trackers and PEX only)")
 	fs.StringVar(&o.upLimit, "upload-limit", "", "BitTorrent upload rate limit in bytes per second, e.g. 500K (0: none)")
 	return o
 }
@@ -74,7 +76,7 @@ func (o *getOptions) runTorrent(ctx context.Context, st getState, src string, sp
 	}
 	c := torrent.NewClient(torrent.Config{
 		ListenPort:    o.torrent.port,
-		DHT:           o.torrent.discovery,
+		DHT:           o.torrent.discovery && o.torrent.dht,
 		PEX:           o.torrent.discovery,
 		Trackers:      o.torrent.discovery,
 		DownloadLimit: o.client.Limit,

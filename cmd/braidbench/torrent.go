@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/anacrolix/torrent"
@@ -87,7 +88,7 @@ func runTorrentScenario(ctx context.Context, dir string, size int64, braid, aria
 	for i := range max(runs, 1) {
 		o := filepath.Join(dir, "braid-torrent")
 		state := filepath.Join(dir, fmt.Sprintf("state-torrent-%d", i))
-		r, err := runChild(ctx, o, braid, "get", "--state", state, "-d", o, tf)
+		r, err := runChild(ctx, o, braid, append([]string{"get", "--state", state, "-d", o}, braidArgs(tf)...)...)
 		if err == nil {
 			err = checkFile(filepath.Join(o, "file.bin"), size)
 		}
@@ -119,6 +120,18 @@ func runTorrentScenario(ctx context.Context, dir string, size int64, braid, aria
 	}
 	res.print(out)
 	return nil
+}
+
+// braidArgs is how braid is given the torrent: without the DHT, as
+// aria2c (on a machine with loopback only, the DHT's bootstrap costs
+// braid seconds of CPU). BRAID_BENCH_TORRENT_ARGS (space separated, before
+// the .torrent) replaces them, to compare settings.
+func braidArgs(tf string) []string {
+	args := "--bt-dht=false"
+	if v, ok := os.LookupEnv("BRAID_BENCH_TORRENT_ARGS"); ok {
+		args = v
+	}
+	return append(strings.Fields(args), tf)
 }
 
 // writeContent writes c to path.

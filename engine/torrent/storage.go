@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/anacrolix/torrent/metainfo"
 	"github.com/anacrolix/torrent/storage"
@@ -177,7 +178,7 @@ func (s *braidStorage) open(info *metainfo.Info, ih metainfo.Hash) (*torrentStor
 		_, errPart := root.Stat(sp.name + partSuffix)
 		_, errFinal := root.Stat(sp.name)
 		ts.files[i].final = errFinal == nil && errors.Is(errPart, fs.ErrNotExist)
-		ts.files[i].exists = errFinal == nil || errPart == nil
+		ts.files[i].exists.Store(errFinal == nil || errPart == nil)
 	}
 	recorded, err := s.comp.Load(ts.ih)
 	if err != nil {
@@ -197,10 +198,13 @@ const partSuffix = ".part"
 
 // openFile is the handle of one file, opened on first use.
 type openFile struct {
-	mu     sync.Mutex
-	f      *os.File
-	final  bool // at its final name: read only
-	exists bool // at either name when the torrent was opened
+	mu    sync.Mutex
+	f     *os.File
+	final bool // at its final name: read only
+	// exists: at either name (when opened, or written since). Atomic, so
+	// Completion, called under the library's lock, never waits for disk
+	// I/O under mu.
+	exists atomic.Bool
 }
 
 // torrentStorage is one open torrent.
@@ -308,7 +312,7 @@ func (ts *torrentStorage) handle(i int, write bool) (*os.File, error) {
 		return nil, err
 	}
 	f.f = h
-	f.exists = true
+	f.exists.Store(true)
 	return h, nil
 }
 
@@ -452,11 +456,7 @@ func (p *pieceImpl) Completion() storage.Completion {
 		return storage.Completion{Ok: true, Complete: done}
 	}
 	for _, i := range ts.spansOf(p.off, p.length) {
-		f := ts.files[i]
-		f.mu.Lock()
-		exists := f.exists
-		f.mu.Unlock()
-		if exists && !ts.spans[i].pad {
+		if ts.files[i].exists.Load() && !ts.spans[i].pad {
 			return storage.Completion{Ok: false}
 		}
 	}
