@@ -329,7 +329,10 @@ type jsonResult struct {
 	Seconds float64 `json:"seconds"`
 }
 
-func (o *getOptions) progressJSON(s *engine.Snapshot) {
+func (o *getOptions) progressJSON(s *engine.Snapshot) { writeJSON(o.stdout, progressOf(s)) }
+
+// progressOf is a snapshot's --json progress line.
+func progressOf(s *engine.Snapshot) jsonProgress {
 	p := jsonProgress{
 		Type: "progress", File: s.Name, State: s.State.String(), Size: s.Size, Bytes: s.Bytes,
 		Pieces: len(s.Pieces), Verified: s.Verified, Speed: s.Speed, ETA: -1,
@@ -340,7 +343,7 @@ func (o *getOptions) progressJSON(s *engine.Snapshot) {
 	for _, m := range s.Mirrors {
 		p.Mirrors = append(p.Mirrors, jsonMirror{URL: m.URL, State: m.State.String(), Reason: m.Reason, Bytes: m.Bytes, Speed: m.Speed, Strikes: m.Strikes})
 	}
-	writeJSON(o.stdout, p)
+	return p
 }
 
 // result reports how one file (or a source that yielded none) ended.

@@ -168,17 +168,9 @@ type jsonTorrent struct {
 
 func (o *getOptions) torrentJSON(s *torrent.Snapshot) {
 	p := jsonTorrent{
-		jsonProgress: jsonProgress{
-			Type: "progress", File: s.Name, State: s.Phase.String(), Size: s.Size, Bytes: s.Bytes,
-			Pieces: len(s.Pieces), Verified: s.Verified, Speed: s.Speed, ETA: -1,
-		},
-		Peers: s.Peers, Seeds: s.Seeds, Uploaded: s.Uploaded, Ratio: s.Ratio,
+		jsonProgress: progressOf(&s.Snapshot),
+		Peers:        s.Peers, Seeds: s.Seeds, Uploaded: s.Uploaded, Ratio: s.Ratio,
 	}
-	if s.ETA >= 0 {
-		p.ETA = s.ETA.Seconds()
-	}
-	for _, m := range s.Mirrors {
-		p.Mirrors = append(p.Mirrors, jsonMirror{URL: m.URL, State: m.State.String(), Reason: m.Reason, Bytes: m.Bytes, Speed: m.Speed, Strikes: m.Strikes})
-	}
+	p.State = s.Phase.String()
 	writeJSON(o.stdout, p)
 }
