@@ -46,6 +46,7 @@ fuzz: setup
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./engine/metalink/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseLinks$$' -fuzztime $(FUZZTIME) ./engine/metalink/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseDigests$$' -fuzztime $(FUZZTIME) ./engine/metalink/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./engine/resourcesync/
 
 clean:
 	rm -rf bin

@@ -4,13 +4,14 @@ go 1.26.0
 
 require (
 	fyne.io/fyne/v2 v2.7.1
+	github.com/ProtonMail/go-crypto v1.5.2
 	github.com/anacrolix/log v0.17.0
 	github.com/anacrolix/torrent v1.59.1
 	github.com/jlaffaye/ftp v0.2.4
 	github.com/mattn/go-sqlite3 v1.14.53
 	goftp.io/server/v2 v2.0.3
 	golang.org/x/sync v0.24.0
-	golang.org/x/sys v0.34.0
+	golang.org/x/sys v0.35.0
 	golang.org/x/text v0.43.0
 	golang.org/x/time v0.0.0-20220609170525-579cf78fd858
 )
@@ -40,6 +41,7 @@ require (
 	github.com/bits-and-blooms/bitset v1.2.2 // indirect
 	github.com/bradfitz/iter v0.0.0-20191230175014-e8f45d346db8 // indirect
 	github.com/cespare/xxhash v1.1.0 // indirect
+	github.com/cloudflare/circl v1.6.3 // indirect
 	github.com/davecgh/go-spew v1.1.1 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/edsrzf/mmap-go v1.1.0 // indirect
@@ -107,7 +109,7 @@ require (
 	go.opentelemetry.io/otel v1.11.1 // indirect
 	go.opentelemetry.io/otel/trace v1.11.1 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/crypto v0.40.0 // indirect
+	golang.org/x/crypto v0.41.0 // indirect
 	golang.org/x/exp v0.0.0-20240823005443-9b4947da3948 // indirect
 	golang.org/x/image v0.24.0 // indirect
 	golang.org/x/net v0.42.0 // indirect

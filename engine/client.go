@@ -17,6 +17,7 @@ package engine
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -113,6 +114,12 @@ type Request struct {
 	// Locations are the user's countries (ISO 3166-1 alpha-2), most
 	// preferred first: mirrors there are tried first among equal priority.
 	Locations []string
+	// Check, when not nil, is the last word on a finished file (its
+	// OpenPGP signature): it reads the file's bytes after every hash
+	// matched and before the rename; an error keeps NAME.part and ends the
+	// download with it. A verified file found at its final name is checked
+	// too, and an error there leaves it alone and fails the download.
+	Check func(ctx context.Context, file io.Reader) error
 }
 
 // Download is a running or finished download. Its methods are safe for

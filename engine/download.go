@@ -182,6 +182,9 @@ func (d *download) run(ctx context.Context) (err error) {
 			if err := stopSyncer(); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
+			if err := d.check(ctx, st.f); err != nil {
+				return fmt.Errorf("%s: %w; %s kept", name, err, st.part)
+			}
 			if err := st.finish(); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}

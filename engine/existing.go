@@ -34,6 +34,9 @@ func (d *download) checkExisting(ctx context.Context, size int64) error {
 		}
 		return refuse(why)
 	}
+	if err := d.checkFinal(ctx); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
 	d.mu.Lock()
 	for i := range d.pieces {
 		d.pieces[i] = PieceDone

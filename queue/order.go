@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -31,6 +32,25 @@ func (q *Queue) MoveDown(id int64) error {
 	err := q.tx(func(tx *sql.Tx) error { return move(tx, id, func(i int) int { return i + 1 }) })
 	if err != nil {
 		return q.wrap(fmt.Sprintf("move job %d down", id), err)
+	}
+	return nil
+}
+
+// MoveTop puts a job first in the queue order.
+func (q *Queue) MoveTop(id int64) error {
+	err := q.tx(func(tx *sql.Tx) error { return move(tx, id, func(int) int { return 0 }) })
+	if err != nil {
+		return q.wrap(fmt.Sprintf("move job %d to the top", id), err)
+	}
+	return nil
+}
+
+// MoveBottom puts a job last in the queue order.
+func (q *Queue) MoveBottom(id int64) error {
+	// move clamps the index to the last job.
+	err := q.tx(func(tx *sql.Tx) error { return move(tx, id, func(int) int { return math.MaxInt }) })
+	if err != nil {
+		return q.wrap(fmt.Sprintf("move job %d to the bottom", id), err)
 	}
 	return nil
 }

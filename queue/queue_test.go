@@ -176,6 +176,10 @@ func TestMove(t *testing.T) {
 		{"up first", func(q *Queue, id []int64) error { return q.MoveUp(id[0]) }, []int{0, 1, 2, 3, 4}},
 		{"down", func(q *Queue, id []int64) error { return q.MoveDown(id[0]) }, []int{1, 0, 2, 3, 4}},
 		{"down last", func(q *Queue, id []int64) error { return q.MoveDown(id[4]) }, []int{0, 1, 2, 3, 4}},
+		{"top", func(q *Queue, id []int64) error { return q.MoveTop(id[3]) }, []int{3, 0, 1, 2, 4}},
+		{"top first", func(q *Queue, id []int64) error { return q.MoveTop(id[0]) }, []int{0, 1, 2, 3, 4}},
+		{"bottom", func(q *Queue, id []int64) error { return q.MoveBottom(id[1]) }, []int{0, 2, 3, 4, 1}},
+		{"bottom last", func(q *Queue, id []int64) error { return q.MoveBottom(id[4]) }, []int{0, 1, 2, 3, 4}},
 		{"to front", func(q *Queue, id []int64) error { return q.Move(id[3], 0) }, []int{3, 0, 1, 2, 4}},
 		{"to back", func(q *Queue, id []int64) error { return q.Move(id[1], 4) }, []int{0, 2, 3, 4, 1}},
 		{"past the end", func(q *Queue, id []int64) error { return q.Move(id[0], 99) }, []int{1, 2, 3, 4, 0}},
@@ -218,6 +222,9 @@ func TestMove(t *testing.T) {
 	q := openTest(t, t.TempDir())
 	if err := q.MoveUp(42); !errors.Is(err, ErrNotFound) {
 		t.Errorf("MoveUp of a missing job: %v", err)
+	}
+	if err := q.MoveBottom(42); !errors.Is(err, ErrNotFound) {
+		t.Errorf("MoveBottom of a missing job: %v", err)
 	}
 }
 

@@ -65,6 +65,10 @@ type Runner struct {
 	// (torrent_run.go); nil makes one from the settings when needed.
 	Torrent *torrent.Client
 	tor     torrentLive
+	// RequireSignature fails a file unless a key of the state folder's
+	// keyring signed it (it stays NAME.part); a bad signature fails it
+	// either way.
+	RequireSignature bool
 
 	mu  sync.Mutex // guards cur and dl
 	cur int64      // the job whose file dl is downloading
@@ -222,6 +226,9 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 	if err := prepareDest(j); err != nil {
 		return err
 	}
+	if err := r.refreshStale(ctx, &j); err != nil {
+		return err
+	}
 	if src, ok := torrentSource(j); ok {
 		return r.runTorrent(ctx, j, src)
 	}
@@ -269,10 +276,14 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 			Done:       done,
 			Journal:    q.Journal(j.ID),
 			Locations:  locs,
+			Check:      q.SignatureCheck(j.ID, mf, r.RequireSignature),
 		})
 		r.setLive(j.ID, dl)
 		err = r.watch(ctx, j, dl)
 		r.setLive(0, nil)
+		if again, ok := r.refreshOnNoMirrors(ctx, &j, f, err); ok {
+			return r.run(again, j) // with the mirrors or the version the origin lists now
+		}
 		if errors.Is(err, engine.ErrHashMismatch) {
 			if dbErr := q.SetMismatch(j.ID, f.Name, true); dbErr != nil {
 				return errors.Join(err, dbErr)

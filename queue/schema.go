@@ -92,7 +92,38 @@ UPDATE files SET mismatch = 1 WHERE NOT verified AND EXISTS (
 	SELECT 1 FROM jobs j WHERE j.id = files.job AND j.state = 'failed'
 	AND instr(j.error, files.name || ': file does not match its hash') > 0);
 `, fix: redactJobs},
-	// BitTorrent (issue 13): piece completion of torrents, per download
+	// 4 (ResourceSync, braid sync): per set of resources synced into a
+	// folder, the source's time the folder is in sync with, and the files
+	// synced, so a later run fetches only what changed and knows what it
+	// may delete.
+	{sql: `
+CREATE TABLE sync_sets (
+	id        INTEGER PRIMARY KEY,
+	source    TEXT    NOT NULL,              -- the set's Capability List (or list) URL
+	dest      TEXT    NOT NULL,              -- absolute folder
+	at        INTEGER NOT NULL DEFAULT 0,    -- the Resource List's at of the last full sync, unix ms
+	until     INTEGER NOT NULL DEFAULT 0,    -- changes applied up to here, unix ms; 0: none yet
+	synced_at INTEGER NOT NULL DEFAULT 0,    -- when the last sync that completed ended, unix ms
+	UNIQUE (source, dest)
+);
+CREATE TABLE sync_files (
+	sync   INTEGER NOT NULL REFERENCES sync_sets (id) ON DELETE CASCADE,
+	name   TEXT    NOT NULL,                 -- path below dest
+	url    TEXT    NOT NULL,                 -- the resource's <loc>
+	size   INTEGER NOT NULL,
+	hashes TEXT    NOT NULL,                 -- whole-file hashes as JSON
+	PRIMARY KEY (sync, name)
+);
+`},
+	// 5 (trust: signatures and dynamic metalinks): what checking a file's
+	// signature found; when a dynamic job's document was last fetched from
+	// its origin; and what that fetch had to tell the user (a new version).
+	{sql: `
+ALTER TABLE files ADD COLUMN signature TEXT NOT NULL DEFAULT '';   -- signature.Outcome as JSON; '' until checked
+ALTER TABLE jobs ADD COLUMN refreshed_at INTEGER NOT NULL DEFAULT 0; -- unix milliseconds; 0: never
+ALTER TABLE jobs ADD COLUMN notice TEXT NOT NULL DEFAULT '';        -- e.g. the publisher has a new version
+`},
+	// 6 (BitTorrent, issue 13): piece completion of torrents, per download
 	// folder and info hash, recorded after the piece's bytes are synced,
 	// so a torrent resumes exactly after pause, quit or a crash.
 	{sql: `

@@ -8,7 +8,7 @@
 #   tools/setup.sh bench    also aria2c, the reference the benchmarks compare against
 set -euo pipefail
 
-want=(gcc libc6-dev pkg-config xorg-dev libgl1-mesa-dev libgl1-mesa-dri xvfb xdg-utils desktop-file-utils shared-mime-info)
+want=(gcc libc6-dev pkg-config xorg-dev libgl1-mesa-dev libgl1-mesa-dri xvfb xdotool xdg-utils desktop-file-utils shared-mime-info)
 [ "${1:-}" = bench ] && want+=(aria2)
 
 if ! command -v go >/dev/null 2>&1; then

@@ -8,6 +8,7 @@ package ui
 
 import (
 	"context"
+	"fyne.io/fyne/v2/lang"
 	"time"
 
 	"braid/engine/metalink"
@@ -15,42 +16,6 @@ import (
 
 // JobID names a job in the queue.
 type JobID int64
-
-// JobState is where a job is in its life, as the window shows it.
-type JobState int
-
-// The states of a job.
-const (
-	Queued    JobState = iota // waiting its turn
-	Running                   // downloading
-	Verifying                 // checking or repairing a finished file
-	Paused                    // stopped by the user, or by Braid with a reason
-	Done                      // every selected file verified
-	Failed                    // gave up; the reason is in Job.Err
-)
-
-// String is the state as the window names it.
-func (s JobState) String() string {
-	switch s {
-	case Queued:
-		return "Queued"
-	case Running:
-		return "Downloading"
-	case Verifying:
-		return "Verifying"
-	case Paused:
-		return "Paused"
-	case Done:
-		return "Done"
-	case Failed:
-		return "Failed"
-	}
-	return "Unknown"
-}
-
-// Live reports whether the state changes on its own, so the window has to
-// keep reading it.
-func (s JobState) Live() bool { return s == Queued || s == Running || s == Verifying }
 
 // Job is one row of the queue: what the list shows.
 type Job struct {
@@ -66,7 +31,28 @@ type Job struct {
 	// Mismatch marks a job with a file whose bytes did not match the
 	// metalink's hash: the mark the list shows in red.
 	Mismatch bool
-	Err      string // why it failed or paused itself; "" otherwise
+	Err      string // why it failed, paused itself or waits; "" otherwise
+
+	// What the states other than downloading need; see state.go for how
+	// each is shown. NextTry is when a Waiting job tries again (zero:
+	// not known).
+	NextTry time.Time
+	// Outcome says in words how a Done job was checked: "verified
+	// (sha-256)", "not verified". Unverified marks a Done job that no
+	// hash could check, which the window shows in amber.
+	Outcome    string
+	Unverified bool
+	// Signer is who signed the document, when its signature checked out;
+	// SignerUnknown marks a good signature by a key the user has not
+	// said they trust.
+	Signer        string
+	SignerUnknown bool
+	// Peers, Seeds, Ratio and Upload describe a torrent: peers connected,
+	// of them seeds, bytes sent over bytes received, and bytes per
+	// second sent now.
+	Peers, Seeds int
+	Ratio        float64
+	Upload       float64
 }
 
 // Progress is Done as a fraction of Size in [0, 1]; 0 when Size is unknown.
@@ -91,6 +77,7 @@ type Detail struct {
 	Version     string
 	Description string
 	Origin      string
+	License     string
 }
 
 // FileState is where one file of a job is.
@@ -110,19 +97,19 @@ const (
 func (s FileState) String() string {
 	switch s {
 	case FileWaiting:
-		return "Waiting"
+		return lang.L("Waiting")
 	case FileRunning:
-		return "Downloading"
+		return lang.L("Downloading")
 	case FileVerifying:
-		return "Verifying"
+		return lang.L("Verifying")
 	case FileVerified:
-		return "Verified"
+		return lang.L("Verified")
 	case FileMismatch:
-		return "Checksum mismatch"
+		return lang.L("Checksum mismatch")
 	case FileFailed:
-		return "Failed"
+		return lang.L("Failed")
 	}
-	return "Unknown"
+	return lang.L("Unknown")
 }
 
 // FileDetail is one file of a job: its progress, mirrors and pieces.
@@ -167,15 +154,15 @@ const (
 func (s MirrorState) String() string {
 	switch s {
 	case MirrorIdle:
-		return "Idle"
+		return lang.L("Idle")
 	case MirrorActive:
-		return "Active"
+		return lang.L("Active")
 	case MirrorWaiting:
-		return "Waiting"
+		return lang.L("Waiting")
 	case MirrorDropped:
-		return "Dropped"
+		return lang.L("Dropped")
 	}
-	return "Unknown"
+	return lang.L("Unknown")
 }
 
 // MirrorDetail is one mirror of a file and what it did.
@@ -203,6 +190,11 @@ type Settings struct {
 	MaxConnsPerMirror int
 	// SpeedLimit is the most bytes per second for all downloads; 0: none.
 	SpeedLimit int64
+	// AltSpeedLimit is the slower limit the Slow button switches to;
+	// 0: none.
+	AltSpeedLimit int64
+	// MaxJobs is how many downloads run at once; 0: the default (3).
+	MaxJobs int
 	// StartOnLaunch runs queued jobs when Braid starts; otherwise they wait
 	// for Resume.
 	StartOnLaunch bool
@@ -263,6 +255,11 @@ type Backend interface {
 
 	Settings() (Settings, error)
 	SetSettings(Settings) error
+
+	// Schedule returns when downloads may run and which speed limit is in
+	// force; SetSchedule stores it. The backend enforces it.
+	Schedule() (Schedule, error)
+	SetSchedule(Schedule) error
 }
 
 // Notifier is a Backend that can tell when the set of live jobs may have

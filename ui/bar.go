@@ -100,22 +100,6 @@ func (r *barRenderer) Objects() []fyne.CanvasObject {
 
 func (r *barRenderer) Destroy() {}
 
-// stateColor is the colour a job's state is drawn in: its bar and its
-// words.
-func stateColor(j Job) fyne.ThemeColorName {
-	switch {
-	case j.Mismatch, j.State == Failed:
-		return theme.ColorNameError
-	case j.State == Done:
-		return theme.ColorNameSuccess
-	case j.State == Paused && j.Err != "":
-		return theme.ColorNameWarning
-	case j.State == Paused, j.State == Queued:
-		return theme.ColorNamePlaceHolder
-	}
-	return theme.ColorNamePrimary
-}
-
 // newStyled returns a one-line text whose colour follows a theme colour
 // name (labels only know a few importances).
 func newStyled(align fyne.TextAlign) *widget.RichText {

@@ -3,6 +3,7 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -82,7 +83,7 @@ func header(widths []float32, names ...string) fyne.CanvasObject {
 
 func isNumericColumn(name string) bool {
 	switch name {
-	case "Size", "Speed", "ETA", "Bytes", "Strikes", "Priority":
+	case lang.L("Size"), lang.L("Speed"), lang.L("ETA"), lang.L("Bytes"), lang.L("Strikes"), lang.L("Priority"):
 		return true
 	}
 	return false

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"image/color"
 	"slices"
 	"strings"
@@ -71,12 +72,12 @@ func NewDetails() *Details {
 		}
 	})
 	d.FileSelect.Hide()
-	d.Verify = widget.NewButtonWithIcon("Verify", theme.SearchIcon(), func() {
+	d.Verify = widget.NewButtonWithIcon(lang.L("Verify"), theme.SearchIcon(), func() {
 		if d.OnVerify != nil && !d.Empty {
 			d.OnVerify(d.Detail.ID)
 		}
 	})
-	d.Repair = widget.NewButtonWithIcon("Repair", theme.ViewRefreshIcon(), func() {
+	d.Repair = widget.NewButtonWithIcon(lang.L("Repair"), theme.ViewRefreshIcon(), func() {
 		if d.OnRepair != nil && !d.Empty {
 			d.OnRepair(d.Detail.ID)
 		}
@@ -95,13 +96,13 @@ func NewDetails() *Details {
 	d.SegSummary = newDim("", theme.SizeNameText)
 	d.Info = container.New(layout.NewFormLayout())
 
-	d.FilesTab = container.NewTabItemWithIcon("Files", theme.FileIcon(),
-		container.NewBorder(header(fileWidths, "Name", "Size", "Progress", "Speed", "State"), nil, nil, nil, d.Files))
-	d.MirrorsTab = container.NewTabItemWithIcon("Mirrors", theme.StorageIcon(),
-		container.NewBorder(header(mirrorWidths, "", "Host", "Location", "Priority", "State", "Speed", "Bytes", "Strikes"), nil, nil, nil, d.Mirrors))
-	d.SegmentsTab = container.NewTabItemWithIcon("Segments", theme.GridIcon(),
+	d.FilesTab = container.NewTabItemWithIcon(lang.L("Files"), theme.FileIcon(),
+		container.NewBorder(header(fileWidths, lang.L("Name"), lang.L("Size"), lang.L("Progress"), lang.L("Speed"), lang.L("State")), nil, nil, nil, d.Files))
+	d.MirrorsTab = container.NewTabItemWithIcon(lang.L("Mirrors"), theme.StorageIcon(),
+		container.NewBorder(header(mirrorWidths, "", lang.L("Host"), lang.L("Location"), lang.L("Priority"), lang.L("State"), lang.L("Speed"), lang.L("Bytes"), lang.L("Strikes")), nil, nil, nil, d.Mirrors))
+	d.SegmentsTab = container.NewTabItemWithIcon(lang.L("Segments"), theme.GridIcon(),
 		container.NewBorder(d.SegSummary, nil, nil, nil, d.Segments))
-	d.InfoTab = container.NewTabItemWithIcon("Info", theme.InfoIcon(), container.NewVScroll(d.Info))
+	d.InfoTab = container.NewTabItemWithIcon(lang.L("Info"), theme.InfoIcon(), container.NewVScroll(d.Info))
 	d.Tabs = container.NewAppTabs(d.FilesTab, d.MirrorsTab, d.SegmentsTab, d.InfoTab)
 	d.Tabs.OnSelected = func(*container.TabItem) {
 		d.refreshFile()
@@ -115,7 +116,7 @@ func NewDetails() *Details {
 		container.NewCenter(container.NewHBox(d.FileSelect, d.Verify, d.Repair)),
 		container.New(tight, d.Title, d.State))
 	d.body = container.NewBorder(top, nil, nil, nil, d.Tabs)
-	d.Placeholder = container.NewCenter(newHint("Select a download to see its files, its mirrors and which mirror filled which piece."))
+	d.Placeholder = container.NewCenter(newHint(lang.L("Select a download to see its files, its mirrors and which mirror filled which piece.")))
 	d.Content = container.NewStack(d.Placeholder)
 	return d
 }
@@ -215,21 +216,24 @@ func (d *Details) NeedsPieces() bool { return !d.Empty && d.Tabs.Selected() == d
 // jobLine says in a line where a job is: "Downloading · 92 MB of 140 MB ·
 // 6.4 MB/s · 9 s left".
 func jobLine(j Job) string {
-	parts := []string{stateText(j)}
+	parts := []string{lookOf(j).Text}
 	switch {
 	case j.Size > 0 && j.State != Done:
-		parts = append(parts, bytesText(j.Done)+" of "+bytesText(j.Size))
+		parts = append(parts, fmt.Sprintf(lang.L("%s of %s"), bytesText(j.Done), bytesText(j.Size)))
 	case j.Size > 0:
 		parts = append(parts, bytesText(j.Size))
 	case j.Done > 0:
 		parts = append(parts, bytesText(j.Done))
+	}
+	if j.State == Seeding || j.Peers > 0 || j.Seeds > 0 {
+		parts = append(parts, peersText(j))
 	}
 	if j.State == Running {
 		if s := speedText(j.Speed); s != "" {
 			parts = append(parts, s)
 		}
 		if e := etaText(j.ETA); e != "" {
-			parts = append(parts, e+" left")
+			parts = append(parts, fmt.Sprintf(lang.L("%s left"), e))
 		}
 	}
 	return strings.Join(parts, " · ")
@@ -238,16 +242,16 @@ func jobLine(j Job) string {
 func segmentCaption(f FileDetail) string {
 	if f.Pieces.Len() == 0 {
 		if f.Size < 0 {
-			return "The pieces are laid out once a mirror tells the file's size."
+			return lang.L("The pieces are laid out once a mirror tells the file's size.")
 		}
-		return "No pieces to show."
+		return lang.L("No pieces to show.")
 	}
 	s := f.Pieces.Summary()
 	if f.PieceLength > 0 {
-		s += " · " + bytesText(f.PieceLength) + " each"
+		s += " · " + fmt.Sprintf(lang.L("%s each"), bytesText(f.PieceLength))
 	}
 	if f.PieceHash == "" {
-		s += " · no piece hashes: pieces track progress only"
+		s += " · " + lang.L("no piece hashes: pieces track progress only")
 	}
 	return s
 }
@@ -265,42 +269,65 @@ func (d *Details) fillInfo(f FileDetail) {
 		v.Selectable = true
 		rows = append(rows, k, v)
 	}
-	add("File", f.Name)
-	add("Size", sizeLong(f.Size))
-	add("Saved in", det.Dir)
-	add("Source", det.Source)
+	add(lang.L("File"), f.Name)
+	add(lang.L("Size"), sizeLong(f.Size))
+	add(lang.L("Saved in"), det.Dir)
+	add(lang.L("Source"), det.Source)
 	if det.Origin != "" && det.Origin != det.Source {
-		add("Origin", det.Origin)
+		add(lang.L("Origin"), det.Origin)
 	}
-	add("Publisher", det.Publisher)
-	add("Identity", det.Identity)
-	add("Version", det.Version)
+	add(lang.L("Publisher"), det.Publisher)
+	add(lang.L("Licence"), det.License)
+	switch {
+	case det.Signer != "" && det.SignerUnknown:
+		add(lang.L("Signed by"), fmt.Sprintf(lang.L("%s (a key you have not said you trust)"), det.Signer))
+	case det.Signer != "":
+		add(lang.L("Signed by"), det.Signer)
+	}
+	if det.Outcome != "" {
+		add(lang.L("Outcome"), det.Outcome)
+	}
+	if det.Peers > 0 || det.Seeds > 0 || det.Ratio > 0 || det.State == Seeding {
+		add(lang.L("Peers"), peersText(det.Job))
+	}
+	add(lang.L("Identity"), det.Identity)
+	add(lang.L("Version"), det.Version)
 	var hashes []string
 	for _, h := range f.Hashes {
 		hashes = append(hashes, h.Type+"  "+h.Value)
 	}
 	if len(hashes) == 0 {
-		hashes = append(hashes, "none: the file cannot be verified")
+		hashes = append(hashes, lang.L("none: the file cannot be verified"))
 	}
-	add("Hashes", strings.Join(hashes, "\n"))
+	add(lang.L("Hashes"), strings.Join(hashes, "\n"))
 	switch {
 	case f.PieceHash != "":
-		add("Piece hashes", fmt.Sprintf("%s, %s pieces of %s", f.PieceHash, count(f.Pieces.Len()), bytesText(f.PieceLength)))
+		add(lang.L("Piece hashes"), fmt.Sprintf(lang.L("%s, %s pieces of %s"), f.PieceHash, count(f.Pieces.Len()), bytesText(f.PieceLength)))
 	default:
-		add("Piece hashes", "none: a bad piece is found only when the whole file is checked")
+		add(lang.L("Piece hashes"), lang.L("none: a bad piece is found only when the whole file is checked"))
 	}
 	if f.Signature != "" {
-		add("Signature", "present ("+f.Signature+"); kept, not checked by Braid")
+		add(lang.L("Signature"), fmt.Sprintf(lang.L("present (%s); kept, not checked by Braid"), f.Signature))
 	} else {
-		add("Signature", "none")
+		add(lang.L("Signature"), lang.L("none"))
 	}
-	add("Verification", cmpOrState(f))
+	add(lang.L("Verification"), cmpOrState(f))
 	if f.Err != "" {
-		add("Problem", f.Err)
+		add(lang.L("Problem"), f.Err)
 	}
-	add("Description", det.Description)
+	add(lang.L("About"), det.Description)
 	d.Info.Objects = rows
 	d.Info.Refresh()
+}
+
+// peersText says how a torrent stands with its swarm: "12 peers (3
+// seeds) · ratio 0.84 · ↑ 1.2 MB/s".
+func peersText(j Job) string {
+	parts := []string{fmt.Sprintf(lang.L("%s peers (%s seeds)"), count(j.Peers), count(j.Seeds)), fmt.Sprintf(lang.L("ratio %.2f"), j.Ratio)}
+	if s := speedText(j.Upload); s != "" {
+		parts = append(parts, "↑ "+s)
+	}
+	return strings.Join(parts, " · ")
 }
 
 func cmpOrState(f FileDetail) string {
@@ -312,12 +339,12 @@ func cmpOrState(f FileDetail) string {
 
 func sizeLong(n int64) string {
 	if n < 0 {
-		return "not known yet"
+		return lang.L("not known yet")
 	}
 	if n < 1024 {
 		return bytesText(n)
 	}
-	return fmt.Sprintf("%s (%s bytes)", bytesText(n), count(int(n)))
+	return fmt.Sprintf(lang.L("%s (%s bytes)"), bytesText(n), count(int(n)))
 }
 
 func firstBusyFile(files []FileDetail) int {

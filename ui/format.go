@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"math"
 	"strconv"
 	"time"
@@ -50,10 +51,10 @@ func etaText(d time.Duration) string {
 	case s < 60:
 		return fmt.Sprintf("%d s", s)
 	case s < 3600:
-		return fmt.Sprintf("%d min", (s+59)/60)
+		return fmt.Sprintf(lang.L("%d min"), (s+59)/60)
 	case s < 86400:
 		if m := (s % 3600) / 60; m > 0 {
-			return fmt.Sprintf("%d h %d min", s/3600, m)
+			return fmt.Sprintf(lang.L("%d h %d min"), s/3600, m)
 		}
 		return fmt.Sprintf("%d h", s/3600)
 	}

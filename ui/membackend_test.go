@@ -23,6 +23,7 @@ type memBackend struct {
 	jobs     []*memJob
 	nextID   JobID
 	settings Settings
+	schedule Schedule
 	calls    []string
 	failNext error // returned by the next command, then cleared
 
@@ -249,6 +250,22 @@ func (b *memBackend) Settings() (Settings, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.settings, nil
+}
+
+func (b *memBackend) Schedule() (Schedule, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.schedule, nil
+}
+
+func (b *memBackend) SetSchedule(s Schedule) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.called("schedule"); err != nil {
+		return err
+	}
+	b.schedule = s
+	return nil
 }
 
 func (b *memBackend) SetSettings(s Settings) error {

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -36,13 +37,13 @@ type Picker struct {
 	Subtitle    *widget.RichText // version and publisher
 	Description *widget.Label
 
-	Languages *widget.Entry // comma lists; empty means any
-	OS        *widget.Entry
-	Countries *widget.Entry
+	Languages *Entry // comma lists; empty means any
+	OS        *Entry
+	Countries *Entry
 
 	Files   *widget.List
 	Summary *widget.Label // "2 of 5 files · 1.4 GB"
-	Dir     *widget.Entry
+	Dir     *Entry
 	Browse  *widget.Button
 
 	Start     *widget.Button
@@ -67,21 +68,21 @@ func NewPicker(source string, doc *metalink.Document, s Settings, parent fyne.Wi
 	p := &Picker{Source: source, Doc: doc, parent: parent}
 	p.buildHeader()
 
-	p.Languages = filterEntry(strings.Join(s.Languages, ", "), "any language")
-	p.OS = filterEntry(strings.Join(s.OS, ", "), "any system")
-	p.Countries = filterEntry(strings.Join(s.Countries, ", "), "anywhere")
+	p.Languages = filterEntry(strings.Join(s.Languages, ", "), lang.L("any language"))
+	p.OS = filterEntry(strings.Join(s.OS, ", "), lang.L("any system"))
+	p.Countries = filterEntry(strings.Join(s.Countries, ", "), lang.L("anywhere"))
 	filters := container.NewGridWithColumns(3,
-		filterColumn("Languages", p.Languages, offered("Offered", doc, func(f metalink.File) []string { return f.Languages })),
-		filterColumn("Systems", p.OS, offered("Offered", doc, func(f metalink.File) []string { return f.OS })),
-		filterColumn("Mirrors near", p.Countries, offered("Mirrors in", doc, func(f metalink.File) []string {
+		filterColumn(lang.L("Languages"), p.Languages, offered(lang.L("Offered"), doc, func(f metalink.File) []string { return f.Languages })),
+		filterColumn(lang.L("Systems"), p.OS, offered(lang.L("Offered"), doc, func(f metalink.File) []string { return f.OS })),
+		filterColumn(lang.L("Mirrors near"), p.Countries, offered(lang.L("Mirrors in"), doc, func(f metalink.File) []string {
 			var out []string
 			for _, u := range f.URLs {
 				out = append(out, u.Location)
 			}
 			return out
-		})+"; tried first, never a filter"),
+		})+"; "+lang.L("tried first, never a filter")),
 	)
-	for _, e := range []*widget.Entry{p.Languages, p.OS, p.Countries} {
+	for _, e := range []*Entry{p.Languages, p.OS, p.Countries} {
 		e.OnChanged = func(string) { p.ApplyFilters() }
 	}
 
@@ -93,19 +94,19 @@ func NewPicker(source string, doc *metalink.Document, s Settings, parent fyne.Wi
 	p.Summary = widget.NewLabel("")
 	p.Summary.TextStyle.Bold = true
 
-	p.Dir = widget.NewEntry()
+	p.Dir = NewEntry()
 	p.Dir.SetText(s.Dir)
-	p.Dir.SetPlaceHolder("folder to save into")
+	p.Dir.SetPlaceHolder(lang.L("folder to save into"))
 	p.Dir.OnChanged = func(string) { p.updateButtons() }
-	p.Browse = widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), p.browse)
+	p.Browse = widget.NewButtonWithIcon(lang.L("Choose…"), theme.FolderOpenIcon(), p.browse)
 
-	p.Cancel = widget.NewButton("Cancel", func() {
-		if p.OnCancel != nil {
-			p.OnCancel()
-		}
-	})
-	p.AddPaused = widget.NewButtonWithIcon("Add paused", theme.MediaPauseIcon(), func() { p.finish(true) })
-	p.Start = widget.NewButtonWithIcon("Start", theme.DownloadIcon(), func() { p.finish(false) })
+	p.Cancel = widget.NewButton(lang.L("Cancel"), p.cancel)
+	for _, e := range []*Entry{p.Languages, p.OS, p.Countries, p.Dir} {
+		e.OnSubmitted = func(string) { p.Accept() }
+		e.OnEscape = p.cancel
+	}
+	p.AddPaused = widget.NewButtonWithIcon(lang.L("Add paused"), theme.MediaPauseIcon(), func() { p.finish(true) })
+	p.Start = widget.NewButtonWithIcon(lang.L("Start"), theme.DownloadIcon(), func() { p.finish(false) })
 	p.Start.Importance = widget.HighImportance
 
 	header := container.NewVBox(p.Title, p.Subtitle, p.Description)
@@ -113,7 +114,7 @@ func NewPicker(source string, doc *metalink.Document, s Settings, parent fyne.Wi
 		header.Add(p.rejectedNote())
 	}
 	top := container.NewVBox(header, widget.NewSeparator(), filters, widget.NewSeparator())
-	dest := container.NewBorder(nil, nil, widget.NewLabel("Save to"), p.Browse, p.Dir)
+	dest := container.NewBorder(nil, nil, widget.NewLabel(lang.L("Save to")), p.Browse, p.Dir)
 	buttons := container.NewHBox(p.Cancel, layout.NewSpacer(), p.AddPaused, p.Start)
 	bottom := container.NewVBox(widget.NewSeparator(), p.Summary, dest, buttons)
 	p.Content = container.NewBorder(top, bottom, nil, nil, p.Files)
@@ -173,6 +174,33 @@ func (p *Picker) Request(paused bool) AddRequest {
 	}
 }
 
+// Accept is what Enter does: Start, when Start is enabled.
+func (p *Picker) Accept() {
+	if !p.Start.Disabled() {
+		p.finish(false)
+	}
+}
+
+func (p *Picker) cancel() {
+	if p.OnCancel != nil {
+		p.OnCancel()
+	}
+}
+
+// key gives Enter and Escape to the picker from a widget in it that has
+// the focus.
+func (p *Picker) key(name fyne.KeyName) bool {
+	switch name {
+	case fyne.KeyReturn, fyne.KeyEnter:
+		p.Accept()
+	case fyne.KeyEscape:
+		p.cancel()
+	default:
+		return false
+	}
+	return true
+}
+
 func (p *Picker) finish(paused bool) {
 	req := p.Request(paused)
 	if len(req.Files) == 0 || req.Dir == "" {
@@ -207,17 +235,17 @@ func (p *Picker) updateSummary() {
 			size += f.Size
 		}
 	}
-	s := fmt.Sprintf("%s of %s files", count(files), count(len(p.Doc.Files)))
+	s := fmt.Sprintf(lang.L("%s of %s files"), count(files), count(len(p.Doc.Files)))
 	if len(p.Doc.Files) == 1 {
-		s = "1 file"
+		s = lang.L("1 file")
 		if files == 0 {
-			s = "The file is left out"
+			s = lang.L("The file is left out")
 		}
 	}
 	if files > 0 {
 		s += " · " + bytesText(size)
 		if !known {
-			s += " and more"
+			s += " " + lang.L("and more")
 		}
 	}
 	p.Summary.SetText(s)
@@ -239,13 +267,16 @@ func (p *Picker) updateButtons() {
 // metalinks repeat identity, version and publisher on every file.
 func (p *Picker) buildHeader() {
 	var id, version, desc string
-	var pub metalink.Party
+	var pub, licence metalink.Party
 	for _, f := range p.Doc.Files {
 		id = cmp.Or(id, f.Identity)
 		version = cmp.Or(version, f.Version)
 		desc = cmp.Or(desc, f.Description)
 		if pub.Name == "" {
 			pub = f.Publisher
+		}
+		if licence.Name == "" {
+			licence = f.License
 		}
 	}
 	title := id
@@ -257,10 +288,13 @@ func (p *Picker) buildHeader() {
 	}
 	var sub []string
 	if version != "" {
-		sub = append(sub, "Version "+version)
+		sub = append(sub, fmt.Sprintf(lang.L("Version %s"), version))
 	}
 	if pub.Name != "" {
-		sub = append(sub, "Published by "+pub.Name)
+		sub = append(sub, fmt.Sprintf(lang.L("Published by %s"), pub.Name))
+	}
+	if licence.Name != "" {
+		sub = append(sub, fmt.Sprintf(lang.L("Licence: %s"), licence.Name))
 	}
 	if len(sub) == 0 {
 		sub = append(sub, p.Source)
@@ -281,7 +315,7 @@ func (p *Picker) rejectedNote() fyne.CanvasObject {
 	for _, r := range p.Doc.Rejected {
 		lines = append(lines, fmt.Sprintf("%s: %s", r.Name, r.Reason))
 	}
-	l := widget.NewLabel(fmt.Sprintf("%s refused for safety: %s", plural(len(lines), "file", "files"), strings.Join(lines, "; ")))
+	l := widget.NewLabel(fmt.Sprintf(lang.L("%s refused for safety: %s"), plural(len(lines), lang.L("1 file"), lang.L("%s files")), strings.Join(lines, "; ")))
 	l.Importance = widget.DangerImportance
 	l.Wrapping = fyne.TextWrapWord
 	return l
@@ -290,7 +324,7 @@ func (p *Picker) rejectedNote() fyne.CanvasObject {
 // pickerRow is one file in the picker's list.
 type pickerRow struct {
 	row
-	check *widget.Check
+	check *keyCheck
 	name  *widget.Label
 	meta  *widget.RichText
 	why   *widget.Label
@@ -305,7 +339,7 @@ func (p *Picker) createRow() fyne.CanvasObject {
 		why:  widget.NewLabel(""),
 		size: widget.NewLabel(""),
 	}
-	r.check = widget.NewCheck("", func(on bool) { p.SetTicked(r.index, on) })
+	r.check = newKeyCheck(func(on bool) { p.SetTicked(r.index, on) }, p.key)
 	r.name.TextStyle.Bold = true
 	r.name.Truncation = fyne.TextTruncateEllipsis
 	r.why.SizeName = theme.SizeNameCaptionText
@@ -330,7 +364,7 @@ func (p *Picker) updateRow(i widget.ListItemID, o fyne.CanvasObject) {
 	r.size.SetText(bytesText(f.Size))
 	setDim(r.meta, fileMeta(f, p.Prefs().Locations))
 	if p.Why[i] != "" {
-		r.why.SetText("Left out: " + p.Why[i])
+		r.why.SetText(fmt.Sprintf(lang.L("Left out: %s"), p.Why[i]))
 		r.why.Show()
 	} else {
 		r.why.SetText("")
@@ -349,9 +383,9 @@ func fileMeta(f metalink.File, countries []string) string {
 	if len(f.OS) > 0 {
 		parts = append(parts, strings.Join(f.OS, ", "))
 	}
-	m := fmt.Sprintf("%d mirror", len(f.URLs))
+	m := lang.L("1 mirror")
 	if len(f.URLs) != 1 {
-		m += "s"
+		m = fmt.Sprintf(lang.L("%d mirrors"), len(f.URLs))
 	}
 	near := 0
 	for _, u := range f.URLs {
@@ -363,11 +397,11 @@ func fileMeta(f metalink.File, countries []string) string {
 		}
 	}
 	if near > 0 {
-		m += fmt.Sprintf(" (%d near you)", near)
+		m += " " + fmt.Sprintf(lang.L("(%d near you)"), near)
 	}
 	parts = append(parts, m)
 	if len(f.Hashes) > 0 || f.Pieces != nil {
-		parts = append(parts, "verified by hash")
+		parts = append(parts, lang.L("verified by hash"))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -384,23 +418,23 @@ func offered(label string, doc *metalink.Document, of func(metalink.File) []stri
 		}
 	}
 	if len(seen) == 0 {
-		return label + ": not stated"
+		return fmt.Sprintf(lang.L("%s: not stated"), label)
 	}
 	if len(seen) > 8 {
-		return fmt.Sprintf("%s: %s and %d more", label, strings.Join(seen[:8], ", "), len(seen)-8)
+		return fmt.Sprintf(lang.L("%s: %s and %d more"), label, strings.Join(seen[:8], ", "), len(seen)-8)
 	}
 	return label + ": " + strings.Join(seen, ", ")
 }
 
-func filterEntry(text, placeholder string) *widget.Entry {
-	e := widget.NewEntry()
+func filterEntry(text, placeholder string) *Entry {
+	e := NewEntry()
 	e.SetText(text)
 	e.SetPlaceHolder(placeholder)
 	return e
 }
 
 // filterColumn is a filter's caption, entry and hint, stacked.
-func filterColumn(label string, e *widget.Entry, hint string) fyne.CanvasObject {
+func filterColumn(label string, e *Entry, hint string) fyne.CanvasObject {
 	l := widget.NewLabelWithStyle(label, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	l.SizeName = theme.SizeNameCaptionText
 	tight := layout.NewCustomPaddedVBoxLayout(0)

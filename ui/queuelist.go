@@ -2,10 +2,13 @@ package ui
 
 import (
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -15,12 +18,88 @@ import (
 type model struct {
 	jobs  []Job
 	index map[JobID]int
+
+	// The list shows the jobs that pass the filter: shown holds their
+	// indexes in jobs, pos their place in shown. With no filter both are
+	// nil and the list shows jobs as they are, at no cost.
+	filter filter
+	shown  []int
+	pos    map[JobID]int
+}
+
+// filter is what the search box and the state filter ask for.
+type filter struct {
+	text    string // lower case; matched against name and source
+	state   JobState
+	byState bool // only jobs in state
+}
+
+func (f filter) on() bool { return f.text != "" || f.byState }
+
+func (f filter) match(j Job) bool {
+	if f.byState && j.State != f.state {
+		return false
+	}
+	if f.text == "" {
+		return true
+	}
+	return strings.Contains(strings.ToLower(j.Name), f.text) || strings.Contains(strings.ToLower(j.Source), f.text)
+}
+
+// refilter recomputes which jobs the list shows.
+func (m *model) refilter() {
+	if !m.filter.on() {
+		m.shown, m.pos = nil, nil
+		return
+	}
+	m.shown = m.shown[:0]
+	m.pos = make(map[JobID]int)
+	for i, j := range m.jobs {
+		if m.filter.match(j) {
+			m.pos[j.ID] = len(m.shown)
+			m.shown = append(m.shown, i)
+		}
+	}
+}
+
+// length is the number of rows the list shows.
+func (m *model) length() int {
+	if m.shown == nil && !m.filter.on() {
+		return len(m.jobs)
+	}
+	return len(m.shown)
+}
+
+// row is the job the list shows at row i.
+func (m *model) row(i int) (Job, bool) {
+	if !m.filter.on() {
+		if i < 0 || i >= len(m.jobs) {
+			return Job{}, false
+		}
+		return m.jobs[i], true
+	}
+	if i < 0 || i >= len(m.shown) {
+		return Job{}, false
+	}
+	return m.jobs[m.shown[i]], true
+}
+
+// rowOf is the list row that shows job id.
+func (m *model) rowOf(id JobID) (int, bool) {
+	if !m.filter.on() {
+		i, ok := m.index[id]
+		return i, ok
+	}
+	i, ok := m.pos[id]
+	return i, ok
 }
 
 // Totals are what the status bar counts.
 type Totals struct {
 	Speed                                 float64 // bytes per second, all jobs
+	Upload                                float64 // bytes per second sent to peers
 	Running, Queued, Paused, Done, Failed int
+	Waiting, Seeding                      int
 	Mismatch                              int  // jobs with a checksum mismatch
 	Live                                  bool // something is queued, running or verifying
 }
@@ -36,23 +115,35 @@ func (m *model) load(jobs []Job) {
 	for i, j := range jobs {
 		m.index[j.ID] = i
 	}
+	m.refilter()
 }
 
-// merge applies live progress to known rows and returns the indexes of the
-// rows that changed. Jobs it does not know are ignored: a reload brings
-// them.
-func (m *model) merge(live []Job) (changed []int) {
+// merge applies live progress to known rows and returns the list rows
+// that changed, and whether a job left or joined the filter's rows (the
+// whole list must be redrawn). Jobs it does not know are ignored: a
+// reload brings them.
+func (m *model) merge(live []Job) (changed []int, refiltered bool) {
 	for _, j := range live {
 		i, ok := m.index[j.ID]
 		if !ok {
 			continue
 		}
-		if m.jobs[i] != j {
-			m.jobs[i] = j
-			changed = append(changed, i)
+		if m.jobs[i] == j {
+			continue
+		}
+		old := m.jobs[i]
+		m.jobs[i] = j
+		if m.filter.on() && m.filter.match(old) != m.filter.match(j) {
+			refiltered = true
+		}
+		if r, ok := m.rowOf(j.ID); ok {
+			changed = append(changed, r)
 		}
 	}
-	return changed
+	if refiltered {
+		m.refilter()
+	}
+	return changed, refiltered
 }
 
 func (m *model) find(id JobID) (Job, bool) {
@@ -67,14 +158,19 @@ func (m *model) totals() Totals {
 	var t Totals
 	for _, j := range m.jobs {
 		switch j.State {
-		case Running, Verifying:
+		case Running, Verifying, FetchingMetadata, Repairing:
 			t.Running++
 			t.Speed += j.Speed
+		case Waiting:
+			t.Waiting++
+		case Seeding:
+			t.Seeding++
+			t.Upload += j.Upload
 		case Queued:
 			t.Queued++
 		case Paused:
 			t.Paused++
-		case Done:
+		case Done, Synced:
 			t.Done++
 		case Failed:
 			t.Failed++
@@ -93,27 +189,36 @@ func (t Totals) statusText() string {
 	if s := speedText(t.Speed); s != "" {
 		parts = append(parts, "↓ "+s)
 	}
-	parts = append(parts, fmt.Sprintf("%s active", count(t.Running)), fmt.Sprintf("%s queued", count(t.Queued)))
+	if s := speedText(t.Upload); s != "" {
+		parts = append(parts, "↑ "+s)
+	}
+	parts = append(parts, fmt.Sprintf(lang.L("%s active"), count(t.Running)), fmt.Sprintf(lang.L("%s queued"), count(t.Queued)))
+	if t.Waiting > 0 {
+		parts = append(parts, fmt.Sprintf(lang.L("%s waiting"), count(t.Waiting)))
+	}
+	if t.Seeding > 0 {
+		parts = append(parts, fmt.Sprintf(lang.L("%s seeding"), count(t.Seeding)))
+	}
 	if t.Paused > 0 {
-		parts = append(parts, fmt.Sprintf("%s paused", count(t.Paused)))
+		parts = append(parts, fmt.Sprintf(lang.L("%s paused"), count(t.Paused)))
 	}
 	if t.Done > 0 {
-		parts = append(parts, fmt.Sprintf("%s done", count(t.Done)))
+		parts = append(parts, fmt.Sprintf(lang.L("%s done"), count(t.Done)))
 	}
 	if t.Failed > 0 {
-		parts = append(parts, fmt.Sprintf("%s failed", count(t.Failed)))
+		parts = append(parts, fmt.Sprintf(lang.L("%s failed"), count(t.Failed)))
 	}
 	if t.Mismatch > 0 {
-		parts = append(parts, fmt.Sprintf("%s checksum mismatch", count(t.Mismatch)))
+		parts = append(parts, fmt.Sprintf(lang.L("%s checksum mismatch"), count(t.Mismatch)))
 	}
 	return strings.Join(parts, "  ·  ")
 }
 
 // Queue list columns: icon, name, size, progress, speed, ETA, state.
-var queueWidths = []float32{20, 0, 80, 150, 90, 70, 170}
+var queueWidths = []float32{20, 0, 80, 150, 100, 70, 250}
 
 func queueHeader() fyne.CanvasObject {
-	return header(queueWidths, "", "Name", "Size", "Progress", "Speed", "ETA", "State")
+	return header(queueWidths, "", lang.L("Name"), lang.L("Size"), lang.L("Progress"), lang.L("Speed"), lang.L("ETA"), lang.L("State"))
 }
 
 // jobRow is one row of the queue list; rows are reused as the list
@@ -127,9 +232,52 @@ type jobRow struct {
 	speed    *widget.Label
 	eta      *widget.Label
 	state    *widget.RichText
-	shown    Job // what the row shows, to skip redundant updates
+	shown    Job    // what the row shows, to skip redundant updates
+	iconName string // the icon's resource name
 	fresh    bool
+	// mark is the background of a row selected beside the list's own
+	// selection; onPress hears the modifier held as the row is pressed,
+	// before the list's tap selects it.
+	mark    *canvas.Rectangle
+	marked  bool
+	onPress func(fyne.KeyModifier)
+	// onDrop hears a drag of the row end, with the job and how far it
+	// went down (negative: up); dragged is that distance so far.
+	onDrop  func(id JobID, dy, rowHeight float32)
+	dragged float32
+	// onMenu hears a right click on the row, where it happened.
+	onMenu func(id JobID, at fyne.Position)
 }
+
+// TappedSecondary is Fyne's hook; see fyne.SecondaryTappable.
+func (r *jobRow) TappedSecondary(e *fyne.PointEvent) {
+	if r.onMenu != nil && r.shown.ID != 0 {
+		r.onMenu(r.shown.ID, e.AbsolutePosition)
+	}
+}
+
+// Dragged is Fyne's hook; see fyne.Draggable. On the desktop the list
+// scrolls with the wheel, so a drag is free to move jobs.
+func (r *jobRow) Dragged(e *fyne.DragEvent) { r.dragged += e.Dragged.DY }
+
+// DragEnd is Fyne's hook; see fyne.Draggable.
+func (r *jobRow) DragEnd() {
+	dy := r.dragged
+	r.dragged = 0
+	if r.onDrop != nil && r.shown.ID != 0 {
+		r.onDrop(r.shown.ID, dy, r.Size().Height+theme.Padding())
+	}
+}
+
+// MouseDown is Fyne's hook; see desktop.Mouseable.
+func (r *jobRow) MouseDown(e *desktop.MouseEvent) {
+	if r.onPress != nil {
+		r.onPress(e.Modifier)
+	}
+}
+
+// MouseUp is Fyne's hook; see desktop.Mouseable.
+func (r *jobRow) MouseUp(*desktop.MouseEvent) {}
 
 func newJobRow() fyne.CanvasObject {
 	r := &jobRow{
@@ -141,28 +289,38 @@ func newJobRow() fyne.CanvasObject {
 		eta:      cellLabel(fyne.TextAlignTrailing),
 		state:    newStyled(fyne.TextAlignLeading),
 		fresh:    true,
+		mark:     canvas.NewRectangle(theme.Color(theme.ColorNameSelection)),
 	}
-	r.content = container.New(&columns{widths: queueWidths},
-		r.icon, r.name, r.size, r.progress, r.speed, r.eta, r.state)
+	r.mark.Hide()
+	r.content = container.NewStack(r.mark, container.New(&columns{widths: queueWidths},
+		r.icon, r.name, r.size, r.progress, r.speed, r.eta, r.state))
 	r.ExtendBaseWidget(r)
 	return r
 }
 
 // show updates the row's widgets to j, touching only what changed: at 4 Hz
 // over a screenful of rows, unchanged labels cost nothing.
-func (r *jobRow) show(j Job) {
-	old := r.shown
-	if r.fresh || old.State != j.State || old.Mismatch != j.Mismatch {
-		r.icon.SetResource(stateIcon(j))
+func (r *jobRow) show(j Job, marked bool) {
+	if marked != r.marked {
+		r.marked = marked
+		r.mark.Hidden = !marked
+		r.mark.FillColor = theme.Color(theme.ColorNameSelection)
+		r.mark.Refresh()
 	}
-	setStyled(r.state, stateText(j), stateColor(j))
+	old := r.shown
+	look := lookOf(j)
+	if r.fresh || r.iconName != look.Icon.Name() {
+		r.icon.SetResource(look.Icon)
+		r.iconName = look.Icon.Name()
+	}
+	setStyled(r.state, look.Text, look.Color)
 	if r.fresh || old.Name != j.Name {
 		r.name.SetText(j.Name)
 	}
 	if r.fresh || old.Size != j.Size {
 		r.size.SetText(bytesText(j.Size))
 	}
-	r.progress.Set(j.Progress(), stateColor(j))
+	r.progress.Set(j.Progress(), look.Color)
 	if s := rowSpeed(j); r.fresh || s != rowSpeed(old) {
 		r.speed.SetText(s)
 	}
@@ -173,10 +331,15 @@ func (r *jobRow) show(j Job) {
 }
 
 func rowSpeed(j Job) string {
-	if j.State != Running {
-		return ""
+	switch j.State {
+	case Running:
+		return speedText(j.Speed)
+	case Seeding:
+		if s := speedText(j.Upload); s != "" {
+			return "↑ " + s
+		}
 	}
-	return speedText(j.Speed)
+	return ""
 }
 
 func rowETA(j Job) string {
@@ -184,37 +347,4 @@ func rowETA(j Job) string {
 		return ""
 	}
 	return etaText(j.ETA)
-}
-
-func stateText(j Job) string {
-	switch {
-	case j.Mismatch:
-		return "Checksum mismatch"
-	case j.State == Paused && j.Err != "":
-		return "Paused: " + j.Err
-	case j.State == Failed && j.Err != "":
-		return "Failed: " + j.Err
-	}
-	return j.State.String()
-}
-
-// stateIcon is a job's icon, coloured by the theme. The theme's icons exist
-// only once an app does, so they are looked up here, not at init.
-func stateIcon(j Job) fyne.Resource {
-	if j.Mismatch {
-		return theme.NewErrorThemedResource(theme.WarningIcon())
-	}
-	switch j.State {
-	case Queued:
-		return theme.NewDisabledResource(theme.HistoryIcon())
-	case Running:
-		return theme.NewPrimaryThemedResource(theme.DownloadIcon())
-	case Verifying:
-		return theme.NewPrimaryThemedResource(theme.SearchIcon())
-	case Paused:
-		return theme.NewDisabledResource(theme.MediaPauseIcon())
-	case Done:
-		return theme.NewSuccessThemedResource(theme.ConfirmIcon())
-	}
-	return theme.NewErrorThemedResource(theme.ErrorIcon())
 }

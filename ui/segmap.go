@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"image"
 	"image/color"
 	"math"
@@ -183,11 +184,11 @@ func (r *segRenderer) rebuildLegend() {
 		items = append(items, newLegendItem(i, name, r.palette))
 	}
 	items = append(items,
-		newLegendItem(keyActive, "In progress", r.palette),
-		newLegendItem(keyEarlier, "Done earlier", r.palette),
-		newLegendItem(keyMissing, "Missing", r.palette))
+		newLegendItem(keyActive, lang.L("In progress"), r.palette),
+		newLegendItem(keyEarlier, lang.L("Done earlier"), r.palette),
+		newLegendItem(keyMissing, lang.L("Missing"), r.palette))
 	if r.bad {
-		items = append(items, newLegendItem(keyBad, "Failed hash", r.palette))
+		items = append(items, newLegendItem(keyBad, lang.L("Failed hash"), r.palette))
 	}
 	r.legend.Objects = items
 	r.legend.Refresh()
@@ -447,12 +448,12 @@ func (p PieceMap) Summary() string {
 			bad++
 		}
 	}
-	s := fmt.Sprintf("%s of %s pieces done", count(done), count(p.Len()))
+	s := fmt.Sprintf(lang.L("%s of %s pieces done"), count(done), count(p.Len()))
 	if active > 0 {
-		s += fmt.Sprintf(" · %s in progress", count(active))
+		s += " · " + fmt.Sprintf(lang.L("%s in progress"), count(active))
 	}
 	if bad > 0 {
-		s += fmt.Sprintf(" · %s failed the hash", count(bad))
+		s += " · " + fmt.Sprintf(lang.L("%s failed the hash"), count(bad))
 	}
 	return s
 }

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -16,14 +17,16 @@ import (
 // SettingsForm is the settings screen's parts, exported for tests. It runs
 // on the UI goroutine.
 type SettingsForm struct {
-	Dir           *widget.Entry
+	Dir           *Entry
 	Browse        *widget.Button
-	Languages     *widget.Entry
-	OS            *widget.Entry
-	Countries     *widget.Entry
-	MaxConns      *widget.Entry
-	MaxPerMirror  *widget.Entry
-	SpeedLimit    *widget.Entry
+	Languages     *Entry
+	OS            *Entry
+	Countries     *Entry
+	MaxJobs       *Entry
+	MaxConns      *Entry
+	MaxPerMirror  *Entry
+	SpeedLimit    *Entry
+	AltSpeedLimit *Entry
 	StartOnLaunch *widget.Check
 	Form          *widget.Form
 	Content       fyne.CanvasObject
@@ -33,13 +36,15 @@ type SettingsForm struct {
 // window the folder chooser opens over.
 func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
 	f := &SettingsForm{
-		Dir:          widget.NewEntry(),
-		Languages:    widget.NewEntry(),
-		OS:           widget.NewEntry(),
-		Countries:    widget.NewEntry(),
-		MaxConns:     widget.NewEntry(),
-		MaxPerMirror: widget.NewEntry(),
-		SpeedLimit:   widget.NewEntry(),
+		Dir:           NewEntry(),
+		Languages:     NewEntry(),
+		OS:            NewEntry(),
+		Countries:     NewEntry(),
+		MaxJobs:       NewEntry(),
+		MaxConns:      NewEntry(),
+		MaxPerMirror:  NewEntry(),
+		SpeedLimit:    NewEntry(),
+		AltSpeedLimit: NewEntry(),
 	}
 	f.Dir.SetText(s.Dir)
 	f.Browse = widget.NewButtonWithIcon("", theme.FolderOpenIcon(), func() {
@@ -50,21 +55,27 @@ func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
 		}, parent)
 	})
 	f.Languages.SetText(strings.Join(s.Languages, ", "))
-	f.Languages.SetPlaceHolder("any language")
+	f.Languages.SetPlaceHolder(lang.L("any language"))
 	f.OS.SetText(strings.Join(s.OS, ", "))
-	f.OS.SetPlaceHolder("any system")
+	f.OS.SetPlaceHolder(lang.L("any system"))
 	f.Countries.SetText(strings.Join(s.Countries, ", "))
-	f.Countries.SetPlaceHolder("anywhere")
+	f.Countries.SetPlaceHolder(lang.L("anywhere"))
+	f.MaxJobs.SetText(intText(s.MaxJobs))
+	f.MaxJobs.SetPlaceHolder(lang.L("default (3)"))
+	f.MaxJobs.Validator = validInt
 	f.MaxConns.SetText(intText(s.MaxConns))
-	f.MaxConns.SetPlaceHolder("default (16)")
+	f.MaxConns.SetPlaceHolder(lang.L("default (16)"))
 	f.MaxConns.Validator = validInt
 	f.MaxPerMirror.SetText(intText(s.MaxConnsPerMirror))
-	f.MaxPerMirror.SetPlaceHolder("default (1, as RFC 6249 asks)")
+	f.MaxPerMirror.SetPlaceHolder(lang.L("default (1, as RFC 6249 asks)"))
 	f.MaxPerMirror.Validator = validInt
 	f.SpeedLimit.SetText(rateText(s.SpeedLimit))
 	f.SpeedLimit.SetPlaceHolder("no limit")
 	f.SpeedLimit.Validator = func(t string) error { _, err := ParseRate(t); return err }
-	f.StartOnLaunch = widget.NewCheck("Start queued downloads when Braid opens", nil)
+	f.AltSpeedLimit.SetText(rateText(s.AltSpeedLimit))
+	f.AltSpeedLimit.SetPlaceHolder(lang.L("no limit"))
+	f.AltSpeedLimit.Validator = func(t string) error { _, err := ParseRate(t); return err }
+	f.StartOnLaunch = widget.NewCheck(lang.L("Start queued downloads when Braid opens"), nil)
 	f.StartOnLaunch.SetChecked(s.StartOnLaunch)
 
 	item := func(label string, o fyne.CanvasObject, hint string) *widget.FormItem {
@@ -73,20 +84,18 @@ func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
 		return it
 	}
 	f.Form = widget.NewForm(
-		item("Download folder", container.NewBorder(nil, nil, nil, f.Browse, f.Dir), ""),
-		item("Languages", f.Languages, "BCP 47 tags, most wanted first: en-GB, de"),
-		item("Systems", f.OS, "as metalinks name them: Linux-x64, Windows-x64, linux/arm64"),
-		item("Mirror countries", f.Countries, "ISO codes, nearest first: DE, NL; mirrors there are tried first"),
-		item("Connections", f.MaxConns, "in total, across all downloads"),
-		item("Per mirror", f.MaxPerMirror, ""),
-		item("Speed limit", f.SpeedLimit, "for all downloads: 2 MB/s, 500 KB/s; empty for none"),
+		item(lang.L("Download folder"), container.NewBorder(nil, nil, nil, f.Browse, f.Dir), ""),
+		item(lang.L("Languages"), f.Languages, lang.L("BCP 47 tags, most wanted first: en-GB, de")),
+		item(lang.L("Systems"), f.OS, lang.L("as metalinks name them: Linux-x64, Windows-x64, linux/arm64")),
+		item(lang.L("Mirror countries"), f.Countries, lang.L("ISO codes, nearest first: DE, NL; mirrors there are tried first")),
+		item(lang.L("Downloads at once"), f.MaxJobs, ""),
+		item(lang.L("Connections"), f.MaxConns, lang.L("in total, across all downloads")),
+		item(lang.L("Per mirror"), f.MaxPerMirror, ""),
+		item(lang.L("Speed limit"), f.SpeedLimit, lang.L("for all downloads: 2 MB/s, 500 KB/s; empty for none")),
+		item(lang.L("Alternative limit"), f.AltSpeedLimit, lang.L("the slower speed the Slow button (Ctrl+L) switches to")),
 		item("", f.StartOnLaunch, ""),
 	)
-	keys := widget.NewLabel(Shortcuts)
-	keys.TextStyle.Monospace = true
-	keys.SizeName = theme.SizeNameCaptionText
-	keys.Importance = widget.LowImportance
-	f.Content = container.NewVBox(f.Form, widget.NewSeparator(), keys)
+	f.Content = f.Form
 	return f
 }
 
@@ -97,7 +106,7 @@ func (f *SettingsForm) Value() (Settings, error) {
 	var errs []error
 	s.Dir = strings.TrimSpace(f.Dir.Text)
 	if s.Dir == "" {
-		errs = append(errs, errors.New("download folder: choose a folder"))
+		errs = append(errs, errors.New(lang.L("download folder: choose a folder")))
 	}
 	s.Languages = splitList(f.Languages.Text)
 	s.OS = splitList(f.OS.Text)
@@ -109,11 +118,15 @@ func (f *SettingsForm) Value() (Settings, error) {
 		}
 		return n
 	}
-	s.MaxConns = num("connections", f.MaxConns.Text)
-	s.MaxConnsPerMirror = num("per mirror", f.MaxPerMirror.Text)
+	s.MaxJobs = num(lang.L("downloads at once"), f.MaxJobs.Text)
+	s.MaxConns = num(lang.L("connections"), f.MaxConns.Text)
+	s.MaxConnsPerMirror = num(lang.L("per mirror"), f.MaxPerMirror.Text)
 	var err error
 	if s.SpeedLimit, err = ParseRate(f.SpeedLimit.Text); err != nil {
-		errs = append(errs, fmt.Errorf("speed limit: %w", err))
+		errs = append(errs, fmt.Errorf(lang.L("speed limit: %w"), err))
+	}
+	if s.AltSpeedLimit, err = ParseRate(f.AltSpeedLimit.Text); err != nil {
+		errs = append(errs, fmt.Errorf(lang.L("alternative limit: %w"), err))
 	}
 	s.StartOnLaunch = f.StartOnLaunch.Checked
 	return s, errors.Join(errs...)
@@ -123,18 +136,23 @@ func (f *SettingsForm) Value() (Settings, error) {
 // database.
 func (w *Window) ShowSettings() {
 	f := NewSettingsForm(w.Settings, w.Win)
-	d := dialog.NewCustomConfirm("Settings", "Save", "Cancel", f.Content, func(ok bool) {
+	d := dialog.NewCustomConfirm(lang.L("Settings"), lang.L("Save"), lang.L("Cancel"), f.Content, func(ok bool) {
 		if !ok {
 			return
 		}
 		s, err := f.Value()
 		if err != nil {
-			dialog.ShowError(err, w.Win)
+			w.showError(err)
 			return
 		}
 		w.Settings = s
-		w.command("Save settings", func() error { return w.Backend.SetSettings(s) })
+		w.command(lang.L("Save settings"), func() error { return w.Backend.SetSettings(s) })
 	}, w.Win)
+	for _, e := range []*Entry{f.Dir, f.Languages, f.OS, f.Countries, f.MaxJobs, f.MaxConns, f.MaxPerMirror, f.SpeedLimit, f.AltSpeedLimit} {
+		e.OnSubmitted = func(string) { d.Confirm() }
+		e.OnEscape = d.Hide
+	}
+	w.keyed(d, d.Confirm, d.Hide)
 	d.Resize(fyne.NewSize(640, d.MinSize().Height))
 	d.Show()
 }
@@ -153,7 +171,7 @@ func parseCount(s string) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 || n > 1000 {
-		return 0, fmt.Errorf("%q is not a number from 0 to 1000", s)
+		return 0, fmt.Errorf(lang.L("%q is not a number from 0 to 1000"), s)
 	}
 	return n, nil
 }
@@ -188,7 +206,7 @@ func ParseRate(s string) (int64, error) {
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || v < 0 || v*float64(mult) > 1<<50 {
-		return 0, fmt.Errorf("%q is not a speed such as 2 MB/s", s)
+		return 0, fmt.Errorf(lang.L("%q is not a speed such as 2 MB/s"), s)
 	}
 	return int64(v * float64(mult)), nil
 }

@@ -2,9 +2,9 @@ package ui
 
 import (
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"os"
 	"runtime"
-	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
@@ -22,13 +22,13 @@ func (w *Window) SetupTray() bool {
 	if !ok || !hasTray(os.Getenv) {
 		return false
 	}
-	quit := fyne.NewMenuItem("Quit", w.Quit)
+	quit := fyne.NewMenuItem(lang.L("Quit"), w.Quit)
 	quit.IsQuit = true
 	d.SetSystemTrayMenu(fyne.NewMenu("Braid",
-		fyne.NewMenuItem("Show Braid", w.ShowWindow),
+		fyne.NewMenuItem(lang.L("Show Braid"), w.ShowWindow),
 		fyne.NewMenuItemSeparator(),
-		fyne.NewMenuItem("Pause all", w.PauseAll),
-		fyne.NewMenuItem("Resume all", w.ResumeAll),
+		fyne.NewMenuItem(lang.L("Pause all"), w.PauseAll),
+		fyne.NewMenuItem(lang.L("Resume all"), w.ResumeAll),
 		fyne.NewMenuItemSeparator(),
 		quit,
 	))
@@ -73,25 +73,29 @@ func (w *Window) closeRequested() {
 		w.Quit()
 		return
 	}
-	msg := fmt.Sprintf("%s running, %s waiting.\nQuitting stops them; they continue where they left off when Braid starts again.",
-		plural(t.Running, "download", "downloads"), count(t.Queued))
+	msg := fmt.Sprintf(lang.L("%s running, %s waiting.\nQuitting stops them; they continue where they left off when Braid starts again."),
+		plural(t.Running, lang.L("1 download"), lang.L("%s downloads")), count(t.Queued))
 	text := widget.NewLabel(msg)
 	text.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustomWithoutButtons("Downloads are running", text, w.Win)
-	cancel := widget.NewButton("Cancel", d.Hide)
-	quit := widget.NewButton("Quit", func() {
+	d := dialog.NewCustomWithoutButtons(lang.L("Downloads are running"), text, w.Win)
+	cancel := widget.NewButton(lang.L("Cancel"), d.Hide)
+	quit := widget.NewButton(lang.L("Quit"), func() {
 		d.Hide()
 		w.Quit()
 	})
 	quit.Importance = widget.DangerImportance
 	buttons := []fyne.CanvasObject{cancel, quit}
+	// Enter does what the highlighted button says: keep running in the
+	// tray when there is one, else quit, as the user asked.
+	w.keyed(d, quit.OnTapped, d.Hide)
 	if w.tray {
-		hide := widget.NewButtonWithIcon("Keep running in the tray", theme.VisibilityOffIcon(), func() {
+		hide := widget.NewButtonWithIcon(lang.L("Keep running in the tray"), theme.VisibilityOffIcon(), func() {
 			d.Hide()
 			w.Win.Hide()
 		})
 		hide.Importance = widget.HighImportance
 		buttons = append(buttons, hide)
+		w.dialogs[len(w.dialogs)-1].ok = hide.OnTapped
 	}
 	d.SetButtons(buttons)
 	d.Resize(fyne.NewSize(480, d.MinSize().Height))
@@ -118,59 +122,22 @@ func (w *Window) notify(j Job) {
 	var n *fyne.Notification
 	switch {
 	case j.Mismatch:
-		n = fyne.NewNotification("Verification failed",
-			fmt.Sprintf("%s does not match its checksum. Repair fetches only the bad pieces again.", j.Name))
+		n = fyne.NewNotification(lang.L("Verification failed"),
+			fmt.Sprintf(lang.L("%s does not match its checksum. Repair fetches only the bad pieces again."), j.Name))
 	case j.State == Done:
-		n = fyne.NewNotification("Download finished", fmt.Sprintf("%s is verified and saved in %s.", j.Name, j.Dir))
+		n = fyne.NewNotification(lang.L("Download finished"), fmt.Sprintf(lang.L("%s is verified and saved in %s."), j.Name, j.Dir))
 	case j.State == Failed:
-		n = fyne.NewNotification("Download failed", fmt.Sprintf("%s: %s", j.Name, j.Err))
+		n = fyne.NewNotification(lang.L("Download failed"), fmt.Sprintf("%s: %s", j.Name, j.Err))
 	default:
 		return
 	}
 	w.App.SendNotification(n)
 }
 
-// addShortcuts binds the keys for the common actions.
-func (w *Window) addShortcuts() {
-	c := w.Win.Canvas()
-	ctrl := func(k fyne.KeyName, f func()) {
-		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { f() })
-	}
-	ctrl(fyne.KeyN, w.AskURL)
-	ctrl(fyne.KeyO, w.AskFile)
-	ctrl(fyne.KeyP, w.PauseSelected)
-	ctrl(fyne.KeyR, w.ResumeSelected)
-	ctrl(fyne.KeyDelete, w.RemoveSelected)
-	ctrl(fyne.KeyE, w.OpenSelectedFolder)
-	ctrl(fyne.KeyComma, w.ShowSettings)
-	ctrl(fyne.KeyQ, w.closeRequested)
-	ctrl(fyne.KeyUp, func() { w.MoveSelected(-1) })
-	ctrl(fyne.KeyDown, func() { w.MoveSelected(1) })
-	c.AddShortcut(&fyne.ShortcutPaste{}, func(fyne.Shortcut) { w.PasteURL() })
-	c.SetOnTypedKey(func(e *fyne.KeyEvent) {
-		if e.Name == fyne.KeyDelete {
-			w.RemoveSelected()
-		}
-	})
-}
-
-// PasteURL opens the link on the clipboard, if it holds one.
-func (w *Window) PasteURL() {
-	if c := w.App.Clipboard(); c != nil {
-		if s := strings.TrimSpace(c.Content()); looksLikeURL(s) {
-			w.OpenSource(s)
-		}
-	}
-}
-
-// Shortcuts lists the keyboard shortcuts, for the settings dialog's help.
-const Shortcuts = `Ctrl+N  Add URL        Ctrl+O  Open a file      Ctrl+V  Add the link on the clipboard
-Ctrl+P  Pause          Ctrl+R  Resume           Delete  Remove
-Ctrl+E  Show in folder Ctrl+↑/↓ Move in queue   Ctrl+,  Settings       Ctrl+Q  Quit`
-
+// plural is one when n is 1, else many (a format with one %s) with n.
 func plural(n int, one, many string) string {
 	if n == 1 {
-		return "1 " + one
+		return one
 	}
-	return count(n) + " " + many
+	return fmt.Sprintf(many, count(n))
 }

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
@@ -32,6 +32,9 @@ type Options struct {
 	// OpenFolder shows a folder in the desktop's file manager; nil opens
 	// a file:// URL with the app.
 	OpenFolder func(dir string) error
+	// OpenFile opens a finished file with the desktop's application for
+	// it; nil opens a file:// URL with the app.
+	OpenFile func(path string) error
 	// AutoStart adds sources opened with OpenSource as soon as they are
 	// read, with the files the filters tick, without showing the picker
 	// (for scripted runs such as the screenshot).
@@ -49,20 +52,43 @@ type Window struct {
 	Backend Backend
 
 	Toolbar *Toolbar
-	List    *widget.List
-	Empty   fyne.CanvasObject // shown instead of the list when the queue is empty
+	// Search and StateFilter narrow the list; Filters holds both.
+	Search      *Entry
+	StateFilter *widget.Select
+	Filters     fyne.CanvasObject
+	List        *JobList
+	Empty       fyne.CanvasObject // shown instead of the list when the queue is empty
+	// Menu is the main menu: the menu bar on desktops that have one.
+	Menu *fyne.MainMenu
+	// Split divides the queue (above) from the details pane.
+	Split   *container.Split
 	Status  *widget.Label
 	Problem *widget.Label // the last error reading the queue, in red
 	Details *Details
 
-	// Settings are the user's settings as last read or saved.
+	// Settings are the user's settings as last read or saved; Schedule
+	// likewise.
 	Settings Settings
+	Schedule Schedule
 	// Pickers are the metalink pickers open now, oldest first.
 	Pickers []*Picker
 
 	opts     Options
 	model    model
-	selected JobID
+	selected JobID // the job the details pane shows, the last one clicked
+	// marked are the selected jobs, selected among them; anchor is where
+	// a Shift-click range starts; modifier is the modifier held at the
+	// last press on a row.
+	marked   map[JobID]bool
+	anchor   JobID
+	modifier fyne.KeyModifier
+	// reselecting is set while the window moves the list's selection
+	// itself, so OnSelected does not take it for a click.
+	reselecting bool
+	// dialogs are the open dialogs that answer Enter and Escape, newest
+	// last.
+	dialogs []*dialogKeys
+	menu    menuItems
 	// pendingSelect is a job just added, selected once the list has it.
 	pendingSelect JobID
 	seen          map[JobID]JobState // live jobs seen this session, for notifications
@@ -78,7 +104,9 @@ type Window struct {
 // Toolbar holds the toolbar's buttons.
 type Toolbar struct {
 	AddURL, Open, Pause, Resume, Remove, OpenFolder, Settings *widget.Button
-	Content                                                   fyne.CanvasObject
+	// AltSpeed switches the alternative speed limit on and off.
+	AltSpeed *widget.Button
+	Content  fyne.CanvasObject
 }
 
 // New builds the window over b. It shows nothing and reads nothing until
@@ -92,6 +120,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 		Backend: b,
 		opts:    opts,
 		seen:    map[JobID]JobState{},
+		marked:  map[JobID]bool{},
 		poll:    newPoller(b),
 	}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
@@ -99,23 +128,31 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Win.SetIcon(AppIcon)
 	w.buildToolbar()
 
-	w.List = widget.NewList(func() int { return len(w.model.jobs) }, newJobRow, func(i widget.ListItemID, o fyne.CanvasObject) {
-		if i < len(w.model.jobs) {
-			o.(*jobRow).show(w.model.jobs[i])
+	w.List = newJobList(w.model.length, func() fyne.CanvasObject {
+		r := newJobRow().(*jobRow)
+		r.onPress = func(m fyne.KeyModifier) { w.modifier = m }
+		r.onDrop = w.dropRow
+		r.onMenu = w.ShowRowMenu
+		return r
+	}, func(i widget.ListItemID, o fyne.CanvasObject) {
+		if j, ok := w.model.row(i); ok {
+			o.(*jobRow).show(j, w.marked[j.ID] && j.ID != w.selected)
 		}
 	})
 	w.List.OnSelected = func(i widget.ListItemID) {
-		if i < len(w.model.jobs) {
-			w.selectJob(w.model.jobs[i].ID)
+		if j, ok := w.model.row(i); ok {
+			w.clicked(j.ID)
 		}
 	}
 	w.List.OnUnselected = func(widget.ListItemID) {}
+	w.List.onKey = w.listKey
+	w.buildFilters()
 
 	icon := widget.NewIcon(theme.NewDisabledResource(theme.DownloadIcon()))
 	w.Empty = container.NewCenter(container.NewVBox(
 		container.NewCenter(container.NewGridWrap(fyne.NewSize(48, 48), icon)),
-		container.NewCenter(newHint("Drop a .meta4, .metalink or .torrent file, or a link, anywhere here.")),
-		container.NewCenter(newHint("Or use Add URL (Ctrl+N) or Open (Ctrl+O)."))))
+		container.NewCenter(newHint(lang.L("Drop a .meta4, .metalink or .torrent file, or a link, anywhere here."))),
+		container.NewCenter(newHint(lang.L("Or use Add URL (Ctrl+N) or Open (Ctrl+O).")))))
 
 	w.Status = widget.NewLabel("")
 	w.Status.SizeName = theme.SizeNameCaptionText
@@ -125,16 +162,17 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Problem.Truncation = fyne.TextTruncateEllipsis
 
 	w.Details = NewDetails()
-	w.Details.OnVerify = func(id JobID) { w.command("Verify", func() error { return b.Verify(id) }) }
-	w.Details.OnRepair = func(id JobID) { w.command("Repair", func() error { return b.Repair(id) }) }
+	w.Details.OnVerify = func(id JobID) { w.command(lang.L("Verify"), func() error { return b.Verify(id) }) }
+	w.Details.OnRepair = func(id JobID) { w.command(lang.L("Repair"), func() error { return b.Repair(id) }) }
 	w.Details.OnTab = func() {
 		w.poll.pieces.Store(w.Details.NeedsPieces())
 		w.poll.refreshDetail()
 	}
 
-	queue := container.NewBorder(queueHeader(), nil, nil, nil, container.NewStack(w.List, w.Empty))
+	queue := container.NewBorder(container.NewVBox(w.Filters, queueHeader()), nil, nil, nil, container.NewStack(w.List, w.Empty))
 	split := container.NewVSplit(queue, container.NewPadded(w.Details.Content))
 	split.Offset = 0.45
+	w.Split = split
 	status := container.NewBorder(nil, nil, nil, w.Problem, w.Status)
 	w.Win.SetContent(container.NewBorder(
 		container.NewVBox(w.Toolbar.Content, widget.NewSeparator()),
@@ -143,6 +181,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Win.Resize(fyne.NewSize(1100, 720))
 	w.Win.SetOnDropped(w.dropped)
 	w.addShortcuts()
+	w.buildMenu()
 	w.Win.SetCloseIntercept(w.closeRequested)
 	w.showModel()
 	return w
@@ -155,17 +194,18 @@ func (w *Window) buildToolbar() {
 		return btn
 	}
 	t := &Toolbar{
-		AddURL:     b("Add URL", theme.ContentAddIcon(), w.AskURL),
-		Open:       b("Open", theme.FolderOpenIcon(), w.AskFile),
-		Pause:      b("Pause", theme.MediaPauseIcon(), w.PauseSelected),
-		Resume:     b("Resume", theme.MediaPlayIcon(), w.ResumeSelected),
-		Remove:     b("Remove", theme.DeleteIcon(), w.RemoveSelected),
-		OpenFolder: b("Show in folder", theme.FolderIcon(), w.OpenSelectedFolder),
-		Settings:   b("Settings", theme.SettingsIcon(), w.ShowSettings),
+		AddURL:     b(lang.L("Add URL"), theme.ContentAddIcon(), w.AskURL),
+		Open:       b(lang.L("Open"), theme.FolderOpenIcon(), w.AskFile),
+		Pause:      b(lang.L("Pause"), theme.MediaPauseIcon(), w.PauseSelected),
+		Resume:     b(lang.L("Resume"), theme.MediaPlayIcon(), w.ResumeSelected),
+		Remove:     b(lang.L("Remove"), theme.DeleteIcon(), w.RemoveSelected),
+		OpenFolder: b(lang.L("Show in folder"), theme.FolderIcon(), w.OpenSelectedFolder),
+		AltSpeed:   b(lang.L("Slow"), theme.MediaFastForwardIcon(), w.ToggleAltSpeed),
+		Settings:   b(lang.L("Settings"), theme.SettingsIcon(), w.ShowSettings),
 	}
 	t.AddURL.Importance = widget.HighImportance
 	t.Content = container.NewHBox(t.AddURL, t.Open, widget.NewSeparator(),
-		t.Pause, t.Resume, t.Remove, widget.NewSeparator(), t.OpenFolder, layout.NewSpacer(), t.Settings)
+		t.Pause, t.Resume, t.Remove, widget.NewSeparator(), t.OpenFolder, layout.NewSpacer(), t.AltSpeed, t.Settings)
 	w.Toolbar = t
 }
 
@@ -175,8 +215,9 @@ func (w *Window) Start() {
 	if s, err := w.Backend.Settings(); err == nil {
 		w.Settings = s
 	} else {
-		w.showProblem(fmt.Errorf("read settings: %w", err))
+		w.showProblem(fmt.Errorf(lang.L("read settings: %w"), err))
 	}
+	w.loadSchedule()
 	w.Win.Show()
 	w.wg.Add(1)
 	go func() {
@@ -215,14 +256,20 @@ func (w *Window) apply(r reading) {
 		w.List.Refresh()
 		w.reselect()
 	}
-	for _, i := range w.model.merge(r.live) {
-		w.List.RefreshItem(i)
+	changed, refiltered := w.model.merge(r.live)
+	if refiltered {
+		w.List.Refresh()
+		w.reselect()
+	} else {
+		for _, i := range changed {
+			w.List.RefreshItem(i)
+		}
 	}
 	for _, j := range r.live {
 		w.seen[j.ID] = j.State
 	}
 	if w.pendingSelect != 0 {
-		if _, ok := w.model.index[w.pendingSelect]; ok {
+		if _, ok := w.model.rowOf(w.pendingSelect); ok {
 			w.Select(w.pendingSelect)
 			w.pendingSelect = 0
 		}
@@ -241,25 +288,14 @@ func (w *Window) showModel() {
 	} else {
 		w.Empty.Hide()
 	}
-	if s := w.model.totals().statusText(); s != w.Status.Text {
+	s := w.model.totals().statusText()
+	if st := w.scheduleText(); st != "" {
+		s += "  ·  " + st
+	}
+	if s != w.Status.Text {
 		w.Status.SetText(s)
 	}
 	w.setToolbar()
-}
-
-func (w *Window) setToolbar() {
-	j, ok := w.model.find(w.selected)
-	enable := func(b *widget.Button, on bool) {
-		if on {
-			b.Enable()
-		} else {
-			b.Disable()
-		}
-	}
-	enable(w.Toolbar.Pause, ok && (j.State == Queued || j.State == Running))
-	enable(w.Toolbar.Resume, ok && (j.State == Paused || j.State == Failed))
-	enable(w.Toolbar.Remove, ok)
-	enable(w.Toolbar.OpenFolder, ok)
 }
 
 func (w *Window) showProblem(err error) {
@@ -284,7 +320,7 @@ func (w *Window) selectJob(id JobID) {
 
 // Select selects the job with the given ID in the list, as a click does.
 func (w *Window) Select(id JobID) {
-	if i, ok := w.model.index[id]; ok {
+	if i, ok := w.model.rowOf(id); ok {
 		w.List.Select(i)
 	}
 }
@@ -295,20 +331,31 @@ func (w *Window) Selected() JobID { return w.selected }
 // Jobs is the queue as the window shows it.
 func (w *Window) Jobs() []Job { return w.model.jobs }
 
-// reselect keeps the selection on the same job after the rows moved.
+// reselect keeps the selection on the same jobs after the rows moved;
+// jobs removed or hidden by the filter leave it.
 func (w *Window) reselect() {
+	for id := range w.marked {
+		if _, ok := w.model.rowOf(id); !ok {
+			delete(w.marked, id)
+		}
+	}
 	if w.selected == 0 {
 		return
 	}
-	i, ok := w.model.index[w.selected]
+	i, ok := w.model.rowOf(w.selected)
 	if !ok {
 		w.selected = 0
 		w.poll.selected.Store(0)
 		w.List.UnselectAll()
 		w.Details.Clear()
+		w.setToolbar()
 		return
 	}
+	// The list calls OnSelected when the row moved; that is not a click
+	// and must keep the other selected jobs.
+	w.reselecting = true
 	w.List.Select(i)
+	w.reselecting = false
 }
 
 // do runs f on the UI goroutine with fyne.Do. The lock makes the
@@ -331,115 +378,31 @@ func (w *Window) command(what string, f func() error) {
 		defer w.wg.Done()
 		err := f()
 		if err != nil {
-			w.do(func() { dialog.ShowError(fmt.Errorf("%s: %w", what, err), w.Win) })
+			w.do(func() { w.showError(fmt.Errorf(lang.L("%s: %w"), what, err)) })
 		}
 		w.poll.reloadSoon()
 	}()
 }
 
-// PauseSelected pauses the selected job.
-func (w *Window) PauseSelected() {
-	if id := w.selected; id != 0 {
-		w.command("Pause", func() error { return w.Backend.Pause(id) })
-	}
-}
-
-// ResumeSelected resumes the selected job.
-func (w *Window) ResumeSelected() {
-	if id := w.selected; id != 0 {
-		w.command("Resume", func() error { return w.Backend.Resume(id) })
-	}
-}
-
-// RemoveSelected asks, then takes the selected job out of the queue.
-// Files on disk stay.
-func (w *Window) RemoveSelected() {
-	j, ok := w.model.find(w.selected)
-	if !ok {
-		return
-	}
-	msg := fmt.Sprintf("Remove “%s” from the queue?\nFiles already downloaded stay where they are.", j.Name)
-	d := dialog.NewConfirm("Remove download", msg, func(yes bool) {
-		if yes {
-			w.command("Remove", func() error { return w.Backend.Remove(j.ID) })
-		}
-	}, w.Win)
-	d.SetConfirmText("Remove")
-	d.SetConfirmImportance(widget.DangerImportance)
-	d.Show()
-}
-
-// MoveSelected moves the selected job by delta places in the queue.
-func (w *Window) MoveSelected(delta int) {
-	i, ok := w.model.index[w.selected]
-	if !ok {
-		return
-	}
-	to := min(max(0, i+delta), len(w.model.jobs)-1)
-	if to == i {
-		return
-	}
-	id := w.selected
-	w.command("Move", func() error { return w.Backend.Move(id, to) })
-}
-
-// OpenSelectedFolder shows the selected job's folder.
-func (w *Window) OpenSelectedFolder() {
-	j, ok := w.model.find(w.selected)
-	if !ok {
-		return
-	}
-	open := w.opts.OpenFolder
-	if open == nil {
-		open = func(dir string) error {
-			return w.App.OpenURL(&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)})
-		}
-	}
-	if err := open(j.Dir); err != nil {
-		dialog.ShowError(fmt.Errorf("open %s: %w", j.Dir, err), w.Win)
-	}
-}
-
-// PauseAll pauses every job that runs or waits; ResumeAll resumes every
-// paused one.
-func (w *Window) PauseAll() { w.forAll(func(j Job) bool { return j.State.Live() }, w.Backend.Pause) }
-
-// ResumeAll resumes every paused job.
-func (w *Window) ResumeAll() {
-	w.forAll(func(j Job) bool { return j.State == Paused }, w.Backend.Resume)
-}
-
-func (w *Window) forAll(match func(Job) bool, do func(JobID) error) {
-	var ids []JobID
-	for _, j := range w.model.jobs {
-		if match(j) {
-			ids = append(ids, j.ID)
-		}
-	}
-	w.command("Update the queue", func() error {
-		var errs []error
-		for _, id := range ids {
-			errs = append(errs, do(id))
-		}
-		return errors.Join(errs...)
-	})
-}
-
 // AskURL asks for a link, offering one from the clipboard, and opens it.
+// Enter adds, Escape cancels.
 func (w *Window) AskURL() {
-	e := widget.NewEntry()
-	e.SetPlaceHolder("https://example.org/file.iso or a .meta4 link")
+	e := NewEntry()
+	e.SetPlaceHolder(lang.L("https://example.org/file.iso or a .meta4 link"))
 	if c := w.App.Clipboard(); c != nil {
 		if s := strings.TrimSpace(c.Content()); looksLikeURL(s) {
 			e.SetText(s)
 		}
 	}
-	items := []*widget.FormItem{widget.NewFormItem("Link", e)}
-	d := dialog.NewForm("Add URL", "Add", "Cancel", items, func(ok bool) {
+	items := []*widget.FormItem{widget.NewFormItem(lang.L("Link"), e)}
+	d := dialog.NewForm(lang.L("Add URL"), lang.L("Add"), lang.L("Cancel"), items, func(ok bool) {
 		if ok && strings.TrimSpace(e.Text) != "" {
 			w.OpenSource(strings.TrimSpace(e.Text))
 		}
 	}, w.Win)
+	e.OnSubmitted = func(string) { d.Submit() }
+	e.OnEscape = d.Hide
+	w.keyed(d, d.Submit, d.Hide)
 	d.Resize(fyne.NewSize(560, d.MinSize().Height))
 	d.Show()
 	w.Win.Canvas().Focus(e)
@@ -455,7 +418,10 @@ func (w *Window) AskFile() {
 		_ = r.Close()
 		w.OpenSource(p)
 	}, w.Win)
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".meta4", ".metalink", ".torrent"}))
+	d.SetFilter(storage.NewExtensionFileFilter([]string{".meta4", ".metalink", ".torrent", ".xml"}))
+	// Escape closes it; Enter is the file list's own (it opens the file
+	// chosen there).
+	w.keyed(d, nil, d.Hide)
 	d.Resize(fyne.NewSize(800, 560))
 	d.Show()
 }
@@ -463,30 +429,34 @@ func (w *Window) AskFile() {
 // OpenSource reads source off the UI goroutine and then shows the picker
 // for it (or, for a plain link to one file, adds it at once). It may be
 // called from any goroutine.
-func (w *Window) OpenSource(source string) {
+func (w *Window) OpenSource(source string) { w.open(source, false) }
+
+// open reads source and offers it; with pick the picker shows even for
+// a plain link.
+func (w *Window) open(source string, pick bool) {
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
 		doc, err := w.Backend.Open(w.ctx, source)
 		w.do(func() {
 			if err != nil {
-				dialog.ShowError(fmt.Errorf("open %s: %w", source, err), w.Win)
+				w.showError(fmt.Errorf(lang.L("open %s: %w"), source, err))
 				return
 			}
-			w.offer(source, doc)
+			w.offer(source, doc, pick)
 		})
 	}()
 }
 
 // offer shows the picker for doc, or adds it directly when there is
-// nothing to pick.
-func (w *Window) offer(source string, doc *metalink.Document) {
+// nothing to pick and pick is false.
+func (w *Window) offer(source string, doc *metalink.Document, pick bool) {
 	p := NewPicker(source, doc, w.Settings, w.Win)
-	if w.opts.AutoStart || (isPlainLink(source) && len(doc.Files) == 1 && len(doc.Rejected) == 0) {
+	if w.opts.AutoStart || (!pick && isPlainLink(source) && len(doc.Files) == 1 && len(doc.Rejected) == 0) {
 		w.add(p.Request(false))
 		return
 	}
-	d := dialog.NewCustomWithoutButtons("Add downloads", p.Content, w.Win)
+	d := dialog.NewCustomWithoutButtons(lang.L("Add downloads"), p.Content, w.Win)
 	done := func() {
 		d.Hide()
 		for i, q := range w.Pickers {
@@ -501,6 +471,7 @@ func (w *Window) offer(source string, doc *metalink.Document) {
 		w.add(req)
 	}
 	p.OnCancel = done
+	w.keyed(d, p.Accept, p.OnCancel)
 	w.Pickers = append(w.Pickers, p)
 	size := w.Win.Canvas().Size()
 	d.Resize(fyne.NewSize(min(780, size.Width-40), min(680, size.Height-40)))
@@ -511,7 +482,7 @@ func (w *Window) add(req AddRequest) {
 	if req.Dir == "" {
 		req.Dir = w.Settings.Dir
 	}
-	w.command("Add "+req.Source, func() error {
+	w.command(fmt.Sprintf(lang.L("Add %s"), req.Source), func() error {
 		id, err := w.Backend.Add(w.ctx, req)
 		if err == nil {
 			w.do(func() { w.pendingSelect = id })
@@ -520,12 +491,13 @@ func (w *Window) add(req AddRequest) {
 	})
 }
 
-// dropped opens what was dropped on the window: metalink and torrent
-// files, and links.
+// dropped opens what was dropped on the window: metalink, torrent and
+// ResourceSync files, and links, each in a picker, so a drop of several
+// never starts anything unseen.
 func (w *Window) dropped(_ fyne.Position, uris []fyne.URI) {
 	for _, u := range uris {
 		if src, ok := droppedSource(u); ok {
-			w.OpenSource(src)
+			w.open(src, true)
 		}
 	}
 }
@@ -553,7 +525,9 @@ func droppedSource(u fyne.URI) (string, bool) {
 		}
 	}
 	switch strings.ToLower(filepath.Ext(p)) {
-	case ".meta4", ".metalink", ".torrent":
+	case ".meta4", ".metalink", ".torrent", ".xml":
+		// .xml: a ResourceSync resource list or sitemap, read like a
+		// metalink; the reader says so if it is not one.
 		return p, true
 	}
 	return "", false

@@ -85,7 +85,7 @@ func TestWindowShowsQueue(t *testing.T) {
 
 	r := newJobRow().(*jobRow)
 	j, _ := w.model.find(running)
-	r.show(j)
+	r.show(j, false)
 	if r.name.Text != "debian-13.1.0-amd64-DVD-1.iso" || r.size.Text != "140 MB" || r.speed.Text != "6.4 MB/s" || r.eta.Text != "9 s" {
 		t.Errorf("running row shows %q %q %q %q", r.name.Text, r.size.Text, r.speed.Text, r.eta.Text)
 	}
@@ -97,9 +97,9 @@ func TestWindowShowsQueue(t *testing.T) {
 	}
 	// The checksum mismatch is marked in words, in red, with its own icon.
 	bad := w.model.jobs[4]
-	r.show(bad)
+	r.show(bad, false)
 	seg := r.state.Segments[0].(*widget.TextSegment)
-	if seg.Text != "Checksum mismatch" || seg.Style.ColorName != theme.ColorNameError || r.icon.Resource.Name() != stateIcon(Job{Mismatch: true}).Name() || r.progress.Color != theme.ColorNameError {
+	if seg.Text != "Checksum mismatch" || seg.Style.ColorName != theme.ColorNameError || r.icon.Resource.Name() != lookOf(Job{Mismatch: true}).Icon.Name() || r.progress.Color != theme.ColorNameError {
 		t.Errorf("mismatch row: %q colour %v icon %v bar %v", seg.Text, seg.Style.ColorName, r.icon.Resource, r.progress.Color)
 	}
 	if r.speed.Text != "" || r.eta.Text != "" {
@@ -352,26 +352,41 @@ func TestVerifyAndRepair(t *testing.T) {
 	}
 }
 
-// TestDropAddsSources drops a metalink, a link (as the desktop hands it
-// over, disguised as a file name) and a photo on the window.
+// TestDropAddsSources drops a metalink, two links at once (as the
+// desktop hands them over, disguised as file names), a ResourceSync
+// list and a photo on the window: every source lands in a picker, where
+// Enter starts it, and nothing starts unseen.
 func TestDropAddsSources(t *testing.T) {
 	b := newMemBackend()
 	w, _ := newTestWindow(t, b)
 	w.dropped(fyne.NewPos(10, 10), []fyne.URI{
 		storage.NewFileURI("testdata/app.meta4"),
 		storage.NewFileURI("https://example.org/pub/file.iso"),
+		storage.NewFileURI("https://example.org/pub/other.iso"),
+		mustParseURI("https://sync.example.org/resourcelist.xml"),
 		storage.NewFileURI("/home/user/photo.jpg"),
 	})
 	w.Settle()
+	var sources []string
+	for _, p := range w.Pickers {
+		sources = append(sources, p.Source)
+	}
+	slices.Sort(sources)
 	abs, _ := filepath.Abs("testdata/app.meta4")
-	if len(w.Pickers) != 1 || w.Pickers[0].Source != abs {
-		t.Fatalf("%d pickers, want one for the metalink", len(w.Pickers))
+	want := []string{abs, "https://example.org/pub/file.iso", "https://example.org/pub/other.iso", "https://sync.example.org/resourcelist.xml"}
+	slices.Sort(want)
+	if !slices.Equal(sources, want) {
+		t.Fatalf("pickers for %q, want %q", sources, want)
 	}
-	if got := b.Calls(); len(got) != 1 || !strings.HasPrefix(got[0], "add https://example.org/pub/file.iso [file.iso] paused=false dir=/home/user/Downloads") {
-		t.Fatalf("calls %q: the link should be added at once, the photo ignored", got)
+	if got := b.Calls(); len(got) != 0 {
+		t.Fatalf("calls %q: a drop started something unseen", got)
 	}
-	if w.List.Length() != 1 || w.Selected() == 0 {
-		t.Errorf("the added link is not listed and selected (rows %d, selected %d)", w.List.Length(), w.Selected())
+	for range want {
+		typeKey(w, fyne.KeyReturn)
+		w.Settle()
+	}
+	if len(w.Pickers) != 0 || len(b.Calls()) != len(want) || w.List.Length() != len(want) {
+		t.Errorf("after Enter in each picker: %d pickers open, calls %q, %d rows", len(w.Pickers), b.Calls(), w.List.Length())
 	}
 }
 
@@ -385,6 +400,7 @@ func TestDroppedSource(t *testing.T) {
 		{storage.NewFileURI("/tmp/A.METALINK"), "/tmp/A.METALINK", true},
 		{storage.NewFileURI("/tmp/b.torrent"), "/tmp/b.torrent", true},
 		{storage.NewFileURI("/tmp/b.iso"), "", false},
+		{storage.NewFileURI("/tmp/resourcelist.xml"), "/tmp/resourcelist.xml", true},
 		{storage.NewFileURI("https://x.example/a.iso"), "https://x.example/a.iso", true},
 		{storage.NewFileURI("ftp://x.example/a.iso"), "ftp://x.example/a.iso", true},
 		{storage.NewFileURI("javascript://x"), "", false},
@@ -528,14 +544,14 @@ func TestSettingsDialog(t *testing.T) {
 	if form == nil {
 		t.Fatal("no form in the dialog")
 	}
-	entries := map[string]*widget.Entry{}
+	entries := map[string]*Entry{}
 	for _, it := range form.Form.Items {
 		switch x := it.Widget.(type) {
-		case *widget.Entry:
+		case *Entry:
 			entries[it.Text] = x
 		case *fyne.Container:
 			for _, o := range x.Objects {
-				if e, ok := o.(*widget.Entry); ok {
+				if e, ok := o.(*Entry); ok {
 					entries[it.Text] = e
 				}
 			}

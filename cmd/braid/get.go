@@ -50,6 +50,9 @@ type getOptions struct {
 	stdout   io.Writer
 	stderr   io.Writer
 	torrent  torrentOptions // BitTorrent flags (torrent.go)
+
+	// requireSignature: a file counts as done only if a known key signed it.
+	requireSignature bool
 }
 
 func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -110,6 +113,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	limit := fs.String("limit", "", "download rate limit in bytes per second, e.g. 500K, 10M (0: none)")
 	jsonOut := fs.Bool("json", false, "print progress as JSON lines")
 	tor := torrentFlags(fs)
+	requireSig := fs.Bool("require-signature", false, "fail a file unless an OpenPGP key of the keyring (braid keys) signed it; it stays NAME.part")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, 0
@@ -155,6 +159,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		stderr:   stderr,
 		torrent:  *tor,
 	}
+	o.requireSignature = *requireSig
 	if o.tty && !o.json {
 		o.interval = 200 * time.Millisecond
 	}
@@ -210,7 +215,9 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 				continue
 			}
 		}
-		err := o.download(ctx, src, req)
+		sig := o.checkSignature(st, req)
+		err := o.downloadDynamic(ctx, st, src, doc, req)
+		o.reportSignature(f.Name, sig)
 		if st != nil {
 			if serr := st.Finish(src, req, err); serr != nil && !o.json {
 				fmt.Fprintf(o.stderr, "%s: state: %v\n", f.Name, serr)

@@ -20,11 +20,13 @@ type command func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 var commands = map[string]command{
 	"get":     cmdGet,
+	"sync":    cmdSync,
 	"inspect": cmdInspect,
 	"verify":  cmdVerify,
 	"repair":  cmdRepair,
 	"make":    cmdMake,
 	"queue":   cmdQueue,
+	"keys":    cmdKeys,
 
 	"install":   cmdInstall,
 	"uninstall": cmdUninstall,
@@ -56,11 +58,13 @@ const usage = `Braid braids one file together from many mirrors and verifies eve
 Usage:
   braid [SOURCE...]                 open the window; add SOURCE
   braid get [flags] SOURCE...       download headless; exit 0 only if every selected file verified
+  braid sync [flags] SOURCE -d DIR  keep DIR a verified copy of a ResourceSync source (--check, --delete)
   braid inspect [--json] SOURCE     files, sizes, hashes, mirrors, and what the filters select
   braid verify --metalink M [-d DIR]          check files against full and piece hashes
   braid repair --metalink M [-d DIR]          fetch only the bad pieces, then verify
   braid make [--piece-length N] [--url BASE]... FILE...   write a .meta4 to stdout
   braid queue list|pause ID|resume ID|remove ID|run
+  braid keys import FILE|URL | list | remove FINGERPRINT   the OpenPGP keys trusted to sign downloads
   braid install | uninstall         register Braid for .meta4/.metalink/.torrent and magnet: (this user)
 
 A SOURCE is a .meta4 or .metalink file, or an http(s) or ftp URL.

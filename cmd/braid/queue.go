@@ -20,10 +20,12 @@ const queueUsage = `Usage:
   braid queue [--state DIR] pause ID
   braid queue [--state DIR] resume ID
   braid queue [--state DIR] remove [--files] ID
+  braid queue [--state DIR] move ID up|down|top|bottom
   braid queue [--state DIR] run [--max-conn N] [--limit RATE]
 
 --state DIR is the folder of the queue database (default: $BRAID_STATE, else
-the user config folder's braid/). run downloads queued jobs in order until
+the user config folder's braid/). move changes the order in which jobs
+run; the window shows the same order. run downloads queued jobs in order until
 none is left; Ctrl-C stops it, keeping every job's progress for next time.
 `
 
@@ -70,6 +72,20 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stderr, "braid queue %s: %q is not a job ID\n", sub, fs.Arg(0))
 			return 2
 		}
+	case "move":
+		var err error
+		if fs.NArg() != 2 {
+			fmt.Fprintf(stderr, "braid queue move: want a job ID and up, down, top or bottom\n")
+			return 2
+		}
+		if id, err = strconv.ParseInt(fs.Arg(0), 10, 64); err != nil || id <= 0 {
+			fmt.Fprintf(stderr, "braid queue move: %q is not a job ID\n", fs.Arg(0))
+			return 2
+		}
+		if _, ok := moves[fs.Arg(1)]; !ok {
+			fmt.Fprintf(stderr, "braid queue move: %q is not up, down, top or bottom\n", fs.Arg(1))
+			return 2
+		}
 	default:
 		fmt.Fprintf(stderr, "braid queue: unknown command %q\n%s", sub, queueUsage)
 		return 2
@@ -104,6 +120,8 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		err = q.Resume(id)
 	case "remove":
 		err = q.Remove(id, *withFiles)
+	case "move":
+		err = moves[fs.Arg(1)](q, id)
 	case "run":
 		err = queueRun(ctx, q, *maxConn, rate, stdout)
 	}
@@ -112,6 +130,14 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 1
 	}
 	return 0
+}
+
+// moves are the directions of braid queue move.
+var moves = map[string]func(*queue.Queue, int64) error{
+	"up":     (*queue.Queue).MoveUp,
+	"down":   (*queue.Queue).MoveDown,
+	"top":    (*queue.Queue).MoveTop,
+	"bottom": (*queue.Queue).MoveBottom,
 }
 
 func queueUsageErr(err error) int {
@@ -135,6 +161,9 @@ type queueJob struct {
 	Error      string    `json:"error,omitempty"`
 	AddedAt    time.Time `json:"added_at"`
 	Files      []string  `json:"files"`
+
+	Signatures []jsonSignature `json:"signatures,omitempty"` // of files whose signature was checked
+	Notice     string          `json:"notice,omitempty"`     // e.g. the publisher has a new version
 }
 
 func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
@@ -154,6 +183,8 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 					qj.Files = append(qj.Files, f.Name)
 				}
 			}
+			qj.Signatures = queueSignatures(q, j.ID)
+			qj.Notice, _ = q.Notice(j.ID)
 			out = append(out, qj)
 		}
 		enc := json.NewEncoder(w)
@@ -168,6 +199,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 		if j.Error != "" {
 			st += " (" + j.Error + ")"
 		}
+		st += queueTrustText(q, j.ID)
 		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s/%s\t%s\t%s\n", j.ID, st, done, pieces,
 			byteText(bytesDone), byteText(size), j.Name(), j.Source)
 	}
@@ -178,6 +210,10 @@ func queueRun(ctx context.Context, q *queue.Queue, maxConn int, rate int64, w io
 	s, err := q.Settings()
 	if err != nil {
 		return err
+	}
+	// The window's one-click slower speed holds here too.
+	if sched, err := q.Schedule(); err == nil {
+		s.SpeedLimit = sched.Limit(s.SpeedLimit)
 	}
 	last := map[int64]time.Time{}
 	r := &queue.Runner{

@@ -154,6 +154,60 @@ func TestQueueChanges(t *testing.T) {
 	}
 }
 
+// TestQueueMove moves jobs with braid queue move and reads the order back
+// from the database in a fresh process's way: a new queue.Open.
+func TestQueueMove(t *testing.T) {
+	state := t.TempDir()
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a", "b", "c", "d"} {
+		doc := &metalink.Document{Files: []metalink.File{{Name: n, Size: 1, URLs: []metalink.URL{{URL: "http://m.example/" + n}}}}}
+		if _, err := q.Add("http://example.com/"+n, t.TempDir(), doc, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q.Close()
+	order := func() string {
+		t.Helper()
+		q, err := queue.Open(state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer q.Close()
+		jobs, err := q.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s []string
+		for _, j := range jobs {
+			s = append(s, j.Name())
+		}
+		return strings.Join(s, "")
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"4", "top"}, "dabc"},
+		{[]string{"4", "down"}, "adbc"},
+		{[]string{"1", "bottom"}, "dbca"},
+		{[]string{"1", "up"}, "dbac"},
+	} {
+		code, _, errOut := runQueue(t, append([]string{"--state", state, "move"}, tc.args...)...)
+		if code != 0 {
+			t.Fatalf("move %v: exit %d: %s", tc.args, code, errOut)
+		}
+		if got := order(); got != tc.want {
+			t.Errorf("after move %v the order is %s, want %s", tc.args, got, tc.want)
+		}
+	}
+	if code, _, errOut := runQueue(t, "--state", state, "move", "9", "up"); code != 1 || !strings.Contains(errOut, "no such job") {
+		t.Errorf("move of a missing job: exit %d, %q", code, errOut)
+	}
+}
+
 func TestQueueUsage(t *testing.T) {
 	state := t.TempDir()
 	for _, args := range [][]string{
@@ -166,6 +220,9 @@ func TestQueueUsage(t *testing.T) {
 		{"list", "extra"},
 		{"list", "--nope"},
 		{"run", "--limit", "fast"},
+		{"move", "1"},
+		{"move", "1", "sideways"},
+		{"move", "x", "up"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			code, _, errOut := runQueue(t, append([]string{"--state", state}, args...)...)

@@ -46,6 +46,7 @@ type verifyResult struct {
 	File   metalink.File
 	Report *piece.Report // nil when the file is missing or unreadable
 	Err    error
+	Sig    sigVerdict // its OpenPGP signature, checked when its hashes match
 }
 
 func (r verifyResult) status() string {
@@ -54,6 +55,8 @@ func (r verifyResult) status() string {
 		return statusMissing
 	case r.Err != nil:
 		return statusError
+	case r.Report.OK() && r.Sig.err != nil:
+		return statusBad
 	case r.Report.OK():
 		return statusOK
 	case len(r.Report.Bad) > 0 || r.Report.Trailing > 0 || r.Report.Whole == piece.Mismatch:
@@ -74,6 +77,7 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	dir := fset.String("d", ".", "the folder holding the files")
 	asJSON := fset.Bool("json", false, "print the result as JSON")
 	full := fset.Bool("full", false, "compute the whole-file hash even where the piece hashes cover every byte")
+	sigs := verifySignatureFlags(fset)
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -103,7 +107,7 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			fmt.Fprintf(stderr, "braid verify: %v\n", ctx.Err())
 			return 1
 		}
-		results = append(results, verifyResult{File: f, Report: rep, Err: err})
+		results = append(results, verifyResult{File: f, Report: rep, Err: err, Sig: sigs.check(root, f, rep)})
 	}
 
 	if *asJSON {
@@ -172,10 +176,14 @@ func writeVerifyText(w io.Writer, results []verifyResult, rejected []metalink.Re
 		case statusOK:
 			fmt.Fprintf(&b, "%s: OK (%s)\n", name, verifyChecked(r.Report))
 		case statusBad:
-			bad = true
 			fmt.Fprintf(&b, "%s: BAD\n", name)
+			if r.Report.OK() { // only its signature is wrong
+				break
+			}
+			bad = true
 			verifyExplain(&b, r.Report)
 		}
+		r.Sig.writeText(&b)
 	}
 	for _, r := range rejected {
 		fmt.Fprintf(&b, "%s: SKIPPED (%s)\n", r.Name, r.Reason)
@@ -280,6 +288,8 @@ type verifyFileJSON struct {
 	BadRanges       []rangeJSON `json:"bad_ranges"`
 	Trailing        int64       `json:"trailing"`
 	TruncateRepairs bool        `json:"truncate_repairs"`
+
+	Signature *jsonSignature `json:"signature,omitempty"` // nil: no signature checked
 }
 
 type rangeJSON struct {
@@ -312,6 +322,7 @@ func writeVerifyJSON(w io.Writer, results []verifyResult, rejected []metalink.Re
 			}
 			j.Trailing, j.TruncateRepairs = rep.Trailing, rep.TruncateRepairs
 		}
+		j.Signature = r.Sig.json(r.File.Name)
 		out.OK = out.OK && j.Status == statusOK
 		out.Files = append(out.Files, j)
 	}

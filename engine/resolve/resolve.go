@@ -191,8 +191,13 @@ func metalinkHTTP(ctx context.Context, source string, u *url.URL, p *transport.P
 	file.Name = fileName(doc, p.Name, final, u)
 
 	var mirrors []metalink.Link
-	var described []metalink.Link
+	var described, signatures []metalink.Link
 	for _, l := range p.Links {
+		if isSignatureLink(l) {
+			// Not subject to RFC 6249 §6 below: a signature vouches for
+			// itself against the user's keyring.
+			signatures = append(signatures, l)
+		}
 		switch l.Rel {
 		case "duplicate":
 			mirrors = append(mirrors, l)
@@ -225,6 +230,9 @@ func metalinkHTTP(ctx context.Context, source string, u *url.URL, p *transport.P
 	}
 	if len(described) > 0 {
 		mergeDescribed(ctx, doc, &file, final, described[0], opts)
+	}
+	if len(signatures) > 0 {
+		fetchSignature(ctx, doc, &file, final, signatures[0], opts)
 	}
 	sortURLs(file.URLs)
 	doc.Files = []metalink.File{file}
@@ -329,17 +337,12 @@ func mergeDescribed(ctx context.Context, doc *metalink.Document, file *metalink.
 	warn := func(format string, args ...any) {
 		doc.Warnings = append(doc.Warnings, fmt.Sprintf("metalink %s: ", l.URL)+fmt.Sprintf(format, args...))
 	}
-	ref, err := url.Parse(l.URL)
+	abs, err := httpLink(base, l)
 	if err != nil {
-		warn("unreadable URL: %v", err)
+		warn("%v", err)
 		return
 	}
-	abs := base.ResolveReference(ref)
-	if s := strings.ToLower(abs.Scheme); s != "http" && s != "https" {
-		warn("not fetched: only HTTP(S) metalinks are")
-		return
-	}
-	src, err := transport.NewHTTP(abs.String(), transport.Options{Size: -1, HTTPClient: opts.HTTPClient, UserAgent: opts.UserAgent})
+	src, err := transport.NewHTTP(abs, transport.Options{Size: -1, HTTPClient: opts.HTTPClient, UserAgent: opts.UserAgent})
 	if err != nil {
 		warn("%v", err)
 		return
@@ -382,6 +385,7 @@ func mergeDescribed(ctx context.Context, doc *metalink.Document, file *metalink.
 	if match.Pieces != nil && file.Pieces == nil {
 		file.Pieces = match.Pieces
 	}
+	adoptDescribed(file, match)
 }
 
 func hasType(hs []metalink.Hash, typ string) bool {

@@ -134,7 +134,7 @@ func TestMetalinkHTTP(t *testing.T) {
 		mirrortest.Header("Link", `</mirror/file.iso>; rel=duplicate; depth=1`),
 		mirrortest.Header("Link", `<ftp://ftp.example/pub/file.iso>; rel=duplicate`),
 		mirrortest.Header("Link", `<magnet:?xt=urn:btih:abc>; rel=duplicate`),
-		mirrortest.Header("Link", `<http://sig.example/file.iso.asc>; rel=describedby; type="application/pgp-signature"`),
+		mirrortest.Header("Link", `<http://127.0.0.1:9/file.iso.asc>; rel=describedby; type="application/pgp-signature"`),
 	)
 	// The origin listed again must not appear twice.
 	origin2 := mirrortest.New(t, data, mirrortest.Header("Digest", digest), mirrortest.Path("/f"),
@@ -224,8 +224,9 @@ func TestDescribedBy(t *testing.T) {
 			if fmt.Sprint(f.Hashes) != fmt.Sprint(tc.hashes) {
 				t.Fatalf("hashes %+v, want %+v", f.Hashes, tc.hashes)
 			}
-			if f.Name != "f.bin" || len(f.URLs) != 1 {
-				t.Fatalf("name %q, URLs %+v: the describing metalink must not change them", f.Name, f.URLs)
+			// A describing metalink that agrees adds its mirrors (issue 15).
+			if wantURLs := map[bool]int{false: 1, true: 2}[tc.pieces]; f.Name != "f.bin" || len(f.URLs) != wantURLs {
+				t.Fatalf("name %q, URLs %+v: want the name kept and %d mirrors", f.Name, f.URLs, wantURLs)
 			}
 			warnings := strings.Join(r.Document.Warnings, "\n")
 			if tc.warning != "" && !strings.Contains(warnings, tc.warning) {

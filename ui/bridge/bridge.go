@@ -14,25 +14,22 @@
 // Nothing the window shows carries URL credentials: the queue keeps them
 // only in the mirrors it downloads from, and the bridge redacts every URL
 // it passes on (queue.Redact).
+//
+// The files hold one concern each: bridge.go the lifecycle (the runner's
+// loop and the live progress it leaves), view.go the view models the
+// window reads, commands.go what the window asks the queue to do,
+// settings.go the settings, source.go how a source is read, check.go
+// verify and repair.
 package bridge
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"path"
-	"strconv"
-	"strings"
+	"fyne.io/fyne/v2/lang"
 	"sync"
-	"time"
 
 	"braid/engine"
 	"braid/engine/metalink"
-	"braid/engine/piece"
-	"braid/engine/resolve"
-	"braid/platform"
 	"braid/queue"
 	"braid/ui"
 )
@@ -63,6 +60,7 @@ type Backend struct {
 	recentOrder []fileKey
 	client      *engine.Client // for the next run; rebuilt when settings change
 	runner      *queue.Runner  // the runner at work; nil between runs
+	stopRun     func()         // stops the runner's run, for the schedule
 	scratch     engine.Snapshot
 	// origins are what the servers of plain URLs opened for the picker
 	// said, until the picked document is added (see openSource).
@@ -113,7 +111,7 @@ func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalin
 // queue Start does nothing and reports why.
 func (b *Backend) Start(run bool) error {
 	if !b.q.Owner() {
-		return fmt.Errorf("run the queue %s: %w", b.q.Path(), queue.ErrNotOwner)
+		return fmt.Errorf(lang.L("run the queue %s: %w"), b.q.Path(), queue.ErrNotOwner)
 	}
 	b.wg.Add(1)
 	go func() {
@@ -161,6 +159,10 @@ func (b *Backend) runLoop(run bool) {
 			}
 		}
 		run = false
+		if !b.waitSchedule() {
+			return
+		}
+		ctx, stop := b.scheduledRun()
 		b.mu.Lock()
 		b.busy = true
 		c := b.clientLocked()
@@ -169,13 +171,20 @@ func (b *Backend) runLoop(run bool) {
 		r := &queue.Runner{Queue: b.q, Client: c, Progress: b.progress}
 		b.mu.Lock()
 		b.runner = r
+		b.stopRun = stop
 		b.mu.Unlock()
 		// A job's own failure is recorded in the queue and shown on its
 		// row; Run's joined error adds nothing the window does not show.
-		_ = r.Run(b.ctx)
+		_ = r.Run(ctx)
+		interrupted := ctx.Err() != nil
+		stop()
 		b.mu.Lock()
 		b.busy = false
 		b.runner = nil
+		b.stopRun = nil
+		// Stopped by the schedule or a new limit rather than by Close:
+		// the jobs it let go are queued still, so run again once allowed.
+		run = interrupted && b.ctx.Err() == nil
 		for id, l := range b.live {
 			if l.checking == "" {
 				b.keepLocked(id, &l.snap)
@@ -200,6 +209,9 @@ func (b *Backend) clientLocked() *engine.Client {
 	c := &engine.Client{}
 	if s, err := b.q.Settings(); err == nil {
 		c = s.Client()
+	}
+	if sched, err := b.q.Schedule(); err == nil {
+		c.Limit = sched.Limit(c.Limit)
 	}
 	b.client = c
 	return c
@@ -302,516 +314,4 @@ func copySnapshot(dst, src *engine.Snapshot) {
 func withoutDoc(j queue.Job) queue.Job {
 	j.Doc = nil
 	return j
-}
-
-// Jobs lists the queue, with live progress for the jobs in hand.
-func (b *Backend) Jobs() ([]ui.Job, error) {
-	list, err := b.q.List()
-	if err != nil {
-		return nil, err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	clear(b.known)
-	out := make([]ui.Job, len(list))
-	for i, j := range list {
-		b.known[j.ID] = j
-		out[i] = b.viewLocked(j)
-	}
-	return out, nil
-}
-
-// Active returns the jobs in hand and, while the runner works through
-// the queue, the queued jobs it will reach.
-func (b *Backend) Active() []ui.Job {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []ui.Job
-	for id, l := range b.live {
-		if !b.stopped[id] {
-			b.refreshLocked(id, l)
-			out = append(out, b.viewLocked(l.job))
-		}
-	}
-	if b.busy {
-		for id, j := range b.known {
-			if j.State == queue.Queued && b.live[id] == nil {
-				out = append(out, b.viewLocked(j))
-			}
-		}
-	}
-	return out
-}
-
-// viewLocked is a job as the window shows it: the queue's record, with
-// live bytes and speed when it is in hand.
-func (b *Backend) viewLocked(j queue.Job) ui.Job {
-	_, _, done, size := j.Progress()
-	v := ui.Job{
-		ID:       ui.JobID(j.ID),
-		Name:     j.Name(),
-		Source:   queue.Redact(j.Source),
-		Dir:      j.Dest,
-		State:    jobState(j.State),
-		Size:     size,
-		Done:     done,
-		ETA:      -1,
-		Mismatch: j.Mismatch,
-		Err:      queue.Redact(j.Error),
-	}
-	if v.Name == "" {
-		v.Name = v.Source
-	}
-	for _, f := range j.Files {
-		if f.Selected && f.Size < 0 {
-			v.Size = -1
-		}
-	}
-	l := b.live[j.ID]
-	if l == nil || b.stopped[j.ID] {
-		return v
-	}
-	v.State = l.state
-	if l.checking != "" {
-		return v
-	}
-	v.Done = 0
-	for _, f := range j.Files {
-		if f.Selected {
-			v.Done += max(f.DoneBytes, l.fileBytes[f.Name])
-		}
-	}
-	if l.snap.Size >= 0 && v.Size >= 0 {
-		// The size of a file the document did not give is known once a
-		// mirror says.
-		v.Size = max(v.Size, v.Done)
-	}
-	v.Speed = float64(l.snap.Speed)
-	if v.Speed > 0 && v.Size > 0 {
-		v.ETA = time.Duration(float64(v.Size-v.Done) / v.Speed * float64(time.Second))
-	}
-	return v
-}
-
-func jobState(s queue.State) ui.JobState {
-	switch s {
-	case queue.Queued:
-		return ui.Queued
-	case queue.Running:
-		return ui.Running
-	case queue.Paused:
-		return ui.Paused
-	case queue.Done:
-		return ui.Done
-	}
-	return ui.Failed
-}
-
-// Detail returns one job's files, mirrors and, when asked, pieces: live for
-// the file the engine is on, from the stored bitfield for the others.
-func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
-	b.mu.Lock()
-	l := b.live[int64(id)]
-	var j queue.Job
-	var view ui.Job
-	var snap *engine.Snapshot
-	if l != nil && l.job.Doc != nil && l.checking == "" {
-		b.refreshLocked(int64(id), l)
-		j = l.job
-		view = b.viewLocked(j) // from the same reading as the files
-		s := l.snap
-		if pieces {
-			// The copy keeps the window's view still while the next
-			// read rewrites the bridge's.
-			s.Pieces = append([]engine.PieceState(nil), l.snap.Pieces...)
-			s.Filler = append([]int16(nil), l.snap.Filler...)
-		}
-		s.Mirrors = append([]engine.MirrorSnapshot(nil), l.snap.Mirrors...)
-		snap = &s
-	}
-	b.mu.Unlock()
-	if snap == nil {
-		var err error
-		if j, err = b.q.Get(int64(id)); err != nil {
-			return ui.Detail{}, err
-		}
-		b.mu.Lock()
-		view = b.viewLocked(j)
-		b.mu.Unlock()
-	}
-	d := ui.Detail{Job: view, Origin: queue.Redact(j.Doc.Origin)}
-	for _, f := range j.Files {
-		if !f.Selected {
-			continue
-		}
-		mf := docFile(j.Doc, f.Name)
-		d.Publisher = cmpOr(d.Publisher, mf.Publisher.Name)
-		d.Identity = cmpOr(d.Identity, mf.Identity)
-		d.Version = cmpOr(d.Version, mf.Version)
-		d.Description = cmpOr(d.Description, mf.Description)
-		fd := fileDetail(j, f, mf)
-		switch {
-		case snap != nil && snap.Name == f.Name:
-			applySnapshot(&fd, snap, pieces)
-		case pieces:
-			bits, _, err := b.q.Pieces(j.ID, f.Name)
-			if err != nil {
-				break
-			}
-			fd.Pieces = storedPieces(bits)
-			b.mu.Lock()
-			last := b.recent[fileKey{j.ID, f.Name}]
-			b.mu.Unlock()
-			if last != nil && len(last.Pieces) == bits.Len() {
-				// Finished this session: who filled each piece is known.
-				applyPast(&fd, last, bits)
-			}
-		}
-		d.Files = append(d.Files, fd)
-	}
-	return d, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-func docFile(doc *metalink.Document, name string) metalink.File {
-	if doc != nil {
-		for _, f := range doc.Files {
-			if f.Name == name {
-				return f
-			}
-		}
-	}
-	return metalink.File{Name: name, Size: -1}
-}
-
-// fileDetail is a file as the queue remembers it.
-func fileDetail(j queue.Job, f queue.File, mf metalink.File) ui.FileDetail {
-	fd := ui.FileDetail{
-		Name:        f.Name,
-		Size:        f.Size,
-		Done:        f.DoneBytes,
-		ETA:         -1,
-		Hashes:      f.Hashes,
-		PieceLength: f.Layout.Length,
-	}
-	if mf.Pieces != nil {
-		fd.PieceHash = mf.Pieces.Type
-	}
-	if mf.Signature != nil {
-		fd.Signature = cmpOr(mf.Signature.MediaType, "signature")
-	}
-	switch {
-	case f.Verified:
-		fd.State = ui.FileVerified
-		if h, ok := piece.Strongest(f.Hashes); ok {
-			fd.Verification = h.Type + " matched"
-		} else {
-			fd.Verification = "complete; the document gives no hash Braid can check"
-		}
-	case f.Mismatch:
-		fd.State, fd.Verification = ui.FileMismatch, "did not match its hash"
-		if j.State == queue.Failed {
-			fd.Err = queue.Redact(j.Error)
-		}
-	case j.State == queue.Running:
-		fd.State = ui.FileRunning
-	case j.State == queue.Failed:
-		fd.State, fd.Err = ui.FileFailed, queue.Redact(j.Error)
-	}
-	for _, m := range f.Mirrors {
-		fd.Mirrors = append(fd.Mirrors, ui.MirrorDetail{
-			URL:      queue.Redact(m.URL),
-			Host:     hostOf(m.URL),
-			Location: m.Location,
-			Priority: m.Priority,
-			Strikes:  m.Strikes,
-		})
-	}
-	return fd
-}
-
-// applySnapshot overlays the engine's live view of the file.
-func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
-	fd.Size, fd.Done, fd.Speed, fd.ETA = s.Size, s.Bytes, float64(s.Speed), s.ETA
-	if s.PieceLength > 0 {
-		fd.PieceLength = s.PieceLength
-	}
-	switch s.State {
-	case engine.StateStarting, engine.StateDownloading:
-		fd.State = ui.FileRunning
-	case engine.StateVerifying:
-		fd.State = ui.FileVerifying
-	case engine.StateDone:
-		fd.State = ui.FileVerified
-	case engine.StateFailed:
-		fd.State = ui.FileFailed
-		if errors.Is(s.Err, engine.ErrHashMismatch) {
-			fd.State = ui.FileMismatch
-		}
-	case engine.StateCanceled:
-		fd.State = ui.FileWaiting
-	}
-	if s.Err != nil {
-		fd.Err = queue.Redact(s.Err.Error())
-	}
-	if s.Checked {
-		fd.Verification = fmt.Sprintf("%s of %s pieces checked against their hashes so far", count(s.Verified), count(len(s.Pieces)))
-	}
-	fd.Mirrors = fd.Mirrors[:0]
-	for _, m := range s.Mirrors {
-		fd.Mirrors = append(fd.Mirrors, ui.MirrorDetail{
-			URL:      queue.Redact(m.URL),
-			Host:     m.Host,
-			Location: m.Location,
-			Priority: m.Priority,
-			State:    mirrorState(m.State),
-			Speed:    float64(m.Speed),
-			Bytes:    m.Bytes,
-			Strikes:  m.Strikes,
-			Err:      queue.Redact(m.Reason),
-		})
-	}
-	if pieces {
-		fd.Pieces = ui.PieceMap{State: make([]ui.PieceState, len(s.Pieces)), Mirror: s.Filler}
-		for i, p := range s.Pieces {
-			fd.Pieces.State[i] = ui.PieceState(p)
-		}
-	}
-}
-
-// applyPast shows which mirror filled each done piece of a file that the
-// engine let go of this session; states come from the queue's bitfield,
-// which is the truth now.
-func applyPast(fd *ui.FileDetail, s *engine.Snapshot, bits *piece.Bitfield) {
-	for i := range fd.Pieces.State {
-		if bits.Has(i) && i < len(s.Filler) && s.Pieces[i] == engine.PieceDone {
-			fd.Pieces.Mirror[i] = s.Filler[i]
-		}
-	}
-	fd.Mirrors = fd.Mirrors[:0]
-	for _, m := range s.Mirrors {
-		fd.Mirrors = append(fd.Mirrors, ui.MirrorDetail{
-			URL: queue.Redact(m.URL), Host: m.Host, Location: m.Location, Priority: m.Priority,
-			State: ui.MirrorIdle, Bytes: m.Bytes, Strikes: m.Strikes, Err: queue.Redact(m.Reason),
-		})
-	}
-}
-
-func mirrorState(s engine.MirrorState) ui.MirrorState {
-	switch s {
-	case engine.MirrorActive:
-		return ui.MirrorActive
-	case engine.MirrorRetrying:
-		return ui.MirrorWaiting
-	case engine.MirrorDropped:
-		return ui.MirrorDropped
-	}
-	return ui.MirrorIdle
-}
-
-// storedPieces shows a bitfield from the queue: done pieces, by no mirror
-// of this session.
-func storedPieces(bits *piece.Bitfield) ui.PieceMap {
-	n := bits.Len()
-	p := ui.PieceMap{State: make([]ui.PieceState, n), Mirror: make([]int16, n)}
-	for i := range n {
-		p.Mirror[i] = ui.NoMirror
-		if bits.Has(i) {
-			p.State[i] = ui.PieceDone
-		}
-	}
-	return p
-}
-
-func hostOf(raw string) string {
-	if h := queue.HostOf(raw); h != "" {
-		return h
-	}
-	return queue.Redact(raw)
-}
-
-func count(n int) string { return strconv.Itoa(n) }
-
-// Open reads a source for the picker.
-func (b *Backend) Open(ctx context.Context, source string) (*metalink.Document, error) {
-	return b.open(ctx, source)
-}
-
-// Add puts the picked files in the queue and wakes the runner. A document
-// Open read from a plain URL is stored with what the URL's server said
-// (its ETag, the Referer), so every run of the job sends them.
-func (b *Backend) Add(_ context.Context, req ui.AddRequest) (ui.JobID, error) {
-	if req.Doc == nil {
-		return 0, fmt.Errorf("add %s: nothing was read from it", queue.Redact(req.Source))
-	}
-	if err := os.MkdirAll(req.Dir, 0o755); err != nil {
-		return 0, fmt.Errorf("add %s: destination: %w", queue.Redact(req.Source), err)
-	}
-	b.mu.Lock()
-	origin := b.origins[req.Doc]
-	b.mu.Unlock()
-	id, err := b.q.AddFrom(req.Source, req.Dir, req.Doc, req.Files, origin)
-	if err != nil {
-		return 0, err
-	}
-	if req.Paused {
-		if err := b.q.Pause(id, ""); err != nil {
-			return ui.JobID(id), err
-		}
-		return ui.JobID(id), nil
-	}
-	b.poke()
-	return ui.JobID(id), nil
-}
-
-// Pause stops a job; the runner lets go of it within about a second.
-func (b *Backend) Pause(id ui.JobID) error {
-	if err := b.q.Pause(int64(id), ""); err != nil {
-		return err
-	}
-	b.forget(id)
-	return nil
-}
-
-// Resume queues a paused or failed job and wakes the runner.
-func (b *Backend) Resume(id ui.JobID) error {
-	if err := b.q.Resume(int64(id)); err != nil {
-		return err
-	}
-	b.mu.Lock()
-	delete(b.stopped, int64(id))
-	b.mu.Unlock()
-	b.poke()
-	return nil
-}
-
-// Remove takes a job out of the queue; its files stay on disk.
-func (b *Backend) Remove(id ui.JobID) error {
-	if err := b.q.Remove(int64(id), false); err != nil {
-		return err
-	}
-	b.forget(id)
-	return nil
-}
-
-// forget drops a job's live progress; a late progress call for it (the
-// runner's last word as it lets go) is ignored.
-func (b *Backend) forget(id ui.JobID) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if l := b.live[int64(id)]; l != nil && l.checking == "" {
-		delete(b.live, int64(id))
-	}
-	b.stopped[int64(id)] = true
-}
-
-// Move puts a job at index in the queue order.
-func (b *Backend) Move(id ui.JobID, index int) error { return b.q.Move(int64(id), index) }
-
-// Settings returns the settings, with the platform's defaults where the
-// user has chosen nothing.
-func (b *Backend) Settings() (ui.Settings, error) {
-	s, err := b.q.Settings()
-	if err != nil {
-		return ui.Settings{}, err
-	}
-	def := platform.DefaultPrefs()
-	out := ui.Settings{
-		Dir:               s.DownloadDir,
-		Languages:         s.Languages,
-		OS:                s.OS,
-		Countries:         s.Countries,
-		MaxConns:          s.MaxConns,
-		MaxConnsPerMirror: s.MaxConnsPerMirror,
-		SpeedLimit:        s.SpeedLimit,
-		StartOnLaunch:     s.StartOnLaunch,
-	}
-	if out.Languages == nil {
-		out.Languages = def.Languages
-	}
-	if out.OS == nil {
-		out.OS = def.OS
-	}
-	if out.Countries == nil {
-		out.Countries = def.Locations
-	}
-	return out, nil
-}
-
-// SetSettings stores the settings; connection and speed limits apply from
-// the next job on.
-func (b *Backend) SetSettings(s ui.Settings) error {
-	err := b.q.UpdateSettings(func(qs *queue.Settings) {
-		qs.DownloadDir = s.Dir
-		qs.Languages, qs.OS, qs.Countries = s.Languages, s.OS, s.Countries
-		qs.MaxConns, qs.MaxConnsPerMirror = s.MaxConns, s.MaxConnsPerMirror
-		qs.SpeedLimit, qs.StartOnLaunch = s.SpeedLimit, s.StartOnLaunch
-	})
-	if err != nil {
-		return err
-	}
-	b.mu.Lock()
-	b.client = nil
-	b.mu.Unlock()
-	return nil
-}
-
-// OpenSource reads a source the way the window offers it, with
-// engine/resolve: a local .meta4 or .metalink file, the URL of one, or the
-// plain URL of a file (read as Metalink/HTTP, so the server's mirrors and
-// digests come along). Torrents are not supported yet.
-func OpenSource(ctx context.Context, source string) (*metalink.Document, error) {
-	doc, _, err := resolveSource(ctx, source)
-	return doc, err
-}
-
-// maxOrigins bounds the origins kept of documents opened and not (yet)
-// added: a picker the user closed leaves one behind.
-const maxOrigins = 16
-
-// openSource is OpenSource keeping what a plain URL's server said, for Add.
-func (b *Backend) openSource(ctx context.Context, source string) (*metalink.Document, error) {
-	doc, origin, err := resolveSource(ctx, source)
-	if err != nil || origin == (queue.Origin{}) {
-		return doc, err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.origins[doc] = origin
-	b.originOrder = append(b.originOrder, doc)
-	if len(b.originOrder) > maxOrigins {
-		delete(b.origins, b.originOrder[0])
-		b.originOrder = b.originOrder[1:]
-	}
-	return doc, nil
-}
-
-// resolveSource reads a source and, for a plain URL, what its server said.
-func resolveSource(ctx context.Context, source string) (*metalink.Document, queue.Origin, error) {
-	ext := strings.ToLower(path.Ext(source))
-	if u, err := url.Parse(source); err == nil && u.Host != "" {
-		ext = strings.ToLower(path.Ext(u.Path))
-	}
-	if strings.HasPrefix(source, "magnet:") || ext == ".torrent" {
-		return nil, queue.Origin{}, fmt.Errorf("%s: BitTorrent is not supported yet", queue.Redact(source))
-	}
-	res, err := resolve.Resolve(ctx, source, resolve.Options{})
-	if err != nil {
-		return nil, queue.Origin{}, err
-	}
-	doc := res.Document
-	if doc.Origin == "" {
-		doc.Origin = source
-	}
-	var origin queue.Origin
-	if res.Origin != nil {
-		origin = queue.Origin{ETag: res.Origin.ETag, Referer: res.Origin.URL}
-	}
-	return doc, origin, nil
 }

@@ -3,6 +3,7 @@ package bridge
 import (
 	"errors"
 	"fmt"
+	"fyne.io/fyne/v2/lang"
 	"os"
 	"path/filepath"
 
@@ -38,14 +39,18 @@ func (b *Backend) check(id ui.JobID, repair bool) error {
 	}
 	switch j.State {
 	case queue.Running, queue.Queued:
-		return fmt.Errorf("job %d is %s: pause it first", id, j.State)
+		return fmt.Errorf(lang.L("job %d is %s: pause it first"), id, j.State)
 	}
 	b.mu.Lock()
 	if l := b.live[j.ID]; l != nil && l.checking != "" {
 		b.mu.Unlock()
-		return fmt.Errorf("job %d is being checked already", id)
+		return fmt.Errorf(lang.L("job %d is being checked already"), id)
 	}
-	b.live[j.ID] = &live{job: j, state: ui.Verifying, checking: "starting", fileBytes: map[string]int64{}}
+	state := ui.Verifying
+	if repair {
+		state = ui.Repairing
+	}
+	b.live[j.ID] = &live{job: j, state: state, checking: "starting", fileBytes: map[string]int64{}}
 	b.mu.Unlock()
 	b.changed()
 	b.wg.Add(1)
@@ -68,7 +73,7 @@ func (b *Backend) check(id ui.JobID, repair bool) error {
 func (b *Backend) runCheck(j queue.Job, repair bool) error {
 	root, err := os.OpenRoot(j.Dest)
 	if err != nil {
-		return b.q.Fail(j.ID, fmt.Errorf("verify: %w", err))
+		return b.q.Fail(j.ID, fmt.Errorf(lang.L("verify: %w"), err))
 	}
 	defer root.Close()
 	var bad []error
@@ -125,15 +130,15 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 func describe(r *piece.Report) string {
 	switch {
 	case r.Size == 0 && r.Expected > 0:
-		return "missing"
+		return lang.L("missing")
 	case len(r.Missing) > 0:
-		return fmt.Sprintf("%d pieces missing at the end", len(r.Missing))
+		return fmt.Sprintf(lang.L("%d pieces missing at the end"), len(r.Missing))
 	case len(r.Bad) > 0:
-		return fmt.Sprintf("%d bad pieces", len(r.Bad))
+		return fmt.Sprintf(lang.L("%d bad pieces"), len(r.Bad))
 	case r.Trailing > 0:
-		return fmt.Sprintf("%d bytes too many", r.Trailing)
+		return fmt.Sprintf(lang.L("%d bytes too many"), r.Trailing)
 	}
-	return r.HashType + " mismatch"
+	return fmt.Sprintf(lang.L("%s mismatch"), r.HashType)
 }
 
 // prepareRepair turns a damaged file back into a download in progress:
@@ -144,7 +149,7 @@ func (b *Backend) prepareRepair(j queue.Job, f queue.File, mf metalink.File, roo
 	name := filepath.FromSlash(f.Name)
 	if _, err := root.Stat(name); err == nil {
 		if err := root.Rename(name, name+".part"); err != nil {
-			return fmt.Errorf("repair %s: %w", f.Name, err)
+			return fmt.Errorf(lang.L("repair %s: %w"), f.Name, err)
 		}
 	}
 	good := rep.Good
@@ -152,7 +157,7 @@ func (b *Backend) prepareRepair(j queue.Job, f queue.File, mf metalink.File, roo
 		good = piece.NewBitfield(queue.LayoutOf(mf).Count())
 	}
 	if err := b.q.SetPieces(j.ID, f.Name, good); err != nil {
-		return fmt.Errorf("repair %s: %w", f.Name, err)
+		return fmt.Errorf(lang.L("repair %s: %w"), f.Name, err)
 	}
 	return nil
 }

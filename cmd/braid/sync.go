@@ -1,0 +1,271 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"braid/engine"
+	"braid/engine/resourcesync"
+	"braid/platform"
+	"braid/queue"
+)
+
+const syncHelp = `Usage: braid sync [flags] SOURCE -d DIR
+
+Keep DIR a verified copy of a ResourceSync source. SOURCE is the source's
+base URL (its /.well-known/resourcesync is read), a Source Description, a
+Capability List or a Resource List. A resource's local path is its URL path
+on the source's host: https://example.org/data/a.csv goes to DIR/data/a.csv.
+Resources on other hosts and paths that would leave DIR are skipped.
+
+The first run downloads every resource; later runs apply the Change Lists
+published since (or compare the Resource List with DIR when they do not
+cover the time since). Files already right are never fetched again. Files
+the source deleted are listed, and removed only with --delete.
+
+Exit status: 0 when DIR is a verified copy (with --check: when nothing is
+missing or changed), 1 otherwise, 2 usage error.
+
+Flags:
+`
+
+func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sync", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, syncHelp)
+		fs.PrintDefaults()
+	}
+	dir := fs.String("d", ".", "folder to keep in sync")
+	state := fs.String("state", "", "queue folder, where what was synced is recorded (default: the user config folder; BRAID_STATE overrides)")
+	loc := fs.String("location", strings.Join(platform.DefaultPrefs().Locations, ","), "countries whose mirrors to try first, comma separated (ISO 3166)")
+	maxConn := fs.Int("max-conn", engine.DefaultMaxConns, "most connections at once")
+	perMirror := fs.Int("max-conn-per-mirror", engine.DefaultMaxConnsPerMirror, "most connections to one mirror")
+	jobs := fs.Int("jobs", queue.DefaultSyncJobs, "files downloaded at once")
+	limit := fs.String("limit", "", "download rate limit in bytes per second, e.g. 500K, 10M (0: none)")
+	jsonOut := fs.Bool("json", false, "print one JSON line per file and a summary")
+	check := fs.Bool("check", false, "report what is missing, changed or extra; download nothing")
+	del := fs.Bool("delete", false, "remove files the source deleted (default: list them)")
+	args2, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
+	}
+	rate, err := parseRate(*limit)
+	if err != nil {
+		fmt.Fprintf(stderr, "braid sync: --limit: %v\n", err)
+		return 2
+	}
+	if *maxConn < 1 || *perMirror < 1 || *jobs < 1 {
+		fmt.Fprintln(stderr, "braid sync: --max-conn, --max-conn-per-mirror and --jobs must be at least 1")
+		return 2
+	}
+	if len(args2) != 1 {
+		fmt.Fprintln(stderr, "braid sync: give one SOURCE")
+		fs.Usage()
+		return 2
+	}
+	source := args2[0]
+	if _, err := resourcesync.Base(source); err != nil {
+		fmt.Fprintf(stderr, "braid sync: %v\n", err)
+		return 2
+	}
+	d, err := queue.Dir(*state)
+	if err != nil {
+		fmt.Fprintf(stderr, "braid sync: state: %v\n", err)
+		return 1
+	}
+	q, err := queue.Open(d)
+	if err != nil {
+		fmt.Fprintf(stderr, "braid sync: state: %v\n", err)
+		return 1
+	}
+	defer q.Close()
+	for _, n := range q.Notices() {
+		fmt.Fprintf(stderr, "braid sync: state: %s\n", n)
+	}
+	client := &engine.Client{MaxConns: *maxConn, MaxConnsPerMirror: *perMirror, Limit: rate}
+	out := &syncOutput{json: *jsonOut, tty: isTerminal(stdout) && !*jsonOut, stdout: stdout, stderr: stderr, active: map[string]*engine.Download{}}
+	opts := queue.SyncOptions{
+		Client:    client,
+		Jobs:      *jobs,
+		Delete:    *del,
+		Check:     *check,
+		Locations: commaList(*loc),
+		Event:     out.event,
+	}
+	stop := func() {}
+	if out.tty {
+		opts.Started = out.started
+		stop = out.showProgress()
+	}
+	res, err := q.Sync(ctx, source, *dir, opts)
+	stop()
+	out.clearLine()
+	if res != nil {
+		out.summary(source, res)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "braid sync: %v\n", queue.Redact(err.Error()))
+		return 1
+	}
+	if !res.OK() {
+		return 1
+	}
+	return 0
+}
+
+// syncOutput prints a sync's events for a person or, with --json, for a
+// script. On a terminal it keeps one progress line under them.
+type syncOutput struct {
+	json, tty      bool
+	stdout, stderr io.Writer
+
+	mu     sync.Mutex // guards the lines written and the fields below
+	active map[string]*engine.Download
+	done   int
+	line   bool // a progress line is on the screen
+}
+
+// started is SyncOptions.Started: the download joins the progress line.
+func (o *syncOutput) started(name string, dl *engine.Download) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.active[name] = dl
+}
+
+// showProgress redraws the progress line five times a second until the
+// returned stop is called; stop waits for the redrawing goroutine.
+func (o *syncOutput) showProgress() (stop func()) {
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				o.redraw()
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-finished
+	}
+}
+
+func (o *syncOutput) redraw() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var speed int64
+	for name, dl := range o.active {
+		select {
+		case <-dl.Done():
+			delete(o.active, name)
+			continue
+		default:
+		}
+		speed += dl.Snapshot().Speed
+	}
+	fmt.Fprintf(o.stdout, "\r\033[K%d files done, %d downloading, %s/s", o.done, len(o.active), byteText(speed))
+	o.line = true
+}
+
+// clearLine takes the progress line off the screen.
+func (o *syncOutput) clearLine() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.clear()
+}
+
+func (o *syncOutput) clear() {
+	if o.line {
+		fmt.Fprint(o.stdout, "\r\033[K")
+		o.line = false
+	}
+}
+
+// jsonSync is one --json line of sync; field names are stable for scripts.
+type jsonSync struct {
+	Type     string `json:"type"` // "file"
+	Kind     string `json:"kind"` // fetched, kept, failed, skipped, gone, deleted, missing, changed, extra, warning
+	File     string `json:"file"`
+	Bytes    int64  `json:"bytes,omitempty"`
+	Verified string `json:"verified,omitempty"` // the hash a fetched file was verified by; absent: not verified
+	Error    string `json:"error,omitempty"`
+}
+
+type jsonSyncSummary struct {
+	Type   string         `json:"type"` // "summary"
+	Source string         `json:"source"`
+	Mode   []string       `json:"mode"`
+	OK     bool           `json:"ok"`
+	Counts map[string]int `json:"counts"`
+	Bytes  int64          `json:"bytes"`
+}
+
+func (o *syncOutput) event(e queue.SyncEvent) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.clear()
+	if e.Kind == queue.SyncFetched || e.Kind == queue.SyncKept {
+		o.done++
+	}
+	if o.json {
+		j := jsonSync{Type: "file", Kind: string(e.Kind), File: e.Name, Bytes: e.Bytes, Verified: e.Verified}
+		if e.Err != nil {
+			j.Error = e.Err.Error()
+		}
+		writeJSON(o.stdout, j)
+		return
+	}
+	switch e.Kind {
+	case queue.SyncFetched:
+		if e.Verified == "" {
+			fmt.Fprintf(o.stdout, "%s: fetched, not verified: the source publishes no hash (%s)\n", e.Name, byteText(e.Bytes))
+			break
+		}
+		fmt.Fprintf(o.stdout, "%s: fetched, verified by %s (%s)\n", e.Name, e.Verified, byteText(e.Bytes))
+	case queue.SyncKept:
+		// Quiet: a sync of a large folder names only what it did.
+	case queue.SyncFailed:
+		// The engine's errors begin with the file's name already.
+		fmt.Fprintf(o.stderr, "%s: failed: %s\n", e.Name, strings.TrimPrefix(e.Err.Error(), e.Name+": "))
+	case queue.SyncSkipped:
+		fmt.Fprintf(o.stderr, "%s: skipped: %v\n", e.Name, e.Err)
+	case queue.SyncWarning:
+		fmt.Fprintf(o.stderr, "%s: warning: %v\n", e.Name, e.Err)
+	case queue.SyncGone:
+		fmt.Fprintf(o.stdout, "%s: deleted at the source, kept here (--delete removes it)\n", e.Name)
+	case queue.SyncDeleted:
+		fmt.Fprintf(o.stdout, "%s: deleted at the source, removed\n", e.Name)
+	default: // missing, changed, extra
+		fmt.Fprintf(o.stdout, "%s: %s\n", e.Name, e.Kind)
+	}
+}
+
+func (o *syncOutput) summary(source string, r *queue.SyncResult) {
+	if o.json {
+		counts := map[string]int{}
+		for k, n := range r.Counts {
+			counts[string(k)] = n
+		}
+		writeJSON(o.stdout, jsonSyncSummary{Type: "summary", Source: queue.Redact(source), Mode: r.Mode, OK: r.OK(), Counts: counts, Bytes: r.Bytes})
+		return
+	}
+	c := r.Counts
+	fmt.Fprintf(o.stdout, "%s (%s): %d fetched (%s), %d already right, %d failed, %d skipped, %d gone, %d deleted",
+		queue.Redact(source), strings.Join(r.Mode, ", "), c[queue.SyncFetched], byteText(r.Bytes), c[queue.SyncKept],
+		c[queue.SyncFailed], c[queue.SyncSkipped], c[queue.SyncGone], c[queue.SyncDeleted])
+	if c[queue.SyncMissing]+c[queue.SyncChanged]+c[queue.SyncExtra] > 0 {
+		fmt.Fprintf(o.stdout, "; %d missing, %d changed, %d extra", c[queue.SyncMissing], c[queue.SyncChanged], c[queue.SyncExtra])
+	}
+	fmt.Fprintln(o.stdout)
+}

@@ -1,0 +1,145 @@
+package queue
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"braid/engine/metalink"
+)
+
+// SyncSet is what the queue remembers of one ResourceSync set of
+// resources synced into a folder (braid sync).
+type SyncSet struct {
+	ID     int64
+	Source string // the set's Capability List, or the list the user named
+	Dest   string // absolute folder
+	// At is the snapshot time of the Resource List of the last full sync;
+	// Until the time the folder is in sync with (the Change Lists applied
+	// up to there). Zero until a sync has completed.
+	At, Until time.Time
+	SyncedAt  time.Time // when the last complete sync ended; zero: never
+	// Files are the files synced, by name: what a later run may delete
+	// when the source deletes them.
+	Files map[string]SyncedFile
+}
+
+// SyncedFile is one file a sync wrote and verified.
+type SyncedFile struct {
+	Name   string
+	URL    string
+	Size   int64
+	Hashes []metalink.Hash
+}
+
+// SyncSet returns the record of source synced into dest, creating an
+// empty one on the first sync.
+func (q *Queue) SyncSet(source, dest string) (*SyncSet, error) {
+	abs, err := filepath.Abs(dest)
+	if err != nil {
+		return nil, fmt.Errorf("sync %s: %w", Redact(source), err)
+	}
+	op := fmt.Sprintf("sync record of %s", Redact(source))
+	if _, err := q.db.Exec(`INSERT INTO sync_sets (source, dest) VALUES (?, ?) ON CONFLICT DO NOTHING`, source, abs); err != nil {
+		return nil, q.wrap(op, err)
+	}
+	s := &SyncSet{Source: source, Dest: abs, Files: map[string]SyncedFile{}}
+	var at, until, synced int64
+	if err := q.db.QueryRow(`SELECT id, at, until, synced_at FROM sync_sets WHERE source = ? AND dest = ?`, source, abs).
+		Scan(&s.ID, &at, &until, &synced); err != nil {
+		return nil, q.wrap(op, err)
+	}
+	s.At, s.Until, s.SyncedAt = fromMS(at), fromMS(until), fromMS(synced)
+	rows, err := q.db.Query(`SELECT name, url, size, hashes FROM sync_files WHERE sync = ?`, s.ID)
+	if err != nil {
+		return nil, q.wrap(op, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var f SyncedFile
+		var hashes string
+		if err := rows.Scan(&f.Name, &f.URL, &f.Size, &hashes); err != nil {
+			return nil, q.wrap(op, err)
+		}
+		if err := json.Unmarshal([]byte(hashes), &f.Hashes); err != nil {
+			return nil, fmt.Errorf("%s: file %s: %w", op, f.Name, err)
+		}
+		s.Files[f.Name] = f
+	}
+	if err := rows.Err(); err != nil {
+		return nil, q.wrap(op, err)
+	}
+	return s, nil
+}
+
+// SyncedFile records that f was written and verified in set id. It is
+// called as each file finishes, so a sync killed half-way keeps the record
+// of what it did.
+func (q *Queue) SyncedFile(id int64, f SyncedFile) error {
+	hashes, err := json.Marshal(f.Hashes)
+	if err != nil {
+		return err
+	}
+	_, err = q.db.Exec(`INSERT INTO sync_files (sync, name, url, size, hashes) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (sync, name) DO UPDATE SET url = excluded.url, size = excluded.size, hashes = excluded.hashes`,
+		id, f.Name, f.URL, f.Size, string(hashes))
+	return q.wrapErr(fmt.Sprintf("record synced file %s", f.Name), err)
+}
+
+// SyncForget removes name from the files of set id (the source deleted
+// it, and so did the sync).
+func (q *Queue) SyncForget(id int64, name string) error {
+	_, err := q.db.Exec(`DELETE FROM sync_files WHERE sync = ? AND name = ?`, id, name)
+	return q.wrapErr(fmt.Sprintf("forget synced file %s", name), err)
+}
+
+// SyncDone records that set id is now in sync with its source as of at
+// (the Resource List's snapshot) and until (the changes applied).
+func (q *Queue) SyncDone(id int64, at, until time.Time) error {
+	_, err := q.db.Exec(`UPDATE sync_sets SET at = ?, until = ?, synced_at = ? WHERE id = ?`,
+		toMS(at), toMS(until), time.Now().UnixMilli(), id)
+	return q.wrapErr("record sync", err)
+}
+
+// SyncSets lists the sets synced into folders, for the window's list.
+func (q *Queue) SyncSets() ([]SyncSet, error) {
+	rows, err := q.db.Query(`SELECT id, source, dest, at, until, synced_at FROM sync_sets ORDER BY id`)
+	if err != nil {
+		return nil, q.wrap("list syncs", err)
+	}
+	defer rows.Close()
+	var out []SyncSet
+	for rows.Next() {
+		var s SyncSet
+		var at, until, synced int64
+		if err := rows.Scan(&s.ID, &s.Source, &s.Dest, &at, &until, &synced); err != nil {
+			return nil, q.wrap("list syncs", err)
+		}
+		s.At, s.Until, s.SyncedAt = fromMS(at), fromMS(until), fromMS(synced)
+		out = append(out, s)
+	}
+	return out, q.wrapErr("list syncs", rows.Err())
+}
+
+func toMS(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func fromMS(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// wrapErr is wrap for a result that may be nil.
+func (q *Queue) wrapErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return q.wrap(op, err)
+}

@@ -1,0 +1,77 @@
+package queue
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"braid/engine/metalink"
+)
+
+// TestSyncRecord: what a sync records survives closing the queue, per
+// source and folder, and a folder given relative is the same folder.
+func TestSyncRecord(t *testing.T) {
+	dir := t.TempDir()
+	dest := t.TempDir()
+	q := openTest(t, dir)
+	s, err := q.SyncSet("http://x/capabilitylist.xml", dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Until.IsZero() || !s.SyncedAt.IsZero() || len(s.Files) != 0 {
+		t.Fatalf("a new record is not empty: %+v", s)
+	}
+	f := SyncedFile{Name: "d/a.bin", URL: "http://x/d/a.bin", Size: 3, Hashes: []metalink.Hash{{Type: "md5", Value: "ab"}}}
+	if err := q.SyncedFile(s.ID, f); err != nil {
+		t.Fatal(err)
+	}
+	f.Size = 4 // updated at the source and synced again
+	if err := q.SyncedFile(s.ID, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SyncedFile(s.ID, SyncedFile{Name: "gone", URL: "http://x/gone", Size: -1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SyncForget(s.ID, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2020, 1, 2, 3, 4, 5, 6e6, time.UTC)
+	until := at.Add(time.Hour)
+	if err := q.SyncDone(s.ID, at, until); err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+
+	q = openTest(t, dir)
+	rel, err := filepath.Rel(mustGetwd(t), dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := q.SyncSet("http://x/capabilitylist.xml", rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ID != s.ID || !again.At.Equal(at) || !again.Until.Equal(until) || again.SyncedAt.IsZero() {
+		t.Fatalf("record after reopening: %+v", again)
+	}
+	if len(again.Files) != 1 || again.Files["d/a.bin"].Size != 4 || again.Files["d/a.bin"].Hashes[0].Value != "ab" {
+		t.Fatalf("files after reopening: %+v", again.Files)
+	}
+	other, err := q.SyncSet("http://x/capabilitylist.xml", t.TempDir())
+	if err != nil || other.ID == s.ID || len(other.Files) != 0 {
+		t.Fatalf("another folder shares the record: %+v, %v", other, err)
+	}
+	sets, err := q.SyncSets()
+	if err != nil || len(sets) != 2 {
+		t.Fatalf("SyncSets: %+v, %v", sets, err)
+	}
+}
+
+func mustGetwd(t *testing.T) string {
+	t.Helper()
+	wd, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd
+}

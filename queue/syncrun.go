@@ -1,0 +1,452 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	neturl "net/url"
+
+	"braid/engine"
+	"braid/engine/metalink"
+	"braid/engine/piece"
+	"braid/engine/resourcesync"
+)
+
+// DefaultSyncJobs is how many files a sync runs at once by default.
+const DefaultSyncJobs = 4
+
+// SyncOptions configure Queue.Sync.
+type SyncOptions struct {
+	Client  *engine.Client        // runs the downloads; required
+	Fetcher *resourcesync.Fetcher // reads the source's documents; nil: the zero Fetcher
+	Jobs    int                   // files at once; 0: DefaultSyncJobs
+	Delete  bool                  // remove files the source deleted (default: list them)
+	Check   bool                  // report what differs, download nothing
+	// Locations are the user's countries, for mirror order.
+	Locations []string
+	// Event, when set, hears every outcome, one call at a time.
+	Event func(SyncEvent)
+	// Started, when set, is called with each download as it starts, so
+	// that the caller can poll its Snapshot for progress. It must not
+	// block.
+	Started func(name string, dl *engine.Download)
+}
+
+// SyncKind names what happened to one file in a sync.
+type SyncKind string
+
+// The outcomes of a sync, as SyncEvent.Kind and in --json.
+const (
+	SyncFetched SyncKind = "fetched" // downloaded and verified
+	SyncKept    SyncKind = "kept"    // already right on disk: not fetched
+	SyncFailed  SyncKind = "failed"  // could not be fetched or verified
+	SyncSkipped SyncKind = "skipped" // refused: another host, an unsafe path
+	SyncGone    SyncKind = "gone"    // deleted at the source, kept here (no --delete)
+	SyncDeleted SyncKind = "deleted" // deleted at the source, and here
+	SyncMissing SyncKind = "missing" // --check: not on disk
+	SyncChanged SyncKind = "changed" // --check: on disk, but not the source's
+	SyncExtra   SyncKind = "extra"   // --check: on disk, not at the source
+	SyncWarning SyncKind = "warning" // something skipped in a document
+)
+
+// SyncEvent is one outcome of a sync.
+type SyncEvent struct {
+	Kind  SyncKind
+	Name  string // path below the folder; for skipped and warning, the URL or document
+	Bytes int64  // bytes downloaded, for fetched
+	// Verified is the hash a fetched file was verified by ("sha-256",
+	// "sha-1 pieces"); "" when the source published none.
+	Verified string
+	Err      error // why, for failed, skipped and warning
+}
+
+// SyncResult sums up a sync.
+type SyncResult struct {
+	// Mode says how the source was compared, per set: "full" (first
+	// sync), "changes" (Change Lists since the last sync) or "compare"
+	// (the Resource List against the folder).
+	Mode   []string
+	Counts map[SyncKind]int
+	Bytes  int64 // bytes downloaded
+}
+
+// OK reports whether the folder is now a verified copy of what the source
+// lists (gone files may remain; --check: nothing differs).
+func (r *SyncResult) OK() bool {
+	return r.Counts[SyncFailed] == 0 && r.Counts[SyncMissing] == 0 && r.Counts[SyncChanged] == 0
+}
+
+// Sync makes dir a verified copy of the ResourceSync source: the first
+// time every resource, later only what the Change Lists say changed (or,
+// when they do not cover the time since, what differs from the Resource
+// List). Files already right are never fetched again; files run
+// o.Jobs at a time through o.Client. What was synced, and the source's
+// time, are recorded in the queue: each file as it verifies, the time only
+// when every file of the set did, so an interrupted sync compares again
+// next time. The error is for the sync as a whole (the source unreadable,
+// the queue failing, ctx canceled); per-file failures are events and
+// counts.
+func (q *Queue) Sync(ctx context.Context, source, dir string, o SyncOptions) (*SyncResult, error) {
+	if o.Fetcher == nil {
+		o.Fetcher = &resourcesync.Fetcher{}
+	}
+	if o.Jobs <= 0 {
+		o.Jobs = DefaultSyncJobs
+	}
+	if o.Client == nil {
+		return nil, errors.New("sync: no engine client")
+	}
+	base, err := resourcesync.Base(source)
+	if err != nil {
+		return nil, err
+	}
+	sets, err := o.Fetcher.Discover(ctx, source)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("sync: %w", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("sync: %w", err)
+	}
+	defer root.Close()
+	r := &syncRun{q: q, o: o, base: base, dir: dir, root: root, res: &SyncResult{Counts: map[SyncKind]int{}}, listed: map[string]bool{}}
+	for _, s := range sets {
+		if err := r.set(ctx, s); err != nil {
+			return r.res, err
+		}
+	}
+	if o.Check {
+		if err := r.extra(); err != nil {
+			return r.res, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return r.res, fmt.Errorf("sync interrupted (run it again to finish): %w", err)
+	}
+	return r.res, nil
+}
+
+// syncRun is one call of Sync.
+type syncRun struct {
+	q    *Queue
+	o    SyncOptions
+	base *neturl.URL
+	dir  string
+	root *os.Root
+
+	mu     sync.Mutex // guards res, listed and calls of o.Event
+	res    *SyncResult
+	listed map[string]bool // every name the source lists, for extra
+}
+
+func (r *syncRun) event(e SyncEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.res.Counts[e.Kind]++
+	r.res.Bytes += e.Bytes
+	if r.o.Event != nil {
+		r.o.Event(e)
+	}
+}
+
+// set syncs one set of resources.
+func (r *syncRun) set(ctx context.Context, s resourcesync.Set) error {
+	key := s.CapabilityList
+	if key == "" {
+		key = s.ResourceList + s.ChangeList
+	}
+	rec, err := r.q.SyncSet(key, r.dir)
+	if err != nil {
+		return err
+	}
+	var (
+		rs        []resourcesync.Resource
+		refused   []metalink.Rejected
+		at, until time.Time
+		mode      string
+	)
+	if !rec.Until.IsZero() && s.ChangeList != "" && !r.o.Check {
+		lists, err := r.o.Fetcher.ChangeLists(ctx, s.ChangeList, rec.Until)
+		if err != nil && ctx.Err() != nil {
+			return err
+		}
+		if err != nil {
+			// The Resource List still tells what to fetch; it costs
+			// hashing the folder, not downloading it again.
+			r.event(SyncEvent{Kind: SyncWarning, Name: s.ChangeList, Err: fmt.Errorf("comparing the Resource List instead: %w", err)})
+		}
+		if cs := resourcesync.ChangesSince(lists, rec.Until); err == nil && cs.Covered {
+			mode, at, until = "changes", rec.At, cs.Until
+			for _, l := range lists {
+				r.warnings(s.ChangeList, l.Warnings)
+			}
+			rs, refused = resourcesync.Resources(cs.Entries, r.base)
+			if err := r.fillIn(ctx, s, rs); err != nil {
+				return err
+			}
+		}
+	}
+	if mode == "" {
+		if s.ResourceList == "" {
+			return fmt.Errorf("%s: no Resource List to compare with, and the Change Lists do not cover the time since the last sync", key)
+		}
+		doc, err := r.o.Fetcher.List(ctx, s.ResourceList)
+		if err != nil {
+			return err
+		}
+		if doc.Capability != "" && doc.Capability != resourcesync.CapResourceList {
+			return fmt.Errorf("%s: %w %q where a Resource List was named", s.ResourceList, resourcesync.ErrCapability, doc.Capability)
+		}
+		r.warnings(s.ResourceList, doc.Warnings)
+		mode, at, until = "compare", doc.At, doc.At
+		if rec.SyncedAt.IsZero() {
+			mode = "full"
+		}
+		rs, refused = resourcesync.Resources(doc.Entries, r.base)
+		// What the last sync wrote and the list no longer holds was
+		// deleted at the source.
+		now := map[string]bool{}
+		for _, x := range rs {
+			now[x.File.Name] = true
+		}
+		for name, f := range rec.Files {
+			if !now[name] {
+				rs = append(rs, resourcesync.Resource{Loc: f.URL, Change: resourcesync.ChangeDeleted, File: metalink.File{Name: name}})
+			}
+		}
+	}
+	r.mu.Lock()
+	r.res.Mode = append(r.res.Mode, mode)
+	r.mu.Unlock()
+	for _, x := range refused {
+		r.event(SyncEvent{Kind: SyncSkipped, Name: x.Name, Err: errors.New(x.Reason)})
+	}
+	failed := r.apply(ctx, rec, rs)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("sync interrupted (run it again to finish): %w", err)
+	}
+	if failed || r.o.Check {
+		return nil
+	}
+	return r.q.SyncDone(rec.ID, at, until)
+}
+
+// fillIn gives changes that state no hash the Resource List's length and
+// hash, so that they are verified, where the list is at least as new as
+// the change (an older list describes the resource before it). It reads
+// the list only when some change needs it.
+func (r *syncRun) fillIn(ctx context.Context, s resourcesync.Set, rs []resourcesync.Resource) error {
+	need := false
+	for _, x := range rs {
+		need = need || (x.Change != resourcesync.ChangeDeleted && len(x.File.Hashes) == 0)
+	}
+	if !need || s.ResourceList == "" {
+		return nil
+	}
+	doc, err := r.o.Fetcher.List(ctx, s.ResourceList)
+	if err != nil {
+		return err
+	}
+	byLoc := make(map[string]resourcesync.Entry, len(doc.Entries))
+	for _, e := range doc.Entries {
+		byLoc[e.Loc] = e
+	}
+	for i := range rs {
+		x := &rs[i]
+		e, ok := byLoc[x.Loc]
+		if !ok || len(x.File.Hashes) > 0 || x.Change == resourcesync.ChangeDeleted || doc.At.Before(x.Lastmod) {
+			continue
+		}
+		if x.File.Size < 0 || x.File.Size == e.Length {
+			x.File.Hashes, x.File.Size = e.Hashes, e.Length
+		}
+	}
+	return nil
+}
+
+func (r *syncRun) warnings(doc string, ws []string) {
+	for _, w := range ws {
+		r.event(SyncEvent{Kind: SyncWarning, Name: doc, Err: errors.New(w)})
+	}
+}
+
+// apply brings every resource of rs to the source's state, o.Jobs at a
+// time, and reports whether any failed.
+func (r *syncRun) apply(ctx context.Context, rec *SyncSet, rs []resourcesync.Resource) (failed bool) {
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(r.o.Jobs)
+	for i := range rs {
+		x := &rs[i]
+		r.mu.Lock()
+		if x.Change != resourcesync.ChangeDeleted {
+			r.listed[x.File.Name] = true
+		}
+		r.mu.Unlock()
+		g.Go(func() error {
+			if !r.one(gctx, rec, x) {
+				mu.Lock()
+				failed = true
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	return failed
+}
+
+// one brings one resource to the source's state and reports whether it
+// did.
+func (r *syncRun) one(ctx context.Context, rec *SyncSet, x *resourcesync.Resource) bool {
+	name := x.File.Name
+	if x.Change == resourcesync.ChangeDeleted {
+		if _, err := r.root.Stat(name); errors.Is(err, fs.ErrNotExist) {
+			return r.q.SyncForget(rec.ID, name) == nil
+		}
+		if !r.o.Delete || r.o.Check {
+			r.event(SyncEvent{Kind: SyncGone, Name: name})
+			return true
+		}
+		if err := r.root.Remove(name); err != nil {
+			r.event(SyncEvent{Kind: SyncFailed, Name: name, Err: fmt.Errorf("delete: %w", err)})
+			return false
+		}
+		// Folders the deletion emptied go too, as the source has none.
+		for d := path.Dir(name); d != "."; d = path.Dir(d) {
+			if r.root.Remove(d) != nil {
+				break // not empty, or not ours to remove
+			}
+		}
+		r.event(SyncEvent{Kind: SyncDeleted, Name: name})
+		return r.q.SyncForget(rec.ID, name) == nil
+	}
+	state, err := r.local(ctx, x)
+	if err != nil {
+		r.event(SyncEvent{Kind: SyncFailed, Name: name, Err: err})
+		return false
+	}
+	if state == SyncKept {
+		r.event(SyncEvent{Kind: SyncKept, Name: name})
+		return r.record(rec, x) == nil
+	}
+	if r.o.Check {
+		r.event(SyncEvent{Kind: state, Name: name})
+		return true
+	}
+	if err := r.o.Fetcher.Describe(ctx, x); err != nil {
+		r.event(SyncEvent{Kind: SyncWarning, Name: name, Err: err})
+	}
+	if state == SyncChanged {
+		// The old version goes: a file at its final name is never
+		// overwritten by the engine, and this one is not the source's.
+		if err := r.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			r.event(SyncEvent{Kind: SyncFailed, Name: name, Err: fmt.Errorf("replace: %w", err)})
+			return false
+		}
+	}
+	dl := r.o.Client.Do(ctx, &engine.Request{Dir: r.dir, File: x.File, Locations: r.o.Locations})
+	if r.o.Started != nil {
+		r.o.Started(name, dl)
+	}
+	if err := dl.Err(); err != nil {
+		if ctx.Err() == nil {
+			r.event(SyncEvent{Kind: SyncFailed, Name: name, Err: err})
+		}
+		return false
+	}
+	e := SyncEvent{Kind: SyncFetched, Name: name, Bytes: dl.Snapshot().Bytes}
+	if h, ok := piece.Strongest(x.File.Hashes); ok {
+		e.Verified = h.Type
+	} else if x.File.Pieces != nil {
+		e.Verified = x.File.Pieces.Type + " pieces"
+	}
+	r.event(e)
+	return r.record(rec, x) == nil
+}
+
+func (r *syncRun) record(rec *SyncSet, x *resourcesync.Resource) error {
+	err := r.q.SyncedFile(rec.ID, SyncedFile{Name: x.File.Name, URL: x.Loc, Size: x.File.Size, Hashes: x.File.Hashes})
+	if err != nil {
+		r.event(SyncEvent{Kind: SyncFailed, Name: x.File.Name, Err: err})
+	}
+	return err
+}
+
+// local compares the file on disk with the resource: SyncKept when it has
+// the listed length and hash, SyncMissing or SyncChanged otherwise. A
+// resource without a hash is kept when its length matches, unless a Change
+// List says it changed.
+func (r *syncRun) local(ctx context.Context, x *resourcesync.Resource) (SyncKind, error) {
+	fi, err := r.root.Stat(x.File.Name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return SyncMissing, nil
+	case err != nil:
+		return "", err
+	case !fi.Mode().IsRegular():
+		return "", fmt.Errorf("%s is not a regular file; not touched", x.File.Name)
+	}
+	if x.File.Size >= 0 && fi.Size() != x.File.Size {
+		return SyncChanged, nil
+	}
+	if len(x.File.Hashes) == 0 {
+		if x.Change != "" {
+			return SyncChanged, nil // the source says it changed; nothing here can prove it right
+		}
+		return SyncKept, nil
+	}
+	f := x.File
+	f.Size = fi.Size()
+	rep, err := piece.VerifyFileFull(ctx, r.root, f, 1)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", x.File.Name, err)
+	}
+	if !rep.OK() {
+		return SyncChanged, nil
+	}
+	return SyncKept, nil
+}
+
+// extra reports the files in the folder that no set lists (--check).
+// Braid's own NAME.part files of listed resources are not extra.
+func (r *syncRun) extra() error {
+	var names []string
+	err := filepath.WalkDir(r.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(r.dir, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if r.listed[rel] || r.listed[strings.TrimSuffix(rel, ".part")] {
+			return nil
+		}
+		names = append(names, rel)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sync --check: %w", err)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		r.event(SyncEvent{Kind: SyncExtra, Name: n})
+	}
+	return nil
+}

@@ -1,0 +1,396 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"path/filepath"
+	"slices"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/widget"
+)
+
+// clicked handles the list's selection of job id: a plain click selects
+// it alone, Ctrl (Cmd on macOS) adds or takes it away, Shift selects the
+// rows from the last plain click to it.
+func (w *Window) clicked(id JobID) {
+	mod := w.modifier
+	w.modifier = 0
+	switch {
+	case w.reselecting:
+	case mod&(fyne.KeyModifierControl|fyne.KeyModifierSuper) != 0:
+		if w.marked[id] && id != w.selected {
+			delete(w.marked, id)
+		} else {
+			w.marked[id] = true
+		}
+	case mod&fyne.KeyModifierShift != 0 && w.anchor != 0:
+		w.selectRange(w.anchor, id)
+	default:
+		clear(w.marked)
+		w.marked[id] = true
+		w.anchor = id
+	}
+	w.selectJob(id)
+	w.List.Refresh()
+}
+
+// selectRange selects the rows from a to b, both included.
+func (w *Window) selectRange(a, b JobID) {
+	i, okA := w.model.rowOf(a)
+	k, okB := w.model.rowOf(b)
+	if !okA || !okB {
+		return
+	}
+	clear(w.marked)
+	for r := min(i, k); r <= max(i, k); r++ {
+		if j, ok := w.model.row(r); ok {
+			w.marked[j.ID] = true
+		}
+	}
+}
+
+// SelectAll selects every job the list shows.
+func (w *Window) SelectAll() {
+	for r := range w.model.length() {
+		if j, ok := w.model.row(r); ok {
+			w.marked[j.ID] = true
+		}
+	}
+	if w.selected == 0 {
+		if j, ok := w.model.row(0); ok {
+			w.anchor = j.ID
+			w.reselecting = true
+			w.List.Select(0)
+			w.reselecting = false
+		}
+	}
+	w.List.Refresh()
+	w.setToolbar()
+}
+
+// SelectJobs selects exactly ids, the first shown in the details pane,
+// as Ctrl-clicks would. For tests and scripts.
+func (w *Window) SelectJobs(ids ...JobID) {
+	if len(ids) == 0 {
+		return
+	}
+	w.Select(ids[0])
+	for _, id := range ids[1:] {
+		if _, ok := w.model.rowOf(id); ok {
+			w.marked[id] = true
+		}
+	}
+	w.List.Refresh()
+	w.setToolbar()
+}
+
+// Selection is the selected jobs in queue order.
+func (w *Window) Selection() []Job {
+	var out []Job
+	if len(w.marked) == 0 {
+		if j, ok := w.model.find(w.selected); ok {
+			out = append(out, j)
+		}
+		return out
+	}
+	for id := range w.marked {
+		if j, ok := w.model.find(id); ok {
+			out = append(out, j)
+		}
+	}
+	if j, ok := w.model.find(w.selected); ok && !w.marked[w.selected] {
+		out = append(out, j)
+	}
+	slices.SortFunc(out, func(a, b Job) int { return w.model.index[a.ID] - w.model.index[b.ID] })
+	return out
+}
+
+func (w *Window) setToolbar() {
+	sel := w.Selection()
+	enable := func(b *widget.Button, on bool) {
+		if on {
+			b.Enable()
+		} else {
+			b.Disable()
+		}
+	}
+	pause, resume := false, false
+	for _, j := range sel {
+		pause = pause || j.State.Pausable()
+		resume = resume || j.State.Resumable()
+	}
+	enable(w.Toolbar.Pause, pause)
+	enable(w.Toolbar.Resume, resume)
+	enable(w.Toolbar.Remove, len(sel) > 0)
+	enable(w.Toolbar.OpenFolder, len(sel) > 0)
+	w.setMenu(sel)
+}
+
+// each runs do on the selected jobs that match, off the UI goroutine.
+func (w *Window) each(what string, match func(Job) bool, do func(JobID) error) {
+	var ids []JobID
+	for _, j := range w.Selection() {
+		if match(j) {
+			ids = append(ids, j.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	w.command(what, func() error {
+		var errs []error
+		for _, id := range ids {
+			errs = append(errs, do(id))
+		}
+		return errors.Join(errs...)
+	})
+}
+
+// PauseSelected pauses the selected jobs that run or wait.
+func (w *Window) PauseSelected() {
+	w.each(lang.L("Pause"), func(j Job) bool { return j.State.Pausable() }, w.Backend.Pause)
+}
+
+// ResumeSelected resumes the selected jobs that are paused or failed.
+func (w *Window) ResumeSelected() {
+	w.each(lang.L("Resume"), func(j Job) bool { return j.State.Resumable() }, w.Backend.Resume)
+}
+
+// TogglePause pauses the selection when any of it runs or waits, and
+// resumes it otherwise: what Space does.
+func (w *Window) TogglePause() {
+	for _, j := range w.Selection() {
+		if j.State.Pausable() {
+			w.PauseSelected()
+			return
+		}
+	}
+	w.ResumeSelected()
+}
+
+// RemoveSelected asks, then takes the selected jobs out of the queue.
+// Files on disk stay.
+func (w *Window) RemoveSelected() {
+	sel := w.Selection()
+	if len(sel) == 0 {
+		return
+	}
+	msg := fmt.Sprintf(lang.L("Remove “%s” from the queue?\nFiles already downloaded stay where they are."), sel[0].Name)
+	if len(sel) > 1 {
+		msg = fmt.Sprintf(lang.L("Remove %s downloads from the queue?\nFiles already downloaded stay where they are."), count(len(sel)))
+	}
+	ids := make([]JobID, len(sel))
+	for i, j := range sel {
+		ids[i] = j.ID
+	}
+	remove := func() {
+		w.command(lang.L("Remove"), func() error {
+			var errs []error
+			for _, id := range ids {
+				errs = append(errs, w.Backend.Remove(id))
+			}
+			return errors.Join(errs...)
+		})
+	}
+	d := dialog.NewConfirm(lang.L("Remove download"), msg, func(yes bool) {
+		if yes {
+			remove()
+		}
+	}, w.Win)
+	d.SetConfirmText(lang.L("Remove"))
+	d.SetConfirmImportance(widget.DangerImportance)
+	w.keyed(d, func() { d.Hide(); remove() }, d.Hide)
+	d.Show()
+}
+
+// MoveSelected moves the selected jobs by delta places in the queue,
+// keeping their order; a job that would pass the end stops there.
+func (w *Window) MoveSelected(delta int) {
+	order := make([]JobID, len(w.model.jobs))
+	for i, j := range w.model.jobs {
+		order[i] = j.ID
+	}
+	sel := w.Selection()
+	if delta > 0 {
+		slices.Reverse(sel)
+	}
+	type step struct {
+		id JobID
+		to int
+	}
+	var steps []step
+	for _, j := range sel {
+		i := slices.Index(order, j.ID)
+		to := min(max(0, i+delta), len(order)-1)
+		// A job never passes another selected job that moves the same way.
+		for k := min(i, to); k <= max(i, to); k++ {
+			if k != i && w.isSelected(order[k], sel) {
+				if delta < 0 {
+					to = max(to, k+1)
+				} else {
+					to = min(to, k-1)
+				}
+			}
+		}
+		if to == i {
+			continue
+		}
+		order = slices.Delete(order, i, i+1)
+		order = slices.Insert(order, to, j.ID)
+		steps = append(steps, step{j.ID, to})
+	}
+	if len(steps) == 0 {
+		return
+	}
+	w.command(lang.L("Move"), func() error {
+		for _, s := range steps {
+			if err := w.Backend.Move(s.id, s.to); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (w *Window) isSelected(id JobID, sel []Job) bool {
+	return slices.ContainsFunc(sel, func(j Job) bool { return j.ID == id })
+}
+
+// dropRow moves the jobs by a drag of job id's row dy pixels down: the
+// selection when the row is in it, else the row's job alone.
+func (w *Window) dropRow(id JobID, dy, rowHeight float32) {
+	if rowHeight <= 0 {
+		return
+	}
+	delta := int(math.Round(float64(dy / rowHeight)))
+	if delta == 0 {
+		return
+	}
+	if !w.marked[id] && id != w.selected {
+		w.Select(id)
+	}
+	w.MoveSelected(delta)
+}
+
+// MoveSelectedUp, MoveSelectedDown, MoveSelectedTop and MoveSelectedBottom
+// change the place of the selected jobs in the queue.
+func (w *Window) MoveSelectedUp() { w.MoveSelected(-1) }
+
+// MoveSelectedDown moves the selected jobs one place later.
+func (w *Window) MoveSelectedDown() { w.MoveSelected(1) }
+
+// MoveSelectedTop moves the selected jobs to the front of the queue.
+func (w *Window) MoveSelectedTop() { w.MoveSelected(-len(w.model.jobs)) }
+
+// MoveSelectedBottom moves the selected jobs to the end of the queue.
+func (w *Window) MoveSelectedBottom() { w.MoveSelected(len(w.model.jobs)) }
+
+// OpenSelectedFolder shows the folder of the selected job's first file.
+func (w *Window) OpenSelectedFolder() {
+	j, ok := w.model.find(w.selected)
+	if !ok {
+		return
+	}
+	dir := j.Dir
+	if p, ok := w.firstFile(j); ok {
+		dir = filepath.Dir(p)
+	}
+	open := w.opts.OpenFolder
+	if open == nil {
+		open = w.openURL
+	}
+	if err := open(dir); err != nil {
+		w.showError(fmt.Errorf(lang.L("open %s: %w"), dir, err))
+	}
+}
+
+// OpenSelectedFile opens the selected finished job's first file with the
+// desktop's application for it.
+func (w *Window) OpenSelectedFile() {
+	j, ok := w.model.find(w.selected)
+	if !ok || !finished(j) {
+		return
+	}
+	p, ok := w.firstFile(j)
+	if !ok {
+		return
+	}
+	open := w.opts.OpenFile
+	if open == nil {
+		open = w.openURL
+	}
+	if err := open(p); err != nil {
+		w.showError(fmt.Errorf(lang.L("open %s: %w"), p, err))
+	}
+}
+
+// finished reports whether a job's files are complete on disk.
+func finished(j Job) bool {
+	return (j.State == Done || j.State == Seeding || j.State == Synced) && !j.Mismatch
+}
+
+// firstFile is the path of a job's first selected file.
+func (w *Window) firstFile(j Job) (string, bool) {
+	d, err := w.Backend.Detail(j.ID, false)
+	if err != nil || len(d.Files) == 0 {
+		return "", false
+	}
+	return filepath.Join(j.Dir, filepath.FromSlash(d.Files[0].Name)), true
+}
+
+func (w *Window) openURL(p string) error {
+	return w.App.OpenURL(&url.URL{Scheme: "file", Path: filepath.ToSlash(p)})
+}
+
+// CopySourceURL puts the selected jobs' sources on the clipboard, one a
+// line.
+func (w *Window) CopySourceURL() {
+	var text string
+	for i, j := range w.Selection() {
+		if i > 0 {
+			text += "\n"
+		}
+		text += j.Source
+	}
+	if c := w.App.Clipboard(); c != nil && text != "" {
+		c.SetContent(text)
+	}
+}
+
+// PauseAll pauses every job that runs or waits.
+func (w *Window) PauseAll() {
+	w.forAll(func(j Job) bool { return j.State.Pausable() }, w.Backend.Pause)
+}
+
+// ResumeAll resumes every paused job.
+func (w *Window) ResumeAll() {
+	w.forAll(func(j Job) bool { return j.State == Paused }, w.Backend.Resume)
+}
+
+func (w *Window) forAll(match func(Job) bool, do func(JobID) error) {
+	var ids []JobID
+	for _, j := range w.model.jobs {
+		if match(j) {
+			ids = append(ids, j.ID)
+		}
+	}
+	w.command(lang.L("Update the queue"), func() error {
+		var errs []error
+		for _, id := range ids {
+			errs = append(errs, do(id))
+		}
+		return errors.Join(errs...)
+	})
+}
+
+// showError shows err in a dialog that Enter and Escape close.
+func (w *Window) showError(err error) {
+	d := dialog.NewError(err, w.Win)
+	w.keyed(d, d.Hide, d.Hide)
+	d.Show()
+}

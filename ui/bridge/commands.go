@@ -1,0 +1,82 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"fyne.io/fyne/v2/lang"
+	"os"
+
+	"braid/queue"
+	"braid/ui"
+)
+
+// Add puts the picked files in the queue and wakes the runner. A document
+// Open read from a plain URL is stored with what the URL's server said
+// (its ETag, the Referer), so every run of the job sends them.
+func (b *Backend) Add(_ context.Context, req ui.AddRequest) (ui.JobID, error) {
+	if req.Doc == nil {
+		return 0, fmt.Errorf(lang.L("add %s: nothing was read from it"), queue.Redact(req.Source))
+	}
+	if err := os.MkdirAll(req.Dir, 0o755); err != nil {
+		return 0, fmt.Errorf(lang.L("add %s: destination: %w"), queue.Redact(req.Source), err)
+	}
+	b.mu.Lock()
+	origin := b.origins[req.Doc]
+	b.mu.Unlock()
+	id, err := b.q.AddFrom(req.Source, req.Dir, req.Doc, req.Files, origin)
+	if err != nil {
+		return 0, err
+	}
+	if req.Paused {
+		if err := b.q.Pause(id, ""); err != nil {
+			return ui.JobID(id), err
+		}
+		return ui.JobID(id), nil
+	}
+	b.poke()
+	return ui.JobID(id), nil
+}
+
+// Pause stops a job; the runner lets go of it within about a second.
+func (b *Backend) Pause(id ui.JobID) error {
+	if err := b.q.Pause(int64(id), ""); err != nil {
+		return err
+	}
+	b.forget(id)
+	return nil
+}
+
+// Resume queues a paused or failed job and wakes the runner.
+func (b *Backend) Resume(id ui.JobID) error {
+	if err := b.q.Resume(int64(id)); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	delete(b.stopped, int64(id))
+	b.mu.Unlock()
+	b.poke()
+	return nil
+}
+
+// Remove takes a job out of the queue; its files stay on disk.
+func (b *Backend) Remove(id ui.JobID) error {
+	if err := b.q.Remove(int64(id), false); err != nil {
+		return err
+	}
+	b.forget(id)
+	return nil
+}
+
+// forget drops a job's live progress; a late progress call for it (the
+// runner's last word as it lets go) is ignored.
+func (b *Backend) forget(id ui.JobID) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if l := b.live[int64(id)]; l != nil && l.checking == "" {
+		delete(b.live, int64(id))
+	}
+	b.stopped[int64(id)] = true
+}
+
+// Move puts a job at index in the queue order.
+func (b *Backend) Move(id ui.JobID, index int) error { return b.q.Move(int64(id), index) }

@@ -1,0 +1,98 @@
+package bridge
+
+import (
+	"context"
+	"time"
+
+	"braid/queue"
+	"braid/ui"
+)
+
+// Schedule returns the queue's schedule as the window edits it.
+func (b *Backend) Schedule() (ui.Schedule, error) {
+	s, err := b.q.Schedule()
+	if err != nil {
+		return ui.Schedule{}, err
+	}
+	out := ui.Schedule{PausedUntil: s.PausedUntil, AltSpeed: s.AltSpeed}
+	for _, w := range s.Windows {
+		out.Windows = append(out.Windows, ui.TimeWindow{Days: w.Days, Start: w.Start, End: w.End})
+	}
+	return out, nil
+}
+
+// SetSchedule stores the schedule, keeping the alternative limit (a
+// setting), and puts it in force at once: a run under way stops, its
+// jobs queued with their progress, and starts again under the new
+// schedule and limit.
+func (b *Backend) SetSchedule(s ui.Schedule) error {
+	old, err := b.q.Schedule()
+	if err != nil {
+		return err
+	}
+	qs := queue.Schedule{PausedUntil: s.PausedUntil, AltSpeed: s.AltSpeed, AltLimit: old.AltLimit}
+	for _, w := range s.Windows {
+		qs.Windows = append(qs.Windows, queue.TimeWindow{Days: w.Days, Start: w.Start, End: w.End})
+	}
+	if err := b.q.SetSchedule(qs); err != nil {
+		return err
+	}
+	b.rescheduled()
+	return nil
+}
+
+// rescheduled drops the client made under the old limits and restarts
+// the run under way, if any.
+func (b *Backend) rescheduled() {
+	b.mu.Lock()
+	b.client = nil
+	stop := b.stopRun
+	b.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	b.poke()
+}
+
+// waitSchedule waits until the schedule lets downloads run; false when
+// the backend closes first. A changed schedule wakes it (SetSchedule
+// pokes).
+func (b *Backend) waitSchedule() bool {
+	for {
+		s, err := b.q.Schedule()
+		now := time.Now()
+		if err != nil || s.Allowed(now) {
+			// A schedule that cannot be read does not stop downloads.
+			return true
+		}
+		var at <-chan time.Time
+		var t *time.Timer
+		if next, ok := s.NextChange(now); ok {
+			t = time.NewTimer(time.Until(next))
+			at = t.C
+		}
+		select {
+		case <-b.ctx.Done():
+		case <-b.wake:
+		case <-at:
+		}
+		if t != nil {
+			t.Stop()
+		}
+		if b.ctx.Err() != nil {
+			return false
+		}
+	}
+}
+
+// scheduledRun is the context of one run: it ends with the backend, or
+// when the schedule's next change comes (the end of a time window).
+func (b *Backend) scheduledRun() (context.Context, context.CancelFunc) {
+	s, err := b.q.Schedule()
+	if err == nil {
+		if next, ok := s.NextChange(time.Now()); ok {
+			return context.WithDeadline(b.ctx, next)
+		}
+	}
+	return context.WithCancel(b.ctx)
+}

@@ -1,0 +1,84 @@
+package bridge
+
+import (
+	"braid/platform"
+	"braid/queue"
+	"braid/ui"
+)
+
+// Settings returns the settings, with the platform's defaults where the
+// user has chosen nothing.
+func (b *Backend) Settings() (ui.Settings, error) {
+	s, err := b.q.Settings()
+	if err != nil {
+		return ui.Settings{}, err
+	}
+	sched, err := b.q.Schedule()
+	if err != nil {
+		return ui.Settings{}, err
+	}
+	jobs, err := b.q.MaxJobs()
+	if err != nil {
+		return ui.Settings{}, err
+	}
+	def := platform.DefaultPrefs()
+	out := ui.Settings{
+		Dir:               s.DownloadDir,
+		Languages:         s.Languages,
+		OS:                s.OS,
+		Countries:         s.Countries,
+		MaxConns:          s.MaxConns,
+		MaxConnsPerMirror: s.MaxConnsPerMirror,
+		SpeedLimit:        s.SpeedLimit,
+		AltSpeedLimit:     sched.AltLimit,
+		MaxJobs:           jobs,
+		StartOnLaunch:     s.StartOnLaunch,
+	}
+	if out.Languages == nil {
+		out.Languages = def.Languages
+	}
+	if out.OS == nil {
+		out.OS = def.OS
+	}
+	if out.Countries == nil {
+		out.Countries = def.Locations
+	}
+	return out, nil
+}
+
+// SetSettings stores the settings; connection and speed limits apply from
+// the next job on.
+func (b *Backend) SetSettings(s ui.Settings) error {
+	err := b.q.UpdateSettings(func(qs *queue.Settings) {
+		qs.DownloadDir = s.Dir
+		qs.Languages, qs.OS, qs.Countries = s.Languages, s.OS, s.Countries
+		qs.MaxConns, qs.MaxConnsPerMirror = s.MaxConns, s.MaxConnsPerMirror
+		qs.SpeedLimit, qs.StartOnLaunch = s.SpeedLimit, s.StartOnLaunch
+	})
+	if err != nil {
+		return err
+	}
+	if err := b.q.SetMaxJobs(s.MaxJobs); err != nil {
+		return err
+	}
+	sched, err := b.q.Schedule()
+	if err != nil {
+		return err
+	}
+	if sched.AltLimit != s.AltSpeedLimit {
+		sched.AltLimit = s.AltSpeedLimit
+		if err := b.q.SetSchedule(sched); err != nil {
+			return err
+		}
+		if sched.AltSpeed {
+			// The limit in force changed: apply it now, not from the
+			// next job on.
+			b.rescheduled()
+			return nil
+		}
+	}
+	b.mu.Lock()
+	b.client = nil
+	b.mu.Unlock()
+	return nil
+}

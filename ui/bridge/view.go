@@ -1,0 +1,350 @@
+package bridge
+
+import (
+	"errors"
+	"fmt"
+	"fyne.io/fyne/v2/lang"
+	"strconv"
+	"time"
+
+	"braid/engine"
+	"braid/engine/metalink"
+	"braid/engine/piece"
+	"braid/queue"
+	"braid/ui"
+)
+
+// Jobs lists the queue, with live progress for the jobs in hand.
+func (b *Backend) Jobs() ([]ui.Job, error) {
+	list, err := b.q.List()
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	clear(b.known)
+	out := make([]ui.Job, len(list))
+	for i, j := range list {
+		b.known[j.ID] = j
+		out[i] = b.viewLocked(j)
+	}
+	return out, nil
+}
+
+// Active returns the jobs in hand and, while the runner works through
+// the queue, the queued jobs it will reach.
+func (b *Backend) Active() []ui.Job {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []ui.Job
+	for id, l := range b.live {
+		if !b.stopped[id] {
+			b.refreshLocked(id, l)
+			out = append(out, b.viewLocked(l.job))
+		}
+	}
+	if b.busy {
+		for id, j := range b.known {
+			if j.State == queue.Queued && b.live[id] == nil {
+				out = append(out, b.viewLocked(j))
+			}
+		}
+	}
+	return out
+}
+
+// viewLocked is a job as the window shows it: the queue's record, with
+// live bytes and speed when it is in hand.
+func (b *Backend) viewLocked(j queue.Job) ui.Job {
+	_, _, done, size := j.Progress()
+	v := ui.Job{
+		ID:       ui.JobID(j.ID),
+		Name:     j.Name(),
+		Source:   queue.Redact(j.Source),
+		Dir:      j.Dest,
+		State:    jobState(j.State),
+		Size:     size,
+		Done:     done,
+		ETA:      -1,
+		Mismatch: j.Mismatch,
+		Err:      queue.Redact(j.Error),
+	}
+	if v.Name == "" {
+		v.Name = v.Source
+	}
+	for _, f := range j.Files {
+		if f.Selected && f.Size < 0 {
+			v.Size = -1
+		}
+	}
+	l := b.live[j.ID]
+	if l == nil || b.stopped[j.ID] {
+		return v
+	}
+	v.State = l.state
+	if l.checking != "" {
+		return v
+	}
+	v.Done = 0
+	for _, f := range j.Files {
+		if f.Selected {
+			v.Done += max(f.DoneBytes, l.fileBytes[f.Name])
+		}
+	}
+	if l.snap.Size >= 0 && v.Size >= 0 {
+		// The size of a file the document did not give is known once a
+		// mirror says.
+		v.Size = max(v.Size, v.Done)
+	}
+	v.Speed = float64(l.snap.Speed)
+	if v.Speed > 0 && v.Size > 0 {
+		v.ETA = time.Duration(float64(v.Size-v.Done) / v.Speed * float64(time.Second))
+	}
+	return v
+}
+
+func jobState(s queue.State) ui.JobState {
+	switch s {
+	case queue.Queued:
+		return ui.Queued
+	case queue.Running:
+		return ui.Running
+	case queue.Paused:
+		return ui.Paused
+	case queue.Done:
+		return ui.Done
+	}
+	return ui.Failed
+}
+
+// Detail returns one job's files, mirrors and, when asked, pieces: live for
+// the file the engine is on, from the stored bitfield for the others.
+func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
+	b.mu.Lock()
+	l := b.live[int64(id)]
+	var j queue.Job
+	var view ui.Job
+	var snap *engine.Snapshot
+	if l != nil && l.job.Doc != nil && l.checking == "" {
+		b.refreshLocked(int64(id), l)
+		j = l.job
+		view = b.viewLocked(j) // from the same reading as the files
+		s := l.snap
+		if pieces {
+			// The copy keeps the window's view still while the next
+			// read rewrites the bridge's.
+			s.Pieces = append([]engine.PieceState(nil), l.snap.Pieces...)
+			s.Filler = append([]int16(nil), l.snap.Filler...)
+		}
+		s.Mirrors = append([]engine.MirrorSnapshot(nil), l.snap.Mirrors...)
+		snap = &s
+	}
+	b.mu.Unlock()
+	if snap == nil {
+		var err error
+		if j, err = b.q.Get(int64(id)); err != nil {
+			return ui.Detail{}, err
+		}
+		b.mu.Lock()
+		view = b.viewLocked(j)
+		b.mu.Unlock()
+	}
+	d := ui.Detail{Job: view, Origin: queue.Redact(j.Doc.Origin)}
+	for _, f := range j.Files {
+		if !f.Selected {
+			continue
+		}
+		mf := docFile(j.Doc, f.Name)
+		d.Publisher = cmpOr(d.Publisher, mf.Publisher.Name)
+		d.Identity = cmpOr(d.Identity, mf.Identity)
+		d.Version = cmpOr(d.Version, mf.Version)
+		d.Description = cmpOr(d.Description, mf.Description)
+		d.License = cmpOr(d.License, mf.License.Name)
+		fd := fileDetail(j, f, mf)
+		switch {
+		case snap != nil && snap.Name == f.Name:
+			applySnapshot(&fd, snap, pieces)
+		case pieces:
+			bits, _, err := b.q.Pieces(j.ID, f.Name)
+			if err != nil {
+				break
+			}
+			fd.Pieces = storedPieces(bits)
+			b.mu.Lock()
+			last := b.recent[fileKey{j.ID, f.Name}]
+			b.mu.Unlock()
+			if last != nil && len(last.Pieces) == bits.Len() {
+				// Finished this session: who filled each piece is known.
+				applyPast(&fd, last, bits)
+			}
+		}
+		d.Files = append(d.Files, fd)
+	}
+	return d, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func docFile(doc *metalink.Document, name string) metalink.File {
+	if doc != nil {
+		for _, f := range doc.Files {
+			if f.Name == name {
+				return f
+			}
+		}
+	}
+	return metalink.File{Name: name, Size: -1}
+}
+
+// fileDetail is a file as the queue remembers it.
+func fileDetail(j queue.Job, f queue.File, mf metalink.File) ui.FileDetail {
+	fd := ui.FileDetail{
+		Name:        f.Name,
+		Size:        f.Size,
+		Done:        f.DoneBytes,
+		ETA:         -1,
+		Hashes:      f.Hashes,
+		PieceLength: f.Layout.Length,
+	}
+	if mf.Pieces != nil {
+		fd.PieceHash = mf.Pieces.Type
+	}
+	if mf.Signature != nil {
+		fd.Signature = cmpOr(mf.Signature.MediaType, lang.L("signature"))
+	}
+	switch {
+	case f.Verified:
+		fd.State = ui.FileVerified
+		if h, ok := piece.Strongest(f.Hashes); ok {
+			fd.Verification = fmt.Sprintf(lang.L("%s matched"), h.Type)
+		} else {
+			fd.Verification = lang.L("complete; the document gives no hash Braid can check")
+		}
+	case f.Mismatch:
+		fd.State, fd.Verification = ui.FileMismatch, lang.L("did not match its hash")
+		if j.State == queue.Failed {
+			fd.Err = queue.Redact(j.Error)
+		}
+	case j.State == queue.Running:
+		fd.State = ui.FileRunning
+	case j.State == queue.Failed:
+		fd.State, fd.Err = ui.FileFailed, queue.Redact(j.Error)
+	}
+	for _, m := range f.Mirrors {
+		fd.Mirrors = append(fd.Mirrors, ui.MirrorDetail{
+			URL:      queue.Redact(m.URL),
+			Host:     hostOf(m.URL),
+			Location: m.Location,
+			Priority: m.Priority,
+			Strikes:  m.Strikes,
+		})
+	}
+	return fd
+}
+
+// applySnapshot overlays the engine's live view of the file.
+func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
+	fd.Size, fd.Done, fd.Speed, fd.ETA = s.Size, s.Bytes, float64(s.Speed), s.ETA
+	if s.PieceLength > 0 {
+		fd.PieceLength = s.PieceLength
+	}
+	switch s.State {
+	case engine.StateStarting, engine.StateDownloading:
+		fd.State = ui.FileRunning
+	case engine.StateVerifying:
+		fd.State = ui.FileVerifying
+	case engine.StateDone:
+		fd.State = ui.FileVerified
+	case engine.StateFailed:
+		fd.State = ui.FileFailed
+		if errors.Is(s.Err, engine.ErrHashMismatch) {
+			fd.State = ui.FileMismatch
+		}
+	case engine.StateCanceled:
+		fd.State = ui.FileWaiting
+	}
+	if s.Err != nil {
+		fd.Err = queue.Redact(s.Err.Error())
+	}
+	if s.Checked {
+		fd.Verification = fmt.Sprintf(lang.L("%s of %s pieces checked against their hashes so far"), count(s.Verified), count(len(s.Pieces)))
+	}
+	fd.Mirrors = fd.Mirrors[:0]
+	for _, m := range s.Mirrors {
+		fd.Mirrors = append(fd.Mirrors, ui.MirrorDetail{
+			URL:      queue.Redact(m.URL),
+			Host:     m.Host,
+			Location: m.Location,
+			Priority: m.Priority,
+			State:    mirrorState(m.State),
+			Speed:    float64(m.Speed),
+			Bytes:    m.Bytes,
+			Strikes:  m.Strikes,
+			Err:      queue.Redact(m.Reason),
+		})
+	}
+	if pieces {
+		fd.Pieces = ui.PieceMap{State: make([]ui.PieceState, len(s.Pieces)), Mirror: s.Filler}
+		for i, p := range s.Pieces {
+			fd.Pieces.State[i] = ui.PieceState(p)
+		}
+	}
+}
+
+// applyPast shows which mirror filled each done piece of a file that the
+// engine let go of this session; states come from the queue's bitfield,
+// which is the truth now.
+func applyPast(fd *ui.FileDetail, s *engine.Snapshot, bits *piece.Bitfield) {
+	for i := range fd.Pieces.State {
+		if bits.Has(i) && i < len(s.Filler) && s.Pieces[i] == engine.PieceDone {
+			fd.Pieces.Mirror[i] = s.Filler[i]
+		}
+	}
+	fd.Mirrors = fd.Mirrors[:0]
+	for _, m := range s.Mirrors {
+		fd.Mirrors = append(fd.Mirrors, ui.MirrorDetail{
+			URL: queue.Redact(m.URL), Host: m.Host, Location: m.Location, Priority: m.Priority,
+			State: ui.MirrorIdle, Bytes: m.Bytes, Strikes: m.Strikes, Err: queue.Redact(m.Reason),
+		})
+	}
+}
+
+func mirrorState(s engine.MirrorState) ui.MirrorState {
+	switch s {
+	case engine.MirrorActive:
+		return ui.MirrorActive
+	case engine.MirrorRetrying:
+		return ui.MirrorWaiting
+	case engine.MirrorDropped:
+		return ui.MirrorDropped
+	}
+	return ui.MirrorIdle
+}
+
+// storedPieces shows a bitfield from the queue: done pieces, by no mirror
+// of this session.
+func storedPieces(bits *piece.Bitfield) ui.PieceMap {
+	n := bits.Len()
+	p := ui.PieceMap{State: make([]ui.PieceState, n), Mirror: make([]int16, n)}
+	for i := range n {
+		p.Mirror[i] = ui.NoMirror
+		if bits.Has(i) {
+			p.State[i] = ui.PieceDone
+		}
+	}
+	return p
+}
+
+func hostOf(raw string) string {
+	if h := queue.HostOf(raw); h != "" {
+		return h
+	}
+	return queue.Redact(raw)
+}
+
+func count(n int) string { return strconv.Itoa(n) }

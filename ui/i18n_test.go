@@ -1,0 +1,205 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"os/exec"
+
+	"fyne.io/fyne/v2/lang"
+
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+// technical are literals in ui/ that a person never reads as words:
+// parse keywords, URL schemes, file extensions, unit names and the app's
+// name. Everything else with a word in it goes through lang.L.
+var technical = map[string]bool{
+	"Braid": true, "B": true, "KB": true, "MB": true, "GB": true, "TB": true, "PB": true,
+	"HH:MM": true, "Ctrl+N": true, "Ctrl+O": true, "Ctrl+V": true, "Ctrl+P": true, "Ctrl+R": true,
+	"Ctrl+A": true, "Ctrl+↑": true, "Ctrl+↓": true, "Ctrl+Home": true, "Ctrl+End": true, "Ctrl+E": true,
+	"Ctrl+Shift+C": true, "Ctrl+F": true, "Ctrl+L": true, "Ctrl+,": true, "F1": true, "Ctrl+Q": true,
+	"no limit": true, "none": true, "unlimited": true, "ps": true, // keywords ParseRate accepts
+	"gib": true, "gb": true, "mib": true, "mb": true, "kib": true, "kb": true,
+	"http": true, "https": true, "ftp": true, "file": true, // URL schemes
+	"windows": true, "darwin": true, "DBUS_SESSION_BUS_ADDRESS": true, // runtime.GOOS, environment
+	"starting": true, // the bridge's marker of a check about to begin, never shown
+}
+
+// isTechnical reports whether a literal is a scheme, path, extension,
+// format or key rather than words: no space, not capitalised, and a
+// character words do not have. A lone lower-case word such as "file" is
+// read by people and must be translated, unless listed in technical.
+func isTechnical(s string) bool {
+	if technical[s] || strings.ContainsFunc(s, unicode.IsSpace) {
+		return technical[s]
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return !unicode.IsUpper(r) && strings.ContainsAny(s, ".:/_%=?+#@-")
+}
+
+func hasWord(s string) bool {
+	run := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			run++
+			if run >= 2 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}
+
+// untranslated walks the Go files of dir and returns the string literals
+// a user could read that do not go through lang.L, lang.X, lang.N or
+// lang.XN, as file:line: text.
+func untranslated(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		translated := map[*ast.BasicLit]bool{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ImportSpec:
+				return false
+			case *ast.Field:
+				if n.Tag != nil {
+					translated[n.Tag] = true
+				}
+			case *ast.CallExpr:
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == "lang" {
+						for _, a := range n.Args {
+							if lit, ok := a.(*ast.BasicLit); ok {
+								translated[lit] = true
+							}
+						}
+					}
+				}
+			case *ast.BasicLit:
+				if n.Kind != token.STRING || translated[n] {
+					return true
+				}
+				s, err := strconv.Unquote(n.Value)
+				if err != nil || !hasWord(s) || isTechnical(s) {
+					return true
+				}
+				out = append(out, fset.Position(n.Pos()).String()+": "+s)
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// TestNoStringBypassesTranslation fails on any user-visible string
+// literal in ui/ and ui/bridge that does not go through Fyne's lang
+// package.
+func TestNoStringBypassesTranslation(t *testing.T) {
+	for _, dir := range []string{".", "bridge"} {
+		for _, s := range untranslated(t, dir) {
+			t.Errorf("not translated: %s", s)
+		}
+	}
+}
+
+// TestTranslationsComplete checks that every language file has every
+// key the English one has, and nothing else, and that format verbs
+// survive translation.
+func TestTranslationsComplete(t *testing.T) {
+	read := func(lang string) map[string]string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join("translations", lang+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("%s.json: %v", lang, err)
+		}
+		return m
+	}
+	en := read("en")
+	verbs := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
+	for _, l := range []string{"de", "fr", "es", "zh_Hans"} {
+		m := read(l)
+		for k := range en {
+			v, ok := m[k]
+			if !ok {
+				t.Errorf("%s: missing %q", l, k)
+				continue
+			}
+			if a, b := verbs.FindAllString(k, -1), verbs.FindAllString(v, -1); !slices.Equal(a, b) {
+				t.Errorf("%s: %q has verbs %v, its translation %q has %v", l, k, a, v, b)
+			}
+		}
+		for k := range m {
+			if _, ok := en[k]; !ok {
+				t.Errorf("%s: %q is not an English key", l, k)
+			}
+		}
+	}
+}
+
+// TestLocaleChoosesLanguage starts this test binary again under each
+// system locale and checks that the window's words come out in that
+// language, as Fyne's lang package reads the locale at start-up.
+func TestLocaleChoosesLanguage(t *testing.T) {
+	if os.Getenv("BRAID_LOCALE_HELPER") != "" {
+		return
+	}
+	for locale, want := range map[string]string{
+		"de_DE.UTF-8": "Pausieren|Über|3 von 5 Dateien",
+		"fr_FR.UTF-8": "Pause|À propos|3 fichiers sur 5",
+		"es_ES.UTF-8": "Pausar|Acerca de|3 de 5 archivos",
+		"zh_CN.UTF-8": "暂停|简介|3 / 5 个文件",
+		"en_GB.UTF-8": "Pause|About|3 of 5 files",
+		"C":           "Pause|About|3 of 5 files",
+	} {
+		t.Run(locale, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestLocaleHelper$", "-test.v")
+			cmd.Env = append(os.Environ(), "BRAID_LOCALE_HELPER=1", "LANG="+locale, "LC_ALL=", "LC_MESSAGES=", "LANGUAGE=")
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("helper: %v\n%s", err, out)
+			}
+			if !strings.Contains(string(out), "words: "+want+"\n") {
+				t.Errorf("under %s, want %q in\n%s", locale, want, out)
+			}
+		})
+	}
+}
+
+// TestLocaleHelper prints some translated words for
+// TestLocaleChoosesLanguage; alone it does nothing.
+func TestLocaleHelper(t *testing.T) {
+	if os.Getenv("BRAID_LOCALE_HELPER") == "" {
+		t.Skip("run by TestLocaleChoosesLanguage")
+	}
+	fmt.Printf("words: %s|%s|%s\n", lang.L("Pause"), lang.L("About"), fmt.Sprintf(lang.L("%s of %s files"), "3", "5"))
+}
