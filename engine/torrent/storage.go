@@ -519,6 +519,11 @@ func (ts *torrentStorage) finishFile(i int) error {
 			return err
 		}
 	}
+	// A file that appeared at the final name meanwhile is someone
+	// else's: never overwritten.
+	if _, err := ts.root.Lstat(sp.name); err == nil {
+		return fmt.Errorf("%s: %w; the download stays at %s%s", sp.name, ErrExists, sp.name, partSuffix)
+	}
 	if err := f.f.Close(); err != nil {
 		return fmt.Errorf("%s: %w", sp.name, err)
 	}
@@ -530,10 +535,24 @@ func (ts *torrentStorage) finishFile(i int) error {
 	return nil
 }
 
-// finished reports whether file i is at its final name.
+// finished reports whether file i is at its final name and every piece
+// of it verified: a file found there when the torrent opened counts only
+// once its pieces have been checked.
 func (ts *torrentStorage) finished(i int) bool {
 	f := ts.files[i]
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.final
+	final := f.final
+	f.mu.Unlock()
+	sp := ts.spans[i]
+	if !final || sp.length == 0 {
+		return final
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for p := sp.first; p < sp.end; p++ {
+		if !ts.done[p] {
+			return false
+		}
+	}
+	return true
 }

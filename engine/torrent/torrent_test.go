@@ -1,6 +1,7 @@
 package torrent
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -470,4 +471,25 @@ func TestSeedsUntilRatio(t *testing.T) {
 		t.Fatalf("seeder ended %v with ratio %.2f", s.Phase, s.Ratio)
 	}
 	second.Stop()
+}
+
+// A file that is at the final name but does not match the torrent is never
+// overwritten: the job fails and says so.
+func TestExistingDifferentFileKept(t *testing.T) {
+	src := t.TempDir()
+	data := randomBytes(t, 4*testPieceLen)
+	m := mirrortest.New(t, data)
+	mi := makeTorrent(t, src, "x.bin", []testFile{{Path: "", Data: data}}, m.URL())
+	dest := t.TempDir()
+	other := randomBytes(t, 4*testPieceLen)
+	if err := os.WriteFile(filepath.Join(dest, "x.bin"), other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := run(t, newTestClient(t), &Request{Dir: dest, Spec: specOf(t, mi)})
+	if !errors.Is(err, ErrExists) {
+		t.Fatalf("err %v, want ErrExists", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dest, "x.bin")); !bytes.Equal(got, other) {
+		t.Fatal("the file at the final name was changed")
+	}
 }
