@@ -493,3 +493,29 @@ func TestExistingDifferentFileKept(t *testing.T) {
 		t.Fatal("the file at the final name was changed")
 	}
 }
+
+// An empty file inside a torrent is created at its final name too, even
+// where its neighbour is left out.
+func TestEmptyFile(t *testing.T) {
+	src := t.TempDir()
+	files := []testFile{
+		{Path: "a.bin", Data: randomBytes(t, testPieceLen+10)},
+		{Path: "b.empty", Data: nil},
+		{Path: "c.bin", Data: randomBytes(t, testPieceLen+20)},
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(src)))
+	t.Cleanup(srv.Close)
+	mi := makeTorrent(t, src, "e", files, srv.URL)
+	dest := t.TempDir()
+	_, err := run(t, newTestClient(t), &Request{Dir: dest, Spec: specOf(t, mi), Select: func(_ context.Context, fs []File) []bool {
+		return []bool{false, true, true} // a.bin left out
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameFile(t, dest, "e/b.empty", nil)
+	sameFile(t, dest, "e/c.bin", files[2].Data)
+	if _, err := os.Stat(filepath.Join(dest, "e", "a.bin")); !os.IsNotExist(err) {
+		t.Fatalf("a.bin: %v", err)
+	}
+}
