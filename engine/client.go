@@ -20,6 +20,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"braid/engine/metalink"
@@ -30,15 +31,23 @@ import (
 const (
 	DefaultMaxConns          = 16
 	DefaultMaxConnsPerMirror = 1 // RFC 6249 §7: one range request per mirror
-	DefaultStallTimeout      = 2 * time.Second
+	// DefaultMaxConnsPerHost caps the connections to one server across all
+	// files, as browsers do: enough to keep a mirror busy between the
+	// small files of a batch, few enough to be polite.
+	DefaultMaxConnsPerHost = 6
+	DefaultStallTimeout    = 2 * time.Second
 )
 
 // Client downloads files. Its fields are read when its first download
-// starts and must not change afterwards. A Client is safe for concurrent
-// use: MaxConns and Limit hold for the sum of all its downloads.
+// starts; afterwards the limits change only through SetLimit, SetMaxConns,
+// SetMaxConnsPerMirror and SetMaxConnsPerHost, which apply to running
+// downloads within a dispatcher tick. A Client is safe for concurrent use:
+// MaxConns, MaxConnsPerHost and Limit hold for the sum of all its
+// downloads.
 type Client struct {
 	// HTTP is the HTTP client for http and https mirrors; nil uses the
-	// transport's default.
+	// transport's default, one client whose kept-alive connections every
+	// file and download share.
 	HTTP *http.Client
 	// MaxConns caps the connections open at once across all downloads;
 	// 0 means DefaultMaxConns.
@@ -47,6 +56,9 @@ type Client struct {
 	// 0 means DefaultMaxConnsPerMirror. A mirror whose metalink entry
 	// allows fewer gets fewer, and one that answers 503 gets fewer still.
 	MaxConnsPerMirror int
+	// MaxConnsPerHost caps the connections to one host (host and port)
+	// across all files and downloads; 0 means DefaultMaxConnsPerHost.
+	MaxConnsPerHost int
 	// Limit caps the download rate in bytes per second across all
 	// connections; 0 means no limit.
 	Limit int64
@@ -59,9 +71,10 @@ type Client struct {
 	// connection is cut sooner, as soon as a faster mirror is idle.
 	StallTimeout time.Duration
 
-	once sync.Once
-	sem  chan struct{} // one token per open connection
-	lim  *limiter
+	once         sync.Once
+	budget       *budget
+	lim          *limiter
+	perMirrorCap atomic.Int64
 }
 
 func (c *Client) init() {
@@ -70,16 +83,23 @@ func (c *Client) init() {
 		if n <= 0 {
 			n = DefaultMaxConns
 		}
-		c.sem = make(chan struct{}, n)
+		h := c.MaxConnsPerHost
+		if h <= 0 {
+			h = DefaultMaxConnsPerHost
+		}
+		c.budget = newBudget(n, h)
 		c.lim = newLimiter(c.Limit)
+		m := c.MaxConnsPerMirror
+		if m <= 0 {
+			m = DefaultMaxConnsPerMirror
+		}
+		c.perMirrorCap.Store(int64(m))
 	})
 }
 
 func (c *Client) perMirror() int {
-	if c.MaxConnsPerMirror > 0 {
-		return c.MaxConnsPerMirror
-	}
-	return DefaultMaxConnsPerMirror
+	c.init()
+	return int(c.perMirrorCap.Load())
 }
 
 func (c *Client) stallTimeout() time.Duration {
@@ -88,6 +108,70 @@ func (c *Client) stallTimeout() time.Duration {
 	}
 	return DefaultStallTimeout
 }
+
+// Limits are a Client's limits in force, defaults filled in.
+type Limits struct {
+	MaxConns, MaxConnsPerMirror, MaxConnsPerHost int
+	Limit                                        int64 // bytes per second; 0: none
+}
+
+// Limits returns the limits in force now.
+func (c *Client) Limits() Limits {
+	c.init()
+	total, host := c.budget.caps()
+	return Limits{MaxConns: total, MaxConnsPerMirror: c.perMirror(), MaxConnsPerHost: host, Limit: c.lim.rateNow()}
+}
+
+// FilesAtOnce is how many files of a batch a caller should keep
+// downloading at once to keep the connection budget busy: twice the
+// connections, so that when one file ends, another is ready to take its
+// connection while the first is renamed and recorded.
+func (c *Client) FilesAtOnce() int { return 2 * c.Limits().MaxConns }
+
+// SetLimit changes the rate limit (bytes per second over all connections;
+// 0 removes it) for the downloads running and to come.
+func (c *Client) SetLimit(bytesPerSec int64) {
+	c.init()
+	c.lim.setRate(bytesPerSec)
+}
+
+// SetMaxConns changes the total connection cap (n <= 0: the default). When
+// it drops below the connections open, the newest are cut within a tick and
+// their pieces handed on.
+func (c *Client) SetMaxConns(n int) {
+	c.init()
+	if n <= 0 {
+		n = DefaultMaxConns
+	}
+	c.budget.set(n, 0)
+}
+
+// SetMaxConnsPerHost changes the cap on connections to one host across all
+// downloads (n <= 0: the default), cutting the newest beyond it.
+func (c *Client) SetMaxConnsPerHost(n int) {
+	c.init()
+	if n <= 0 {
+		n = DefaultMaxConnsPerHost
+	}
+	c.budget.set(0, n)
+}
+
+// SetMaxConnsPerMirror changes the cap on connections to one mirror of one
+// file (n <= 0: the default). A raise lets running downloads open more
+// within a tick; connections beyond a lowered cap finish their segment.
+func (c *Client) SetMaxConnsPerMirror(n int) {
+	c.init()
+	if n <= 0 {
+		n = DefaultMaxConnsPerMirror
+	}
+	c.perMirrorCap.Store(int64(n))
+	c.budget.set(0, 0) // wake dispatchers waiting for a connection
+}
+
+// smallFile is the size up to which a file of a batch (Request.Batch) comes
+// whole from one mirror in one request: splitting it would cost more in
+// requests than it wins in speed.
+const smallFile = 4 << 20
 
 // Request is one file to download.
 type Request struct {
@@ -120,6 +204,11 @@ type Request struct {
 	// download with it. A verified file found at its final name is checked
 	// too, and an error there leaves it alone and fails the download.
 	Check func(ctx context.Context, file io.Reader) error
+	// Batch says the file is one of many downloading at once. A small
+	// batch file comes whole from one mirror, in one request; the
+	// per-host cap spreads the batch over the mirrors. A large one is
+	// braided as usual.
+	Batch bool
 }
 
 // Download is a running or finished download. Its methods are safe for
@@ -138,7 +227,22 @@ func (c *Client) Do(ctx context.Context, req *Request) *Download {
 	c.init()
 	ctx, cancel := context.WithCancel(ctx)
 	dl := &Download{cancel: cancel, done: make(chan struct{})}
+	if f := req.File; req.Batch && f.Size >= 0 && f.Size <= smallFile && f.MaxConnections == 0 {
+		r := *req
+		r.File.MaxConnections = 1
+		req = &r
+	}
 	dl.d = newDownload(c, req)
+	dl.d.perMirror = c.perMirror()
+	if req.File.MaxConnections == 1 && req.Batch && req.OriginETag == "" {
+		// A small file of a batch asks each mirror no question first: its
+		// one request's answer says the size (the transport checks it)
+		// and the hashes check the bytes, and a probe would double the
+		// requests of a batch whose time goes in requests.
+		for _, m := range dl.d.mirrors {
+			m.probed = true
+		}
+	}
 	go func() {
 		defer close(dl.done)
 		defer cancel()

@@ -14,21 +14,16 @@ func (d *download) dispatch(ctx context.Context) error {
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
 	last := time.Now()
-	spare := 0      // connection tokens taken from the Client but not yet used
-	wanted := false // work is waiting for a token
+	wanted := false // work is waiting for a connection token
 	var fatal error
 	canceled := ctx.Done()
-	defer func() {
-		for ; spare > 0; spare-- {
-			<-d.c.sem
-		}
-	}()
 	for {
 		now := time.Now()
+		freed := d.c.budget.wait() // before schedule: a token freed meanwhile wakes us
 		d.mu.Lock()
 		stopping := fatal != nil || ctx.Err() != nil
 		if !stopping {
-			spare, wanted = d.schedule(ctx, now, spare)
+			wanted = d.schedule(ctx, now)
 		}
 		active := len(d.segs)
 		complete := d.done == len(d.pieces)
@@ -46,9 +41,9 @@ func (d *download) dispatch(ctx context.Context) error {
 				return nil
 			}
 		}
-		var slot chan<- struct{}
+		var slot <-chan struct{}
 		if wanted && !stopping {
-			slot = d.c.sem
+			slot = freed
 		}
 		select {
 		case s := <-d.ended:
@@ -60,10 +55,10 @@ func (d *download) dispatch(ctx context.Context) error {
 			d.mu.Lock()
 			d.sample(now.Sub(last))
 			d.checkStalls(now)
+			d.trim()
 			d.mu.Unlock()
 			last = now
-		case slot <- struct{}{}:
-			spare++
+		case <-slot:
 		case <-canceled:
 			canceled = nil
 			d.cutAll(cutStop)
@@ -71,44 +66,31 @@ func (d *download) dispatch(ctx context.Context) error {
 	}
 }
 
-// schedule starts connections while a mirror can take work and the Client
-// has a connection to spare. It returns the tokens left unused and whether
-// work is waiting for one. Called with d.mu held.
-func (d *download) schedule(ctx context.Context, now time.Time, spare int) (int, bool) {
-	for {
-		if d.atFileLimit() {
-			for ; spare > 0; spare-- {
-				<-d.c.sem
-			}
-			return 0, false
-		}
-		if spare == 0 {
-			select {
-			case d.c.sem <- struct{}{}:
-				spare++
-			default:
-				return spare, d.wants(now)
-			}
-		}
-		started := false
-		for _, m := range d.ranked(now) {
-			start, end, ok := d.pick(m, now)
-			if !ok {
+// schedule starts connections while a mirror can take work and the
+// Client's budget has a token for its host. It reports whether work is
+// waiting for a token. Called with d.mu held.
+func (d *download) schedule(ctx context.Context, now time.Time) bool {
+	for !d.atFileLimit() {
+		started, blocked := false, false
+		for _, m := range d.spread(d.ranked(now)) {
+			if !d.c.budget.take(m.host) {
+				blocked = true
 				continue
 			}
-			spare--
+			start, end, ok := d.pick(m, now)
+			if !ok {
+				d.c.budget.giveBack(m.host)
+				continue
+			}
 			d.start(ctx, m, start, end, now)
 			started = true
 			break
 		}
 		if !started {
-			// Give the token back: another download may need it.
-			for ; spare > 0; spare-- {
-				<-d.c.sem
-			}
-			return 0, false
+			return blocked && d.wants(now)
 		}
 	}
+	return false
 }
 
 // wants reports whether some mirror could take work now, if it had a
@@ -202,7 +184,7 @@ func (d *download) start(ctx context.Context, m *mirror, start, end int, now tim
 // ends the whole download (a disk error).
 func (d *download) end(ctx context.Context, s *segment) error {
 	s.cancel()
-	<-d.c.sem
+	d.c.budget.release(s.m.host, s.trimmed.Load())
 	now := time.Now()
 	d.mu.Lock()
 	defer d.mu.Unlock()

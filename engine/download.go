@@ -57,6 +57,7 @@ type download struct {
 	speed       float64         // bytes/s, smoothed
 	sampled     int64           // total bytes at the last sample
 	lost        []*MirrorError  // why mirrors were dropped
+	perMirror   int             // the Client's per-mirror cap the mirrors have (see trim)
 
 	hashed atomic.Int64 // bytes of the file fed to the whole-file hash
 }

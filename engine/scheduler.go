@@ -51,6 +51,7 @@ type segment struct {
 	skip    atomic.Int64 // bytes a stream must still read and discard before piece cur
 	got     atomic.Int64 // bytes received
 	last    atomic.Int64 // time of the last byte received, unix nanoseconds
+	trimmed atomic.Bool  // cut by trim (budget.go): its token settles the cut
 
 	err error // how it ended; set by its goroutine before it reports
 }

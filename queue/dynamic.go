@@ -97,7 +97,7 @@ func (r *Runner) refresh(ctx context.Context, j *Job, only string) (bool, error)
 		}
 		// The stored file with the mirrors the queue knows (fileOf), so
 		// that an unchanged file is stored back unchanged, pieces kept.
-		mf, err := r.fileOf(*j, f)
+		mf, err := r.newJobRun(*j).fileOf(*j, f)
 		if err != nil {
 			return changed, err
 		}

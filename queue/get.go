@@ -103,44 +103,11 @@ func (q *Queue) GetOrAdd(source, dest string, resolve Resolver) (job Job, added 
 // recorded pieces are dropped. A job another Braid process is running is
 // refused with ErrNotOwner. Sources are compared less URL credentials.
 func (q *Queue) PrepareFile(ctx context.Context, source, dest string, f metalink.File, origin Origin) (int64, *piece.Bitfield, error) {
-	abs, err := filepath.Abs(dest)
-	if err != nil {
-		return 0, nil, fmt.Errorf("queue %s: destination %q: %w", source, dest, err)
-	}
-	// Own the queue if its owner has gone, so that no later process
-	// mistakes this download for one left running by a dead owner.
-	owner := q.tryOwn()
-	source = Redact(source)
-	var id int64
-	var state, etag string
-	err = q.db.QueryRow(`SELECT id, state, origin_etag FROM jobs WHERE source = ? AND dest = ? ORDER BY id DESC LIMIT 1`,
-		source, abs).Scan(&id, &state, &etag)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		if id, err = q.AddFrom(source, abs, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil, origin); err != nil {
-			return 0, nil, err
-		}
-	case err != nil:
-		return 0, nil, q.wrap("find job for "+source, err)
-	case State(state) == Running && !owner:
-		return 0, nil, fmt.Errorf("job %d for %s: %w", id, source, ErrNotOwner)
-	default:
-		// Another ETag from the origin is another file, whatever the
-		// (often absent) hashes say: what the .part holds is of the old.
-		changed := etag != "" && origin.ETag != "" && etag != origin.ETag
-		if err := q.putFile(id, f, changed); err != nil {
-			return 0, nil, err
-		}
-	}
-	if _, err := q.db.Exec(`UPDATE jobs SET state = 'running', error = '', finished_at = NULL,
-		origin_etag = ?, referer = ? WHERE id = ?`, origin.ETag, Redact(origin.Referer), id); err != nil {
-		return 0, nil, q.wrap(fmt.Sprintf("start job %d", id), err)
-	}
-	done, err := q.TrustedPieces(ctx, id, abs, f)
+	id, done, err := q.PrepareFiles(ctx, source, dest, []metalink.File{f}, origin)
 	if err != nil {
 		return 0, nil, err
 	}
-	return id, done, nil
+	return id, done[0], nil
 }
 
 // FinishFile records how a download that PrepareFile started ended: err

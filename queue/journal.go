@@ -27,51 +27,54 @@ func (j *Journal) PiecesDone(file string, pieces []int) error {
 	if len(pieces) == 0 {
 		return nil
 	}
-	err := j.q.tx(func(tx *sql.Tx) error {
-		var fid, size int64
-		var n int
-		var bits []byte
-		err := tx.QueryRow(`SELECT f.id, f.size, p.count, p.bits FROM files f JOIN pieces p ON p.file = f.id
-			WHERE f.job = ? AND f.name = ?`, j.job, file).Scan(&fid, &size, &n, &bits)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		b, err := piece.UnmarshalBitfield(bits, n)
-		if err != nil {
-			return err
-		}
-		top := -1
-		for _, i := range pieces {
-			if i < 0 || (i >= n && size >= 0) {
-				return fmt.Errorf("piece %d is outside the file's %d pieces", i, n)
-			}
-			top = max(top, i)
-		}
-		if top >= n {
-			grown := piece.NewBitfield(top + 1)
-			for i := range n {
-				if b.Has(i) {
-					grown.Set(i)
-				}
-			}
-			b, n = grown, top+1
-		}
-		for _, i := range pieces {
-			b.Set(i)
-		}
-		if bits, err = b.MarshalBinary(); err != nil {
-			return err
-		}
-		_, err = tx.Exec(`UPDATE pieces SET count = ?, bits = ? WHERE file = ?`, n, bits, fid)
-		return err
-	})
+	err := j.q.tx(func(tx *sql.Tx) error { return recordPieces(tx, j.job, file, pieces) })
 	if err != nil {
 		return j.q.wrap(fmt.Sprintf("job %d file %s: record %d pieces", j.job, file, len(pieces)), err)
 	}
 	return nil
+}
+
+// recordPieces is PiecesDone inside a transaction.
+func recordPieces(tx *sql.Tx, job int64, file string, pieces []int) error {
+	var fid, size int64
+	var n int
+	var bits []byte
+	err := tx.QueryRow(`SELECT f.id, f.size, p.count, p.bits FROM files f JOIN pieces p ON p.file = f.id
+			WHERE f.job = ? AND f.name = ?`, job, file).Scan(&fid, &size, &n, &bits)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	b, err := piece.UnmarshalBitfield(bits, n)
+	if err != nil {
+		return err
+	}
+	top := -1
+	for _, i := range pieces {
+		if i < 0 || (i >= n && size >= 0) {
+			return fmt.Errorf("piece %d is outside the file's %d pieces", i, n)
+		}
+		top = max(top, i)
+	}
+	if top >= n {
+		grown := piece.NewBitfield(top + 1)
+		for i := range n {
+			if b.Has(i) {
+				grown.Set(i)
+			}
+		}
+		b, n = grown, top+1
+	}
+	for _, i := range pieces {
+		b.Set(i)
+	}
+	if bits, err = b.MarshalBinary(); err != nil {
+		return err
+	}
+	_, err = tx.Exec(`UPDATE pieces SET count = ?, bits = ? WHERE file = ?`, n, bits, fid)
+	return err
 }
 
 // Reset forgets every piece of file recorded done: the engine found the

@@ -625,7 +625,7 @@ func TestSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Settings{DownloadDir: "/data", Languages: []string{"de", "en-GB"}, OS: []string{"Linux-x86"}, Countries: []string{"DE"},
-		MaxConns: 8, MaxConnsPerMirror: 3, SpeedLimit: 1 << 20, StartOnLaunch: false}
+		MaxConns: 8, MaxConnsPerMirror: 3, SpeedLimit: 1 << 20, StartOnLaunch: false, Jobs: DefaultJobs}
 	if s, err := q.Settings(); err != nil || !reflect.DeepEqual(s, want) {
 		t.Errorf("Settings = %+v, %v; want %+v", s, err, want)
 	}

@@ -3,7 +3,6 @@ package queue
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -34,9 +33,10 @@ var ErrPaused = errors.New("job paused")
 // errUserPaused is ErrPaused when someone paused or removed the job.
 var errUserPaused = fmt.Errorf("%w by the user", ErrPaused)
 
-// pollInterval is how often a running job's snapshot is read and its state
-// checked, so a pause from the window or another braid command takes
-// effect within about this long.
+// pollInterval is how often a running job's snapshot is read, its state
+// checked and the settings looked at, so a pause from the window or
+// another braid command, or a changed limit, takes effect within about
+// this long.
 const pollInterval = time.Second
 
 // Runner feeds a queue's jobs, in queue order, to an engine Client: it
@@ -44,9 +44,14 @@ const pollInterval = time.Second
 // journals pieces as the engine syncs them, learns mirror speeds and
 // strikes, and marks jobs done, failed or paused.
 //
-// A Runner runs one job at a time; RunJob and Run must not be called
-// concurrently on one Runner, but Live may be called from any goroutine
-// meanwhile. Only the queue's owner (Queue.Owner) may run jobs.
+// Run runs several jobs at once (Jobs, or the "downloads at once"
+// setting), and each job runs several of its files at once; the Client's
+// connection budget (a total and a per-host cap) holds across all of them.
+// While Run runs it follows the queue's settings: a changed speed or
+// connection limit reaches the running downloads within about a second.
+// Run and RunJob may be called from several goroutines, each on its own
+// jobs; Live may be called from any goroutine meanwhile. Only the queue's
+// owner (Queue.Owner) may run jobs.
 type Runner struct {
 	Queue *Queue
 	// Client downloads the files; nil makes one from the queue's Settings
@@ -56,10 +61,11 @@ type Runner struct {
 	// Locations are the user's countries, most preferred first; nil takes
 	// them from the queue's settings.
 	Locations []string
-	// Progress, when not nil, is called with the job and a snapshot of the
+	// Progress, when not nil, is called with the job and a snapshot of a
 	// file it is downloading when the file starts, about once a second
-	// while it runs and when it ends, on the runner's goroutine; it must
-	// return quickly. For progress at a display's own rate, read Live.
+	// while it runs and when it ends. Calls are never concurrent, but come
+	// from the runner's goroutines; it must return quickly. For progress
+	// at a display's own rate, read Live.
 	Progress func(Job, engine.Snapshot)
 	// Torrent runs the jobs whose files come from a torrent
 	// (torrent_run.go); nil makes one from the settings when needed.
@@ -69,84 +75,217 @@ type Runner struct {
 	// keyring signed it (it stays NAME.part); a bad signature fails it
 	// either way.
 	RequireSignature bool
+	// Jobs is the most jobs Run runs at once; 0 takes the queue's setting
+	// (Settings.Jobs). Either way a later change of that setting is
+	// followed.
+	Jobs int
 
-	mu  sync.Mutex // guards cur and dl
-	cur int64      // the job whose file dl is downloading
-	dl  *engine.Download
+	mu      sync.Mutex // guards what follows
+	live    map[int64][]*engine.Download
+	jobs    int      // jobs at once now (Run)
+	seen    Settings // the settings last applied to Client
+	hasSeen bool
+	batch   *JournalBatch
+
+	progressMu sync.Mutex // one Progress call at a time
 }
 
-// Live returns the engine's download of the file job id is on now, so a
+// Live returns the engine's download of a file job id is on now, so a
 // display can read its Snapshot (or SnapshotInto) at its own rate without
 // waiting for Progress; false when the runner is not downloading a file
-// of that job. The Download stays valid after the runner moves on (it
-// then reports its end). Safe for concurrent use.
+// of that job. When several files of the job download at once it is the
+// one that started first, so a display stays on one file until it ends
+// (LiveAll lists them all). The Download stays valid after the runner
+// moves on (it then reports its end). Safe for concurrent use.
 func (r *Runner) Live(id int64) (*engine.Download, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.dl == nil || r.cur != id {
-		return nil, false
+	if dls := r.live[id]; len(dls) > 0 {
+		return dls[0], true
 	}
-	return r.dl, true
+	return nil, false
 }
 
-func (r *Runner) setLive(id int64, dl *engine.Download) {
+// LiveAll returns the engine's downloads of every file job id has running
+// now, oldest first. Safe for concurrent use.
+func (r *Runner) LiveAll(id int64) []*engine.Download {
 	r.mu.Lock()
-	r.cur, r.dl = id, dl
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.live[id])
+}
+
+func (r *Runner) addLive(id int64, dl *engine.Download) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.live == nil {
+		r.live = map[int64][]*engine.Download{}
+	}
+	r.live[id] = append(r.live[id], dl)
+}
+
+func (r *Runner) dropLive(id int64, dl *engine.Download) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	dls := slices.DeleteFunc(r.live[id], func(x *engine.Download) bool { return x == dl })
+	if len(dls) == 0 {
+		delete(r.live, id)
+	} else {
+		r.live[id] = dls
+	}
+}
+
+// progress calls Progress, one call at a time.
+func (r *Runner) progress(j Job, s engine.Snapshot) {
+	if r.Progress == nil {
+		return
+	}
+	r.progressMu.Lock()
+	defer r.progressMu.Unlock()
+	r.Progress(j, s)
 }
 
 // client is the Client to download with.
 func (r *Runner) client() (*engine.Client, error) {
-	if r.Client == nil {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.Client == nil || !r.hasSeen {
 		s, err := r.Queue.Settings()
 		if err != nil {
 			return nil, err
 		}
-		r.Client = s.Client()
+		if r.Client == nil {
+			r.Client = s.Client()
+		}
+		r.seen, r.hasSeen = s, true
 	}
 	return r.Client, nil
 }
 
-// Run runs queued jobs in queue order until none is left or ctx ends. A job
-// that fails or that Braid pauses (its folder vanished, say) does not stop
-// the others: Run returns their errors joined, or nil when every job it ran
-// finished or was paused by the user. When ctx ends, the job in hand goes
-// back to queued with its progress kept, and Run returns ctx's error.
+// journal is the journal a job's files record their pieces in: one batch
+// for all the runner's files, one transaction per round.
+func (r *Runner) journal(job int64) engine.Journal { return r.batchOf().Journal(job) }
+
+func (r *Runner) batchOf() *JournalBatch {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.batch == nil {
+		r.batch = r.Queue.NewJournalBatch()
+	}
+	return r.batch
+}
+
+// follow applies settings changed since the last look to the Client and
+// to the number of jobs at once. A failed read is tried again next time.
+func (r *Runner) follow() {
+	s, err := r.Queue.Settings()
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.hasSeen {
+		r.seen, r.hasSeen = s, true
+		return
+	}
+	s.applyChanges(r.seen, r.Client)
+	if s.Jobs != r.seen.Jobs {
+		r.jobs = s.Jobs
+	}
+	r.seen = s
+}
+
+func (r *Runner) jobsAtOnce() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return max(r.jobs, 1)
+}
+
+// Run runs queued jobs in queue order until none is left or ctx ends, up
+// to Jobs at once: when one ends, the first queued job not yet running
+// starts. A job that fails or that Braid pauses (its folder vanished, say)
+// does not stop the others: Run returns their errors joined, or nil when
+// every job it ran finished or was paused by the user. When ctx ends, the
+// jobs in hand go back to queued with their progress kept, and Run returns
+// ctx's error once they have stopped.
 func (r *Runner) Run(ctx context.Context) error {
+	if _, err := r.client(); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.jobs = r.Jobs
+	if r.jobs <= 0 {
+		r.jobs = cmp.Or(r.seen.Jobs, DefaultJobs)
+	}
+	r.mu.Unlock()
+	type ended struct {
+		id  int64
+		err error
+	}
+	ends := make(chan ended)
+	running := map[int64]bool{}
 	var failed []error
+	var stop error // no new job starts
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
 	for {
-		if err := ctx.Err(); err != nil {
-			return errors.Join(append(failed, err)...)
+		for stop == nil && ctx.Err() == nil && len(running) < r.jobsAtOnce() {
+			id, ok, err := r.Queue.next(running)
+			if err != nil {
+				stop = err
+				failed = append(failed, err)
+				break
+			}
+			if !ok {
+				break
+			}
+			running[id] = true
+			go func() { ends <- ended{id, r.RunJob(ctx, id)} }()
 		}
-		id, ok, err := r.Queue.next()
-		if err != nil {
-			return errors.Join(append(failed, err)...)
-		}
-		if !ok {
+		if len(running) == 0 {
+			if err := ctx.Err(); err != nil {
+				failed = append(failed, err)
+			}
 			return errors.Join(failed...)
 		}
-		err = r.RunJob(ctx, id)
-		switch {
-		case err == nil, errors.Is(err, errUserPaused):
-		case ctx.Err() != nil:
-			return errors.Join(append(failed, err)...)
-		default:
-			failed = append(failed, err)
+		select {
+		case e := <-ends:
+			delete(running, e.id)
+			switch {
+			case e.err == nil, errors.Is(e.err, errUserPaused):
+			case ctx.Err() != nil && errors.Is(e.err, ctx.Err()):
+				// Interrupted with the others; Run reports ctx's error once.
+			case errors.Is(e.err, ErrNotOwner):
+				stop = e.err
+				failed = append(failed, e.err)
+			default:
+				failed = append(failed, e.err)
+			}
+		case <-tick.C:
+			r.follow()
 		}
 	}
 }
 
-// next returns the first queued job.
-func (q *Queue) next() (int64, bool, error) {
-	var id int64
-	err := q.db.QueryRow(`SELECT id FROM jobs WHERE state = 'queued' ORDER BY position, id LIMIT 1`).Scan(&id)
-	if err == nil {
-		return id, true, nil
+// next returns the first queued job, in queue order, that is not in skip.
+func (q *Queue) next(skip map[int64]bool) (int64, bool, error) {
+	rows, err := q.db.Query(`SELECT id FROM jobs WHERE state = 'queued' ORDER BY position, id LIMIT ?`, len(skip)+1)
+	if err != nil {
+		return 0, false, q.wrap("find the next job", err)
 	}
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, false, nil
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return 0, false, q.wrap("find the next job", err)
+		}
+		if !skip[id] {
+			return id, true, nil
+		}
 	}
-	return 0, false, q.wrap("find the next job", err)
+	if err := rows.Err(); err != nil {
+		return 0, false, q.wrap("find the next job", err)
+	}
+	return 0, false, nil
 }
 
 // RunJob runs one queued job to its end: nil when every selected file is
@@ -247,6 +386,7 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 		return destProblem(j.Dest, err)
 	}
 	defer root.Close()
+	var todo []File
 	for _, f := range j.Files {
 		if !f.Selected {
 			continue
@@ -260,61 +400,215 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 				return err
 			}
 		}
-		mf, err := r.fileOf(j, f)
-		if err != nil {
-			return err
-		}
-		done, err := q.TrustedPieces(ctx, j.ID, j.Dest, mf)
-		if err != nil {
-			return err
-		}
-		dl := client.Do(ctx, &engine.Request{
-			Dir:        j.Dest,
-			File:       mf,
-			OriginETag: j.Origin.ETag,
-			Referer:    j.Origin.Referer,
-			Done:       done,
-			Journal:    q.Journal(j.ID),
-			Locations:  locs,
-			Check:      q.SignatureCheck(j.ID, mf, r.RequireSignature),
-		})
-		r.setLive(j.ID, dl)
-		err = r.watch(ctx, j, dl)
-		r.setLive(0, nil)
-		if again, ok := r.refreshOnNoMirrors(ctx, &j, f, err); ok {
-			return r.run(again, j) // with the mirrors or the version the origin lists now
-		}
-		if errors.Is(err, engine.ErrHashMismatch) {
-			if dbErr := q.SetMismatch(j.ID, f.Name, true); dbErr != nil {
-				return errors.Join(err, dbErr)
+		todo = append(todo, f)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	jr := r.newJobRun(j)
+	jr.client, jr.locs, jr.batch = client, locs, len(todo) > 1
+	return jr.runFiles(ctx, todo)
+}
+
+// newJobRun is a run of job j with its document's files indexed by name.
+func (r *Runner) newJobRun(j Job) *jobRun {
+	jr := &jobRun{r: r, j: j, docs: make(map[string]int, len(j.Doc.Files)),
+		speeds: map[string]float64{}, heardSpeeds: map[string][2]float64{}}
+	for i, df := range j.Doc.Files {
+		jr.docs[df.Name] = i
+	}
+	return jr
+}
+
+// jobRun is one run of a job: its files download side by side, as many at
+// once as the Client has connections, and the job stops as a whole when
+// it is paused or its destination fails.
+type jobRun struct {
+	r      *Runner
+	j      Job
+	client *engine.Client
+	locs   []string
+	batch  bool           // more than one file: small ones come whole (Request.Batch)
+	docs   map[string]int // file name → index in j.Doc.Files
+
+	mu          sync.Mutex            // guards speeds and heardSpeeds
+	speeds      map[string]float64    // host → remembered speed, read once per run
+	heardSpeeds map[string][2]float64 // host → sum and count of speeds heard this run
+}
+
+// runFiles downloads todo and returns the first error. A file that fails
+// does not stop the others; a pause (by the user, or a destination
+// problem) stops them all, keeping their progress.
+func (jr *jobRun) runFiles(ctx context.Context, todo []File) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	guarded := make(chan struct{})
+	go func() {
+		defer close(guarded)
+		jr.guard(ctx, cancel)
+	}()
+	var (
+		files sync.WaitGroup
+		mu    sync.Mutex // guards next and first
+		next  int
+		first error
+	)
+	for range min(len(todo), jr.client.FilesAtOnce()) {
+		files.Add(1)
+		go func() {
+			defer files.Done()
+			for {
+				mu.Lock()
+				if next == len(todo) || ctx.Err() != nil {
+					mu.Unlock()
+					return
+				}
+				f := todo[next]
+				next++
+				mu.Unlock()
+				err := jr.runFile(ctx, f)
+				if err == nil {
+					continue
+				}
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+				if errors.Is(err, ErrPaused) {
+					cancel(err)
+				}
 			}
-		}
-		if err != nil {
-			return classify(j.Dest, err)
-		}
-		if err := q.SetVerified(j.ID, f.Name, true); err != nil {
-			return err
+		}()
+	}
+	files.Wait()
+	jr.record()
+	cause := context.Cause(ctx)
+	cancel(nil)
+	<-guarded
+	var pe *pauseError
+	switch {
+	case errors.Is(cause, errUserPaused):
+		return errUserPaused
+	case errors.As(cause, &pe):
+		return cause
+	}
+	return first
+}
+
+// guard stops the job's files when the job is paused or removed elsewhere
+// (the window, another braid command), checking once a poll interval.
+func (jr *jobRun) guard(ctx context.Context, stop context.CancelCauseFunc) {
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s, err := jr.r.Queue.state(jr.j.ID)
+			if errors.Is(err, ErrNotFound) || (err == nil && s != Running) {
+				stop(errUserPaused)
+				return
+			}
+			// A read that fails (the database busy for a moment) is
+			// retried on the next tick; the download goes on.
 		}
 	}
-	return nil
+}
+
+// runFile downloads one file of the job and marks it verified.
+func (jr *jobRun) runFile(ctx context.Context, f File) error {
+	return jr.runFileOf(ctx, jr.j, f)
+}
+
+// runFileOf is runFile for f as job j now stands: the job as this run
+// began, or as a refresh of its dynamic document left it.
+func (jr *jobRun) runFileOf(ctx context.Context, j Job, f File) error {
+	r, q := jr.r, jr.r.Queue
+	mf, err := jr.fileOf(j, f)
+	if err != nil {
+		return err
+	}
+	done, err := q.TrustedPieces(ctx, j.ID, j.Dest, mf)
+	if err != nil {
+		return err
+	}
+	dl := jr.client.Do(ctx, &engine.Request{
+		Dir:        j.Dest,
+		File:       mf,
+		OriginETag: j.Origin.ETag,
+		Referer:    j.Origin.Referer,
+		Done:       done,
+		Journal:    r.journal(j.ID),
+		Locations:  jr.locs,
+		Batch:      jr.batch,
+		Check:      q.SignatureCheck(j.ID, mf, r.RequireSignature),
+	})
+	r.addLive(j.ID, dl)
+	err = r.watch(j, dl, jr.heard)
+	r.dropLive(j.ID, dl)
+	if again, ok := r.refreshOnNoMirrors(ctx, &j, f, err); ok {
+		// The origin lists mirrors the file did not have, or a new
+		// version: fetch the file again as the job now stands.
+		for _, nf := range j.Files {
+			if nf.Name == f.Name {
+				return jr.runFileOf(again, j, nf)
+			}
+		}
+	}
+	if errors.Is(err, engine.ErrHashMismatch) {
+		if dbErr := q.SetMismatch(j.ID, f.Name, true); dbErr != nil {
+			return errors.Join(err, dbErr)
+		}
+	}
+	if err != nil {
+		return classify(j.Dest, err)
+	}
+	if jr.batch {
+		// Files of a batch ending together share a transaction.
+		return r.batchOf().verified(j.ID, f.Name)
+	}
+	return q.SetVerified(j.ID, f.Name, true)
+}
+
+// heard notes a mirror host's speed in one file; the job records each
+// host's average once, when its files are done (record), rather than a
+// write per file and mirror.
+func (jr *jobRun) heard(host string, bps float64) {
+	jr.mu.Lock()
+	defer jr.mu.Unlock()
+	s := jr.heardSpeeds[host]
+	jr.heardSpeeds[host] = [2]float64{s[0] + bps, s[1] + 1}
+}
+
+// record stores the speeds heard. Failing to store them costs only a
+// better start next time, so errors are ignored.
+func (jr *jobRun) record() {
+	jr.mu.Lock()
+	defer jr.mu.Unlock()
+	for h, s := range jr.heardSpeeds {
+		_ = jr.r.Queue.RecordMirrorSpeed(h, s[0]/s[1])
+	}
+	clear(jr.heardSpeeds)
 }
 
 // fileOf is the metalink file to download: the stored document's, with the
 // mirrors the queue remembers, ordered by priority, then by the speed they
 // had last time (fastest first; mirrors never measured after those that
 // were), then by strikes.
-func (r *Runner) fileOf(j Job, f File) (metalink.File, error) {
+func (jr *jobRun) fileOf(j Job, f File) (metalink.File, error) {
 	var mf metalink.File
-	found := false
-	for _, df := range j.Doc.Files {
-		if df.Name == f.Name {
-			mf, found = df, true
-			break
-		}
+	i, found := jr.docs[f.Name]
+	if j.Doc != jr.j.Doc {
+		// A refreshed document: its files are not indexed.
+		i = slices.IndexFunc(j.Doc.Files, func(df metalink.File) bool { return df.Name == f.Name })
+		found = i >= 0
 	}
 	if !found {
 		return mf, fmt.Errorf("job %d: file %s is not in the stored document", j.ID, f.Name)
 	}
+	mf = j.Doc.Files[i]
 	if f.Size >= 0 && mf.Size < 0 {
 		mf.Size = f.Size
 	}
@@ -334,7 +628,7 @@ func (r *Runner) fileOf(j Job, f File) (metalink.File, error) {
 			u = metalink.URL{URL: m.URL}
 		}
 		u.Location, u.Priority = m.Location, m.Priority
-		bps, _, err := r.Queue.MirrorSpeed(HostOf(m.URL))
+		bps, err := jr.speed(HostOf(m.URL))
 		if err != nil {
 			return mf, err
 		}
@@ -348,6 +642,22 @@ func (r *Runner) fileOf(j Job, f File) (metalink.File, error) {
 		mf.URLs = append(mf.URLs, x.u)
 	}
 	return mf, nil
+}
+
+// speed is the remembered speed of host, read from the queue once per run
+// of the job: a job of many files on a few mirrors asks once per mirror.
+func (jr *jobRun) speed(host string) (float64, error) {
+	jr.mu.Lock()
+	defer jr.mu.Unlock()
+	if bps, ok := jr.speeds[host]; ok {
+		return bps, nil
+	}
+	bps, _, err := jr.r.Queue.MirrorSpeed(host)
+	if err != nil {
+		return 0, err
+	}
+	jr.speeds[host] = bps
+	return bps, nil
 }
 
 // TrustedPieces returns the pieces of a job's file f that the engine may
@@ -433,11 +743,10 @@ func recheck(ctx context.Context, root *os.Root, part string, size int64, f meta
 	return nil
 }
 
-// watch follows a download to its end: it reports progress, stops the
-// download when the job is paused or removed elsewhere, and afterwards
-// records the mirrors' speeds and strikes.
-func (r *Runner) watch(ctx context.Context, j Job, dl *engine.Download) error {
-	q := r.Queue
+// watch follows a download to its end: it reports progress and
+// afterwards tells heard the mirrors' speeds and records their strikes.
+// Stopping it when the job is paused elsewhere is the job's guard's work.
+func (r *Runner) watch(j Job, dl *engine.Download, heard func(host string, bps float64)) error {
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	var snap engine.Snapshot
@@ -452,10 +761,7 @@ func (r *Runner) watch(ctx context.Context, j Job, dl *engine.Download) error {
 		}
 	}
 	sample()
-	if r.Progress != nil {
-		r.Progress(j, snap)
-	}
-	var stopped error
+	r.progress(j, snap)
 loop:
 	for {
 		select {
@@ -463,34 +769,20 @@ loop:
 			break loop
 		case <-tick.C:
 			sample()
-			if r.Progress != nil {
-				r.Progress(j, snap)
-			}
-			s, err := q.state(j.ID)
-			if errors.Is(err, ErrNotFound) || (err == nil && s != Running) {
-				stopped = errUserPaused
-				_ = dl.Cancel()
-				break loop
-			}
-			// A read that fails (the database busy for a moment) is
-			// retried on the next tick; the download goes on.
+			r.progress(j, snap)
 		}
 	}
 	err := dl.Err()
 	dl.SnapshotInto(&snap)
-	if r.Progress != nil {
-		r.Progress(j, snap)
-	}
-	r.learn(j, snap, speeds)
-	if stopped != nil {
-		return stopped
-	}
+	r.progress(j, snap)
+	r.learn(j, snap, speeds, heard)
 	return err
 }
 
-// learn stores what a download taught about its mirrors. Failing to store
-// it costs only a better start next time, so errors are ignored.
-func (r *Runner) learn(j Job, snap engine.Snapshot, speeds map[string][]float64) {
+// learn passes on what a download taught about its mirrors' speeds, and
+// stores their strikes. Failing to store them costs only a better start
+// next time, so errors are ignored.
+func (r *Runner) learn(j Job, snap engine.Snapshot, speeds map[string][]float64, heard func(host string, bps float64)) {
 	for _, m := range snap.Mirrors {
 		h := HostOf(m.URL)
 		var bps float64
@@ -504,7 +796,7 @@ func (r *Runner) learn(j Job, snap engine.Snapshot, speeds map[string][]float64)
 			bps = float64(m.Bytes) / snap.Elapsed.Seconds()
 		}
 		if bps > 0 {
-			_ = r.Queue.RecordMirrorSpeed(h, bps)
+			heard(h, bps)
 		}
 		if m.Strikes > 0 {
 			_ = r.Queue.AddStrikes(j.ID, snap.Name, m.URL, m.Strikes)

@@ -28,8 +28,14 @@ type Settings struct {
 	// MaxConnsPerMirror is the most connections to one mirror of a file;
 	// 0 means the engine's default (one, as RFC 6249 §7 asks).
 	MaxConnsPerMirror int
+	// MaxConnsPerHost is the most connections to one host across all
+	// jobs and files; 0 means the engine's default.
+	MaxConnsPerHost int
 	// SpeedLimit is bytes per second over all downloads; 0 means none.
 	SpeedLimit int64
+	// Jobs is how many downloads run at once ("downloads at once"); 0
+	// means DefaultJobs.
+	Jobs int
 	// StartOnLaunch runs queued jobs when the window opens (default true).
 	StartOnLaunch bool
 }
@@ -45,6 +51,8 @@ const (
 	// the field; keeping its key carries the user's choice over.
 	keyMaxConnsPerMirror = "max_conns_per_mirror"
 	keySpeedLimit        = "speed_limit"
+	keyMaxConnsPerHost   = "max_conns_per_host"
+	keyJobs              = "jobs"
 	keyStartOnLaunch     = "start_on_launch"
 )
 
@@ -103,6 +111,8 @@ func (q *Queue) UpdateSettings(change func(*Settings)) error {
 			keyMaxConns:          strconv.Itoa(s.MaxConns),
 			keyMaxConnsPerMirror: strconv.Itoa(s.MaxConnsPerMirror),
 			keySpeedLimit:        strconv.FormatInt(s.SpeedLimit, 10),
+			keyMaxConnsPerHost:   strconv.Itoa(s.MaxConnsPerHost),
+			keyJobs:              strconv.Itoa(s.Jobs),
 			keyStartOnLaunch:     strconv.FormatBool(s.StartOnLaunch),
 		} {
 			if _, err := tx.Exec(`INSERT INTO settings (key, value) VALUES (?, ?)
@@ -158,18 +168,46 @@ func readSettings(tx *sql.Tx) (Settings, error) {
 	if v, err := strconv.ParseInt(raw[keySpeedLimit], 10, 64); err == nil && v > 0 {
 		s.SpeedLimit = v
 	}
+	if v, err := strconv.Atoi(raw[keyMaxConnsPerHost]); err == nil && v > 0 {
+		s.MaxConnsPerHost = v
+	}
+	s.Jobs = DefaultJobs
+	if v, err := strconv.Atoi(raw[keyJobs]); err == nil && v > 0 {
+		s.Jobs = v
+	}
 	if v, err := strconv.ParseBool(raw[keyStartOnLaunch]); err == nil {
 		s.StartOnLaunch = v
 	}
 	return s, nil
 }
 
-// Client returns a new engine Client with the settings' limits: total
-// and per-mirror connections and the speed limit. A Client's limits are
-// fixed once it has started a download, so a change of settings takes a
-// new Client.
+// DefaultJobs is how many downloads run at once unless the user says.
+const DefaultJobs = 3
+
+// Client returns a new engine Client with the settings' limits: total,
+// per-host and per-mirror connections and the speed limit. A Runner
+// applies later changes to it while it downloads (see Runner).
 func (s Settings) Client() *engine.Client {
-	return &engine.Client{MaxConns: s.MaxConns, MaxConnsPerMirror: s.MaxConnsPerMirror, Limit: s.SpeedLimit}
+	return &engine.Client{MaxConns: s.MaxConns, MaxConnsPerMirror: s.MaxConnsPerMirror,
+		MaxConnsPerHost: s.MaxConnsPerHost, Limit: s.SpeedLimit}
+}
+
+// applyChanges gives c the limits that differ between old and s, so a
+// limit given on the command line over the settings stays until the user
+// changes that setting.
+func (s Settings) applyChanges(old Settings, c *engine.Client) {
+	if s.SpeedLimit != old.SpeedLimit {
+		c.SetLimit(s.SpeedLimit)
+	}
+	if s.MaxConns != old.MaxConns {
+		c.SetMaxConns(s.MaxConns)
+	}
+	if s.MaxConnsPerMirror != old.MaxConnsPerMirror {
+		c.SetMaxConnsPerMirror(s.MaxConnsPerMirror)
+	}
+	if s.MaxConnsPerHost != old.MaxConnsPerHost {
+		c.SetMaxConnsPerHost(s.MaxConnsPerHost)
+	}
 }
 
 func list(v string) []string {

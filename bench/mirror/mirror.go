@@ -26,6 +26,7 @@ import (
 type Content struct {
 	Size    int64
 	pattern []byte
+	base    int64 // offset of byte 0 in the pattern's endless repetition (Window)
 }
 
 // NewContent returns generated content of size bytes.
@@ -41,7 +42,7 @@ func NewContent(size int64) *Content {
 // fill writes the bytes at off into p.
 func (c *Content) Fill(p []byte, off int64) {
 	for len(p) > 0 {
-		i := off % int64(len(c.pattern))
+		i := (c.base + off) % int64(len(c.pattern))
 		n := copy(p, c.pattern[i:])
 		p = p[n:]
 		off += int64(n)
@@ -61,6 +62,7 @@ type Behaviour struct {
 // Server is one bench mirror on its own loopback address.
 type Server struct {
 	c      *Content
+	files  map[string]*Content // more files, by URL path (StartFiles)
 	b      Behaviour
 	srv    *http.Server
 	ln     net.Listener
@@ -101,11 +103,14 @@ func (s *Server) Close() {
 // serve answers HEAD and GET with single byte ranges, which is all a
 // download manager asks for.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	c := s.c
 	if r.URL.Path != "/file.bin" {
-		http.NotFound(w, r)
-		return
+		if c = s.files[r.URL.Path]; c == nil {
+			http.NotFound(w, r)
+			return
+		}
 	}
-	size := s.c.Size
+	size := c.Size
 	off, end := int64(0), size
 	status := http.StatusOK
 	if rg := r.Header.Get("Range"); rg != "" {
@@ -145,7 +150,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			n = min(n, s.b.StallAfter-sent)
 		}
 		p := buf[:n]
-		s.c.Fill(p, off)
+		c.Fill(p, off)
 		s.corrupt(p, off)
 		if err := s.wait(r.Context(), len(p)); err != nil {
 			return

@@ -51,11 +51,11 @@ func (o *getOptions) downloadDynamic(ctx context.Context, st getState, src strin
 // refreshDue reports whether a dynamic document that did not come from its
 // origin just now is stale for the job get is resuming.
 func (o *getOptions) refreshDue(st getState, src string, doc *metalink.Document, req *engine.Request) bool {
-	qs, ok := st.(*queueState)
-	if !ok || req.Done == nil || src == doc.Origin {
+	qs := queueStateOf(st)
+	if qs == nil || req.Done == nil || src == doc.Origin {
 		return false // a fresh start, or the document was just read from its origin
 	}
-	id, ok := qs.jobs[req]
+	id, ok := qs.jobOf(req)
 	if !ok {
 		return false
 	}
@@ -70,9 +70,9 @@ func (o *getOptions) refreshDue(st getState, src string, doc *metalink.Document,
 func (o *getOptions) refresh(ctx context.Context, st getState, src string, doc *metalink.Document, req *engine.Request) (bool, error) {
 	name := req.File.Name
 	up, err := resolve.Refresh(ctx, doc, req.File, resolve.Options{HTTPClient: o.client.HTTP})
-	qs, _ := st.(*queueState)
+	qs := queueStateOf(st)
 	if qs != nil && !errors.Is(err, resolve.ErrNotDynamic) {
-		if id, ok := qs.jobs[req]; ok {
+		if id, ok := qs.jobOf(req); ok {
 			_ = qs.q.MarkRefreshed(id) // at worst the origin is asked again next time
 		}
 	}
@@ -103,7 +103,7 @@ func (o *getOptions) refresh(ctx context.Context, st getState, src string, doc *
 	if notice != "" {
 		o.note(name, notice)
 		if qs != nil {
-			if id, ok := qs.jobs[req]; ok {
+			if id, ok := qs.jobOf(req); ok {
 				_ = qs.q.SetNotice(id, name+": "+notice) // shown by queue list; the user was told here
 			}
 		}

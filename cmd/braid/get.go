@@ -53,6 +53,8 @@ type getOptions struct {
 
 	// requireSignature: a file counts as done only if a known key signed it.
 	requireSignature bool
+	jobs             int      // sources downloading at once (--jobs)
+	display          *display // which download the terminal's progress line shows
 }
 
 func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -77,17 +79,7 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer s.Close()
 		st = s
 	}
-	failed := false
-	for _, src := range o.sources {
-		if ctx.Err() != nil {
-			failed = true
-			break
-		}
-		if !o.getSource(ctx, st, src) {
-			failed = true
-		}
-	}
-	if failed {
+	if !o.getAll(ctx, st) {
 		return 1
 	}
 	return 0
@@ -110,6 +102,8 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	loc := fs.String("location", strings.Join(defaults.Locations, ","), "countries whose mirrors to try first, comma separated (ISO 3166)")
 	maxConn := fs.Int("max-conn", engine.DefaultMaxConns, "most connections at once")
 	perMirror := fs.Int("max-conn-per-mirror", engine.DefaultMaxConnsPerMirror, "most connections to one mirror")
+	perHost := fs.Int("max-conn-per-host", engine.DefaultMaxConnsPerHost, "most connections to one host, across all files")
+	jobs := fs.Int("jobs", defaultJobs, "sources downloading at once (files of a source also download side by side)")
 	limit := fs.String("limit", "", "download rate limit in bytes per second, e.g. 500K, 10M (0: none)")
 	jsonOut := fs.Bool("json", false, "print progress as JSON lines")
 	tor := torrentFlags(fs)
@@ -125,8 +119,8 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		fmt.Fprintf(stderr, "braid get: --limit: %v\n", err)
 		return nil, 2
 	}
-	if *maxConn < 1 || *perMirror < 1 {
-		fmt.Fprintln(stderr, "braid get: --max-conn and --max-conn-per-mirror must be at least 1")
+	if *maxConn < 1 || *perMirror < 1 || *perHost < 1 || *jobs < 1 {
+		fmt.Fprintln(stderr, "braid get: --max-conn, --max-conn-per-mirror, --max-conn-per-host and --jobs must be at least 1")
 		return nil, 2
 	}
 	if fs.NArg() == 0 {
@@ -149,8 +143,11 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		client: engine.Client{
 			MaxConns:          *maxConn,
 			MaxConnsPerMirror: *perMirror,
+			MaxConnsPerHost:   *perHost,
 			Limit:             rate,
 		},
+		jobs:     *jobs,
+		display:  &display{},
 		json:     *jsonOut,
 		sources:  fs.Args(),
 		tty:      isTerminal(stdout),
@@ -166,8 +163,8 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	return o, -1
 }
 
-// getSource downloads the selected files of one source, one after the
-// other, and reports whether all of them verified.
+// getSource downloads the selected files of one source, side by side, and
+// reports whether all of them verified.
 func (o *getOptions) getSource(ctx context.Context, st getState, src string) bool {
 	if torrent.IsSource(src) {
 		return o.getTorrent(ctx, st, src)
@@ -188,7 +185,8 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 		o.result(src, r.Name, 0, 0, fmt.Errorf("%s: refused: %s", r.Name, r.Reason))
 		ok = false
 	}
-	selected := 0
+	var selected []metalink.File
+	torrents := 0 // files fetched through their torrent (torrent.go)
 	for _, f := range doc.Files {
 		if sel, why := f.Selected(o.prefs); !sel {
 			if !o.json {
@@ -196,41 +194,20 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 			}
 			continue
 		}
-		selected++
 		if torrent.HasTorrent(f) {
+			torrents++
 			ok = o.getMetalinkTorrent(ctx, st, src, f) && ok
 			continue
 		}
-		req := &engine.Request{
-			Dir:        o.dir,
-			File:       f,
-			OriginETag: res.etag,
-			Referer:    res.referer,
-			Locations:  o.prefs.Locations,
-		}
-		if st != nil {
-			if err := st.Prepare(ctx, src, req); err != nil {
-				o.result(src, f.Name, 0, 0, fmt.Errorf("%s: state: %w", f.Name, err))
-				ok = false
-				continue
-			}
-		}
-		sig := o.checkSignature(st, req)
-		err := o.downloadDynamic(ctx, st, src, doc, req)
-		o.reportSignature(f.Name, sig)
-		if st != nil {
-			if serr := st.Finish(src, req, err); serr != nil && !o.json {
-				fmt.Fprintf(o.stderr, "%s: state: %v\n", f.Name, serr)
-			}
-		}
-		if err != nil {
-			ok = false
-		}
-		if ctx.Err() != nil {
-			return false
-		}
+		selected = append(selected, f)
 	}
-	if selected == 0 && len(doc.Files) > 0 {
+	if !o.getFiles(ctx, st, src, res, selected) {
+		ok = false
+	}
+	if ctx.Err() != nil {
+		return false
+	}
+	if len(selected) == 0 && torrents == 0 && len(doc.Files) > 0 {
 		o.result(src, "", 0, 0, fmt.Errorf("%s: no file matches the language and OS filters (see --lang, --os)", src))
 		return false
 	}
@@ -245,6 +222,8 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 // error.
 func (o *getOptions) download(ctx context.Context, src string, req *engine.Request) error {
 	dl := o.client.Do(ctx, req)
+	o.display.add(dl)
+	defer o.display.remove(dl)
 	t := time.NewTicker(o.interval)
 	defer t.Stop()
 	var snap engine.Snapshot
@@ -266,7 +245,7 @@ func (o *getOptions) download(ctx context.Context, src string, req *engine.Reque
 			switch {
 			case o.json:
 				o.progressJSON(&snap)
-			case o.tty:
+			case o.tty && o.display.shows(dl):
 				fmt.Fprint(o.stdout, "\r\033[K"+progressLine(&snap))
 			}
 		}

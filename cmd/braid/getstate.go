@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"braid/engine"
 	"braid/queue"
@@ -15,8 +16,10 @@ func init() { openGetState = openQueueState }
 
 // queueState implements getState over the queue.
 type queueState struct {
-	q    *queue.Queue
-	jobs map[*engine.Request]int64 // the job of each prepared request
+	q     *queue.Queue
+	mu    sync.Mutex                // guards jobs: files prepare, check and finish side by side
+	jobs  map[*engine.Request]int64 // the job of each prepared request
+	batch *queue.JournalBatch       // the journal of files prepared together (PrepareAll)
 }
 
 // openQueueState opens the queue; its notices (a damaged database moved
@@ -43,19 +46,39 @@ func (s *queueState) Prepare(ctx context.Context, source string, req *engine.Req
 	if err != nil {
 		return err
 	}
-	s.jobs[req] = id
+	s.setJob(req, id)
 	req.Done = done
 	req.Journal = s.q.Journal(id)
 	return nil
 }
 
 func (s *queueState) Finish(source string, req *engine.Request, err error) error {
-	id, ok := s.jobs[req]
+	id, ok := s.jobOf(req)
 	if !ok {
 		return fmt.Errorf("%s: %s was not prepared", source, req.File.Name)
 	}
-	delete(s.jobs, req)
+	s.forget(req)
 	return s.q.FinishFile(id, req.File.Name, err)
 }
 
 func (s *queueState) Close() error { return s.q.Close() }
+
+// jobOf is the job a prepared request belongs to.
+func (s *queueState) jobOf(req *engine.Request) (int64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, ok := s.jobs[req]
+	return id, ok
+}
+
+func (s *queueState) setJob(req *engine.Request, id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.jobs[req] = id
+}
+
+func (s *queueState) forget(req *engine.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.jobs, req)
+}

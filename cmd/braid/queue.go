@@ -21,7 +21,7 @@ const queueUsage = `Usage:
   braid queue [--state DIR] resume ID
   braid queue [--state DIR] remove [--files] ID
   braid queue [--state DIR] move ID up|down|top|bottom
-  braid queue [--state DIR] run [--max-conn N] [--limit RATE]
+  braid queue [--state DIR] run [--max-conn N] [--max-conn-per-host N] [--jobs N] [--limit RATE]
 
 --state DIR is the folder of the queue database (default: $BRAID_STATE, else
 the user config folder's braid/). move changes the order in which jobs
@@ -51,6 +51,8 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	withFiles := fs.Bool("files", false, "remove: delete the downloaded files too")
 	maxConn := fs.Int("max-conn", 0, "run: total connections (default: the settings)")
 	limit := fs.String("limit", "", "run: download rate limit such as 500k or 2M bytes/s (default: the settings)")
+	jobs := fs.Int("jobs", 0, "run: downloads at once (default: the settings)")
+	perHost := fs.Int("max-conn-per-host", 0, "run: most connections to one host (default: the settings)")
 	if err := fs.Parse(rest); err != nil {
 		return queueUsageErr(err)
 	}
@@ -123,7 +125,7 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case "move":
 		err = moves[fs.Arg(1)](q, id)
 	case "run":
-		err = queueRun(ctx, q, *maxConn, rate, stdout)
+		err = queueRun(ctx, q, runFlags{maxConn: *maxConn, perHost: *perHost, jobs: *jobs, rate: rate}, stdout)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "braid queue %s: %v\n", sub, err)
@@ -206,7 +208,13 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 	return tw.Flush()
 }
 
-func queueRun(ctx context.Context, q *queue.Queue, maxConn int, rate int64, w io.Writer) error {
+// runFlags are queue run's flags over the settings; 0 keeps a setting.
+type runFlags struct {
+	maxConn, perHost, jobs int
+	rate                   int64
+}
+
+func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) error {
 	s, err := q.Settings()
 	if err != nil {
 		return err
@@ -218,7 +226,8 @@ func queueRun(ctx context.Context, q *queue.Queue, maxConn int, rate int64, w io
 	last := map[int64]time.Time{}
 	r := &queue.Runner{
 		Queue:  q,
-		Client: queueClient(s, maxConn, rate),
+		Client: queueClient(s, f),
+		Jobs:   f.jobs,
 		Progress: func(j queue.Job, s engine.Snapshot) {
 			// One line every few seconds per job is enough for a log.
 			if time.Since(last[j.ID]) < 5*time.Second && s.State < engine.StateDone {
@@ -241,14 +250,18 @@ func queueRun(ctx context.Context, q *queue.Queue, maxConn int, rate int64, w io
 }
 
 // queueClient is the engine client `queue run` uses: the queue's settings
-// (which the window edits too), with --max-conn and --limit over them.
-func queueClient(s queue.Settings, maxConn int, rate int64) *engine.Client {
+// (which the window edits too), with --max-conn, --max-conn-per-host and
+// --limit over them.
+func queueClient(s queue.Settings, f runFlags) *engine.Client {
 	c := s.Client()
-	if maxConn > 0 {
-		c.MaxConns = maxConn
+	if f.maxConn > 0 {
+		c.MaxConns = f.maxConn
 	}
-	if rate > 0 {
-		c.Limit = rate
+	if f.perHost > 0 {
+		c.MaxConnsPerHost = f.perHost
+	}
+	if f.rate > 0 {
+		c.Limit = f.rate
 	}
 	return c
 }

@@ -284,7 +284,7 @@ func TestQueueRunClientFollowsSettings(t *testing.T) {
 		{"flags over settings", 4, 500 << 10, 4, 500 << 10},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := queueClient(s, c.maxConn, c.rate)
+			got := queueClient(s, runFlags{maxConn: c.maxConn, rate: c.rate})
 			if got.MaxConns != c.wantConns || got.Limit != c.wantLimit || got.MaxConnsPerMirror != 3 {
 				t.Fatalf("client = {MaxConns %d, MaxConnsPerMirror %d, Limit %d}, want {%d, 3, %d}",
 					got.MaxConns, got.MaxConnsPerMirror, got.Limit, c.wantConns, c.wantLimit)

@@ -36,7 +36,7 @@ type jsonSignature struct {
 
 // keyringFor is the keyring of get's state folder.
 func (o *getOptions) keyringFor(st getState) (*signature.Keyring, error) {
-	if qs, ok := st.(*queueState); ok {
+	if qs := queueStateOf(st); qs != nil {
 		return qs.q.Keyring(), nil
 	}
 	dir, err := queue.Dir(o.state)
@@ -56,13 +56,13 @@ func (o *getOptions) checkSignature(st getState, req *engine.Request) *signature
 		req.Check = func(ctx context.Context, r io.Reader) error { return fmt.Errorf("keyring: %w", err) }
 		return out
 	}
-	qs, _ := st.(*queueState)
+	qs := queueStateOf(st)
 	record := func(got signature.Outcome) error {
 		*out = got
 		if qs == nil {
 			return nil
 		}
-		id, ok := qs.jobs[req]
+		id, ok := qs.jobOf(req)
 		if !ok {
 			return nil
 		}

@@ -48,10 +48,13 @@ func scenarios(pieceLen int64) []scenario {
 	return []scenario{
 		{name: "uniform", target: 1.05, mirrors: []mirrorSpec{honest(40), honest(40), honest(40), honest(40)}},
 		{name: "mixed", target: 1.10, mirrors: []mirrorSpec{honest(60), honest(10), honest(5), honest(20)}},
+		// The ideal counts the honest mirrors only, so it is a true lower
+		// bound: the staller sends headers and then nothing, and the
+		// corrupter spoils every piece it sends.
 		{name: "hostile", target: 1.25, mirrors: []mirrorSpec{
 			honest(60), honest(10), honest(5),
-			{mirror.Behaviour{Rate: 20 * mb, StallAfter: 1 << 20}, false},
-			{mirror.Behaviour{Rate: 20 * mb, CorruptLen: pieceLen, CorruptEvery: 3}, false},
+			{mirror.Behaviour{Rate: 20 * mb, StallAfter: stallAtOnce}, false},
+			{mirror.Behaviour{Rate: 20 * mb, CorruptLen: pieceLen, CorruptEvery: 1}, false},
 		}},
 		{name: "unlimited", mirrors: []mirrorSpec{honest(0), honest(0), honest(0), honest(0)}},
 	}
@@ -71,7 +74,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	sizeFlag := fs.String("size", "256MiB", "file size of the rate-limited scenarios")
 	memSize := fs.String("mem-size", "4GiB", "file size of the memory scenario")
 	pieceFlag := fs.String("piece", "1MiB", "piece length in the .meta4")
-	which := fs.String("scenarios", "uniform,mixed,hostile,unlimited,memory", "scenarios to run, comma separated (also: torrent, see torrent.go)")
+	which := fs.String("scenarios", "uniform,mixed,hostile,unlimited,memory,"+batchNames, "scenarios to run, comma separated (also: torrent, see torrent.go)")
 	braidBin := fs.String("braid", "", "braid binary (default: build ./cmd/braid)")
 	ariaBin := fs.String("aria2c", "aria2c", "aria2c binary; \"\" to skip")
 	workDir := fs.String("work", "", "folder for downloads (default: a temporary one)")
@@ -123,7 +126,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 	tw := out
 	fmt.Fprintf(tw, "%d cores, load %s, best of %d runs\n", runtime.NumCPU(), loadAvg(), max(*runs, 1))
-	fmt.Fprintf(tw, rowFormat, "scenario", "size", "ideal", "braid", "braid÷ideal", "aria2c", "aria2c÷ideal", "braid max RSS", "CPU s braid/aria2c", "targets")
+	fmt.Fprintf(tw, rowFormat, "scenario", "size", "ideal", "braid", "braid÷ideal", "aria2c", "aria2c÷ideal", "tuned", "tuned÷ideal", "braid max RSS", "CPU s braid/aria/tuned", "targets")
 	missed := false
 	var content *mirror.Content
 	for _, sc := range scenarios(pieceLen) {
@@ -155,6 +158,17 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		r.print(tw)
 		missed = missed || !r.ok()
 	}
+	for _, b := range batches() {
+		if !want[b.name] {
+			continue
+		}
+		r, err := runBatch(ctx, dir, b, pieceLen, *braidBin, aria, *runs)
+		if err != nil {
+			return fmt.Errorf("%s: %w", b.name, err)
+		}
+		r.print(tw)
+		missed = missed || !r.ok()
+	}
 	if missed && *strict {
 		return errors.New("a target was missed")
 	}
@@ -163,20 +177,19 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 // rowFormat lays out the table in fixed columns, so rows can be printed
 // as each scenario ends.
-const rowFormat = "%-10s %9s %7s %7s %12s %7s %13s %14s %18s  %s\n"
+const rowFormat = "%-10s %9s %7s %7s %12s %7s %13s %7s %12s %14s %23s  %s\n"
 
 // result is one scenario's figures.
 type result struct {
-	name        string
-	size        int64
-	ideal       time.Duration // 0: unlimited
-	braid, aria time.Duration
-	braidRSS    int64
-	braidCPU    time.Duration // user + system time of the best run
-	ariaCPU     time.Duration
-	ariaErr     error
-	target      float64 // most braid÷ideal allowed; 0: none
-	maxRSS      int64   // most resident memory allowed; 0: no check
+	name     string
+	size     int64
+	ideal    time.Duration // 0: unlimited
+	braid    time.Duration
+	braidRSS int64
+	braidCPU time.Duration // user + system time of the best run
+	arias    []ariaResult  // one per aria2c mode, when aria2c is installed
+	target   float64       // most braid÷ideal allowed; 0: none
+	maxRSS   int64         // most resident memory allowed; 0: no check
 }
 
 // ok reports whether braid met the scenario's targets: its ratio to the
@@ -188,8 +201,10 @@ func (r result) verdict() string {
 	if r.target > 0 && r.braid.Seconds() > r.target*r.ideal.Seconds() {
 		missed = append(missed, fmt.Sprintf("over %.2f× ideal", r.target))
 	}
-	if r.aria > 0 && r.braid > r.aria {
-		missed = append(missed, "slower than aria2c")
+	for _, a := range r.arias {
+		if a.err == nil && r.braid > a.wall {
+			missed = append(missed, "slower than aria2c "+a.mode)
+		}
 	}
 	if r.maxRSS > 0 && r.braidRSS > r.maxRSS {
 		missed = append(missed, fmt.Sprintf("over %d MiB", r.maxRSS>>20))
@@ -211,22 +226,20 @@ func (r result) print(w io.Writer) {
 	if r.ideal > 0 {
 		ideal = fmt.Sprintf("%.2fs", r.ideal.Seconds())
 	}
-	ariaT, ariaR := "-", "-"
+	cols := []string{"-", "-", "-", "-"} // aria2c default and tuned: time, ratio
 	cpu := fmt.Sprintf("%.2f", r.braidCPU.Seconds())
-	if r.ariaCPU > 0 {
-		cpu += fmt.Sprintf(" / %.2f", r.ariaCPU.Seconds())
-	}
-	switch {
-	case r.ariaErr != nil:
-		ariaT = "failed"
-	case r.aria > 0:
-		ariaT, ariaR = fmt.Sprintf("%.2fs", r.aria.Seconds()), ratio(r.aria)
+	for i, a := range r.arias[:min(len(r.arias), 2)] {
+		switch {
+		case a.err != nil:
+			cols[2*i] = "failed"
+			fmt.Fprintf(os.Stderr, "aria2c %s in %s: %v\n", a.mode, r.name, a.err)
+		case a.wall > 0:
+			cols[2*i], cols[2*i+1] = fmt.Sprintf("%.2fs", a.wall.Seconds()), ratio(a.wall)
+			cpu += fmt.Sprintf(" / %.2f", a.cpu.Seconds())
+		}
 	}
 	fmt.Fprintf(w, rowFormat, r.name, humanSize(r.size), ideal, fmt.Sprintf("%.2fs", r.braid.Seconds()),
-		ratio(r.braid), ariaT, ariaR, fmt.Sprintf("%.1f MiB", float64(r.braidRSS)/(1<<20)), cpu, r.verdict())
-	if r.ariaErr != nil {
-		fmt.Fprintf(os.Stderr, "aria2c in %s: %v\n", r.name, r.ariaErr)
-	}
+		ratio(r.braid), cols[0], cols[1], cols[2], cols[3], fmt.Sprintf("%.1f MiB", float64(r.braidRSS)/(1<<20)), cpu, r.verdict())
 }
 
 func runScenario(ctx context.Context, dir string, sc scenario, c *mirror.Content, pieceLen int64, braid, aria string, runs int) (result, error) {
@@ -255,40 +268,9 @@ func runScenario(ctx context.Context, dir string, sc scenario, c *mirror.Content
 	}
 	defer os.Remove(meta)
 
-	var braidRuns, ariaRuns []childRun
-	for i := range max(runs, 1) {
-		out := filepath.Join(dir, "braid-"+sc.name)
-		state := filepath.Join(dir, fmt.Sprintf("state-%s-%d", sc.name, i))
-		r, err := runChild(ctx, out, braid, "get", "--state", state, "-d", out, meta)
-		if err == nil {
-			err = checkFile(filepath.Join(out, "file.bin"), c.Size)
-		}
-		os.RemoveAll(out)
-		os.RemoveAll(state)
-		if err != nil {
-			return res, fmt.Errorf("braid get: %w", err)
-		}
-		braidRuns = append(braidRuns, r)
-		res.braidRSS = max(res.braidRSS, r.rss)
-		if aria == "" || res.ariaErr != nil {
-			continue
-		}
-		out = filepath.Join(dir, "aria2c-"+sc.name)
-		r, err = runChild(ctx, out, aria, "-M", meta, "-d", out)
-		if err == nil {
-			err = checkFile(filepath.Join(out, "file.bin"), c.Size)
-		}
-		os.RemoveAll(out)
-		res.ariaErr = err
-		ariaRuns = append(ariaRuns, r)
-	}
-	b := best(braidRuns)
-	res.braid, res.braidCPU = b.wall, b.cpu
-	if res.ariaErr == nil && len(ariaRuns) > 0 {
-		a := best(ariaRuns)
-		res.aria, res.ariaCPU = a.wall, a.cpu
-	}
-	return res, nil
+	check := func(out string) error { return checkFile(filepath.Join(out, "file.bin"), c.Size) }
+	err = measure(ctx, dir, &res, benchRun{braidArgs: []string{meta}, ariaMeta: meta, check: check}, braid, aria, runs)
+	return res, err
 }
 
 // best is the fastest run.

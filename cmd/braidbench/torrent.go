@@ -84,6 +84,7 @@ func runTorrentScenario(ctx context.Context, dir string, size int64, braid, aria
 	}
 
 	res := result{name: "torrent", size: size}
+	var ariaErr error
 	var braidRuns, ariaRuns []childRun
 	for i := range max(runs, 1) {
 		o := filepath.Join(dir, "braid-torrent")
@@ -99,7 +100,7 @@ func runTorrentScenario(ctx context.Context, dir string, size int64, braid, aria
 		}
 		braidRuns = append(braidRuns, r)
 		res.braidRSS = max(res.braidRSS, r.rss)
-		if aria == "" || res.ariaErr != nil {
+		if aria == "" || ariaErr != nil {
 			continue
 		}
 		o = filepath.Join(dir, "aria2c-torrent")
@@ -109,14 +110,18 @@ func runTorrentScenario(ctx context.Context, dir string, size int64, braid, aria
 			err = checkFile(filepath.Join(o, "file.bin"), size)
 		}
 		os.RemoveAll(o)
-		res.ariaErr = err
+		ariaErr = err
 		ariaRuns = append(ariaRuns, r)
 	}
 	b := best(braidRuns)
 	res.braid, res.braidCPU = b.wall, b.cpu
-	if res.ariaErr == nil && len(ariaRuns) > 0 {
-		a := best(ariaRuns)
-		res.aria, res.ariaCPU = a.wall, a.cpu
+	if aria != "" {
+		a := ariaResult{mode: "bittorrent", err: ariaErr}
+		if ariaErr == nil && len(ariaRuns) > 0 {
+			b := best(ariaRuns)
+			a.wall, a.cpu = b.wall, b.cpu
+		}
+		res.arias = []ariaResult{a}
 	}
 	res.print(out)
 	return nil

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -44,34 +41,10 @@ func humanSize(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// writeMeta4 writes a Metalink 4 document for the content with sha-256
-// piece hashes and a whole-file sha-256, listing urls in order of priority.
+// writeMeta4 writes a Metalink 4 document for the content as file.bin,
+// with sha-256 piece hashes and a whole-file sha-256, listing urls in order
+// of priority.
 func writeMeta4(dir string, c *mirror.Content, pieceLen int64, urls []string) (string, error) {
-	whole := sha256.New()
-	var pieces []string
-	buf := make([]byte, pieceLen)
-	for off := int64(0); off < c.Size; off += pieceLen {
-		p := buf[:min(pieceLen, c.Size-off)]
-		c.Fill(p, off)
-		whole.Write(p)
-		s := sha256.Sum256(p)
-		pieces = append(pieces, hex.EncodeToString(s[:]))
-	}
-	var b strings.Builder
-	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	b.WriteString(`<metalink xmlns="urn:ietf:params:xml:ns:metalink">` + "\n")
-	b.WriteString(`  <file name="file.bin">` + "\n")
-	fmt.Fprintf(&b, "    <size>%d</size>\n", c.Size)
-	fmt.Fprintf(&b, "    <hash type=\"sha-256\">%s</hash>\n", hex.EncodeToString(whole.Sum(nil)))
-	fmt.Fprintf(&b, "    <pieces length=\"%d\" type=\"sha-256\">\n", pieceLen)
-	for _, p := range pieces {
-		fmt.Fprintf(&b, "      <hash>%s</hash>\n", p)
-	}
-	b.WriteString("    </pieces>\n")
-	for i, u := range urls {
-		fmt.Fprintf(&b, "    <url priority=\"%d\">%s</url>\n", i+1, u)
-	}
-	b.WriteString("  </file>\n</metalink>\n")
 	path := filepath.Join(dir, "file.meta4")
-	return path, os.WriteFile(path, []byte(b.String()), 0o644)
+	return path, writeBatchMeta4(path, []batchFile{{"file.bin", c}}, pieceLen, func(string) []string { return urls })
 }

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"braid/engine"
+	"braid/engine/metalink"
+)
+
+// defaultJobs is how many sources `braid get` downloads at once, as the
+// queue's "downloads at once" setting defaults to.
+const defaultJobs = 3
+
+// getAll downloads every source, up to o.jobs at once in the order given,
+// and reports whether every file of every source verified. The files of a
+// source download side by side too; the Client's connection budget (a
+// total and a per-host cap) holds across all of them.
+func (o *getOptions) getAll(ctx context.Context, st getState) bool {
+	o.lockOutput()
+	if st != nil {
+		st = &lockedState{st: st}
+	}
+	var failed atomic.Bool
+	runEach(ctx, len(o.sources), o.jobs, func(i int) {
+		if !o.getSource(ctx, st, o.sources[i]) {
+			failed.Store(true)
+		}
+	})
+	return !failed.Load() && ctx.Err() == nil
+}
+
+// getFiles downloads a source's selected files side by side, keeping the
+// Client's connections busy (Client.FilesAtOnce), and reports whether all
+// verified. The state prepares them all at once.
+func (o *getOptions) getFiles(ctx context.Context, st getState, src string, res *resolved, files []metalink.File) bool {
+	reqs := make([]*engine.Request, len(files))
+	for i, f := range files {
+		reqs[i] = &engine.Request{
+			Dir:        o.dir,
+			File:       f,
+			OriginETag: res.etag,
+			Referer:    res.referer,
+			Locations:  o.prefs.Locations,
+			Batch:      len(files) > 1,
+		}
+	}
+	if bp, ok := st.(batchPreparer); ok {
+		if err := bp.PrepareAll(ctx, src, reqs); err != nil {
+			for _, f := range files {
+				o.result(src, f.Name, 0, 0, fmt.Errorf("%s: state: %w", f.Name, err))
+			}
+			return false
+		}
+	} else if st != nil {
+		for i, r := range reqs {
+			if err := st.Prepare(ctx, src, r); err != nil {
+				o.result(src, files[i].Name, 0, 0, fmt.Errorf("%s: state: %w", files[i].Name, err))
+				return false
+			}
+		}
+	}
+	var failed atomic.Bool
+	runEach(ctx, len(reqs), o.client.FilesAtOnce(), func(i int) {
+		sig := o.checkSignature(st, reqs[i])
+		err := o.downloadDynamic(ctx, st, src, res.doc, reqs[i])
+		o.reportSignature(reqs[i].File.Name, sig)
+		if st != nil {
+			if serr := st.Finish(src, reqs[i], err); serr != nil && !o.json {
+				fmt.Fprintf(o.stderr, "%s: state: %v\n", reqs[i].File.Name, serr)
+			}
+		}
+		if err != nil {
+			failed.Store(true)
+		}
+	})
+	return !failed.Load()
+}
+
+// runEach calls do(i) for i in [0, n), in order, at most k at once, and
+// returns when every call has returned. Once ctx ends no new call starts.
+func runEach(ctx context.Context, n, k int, do func(i int)) {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		next int
+	)
+	for range min(n, max(k, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				if i == n || ctx.Err() != nil {
+					mu.Unlock()
+					return
+				}
+				next++
+				mu.Unlock()
+				do(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// lockOutput makes o's writers safe for the downloads running side by
+// side: each Write, and so each line get prints, goes out whole. stdout
+// and stderr share one lock, as they often share one terminal.
+func (o *getOptions) lockOutput() {
+	mu := &sync.Mutex{}
+	o.stdout = &lockedWriter{mu: mu, w: o.stdout}
+	o.stderr = &lockedWriter{mu: mu, w: o.stderr}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// lockedState makes a getState safe for files preparing and finishing side
+// by side.
+type lockedState struct {
+	mu sync.Mutex
+	st getState
+}
+
+func (l *lockedState) Prepare(ctx context.Context, source string, req *engine.Request) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.st.Prepare(ctx, source, req)
+}
+
+func (l *lockedState) Finish(source string, req *engine.Request, err error) error {
+	if qs, ok := l.st.(*queueState); ok {
+		// Outside the lock, so that files ending together share a
+		// transaction.
+		if done, ferr := qs.finish(&l.mu, req, err); done {
+			return ferr
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.st.Finish(source, req, err)
+}
+
+func (l *lockedState) Close() error { return l.st.Close() }
+
+// queueStateOf is the queue behind st, seen through the lock that get's
+// side-by-side downloads put around it; nil when get keeps no state.
+func queueStateOf(st getState) *queueState {
+	if l, ok := st.(*lockedState); ok {
+		st = l.st
+	}
+	qs, _ := st.(*queueState)
+	return qs
+}
+
+// display picks the one download a terminal's progress line shows while
+// several run: the oldest, until it ends. A nil display shows every one.
+type display struct {
+	mu  sync.Mutex
+	dls []*engine.Download
+}
+
+func (d *display) add(dl *engine.Download) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.dls = append(d.dls, dl)
+}
+
+func (d *display) remove(dl *engine.Download) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.dls = slices.DeleteFunc(d.dls, func(x *engine.Download) bool { return x == dl })
+}
+
+// shows reports whether dl is the download the progress line shows.
+func (d *display) shows(dl *engine.Download) bool {
+	if d == nil {
+		return true
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.dls) > 0 && d.dls[0] == dl
+}

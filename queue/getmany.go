@@ -1,0 +1,136 @@
+package queue
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+
+	"braid/engine/metalink"
+	"braid/engine/piece"
+)
+
+// PrepareFiles is PrepareFile for all the files of source that `braid get`
+// is about to download side by side: a new job gets them all in one
+// transaction, so a metalink of thousands of files is queued at once
+// rather than file by file (each of which would rewrite the job's stored
+// document). It returns the job's ID and, per file in order, the pieces
+// the engine may take as done (nil: start afresh). A job another Braid
+// process is running is refused with ErrNotOwner.
+func (q *Queue) PrepareFiles(ctx context.Context, source, dest string, files []metalink.File, origin Origin) (int64, []*piece.Bitfield, error) {
+	abs, err := filepath.Abs(dest)
+	if err != nil {
+		return 0, nil, fmt.Errorf("queue %s: destination %q: %w", source, dest, err)
+	}
+	owner := q.tryOwn()
+	source = Redact(source)
+	var id int64
+	var state, etag string
+	var blob []byte
+	err = q.db.QueryRow(`SELECT id, state, origin_etag, document FROM jobs WHERE source = ? AND dest = ? ORDER BY id DESC LIMIT 1`,
+		source, abs).Scan(&id, &state, &etag, &blob)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		if id, err = q.AddFrom(source, abs, &metalink.Document{Version: 4, Files: files}, nil, origin); err != nil {
+			return 0, nil, err
+		}
+	case err != nil:
+		return 0, nil, q.wrap("find job for "+source, err)
+	case State(state) == Running && !owner:
+		return 0, nil, fmt.Errorf("job %d for %s: %w", id, source, ErrNotOwner)
+	default:
+		var doc metalink.Document
+		if err := json.Unmarshal(blob, &doc); err != nil {
+			return 0, nil, q.wrap(fmt.Sprintf("job %d: stored document", id), err)
+		}
+		stored := make(map[string]metalink.File, len(doc.Files))
+		for _, f := range doc.Files {
+			stored[f.Name] = f
+		}
+		changed := etag != "" && origin.ETag != "" && etag != origin.ETag
+		var same []string
+		for _, f := range files {
+			if old, ok := stored[f.Name]; ok && !changed && reflect.DeepEqual(old, f) {
+				same = append(same, f.Name)
+				continue
+			}
+			// New or different: the one-file path, rare on a resume.
+			if err := q.putFile(id, f, changed); err != nil {
+				return 0, nil, err
+			}
+		}
+		if err := q.selectFiles(id, same); err != nil {
+			return 0, nil, err
+		}
+	}
+	if _, err := q.db.Exec(`UPDATE jobs SET state = 'running', error = '', finished_at = NULL,
+		origin_etag = ?, referer = ? WHERE id = ?`, origin.ETag, Redact(origin.Referer), id); err != nil {
+		return 0, nil, q.wrap(fmt.Sprintf("start job %d", id), err)
+	}
+	fresh, err := q.freshFiles(id)
+	if err != nil {
+		return 0, nil, err
+	}
+	done := make([]*piece.Bitfield, len(files))
+	for i, f := range files {
+		if l, ok := fresh[f.Name]; ok && l == LayoutOf(f) && l.Size >= 0 {
+			continue // nothing recorded, in the layout the engine will use
+		}
+		if done[i], err = q.TrustedPieces(ctx, id, abs, f); err != nil {
+			return 0, nil, err
+		}
+	}
+	return id, done, nil
+}
+
+// freshFiles returns the layout of each file of job id that has no piece
+// recorded, in one query: for those TrustedPieces has nothing to check.
+func (q *Queue) freshFiles(id int64) (map[string]piece.Layout, error) {
+	op := fmt.Sprintf("job %d: read pieces", id)
+	rows, err := q.db.Query(`SELECT f.name, f.size, p.length, p.count, p.bits FROM files f JOIN pieces p ON p.file = f.id
+		WHERE f.job = ?`, id)
+	if err != nil {
+		return nil, q.wrap(op, err)
+	}
+	defer rows.Close()
+	out := map[string]piece.Layout{}
+	for rows.Next() {
+		var name string
+		var l piece.Layout
+		var n int
+		var bits []byte
+		if err := rows.Scan(&name, &l.Size, &l.Length, &n, &bits); err != nil {
+			return nil, q.wrap(op, err)
+		}
+		if b, err := piece.UnmarshalBitfield(bits, n); err == nil && b.Count() == 0 && b.Len() == l.Count() {
+			out[name] = l
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, q.wrap(op, err)
+	}
+	return out, nil
+}
+
+// selectFiles marks the named files of job id selected, in one
+// transaction.
+func (q *Queue) selectFiles(id int64, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	err := q.tx(func(tx *sql.Tx) error {
+		for _, n := range names {
+			if _, err := tx.Exec(`UPDATE files SET selected = 1 WHERE job = ? AND name = ?`, id, n); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return q.wrap(fmt.Sprintf("job %d: select %d files", id, len(names)), err)
+	}
+	return nil
+}
