@@ -11,7 +11,7 @@ import (
 
 // waitFor polls cond every 20 ms until it holds or the generous timeout
 // passes, and reports whether it held.
-func waitFor(timeout time.Duration, cond func() bool) bool {
+func waitUntil(timeout time.Duration, cond func() bool) bool {
 	end := time.Now().Add(timeout)
 	for time.Now().Before(end) {
 		if cond() {
@@ -148,11 +148,11 @@ func TestSetMaxConnsWhileRunning(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	dl := c.Do(ctx, &Request{Dir: dir, File: fileFor("f.bin", data, 256<<10, m.URL())})
-	if !waitFor(30*time.Second, func() bool { return m.InFlight().Now() == 4 }) {
+	if !waitUntil(30*time.Second, func() bool { return m.InFlight().Now() == 4 }) {
 		t.Fatalf("never 4 requests at once (now %d)", m.InFlight().Now())
 	}
 	c.SetMaxConns(1)
-	if !waitFor(30*time.Second, func() bool { return m.InFlight().Now() <= 1 }) {
+	if !waitUntil(30*time.Second, func() bool { return m.InFlight().Now() <= 1 }) {
 		t.Fatalf("%d requests at once after the cap was lowered to 1", m.InFlight().Now())
 	}
 	c.SetMaxConns(3)
@@ -175,11 +175,11 @@ func TestSetMaxConnsPerMirrorWhileRunning(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	dl := c.Do(ctx, &Request{Dir: dir, File: fileFor("f.bin", data, 256<<10, m.URL())})
-	if !waitFor(30*time.Second, func() bool { return m.InFlight().Now() == 1 }) {
+	if !waitUntil(30*time.Second, func() bool { return m.InFlight().Now() == 1 }) {
 		t.Fatal("the download never started")
 	}
 	c.SetMaxConnsPerMirror(3)
-	if !waitFor(30*time.Second, func() bool { return m.InFlight().Now() == 3 }) {
+	if !waitUntil(30*time.Second, func() bool { return m.InFlight().Now() == 3 }) {
 		t.Errorf("%d requests at once after the per-mirror cap was raised to 3", m.InFlight().Now())
 	}
 	if err := dl.Err(); err != nil {

@@ -36,6 +36,7 @@ const (
 	// small files of a batch, few enough to be polite.
 	DefaultMaxConnsPerHost = 6
 	DefaultStallTimeout    = 2 * time.Second
+	DefaultMaxBackoff      = time.Minute
 )
 
 // Client downloads files. Its fields are read when its first download
@@ -70,6 +71,9 @@ type Client struct {
 	// byte of an answer. Near the end of a file a stalled or very slow
 	// connection is cut sooner, as soon as a faster mirror is idle.
 	StallTimeout time.Duration
+	// MaxBackoff caps the wait between tries of a mirror that failed with
+	// a temporary error (see Request.RetryFor); 0 means DefaultMaxBackoff.
+	MaxBackoff time.Duration
 
 	once         sync.Once
 	budget       *budget
@@ -209,6 +213,10 @@ type Request struct {
 	// per-host cap spreads the batch over the mirrors. A large one is
 	// braided as usual.
 	Batch bool
+	// RetryFor bounds how long the download may wait in StateWaiting,
+	// every mirror backing off after temporary errors, before it fails
+	// with ErrGaveUp; 0 waits as long as it takes (what a queue wants).
+	RetryFor time.Duration
 }
 
 // Download is a running or finished download. Its methods are safe for

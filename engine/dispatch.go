@@ -29,6 +29,12 @@ func (d *download) dispatch(ctx context.Context) error {
 		complete := d.done == len(d.pieces)
 		if active == 0 && !stopping && !complete && !wanted {
 			fatal = d.stuck(now)
+			if fatal == nil {
+				d.startWaiting(now)
+			}
+		}
+		if fatal == nil && !stopping {
+			fatal = d.checkWaiting(now)
 		}
 		d.mu.Unlock()
 		if active == 0 {
@@ -165,7 +171,7 @@ func (d *download) before(a, b *mirror, tier func(*mirror) int) bool {
 // held.
 func (d *download) start(ctx context.Context, m *mirror, start, end int, now time.Time) {
 	sctx, cancel := context.WithCancel(ctx)
-	s := &segment{m: m, ctx: sctx, cancel: cancel, cur: start, end: end, started: now}
+	s := &segment{m: m, ctx: sctx, cancel: cancel, cur: start, end: end, started: now, probe: start == end}
 	s.last.Store(now.UnixNano())
 	for i := start; i < end; i++ {
 		d.pieces[i] = PieceActive
@@ -196,6 +202,16 @@ func (d *download) end(ctx context.Context, s *segment) error {
 	}
 	m := s.m
 	m.conns--
+	if s.probe {
+		m.probing = false
+		if m.probed {
+			m.probedAt = now
+		}
+	}
+	m.cursor = -1
+	if s.err == nil && s.cur >= s.end && !s.probe {
+		m.cursor = s.end
+	}
 	for i := s.cur; i < s.end; i++ {
 		if d.pieces[i] == PieceActive {
 			d.pieces[i] = PieceMissing
@@ -203,62 +219,58 @@ func (d *download) end(ctx context.Context, s *segment) error {
 		}
 	}
 	if s.got.Load() > 0 {
-		m.fails = 0
+		// Bytes arrived: whatever went wrong before is over.
+		m.fails, m.stalls = 0, 0
+		if m.state != MirrorDropped {
+			m.reason = ""
+		}
 	}
 	var de *diskError
 	switch {
 	case errors.As(s.err, &de):
 		return de
 	case s.err == nil:
-		m.stalls = 0
 	case s.cut == cutStalled:
 		m.stalls++
-		if m.stalls >= maxStalls {
-			d.dropMirror(m, fmt.Errorf("stalled %d times", m.stalls))
-		} else {
-			m.backoff(now, retryBase*time.Duration(m.stalls), "stalled")
-		}
+		m.backoff(now, 0, d.c.maxBackoff(), "stalled")
 	case s.cut != "" || ctx.Err() != nil || errors.Is(s.err, errDropped):
 		// Cut by the engine: the mirror did nothing wrong (or was judged
 		// already).
 	default:
-		d.judge(m, s, now)
+		d.judge(m, s.err, now)
 	}
 	return nil
 }
 
-// judge decides what a mirror's error means for it. Called with d.mu held.
-func (d *download) judge(m *mirror, s *segment, now time.Time) {
-	kind, after := classify(s.err)
+// judge decides what a mirror's error means for it: only evidence against
+// the mirror drops it; anything else is temporary, however often it
+// happens. Called with d.mu held.
+func (d *download) judge(m *mirror, err error, now time.Time) {
+	kind, after := classify(err)
 	switch kind {
 	case errRetryAfter:
 		if m.conns > 0 {
 			// It refuses more connections than it has now: stay at that.
 			m.limit = max(1, m.conns)
 		}
-		m.backoff(now, after, s.err.Error())
+		m.backoff(now, after, d.c.maxBackoff(), err.Error())
 	case errNoRanges:
 		// Not the mirror's fault, and no reason to wait: its next segment
 		// is a stream from the start of the file (see fetch).
 		m.markNoRanges()
 	case errPermanent:
-		d.dropMirror(m, s.err)
+		d.dropMirror(m, err)
 	default:
 		m.fails++
-		if m.fails >= maxFails {
-			d.dropMirror(m, fmt.Errorf("%d failures in a row, last: %w", m.fails, s.err))
-		} else {
-			m.backoff(now, 0, s.err.Error())
-		}
+		m.backoff(now, 0, d.c.maxBackoff(), err.Error())
 	}
 }
 
 // checkStalls cuts connections that received nothing for the stall
 // timeout. Called with d.mu held.
 func (d *download) checkStalls(now time.Time) {
-	limit := d.c.stallTimeout()
 	for _, s := range d.segs {
-		wait := limit
+		wait := d.stallLimit(s.m)
 		if s.got.Load() == 0 {
 			wait *= 5 // time to first byte: a busy server may think a while
 		}
@@ -267,6 +279,19 @@ func (d *download) checkStalls(now time.Time) {
 			s.cancel()
 		}
 	}
+}
+
+// stallLimit is how long a connection to m may go without a byte: the
+// Client's stall timeout, or longer for a mirror so slow that a few of
+// its packets take longer than that, up to the back-off cap.
+func (d *download) stallLimit(m *mirror) time.Duration {
+	limit := d.c.stallTimeout()
+	if m.rate > 0 {
+		// The time four 64 KiB windows take at its speed.
+		slow := time.Duration(float64(256<<10) / m.rate * float64(time.Second))
+		limit = max(limit, min(slow, d.c.maxBackoff()))
+	}
+	return limit
 }
 
 // cutAll cuts every open connection.

@@ -46,7 +46,6 @@ type download struct {
 	attempt     int
 	pieces      []PieceState
 	filler      []int16
-	prev        []int16         // filler of the first attempt, during the retry
 	bad         map[int][]int16 // piece → mirrors that sent bad data for it
 	segs        []*segment      // open connections
 	done        int             // pieces done
@@ -59,7 +58,15 @@ type download struct {
 	lost        []*MirrorError  // why mirrors were dropped
 	perMirror   int             // the Client's per-mirror cap the mirrors have (see trim)
 
-	hashed atomic.Int64 // bytes of the file fed to the whole-file hash
+	plog      *pieceLog    // NAME.part.done, see piecelog.go
+	earlier   bool         // pieces of an earlier run were checked (liar.go)
+	waitSince time.Time    // when StateWaiting began
+	suspect   *mirror      // whose bytes are being checked (see liar.go)
+	checked   map[int]bool // mirrors checked as suspects
+
+	hashed   atomic.Int64 // bytes of the file fed to the whole-file hash
+	lastByte atomic.Int64 // when a mirror last sent a byte, unix nanoseconds
+	differed atomic.Bool  // the suspect's bytes differ from another mirror's
 }
 
 func newDownload(c *Client, req *Request) *download {
@@ -73,6 +80,7 @@ func newDownload(c *Client, req *Request) *download {
 		size:    req.File.Size,
 		attempt: 1,
 		bad:     map[int][]int16{},
+		checked: map[int]bool{},
 	}
 	if req.Done != nil {
 		d.req.Done = req.Done.Clone()
@@ -124,7 +132,16 @@ func (d *download) run(ctx context.Context) (err error) {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("%s: %w", name, err) // canceled, not unknown
 			}
-			return fmt.Errorf("%s: %w", name, ErrUnknownSize)
+			if _, ok, err := st.existing(); err != nil || ok {
+				if err == nil {
+					err = fmt.Errorf("%w (nobody tells the size to check it against); remove it to download again", ErrExists)
+				}
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if err := d.streamUnknown(ctx); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			return nil
 		}
 	}
 	d.initPieces(size)
@@ -141,18 +158,24 @@ func (d *download) run(ctx context.Context) (err error) {
 		return fmt.Errorf("%s: %w", name, noMirrorsError(d.lost))
 	}
 
-	if d.req.Done == nil {
+	logged := d.readPieceLog(d.req.Done)
+	if d.req.Done == nil && len(logged) == 0 {
 		d.req.Done = d.salvage(ctx)
 	}
-	resume := d.req.Done != nil && d.req.Done.Len() == d.plan.Count() && d.req.Done.Count() > 0
-	kept, err := st.openPart(d.size, resume)
+	journaled := d.req.Done != nil && d.req.Done.Len() == d.plan.Count() && d.req.Done.Count() > 0
+	kept, err := st.openPart(d.size, journaled || len(logged) > 0)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if kept {
-		d.markDone(d.req.Done)
+		if journaled {
+			d.markDone(d.req.Done)
+		}
+		d.salvageLogged(ctx, logged)
 	}
 	d.req.Done = nil
+	d.openPieceLog()
+	defer d.closePieceLog()
 
 	syncCtx, stopSync := context.WithCancel(context.Background())
 	syncDone := make(chan error, 1)
@@ -180,6 +203,7 @@ func (d *download) run(ctx context.Context) (err error) {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if d.whole.Type == "" || sum == d.whole.Value {
+			d.convictSuspect()
 			if err := stopSyncer(); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
@@ -189,16 +213,16 @@ func (d *download) run(ctx context.Context) (err error) {
 			if err := st.finish(); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
+			d.removePieceLog()
 			return nil
 		}
 		mismatch := fmt.Errorf("%s: %w: %s %s, expected %s", name, ErrHashMismatch, d.whole.Type, sum, d.whole.Value)
 		if d.plan.Verifiable() {
 			return fmt.Errorf("%w, although every piece matched its hash: the metalink's hashes disagree; %s kept", mismatch, st.part)
 		}
-		if d.attempt > 1 {
-			return fmt.Errorf("%w after a full retry from other mirrors; %s kept", mismatch, st.part)
+		if !d.checkNextSuspect() {
+			return fmt.Errorf("%w, and no mirror's bytes differ from the other mirrors'; %s kept", mismatch, st.part)
 		}
-		d.retryAll()
 	}
 }
 
@@ -252,34 +276,6 @@ func (d *download) markDone(b *piece.Bitfield) {
 	d.advancePrefix()
 }
 
-// retryAll starts the single full retry after a whole-file mismatch of a
-// file without piece hashes: every piece is fetched again, each from
-// another mirror than the first time when there is one.
-func (d *download) retryAll() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.attempt++
-	d.prev = d.filler
-	d.filler = make([]int16, len(d.pieces))
-	for i := range d.pieces {
-		d.pieces[i] = PieceMissing
-		d.filler[i] = -1
-	}
-	d.done, d.doneB, d.prefix = 0, 0, 0
-	for _, m := range d.mirrors {
-		m.useful = 0 // what it sent the first time is being replaced
-	}
-	d.hashed.Store(0)
-	d.pending = nil
-	d.unjournaled = nil
-	if r, ok := d.req.Journal.(JournalResetter); ok {
-		// The journal counted pieces of a file that turned out wrong.
-		if err := r.Reset(d.file.Name); err != nil {
-			d.lost = append(d.lost, &MirrorError{Mirror: "journal", Err: err})
-		}
-	}
-}
-
 // advancePrefix moves the done prefix forward and wakes the whole-file
 // hasher. Called with d.mu held.
 func (d *download) advancePrefix() {
@@ -308,6 +304,7 @@ func (d *download) finishPiece(s *segment, good bool) bool {
 		d.doneB += n
 		m.useful += n
 		d.pending = append(d.pending, i)
+		d.logPiece(i)
 		m.fails = 0
 		d.advancePrefix()
 	} else {
@@ -401,6 +398,10 @@ func (d *download) snapshot(s *Snapshot) {
 	}
 	s.Speed = int64(d.speed)
 	s.ETA = -1
+	s.NextTry = time.Time{}
+	if d.state == StateWaiting {
+		s.NextTry = d.nextTry(now)
+	}
 	switch {
 	case d.state == StateDone:
 		s.ETA = 0
@@ -428,7 +429,9 @@ func (d *download) snapshot(s *Snapshot) {
 		case m.conns > 0:
 			ms.State = MirrorActive
 			ms.Speed = int64(m.rate)
-		case m.retryAt.After(now):
+		case m.retryAt.After(now), m.fails > 0, m.stalls > 0:
+			// Backing off, or its back-off is over but it has not sent
+			// a byte since it failed.
 			ms.State = MirrorRetrying
 		default:
 			ms.State = MirrorIdle

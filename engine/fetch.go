@@ -44,6 +44,7 @@ func (d *download) fetch(s *segment) error {
 	cur, end := s.cur, s.end
 	stream := m.noRanges
 	busy := stream && m.streaming
+	checking := d.suspect != nil
 	if stream && !busy && cur < end {
 		m.streaming = true
 		defer func() {
@@ -83,6 +84,10 @@ func (d *download) fetch(s *segment) error {
 		h, _ = piece.NewHash(d.plan.Type)
 	}
 	sum := make([]byte, 0, 64)
+	var scratch []byte
+	if checking {
+		scratch = make([]byte, len(buf))
+	}
 	var written int64
 	for {
 		n, rerr := rc.Read(buf)
@@ -92,6 +97,7 @@ func (d *download) fetch(s *segment) error {
 				m.ttfb.Store(int64(now.Sub(asked)))
 			}
 			s.last.Store(now.UnixNano())
+			d.lastByte.Store(now.UnixNano())
 			m.bytes.Add(int64(n))
 			s.got.Add(int64(n))
 			if err := d.c.lim.wait(s.ctx, n); err != nil {
@@ -114,6 +120,9 @@ func (d *download) fetch(s *segment) error {
 					continue
 				}
 				k := min(int64(len(p)), pieceLen-written)
+				if checking {
+					d.compareOld(p[:k], pieceOff+written, scratch)
+				}
 				if _, err := d.st.WriteAt(p[:k], pieceOff+written); err != nil {
 					return &diskError{fmt.Errorf("write piece %d: %w", cur, err)}
 				}

@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"net/url"
 	"sync/atomic"
 	"time"
@@ -14,13 +14,17 @@ import (
 
 // Limits on how much a mirror may get wrong before it is dropped for the
 // file.
+//
+// Only evidence about the mirror drops it: bad data, a size, ETag or
+// digest that disagrees, a file it does not have, credentials it refuses.
+// Everything the network can cause (timeouts, refused and reset
+// connections, DNS failures, 5xx, 429 and 503) is temporary: the mirror
+// backs off, capped at Client.MaxBackoff, and comes back, however often.
 const (
 	maxStrikes = 3 // pieces that failed their hash
-	maxFails   = 5 // errors in a row without a byte of progress
-	maxStalls  = 3 // connections cut for sending nothing
-	// retryBase and retryCap bound the back-off after a temporary error.
+	// retryBase is the first back-off after a temporary error; it doubles
+	// with each failure in a row, up to the Client's cap.
 	retryBase = time.Second
-	retryCap  = 30 * time.Second
 	// defaultLatency is the guessed cost of a new request, in seconds,
 	// before a mirror has answered one.
 	defaultLatency = 0.05
@@ -42,10 +46,19 @@ type mirror struct {
 	conns   int // open connections
 	limit   int // most connections at once; lowered when it answers 503
 	retryAt time.Time
-	fails   int // errors in a row without progress
+	fails   int // temporary errors in a row without a byte received
 	strikes int
-	stalls  int
+	stalls  int  // connections in a row cut for sending nothing
 	probed  bool // Stat has been asked (or the source cannot Stat)
+	probing bool // a connection is asking it about the file
+	// probedAt is when its first answer about the file came; zero before.
+	probedAt time.Time
+	// cursor is the piece after the last segment it completed, -1 when
+	// none: where a Continuer's running transfer would go on.
+	cursor int
+	// banned: its pieces are being fetched from the other mirrors to find
+	// out whether its bytes are the ones that fail the whole-file hash.
+	banned bool
 	// noRanges: it serves the whole file only (it answered a range with
 	// the whole file, or its Stat said it takes no ranges). Its segments
 	// are then fetched as one stream from the start of the file that
@@ -104,7 +117,7 @@ func (m *mirror) markNoRanges() {
 
 // usable reports whether the mirror may be given work now.
 func (m *mirror) usable(now time.Time) bool {
-	if m.state == MirrorDropped || m.src == nil {
+	if m.state == MirrorDropped || m.src == nil || m.banned {
 		return false
 	}
 	if m.retryAt.After(now) {
@@ -120,10 +133,15 @@ func (m *mirror) drop(why string) {
 }
 
 // backoff makes the mirror wait before its next try: the time the mirror
-// asked for, or a doubling delay after each failure in a row.
-func (m *mirror) backoff(now time.Time, after time.Duration, why string) {
+// asked for, or a delay that doubles after each failure in a row up to
+// limit, with jitter so that mirrors behind one broken link do not all
+// come back in the same instant.
+func (m *mirror) backoff(now time.Time, after, limit time.Duration, why string) {
 	if after <= 0 {
-		after = min(retryBase<<min(max(m.fails-1, 0), 8), retryCap)
+		n := max(m.fails+m.stalls-1, 0)
+		after = min(retryBase<<min(n, 10), limit)
+		// Full jitter over the upper half: never less than half the delay.
+		after = after/2 + rand.N(after/2+1)
 	}
 	m.retryAt = now.Add(after)
 	m.reason = why
@@ -158,7 +176,7 @@ const (
 	errTemporary  errKind = iota // back off and try again
 	errRetryAfter                // the mirror said when to come back
 	errNoRanges                  // it can only serve from the start
-	errPermanent                 // drop it for this file
+	errPermanent                 // drop it for this file: evidence against it
 )
 
 // classify tells what a mirror's error means for the mirror.
@@ -170,11 +188,11 @@ func classify(err error) (errKind, time.Duration) {
 	case errors.Is(err, transport.ErrNoRanges):
 		return errNoRanges, 0
 	case errors.Is(err, transport.ErrMismatch), errors.Is(err, transport.ErrNotFound),
-		errors.Is(err, errPermanentMirror):
+		errors.Is(err, transport.ErrDenied), errors.Is(err, errPermanentMirror):
 		return errPermanent, 0
-	case errors.Is(err, context.DeadlineExceeded):
-		return errTemporary, 0
 	}
+	// Timeouts, refused or reset connections, DNS failures, 5xx: what
+	// the network or an overloaded server causes, and what time cures.
 	return errTemporary, 0
 }
 

@@ -46,6 +46,7 @@ type segment struct {
 	cur, end int
 	cut      string // why the dispatcher cut it; guarded by download.mu
 	started  time.Time
+	probe    bool // it only asks the mirror about the file
 
 	partial atomic.Int64 // bytes of piece cur written so far
 	skip    atomic.Int64 // bytes a stream must still read and discard before piece cur
@@ -57,19 +58,14 @@ type segment struct {
 }
 
 // free reports whether piece i waits for a mirror and m may serve it: m
-// never gets a piece it sent bad data for, and during the retry after a
-// whole-file mismatch it avoids the pieces it filled the first time when
-// another mirror is left (alt).
-func (d *download) free(i int, m *mirror, alt bool) bool {
+// never gets a piece it sent bad data for.
+func (d *download) free(i int, m *mirror) bool {
 	switch d.pieces[i] {
 	case PieceMissing, PieceBad:
 	default:
 		return false
 	}
-	if slices.Contains(d.bad[i], int16(m.idx)) {
-		return false
-	}
-	return !(alt && d.prev != nil && d.prev[i] == int16(m.idx))
+	return !slices.Contains(d.bad[i], int16(m.idx))
 }
 
 // live counts the mirrors not dropped.
@@ -88,35 +84,33 @@ func (d *download) live() int {
 // cut a stalled or very slow connection, whose piece then comes free when
 // its goroutine ends. It reports false when there is nothing for m now.
 func (d *download) pick(m *mirror, now time.Time) (start, end int, ok bool) {
-	n := len(d.pieces)
-	alt := d.prev != nil && d.live() > 1
-	if m.noRanges {
-		// The whole run of free pieces from the first one: its stream
-		// from the start of the file passes them all anyway, and ranged
-		// mirrors may steal the far part. It steals nothing itself: its
-		// stream would re-read the file up to the stolen pieces.
-		for i := d.prefix; i < n; i++ {
-			if d.free(i, m, alt) {
-				j := i + 1
-				for j < n && d.free(j, m, alt) {
-					j++
-				}
-				return i, j, true
-			}
-		}
+	if d.needsProbe(m) {
+		// Its first connection only asks about the file: whether it
+		// serves ranges decides where its work should be.
+		m.probing = true
+		return 0, 0, true
+	}
+	if d.awaitProbes(m, now) {
 		return 0, 0, false
+	}
+	n := len(d.pieces)
+	if m.noRanges {
+		return d.pickStream(m, now)
+	}
+	if start, end, ok := d.pickPlaced(m, now); ok {
+		return start, end, true
 	}
 	first, free := -1, 0
 	var runEnd int
 	for i := d.prefix; i < n; i++ {
-		if !d.free(i, m, alt) {
+		if !d.free(i, m) {
 			continue
 		}
 		free++
 		if first < 0 {
 			first = i
 			runEnd = i + 1
-			for runEnd < n && d.free(runEnd, m, alt) {
+			for runEnd < n && d.free(runEnd, m) {
 				runEnd++
 			}
 		}
@@ -189,21 +183,27 @@ func (d *download) left(s *segment) int64 {
 }
 
 // extend gives the stream segment s, which has written every piece it
-// held, the next run of free pieces after them, and reports whether it
-// found one. Its stream passes those pieces anyway, so fetching them costs
-// no new request. Called with d.mu held.
+// held, the free pieces right after them, and reports whether there were
+// any. Its stream passes those pieces anyway, so fetching them costs no
+// new request. When the next piece is another's, the stream ends, unless
+// no mirror that serves ranges is left to fetch what lies beyond: reading
+// the other's pieces only to throw them away wastes the server's bytes.
+// Called with d.mu held.
 func (d *download) extend(s *segment) bool {
 	m, n := s.m, len(d.pieces)
 	if m.state == MirrorDropped || s.cut != "" {
 		return false
 	}
-	alt := d.prev != nil && d.live() > 1
+	ranged := d.rangedReady(time.Now())
 	for i := s.end; i < n; i++ {
-		if !d.free(i, m, alt) {
+		if !d.free(i, m) {
+			if ranged {
+				return false
+			}
 			continue
 		}
 		j := i + 1
-		for j < n && d.free(j, m, alt) {
+		for j < n && d.free(j, m) && (!ranged || j-i < d.chunk(m, n-i, time.Now())) {
 			j++
 		}
 		for k := i; k < j; k++ {
@@ -224,8 +224,8 @@ func (d *download) steal(m *mirror, now time.Time) (start, end int, ok bool) {
 	var victim *segment
 	var vEta float64
 	for _, s := range d.segs {
-		if s.cut != "" {
-			continue
+		if s.cut != "" || s.end <= s.cur {
+			continue // cut, or only asking about the file
 		}
 		eta := math.Inf(1)
 		if v, known := d.segRate(s, now); known && v > 0 {

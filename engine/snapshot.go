@@ -11,6 +11,12 @@ const (
 	StateStarting State = iota
 	// StateDownloading: pieces are being fetched.
 	StateDownloading
+	// StateWaiting: pieces are missing, no mirror is sending and every
+	// mirror left is backing off after temporary errors (the network is
+	// down, the servers are busy); Snapshot.NextTry says when the next
+	// try is. It ends when a byte arrives, or after Request.RetryFor.
+	// Like the states before it, it comes before StateDone.
+	StateWaiting
 	// StateVerifying: every piece is on disk; the whole-file hash is being
 	// checked before the file gets its final name.
 	StateVerifying
@@ -23,7 +29,7 @@ const (
 	StateCanceled
 )
 
-var stateNames = [...]string{"starting", "downloading", "verifying", "done", "failed", "canceled"}
+var stateNames = [...]string{"starting", "downloading", "waiting", "verifying", "done", "failed", "canceled"}
 
 func (s State) String() string {
 	if int(s) < len(stateNames) {
@@ -95,6 +101,9 @@ type Snapshot struct {
 	Elapsed time.Duration
 	State   State
 	Err     error // the final error of a failed or canceled download
+	// NextTry is when the next mirror's back-off ends, in StateWaiting;
+	// zero otherwise.
+	NextTry time.Time
 	// Attempt is 1, or 2 during the single full retry after a whole-file
 	// hash mismatch of a file without piece hashes.
 	Attempt int

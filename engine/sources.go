@@ -24,7 +24,7 @@ func (d *download) openMirrors() {
 		if u.MaxConnections > 0 {
 			limit = min(limit, u.MaxConnections)
 		}
-		m := &mirror{idx: i, url: u, name: name, host: host, limit: limit}
+		m := &mirror{idx: i, url: u, name: name, host: host, limit: limit, cursor: -1}
 		src, err := transport.New(u.URL, d.sourceOptions(u))
 		if err != nil {
 			d.dropMirror(m, fmt.Errorf("cannot use it: %w", err))

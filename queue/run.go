@@ -762,6 +762,7 @@ func (r *Runner) watch(j Job, dl *engine.Download, heard func(host string, bps f
 	}
 	sample()
 	r.progress(j, snap)
+	var waiting time.Time // the next try the job's note names, zero when none
 loop:
 	for {
 		select {
@@ -769,6 +770,7 @@ loop:
 			break loop
 		case <-tick.C:
 			sample()
+			waiting = r.noteWaiting(j.ID, &snap, waiting)
 			r.progress(j, snap)
 		}
 	}
@@ -836,13 +838,13 @@ func prepareDest(j Job) error {
 		return &pauseError{fmt.Sprintf("the destination %s is not a folder", j.Dest), fs.ErrInvalid}
 	}
 	// Permission bits do not tell (root, ACLs, a read-only mount): try.
-	probe := filepath.Join(j.Dest, fmt.Sprintf(".braid-probe-%d", os.Getpid()))
-	f, err := os.OpenFile(probe, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	// A name of its own: jobs going to one folder start side by side.
+	f, err := os.CreateTemp(j.Dest, ".braid-probe-*")
 	if err != nil {
 		return destProblem(j.Dest, err)
 	}
 	f.Close()
-	return os.Remove(probe)
+	return os.Remove(f.Name())
 }
 
 // destProblem turns a file-system error about the destination into the

@@ -57,6 +57,9 @@ type Behaviour struct {
 	// CorruptEvery > 0 flips a byte in every piece i with
 	// i%CorruptEvery == CorruptEvery-1.
 	CorruptEvery int
+	// NoRanges ignores Range headers: every GET is answered with the
+	// whole file, as some servers of generated content do.
+	NoRanges bool
 }
 
 // Server is one bench mirror on its own loopback address.
@@ -69,9 +72,7 @@ type Server struct {
 	url    string
 	served atomic.Int64 // body bytes written
 	quit   chan struct{}
-
-	mu   sync.Mutex
-	next time.Time // end of the last reserved send slot (rate limit)
+	pace   *pacer
 }
 
 // Start serves c at addr (a loopback address; the port is chosen) as
@@ -82,6 +83,7 @@ func Start(c *Content, addr string, b Behaviour) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{c: c, b: b, ln: ln, quit: make(chan struct{})}
+	s.pace = &pacer{rate: b.Rate, quit: s.quit}
 	s.url = "http://" + ln.Addr().String() + "/file.bin"
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve)}
 	go s.srv.Serve(ln)
@@ -113,7 +115,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	size := c.Size
 	off, end := int64(0), size
 	status := http.StatusOK
-	if rg := r.Header.Get("Range"); rg != "" {
+	if rg := r.Header.Get("Range"); rg != "" && !s.b.NoRanges {
 		a, b, ok := parseRange(rg, size)
 		if !ok {
 			w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", size))
@@ -124,7 +126,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, b-1, size))
 	}
 	h := w.Header()
-	h.Set("Accept-Ranges", "bytes")
+	if !s.b.NoRanges {
+		h.Set("Accept-Ranges", "bytes")
+	}
 	h.Set("Content-Type", "application/octet-stream")
 	h.Set("Content-Length", strconv.FormatInt(end-off, 10))
 	w.WriteHeader(status)
@@ -152,7 +156,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		p := buf[:n]
 		c.Fill(p, off)
 		s.corrupt(p, off)
-		if err := s.wait(r.Context(), len(p)); err != nil {
+		if err := s.pace.wait(r.Context(), len(p)); err != nil {
 			return
 		}
 		if _, err := w.Write(p); err != nil {
@@ -180,10 +184,18 @@ func (s *Server) corrupt(p []byte, off int64) {
 // catchUp is the most time a late sender may make up for.
 const catchUp = 20 * time.Millisecond
 
-// wait holds n bytes back until their slot on the mirror's one clock,
-// shared by all its connections like a real uplink.
-func (s *Server) wait(ctx context.Context, n int) error {
-	if s.b.Rate <= 0 {
+// pacer holds a mirror's bytes to its rate, on one clock shared by all its
+// connections like a real uplink.
+type pacer struct {
+	rate int64 // bytes per second; 0: unlimited
+	quit chan struct{}
+	mu   sync.Mutex
+	next time.Time // end of the last reserved send slot
+}
+
+// wait holds n bytes back until their slot.
+func (s *pacer) wait(ctx context.Context, n int) error {
+	if s.rate <= 0 {
 		return nil
 	}
 	s.mu.Lock()
@@ -194,7 +206,7 @@ func (s *Server) wait(ctx context.Context, n int) error {
 	if floor := now.Add(-catchUp); s.next.Before(floor) {
 		s.next = floor
 	}
-	s.next = s.next.Add(time.Duration(float64(n) / float64(s.b.Rate) * float64(time.Second)))
+	s.next = s.next.Add(time.Duration(float64(n) / float64(s.rate) * float64(time.Second)))
 	until := s.next
 	s.mu.Unlock()
 	d := time.Until(until)

@@ -44,6 +44,7 @@ type getOptions struct {
 	prefs    metalink.Prefs
 	client   engine.Client
 	json     bool
+	retryFor time.Duration
 	sources  []string
 	tty      bool
 	interval time.Duration
@@ -91,7 +92,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	fs := flag.NewFlagSet("get", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: braid get [flags] SOURCE...\n\nDownload every selected file of each SOURCE (a .meta4 or .metalink file, an\nhttp(s) or ftp URL, a .torrent file or URL, or a magnet link) and verify it. Exit status 0 only if every file verified.\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: braid get [flags] SOURCE...\n\nDownload every selected file of each SOURCE (a .meta4 or .metalink file, an\nhttp(s) or ftp URL, a .torrent file or URL, or a magnet link) and verify it. Exit status 0 only if every file verified.\n\n"+getNetworkHelp+"\nFlags:")
 		fs.PrintDefaults()
 	}
 	defaults := platform.DefaultPrefs()
@@ -108,6 +109,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	jsonOut := fs.Bool("json", false, "print progress as JSON lines")
 	tor := torrentFlags(fs)
 	requireSig := fs.Bool("require-signature", false, "fail a file unless an OpenPGP key of the keyring (braid keys) signed it; it stays NAME.part")
+	retryFor := fs.Duration("retry-for", defaultRetryFor, "how long to wait for the network while every mirror fails with temporary errors, e.g. 30m (0: forever)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, 0
@@ -149,6 +151,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		jobs:     *jobs,
 		display:  &display{},
 		json:     *jsonOut,
+		retryFor: *retryFor,
 		sources:  fs.Args(),
 		tty:      isTerminal(stdout),
 		interval: 500 * time.Millisecond,
@@ -227,6 +230,7 @@ func (o *getOptions) download(ctx context.Context, src string, req *engine.Reque
 	t := time.NewTicker(o.interval)
 	defer t.Stop()
 	var snap engine.Snapshot
+	waiting := false // a plain log said the download waits
 	if !o.json && !o.tty {
 		fmt.Fprintf(o.stdout, "%s: downloading %s from %d mirrors\n", req.File.Name, sizeOrUnknown(req.File.Size), len(req.File.URLs))
 	}
@@ -247,6 +251,8 @@ func (o *getOptions) download(ctx context.Context, src string, req *engine.Reque
 				o.progressJSON(&snap)
 			case o.tty && o.display.shows(dl):
 				fmt.Fprint(o.stdout, "\r\033[K"+progressLine(&snap))
+			default:
+				waiting = o.noteWaiting(&snap, waiting)
 			}
 		}
 	}
@@ -278,6 +284,9 @@ func progressLine(s *engine.Snapshot) string {
 	if len(name) > 40 {
 		name = "…" + name[len(name)-39:]
 	}
+	if line, ok := specialProgress(s, name, active, usable); ok {
+		return line
+	}
 	return fmt.Sprintf("%s  %s %5.1f%%  %s/s  ETA %s  mirrors %d/%d", name, what, pct, byteText(s.Speed), eta, active, usable)
 }
 
@@ -293,16 +302,18 @@ type jsonMirror struct {
 }
 
 type jsonProgress struct {
-	Type     string       `json:"type"` // "progress"
-	File     string       `json:"file"`
-	State    string       `json:"state"`
-	Size     int64        `json:"size"`
-	Bytes    int64        `json:"bytes"`
-	Pieces   int          `json:"pieces"`
-	Verified int          `json:"verified"`
-	Speed    int64        `json:"speed"`
-	ETA      float64      `json:"eta_seconds"` // -1: unknown
-	Mirrors  []jsonMirror `json:"mirrors"`
+	Type     string  `json:"type"` // "progress"
+	File     string  `json:"file"`
+	State    string  `json:"state"`
+	Size     int64   `json:"size"`
+	Bytes    int64   `json:"bytes"`
+	Pieces   int     `json:"pieces"`
+	Verified int     `json:"verified"`
+	Speed    int64   `json:"speed"`
+	ETA      float64 `json:"eta_seconds"` // -1: unknown
+	// NextTry is the seconds until the next try in state "waiting".
+	NextTry float64      `json:"next_try_seconds,omitempty"`
+	Mirrors []jsonMirror `json:"mirrors"`
 }
 
 type jsonResult struct {
@@ -326,6 +337,7 @@ func progressOf(s *engine.Snapshot) jsonProgress {
 	if s.ETA >= 0 {
 		p.ETA = s.ETA.Seconds()
 	}
+	p.NextTry = nextTryIn(s).Seconds()
 	for _, m := range s.Mirrors {
 		p.Mirrors = append(p.Mirrors, jsonMirror{URL: m.URL, State: m.State.String(), Reason: m.Reason, Bytes: m.Bytes, Speed: m.Speed, Strikes: m.Strikes})
 	}

@@ -47,6 +47,7 @@ func (o *getOptions) getFiles(ctx context.Context, st getState, src string, res 
 			Referer:    res.referer,
 			Locations:  o.prefs.Locations,
 			Batch:      len(files) > 1,
+			RetryFor:   o.retryFor,
 		}
 	}
 	if bp, ok := st.(batchPreparer); ok {

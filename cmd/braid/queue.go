@@ -238,6 +238,10 @@ func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) erro
 			if s.Size > 0 {
 				pct = 100 * float64(s.Bytes) / float64(s.Size)
 			}
+			if s.State == engine.StateWaiting {
+				fmt.Fprintf(w, "job %d %s: waiting for the network, next try in %s\n", j.ID, s.Name, waitText(nextTryIn(&s)))
+				return
+			}
 			fmt.Fprintf(w, "job %d %s: %s %.0f%% %s/%s %s/s\n", j.ID, s.Name, s.State, pct,
 				byteText(s.Bytes), byteText(s.Size), byteText(s.Speed))
 		},

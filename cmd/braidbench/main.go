@@ -4,9 +4,13 @@
 // file. Every mirror is an HTTP server of its own on its own loopback
 // address (127.0.0.2, 127.0.0.3, ...), serving generated data that is never
 // held in memory. Both downloaders run as child processes on the same
-// .meta4 (sha-256 piece hashes and a whole-file hash).
+// .meta4 (sha-256 piece hashes and a whole-file hash). After the time
+// table come the cases with reports of their own (see extras): "crash",
+// what each downloader fetches again after SIGKILL at random moments, and
+// "protocols", what the servers send for one file from HTTP, FTP and a
+// server that ignores Range.
 //
-//	go run -tags nosqlite,disable_libutp ./cmd/braidbench [-size 256MiB] [-scenarios uniform,mixed,hostile,unlimited,memory,torrent]
+//	go run -tags nosqlite,disable_libutp ./cmd/braidbench [-size 256MiB] [-scenarios uniform,mixed,hostile,unlimited,memory,crash,protocols,torrent]
 package main
 
 import (
@@ -74,13 +78,18 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	sizeFlag := fs.String("size", "256MiB", "file size of the rate-limited scenarios")
 	memSize := fs.String("mem-size", "4GiB", "file size of the memory scenario")
 	pieceFlag := fs.String("piece", "1MiB", "piece length in the .meta4")
-	which := fs.String("scenarios", "uniform,mixed,hostile,unlimited,memory,"+batchNames, "scenarios to run, comma separated (also: torrent, see torrent.go)")
+	which := fs.String("scenarios", "uniform,mixed,hostile,unlimited,memory,"+batchNames+extraNames(), "scenarios to run, comma separated (also: torrent, see torrent.go)")
 	braidBin := fs.String("braid", "", "braid binary (default: build ./cmd/braid)")
 	ariaBin := fs.String("aria2c", "aria2c", "aria2c binary; \"\" to skip")
 	workDir := fs.String("work", "", "folder for downloads (default: a temporary one)")
 	verbose := fs.Bool("v", false, "show the downloaders' own output")
 	runs := fs.Int("runs", 3, "runs of each downloader per scenario; the best counts (on a shared machine a slow run says more about the neighbours than about the tool)")
 	strict := fs.Bool("strict", false, "exit with status 1 when a target is missed")
+	for _, e := range extras {
+		if e.flags != nil {
+			e.flags(fs)
+		}
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -169,10 +178,50 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		r.print(tw)
 		missed = missed || !r.ok()
 	}
+	env := &benchEnv{dir: dir, braid: *braidBin, aria: aria, size: size, pieceLen: pieceLen}
+	for _, e := range extras {
+		if !want[e.name] {
+			continue
+		}
+		ok, err := e.run(ctx, env, out)
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.name, err)
+		}
+		missed = missed || !ok
+	}
 	if missed && *strict {
 		return errors.New("a target was missed")
 	}
 	return nil
+}
+
+// extra is a bench case that reports in its own format after the time
+// table. Files of this package add theirs to extras in an init function.
+type extra struct {
+	name  string
+	flags func(*flag.FlagSet) // registers its own flags; may be nil
+	// run runs the case and reports whether its targets were met.
+	run func(ctx context.Context, env *benchEnv, out io.Writer) (bool, error)
+}
+
+var extras []extra
+
+// extraNames lists the extra cases for the default of -scenarios.
+func extraNames() string {
+	var b strings.Builder
+	for _, e := range extras {
+		b.WriteString("," + e.name)
+	}
+	return b.String()
+}
+
+// benchEnv is what every extra case needs from the command line.
+type benchEnv struct {
+	dir      string // work folder
+	braid    string // braid binary
+	aria     string // aria2c binary, "" when not installed
+	size     int64  // file size of the rate-limited cases
+	pieceLen int64
 }
 
 // rowFormat lays out the table in fixed columns, so rows can be printed

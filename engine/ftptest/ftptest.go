@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"goftp.io/server/v2"
 	"goftp.io/server/v2/driver/file"
@@ -30,6 +31,9 @@ type Server struct {
 	served atomic.Int64
 	conns  atomic.Int64
 	active atomic.Int64
+
+	paceMu sync.Mutex
+	next   time.Time // end of the last reserved send slot (Rate)
 
 	mu     sync.Mutex
 	open   map[net.Conn]struct{}
@@ -49,6 +53,7 @@ type config struct {
 	user, pass string
 	cutAfter   int64 // -1: off
 	maxConns   int
+	rate       int64 // bytes per second for the whole server; 0: unlimited
 }
 
 // Option shapes a Server.
@@ -74,6 +79,10 @@ func Anonymous() Option { return func(c *config) { c.anonymous = true } }
 // CutAfter makes every RETR send at most n bytes and then end the transfer
 // as if the file ended there: a server whose copy is truncated.
 func CutAfter(n int64) Option { return func(c *config) { c.cutAfter = n } }
+
+// Rate limits the server to bytesPerSec for all its transfers together,
+// as a mirror whose uplink is the bottleneck is.
+func Rate(bytesPerSec int64) Option { return func(c *config) { c.rate = bytesPerSec } }
 
 // MaxConns makes the server greet a control connection beyond n open ones
 // with "421 Too many connections" and hang up, as busy FTP mirrors do.
@@ -253,7 +262,7 @@ func (d *driver) GetFile(ctx *server.Context, p string, offset int64) (int64, io
 		r = io.LimitReader(rc, n)
 		size = min(size, n)
 	}
-	return size, &countingReader{r: r, c: rc, served: &d.s.served}, nil
+	return size, &countingReader{r: r, c: rc, served: &d.s.served, s: d.s}, nil
 }
 
 // Refuse writes outright: the kit serves files, it does not take them.
@@ -269,9 +278,23 @@ type countingReader struct {
 	r      io.Reader
 	c      io.Closer
 	served *atomic.Int64
+	s      *Server
 }
 
 func (r *countingReader) Read(p []byte) (int, error) {
+	if rate := r.s.cfg.rate; rate > 0 {
+		// Slots of about 10 ms on one clock shared by all transfers.
+		p = p[:min(len(p), int(max(rate/100, 1024)))]
+		r.s.paceMu.Lock()
+		now := time.Now()
+		if r.s.next.Before(now) {
+			r.s.next = now
+		}
+		r.s.next = r.s.next.Add(time.Duration(float64(len(p)) / float64(rate) * float64(time.Second)))
+		until := r.s.next
+		r.s.paceMu.Unlock()
+		time.Sleep(time.Until(until))
+	}
 	n, err := r.r.Read(p)
 	r.served.Add(int64(n))
 	return n, err

@@ -62,6 +62,8 @@ type Mirror struct {
 	ranges []Range
 
 	closeOnce sync.Once
+	gate      *gate
+	cutDone   atomic.Bool // CutFirst has cut its answer
 }
 
 type config struct {
@@ -84,6 +86,8 @@ type config struct {
 	noHead     bool
 	user, pass string
 	gauges     []*Gauge
+	chunked    bool
+	cutFirst   int64 // -1: off
 }
 
 // Option shapes a Mirror.
@@ -172,6 +176,17 @@ func Status(code int) Option { return func(c *config) { c.status = code } }
 func Redirect(target string) Option { return func(c *config) { c.redirect = target } }
 
 // NoHead makes the mirror answer HEAD with 405 Method Not Allowed.
+// Chunked makes the mirror send the whole file without a Content-Length
+// (Transfer-Encoding: chunked, as a file generated on the fly is sent), to
+// HEAD as to GET. Range requests are still served as usual unless NoRanges
+// is set too.
+// CutFirst makes the mirror drop the connection of its first GET of the
+// file after n body bytes, as a network that fails once does; later
+// answers are whole.
+func CutFirst(n int64) Option { return func(c *config) { c.cutFirst = n } }
+
+func Chunked() Option { return func(c *config) { c.chunked = true } }
+
 func NoHead() Option { return func(c *config) { c.noHead = true } }
 
 // BasicAuth makes the mirror require these credentials, answering 401
@@ -230,6 +245,7 @@ func New(t testing.TB, data []byte, opts ...Option) *Mirror {
 		wrongSize:  -1,
 		stallAfter: -1,
 		cutAfter:   -1,
+		cutFirst:   -1,
 		header:     http.Header{},
 		path:       "/data.bin",
 		retryAfter: "1",
@@ -241,10 +257,12 @@ func New(t testing.TB, data []byte, opts ...Option) *Mirror {
 	if cfg.rate > 0 {
 		m.bucket = newBucket(cfg.rate)
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.addr, "0"))
+	inner, err := net.Listen("tcp", net.JoinHostPort(cfg.addr, "0"))
 	if err != nil {
 		t.Fatalf("mirrortest: listen on %s: %v", cfg.addr, err)
 	}
+	ln := newGate(inner)
+	m.gate = ln
 	m.srv = httptest.NewUnstartedServer(http.HandlerFunc(m.serve))
 	m.srv.Listener.Close()
 	m.srv.Listener = ln
@@ -310,10 +328,26 @@ func (m *Mirror) Ranges() []Range {
 // call more than once.
 func (m *Mirror) Close() {
 	m.closeOnce.Do(func() {
+		m.gate.shut()
 		close(m.quit)
 		m.srv.CloseClientConnections()
 		m.srv.Close()
 	})
+}
+
+// Pause takes the mirror off the network, as an outage does: its listener
+// closes, so connections are refused, and every open connection is cut.
+// Resume brings it back on the same address.
+func (m *Mirror) Pause() {
+	m.gate.pause()
+	m.srv.CloseClientConnections()
+}
+
+// Resume ends a Pause: the mirror listens again on its address.
+func (m *Mirror) Resume() {
+	if err := m.gate.resume(); err != nil {
+		m.t.Errorf("mirrortest: listen again on %s: %v", m.Host(), err)
+	}
 }
 
 func (m *Mirror) serve(w http.ResponseWriter, r *http.Request) {
@@ -324,7 +358,10 @@ func (m *Mirror) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	user, _, _ := r.BasicAuth()
 	idx := m.logStart(Range{Method: r.Method, Remote: r.RemoteAddr, User: user, Referer: r.Referer()})
-	rw := &writer{ResponseWriter: w, m: m, r: r, idx: idx, length: -1}
+	rw := &writer{ResponseWriter: w, m: m, r: r, idx: idx, length: -1, cut: m.cfg.cutAfter}
+	if m.cfg.cutFirst >= 0 && r.Method == http.MethodGet && m.cutDone.CompareAndSwap(false, true) {
+		rw.cut = m.cfg.cutFirst
+	}
 	m.track(1)
 	defer rw.finish() // unless the last body byte let go already
 	defer m.logDone(idx)
@@ -379,7 +416,25 @@ func (m *Mirror) serve(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del("Range")
 		r.Header.Del("If-Range")
 	}
+	if m.cfg.chunked && r.Header.Get("Range") == "" {
+		m.serveChunked(rw, r)
+		return
+	}
 	http.ServeContent(rw, r, "", time.Time{}, bytes.NewReader(m.data))
+}
+
+// serveChunked sends the whole file without saying its length.
+func (m *Mirror) serveChunked(rw *writer, r *http.Request) {
+	rw.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
+	for off := 0; off < len(m.data); off += 32 << 10 {
+		if _, err := rw.Write(m.data[off:min(off+32<<10, len(m.data))]); err != nil {
+			return
+		}
+		rw.Flush() // each write its own chunk, never a whole buffered body
+	}
 }
 
 // track adds n to the mirror's gauges.
@@ -450,6 +505,7 @@ type writer struct {
 	m      *Mirror
 	r      *http.Request
 	idx    int
+	cut    int64 // body bytes after which to drop the connection; -1: never
 	status int
 	pos    int64 // file offset of the next body byte
 	sent   int64 // body bytes sent in this response
@@ -493,7 +549,7 @@ func (w *writer) Write(p []byte) (int, error) {
 		if w.m.bucket != nil && len(chunk) > w.m.bucket.chunk {
 			chunk = chunk[:w.m.bucket.chunk]
 		}
-		if c := w.m.cfg.cutAfter; c >= 0 {
+		if c := w.cut; c >= 0 {
 			if w.sent >= c {
 				w.Flush()
 				panic(http.ErrAbortHandler) // net/http drops the connection quietly

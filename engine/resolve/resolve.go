@@ -150,6 +150,7 @@ func resolveHTTP(ctx context.Context, source string, u *url.URL, opts Options) (
 	if err != nil {
 		return nil, fmt.Errorf("source: %w", err)
 	}
+	defer src.Close() // the FTP server a redirect may lead to
 	if isMetalinkPath(u.Path) {
 		return fetchMetalink(ctx, src, opts)
 	}
@@ -179,9 +180,13 @@ func fetchMetalink(ctx context.Context, src *transport.HTTPSource, opts Options)
 // origin's answer.
 func metalinkHTTP(ctx context.Context, source string, u *url.URL, p *transport.Probe, opts Options) (*Result, error) {
 	doc := &metalink.Document{Version: 4}
+	// The origin's Digest, sent on its redirect or its answer, is what
+	// vouches for the file (RFC 6249 §6); a copy it redirected to that
+	// disagrees is refused by the engine.
+	digests := p.OriginDigests
 	file := metalink.File{
 		Size:   p.Size,
-		Hashes: p.Digests,
+		Hashes: digests,
 		URLs:   []metalink.URL{{URL: source, Priority: 1}},
 	}
 	final, err := url.Parse(p.URL)
@@ -207,7 +212,7 @@ func metalinkHTTP(ctx context.Context, source string, u *url.URL, p *transport.P
 			}
 		}
 	}
-	if len(p.Digests) == 0 && len(mirrors)+len(described) > 0 {
+	if len(digests) == 0 && len(mirrors)+len(described) > 0 {
 		// RFC 6249 §6: without an Instance Digest the Link header fields
 		// MUST be ignored, since nothing would vouch for the mirrors.
 		doc.Warnings = append(doc.Warnings, fmt.Sprintf(
@@ -239,7 +244,7 @@ func metalinkHTTP(ctx context.Context, source string, u *url.URL, p *transport.P
 	return &Result{
 		Kind:     KindPlainURL,
 		Document: doc,
-		Origin:   &Origin{URL: p.URL, ETag: p.ETag, Size: p.Size, Ranges: p.Ranges, Digests: p.Digests},
+		Origin:   &Origin{URL: p.URL, ETag: p.ETag, Size: p.Size, Ranges: p.Ranges, Digests: digests},
 	}, nil
 }
 

@@ -50,6 +50,8 @@ type FTPSource struct {
 	sizeMu     sync.Mutex
 	remoteSize int64 // -1 until known or when SIZE is unsupported
 	sizeKnown  bool  // SIZE was asked
+
+	parking parking // transfers kept running between ranges (see park.go)
 }
 
 // NewFTP returns a Source for an ftp URL. The URL's user information is
@@ -103,6 +105,7 @@ func (s *FTPSource) Mirror() string { return s.mirror }
 // Close closes the source's own connection pool. A shared pool stays open
 // for its owner to close.
 func (s *FTPSource) Close() error {
+	s.parking.close()
 	if s.ownPool {
 		return s.pool.Close()
 	}
@@ -112,6 +115,7 @@ func (s *FTPSource) Close() error {
 // Stat asks the server for the file's size (SIZE). A size other than the
 // expected one fails with ErrMismatch, returned with the Info.
 func (s *FTPSource) Stat(ctx context.Context) (Info, error) {
+	s.parking.abortOne()
 	c, err := s.conn(ctx)
 	if err != nil {
 		return Info{Size: -1}, err
@@ -131,6 +135,16 @@ func (s *FTPSource) ReadRange(ctx context.Context, off, n int64) (io.ReadCloser,
 	if n == 0 {
 		return io.NopCloser(strings.NewReader("")), nil
 	}
+	if e := s.parking.take(off); e != nil {
+		b := e.b
+		// The transfer of the last range goes on where it is: no abort,
+		// no new RETR, nothing sent twice.
+		b.c.begin(ctx)
+		return &ftpBody{s: s, c: b.c, resp: b.resp, ctx: ctx, left: n, n: n, off: off}, nil
+	}
+	// A parked transfer elsewhere in the file gives its login up, rather
+	// than hold it while this range logs in anew (servers count logins).
+	s.parking.abortOne()
 	c, err := s.conn(ctx)
 	if err != nil {
 		return nil, err
@@ -216,6 +230,8 @@ func (s *FTPSource) ftpError(what string, err error) error {
 			return &RetryError{After: DefaultRetryAfter, Err: fmt.Errorf("%s: %s: %w", s.mirror, what, err)}
 		case ftp.StatusFileUnavailable, ftp.StatusFileActionIgnored, ftp.StatusBadFileName:
 			return fmt.Errorf("%s: %s: %w: %w", s.mirror, what, err, ErrNotFound)
+		case ftp.StatusNotLoggedIn:
+			return fmt.Errorf("%s: %s: %w: %w", s.mirror, what, err, ErrDenied)
 		}
 	}
 	return fmt.Errorf("%s: %s: %w", s.mirror, what, err)
@@ -286,10 +302,21 @@ func (b *ftpBody) Close() error {
 		return nil
 	}
 	b.done = true
-	c := b.c
 	// A transfer its context ended leaves the connection in an unknown
 	// state (the cancel hook may be cutting it right now): discard it.
-	healthy := !c.aborted() && b.ctx.Err() == nil
+	healthy := !b.c.aborted() && b.ctx.Err() == nil
+	if healthy && b.left == 0 && b.n > 0 && b.s.parking.park(b) {
+		return nil
+	}
+	b.endTransfer(healthy)
+	return nil
+}
+
+// endTransfer ends the transfer, cutting it if the server is still
+// sending, and returns the control connection to the pool when it is
+// known to be healthy.
+func (b *ftpBody) endTransfer(healthy bool) {
+	c := b.c
 	if healthy {
 		c.deadline(ftpShutTimeout)
 		err := b.resp.Close() // closes the data connection, reads the final reply
@@ -307,7 +334,6 @@ func (b *ftpBody) Close() error {
 	}
 	c.end()
 	b.s.pool.release(c, !healthy || c.aborted())
-	return nil
 }
 
 // ftpConn is one logged-in control connection and the data connection of

@@ -65,6 +65,11 @@ type HTTPSource struct {
 	ifMatch   string
 	userAgent string
 	referer   string
+	ftpPool   *FTPPool // for a redirect to ftp://
+
+	mu  sync.Mutex
+	loc *url.URL   // where the file was last found after redirects; nil: s.url
+	ftp *FTPSource // set when the mirror redirects to ftp://
 }
 
 // NewHTTP returns a Source for an http or https URL. User information in
@@ -88,6 +93,7 @@ func NewHTTP(rawURL string, opts Options) (*HTTPSource, error) {
 		ifMatch:   opts.IfMatch,
 		userAgent: opts.UserAgent,
 		referer:   opts.Referer,
+		ftpPool:   opts.FTPPool,
 	}
 	if s.userAgent == "" {
 		s.userAgent = DefaultUserAgent
@@ -122,6 +128,11 @@ func NewHTTP(rawURL string, opts Options) (*HTTPSource, error) {
 		if left {
 			req.Header.Del("Authorization")
 		}
+		noteHop(req)
+		if s := strings.ToLower(req.URL.Scheme); s != "http" && s != "https" {
+			// net/http cannot follow it (ftp://): the caller does.
+			return http.ErrUseLastResponse
+		}
 		if next != nil {
 			return next(req, via)
 		}
@@ -151,14 +162,15 @@ func canonicalHost(u *url.URL) string {
 func (s *HTTPSource) Mirror() string { return s.url }
 
 func (s *HTTPSource) newRequest(ctx context.Context, method string) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, method, s.url, nil)
+	target := s.location()
+	req, err := http.NewRequestWithContext(ctx, method, target.String(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.url, err)
 	}
 	req.Header.Set("User-Agent", s.userAgent)
 	// Ranges count bytes of the file itself, never of a compressed form.
 	req.Header.Set("Accept-Encoding", "identity")
-	if s.auth != "" {
+	if s.auth != "" && s.sameOrigin(target) {
 		req.Header.Set("Authorization", s.auth)
 	}
 	if s.referer != "" {
@@ -180,6 +192,9 @@ func (s *HTTPSource) ReadRange(ctx context.Context, off, n int64) (io.ReadCloser
 	if n == 0 {
 		return io.NopCloser(strings.NewReader("")), nil
 	}
+	if f := s.ftpSource(); f != nil {
+		return f.ReadRange(ctx, off, n)
+	}
 	req, err := s.newRequest(ctx, http.MethodGet)
 	if err != nil {
 		return nil, err
@@ -189,13 +204,17 @@ func (s *HTTPSource) ReadRange(ctx context.Context, off, n int64) (io.ReadCloser
 	if s.ifMatch != "" {
 		req.Header.Set("If-Match", s.ifMatch)
 	}
-	resp, err := s.client.Do(req)
+	resp, _, err := s.do(req)
+	var moved *movedToFTP
+	if errors.As(err, &moved) {
+		return moved.src.ReadRange(ctx, off, n)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: bytes %d-%d: %w", s.url, off, last, err)
 	}
 	if err := s.checkRangeResponse(resp, off, n); err != nil {
 		discard(resp)
-		return nil, err
+		return nil, s.forgetAfter(req, err)
 	}
 	return &httpBody{ctx: ctx, body: resp.Body, left: n, n: n, off: off, mirror: s.url}, nil
 }
@@ -255,9 +274,14 @@ func statusError(resp *http.Response, where string) error {
 			After: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
 			Err:   fmt.Errorf("%s: %s", where, resp.Status),
 		}
+	case http.StatusRequestTimeout:
+		// The server gave up waiting for us: the network's doing.
 	default:
-		return fmt.Errorf("%s: unexpected answer %s", where, resp.Status)
+		if resp.StatusCode >= 400 && resp.StatusCode < 500 {
+			return fmt.Errorf("%s: %s: %w", where, resp.Status, ErrDenied)
+		}
 	}
+	return fmt.Errorf("%s: unexpected answer %s", where, resp.Status)
 }
 
 // discard closes a response we will not read, first draining a small rest
@@ -350,6 +374,11 @@ type Probe struct {
 	// ContentType is the media type of the file as served, lower case,
 	// without parameters.
 	ContentType string
+	// OriginDigests are the Digest header fields of the first answer on
+	// the way that sent any, a redirect's before the final answer's: what
+	// the origin vouches for (RFC 6249 §6). A final answer's Digest that
+	// disagrees (Info.Digests) marks a copy the origin does not vouch for.
+	OriginDigests []metalink.Hash
 }
 
 // Stat asks the mirror about the file with a HEAD (a GET of byte 0 when
@@ -380,19 +409,26 @@ func (s *HTTPSource) Probe(ctx context.Context) (*Probe, error) {
 }
 
 func (s *HTTPSource) head(ctx context.Context) (*Probe, error) {
+	if f := s.ftpSource(); f != nil {
+		return s.ftpProbe(ctx, f, nil)
+	}
 	req, err := s.newRequest(ctx, http.MethodHead)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Want-Digest", wantDigest)
-	resp, err := s.client.Do(req)
+	resp, hops, err := s.do(req)
+	var moved *movedToFTP
+	if errors.As(err, &moved) {
+		return s.ftpProbe(ctx, moved.src, hops)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: HEAD: %w", s.url, err)
 	}
 	resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusOK:
-		p := probeFrom(resp)
+		p := probeFrom(resp, hops)
 		p.Size = resp.ContentLength
 		p.Ranges = acceptsRanges(resp.Header)
 		return p, nil
@@ -407,14 +443,17 @@ func (s *HTTPSource) head(ctx context.Context) (*Probe, error) {
 	}
 	req.Header.Set("Want-Digest", wantDigest)
 	req.Header.Set("Range", "bytes=0-0")
-	resp, err = s.client.Do(req)
+	resp, hops, err = s.do(req)
+	if errors.As(err, &moved) {
+		return s.ftpProbe(ctx, moved.src, hops)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: GET bytes 0-0: %w", s.url, err)
 	}
 	defer discard(resp)
 	switch resp.StatusCode {
 	case http.StatusPartialContent:
-		p := probeFrom(resp)
+		p := probeFrom(resp, hops)
 		_, _, total, ok := parseContentRange(resp.Header.Get("Content-Range"))
 		if !ok {
 			return nil, fmt.Errorf("%s: GET bytes 0-0: unreadable Content-Range %q: %w", s.url, resp.Header.Get("Content-Range"), ErrMismatch)
@@ -422,23 +461,26 @@ func (s *HTTPSource) head(ctx context.Context) (*Probe, error) {
 		p.Size, p.Ranges = total, true
 		return p, nil
 	case http.StatusOK:
-		p := probeFrom(resp)
+		p := probeFrom(resp, hops)
 		p.Size = resp.ContentLength
 		return p, nil
 	case http.StatusRequestedRangeNotSatisfiable:
 		// Only an empty file has no byte 0.
-		p := probeFrom(resp)
+		p := probeFrom(resp, hops)
 		p.Size, p.Ranges = 0, true
 		return p, nil
 	}
 	return nil, statusError(resp, s.url+": GET bytes 0-0")
 }
 
-func probeFrom(resp *http.Response) *Probe {
+// probeFrom reads what a response says about the file, and what the
+// redirects before it said (RFC 6249 §6: a redirector such as MirrorBrain
+// sends the Link and Digest header fields on its 3xx).
+func probeFrom(resp *http.Response, hops []hop) *Probe {
 	u := *resp.Request.URL
 	u.User = nil
 	ct, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
-	return &Probe{
+	return withHops(&Probe{
 		Info: Info{
 			Size:    -1,
 			ETag:    resp.Header.Get("ETag"),
@@ -448,7 +490,7 @@ func probeFrom(resp *http.Response) *Probe {
 		},
 		URL:         u.String(),
 		ContentType: strings.ToLower(strings.TrimSpace(ct)),
-	}
+	}, hops)
 }
 
 func acceptsRanges(h http.Header) bool {
@@ -496,7 +538,7 @@ func (s *HTTPSource) Fetch(ctx context.Context, limit int64) (*Probe, []byte, er
 	if err != nil {
 		return nil, nil, err
 	}
-	resp, err := s.client.Do(req)
+	resp, hops, err := s.do(req)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: GET: %w", s.url, err)
 	}
@@ -514,7 +556,7 @@ func (s *HTTPSource) Fetch(ctx context.Context, limit int64) (*Probe, []byte, er
 	if int64(len(body)) > limit {
 		return nil, nil, fmt.Errorf("%s: document is larger than the %d-byte limit", s.url, limit)
 	}
-	p := probeFrom(resp)
+	p := probeFrom(resp, hops)
 	p.Size = int64(len(body))
 	return p, body, nil
 }

@@ -55,6 +55,10 @@ var (
 	ErrMismatch = errors.New("mirror disagrees with the expected file")
 	// ErrNotFound: the mirror does not have the file.
 	ErrNotFound = errors.New("mirror does not have the file")
+	// ErrDenied: the mirror refuses us for good: credentials it does not
+	// accept (HTTP 401 and 403, FTP 530) or a request it calls malformed
+	// (another 4xx). Asking again the same way cannot help.
+	ErrDenied = errors.New("mirror refused access")
 )
 
 // RetryError is a temporary refusal (429, 503, FTP 421): try this mirror

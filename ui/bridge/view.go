@@ -256,6 +256,9 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 	switch s.State {
 	case engine.StateStarting, engine.StateDownloading:
 		fd.State = ui.FileRunning
+	case engine.StateWaiting:
+		fd.State = ui.FileRunning
+		fd.Err = fmt.Sprintf(lang.L("waiting for the network, next try in %d s"), int(time.Until(s.NextTry).Round(time.Second)/time.Second))
 	case engine.StateVerifying:
 		fd.State = ui.FileVerifying
 	case engine.StateDone:

@@ -1,0 +1,222 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"braid/engine/metalink"
+	"braid/engine/mirrortest"
+	"braid/engine/piece"
+)
+
+// crashEnv makes the test binary a child that downloads the file described
+// in $crashEnv/file.json into $crashEnv with a fileJournal, for the crash
+// test to kill.
+const crashEnv = "BRAID_ENGINE_CRASH_CHILD"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(crashEnv); dir != "" {
+		os.Exit(crashChild(dir))
+	}
+	os.Exit(m.Run())
+}
+
+func crashChild(dir string) int {
+	b, err := os.ReadFile(filepath.Join(dir, "file.json"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	var f metalink.File
+	if err := json.Unmarshal(b, &f); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	j := &fileJournal{path: filepath.Join(dir, "journal"), n: piece.PlanFor(f).Count()}
+	done, err := j.load()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	dl := (&Client{}).Do(context.Background(), &Request{Dir: filepath.Join(dir, "out"), File: f, Done: done, Journal: j})
+	if err := dl.Err(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// fileJournal is a journal in one file, the bitfield of done pieces,
+// replaced atomically and synced at each call, as the queue's is durable.
+type fileJournal struct {
+	path string
+	n    int
+	mu   sync.Mutex
+	bits *piece.Bitfield
+}
+
+func (j *fileJournal) load() (*piece.Bitfield, error) {
+	b, err := os.ReadFile(j.path)
+	if os.IsNotExist(err) {
+		j.bits = piece.NewBitfield(j.n)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if j.bits, err = piece.UnmarshalBitfield(b, j.n); err != nil {
+		return nil, err
+	}
+	return j.bits.Clone(), nil
+}
+
+func (j *fileJournal) PiecesDone(_ string, pieces []int) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, i := range pieces {
+		j.bits.Set(i)
+	}
+	b, err := j.bits.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(j.path + ".tmp")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(j.path+".tmp", j.path)
+}
+
+// A child process downloading from two mirrors is killed with SIGKILL at
+// random moments and started again each time: every run keeps what the
+// killed one wrote (journaled or only logged), so the mirrors serve the
+// file once plus at most a few pieces in flight per kill.
+func TestCrashKeepsWrittenPieces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	const pl = 256 << 10
+	data := testData(24 << 20)
+	ms := []*mirrortest.Mirror{
+		mirrortest.New(t, data, addr(0), mirrortest.Rate(6<<20)),
+		mirrortest.New(t, data, addr(1), mirrortest.Rate(6<<20)),
+	}
+	dir := t.TempDir()
+	b, err := json.Marshal(fileFor("crash.bin", data, pl, urls(ms...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "file.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	served := func() int64 { return ms[0].BytesServed() + ms[1].BytesServed() }
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	kills := 0
+	for run := 0; ; run++ {
+		if run > 30 {
+			t.Fatal("no run finished the file in 30 tries")
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), crashEnv+"="+dir)
+		out, _ := os.Create(filepath.Join(dir, fmt.Sprintf("run%d.log", run)))
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		var err error
+		finished := false
+		if kills < 4 {
+			before := served()
+			select {
+			case err = <-exited:
+				finished = true
+			case <-time.After(time.Duration(200+r.IntN(600)) * time.Millisecond):
+				cmd.Process.Signal(syscall.SIGKILL)
+				<-exited
+				kills++
+				t.Logf("run %d killed after %d bytes served", run, served()-before)
+			}
+		} else {
+			select {
+			case err = <-exited:
+				finished = true
+			case <-time.After(2 * time.Minute):
+				cmd.Process.Kill()
+				<-exited
+				t.Fatal("the last run did not finish in 2 minutes")
+			}
+		}
+		out.Close()
+		if finished {
+			if err != nil {
+				log, _ := os.ReadFile(out.Name())
+				t.Fatalf("run %d: %v\n%s", run, err, log)
+			}
+			break
+		}
+	}
+	wantFile(t, filepath.Join(dir, "out"), "crash.bin", data)
+	extra := served() - int64(len(data))
+	t.Logf("%d kills: served %d bytes for %d, %d again", kills, served(), len(data), extra)
+	if limit := int64(kills) * 2 << 20; extra > limit {
+		t.Fatalf("served %d bytes more than the file over %d kills; want at most %d (2 MiB a kill)", extra, kills, limit)
+	}
+}
+
+// The piece log names pieces whose bytes may not have reached the disk
+// (a power loss): each is checked against its hash, and only the good
+// ones are kept.
+func TestPieceLogCheckedAgainstHashes(t *testing.T) {
+	const pl = 64 << 10
+	data := testData(16 * pl)
+	m := mirrortest.New(t, data, addr(0))
+	dir := t.TempDir()
+	part := append([]byte(nil), data[:8*pl]...)
+	part[3*pl+5] ^= 1 // piece 3 never made it intact
+	if err := os.WriteFile(filepath.Join(dir, "f.bin.part"), part, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log []byte
+	for i := range 6 {
+		log = append(log, byte(i), 0, 0, 0)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f.bin.part.done"), log, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := get(t, &Client{}, &Request{Dir: dir, File: fileFor("f.bin", data, pl, m.URL())}); err != nil {
+		t.Fatal(err)
+	}
+	wantFile(t, dir, "f.bin", data)
+	// Pieces 0-2 and 4-5 were kept; 3 and 6-15 fetched.
+	if got, want := m.BytesServed(), int64(11*pl); got != want {
+		t.Fatalf("served %d bytes, want %d (the bad piece and the unlogged ones)", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "f.bin.part.done")); !os.IsNotExist(err) {
+		t.Fatalf("the piece log is left behind: %v", err)
+	}
+}
