@@ -39,6 +39,7 @@ bench: setup
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
 	$(GO) run ./cmd/braidbench
 	bench/verify.sh
+	bench/repair.sh
 
 # fuzz runs each parser's fuzzer for FUZZTIME.
 FUZZTIME ?= 1m

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"sync"
@@ -59,6 +60,22 @@ func (b *budget) take(host string) bool {
 	b.used++
 	h.used++
 	return true
+}
+
+// acquire takes a token for a connection to host, waiting until one comes
+// free or ctx ends; for work outside a dispatcher (a repair's fetches).
+func (b *budget) acquire(ctx context.Context, host string) error {
+	for {
+		free := b.wait()
+		if b.take(host) {
+			return nil
+		}
+		select {
+		case <-free:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // giveBack returns a token that take gave but no connection used. It wakes

@@ -197,6 +197,15 @@ type Request struct {
 	// NAME.part (piece.PlanFor(File) gives the layout). nil starts afresh.
 	// Do takes a copy.
 	Done *piece.Bitfield
+	// SaveAs is the name an earlier run of this download chose (see
+	// Snapshot.SavedAs), to resume there; "" uses File.Name.
+	SaveAs string
+	// Landed says that the file at SaveAs (or File.Name) is this
+	// download's own, finished by an earlier run, as the caller recorded.
+	// Without a hash to check it by, it is then taken as done (and still
+	// not verified) instead of fetched again beside itself; with one, it
+	// must match, like any file found at the name.
+	Landed bool
 	// Journal, when not nil, is told which pieces are durably done.
 	Journal Journal
 	// Locations are the user's countries (ISO 3166-1 alpha-2), most

@@ -57,6 +57,10 @@ type download struct {
 	sampled     int64           // total bytes at the last sample
 	lost        []*MirrorError  // why mirrors were dropped
 	perMirror   int             // the Client's per-mirror cap the mirrors have (see trim)
+	savedAs     string          // the name the file is saved under (see place)
+	note        string          // why savedAs is not the file's name
+	verifiedBy  string          // the hash that proved the file; "" none
+	adopted     bool            // a file already there was proven to be it
 
 	plog      *pieceLog    // NAME.part.done, see piecelog.go
 	earlier   bool         // pieces of an earlier run were checked (liar.go)
@@ -146,10 +150,13 @@ func (d *download) run(ctx context.Context) (err error) {
 	}
 	d.initPieces(size)
 
-	if size, ok, err := st.existing(); err != nil {
+	adopted, err := d.place(ctx)
+	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
-	} else if ok {
-		return d.checkExisting(ctx, size)
+	}
+	defer release(d.req.Dir, st.name)
+	if adopted {
+		return nil
 	}
 	d.mu.Lock()
 	live := d.live()
@@ -204,13 +211,14 @@ func (d *download) run(ctx context.Context) (err error) {
 		}
 		if d.whole.Type == "" || sum == d.whole.Value {
 			d.convictSuspect()
+			d.setVerifiedBy()
 			if err := stopSyncer(); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			if err := d.check(ctx, st.f); err != nil {
 				return fmt.Errorf("%s: %w; %s kept", name, err, st.part)
 			}
-			if err := st.finish(); err != nil {
+			if err := d.finish(); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			d.removePieceLog()
@@ -383,6 +391,8 @@ func (d *download) snapshot(s *Snapshot) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s.Name = d.file.Name
+	s.SavedAs, s.Note, s.VerifiedBy = d.savedAs, d.note, d.verifiedBy
+	s.Created = d.state == StateDone && !d.adopted
 	s.Size = d.size
 	s.PieceLength = d.plan.Length
 	s.Verified = d.done

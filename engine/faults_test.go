@@ -331,15 +331,19 @@ func TestExistingFile(t *testing.T) {
 			t.Fatalf("served %d bytes, state %s", m.BytesServed()-before, snap.State)
 		}
 	})
-	t.Run("differs: left alone", func(t *testing.T) {
+	t.Run("differs: left alone, saved beside it", func(t *testing.T) {
 		dir := t.TempDir()
 		other := append([]byte(nil), data...)
 		other[100] ^= 1
 		os.WriteFile(filepath.Join(dir, "f.bin"), other, 0o644)
-		_, err := get(t, &Client{}, &Request{Dir: dir, File: f})
-		if !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "repair") {
-			t.Fatalf("err = %v, want ErrExists telling to repair", err)
+		snap, err := get(t, &Client{}, &Request{Dir: dir, File: f})
+		if err != nil {
+			t.Fatal(err)
 		}
+		if snap.SavedAs != "f (1).bin" || !strings.Contains(snap.Note, "f (1).bin") || !snap.Created {
+			t.Fatalf("saved as %q (created %v), note %q; want f (1).bin, created, and a note", snap.SavedAs, snap.Created, snap.Note)
+		}
+		wantFile(t, dir, "f (1).bin", data)
 		got, _ := os.ReadFile(filepath.Join(dir, "f.bin"))
 		if string(got) != string(other) {
 			t.Fatal("existing file was changed")

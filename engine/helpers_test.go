@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,14 +15,7 @@ import (
 )
 
 // testData is n bytes that differ from piece to piece.
-func testData(n int) []byte {
-	r := rand.New(rand.NewPCG(uint64(n), 7))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return b
-}
+func testData(n int) []byte { return mirrortest.Bytes(n, uint64(n)<<8|7) }
 
 // fileFor describes data as a metalink file named name: sha-256 whole-file
 // hash, and sha-256 piece hashes when pieceLen > 0.

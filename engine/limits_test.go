@@ -275,15 +275,15 @@ func TestMirrorBytesAfterSteal(t *testing.T) {
 }
 
 // TestReferer: every HTTP request to a mirror, probe and range alike,
-// carries the origin URL as Referer (RFC 6249 §7), without credentials or
-// fragment; without an origin none is sent.
+// carries the origin URL as Referer (RFC 6249 §7), without credentials,
+// query (signed-URL tokens) or fragment; without an origin none is sent.
 func TestReferer(t *testing.T) {
 	data := testData(512 << 10)
 	tests := []struct {
 		name, referer, want string
 	}{
 		{"origin", "http://origin.test/pub/f.bin", "http://origin.test/pub/f.bin"},
-		{"credentials and fragment dropped", "https://user:secret@origin.test/f.bin?v=1#top", "https://origin.test/f.bin?v=1"},
+		{"credentials, query and fragment dropped", "https://user:secret@origin.test/f.bin?token=abc&v=1#top", "https://origin.test/f.bin"},
 		{"none", "", ""},
 	}
 	for _, tc := range tests {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"braid/engine/metalink"
+	"braid/engine/redact"
 	"braid/engine/transport"
 )
 
@@ -101,10 +102,9 @@ func (m *mirror) latency() float64 {
 func mirrorName(raw string) (name, host string) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return raw, ""
+		return redact.URL(raw), ""
 	}
-	u.User = nil
-	return u.String(), u.Host
+	return redact.Parsed(u), u.Host
 }
 
 // markNoRanges records that m serves the file only from its start. One

@@ -80,8 +80,23 @@ const (
 // Snapshot is a consistent picture of a download at one moment. It is a
 // copy: the caller owns it and may keep it.
 type Snapshot struct {
-	Name        string // the file's relative name
-	Size        int64  // bytes; -1 while unknown
+	Name string // the file's relative name
+	// SavedAs is the name the file is saved under, relative to the
+	// folder: Name, or a numbered alternative ("f (1).bin") when a file
+	// no hash proves to be this one was already at Name (Note says so).
+	// "" until the download has chosen it.
+	SavedAs string
+	Note    string
+	// VerifiedBy names the hash that proved the file: a whole-file hash
+	// type ("sha-256"), or a piece hash type and " pieces" ("sha-1
+	// pieces") when only piece hashes could check it. "" while not done,
+	// and for a file nothing published could check (see Outcome).
+	VerifiedBy string
+	// Created reports, once the download is done, whether it wrote the
+	// file at SavedAs rather than finding it there already, proven by a
+	// hash.
+	Created     bool
+	Size        int64 // bytes; -1 while unknown
 	PieceLength int64
 	// Bytes counts the file's bytes on disk that count toward completion:
 	// finished pieces and the written part of pieces in progress.

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/url"
 
 	"braid/engine/metalink"
+	"braid/engine/redact"
 	"braid/engine/transport"
 )
 
@@ -41,27 +41,13 @@ func (d *download) sourceOptions(u metalink.URL) transport.Options {
 	o := transport.Options{
 		Size:       d.size,
 		UserAgent:  d.c.UserAgent,
-		Referer:    referer(d.req.Referer),
+		Referer:    redact.Referer(d.req.Referer),
 		HTTPClient: d.c.HTTP,
 	}
 	if u.Pref {
 		o.IfMatch = d.req.OriginETag
 	}
 	return o
-}
-
-// referer is the origin URL as a Referer header may carry it (RFC 9110
-// §10.1.3): without user information, which would hand the origin's
-// credentials to every mirror, and without a fragment. "" when raw is not
-// an absolute URL.
-func referer(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() || u.Host == "" {
-		return ""
-	}
-	u.User = nil
-	u.Fragment, u.RawFragment = "", ""
-	return u.String()
 }
 
 // closeMirrors releases the sources that hold connections of their own

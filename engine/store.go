@@ -40,6 +40,10 @@ func openStore(dir, name string) (*store, error) {
 	return &store{root: root, name: name, part: name + partSuffix}, nil
 }
 
+// setName points the store at another final name in the same folder,
+// before the .part is opened.
+func (s *store) setName(name string) { s.name, s.part = name, name+partSuffix }
+
 // existing reports whether something is at the final name already, and its
 // size. A symlink counts as something: it is never written through.
 func (s *store) existing() (size int64, ok bool, err error) {
@@ -110,10 +114,8 @@ func (s *store) sync() error {
 // waiting.
 func (s *store) startWriteback() { startWriteback(s.f) }
 
-// finish syncs NAME.part, closes it and gives it the final name, never
-// replacing a file that appeared there meanwhile: a hard link fails if the
-// name is taken; file systems without hard links fall back to a rename
-// after a check.
+// finish syncs NAME.part, closes it and gives it the final name (see
+// publish).
 func (s *store) finish() error {
 	if err := s.sync(); err != nil {
 		return err
@@ -123,21 +125,30 @@ func (s *store) finish() error {
 	if err != nil {
 		return fmt.Errorf("close %s: %w", s.part, err)
 	}
-	if err := s.root.Link(s.part, s.name); err == nil {
+	return s.publish(s.name)
+}
+
+// publish gives the closed NAME.part the final name name, never replacing
+// a file that appeared there meanwhile: a hard link fails if the name is
+// taken; file systems without hard links fall back to a rename after a
+// check. It fails with ErrExists when the name is taken.
+func (s *store) publish(name string) error {
+	if err := s.root.Link(s.part, name); err == nil {
 		if err := s.root.Remove(s.part); err != nil {
 			return fmt.Errorf("remove %s: %w", s.part, err)
 		}
 	} else {
 		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s appeared during the download: %w", s.name, ErrExists)
+			return fmt.Errorf("%s appeared during the download: %w", name, ErrExists)
 		}
-		if _, ok, _ := s.existing(); ok {
-			return fmt.Errorf("%s appeared during the download: %w", s.name, ErrExists)
+		if _, err := s.root.Lstat(name); err == nil {
+			return fmt.Errorf("%s appeared during the download: %w", name, ErrExists)
 		}
-		if err := s.root.Rename(s.part, s.name); err != nil {
+		if err := s.root.Rename(s.part, name); err != nil {
 			return fmt.Errorf("rename %s: %w", s.part, err)
 		}
 	}
+	s.name = name
 	s.syncDir()
 	return nil
 }

@@ -26,16 +26,7 @@ import (
 // error text), a job whose source holds a password, and the per-mirror
 // connection limit the window stored as a raw setting.
 func TestMigrateFromV2(t *testing.T) {
-	dir := t.TempDir()
-	openTest(t, dir).Close()
-	path := filepath.Join(dir, DBName)
-	if err := os.Remove(path); err != nil {
-		t.Fatal(err)
-	}
-	db := rawDB(t, path)
-	if err := migrate(db, 2); err != nil {
-		t.Fatal(err)
-	}
+	dir, db := oldDB(t, 2)
 	const doc = `{"Version":4,"Files":[{"Name":"a","Size":1},{"Name":"b","Size":1}]}`
 	for _, stmt := range []string{
 		`INSERT INTO jobs (id, source, dest, state, position, added_at, document, error) VALUES
@@ -140,10 +131,10 @@ func TestMismatchFlag(t *testing.T) {
 			return q.SetMismatch(id, "c", true)
 		}, false, "a:false/false b:false/false c:true/false"},
 		{"a download ends in a mismatch", func() error {
-			return q.FinishFile(id, "b", fmt.Errorf("b: %w: sha-256 00, expected 11", engine.ErrHashMismatch))
+			return q.FinishFile(id, "b", nil, fmt.Errorf("b: %w: sha-256 00, expected 11", engine.ErrHashMismatch))
 		}, true, "a:false/false b:true/false c:true/false"},
 		{"another failure is no mismatch", func() error {
-			return q.FinishFile(id, "a", fmt.Errorf("a: %w", engine.ErrNoMirrors))
+			return q.FinishFile(id, "a", nil, fmt.Errorf("a: %w", engine.ErrNoMirrors))
 		}, true, "a:false/false b:true/false c:true/false"},
 		{"repaired", func() error { return q.SetVerified(id, "b", true) }, false, "a:false/false b:false/true c:true/false"},
 	}
@@ -335,7 +326,7 @@ func TestPrepareFileKeepsOrigin(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dest, "f.bin.part"), make([]byte, 3<<20), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.FinishFile(id, "f.bin", context.Canceled); err != nil {
+	if err := q.FinishFile(id, "f.bin", nil, context.Canceled); err != nil {
 		t.Fatal(err)
 	}
 	j, err := q.Get(id)
@@ -350,7 +341,7 @@ func TestPrepareFileKeepsOrigin(t *testing.T) {
 	if err != nil || id2 != id || done == nil || done.Count() != 2 {
 		t.Fatalf("resume with the same ETag: job %d (want %d), done %v, %v", id2, id, done, err)
 	}
-	if err := q.FinishFile(id, "f.bin", context.Canceled); err != nil {
+	if err := q.FinishFile(id, "f.bin", nil, context.Canceled); err != nil {
 		t.Fatal(err)
 	}
 	v2 := Origin{ETag: `"2"`, Referer: v1.Referer}

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 
@@ -15,79 +13,6 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/piece"
 )
-
-// Resolver reads a source into a document, the names of the files to
-// download (nil: all) and, for a plain URL, what its server said (zero
-// otherwise). GetOrAdd calls it only for a source not yet queued, so a
-// queued download does not need its .meta4 any more.
-type Resolver func() (doc *metalink.Document, selected []string, origin Origin, err error)
-
-// GetOrAdd is what `braid get --state` does with a source: it returns the
-// job for source going to dest (compared as an absolute path) ready to
-// run, adding it with resolve's document when there is none. added says
-// which. A paused or failed job is queued again; a done job whose files
-// are all still at their final names is returned done (running it is a
-// no-op), and one whose files went missing is queued to fetch them again.
-// Sources are compared less URL credentials (see Redact).
-func (q *Queue) GetOrAdd(source, dest string, resolve Resolver) (job Job, added bool, err error) {
-	abs, err := filepath.Abs(dest)
-	if err != nil {
-		return Job{}, false, fmt.Errorf("queue %s: destination %q: %w", source, dest, err)
-	}
-	var id int64
-	err = q.db.QueryRow(`SELECT id FROM jobs WHERE source = ? AND dest = ? ORDER BY id DESC LIMIT 1`,
-		Redact(source), abs).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		doc, selected, origin, err := resolve()
-		if err != nil {
-			return Job{}, false, err
-		}
-		id, err := q.AddFrom(source, abs, doc, selected, origin)
-		if err != nil {
-			return Job{}, false, err
-		}
-		j, err := q.Get(id)
-		return j, true, err
-	}
-	if err != nil {
-		return Job{}, false, q.wrap("find job for "+source, err)
-	}
-	j, err := q.Get(id)
-	if err != nil {
-		return Job{}, false, err
-	}
-	switch j.State {
-	case Paused, Failed:
-		if err := q.Resume(id); err != nil {
-			return Job{}, false, err
-		}
-	case Done:
-		missing := false
-		for _, f := range j.Files {
-			if !f.Selected {
-				continue
-			}
-			if _, err := os.Stat(filepath.Join(j.Dest, filepath.FromSlash(f.Name))); err == nil {
-				continue
-			}
-			missing = true
-			if err := q.SetVerified(id, f.Name, false); err != nil {
-				return Job{}, false, err
-			}
-			if err := q.SetPieces(id, f.Name, piece.NewBitfield(f.Pieces)); err != nil {
-				return Job{}, false, err
-			}
-		}
-		if !missing {
-			return j, false, nil
-		}
-		if err := q.SetState(id, Queued); err != nil {
-			return Job{}, false, err
-		}
-	}
-	j, err = q.Get(id)
-	return j, false, err
-}
 
 // PrepareFile is `braid get --state` starting one file of source into
 // dest: it finds the job for source and dest (adding one, or adding the
@@ -101,7 +26,9 @@ func (q *Queue) GetOrAdd(source, dest string, resolve Resolver) (job Job, added 
 // Referer. When the stored file differs from f (the document changed:
 // another size or hash, or the origin now names another ETag), its
 // recorded pieces are dropped. A job another Braid process is running is
-// refused with ErrNotOwner. Sources are compared less URL credentials.
+// refused with ErrNotOwner. Sources are compared in their canonical
+// spelling (see canonical): a relative and an absolute path to one
+// metalink are one job.
 func (q *Queue) PrepareFile(ctx context.Context, source, dest string, f metalink.File, origin Origin) (int64, *piece.Bitfield, error) {
 	id, done, err := q.PrepareFiles(ctx, source, dest, []metalink.File{f}, origin)
 	if err != nil {
@@ -111,16 +38,24 @@ func (q *Queue) PrepareFile(ctx context.Context, source, dest string, f metalink
 }
 
 // FinishFile records how a download that PrepareFile started ended: err
-// nil marks the file verified (and the job done when all its files are);
+// nil marks the file done (see Landed: snap is the download's last
+// snapshot), and the job done when all its files are;
 // an interruption (context canceled) pauses the job, so only another
 // `braid get` or a resume continues it; a missing, read-only or full
 // destination pauses it with the reason; any other error fails it, and
 // engine.ErrHashMismatch also marks the file's Mismatch.
-func (q *Queue) FinishFile(id int64, name string, cause error) error {
+func (q *Queue) FinishFile(id int64, name string, snap *engine.Snapshot, cause error) error {
 	var pe *pauseError
+	if snap != nil && snap.SavedAs != "" && snap.SavedAs != name {
+		// Where a renamed download's .part is, for the next run to resume.
+		if err := q.exec(fmt.Sprintf("job %d file %s: record name on disk", id, name),
+			`UPDATE files SET saved_as = ? WHERE job = ? AND name = ?`, snap.SavedAs, id, name); err != nil {
+			return err
+		}
+	}
 	switch {
 	case cause == nil:
-		if err := q.SetVerified(id, name, true); err != nil {
+		if err := q.Landed(id, name, snap); err != nil {
 			return err
 		}
 		var left int

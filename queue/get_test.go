@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"braid/engine"
 )
 
 // TestPrepareFinishFile follows `braid get --state` through a download
@@ -36,7 +38,7 @@ func TestPrepareFinishFile(t *testing.T) {
 	if err := q.Journal(id).PiecesDone("a.bin", []int{0, 1}); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.FinishFile(id, "a.bin", fmt.Errorf("a.bin: %w", context.Canceled)); err != nil {
+	if err := q.FinishFile(id, "a.bin", nil, fmt.Errorf("a.bin: %w", context.Canceled)); err != nil {
 		t.Fatal(err)
 	}
 	if j, _ := q.Get(id); j.State != Paused {
@@ -65,13 +67,13 @@ func TestPrepareFinishFile(t *testing.T) {
 	if id3, _, err := q.PrepareFile(ctx, src, dest, b, Origin{}); err != nil || id3 != id {
 		t.Fatalf("PrepareFile of a second file: job %d, %v", id3, err)
 	}
-	if err := q.FinishFile(id, "a.bin", nil); err != nil {
+	if err := q.FinishFile(id, "a.bin", &engine.Snapshot{SavedAs: "a.bin", Created: true, VerifiedBy: "sha-256"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if j, _ := q.Get(id); j.State != Running || !j.Files[0].Verified || len(j.Files) != 2 {
 		t.Errorf("after the first file: %s, verified %v, %d files", j.State, j.Files[0].Verified, len(j.Files))
 	}
-	if err := q.FinishFile(id, "b.bin", nil); err != nil {
+	if err := q.FinishFile(id, "b.bin", &engine.Snapshot{SavedAs: "b.bin", Created: true, VerifiedBy: "sha-256"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if j, _ := q.Get(id); j.State != Done {
@@ -82,7 +84,7 @@ func TestPrepareFinishFile(t *testing.T) {
 		if _, _, err := q.PrepareFile(ctx, src, dest, b, Origin{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := q.FinishFile(id, "b.bin", errors.New("no usable mirror left")); err != nil {
+		if err := q.FinishFile(id, "b.bin", nil, errors.New("no usable mirror left")); err != nil {
 			t.Fatal(err)
 		}
 		if j, _ := q.Get(id); j.State != Failed || j.Error != "no usable mirror left" {
@@ -99,7 +101,7 @@ func TestPrepareFinishFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		os.Remove(gone)
-		if err := q.FinishFile(id, "a.bin", &fs.PathError{Op: "open", Path: gone, Err: fs.ErrNotExist}); err != nil {
+		if err := q.FinishFile(id, "a.bin", nil, &fs.PathError{Op: "open", Path: gone, Err: fs.ErrNotExist}); err != nil {
 			t.Fatal(err)
 		}
 		if j, _ := q.Get(id); j.State != Paused || !strings.Contains(j.Error, "no longer exists") {

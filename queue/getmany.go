@@ -26,12 +26,12 @@ func (q *Queue) PrepareFiles(ctx context.Context, source, dest string, files []m
 		return 0, nil, fmt.Errorf("queue %s: destination %q: %w", source, dest, err)
 	}
 	owner := q.tryOwn()
-	source = Redact(source)
 	var id int64
 	var state, etag string
 	var blob []byte
-	err = q.db.QueryRow(`SELECT id, state, origin_etag, document FROM jobs WHERE source = ? AND dest = ? ORDER BY id DESC LIMIT 1`,
-		source, abs).Scan(&id, &state, &etag, &blob)
+	err = q.db.QueryRow(`SELECT id, state, origin_etag, document FROM jobs WHERE source_key = ? AND dest = ? ORDER BY id DESC LIMIT 1`,
+		canonical(source), abs).Scan(&id, &state, &etag, &blob)
+	source = Redact(source)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		if id, err = q.AddFrom(source, abs, &metalink.Document{Version: 4, Files: files}, nil, origin); err != nil {

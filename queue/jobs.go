@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/piece"
 )
@@ -59,7 +60,18 @@ type File struct {
 	Size     int64           // -1: unknown until a mirror says
 	Hashes   []metalink.Hash // set by Get, nil in List
 	Selected bool
-	Verified bool // downloaded and its whole-file hash matched
+	// Verified is set when the file is done at its name: downloaded and
+	// checked against every hash published for it. VerifiedBy names the
+	// hash that proved it ("sha-256", "sha-1 pieces"), "" when none was
+	// published (done, not verified: see Outcome).
+	Verified   bool
+	VerifiedBy string
+	// SavedAs is the name the file is saved under when another file no
+	// hash proved to be this one was at Name; "" means Name (see Path).
+	SavedAs string
+	// Created: this job wrote the file at Path; "remove with files"
+	// deletes only such files.
+	Created bool
 	// Mismatch: its bytes did not match its whole-file hash, at the end of
 	// a download or in a verify, and it has not verified since.
 	Mismatch bool
@@ -71,6 +83,27 @@ type File struct {
 	DoneBytes int64
 	// Mirrors is set by Get, nil in List; ordered by priority.
 	Mirrors []Mirror
+}
+
+// Path is the file's name on disk, relative to the job's destination.
+func (f File) Path() string {
+	if f.SavedAs != "" {
+		return f.SavedAs
+	}
+	return f.Name
+}
+
+// Outcome says what is known of a done file's bytes, in the engine's words
+// ("verified (sha-256)", "not verified (no hash published)"); "" while it
+// is not done.
+func (f File) Outcome() string {
+	switch {
+	case !f.Verified:
+		return ""
+	case f.VerifiedBy != "":
+		return engine.OutcomeText(engine.OutcomeVerified, f.VerifiedBy)
+	}
+	return engine.OutcomeText(engine.OutcomeNotVerified, "")
 }
 
 // Origin is what the server of a plain URL said about the file when it was
@@ -140,8 +173,9 @@ func LayoutOf(f metalink.File) piece.Layout {
 // Add appends a job to the end of the queue, state queued: the document is
 // stored with it, so the job survives its .meta4 being moved or deleted.
 // selected names the files to download; nil selects them all. It returns
-// the new job's ID. The source is stored without URL credentials (Redact);
-// the document's mirrors keep theirs.
+// the new job's ID. The source is stored as given less URL credentials
+// (Redact), and with it its one spelling (see canonical), by which a later
+// `braid get` finds the job; the document's mirrors keep their credentials.
 func (q *Queue) Add(source, dest string, doc *metalink.Document, selected []string) (int64, error) {
 	return q.AddFrom(source, dest, doc, selected, Origin{})
 }
@@ -151,9 +185,9 @@ func (q *Queue) Add(source, dest string, doc *metalink.Document, selected []stri
 // job in the same transaction.
 func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []string, origin Origin) (int64, error) {
 	const op = "add job"
-	source = Redact(source)
+	shown := Redact(source)
 	if doc == nil || len(doc.Files) == 0 {
-		return 0, fmt.Errorf("%s %s: the document has no files to download", op, source)
+		return 0, fmt.Errorf("%s %s: the document has no files to download", op, shown)
 	}
 	inDoc := make(map[string]bool, len(doc.Files))
 	for _, f := range doc.Files {
@@ -161,19 +195,19 @@ func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []
 	}
 	for _, name := range selected {
 		if !inDoc[name] {
-			return 0, fmt.Errorf("%s %s: selected file %q is not in the document", op, source, name)
+			return 0, fmt.Errorf("%s %s: selected file %q is not in the document", op, shown, name)
 		}
 	}
 	if selected != nil && len(selected) == 0 {
-		return 0, fmt.Errorf("%s %s: no file selected", op, source)
+		return 0, fmt.Errorf("%s %s: no file selected", op, shown)
 	}
 	abs, err := filepath.Abs(dest)
 	if err != nil {
-		return 0, fmt.Errorf("%s %s: destination %q: %w", op, source, dest, err)
+		return 0, fmt.Errorf("%s %s: destination %q: %w", op, shown, dest, err)
 	}
 	blob, err := json.Marshal(doc)
 	if err != nil {
-		return 0, fmt.Errorf("%s %s: store document: %w", op, source, err)
+		return 0, fmt.Errorf("%s %s: store document: %w", op, shown, err)
 	}
 	want := make(map[string]bool, len(selected))
 	for _, name := range selected {
@@ -182,9 +216,9 @@ func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []
 	var id int64
 	err = q.tx(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`
-			INSERT INTO jobs (source, dest, state, position, added_at, document, origin_etag, referer)
-			VALUES (?, ?, 'queued', (SELECT COALESCE(MAX(position), -1) + 1 FROM jobs), ?, ?, ?, ?)`,
-			source, abs, time.Now().UnixMilli(), blob, origin.ETag, Redact(origin.Referer))
+			INSERT INTO jobs (source, source_key, dest, state, position, added_at, document, origin_etag, referer)
+			VALUES (?, ?, ?, 'queued', (SELECT COALESCE(MAX(position), -1) + 1 FROM jobs), ?, ?, ?, ?)`,
+			shown, canonical(source), abs, time.Now().UnixMilli(), blob, origin.ETag, Redact(origin.Referer))
 		if err != nil {
 			return err
 		}
@@ -199,7 +233,7 @@ func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []
 		return nil
 	})
 	if err != nil {
-		return 0, q.wrap(op+" "+source, err)
+		return 0, q.wrap(op+" "+shown, err)
 	}
 	return id, nil
 }
@@ -343,22 +377,6 @@ func (q *Queue) Get(id int64) (Job, error) {
 	return j, nil
 }
 
-// FindBySource returns the most recently added job with this source
-// (compared as given, less URL credentials), or ErrNotFound. `braid get`
-// uses it to resume a download rather than start it again.
-func (q *Queue) FindBySource(source string) (Job, error) {
-	source = Redact(source)
-	var id int64
-	err := q.db.QueryRow(`SELECT id FROM jobs WHERE source = ? ORDER BY id DESC LIMIT 1`, source).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Job{}, fmt.Errorf("find job for %s: %w", source, ErrNotFound)
-	}
-	if err != nil {
-		return Job{}, q.wrap("find job for "+source, err)
-	}
-	return q.Get(id)
-}
-
 type scanner interface{ Scan(...any) error }
 
 // jobColumns are the columns scanJob reads, in its order.
@@ -387,10 +405,10 @@ func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 // fileQuery reads files with their pieces; listQuery the same without the
 // hashes, which List does not return.
 const (
-	fileQuery = `SELECT f.job, f.name, f.size, f.hashes, f.selected, f.verified, f.mismatch, p.length, p.count, p.bits
-	FROM files f JOIN pieces p ON p.file = f.id`
-	listQuery = `SELECT f.job, f.name, f.size, '', f.selected, f.verified, f.mismatch, p.length, p.count, p.bits
-	FROM files f JOIN pieces p ON p.file = f.id`
+	fileQuery = `SELECT f.job, f.name, f.size, f.hashes, f.selected, f.verified, f.mismatch, f.verified_by, f.saved_as, f.created,
+	p.length, p.count, p.bits FROM files f JOIN pieces p ON p.file = f.id`
+	listQuery = `SELECT f.job, f.name, f.size, '', f.selected, f.verified, f.mismatch, f.verified_by, f.saved_as, f.created,
+	p.length, p.count, p.bits FROM files f JOIN pieces p ON p.file = f.id`
 )
 
 func scanFile(s scanner, withHashes bool) (int64, File, error) {
@@ -398,7 +416,7 @@ func scanFile(s scanner, withHashes bool) (int64, File, error) {
 	var f File
 	var hashes string
 	var bits []byte
-	if err := s.Scan(&job, &f.Name, &f.Size, &hashes, &f.Selected, &f.Verified, &f.Mismatch,
+	if err := s.Scan(&job, &f.Name, &f.Size, &hashes, &f.Selected, &f.Verified, &f.Mismatch, &f.VerifiedBy, &f.SavedAs, &f.Created,
 		&f.Layout.Length, &f.Pieces, &bits); err != nil {
 		return 0, File{}, err
 	}
@@ -492,37 +510,6 @@ func (q *Queue) SetPieces(id int64, name string, b *piece.Bitfield) error {
 	return nil
 }
 
-// SetSize records a file's size once a mirror tells it (the document did
-// not), resetting its bitfield to the layout of that size.
-func (q *Queue) SetSize(id int64, name string, size int64) error {
-	op := fmt.Sprintf("job %d file %s: store size", id, name)
-	err := q.tx(func(tx *sql.Tx) error {
-		var fid, length int64
-		err := tx.QueryRow(`SELECT f.id, p.length FROM files f JOIN pieces p ON p.file = f.id
-			WHERE f.job = ? AND f.name = ?`, id, name).Scan(&fid, &length)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		l := piece.Layout{Size: size, Length: length}
-		bits, err := piece.NewBitfield(l.Count()).MarshalBinary()
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(`UPDATE files SET size = ? WHERE id = ?`, size, fid); err != nil {
-			return err
-		}
-		_, err = tx.Exec(`UPDATE pieces SET count = ?, bits = ? WHERE file = ?`, l.Count(), bits, fid)
-		return err
-	})
-	if err != nil {
-		return q.wrap(op, err)
-	}
-	return nil
-}
-
 // resetFile gives a file a new layout with no piece done.
 func (q *Queue) resetFile(id int64, name string, l piece.Layout) error {
 	op := fmt.Sprintf("job %d file %s: reset pieces", id, name)
@@ -559,6 +546,36 @@ func (q *Queue) SetVerified(id int64, name string, verified bool) error {
 		verified, verified, id, name)
 }
 
+// Landed records a file whose download is done, from the engine's last
+// snapshot of it: verified, by which hash (if any), the name it is saved
+// under and whether the download wrote it or found it there, proven.
+func (q *Queue) Landed(id int64, name string, s *engine.Snapshot) error {
+	if s == nil {
+		return fmt.Errorf("job %d file %s: mark done: no snapshot of the download", id, name)
+	}
+	return q.exec(fmt.Sprintf("job %d file %s: mark done", id, name), landedSQL, landedArgs(id, name, s)...)
+}
+
+// landedSQL and landedArgs record a file that landed (Landed), alone or
+// in a batch's transaction.
+const landedSQL = `UPDATE files SET verified = 1, mismatch = 0, verified_by = ?, saved_as = ?, created = ? WHERE job = ? AND name = ?`
+
+func landedArgs(id int64, name string, s *engine.Snapshot) []any {
+	saved := s.SavedAs
+	if saved == name {
+		saved = ""
+	}
+	return []any{s.VerifiedBy, saved, s.Created, id, name}
+}
+
+// MarkVerified records that a check of a file at its name (a verify, a
+// repair) proved it by the hash by ("sha-256", "sha-1 pieces"), as
+// engine.RepairResult.VerifiedBy names it.
+func (q *Queue) MarkVerified(id int64, name, by string) error {
+	return q.exec(fmt.Sprintf("job %d file %s: mark verified", id, name),
+		`UPDATE files SET verified = 1, mismatch = 0, verified_by = ? WHERE job = ? AND name = ?`, by, id, name)
+}
+
 // SetMismatch records that a file's bytes did not match its whole-file
 // hash (bad true: not verified either), or clears that. SetVerified(true)
 // clears it too.
@@ -576,9 +593,10 @@ func (q *Queue) AddStrikes(id int64, name, mirrorURL string, n int) error {
 		n, mirrorURL, id, name)
 }
 
-// Remove deletes a job from the queue. With withFiles it first deletes each
-// file's NAME and NAME.part under the destination (through os.Root, so a
-// stored name can never reach outside it); a file that is already gone is
+// Remove deletes a job from the queue. With withFiles it first deletes the
+// files the job created (see File.Created: never one that was there before
+// it) and each file's NAME.part under the destination (through os.Root, so
+// a stored name can never reach outside it); a file that is already gone is
 // fine. If a file cannot be deleted, the job stays queued as it was and the
 // error says which file, so the user can retry.
 func (q *Queue) Remove(id int64, withFiles bool) error {
@@ -612,7 +630,11 @@ func removeFiles(j Job) error {
 	}
 	defer root.Close()
 	for _, f := range j.Files {
-		for _, name := range []string{f.Name, f.Name + ".part"} {
+		names := []string{f.Path() + ".part"}
+		if f.Created {
+			names = append(names, f.Path())
+		}
+		for _, name := range names {
 			if err := root.Remove(filepath.FromSlash(name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("delete %s: %w", filepath.Join(j.Dest, filepath.FromSlash(name)), err)
 			}
@@ -644,4 +666,55 @@ func (q *Queue) exec(op, query string, args ...any) error {
 		return fmt.Errorf("%s: %w", op, ErrNotFound)
 	}
 	return nil
+}
+
+// Checked says what is known of a job's files once they are done: the
+// outcome all its selected files share ("verified (sha-256)"), "not
+// verified (no hash published)" when any of them could not be checked,
+// "verified (mixed hashes)" when different hashes verified them, and ""
+// while any is not done.
+func (j Job) Checked() string {
+	out, unchecked := "", false
+	for _, f := range j.Files {
+		if !f.Selected {
+			continue
+		}
+		o := f.Outcome()
+		switch {
+		case o == "":
+			return ""
+		case f.VerifiedBy == "":
+			unchecked = true
+		case out == "":
+			out = o
+		case out != o:
+			out = "verified (mixed hashes)"
+		}
+	}
+	if unchecked {
+		return engine.OutcomeText(engine.OutcomeNotVerified, "")
+	}
+	return out
+}
+
+// NothingToRun says why a run of the queue would do nothing (no job
+// queued, and how many are paused or failed, with how to go on), or ""
+// when there is a job to run.
+func NothingToRun(q *Queue) string {
+	jobs, err := q.List()
+	if err != nil {
+		return ""
+	}
+	count := map[State]int{}
+	for _, j := range jobs {
+		count[j.State]++
+	}
+	if count[Queued]+count[Running] > 0 {
+		return ""
+	}
+	msg := "nothing to run: no job is queued"
+	if n := count[Paused] + count[Failed]; n > 0 {
+		msg += fmt.Sprintf(" (%d paused or failed; braid queue resume ID queues one again)", n)
+	}
+	return msg
 }

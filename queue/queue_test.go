@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"braid/engine"
+
 	"braid/engine/metalink"
 	"braid/engine/piece"
 )
@@ -129,13 +131,6 @@ func TestAddGetList(t *testing.T) {
 		t.Errorf("file without piece hashes: %+v", jobs[1].Files[0])
 	}
 
-	got, err := q.FindBySource("/tmp/b.meta4")
-	if err != nil || got.ID != id2 {
-		t.Errorf("FindBySource = %d, %v; want %d", got.ID, err, id2)
-	}
-	if _, err := q.FindBySource("/tmp/none.meta4"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("FindBySource of an unknown source: %v", err)
-	}
 	if _, err := q.Get(999); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Get(999): %v", err)
 	}
@@ -363,12 +358,6 @@ func TestJournal(t *testing.T) {
 		if err != nil || b.Len() != 3 || !b.Has(0) || b.Has(1) || !b.Has(2) {
 			t.Fatalf("grown bitfield: %v, %v", b, err)
 		}
-		if err := q.SetSize(id, "u", 3<<20); err != nil {
-			t.Fatal(err)
-		}
-		if b, l, err := q.Pieces(id, "u"); err != nil || b.Len() != 3 || b.Count() != 0 || l.Size != 3<<20 {
-			t.Errorf("after SetSize: %d pieces, %d done, %+v, %v", b.Len(), b.Count(), l, err)
-		}
 	})
 	t.Run("reset", func(t *testing.T) {
 		if err := j.PiecesDone("b", []int{1, 2}); err != nil {
@@ -461,18 +450,8 @@ func TestReopenResumes(t *testing.T) {
 }
 
 func TestMigrateFromV1(t *testing.T) {
-	dir := t.TempDir()
 	// Make a database as Braid with schema version 1 left it.
-	q := openTest(t, dir)
-	q.Close()
-	path := filepath.Join(dir, DBName)
-	if err := os.Remove(path); err != nil {
-		t.Fatal(err)
-	}
-	db := rawDB(t, path)
-	if err := migrate(db, 1); err != nil {
-		t.Fatal(err)
-	}
+	dir, db := oldDB(t, 1)
 	if _, err := db.Exec(`INSERT INTO jobs (id, source, dest, state, position, added_at, document)
 		VALUES (7, 'old.meta4', '/dl', 'running', 0, 1, '{"Version":4,"Files":[{"Name":"f","Size":1}]}')`); err != nil {
 		t.Fatal(err)
@@ -486,7 +465,7 @@ func TestMigrateFromV1(t *testing.T) {
 	}
 	db.Close()
 
-	q = openTest(t, dir)
+	q := openTest(t, dir)
 	var v int
 	if err := q.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != schemaVersion {
 		t.Fatalf("user_version after Open = %d, %v; want %d", v, err, schemaVersion)
@@ -539,7 +518,7 @@ func TestRemove(t *testing.T) {
 		_, err := os.Stat(filepath.Join(dest, filepath.FromSlash(name)))
 		return err == nil
 	}
-	for _, n := range []string{"keep/a.iso", "keep/a.iso.part", "gone/b.iso", "gone/b.iso.part", "gone/other"} {
+	for _, n := range []string{"keep/a.iso", "keep/a.iso.part", "gone/b.iso", "gone/b.iso.part", "gone/other", "found/c.iso"} {
 		write(n)
 	}
 	keep, err := q.Add("k", dest, testDoc(1, 0, "keep/a.iso"), nil)
@@ -550,14 +529,30 @@ func TestRemove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := q.Landed(gone, "gone/b.iso", &engine.Snapshot{SavedAs: "gone/b.iso", Created: true}); err != nil {
+		t.Fatal(err)
+	}
+	// A file that was at its name already, proven by its hash: the job
+	// did not write it, so removing the job with its files keeps it.
+	found, err := q.Add("f", dest, testDoc(1, 0, "found/c.iso"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Landed(found, "found/c.iso", &engine.Snapshot{SavedAs: "found/c.iso", VerifiedBy: "sha-256"}); err != nil {
+		t.Fatal(err)
+	}
 	if err := q.Remove(keep, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Remove(gone, true); err != nil {
 		t.Fatal(err)
 	}
+	if err := q.Remove(found, true); err != nil {
+		t.Fatal(err)
+	}
 	for name, want := range map[string]bool{
 		"keep/a.iso": true, "keep/a.iso.part": true, "gone/b.iso": false, "gone/b.iso.part": false, "gone/other": true,
+		"found/c.iso": true,
 	} {
 		if exists(name) != want {
 			t.Errorf("%s exists = %v, want %v", name, !want, want)

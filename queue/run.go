@@ -392,7 +392,7 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 			continue
 		}
 		if f.Verified {
-			if _, err := root.Stat(filepath.FromSlash(f.Name)); err == nil {
+			if _, err := root.Stat(filepath.FromSlash(f.Path())); err == nil {
 				continue // verified at its final name in an earlier run
 			}
 			// Verified once but gone since: fetch it again.
@@ -540,6 +540,7 @@ func (jr *jobRun) runFileOf(ctx context.Context, j Job, f File) error {
 		OriginETag: j.Origin.ETag,
 		Referer:    j.Origin.Referer,
 		Done:       done,
+		SaveAs:     f.SavedAs,
 		Journal:    r.journal(j.ID),
 		Locations:  jr.locs,
 		Batch:      jr.batch,
@@ -565,11 +566,12 @@ func (jr *jobRun) runFileOf(ctx context.Context, j Job, f File) error {
 	if err != nil {
 		return classify(j.Dest, err)
 	}
+	snap := dl.Snapshot()
 	if jr.batch {
 		// Files of a batch ending together share a transaction.
-		return r.batchOf().verified(j.ID, f.Name)
+		return r.batchOf().landed(j.ID, f.Name, &snap)
 	}
-	return q.SetVerified(j.ID, f.Name, true)
+	return q.Landed(j.ID, f.Name, &snap)
 }
 
 // heard notes a mirror host's speed in one file; the job records each

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,14 +19,7 @@ import (
 )
 
 // testData is size reproducible pseudo-random bytes.
-func testData(size int) []byte {
-	r := rand.New(rand.NewPCG(uint64(size), 7))
-	b := make([]byte, size)
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return b
-}
+func testData(size int) []byte { return mirrortest.Bytes(size, uint64(size)<<8|7) }
 
 // describe makes the metalink file for data, with piece hashes of
 // pieceLen, served by the mirrors.
@@ -302,73 +294,6 @@ func TestRunStopsWhenPausedOrInterrupted(t *testing.T) {
 				t.Errorf("the .part is gone: %v", err)
 			}
 		})
-	}
-}
-
-func TestGetOrAdd(t *testing.T) {
-	q := openTest(t, t.TempDir())
-	dest := t.TempDir()
-	calls := 0
-	origin := Origin{ETag: `"v1"`, Referer: "http://h/g.bin"}
-	resolve := func() (*metalink.Document, []string, Origin, error) {
-		calls++
-		return testDoc(10, 0, "g.bin"), nil, origin, nil
-	}
-	j, added, err := q.GetOrAdd("http://h/g.meta4", dest, resolve)
-	if err != nil || !added || calls != 1 || j.State != Queued || j.Origin != origin {
-		t.Fatalf("first GetOrAdd: %+v added %v calls %d %v", j, added, calls, err)
-	}
-	// The same source with credentials is the same job, and they are not
-	// kept where the source is shown.
-	if jc, added, err := q.GetOrAdd("http://me:secret@h/g.meta4", dest, resolve); err != nil || added || jc.ID != j.ID ||
-		jc.Source != "http://h/g.meta4" {
-		t.Fatalf("GetOrAdd with credentials: job %d %q added %v, %v", jc.ID, jc.Source, added, err)
-	}
-	id := j.ID
-	check := func(name string, want State) {
-		t.Helper()
-		j, added, err := q.GetOrAdd("http://h/g.meta4", dest, resolve)
-		if err != nil || added || j.ID != id || calls != 1 || j.State != want {
-			t.Errorf("%s: job %d %s added %v calls %d %v; want job %d %s", name, j.ID, j.State, added, calls, err, id, want)
-		}
-	}
-	check("queued", Queued)
-	if err := q.Pause(id, ""); err != nil {
-		t.Fatal(err)
-	}
-	check("paused", Queued)
-	if err := q.Fail(id, errors.New("x")); err != nil {
-		t.Fatal(err)
-	}
-	check("failed", Queued)
-
-	if err := os.WriteFile(filepath.Join(dest, "g.bin"), []byte("0123456789"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Journal(id).PiecesDone("g.bin", []int{0}); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.SetVerified(id, "g.bin", true); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Finish(id); err != nil {
-		t.Fatal(err)
-	}
-	check("done, file there", Done)
-	if err := os.Remove(filepath.Join(dest, "g.bin")); err != nil {
-		t.Fatal(err)
-	}
-	check("done, file gone", Queued)
-	if j, _ := q.Get(id); j.Files[0].Verified || j.Files[0].Done != 0 {
-		t.Errorf("a file gone from disk is still verified %v with %d pieces", j.Files[0].Verified, j.Files[0].Done)
-	}
-
-	if _, added, _ := q.GetOrAdd("http://h/g.meta4", t.TempDir(), resolve); !added || calls != 2 {
-		t.Error("the same source into another folder did not make a new job")
-	}
-	boom := errors.New("cannot read the document")
-	if _, _, err := q.GetOrAdd("other", dest, func() (*metalink.Document, []string, Origin, error) { return nil, nil, Origin{}, boom }); !errors.Is(err, boom) {
-		t.Errorf("resolve's error: %v", err)
 	}
 }
 

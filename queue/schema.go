@@ -123,7 +123,20 @@ ALTER TABLE files ADD COLUMN signature TEXT NOT NULL DEFAULT '';   -- signature.
 ALTER TABLE jobs ADD COLUMN refreshed_at INTEGER NOT NULL DEFAULT 0; -- unix milliseconds; 0: never
 ALTER TABLE jobs ADD COLUMN notice TEXT NOT NULL DEFAULT '';        -- e.g. the publisher has a new version
 `},
-	// 6 (BitTorrent, issue 13): piece completion of torrents, per download
+	// 6 (issue 11, say what was checked): which hash verified a done file
+	// ('' none was published), the name it was saved under when a file no
+	// hash proved was at its name, and whether this job wrote the file, so
+	// that "remove with files" deletes only what Braid created. Files done
+	// before this are not known to be the job's: they are kept. And a
+	// source's one spelling, so that a source is one job however written.
+	{sql: `
+ALTER TABLE files ADD COLUMN verified_by TEXT    NOT NULL DEFAULT ''; -- 'sha-256', 'sha-1 pieces'; '' not verified
+ALTER TABLE files ADD COLUMN saved_as    TEXT    NOT NULL DEFAULT ''; -- name on disk; '' the file's name
+ALTER TABLE files ADD COLUMN created     INTEGER NOT NULL DEFAULT 0;  -- this job wrote the file at saved_as
+ALTER TABLE jobs  ADD COLUMN source_key  TEXT    NOT NULL DEFAULT ''; -- canonical(source)
+CREATE INDEX jobs_source_key ON jobs (source_key, dest);
+`, fix: keySources},
+	// 7 (BitTorrent, issue 13): piece completion of torrents, per download
 	// folder and info hash, recorded after the piece's bytes are synced,
 	// so a torrent resumes exactly after pause, quit or a crash.
 	{sql: `
@@ -135,6 +148,35 @@ CREATE TABLE torrent_pieces (
 	PRIMARY KEY (dir, infohash, piece)
 ) WITHOUT ROWID;
 `},
+}
+
+// keySources gives the jobs stored before source_key their canonical
+// source, as well as the redacted source they kept tells it.
+func keySources(tx *sql.Tx) error {
+	rows, err := tx.Query(`SELECT id, source FROM jobs`)
+	if err != nil {
+		return err
+	}
+	keys := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var source string
+		if err := rows.Scan(&id, &source); err != nil {
+			rows.Close()
+			return err
+		}
+		keys[id] = canonical(source)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for id, key := range keys {
+		if _, err := tx.Exec(`UPDATE jobs SET source_key = ? WHERE id = ?`, key, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // redactJobs takes URL credentials out of the sources and errors of jobs

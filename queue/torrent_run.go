@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/torrent"
 )
@@ -310,7 +311,8 @@ loop:
 		r.tor.mu.Unlock()
 	}
 	for _, name := range selected {
-		if err := q.SetVerified(j.ID, name, true); err != nil {
+		landed := engine.Snapshot{State: engine.StateDone, VerifiedBy: snap.VerifiedBy, SavedAs: name, Created: snap.Created}
+		if err := q.Landed(j.ID, name, &landed); err != nil {
 			return err
 		}
 	}

@@ -22,30 +22,30 @@ const maxRefreshes = 3
 // the origin lists now (the pieces verified so far are kept), or, when the
 // origin describes other bytes, says that the publisher has a new version
 // and downloads that from the start.
-func (o *getOptions) downloadDynamic(ctx context.Context, st getState, src string, doc *metalink.Document, req *engine.Request) error {
+func (o *getOptions) downloadDynamic(ctx context.Context, st getState, src string, doc *metalink.Document, req *engine.Request) (*engine.Snapshot, error) {
 	if !doc.Dynamic || doc.Origin == "" {
 		return o.download(ctx, src, req)
 	}
 	if o.refreshDue(st, src, doc, req) {
 		if _, err := o.refresh(ctx, st, src, doc, req); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	err := o.download(ctx, src, req)
+	snap, err := o.download(ctx, src, req)
 	for range maxRefreshes {
 		if !errors.Is(err, engine.ErrNoMirrors) && !errors.Is(err, engine.ErrBadPiece) {
-			return err
+			return snap, err
 		}
 		changed, rerr := o.refresh(ctx, st, src, doc, req)
 		if rerr != nil {
-			return rerr
+			return snap, rerr
 		}
 		if !changed {
-			return err
+			return snap, err
 		}
-		err = o.download(ctx, src, req)
+		snap, err = o.download(ctx, src, req)
 	}
-	return err
+	return snap, err
 }
 
 // refreshDue reports whether a dynamic document that did not come from its

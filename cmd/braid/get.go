@@ -7,16 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"braid/engine"
 	"braid/engine/metalink"
-	"braid/engine/resolve"
 	"braid/engine/torrent"
 	"braid/platform"
+	"braid/queue"
 )
 
 // getState keeps `braid get` downloads in the queue, so that running get
@@ -27,8 +26,9 @@ type getState interface {
 	// Prepare is called before each file starts; it may set req.Done and
 	// req.Journal from an earlier run of the same source.
 	Prepare(ctx context.Context, source string, req *engine.Request) error
-	// Finish records how the file's download ended (err nil: verified).
-	Finish(source string, req *engine.Request, err error) error
+	// Finish records how the file's download ended: err nil is done,
+	// and snap says what was checked and where the file went.
+	Finish(source string, req *engine.Request, snap *engine.Snapshot, err error) error
 	Close() error
 }
 
@@ -39,18 +39,23 @@ var openGetState func(dir string) (st getState, notices []string, err error)
 
 // getOptions are get's flags after parsing.
 type getOptions struct {
-	dir      string
-	state    string
-	prefs    metalink.Prefs
-	client   engine.Client
-	json     bool
-	retryFor time.Duration
-	sources  []string
-	tty      bool
-	interval time.Duration
-	stdout   io.Writer
-	stderr   io.Writer
-	torrent  torrentOptions // BitTorrent flags (torrent.go)
+	dir   string
+	state string
+	prefs metalink.Prefs // Locations only; see given and defaults
+	// given are the --lang and --os the user gave (real filters), defaults
+	// the system's, which only narrow choices (see metalink.Select).
+	given, defaults metalink.Prefs
+	client          engine.Client
+	json            bool
+	// requireHash makes a file no published hash could check a failure.
+	requireHash bool
+	retryFor    time.Duration
+	sources     []string
+	tty         bool
+	interval    time.Duration
+	stdout      io.Writer
+	stderr      io.Writer
+	torrent     torrentOptions // BitTorrent flags (torrent.go)
 
 	// requireSignature: a file counts as done only if a known key signed it.
 	requireSignature bool
@@ -86,20 +91,35 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+const getUsage = `Usage: braid get [flags] SOURCE...
+
+Download every selected file of each SOURCE (a .meta4 or .metalink file, or an
+http(s) or ftp URL) and verify it against the hashes the source publishes.
+Each file ends verified (saying by which hash), not verified (no hash
+published: its bytes are what the mirrors sent), or failed. A file already at
+the name is taken only if a hash proves it is the same; otherwise the download
+is saved under a free name, "f (1).bin", and get says so.
+
+Exit status: 0 every selected file is done (verified, or not verified when no
+hash is published; with --require-hash only verified counts, with
+--require-signature only files a known key signed), 1 a file failed or was
+interrupted (run the same command again to resume), 2 usage error.
+`
+
 // parseGet reads get's flags. It returns a status code >= 0 when get must
 // stop (usage error or -h), and -1 to go on.
 func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	fs := flag.NewFlagSet("get", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: braid get [flags] SOURCE...\n\nDownload every selected file of each SOURCE (a .meta4 or .metalink file, an\nhttp(s) or ftp URL, a .torrent file or URL, or a magnet link) and verify it. Exit status 0 only if every file verified.\n\n"+getNetworkHelp+"\nFlags:")
+		fmt.Fprint(stderr, getUsage+"\n"+getNetworkHelp+"\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	defaults := platform.DefaultPrefs()
 	dir := fs.String("d", ".", "folder to download into")
 	state := fs.String("state", "", "queue folder, to resume an interrupted get (default: the user config folder; BRAID_STATE overrides)")
-	lang := fs.String("lang", strings.Join(defaults.Languages, ","), "languages to select, comma separated (BCP 47)")
-	osList := fs.String("os", strings.Join(defaults.OS, ","), "operating systems to select, comma separated")
+	lang := fs.String("lang", strings.Join(defaults.Languages, ","), "languages to select, comma separated (BCP 47); given, a filter; by default the locale's, which picks the best match among alternatives")
+	osList := fs.String("os", strings.Join(defaults.OS, ","), "operating systems to select, comma separated; given, a filter; by default the running system, which narrows alternatives unless none fits")
 	loc := fs.String("location", strings.Join(defaults.Locations, ","), "countries whose mirrors to try first, comma separated (ISO 3166)")
 	maxConn := fs.Int("max-conn", engine.DefaultMaxConns, "most connections at once")
 	perMirror := fs.Int("max-conn-per-mirror", engine.DefaultMaxConnsPerMirror, "most connections to one mirror")
@@ -108,6 +128,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	limit := fs.String("limit", "", "download rate limit in bytes per second, e.g. 500K, 10M (0: none)")
 	jsonOut := fs.Bool("json", false, "print progress as JSON lines")
 	tor := torrentFlags(fs)
+	requireHash := fs.Bool("require-hash", false, "fail (exit 1) for a file that no published hash can verify")
 	requireSig := fs.Bool("require-signature", false, "fail a file unless an OpenPGP key of the keyring (braid keys) signed it; it stays NAME.part")
 	retryFor := fs.Duration("retry-for", defaultRetryFor, "how long to wait for the network while every mirror fails with temporary errors, e.g. 30m (0: forever)")
 	if err := fs.Parse(args); err != nil {
@@ -135,29 +156,28 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		stateDir = os.Getenv("BRAID_STATE")
 	}
 	o := &getOptions{
-		dir:   *dir,
-		state: stateDir,
-		prefs: metalink.Prefs{
-			Languages: commaList(*lang),
-			OS:        commaList(*osList),
-			Locations: commaList(*loc),
-		},
+		dir:      *dir,
+		state:    stateDir,
+		prefs:    metalink.Prefs{Locations: commaList(*loc)},
+		given:    givenPrefs(fs, *lang, *osList),
+		defaults: defaults,
 		client: engine.Client{
 			MaxConns:          *maxConn,
 			MaxConnsPerMirror: *perMirror,
 			MaxConnsPerHost:   *perHost,
 			Limit:             rate,
 		},
-		jobs:     *jobs,
-		display:  &display{},
-		json:     *jsonOut,
-		retryFor: *retryFor,
-		sources:  fs.Args(),
-		tty:      isTerminal(stdout),
-		interval: 500 * time.Millisecond,
-		stdout:   stdout,
-		stderr:   stderr,
-		torrent:  *tor,
+		jobs:        *jobs,
+		display:     &display{},
+		json:        *jsonOut,
+		requireHash: *requireHash,
+		retryFor:    *retryFor,
+		sources:     fs.Args(),
+		tty:         isTerminal(stdout),
+		interval:    500 * time.Millisecond,
+		stdout:      stdout,
+		stderr:      stderr,
+		torrent:     *tor,
 	}
 	o.requireSignature = *requireSig
 	if o.tty && !o.json {
@@ -172,12 +192,11 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 	if torrent.IsSource(src) {
 		return o.getTorrent(ctx, st, src)
 	}
-	res, err := resolveSource(ctx, src, o.client.HTTP)
+	doc, origin, err := queue.ResolveSource(ctx, src, o.client.HTTP)
 	if err != nil {
-		o.result(src, "", 0, 0, err)
+		o.fail(src, "", err)
 		return false
 	}
-	doc := res.doc
 	for _, w := range doc.Warnings {
 		if !o.json {
 			fmt.Fprintf(o.stderr, "%s: warning: %s\n", src, w)
@@ -185,15 +204,21 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 	}
 	ok := true
 	for _, r := range doc.Rejected {
-		o.result(src, r.Name, 0, 0, fmt.Errorf("%s: refused: %s", r.Name, r.Reason))
+		o.fail(src, r.Name, fmt.Errorf("%s: refused: %s", r.Name, r.Reason))
 		ok = false
 	}
 	var selected []metalink.File
 	torrents := 0 // files fetched through their torrent (torrent.go)
-	for _, f := range doc.Files {
-		if sel, why := f.Selected(o.prefs); !sel {
+	choices, notes := metalink.Select(doc.Files, o.given, o.defaults)
+	for _, n := range notes {
+		if !o.json {
+			fmt.Fprintf(o.stderr, "%s: note: %s\n", src, n)
+		}
+	}
+	for i, f := range doc.Files {
+		if !choices[i].Selected {
 			if !o.json {
-				fmt.Fprintf(o.stdout, "%s: skipped (%s)\n", f.Name, why)
+				fmt.Fprintf(o.stdout, "%s: skipped (%s)\n", f.Name, choices[i].Why)
 			}
 			continue
 		}
@@ -204,26 +229,26 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 		}
 		selected = append(selected, f)
 	}
-	if !o.getFiles(ctx, st, src, res, selected) {
+	if !o.getFiles(ctx, st, src, doc, origin, selected) {
 		ok = false
 	}
 	if ctx.Err() != nil {
 		return false
 	}
 	if len(selected) == 0 && torrents == 0 && len(doc.Files) > 0 {
-		o.result(src, "", 0, 0, fmt.Errorf("%s: no file matches the language and OS filters (see --lang, --os)", src))
+		o.fail(src, "", fmt.Errorf("%s: no file matches the language and OS filters (see --lang, --os)", src))
 		return false
 	}
 	if len(doc.Files) == 0 && len(doc.Rejected) == 0 {
-		o.result(src, "", 0, 0, fmt.Errorf("%s: the source lists no file", src))
+		o.fail(src, "", fmt.Errorf("%s: the source lists no file", src))
 		return false
 	}
 	return ok
 }
 
 // download runs one file to its end, showing progress, and returns its
-// error.
-func (o *getOptions) download(ctx context.Context, src string, req *engine.Request) error {
+// last snapshot and its error (see finished).
+func (o *getOptions) download(ctx context.Context, src string, req *engine.Request) (*engine.Snapshot, error) {
 	dl := o.client.Do(ctx, req)
 	o.display.add(dl)
 	defer o.display.remove(dl)
@@ -232,7 +257,7 @@ func (o *getOptions) download(ctx context.Context, src string, req *engine.Reque
 	var snap engine.Snapshot
 	waiting := false // a plain log said the download waits
 	if !o.json && !o.tty {
-		fmt.Fprintf(o.stdout, "%s: downloading %s from %d mirrors\n", req.File.Name, sizeOrUnknown(req.File.Size), len(req.File.URLs))
+		fmt.Fprintf(o.stdout, "%s: downloading %s from %s\n", req.File.Name, sizeOrUnknown(req.File.Size), fmt.Sprintf("%d %s", len(req.File.URLs), plural(len(req.File.URLs), "mirror", "mirrors")))
 	}
 	for {
 		select {
@@ -242,8 +267,7 @@ func (o *getOptions) download(ctx context.Context, src string, req *engine.Reque
 			if o.tty && !o.json {
 				fmt.Fprint(o.stdout, "\r\033[K")
 			}
-			o.result(src, req.File.Name, snap.Bytes, snap.Elapsed, err)
-			return err
+			return &snap, o.finished(src, &snap, err)
 		case <-t.C:
 			dl.SnapshotInto(&snap)
 			switch {
@@ -316,16 +340,6 @@ type jsonProgress struct {
 	Mirrors []jsonMirror `json:"mirrors"`
 }
 
-type jsonResult struct {
-	Type    string  `json:"type"` // "result"
-	Source  string  `json:"source"`
-	File    string  `json:"file"`
-	OK      bool    `json:"ok"`
-	Error   string  `json:"error,omitempty"`
-	Bytes   int64   `json:"bytes"`
-	Seconds float64 `json:"seconds"`
-}
-
 func (o *getOptions) progressJSON(s *engine.Snapshot) { writeJSON(o.stdout, progressOf(s)) }
 
 // progressOf is a snapshot's --json progress line.
@@ -342,27 +356,6 @@ func progressOf(s *engine.Snapshot) jsonProgress {
 		p.Mirrors = append(p.Mirrors, jsonMirror{URL: m.URL, State: m.State.String(), Reason: m.Reason, Bytes: m.Bytes, Speed: m.Speed, Strikes: m.Strikes})
 	}
 	return p
-}
-
-// result reports how one file (or a source that yielded none) ended.
-func (o *getOptions) result(source, file string, n int64, took time.Duration, err error) {
-	if o.json {
-		r := jsonResult{Type: "result", Source: source, File: file, OK: err == nil, Bytes: n, Seconds: took.Seconds()}
-		if err != nil {
-			r.Error = err.Error()
-		}
-		writeJSON(o.stdout, r)
-		return
-	}
-	if err != nil {
-		fmt.Fprintf(o.stderr, "braid get: %v\n", err)
-		return
-	}
-	speed := ""
-	if took > 0 {
-		speed = fmt.Sprintf(", %s/s", byteText(int64(float64(n)/took.Seconds())))
-	}
-	fmt.Fprintf(o.stdout, "%s: done, verified (%s in %s%s)\n", file, byteText(n), durationText(took), speed)
 }
 
 func writeJSON(w io.Writer, v any) {
@@ -394,28 +387,6 @@ func durationText(d time.Duration) string {
 		return fmt.Sprintf("%d:%02d:%02d", h, m, s)
 	}
 	return fmt.Sprintf("%d:%02d", m, s)
-}
-
-// resolved is a source made ready for the engine.
-type resolved struct {
-	doc     *metalink.Document
-	etag    string // the origin's ETag, for pref mirrors (Metalink/HTTP)
-	referer string // the URL the user gave, sent to mirrors
-}
-
-// resolveSource reads a local .meta4 or .metalink file, or asks a URL
-// (a metalink's, or a plain file's with its Metalink/HTTP headers).
-func resolveSource(ctx context.Context, src string, client *http.Client) (*resolved, error) {
-	res, err := resolve.Resolve(ctx, src, resolve.Options{HTTPClient: client})
-	if err != nil {
-		return nil, err
-	}
-	r := &resolved{doc: res.Document}
-	if res.Origin != nil {
-		r.etag = res.Origin.ETag
-		r.referer = res.Origin.URL
-	}
-	return r, nil
 }
 
 // isTerminal reports whether w is a terminal, for redrawing progress in

@@ -10,6 +10,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/queue"
 )
 
 // defaultJobs is how many sources `braid get` downloads at once, as the
@@ -37,14 +38,14 @@ func (o *getOptions) getAll(ctx context.Context, st getState) bool {
 // getFiles downloads a source's selected files side by side, keeping the
 // Client's connections busy (Client.FilesAtOnce), and reports whether all
 // verified. The state prepares them all at once.
-func (o *getOptions) getFiles(ctx context.Context, st getState, src string, res *resolved, files []metalink.File) bool {
+func (o *getOptions) getFiles(ctx context.Context, st getState, src string, doc *metalink.Document, origin queue.Origin, files []metalink.File) bool {
 	reqs := make([]*engine.Request, len(files))
 	for i, f := range files {
 		reqs[i] = &engine.Request{
 			Dir:        o.dir,
 			File:       f,
-			OriginETag: res.etag,
-			Referer:    res.referer,
+			OriginETag: origin.ETag,
+			Referer:    origin.Referer,
 			Locations:  o.prefs.Locations,
 			Batch:      len(files) > 1,
 			RetryFor:   o.retryFor,
@@ -53,14 +54,14 @@ func (o *getOptions) getFiles(ctx context.Context, st getState, src string, res 
 	if bp, ok := st.(batchPreparer); ok {
 		if err := bp.PrepareAll(ctx, src, reqs); err != nil {
 			for _, f := range files {
-				o.result(src, f.Name, 0, 0, fmt.Errorf("%s: state: %w", f.Name, err))
+				o.fail(src, f.Name, fmt.Errorf("%s: state: %w", f.Name, err))
 			}
 			return false
 		}
 	} else if st != nil {
 		for i, r := range reqs {
 			if err := st.Prepare(ctx, src, r); err != nil {
-				o.result(src, files[i].Name, 0, 0, fmt.Errorf("%s: state: %w", files[i].Name, err))
+				o.fail(src, files[i].Name, fmt.Errorf("%s: state: %w", files[i].Name, err))
 				return false
 			}
 		}
@@ -68,10 +69,10 @@ func (o *getOptions) getFiles(ctx context.Context, st getState, src string, res 
 	var failed atomic.Bool
 	runEach(ctx, len(reqs), o.client.FilesAtOnce(), func(i int) {
 		sig := o.checkSignature(st, reqs[i])
-		err := o.downloadDynamic(ctx, st, src, res.doc, reqs[i])
+		snap, err := o.downloadDynamic(ctx, st, src, doc, reqs[i])
 		o.reportSignature(reqs[i].File.Name, sig)
 		if st != nil {
-			if serr := st.Finish(src, reqs[i], err); serr != nil && !o.json {
+			if serr := st.Finish(src, reqs[i], snap, err); serr != nil && !o.json {
 				fmt.Fprintf(o.stderr, "%s: state: %v\n", reqs[i].File.Name, serr)
 			}
 		}
@@ -143,17 +144,17 @@ func (l *lockedState) Prepare(ctx context.Context, source string, req *engine.Re
 	return l.st.Prepare(ctx, source, req)
 }
 
-func (l *lockedState) Finish(source string, req *engine.Request, err error) error {
+func (l *lockedState) Finish(source string, req *engine.Request, snap *engine.Snapshot, err error) error {
 	if qs, ok := l.st.(*queueState); ok {
 		// Outside the lock, so that files ending together share a
 		// transaction.
-		if done, ferr := qs.finish(&l.mu, req, err); done {
+		if done, ferr := qs.finish(&l.mu, req, snap, err); done {
 			return ferr
 		}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.st.Finish(source, req, err)
+	return l.st.Finish(source, req, snap, err)
 }
 
 func (l *lockedState) Close() error { return l.st.Close() }

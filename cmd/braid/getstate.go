@@ -48,17 +48,26 @@ func (s *queueState) Prepare(ctx context.Context, source string, req *engine.Req
 	}
 	s.setJob(req, id)
 	req.Done = done
+	j, err := s.q.Get(id)
+	if err != nil {
+		return err
+	}
+	for _, f := range j.Files {
+		if f.Name == req.File.Name {
+			req.SaveAs, req.Landed = f.SavedAs, f.Verified && f.Created
+		}
+	}
 	req.Journal = s.q.Journal(id)
 	return nil
 }
 
-func (s *queueState) Finish(source string, req *engine.Request, err error) error {
+func (s *queueState) Finish(source string, req *engine.Request, snap *engine.Snapshot, err error) error {
 	id, ok := s.jobOf(req)
 	if !ok {
 		return fmt.Errorf("%s: %s was not prepared", source, req.File.Name)
 	}
 	s.forget(req)
-	return s.q.FinishFile(id, req.File.Name, err)
+	return s.q.FinishFile(id, req.File.Name, snap, err)
 }
 
 func (s *queueState) Close() error { return s.q.Close() }

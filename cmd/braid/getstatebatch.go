@@ -35,10 +35,20 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 	if s.batch == nil {
 		s.batch = s.q.NewJournalBatch()
 	}
+	j, err := s.q.Get(id)
+	if err != nil {
+		return err
+	}
+	stored := make(map[string]queue.File, len(j.Files))
+	for _, f := range j.Files {
+		stored[f.Name] = f
+	}
 	for i, r := range reqs {
 		s.setJob(r, id)
 		r.Done = done[i]
 		r.Journal = s.batch.Journal(id)
+		f := stored[r.File.Name]
+		r.SaveAs, r.Landed = f.SavedAs, f.Verified && f.Created
 	}
 	return nil
 }
@@ -61,7 +71,7 @@ func (l *lockedState) PrepareAll(ctx context.Context, source string, reqs []*eng
 // finish is Finish for a request PrepareAll prepared, holding mu only to
 // look the request up, so that files ending together do not wait for each
 // other's bookkeeping; it reports false for a request it does not know.
-func (s *queueState) finish(mu *sync.Mutex, req *engine.Request, err error) (bool, error) {
+func (s *queueState) finish(mu *sync.Mutex, req *engine.Request, snap *engine.Snapshot, err error) (bool, error) {
 	mu.Lock()
 	id, ok := s.jobOf(req)
 	batch := s.batch
@@ -72,5 +82,5 @@ func (s *queueState) finish(mu *sync.Mutex, req *engine.Request, err error) (boo
 	if !ok || batch == nil {
 		return false, nil
 	}
-	return true, s.q.FinishFile(id, req.File.Name, err)
+	return true, s.q.FinishFile(id, req.File.Name, snap, err)
 }

@@ -30,7 +30,10 @@ server's Link and Digest headers (RFC 6249) name its mirrors and hashes.
 
 --lang, --os and --location are comma lists that replace the defaults taken
 from the locale and the running system; an empty list (--lang=) selects any
-language or OS. Exit status: 0 shown, 1 unreadable or invalid source, 2 usage.
+language or OS. Given, --lang and --os are filters. The defaults only narrow a
+choice between alternatives: the file in the best match for the locale's
+language (en-GB before en-US), the build for the running system; when no file
+of a set fits them, they do not filter it, and a note says so. Exit status: 0 shown, 1 unreadable or invalid source, 2 usage.
 
 Flags:
 `
@@ -77,7 +80,18 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 		fmt.Fprintf(stderr, "braid inspect: %v\n", err)
 		return 1
 	}
-	report := newInspectReport(sources[0], res, prefs)
+	// The flags the user gave are filters; the defaults only narrow
+	// choices between alternatives (metalink.Select).
+	var given metalink.Prefs
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "lang":
+			given.Languages = append([]string{}, prefs.Languages...)
+		case "os":
+			given.OS = append([]string{}, prefs.OS...)
+		}
+	})
+	report := newInspectReport(sources[0], res, prefs, given, defaults)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -148,6 +162,7 @@ type inspectReport struct {
 	Updated         *string           `json:"updated"`          // RFC 3339 in UTC, or null
 	Prefs           inspectSelection  `json:"prefs"`            // the selection applied
 	Selected        int               `json:"selected"`         // how many files are selected
+	Notes           []string          `json:"notes"`            // where the defaults did not narrow the choice, and why
 	Files           []inspectFile     `json:"files"`            // in document order
 	Rejected        []inspectRejected `json:"rejected"`         // files refused as unsafe
 	Warnings        []string          `json:"warnings"`         // things skipped or repaired
@@ -238,7 +253,7 @@ var inspectKinds = map[resolve.Kind]string{
 	resolve.KindPlainURL:    "plain_url",
 }
 
-func newInspectReport(source string, res *resolve.Result, p metalink.Prefs) *inspectReport {
+func newInspectReport(source string, res *resolve.Result, p, given, defaults metalink.Prefs) *inspectReport {
 	d := res.Document
 	r := &inspectReport{
 		Version:         1,
@@ -256,6 +271,7 @@ func newInspectReport(source string, res *resolve.Result, p metalink.Prefs) *ins
 			Locations: inspectList(p.Locations),
 		},
 		Files:    []inspectFile{},
+		Notes:    []string{},
 		Rejected: []inspectRejected{},
 		Warnings: inspectList(d.Warnings),
 	}
@@ -273,8 +289,10 @@ func newInspectReport(source string, res *resolve.Result, p metalink.Prefs) *ins
 	for _, l := range p.Locations {
 		local[metalink.NormalizeCountry(l)] = true
 	}
-	for _, f := range d.Files {
-		ok, why := f.Selected(p)
+	choices, notes := metalink.Select(d.Files, given, defaults)
+	r.Notes = append(r.Notes, notes...)
+	for i, f := range d.Files {
+		ok, why := choices[i].Selected, choices[i].Why
 		if ok {
 			r.Selected++
 		}
@@ -404,6 +422,9 @@ func (r *inspectReport) writeText(w io.Writer) error {
 	pf("%-10s language %s; OS %s; %s\n", "selecting",
 		anyOf(r.Prefs.Languages), anyOf(r.Prefs.OS), loc)
 	pf("%-10s %d of %d selected, %d rejected\n", "files", r.Selected, len(r.Files), len(r.Rejected))
+	for _, n := range r.Notes {
+		pf("%-10s %s\n", "note", inspectClean(n))
+	}
 
 	for _, f := range r.Files {
 		pf("\n")

@@ -120,7 +120,7 @@ func TestInspectJSON(t *testing.T) {
 	}
 
 	setup := r.Files[1]
-	wantWhy := "language de does not match en; for Windows-x64, not linux/amd64"
+	wantWhy := "for Windows-x64, not linux/amd64; language de does not match en"
 	if setup.Selected || setup.Reason != wantWhy {
 		t.Errorf("second file: selected %v, reason %q; want %q", setup.Selected, setup.Reason, wantWhy)
 	}
@@ -152,7 +152,7 @@ func TestInspectJSONKeys(t *testing.T) {
 		obj  map[string]any
 		want []string
 	}{
-		{"report", raw, []string{"dynamic", "files", "generator", "kind", "metalink_version", "origin", "prefs",
+		{"report", raw, []string{"dynamic", "files", "generator", "kind", "metalink_version", "notes", "origin", "prefs",
 			"published", "rejected", "selected", "server", "source", "updated", "version", "warnings"}},
 		{"file", raw["files"].([]any)[0].(map[string]any), []string{"description", "hashes", "identity",
 			"languages", "license", "metaurls", "mirrors", "name", "os", "pieces", "publisher", "reason",
@@ -203,7 +203,7 @@ func TestInspectText(t *testing.T) {
 		"                 4. --  pri 999999 http://slow.example.org/tool.tar.gz",
 		"    metaurls   torrent  pri 3      http://example.com/tool.tar.gz.torrent",
 		"[ ] setup-1.0-de.exe",
-		"    not selected: language de does not match en; for Windows-x64, not linux/amd64",
+		"    not selected: for Windows-x64, not linux/amd64; language de does not match en",
 		"    about      Installer (German)",
 		"    whirlpool  19fa61d75522a4669b44e39c1d2e1726c530232130d407f89afee0964997f7a7",
 		"rejected (nothing is written for these):",
@@ -280,7 +280,11 @@ func TestInspectDefaults(t *testing.T) {
 			[]string{"--lang", "en-GB", "--os", "Linux-x86_64"}, []string{"tool-1.0-linux-x64.tar.gz"}},
 		{"empty flag means any", metalink.Prefs{Languages: []string{"fr"}, OS: []string{"darwin/arm64"}},
 			[]string{"--lang=", "--os="}, []string{"tool-1.0-linux-x64.tar.gz", "setup-1.0-de.exe"}},
-		{"nothing matches", metalink.Prefs{Languages: []string{"fr"}}, nil, nil},
+		// The defaults never leave a document with nothing selected.
+		{"nothing matches the defaults", metalink.Prefs{Languages: []string{"fr"}, OS: []string{"darwin/arm64"}}, nil,
+			[]string{"tool-1.0-linux-x64.tar.gz", "setup-1.0-de.exe"}},
+		// Flags are filters.
+		{"nothing matches the flags", metalink.Prefs{}, []string{"--lang", "fr"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -527,5 +531,22 @@ func TestInspectShorten(t *testing.T) {
 				t.Errorf("inspectShorten(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestInspectSaysWhyDefaultsDidNotFilter: when no file is for the running
+// system, the OS default selects nothing away, and inspect says why.
+func TestInspectSaysWhyDefaultsDidNotFilter(t *testing.T) {
+	defaults := metalink.Prefs{Languages: []string{"en"}, OS: []string{"darwin/arm64"}}
+	code, out, errOut := inspectRun(t, defaults, twoFiles)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "note       no file is for this system (darwin/arm64), so the OS does not narrow the choice") {
+		t.Errorf("output does not say why the OS did not filter:\n%s", out)
+	}
+	r := inspectJSON(t, defaults, twoFiles)
+	if r.Selected != 2 || len(r.Notes) == 0 || !strings.Contains(r.Notes[0], "darwin/arm64") {
+		t.Errorf("selected %d, notes %q; want both files and a note on the OS", r.Selected, r.Notes)
 	}
 }

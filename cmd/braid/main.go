@@ -48,6 +48,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case "-h", "-help", "--help", "help":
 			fmt.Fprint(stdout, usage)
 			return 0
+		case "version", "-version", "--version":
+			return cmdVersion(stdout)
 		}
 	}
 	return cmdWindow(ctx, args, stdout, stderr)
@@ -57,7 +59,7 @@ const usage = `Braid braids one file together from many mirrors and verifies eve
 
 Usage:
   braid [SOURCE...]                 open the window; add SOURCE
-  braid get [flags] SOURCE...       download headless; exit 0 only if every selected file verified
+  braid get [flags] SOURCE...       download headless and say what was checked
   braid sync [flags] SOURCE -d DIR  keep DIR a verified copy of a ResourceSync source (--check, --delete)
   braid inspect [--json] SOURCE     files, sizes, hashes, mirrors, and what the filters select
   braid verify --metalink M [-d DIR]          check files against full and piece hashes
@@ -66,8 +68,15 @@ Usage:
   braid queue list|pause ID|resume ID|remove ID|run
   braid keys import FILE|URL | list | remove FINGERPRINT   the OpenPGP keys trusted to sign downloads
   braid install | uninstall         register Braid for .meta4/.metalink/.torrent and magnet: (this user)
+  braid version | --version         the release and the commit it was built from
 
 A SOURCE is a .meta4 or .metalink file, or an http(s) or ftp URL.
 Run 'braid COMMAND -h' for a command's flags.
-Exit status: 0 success, 1 failure, 2 usage error.
+Every file ends verified (by a hash the source published, named), not
+verified (no hash published), or failed: Braid never calls a file good that
+it did not check. The window needs a display; the other commands do not.
+Exit status: 0 success (get: every selected file done; --require-hash: and
+verified), 1 failure (a file failed, was interrupted, or could not be
+verified under --require-hash; the window without a display), 2 usage error
+(an unknown command, a SOURCE that is neither a file nor a link).
 `

@@ -27,7 +27,8 @@ func cmdMake(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var length pieceLengthFlag
 	var bases urlListFlag
-	fs.Var(&length, "piece-length", "piece length in bytes: 1048576, 256K, 1M, 4MiB (default: by file size, about 2000 pieces)")
+	fs.Var(&length, "piece-length", fmt.Sprintf("piece length in bytes: 1048576, 256K, 1M, 4MiB (default: by file size, the smallest power of two from %s that makes at most %d pieces, up to %s)",
+		fmt.Sprintf("%dK", piece.MinPieceLength>>10), piece.TargetPieces, fmt.Sprintf("%dM", piece.MaxPieceLength>>20)))
 	fs.Var(&bases, "url", "mirror base URL; each file is offered at BASE/NAME (repeat for more mirrors, first is preferred)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: braid make [--piece-length N] [--url BASE]... FILE...")
@@ -146,6 +147,8 @@ func (l *urlListFlag) Set(s string) error {
 	if u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return fmt.Errorf("%q: want a base URL with a host and no query or fragment", s)
 	}
-	*l = append(*l, strings.TrimRight(s, "/"))
+	// u.String escapes what the user wrote raw (a space in a folder name),
+	// so the document holds a valid URL.
+	*l = append(*l, strings.TrimRight(u.String(), "/"))
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -100,6 +101,40 @@ func TestMakeDefaultPieceLength(t *testing.T) {
 	}
 	if len(f.URLs) != 1 || f.URLs[0].URL != "https://m.example/x" {
 		t.Errorf("mirrors %+v, want https://m.example/x", f.URLs)
+	}
+}
+
+// TestMakeURLEscaped: a base URL and a name with spaces give a valid URL
+// in the document, escaped, that names the file.
+func TestMakeURLEscaped(t *testing.T) {
+	dir := t.TempDir()
+	pcWrite(t, dir, "my file.bin", pcData(1000, 10))
+	code, out, errOut := pcRun(t, cmdMake, "--url", "http://m.example/my dir/", filepath.Join(dir, "my file.bin"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	doc, err := metalink.Parse(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Files[0].URLs[0].URL; got != "http://m.example/my%20dir/my%20file.bin" {
+		t.Errorf("URL %q, want spaces escaped", got)
+	}
+	if strings.Contains(out, "my dir") {
+		t.Errorf("the document holds an unescaped space in a URL:\n%s", out)
+	}
+}
+
+// TestMakeHelpTellsPieces: -h says how the default piece length is chosen
+// in the numbers the code uses.
+func TestMakeHelpTellsPieces(t *testing.T) {
+	_, _, errOut := pcRun(t, cmdMake, "-h")
+	want := fmt.Sprintf("at most %d pieces", piece.TargetPieces)
+	if !strings.Contains(errOut, want) || strings.Contains(errOut, "about 2000") {
+		t.Errorf("make -h does not say %q:\n%s", want, errOut)
+	}
+	if n := (200<<20 + piece.DefaultPieceLength(200<<20) - 1) / piece.DefaultPieceLength(200<<20); n > piece.TargetPieces {
+		t.Errorf("a 200 MiB file gets %d pieces, more than -h promises", n)
 	}
 }
 

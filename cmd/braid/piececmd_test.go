@@ -9,13 +9,13 @@ import (
 	"encoding/hex"
 	"encoding/xml"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"braid/engine/metalink"
+	"braid/engine/mirrortest"
 )
 
 // pcRun runs one command function and returns its exit status, stdout and
@@ -28,11 +28,7 @@ func pcRun(t testing.TB, cmd command, args ...string) (int, string, string) {
 }
 
 // pcData returns n reproducible pseudo-random bytes.
-func pcData(n int, seed byte) []byte {
-	b := make([]byte, n)
-	rand.NewChaCha8([32]byte{seed, 'p', 'c'}).Read(b)
-	return b
-}
+func pcData(n int, seed byte) []byte { return mirrortest.Bytes(n, uint64(seed)) }
 
 func pcSHA256(data []byte) string {
 	sum := sha256.Sum256(data)

@@ -161,6 +161,7 @@ type queueJob struct {
 	BytesDone  int64     `json:"bytes_done"`
 	Bytes      int64     `json:"bytes"`
 	Error      string    `json:"error,omitempty"`
+	Checked    string    `json:"checked,omitempty"` // "verified (sha-256)", "not verified (no hash published)"
 	AddedAt    time.Time `json:"added_at"`
 	Files      []string  `json:"files"`
 
@@ -178,7 +179,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 		for _, j := range jobs {
 			done, pieces, bytesDone, size := j.Progress()
 			qj := queueJob{ID: j.ID, State: string(j.State), Name: j.Name(), Source: j.Source, Dest: j.Dest,
-				PiecesDone: done, Pieces: pieces, BytesDone: bytesDone, Bytes: size, Error: j.Error,
+				PiecesDone: done, Pieces: pieces, BytesDone: bytesDone, Bytes: size, Error: j.Error, Checked: j.Checked(),
 				AddedAt: j.AddedAt.UTC(), Files: []string{}}
 			for _, f := range j.Files {
 				if f.Selected {
@@ -194,7 +195,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 		return enc.Encode(out)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATE\tPIECES\tBYTES\tNAME\tSOURCE")
+	fmt.Fprintln(tw, "ID\tSTATE\tCHECKED\tPIECES\tBYTES\tNAME\tSOURCE")
 	for _, j := range jobs {
 		done, pieces, bytesDone, size := j.Progress()
 		st := string(j.State)
@@ -202,7 +203,11 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 			st += " (" + j.Error + ")"
 		}
 		st += queueTrustText(q, j.ID)
-		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s/%s\t%s\t%s\n", j.ID, st, done, pieces,
+		checked := j.Checked()
+		if checked == "" {
+			checked = "-"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%d\t%s/%s\t%s\t%s\n", j.ID, st, checked, done, pieces,
 			byteText(bytesDone), byteText(size), j.Name(), j.Source)
 	}
 	return tw.Flush()
@@ -242,9 +247,17 @@ func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) erro
 				fmt.Fprintf(w, "job %d %s: waiting for the network, next try in %s\n", j.ID, s.Name, waitText(nextTryIn(&s)))
 				return
 			}
-			fmt.Fprintf(w, "job %d %s: %s %.0f%% %s/%s %s/s\n", j.ID, s.Name, s.State, pct,
+			state := s.State.String()
+			if s.State == engine.StateDone {
+				state = "done, " + engine.OutcomeText(s.Outcome(), s.VerifiedBy)
+			}
+			fmt.Fprintf(w, "job %d %s: %s %.0f%% %s/%s %s/s\n", j.ID, s.Name, state, pct,
 				byteText(s.Bytes), byteText(s.Size), byteText(s.Speed))
 		},
+	}
+	if msg := queue.NothingToRun(q); msg != "" {
+		fmt.Fprintln(w, msg)
+		return nil
 	}
 	err = r.Run(ctx)
 	if ctx.Err() != nil {

@@ -276,10 +276,11 @@ func TestRepairWithoutPieceHashes(t *testing.T) {
 			want: "only a full download can fix it",
 		},
 		{
-			// The engine resumes from the last whole piece it holds.
+			// Only the missing bytes are fetched, then the whole-file hash
+			// judges the file.
 			name: "truncated", onDisk: data[:piece.DefaultLength+10], code: 0,
-			want:  "no piece hashes; fetching the missing",
-			fetch: []piece.Range{{Off: piece.DefaultLength, N: piece.DefaultLength + 5000}},
+			want:  "fetched the missing",
+			fetch: []piece.Range{{Off: piece.DefaultLength + 10, N: piece.DefaultLength + 4990}},
 		},
 		{
 			name: "trailing garbage", onDisk: append(bytes.Clone(data), 0), code: 0,

@@ -44,7 +44,7 @@ type torrentPieces interface {
 func (o *getOptions) getTorrent(ctx context.Context, st getState, src string) bool {
 	spec, err := torrent.Resolve(ctx, src, o.client.HTTP)
 	if err != nil {
-		o.result(src, "", 0, 0, fmt.Errorf("%s: %w", src, err))
+		o.fail(src, "", fmt.Errorf("%s: %w", src, err))
 		return false
 	}
 	return o.runTorrent(ctx, st, src, spec)
@@ -55,7 +55,7 @@ func (o *getOptions) getTorrent(ctx context.Context, st getState, src string) bo
 func (o *getOptions) getMetalinkTorrent(ctx context.Context, st getState, src string, f metalink.File) bool {
 	spec, err := torrent.FromMetalink(ctx, f, o.client.HTTP)
 	if err != nil {
-		o.result(src, f.Name, 0, 0, err)
+		o.fail(src, f.Name, err)
 		return false
 	}
 	return o.runTorrent(ctx, st, src, spec)
@@ -64,13 +64,13 @@ func (o *getOptions) getMetalinkTorrent(ctx context.Context, st getState, src st
 func (o *getOptions) runTorrent(ctx context.Context, st getState, src string, spec *torrent.Spec) bool {
 	up, err := parseRate(o.torrent.upLimit)
 	if err != nil {
-		o.result(src, spec.Name, 0, 0, fmt.Errorf("--upload-limit: %w", err))
+		o.fail(src, spec.Name, fmt.Errorf("--upload-limit: %w", err))
 		return false
 	}
 	req := &torrent.Request{Dir: o.dir, Spec: spec, SeedRatio: o.torrent.seedRatio, SeedTime: o.torrent.seedTime}
 	if tp, ok := st.(torrentPieces); ok {
 		if req.Completion, err = tp.TorrentPieces(o.dir); err != nil {
-			o.result(src, spec.Name, 0, 0, fmt.Errorf("state: %w", err))
+			o.fail(src, spec.Name, fmt.Errorf("state: %w", err))
 			return false
 		}
 	}
@@ -87,7 +87,7 @@ func (o *getOptions) runTorrent(ctx context.Context, st getState, src string, sp
 	defer c.Close()
 	job, err := c.Start(ctx, req)
 	if err != nil {
-		o.result(src, spec.Name, 0, 0, err)
+		o.fail(src, spec.Name, err)
 		return false
 	}
 	err = o.watchTorrent(src, job)
@@ -114,8 +114,7 @@ func (o *getOptions) watchTorrent(src string, job *torrent.Job) error {
 			if !o.tty && !o.json && !announced && s.Size >= 0 {
 				o.announceTorrent(&s)
 			}
-			o.result(src, s.Name, s.Bytes, s.Elapsed, err)
-			return err
+			return o.finished(src, &s.Snapshot, err)
 		case <-t.C:
 			s := job.Snapshot()
 			switch {

@@ -63,6 +63,10 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		return 2
 	}
+	if err := checkSources(fset.Args()); err != nil {
+		fmt.Fprintf(stderr, "braid: %v\n", err)
+		return 2
+	}
 	cwd, _ := os.Getwd()
 	sources := absSources(fset.Args(), cwd)
 
@@ -92,6 +96,15 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		// Without the socket Braid still works; it just cannot take
 		// sources from a second start.
 		fmt.Fprintf(stderr, "braid: %v\n", err)
+	}
+	if why := noDisplay(os.Getenv); why != "" {
+		// Checked after the hand-off: a running window takes sources
+		// from a shell without a display.
+		if inst != nil {
+			inst.Close()
+		}
+		fmt.Fprintf(stderr, "braid: %s\n", why)
+		return 1
 	}
 
 	dir, err := queue.Dir(*stateFlag)

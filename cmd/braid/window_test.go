@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"image/png"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,11 +28,7 @@ func TestWindowScreenshot(t *testing.T) {
 
 	const size = 24 << 20
 	const pieceLength = 128 << 10
-	data := make([]byte, size)
-	r := rand.New(rand.NewPCG(3, 4))
-	for i := range data {
-		data[i] = byte(r.Uint32())
-	}
+	data := mirrortest.Bytes(size, 34)
 	mirrors := []*mirrortest.Mirror{
 		mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(900<<10), mirrortest.Path("/debian/braid-demo.iso")),
 		mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"), mirrortest.Rate(600<<10), mirrortest.Path("/pub/braid-demo.iso")),

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"mime"
 	"net/http"
 	"strings"
@@ -16,14 +15,7 @@ import (
 	"time"
 )
 
-func testData(n int) []byte {
-	b := make([]byte, n)
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := range b {
-		b[i] = byte(r.IntN(256))
-	}
-	return b
-}
+func testData(n int) []byte { return Bytes(n, 12) }
 
 // get performs one request and returns the response and its whole body.
 func get(t *testing.T, client *http.Client, method, url string, hdr ...string) (*http.Response, []byte) {

@@ -7,20 +7,16 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"hash"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"braid/engine/metalink"
+	"braid/engine/mirrortest"
 )
 
 // randomBytes returns n reproducible pseudo-random bytes.
-func randomBytes(n int, seed byte) []byte {
-	b := make([]byte, n)
-	rand.NewChaCha8([32]byte{seed}).Read(b)
-	return b
-}
+func randomBytes(n int, seed byte) []byte { return mirrortest.Bytes(n, uint64(seed)) }
 
 // testHashes are independent of the package's table, so that a mistake
 // there cannot hide in the tests.

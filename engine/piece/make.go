@@ -17,18 +17,19 @@ const (
 	MinPieceLength = 256 << 10
 	// MaxPieceLength bounds what a bad piece costs to fetch again.
 	MaxPieceLength = 16 << 20
-	// targetPieces is about how many pieces a file gets: enough to repair
-	// a file cheaply, few enough that the document stays small.
-	targetPieces = 2048
+	// TargetPieces is the most pieces DefaultPieceLength gives a file of
+	// up to 32 GiB: enough to repair a file cheaply, few enough that the
+	// document stays small. Smaller files get fewer, of MinPieceLength.
+	TargetPieces = 2048
 )
 
 // DefaultPieceLength returns the piece length `braid make` uses for a file
 // of size bytes: the smallest power of two from MinPieceLength up that
-// divides the file into at most about two thousand pieces, and no more than
+// divides the file into at most TargetPieces pieces, and no more than
 // MaxPieceLength (a file over 32 GiB gets more pieces instead).
 func DefaultPieceLength(size int64) int64 {
 	l := int64(MinPieceLength)
-	for l < MaxPieceLength && (size+l-1)/l > targetPieces {
+	for l < MaxPieceLength && (size+l-1)/l > TargetPieces {
 		l *= 2
 	}
 	return l

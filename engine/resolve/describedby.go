@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"braid/engine/metalink"
+	"braid/engine/redact"
 	"braid/engine/signature"
 )
 
@@ -20,10 +21,10 @@ import (
 func adoptDescribed(file *metalink.File, match *metalink.File) {
 	seen := map[string]bool{}
 	for _, u := range file.URLs {
-		seen[redactString(u.URL)] = true
+		seen[redact.URL(u.URL)] = true
 	}
 	for _, u := range match.URLs {
-		key := redactString(u.URL)
+		key := redact.URL(u.URL)
 		if seen[key] || !fetchable(u.URL) {
 			continue
 		}

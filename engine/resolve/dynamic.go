@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"braid/engine/metalink"
+	"braid/engine/redact"
 )
 
 // Errors of Refresh; test with errors.Is.
@@ -59,7 +60,7 @@ func Refetch(ctx context.Context, doc *metalink.Document, opts Options) (*metali
 		return nil, fmt.Errorf("refresh the metalink: %w", err)
 	}
 	if res.Kind == KindPlainURL {
-		return nil, fmt.Errorf("refresh the metalink: its origin %s does not serve a metalink", redactString(doc.Origin))
+		return nil, fmt.Errorf("refresh the metalink: its origin %s does not serve a metalink", redact.URL(doc.Origin))
 	}
 	return res.Document, nil
 }
@@ -87,10 +88,10 @@ func Compare(doc *metalink.Document, f metalink.File, fresh *metalink.Document) 
 	}
 	have := map[string]bool{}
 	for _, u := range f.URLs {
-		have[redactString(u.URL)] = true
+		have[redact.URL(u.URL)] = true
 	}
 	for _, u := range nf.URLs {
-		if key := redactString(u.URL); !have[key] {
+		if key := redact.URL(u.URL); !have[key] {
 			have[key] = true
 			up.Added = append(up.Added, u)
 			up.File.URLs = append(up.File.URLs, u)

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"braid/engine/metalink"
+	"braid/engine/redact"
 	"braid/engine/transport"
 )
 
@@ -109,13 +110,7 @@ func Resolve(ctx context.Context, source string, opts Options) (*Result, error) 
 	case "ftp":
 		return resolveFTP(ctx, source, u, opts)
 	}
-	return nil, fmt.Errorf("source %s: %q: %w", redact(u), u.Scheme, transport.ErrUnsupportedScheme)
-}
-
-func redact(u *url.URL) string {
-	c := *u
-	c.User = nil
-	return c.String()
+	return nil, fmt.Errorf("source %s: %q: %w", redact.Parsed(u), u.Scheme, transport.ErrUnsupportedScheme)
 }
 
 func resolveFile(p string, opts Options) (*Result, error) {
@@ -220,13 +215,13 @@ func metalinkHTTP(ctx context.Context, source string, u *url.URL, p *transport.P
 			len(mirrors)+len(described)))
 		mirrors, described = nil, nil
 	}
-	seen := map[string]bool{redact(u): true, p.URL: true}
+	seen := map[string]bool{redact.Parsed(u): true, p.URL: true}
 	for _, l := range mirrors {
 		m, ok := mirrorURL(doc, final, l)
 		if !ok {
 			continue
 		}
-		if key := redactString(m.URL); seen[key] {
+		if key := redact.URL(m.URL); seen[key] {
 			continue
 		} else {
 			seen[key] = true
@@ -248,14 +243,6 @@ func metalinkHTTP(ctx context.Context, source string, u *url.URL, p *transport.P
 	}, nil
 }
 
-func redactString(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return s
-	}
-	return redact(u)
-}
-
 // mirrorURL turns a rel=duplicate link into a mirror, resolving a relative
 // URL against the origin's final URL. Schemes Braid cannot fetch are
 // skipped with a warning.
@@ -269,7 +256,7 @@ func mirrorURL(doc *metalink.Document, base *url.URL, l metalink.Link) (metalink
 	switch strings.ToLower(abs.Scheme) {
 	case "http", "https", "ftp":
 	default:
-		doc.Warnings = append(doc.Warnings, fmt.Sprintf("mirror %s skipped: Braid does not fetch %q URLs", redact(abs), abs.Scheme))
+		doc.Warnings = append(doc.Warnings, fmt.Sprintf("mirror %s skipped: Braid does not fetch %q URLs", redact.Parsed(abs), abs.Scheme))
 		return metalink.URL{}, false
 	}
 	if abs.Host == "" {

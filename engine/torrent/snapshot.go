@@ -200,8 +200,24 @@ func (j *Job) Snapshot() Snapshot {
 	}
 	if phase == PhaseSeeding || phase == PhaseDone {
 		s.ETA = 0
+		// Every piece matched the torrent's SHA-1; a metalink's own
+		// whole-file hash was checked too where it gave one.
+		s.VerifiedBy = "sha-1 pieces of the torrent"
+		if len(j.req.Spec.Hashes) > 0 {
+			s.VerifiedBy += " and the metalink's hash"
+		}
+		s.SavedAs = s.Name
+		s.Created = s.Mirrors[0].Useful > 0 || usefulWebSeeds(s.Mirrors) > 0
 	}
 	return s
+}
+
+func usefulWebSeeds(ms []engine.MirrorSnapshot) int64 {
+	var n int64
+	for _, m := range ms[1:] {
+		n += m.Useful
+	}
+	return n
 }
 
 // measureSpeed smooths the download rate over about two seconds of

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/jlaffaye/ftp"
+
+	redactpkg "braid/engine/redact"
 )
 
 var (
@@ -94,8 +96,7 @@ func NewFTP(rawURL string, opts Options) (*FTPSource, error) {
 	if s.pool == nil {
 		s.pool, s.ownPool = NewFTPPool(0), true
 	}
-	u.User = nil
-	s.mirror = u.String()
+	s.mirror = redactpkg.Parsed(u)
 	return s, nil
 }
 

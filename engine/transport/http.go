@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"braid/engine/metalink"
+	redactpkg "braid/engine/redact"
 )
 
 var (
@@ -477,8 +478,6 @@ func (s *HTTPSource) head(ctx context.Context) (*Probe, error) {
 // redirects before it said (RFC 6249 §6: a redirector such as MirrorBrain
 // sends the Link and Digest header fields on its 3xx).
 func probeFrom(resp *http.Response, hops []hop) *Probe {
-	u := *resp.Request.URL
-	u.User = nil
 	ct, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
 	return withHops(&Probe{
 		Info: Info{
@@ -488,7 +487,7 @@ func probeFrom(resp *http.Response, hops []hop) *Probe {
 			Digests: metalink.ParseDigests(resp.Header.Values("Digest")),
 			Links:   metalink.ParseLinks(resp.Header.Values("Link")),
 		},
-		URL:         u.String(),
+		URL:         redactpkg.Parsed(resp.Request.URL),
 		ContentType: strings.ToLower(strings.TrimSpace(ct)),
 	}, hops)
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	redactpkg "braid/engine/redact"
 )
 
 // DefaultUserAgent names Braid to servers when Options.UserAgent is empty.
@@ -78,17 +80,7 @@ func New(rawURL string, opts Options) (Source, error) {
 }
 
 // redact returns rawURL without its user information, for messages.
-func redact(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		if i := strings.LastIndex(rawURL, "@"); i >= 0 {
-			return "…" + rawURL[i:]
-		}
-		return rawURL
-	}
-	u.User = nil
-	return u.String()
-}
+func redact(rawURL string) string { return redactpkg.URL(rawURL) }
 
 // checkRange refuses a range no server could serve.
 func checkRange(mirror string, off, n, size int64) error {

@@ -56,7 +56,10 @@ type change struct {
 func New(t testing.TB) *Source {
 	t.Helper()
 	s := &Source{files: map[string]*file{}, from: time.Now().UTC()}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	// Unstarted, then started: serve reads s.srv, which must be set
+	// before the first request can arrive.
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.srv.Start()
 	t.Cleanup(s.srv.Close)
 	return s
 }

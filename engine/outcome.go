@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Outcome is what can be said of a file whose download ended: one of three
+// things, and nothing more than what was checked.
+type Outcome uint8
+
+const (
+	// OutcomeFailed: the file is not at its name (the download failed or
+	// was interrupted; see Snapshot.Err).
+	OutcomeFailed Outcome = iota
+	// OutcomeVerified: the file is at its name and a hash proved every byte
+	// (Snapshot.VerifiedBy says which).
+	OutcomeVerified
+	// OutcomeNotVerified: the file is at its name, complete, but nothing was
+	// published to check it against: its bytes are what the mirrors sent.
+	OutcomeNotVerified
+)
+
+var outcomeNames = [...]string{"failed", "verified", "not verified"}
+
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "unknown"
+}
+
+// Outcome reports how the download ended; OutcomeFailed while it runs.
+func (s *Snapshot) Outcome() Outcome {
+	switch {
+	case s.State != StateDone:
+		return OutcomeFailed
+	case s.VerifiedBy != "":
+		return OutcomeVerified
+	default:
+		return OutcomeNotVerified
+	}
+}
+
+// OutcomeText says in words what was checked: "verified (sha-256)",
+// "not verified (no hash published)" or "failed". It is the one wording
+// the command line, the queue and the window use.
+func OutcomeText(o Outcome, verifiedBy string) string {
+	switch o {
+	case OutcomeVerified:
+		return "verified (" + verifiedBy + ")"
+	case OutcomeNotVerified:
+		return "not verified (no hash published)"
+	}
+	return "failed"
+}
+
+// claims are the final names that downloads of this process are writing
+// or about to write, as absolute paths, so that two downloads that want
+// the same name at once do not share it: the second takes a free name.
+var claims = struct {
+	sync.Mutex
+	names map[string]bool
+}{names: map[string]bool{}}
+
+func claimKey(dir, name string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	return filepath.Join(abs, filepath.FromSlash(name))
+}
+
+// claim takes name in dir for this process, reporting false when another
+// download has it.
+func claim(dir, name string) bool {
+	k := claimKey(dir, name)
+	claims.Lock()
+	defer claims.Unlock()
+	if claims.names[k] {
+		return false
+	}
+	claims.names[k] = true
+	return true
+}
+
+func release(dir, name string) {
+	k := claimKey(dir, name)
+	claims.Lock()
+	delete(claims.names, k)
+	claims.Unlock()
+}
+
+// freeName returns the n-th alternative to name, the way browsers number
+// a download whose name is taken: "f.bin" → "f (1).bin", "a.tar.gz" →
+// "a (1).tar.gz", "dir/README" → "dir/README (1)".
+func freeName(name string, n int) string {
+	dir, base := path.Split(name)
+	stem, ext := base, ""
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		stem, ext = base[:i], base[i:]
+		if j := strings.LastIndexByte(stem, '.'); j > 0 && strings.EqualFold(stem[j:], ".tar") {
+			stem, ext = stem[:j], stem[j:]+ext
+		}
+	}
+	return fmt.Sprintf("%s%s (%d)%s", dir, stem, n, ext)
+}
+
+// ErrNoFreeName: every alternative name tried was taken.
+var ErrNoFreeName = errors.New("no free name left for the file")
+
+// setVerifiedBy records, once the file checked out, which hash proved it.
+func (d *download) setVerifiedBy() {
+	by := d.whole.Type
+	if by == "" && d.plan.Verifiable() {
+		by = d.plan.Type + " pieces"
+	}
+	d.mu.Lock()
+	d.verifiedBy = by
+	d.mu.Unlock()
+}
