@@ -1,6 +1,8 @@
-# Braid's build. Every Go command needs -tags nosqlite: anacrolix/torrent
-# links its own SQLite, which clashes with go-sqlite3 at link time.
-export GOFLAGS := -tags=nosqlite
+# Braid's build. Every Go command needs -tags nosqlite,disable_libutp:
+# anacrolix/torrent links its own SQLite, which clashes with go-sqlite3 at
+# link time, and a C++ uTP library; with these tags it uses neither (pure-Go
+# uTP).
+export GOFLAGS := -tags=nosqlite,disable_libutp
 export CGO_ENABLED := 1
 
 GO          ?= go

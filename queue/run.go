@@ -18,6 +18,7 @@ import (
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/piece"
+	"braid/engine/torrent"
 )
 
 var (
@@ -66,6 +67,10 @@ type Runner struct {
 	// from the runner's goroutines; it must return quickly. For progress
 	// at a display's own rate, read Live.
 	Progress func(Job, engine.Snapshot)
+	// Torrent runs the jobs whose files come from a torrent
+	// (torrent_run.go); nil makes one from the settings when needed.
+	Torrent *torrent.Client
+	tor     torrentLive
 	// RequireSignature fails a file unless a key of the state folder's
 	// keyring signed it (it stays NAME.part); a bad signature fails it
 	// either way.
@@ -362,6 +367,9 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 	}
 	if err := r.refreshStale(ctx, &j); err != nil {
 		return err
+	}
+	if src, ok := torrentSource(j); ok {
+		return r.runTorrent(ctx, j, src)
 	}
 	locs := r.Locations
 	if locs == nil {

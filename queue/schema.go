@@ -136,6 +136,18 @@ ALTER TABLE files ADD COLUMN created     INTEGER NOT NULL DEFAULT 0;  -- this jo
 ALTER TABLE jobs  ADD COLUMN source_key  TEXT    NOT NULL DEFAULT ''; -- canonical(source)
 CREATE INDEX jobs_source_key ON jobs (source_key, dest);
 `, fix: keySources},
+	// 7 (BitTorrent, issue 13): piece completion of torrents, per download
+	// folder and info hash, recorded after the piece's bytes are synced,
+	// so a torrent resumes exactly after pause, quit or a crash.
+	{sql: `
+CREATE TABLE torrent_pieces (
+	dir      TEXT    NOT NULL,             -- absolute download folder
+	infohash TEXT    NOT NULL,             -- v1 info hash, lower-case hex
+	piece    INTEGER NOT NULL,
+	complete INTEGER NOT NULL,
+	PRIMARY KEY (dir, infohash, piece)
+) WITHOUT ROWID;
+`},
 }
 
 // keySources gives the jobs stored before source_key their canonical

@@ -42,9 +42,9 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
 fyne_tools=${FYNE_TOOLS:-v1.7.0}
-# Every go command of this repository needs the nosqlite tag (see Makefile);
+# Every go command of this repository needs the nosqlite,disable_libutp tags (see Makefile);
 # fyne's own `go build` of Braid inherits it from GOFLAGS and --tags.
-export GOFLAGS=-tags=nosqlite
+export GOFLAGS=-tags=nosqlite,disable_libutp
 fyne() { go run "fyne.io/tools/cmd/fyne@$fyne_tools" "$@"; }
 
 goos=$(go env GOOS)
@@ -73,7 +73,7 @@ else
 fi
 
 echo "package.sh: fyne.io/tools $fyne_tools, packaging for $goos into $out" >&2
-(cd "$out" && fyne package --os "$goos" --src "$src" --tags nosqlite "$@")
+(cd "$out" && fyne package --os "$goos" --src "$src" --tags nosqlite,disable_libutp "$@")
 
 mime="application/metalink4+xml;application/metalink+xml;application/x-bittorrent;x-scheme-handler/magnet;"
 

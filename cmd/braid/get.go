@@ -13,6 +13,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/engine/torrent"
 	"braid/platform"
 )
 
@@ -53,6 +54,7 @@ type getOptions struct {
 	interval    time.Duration
 	stdout      io.Writer
 	stderr      io.Writer
+	torrent     torrentOptions // BitTorrent flags (torrent.go)
 
 	// requireSignature: a file counts as done only if a known key signed it.
 	requireSignature bool
@@ -124,6 +126,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	jobs := fs.Int("jobs", defaultJobs, "sources downloading at once (files of a source also download side by side)")
 	limit := fs.String("limit", "", "download rate limit in bytes per second, e.g. 500K, 10M (0: none)")
 	jsonOut := fs.Bool("json", false, "print progress as JSON lines")
+	tor := torrentFlags(fs)
 	requireHash := fs.Bool("require-hash", false, "fail (exit 1) for a file that no published hash can verify")
 	requireSig := fs.Bool("require-signature", false, "fail a file unless an OpenPGP key of the keyring (braid keys) signed it; it stays NAME.part")
 	retryFor := fs.Duration("retry-for", defaultRetryFor, "how long to wait for the network while every mirror fails with temporary errors, e.g. 30m (0: forever)")
@@ -173,6 +176,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		interval:    500 * time.Millisecond,
 		stdout:      stdout,
 		stderr:      stderr,
+		torrent:     *tor,
 	}
 	o.requireSignature = *requireSig
 	if o.tty && !o.json {
@@ -184,6 +188,9 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 // getSource downloads the selected files of one source, side by side, and
 // reports whether all of them verified.
 func (o *getOptions) getSource(ctx context.Context, st getState, src string) bool {
+	if torrent.IsSource(src) {
+		return o.getTorrent(ctx, st, src)
+	}
 	doc, origin, err := o.resolveWaiting(ctx, src)
 	if err != nil {
 		o.fail(src, "", err)
@@ -200,6 +207,7 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 		ok = false
 	}
 	var selected []metalink.File
+	torrents := 0 // files fetched through their torrent (torrent.go)
 	choices, notes := metalink.Select(doc.Files, o.given, o.defaults)
 	for _, n := range notes {
 		if !o.json {
@@ -213,6 +221,11 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 			}
 			continue
 		}
+		if torrent.HasTorrent(f) {
+			torrents++
+			ok = o.getMetalinkTorrent(ctx, st, src, f) && ok
+			continue
+		}
 		selected = append(selected, f)
 	}
 	if !o.getFiles(ctx, st, src, doc, origin, selected) {
@@ -221,7 +234,7 @@ func (o *getOptions) getSource(ctx context.Context, st getState, src string) boo
 	if ctx.Err() != nil {
 		return false
 	}
-	if len(selected) == 0 && len(doc.Files) > 0 {
+	if len(selected) == 0 && torrents == 0 && len(doc.Files) > 0 {
 		o.fail(src, "", fmt.Errorf("%s: no file matches the language and OS filters (see --lang, --os)", src))
 		return false
 	}
@@ -326,7 +339,10 @@ type jsonProgress struct {
 	Mirrors []jsonMirror `json:"mirrors"`
 }
 
-func (o *getOptions) progressJSON(s *engine.Snapshot) {
+func (o *getOptions) progressJSON(s *engine.Snapshot) { writeJSON(o.stdout, progressOf(s)) }
+
+// progressOf is a snapshot's --json progress line.
+func progressOf(s *engine.Snapshot) jsonProgress {
 	p := jsonProgress{
 		Type: "progress", File: s.Name, State: s.State.String(), Size: s.Size, Bytes: s.Bytes,
 		Pieces: len(s.Pieces), Verified: s.Verified, Speed: s.Speed, ETA: -1,
@@ -338,7 +354,7 @@ func (o *getOptions) progressJSON(s *engine.Snapshot) {
 	for _, m := range s.Mirrors {
 		p.Mirrors = append(p.Mirrors, jsonMirror{URL: m.URL, State: m.State.String(), Reason: m.Reason, Bytes: m.Bytes, Speed: m.Speed, Strikes: m.Strikes})
 	}
-	writeJSON(o.stdout, p)
+	return p
 }
 
 func writeJSON(w io.Writer, v any) {

@@ -10,7 +10,7 @@
 // "protocols", what the servers send for one file from HTTP, FTP and a
 // server that ignores Range.
 //
-//	go run -tags nosqlite ./cmd/braidbench [-size 256MiB] [-scenarios uniform,mixed,hostile,unlimited,memory,crash,protocols]
+//	go run -tags nosqlite,disable_libutp ./cmd/braidbench [-size 256MiB] [-scenarios uniform,mixed,hostile,unlimited,memory,crash,protocols,torrent]
 package main
 
 import (
@@ -78,7 +78,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	sizeFlag := fs.String("size", "256MiB", "file size of the rate-limited scenarios")
 	memSize := fs.String("mem-size", "4GiB", "file size of the memory scenario")
 	pieceFlag := fs.String("piece", "1MiB", "piece length in the .meta4")
-	which := fs.String("scenarios", "uniform,mixed,hostile,unlimited,memory,"+batchNames+extraNames(), "scenarios to run, comma separated")
+	which := fs.String("scenarios", "uniform,mixed,hostile,unlimited,memory,"+batchNames+extraNames(), "scenarios to run, comma separated (also: torrent, see torrent.go)")
 	braidBin := fs.String("braid", "", "braid binary (default: build ./cmd/braid)")
 	ariaBin := fs.String("aria2c", "aria2c", "aria2c binary; \"\" to skip")
 	workDir := fs.String("work", "", "folder for downloads (default: a temporary one)")
@@ -116,7 +116,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *braidBin == "" {
 		*braidBin = filepath.Join(dir, "braid")
 		fmt.Fprintln(out, "building braid ...")
-		cmd := exec.CommandContext(ctx, "go", "build", "-tags", "nosqlite", "-o", *braidBin, "./cmd/braid")
+		cmd := exec.CommandContext(ctx, "go", "build", "-tags", "nosqlite,disable_libutp", "-o", *braidBin, "./cmd/braid")
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("build braid: %w", err)
@@ -151,6 +151,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		r.print(tw)
 		missed = missed || !r.ok()
+	}
+	if want["torrent"] {
+		if err := runTorrentScenario(ctx, dir, size, *braidBin, aria, *runs, tw); err != nil {
+			return fmt.Errorf("torrent: %w", err)
+		}
 	}
 	if want["memory"] {
 		sc := scenario{name: "memory", mirrors: []mirrorSpec{{honest: true}, {honest: true}, {honest: true}, {honest: true}}}

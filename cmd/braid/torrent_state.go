@@ -1,0 +1,9 @@
+package main
+
+import "braid/engine/torrent"
+
+// TorrentPieces gives BitTorrent downloads the queue's piece completion
+// for dir, so get on the same torrent resumes it after a stop or a crash.
+func (s *queueState) TorrentPieces(dir string) (torrent.Completion, error) {
+	return s.q.TorrentPieces(dir)
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"braid/engine/mirrortest"
+	"braid/engine/torrent/torrenttest"
+)
+
+// jsonLines parses get's --json output.
+func jsonLines(t *testing.T, stdout string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("not a JSON line: %q", sc.Text())
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// A .torrent whose only source is its web seed: get prints the same
+// --json lines as for HTTP, with the swarm's fields, and a second get on
+// the same state finds every piece recorded and fetches nothing.
+func TestGetTorrentFile(t *testing.T) {
+	data := getData(3<<20 + 17)
+	m := mirrortest.New(t, data)
+	src := t.TempDir()
+	mi := torrenttest.Make(t, src, "t.bin", 256<<10, []torrenttest.File{{Data: data}}, m.URL())
+	tf := torrenttest.WriteFile(t, mi, "t.torrent")
+	state, out := t.TempDir(), t.TempDir()
+	var so, se bytes.Buffer
+	code := cmdGet(context.Background(), []string{"--state", state, "-d", out, "--json", "--bt-discovery=false", tf}, &so, &se)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	got, err := os.ReadFile(filepath.Join(out, "t.bin"))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("downloaded file: %v (equal %v)", err, bytes.Equal(got, data))
+	}
+	lines := jsonLines(t, so.String())
+	last := lines[len(lines)-1]
+	if last["type"] != "result" || last["ok"] != true || last["file"] != "t.bin" || last["source"] != tf {
+		t.Fatalf("last line %v", last)
+	}
+	progress := 0
+	for _, l := range lines[:len(lines)-1] {
+		if l["type"] != "progress" {
+			t.Fatalf("line %v", l)
+		}
+		for _, k := range []string{"state", "size", "bytes", "pieces", "verified", "speed", "eta_seconds", "mirrors", "peers", "seeds", "uploaded", "ratio"} {
+			if _, ok := l[k]; !ok {
+				t.Fatalf("progress line without %q: %v", k, l)
+			}
+		}
+		progress++
+	}
+	served := m.BytesServed()
+
+	// Again, on the same state: nothing is fetched.
+	so.Reset()
+	if code := cmdGet(context.Background(), []string{"--state", state, "-d", out, "--bt-discovery=false", tf}, &so, &se); code != 0 {
+		t.Fatalf("second get: exit %d: %s", code, se.String())
+	}
+	if !strings.Contains(so.String(), "t.bin: done, verified") {
+		t.Fatalf("second get said %q", so.String())
+	}
+	if again := m.BytesServed() - served; again != 0 {
+		t.Fatalf("the second get fetched %d bytes of a finished torrent", again)
+	}
+	t.Logf("%d progress lines", progress)
+}
+
+func TestGetMagnetFromPeer(t *testing.T) {
+	data := getData(1<<20 + 3)
+	src := t.TempDir()
+	mi := torrenttest.Make(t, src, "m.bin", 64<<10, []torrenttest.File{{Data: data}})
+	addr := torrenttest.Seed(t, src, mi)
+	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=m.bin&x.pe=%s", mi.HashInfoBytes().HexString(), addr)
+	out := t.TempDir()
+	code, stdout, stderr := runGet(t, "-d", out, "--bt-discovery=false", magnet)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "m.bin: done, verified") {
+		t.Fatalf("stdout %q", stdout)
+	}
+	got, err := os.ReadFile(filepath.Join(out, "m.bin"))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("downloaded file: %v", err)
+	}
+}
+
+// A metalink whose file names a torrent in a metaurl is fetched through
+// the torrent, with the metalink's mirror as its web seed.
+func TestGetMetalinkWithTorrent(t *testing.T) {
+	data := getData(2<<20 + 5)
+	m := mirrortest.New(t, data)
+	src := t.TempDir()
+	mi := torrenttest.Make(t, src, "ml.bin", 256<<10, []torrenttest.File{{Data: data}})
+	tf := torrenttest.WriteFile(t, mi, "ml.torrent")
+	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Dir(tf))))
+	t.Cleanup(srv.Close)
+	meta := writeMeta4(t, t.TempDir(), "ml.bin", data, 256<<10, "", m.URL())
+	doc, err := os.ReadFile(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc = bytes.Replace(doc, []byte("</file>"), fmt.Appendf(nil, "<metaurl mediatype=\"torrent\">%s/ml.torrent</metaurl>\n</file>", srv.URL), 1)
+	if err := os.WriteFile(meta, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runGet(t, "-d", out, "--bt-discovery=false", meta)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "from the swarm and 1 web seeds") {
+		t.Fatalf("stdout %q: the torrent was not used", stdout)
+	}
+	got, err := os.ReadFile(filepath.Join(out, "ml.bin"))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("downloaded file: %v", err)
+	}
+}

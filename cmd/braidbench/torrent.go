@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/anacrolix/torrent"
+	"github.com/anacrolix/torrent/bencode"
+	"github.com/anacrolix/torrent/metainfo"
+	"github.com/anacrolix/torrent/storage"
+
+	"braid/bench/mirror"
+)
+
+// The torrent scenario: one file from a loopback swarm of three anacrolix
+// seeders (in this process, on their own ports) found through opentracker
+// (Debian's, started here on 127.0.0.1), plus the file's web seed, an
+// unlimited mirror on 127.0.0.5. braid and aria2c get the same .torrent,
+// one after the other; neither seeds afterwards.
+
+// torrentPieceLength is the scenario's piece length, a common choice for
+// files of a few hundred MiB.
+const torrentPieceLength = 256 << 10
+
+func runTorrentScenario(ctx context.Context, dir string, size int64, braid, aria string, runs int, out io.Writer) error {
+	tracker, err := exec.LookPath("opentracker")
+	if err != nil {
+		return fmt.Errorf("the torrent scenario needs opentracker (Debian: opentracker): %w", err)
+	}
+	c := mirror.NewContent(size)
+	seedDir := filepath.Join(dir, "torrent-seed")
+	if err := writeContent(filepath.Join(seedDir, "file.bin"), c); err != nil {
+		return err
+	}
+	defer os.RemoveAll(seedDir)
+	web, err := mirror.Start(c, "127.0.0.5", mirror.Behaviour{})
+	if err != nil {
+		return err
+	}
+	defer web.Close()
+
+	const port = 16969
+	announce := fmt.Sprintf("http://127.0.0.1:%d/announce", port)
+	info := metainfo.Info{PieceLength: torrentPieceLength}
+	if err := info.BuildFromFilePath(filepath.Join(seedDir, "file.bin")); err != nil {
+		return err
+	}
+	mi := &metainfo.MetaInfo{Announce: announce, UrlList: []string{web.URL()}}
+	if mi.InfoBytes, err = bencode.Marshal(info); err != nil {
+		return err
+	}
+	tf := filepath.Join(dir, "file.torrent")
+	f, err := os.Create(tf)
+	if err != nil {
+		return err
+	}
+	if err := mi.Write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	defer os.Remove(tf)
+
+	stopTracker, err := startTracker(ctx, tracker, dir, port, mi.HashInfoBytes())
+	if err != nil {
+		return err
+	}
+	defer stopTracker()
+	for i := range 3 {
+		cl, err := startSeeder(ctx, seedDir, mi)
+		if err != nil {
+			return fmt.Errorf("seeder %d: %w", i+1, err)
+		}
+		defer cl.Close()
+	}
+
+	res := result{name: "torrent", size: size}
+	var ariaErr error
+	var braidRuns, ariaRuns []childRun
+	for i := range max(runs, 1) {
+		o := filepath.Join(dir, "braid-torrent")
+		state := filepath.Join(dir, fmt.Sprintf("state-torrent-%d", i))
+		r, err := runChild(ctx, o, braid, append([]string{"get", "--state", state, "-d", o}, braidArgs(tf)...)...)
+		if err == nil {
+			err = checkFile(filepath.Join(o, "file.bin"), size)
+		}
+		os.RemoveAll(o)
+		os.RemoveAll(state)
+		if err != nil {
+			return fmt.Errorf("braid get: %w", err)
+		}
+		braidRuns = append(braidRuns, r)
+		res.braidRSS = max(res.braidRSS, r.rss)
+		if aria == "" || ariaErr != nil {
+			continue
+		}
+		o = filepath.Join(dir, "aria2c-torrent")
+		r, err = runChild(ctx, o, aria, "--seed-time=0", "--enable-dht=false", "--enable-dht6=false",
+			"--bt-enable-lpd=false", "--enable-peer-exchange=false", "--summary-interval=0", "-d", o, tf)
+		if err == nil {
+			err = checkFile(filepath.Join(o, "file.bin"), size)
+		}
+		os.RemoveAll(o)
+		ariaErr = err
+		ariaRuns = append(ariaRuns, r)
+	}
+	b := best(braidRuns)
+	res.braid, res.braidCPU = b.wall, b.cpu
+	if aria != "" {
+		a := ariaResult{mode: "bittorrent", err: ariaErr}
+		if ariaErr == nil && len(ariaRuns) > 0 {
+			b := best(ariaRuns)
+			a.wall, a.cpu = b.wall, b.cpu
+		}
+		res.arias = []ariaResult{a}
+	}
+	res.print(out)
+	return nil
+}
+
+// braidArgs is how braid is given the torrent: without the DHT, as
+// aria2c (on a machine with loopback only, the DHT's bootstrap costs
+// braid seconds of CPU). BRAID_BENCH_TORRENT_ARGS (space separated, before
+// the .torrent) replaces them, to compare settings.
+func braidArgs(tf string) []string {
+	args := "--bt-dht=false"
+	if v, ok := os.LookupEnv("BRAID_BENCH_TORRENT_ARGS"); ok {
+		args = v
+	}
+	return append(strings.Fields(args), tf)
+}
+
+// writeContent writes c to path.
+func writeContent(path string, c *mirror.Content) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 1<<20)
+	for off := int64(0); off < c.Size; off += int64(len(buf)) {
+		p := buf[:min(int64(len(buf)), c.Size-off)]
+		c.Fill(p, off)
+		if _, err := f.Write(p); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
+}
+
+// startTracker runs opentracker on 127.0.0.1:port for the one info hash,
+// chrooted (as nobody) into a folder of its own, and returns how to stop it.
+func startTracker(ctx context.Context, bin, dir string, port int, ih metainfo.Hash) (func(), error) {
+	root := filepath.Join(dir, "tracker")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(root, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(root, "whitelist"), []byte(ih.HexString()+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	p := fmt.Sprint(port)
+	cmd := exec.CommandContext(ctx, bin, "-i", "127.0.0.1", "-p", p, "-P", p, "-d", root, "-u", "nobody", "-w", "/whitelist")
+	if childOutput {
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		os.RemoveAll(root)
+	}, nil
+}
+
+// startSeeder starts an anacrolix client that seeds mi from dir and
+// announces to its tracker once it has checked the data.
+func startSeeder(ctx context.Context, dir string, mi *metainfo.MetaInfo) (*torrent.Client, error) {
+	cfg := torrent.NewDefaultClientConfig()
+	cfg.ListenPort = 0
+	cfg.NoDHT, cfg.NoDefaultPortForwarding, cfg.DisablePEX = true, true, true
+	cfg.DisableIPv6 = true
+	cfg.Seed = true
+	cfg.Slogger = slog.New(slog.DiscardHandler)
+	// anacrolix v1.59.1 deadlocks uploads with its default (see
+	// engine/torrent.MaxPeerRequestData).
+	cfg.MaxAllocPeerRequestDataPerConn = 1024 * 16 << 10
+	cfg.DefaultStorage = storage.NewFileOpts(storage.NewFileClientOpts{
+		ClientBaseDir: dir, PieceCompletion: storage.NewMapPieceCompletion(),
+	})
+	cl, err := torrent.NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	t, err := cl.AddTorrent(mi)
+	if err != nil {
+		cl.Close()
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	if err := t.VerifyDataContext(ctx); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	select {
+	case <-t.Complete().On():
+	case <-ctx.Done():
+		cl.Close()
+		return nil, fmt.Errorf("the seeder's data did not verify: %w", ctx.Err())
+	}
+	return cl, nil
+}

@@ -1,0 +1,220 @@
+// Package torrent runs BitTorrent downloads for Braid: one
+// anacrolix/torrent client for the app, over Braid's own storage (safe
+// names, os.Root, NAME.part renamed when every piece of the file verifies,
+// piece completion kept by the caller so a restart resumes exactly), with
+// progress in the shape of engine.Snapshot.
+package torrent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+
+	alog "github.com/anacrolix/log"
+	"github.com/anacrolix/torrent"
+	"github.com/anacrolix/torrent/metainfo"
+	"github.com/anacrolix/torrent/storage"
+	"golang.org/x/time/rate"
+)
+
+// Config is the app's BitTorrent setup, given once to NewClient.
+type Config struct {
+	// ListenHost is the address to listen on: "" for every address,
+	// "127.0.0.1" in tests.
+	ListenHost string
+	// ListenPort is the port to listen on for peers; 0 picks a free one.
+	ListenPort int
+	// DHT, PEX and Trackers turn on peer discovery beyond the peers a
+	// source names; all three are off in tests.
+	DHT, PEX, Trackers bool
+	// DownloadLimit and UploadLimit are in bytes per second for all
+	// torrents together; 0 means none. See Client.SetLimits.
+	DownloadLimit, UploadLimit int64
+	// Logger receives the library's logs; nil: slog.Default().
+	Logger *slog.Logger
+	// HTTP fetches .torrent files and web seeds; nil: http.DefaultClient's
+	// transport.
+	HTTP *http.Client
+}
+
+// Client is the app's one BitTorrent client. It starts with the first
+// job (Start) and is safe for concurrent use.
+type Client struct {
+	cfg  Config
+	down *rate.Limiter
+	up   *rate.Limiter
+
+	mu     sync.Mutex
+	cl     *torrent.Client
+	jobs   map[*torrent.Torrent]*Job
+	closed bool
+}
+
+// NewClient returns a client that has not started yet: nothing listens
+// until the first Start.
+func NewClient(cfg Config) *Client {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	c := &Client{
+		cfg:  cfg,
+		down: rate.NewLimiter(rate.Inf, 1<<20),
+		up:   rate.NewLimiter(rate.Inf, 1<<20),
+		jobs: map[*torrent.Torrent]*Job{},
+	}
+	c.SetLimits(cfg.DownloadLimit, cfg.UploadLimit)
+	return c
+}
+
+// SetLimits changes the download and upload limits (bytes per second, 0:
+// none) for all torrents, running or not.
+func (c *Client) SetLimits(down, up int64) {
+	set := func(l *rate.Limiter, n int64) {
+		if n <= 0 {
+			l.SetLimit(rate.Inf)
+			return
+		}
+		// The burst stays explicit: a limiter made with burst 0 panics
+		// later inside the library (see notes/bittorrent.md).
+		l.SetBurst(int(max(n/10, 16<<10)))
+		l.SetLimit(rate.Limit(n))
+	}
+	set(c.down, down)
+	set(c.up, up)
+}
+
+// noStorage refuses a torrent added without Braid's storage.
+type noStorage struct{}
+
+func (noStorage) OpenTorrent(context.Context, *metainfo.Info, metainfo.Hash) (storage.TorrentImpl, error) {
+	return storage.TorrentImpl{}, errors.New("a torrent was added without Braid's storage")
+}
+
+// MaxPeerRequestData is the upload buffer allowed per peer connection.
+// anacrolix/torrent v1.59.1 deadlocks a seeding connection once a peer has
+// more requests queued than this covers: its one reader goroutine serves
+// requests in map order, while the buffer is granted in arrival order to
+// requests it has not read yet, so nothing is ever sent again (a leecher
+// stalls after 1 MiB with the default). 1024 requests (the most a
+// connection accepts) of 16 KiB chunks never wait.
+const MaxPeerRequestData = 1024 * 16 << 10
+
+// routeGlobalLog sends the library's global logger (used by code that
+// has no client at hand) to slog once.
+var routeGlobalLog sync.Once
+
+// client starts the anacrolix client on first use.
+func (c *Client) client() (*torrent.Client, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errors.New("the BitTorrent client is closed")
+	}
+	if c.cl != nil {
+		return c.cl, nil
+	}
+	routeGlobalLog.Do(func() {
+		alog.Default.SetHandlers(alog.SlogHandlerAsHandler{SlogHandler: c.cfg.Logger.Handler()})
+	})
+	tc := torrent.NewDefaultClientConfig()
+	if host := c.cfg.ListenHost; host != "" {
+		tc.ListenHost = func(string) string { return host }
+		if ip := net.ParseIP(host); ip != nil && ip.To4() != nil {
+			tc.DisableIPv6 = true
+		}
+	}
+	tc.ListenPort = c.cfg.ListenPort
+	tc.NoDHT = !c.cfg.DHT
+	tc.DisablePEX = !c.cfg.PEX
+	tc.DisableTrackers = !c.cfg.Trackers
+	tc.NoDefaultPortForwarding = true
+	tc.Seed = true // a finished torrent seeds while its job says so
+	// Every torrent is added with Braid's storage for its job. Without a
+	// default the library would open file storage and a bolt database in
+	// the working directory the moment the client starts.
+	tc.DefaultStorage = noStorage{}
+	tc.Slogger = c.cfg.Logger
+	tc.MaxAllocPeerRequestDataPerConn = MaxPeerRequestData
+	tc.DownloadRateLimiter = c.down
+	tc.UploadRateLimiter = c.up
+	if c.cfg.HTTP != nil {
+		tc.MetainfoSourcesClient = c.cfg.HTTP
+		if c.cfg.HTTP.Transport != nil {
+			tc.WebTransport = c.cfg.HTTP.Transport
+		}
+	}
+	tc.Callbacks.ReceivedUsefulData = append(tc.Callbacks.ReceivedUsefulData, c.receivedUseful)
+	cl, err := torrent.NewClient(tc)
+	if err != nil {
+		return nil, fmt.Errorf("start BitTorrent: %w", err)
+	}
+	c.cl = cl
+	return cl, nil
+}
+
+// receivedUseful notes which source filled a piece. The library calls it
+// with its lock held: only copy fields here, never call Torrent methods.
+func (c *Client) receivedUseful(e torrent.ReceivedUsefulDataEvent) {
+	if e.Peer == nil || e.Message == nil {
+		return
+	}
+	t := e.Peer.Torrent()
+	c.mu.Lock()
+	j := c.jobs[t]
+	c.mu.Unlock()
+	if j == nil {
+		return
+	}
+	src := sourcePeers
+	if e.Peer.Network == "http" && e.Peer.RemoteAddr != nil {
+		src = e.Peer.RemoteAddr.String()
+	}
+	j.filled(int(e.Message.Index), src)
+}
+
+// Port is the port the client listens on, or 0 before it started.
+func (c *Client) Port() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cl == nil {
+		return 0
+	}
+	return c.cl.LocalPort()
+}
+
+// Close stops every job (they end as canceled, or done if they were
+// seeding), waits for them, and stops the client.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	cl := c.cl
+	c.closed = true
+	c.cl = nil
+	var jobs []*Job
+	for _, j := range c.jobs {
+		jobs = append(jobs, j)
+	}
+	c.mu.Unlock()
+	for _, j := range jobs {
+		j.Stop()
+	}
+	if cl == nil {
+		return nil
+	}
+	return errors.Join(cl.Close()...)
+}
+
+func (c *Client) register(t *torrent.Torrent, j *Job) {
+	c.mu.Lock()
+	c.jobs[t] = j
+	c.mu.Unlock()
+}
+
+func (c *Client) unregister(t *torrent.Torrent) {
+	c.mu.Lock()
+	delete(c.jobs, t)
+	c.mu.Unlock()
+}

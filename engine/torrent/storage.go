@@ -1,0 +1,558 @@
+package torrent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/anacrolix/torrent/metainfo"
+	"github.com/anacrolix/torrent/storage"
+
+	"braid/engine/metalink"
+)
+
+// ErrUnsafePath is wrapped by the error for a torrent whose file paths
+// would leave the download folder or cannot be created on every OS Braid
+// runs on. Nothing is written for such a torrent.
+var ErrUnsafePath = errors.New("the torrent names an unsafe path")
+
+// ErrExists is wrapped when a file of the torrent is already at its final
+// name and a piece of it does not match: a file at its final name is never
+// overwritten.
+var ErrExists = errors.New("a different file is already at this name")
+
+// fileSpan is one file of a torrent as the storage lays it out.
+type fileSpan struct {
+	name   string // relative, slash-separated, passed metalink.SafeName
+	offset int64  // in the torrent
+	length int64
+	pad    bool // a BEP 47 padding file: never written, reads as zeros
+	first  int  // first piece holding a byte of the file
+	end    int  // one past the last piece holding a byte of it
+}
+
+// FileNames lays out the files of info as Braid names them on disk, and
+// refuses the torrent if any path is unsafe. The error wraps ErrUnsafePath
+// and names the path and the rule it breaks.
+func FileNames(info *metainfo.Info) ([]string, error) {
+	spans, err := layout(info)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, s := range spans {
+		if !s.pad {
+			names = append(names, s.name)
+		}
+	}
+	return names, nil
+}
+
+// layout checks every path of info with metalink.SafeName and returns
+// where each file lies in the torrent.
+func layout(info *metainfo.Info) ([]fileSpan, error) {
+	if info.PieceLength <= 0 {
+		return nil, fmt.Errorf("the torrent's piece length is %d", info.PieceLength)
+	}
+	base := info.BestName()
+	if err := metalink.SafeName(base); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnsafePath, err)
+	}
+	var spans []fileSpan
+	seen := map[string]bool{}
+	for fi := range info.UpvertedFilesIter() {
+		name := base
+		if info.IsDir() {
+			name = path.Join(base, strings.Join(fi.BestPath(), "/"))
+			// path.Join would clean "a/../b" into "b": check the raw text.
+			raw := base + "/" + strings.Join(fi.BestPath(), "/")
+			if err := metalink.SafeName(raw); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrUnsafePath, err)
+			}
+		}
+		if fi.Length < 0 {
+			return nil, fmt.Errorf("%s: negative length %d", name, fi.Length)
+		}
+		pad := strings.Contains(fi.Attr, "p")
+		if !pad {
+			if seen[strings.ToLower(name)] {
+				return nil, fmt.Errorf("%w: %s appears twice", ErrUnsafePath, name)
+			}
+			seen[strings.ToLower(name)] = true
+		}
+		spans = append(spans, fileSpan{
+			name:   name,
+			offset: fi.TorrentOffset,
+			length: fi.Length,
+			pad:    pad,
+			first:  int(fi.TorrentOffset / info.PieceLength),
+			end:    int((fi.TorrentOffset + fi.Length + info.PieceLength - 1) / info.PieceLength),
+		})
+	}
+	// A file is also a folder of another ("a" and "a/b"): refuse, since
+	// one of them could not be created.
+	for _, s := range spans {
+		if s.pad {
+			continue
+		}
+		for p := path.Dir(s.name); p != "."; p = path.Dir(p) {
+			if seen[strings.ToLower(p)] {
+				return nil, fmt.Errorf("%w: %s is both a file and a folder", ErrUnsafePath, p)
+			}
+		}
+	}
+	return spans, nil
+}
+
+// fileCheck is called with a finished file, before it gets its final
+// name; an error keeps it at NAME.part and fails the job.
+type fileCheck func(name string, f *os.File, size int64) error
+
+// braidStorage is Braid's storage.ClientImpl: one torrent in one folder,
+// written through os.Root, files as NAME.part until all their pieces
+// verify, piece completion kept in a Completion.
+type braidStorage struct {
+	dir    string
+	comp   Completion
+	check  fileCheck
+	refuse func(error)           // told when OpenTorrent refuses the torrent
+	opened func(*torrentStorage) // told when it opened it
+}
+
+var _ storage.ClientImpl = (*braidStorage)(nil)
+
+// OpenTorrent checks the torrent's paths and opens its folder.
+func (s *braidStorage) OpenTorrent(_ context.Context, info *metainfo.Info, ih metainfo.Hash) (storage.TorrentImpl, error) {
+	ts, err := s.open(info, ih)
+	if err != nil {
+		if s.refuse != nil {
+			s.refuse(err)
+		}
+		return storage.TorrentImpl{}, err
+	}
+	if s.opened != nil {
+		s.opened(ts)
+	}
+	return storage.TorrentImpl{
+		Piece: ts.piece,
+		Close: ts.close,
+	}, nil
+}
+
+func (s *braidStorage) open(info *metainfo.Info, ih metainfo.Hash) (*torrentStorage, error) {
+	spans, err := layout(info)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	ts := &torrentStorage{
+		root:     root,
+		ih:       ih.HexString(),
+		info:     info,
+		spans:    spans,
+		comp:     s.comp,
+		check:    s.check,
+		files:    make([]*openFile, len(spans)),
+		done:     make([]bool, info.NumPieces()),
+		recorded: make([]bool, info.NumPieces()),
+	}
+	for i, sp := range spans {
+		ts.files[i] = &openFile{}
+		if sp.pad {
+			continue
+		}
+		_, errPart := root.Stat(sp.name + partSuffix)
+		_, errFinal := root.Stat(sp.name)
+		ts.files[i].final = errFinal == nil && errors.Is(errPart, fs.ErrNotExist)
+		ts.files[i].exists.Store(errFinal == nil || errPart == nil)
+	}
+	recorded, err := s.comp.Load(ts.ih)
+	if err != nil {
+		root.Close()
+		return nil, fmt.Errorf("piece completion: %w", err)
+	}
+	for i, ok := range recorded {
+		if i < len(ts.done) {
+			ts.recorded[i] = true
+			ts.done[i] = ok
+		}
+	}
+	return ts, nil
+}
+
+const partSuffix = ".part"
+
+// openFile is the handle of one file, opened on first use.
+type openFile struct {
+	mu    sync.Mutex
+	f     *os.File
+	final bool // at its final name: read only
+	// exists: at either name (when opened, or written since). Atomic, so
+	// Completion, called under the library's lock, never waits for disk
+	// I/O under mu.
+	exists atomic.Bool
+}
+
+// torrentStorage is one open torrent.
+type torrentStorage struct {
+	root  *os.Root
+	ih    string
+	info  *metainfo.Info
+	spans []fileSpan
+	files []*openFile
+	comp  Completion
+	check fileCheck
+
+	mu       sync.Mutex
+	done     []bool // pieces verified and recorded
+	recorded []bool // pieces whose state the Completion knows
+	err      error  // the first error that must fail the job
+	closed   bool
+}
+
+func (ts *torrentStorage) piece(p metainfo.Piece) storage.PieceImpl {
+	i := p.Index()
+	return &pieceImpl{ts: ts, index: i, off: int64(i) * ts.info.PieceLength, length: p.Length()}
+}
+
+func (ts *torrentStorage) close() error {
+	ts.mu.Lock()
+	ts.closed = true
+	ts.mu.Unlock()
+	var errs []error
+	for _, f := range ts.files {
+		f.mu.Lock()
+		if f.f != nil {
+			errs = append(errs, f.f.Close())
+			f.f = nil
+		}
+		f.mu.Unlock()
+	}
+	errs = append(errs, ts.root.Close())
+	return errors.Join(errs...)
+}
+
+// failure is the error that stops the job, if any.
+func (ts *torrentStorage) failure() error {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.err
+}
+
+func (ts *torrentStorage) fail(err error) {
+	ts.mu.Lock()
+	if ts.err == nil {
+		ts.err = err
+	}
+	ts.mu.Unlock()
+}
+
+// spansOf returns the indices of the files overlapping [off, off+n).
+func (ts *torrentStorage) spansOf(off, n int64) []int {
+	i := sort.Search(len(ts.spans), func(i int) bool { return ts.spans[i].offset+ts.spans[i].length > off })
+	var out []int
+	for ; i < len(ts.spans) && ts.spans[i].offset < off+n; i++ {
+		if ts.spans[i].length > 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// handle opens file i for writing (at NAME.part, creating folders) or for
+// reading (NAME.part or NAME, whichever holds it). It returns nil, nil for
+// a read of a file not created yet. Call with f.mu held.
+func (ts *torrentStorage) handle(i int, write bool) (*os.File, error) {
+	f, sp := ts.files[i], ts.spans[i]
+	if f.f != nil {
+		if write && f.final {
+			return nil, fmt.Errorf("%s: %w", sp.name, ErrExists)
+		}
+		return f.f, nil
+	}
+	if f.final {
+		if write {
+			return nil, fmt.Errorf("%s: %w", sp.name, ErrExists)
+		}
+		h, err := ts.root.Open(sp.name)
+		if err != nil {
+			return nil, err
+		}
+		f.f = h
+		return h, nil
+	}
+	flags := os.O_RDWR
+	if write {
+		flags |= os.O_CREATE
+		if dir := path.Dir(sp.name); dir != "." {
+			if err := ts.root.MkdirAll(dir, 0o755); err != nil {
+				return nil, err
+			}
+		}
+	}
+	h, err := ts.root.OpenFile(sp.name+partSuffix, flags, 0o644)
+	if !write && errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	f.f = h
+	f.exists.Store(true)
+	return h, nil
+}
+
+// pieceImpl is one piece: reads and writes go to the files it spans.
+type pieceImpl struct {
+	ts     *torrentStorage
+	index  int
+	off    int64 // in the torrent
+	length int64
+}
+
+var _ storage.PieceImpl = (*pieceImpl)(nil)
+
+// ReadAt reads from the files the piece spans. Bytes a file does not hold
+// yet (not created, or beyond its end) read as zeros, so hashing an
+// unfinished piece fails instead of erroring.
+func (p *pieceImpl) ReadAt(b []byte, off int64) (int, error) {
+	if off >= p.length {
+		return 0, io.EOF
+	}
+	short := false
+	if off+int64(len(b)) > p.length {
+		b, short = b[:p.length-off], true
+	}
+	start := p.off + off
+	for _, i := range p.ts.spansOf(start, int64(len(b))) {
+		sp := p.ts.spans[i]
+		lo, hi := max(start, sp.offset), min(start+int64(len(b)), sp.offset+sp.length)
+		part := b[lo-start : hi-start]
+		clear(part)
+		if sp.pad {
+			continue
+		}
+		if err := p.ts.readFile(i, part, lo-sp.offset); err != nil {
+			return 0, err
+		}
+	}
+	if short {
+		return len(b), io.EOF
+	}
+	return len(b), nil
+}
+
+func (ts *torrentStorage) readFile(i int, b []byte, off int64) error {
+	f := ts.files[i]
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h, err := ts.handle(i, false)
+	if err != nil || h == nil {
+		return err
+	}
+	_, err = h.ReadAt(b, off)
+	if err == io.EOF {
+		err = nil // the rest was cleared
+	}
+	return err
+}
+
+// WriteAt writes to the files the piece spans, at NAME.part. Padding
+// files take nothing.
+func (p *pieceImpl) WriteAt(b []byte, off int64) (int, error) {
+	start := p.off + off
+	for _, i := range p.ts.spansOf(start, int64(len(b))) {
+		sp := p.ts.spans[i]
+		if sp.pad {
+			continue
+		}
+		lo, hi := max(start, sp.offset), min(start+int64(len(b)), sp.offset+sp.length)
+		if err := p.ts.writeFile(i, b[lo-start:hi-start], lo-sp.offset); err != nil {
+			return 0, fmt.Errorf("%s: %w", sp.name, err)
+		}
+	}
+	return len(b), nil
+}
+
+func (ts *torrentStorage) writeFile(i int, b []byte, off int64) error {
+	f := ts.files[i]
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h, err := ts.handle(i, true)
+	if err != nil {
+		return err
+	}
+	_, err = h.WriteAt(b, off)
+	return err
+}
+
+// MarkComplete is called once the piece passed its hash: its bytes are
+// synced, then it is recorded, then every file it completes is checked and
+// renamed to its final name.
+func (p *pieceImpl) MarkComplete() error {
+	ts := p.ts
+	spans := ts.spansOf(p.off, p.length)
+	for _, i := range spans {
+		if err := ts.syncFile(i); err != nil {
+			return err
+		}
+	}
+	if err := ts.comp.Set(ts.ih, p.index, true); err != nil {
+		err = fmt.Errorf("piece %d: record completion: %w", p.index, err)
+		ts.fail(err)
+		return err
+	}
+	ts.mu.Lock()
+	ts.done[p.index], ts.recorded[p.index] = true, true
+	ts.mu.Unlock()
+	for _, i := range spans {
+		if ts.fileDone(i) {
+			if err := ts.finishFile(i); err != nil {
+				ts.fail(err)
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// MarkNotComplete records that the piece must be fetched again.
+func (p *pieceImpl) MarkNotComplete() error {
+	ts := p.ts
+	ts.mu.Lock()
+	was := ts.done[p.index] || !ts.recorded[p.index]
+	ts.done[p.index], ts.recorded[p.index] = false, true
+	ts.mu.Unlock()
+	if !was {
+		return nil
+	}
+	return ts.comp.Set(ts.ih, p.index, false)
+}
+
+// Completion tells the client what is known of the piece. A piece never
+// recorded is "unknown, hash it" when one of its files is on disk (a
+// crash between writing and recording, or a file already there), and
+// "not complete" otherwise, which spares hashing a fresh download.
+func (p *pieceImpl) Completion() storage.Completion {
+	ts := p.ts
+	ts.mu.Lock()
+	done, known := ts.done[p.index], ts.recorded[p.index]
+	ts.mu.Unlock()
+	if known {
+		return storage.Completion{Ok: true, Complete: done}
+	}
+	for _, i := range ts.spansOf(p.off, p.length) {
+		if ts.files[i].exists.Load() && !ts.spans[i].pad {
+			return storage.Completion{Ok: false}
+		}
+	}
+	return storage.Completion{Ok: true, Complete: false}
+}
+
+func (ts *torrentStorage) syncFile(i int) error {
+	f := ts.files[i]
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.f == nil || f.final {
+		return nil
+	}
+	if err := f.f.Sync(); err != nil {
+		return fmt.Errorf("%s: sync: %w", ts.spans[i].name, err)
+	}
+	return nil
+}
+
+// fileDone reports whether every piece of file i is done and the file is
+// still at NAME.part.
+func (ts *torrentStorage) fileDone(i int) bool {
+	sp := ts.spans[i]
+	if sp.pad {
+		return false
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for p := sp.first; p < sp.end; p++ {
+		if !ts.done[p] {
+			return false
+		}
+	}
+	return true
+}
+
+// finishFile checks a complete file and gives it its final name.
+func (ts *torrentStorage) finishFile(i int) error {
+	f, sp := ts.files[i], ts.spans[i]
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.final {
+		return nil
+	}
+	if f.f == nil { // an empty file, or every byte in padding
+		h, err := ts.handle(i, true)
+		if err != nil {
+			return fmt.Errorf("%s: %w", sp.name, err)
+		}
+		f.f = h
+	}
+	if err := f.f.Truncate(sp.length); err != nil {
+		return fmt.Errorf("%s: %w", sp.name, err)
+	}
+	if err := f.f.Sync(); err != nil {
+		return fmt.Errorf("%s: sync: %w", sp.name, err)
+	}
+	if ts.check != nil {
+		if err := ts.check(sp.name, f.f, sp.length); err != nil {
+			return err
+		}
+	}
+	// A file that appeared at the final name meanwhile is someone
+	// else's: never overwritten.
+	if _, err := ts.root.Lstat(sp.name); err == nil {
+		return fmt.Errorf("%s: %w; the download stays at %s%s", sp.name, ErrExists, sp.name, partSuffix)
+	}
+	if err := f.f.Close(); err != nil {
+		return fmt.Errorf("%s: %w", sp.name, err)
+	}
+	f.f = nil
+	if err := ts.root.Rename(sp.name+partSuffix, sp.name); err != nil {
+		return fmt.Errorf("%s: %w", sp.name, err)
+	}
+	f.final = true
+	return nil
+}
+
+// finished reports whether file i is at its final name and every piece
+// of it verified: a file found there when the torrent opened counts only
+// once its pieces have been checked.
+func (ts *torrentStorage) finished(i int) bool {
+	f := ts.files[i]
+	f.mu.Lock()
+	final := f.final
+	f.mu.Unlock()
+	sp := ts.spans[i]
+	if !final || sp.length == 0 {
+		return final
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for p := sp.first; p < sp.end; p++ {
+		if !ts.done[p] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,112 @@
+// Package torrenttest makes real torrents and real seeders on loopback for
+// tests: files written to a folder, their metainfo, and an anacrolix
+// client seeding them with DHT, trackers and port forwarding off.
+package torrenttest
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/anacrolix/torrent"
+	"github.com/anacrolix/torrent/bencode"
+	"github.com/anacrolix/torrent/metainfo"
+	"github.com/anacrolix/torrent/storage"
+)
+
+// File is one file of a test torrent, by its slash-separated path inside
+// the torrent's folder; a torrent of one File with Path "" is a
+// single-file torrent.
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Make writes files under dir/name and returns the metainfo of a torrent
+// of them with the given piece length and web seed URLs (url-list).
+func Make(t testing.TB, dir, name string, pieceLength int64, files []File, urlList ...string) *metainfo.MetaInfo {
+	t.Helper()
+	root := filepath.Join(dir, name)
+	for _, f := range files {
+		p := root
+		if f.Path != "" {
+			p = filepath.Join(root, filepath.FromSlash(f.Path))
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info := metainfo.Info{PieceLength: pieceLength}
+	if err := info.BuildFromFilePath(root); err != nil {
+		t.Fatal(err)
+	}
+	mi := &metainfo.MetaInfo{UrlList: urlList}
+	var err error
+	if mi.InfoBytes, err = bencode.Marshal(info); err != nil {
+		t.Fatal(err)
+	}
+	return mi
+}
+
+// WriteFile writes mi as a .torrent file in a new temporary folder and
+// returns its path.
+func WriteFile(t testing.TB, mi *metainfo.MetaInfo, name string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	w, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := mi.Write(w); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Seed starts an anacrolix client on 127.0.0.1 that seeds mi from dir
+// (where Make wrote it), waits until it has verified every piece, and
+// returns its address. The client's logs are discarded; it is closed by
+// t.Cleanup.
+func Seed(t testing.TB, dir string, mi *metainfo.MetaInfo) string {
+	t.Helper()
+	cfg := torrent.NewDefaultClientConfig()
+	cfg.ListenHost = torrent.LoopbackListenHost
+	cfg.ListenPort = 0
+	cfg.NoDHT, cfg.DisableTrackers, cfg.NoDefaultPortForwarding = true, true, true
+	cfg.DisableIPv6 = true
+	cfg.Seed = true
+	// See torrent.MaxPeerRequestData: the default deadlocks uploads.
+	cfg.MaxAllocPeerRequestDataPerConn = 1024 * 16 << 10
+	cfg.Slogger = slog.New(slog.DiscardHandler)
+	cfg.DefaultStorage = storage.NewFileOpts(storage.NewFileClientOpts{
+		ClientBaseDir: dir, PieceCompletion: storage.NewMapPieceCompletion(),
+	})
+	cl, err := torrent.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	tt, err := cl.AddTorrent(mi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := tt.VerifyDataContext(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-tt.Complete().On():
+	case <-ctx.Done():
+		t.Fatal("the seeder does not have the whole torrent")
+	}
+	return fmt.Sprintf("127.0.0.1:%d", cl.LocalPort())
+}

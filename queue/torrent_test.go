@@ -1,0 +1,181 @@
+package queue
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"braid/engine/mirrortest"
+	"braid/engine/torrent"
+	"braid/engine/torrent/torrenttest"
+)
+
+// torrentRunner is a runner whose BitTorrent client has discovery off and
+// listens on loopback only.
+func torrentRunner(t *testing.T, q *Queue) *Runner {
+	t.Helper()
+	c := torrent.NewClient(torrent.Config{ListenHost: "127.0.0.1", Logger: slog.New(slog.DiscardHandler)})
+	t.Cleanup(func() { c.Close() })
+	r := runner(q)
+	r.Torrent = c
+	return r
+}
+
+// addTorrent queues the .torrent at tf into dest, with the given files
+// selected (nil: all).
+func addTorrent(t *testing.T, q *Queue, tf, dest string, selected []string) int64 {
+	t.Helper()
+	spec, err := torrent.Resolve(context.Background(), tf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := torrent.Document(spec, tf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := q.Add(tf, dest, doc, selected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func TestRunTorrentJob(t *testing.T) {
+	src := t.TempDir()
+	files := []torrenttest.File{{Path: "a.bin", Data: testData(300<<10 + 1)}, {Path: "b/c.bin", Data: testData(200 << 10)}}
+	// The torrent's data comes from its web seed: a file server of the
+	// folder Make wrote it to (its URL without the trailing slash that
+	// BEP 19 wants for a folder; Braid adds it).
+	srv := httptest.NewServer(http.FileServer(http.Dir(src)))
+	t.Cleanup(srv.Close)
+	mi := torrenttest.Make(t, src, "pack", 64<<10, files, srv.URL)
+	tf := torrenttest.WriteFile(t, mi, "pack.torrent")
+
+	q := openTest(t, t.TempDir())
+	if err := q.SetTorrentSettings(TorrentSettings{SeedRatio: 0}); err != nil {
+		t.Fatal(err)
+	}
+	dest := t.TempDir()
+	id := addTorrent(t, q, tf, dest, []string{"pack/b/c.bin"})
+	r := torrentRunner(t, q)
+	if err := r.RunJob(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	j, err := q.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.State != Done {
+		t.Fatalf("job %s: %s", j.State, j.Error)
+	}
+	for _, f := range j.Files {
+		if f.Verified != (f.Name == "pack/b/c.bin") {
+			t.Fatalf("file %s verified %v", f.Name, f.Verified)
+		}
+	}
+	got, err := os.ReadFile(filepath.Join(dest, "pack", "b", "c.bin"))
+	if err != nil || !bytes.Equal(got, files[1].Data) {
+		t.Fatalf("c.bin: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dest, "pack", "a.bin")); !os.IsNotExist(err) {
+		t.Fatalf("the unselected a.bin is at its final name: %v", err)
+	}
+}
+
+// A finished torrent seeds on after its job is done, visibly, until it
+// is stopped.
+func TestTorrentSeedsAfterDone(t *testing.T) {
+	src := t.TempDir()
+	data := testData(256 << 10)
+	m := mirrortest.New(t, data)
+	mi := torrenttest.Make(t, src, "s.bin", 64<<10, []torrenttest.File{{Data: data}}, m.URL())
+	tf := torrenttest.WriteFile(t, mi, "s.torrent")
+	q := openTest(t, t.TempDir())
+	ts, err := q.TorrentSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts.SeedRatio != 1 || !ts.Discovery {
+		t.Fatalf("default settings %+v, want ratio 1 and discovery on", ts)
+	}
+	id := addTorrent(t, q, tf, t.TempDir(), nil)
+	r := torrentRunner(t, q)
+	if err := r.RunJob(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := q.Get(id); j.State != Done {
+		t.Fatalf("job %s", j.State)
+	}
+	tj, ok := r.LiveTorrent(id)
+	if !ok {
+		t.Fatal("the done torrent is not seeding")
+	}
+	if s := tj.Snapshot(); s.Phase != torrent.PhaseSeeding || s.Phase.String() != "seeding" {
+		t.Fatalf("phase %v", s.Phase)
+	}
+	r.StopSeeding(id)
+	select {
+	case <-tj.Done():
+	case <-time.After(time.Minute):
+		t.Fatal("seeding did not stop")
+	}
+	if s := tj.Snapshot(); s.Phase != torrent.PhaseDone {
+		t.Fatalf("phase %v after stop", s.Phase)
+	}
+}
+
+// Pausing a running torrent job stops it with its pieces kept.
+func TestTorrentJobPause(t *testing.T) {
+	src := t.TempDir()
+	data := testData(2 << 20)
+	slow := mirrortest.New(t, data, mirrortest.Rate(128<<10))
+	mi := torrenttest.Make(t, src, "p.bin", 64<<10, []torrenttest.File{{Data: data}}, slow.URL())
+	tf := torrenttest.WriteFile(t, mi, "p.torrent")
+	q := openTest(t, t.TempDir())
+	id := addTorrent(t, q, tf, t.TempDir(), nil)
+	r := torrentRunner(t, q)
+	errc := make(chan error, 1)
+	go func() { errc <- r.RunJob(context.Background(), id) }()
+	deadline := time.After(time.Minute)
+	for {
+		if tj, ok := r.LiveTorrent(id); ok && tj.Snapshot().Verified > 0 {
+			break
+		}
+		select {
+		case <-deadline:
+			t.Fatal("no piece in a minute")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if err := q.Pause(id, ""); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-errc:
+		if err == nil {
+			t.Fatal("RunJob returned nil for a paused job")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("pause did not stop the job")
+	}
+	comp, _ := q.TorrentPieces(mustJob(t, q, id).Dest)
+	got, _ := comp.Load(mi.HashInfoBytes().HexString())
+	if len(got) == 0 {
+		t.Fatal("no piece recorded before the pause")
+	}
+}
+
+func mustJob(t *testing.T, q *Queue, id int64) Job {
+	t.Helper()
+	j, err := q.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
