@@ -43,7 +43,7 @@ var (
 // for concurrent use. Start runs the queue; Close stops it and waits.
 type Backend struct {
 	q *queue.Queue
-	// Open reads a source into a document; see OpenSource.
+	// open reads a source into a document; see openSource.
 	open func(ctx context.Context, source string) (*metalink.Document, error)
 	// Workers is the number of goroutines hashing a file in Verify and
 	// Repair; 0 uses every CPU.
@@ -91,8 +91,9 @@ type live struct {
 	checking  string // the file a verify or repair scan is on
 }
 
-// New returns a backend over q that reads sources with open (nil:
-// OpenSource, keeping what a plain URL's server said for Add). It runs
+// New returns a backend over q that reads sources with open (nil: the
+// way the command line reads them, keeping what a plain URL's server said
+// for Add). It runs
 // nothing until Start.
 func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalink.Document, error)) *Backend {
 	b := &Backend{

@@ -313,7 +313,8 @@ func TestVerifyRefusesRunningJob(t *testing.T) {
 	}
 }
 
-func TestOpenSource(t *testing.T) {
+func TestOpen(t *testing.T) {
+	b := newBackend(t, openQueue(t))
 	data := payload(1000)
 	f := describeData(t, "x.bin", data, "https://a.example/x.bin")
 	var buf bytes.Buffer
@@ -341,7 +342,7 @@ func TestOpenSource(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.source, func(t *testing.T) {
-			doc, err := OpenSource(context.Background(), tt.source)
+			doc, err := b.Open(context.Background(), tt.source)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err %v, want %q", err, tt.wantErr)
