@@ -89,6 +89,8 @@ type live struct {
 	fileBytes map[string]int64
 	state     ui.JobState
 	checking  string // the file a verify or repair scan is on
+	// mended of bad pieces are fetched again so far, in a repair.
+	mended, bad int
 }
 
 // New returns a backend over q that reads sources with open (nil: the

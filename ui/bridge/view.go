@@ -226,6 +226,9 @@ func fileDetail(j queue.Job, f queue.File, mf metalink.File) ui.FileDetail {
 		Hashes:      f.Hashes,
 		PieceLength: f.Layout.Length,
 	}
+	if f.Path() != f.Name {
+		fd.SavedAs = f.Path()
+	}
 	if mf.Pieces != nil {
 		fd.PieceHash = mf.Pieces.Type
 	}
@@ -235,9 +238,14 @@ func fileDetail(j queue.Job, f queue.File, mf metalink.File) ui.FileDetail {
 	switch {
 	case f.Verified:
 		fd.State = ui.FileVerified
-		if h, ok := piece.Strongest(f.Hashes); ok {
+		h, hashed := piece.Strongest(f.Hashes)
+		switch {
+		case f.VerifiedBy != "":
+			fd.Verification = f.Outcome()
+		case hashed:
+			// Verified before the queue recorded by which hash.
 			fd.Verification = fmt.Sprintf(lang.L("%s matched"), h.Type)
-		} else {
+		default:
 			fd.Verification = lang.L("complete; the document gives no hash Braid can check")
 		}
 	case f.Mismatch:
