@@ -261,7 +261,7 @@ func TestDownloadVerifyRepair(t *testing.T) {
 	if j := jobByID(t, b, id); j.State != ui.Done || j.Mismatch {
 		t.Fatalf("verified job %+v", j)
 	}
-	if d, _ := b.Detail(id, false); d.Files[0].State != ui.FileVerified || d.Files[0].Verification != "sha-256 matched" {
+	if d, _ := b.Detail(id, false); d.Files[0].State != ui.FileVerified || d.Files[0].Verification != "verified (sha-256)" {
 		t.Errorf("file %+v", d.Files[0])
 	}
 

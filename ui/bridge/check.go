@@ -56,7 +56,9 @@ func (b *Backend) check(id ui.JobID, repair bool) error {
 	if repair {
 		state = ui.Repairing
 	}
-	b.live[j.ID] = &live{job: j, state: state, checking: "starting", fileBytes: map[string]int64{}}
+	l := newLive()
+	l.job, l.state, l.checking = j, state, "starting"
+	b.live[j.ID] = l
 	b.mu.Unlock()
 	b.changed()
 	b.wg.Add(1)
@@ -90,7 +92,7 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 		}
 		b.mu.Lock()
 		if l := b.live[j.ID]; l != nil {
-			l.checking = f.Name
+			l.checking, l.mended, l.bad = f.Name, 0, 0
 		}
 		b.mu.Unlock()
 		mf := docFile(j.Doc, f.Name)
@@ -144,11 +146,13 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 	}
 }
 
-// verifyFile checks a file at its name against its hashes and names the
-// hash that proved it, as engine.RepairResult.VerifiedBy does; a file that
-// does not match is engine.ErrHashMismatch, saying what is wrong.
+// verifyFile checks a file at its name against every hash published for
+// it, the whole-file hash too (as a repair of a good file does), and
+// names the hash that proved it, as engine.RepairResult.VerifiedBy does;
+// a file that does not match is engine.ErrHashMismatch, saying what is
+// wrong.
 func (b *Backend) verifyFile(root *os.Root, mf metalink.File) (string, error) {
-	rep, err := piece.VerifyFile(b.ctx, root, mf, b.Workers)
+	rep, err := piece.VerifyFileFull(b.ctx, root, mf, b.Workers)
 	if err != nil {
 		return "", err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"fyne.io/fyne/v2/lang"
 	"strconv"
+	"strings"
 	"time"
 
 	"braid/engine"
@@ -45,6 +46,9 @@ func (b *Backend) Jobs() ([]ui.Job, error) {
 func (b *Backend) Active() []ui.Job {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.pruneLocked() {
+		b.changed()
+	}
 	var out []ui.Job
 	for id, l := range b.live {
 		if !b.stopped[id] {
@@ -90,6 +94,9 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	}
 	l := b.live[j.ID]
 	if l == nil || b.stopped[j.ID] {
+		if j.State == queue.Running {
+			waitingNote(&v)
+		}
 		return v
 	}
 	v.State = l.state
@@ -99,19 +106,78 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	v.Done = 0
 	for _, f := range j.Files {
 		if f.Selected {
-			v.Done += max(f.DoneBytes, l.fileBytes[f.Name])
+			v.Done += max(f.DoneBytes, l.files[f.Name].bytes)
 		}
 	}
-	if l.snap.Size >= 0 && v.Size >= 0 {
+	// The job's speed is its running files' together; it waits when
+	// every one of them waits, until the first next try.
+	var speed int64
+	waiting, running := true, false
+	for _, f := range l.files {
+		if ended(f.state) {
+			continue
+		}
+		running = true
+		speed += f.speed
+		if f.size < 0 {
+			v.Size = -1 // shown without a percentage until a mirror says
+		}
+		if f.state != engine.StateWaiting {
+			waiting = false
+			continue
+		}
+		if v.NextTry.IsZero() || (!f.nextTry.IsZero() && f.nextTry.Before(v.NextTry)) {
+			v.NextTry = f.nextTry
+		}
+		v.Err = cmpOr(v.Err, queue.Redact(f.reason))
+	}
+	if running && waiting {
+		v.State = ui.Waiting
+		if v.Err == "" || isWaitingNote(v.Err) {
+			v.Err = lang.L("waiting for the network")
+		}
+	} else {
+		v.NextTry = time.Time{}
+		if isWaitingNote(v.Err) {
+			v.Err = ""
+		}
+	}
+	if v.Size >= 0 {
 		// The size of a file the document did not give is known once a
 		// mirror says.
 		v.Size = max(v.Size, v.Done)
 	}
-	v.Speed = float64(l.snap.Speed)
+	v.Speed = float64(speed)
 	if v.Speed > 0 && v.Size > 0 {
 		v.ETA = time.Duration(float64(v.Size-v.Done) / v.Speed * float64(time.Second))
 	}
 	return v
+}
+
+// waitingPrefix begins the note the runner leaves in a job's error column
+// while its download waits for the network (queue.Runner, waiting.go):
+// "waiting for the network, next try at 15:04:05".
+const waitingPrefix = "waiting for the network, next try at "
+
+func isWaitingNote(s string) bool { return strings.HasPrefix(s, waitingPrefix) }
+
+// waitingNote shows a running job that the queue says waits for the
+// network, and until when, as Waiting rather than as an error: what the
+// window has when the job runs in another process.
+func waitingNote(v *ui.Job) {
+	if !isWaitingNote(v.Err) {
+		return
+	}
+	at, err := time.ParseInLocation("15:04:05", strings.TrimPrefix(v.Err, waitingPrefix), time.Local)
+	if err != nil {
+		return
+	}
+	now := time.Now()
+	next := time.Date(now.Year(), now.Month(), now.Day(), at.Hour(), at.Minute(), at.Second(), 0, time.Local)
+	if next.Before(now.Add(-12 * time.Hour)) {
+		next = next.AddDate(0, 0, 1) // past midnight
+	}
+	v.State, v.NextTry, v.Err = ui.Waiting, next, lang.L("waiting for the network")
 }
 
 func jobState(s queue.State) ui.JobState {
@@ -194,8 +260,24 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		}
 		d.Files = append(d.Files, fd)
 	}
+	b.checkDetail(&d)
 	b.trustDetail(&d)
 	return d, nil
+}
+
+// checkDetail says how far a repair under way is on its file.
+func (b *Backend) checkDetail(d *ui.Detail) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	l := b.live[int64(d.ID)]
+	if l == nil || l.checking == "" || l.bad == 0 {
+		return
+	}
+	for i := range d.Files {
+		if d.Files[i].Name == l.checking {
+			d.Files[i].Verification = fmt.Sprintf(lang.L("%d of %d bad pieces mended"), l.mended, l.bad)
+		}
+	}
 }
 
 func cmpOr(a, b string) string {
