@@ -1,0 +1,214 @@
+package bridge
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"braid/engine"
+	"braid/engine/metalink"
+	"braid/engine/mirrortest"
+	"braid/queue"
+	"braid/ui"
+)
+
+// A different file already at the name stays; the download lands under a
+// free name, which the details show with the reason, and a verify checks
+// the file where it was saved.
+func TestSavedUnderFreeNameShown(t *testing.T) {
+	data := payload(8 * pieceLen)
+	m := mirrortest.New(t, data)
+	f := describeData(t, "f.bin", data, m.URL())
+	q := openQueue(t)
+	b := newBackend(t, q)
+	dir := t.TempDir()
+	other := []byte("someone else's file, not this download")
+	if err := os.WriteFile(filepath.Join(dir, "f.bin"), other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	id, err := b.Add(context.Background(), ui.AddRequest{Source: "f.meta4", Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the download", func() bool { return jobByID(t, b, id).State == ui.Done })
+	if got, err := os.ReadFile(filepath.Join(dir, "f.bin")); err != nil || string(got) != string(other) {
+		t.Fatalf("the file that was there was changed (%v)", err)
+	}
+	d, err := b.Detail(id, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Files[0].SavedAs != "f (1).bin" {
+		t.Fatalf("details show saved as %q, want f (1).bin", d.Files[0].SavedAs)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, d.Files[0].SavedAs)); err != nil || string(got) != string(data) {
+		t.Fatalf("the download is not at the path shown (%v)", err)
+	}
+	if err := b.Verify(id); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
+	if j := jobByID(t, b, id); j.State != ui.Done || j.Mismatch || j.Outcome != "verified (sha-256)" {
+		t.Errorf("verify of the file saved under a free name: %+v", j)
+	}
+}
+
+// A download whose only mirror goes off the network shows as Waiting,
+// with the next try, not as an error; once the mirror is back it
+// finishes.
+func TestWaitingJobShownThenFinishes(t *testing.T) {
+	data := payload(40 * pieceLen)
+	m := mirrortest.New(t, data, mirrortest.Rate(512<<10))
+	f := describeData(t, "w.bin", data, m.URL())
+	q := openQueue(t)
+	b := newBackend(t, q)
+	b.client = &engine.Client{StallTimeout: 200 * time.Millisecond, MaxBackoff: 2 * time.Second}
+	if err := b.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	id, err := b.Add(context.Background(), ui.AddRequest{Source: "w.meta4", Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	active := func() (ui.Job, bool) {
+		for _, j := range b.Active() {
+			if j.ID == id {
+				return j, true
+			}
+		}
+		return ui.Job{}, false
+	}
+	waitFor(t, "progress", func() bool { j, ok := active(); return ok && j.Done > 0 })
+	m.Pause()
+	var waiting ui.Job
+	waitFor(t, "the Waiting state", func() bool {
+		j, ok := active()
+		waiting = j
+		return ok && j.State == ui.Waiting
+	})
+	if waiting.NextTry.IsZero() || waiting.Err == "" {
+		t.Errorf("a waiting job without its next try or reason: %+v", waiting)
+	}
+	if listed := jobByID(t, b, id); listed.State == ui.Failed {
+		t.Errorf("the waiting job is listed as failed: %+v", listed)
+	}
+	m.Resume()
+	waitFor(t, "the download after the outage", func() bool { return jobByID(t, b, id).State == ui.Done })
+	if j := jobByID(t, b, id); j.Err != "" {
+		t.Errorf("the finished job still says %q", j.Err)
+	}
+}
+
+// The queue's note on a running job that waits for the network (what
+// the window has when another process runs it) shows as Waiting until
+// the time it names, not as an error.
+func TestWaitingNoteFromQueue(t *testing.T) {
+	b := newBackend(t, openQueue(t))
+	next := time.Now().Add(90 * time.Second).Truncate(time.Second)
+	j := queue.Job{ID: 7, State: queue.Running, Error: "waiting for the network, next try at " + next.Format("15:04:05")}
+	b.mu.Lock()
+	v := b.viewLocked(j)
+	b.mu.Unlock()
+	if v.State != ui.Waiting || !v.NextTry.Equal(next) || v.Err != "waiting for the network" {
+		t.Errorf("a running job with the waiting note shows as %v, next try %v, %q", v.State, v.NextTry, v.Err)
+	}
+	j.Error = "every mirror failed"
+	j.State = queue.Failed
+	b.mu.Lock()
+	v = b.viewLocked(j)
+	b.mu.Unlock()
+	if v.State != ui.Failed || !v.NextTry.IsZero() {
+		t.Errorf("a failed job shows as %v, next try %v", v.State, v.NextTry)
+	}
+}
+
+// Three jobs downloading at once each keep a live row from the moment
+// all three are seen until they end: no read of Active drops one.
+func TestThreeJobsLiveAtOnce(t *testing.T) {
+	q := openQueue(t)
+	b := newBackend(t, q)
+	if err := b.SetSettings(ui.Settings{Dir: t.TempDir(), MaxJobs: 3}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var ids []ui.JobID
+	for i, name := range []string{"a.bin", "b.bin", "c.bin"} {
+		data := mirrortest.Bytes(24*pieceLen, uint64(i+1))
+		m := mirrortest.New(t, data, mirrortest.Rate(256<<10))
+		f := describeData(t, name, data, m.URL())
+		id, err := b.Add(context.Background(), ui.AddRequest{Source: name + ".meta4", Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}, Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := b.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	running := func() map[ui.JobID]ui.Job {
+		out := map[ui.JobID]ui.Job{}
+		for _, j := range b.Active() {
+			if j.State == ui.Running {
+				out[j.ID] = j
+			}
+		}
+		return out
+	}
+	waitFor(t, "three jobs live with progress", func() bool {
+		live := running()
+		for _, id := range ids {
+			if live[id].Done == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	ended := func(id ui.JobID) bool {
+		j, err := q.Get(int64(id))
+		return err != nil || j.State != queue.Running
+	}
+	waitFor(t, "the three jobs", func() bool {
+		live := running()
+		all := true
+		for _, id := range ids {
+			if _, ok := live[id]; !ok && !ended(id) {
+				t.Fatalf("job %d dropped from the live rows while it runs", id)
+			}
+			all = all && jobByID(t, b, id).State == ui.Done
+		}
+		return all
+	})
+}
+
+// The "downloads at once" setting is the queue's Settings.Jobs, both
+// ways, under its one key.
+func TestDownloadsAtOnceIsSettingsJobs(t *testing.T) {
+	q := openQueue(t)
+	b := newBackend(t, q)
+	if err := b.SetSettings(ui.Settings{Dir: t.TempDir(), MaxJobs: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := q.Settings(); err != nil || s.Jobs != 5 {
+		t.Fatalf("queue Settings.Jobs = %d (%v), want 5", s.Jobs, err)
+	}
+	if _, ok, err := q.Setting("max_jobs"); err != nil || ok {
+		t.Errorf("a second key max_jobs was stored (%v)", err)
+	}
+	if err := q.UpdateSettings(func(s *queue.Settings) { s.Jobs = 2 }); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := b.Settings(); err != nil || s.MaxJobs != 2 {
+		t.Errorf("the window reads %d (%v) downloads at once, want 2", s.MaxJobs, err)
+	}
+	if err := b.SetSettings(ui.Settings{Dir: t.TempDir(), MaxJobs: -4}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := q.Settings(); err != nil || s.Jobs != queue.DefaultJobs {
+		t.Errorf("a negative number reads back as %d (%v), want the default %d", s.Jobs, err, queue.DefaultJobs)
+	}
+}
