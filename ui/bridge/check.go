@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"fyne.io/fyne/v2/lang"
-	"os"
 	"io/fs"
+	"os"
 
 	"braid/engine"
 	"braid/engine/metalink"
@@ -159,10 +159,7 @@ func (b *Backend) verifyFile(root *os.Root, mf metalink.File) (string, error) {
 	if !rep.OK() {
 		return "", fmt.Errorf("%w (%s)", engine.ErrHashMismatch, describe(rep))
 	}
-	if rep.Whole == piece.Match {
-		return rep.HashType, nil
-	}
-	return rep.PieceType + " pieces", nil
+	return rep.VerifiedBy(), nil
 }
 
 // repairFile mends one file in place with the engine's repair, showing
@@ -200,6 +197,7 @@ func (b *Backend) repairFile(j queue.Job, mf metalink.File) (string, error) {
 	}
 	return "", err
 }
+
 // describe says what is wrong with a file in a few words.
 func describe(r *piece.Report) string {
 	switch {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"fyne.io/fyne/v2/lang"
 	"strconv"
-	"strings"
 	"time"
 
 	"braid/engine"
@@ -154,30 +153,18 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	return v
 }
 
-// waitingPrefix begins the note the runner leaves in a job's error column
-// while its download waits for the network (queue.Runner, waiting.go):
-// "waiting for the network, next try at 15:04:05".
-const waitingPrefix = "waiting for the network, next try at "
-
-func isWaitingNote(s string) bool { return strings.HasPrefix(s, waitingPrefix) }
-
 // waitingNote shows a running job that the queue says waits for the
-// network, and until when, as Waiting rather than as an error: what the
-// window has when the job runs in another process.
+// network, and until when (queue.Waiting), as Waiting rather than as an
+// error: what the window has when another process runs the job.
 func waitingNote(v *ui.Job) {
-	if !isWaitingNote(v.Err) {
-		return
+	if next, ok := queue.Waiting(v.Err, time.Now()); ok {
+		v.State, v.NextTry, v.Err = ui.Waiting, next, lang.L("waiting for the network")
 	}
-	at, err := time.ParseInLocation("15:04:05", strings.TrimPrefix(v.Err, waitingPrefix), time.Local)
-	if err != nil {
-		return
-	}
-	now := time.Now()
-	next := time.Date(now.Year(), now.Month(), now.Day(), at.Hour(), at.Minute(), at.Second(), 0, time.Local)
-	if next.Before(now.Add(-12 * time.Hour)) {
-		next = next.AddDate(0, 0, 1) // past midnight
-	}
-	v.State, v.NextTry, v.Err = ui.Waiting, next, lang.L("waiting for the network")
+}
+
+func isWaitingNote(s string) bool {
+	_, ok := queue.Waiting(s, time.Now())
+	return ok
 }
 
 func jobState(s queue.State) ui.JobState {
