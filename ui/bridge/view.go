@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"fyne.io/fyne/v2/lang"
+	"maps"
 	"strconv"
 	"time"
 
@@ -192,8 +193,10 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 	var j queue.Job
 	var view ui.Job
 	var snap *engine.Snapshot
+	var others map[string]fileLive // the job's other live files
 	if l != nil && l.job.Doc != nil && l.checking == "" {
 		b.refreshLocked(int64(id), l)
+		others = maps.Clone(l.files)
 		j = l.job
 		view = b.viewLocked(j) // from the same reading as the files
 		s := l.snap
@@ -231,6 +234,13 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		switch {
 		case snap != nil && snap.Name == f.Name:
 			applySnapshot(&fd, snap, pieces)
+		case others[f.Name] != (fileLive{}) && !ended(others[f.Name].state):
+			// Downloading beside the file the pane follows.
+			fl := others[f.Name]
+			fd.State, fd.Done, fd.Speed = ui.FileRunning, max(fd.Done, fl.bytes), float64(fl.speed)
+			if fl.size >= 0 {
+				fd.Size = fl.size
+			}
 		case pieces:
 			bits, _, err := b.q.Pieces(j.ID, f.Name)
 			if err != nil {

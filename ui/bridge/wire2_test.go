@@ -128,17 +128,18 @@ func TestWaitingNoteFromQueue(t *testing.T) {
 }
 
 // Three jobs downloading at once each keep a live row from the moment
-// all three are seen until they end: no read of Active drops one.
+// all three are seen until they end: no read of Active drops one. The
+// number at once set while the runner runs applies to it.
 func TestThreeJobsLiveAtOnce(t *testing.T) {
 	q := openQueue(t)
 	b := newBackend(t, q)
-	if err := b.SetSettings(ui.Settings{Dir: t.TempDir(), MaxJobs: 3}); err != nil {
+	if err := b.SetSettings(ui.Settings{Dir: t.TempDir(), MaxJobs: 1}); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	var ids []ui.JobID
 	for i, name := range []string{"a.bin", "b.bin", "c.bin"} {
-		data := mirrortest.Bytes(24*pieceLen, uint64(i+1))
+		data := mirrortest.Bytes(48*pieceLen, uint64(i+1))
 		m := mirrortest.New(t, data, mirrortest.Rate(256<<10))
 		f := describeData(t, name, data, m.URL())
 		id, err := b.Add(context.Background(), ui.AddRequest{Source: name + ".meta4", Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}, Dir: dir})
@@ -158,6 +159,21 @@ func TestThreeJobsLiveAtOnce(t *testing.T) {
 			}
 		}
 		return out
+	}
+	// One at a time, as set; then three, a change the running runner
+	// follows.
+	waitFor(t, "one job live with progress", func() bool {
+		live := running()
+		if len(live) > 1 {
+			t.Fatalf("%d jobs run with one download at once set", len(live))
+		}
+		for _, j := range live {
+			return j.Done > 0
+		}
+		return false
+	})
+	if err := b.SetSettings(ui.Settings{Dir: t.TempDir(), MaxJobs: 3}); err != nil {
+		t.Fatal(err)
 	}
 	waitFor(t, "three jobs live with progress", func() bool {
 		live := running()
