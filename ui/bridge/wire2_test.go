@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,6 +49,13 @@ func TestSavedUnderFreeNameShown(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(dir, d.Files[0].SavedAs)); err != nil || string(got) != string(data) {
 		t.Fatalf("the download is not at the path shown (%v)", err)
+	}
+	// The window's details say where the file is, and why.
+	w := newWindow(t, b)
+	w.Select(id)
+	w.Tick()
+	if s := infoText(w); !strings.Contains(s, "f (1).bin (a different file was already at f.bin; Braid does not overwrite it)") {
+		t.Errorf("the details do not show the free name:\n%s", s)
 	}
 	if err := b.Verify(id); err != nil {
 		t.Fatal(err)
@@ -96,6 +104,12 @@ func TestWaitingJobShownThenFinishes(t *testing.T) {
 	}
 	if listed := jobByID(t, b, id); listed.State == ui.Failed {
 		t.Errorf("the waiting job is listed as failed: %+v", listed)
+	}
+	// The window's row shows it waiting too.
+	w := newWindow(t, b)
+	w.Tick()
+	if rows := w.Jobs(); len(rows) != 1 || rows[0].State != ui.Waiting || rows[0].NextTry.IsZero() {
+		t.Errorf("the window's rows: %+v", rows)
 	}
 	m.Resume()
 	waitFor(t, "the download after the outage", func() bool { return jobByID(t, b, id).State == ui.Done })
@@ -188,7 +202,16 @@ func TestThreeJobsLiveAtOnce(t *testing.T) {
 		j, err := q.Get(int64(id))
 		return err != nil || j.State != queue.Running
 	}
+	w := newWindow(t, b)
 	waitFor(t, "the three jobs", func() bool {
+		// The window's rows, read as its ticker does, keep each running
+		// job's progress from tick to tick.
+		w.Tick()
+		for _, row := range w.Jobs() {
+			if (row.State == ui.Running || row.State == ui.Queued) && !ended(row.ID) && row.Done == 0 {
+				t.Fatalf("job %d lost its progress in the window: %+v", row.ID, row)
+			}
+		}
 		live := running()
 		all := true
 		for _, id := range ids {
