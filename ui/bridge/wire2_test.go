@@ -251,3 +251,39 @@ func TestDownloadsAtOnceIsSettingsJobs(t *testing.T) {
 		t.Errorf("a negative number reads back as %d (%v), want the default %d", s.Jobs, err, queue.DefaultJobs)
 	}
 }
+
+// Repair of a file that is gone has nothing to mend: the runner fetches
+// it again whole, to its name.
+func TestRepairOfMissingFileFetchesItAgain(t *testing.T) {
+	data := payload(8 * pieceLen)
+	m := mirrortest.New(t, data)
+	f := describeData(t, "gone.bin", data, m.URL())
+	q := openQueue(t)
+	b := newBackend(t, q)
+	dir := t.TempDir()
+	if err := b.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	id, err := b.Add(context.Background(), ui.AddRequest{Source: "gone.meta4", Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the download", func() bool { return jobByID(t, b, id).State == ui.Done })
+	if err := os.Remove(filepath.Join(dir, "gone.bin")); err != nil {
+		t.Fatal(err)
+	}
+	served := m.BytesServed()
+	if err := b.Repair(id); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the file fetched again", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "gone.bin"))
+		return err == nil && jobByID(t, b, id).State == ui.Done
+	})
+	if got, err := os.ReadFile(filepath.Join(dir, "gone.bin")); err != nil || string(got) != string(data) {
+		t.Fatalf("the file fetched again differs (%v)", err)
+	}
+	if again := m.BytesServed() - served; again < int64(len(data)) {
+		t.Errorf("fetched %d bytes again for a missing file of %d", again, len(data))
+	}
+}
