@@ -29,13 +29,7 @@ func TestSavedUnderFreeNameShown(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "f.bin"), other, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Start(false); err != nil {
-		t.Fatal(err)
-	}
-	id, err := b.Add(context.Background(), ui.AddRequest{Source: "f.meta4", Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}, Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := startOne(t, b, "f.meta4", f, dir)
 	waitFor(t, "the download", func() bool { return jobByID(t, b, id).State == ui.Done })
 	if got, err := os.ReadFile(filepath.Join(dir, "f.bin")); err != nil || string(got) != string(other) {
 		t.Fatalf("the file that was there was changed (%v)", err)
@@ -76,13 +70,7 @@ func TestWaitingJobShownThenFinishes(t *testing.T) {
 	q := openQueue(t)
 	b := newBackend(t, q)
 	b.client = &engine.Client{StallTimeout: 200 * time.Millisecond, MaxBackoff: 2 * time.Second}
-	if err := b.Start(false); err != nil {
-		t.Fatal(err)
-	}
-	id, err := b.Add(context.Background(), ui.AddRequest{Source: "w.meta4", Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}, Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := startOne(t, b, "w.meta4", f, t.TempDir())
 	active := func() (ui.Job, bool) {
 		for _, j := range b.Active() {
 			if j.ID == id {
@@ -261,13 +249,7 @@ func TestRepairOfMissingFileFetchesItAgain(t *testing.T) {
 	q := openQueue(t)
 	b := newBackend(t, q)
 	dir := t.TempDir()
-	if err := b.Start(false); err != nil {
-		t.Fatal(err)
-	}
-	id, err := b.Add(context.Background(), ui.AddRequest{Source: "gone.meta4", Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}, Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := startOne(t, b, "gone.meta4", f, dir)
 	waitFor(t, "the download", func() bool { return jobByID(t, b, id).State == ui.Done })
 	if err := os.Remove(filepath.Join(dir, "gone.bin")); err != nil {
 		t.Fatal(err)
@@ -286,4 +268,18 @@ func TestRepairOfMissingFileFetchesItAgain(t *testing.T) {
 	if again := m.BytesServed() - served; again < int64(len(data)) {
 		t.Errorf("fetched %d bytes again for a missing file of %d", again, len(data))
 	}
+}
+
+// startOne starts b's runner and adds a job of the one file f, from
+// source, into dir.
+func startOne(t *testing.T, b *Backend, source string, f metalink.File, dir string) ui.JobID {
+	t.Helper()
+	if err := b.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	id, err := b.Add(context.Background(), ui.AddRequest{Source: source, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
