@@ -5,9 +5,13 @@
 // and the queue and the engine do not know the window exists.
 //
 // Live progress is read from the engine itself: every Active or Detail
-// call takes a fresh snapshot of the running download (queue.Runner.Live),
+// call takes fresh snapshots of the running downloads (queue.Runner.LiveAll),
 // so the window moves at its own 4 Hz; the runner's Progress callback only
-// tells the bridge which job and file are in hand. The bridge's own verify
+// tells the bridge which jobs and files are in hand. The runner runs
+// several jobs, and several files of a job, at once: each job keeps its
+// live row until the runner lets go of it, with the bytes and speed of
+// its running files summed, and shows as waiting while every one of them
+// waits for the network. The bridge's own verify
 // and repair scans report in memory too, so the window's reads never
 // touch the database while a download runs.
 //
