@@ -59,9 +59,9 @@ func (q *Queue) NewJournalBatch() *JournalBatch { return &JournalBatch{q: q} }
 // Journal is job's journal in the batch, for the engine (Request.Journal).
 func (b *JournalBatch) Journal(job int64) engine.Journal { return batchJournal{b: b, job: job} }
 
-// landed records a file of job that landed, as Queue.Landed does, in the
-// next round.
-func (b *JournalBatch) landed(job int64, name string, snap *engine.Snapshot) error {
+// Landed records a file of job that landed, as Queue.Landed does, in the
+// next round's transaction, which files landing together share.
+func (b *JournalBatch) Landed(job int64, name string, snap *engine.Snapshot) error {
 	return b.add(fmt.Sprintf("job %d file %s: mark done", job, name), func(tx *sql.Tx) error {
 		_, err := tx.Exec(landedSQL, landedArgs(job, name, snap)...)
 		return err

@@ -58,14 +58,7 @@ func (q *Queue) FinishFile(id int64, name string, snap *engine.Snapshot, cause e
 		if err := q.Landed(id, name, snap); err != nil {
 			return err
 		}
-		var left int
-		if err := q.db.QueryRow(`SELECT COUNT(*) FROM files WHERE job = ? AND selected AND NOT verified`, id).Scan(&left); err != nil {
-			return q.wrap(fmt.Sprintf("finish job %d", id), err)
-		}
-		if left > 0 {
-			return nil
-		}
-		return q.Finish(id)
+		return q.FinishIfComplete(id)
 	case errors.Is(cause, context.Canceled):
 		return q.Pause(id, "")
 	default:
@@ -83,6 +76,19 @@ func (q *Queue) FinishFile(id int64, name string, snap *engine.Snapshot, cause e
 		}
 		return q.Fail(id, cause)
 	}
+}
+
+// FinishIfComplete marks job id done when every selected file of it is
+// verified, and leaves it as it is otherwise.
+func (q *Queue) FinishIfComplete(id int64) error {
+	var left int
+	if err := q.db.QueryRow(`SELECT COUNT(*) FROM files WHERE job = ? AND selected AND NOT verified`, id).Scan(&left); err != nil {
+		return q.wrap(fmt.Sprintf("finish job %d", id), err)
+	}
+	if left > 0 {
+		return nil
+	}
+	return q.Finish(id)
 }
 
 // putFile makes f a selected file of job id: added when new, its mirrors

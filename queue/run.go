@@ -569,7 +569,7 @@ func (jr *jobRun) runFileOf(ctx context.Context, j Job, f File) error {
 	snap := dl.Snapshot()
 	if jr.batch {
 		// Files of a batch ending together share a transaction.
-		return r.batchOf().landed(j.ID, f.Name, &snap)
+		return r.batchOf().Landed(j.ID, f.Name, &snap)
 	}
 	return q.Landed(j.ID, f.Name, &snap)
 }

@@ -51,12 +51,16 @@ func (o *getOptions) getFiles(ctx context.Context, st getState, src string, doc 
 			RetryFor:   o.retryFor,
 		}
 	}
+	var job int64 // the job PrepareAll put the files in; 0 when none did
 	if bp, ok := st.(batchPreparer); ok {
 		if err := bp.PrepareAll(ctx, src, reqs); err != nil {
 			for _, f := range files {
 				o.fail(src, f.Name, fmt.Errorf("%s: state: %w", f.Name, err))
 			}
 			return false
+		}
+		if qs := queueStateOf(st); qs != nil && len(reqs) > 0 {
+			job, _ = qs.jobOf(reqs[0])
 		}
 	} else if st != nil {
 		for i, r := range reqs {
@@ -80,6 +84,11 @@ func (o *getOptions) getFiles(ctx context.Context, st getState, src string, doc 
 			failed.Store(true)
 		}
 	})
+	if qs := queueStateOf(st); qs != nil && job != 0 {
+		if err := qs.q.FinishIfComplete(job); err != nil && !o.json {
+			fmt.Fprintf(o.stderr, "%s: state: %v\n", src, err)
+		}
+	}
 	return !failed.Load()
 }
 

@@ -82,5 +82,10 @@ func (s *queueState) finish(mu *sync.Mutex, req *engine.Request, snap *engine.Sn
 	if !ok || batch == nil {
 		return false, nil
 	}
+	if err == nil && snap != nil {
+		// Files landing together share the batch's transaction; the job
+		// is marked done once its source's files are through (getFiles).
+		return true, batch.Landed(id, req.File.Name, snap)
+	}
 	return true, s.q.FinishFile(id, req.File.Name, snap, err)
 }
