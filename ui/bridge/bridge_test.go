@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,14 +38,7 @@ func newBackend(t *testing.T, q *queue.Queue) *Backend {
 }
 
 // payload is n bytes that differ from piece to piece.
-func payload(n int) []byte {
-	r := rand.New(rand.NewPCG(1, 2))
-	data := make([]byte, n)
-	for i := range data {
-		data[i] = byte(r.Uint32())
-	}
-	return data
-}
+func payload(n int) []byte { return mirrortest.Bytes(n, 12) }
 
 // describeData returns the metalink description of data, with piece hashes,
 // and the given mirrors.
