@@ -10,6 +10,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/redact"
 	"braid/engine/signature"
+	"braid/engine/transport"
 )
 
 // adoptDescribed takes from match, the file a describedby metalink gives
@@ -25,7 +26,7 @@ func adoptDescribed(file *metalink.File, match *metalink.File) {
 	}
 	for _, u := range match.URLs {
 		key := redact.URL(u.URL)
-		if seen[key] || !fetchable(u.URL) {
+		if seen[key] || !transport.Fetchable(u.URL) {
 			continue
 		}
 		seen[key] = true
@@ -50,19 +51,6 @@ func adoptDescribed(file *metalink.File, match *metalink.File) {
 	if file.Version == "" {
 		file.Version = match.Version
 	}
-}
-
-// fetchable reports whether Braid's engine fetches raw's scheme.
-func fetchable(raw string) bool {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "http", "https", "ftp":
-		return true
-	}
-	return false
 }
 
 // isSignatureLink reports whether a describedby Link names a detached

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"braid/engine/metalink"
+	"braid/engine/transport"
 )
 
 // ErrOutside: a resource's URL is not below the source's base, so it has
@@ -113,7 +114,7 @@ func resourceOf(e Entry, name string) Resource {
 	for _, l := range e.Links {
 		switch l.Rel {
 		case "duplicate":
-			if mirrorScheme(l.Href) && !hasURL(f.URLs, l.Href) {
+			if transport.Fetchable(l.Href) && !hasURL(f.URLs, l.Href) {
 				f.URLs = append(f.URLs, metalink.URL{URL: l.Href, Priority: l.Priority})
 			}
 		case "describedby":
@@ -128,17 +129,6 @@ func resourceOf(e Entry, name string) Resource {
 	return r
 }
 
-func mirrorScheme(href string) bool {
-	u, err := url.Parse(href)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "http", "https", "ftp":
-		return true
-	}
-	return false
-}
 
 func hasURL(us []metalink.URL, u string) bool {
 	for _, x := range us {

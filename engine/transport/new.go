@@ -27,6 +27,20 @@ const maxRetryAfter = 24 * time.Hour
 // and ftp do).
 var ErrUnsupportedScheme = errors.New("unsupported URL scheme")
 
+// Fetchable reports whether raw is an absolute URL with a host whose
+// scheme has a Source (http, https, ftp): a mirror the engine can use.
+func Fetchable(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https", "ftp":
+		return true
+	}
+	return false
+}
+
 // Options configure a Source. The zero value is not ready: set Size to -1
 // when the file's size is unknown (0 means an empty file).
 type Options struct {
