@@ -129,7 +129,6 @@ func resourceOf(e Entry, name string) Resource {
 	return r
 }
 
-
 func hasURL(us []metalink.URL, u string) bool {
 	for _, x := range us {
 		if x.URL == u {
