@@ -2,14 +2,13 @@ package bridge
 
 import (
 	"context"
-	"fmt"
-	"fyne.io/fyne/v2/lang"
 	"net/url"
 	"path"
 	"strings"
 
 	"braid/engine/metalink"
 	"braid/engine/resolve"
+	"braid/engine/torrent"
 	"braid/queue"
 )
 
@@ -21,7 +20,7 @@ func (b *Backend) Open(ctx context.Context, source string) (*metalink.Document, 
 // OpenSource reads a source the way the window offers it, with
 // engine/resolve: a local .meta4 or .metalink file, the URL of one, or the
 // plain URL of a file (read as Metalink/HTTP, so the server's mirrors and
-// digests come along). Torrents are not supported yet.
+// digests come along), or a .torrent file or URL or a magnet link.
 func OpenSource(ctx context.Context, source string) (*metalink.Document, error) {
 	doc, _, err := resolveSource(ctx, source)
 	return doc, err
@@ -57,8 +56,9 @@ func resolveSource(ctx context.Context, source string) (*metalink.Document, queu
 	if u, err := url.Parse(source); err == nil && u.Host != "" {
 		ext = strings.ToLower(path.Ext(u.Path))
 	}
-	if strings.HasPrefix(source, "magnet:") || ext == ".torrent" {
-		return nil, queue.Origin{}, fmt.Errorf(lang.L("%s: BitTorrent is not supported yet"), queue.Redact(source))
+	if torrent.IsSource(source) || ext == ".torrent" {
+		doc, err := openTorrent(ctx, source)
+		return doc, queue.Origin{}, err
 	}
 	res, err := resolve.Resolve(ctx, source, resolve.Options{})
 	if err != nil {

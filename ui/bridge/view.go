@@ -53,6 +53,7 @@ func (b *Backend) Active() []ui.Job {
 		}
 	}
 	out = append(out, b.activeSyncsLocked()...)
+	out = append(out, b.seedingLocked()...)
 	if b.busy {
 		for id, j := range b.known {
 			if j.State == queue.Queued && b.live[id] == nil {
@@ -88,6 +89,7 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 			v.Size = -1
 		}
 	}
+	b.torrentViewLocked(&v)
 	l := b.live[j.ID]
 	if l == nil || b.stopped[j.ID] {
 		return v
@@ -194,6 +196,7 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		}
 		d.Files = append(d.Files, fd)
 	}
+	b.torrentDetail(&d, pieces)
 	b.trustDetail(&d)
 	return d, nil
 }
