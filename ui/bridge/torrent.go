@@ -298,6 +298,10 @@ func (b *Backend) torrentDetail(d *ui.Detail, pieces bool) {
 		return
 	}
 	for i := range d.Files {
+		// Every piece of a torrent is checked against its SHA-1 on arrival.
+		d.Files[i].PieceHash = "sha-1"
+	}
+	for i := range d.Files {
 		if fd := &d.Files[i]; fd.Name == snap.Name {
 			// A single-file torrent: the snapshot is the file's.
 			applySnapshot(fd, &snap.Snapshot, pieces)
