@@ -345,3 +345,39 @@ func (b *Backend) torrentDetail(d *ui.Detail, pieces bool) {
 		}
 	}
 }
+
+// uiTorrentSettings is the queue's BitTorrent settings as the settings
+// dialog shows them.
+func (b *Backend) uiTorrentSettings() (ui.TorrentSettings, error) {
+	ts, err := b.q.TorrentSettings()
+	if err != nil {
+		return ui.TorrentSettings{}, err
+	}
+	return ui.TorrentSettings{SeedRatio: ts.SeedRatio, Port: ts.Port, UploadLimit: ts.UploadLimit}, nil
+}
+
+// setTorrentSettings stores what the settings dialog offers of the
+// BitTorrent settings, keeping the others. The upload limit applies at
+// once; the seed ratio to torrents finished from now on; the port from
+// the next start.
+func (b *Backend) setTorrentSettings(s ui.TorrentSettings) error {
+	ts, err := b.q.TorrentSettings()
+	if err != nil {
+		return err
+	}
+	ts.SeedRatio, ts.Port, ts.UploadLimit = s.SeedRatio, s.Port, s.UploadLimit
+	if err := b.q.SetTorrentSettings(ts); err != nil {
+		return err
+	}
+	var down int64
+	if qs, err := b.q.Settings(); err == nil {
+		down = qs.SpeedLimit
+	}
+	b.tor.mu.Lock()
+	c := b.tor.client
+	b.tor.mu.Unlock()
+	if c != nil {
+		c.SetLimits(down, s.UploadLimit)
+	}
+	return nil
+}

@@ -182,3 +182,31 @@ func TestMagnetThroughTheWindowSeeds(t *testing.T) {
 		return !ok
 	})
 }
+
+// The settings dialog's BitTorrent settings are the queue's: the defaults
+// shown, what is saved stored, and what the dialog does not offer kept.
+func TestTorrentSettingsThroughTheWindow(t *testing.T) {
+	q := openQueue(t)
+	b := newBackend(t, q)
+	s, err := b.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Torrent != (ui.TorrentSettings{SeedRatio: 1}) {
+		t.Fatalf("default BitTorrent settings %+v, want ratio 1, any port, no limit", s.Torrent)
+	}
+	s.Torrent = ui.TorrentSettings{SeedRatio: 2.5, Port: 6881, UploadLimit: 300 << 10}
+	if err := b.SetSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := q.TorrentSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts.SeedRatio != 2.5 || ts.Port != 6881 || ts.UploadLimit != 300<<10 || !ts.Discovery {
+		t.Errorf("stored %+v", ts)
+	}
+	if got, err := b.Settings(); err != nil || got.Torrent != s.Torrent {
+		t.Errorf("read back %+v, %v", got.Torrent, err)
+	}
+}
