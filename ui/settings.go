@@ -171,6 +171,7 @@ func (w *Window) ShowSettings() {
 		e.OnSubmitted = func(string) { d.Confirm() }
 		e.OnEscape = d.Hide
 	}
+	f.Torrent.keyed(d.Confirm, d.Hide)
 	w.keyed(d, d.Confirm, d.Hide)
 	height := d.MinSize().Height
 	if f.Keys != nil {

@@ -96,3 +96,12 @@ func parsePort(t string) (int, error) {
 	}
 	return n, nil
 }
+
+// keyed makes Enter in a field save the dialog and Escape close it, as in
+// the dialog's other fields.
+func (f *torrentForm) keyed(save, cancel func()) {
+	for _, e := range []*Entry{f.SeedRatio, f.Port, f.UploadLimit} {
+		e.OnSubmitted = func(string) { save() }
+		e.OnEscape = cancel
+	}
+}
