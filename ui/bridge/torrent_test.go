@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -209,4 +210,53 @@ func TestTorrentSettingsThroughTheWindow(t *testing.T) {
 	if got, err := b.Settings(); err != nil || got.Torrent != s.Torrent {
 		t.Errorf("read back %+v, %v", got.Torrent, err)
 	}
+}
+
+// A magnet link whose metadata no peer has sent yet shows as fetching
+// metadata, of unknown size, until it is removed.
+func TestMagnetFetchingMetadata(t *testing.T) {
+	src := t.TempDir()
+	mi := torrenttest.Make(t, src, "lone.bin", 64<<10, []torrenttest.File{{Data: payload(128 << 10)}})
+	// x.pe names a port nobody listens on: a listener closed at once.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=lone.bin&x.pe=%s", mi.HashInfoBytes().HexString(), addr)
+	q := torrentQueue(t, 0)
+	b := newBackend(t, q)
+	if err := b.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := b.Open(context.Background(), magnet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := b.Add(context.Background(), ui.AddRequest{Source: magnet, Doc: doc, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row ui.Job
+	waitFor(t, "the row to say it fetches metadata", func() bool {
+		for _, j := range b.Active() {
+			if j.ID == id {
+				row = j
+			}
+		}
+		return row.State == ui.FetchingMetadata
+	})
+	if row.Size != -1 || row.Name != "lone.bin" {
+		t.Errorf("row %q of size %d, want lone.bin of unknown size", row.Name, row.Size)
+	}
+	if err := b.Remove(id); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the runner to let the magnet go", func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		_, ok := b.liveTorrentLocked(int64(id))
+		return !ok
+	})
 }
