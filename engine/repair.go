@@ -153,12 +153,7 @@ func repairable(f metalink.File, rep *piece.Report) error {
 }
 
 // reportVerifiedBy names the hash a good report rests on.
-func reportVerifiedBy(rep *piece.Report) string {
-	if rep.Whole == piece.Match {
-		return rep.HashType
-	}
-	return rep.PieceType + " pieces"
-}
+func reportVerifiedBy(rep *piece.Report) string { return rep.VerifiedBy() }
 
 // repair is one Repair in progress.
 type repair struct {

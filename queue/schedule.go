@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 )
 
@@ -32,13 +31,8 @@ type TimeWindow struct {
 	End   int            `json:"end"`
 }
 
-// Setting keys of the schedule.
-const (
-	keySchedule = "schedule"
-	// keyMaxJobs is how many downloads run at once, until Settings
-	// carries it.
-	keyMaxJobs = "max_jobs"
-)
+// keySchedule is the setting key of the schedule.
+const keySchedule = "schedule"
 
 const minutesPerDay = 24 * 60
 
@@ -150,19 +144,3 @@ func (q *Queue) SetSchedule(s Schedule) error {
 	}
 	return q.SetSetting(keySchedule, string(b))
 }
-
-// MaxJobs is how many downloads run at once; 0 when not set.
-func (q *Queue) MaxJobs() (int, error) {
-	raw, ok, err := q.Setting(keyMaxJobs)
-	if err != nil || !ok {
-		return 0, err
-	}
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < 0 {
-		return 0, nil
-	}
-	return n, nil
-}
-
-// SetMaxJobs stores how many downloads run at once; 0: the default.
-func (q *Queue) SetMaxJobs(n int) error { return q.SetSetting(keyMaxJobs, strconv.Itoa(max(0, n))) }

@@ -81,9 +81,6 @@ func TestSchedulePersists(t *testing.T) {
 	if err := q.SetSchedule(want); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetMaxJobs(5); err != nil {
-		t.Fatal(err)
-	}
 	if err := q.SetSchedule(Schedule{Windows: []TimeWindow{{Start: 2000}}}); err == nil {
 		t.Error("a window at minute 2000 was stored")
 	}
@@ -97,9 +94,6 @@ func TestSchedulePersists(t *testing.T) {
 	if !got.PausedUntil.Equal(until) || !got.AltSpeed || got.AltLimit != want.AltLimit ||
 		len(got.Windows) != 1 || got.Windows[0].Start != 60 || got.Windows[0].End != 420 || got.Windows[0].Days[0] != time.Monday {
 		t.Errorf("read back %+v, want %+v", got, want)
-	}
-	if n, err := q.MaxJobs(); err != nil || n != 5 {
-		t.Errorf("MaxJobs = %d, %v", n, err)
 	}
 	// A value edited by hand into nonsense reads as no schedule.
 	if err := q.SetSetting(keySchedule, "{not json"); err != nil {

@@ -131,6 +131,9 @@ type FileDetail struct {
 	ETA   time.Duration // -1 when not known
 	State FileState
 	Err   string
+	// SavedAs is the name the file is saved under, in the job's folder,
+	// when a different file was already at Name; "" when it is at Name.
+	SavedAs string
 
 	Hashes []metalink.Hash // whole-file hashes the document carries
 	// PieceLength is the bytes per piece; PieceHash the piece hash type,

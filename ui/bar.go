@@ -17,7 +17,7 @@ import (
 // Value and Color are its state; set them and Refresh on the UI goroutine.
 type Bar struct {
 	widget.BaseWidget
-	Value float64             // in [0, 1]
+	Value float64             // in [0, 1]; below 0: not known, no percentage
 	Color fyne.ThemeColorName // of the filled part
 }
 
@@ -28,9 +28,13 @@ func NewBar() *Bar {
 	return b
 }
 
-// Set changes the value and colour, redrawing only on a change.
+// Set changes the value and colour, redrawing only on a change; a value
+// below 0 shows an empty bar without a percentage (a size not known yet).
 func (b *Bar) Set(v float64, c fyne.ThemeColorName) {
-	v = min(1, max(0, v))
+	v = min(1, max(-1, v))
+	if v < 0 {
+		v = -1
+	}
 	if v == b.Value && c == b.Color {
 		return
 	}
@@ -68,7 +72,7 @@ func (r *barRenderer) Layout(size fyne.Size) {
 	r.track.Move(fyne.NewPos(0, y))
 	r.track.Resize(fyne.NewSize(w, barHeight))
 	r.fill.Move(fyne.NewPos(0, y))
-	r.fill.Resize(fyne.NewSize(w*float32(r.b.Value), barHeight))
+	r.fill.Resize(fyne.NewSize(w*float32(max(0, r.b.Value)), barHeight))
 	ts := r.text.MinSize()
 	r.text.Move(fyne.NewPos(size.Width-barTextWidth, (size.Height-ts.Height)/2))
 	r.text.Resize(fyne.NewSize(barTextWidth, ts.Height))
@@ -85,7 +89,10 @@ func (r *barRenderer) Refresh() {
 	r.track.CornerRadius = barHeight / 2
 	r.fill.FillColor = th.Color(r.b.Color, v)
 	r.fill.CornerRadius = barHeight / 2
-	r.text.Text = fmt.Sprintf("%d%%", int(r.b.Value*100))
+	r.text.Text = ""
+	if r.b.Value >= 0 {
+		r.text.Text = fmt.Sprintf("%d%%", int(r.b.Value*100))
+	}
 	r.text.Color = th.Color(theme.ColorNamePlaceHolder, v)
 	r.text.TextSize = th.Size(theme.SizeNameCaptionText)
 	r.Layout(r.b.Size())

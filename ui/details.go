@@ -312,6 +312,9 @@ func (d *Details) fillInfo(f FileDetail) {
 		rows = append(rows, k, v)
 	}
 	add(lang.L("File"), f.Name)
+	if f.SavedAs != "" {
+		add(lang.L("Saved as"), fmt.Sprintf(lang.L("%s (a different file was already at %s; Braid does not overwrite it)"), f.SavedAs, f.Name))
+	}
 	add(lang.L("Size"), sizeLong(f.Size))
 	add(lang.L("Saved in"), det.Dir)
 	add(lang.L("Source"), det.Source)

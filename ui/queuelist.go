@@ -317,10 +317,14 @@ func (r *jobRow) show(j Job, marked bool) {
 	if r.fresh || old.Name != j.Name {
 		r.name.SetText(j.Name)
 	}
-	if r.fresh || old.Size != j.Size {
-		r.size.SetText(bytesText(j.Size))
+	if c := sizeCell(j); r.fresh || c != sizeCell(old) {
+		r.size.SetText(c)
 	}
-	r.progress.Set(j.Progress(), look.Color)
+	progress := j.Progress()
+	if j.Size < 0 && j.State != Done && j.State != Synced {
+		progress = -1 // no percentage of a size not known yet
+	}
+	r.progress.Set(progress, look.Color)
 	if s := rowSpeed(j); r.fresh || s != rowSpeed(old) {
 		r.speed.SetText(s)
 	}
@@ -328,6 +332,15 @@ func (r *jobRow) show(j Job, marked bool) {
 		r.eta.SetText(e)
 	}
 	r.shown, r.fresh = j, false
+}
+
+// sizeCell is the size column: the size, or while it is not known the
+// bytes so far.
+func sizeCell(j Job) string {
+	if j.Size < 0 && j.Done > 0 {
+		return fmt.Sprintf(lang.L("%s so far"), bytesText(j.Done))
+	}
+	return bytesText(j.Size)
 }
 
 func rowSpeed(j Job) string {

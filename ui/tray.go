@@ -128,7 +128,9 @@ func (w *Window) notify(j Job) {
 	case j.State == Done && (j.Outcome != "" || j.Signer != "" || j.Unverified):
 		n = fyne.NewNotification(lang.L("Download finished"), fmt.Sprintf(lang.L("%s is saved in %s: %s."), j.Name, j.Dir, trustText(j)))
 	case j.State == Done:
-		n = fyne.NewNotification(lang.L("Download finished"), fmt.Sprintf(lang.L("%s is verified and saved in %s."), j.Name, j.Dir))
+		// Nothing said how it was checked: say no more than that it is
+		// there.
+		n = fyne.NewNotification(lang.L("Download finished"), fmt.Sprintf(lang.L("%s is saved in %s."), j.Name, j.Dir))
 	case j.State == Synced:
 		n = fyne.NewNotification(lang.L("Sync finished"), fmt.Sprintf(lang.L("%s is in sync in %s."), j.Name, j.Dir))
 	case j.State == Failed:

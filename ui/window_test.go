@@ -481,7 +481,7 @@ func TestNotifications(t *testing.T) {
 		text  string
 	}{
 		{"finished", func(d *Detail) { d.State, d.Done = Done, d.Size }, "Download finished",
-			"debian-13.1.0-amd64-DVD-1.iso is verified and saved in /home/user/Downloads."},
+			"debian-13.1.0-amd64-DVD-1.iso is saved in /home/user/Downloads."},
 		{"mismatch", func(d *Detail) { d.State, d.Mismatch = Failed, true }, "Verification failed",
 			"debian-13.1.0-amd64-DVD-1.iso does not match its checksum. Repair fetches only the bad pieces again."},
 		{"failed", func(d *Detail) { d.State, d.Err = Failed, "every mirror failed" }, "Download failed",

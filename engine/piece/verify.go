@@ -101,6 +101,16 @@ func (r *Report) OK() bool {
 	return r.Whole == Match || r.PiecesKnown()
 }
 
+// VerifiedBy names the hash a good report rests on, as
+// engine.Snapshot.VerifiedBy does: the whole-file hash type ("sha-256")
+// when it matched, else the piece hash type and " pieces".
+func (r *Report) VerifiedBy() string {
+	if r.Whole == Match {
+		return r.HashType
+	}
+	return r.PieceType + " pieces"
+}
+
 // Verify checks the size bytes readable from r against f: each piece
 // against its hash, in parallel over workers goroutines (runtime.NumCPU()
 // when workers <= 0), and the whole file against the strongest whole-file

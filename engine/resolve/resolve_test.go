@@ -20,13 +20,7 @@ import (
 	"braid/engine/transport"
 )
 
-func testData(n int) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(i*31 + i/7)
-	}
-	return b
-}
+func testData(n int) []byte { return mirrortest.Bytes(n, uint64(n)<<8|5) }
 
 // meta4 is a Metalink 4 document for data named name, with sha-256 piece
 // hashes of pieceLen bytes and the given whole-file hashes.

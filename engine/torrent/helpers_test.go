@@ -2,7 +2,6 @@ package torrent
 
 import (
 	"context"
-	"crypto/rand"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/anacrolix/torrent/metainfo"
 
+	"braid/engine/mirrortest"
 	"braid/engine/torrent/torrenttest"
 )
 
@@ -20,14 +20,9 @@ const testPieceLen = 32 << 10
 // reach the terminal.
 var discard = slog.New(slog.DiscardHandler)
 
-// randomBytes returns n random bytes.
-func randomBytes(t testing.TB, n int) []byte {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// randomBytes returns n bytes of reproducible test data, a sequence of
+// its own for each length.
+func randomBytes(t testing.TB, n int) []byte { return mirrortest.Bytes(n, uint64(n)<<8|11) }
 
 // testFile is one file of a test torrent, by path inside it.
 type testFile = torrenttest.File

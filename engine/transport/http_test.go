@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -20,14 +19,7 @@ import (
 	"braid/engine/transport/transporttest"
 )
 
-func testData(n int) []byte {
-	b := make([]byte, n)
-	r := rand.New(rand.NewPCG(7, 9))
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return b
-}
+func testData(n int) []byte { return mirrortest.Bytes(n, 79) }
 
 func newHTTP(t testing.TB, rawURL string, opts transport.Options) *transport.HTTPSource {
 	t.Helper()

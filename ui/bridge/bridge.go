@@ -5,9 +5,13 @@
 // and the queue and the engine do not know the window exists.
 //
 // Live progress is read from the engine itself: every Active or Detail
-// call takes a fresh snapshot of the running download (queue.Runner.Live),
+// call takes fresh snapshots of the running downloads (queue.Runner.LiveAll),
 // so the window moves at its own 4 Hz; the runner's Progress callback only
-// tells the bridge which job and file are in hand. The bridge's own verify
+// tells the bridge which jobs and files are in hand. The runner runs
+// several jobs, and several files of a job, at once: each job keeps its
+// live row until the runner lets go of it, with the bytes and speed of
+// its running files summed, and shows as waiting while every one of them
+// waits for the network. The bridge's own verify
 // and repair scans report in memory too, so the window's reads never
 // touch the database while a download runs.
 //
@@ -27,6 +31,7 @@ import (
 	"fmt"
 	"fyne.io/fyne/v2/lang"
 	"sync"
+	"time"
 
 	"braid/engine"
 	"braid/engine/metalink"
@@ -43,7 +48,7 @@ var (
 // for concurrent use. Start runs the queue; Close stops it and waits.
 type Backend struct {
 	q *queue.Queue
-	// Open reads a source into a document; see OpenSource.
+	// open reads a source into a document; see openSource.
 	open func(ctx context.Context, source string) (*metalink.Document, error)
 	// Workers is the number of goroutines hashing a file in Verify and
 	// Repair; 0 uses every CPU.
@@ -85,15 +90,50 @@ type Backend struct {
 
 // live is a job in progress: the runner's last word on it, or a check.
 type live struct {
-	job       queue.Job       // as the runner started it (with document and mirrors)
-	snap      engine.Snapshot // the file in hand, as last read; slices owned by the bridge
-	fileBytes map[string]int64
-	state     ui.JobState
-	checking  string // the file a verify or repair scan is on
+	job queue.Job // as the runner started it (with document and mirrors)
+	// snap is the file the details show, as last read: the oldest of the
+	// job's running files (queue.Runner.Live); slices owned by the bridge.
+	snap engine.Snapshot
+	// files is what each file the runner took up this session last said,
+	// by name: the job's bytes and speed sum its running files.
+	files    map[string]fileLive
+	state    ui.JobState
+	checking string // the file a verify or repair scan is on
+	// mended of bad pieces are fetched again so far, in a repair.
+	mended, bad int
 }
 
-// New returns a backend over q that reads sources with open (nil:
-// OpenSource, keeping what a plain URL's server said for Add). It runs
+// fileLive is one file of a live job, from its last snapshot.
+type fileLive struct {
+	bytes, size, speed int64
+	state              engine.State
+	nextTry            time.Time
+	reason             string // why its mirrors wait, in StateWaiting
+}
+
+func newLive() *live { return &live{files: map[string]fileLive{}} }
+
+// note records what a snapshot of one of the job's files says.
+func (l *live) note(s *engine.Snapshot) {
+	f := fileLive{bytes: s.Bytes, size: s.Size, speed: s.Speed, state: s.State, nextTry: s.NextTry}
+	if s.State == engine.StateWaiting {
+		for _, m := range s.Mirrors {
+			if f.reason = m.Reason; f.reason != "" {
+				break
+			}
+		}
+	}
+	l.files[s.Name] = f
+}
+
+// ended reports whether a file's download has ended.
+func ended(s engine.State) bool {
+	return s == engine.StateDone || s == engine.StateFailed || s == engine.StateCanceled
+}
+
+// New returns a backend over q that reads sources with open (nil: the
+// way the command line reads them, keeping what a plain URL's server said
+// for Add). It runs
 // nothing until Start.
 func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalink.Document, error)) *Backend {
 	b := &Backend{
@@ -232,11 +272,11 @@ func (b *Backend) clientLocked() *engine.Client {
 	return c
 }
 
-// refreshLocked reads the engine's snapshot of the file job id is on into
-// l, when the runner is downloading one: what the window shows is what
-// the engine says at the moment of the call. It reuses the memory of the
-// previous snapshot, so a read on the window's ticker makes no garbage.
-// It reports whether it read one.
+// refreshLocked reads the engine's snapshots of the files job id has
+// running into l, when the runner is downloading any: what the window
+// shows is what the engine says at the moment of the call. The oldest
+// file's snapshot reuses the memory of the previous one, so a read on the
+// window's ticker makes little garbage. It reports whether it read one.
 func (b *Backend) refreshLocked(id int64, l *live) bool {
 	if b.runner == nil || l.checking != "" {
 		return false
@@ -244,41 +284,83 @@ func (b *Backend) refreshLocked(id int64, l *live) bool {
 	if b.refreshTorrentLocked(id, l) {
 		return true
 	}
-	dl, ok := b.runner.Live(id)
-	if !ok {
+	dls := b.runner.LiveAll(id)
+	for i, dl := range dls {
+		dl.SnapshotInto(&b.scratch)
+		l.note(&b.scratch)
+		if i > 0 {
+			continue
+		}
+		if l.snap.Name != "" && l.snap.Name != b.scratch.Name {
+			b.keepLocked(id, &l.snap) // the runner is on the job's next file
+		}
+		l.snap, b.scratch = b.scratch, l.snap
+	}
+	return len(dls) > 0
+}
+
+// overLocked reports whether the runner has let go of a live job: no file
+// of it runs now, its last file either failed or was the last the job
+// needed, and the queue no longer says it runs (so the list read next
+// shows how it ended). Between two files of a job that goes on, the job
+// stays live. Only a job at its end costs a read of the queue.
+func (b *Backend) overLocked(id int64, l *live) bool {
+	if l.checking != "" || (b.runner != nil && len(b.runner.LiveAll(id)) > 0) {
 		return false
 	}
-	dl.SnapshotInto(&b.scratch)
-	if l.snap.Name != "" && l.snap.Name != b.scratch.Name {
-		b.keepLocked(id, &l.snap) // the runner is on the job's next file
+	for _, f := range l.files {
+		if !ended(f.state) {
+			return false
+		}
 	}
-	l.snap, b.scratch = b.scratch, l.snap
-	l.fileBytes[l.snap.Name] = l.snap.Bytes
-	return true
+	failed := false
+	for _, f := range l.files {
+		failed = failed || f.state != engine.StateDone
+	}
+	for _, f := range l.job.Files {
+		if !failed && f.Selected && !f.Verified && l.files[f.Name].state != engine.StateDone {
+			return false
+		}
+	}
+	j, err := b.q.Get(id)
+	return err != nil || j.State != queue.Running
+}
+
+// pruneLocked lets go of the live jobs the runner is done with, keeping
+// their last snapshots, and reports whether it let go of any.
+func (b *Backend) pruneLocked() bool {
+	pruned := false
+	for id, l := range b.live {
+		if b.overLocked(id, l) {
+			b.keepLocked(id, &l.snap)
+			delete(b.live, id)
+			pruned = true
+		}
+	}
+	return pruned
 }
 
 // progress is the runner's callback: it tells which job and file are in
 // hand, and keeps a private copy of the snapshot (the runner reuses its
-// slices) for when the runner has let go of the download.
+// slices) for when the runner has let go of the download. Several jobs,
+// and several files of a job, may be in hand at once: each keeps its live
+// row until it ends.
 func (b *Backend) progress(j queue.Job, s engine.Snapshot) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.stopped[j.ID] {
 		return
 	}
-	for id, l := range b.live {
-		if id != j.ID && l.checking == "" {
-			b.keepLocked(id, &l.snap)
-			delete(b.live, id) // the runner has moved on
-		}
-	}
 	l := b.live[j.ID]
 	if l == nil {
-		l = &live{fileBytes: map[string]int64{}}
+		l = newLive()
 		b.live[j.ID] = l
 		defer b.changed()
 	}
 	l.job, l.state = j, ui.Running
+	if ended(s.State) {
+		b.keepLocked(j.ID, &s)
+	}
 	// A fresh read when the download is live: s was taken before this
 	// call waited for the lock, and may be older than what the window
 	// was shown meanwhile.
@@ -287,10 +369,17 @@ func (b *Backend) progress(j queue.Job, s engine.Snapshot) {
 			b.keepLocked(j.ID, &l.snap) // the next file of the job
 		}
 		copySnapshot(&l.snap, &s)
-		l.fileBytes[s.Name] = s.Bytes
+	}
+	if ended(s.State) || l.files[s.Name] == (fileLive{}) {
+		// The runner's word on a file that ended is final; a file the
+		// refresh did not read is known by s alone.
+		l.note(&s)
 	}
 	j.State = queue.Running
 	b.known[j.ID] = withoutDoc(j)
+	if b.pruneLocked() {
+		defer b.changed()
+	}
 }
 
 // fileKey names one file of one job.

@@ -261,8 +261,11 @@ func TestDownloadVerifyRepair(t *testing.T) {
 	if j := jobByID(t, b, id); j.State != ui.Done || j.Mismatch {
 		t.Fatalf("verified job %+v", j)
 	}
-	if d, _ := b.Detail(id, false); d.Files[0].State != ui.FileVerified || d.Files[0].Verification != "sha-256 matched" {
+	if d, _ := b.Detail(id, false); d.Files[0].State != ui.FileVerified || d.Files[0].Verification != "verified (sha-256)" {
 		t.Errorf("file %+v", d.Files[0])
+	}
+	if j := jobByID(t, b, id); j.Outcome != "verified (sha-256)" {
+		t.Errorf("the verified job says %q", j.Outcome)
 	}
 
 	// Damage piece 7.
@@ -283,13 +286,34 @@ func TestDownloadVerifyRepair(t *testing.T) {
 		t.Errorf("damaged file shows %v", d.Files[0].State)
 	}
 
+	// The repair mends the file in place: it never leaves its name (no
+	// NAME.part, the same file on disk) and only the bad piece is fetched.
+	before, err := os.Stat(filepath.Join(dir, "data.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	served := m1.BytesServed() + m2.BytesServed()
 	if err := b.Repair(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the repair", func() bool { return jobByID(t, b, id).State == ui.Done })
-	if j := jobByID(t, b, id); j.Mismatch {
-		t.Error("the repaired job still shows a checksum mismatch")
+	waitFor(t, "the repair", func() bool {
+		if _, err := os.Stat(filepath.Join(dir, "data.bin.part")); err == nil {
+			t.Fatal("the repair renamed the file to data.bin.part")
+		}
+		return jobByID(t, b, id).State == ui.Done
+	})
+	after, err := os.Stat(filepath.Join(dir, "data.bin"))
+	if err != nil || !os.SameFile(before, after) {
+		t.Errorf("the repaired file is not the one that was damaged (%v)", err)
+	}
+	// The engine's repair names the hash that proved the mended file
+	// (its sha-256 pieces here: they cover the whole-file hash).
+	qj, err := q.Get(int64(id))
+	if err != nil || !strings.HasPrefix(qj.Files[0].VerifiedBy, "sha-256") {
+		t.Fatalf("the queue records the repaired file verified by %q (%v)", qj.Files[0].VerifiedBy, err)
+	}
+	if j := jobByID(t, b, id); j.Mismatch || j.Outcome != "verified ("+qj.Files[0].VerifiedBy+")" || j.Unverified {
+		t.Errorf("the repaired job: mismatch %v, outcome %q", j.Mismatch, j.Outcome)
 	}
 	got, err = os.ReadFile(filepath.Join(dir, "data.bin"))
 	if err != nil || !bytes.Equal(got, data) {
@@ -313,7 +337,8 @@ func TestVerifyRefusesRunningJob(t *testing.T) {
 	}
 }
 
-func TestOpenSource(t *testing.T) {
+func TestOpen(t *testing.T) {
+	b := newBackend(t, openQueue(t))
 	data := payload(1000)
 	f := describeData(t, "x.bin", data, "https://a.example/x.bin")
 	var buf bytes.Buffer
@@ -341,7 +366,7 @@ func TestOpenSource(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.source, func(t *testing.T) {
-			doc, err := OpenSource(context.Background(), tt.source)
+			doc, err := b.Open(context.Background(), tt.source)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err %v, want %q", err, tt.wantErr)

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"fyne.io/fyne/v2/lang"
+	"io/fs"
 	"os"
-	"path/filepath"
 
 	"braid/engine"
 	"braid/engine/metalink"
@@ -23,11 +23,14 @@ func (b *Backend) Verify(id ui.JobID) error {
 	return b.check(id, false)
 }
 
-// Repair verifies a job's files and fetches again only the pieces that
-// fail: each damaged file goes back to NAME.part with the good pieces
-// recorded as done, and the job is queued for the runner, which resumes it
-// like any interrupted download. A file without piece hashes can only be
-// fetched again whole.
+// Repair mends a job's files where they are, in the background, the way
+// `braid repair` does (engine.Client.Repair): only the pieces that fail
+// their hash are fetched again, each hashed before it is written over the
+// bad one, and the file keeps its name throughout. The job shows as
+// repairing meanwhile, then done with each file marked verified by the
+// hash that proved it, or failed saying why (a file without piece hashes
+// cannot be mended piece by piece). A file that is gone is fetched again
+// whole by the runner.
 func (b *Backend) Repair(id ui.JobID) error {
 	return b.check(id, true)
 }
@@ -53,7 +56,9 @@ func (b *Backend) check(id ui.JobID, repair bool) error {
 	if repair {
 		state = ui.Repairing
 	}
-	b.live[j.ID] = &live{job: j, state: state, checking: "starting", fileBytes: map[string]int64{}}
+	l := newLive()
+	l.job, l.state, l.checking = j, state, "starting"
+	b.live[j.ID] = l
 	b.mu.Unlock()
 	b.changed()
 	b.wg.Add(1)
@@ -71,8 +76,8 @@ func (b *Backend) check(id ui.JobID, repair bool) error {
 	return nil
 }
 
-// runCheck verifies each selected file and records what it found; with
-// repair it prepares the damaged files for the runner.
+// runCheck verifies or repairs each selected file and records what it
+// found.
 func (b *Backend) runCheck(j queue.Job, repair bool) error {
 	root, err := os.OpenRoot(j.Dest)
 	if err != nil {
@@ -80,56 +85,117 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 	}
 	defer root.Close()
 	var bad []error
-	damaged := 0
+	refetch := false
 	for _, f := range j.Files {
 		if !f.Selected {
 			continue
 		}
 		b.mu.Lock()
 		if l := b.live[j.ID]; l != nil {
-			l.checking = f.Name
+			l.checking, l.mended, l.bad = f.Name, 0, 0
 		}
 		b.mu.Unlock()
 		mf := docFile(j.Doc, f.Name)
 		if mf.Size < 0 && f.Size >= 0 {
 			mf.Size = f.Size
 		}
-		rep, err := piece.VerifyFile(b.ctx, root, mf, b.Workers)
+		// The bytes are at the file's path, which is not its name when
+		// it was saved under a free one.
+		disk := mf
+		disk.Name = f.Path()
+		var by string
+		if repair {
+			by, err = b.repairFile(j, disk)
+			if errors.Is(err, fs.ErrNotExist) {
+				// Gone: nothing to mend, so the runner fetches it whole.
+				if err := b.q.SetPieces(j.ID, f.Name, piece.NewBitfield(queue.LayoutOf(mf).Count())); err != nil {
+					return b.q.Fail(j.ID, err)
+				}
+				refetch = true
+				continue
+			}
+		} else {
+			by, err = b.verifyFile(root, disk)
+		}
 		if err != nil {
 			if b.ctx.Err() != nil {
 				return err
 			}
+			if errors.Is(err, engine.ErrHashMismatch) {
+				if err := b.q.SetMismatch(j.ID, f.Name, true); err != nil {
+					return err
+				}
+			}
 			bad = append(bad, fmt.Errorf("%s: %w", f.Name, err))
 			continue
 		}
-		if rep.OK() {
-			if err := b.q.SetVerified(j.ID, f.Name, true); err != nil {
-				return err
-			}
-			if err := b.checkSignature(j.ID, root, mf); err != nil {
-				bad = append(bad, fmt.Errorf("%s: %w", f.Name, err))
-			}
-			continue
-		}
-		damaged++
-		if err := b.q.SetMismatch(j.ID, f.Name, true); err != nil {
+		if err := b.q.MarkVerified(j.ID, f.Name, by); err != nil {
 			return err
 		}
-		bad = append(bad, fmt.Errorf("%s: %w (%s)", f.Name, engine.ErrHashMismatch, describe(rep)))
-		if repair {
-			if err := b.prepareRepair(j, f, mf, root, rep); err != nil {
-				return b.q.Fail(j.ID, err)
-			}
+		if err := b.checkSignature(j.ID, root, mf, disk.Name); err != nil {
+			bad = append(bad, fmt.Errorf("%s: %w", f.Name, err))
 		}
 	}
 	switch {
-	case repair && damaged > 0:
-		return b.q.SetState(j.ID, queue.Queued)
 	case len(bad) > 0:
 		return b.q.Fail(j.ID, errors.Join(bad...))
+	case refetch:
+		return b.q.SetState(j.ID, queue.Queued)
 	default:
 		return b.q.Finish(j.ID)
 	}
+}
+
+// verifyFile checks a file at its name against every hash published for
+// it, the whole-file hash too (as a repair of a good file does), and
+// names the hash that proved it, as engine.RepairResult.VerifiedBy does;
+// a file that does not match is engine.ErrHashMismatch, saying what is
+// wrong.
+func (b *Backend) verifyFile(root *os.Root, mf metalink.File) (string, error) {
+	rep, err := piece.VerifyFileFull(b.ctx, root, mf, b.Workers)
+	if err != nil {
+		return "", err
+	}
+	if !rep.OK() {
+		return "", fmt.Errorf("%w (%s)", engine.ErrHashMismatch, describe(rep))
+	}
+	return rep.VerifiedBy(), nil
+}
+
+// repairFile mends one file in place with the engine's repair, showing
+// how many of its bad pieces are mended so far, and names the hash that
+// proves it afterwards. A file that cannot be mended is reported as a
+// hash mismatch with the engine's reason.
+func (b *Backend) repairFile(j queue.Job, mf metalink.File) (string, error) {
+	b.mu.Lock()
+	c := b.clientLocked()
+	b.mu.Unlock()
+	var locations []string
+	if s, err := b.q.Settings(); err == nil {
+		locations = s.Countries
+	}
+	res, err := c.Repair(b.ctx, j.Dest, mf, engine.RepairOptions{
+		OriginETag: j.Origin.ETag,
+		Referer:    j.Origin.Referer,
+		Locations:  locations,
+		Workers:    b.Workers,
+		Progress: func(mended, bad int) {
+			b.mu.Lock()
+			if l := b.live[j.ID]; l != nil {
+				l.mended, l.bad = mended, bad
+			}
+			b.mu.Unlock()
+		},
+	})
+	switch {
+	case err == nil:
+		return res.VerifiedBy, nil
+	case errors.Is(err, fs.ErrNotExist), b.ctx.Err() != nil:
+		return "", err
+	case res != nil && res.Before != nil && !res.Before.OK() && !errors.Is(err, engine.ErrHashMismatch):
+		return "", fmt.Errorf("%w: %w", engine.ErrHashMismatch, err)
+	}
+	return "", err
 }
 
 // describe says what is wrong with a file in a few words.
@@ -145,25 +211,4 @@ func describe(r *piece.Report) string {
 		return fmt.Sprintf(lang.L("%d bytes too many"), r.Trailing)
 	}
 	return fmt.Sprintf(lang.L("%s mismatch"), r.HashType)
-}
-
-// prepareRepair turns a damaged file back into a download in progress:
-// NAME becomes NAME.part and the queue records its good pieces, so the
-// runner fetches only the rest. Without piece hashes no piece can be
-// vouched for, and the whole file is fetched again.
-func (b *Backend) prepareRepair(j queue.Job, f queue.File, mf metalink.File, root *os.Root, rep *piece.Report) error {
-	name := filepath.FromSlash(f.Name)
-	if _, err := root.Stat(name); err == nil {
-		if err := root.Rename(name, name+".part"); err != nil {
-			return fmt.Errorf(lang.L("repair %s: %w"), f.Name, err)
-		}
-	}
-	good := rep.Good
-	if good == nil || rep.Layout.Count() != queue.LayoutOf(mf).Count() {
-		good = piece.NewBitfield(queue.LayoutOf(mf).Count())
-	}
-	if err := b.q.SetPieces(j.ID, f.Name, good); err != nil {
-		return fmt.Errorf(lang.L("repair %s: %w"), f.Name, err)
-	}
-	return nil
 }

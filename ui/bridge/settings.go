@@ -17,10 +17,6 @@ func (b *Backend) Settings() (ui.Settings, error) {
 	if err != nil {
 		return ui.Settings{}, err
 	}
-	jobs, err := b.q.MaxJobs()
-	if err != nil {
-		return ui.Settings{}, err
-	}
 	require, err := b.q.RequireSignature()
 	if err != nil {
 		return ui.Settings{}, err
@@ -35,7 +31,7 @@ func (b *Backend) Settings() (ui.Settings, error) {
 		MaxConnsPerMirror: s.MaxConnsPerMirror,
 		SpeedLimit:        s.SpeedLimit,
 		AltSpeedLimit:     sched.AltLimit,
-		MaxJobs:           jobs,
+		MaxJobs:           s.Jobs,
 		StartOnLaunch:     s.StartOnLaunch,
 		RequireSignature:  require,
 	}
@@ -54,19 +50,19 @@ func (b *Backend) Settings() (ui.Settings, error) {
 	return out, nil
 }
 
-// SetSettings stores the settings; connection and speed limits apply from
-// the next job on.
+// SetSettings stores the settings. A running Runner follows them within
+// a second: the limits reach the running downloads, and the number of
+// downloads at once (queue.Settings.Jobs) how many jobs it runs.
 func (b *Backend) SetSettings(s ui.Settings) error {
 	err := b.q.UpdateSettings(func(qs *queue.Settings) {
 		qs.DownloadDir = s.Dir
 		qs.Languages, qs.OS, qs.Countries = s.Languages, s.OS, s.Countries
 		qs.MaxConns, qs.MaxConnsPerMirror = s.MaxConns, s.MaxConnsPerMirror
 		qs.SpeedLimit, qs.StartOnLaunch = s.SpeedLimit, s.StartOnLaunch
+		// The running Runner follows Jobs within a poll (Runner.Run).
+		qs.Jobs = max(0, s.MaxJobs)
 	})
 	if err != nil {
-		return err
-	}
-	if err := b.q.SetMaxJobs(s.MaxJobs); err != nil {
 		return err
 	}
 	if err := b.q.SetRequireSignature(s.RequireSignature); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2/lang"
 
+	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/torrent"
 	"braid/queue"
@@ -133,11 +134,16 @@ func (b *Backend) refreshTorrentLocked(id int64, l *live) bool {
 	}
 	copySnapshot(&l.snap, &r.snap.Snapshot)
 	for _, f := range r.snap.Files {
-		l.fileBytes[f.Name] = f.Bytes
+		st := engine.StateDownloading
+		if f.Done {
+			st = engine.StateDone
+		}
+		l.files[f.Name] = fileLive{bytes: f.Bytes, size: f.Size, state: st}
 	}
-	// A magnet's job has one file named after the torrent until its
+	// The torrent as a whole, under its name: its speed, and the bytes of
+	// a magnet's job, whose one file is named after the torrent until its
 	// metadata is known.
-	l.fileBytes[l.snap.Name] = max(0, l.snap.Bytes)
+	l.note(&l.snap)
 	l.state = torrentState(r.snap.Phase, l.state)
 	return true
 }

@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2/lang"
 
+	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/piece"
 	"braid/engine/signature"
@@ -46,13 +47,13 @@ func (b *Backend) RemoveKey(fingerprint string) error {
 
 // checkSignature checks the signature the document gives for a file whose
 // hashes matched, with the keyring's Check (what `braid verify` calls),
-// and records the outcome. The error is the file's failure: a bad
+// and records the outcome; the file's bytes are at path. The error is the file's failure: a bad
 // signature, or with "require a signature" set anything but a good one.
-func (b *Backend) checkSignature(id int64, root *os.Root, mf metalink.File) error {
+func (b *Backend) checkSignature(id int64, root *os.Root, mf metalink.File, path string) error {
 	if mf.Signature == nil {
 		return nil
 	}
-	file, err := root.Open(filepath.FromSlash(mf.Name))
+	file, err := root.Open(filepath.FromSlash(path))
 	if err != nil {
 		return fmt.Errorf(lang.L("check the signature: %w"), err)
 	}
@@ -79,25 +80,18 @@ func uiKeys(keys []signature.Key) []ui.Key {
 	return out
 }
 
-// trustLocked fills in how a job's files were vouched for (trust, by
-// file name): the hash that verified them, or that none could, and the
-// signature outcomes recorded. A bad signature is the job's failure,
+// trustLocked fills in how a job's files were vouched for: the outcome
+// the queue recorded (queue.Job.Checked: verified by which hash, or not
+// verified), and the signature outcomes recorded (trust, by file name). A bad signature is the job's failure,
 // with the outcome as its message when the queue recorded none.
 func trustLocked(v *ui.Job, j queue.Job, trust map[string]queue.FileTrust) {
-	if j.State == queue.Done && len(trust) > 0 {
-		hashed, unhashed := "", false
-		for _, name := range slices.Sorted(maps.Keys(trust)) {
-			if h, ok := piece.Strongest(trust[name].Hashes); ok {
-				hashed = cmpOr(hashed, h.Type)
-			} else {
-				unhashed = true
-			}
-		}
-		switch {
-		case unhashed:
-			v.Unverified, v.Outcome = true, lang.L("not verified")
-		case hashed != "":
-			v.Outcome = fmt.Sprintf(lang.L("verified (%s)"), hashed)
+	if j.State == queue.Done {
+		v.Outcome = j.Checked()
+		v.Unverified = v.Outcome == engine.OutcomeText(engine.OutcomeNotVerified, "")
+		if v.Unverified && len(trust) > 0 && legacyHashed(trust) != "" {
+			// Verified before the queue recorded by which hash: every
+			// file had one, and a done file matched all of its hashes.
+			v.Unverified, v.Outcome = false, engine.OutcomeText(engine.OutcomeVerified, legacyHashed(trust))
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(trust)) {
@@ -120,6 +114,20 @@ func trustLocked(v *ui.Job, j queue.Job, trust map[string]queue.FileTrust) {
 			}
 		}
 	}
+}
+
+// legacyHashed is the strongest hash type the files of trust share, ""
+// when any has none.
+func legacyHashed(trust map[string]queue.FileTrust) string {
+	hashed := ""
+	for _, name := range slices.Sorted(maps.Keys(trust)) {
+		h, ok := piece.Strongest(trust[name].Hashes)
+		if !ok {
+			return ""
+		}
+		hashed = cmpOr(hashed, h.Type)
+	}
+	return hashed
 }
 
 // trustDetail adds to a job's details what its signatures and its

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"fyne.io/fyne/v2/lang"
+	"maps"
 	"strconv"
 	"time"
 
@@ -45,6 +46,9 @@ func (b *Backend) Jobs() ([]ui.Job, error) {
 func (b *Backend) Active() []ui.Job {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.pruneLocked() {
+		b.changed()
+	}
 	var out []ui.Job
 	for id, l := range b.live {
 		if !b.stopped[id] {
@@ -92,6 +96,9 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	b.torrentViewLocked(&v)
 	l := b.live[j.ID]
 	if l == nil || b.stopped[j.ID] {
+		if j.State == queue.Running {
+			waitingNote(&v)
+		}
 		return v
 	}
 	v.State = l.state
@@ -101,19 +108,66 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	v.Done = 0
 	for _, f := range j.Files {
 		if f.Selected {
-			v.Done += max(f.DoneBytes, l.fileBytes[f.Name])
+			v.Done += max(f.DoneBytes, l.files[f.Name].bytes)
 		}
 	}
-	if l.snap.Size >= 0 && v.Size >= 0 {
+	// The job's speed is its running files' together; it waits when
+	// every one of them waits, until the first next try.
+	var speed int64
+	waiting, running := true, false
+	for _, f := range l.files {
+		if ended(f.state) {
+			continue
+		}
+		running = true
+		speed += f.speed
+		if f.size < 0 {
+			v.Size = -1 // shown without a percentage until a mirror says
+		}
+		if f.state != engine.StateWaiting {
+			waiting = false
+			continue
+		}
+		if v.NextTry.IsZero() || (!f.nextTry.IsZero() && f.nextTry.Before(v.NextTry)) {
+			v.NextTry = f.nextTry
+		}
+		v.Err = cmpOr(v.Err, queue.Redact(f.reason))
+	}
+	if running && waiting {
+		v.State = ui.Waiting
+		if v.Err == "" || isWaitingNote(v.Err) {
+			v.Err = lang.L("waiting for the network")
+		}
+	} else {
+		v.NextTry = time.Time{}
+		if isWaitingNote(v.Err) {
+			v.Err = ""
+		}
+	}
+	if v.Size >= 0 {
 		// The size of a file the document did not give is known once a
 		// mirror says.
 		v.Size = max(v.Size, v.Done)
 	}
-	v.Speed = float64(l.snap.Speed)
+	v.Speed = float64(speed)
 	if v.Speed > 0 && v.Size > 0 {
 		v.ETA = time.Duration(float64(v.Size-v.Done) / v.Speed * float64(time.Second))
 	}
 	return v
+}
+
+// waitingNote shows a running job that the queue says waits for the
+// network, and until when (queue.Waiting), as Waiting rather than as an
+// error: what the window has when another process runs the job.
+func waitingNote(v *ui.Job) {
+	if next, ok := queue.Waiting(v.Err, time.Now()); ok {
+		v.State, v.NextTry, v.Err = ui.Waiting, next, lang.L("waiting for the network")
+	}
+}
+
+func isWaitingNote(s string) bool {
+	_, ok := queue.Waiting(s, time.Now())
+	return ok
 }
 
 func jobState(s queue.State) ui.JobState {
@@ -141,8 +195,10 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 	var j queue.Job
 	var view ui.Job
 	var snap *engine.Snapshot
+	var others map[string]fileLive // the job's other live files
 	if l != nil && l.job.Doc != nil && l.checking == "" {
 		b.refreshLocked(int64(id), l)
+		others = maps.Clone(l.files)
 		j = l.job
 		view = b.viewLocked(j) // from the same reading as the files
 		s := l.snap
@@ -180,6 +236,13 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		switch {
 		case snap != nil && snap.Name == f.Name:
 			applySnapshot(&fd, snap, pieces)
+		case others[f.Name] != (fileLive{}) && !ended(others[f.Name].state):
+			// Downloading beside the file the pane follows.
+			fl := others[f.Name]
+			fd.State, fd.Done, fd.Speed = ui.FileRunning, max(fd.Done, fl.bytes), float64(fl.speed)
+			if fl.size >= 0 {
+				fd.Size = fl.size
+			}
 		case pieces:
 			bits, _, err := b.q.Pieces(j.ID, f.Name)
 			if err != nil {
@@ -197,8 +260,24 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		d.Files = append(d.Files, fd)
 	}
 	b.torrentDetail(&d, pieces)
+	b.checkDetail(&d)
 	b.trustDetail(&d)
 	return d, nil
+}
+
+// checkDetail says how far a repair under way is on its file.
+func (b *Backend) checkDetail(d *ui.Detail) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	l := b.live[int64(d.ID)]
+	if l == nil || l.checking == "" || l.bad == 0 {
+		return
+	}
+	for i := range d.Files {
+		if d.Files[i].Name == l.checking {
+			d.Files[i].Verification = fmt.Sprintf(lang.L("%d of %d bad pieces mended"), l.mended, l.bad)
+		}
+	}
 }
 
 func cmpOr(a, b string) string {
@@ -229,6 +308,9 @@ func fileDetail(j queue.Job, f queue.File, mf metalink.File) ui.FileDetail {
 		Hashes:      f.Hashes,
 		PieceLength: f.Layout.Length,
 	}
+	if f.Path() != f.Name {
+		fd.SavedAs = f.Path()
+	}
 	if mf.Pieces != nil {
 		fd.PieceHash = mf.Pieces.Type
 	}
@@ -238,9 +320,14 @@ func fileDetail(j queue.Job, f queue.File, mf metalink.File) ui.FileDetail {
 	switch {
 	case f.Verified:
 		fd.State = ui.FileVerified
-		if h, ok := piece.Strongest(f.Hashes); ok {
+		h, hashed := piece.Strongest(f.Hashes)
+		switch {
+		case f.VerifiedBy != "":
+			fd.Verification = f.Outcome()
+		case hashed:
+			// Verified before the queue recorded by which hash.
 			fd.Verification = fmt.Sprintf(lang.L("%s matched"), h.Type)
-		} else {
+		default:
 			fd.Verification = lang.L("complete; the document gives no hash Braid can check")
 		}
 	case f.Mismatch:
