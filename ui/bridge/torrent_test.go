@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"braid/engine/metalink"
 	"braid/engine/torrent/torrenttest"
 	"braid/queue"
 	"braid/ui"
@@ -27,6 +28,27 @@ func torrentQueue(t *testing.T, seedRatio float64) *queue.Queue {
 	return q
 }
 
+// startedBackend is a backend over q whose runner waits for the first
+// job.
+func startedBackend(t *testing.T, q *queue.Queue) *Backend {
+	t.Helper()
+	b := newBackend(t, q)
+	if err := b.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// openDoc reads src as the window's picker does.
+func openDoc(t *testing.T, b *Backend, src string) *metalink.Document {
+	t.Helper()
+	doc, err := b.Open(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
 // A .torrent opened and added through the window downloads the files
 // ticked in the picker from its web seed, and only those; the details
 // show each file's slice of the torrent's piece map, coloured by the web
@@ -40,14 +62,8 @@ func TestTorrentFileThroughTheWindow(t *testing.T) {
 	tf := torrenttest.WriteFile(t, mi, "pack.torrent")
 
 	q := torrentQueue(t, 0)
-	b := newBackend(t, q)
-	if err := b.Start(false); err != nil {
-		t.Fatal(err)
-	}
-	doc, err := b.Open(context.Background(), tf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := startedBackend(t, q)
+	doc := openDoc(t, b, tf)
 	sizes := map[string]int64{}
 	for _, f := range doc.Files {
 		sizes[f.Name] = f.Size
@@ -115,14 +131,8 @@ func TestMagnetThroughTheWindowSeeds(t *testing.T) {
 	if err := q.SetSetting("speed_limit", "131072"); err != nil {
 		t.Fatal(err)
 	}
-	b := newBackend(t, q)
-	if err := b.Start(false); err != nil {
-		t.Fatal(err)
-	}
-	doc, err := b.Open(context.Background(), magnet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := startedBackend(t, q)
+	doc := openDoc(t, b, magnet)
 	if len(doc.Files) != 1 || doc.Files[0].Name != "one.bin" || doc.Files[0].Size != -1 {
 		t.Fatalf("a magnet's picker entry before its metadata: %+v", doc.Files)
 	}
@@ -226,14 +236,8 @@ func TestMagnetFetchingMetadata(t *testing.T) {
 	ln.Close()
 	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=lone.bin&x.pe=%s", mi.HashInfoBytes().HexString(), addr)
 	q := torrentQueue(t, 0)
-	b := newBackend(t, q)
-	if err := b.Start(false); err != nil {
-		t.Fatal(err)
-	}
-	doc, err := b.Open(context.Background(), magnet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := startedBackend(t, q)
+	doc := openDoc(t, b, magnet)
 	id, err := b.Add(context.Background(), ui.AddRequest{Source: magnet, Doc: doc, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
