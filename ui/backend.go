@@ -216,6 +216,7 @@ type Settings struct {
 	// RequireSignature fails a file unless a key of the keyring signed
 	// it; a bad signature fails it either way.
 	RequireSignature bool
+	Torrent          TorrentSettings // BitTorrent (torrentsettings.go)
 }
 
 // Prefs returns the picker's filters from the settings.

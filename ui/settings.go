@@ -30,6 +30,7 @@ type SettingsForm struct {
 	StartOnLaunch *widget.Check
 	// RequireSignature fails downloads no key of the keyring signed.
 	RequireSignature *widget.Check
+	Torrent          *torrentForm // BitTorrent (torrentsettings.go)
 	// Keys is the keyring's section; nil when the backend keeps no keys.
 	Keys    *KeysSection
 	Form    *widget.Form
@@ -102,6 +103,7 @@ func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
 		item("", f.StartOnLaunch, ""),
 		item("", f.RequireSignature, lang.L("a download no key below signed fails and stays NAME.part; a bad signature fails always")),
 	)
+	f.Torrent = newTorrentForm(s.Torrent, f.Form)
 	f.Content = f.Form
 	return f
 }
@@ -137,6 +139,8 @@ func (f *SettingsForm) Value() (Settings, error) {
 	}
 	s.StartOnLaunch = f.StartOnLaunch.Checked
 	s.RequireSignature = f.RequireSignature.Checked
+	s.Torrent, err = f.Torrent.value()
+	errs = append(errs, err)
 	return s, errors.Join(errs...)
 }
 
@@ -167,6 +171,7 @@ func (w *Window) ShowSettings() {
 		e.OnSubmitted = func(string) { d.Confirm() }
 		e.OnEscape = d.Hide
 	}
+	f.Torrent.keyed(d.Confirm, d.Hide)
 	w.keyed(d, d.Confirm, d.Hide)
 	height := d.MinSize().Height
 	if f.Keys != nil {

@@ -79,6 +79,7 @@ type Backend struct {
 	syncs        map[int64]*syncRun
 	syncDocs     map[*metalink.Document]string
 	syncDocOrder []*metalink.Document
+	tor          torrents // BitTorrent: the client, seeders, readings (torrent.go)
 
 	wake    chan struct{} // wakes the runner loop
 	changes chan struct{} // tells the window the live jobs changed
@@ -177,6 +178,7 @@ func (b *Backend) Start(run bool) error {
 func (b *Backend) Close() error {
 	b.cancel()
 	b.wg.Wait()
+	b.closeTorrent()
 	return nil
 }
 
@@ -220,6 +222,7 @@ func (b *Backend) runLoop(run bool) {
 		b.changed()
 		require, _ := b.q.RequireSignature() // unreadable: not required, as by default
 		r := &queue.Runner{Queue: b.q, Client: c, Progress: b.progress, RequireSignature: require}
+		r.Torrent = b.torrentClient()
 		b.mu.Lock()
 		b.runner = r
 		b.stopRun = stop
@@ -228,6 +231,7 @@ func (b *Backend) runLoop(run bool) {
 		// row; Run's joined error adds nothing the window does not show.
 		_ = r.Run(ctx)
 		interrupted := ctx.Err() != nil
+		stop = b.keepSeeding(r, stop)
 		stop()
 		b.mu.Lock()
 		b.busy = false
@@ -276,6 +280,9 @@ func (b *Backend) clientLocked() *engine.Client {
 func (b *Backend) refreshLocked(id int64, l *live) bool {
 	if b.runner == nil || l.checking != "" {
 		return false
+	}
+	if b.refreshTorrentLocked(id, l) {
+		return true
 	}
 	dls := b.runner.LiveAll(id)
 	for i, dl := range dls {

@@ -353,8 +353,8 @@ func TestOpen(t *testing.T) {
 		{served.URL(), "x.bin", 1000, ""},
 		{plain.URL(), "file.iso", 1000, ""},
 		{filepath.Join(t.TempDir(), "missing.meta4"), "", 0, "no such file"},
-		{"https://example.org/a.torrent", "", 0, "not supported yet"},
-		{"magnet:?xt=urn:btih:00", "", 0, "not supported yet"},
+		{filepath.Join(t.TempDir(), "missing.torrent"), "", 0, "read the torrent"},
+		{"magnet:?xt=urn:btih:00", "", 0, "read the torrent"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.source, func(t *testing.T) {

@@ -78,6 +78,7 @@ func (b *Backend) Remove(id ui.JobID) error {
 		return err
 	}
 	b.forget(id)
+	b.stopSeeding(int64(id))
 	return nil
 }
 

@@ -35,6 +35,9 @@ func (b *Backend) Settings() (ui.Settings, error) {
 		StartOnLaunch:     s.StartOnLaunch,
 		RequireSignature:  require,
 	}
+	if out.Torrent, err = b.uiTorrentSettings(); err != nil {
+		return ui.Settings{}, err
+	}
 	if out.Languages == nil {
 		out.Languages = def.Languages
 	}
@@ -63,6 +66,9 @@ func (b *Backend) SetSettings(s ui.Settings) error {
 		return err
 	}
 	if err := b.q.SetRequireSignature(s.RequireSignature); err != nil {
+		return err
+	}
+	if err := b.setTorrentSettings(s.Torrent); err != nil {
 		return err
 	}
 	sched, err := b.q.Schedule()

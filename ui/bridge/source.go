@@ -2,13 +2,12 @@ package bridge
 
 import (
 	"context"
-	"fmt"
-	"fyne.io/fyne/v2/lang"
 	"net/url"
 	"path"
 	"strings"
 
 	"braid/engine/metalink"
+	"braid/engine/torrent"
 	"braid/queue"
 )
 
@@ -45,15 +44,16 @@ func (b *Backend) openSource(ctx context.Context, source string) (*metalink.Docu
 	return doc, nil
 }
 
-// resolveSource refuses torrents, which the window cannot download yet,
-// before reading a source with queue.ResolveSource.
+// resolveSource reads a torrent or magnet link with engine/torrent
+// (torrent.go), any other source with queue.ResolveSource.
 func resolveSource(ctx context.Context, source string) (*metalink.Document, queue.Origin, error) {
 	ext := strings.ToLower(path.Ext(source))
 	if u, err := url.Parse(source); err == nil && u.Host != "" {
 		ext = strings.ToLower(path.Ext(u.Path))
 	}
-	if strings.HasPrefix(source, "magnet:") || ext == ".torrent" {
-		return nil, queue.Origin{}, fmt.Errorf(lang.L("%s: BitTorrent is not supported yet"), queue.Redact(source))
+	if torrent.IsSource(source) || ext == ".torrent" {
+		doc, err := openTorrent(ctx, source)
+		return doc, queue.Origin{}, err
 	}
 	return queue.ResolveSource(ctx, source, nil)
 }

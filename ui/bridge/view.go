@@ -57,6 +57,7 @@ func (b *Backend) Active() []ui.Job {
 		}
 	}
 	out = append(out, b.activeSyncsLocked()...)
+	out = append(out, b.seedingLocked()...)
 	if b.busy {
 		for id, j := range b.known {
 			if j.State == queue.Queued && b.live[id] == nil {
@@ -92,6 +93,7 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 			v.Size = -1
 		}
 	}
+	b.torrentViewLocked(&v)
 	l := b.live[j.ID]
 	if l == nil || b.stopped[j.ID] {
 		if j.State == queue.Running {
@@ -257,6 +259,7 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		}
 		d.Files = append(d.Files, fd)
 	}
+	b.torrentDetail(&d, pieces)
 	b.checkDetail(&d)
 	b.trustDetail(&d)
 	return d, nil

@@ -1,0 +1,389 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2/lang"
+
+	"braid/engine"
+	"braid/engine/metalink"
+	"braid/engine/torrent"
+	"braid/queue"
+	"braid/ui"
+)
+
+// torrents is the bridge's BitTorrent side: one client for the session
+// (so its port and peers outlive a run of the queue), the last reading of
+// each torrent job, and the finished jobs that seed on after the run that
+// downloaded them ended. Lock order: Backend.mu, then torrents.mu.
+type torrents struct {
+	mu     sync.Mutex
+	client *torrent.Client
+	last   map[int64]*torrentReading
+	// seeding are finished jobs seeding past their run, with the runner
+	// that holds them.
+	seeding map[int64]seedingJob
+}
+
+type seedingJob struct {
+	job    *torrent.Job
+	runner *queue.Runner
+}
+
+// torrentReading is a torrent job's last snapshot, with the upload rate
+// measured between two readings (the snapshot gives only a total).
+type torrentReading struct {
+	snap   torrent.Snapshot
+	at     time.Time
+	upRate float64
+}
+
+// openTorrent reads a .torrent file or URL, or a magnet link, into a
+// document the picker shows like any other: the torrent's files with
+// their sizes, or, for a magnet link, one entry of unknown size standing
+// for the torrent until its metadata arrives from peers.
+func openTorrent(ctx context.Context, source string) (*metalink.Document, error) {
+	spec, err := torrent.Resolve(ctx, source, nil)
+	if err != nil {
+		return nil, fmt.Errorf(lang.L("read the torrent %s: %w"), queue.Redact(source), err)
+	}
+	doc, err := torrent.Document(spec, source)
+	if err != nil {
+		return nil, fmt.Errorf(lang.L("read the torrent %s: %w"), queue.Redact(source), err)
+	}
+	doc.Origin = source
+	return doc, nil
+}
+
+// torrentClient returns the session's BitTorrent client, made from the
+// settings on first use. Its port and discovery are fixed for the
+// session; closeTorrent closes it.
+func (b *Backend) torrentClient() *torrent.Client {
+	b.tor.mu.Lock()
+	defer b.tor.mu.Unlock()
+	if b.tor.client == nil {
+		ts, _ := b.q.TorrentSettings() // unreadable: the defaults it returns
+		var down int64
+		if s, err := b.q.Settings(); err == nil {
+			down = s.SpeedLimit
+		}
+		b.tor.client = torrent.NewClient(torrent.Config{
+			ListenPort: ts.Port,
+			DHT:        ts.Discovery, PEX: ts.Discovery, Trackers: ts.Discovery,
+			DownloadLimit: down, UploadLimit: ts.UploadLimit,
+		})
+	}
+	return b.tor.client
+}
+
+// liveTorrentLocked returns the torrent job that job id runs or seeds
+// now, if any.
+func (b *Backend) liveTorrentLocked(id int64) (*torrent.Job, bool) {
+	if b.runner != nil {
+		if j, ok := b.runner.LiveTorrent(id); ok {
+			return j, true
+		}
+	}
+	b.tor.mu.Lock()
+	defer b.tor.mu.Unlock()
+	s, ok := b.tor.seeding[id]
+	return s.job, ok
+}
+
+// readTorrentLocked takes a fresh snapshot of job id's torrent, when it
+// runs one, and keeps it as the job's last reading.
+func (b *Backend) readTorrentLocked(id int64) (*torrentReading, bool) {
+	tj, ok := b.liveTorrentLocked(id)
+	if !ok {
+		return nil, false
+	}
+	now := time.Now()
+	b.tor.mu.Lock()
+	r := b.tor.last[id]
+	if r != nil && now.Sub(r.at) < 200*time.Millisecond {
+		// Read a moment ago (the row and the details ask in turn).
+		b.tor.mu.Unlock()
+		return r, true
+	}
+	b.tor.mu.Unlock()
+	snap := tj.Snapshot()
+	b.tor.mu.Lock()
+	defer b.tor.mu.Unlock()
+	if b.tor.last == nil {
+		b.tor.last = map[int64]*torrentReading{}
+	}
+	if r = b.tor.last[id]; r == nil {
+		r = &torrentReading{}
+		b.tor.last[id] = r
+	} else if dt := now.Sub(r.at).Seconds(); dt > 0 {
+		r.upRate = max(0, float64(snap.Uploaded-r.snap.Uploaded)/dt)
+	}
+	r.snap, r.at = snap, now
+	return r, true
+}
+
+// refreshTorrentLocked is refreshLocked for a torrent job: the engine's
+// snapshot of the whole torrent, and the job's state from its phase.
+func (b *Backend) refreshTorrentLocked(id int64, l *live) bool {
+	r, ok := b.readTorrentLocked(id)
+	if !ok {
+		return false
+	}
+	copySnapshot(&l.snap, &r.snap.Snapshot)
+	for _, f := range r.snap.Files {
+		st := engine.StateDownloading
+		if f.Done {
+			st = engine.StateDone
+		}
+		l.files[f.Name] = fileLive{bytes: f.Bytes, size: f.Size, state: st}
+	}
+	// The torrent as a whole, under its name: its speed, and the bytes of
+	// a magnet's job, whose one file is named after the torrent until its
+	// metadata is known.
+	l.note(&l.snap)
+	l.state = torrentState(r.snap.Phase, l.state)
+	return true
+}
+
+// torrentState is how the window names a torrent's phase.
+func torrentState(p torrent.Phase, otherwise ui.JobState) ui.JobState {
+	switch p {
+	case torrent.PhaseMetadata:
+		return ui.FetchingMetadata
+	case torrent.PhaseDownloading:
+		return ui.Running
+	case torrent.PhaseSeeding:
+		return ui.Seeding
+	}
+	return otherwise
+}
+
+// torrentViewLocked adds a torrent's peers, ratio and upload rate to its
+// row, from a fresh reading while it runs or seeds and from the last one
+// after.
+func (b *Backend) torrentViewLocked(v *ui.Job) {
+	r, ok := b.readTorrentLocked(int64(v.ID))
+	if !ok {
+		b.tor.mu.Lock()
+		r = b.tor.last[int64(v.ID)]
+		b.tor.mu.Unlock()
+		if r == nil {
+			return
+		}
+	}
+	v.Peers, v.Seeds, v.Ratio = r.snap.Peers, r.snap.Seeds, r.snap.Ratio
+	if v.Size < 0 && r.snap.Size >= 0 {
+		// A magnet's size, known once its metadata arrived.
+		v.Size, v.Done = r.snap.Size, max(v.Done, r.snap.Bytes)
+	}
+	if ok {
+		// Running or seeding now: the phase says more than the queue's
+		// state (a seeding job is done in the queue).
+		v.Upload = r.upRate
+		v.State = torrentState(r.snap.Phase, v.State)
+	}
+}
+
+// seedingLocked returns the rows of the jobs seeding past their run, for
+// Active: their ratio and upload move while nothing else does.
+func (b *Backend) seedingLocked() []ui.Job {
+	b.tor.mu.Lock()
+	ids := make([]int64, 0, len(b.tor.seeding))
+	for id := range b.tor.seeding {
+		ids = append(ids, id)
+	}
+	b.tor.mu.Unlock()
+	var out []ui.Job
+	for _, id := range ids {
+		if j, ok := b.known[id]; ok && b.live[id] == nil && !b.stopped[id] {
+			out = append(out, b.viewLocked(j))
+		}
+	}
+	return out
+}
+
+// keepSeeding is called when a run of the queue ends, with the function
+// that ends the run's context: the torrents the run finished that seed
+// still go on seeding, under that context, until they reach the seed
+// ratio or time, are removed, or the window closes. It returns what ends
+// the run now: stop itself when nothing seeds, else nothing (a goroutine
+// of the backend's calls stop when the last seeding ends).
+func (b *Backend) keepSeeding(r *queue.Runner, stop func()) func() {
+	b.mu.Lock()
+	b.tor.mu.Lock()
+	var jobs []*torrent.Job
+	for id := range b.tor.last {
+		if tj, ok := r.LiveTorrent(id); ok && tj.Snapshot().Phase == torrent.PhaseSeeding {
+			if b.tor.seeding == nil {
+				b.tor.seeding = map[int64]seedingJob{}
+			}
+			b.tor.seeding[id] = seedingJob{tj, r}
+			jobs = append(jobs, tj)
+		}
+	}
+	b.tor.mu.Unlock()
+	b.mu.Unlock()
+	if len(jobs) == 0 {
+		// Nothing seeds on: what the runner holds goes (nothing, or a
+		// seeder that finished just now).
+		_ = r.CloseTorrent()
+		return stop
+	}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		for _, tj := range jobs {
+			select {
+			case <-tj.Done():
+			case <-b.ctx.Done():
+			}
+		}
+		stop()
+		_ = r.CloseTorrent() // what CloseTorrent returns is the client's; the bridge owns it
+		b.tor.mu.Lock()
+		for id, s := range b.tor.seeding {
+			if s.runner == r {
+				delete(b.tor.seeding, id)
+			}
+		}
+		b.tor.mu.Unlock()
+		b.changed()
+	}()
+	return func() {}
+}
+
+// stopSeeding ends job id's seeding, when it seeds: a removed job sends
+// nothing more.
+func (b *Backend) stopSeeding(id int64) {
+	b.mu.Lock()
+	r := b.runner
+	b.mu.Unlock()
+	if r != nil {
+		r.StopSeeding(id)
+	}
+	b.tor.mu.Lock()
+	s, ok := b.tor.seeding[id]
+	delete(b.tor.seeding, id)
+	delete(b.tor.last, id)
+	b.tor.mu.Unlock()
+	if ok {
+		s.runner.StopSeeding(id)
+	}
+}
+
+// closeTorrent closes the session's BitTorrent client, after Close has
+// stopped every run and seeder.
+func (b *Backend) closeTorrent() {
+	b.tor.mu.Lock()
+	c := b.tor.client
+	b.tor.client = nil
+	b.tor.mu.Unlock()
+	if c != nil {
+		_ = c.Close() // at exit: the peers see the connections close either way
+	}
+}
+
+// torrentDetail lays a multi-file torrent's snapshot over its files
+// in the details: each file's bytes and its slice of the piece map,
+// coloured by who sent each piece (the peers or a web seed). A
+// single-file torrent's snapshot is the file's and needs nothing more.
+func (b *Backend) torrentDetail(d *ui.Detail, pieces bool) {
+	b.mu.Lock()
+	b.tor.mu.Lock()
+	r := b.tor.last[int64(d.ID)]
+	var snap torrent.Snapshot
+	if r != nil {
+		snap = r.snap
+	}
+	b.tor.mu.Unlock()
+	b.mu.Unlock()
+	if r == nil || len(snap.Files) == 0 {
+		return
+	}
+	for i := range d.Files {
+		// Every piece of a torrent is checked against its SHA-1 on arrival.
+		d.Files[i].PieceHash = "sha-1"
+	}
+	for i := range d.Files {
+		if fd := &d.Files[i]; fd.Name == snap.Name {
+			// A single-file torrent: the snapshot is the file's.
+			applySnapshot(fd, &snap.Snapshot, pieces)
+			if snap.VerifiedBy != "" {
+				fd.Verification = snap.VerifiedBy
+			}
+			return
+		}
+	}
+	var offset int64
+	for _, tf := range snap.Files {
+		start := offset
+		offset += tf.Size
+		for i := range d.Files {
+			fd := &d.Files[i]
+			if fd.Name != tf.Name {
+				continue
+			}
+			fd.Done = tf.Bytes
+			if tf.Done {
+				fd.State = ui.FileVerified
+				fd.Verification = snap.VerifiedBy
+			} else if snap.Phase == torrent.PhaseDownloading {
+				fd.State = ui.FileRunning
+			}
+			if snap.PieceLength <= 0 || tf.Size <= 0 {
+				continue
+			}
+			first := int(start / snap.PieceLength)
+			end := min(len(snap.Pieces), int((start+tf.Size+snap.PieceLength-1)/snap.PieceLength))
+			if first >= end {
+				continue
+			}
+			part := snap.Snapshot
+			part.Name, part.Size, part.Bytes = tf.Name, tf.Size, tf.Bytes
+			part.Pieces = snap.Pieces[first:end]
+			part.Filler = snap.Filler[first:end]
+			state, verification, done := fd.State, fd.Verification, fd.Done
+			applySnapshot(fd, &part, pieces)
+			fd.State, fd.Verification, fd.Done = state, verification, done
+		}
+	}
+}
+
+// uiTorrentSettings is the queue's BitTorrent settings as the settings
+// dialog shows them.
+func (b *Backend) uiTorrentSettings() (ui.TorrentSettings, error) {
+	ts, err := b.q.TorrentSettings()
+	if err != nil {
+		return ui.TorrentSettings{}, err
+	}
+	return ui.TorrentSettings{SeedRatio: ts.SeedRatio, Port: ts.Port, UploadLimit: ts.UploadLimit}, nil
+}
+
+// setTorrentSettings stores what the settings dialog offers of the
+// BitTorrent settings, keeping the others. The upload limit applies at
+// once; the seed ratio to torrents finished from now on; the port from
+// the next start.
+func (b *Backend) setTorrentSettings(s ui.TorrentSettings) error {
+	ts, err := b.q.TorrentSettings()
+	if err != nil {
+		return err
+	}
+	ts.SeedRatio, ts.Port, ts.UploadLimit = s.SeedRatio, s.Port, s.UploadLimit
+	if err := b.q.SetTorrentSettings(ts); err != nil {
+		return err
+	}
+	var down int64
+	if qs, err := b.q.Settings(); err == nil {
+		down = qs.SpeedLimit
+	}
+	b.tor.mu.Lock()
+	c := b.tor.client
+	b.tor.mu.Unlock()
+	if c != nil {
+		c.SetLimits(down, s.UploadLimit)
+	}
+	return nil
+}

@@ -1,0 +1,266 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"braid/engine/metalink"
+	"braid/engine/torrent/torrenttest"
+	"braid/queue"
+	"braid/ui"
+)
+
+// torrentQueue is a queue whose BitTorrent settings keep the client to
+// the peers and web seeds a source names (no trackers, DHT or PEX).
+func torrentQueue(t *testing.T, seedRatio float64) *queue.Queue {
+	t.Helper()
+	q := openQueue(t)
+	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: seedRatio}); err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// startedBackend is a backend over q whose runner waits for the first
+// job.
+func startedBackend(t *testing.T, q *queue.Queue) *Backend {
+	t.Helper()
+	b := newBackend(t, q)
+	if err := b.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// openDoc reads src as the window's picker does.
+func openDoc(t *testing.T, b *Backend, src string) *metalink.Document {
+	t.Helper()
+	doc, err := b.Open(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// A .torrent opened and added through the window downloads the files
+// ticked in the picker from its web seed, and only those; the details
+// show each file's slice of the torrent's piece map, coloured by the web
+// seed that sent the pieces.
+func TestTorrentFileThroughTheWindow(t *testing.T) {
+	src := t.TempDir()
+	files := []torrenttest.File{{Path: "a.bin", Data: payload(300<<10 + 1)}, {Path: "b/c.bin", Data: payload(200 << 10)}}
+	srv := httptest.NewServer(http.FileServer(http.Dir(src)))
+	t.Cleanup(srv.Close)
+	mi := torrenttest.Make(t, src, "pack", 64<<10, files, srv.URL)
+	tf := torrenttest.WriteFile(t, mi, "pack.torrent")
+
+	q := torrentQueue(t, 0)
+	b := startedBackend(t, q)
+	doc := openDoc(t, b, tf)
+	sizes := map[string]int64{}
+	for _, f := range doc.Files {
+		sizes[f.Name] = f.Size
+	}
+	if len(sizes) != 2 || sizes["pack/a.bin"] != 300<<10+1 || sizes["pack/b/c.bin"] != 200<<10 {
+		t.Fatalf("the picker is offered %v", sizes)
+	}
+	dest := t.TempDir()
+	id, err := b.Add(context.Background(), ui.AddRequest{Source: tf, Doc: doc, Dir: dest, Files: []string{"pack/b/c.bin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the torrent job to finish", func() bool {
+		j := jobByID(t, b, id)
+		if j.State == ui.Failed {
+			t.Fatalf("job failed: %s", j.Err)
+		}
+		return j.State == ui.Done
+	})
+	got, err := os.ReadFile(filepath.Join(dest, "pack", "b", "c.bin"))
+	if err != nil || !bytes.Equal(got, files[1].Data) {
+		t.Fatalf("c.bin: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dest, "pack", "a.bin")); !os.IsNotExist(err) {
+		t.Fatalf("the unticked a.bin was written: %v", err)
+	}
+
+	d, err := b.Detail(id, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Files) != 1 || d.Files[0].Name != "pack/b/c.bin" {
+		t.Fatalf("details list %+v", d.Files)
+	}
+	fd := d.Files[0]
+	// c.bin's 200 KiB run from 300 KiB+1 to 500 KiB+1: pieces 4 to 7.
+	if len(fd.Pieces.State) != 4 {
+		t.Fatalf("c.bin's piece map has %d pieces, want 4", len(fd.Pieces.State))
+	}
+	if len(fd.Mirrors) < 2 || fd.Mirrors[0].URL != "peers" {
+		t.Fatalf("sources %+v: want the peers, then the web seed", fd.Mirrors)
+	}
+	for i, s := range fd.Pieces.State {
+		if s != ui.PieceDone || fd.Pieces.Mirror[i] < 1 {
+			t.Errorf("piece %d of c.bin: state %v, sent by source %d; want done by the web seed", i, s, fd.Pieces.Mirror[i])
+		}
+	}
+	if fd.State != ui.FileVerified || fd.Done != 200<<10 {
+		t.Errorf("c.bin in the details: %v, %d bytes", fd.State, fd.Done)
+	}
+}
+
+// A magnet link with x.pe downloads from that peer: its row shows the
+// peer, then seeding with its ratio; the details colour the pieces as
+// the peers'; removing the job ends its seeding.
+func TestMagnetThroughTheWindowSeeds(t *testing.T) {
+	src := t.TempDir()
+	data := payload(512 << 10)
+	mi := torrenttest.Make(t, src, "one.bin", 64<<10, []torrenttest.File{{Data: data}})
+	peer := torrenttest.Seed(t, src, mi)
+	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=one.bin&x.pe=%s", mi.HashInfoBytes().HexString(), peer)
+
+	q := torrentQueue(t, 1)
+	// Slow enough that the window sees the download under way.
+	if err := q.SetSetting("speed_limit", "131072"); err != nil {
+		t.Fatal(err)
+	}
+	b := startedBackend(t, q)
+	doc := openDoc(t, b, magnet)
+	if len(doc.Files) != 1 || doc.Files[0].Name != "one.bin" || doc.Files[0].Size != -1 {
+		t.Fatalf("a magnet's picker entry before its metadata: %+v", doc.Files)
+	}
+	dest := t.TempDir()
+	id, err := b.Add(context.Background(), ui.AddRequest{Source: magnet, Doc: doc, Dir: dest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row ui.Job
+	var peers, seeds int
+	waitFor(t, "the magnet's job to seed", func() bool {
+		for _, j := range b.Active() {
+			if j.ID == id {
+				row = j
+			}
+		}
+		if row.State == ui.Failed {
+			t.Fatalf("job failed: %s", row.Err)
+		}
+		peers = max(peers, row.Peers)
+		seeds = max(seeds, row.Seeds)
+		return row.State == ui.Seeding
+	})
+	if peers < 1 || seeds < 1 {
+		t.Errorf("the row showed at most %d peers, %d seeds; want the x.pe seeder", peers, seeds)
+	}
+	if row.Size != int64(len(data)) || row.Done != row.Size {
+		t.Errorf("seeding row: %d of %d bytes", row.Done, row.Size)
+	}
+	got, err := os.ReadFile(filepath.Join(dest, "one.bin"))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("one.bin: %v", err)
+	}
+	d, err := b.Detail(id, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.State != ui.Seeding || len(d.Files) != 1 {
+		t.Fatalf("details: %v, files %+v", d.State, d.Files)
+	}
+	fd := d.Files[0]
+	if len(fd.Pieces.State) != 8 {
+		t.Fatalf("piece map of %d pieces, want 8", len(fd.Pieces.State))
+	}
+	for i, s := range fd.Pieces.State {
+		if s != ui.PieceDone || fd.Pieces.Mirror[i] != 0 {
+			t.Errorf("piece %d: state %v, sent by source %d; want done by the peers", i, s, fd.Pieces.Mirror[i])
+		}
+	}
+
+	if err := b.Remove(id); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "seeding to end with the job", func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		_, ok := b.liveTorrentLocked(int64(id))
+		return !ok
+	})
+}
+
+// The settings dialog's BitTorrent settings are the queue's: the defaults
+// shown, what is saved stored, and what the dialog does not offer kept.
+func TestTorrentSettingsThroughTheWindow(t *testing.T) {
+	q := openQueue(t)
+	b := newBackend(t, q)
+	s, err := b.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Torrent != (ui.TorrentSettings{SeedRatio: 1}) {
+		t.Fatalf("default BitTorrent settings %+v, want ratio 1, any port, no limit", s.Torrent)
+	}
+	s.Torrent = ui.TorrentSettings{SeedRatio: 2.5, Port: 6881, UploadLimit: 300 << 10}
+	if err := b.SetSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := q.TorrentSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts.SeedRatio != 2.5 || ts.Port != 6881 || ts.UploadLimit != 300<<10 || !ts.Discovery {
+		t.Errorf("stored %+v", ts)
+	}
+	if got, err := b.Settings(); err != nil || got.Torrent != s.Torrent {
+		t.Errorf("read back %+v, %v", got.Torrent, err)
+	}
+}
+
+// A magnet link whose metadata no peer has sent yet shows as fetching
+// metadata, of unknown size, until it is removed.
+func TestMagnetFetchingMetadata(t *testing.T) {
+	src := t.TempDir()
+	mi := torrenttest.Make(t, src, "lone.bin", 64<<10, []torrenttest.File{{Data: payload(128 << 10)}})
+	// x.pe names a port nobody listens on: a listener closed at once.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=lone.bin&x.pe=%s", mi.HashInfoBytes().HexString(), addr)
+	q := torrentQueue(t, 0)
+	b := startedBackend(t, q)
+	doc := openDoc(t, b, magnet)
+	id, err := b.Add(context.Background(), ui.AddRequest{Source: magnet, Doc: doc, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row ui.Job
+	waitFor(t, "the row to say it fetches metadata", func() bool {
+		for _, j := range b.Active() {
+			if j.ID == id {
+				row = j
+			}
+		}
+		return row.State == ui.FetchingMetadata
+	})
+	if row.Size != -1 || row.Name != "lone.bin" {
+		t.Errorf("row %q of size %d, want lone.bin of unknown size", row.Name, row.Size)
+	}
+	if err := b.Remove(id); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the runner to let the magnet go", func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		_, ok := b.liveTorrentLocked(int64(id))
+		return !ok
+	})
+}
