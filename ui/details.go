@@ -372,7 +372,7 @@ func (d *Details) fillInfo(f FileDetail) {
 // peersText says how a torrent stands with its swarm: "12 peers (3
 // seeds) · ratio 0.84 · ↑ 1.2 MB/s".
 func peersText(j Job) string {
-	parts := []string{fmt.Sprintf(lang.L("%s peers (%s seeds)"), count(j.Peers), count(j.Seeds)), fmt.Sprintf(lang.L("ratio %.2f"), j.Ratio)}
+	parts := []string{fmt.Sprintf(lang.L("peers: %s, seeds: %s"), count(j.Peers), count(j.Seeds)), fmt.Sprintf(lang.L("ratio %.2f"), j.Ratio)}
 	if s := speedText(j.Upload); s != "" {
 		parts = append(parts, "↑ "+s)
 	}

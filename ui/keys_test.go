@@ -576,14 +576,14 @@ func TestDetailsShowTrustAndPeers(t *testing.T) {
 		"Signed by": "Debian CD signing key",
 		"Publisher": "Debian",
 		"Licence":   "GPL-3.0",
-		"Peers":     "12 peers (3 seeds) · ratio 0.84",
+		"Peers":     "peers: 12, seeds: 3 · ratio 0.84",
 		"Outcome":   "verified (sha-256)",
 	} {
 		if text[k] != want {
 			t.Errorf("%s: %q, want %q", k, text[k], want)
 		}
 	}
-	if line := d.State.String(); !strings.Contains(line, "12 peers (3 seeds)") {
+	if line := d.State.String(); !strings.Contains(line, "peers: 12, seeds: 3") {
 		t.Errorf("state line %q lacks the peers", line)
 	}
 }
