@@ -255,10 +255,7 @@ func TestSyncKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the braid binary; skipped with -short")
 	}
-	bin := filepath.Join(t.TempDir(), "braid")
-	if out, err := exec.Command("go", "build", "-tags", "nosqlite,disable_libutp", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBraid(t)
 	src := rstest.New(t)
 	data := map[string][]byte{}
 	for i := range 6 {

@@ -22,20 +22,7 @@ import (
 // torrent's details: peers, ratio and the piece map coloured by source. BRAID_UPDATE_SCREENSHOT=1 writes
 // it to docs/torrent_details.png, the one the README shows.
 func TestTorrentWindowScreenshot(t *testing.T) {
-	xvfb, err := exec.LookPath("Xvfb")
-	if err != nil {
-		t.Skip("Xvfb is not installed (Debian: apt-get install xvfb, or make setup); this test runs real windows on it")
-	}
-	if testing.Short() {
-		t.Skip("starts real windows; skipped with -short")
-	}
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "braid")
-	build := exec.Command("go", "build", "-tags", "nosqlite,disable_libutp", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	display := startXvfb(t, xvfb)
+	tmp, bin, display := realWindow(t)
 
 	const name = "braid-demo-1.0-amd64.iso"
 	data := mirrortest.Bytes(32<<20, 35)
