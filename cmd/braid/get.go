@@ -92,8 +92,9 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 const getUsage = `Usage: braid get [flags] SOURCE...
 
-Download every selected file of each SOURCE (a .meta4 or .metalink file, or an
-http(s) or ftp URL) and verify it against the hashes the source publishes.
+Download every selected file of each SOURCE (a .meta4 or .metalink file, an
+http(s) or ftp URL, a .torrent file or URL, or a magnet: link) and verify it
+against the hashes the source publishes.
 Each file ends verified (saying by which hash), not verified (no hash
 published: its bytes are what the mirrors sent), or failed. A file already at
 the name is taken only if a hash proves it is the same; otherwise the download

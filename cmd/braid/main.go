@@ -62,15 +62,16 @@ Usage:
   braid get [flags] SOURCE...       download headless and say what was checked
   braid sync [flags] SOURCE -d DIR  keep DIR a verified copy of a ResourceSync source (--check, --delete)
   braid inspect [--json] SOURCE     files, sizes, hashes, mirrors, and what the filters select
-  braid verify --metalink M [-d DIR]          check files against full and piece hashes
+  braid verify --metalink M [-d DIR]          check files against full and piece hashes, and signatures
   braid repair --metalink M [-d DIR]          fetch only the bad pieces, then verify
   braid make [--piece-length N] [--url BASE]... FILE...   write a .meta4 to stdout
-  braid queue list|pause ID|resume ID|remove ID|run
+  braid queue list|pause ID|resume ID|remove [--files] ID|move ID up|down|top|bottom|run
   braid keys import FILE|URL | list | remove FINGERPRINT   the OpenPGP keys trusted to sign downloads
   braid install | uninstall         register Braid for .meta4/.metalink/.torrent and magnet: (this user)
   braid version | --version         the release and the commit it was built from
 
-A SOURCE is a .meta4 or .metalink file, or an http(s) or ftp URL.
+A SOURCE is a .meta4 or .metalink file, the URL of one, an http(s) or ftp URL,
+a .torrent file or URL, or a magnet: link (braid sync takes a ResourceSync URL).
 Run 'braid COMMAND -h' for a command's flags.
 Every file ends verified (by a hash the source published, named), not
 verified (no hash published), or failed: Braid never calls a file good that
