@@ -297,7 +297,10 @@ func TestSyncKilled(t *testing.T) {
 	if had == len(data) {
 		t.Fatal("the child finished before it was killed; nothing was interrupted")
 	}
-	before := src.BytesServed()
+	// The server counts what it writes; it goes on writing the killed
+	// child's answer until it notices the closed socket. Count the second
+	// run's bytes from when that has settled.
+	before := settled(t, src.BytesServed)
 	r := runSync(t, state, src.URL(), "-d", dir)
 	if r.code != 0 || len(r.files["kept"]) < had {
 		t.Fatalf("the sync after the crash: exit %d, %v; %s", r.code, r.files, r.stderr)
@@ -369,4 +372,29 @@ func TestSyncGap(t *testing.T) {
 		t.Fatalf("fetched %d bytes, want %d", got, len(changed))
 	}
 	checkFile(t, dir, "a", changed)
+}
+
+// settled returns n() once it has stayed the same for half a second,
+// polled on a ticker, for a count that goes on moving for a moment after
+// a client is killed (a server writing into a socket it has not yet seen
+// close).
+func settled(t *testing.T, n func() int64) int64 {
+	t.Helper()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(30 * time.Second)
+	last, same := n(), 0
+	for same < 10 {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("the count did not settle in 30 s (now %d)", n())
+		}
+		if v := n(); v == last {
+			same++
+		} else {
+			last, same = v, 0
+		}
+	}
+	return last
 }
