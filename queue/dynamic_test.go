@@ -72,8 +72,17 @@ func TestDynamicAddsMirrorAfterMirrorsFail(t *testing.T) {
 	if n := o.fetches.Load(); n != 1 {
 		t.Fatalf("origin fetched %d times, want once, after the mirror failed", n)
 	}
-	if n := good.BytesServed(); n == 0 || n > int64(len(data))-6*pl {
-		t.Fatalf("the added mirror served %d bytes: want only the pieces the first did not deliver (at most %d)", n, len(data)-6*pl)
+	// The pieces the first mirror delivered (0 to 5) are kept: the added
+	// mirror sends bytes, but none of those. (How often it sends the
+	// others depends on the machine's load: a cut connection's piece is
+	// asked again.)
+	if good.BytesServed() == 0 {
+		t.Fatal("the added mirror served nothing")
+	}
+	for _, r := range good.Ranges() {
+		if r.Method == http.MethodGet && r.Sent > 0 && r.Off < 6*pl {
+			t.Fatalf("the added mirror sent bytes %d to %d, within the pieces the first mirror delivered", r.Off, r.Off+r.Sent)
+		}
 	}
 	j, err := q.Get(id)
 	if err != nil {
