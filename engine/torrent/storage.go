@@ -483,6 +483,11 @@ func (ts *torrentStorage) fileDone(i int) bool {
 	if sp.pad {
 		return false
 	}
+	return ts.piecesDone(sp)
+}
+
+// piecesDone reports whether every piece of the span sp is done.
+func (ts *torrentStorage) piecesDone(sp fileSpan) bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	for p := sp.first; p < sp.end; p++ {
@@ -547,12 +552,5 @@ func (ts *torrentStorage) finished(i int) bool {
 	if !final || sp.length == 0 {
 		return final
 	}
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	for p := sp.first; p < sp.end; p++ {
-		if !ts.done[p] {
-			return false
-		}
-	}
-	return true
+	return ts.piecesDone(sp)
 }
