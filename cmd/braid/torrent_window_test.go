@@ -1,15 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
-	"image/png"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"braid/engine/mirrortest"
 	"braid/engine/torrent/torrenttest"
@@ -47,56 +41,6 @@ func TestTorrentWindowScreenshot(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	home := filepath.Join(tmp, "home")
-	runtimeDir := filepath.Join(tmp, "run")
-	for _, d := range []string{home, runtimeDir} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	shot := filepath.Join(tmp, "torrent.png")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, magnet) // killed with SIGKILL if it hangs
-	cmd.Env = append(os.Environ(),
-		"DISPLAY="+display,
-		"HOME="+home,
-		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_RUNTIME_DIR="+runtimeDir,
-		"DBUS_SESSION_BUS_ADDRESS=",
-		"BRAID_STATE="+state,
-		"FYNE_THEME=light",
-		"FYNE_SCALE=1",
-		"BRAID_SCREENSHOT="+shot,
-		"BRAID_SCREENSHOT_AFTER=4s",
-		"BRAID_SCREENSHOT_TIMEOUT=2m",
-	)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("braid: %v\n%s", err, out.String())
-	}
-	file, err := os.Open(shot)
-	if err != nil {
-		t.Fatalf("no screenshot: %v\n%s", err, out.String())
-	}
-	img, err := png.Decode(file)
-	file.Close()
-	if err != nil {
-		t.Fatalf("screenshot does not decode: %v", err)
-	}
-	if n := colours(img); n < 64 {
-		t.Errorf("screenshot has %d colours: blank or nearly", n)
-	}
-	if os.Getenv("BRAID_UPDATE_SCREENSHOT") == "1" {
-		b, err := os.ReadFile(shot)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dst := filepath.Join("..", "..", "docs", "torrent_details.png")
-		if err := os.WriteFile(dst, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote %s", dst)
-	}
+	windowScreenshot(t, tmp, bin, display, "4s", state, magnet)
+	keepScreenshot(t, tmp, "torrent_details.png")
 }

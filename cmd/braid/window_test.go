@@ -53,50 +53,9 @@ func TestWindowScreenshot(t *testing.T) {
 		writeMetalink(t, tmp, "arm64.meta4", data, "braid-demo-1.0-arm64.iso", pieceLength, urls),
 	}
 
-	home := filepath.Join(tmp, "home")
-	runtimeDir := filepath.Join(tmp, "run")
-	for _, d := range []string{home, runtimeDir} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	shot := filepath.Join(tmp, "screenshot.png")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, sources...) // killed with SIGKILL if it hangs
-	cmd.Env = append(os.Environ(),
-		"DISPLAY="+display,
-		"HOME="+home,
-		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_RUNTIME_DIR="+runtimeDir,
-		"DBUS_SESSION_BUS_ADDRESS=",
-		"BRAID_STATE="+filepath.Join(tmp, "state"),
-		"FYNE_THEME=light",
-		"FYNE_SCALE=1",
-		"BRAID_SCREENSHOT="+shot,
-		"BRAID_SCREENSHOT_AFTER=3s",
-		"BRAID_SCREENSHOT_TIMEOUT=2m",
-	)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("braid: %v\n%s", err, out.String())
-	}
-
-	file, err := os.Open(shot)
-	if err != nil {
-		t.Fatalf("no screenshot: %v\n%s", err, out.String())
-	}
-	img, err := png.Decode(file)
-	file.Close()
-	if err != nil {
-		t.Fatalf("screenshot does not decode: %v", err)
-	}
+	img := windowScreenshot(t, tmp, bin, display, "3s", filepath.Join(tmp, "state"), sources...)
 	if b := img.Bounds(); b.Dx() != 1100 || b.Dy() != 720 {
 		t.Errorf("screenshot is %v, want the window's 1100×720", b)
-	}
-	if n := colours(img); n < 64 {
-		t.Errorf("screenshot has %d colours: blank or nearly", n)
 	}
 	var served int64
 	for _, m := range mirrors {
@@ -108,20 +67,80 @@ func TestWindowScreenshot(t *testing.T) {
 	if served < size/5 {
 		t.Errorf("mirrors sent %d bytes: the screenshot came before the download was under way", served)
 	}
-	if os.Getenv("BRAID_UPDATE_SCREENSHOT") == "1" {
-		png, err := os.ReadFile(shot)
-		if err != nil {
+	keepScreenshot(t, tmp, "screenshot.png")
+}
+
+// windowScreenshot runs the braid binary bin with args in a real window on
+// display, with its own home, runtime folder and state folder, and has it
+// take a screenshot of itself after "after" (a Go duration) once something
+// is under way (BRAID_SCREENSHOT, see window.go). It checks that the
+// picture decodes and is not blank, and returns it; the PNG stays in tmp
+// for keepScreenshot.
+func windowScreenshot(t *testing.T, tmp, bin, display, after, state string, args ...string) image.Image {
+	t.Helper()
+	home := filepath.Join(tmp, "home")
+	runtimeDir := filepath.Join(tmp, "run")
+	for _, d := range []string{home, runtimeDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		dst := filepath.Join("..", "..", "docs", "screenshot.png")
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(dst, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote %s", dst)
 	}
+	shot := filepath.Join(tmp, "screenshot.png")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...) // killed with SIGKILL if it hangs
+	cmd.Env = append(os.Environ(),
+		"DISPLAY="+display,
+		"HOME="+home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_RUNTIME_DIR="+runtimeDir,
+		"DBUS_SESSION_BUS_ADDRESS=",
+		"BRAID_STATE="+state,
+		"FYNE_THEME=light",
+		"FYNE_SCALE=1",
+		"BRAID_SCREENSHOT="+shot,
+		"BRAID_SCREENSHOT_AFTER="+after,
+		"BRAID_SCREENSHOT_TIMEOUT=2m",
+	)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("braid: %v\n%s", err, out.String())
+	}
+	file, err := os.Open(shot)
+	if err != nil {
+		t.Fatalf("no screenshot: %v\n%s", err, out.String())
+	}
+	img, err := png.Decode(file)
+	file.Close()
+	if err != nil {
+		t.Fatalf("screenshot does not decode: %v", err)
+	}
+	if n := colours(img); n < 64 {
+		t.Errorf("screenshot has %d colours: blank or nearly", n)
+	}
+	return img
+}
+
+// keepScreenshot copies the screenshot windowScreenshot took in tmp to
+// docs/name, the picture the README shows, when BRAID_UPDATE_SCREENSHOT=1.
+func keepScreenshot(t *testing.T, tmp, name string) {
+	t.Helper()
+	if os.Getenv("BRAID_UPDATE_SCREENSHOT") != "1" {
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(tmp, "screenshot.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join("..", "..", "docs", name)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s", dst)
 }
 
 // writeMetalink describes data as the file name, with the mirrors urls,
