@@ -132,7 +132,8 @@ func (o *getOptions) watchTorrent(src string, job *torrent.Job) error {
 
 // announceTorrent is the line a log gets when the file list is known.
 func (o *getOptions) announceTorrent(s *torrent.Snapshot) {
-	fmt.Fprintf(o.stdout, "%s: downloading %s from the swarm and %d web seeds\n", s.Name, sizeOrUnknown(s.Size), len(s.Mirrors)-1)
+	seeds := len(s.Mirrors) - 1
+	fmt.Fprintf(o.stdout, "%s: downloading %s from the swarm and %d %s\n", s.Name, sizeOrUnknown(s.Size), seeds, plural(seeds, "web seed", "web seeds"))
 }
 
 // torrentLine is progressLine with the phase's own words ("fetching

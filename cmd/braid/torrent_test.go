@@ -128,7 +128,7 @@ func TestGetMetalinkWithTorrent(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "from the swarm and 1 web seeds") {
+	if !strings.Contains(stdout, "from the swarm and 1 web seed\n") {
 		t.Fatalf("stdout %q: the torrent was not used", stdout)
 	}
 	got, err := os.ReadFile(filepath.Join(out, "ml.bin"))
