@@ -151,7 +151,7 @@ func torrentLine(s *torrent.Snapshot) string {
 	if len(name) > 40 {
 		name = "…" + name[len(name)-39:]
 	}
-	return fmt.Sprintf("%s  %s %5.1f%%  %s/s  ETA %s  peers %d (%d seeds)  up %s  ratio %.2f",
+	return fmt.Sprintf("%s  %s %5.1f%%  %s/s  ETA %s  peers %d, seeds %d  up %s  ratio %.2f",
 		name, s.Phase, pct, byteText(s.Speed), eta, s.Peers, s.Seeds, byteText(s.Uploaded), s.Ratio)
 }
 
