@@ -23,6 +23,7 @@ type Bar struct {
 
 // NewBar returns an empty bar in the primary colour.
 func NewBar() *Bar {
+	LoadTranslations()
 	b := &Bar{Color: theme.ColorNamePrimary}
 	b.ExtendBaseWidget(b)
 	return b

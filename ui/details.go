@@ -70,6 +70,7 @@ type Details struct {
 
 // NewDetails builds an empty details pane.
 func NewDetails() *Details {
+	LoadTranslations()
 	d := &Details{Empty: true}
 	d.Title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	d.Title.SizeName = theme.SizeNameSubHeadingText

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"embed"
+	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/lang"
@@ -16,8 +17,12 @@ import (
 //go:embed translations/*.json
 var translations embed.FS
 
-func init() {
+// LoadTranslations adds them to Fyne's, once. The window's parts call it
+// when they are made, and the window command before it builds anything;
+// not at init, because parsing them takes milliseconds that `braid get`
+// and the other commands without a window should not pay at start.
+var LoadTranslations = sync.OnceFunc(func() {
 	if err := lang.AddTranslationsFS(translations, "translations"); err != nil {
 		fyne.LogError(lang.L("load the translations"), err)
 	}
-}
+})

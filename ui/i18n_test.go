@@ -211,6 +211,7 @@ func TestLocaleHelper(t *testing.T) {
 	if os.Getenv("BRAID_LOCALE_HELPER") == "" {
 		t.Skip("run by TestLocaleChoosesLanguage")
 	}
+	LoadTranslations()
 	fmt.Printf("words: %s|%s|%s\n", lang.L("Pause"), lang.L("About"), fmt.Sprintf(lang.L("%s of %s files"), "3", "5"))
 }
 

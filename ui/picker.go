@@ -72,6 +72,7 @@ type Picker struct {
 // and folder taken from s. parent is the window the folder chooser opens
 // over.
 func NewPicker(source string, doc *metalink.Document, s Settings, parent fyne.Window) *Picker {
+	LoadTranslations()
 	return newPicker(source, doc, s, parent, false)
 }
 

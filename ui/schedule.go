@@ -130,6 +130,7 @@ func dayName(d time.Weekday) string {
 
 // NewScheduleForm builds the schedule form showing s's first window.
 func NewScheduleForm(s Schedule) *ScheduleForm {
+	LoadTranslations()
 	f := &ScheduleForm{From: NewEntry(), To: NewEntry()}
 	f.Limited = widget.NewCheck(lang.L("Only download at these times"), nil)
 	var names []string

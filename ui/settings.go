@@ -40,6 +40,7 @@ type SettingsForm struct {
 // NewSettingsForm builds the settings screen showing s. parent is the
 // window the folder chooser opens over.
 func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
+	LoadTranslations()
 	f := &SettingsForm{
 		Dir:           NewEntry(),
 		Languages:     NewEntry(),

@@ -114,6 +114,7 @@ type Toolbar struct {
 // New builds the window over b. It shows nothing and reads nothing until
 // Start.
 func New(app fyne.App, b Backend, opts Options) *Window {
+	LoadTranslations()
 	if opts.Interval <= 0 {
 		opts.Interval = DefaultInterval
 	}

@@ -119,6 +119,7 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	defer q.Close()
 
+	ui.LoadTranslations()
 	back := bridge.New(q, nil)
 	a := app.NewWithID(platform.AppID)
 	a.SetIcon(ui.AppIcon)
