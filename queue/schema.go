@@ -216,58 +216,50 @@ func redactJobs(tx *sql.Tx) error {
 // schemaVersion is the user_version of a database that is up to date.
 var schemaVersion = len(migrations)
 
-// migrate brings db from its user_version up to target, one transaction
-// per step, so a crash mid-way leaves a database at a whole version. The
-// version is read inside each write transaction: two processes opening a
-// new state folder at once must not both run the same step.
+// migrate brings db from its user_version up to target in one
+// transaction, so a crash mid-way leaves the database at the version it
+// had, and a new state folder is made with one commit instead of one per
+// step. The version is read inside the write transaction: two processes
+// opening a new state folder at once must not both run the same steps.
 func migrate(db *sql.DB, target int) error {
-	for {
-		done, err := migrateStep(db, target)
-		if err != nil || done {
-			return err
-		}
-	}
-}
-
-// migrateStep applies the next migration, or reports done when the
-// database is at target.
-func migrateStep(db *sql.DB, target int) (done bool, err error) {
 	var v int
 	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
-		return false, fmt.Errorf("read schema version: %w", err)
+		return fmt.Errorf("read schema version: %w", err)
 	}
 	if v > len(migrations) {
-		return false, fmt.Errorf("%w: schema version %d, this Braid knows up to %d", ErrNewer, v, len(migrations))
+		return fmt.Errorf("%w: schema version %d, this Braid knows up to %d", ErrNewer, v, len(migrations))
 	}
 	if v >= target {
-		return true, nil
+		return nil
 	}
 	tx, err := db.Begin() // BEGIN IMMEDIATE: the write lock, then look again
 	if err != nil {
-		return false, fmt.Errorf("migrate to version %d: %w", v+1, err)
+		return fmt.Errorf("migrate to version %d: %w", target, err)
 	}
 	defer tx.Rollback()
 	if err := tx.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
-		return false, fmt.Errorf("read schema version: %w", err)
+		return fmt.Errorf("read schema version: %w", err)
 	}
-	if v >= target || v >= len(migrations) {
-		return false, nil // another process got here first; look again
+	if v >= target {
+		return nil // another process got here first
 	}
-	if _, err := tx.Exec(migrations[v].sql); err != nil {
-		return false, fmt.Errorf("migrate to version %d: %w", v+1, err)
-	}
-	if fix := migrations[v].fix; fix != nil {
-		if err := fix(tx); err != nil {
-			return false, fmt.Errorf("migrate to version %d: %w", v+1, err)
+	for ; v < target && v < len(migrations); v++ {
+		if _, err := tx.Exec(migrations[v].sql); err != nil {
+			return fmt.Errorf("migrate to version %d: %w", v+1, err)
+		}
+		if fix := migrations[v].fix; fix != nil {
+			if err := fix(tx); err != nil {
+				return fmt.Errorf("migrate to version %d: %w", v+1, err)
+			}
 		}
 	}
 	// user_version is written in the same transaction: the schema and its
 	// number change together or not at all.
-	if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
-		return false, fmt.Errorf("migrate to version %d: %w", v+1, err)
+	if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", v)); err != nil {
+		return fmt.Errorf("migrate to version %d: %w", v, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return false, fmt.Errorf("migrate to version %d: %w", v+1, err)
+		return fmt.Errorf("migrate to version %d: %w", v, err)
 	}
-	return false, nil
+	return nil
 }
