@@ -225,6 +225,9 @@ func (q *Queue) takeOwnership() error {
 		"_locking_mode": {"EXCLUSIVE"},
 		"_journal_mode": {"DELETE"},
 		"_busy_timeout": {"0"},
+		// The lock file's one row (a pid) needs no durability: the lock is
+		// what counts, and a damaged file is simply made again.
+		"_synchronous": {"OFF"},
 	}
 	for attempt := 0; ; attempt++ {
 		db, err := sql.Open("sqlite3", dsn(path, params))
