@@ -225,8 +225,13 @@ func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []
 		if id, err = res.LastInsertId(); err != nil {
 			return err
 		}
+		ins, err := newFileInserter(tx)
+		if err != nil {
+			return err
+		}
+		defer ins.close()
 		for i, f := range doc.Files {
-			if err := insertFile(tx, id, i, f, selected == nil || want[f.Name]); err != nil {
+			if err := ins.insert(id, i, f, selected == nil || want[f.Name]); err != nil {
 				return fmt.Errorf("file %s: %w", f.Name, err)
 			}
 		}
@@ -239,12 +244,53 @@ func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []
 }
 
 func insertFile(tx *sql.Tx, job int64, idx int, f metalink.File, selected bool) error {
+	ins, err := newFileInserter(tx)
+	if err != nil {
+		return err
+	}
+	defer ins.close()
+	return ins.insert(job, idx, f, selected)
+}
+
+// fileInserter inserts files with their mirrors and pieces through
+// statements prepared once: a job of thousands of files is queued in one
+// transaction, and parsing the same three statements for each file would
+// cost more than the inserts.
+type fileInserter struct {
+	file, mirror, pieces *sql.Stmt
+}
+
+func newFileInserter(tx *sql.Tx) (*fileInserter, error) {
+	var ins fileInserter
+	var err error
+	if ins.file, err = tx.Prepare(`INSERT INTO files (job, idx, name, size, hashes, selected) VALUES (?, ?, ?, ?, ?, ?)`); err != nil {
+		return nil, err
+	}
+	if ins.mirror, err = tx.Prepare(`INSERT INTO mirrors (file, url, location, priority) VALUES (?, ?, ?, ?)`); err != nil {
+		ins.close()
+		return nil, err
+	}
+	if ins.pieces, err = tx.Prepare(`INSERT INTO pieces (file, length, count, bits) VALUES (?, ?, ?, ?)`); err != nil {
+		ins.close()
+		return nil, err
+	}
+	return &ins, nil
+}
+
+func (ins *fileInserter) close() {
+	for _, st := range []*sql.Stmt{ins.file, ins.mirror, ins.pieces} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+func (ins *fileInserter) insert(job int64, idx int, f metalink.File, selected bool) error {
 	hashes, err := json.Marshal(f.Hashes)
 	if err != nil {
 		return err
 	}
-	res, err := tx.Exec(`INSERT INTO files (job, idx, name, size, hashes, selected) VALUES (?, ?, ?, ?, ?, ?)`,
-		job, idx, f.Name, f.Size, string(hashes), selected)
+	res, err := ins.file.Exec(job, idx, f.Name, f.Size, string(hashes), selected)
 	if err != nil {
 		return err
 	}
@@ -253,8 +299,7 @@ func insertFile(tx *sql.Tx, job int64, idx int, f metalink.File, selected bool) 
 		return err
 	}
 	for _, u := range f.URLs {
-		if _, err := tx.Exec(`INSERT INTO mirrors (file, url, location, priority) VALUES (?, ?, ?, ?)`,
-			fid, u.URL, u.Location, u.Priority); err != nil {
+		if _, err := ins.mirror.Exec(fid, u.URL, u.Location, u.Priority); err != nil {
 			return err
 		}
 	}
@@ -263,8 +308,7 @@ func insertFile(tx *sql.Tx, job int64, idx int, f metalink.File, selected bool) 
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(`INSERT INTO pieces (file, length, count, bits) VALUES (?, ?, ?, ?)`,
-		fid, l.Length, l.Count(), bits)
+	_, err = ins.pieces.Exec(fid, l.Length, l.Count(), bits)
 	return err
 }
 

@@ -35,13 +35,9 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 	if s.batch == nil {
 		s.batch = s.q.NewJournalBatch()
 	}
-	j, err := s.q.Get(id)
+	stored, err := s.q.Saved(id)
 	if err != nil {
 		return err
-	}
-	stored := make(map[string]queue.File, len(j.Files))
-	for _, f := range j.Files {
-		stored[f.Name] = f
 	}
 	for i, r := range reqs {
 		s.setJob(r, id)
