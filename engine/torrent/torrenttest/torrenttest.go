@@ -110,3 +110,36 @@ func Seed(t testing.TB, dir string, mi *metainfo.MetaInfo) string {
 	}
 	return fmt.Sprintf("127.0.0.1:%d", cl.LocalPort())
 }
+
+// MetadataOnly starts an anacrolix client on 127.0.0.1 that knows mi's
+// info dictionary but holds none of its data (its folder starts empty),
+// and returns its address: a peer that gives a magnet link its metadata
+// and has no piece to give. It wants the data (a client that neither
+// wants data nor has a piece refuses every connection,
+// Torrent.newConnsAllowed), so it may copy pieces from the peers it
+// meets, never the other way round. It is closed by t.Cleanup.
+func MetadataOnly(t testing.TB, mi *metainfo.MetaInfo) string {
+	t.Helper()
+	cfg := torrent.NewDefaultClientConfig()
+	cfg.ListenHost = torrent.LoopbackListenHost
+	cfg.ListenPort = 0
+	cfg.NoDHT, cfg.DisableTrackers, cfg.NoDefaultPortForwarding = true, true, true
+	cfg.DisableIPv6 = true
+	cfg.Slogger = slog.New(slog.DiscardHandler)
+	cfg.DefaultStorage = storage.NewFileOpts(storage.NewFileClientOpts{
+		ClientBaseDir: t.TempDir(), PieceCompletion: storage.NewMapPieceCompletion(),
+	})
+	cl, err := torrent.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	bare := *mi
+	bare.UrlList = nil // it must not fetch the data itself
+	tt, err := cl.AddTorrent(&bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt.DownloadAll()
+	return fmt.Sprintf("127.0.0.1:%d", cl.LocalPort())
+}
