@@ -32,18 +32,7 @@ func TestMagnetWebSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameFile(t, dest, "ws.bin", data)
-	if m.BytesServed() < int64(len(data)) {
-		t.Fatalf("the web seed served %d bytes of %d", m.BytesServed(), len(data))
-	}
-	s := j.Snapshot()
-	if len(s.Mirrors) != 2 || s.Mirrors[1].URL != m.URL() {
-		t.Fatalf("mirrors %+v, want the swarm and the web seed", s.Mirrors)
-	}
-	for i, f := range s.Filler {
-		if f != 1 {
-			t.Fatalf("piece %d filled by source %d, want the web seed (1)", i, f)
-		}
-	}
+	allFromWebSeed(t, j, m, len(data))
 }
 
 // A multi-file torrent's ws= names the folder the torrent's name is

@@ -77,27 +77,7 @@ func WriteFile(t testing.TB, mi *metainfo.MetaInfo, name string) string {
 // t.Cleanup.
 func Seed(t testing.TB, dir string, mi *metainfo.MetaInfo) string {
 	t.Helper()
-	cfg := torrent.NewDefaultClientConfig()
-	cfg.ListenHost = torrent.LoopbackListenHost
-	cfg.ListenPort = 0
-	cfg.NoDHT, cfg.DisableTrackers, cfg.NoDefaultPortForwarding = true, true, true
-	cfg.DisableIPv6 = true
-	cfg.Seed = true
-	// See torrent.MaxPeerRequestData: the default deadlocks uploads.
-	cfg.MaxAllocPeerRequestDataPerConn = 1024 * 16 << 10
-	cfg.Slogger = slog.New(slog.DiscardHandler)
-	cfg.DefaultStorage = storage.NewFileOpts(storage.NewFileClientOpts{
-		ClientBaseDir: dir, PieceCompletion: storage.NewMapPieceCompletion(),
-	})
-	cl, err := torrent.NewClient(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cl.Close() })
-	tt, err := cl.AddTorrent(mi)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl, tt := start(t, dir, mi, true)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := tt.VerifyDataContext(ctx); err != nil {
@@ -120,26 +100,37 @@ func Seed(t testing.TB, dir string, mi *metainfo.MetaInfo) string {
 // meets, never the other way round. It is closed by t.Cleanup.
 func MetadataOnly(t testing.TB, mi *metainfo.MetaInfo) string {
 	t.Helper()
+	bare := *mi
+	bare.UrlList = nil // it must not fetch the data itself
+	cl, tt := start(t, t.TempDir(), &bare, false)
+	tt.DownloadAll()
+	return fmt.Sprintf("127.0.0.1:%d", cl.LocalPort())
+}
+
+// start runs an anacrolix client on 127.0.0.1 with DHT, trackers and port
+// forwarding off, its logs discarded, its data in dir, and adds mi.
+func start(t testing.TB, dir string, mi *metainfo.MetaInfo, seed bool) (*torrent.Client, *torrent.Torrent) {
+	t.Helper()
 	cfg := torrent.NewDefaultClientConfig()
 	cfg.ListenHost = torrent.LoopbackListenHost
 	cfg.ListenPort = 0
 	cfg.NoDHT, cfg.DisableTrackers, cfg.NoDefaultPortForwarding = true, true, true
 	cfg.DisableIPv6 = true
+	cfg.Seed = seed
+	// See torrent.MaxPeerRequestData: the default deadlocks uploads.
+	cfg.MaxAllocPeerRequestDataPerConn = 1024 * 16 << 10
 	cfg.Slogger = slog.New(slog.DiscardHandler)
 	cfg.DefaultStorage = storage.NewFileOpts(storage.NewFileClientOpts{
-		ClientBaseDir: t.TempDir(), PieceCompletion: storage.NewMapPieceCompletion(),
+		ClientBaseDir: dir, PieceCompletion: storage.NewMapPieceCompletion(),
 	})
 	cl, err := torrent.NewClient(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cl.Close() })
-	bare := *mi
-	bare.UrlList = nil // it must not fetch the data itself
-	tt, err := cl.AddTorrent(&bare)
+	tt, err := cl.AddTorrent(mi)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tt.DownloadAll()
-	return fmt.Sprintf("127.0.0.1:%d", cl.LocalPort())
+	return cl, tt
 }
