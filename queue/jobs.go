@@ -184,6 +184,12 @@ func (q *Queue) Add(source, dest string, doc *metalink.Document, selected []stri
 // needs (a plain URL resolved by Metalink/HTTP): they are stored with the
 // job in the same transaction.
 func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []string, origin Origin) (int64, error) {
+	return q.addJob(source, dest, doc, selected, origin, Queued)
+}
+
+// addJob is AddFrom for a job that starts in state (queued, or running
+// for `braid get`, which runs it at once).
+func (q *Queue) addJob(source, dest string, doc *metalink.Document, selected []string, origin Origin, state State) (int64, error) {
 	const op = "add job"
 	shown := Redact(source)
 	if doc == nil || len(doc.Files) == 0 {
@@ -217,8 +223,8 @@ func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []
 	err = q.tx(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`
 			INSERT INTO jobs (source, source_key, dest, state, position, added_at, document, origin_etag, referer)
-			VALUES (?, ?, ?, 'queued', (SELECT COALESCE(MAX(position), -1) + 1 FROM jobs), ?, ?, ?, ?)`,
-			shown, canonical(source), abs, time.Now().UnixMilli(), blob, origin.ETag, Redact(origin.Referer))
+			VALUES (?, ?, ?, ?, (SELECT COALESCE(MAX(position), -1) + 1 FROM jobs), ?, ?, ?, ?)`,
+			shown, canonical(source), abs, string(state), time.Now().UnixMilli(), blob, origin.ETag, Redact(origin.Referer))
 		if err != nil {
 			return err
 		}
