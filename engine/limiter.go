@@ -22,6 +22,7 @@ import (
 // use; a nil Limiter is no limit.
 type Limiter struct {
 	bits atomic.Uint64 // math.Float64bits of the rate in bytes per second; 0: no limit
+	gen  atomic.Uint64 // SetRate calls so far
 
 	mu sync.Mutex // serialises SetRate
 	rl *rate.Limiter
@@ -74,6 +75,7 @@ func (l *Limiter) SetRate(bytesPerSec int64) {
 	if r <= 0 {
 		l.bits.Store(0)
 		l.rl.SetLimit(rate.Inf) // the burst stays: a read may be under way
+		l.gen.Add(1)
 		return
 	}
 	now := time.Now()
@@ -83,6 +85,7 @@ func (l *Limiter) SetRate(bytesPerSec int64) {
 	l.rl.SetLimitAt(now, rate.Inf)
 	l.rl.SetLimitAt(now.Add(time.Nanosecond), rate.Limit(r))
 	l.bits.Store(math.Float64bits(r))
+	l.gen.Add(1)
 }
 
 // burstOf is the most tokens an idle bucket saves up: a tenth of a
@@ -100,12 +103,16 @@ func (l *Limiter) chunk(size int) int {
 	return min(max(int(r/20), 4<<10), size)
 }
 
-// wait takes n tokens and blocks until the bucket is out of debt or ctx
-// ends. A canceled caller returns at once; the bytes it read stay paid.
+// wait takes n tokens and blocks until the bucket is out of the debt
+// owed up to and including them, or ctx ends. Callers are served in the
+// order they paid, whether they are the engine's or the BitTorrent
+// library's. A canceled caller returns at once; the bytes it read stay
+// paid. A SetRate meanwhile forgives every debt, so the caller returns.
 func (l *Limiter) wait(ctx context.Context, n int) error {
 	if n <= 0 || l.rate() <= 0 {
 		return nil
 	}
+	gen := l.gen.Load()
 	now := time.Now()
 	var res *rate.Reservation
 	for n > 0 {
@@ -116,8 +123,7 @@ func (l *Limiter) wait(ctx context.Context, n int) error {
 			res, n = r, n-k
 		}
 	}
-	d := res.DelayFrom(now)
-	for d > 0 {
+	for d := res.DelayFrom(now); d > 0; d = res.DelayFrom(time.Now()) {
 		t := time.NewTimer(min(d, maxWait))
 		select {
 		case <-t.C:
@@ -125,13 +131,9 @@ func (l *Limiter) wait(ctx context.Context, n int) error {
 			t.Stop()
 			return ctx.Err()
 		}
-		if l.rate() <= 0 {
+		if l.gen.Load() != gen {
 			return nil
 		}
-		// The debt left, at the rate in force now: a reservation of
-		// nothing waits exactly as long as the bucket is in debt.
-		now = time.Now()
-		d = l.rl.ReserveN(now, 0).DelayFrom(now)
 	}
 	return nil
 }
