@@ -75,14 +75,15 @@ func (o *getOptions) runTorrent(ctx context.Context, st getState, src string, sp
 		}
 	}
 	c := torrent.NewClient(torrent.Config{
-		ListenPort:    o.torrent.port,
-		DHT:           o.torrent.discovery && o.torrent.dht,
-		PEX:           o.torrent.discovery,
-		Trackers:      o.torrent.discovery,
-		DownloadLimit: o.client.Limit,
-		UploadLimit:   up,
-		Logger:        slog.New(slog.DiscardHandler),
-		HTTP:          o.client.HTTP,
+		ListenPort: o.torrent.port,
+		DHT:        o.torrent.discovery && o.torrent.dht,
+		PEX:        o.torrent.discovery,
+		Trackers:   o.torrent.discovery,
+		// --limit holds for HTTP, FTP and BitTorrent together.
+		Downloads:   o.client.DownloadLimiter(),
+		UploadLimit: up,
+		Logger:      slog.New(slog.DiscardHandler),
+		HTTP:        o.client.HTTP,
 	})
 	defer c.Close()
 	job, err := c.Start(ctx, req)

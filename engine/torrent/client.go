@@ -86,6 +86,10 @@ func (c *Client) SetLimits(down, up int64) {
 	c.up.SetRate(up)
 }
 
+// Limits returns the download and upload limits in force (bytes per
+// second, 0: none).
+func (c *Client) Limits() (down, up int64) { return c.down.Rate(), c.up.Rate() }
+
 // SetUploadLimit changes the upload limit alone (bytes per second, 0:
 // none), leaving the download limit to whoever owns it.
 func (c *Client) SetUploadLimit(up int64) { c.up.SetRate(up) }

@@ -98,7 +98,7 @@ func TestOneLimitForHTTPAndTorrent(t *testing.T) {
 
 	const raised = 4 * limit
 	hc.SetLimit(raised)
-	if got := tc.down.Rate(); got != raised {
+	if got, _ := tc.Limits(); got != raised {
 		t.Fatalf("the torrent client's limit is %d after the HTTP client's changed to %d", got, raised)
 	}
 	time.Sleep(time.Second)
