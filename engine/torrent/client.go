@@ -40,6 +40,9 @@ type Config struct {
 	// HTTP, FTP and BitTorrent together; DownloadLimit is then not used
 	// and SetLimits changes the shared rate.
 	Downloads *engine.Limiter
+	// Uploads, when set, is the upload budget shared with other clients
+	// (braid get makes one per torrent); UploadLimit is then not used.
+	Uploads *engine.Limiter
 	// Logger receives the library's logs; nil: slog.Default().
 	Logger *slog.Logger
 	// HTTP fetches .torrent files and web seeds; nil: http.DefaultClient's
@@ -69,11 +72,14 @@ func NewClient(cfg Config) *Client {
 	c := &Client{
 		cfg:  cfg,
 		down: cfg.Downloads,
-		up:   engine.NewLimiter(cfg.UploadLimit),
+		up:   cfg.Uploads,
 		jobs: map[*torrent.Torrent]*Job{},
 	}
 	if c.down == nil {
 		c.down = engine.NewLimiter(cfg.DownloadLimit)
+	}
+	if c.up == nil {
+		c.up = engine.NewLimiter(cfg.UploadLimit)
 	}
 	return c
 }

@@ -121,3 +121,23 @@ func TestOneLimitForHTTPAndTorrent(t *testing.T) {
 	}
 	sameFile(t, j.req.Dir, "bt.bin", btData)
 }
+
+// Clients given the same budgets (braid get makes one per torrent) share
+// them: a change made through one is the limit of all.
+func TestClientsShareBudgets(t *testing.T) {
+	down, up := engine.NewLimiter(1<<20), engine.NewLimiter(256<<10)
+	a := NewClient(Config{ListenHost: "127.0.0.1", Logger: discard, Downloads: down, Uploads: up, DownloadLimit: 5, UploadLimit: 5})
+	b := NewClient(Config{ListenHost: "127.0.0.1", Logger: discard, Downloads: down, Uploads: up})
+	t.Cleanup(func() { a.Close(); b.Close() })
+	if d, u := a.Limits(); d != 1<<20 || u != 256<<10 {
+		t.Fatalf("limits %d, %d: the shared budgets' rates, not DownloadLimit and UploadLimit, want %d, %d", d, u, 1<<20, 256<<10)
+	}
+	a.SetLimits(2<<20, 0)
+	if d, u := b.Limits(); d != 2<<20 || u != 0 {
+		t.Fatalf("the other client's limits %d, %d after one changed them to %d, none", d, u, 2<<20)
+	}
+	b.SetUploadLimit(64 << 10)
+	if d, u := a.Limits(); d != 2<<20 || u != 64<<10 {
+		t.Fatalf("limits %d, %d after the upload limit alone changed to %d", d, u, 64<<10)
+	}
+}
