@@ -1,10 +1,8 @@
 package bridge
 
 import (
-	"context"
 	"testing"
 
-	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/ui"
 )
@@ -37,13 +35,7 @@ func TestOneSpeedLimitForDownloadsAndTorrents(t *testing.T) {
 		}
 		return b.runner.Client.Limits().Limit
 	}
-	if err := b.Start(false); err != nil {
-		t.Fatal(err)
-	}
-	id, err := b.Add(context.Background(), ui.AddRequest{Source: "big.meta4", Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}, Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := startOne(t, b, "big.meta4", f, t.TempDir())
 	waitFor(t, "the download to start", func() bool { return jobByID(t, b, id).Done > 0 })
 	if h, bt := httpLimit(), torrentLimit(); h != 256<<10 || bt != 256<<10 {
 		t.Fatalf("limits: HTTP %d, torrents %d, want both the setting's %d", h, bt, 256<<10)
