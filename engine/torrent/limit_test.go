@@ -141,3 +141,42 @@ func TestClientsShareBudgets(t *testing.T) {
 		t.Fatalf("limits %d, %d after the upload limit alone changed to %d", d, u, 64<<10)
 	}
 }
+
+// A limit lowered sharply while pieces stream in at a high one, again
+// and again, neither panics the library (a read begun under the high
+// limit's burst is paid for under the low one's) nor spoils the file.
+func TestLimitLoweredMidDownload(t *testing.T) {
+	src := t.TempDir()
+	data := randomBytes(t, 24<<20+3)
+	mi := makeTorrent(t, src, "swing.bin", []testFile{{Path: "", Data: data}})
+	addr := seeder(t, src, mi)
+	c := NewClient(Config{ListenHost: "127.0.0.1", Logger: discard, DownloadLimit: 256 << 20})
+	t.Cleanup(func() { c.Close() })
+	spec := specOf(t, mi)
+	spec.Peers = []string{addr}
+	dest := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	j, err := c.Start(ctx, &Request{Dir: dest, Spec: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Stop()
+	for deadline := time.Now().Add(time.Minute); j.Snapshot().Mirrors[0].Bytes < 1<<20; {
+		if time.Now().After(deadline) {
+			t.Fatal("the download did not start")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for range 20 {
+		c.SetLimits(256<<20, 0)
+		time.Sleep(50 * time.Millisecond)
+		c.SetLimits(20<<10, 0)
+		time.Sleep(50 * time.Millisecond)
+	}
+	c.SetLimits(0, 0)
+	if err := j.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sameFile(t, dest, "swing.bin", data)
+}
