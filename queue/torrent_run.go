@@ -142,6 +142,11 @@ func (r *Runner) torrentClient() (*torrent.Client, error) {
 	if r.Torrent != nil {
 		return r.Torrent, nil
 	}
+	// The HTTP engine's limit holds for torrents too: one budget.
+	hc, err := r.client()
+	if err != nil {
+		return nil, err
+	}
 	r.tor.mu.Lock()
 	defer r.tor.mu.Unlock()
 	if r.tor.made != nil {
@@ -151,15 +156,11 @@ func (r *Runner) torrentClient() (*torrent.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := r.Queue.Settings()
-	if err != nil {
-		return nil, err
-	}
 	r.tor.made = torrent.NewClient(torrent.Config{
 		ListenPort: ts.Port,
 		DHT:        ts.Discovery, PEX: ts.Discovery, Trackers: ts.Discovery,
-		DownloadLimit: s.SpeedLimit,
-		UploadLimit:   ts.UploadLimit,
+		Downloads:   hc.DownloadLimiter(),
+		UploadLimit: ts.UploadLimit,
 		// Logger nil: slog's default, which is Braid's log.
 	})
 	return r.tor.made, nil

@@ -66,14 +66,12 @@ func (b *Backend) torrentClient() *torrent.Client {
 	defer b.tor.mu.Unlock()
 	if b.tor.client == nil {
 		ts, _ := b.q.TorrentSettings() // unreadable: the defaults it returns
-		var down int64
-		if s, err := b.q.Settings(); err == nil {
-			down = s.SpeedLimit
-		}
 		b.tor.client = torrent.NewClient(torrent.Config{
 			ListenPort: ts.Port,
 			DHT:        ts.Discovery, PEX: ts.Discovery, Trackers: ts.Discovery,
-			DownloadLimit: down, UploadLimit: ts.UploadLimit,
+			// The engine's limit, set by each run (clientLocked).
+			Downloads:   b.downloads,
+			UploadLimit: ts.UploadLimit,
 		})
 	}
 	return b.tor.client
@@ -375,15 +373,12 @@ func (b *Backend) setTorrentSettings(s ui.TorrentSettings) error {
 	if err := b.q.SetTorrentSettings(ts); err != nil {
 		return err
 	}
-	var down int64
-	if qs, err := b.q.Settings(); err == nil {
-		down = qs.SpeedLimit
-	}
 	b.tor.mu.Lock()
 	c := b.tor.client
 	b.tor.mu.Unlock()
 	if c != nil {
-		c.SetLimits(down, s.UploadLimit)
+		// The download limit is the engine's, which the runner follows.
+		c.SetUploadLimit(s.UploadLimit)
 	}
 	return nil
 }
