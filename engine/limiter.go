@@ -26,7 +26,14 @@ type Limiter struct {
 
 	mu sync.Mutex // serialises SetRate
 	rl *rate.Limiter
+	// upload marks a limiter of what the BitTorrent library sends (see
+	// NewUploadLimiter): a fixed burst, and never rate.Inf.
+	upload bool
 }
+
+// openRate is an upload limiter's rate when there is no limit: too high to
+// hold anything back, and finite, so the library still sees its burst.
+const openRate = rate.Limit(1e15)
 
 // maxWait is the longest a caller sleeps before it looks at the rate
 // again, so a raised or removed limit reaches running downloads within it.
@@ -44,6 +51,21 @@ const minBurst = 128 << 10
 // NewLimiter returns a Limiter of bytesPerSec (<= 0: none for now).
 func NewLimiter(bytesPerSec int64) *Limiter {
 	l := &Limiter{rl: rate.NewLimiter(rate.Inf, minBurst)}
+	l.SetRate(bytesPerSec)
+	return l
+}
+
+// NewUploadLimiter returns a Limiter for what the BitTorrent library
+// uploads (anacrolix's UploadRateLimiter), bytesPerSec (<= 0: none for
+// now). The library takes a peer's request for up to the burst in force
+// when the limiter's rate is finite, and for any length when it is
+// rate.Inf; when it comes to send a request longer than the burst then in
+// force, it panics. So an upload limiter's burst is fixed at minBurst
+// (peers ask for 16 KiB) and its rate is never rate.Inf: a hostile peer's
+// longer request is refused at once, and a limit set or lowered later
+// cannot meet a request it cannot send.
+func NewUploadLimiter(bytesPerSec int64) *Limiter {
+	l := &Limiter{rl: rate.NewLimiter(openRate, minBurst), upload: true}
 	l.SetRate(bytesPerSec)
 	return l
 }
@@ -72,17 +94,21 @@ func (l *Limiter) SetRate(bytesPerSec int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r := float64(max(bytesPerSec, 0))
+	open, burst := rate.Inf, burstOf(r)
+	if l.upload {
+		open, burst = openRate, minBurst
+	}
 	if r <= 0 {
 		l.bits.Store(0)
-		l.rl.SetLimit(rate.Inf) // the burst stays: a read may be under way
+		l.rl.SetLimit(open) // the burst stays: a read may be under way
 		l.gen.Add(1)
 		return
 	}
 	now := time.Now()
-	l.rl.SetBurstAt(now, burstOf(r))
+	l.rl.SetBurstAt(now, burst)
 	// rate.Limiter cannot set its tokens; an instant (1 ns) without a
 	// limit fills the bucket to the burst, then the new rate applies.
-	l.rl.SetLimitAt(now, rate.Inf)
+	l.rl.SetLimitAt(now, open)
 	l.rl.SetLimitAt(now.Add(time.Nanosecond), rate.Limit(r))
 	l.bits.Store(math.Float64bits(r))
 	l.gen.Add(1)

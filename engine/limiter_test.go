@@ -178,3 +178,28 @@ func BenchmarkLimiterWait(b *testing.B) {
 		})
 	}
 }
+
+// An upload limiter keeps one burst whatever its rate, and is never
+// rate.Inf: the BitTorrent library takes requests up to the burst it
+// sees, and must be able to send every one it took after any change.
+func TestUploadLimiterBurstFixed(t *testing.T) {
+	l := NewUploadLimiter(0)
+	for _, r := range []int64{0, 10e6, 100e3, 1 << 30, 0, 1} {
+		l.SetRate(r)
+		rl := l.RateLimiter()
+		if rl.Limit() == rate.Inf {
+			t.Fatalf("rate %d: the library would take a request of any length", r)
+		}
+		if rl.Burst() != minBurst {
+			t.Fatalf("rate %d: burst %d, want %d", r, rl.Burst(), minBurst)
+		}
+		if got := l.Rate(); got != max(r, 0) {
+			t.Fatalf("Rate() = %d after SetRate(%d)", got, r)
+		}
+	}
+	// No limit lets a burst through at once.
+	l.SetRate(0)
+	if d := l.RateLimiter().ReserveN(time.Now(), minBurst).Delay(); d > time.Millisecond {
+		t.Fatalf("no limit: a burst waits %v", d)
+	}
+}

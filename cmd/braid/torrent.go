@@ -26,7 +26,7 @@ type torrentOptions struct {
 
 // torrentFlags adds get's BitTorrent flags to fs.
 func torrentFlags(fs *flag.FlagSet) *torrentOptions {
-	o := &torrentOptions{uploads: engine.NewLimiter(0)}
+	o := &torrentOptions{uploads: engine.NewUploadLimiter(0)}
 	fs.Float64Var(&o.seedRatio, "seed-ratio", 0, "after a torrent completes, seed until this upload ratio (0: do not seed)")
 	fs.DurationVar(&o.seedTime, "seed-time", 0, "after a torrent completes, seed at most this long (0: no time limit; with --seed-ratio 0, do not seed)")
 	fs.IntVar(&o.port, "bt-port", 0, "port to listen on for BitTorrent peers (0: any free port)")

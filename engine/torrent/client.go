@@ -41,7 +41,8 @@ type Config struct {
 	// and SetLimits changes the shared rate.
 	Downloads *engine.Limiter
 	// Uploads, when set, is the upload budget shared with other clients
-	// (braid get makes one per torrent); UploadLimit is then not used.
+	// (braid get makes one per torrent), made by engine.NewUploadLimiter;
+	// UploadLimit is then not used.
 	Uploads *engine.Limiter
 	// Logger receives the library's logs; nil: slog.Default().
 	Logger *slog.Logger
@@ -79,7 +80,7 @@ func NewClient(cfg Config) *Client {
 		c.down = engine.NewLimiter(cfg.DownloadLimit)
 	}
 	if c.up == nil {
-		c.up = engine.NewLimiter(cfg.UploadLimit)
+		c.up = engine.NewUploadLimiter(cfg.UploadLimit)
 	}
 	return c
 }
