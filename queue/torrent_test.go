@@ -179,3 +179,126 @@ func mustJob(t *testing.T, q *Queue, id int64) Job {
 	}
 	return j
 }
+
+// A job added from a local .torrent file, with the torrent stored as the
+// window's Add stores it, runs to completion after the .torrent file was
+// deleted; removing the job removes what was stored.
+func TestTorrentJobAfterTorrentFileDeleted(t *testing.T) {
+	src := t.TempDir()
+	data := testData(300 << 10)
+	m := mirrortest.New(t, data)
+	mi := torrenttest.Make(t, src, "gone.bin", 64<<10, []torrenttest.File{{Data: data}}, m.URL())
+	tf := torrenttest.WriteFile(t, mi, "gone.torrent")
+	q := openTest(t, t.TempDir())
+	if err := q.SetTorrentSettings(TorrentSettings{SeedRatio: 0}); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := torrent.Resolve(context.Background(), tf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := t.TempDir()
+	id := addTorrent(t, q, tf, dest, nil)
+	if err := q.SetTorrentSpec(id, spec); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(tf); err != nil {
+		t.Fatal(err)
+	}
+	r := torrentRunner(t, q)
+	if err := r.RunJob(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if j := mustJob(t, q, id); j.State != Done {
+		t.Fatalf("job %s: %s", j.State, j.Error)
+	}
+	got, err := os.ReadFile(filepath.Join(dest, "gone.bin"))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("gone.bin: %v", err)
+	}
+	if err := q.Remove(id, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := q.TorrentSpec(id); ok || err != nil {
+		t.Fatalf("the removed job's torrent is still stored (%v)", err)
+	}
+}
+
+// A job queued before its torrent was stored resolves it on its first
+// run and stores it, so the next run does not need the .torrent file.
+func TestTorrentJobStoresItsSpec(t *testing.T) {
+	src := t.TempDir()
+	data := testData(200 << 10)
+	m := mirrortest.New(t, data)
+	mi := torrenttest.Make(t, src, "s.bin", 64<<10, []torrenttest.File{{Data: data}}, m.URL())
+	tf := torrenttest.WriteFile(t, mi, "s.torrent")
+	q := openTest(t, t.TempDir())
+	if err := q.SetTorrentSettings(TorrentSettings{SeedRatio: 0}); err != nil {
+		t.Fatal(err)
+	}
+	id := addTorrent(t, q, tf, t.TempDir(), nil)
+	if _, ok, _ := q.TorrentSpec(id); ok {
+		t.Fatal("a torrent is stored before any run")
+	}
+	if err := torrentRunner(t, q).RunJob(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	spec, ok, err := q.TorrentSpec(id)
+	if err != nil || !ok {
+		t.Fatalf("no torrent stored by the run (%v)", err)
+	}
+	if spec.InfoHash != mi.HashInfoBytes() || spec.Name != "s.bin" || !bytes.Equal(spec.InfoBytes, mi.InfoBytes) ||
+		len(spec.WebSeeds) != 1 || spec.WebSeeds[0] != m.URL() {
+		t.Fatalf("stored %q %s, %d info bytes, web seeds %v", spec.Name, spec.InfoHash.HexString(), len(spec.InfoBytes), spec.WebSeeds)
+	}
+}
+
+// A job queued from a magnet link before its metadata was known (one
+// placeholder file) downloads every file from its x.pe peer and stores
+// the metadata the peer sent, so the next run needs no peer for it.
+func TestMagnetJobStoresItsMetadata(t *testing.T) {
+	src := t.TempDir()
+	files := []torrenttest.File{{Path: "a.bin", Data: testData(100 << 10)}, {Path: "b.bin", Data: testData(70 << 10)}}
+	mi := torrenttest.Make(t, src, "two", 32<<10, files)
+	peer := torrenttest.Seed(t, src, mi)
+	magnet := "magnet:?xt=urn:btih:" + mi.HashInfoBytes().HexString() + "&dn=two&x.pe=" + peer
+	q := openTest(t, t.TempDir())
+	if err := q.SetTorrentSettings(TorrentSettings{SeedRatio: 0}); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := torrent.ParseMagnet(magnet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := torrent.Document(spec, magnet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := t.TempDir()
+	id, err := q.Add(magnet, dest, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SetTorrentSpec(id, spec); err != nil {
+		t.Fatal(err)
+	}
+	if err := torrentRunner(t, q).RunJob(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if j := mustJob(t, q, id); j.State != Done {
+		t.Fatalf("job %s: %s", j.State, j.Error)
+	}
+	for _, f := range files {
+		got, err := os.ReadFile(filepath.Join(dest, "two", f.Path))
+		if err != nil || !bytes.Equal(got, f.Data) {
+			t.Fatalf("%s: %v", f.Path, err)
+		}
+	}
+	stored, ok, err := q.TorrentSpec(id)
+	if err != nil || !ok {
+		t.Fatalf("no torrent stored (%v)", err)
+	}
+	if !bytes.Equal(stored.InfoBytes, mi.InfoBytes) || stored.Name != "two" || len(stored.Peers) != 1 {
+		t.Fatalf("stored %q with %d info bytes, peers %v; want the metadata the peer sent", stored.Name, len(stored.InfoBytes), stored.Peers)
+	}
+}

@@ -136,3 +136,25 @@ func (noPiece) MarkNotComplete() error             { return nil }
 func (noPiece) Completion() storage.Completion {
 	return storage.Completion{Ok: true, Complete: false}
 }
+
+// Spec returns the job's spec with its metadata, once the job has it
+// (for a magnet link, once a peer sent it), checked as FetchMetadata
+// checks it; false before, or when it does not check.
+func (j *Job) Spec() (*Spec, bool) {
+	select {
+	case <-j.t.GotInfo():
+	default:
+		return nil, false
+	}
+	s := *j.req.Spec
+	if s.InfoBytes != nil {
+		return &s, true
+	}
+	b := j.t.Metainfo().InfoBytes
+	name, err := checkMetadata(b, s.InfoHash)
+	if err != nil {
+		return nil, false
+	}
+	s.InfoBytes, s.Name = b, name
+	return &s, true
+}
