@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anacrolix/torrent/metainfo"
+
 	"braid/engine/mirrortest"
 	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
@@ -180,19 +182,32 @@ func mustJob(t *testing.T, q *Queue, id int64) Job {
 	return j
 }
 
-// A job added from a local .torrent file, with the torrent stored as the
-// window's Add stores it, runs to completion after the .torrent file was
-// deleted; removing the job removes what was stored.
-func TestTorrentJobAfterTorrentFileDeleted(t *testing.T) {
-	src := t.TempDir()
-	data := testData(300 << 10)
-	m := mirrortest.New(t, data)
-	mi := torrenttest.Make(t, src, "gone.bin", 64<<10, []torrenttest.File{{Data: data}}, m.URL())
-	tf := torrenttest.WriteFile(t, mi, "gone.torrent")
+// noSeedQueue is a test queue whose finished torrents do not seed.
+func noSeedQueue(t *testing.T) *Queue {
+	t.Helper()
 	q := openTest(t, t.TempDir())
 	if err := q.SetTorrentSettings(TorrentSettings{SeedRatio: 0}); err != nil {
 		t.Fatal(err)
 	}
+	return q
+}
+
+// webSeeded makes a one-file torrent of size bytes whose data comes from
+// a mirror test server as its web seed, and writes its .torrent.
+func webSeeded(t *testing.T, name string, size int) (data []byte, mi *metainfo.MetaInfo, tf string) {
+	t.Helper()
+	data = testData(size)
+	m := mirrortest.New(t, data)
+	mi = torrenttest.Make(t, t.TempDir(), name, 64<<10, []torrenttest.File{{Data: data}}, m.URL())
+	return data, mi, torrenttest.WriteFile(t, mi, name+".torrent")
+}
+
+// A job added from a local .torrent file, with the torrent stored as the
+// window's Add stores it, runs to completion after the .torrent file was
+// deleted; removing the job removes what was stored.
+func TestTorrentJobAfterTorrentFileDeleted(t *testing.T) {
+	data, _, tf := webSeeded(t, "gone.bin", 300<<10)
+	q := noSeedQueue(t)
 	spec, err := torrent.Resolve(context.Background(), tf, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -227,15 +242,8 @@ func TestTorrentJobAfterTorrentFileDeleted(t *testing.T) {
 // A job queued before its torrent was stored resolves it on its first
 // run and stores it, so the next run does not need the .torrent file.
 func TestTorrentJobStoresItsSpec(t *testing.T) {
-	src := t.TempDir()
-	data := testData(200 << 10)
-	m := mirrortest.New(t, data)
-	mi := torrenttest.Make(t, src, "s.bin", 64<<10, []torrenttest.File{{Data: data}}, m.URL())
-	tf := torrenttest.WriteFile(t, mi, "s.torrent")
-	q := openTest(t, t.TempDir())
-	if err := q.SetTorrentSettings(TorrentSettings{SeedRatio: 0}); err != nil {
-		t.Fatal(err)
-	}
+	_, mi, tf := webSeeded(t, "s.bin", 200<<10)
+	q := noSeedQueue(t)
 	id := addTorrent(t, q, tf, t.TempDir(), nil)
 	if _, ok, _ := q.TorrentSpec(id); ok {
 		t.Fatal("a torrent is stored before any run")
@@ -248,7 +256,7 @@ func TestTorrentJobStoresItsSpec(t *testing.T) {
 		t.Fatalf("no torrent stored by the run (%v)", err)
 	}
 	if spec.InfoHash != mi.HashInfoBytes() || spec.Name != "s.bin" || !bytes.Equal(spec.InfoBytes, mi.InfoBytes) ||
-		len(spec.WebSeeds) != 1 || spec.WebSeeds[0] != m.URL() {
+		len(spec.WebSeeds) != 1 || spec.WebSeeds[0] != mi.UrlList[0] {
 		t.Fatalf("stored %q %s, %d info bytes, web seeds %v", spec.Name, spec.InfoHash.HexString(), len(spec.InfoBytes), spec.WebSeeds)
 	}
 }
@@ -262,10 +270,7 @@ func TestMagnetJobStoresItsMetadata(t *testing.T) {
 	mi := torrenttest.Make(t, src, "two", 32<<10, files)
 	peer := torrenttest.Seed(t, src, mi)
 	magnet := "magnet:?xt=urn:btih:" + mi.HashInfoBytes().HexString() + "&dn=two&x.pe=" + peer
-	q := openTest(t, t.TempDir())
-	if err := q.SetTorrentSettings(TorrentSettings{SeedRatio: 0}); err != nil {
-		t.Fatal(err)
-	}
+	q := noSeedQueue(t)
 	spec, err := torrent.ParseMagnet(magnet)
 	if err != nil {
 		t.Fatal(err)
