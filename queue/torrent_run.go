@@ -236,15 +236,18 @@ func (r *Runner) runTorrent(ctx context.Context, j Job, src metalink.MetaURL) er
 			return err
 		}
 	}
-	// A magnet's metadata, once a peer sent it, is stored for the next
-	// run.
+	// A magnet's metadata, once a peer sent it, is checked (it must be
+	// the link's torrent) and stored for the next run.
 	haveInfo := spec.InfoBytes != nil
 	keepInfo := func(tj *torrent.Job) error {
 		if haveInfo {
 			return nil
 		}
-		s, ok := tj.Spec()
-		if !ok {
+		s, err := tj.Spec()
+		if err != nil {
+			return fmt.Errorf("job %d: %w", j.ID, err)
+		}
+		if s == nil {
 			return nil
 		}
 		haveInfo = true

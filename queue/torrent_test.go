@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -305,5 +306,45 @@ func TestMagnetJobStoresItsMetadata(t *testing.T) {
 	}
 	if !bytes.Equal(stored.InfoBytes, mi.InfoBytes) || stored.Name != "two" || len(stored.Peers) != 1 {
 		t.Fatalf("stored %q with %d info bytes, peers %v; want the metadata the peer sent", stored.Name, len(stored.InfoBytes), stored.Peers)
+	}
+}
+
+// A magnet job whose peer sends the metadata of another torrent fails,
+// saying so, instead of downloading that torrent (anacrolix/torrent
+// v1.59.1 takes any metadata for a v1 link); nothing is stored for it.
+func TestMagnetJobRefusesAnotherTorrentsMetadata(t *testing.T) {
+	src := t.TempDir()
+	wanted := torrenttest.Make(t, src, "wanted.bin", 32<<10, []torrenttest.File{{Data: testData(64 << 10)}})
+	other := torrenttest.Make(t, src, "other.bin", 32<<10, []torrenttest.File{{Data: testData(96 << 10)}})
+	liar := torrenttest.MetadataLiar(t, other.InfoBytes)
+	magnet := "magnet:?xt=urn:btih:" + wanted.HashInfoBytes().HexString() + "&dn=wanted.bin&x.pe=" + liar
+	q := noSeedQueue(t)
+	spec, err := torrent.ParseMagnet(magnet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := torrent.Document(spec, magnet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := t.TempDir()
+	id, err := q.Add(magnet, dest, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	err = torrentRunner(t, q).RunJob(ctx, id)
+	if err == nil || !strings.Contains(err.Error(), "not the link's") {
+		t.Fatalf("RunJob: %v, want the metadata refused", err)
+	}
+	if j := mustJob(t, q, id); j.State != Failed || !strings.Contains(j.Error, "not the link's") {
+		t.Fatalf("job %s: %q", j.State, j.Error)
+	}
+	if stored, _, _ := q.TorrentSpec(id); stored != nil && stored.InfoBytes != nil {
+		t.Fatal("the other torrent's metadata was stored")
+	}
+	if ents, err := os.ReadDir(dest); err != nil || len(ents) != 0 {
+		t.Fatalf("%d entries written in the folder (%v)", len(ents), err)
 	}
 }

@@ -137,24 +137,26 @@ func (noPiece) Completion() storage.Completion {
 	return storage.Completion{Ok: true, Complete: false}
 }
 
-// Spec returns the job's spec with its metadata, once the job has it
-// (for a magnet link, once a peer sent it), checked as FetchMetadata
-// checks it; false before, or when it does not check.
-func (j *Job) Spec() (*Spec, bool) {
+// Spec returns the job's spec with its metadata once the job has it (for
+// a magnet link, once a peer sent it): nil before. Metadata from peers is
+// checked as FetchMetadata checks it; an error says it is not the link's
+// torrent (anacrolix/torrent v1.59.1 takes any for a v1 link), and the
+// job should be stopped.
+func (j *Job) Spec() (*Spec, error) {
 	select {
 	case <-j.t.GotInfo():
 	default:
-		return nil, false
+		return nil, nil
 	}
 	s := *j.req.Spec
 	if s.InfoBytes != nil {
-		return &s, true
+		return &s, nil
 	}
 	b := j.t.Metainfo().InfoBytes
 	name, err := checkMetadata(b, s.InfoHash)
 	if err != nil {
-		return nil, false
+		return nil, fmt.Errorf("%s: metadata from peers: %w", nameOr(s.Name, &s), err)
 	}
 	s.InfoBytes, s.Name = b, name
-	return &s, true
+	return &s, nil
 }
