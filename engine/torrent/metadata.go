@@ -24,11 +24,12 @@ func (c *Client) FetchMetadata(ctx context.Context, spec *Spec) (*Spec, error) {
 		return &out, nil
 	}
 	name := nameOr(spec.Name, spec)
-	cl, err := c.client()
-	if err != nil {
-		return nil, err
-	}
 	for {
+		// Asked again each time round: the client may have closed.
+		cl, err := c.client()
+		if err != nil {
+			return nil, err
+		}
 		ts := &torrent.TorrentSpec{
 			Trackers:    spec.Trackers,
 			DisplayName: spec.Name,

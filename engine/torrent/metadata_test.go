@@ -1,6 +1,7 @@
 package torrent
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -180,4 +181,39 @@ func TestFetchMetadataOfAnotherTorrent(t *testing.T) {
 	if w := listDir(t, work); len(w) != 0 {
 		t.Fatalf("fetching metadata wrote %v", w)
 	}
+}
+
+// FetchMetadata of a torrent a job is running waits for the job's
+// metadata, lending it the peers it knows, and leaves the job's torrent
+// alone: the job then downloads from that peer to the end.
+func TestFetchMetadataWhileItsJobRuns(t *testing.T) {
+	src := t.TempDir()
+	data := randomBytes(t, 4*testPieceLen)
+	mi := makeTorrent(t, src, "shared.bin", []testFile{{Data: data}})
+	addr := seeder(t, src, mi)
+	spec, err := ParseMagnet("magnet:?xt=urn:btih:" + mi.HashInfoBytes().HexString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newTestClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dest := t.TempDir()
+	j, err := c.Start(ctx, &Request{Dir: dest, Spec: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withPeer := *spec
+	withPeer.Peers = []string{addr}
+	got, err := c.FetchMetadata(ctx, &withPeer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "shared.bin" || !bytes.Equal(got.InfoBytes, mi.InfoBytes) {
+		t.Fatalf("fetched %q with %d info bytes", got.Name, len(got.InfoBytes))
+	}
+	if err := j.Err(); err != nil {
+		t.Fatalf("the job: %v", err)
+	}
+	sameFile(t, dest, "shared.bin", data)
 }
