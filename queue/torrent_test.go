@@ -30,8 +30,9 @@ func torrentRunner(t *testing.T, q *Queue) *Runner {
 	return r
 }
 
-// addTorrent queues the .torrent at tf into dest, with the given files
-// selected (nil: all).
+// addTorrent queues the .torrent at tf (or a magnet link, as one file
+// standing for the torrent) into dest, with the given files selected
+// (nil: all).
 func addTorrent(t *testing.T, q *Queue, tf, dest string, selected []string) int64 {
 	t.Helper()
 	spec, err := torrent.Resolve(context.Background(), tf, nil)
@@ -272,16 +273,10 @@ func TestMagnetJobStoresItsMetadata(t *testing.T) {
 	peer := torrenttest.Seed(t, src, mi)
 	magnet := "magnet:?xt=urn:btih:" + mi.HashInfoBytes().HexString() + "&dn=two&x.pe=" + peer
 	q := noSeedQueue(t)
-	spec, err := torrent.ParseMagnet(magnet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := torrent.Document(spec, magnet)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dest := t.TempDir()
-	id, err := q.Add(magnet, dest, doc, nil)
+	id := addTorrent(t, q, magnet, dest, nil)
+	// Stored as the window stored a magnet before its metadata was known.
+	spec, err := torrent.ParseMagnet(magnet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,22 +314,11 @@ func TestMagnetJobRefusesAnotherTorrentsMetadata(t *testing.T) {
 	liar := torrenttest.MetadataLiar(t, other.InfoBytes)
 	magnet := "magnet:?xt=urn:btih:" + wanted.HashInfoBytes().HexString() + "&dn=wanted.bin&x.pe=" + liar
 	q := noSeedQueue(t)
-	spec, err := torrent.ParseMagnet(magnet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := torrent.Document(spec, magnet)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dest := t.TempDir()
-	id, err := q.Add(magnet, dest, doc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := addTorrent(t, q, magnet, dest, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	err = torrentRunner(t, q).RunJob(ctx, id)
+	err := torrentRunner(t, q).RunJob(ctx, id)
 	if err == nil || !strings.Contains(err.Error(), "not the link's") {
 		t.Fatalf("RunJob: %v, want the metadata refused", err)
 	}
