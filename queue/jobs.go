@@ -480,6 +480,11 @@ func scanFile(s scanner, withHashes bool) (int64, File, error) {
 		return 0, File{}, fmt.Errorf("file %s: stored pieces: bitfield of %d bytes for %d pieces", f.Name, len(bits), f.Pieces)
 	}
 	f.Done, f.DoneBytes = countDone(bits, f.Pieces, f.Layout)
+	if f.Verified && f.Size >= 0 {
+		// Landed: all of it is done, whatever its pieces say (a torrent's
+		// files record theirs in torrent_pieces, not here).
+		f.Done, f.DoneBytes = f.Pieces, f.Size
+	}
 	return job, f, nil
 }
 

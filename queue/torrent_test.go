@@ -90,6 +90,20 @@ func TestRunTorrentJob(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dest, "pack", "a.bin")); !os.IsNotExist(err) {
 		t.Fatalf("the unselected a.bin is at its final name: %v", err)
 	}
+	// The queue, read back as after a restart, shows the job's bytes done
+	// (a torrent's pieces are recorded apart from HTTP files' pieces).
+	listed, err := q.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lj := range listed {
+		if lj.ID != id {
+			continue
+		}
+		if _, _, done, size := lj.Progress(); done != size || size != int64(len(files[1].Data)) {
+			t.Fatalf("listed: %d of %d bytes done, want %d of %d", done, size, len(files[1].Data), len(files[1].Data))
+		}
+	}
 }
 
 // A finished torrent seeds on after its job is done, visibly, until it
