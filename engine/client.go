@@ -63,6 +63,12 @@ type Client struct {
 	// Limit caps the download rate in bytes per second across all
 	// connections; 0 means no limit.
 	Limit int64
+	// Limiter, when set, is the download budget the Client takes from in
+	// place of one of its own: give the same one to several Clients and to
+	// the BitTorrent client (torrent.Config.Downloads) and one limit holds
+	// for all of them. Limit is then not used; SetLimit changes the shared
+	// rate.
+	Limiter *Limiter
 	// UserAgent is sent to HTTP mirrors; "" uses the transport's default.
 	UserAgent string
 	// StallTimeout is how long a connection that has begun to receive may
@@ -77,7 +83,7 @@ type Client struct {
 
 	once         sync.Once
 	budget       *budget
-	lim          *limiter
+	lim          *Limiter
 	perMirrorCap atomic.Int64
 }
 
@@ -92,7 +98,10 @@ func (c *Client) init() {
 			h = DefaultMaxConnsPerHost
 		}
 		c.budget = newBudget(n, h)
-		c.lim = newLimiter(c.Limit)
+		c.lim = c.Limiter
+		if c.lim == nil {
+			c.lim = NewLimiter(c.Limit)
+		}
 		m := c.MaxConnsPerMirror
 		if m <= 0 {
 			m = DefaultMaxConnsPerMirror
@@ -123,7 +132,7 @@ type Limits struct {
 func (c *Client) Limits() Limits {
 	c.init()
 	total, host := c.budget.caps()
-	return Limits{MaxConns: total, MaxConnsPerMirror: c.perMirror(), MaxConnsPerHost: host, Limit: c.lim.rateNow()}
+	return Limits{MaxConns: total, MaxConnsPerMirror: c.perMirror(), MaxConnsPerHost: host, Limit: c.lim.Rate()}
 }
 
 // FilesAtOnce is how many files of a batch a caller should keep
@@ -136,7 +145,14 @@ func (c *Client) FilesAtOnce() int { return 2 * c.Limits().MaxConns }
 // 0 removes it) for the downloads running and to come.
 func (c *Client) SetLimit(bytesPerSec int64) {
 	c.init()
-	c.lim.setRate(bytesPerSec)
+	c.lim.SetRate(bytesPerSec)
+}
+
+// DownloadLimiter is the budget the Client's connections take from: the
+// Limiter it was given, or its own.
+func (c *Client) DownloadLimiter() *Limiter {
+	c.init()
+	return c.lim
 }
 
 // SetMaxConns changes the total connection cap (n <= 0: the default). When

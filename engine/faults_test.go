@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -430,4 +431,40 @@ func TestJournalAndCancel(t *testing.T) {
 	if served := fast.BytesServed(); served != int64(len(data))-have {
 		t.Fatalf("resume fetched %d bytes, want %d", served, int64(len(data))-have)
 	}
+}
+
+// TestOnePieceResumeReadsBack: a file of one piece whose hash is the
+// whole-file hash is verified by the piece's check when its bytes arrive,
+// without reading them back; a piece an earlier run left is not, and
+// garbage in it is caught by the whole-file hash.
+func TestOnePieceResumeReadsBack(t *testing.T) {
+	data := testData(200 << 10)
+	m := mirrortest.New(t, data)
+	f := fileFor("one.bin", data, 256<<10, m.URL())
+	if n := piece.PlanFor(f).Count(); n != 1 {
+		t.Fatalf("plan has %d pieces, want 1", n)
+	}
+
+	fresh := t.TempDir()
+	snap, err := get(t, &Client{}, &Request{Dir: fresh, File: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFile(t, fresh, "one.bin", data)
+	if snap.VerifiedBy != "sha-256" {
+		t.Fatalf("verified by %q, want sha-256", snap.VerifiedBy)
+	}
+
+	dir := t.TempDir()
+	garbage := bytes.Repeat([]byte{0x5a}, len(data))
+	if err := os.WriteFile(filepath.Join(dir, "one.bin.part"), garbage, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := piece.NewBitfield(1)
+	done.Set(0)
+	_, err = get(t, &Client{}, &Request{Dir: dir, File: f, Done: done})
+	if !errors.Is(err, ErrHashMismatch) {
+		t.Fatalf("resumed garbage: err %v, want ErrHashMismatch", err)
+	}
+	noFile(t, dir, "one.bin")
 }

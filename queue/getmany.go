@@ -34,9 +34,11 @@ func (q *Queue) PrepareFiles(ctx context.Context, source, dest string, files []m
 	source = Redact(source)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		if id, err = q.AddFrom(source, abs, &metalink.Document{Version: 4, Files: files}, nil, origin); err != nil {
+		// A new job: it starts running, and nothing is recorded to resume.
+		if id, err = q.addJob(source, abs, &metalink.Document{Version: 4, Files: files}, nil, origin, Running); err != nil {
 			return 0, nil, err
 		}
+		return id, make([]*piece.Bitfield, len(files)), nil
 	case err != nil:
 		return 0, nil, q.wrap("find job for "+source, err)
 	case State(state) == Running && !owner:

@@ -184,6 +184,12 @@ func (q *Queue) Add(source, dest string, doc *metalink.Document, selected []stri
 // needs (a plain URL resolved by Metalink/HTTP): they are stored with the
 // job in the same transaction.
 func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []string, origin Origin) (int64, error) {
+	return q.addJob(source, dest, doc, selected, origin, Queued)
+}
+
+// addJob is AddFrom for a job that starts in state (queued, or running
+// for `braid get`, which runs it at once).
+func (q *Queue) addJob(source, dest string, doc *metalink.Document, selected []string, origin Origin, state State) (int64, error) {
 	const op = "add job"
 	shown := Redact(source)
 	if doc == nil || len(doc.Files) == 0 {
@@ -217,8 +223,8 @@ func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []
 	err = q.tx(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`
 			INSERT INTO jobs (source, source_key, dest, state, position, added_at, document, origin_etag, referer)
-			VALUES (?, ?, ?, 'queued', (SELECT COALESCE(MAX(position), -1) + 1 FROM jobs), ?, ?, ?, ?)`,
-			shown, canonical(source), abs, time.Now().UnixMilli(), blob, origin.ETag, Redact(origin.Referer))
+			VALUES (?, ?, ?, ?, (SELECT COALESCE(MAX(position), -1) + 1 FROM jobs), ?, ?, ?, ?)`,
+			shown, canonical(source), abs, string(state), time.Now().UnixMilli(), blob, origin.ETag, Redact(origin.Referer))
 		if err != nil {
 			return err
 		}
@@ -474,6 +480,11 @@ func scanFile(s scanner, withHashes bool) (int64, File, error) {
 		return 0, File{}, fmt.Errorf("file %s: stored pieces: bitfield of %d bytes for %d pieces", f.Name, len(bits), f.Pieces)
 	}
 	f.Done, f.DoneBytes = countDone(bits, f.Pieces, f.Layout)
+	if f.Verified && f.Size >= 0 {
+		// Landed: all of it is done, whatever its pieces say (a torrent's
+		// files record theirs in torrent_pieces, not here).
+		f.Done, f.DoneBytes = f.Pieces, f.Size
+	}
 	return job, f, nil
 }
 

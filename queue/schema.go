@@ -148,6 +148,16 @@ CREATE TABLE torrent_pieces (
 	PRIMARY KEY (dir, infohash, piece)
 ) WITHOUT ROWID;
 `},
+	// 8 (BitTorrent, issue 13, stored torrent specs): the torrent a job was
+	// added from, as resolved then (a .torrent's metainfo, a magnet's once
+	// its metadata arrived), so a run needs neither the .torrent file nor
+	// the peers' metadata again.
+	{sql: `
+CREATE TABLE torrent_specs (
+	job  INTEGER PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE,
+	spec BLOB    NOT NULL                  -- engine/torrent.Spec as JSON
+);
+`},
 }
 
 // keySources gives the jobs stored before source_key their canonical

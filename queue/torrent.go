@@ -2,8 +2,12 @@ package queue
 
 import (
 	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
+
+	"braid/engine/torrent"
 )
 
 // TorrentPieces keeps the piece completion of the torrents downloaded into
@@ -67,4 +71,42 @@ func (p *TorrentPieces) Forget(infoHash string) error {
 		return p.q.wrap("torrent "+infoHash+": forget pieces", err)
 	}
 	return nil
+}
+
+// SetTorrentSpec stores the torrent job id was added from, as resolved:
+// its runs use it instead of reading the source again (a .torrent file
+// moved or deleted since, a magnet's metadata fetched from peers once).
+// A later call replaces it, e.g. when a magnet's metadata has arrived.
+func (q *Queue) SetTorrentSpec(id int64, spec *torrent.Spec) error {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return fmt.Errorf("job %d: store its torrent: %w", id, err)
+	}
+	err = q.tx(func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO torrent_specs (job, spec) VALUES (?, ?)
+			ON CONFLICT (job) DO UPDATE SET spec = excluded.spec`, id, b)
+		return err
+	})
+	if err != nil {
+		return q.wrap(fmt.Sprintf("job %d: store its torrent", id), err)
+	}
+	return nil
+}
+
+// TorrentSpec returns the torrent stored for job id by SetTorrentSpec;
+// false when none is.
+func (q *Queue) TorrentSpec(id int64) (*torrent.Spec, bool, error) {
+	var b []byte
+	err := q.db.QueryRow(`SELECT spec FROM torrent_specs WHERE job = ?`, id).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, q.wrap(fmt.Sprintf("job %d: read its torrent", id), err)
+	}
+	var spec torrent.Spec
+	if err := json.Unmarshal(b, &spec); err != nil {
+		return nil, false, fmt.Errorf("job %d: read its stored torrent: %w", id, err)
+	}
+	return &spec, true, nil
 }

@@ -142,6 +142,11 @@ func (r *Runner) torrentClient() (*torrent.Client, error) {
 	if r.Torrent != nil {
 		return r.Torrent, nil
 	}
+	// The HTTP engine's limit holds for torrents too: one budget.
+	hc, err := r.client()
+	if err != nil {
+		return nil, err
+	}
 	r.tor.mu.Lock()
 	defer r.tor.mu.Unlock()
 	if r.tor.made != nil {
@@ -151,15 +156,11 @@ func (r *Runner) torrentClient() (*torrent.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := r.Queue.Settings()
-	if err != nil {
-		return nil, err
-	}
 	r.tor.made = torrent.NewClient(torrent.Config{
 		ListenPort: ts.Port,
 		DHT:        ts.Discovery, PEX: ts.Discovery, Trackers: ts.Discovery,
-		DownloadLimit: s.SpeedLimit,
-		UploadLimit:   ts.UploadLimit,
+		Downloads:   hc.DownloadLimiter(),
+		UploadLimit: ts.UploadLimit,
 		// Logger nil: slog's default, which is Braid's log.
 	})
 	return r.tor.made, nil
@@ -214,16 +215,43 @@ func (r *Runner) runTorrent(ctx context.Context, j Job, src metalink.MetaURL) er
 			one, _ = docFile(j, f.Name)
 		}
 	}
-	var spec *torrent.Spec
-	var err error
-	if len(selected) == 1 && (len(one.URLs) > 0 || len(one.Hashes) > 0) && src.Name == "" {
-		// A metalink file with its own mirrors and hashes.
-		spec, err = torrent.FromMetalink(ctx, one, nil)
-	} else {
-		spec, err = torrent.Resolve(ctx, src.URL, nil)
-	}
+	// The torrent as it was resolved when the job was added, or by an
+	// earlier run: the .torrent file may be gone since, and a magnet's
+	// metadata need not come from peers again.
+	spec, stored, err := q.TorrentSpec(j.ID)
 	if err != nil {
-		return fmt.Errorf("job %d: %w", j.ID, err)
+		return err
+	}
+	if !stored {
+		if len(selected) == 1 && (len(one.URLs) > 0 || len(one.Hashes) > 0) && src.Name == "" {
+			// A metalink file with its own mirrors and hashes.
+			spec, err = torrent.FromMetalink(ctx, one, nil)
+		} else {
+			spec, err = torrent.Resolve(ctx, src.URL, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("job %d: %w", j.ID, err)
+		}
+		if err := q.SetTorrentSpec(j.ID, spec); err != nil {
+			return err
+		}
+	}
+	// A magnet's metadata, once a peer sent it, is checked (it must be
+	// the link's torrent) and stored for the next run.
+	haveInfo := spec.InfoBytes != nil
+	keepInfo := func(tj *torrent.Job) error {
+		if haveInfo {
+			return nil
+		}
+		s, err := tj.Spec()
+		if err != nil {
+			return fmt.Errorf("job %d: %w", j.ID, err)
+		}
+		if s == nil {
+			return nil
+		}
+		haveInfo = true
+		return q.SetTorrentSpec(j.ID, s)
 	}
 	comp, err := q.TorrentPieces(j.Dest)
 	if err != nil {
@@ -286,6 +314,10 @@ loop:
 			if r.Progress != nil {
 				r.Progress(j, tj.Snapshot().Snapshot)
 			}
+			if err := keepInfo(tj); err != nil {
+				tj.Stop()
+				return err
+			}
 			s, err := q.state(j.ID)
 			if errors.Is(err, ErrNotFound) || (err == nil && s != Running) {
 				tj.Stop()
@@ -296,6 +328,10 @@ loop:
 	snap := tj.Snapshot()
 	if r.Progress != nil {
 		r.Progress(j, snap.Snapshot)
+	}
+	if err := keepInfo(tj); err != nil {
+		tj.Stop()
+		return err
 	}
 	select {
 	case <-tj.Done():

@@ -8,8 +8,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/anacrolix/torrent/metainfo"
 
 	"braid/engine/mirrortest"
 	"braid/engine/torrent"
@@ -27,8 +30,9 @@ func torrentRunner(t *testing.T, q *Queue) *Runner {
 	return r
 }
 
-// addTorrent queues the .torrent at tf into dest, with the given files
-// selected (nil: all).
+// addTorrent queues the .torrent at tf (or a magnet link, as one file
+// standing for the torrent) into dest, with the given files selected
+// (nil: all).
 func addTorrent(t *testing.T, q *Queue, tf, dest string, selected []string) int64 {
 	t.Helper()
 	spec, err := torrent.Resolve(context.Background(), tf, nil)
@@ -85,6 +89,20 @@ func TestRunTorrentJob(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dest, "pack", "a.bin")); !os.IsNotExist(err) {
 		t.Fatalf("the unselected a.bin is at its final name: %v", err)
+	}
+	// The queue, read back as after a restart, shows the job's bytes done
+	// (a torrent's pieces are recorded apart from HTTP files' pieces).
+	listed, err := q.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lj := range listed {
+		if lj.ID != id {
+			continue
+		}
+		if _, _, done, size := lj.Progress(); done != size || size != int64(len(files[1].Data)) {
+			t.Fatalf("listed: %d of %d bytes done, want %d of %d", done, size, len(files[1].Data), len(files[1].Data))
+		}
 	}
 }
 
@@ -178,4 +196,153 @@ func mustJob(t *testing.T, q *Queue, id int64) Job {
 		t.Fatal(err)
 	}
 	return j
+}
+
+// noSeedQueue is a test queue whose finished torrents do not seed.
+func noSeedQueue(t *testing.T) *Queue {
+	t.Helper()
+	q := openTest(t, t.TempDir())
+	if err := q.SetTorrentSettings(TorrentSettings{SeedRatio: 0}); err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// webSeeded makes a one-file torrent of size bytes whose data comes from
+// a mirror test server as its web seed, and writes its .torrent.
+func webSeeded(t *testing.T, name string, size int) (data []byte, mi *metainfo.MetaInfo, tf string) {
+	t.Helper()
+	data = testData(size)
+	m := mirrortest.New(t, data)
+	mi = torrenttest.Make(t, t.TempDir(), name, 64<<10, []torrenttest.File{{Data: data}}, m.URL())
+	return data, mi, torrenttest.WriteFile(t, mi, name+".torrent")
+}
+
+// A job added from a local .torrent file, with the torrent stored as the
+// window's Add stores it, runs to completion after the .torrent file was
+// deleted; removing the job removes what was stored.
+func TestTorrentJobAfterTorrentFileDeleted(t *testing.T) {
+	data, _, tf := webSeeded(t, "gone.bin", 300<<10)
+	q := noSeedQueue(t)
+	spec, err := torrent.Resolve(context.Background(), tf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := t.TempDir()
+	id := addTorrent(t, q, tf, dest, nil)
+	if err := q.SetTorrentSpec(id, spec); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(tf); err != nil {
+		t.Fatal(err)
+	}
+	r := torrentRunner(t, q)
+	if err := r.RunJob(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if j := mustJob(t, q, id); j.State != Done {
+		t.Fatalf("job %s: %s", j.State, j.Error)
+	}
+	got, err := os.ReadFile(filepath.Join(dest, "gone.bin"))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("gone.bin: %v", err)
+	}
+	if err := q.Remove(id, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := q.TorrentSpec(id); ok || err != nil {
+		t.Fatalf("the removed job's torrent is still stored (%v)", err)
+	}
+}
+
+// A job queued before its torrent was stored resolves it on its first
+// run and stores it, so the next run does not need the .torrent file.
+func TestTorrentJobStoresItsSpec(t *testing.T) {
+	_, mi, tf := webSeeded(t, "s.bin", 200<<10)
+	q := noSeedQueue(t)
+	id := addTorrent(t, q, tf, t.TempDir(), nil)
+	if _, ok, _ := q.TorrentSpec(id); ok {
+		t.Fatal("a torrent is stored before any run")
+	}
+	if err := torrentRunner(t, q).RunJob(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	spec, ok, err := q.TorrentSpec(id)
+	if err != nil || !ok {
+		t.Fatalf("no torrent stored by the run (%v)", err)
+	}
+	if spec.InfoHash != mi.HashInfoBytes() || spec.Name != "s.bin" || !bytes.Equal(spec.InfoBytes, mi.InfoBytes) ||
+		len(spec.WebSeeds) != 1 || spec.WebSeeds[0] != mi.UrlList[0] {
+		t.Fatalf("stored %q %s, %d info bytes, web seeds %v", spec.Name, spec.InfoHash.HexString(), len(spec.InfoBytes), spec.WebSeeds)
+	}
+}
+
+// A job queued from a magnet link before its metadata was known (one
+// placeholder file) downloads every file from its x.pe peer and stores
+// the metadata the peer sent, so the next run needs no peer for it.
+func TestMagnetJobStoresItsMetadata(t *testing.T) {
+	src := t.TempDir()
+	files := []torrenttest.File{{Path: "a.bin", Data: testData(100 << 10)}, {Path: "b.bin", Data: testData(70 << 10)}}
+	mi := torrenttest.Make(t, src, "two", 32<<10, files)
+	peer := torrenttest.Seed(t, src, mi)
+	magnet := "magnet:?xt=urn:btih:" + mi.HashInfoBytes().HexString() + "&dn=two&x.pe=" + peer
+	q := noSeedQueue(t)
+	dest := t.TempDir()
+	id := addTorrent(t, q, magnet, dest, nil)
+	// Stored as the window stored a magnet before its metadata was known.
+	spec, err := torrent.ParseMagnet(magnet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SetTorrentSpec(id, spec); err != nil {
+		t.Fatal(err)
+	}
+	if err := torrentRunner(t, q).RunJob(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if j := mustJob(t, q, id); j.State != Done {
+		t.Fatalf("job %s: %s", j.State, j.Error)
+	}
+	for _, f := range files {
+		got, err := os.ReadFile(filepath.Join(dest, "two", f.Path))
+		if err != nil || !bytes.Equal(got, f.Data) {
+			t.Fatalf("%s: %v", f.Path, err)
+		}
+	}
+	stored, ok, err := q.TorrentSpec(id)
+	if err != nil || !ok {
+		t.Fatalf("no torrent stored (%v)", err)
+	}
+	if !bytes.Equal(stored.InfoBytes, mi.InfoBytes) || stored.Name != "two" || len(stored.Peers) != 1 {
+		t.Fatalf("stored %q with %d info bytes, peers %v; want the metadata the peer sent", stored.Name, len(stored.InfoBytes), stored.Peers)
+	}
+}
+
+// A magnet job whose peer sends the metadata of another torrent fails,
+// saying so, instead of downloading that torrent (anacrolix/torrent
+// v1.59.1 takes any metadata for a v1 link); nothing is stored for it.
+func TestMagnetJobRefusesAnotherTorrentsMetadata(t *testing.T) {
+	src := t.TempDir()
+	wanted := torrenttest.Make(t, src, "wanted.bin", 32<<10, []torrenttest.File{{Data: testData(64 << 10)}})
+	other := torrenttest.Make(t, src, "other.bin", 32<<10, []torrenttest.File{{Data: testData(96 << 10)}})
+	liar := torrenttest.MetadataLiar(t, other.InfoBytes)
+	magnet := "magnet:?xt=urn:btih:" + wanted.HashInfoBytes().HexString() + "&dn=wanted.bin&x.pe=" + liar
+	q := noSeedQueue(t)
+	dest := t.TempDir()
+	id := addTorrent(t, q, magnet, dest, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	err := torrentRunner(t, q).RunJob(ctx, id)
+	if err == nil || !strings.Contains(err.Error(), "not the link's") {
+		t.Fatalf("RunJob: %v, want the metadata refused", err)
+	}
+	if j := mustJob(t, q, id); j.State != Failed || !strings.Contains(j.Error, "not the link's") {
+		t.Fatalf("job %s: %q", j.State, j.Error)
+	}
+	if stored, _, _ := q.TorrentSpec(id); stored != nil && stored.InfoBytes != nil {
+		t.Fatal("the other torrent's metadata was stored")
+	}
+	if ents, err := os.ReadDir(dest); err != nil || len(ents) != 0 {
+		t.Fatalf("%d entries written in the folder (%v)", len(ents), err)
+	}
 }

@@ -256,8 +256,10 @@ type Backend interface {
 	// of every piece's state, and only the Segments tab needs it.
 	Detail(id JobID, pieces bool) (Detail, error)
 
-	// Open reads a source (a .meta4, .metalink or .torrent path, a URL)
-	// into a document for the picker.
+	// Open reads a source (a .meta4, .metalink or .torrent path, a URL,
+	// a magnet link) into a document for the picker. A magnet link's
+	// metadata comes from peers first, which may take long: Open returns
+	// when ctx ends (the window's Cancel).
 	Open(ctx context.Context, source string) (*metalink.Document, error)
 	// Add puts the picked files in the queue, running unless req.Paused.
 	Add(ctx context.Context, req AddRequest) (JobID, error)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -459,20 +460,78 @@ func (w *Window) fileOpen(chosen func(path string)) *dialog.FileDialog {
 func (w *Window) OpenSource(source string) { w.open(source, false) }
 
 // open reads source and offers it; with pick the picker shows even for
-// a plain link.
+// a plain link. A magnet link's files are known only once its metadata
+// came from peers, which may take long or never happen: meanwhile a
+// dialog says so, and its Cancel ends the open.
 func (w *Window) open(source string, pick bool) {
+	ctx, cancel := context.WithCancel(w.ctx)
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
-		doc, err := w.Backend.Open(w.ctx, source)
+		defer cancel()
+		var fetching dialog.Dialog // only touched on the UI goroutine
+		if name, ok := magnetName(source); ok {
+			w.do(func() { fetching = w.showFetching(name, cancel) })
+		}
+		doc, err := w.Backend.Open(ctx, source)
 		w.do(func() {
+			if fetching != nil {
+				fetching.Hide()
+			}
 			if err != nil {
+				if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+					return // the user canceled, or the window closes
+				}
 				w.showError(fmt.Errorf(lang.L("open %s: %w"), source, err))
 				return
 			}
 			w.offer(source, doc, pick)
 		})
 	}()
+}
+
+// showFetching shows that a magnet link's metadata is being fetched; its
+// Cancel (or Escape) calls cancel. The caller hides it when the open
+// ends.
+func (w *Window) showFetching(name string, cancel func()) dialog.Dialog {
+	msg := widget.NewLabel(fmt.Sprintf(lang.L("Fetching metadata for %s…"), name))
+	msg.Wrapping = fyne.TextWrapWord
+	var d *dialog.CustomDialog
+	stop := func() {
+		cancel()
+		d.Hide()
+	}
+	d = dialog.NewCustomWithoutButtons(lang.L("Fetching metadata"), container.NewVBox(msg, widget.NewProgressBarInfinite()), w.Win)
+	d.SetButtons([]fyne.CanvasObject{widget.NewButton(lang.L("Cancel"), stop)})
+	w.keyed(d, nil, stop)
+	d.Resize(fyne.NewSize(480, d.MinSize().Height))
+	d.Show()
+	return d
+}
+
+// magnetName is what the window calls a magnet link while its metadata
+// is fetched: its display name (dn), else its info hash; false for a
+// source that is not a magnet link.
+func magnetName(source string) (string, bool) {
+	if !strings.HasPrefix(strings.ToLower(source), "magnet:") {
+		return "", false
+	}
+	_, query, _ := strings.Cut(source, "?")
+	hash := ""
+	for _, kv := range strings.Split(query, "&") {
+		if v, ok := strings.CutPrefix(kv, "dn="); ok {
+			if dn, err := url.QueryUnescape(v); err == nil && strings.TrimSpace(dn) != "" {
+				return strings.TrimSpace(dn), true
+			}
+		}
+		if v, ok := strings.CutPrefix(strings.ToLower(kv), "xt=urn:btih:"); ok && v != "" {
+			hash = v
+		}
+	}
+	if hash != "" {
+		return hash, true
+	}
+	return source, true
 }
 
 // offer shows the picker for doc, or adds it directly when there is

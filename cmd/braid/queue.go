@@ -125,6 +125,11 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case "move":
 		err = moves[fs.Arg(1)](q, id)
 	case "run":
+		closeLog, lerr := openLog(dir)
+		if lerr != nil {
+			fmt.Fprintf(stderr, "braid queue: %v\n", lerr)
+		}
+		defer closeLog()
 		err = queueRun(ctx, q, runFlags{maxConn: *maxConn, perHost: *perHost, jobs: *jobs, rate: rate}, stdout)
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/torrent"
 )
@@ -19,18 +20,26 @@ type torrentOptions struct {
 	port      int
 	discovery bool
 	dht       bool
-	upLimit   string
+	// uploads is --upload-limit, one budget for every torrent of the run.
+	uploads *engine.Limiter
 }
 
 // torrentFlags adds get's BitTorrent flags to fs.
 func torrentFlags(fs *flag.FlagSet) *torrentOptions {
-	o := &torrentOptions{}
+	o := &torrentOptions{uploads: engine.NewUploadLimiter(0)}
 	fs.Float64Var(&o.seedRatio, "seed-ratio", 0, "after a torrent completes, seed until this upload ratio (0: do not seed)")
 	fs.DurationVar(&o.seedTime, "seed-time", 0, "after a torrent completes, seed at most this long (0: no time limit; with --seed-ratio 0, do not seed)")
 	fs.IntVar(&o.port, "bt-port", 0, "port to listen on for BitTorrent peers (0: any free port)")
 	fs.BoolVar(&o.discovery, "bt-discovery", true, "find BitTorrent peers through trackers, DHT and PEX (false: only the peers and web seeds the source names)")
 	fs.BoolVar(&o.dht, "bt-dht", true, "with --bt-discovery, use the DHT too (false: trackers and PEX only)")
-	fs.StringVar(&o.upLimit, "upload-limit", "", "BitTorrent upload rate limit in bytes per second, e.g. 500K (0: none)")
+	fs.Func("upload-limit", "BitTorrent upload rate limit in bytes per second over all torrents, e.g. 500K (0: none)", func(v string) error {
+		up, err := parseRate(v)
+		if err != nil {
+			return err
+		}
+		o.uploads.SetRate(up)
+		return nil
+	})
 	return o
 }
 
@@ -62,11 +71,7 @@ func (o *getOptions) getMetalinkTorrent(ctx context.Context, st getState, src st
 }
 
 func (o *getOptions) runTorrent(ctx context.Context, st getState, src string, spec *torrent.Spec) bool {
-	up, err := parseRate(o.torrent.upLimit)
-	if err != nil {
-		o.fail(src, spec.Name, fmt.Errorf("--upload-limit: %w", err))
-		return false
-	}
+	var err error
 	req := &torrent.Request{Dir: o.dir, Spec: spec, SeedRatio: o.torrent.seedRatio, SeedTime: o.torrent.seedTime}
 	if tp, ok := st.(torrentPieces); ok {
 		if req.Completion, err = tp.TorrentPieces(o.dir); err != nil {
@@ -75,14 +80,15 @@ func (o *getOptions) runTorrent(ctx context.Context, st getState, src string, sp
 		}
 	}
 	c := torrent.NewClient(torrent.Config{
-		ListenPort:    o.torrent.port,
-		DHT:           o.torrent.discovery && o.torrent.dht,
-		PEX:           o.torrent.discovery,
-		Trackers:      o.torrent.discovery,
-		DownloadLimit: o.client.Limit,
-		UploadLimit:   up,
-		Logger:        slog.New(slog.DiscardHandler),
-		HTTP:          o.client.HTTP,
+		ListenPort: o.torrent.port,
+		DHT:        o.torrent.discovery && o.torrent.dht,
+		PEX:        o.torrent.discovery,
+		Trackers:   o.torrent.discovery,
+		// --limit holds for HTTP, FTP and BitTorrent together.
+		Downloads: o.client.DownloadLimiter(),
+		Uploads:   o.torrent.uploads,
+		Logger:    slog.New(slog.DiscardHandler),
+		HTTP:      o.client.HTTP,
 	})
 	defer c.Close()
 	job, err := c.Start(ctx, req)

@@ -118,6 +118,11 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	defer q.Close()
+	closeLog, err := openLog(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "braid: %v\n", err)
+	}
+	defer closeLog()
 
 	ui.LoadTranslations()
 	back := bridge.New(q, nil)

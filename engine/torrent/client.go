@@ -18,7 +18,8 @@ import (
 	"github.com/anacrolix/torrent"
 	"github.com/anacrolix/torrent/metainfo"
 	"github.com/anacrolix/torrent/storage"
-	"golang.org/x/time/rate"
+
+	"braid/engine"
 )
 
 // Config is the app's BitTorrent setup, given once to NewClient.
@@ -34,6 +35,15 @@ type Config struct {
 	// DownloadLimit and UploadLimit are in bytes per second for all
 	// torrents together; 0 means none. See Client.SetLimits.
 	DownloadLimit, UploadLimit int64
+	// Downloads, when set, is the download budget shared with the HTTP
+	// engine (engine.Client.DownloadLimiter), so one limit holds for
+	// HTTP, FTP and BitTorrent together; DownloadLimit is then not used
+	// and SetLimits changes the shared rate.
+	Downloads *engine.Limiter
+	// Uploads, when set, is the upload budget shared with other clients
+	// (braid get makes one per torrent), made by engine.NewUploadLimiter;
+	// UploadLimit is then not used.
+	Uploads *engine.Limiter
 	// Logger receives the library's logs; nil: slog.Default().
 	Logger *slog.Logger
 	// HTTP fetches .torrent files and web seeds; nil: http.DefaultClient's
@@ -45,8 +55,8 @@ type Config struct {
 // job (Start) and is safe for concurrent use.
 type Client struct {
 	cfg  Config
-	down *rate.Limiter
-	up   *rate.Limiter
+	down *engine.Limiter // maybe shared with the HTTP engine
+	up   *engine.Limiter
 
 	mu     sync.Mutex
 	cl     *torrent.Client
@@ -62,30 +72,34 @@ func NewClient(cfg Config) *Client {
 	}
 	c := &Client{
 		cfg:  cfg,
-		down: rate.NewLimiter(rate.Inf, 1<<20),
-		up:   rate.NewLimiter(rate.Inf, 1<<20),
+		down: cfg.Downloads,
+		up:   cfg.Uploads,
 		jobs: map[*torrent.Torrent]*Job{},
 	}
-	c.SetLimits(cfg.DownloadLimit, cfg.UploadLimit)
+	if c.down == nil {
+		c.down = engine.NewLimiter(cfg.DownloadLimit)
+	}
+	if c.up == nil {
+		c.up = engine.NewUploadLimiter(cfg.UploadLimit)
+	}
 	return c
 }
 
 // SetLimits changes the download and upload limits (bytes per second, 0:
-// none) for all torrents, running or not.
+// none) for all torrents, running or not. With Config.Downloads the
+// download limit is the one shared with the HTTP engine.
 func (c *Client) SetLimits(down, up int64) {
-	set := func(l *rate.Limiter, n int64) {
-		if n <= 0 {
-			l.SetLimit(rate.Inf)
-			return
-		}
-		// The burst stays explicit: a limiter made with burst 0 panics
-		// later inside the library (see notes/bittorrent.md).
-		l.SetBurst(int(max(n/10, 16<<10)))
-		l.SetLimit(rate.Limit(n))
-	}
-	set(c.down, down)
-	set(c.up, up)
+	c.down.SetRate(down)
+	c.up.SetRate(up)
 }
+
+// Limits returns the download and upload limits in force (bytes per
+// second, 0: none).
+func (c *Client) Limits() (down, up int64) { return c.down.Rate(), c.up.Rate() }
+
+// SetUploadLimit changes the upload limit alone (bytes per second, 0:
+// none), leaving the download limit to whoever owns it.
+func (c *Client) SetUploadLimit(up int64) { c.up.SetRate(up) }
 
 // noStorage refuses a torrent added without Braid's storage.
 type noStorage struct{}
@@ -139,8 +153,11 @@ func (c *Client) client() (*torrent.Client, error) {
 	tc.DefaultStorage = noStorage{}
 	tc.Slogger = c.cfg.Logger
 	tc.MaxAllocPeerRequestDataPerConn = MaxPeerRequestData
-	tc.DownloadRateLimiter = c.down
-	tc.UploadRateLimiter = c.up
+	// engine.Limiter keeps the bursts explicit and never below what the
+	// library reads at once: a burst of 0, or one lowered under a read in
+	// flight, panics inside the library (see notes/bittorrent.md).
+	tc.DownloadRateLimiter = c.down.RateLimiter()
+	tc.UploadRateLimiter = c.up.RateLimiter()
 	if c.cfg.HTTP != nil {
 		tc.MetainfoSourcesClient = c.cfg.HTTP
 		if c.cfg.HTTP.Transport != nil {

@@ -86,6 +86,10 @@ type Backend struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
+
+	// downloads is the one download limit: every run's Client and the
+	// BitTorrent client take from it, so the setting holds for the sum.
+	downloads *engine.Limiter
 }
 
 // live is a job in progress: the runner's last word on it, or a check.
@@ -149,6 +153,7 @@ func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalin
 		wake:     make(chan struct{}, 1),
 		changes:  make(chan struct{}, 1),
 	}
+	b.downloads = engine.NewLimiter(0) // each run sets it (clientLocked)
 	if b.open == nil {
 		b.open = b.openSource
 	}
@@ -268,6 +273,8 @@ func (b *Backend) clientLocked() *engine.Client {
 	if sched, err := b.q.Schedule(); err == nil {
 		c.Limit = sched.Limit(c.Limit)
 	}
+	b.downloads.SetRate(c.Limit)
+	c.Limiter = b.downloads
 	b.client = c
 	return c
 }

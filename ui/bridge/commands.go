@@ -31,14 +31,21 @@ func (b *Backend) Add(_ context.Context, req ui.AddRequest) (ui.JobID, error) {
 	if err != nil {
 		return 0, err
 	}
+	// The torrent as Open read it goes with the job. Should storing it
+	// fail, the job is queued all the same (and the error shown): its
+	// runs read the source again, as jobs queued without one do.
+	var specErr error
+	if spec, ok := b.takeSpec(req.Doc); ok {
+		specErr = b.q.SetTorrentSpec(id, spec)
+	}
 	if req.Paused {
 		if err := b.q.Pause(id, ""); err != nil {
 			return ui.JobID(id), err
 		}
-		return ui.JobID(id), nil
+		return ui.JobID(id), specErr
 	}
 	b.poke()
-	return ui.JobID(id), nil
+	return ui.JobID(id), specErr
 }
 
 // Pause stops a job; the runner lets go of it within about a second.

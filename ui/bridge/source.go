@@ -24,12 +24,13 @@ const maxOrigins = 16
 // queue.ResolveSource (the command line's way): a local .meta4 or
 // .metalink file, the URL of one, or the plain URL of a file (read as
 // Metalink/HTTP, so the server's mirrors and digests come along), keeping
-// what a plain URL's server said for Add. Torrents are not supported yet.
+// what a plain URL's server said for Add; or a torrent or magnet link
+// (openTorrent), keeping the torrent for Add.
 func (b *Backend) openSource(ctx context.Context, source string) (*metalink.Document, error) {
 	if doc, ok, err := b.openSync(ctx, source); ok {
 		return doc, err
 	}
-	doc, origin, err := resolveSource(ctx, source)
+	doc, origin, err := b.resolveSource(ctx, source)
 	if err != nil || origin == (queue.Origin{}) {
 		return doc, err
 	}
@@ -46,13 +47,13 @@ func (b *Backend) openSource(ctx context.Context, source string) (*metalink.Docu
 
 // resolveSource reads a torrent or magnet link with engine/torrent
 // (torrent.go), any other source with queue.ResolveSource.
-func resolveSource(ctx context.Context, source string) (*metalink.Document, queue.Origin, error) {
+func (b *Backend) resolveSource(ctx context.Context, source string) (*metalink.Document, queue.Origin, error) {
 	ext := strings.ToLower(path.Ext(source))
 	if u, err := url.Parse(source); err == nil && u.Host != "" {
 		ext = strings.ToLower(path.Ext(u.Path))
 	}
 	if torrent.IsSource(source) || ext == ".torrent" {
-		doc, err := openTorrent(ctx, source)
+		doc, err := b.openTorrent(ctx, source)
 		return doc, queue.Origin{}, err
 	}
 	return queue.ResolveSource(ctx, source, nil)

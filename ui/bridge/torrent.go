@@ -26,6 +26,11 @@ type torrents struct {
 	// seeding are finished jobs seeding past their run, with the runner
 	// that holds them.
 	seeding map[int64]seedingJob
+	// specs are the torrents Open resolved (a magnet's with its metadata),
+	// by the document it returned, until Add stores the one picked with
+	// its job; specOrder bounds them as maxOrigins bounds origins.
+	specs     map[*metalink.Document]*torrent.Spec
+	specOrder []*metalink.Document
 }
 
 type seedingJob struct {
@@ -39,23 +44,68 @@ type torrentReading struct {
 	snap   torrent.Snapshot
 	at     time.Time
 	upRate float64
+	// complete: the torrent had completed before snap was taken.
+	complete bool
 }
 
 // openTorrent reads a .torrent file or URL, or a magnet link, into a
 // document the picker shows like any other: the torrent's files with
-// their sizes, or, for a magnet link, one entry of unknown size standing
-// for the torrent until its metadata arrives from peers.
-func openTorrent(ctx context.Context, source string) (*metalink.Document, error) {
+// their sizes. A magnet link's metadata is fetched from its peers first,
+// through the session's client, until it arrives or ctx ends (the window
+// shows "fetching metadata" meanwhile and can cancel). The spec read is
+// kept for Add (see keepSpec).
+func (b *Backend) openTorrent(ctx context.Context, source string) (*metalink.Document, error) {
 	spec, err := torrent.Resolve(ctx, source, nil)
 	if err != nil {
 		return nil, fmt.Errorf(lang.L("read the torrent %s: %w"), queue.Redact(source), err)
+	}
+	if spec.InfoBytes == nil {
+		spec, err = b.torrentClient().FetchMetadata(ctx, spec)
+		if err != nil {
+			return nil, fmt.Errorf(lang.L("fetch the metadata of %s: %w"), queue.Redact(source), err)
+		}
 	}
 	doc, err := torrent.Document(spec, source)
 	if err != nil {
 		return nil, fmt.Errorf(lang.L("read the torrent %s: %w"), queue.Redact(source), err)
 	}
 	doc.Origin = source
+	b.keepSpec(doc, spec)
 	return doc, nil
+}
+
+// keepSpec keeps the torrent Open resolved for doc until Add stores it
+// with the job, so the job's runs read neither the .torrent again (it may
+// be gone by then) nor a magnet's metadata from peers.
+func (b *Backend) keepSpec(doc *metalink.Document, spec *torrent.Spec) {
+	b.tor.mu.Lock()
+	defer b.tor.mu.Unlock()
+	if b.tor.specs == nil {
+		b.tor.specs = map[*metalink.Document]*torrent.Spec{}
+	}
+	b.tor.specs[doc] = spec
+	b.tor.specOrder = append(b.tor.specOrder, doc)
+	if len(b.tor.specOrder) > maxOrigins {
+		delete(b.tor.specs, b.tor.specOrder[0])
+		b.tor.specOrder = b.tor.specOrder[1:]
+	}
+}
+
+// takeSpec returns and forgets the torrent kept for doc, if any.
+func (b *Backend) takeSpec(doc *metalink.Document) (*torrent.Spec, bool) {
+	b.tor.mu.Lock()
+	defer b.tor.mu.Unlock()
+	spec, ok := b.tor.specs[doc]
+	if ok {
+		delete(b.tor.specs, doc)
+		for i, d := range b.tor.specOrder {
+			if d == doc {
+				b.tor.specOrder = append(b.tor.specOrder[:i], b.tor.specOrder[i+1:]...)
+				break
+			}
+		}
+	}
+	return spec, ok
 }
 
 // torrentClient returns the session's BitTorrent client, made from the
@@ -66,14 +116,12 @@ func (b *Backend) torrentClient() *torrent.Client {
 	defer b.tor.mu.Unlock()
 	if b.tor.client == nil {
 		ts, _ := b.q.TorrentSettings() // unreadable: the defaults it returns
-		var down int64
-		if s, err := b.q.Settings(); err == nil {
-			down = s.SpeedLimit
-		}
 		b.tor.client = torrent.NewClient(torrent.Config{
 			ListenPort: ts.Port,
 			DHT:        ts.Discovery, PEX: ts.Discovery, Trackers: ts.Discovery,
-			DownloadLimit: down, UploadLimit: ts.UploadLimit,
+			// The engine's limit, set by each run (clientLocked).
+			Downloads:   b.downloads,
+			UploadLimit: ts.UploadLimit,
 		})
 	}
 	return b.tor.client
@@ -101,10 +149,19 @@ func (b *Backend) readTorrentLocked(id int64) (*torrentReading, bool) {
 		return nil, false
 	}
 	now := time.Now()
+	complete := false
+	select {
+	case <-tj.Complete():
+		complete = true
+	default:
+	}
 	b.tor.mu.Lock()
 	r := b.tor.last[id]
-	if r != nil && now.Sub(r.at) < 200*time.Millisecond {
-		// Read a moment ago (the row and the details ask in turn).
+	if r != nil && now.Sub(r.at) < 200*time.Millisecond && (r.complete || !complete) {
+		// Read a moment ago (the row and the details ask in turn). Not
+		// so when the torrent completed since: the runner's last word
+		// on it must find it complete, or this reading, the one kept
+		// once the runner lets go, would miss the last pieces.
 		b.tor.mu.Unlock()
 		return r, true
 	}
@@ -121,7 +178,7 @@ func (b *Backend) readTorrentLocked(id int64) (*torrentReading, bool) {
 	} else if dt := now.Sub(r.at).Seconds(); dt > 0 {
 		r.upRate = max(0, float64(snap.Uploaded-r.snap.Uploaded)/dt)
 	}
-	r.snap, r.at = snap, now
+	r.snap, r.at, r.complete = snap, now, complete
 	return r, true
 }
 
@@ -175,9 +232,15 @@ func (b *Backend) torrentViewLocked(v *ui.Job) {
 		}
 	}
 	v.Peers, v.Seeds, v.Ratio = r.snap.Peers, r.snap.Seeds, r.snap.Ratio
-	if v.Size < 0 && r.snap.Size >= 0 {
-		// A magnet's size, known once its metadata arrived.
-		v.Size, v.Done = r.snap.Size, max(v.Done, r.snap.Bytes)
+	if r.snap.Size >= 0 {
+		if v.Size < 0 {
+			// The size of a magnet queued before its metadata was
+			// known, known once it arrived.
+			v.Size = r.snap.Size
+		}
+		// The queue keeps a torrent's pieces apart from the HTTP
+		// engine's: the bytes are the torrent's.
+		v.Done = max(v.Done, r.snap.Bytes)
 	}
 	if ok {
 		// Running or seeding now: the phase says more than the queue's
@@ -375,15 +438,12 @@ func (b *Backend) setTorrentSettings(s ui.TorrentSettings) error {
 	if err := b.q.SetTorrentSettings(ts); err != nil {
 		return err
 	}
-	var down int64
-	if qs, err := b.q.Settings(); err == nil {
-		down = qs.SpeedLimit
-	}
 	b.tor.mu.Lock()
 	c := b.tor.client
 	b.tor.mu.Unlock()
 	if c != nil {
-		c.SetLimits(down, s.UploadLimit)
+		// The download limit is the engine's, which the runner follows.
+		c.SetUploadLimit(s.UploadLimit)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package bridge
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -10,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"braid/engine/metalink"
+	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
 	"braid/queue"
 	"braid/ui"
@@ -133,8 +136,8 @@ func TestMagnetThroughTheWindowSeeds(t *testing.T) {
 	}
 	b := startedBackend(t, q)
 	doc := openDoc(t, b, magnet)
-	if len(doc.Files) != 1 || doc.Files[0].Name != "one.bin" || doc.Files[0].Size != -1 {
-		t.Fatalf("a magnet's picker entry before its metadata: %+v", doc.Files)
+	if len(doc.Files) != 1 || doc.Files[0].Name != "one.bin" || doc.Files[0].Size != int64(len(data)) {
+		t.Fatalf("a magnet's picker entry after its metadata: %+v", doc.Files)
 	}
 	dest := t.TempDir()
 	id, err := b.Add(context.Background(), ui.AddRequest{Source: magnet, Doc: doc, Dir: dest})
@@ -222,8 +225,11 @@ func TestTorrentSettingsThroughTheWindow(t *testing.T) {
 	}
 }
 
-// A magnet link whose metadata no peer has sent yet shows as fetching
-// metadata, of unknown size, until it is removed.
+// Opening a magnet link whose metadata no peer sends waits for it until
+// the window cancels the open. A job queued from such a link before its
+// metadata was known (one placeholder file, as Braid queued magnets
+// before) shows as fetching metadata, of unknown size, until it is
+// removed.
 func TestMagnetFetchingMetadata(t *testing.T) {
 	src := t.TempDir()
 	mi := torrenttest.Make(t, src, "lone.bin", 64<<10, []torrenttest.File{{Data: payload(128 << 10)}})
@@ -237,7 +243,31 @@ func TestMagnetFetchingMetadata(t *testing.T) {
 	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=lone.bin&x.pe=%s", mi.HashInfoBytes().HexString(), addr)
 	q := torrentQueue(t, 0)
 	b := startedBackend(t, q)
-	doc := openDoc(t, b, magnet)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := b.Open(ctx, magnet)
+		errc <- err
+	}()
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("a canceled open returned %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Open did not end with its context")
+	}
+
+	spec, err := torrent.ParseMagnet(magnet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := torrent.Document(spec, magnet)
+	if err != nil {
+		t.Fatal(err)
+	}
 	id, err := b.Add(context.Background(), ui.AddRequest{Source: magnet, Doc: doc, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -263,4 +293,50 @@ func TestMagnetFetchingMetadata(t *testing.T) {
 		_, ok := b.liveTorrentLocked(int64(id))
 		return !ok
 	})
+}
+
+// A magnet link opened through the window has its metadata fetched from
+// its x.pe peer first: the picker is offered the torrent's real files and
+// sizes, the one ticked alone is downloaded, and the job keeps the
+// metadata, so its runs need no peer for it.
+func TestMagnetPickerShowsFiles(t *testing.T) {
+	src := t.TempDir()
+	files := []torrenttest.File{{Path: "a.bin", Data: payload(150<<10 + 3)}, {Path: "d/b.bin", Data: payload(90 << 10)}}
+	mi := torrenttest.Make(t, src, "set", 32<<10, files)
+	peer := torrenttest.Seed(t, src, mi)
+	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=shown&x.pe=%s", mi.HashInfoBytes().HexString(), peer)
+
+	q := torrentQueue(t, 0)
+	b := startedBackend(t, q)
+	doc := openDoc(t, b, magnet)
+	sizes := map[string]int64{}
+	for _, f := range doc.Files {
+		sizes[f.Name] = f.Size
+	}
+	if len(sizes) != 2 || sizes["set/a.bin"] != 150<<10+3 || sizes["set/d/b.bin"] != 90<<10 {
+		t.Fatalf("the picker is offered %v", sizes)
+	}
+	dest := t.TempDir()
+	id, err := b.Add(context.Background(), ui.AddRequest{Source: magnet, Doc: doc, Dir: dest, Files: []string{"set/d/b.bin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, ok, err := q.TorrentSpec(int64(id))
+	if err != nil || !ok || !bytes.Equal(stored.InfoBytes, mi.InfoBytes) {
+		t.Fatalf("the job's torrent: stored %v (%v)", ok, err)
+	}
+	waitFor(t, "the magnet's job to finish", func() bool {
+		j := jobByID(t, b, id)
+		if j.State == ui.Failed {
+			t.Fatalf("job failed: %s", j.Err)
+		}
+		return j.State == ui.Done
+	})
+	got, err := os.ReadFile(filepath.Join(dest, "set", "d", "b.bin"))
+	if err != nil || !bytes.Equal(got, files[1].Data) {
+		t.Fatalf("b.bin: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dest, "set", "a.bin")); !os.IsNotExist(err) {
+		t.Fatalf("the unticked a.bin was written: %v", err)
+	}
 }

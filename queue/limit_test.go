@@ -1,0 +1,29 @@
+package queue
+
+import "testing"
+
+// The BitTorrent client a runner makes takes from its engine Client's
+// download limit: one budget, set from the settings, and a change of the
+// speed limit the runner follows reaches torrents too.
+func TestRunnerTorrentSharesTheSpeedLimit(t *testing.T) {
+	q := openTest(t, t.TempDir())
+	if err := q.UpdateSettings(func(s *Settings) { s.SpeedLimit = 300 << 10 }); err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Queue: q} // the Client made from the settings
+	t.Cleanup(func() { r.CloseTorrent() })
+	tc, err := r.torrentClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if down, _ := tc.Limits(); down != 300<<10 {
+		t.Fatalf("the torrent client's download limit is %d, want the setting's %d", down, 300<<10)
+	}
+	if err := q.UpdateSettings(func(s *Settings) { s.SpeedLimit = 2 << 20 }); err != nil {
+		t.Fatal(err)
+	}
+	r.follow()
+	if down, _ := tc.Limits(); down != 2<<20 || r.Client.Limits().Limit != 2<<20 {
+		t.Fatalf("after the setting changed: torrent %d, HTTP %d, want both %d", down, r.Client.Limits().Limit, 2<<20)
+	}
+}

@@ -1,0 +1,59 @@
+package bridge
+
+import (
+	"testing"
+
+	"braid/engine/mirrortest"
+	"braid/ui"
+)
+
+// The window's speed limit is one budget for HTTP downloads and torrents:
+// the session's BitTorrent client has the limit the running download has,
+// follows a change of the setting while the download runs, and the
+// alternative limit when the one-click slower speed is turned on.
+func TestOneSpeedLimitForDownloadsAndTorrents(t *testing.T) {
+	data := payload(64 * pieceLen)
+	m := mirrortest.New(t, data)
+	f := describeData(t, "big.bin", data, m.URL())
+	q := openQueue(t)
+	b := newBackend(t, q)
+	s, err := b.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SpeedLimit, s.AltSpeedLimit = 256<<10, 128<<10
+	if err := b.SetSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	tc := b.torrentClient()
+	torrentLimit := func() int64 { down, _ := tc.Limits(); return down }
+	httpLimit := func() int64 {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.runner == nil {
+			return -1
+		}
+		return b.runner.Client.Limits().Limit
+	}
+	id := startOne(t, b, "big.meta4", f, t.TempDir())
+	waitFor(t, "the download to start", func() bool { return jobByID(t, b, id).Done > 0 })
+	if h, bt := httpLimit(), torrentLimit(); h != 256<<10 || bt != 256<<10 {
+		t.Fatalf("limits: HTTP %d, torrents %d, want both the setting's %d", h, bt, 256<<10)
+	}
+
+	s.SpeedLimit = 1 << 20
+	if err := b.SetSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "both to follow the new speed limit", func() bool {
+		return httpLimit() == 1<<20 && torrentLimit() == 1<<20
+	})
+
+	if err := b.SetSchedule(ui.Schedule{AltSpeed: true}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "both to take the alternative limit", func() bool {
+		return httpLimit() == 128<<10 && torrentLimit() == 128<<10
+	})
+	waitFor(t, "the download to go on", func() bool { return jobByID(t, b, id).State == ui.Running })
+}
