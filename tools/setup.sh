@@ -6,11 +6,15 @@
 #
 #   tools/setup.sh          the build and test needs
 #   tools/setup.sh bench    also aria2c, the reference the benchmarks compare against,
-#                           and nginx, the mirror of bench/repair.sh
+#                           nginx, the mirror of bench/repair.sh, opentracker, the
+#                           tracker of braidbench's torrent scenario, and
+#                           transmission-daemon, the seeder of engine/torrent's
+#                           TestFromTransmission (skipped without it; its Debian
+#                           package also starts a system service, hence not by default)
 set -euo pipefail
 
 want=(gcc libc6-dev pkg-config xorg-dev libgl1-mesa-dev libgl1-mesa-dri xvfb xdotool xdg-utils desktop-file-utils shared-mime-info)
-[ "${1:-}" = bench ] && want+=(aria2 nginx-light) # bench/repair.sh serves its mirror with nginx
+[ "${1:-}" = bench ] && want+=(aria2 nginx-light opentracker transmission-daemon) # bench/repair.sh serves its mirror with nginx
 
 if ! command -v go >/dev/null 2>&1; then
 	echo "setup: Go is not installed. Install Go 1.24 or newer from https://go.dev/dl/ and run make again." >&2

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,6 +102,31 @@ func TestGetMagnetFromPeer(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(out, "m.bin"))
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("downloaded file: %v", err)
+	}
+}
+
+// A magnet link's ws= web seed fetches the data: the link's only peer
+// (x.pe) gives the metadata and has no piece.
+func TestGetMagnetWebSeed(t *testing.T) {
+	data := getData(2<<20 + 5)
+	m := mirrortest.New(t, data)
+	mi := torrenttest.Make(t, t.TempDir(), "w.bin", 64<<10, []torrenttest.File{{Data: data}})
+	peer := torrenttest.MetadataOnly(t, mi)
+	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=w.bin&x.pe=%s&ws=%s", mi.HashInfoBytes().HexString(), peer, url.QueryEscape(m.URL()))
+	out := t.TempDir()
+	code, stdout, stderr := runGet(t, "-d", out, "--bt-discovery=false", magnet)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "from the swarm and 1 web seed") || !strings.Contains(stdout, "w.bin: done, verified") {
+		t.Fatalf("stdout %q", stdout)
+	}
+	got, err := os.ReadFile(filepath.Join(out, "w.bin"))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("downloaded file: %v", err)
+	}
+	if m.BytesServed() < int64(len(data)) {
+		t.Fatalf("the web seed served %d bytes of %d", m.BytesServed(), len(data))
 	}
 }
 

@@ -361,7 +361,7 @@ func runChild(ctx context.Context, dir, bin string, args ...string) (childRun, e
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd, peak := childCommand(ctx, bin, args...)
 	var stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	if childOutput {
@@ -370,11 +370,12 @@ func runChild(ctx context.Context, dir, bin string, args ...string) (childRun, e
 	start := time.Now()
 	err := cmd.Run()
 	elapsed := time.Since(start)
+	ps := cmd.ProcessState
+	rss := peak(ps)
 	if err != nil {
 		return childRun{}, fmt.Errorf("%w: %s", err, lastLines(stderr.String(), 5))
 	}
-	ps := cmd.ProcessState
-	return childRun{wall: elapsed, cpu: ps.UserTime() + ps.SystemTime(), rss: maxRSS(ps)}, nil
+	return childRun{wall: elapsed, cpu: ps.UserTime() + ps.SystemTime(), rss: rss}, nil
 }
 
 // childRun is one child process's figures.

@@ -165,6 +165,7 @@ func (c *Client) client() (*torrent.Client, error) {
 		}
 	}
 	tc.Callbacks.ReceivedUsefulData = append(tc.Callbacks.ReceivedUsefulData, c.receivedUseful)
+	tc.Callbacks.ReadExtendedHandshake = fitRequestQueue
 	cl, err := torrent.NewClient(tc)
 	if err != nil {
 		return nil, fmt.Errorf("start BitTorrent: %w", err)

@@ -269,6 +269,11 @@ func (j *Job) download(ctx context.Context) error {
 
 	t.SetOnWriteChunkError(func(err error) { ts.fail(err) })
 	if len(seeds) > 0 {
+		// anacrolix v1.59.1 starts web seed requests only from a client
+		// timer that fires every 5 s (client.go:56, webseed-requesting.go
+		// :477) or when one of them ends (webseed-peer.go:244): a web seed
+		// joins up to 5 s after this, and sends nothing if peers finish
+		// sooner.
 		t.AddWebSeeds(seeds)
 	}
 	for i, f := range files {

@@ -64,6 +64,13 @@ func TestWebSeedOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameFile(t, dest, "web.bin", data)
+	allFromWebSeed(t, j, m, len(data))
+}
+
+// allFromWebSeed fails unless m, the job's one web seed, served every
+// piece of its n bytes.
+func allFromWebSeed(t *testing.T, j *Job, m *mirrortest.Mirror, n int) {
+	t.Helper()
 	s := j.Snapshot()
 	if len(s.Mirrors) != 2 || s.Mirrors[1].URL != m.URL() {
 		t.Fatalf("mirrors %+v, want the swarm and the web seed", s.Mirrors)
@@ -73,8 +80,8 @@ func TestWebSeedOnly(t *testing.T) {
 			t.Fatalf("piece %d filled by source %d, want the web seed (1)", i, f)
 		}
 	}
-	if m.BytesServed() < int64(len(data)) {
-		t.Fatalf("the web seed served %d bytes of %d", m.BytesServed(), len(data))
+	if m.BytesServed() < int64(n) {
+		t.Fatalf("the web seed served %d bytes of %d", m.BytesServed(), n)
 	}
 }
 

@@ -77,12 +77,46 @@ func WriteFile(t testing.TB, mi *metainfo.MetaInfo, name string) string {
 // t.Cleanup.
 func Seed(t testing.TB, dir string, mi *metainfo.MetaInfo) string {
 	t.Helper()
+	cl, tt := start(t, dir, mi, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := tt.VerifyDataContext(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-tt.Complete().On():
+	case <-ctx.Done():
+		t.Fatal("the seeder does not have the whole torrent")
+	}
+	return fmt.Sprintf("127.0.0.1:%d", cl.LocalPort())
+}
+
+// MetadataOnly starts an anacrolix client on 127.0.0.1 that knows mi's
+// info dictionary but holds none of its data (its folder starts empty),
+// and returns its address: a peer that gives a magnet link its metadata
+// and has no piece to give. It wants the data (a client that neither
+// wants data nor has a piece refuses every connection,
+// Torrent.newConnsAllowed), so it may copy pieces from the peers it
+// meets, never the other way round. It is closed by t.Cleanup.
+func MetadataOnly(t testing.TB, mi *metainfo.MetaInfo) string {
+	t.Helper()
+	bare := *mi
+	bare.UrlList = nil // it must not fetch the data itself
+	cl, tt := start(t, t.TempDir(), &bare, false)
+	tt.DownloadAll()
+	return fmt.Sprintf("127.0.0.1:%d", cl.LocalPort())
+}
+
+// start runs an anacrolix client on 127.0.0.1 with DHT, trackers and port
+// forwarding off, its logs discarded, its data in dir, and adds mi.
+func start(t testing.TB, dir string, mi *metainfo.MetaInfo, seed bool) (*torrent.Client, *torrent.Torrent) {
+	t.Helper()
 	cfg := torrent.NewDefaultClientConfig()
 	cfg.ListenHost = torrent.LoopbackListenHost
 	cfg.ListenPort = 0
 	cfg.NoDHT, cfg.DisableTrackers, cfg.NoDefaultPortForwarding = true, true, true
 	cfg.DisableIPv6 = true
-	cfg.Seed = true
+	cfg.Seed = seed
 	// See torrent.MaxPeerRequestData: the default deadlocks uploads.
 	cfg.MaxAllocPeerRequestDataPerConn = 1024 * 16 << 10
 	cfg.Slogger = slog.New(slog.DiscardHandler)
@@ -98,15 +132,5 @@ func Seed(t testing.TB, dir string, mi *metainfo.MetaInfo) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := tt.VerifyDataContext(ctx); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-tt.Complete().On():
-	case <-ctx.Done():
-		t.Fatal("the seeder does not have the whole torrent")
-	}
-	return fmt.Sprintf("127.0.0.1:%d", cl.LocalPort())
+	return cl, tt
 }
