@@ -54,7 +54,7 @@ type getOptions struct {
 	interval    time.Duration
 	stdout      io.Writer
 	stderr      io.Writer
-	torrent     torrentOptions // BitTorrent flags (torrent.go)
+	torrent     *torrentOptions // BitTorrent flags (torrent.go)
 
 	// requireSignature: a file counts as done only if a known key signed it.
 	requireSignature bool
@@ -84,6 +84,7 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer s.Close()
 		st = s
 	}
+	defer o.torrent.close()
 	if !o.getAll(ctx, st) {
 		return 1
 	}
@@ -177,7 +178,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		interval:    500 * time.Millisecond,
 		stdout:      stdout,
 		stderr:      stderr,
-		torrent:     *tor,
+		torrent:     tor,
 	}
 	o.requireSignature = *requireSig
 	if o.tty && !o.json {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"braid/engine"
@@ -22,6 +23,40 @@ type torrentOptions struct {
 	dht       bool
 	// uploads is --upload-limit, one budget for every torrent of the run.
 	uploads *engine.Limiter
+
+	mu     sync.Mutex
+	client *torrent.Client // the run's one BitTorrent client, made by the first torrent
+}
+
+// clientFor returns the run's BitTorrent client, made on first use, so
+// that every torrent of a get shares one listening port (--bt-port), one
+// set of peer connections and the budgets.
+func (t *torrentOptions) clientFor(o *getOptions) *torrent.Client {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.client == nil {
+		t.client = torrent.NewClient(torrent.Config{
+			ListenPort: t.port,
+			DHT:        t.discovery && t.dht,
+			PEX:        t.discovery,
+			Trackers:   t.discovery,
+			// --limit holds for HTTP, FTP and BitTorrent together.
+			Downloads: o.client.DownloadLimiter(),
+			Uploads:   t.uploads,
+			Logger:    slog.New(slog.DiscardHandler),
+			HTTP:      o.client.HTTP,
+		})
+	}
+	return t.client
+}
+
+// close stops the run's BitTorrent client, if a torrent made one.
+func (t *torrentOptions) close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.client != nil {
+		t.client.Close()
+	}
 }
 
 // torrentFlags adds get's BitTorrent flags to fs.
@@ -79,18 +114,7 @@ func (o *getOptions) runTorrent(ctx context.Context, st getState, src string, sp
 			return false
 		}
 	}
-	c := torrent.NewClient(torrent.Config{
-		ListenPort: o.torrent.port,
-		DHT:        o.torrent.discovery && o.torrent.dht,
-		PEX:        o.torrent.discovery,
-		Trackers:   o.torrent.discovery,
-		// --limit holds for HTTP, FTP and BitTorrent together.
-		Downloads: o.client.DownloadLimiter(),
-		Uploads:   o.torrent.uploads,
-		Logger:    slog.New(slog.DiscardHandler),
-		HTTP:      o.client.HTTP,
-	})
-	defer c.Close()
+	c := o.torrent.clientFor(o)
 	job, err := c.Start(ctx, req)
 	if err != nil {
 		o.fail(src, spec.Name, err)

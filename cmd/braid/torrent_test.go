@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -160,5 +161,40 @@ func TestGetMetalinkWithTorrent(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(out, "ml.bin"))
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("downloaded file: %v", err)
+	}
+}
+
+// Every torrent of one get goes through one BitTorrent client: two
+// torrents side by side with --bt-port share the port instead of the
+// second failing to listen on it.
+func TestGetTwoTorrentsOnePort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	var sources []string
+	var want [][]byte
+	for i := range 2 {
+		data := getData(512<<10 + i)
+		src := t.TempDir()
+		name := fmt.Sprintf("p%d.bin", i)
+		mi := torrenttest.Make(t, src, name, 64<<10, []torrenttest.File{{Data: data}})
+		addr := torrenttest.Seed(t, src, mi)
+		sources = append(sources, fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=%s&x.pe=%s", mi.HashInfoBytes().HexString(), name, addr))
+		want = append(want, data)
+	}
+	out := t.TempDir()
+	args := append([]string{"-d", out, "--bt-discovery=false", "--bt-port", fmt.Sprint(port), "--jobs", "2"}, sources...)
+	code, stdout, stderr := runGet(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, stdout, stderr)
+	}
+	for i, data := range want {
+		got, err := os.ReadFile(filepath.Join(out, fmt.Sprintf("p%d.bin", i)))
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("p%d.bin: %v", i, err)
+		}
 	}
 }
