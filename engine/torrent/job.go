@@ -123,6 +123,13 @@ func (c *Client) Start(ctx context.Context, req *Request) (*Job, error) {
 		cancel()
 		return nil, fmt.Errorf("%s: %w", req.Spec.Name, err)
 	}
+	if req.Spec.InfoBytes == nil {
+		// A magnet: no piece is fetched until the metadata peers send is
+		// checked against the link's info hash (download). anacrolix v1.59.1
+		// takes any for a v1 link, and would fill the folder with whatever
+		// torrent a peer (or a web seed with it) chose.
+		t.DisallowDataDownload()
+	}
 	c.register(t, j)
 	j.t = t
 	go j.run(ctx)
@@ -203,6 +210,12 @@ func (j *Job) download(ctx context.Context) error {
 	case ts = <-j.opened:
 	}
 	<-t.GotInfo() // set before the storage is opened, so this does not wait
+	if j.req.Spec.InfoBytes == nil {
+		if _, err := j.Spec(); err != nil {
+			return err
+		}
+		t.AllowDataDownload()
+	}
 	info := t.Info()
 	name = info.BestName()
 	multi := info.IsDir()

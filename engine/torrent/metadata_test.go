@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/anacrolix/torrent/bencode"
 	"github.com/anacrolix/torrent/metainfo"
 
+	"braid/engine/mirrortest"
 	"braid/engine/torrent/torrenttest"
 )
 
@@ -216,4 +218,33 @@ func TestFetchMetadataWhileItsJobRuns(t *testing.T) {
 		t.Fatalf("the job: %v", err)
 	}
 	sameFile(t, dest, "shared.bin", data)
+}
+
+// A magnet job whose only peer sends another torrent's metadata fails
+// with the hash mismatch and writes nothing, even with a web seed at hand
+// that serves that other torrent's file: without the check, the library
+// would take the metadata and the job would end "verified" with the
+// wrong file.
+func TestMagnetJobRefusesAnotherTorrent(t *testing.T) {
+	src := t.TempDir()
+	wanted := makeTorrent(t, src, "wanted.bin", []testFile{{Data: randomBytes(t, 2*testPieceLen)}})
+	otherData := randomBytes(t, 3*testPieceLen+7)
+	other := makeTorrent(t, src, "other.bin", []testFile{{Data: otherData}})
+	m := mirrortest.New(t, otherData)
+	liar := torrenttest.MetadataLiar(t, other.InfoBytes)
+	spec, err := ParseMagnet("magnet:?xt=urn:btih:" + wanted.HashInfoBytes().HexString() + "&x.pe=" + liar + "&ws=" + url.QueryEscape(m.URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := t.TempDir()
+	_, err = run(t, newTestClient(t), &Request{Dir: dest, Spec: spec})
+	if err == nil || !strings.Contains(err.Error(), "not the link's") {
+		t.Fatalf("err %v, want the hash mismatch", err)
+	}
+	if w := listDir(t, dest); len(w) != 0 {
+		t.Fatalf("the job wrote %v", w)
+	}
+	if n := m.BytesServed(); n != 0 {
+		t.Fatalf("the web seed was asked for %d bytes of the other torrent", n)
+	}
 }
