@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -66,19 +67,8 @@ func TestTorrentFileThroughTheWindow(t *testing.T) {
 
 	q := torrentQueue(t, 0)
 	b := startedBackend(t, q)
-	doc := openDoc(t, b, tf)
-	sizes := map[string]int64{}
-	for _, f := range doc.Files {
-		sizes[f.Name] = f.Size
-	}
-	if len(sizes) != 2 || sizes["pack/a.bin"] != 300<<10+1 || sizes["pack/b/c.bin"] != 200<<10 {
-		t.Fatalf("the picker is offered %v", sizes)
-	}
 	dest := t.TempDir()
-	id, err := b.Add(context.Background(), ui.AddRequest{Source: tf, Doc: doc, Dir: dest, Files: []string{"pack/b/c.bin"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := pickOne(t, b, tf, map[string]int64{"pack/a.bin": 300<<10 + 1, "pack/b/c.bin": 200 << 10}, "pack/b/c.bin", dest)
 	waitFor(t, "the torrent job to finish", func() bool {
 		j := jobByID(t, b, id)
 		if j.State == ui.Failed {
@@ -308,19 +298,8 @@ func TestMagnetPickerShowsFiles(t *testing.T) {
 
 	q := torrentQueue(t, 0)
 	b := startedBackend(t, q)
-	doc := openDoc(t, b, magnet)
-	sizes := map[string]int64{}
-	for _, f := range doc.Files {
-		sizes[f.Name] = f.Size
-	}
-	if len(sizes) != 2 || sizes["set/a.bin"] != 150<<10+3 || sizes["set/d/b.bin"] != 90<<10 {
-		t.Fatalf("the picker is offered %v", sizes)
-	}
 	dest := t.TempDir()
-	id, err := b.Add(context.Background(), ui.AddRequest{Source: magnet, Doc: doc, Dir: dest, Files: []string{"set/d/b.bin"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := pickOne(t, b, magnet, map[string]int64{"set/a.bin": 150<<10 + 3, "set/d/b.bin": 90 << 10}, "set/d/b.bin", dest)
 	stored, ok, err := q.TorrentSpec(int64(id))
 	if err != nil || !ok || !bytes.Equal(stored.InfoBytes, mi.InfoBytes) {
 		t.Fatalf("the job's torrent: stored %v (%v)", ok, err)
@@ -339,4 +318,24 @@ func TestMagnetPickerShowsFiles(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dest, "set", "a.bin")); !os.IsNotExist(err) {
 		t.Fatalf("the unticked a.bin was written: %v", err)
 	}
+}
+
+// pickOne opens source through the bridge as the window does, fails
+// unless the picker is offered exactly the files and sizes of want, and
+// adds the job with only the file pick ticked, into dest.
+func pickOne(t *testing.T, b *Backend, source string, want map[string]int64, pick, dest string) ui.JobID {
+	t.Helper()
+	doc := openDoc(t, b, source)
+	sizes := map[string]int64{}
+	for _, f := range doc.Files {
+		sizes[f.Name] = f.Size
+	}
+	if !maps.Equal(sizes, want) {
+		t.Fatalf("the picker is offered %v, want %v", sizes, want)
+	}
+	id, err := b.Add(context.Background(), ui.AddRequest{Source: source, Doc: doc, Dir: dest, Files: []string{pick}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
