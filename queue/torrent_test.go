@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,15 +54,10 @@ func TestRunTorrentJob(t *testing.T) {
 	// The torrent's data comes from its web seed: a file server of the
 	// folder Make wrote it to (its URL without the trailing slash that
 	// BEP 19 wants for a folder; Braid adds it).
-	srv := httptest.NewServer(http.FileServer(http.Dir(src)))
-	t.Cleanup(srv.Close)
-	mi := torrenttest.Make(t, src, "pack", 64<<10, files, srv.URL)
+	mi := torrenttest.Make(t, src, "pack", 64<<10, files, torrenttest.ServeDir(t, src))
 	tf := torrenttest.WriteFile(t, mi, "pack.torrent")
 
-	q := openTest(t, t.TempDir())
-	if err := q.SetTorrentSettings(TorrentSettings{SeedRatio: 0}); err != nil {
-		t.Fatal(err)
-	}
+	q := noSeedQueue(t)
 	dest := t.TempDir()
 	id := addTorrent(t, q, tf, dest, []string{"pack/b/c.bin"})
 	r := torrentRunner(t, q)

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -139,14 +137,13 @@ func TestGetMetalinkWithTorrent(t *testing.T) {
 	src := t.TempDir()
 	mi := torrenttest.Make(t, src, "ml.bin", 256<<10, []torrenttest.File{{Data: data}})
 	tf := torrenttest.WriteFile(t, mi, "ml.torrent")
-	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Dir(tf))))
-	t.Cleanup(srv.Close)
+	base := torrenttest.ServeDir(t, filepath.Dir(tf))
 	meta := writeMeta4(t, t.TempDir(), "ml.bin", data, 256<<10, "", m.URL())
 	doc, err := os.ReadFile(meta)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc = bytes.Replace(doc, []byte("</file>"), fmt.Appendf(nil, "<metaurl mediatype=\"torrent\">%s/ml.torrent</metaurl>\n</file>", srv.URL), 1)
+	doc = bytes.Replace(doc, []byte("</file>"), fmt.Appendf(nil, "<metaurl mediatype=\"torrent\">%s/ml.torrent</metaurl>\n</file>", base), 1)
 	if err := os.WriteFile(meta, doc, 0o644); err != nil {
 		t.Fatal(err)
 	}

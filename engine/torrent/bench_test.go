@@ -2,8 +2,6 @@ package torrent
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -19,9 +17,7 @@ import (
 func BenchmarkSwarm(b *testing.B) {
 	src := b.TempDir()
 	data := randomBytes(b, 64<<20)
-	srv := httptest.NewServer(http.FileServer(http.Dir(src)))
-	b.Cleanup(srv.Close)
-	mi := torrenttest.Make(b, src, "swarm.bin", 256<<10, []torrenttest.File{{Data: data}}, srv.URL+"/swarm.bin")
+	mi := torrenttest.Make(b, src, "swarm.bin", 256<<10, []torrenttest.File{{Data: data}}, torrenttest.ServeDir(b, src)+"/swarm.bin")
 	peers := []string{torrenttest.Seed(b, src, mi), torrenttest.Seed(b, src, mi)}
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()

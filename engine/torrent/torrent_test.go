@@ -7,8 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,9 +88,7 @@ func allFromWebSeed(t *testing.T, j *Job, m *mirrortest.Mirror, n int) {
 func TestMultiFileWebSeedWithoutSlash(t *testing.T) {
 	src := t.TempDir()
 	a, b := randomBytes(t, 3*testPieceLen+5), randomBytes(t, 2*testPieceLen)
-	srv := httptest.NewServer(http.FileServer(http.Dir(src)))
-	t.Cleanup(srv.Close)
-	mi := makeTorrent(t, src, "pack", []testFile{{Path: "a.bin", Data: a}, {Path: "sub/b.bin", Data: b}}, srv.URL)
+	mi := makeTorrent(t, src, "pack", []testFile{{Path: "a.bin", Data: a}, {Path: "sub/b.bin", Data: b}}, torrenttest.ServeDir(t, src))
 
 	dest := t.TempDir()
 	if _, err := run(t, newTestClient(t), &Request{Dir: dest, Spec: specOf(t, mi)}); err != nil {
@@ -310,8 +306,7 @@ func TestMetalinkHashChecked(t *testing.T) {
 	m := mirrortest.New(t, data)
 	mi := makeTorrent(t, src, "m.bin", []testFile{{Path: "", Data: data}})
 	tf := torrenttest.WriteFile(t, mi, "m.torrent")
-	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Dir(tf))))
-	t.Cleanup(srv.Close)
+	base := torrenttest.ServeDir(t, filepath.Dir(tf))
 	if _, err := FromMetalink(context.Background(), metalink.File{Name: "m.bin", MetaURLs: []metalink.MetaURL{{URL: tf, MediaType: "torrent"}}}, nil); err == nil {
 		t.Fatal("a metaurl naming a local file was read")
 	}
@@ -329,7 +324,7 @@ func TestMetalinkHashChecked(t *testing.T) {
 				Name: "m.bin", Size: int64(len(data)),
 				Hashes:   []metalink.Hash{{Type: "sha-256", Value: tc.hash}},
 				URLs:     []metalink.URL{{URL: m.URL(), Priority: 1}},
-				MetaURLs: []metalink.MetaURL{{URL: srv.URL + "/m.torrent", MediaType: "torrent"}},
+				MetaURLs: []metalink.MetaURL{{URL: base + "/m.torrent", MediaType: "torrent"}},
 			}
 			spec, err := FromMetalink(context.Background(), f, nil)
 			if err != nil {
@@ -510,9 +505,7 @@ func TestEmptyFile(t *testing.T) {
 		{Path: "b.empty", Data: nil},
 		{Path: "c.bin", Data: randomBytes(t, testPieceLen+20)},
 	}
-	srv := httptest.NewServer(http.FileServer(http.Dir(src)))
-	t.Cleanup(srv.Close)
-	mi := makeTorrent(t, src, "e", files, srv.URL)
+	mi := makeTorrent(t, src, "e", files, torrenttest.ServeDir(t, src))
 	dest := t.TempDir()
 	_, err := run(t, newTestClient(t), &Request{Dir: dest, Spec: specOf(t, mi), Select: func(_ context.Context, fs []File) []bool {
 		return []bool{false, true, true} // a.bin left out

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -60,9 +58,7 @@ func openDoc(t *testing.T, b *Backend, src string) *metalink.Document {
 func TestTorrentFileThroughTheWindow(t *testing.T) {
 	src := t.TempDir()
 	files := []torrenttest.File{{Path: "a.bin", Data: payload(300<<10 + 1)}, {Path: "b/c.bin", Data: payload(200 << 10)}}
-	srv := httptest.NewServer(http.FileServer(http.Dir(src)))
-	t.Cleanup(srv.Close)
-	mi := torrenttest.Make(t, src, "pack", 64<<10, files, srv.URL)
+	mi := torrenttest.Make(t, src, "pack", 64<<10, files, torrenttest.ServeDir(t, src))
 	tf := torrenttest.WriteFile(t, mi, "pack.torrent")
 
 	q := torrentQueue(t, 0)

@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -24,6 +26,16 @@ import (
 type File struct {
 	Path string
 	Data []byte
+}
+
+// ServeDir serves dir over HTTP on loopback until the test ends and
+// returns its base URL: a web seed for torrents Make wrote there, or a
+// place to fetch a .torrent from.
+func ServeDir(t testing.TB, dir string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // Make writes files under dir/name and returns the metainfo of a torrent
