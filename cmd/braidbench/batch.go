@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,12 +23,16 @@ const stallAtOnce = 1
 // its defaults, and tuned as a user who wants speed would (16 connections
 // a file, 1 MiB segments, the mirror picked by measured speed). Both run
 // with --no-conf, so a stray ~/.aria2/aria2.conf changes neither.
-var ariaModes = []struct {
-	name string
-	args []string
-}{
+var ariaModes = []ariaMode{
 	{"default", nil},
 	{"tuned", []string{"-s16", "-k1M", "--uri-selector=adaptive"}},
+}
+
+// ariaMode is one way of running aria2c: its column's name and the
+// arguments added for it.
+type ariaMode struct {
+	name string
+	args []string
 }
 
 // ariaResult is aria2c's best run in one mode.
@@ -38,22 +43,35 @@ type ariaResult struct {
 }
 
 // benchRun is what one scenario hands to the downloaders: braid gets braidArgs
-// after `get`, aria2c gets ariaMeta, and check tells whether a downloader's
-// output folder holds every file at its size.
+// after `get`, aria2c gets ariaArgs (with `-d` and each mode's own), and
+// check tells whether a downloader's output folder holds every file at its
+// size.
 type benchRun struct {
 	braidArgs []string
-	ariaMeta  string
-	check     func(out string) error
+	ariaArgs  []string
+	// modes are aria2c's columns; nil: ariaModes.
+	modes []ariaMode
+	check func(out string) error
+}
+
+// metalinkRun is a benchRun of one metalink for both downloaders; aria2c
+// reads it with --no-conf, so a stray ~/.aria2/aria2.conf changes nothing.
+func metalinkRun(meta string, check func(out string) error) benchRun {
+	return benchRun{braidArgs: []string{meta}, ariaArgs: []string{"--no-conf", "-M", meta}, check: check}
 }
 
 // measure runs braid, and aria2c in each mode when aria is set, runs times
 // each, alternating, and keeps the best run of each in res.
 func measure(ctx context.Context, dir string, res *result, rn benchRun, braid, aria string, runs int) error {
+	modes := rn.modes
+	if modes == nil {
+		modes = ariaModes
+	}
 	var braidRuns []childRun
-	ariaRuns := make([][]childRun, len(ariaModes))
+	ariaRuns := make([][]childRun, len(modes))
 	if aria != "" {
-		res.arias = make([]ariaResult, len(ariaModes))
-		for i, m := range ariaModes {
+		res.arias = make([]ariaResult, len(modes))
+		for i, m := range modes {
 			res.arias[i].mode = m.name
 		}
 	}
@@ -71,12 +89,12 @@ func measure(ctx context.Context, dir string, res *result, rn benchRun, braid, a
 		}
 		braidRuns = append(braidRuns, r)
 		res.braidRSS = max(res.braidRSS, r.rss)
-		for k, m := range ariaModes {
+		for k, m := range modes {
 			if aria == "" || res.arias[k].err != nil {
 				continue
 			}
 			out := filepath.Join(dir, "aria2c-"+res.name)
-			args := append([]string{"--no-conf", "-M", rn.ariaMeta, "-d", out}, m.args...)
+			args := append(append(slices.Clone(rn.ariaArgs), "-d", out), m.args...)
 			r, err := runChild(ctx, out, aria, args...)
 			if err == nil {
 				err = rn.check(out)
@@ -170,14 +188,14 @@ func runBatch(ctx context.Context, dir string, b batch, pieceLen int64, braid, a
 		return res, err
 	}
 	defer os.Remove(all)
-	rn := benchRun{braidArgs: []string{all}, ariaMeta: all, check: func(out string) error {
+	rn := metalinkRun(all, func(out string) error {
 		for _, f := range files {
 			if err := checkFile(filepath.Join(out, f.name), b.size); err != nil {
 				return err
 			}
 		}
 		return nil
-	}}
+	})
 	if b.jobs {
 		// braid gets one source per file, each a job of its own; aria2c
 		// gets them in one metalink, its way of running several downloads.

@@ -318,7 +318,7 @@ func runScenario(ctx context.Context, dir string, sc scenario, c *mirror.Content
 	defer os.Remove(meta)
 
 	check := func(out string) error { return checkFile(filepath.Join(out, "file.bin"), c.Size) }
-	err = measure(ctx, dir, &res, benchRun{braidArgs: []string{meta}, ariaMeta: meta, check: check}, braid, aria, runs)
+	err = measure(ctx, dir, &res, metalinkRun(meta, check), braid, aria, runs)
 	return res, err
 }
 

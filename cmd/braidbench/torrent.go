@@ -90,44 +90,15 @@ func runTorrentScenario(ctx context.Context, dir string, size int64, braid, aria
 	}
 
 	res := result{name: "torrent", size: size, maxRSS: torrentMaxRSS}
-	var ariaErr error
-	var braidRuns, ariaRuns []childRun
-	for i := range max(runs, 1) {
-		o := filepath.Join(dir, "braid-torrent")
-		state := filepath.Join(dir, fmt.Sprintf("state-torrent-%d", i))
-		r, err := runChild(ctx, o, braid, append([]string{"get", "--state", state, "-d", o}, braidArgs(tf)...)...)
-		if err == nil {
-			err = checkFile(filepath.Join(o, "file.bin"), size)
-		}
-		os.RemoveAll(o)
-		os.RemoveAll(state)
-		if err != nil {
-			return fmt.Errorf("braid get: %w", err)
-		}
-		braidRuns = append(braidRuns, r)
-		res.braidRSS = max(res.braidRSS, r.rss)
-		if aria == "" || ariaErr != nil {
-			continue
-		}
-		o = filepath.Join(dir, "aria2c-torrent")
-		r, err = runChild(ctx, o, aria, "--seed-time=0", "--enable-dht=false", "--enable-dht6=false",
-			"--bt-enable-lpd=false", "--enable-peer-exchange=false", "--summary-interval=0", "-d", o, tf)
-		if err == nil {
-			err = checkFile(filepath.Join(o, "file.bin"), size)
-		}
-		os.RemoveAll(o)
-		ariaErr = err
-		ariaRuns = append(ariaRuns, r)
+	rn := benchRun{
+		braidArgs: braidArgs(tf),
+		ariaArgs: []string{"--seed-time=0", "--enable-dht=false", "--enable-dht6=false",
+			"--bt-enable-lpd=false", "--enable-peer-exchange=false", "--summary-interval=0", tf},
+		modes: []ariaMode{{name: "bittorrent"}},
+		check: func(out string) error { return checkFile(filepath.Join(out, "file.bin"), size) },
 	}
-	b := best(braidRuns)
-	res.braid, res.braidCPU = b.wall, b.cpu
-	if aria != "" {
-		a := ariaResult{mode: "bittorrent", err: ariaErr}
-		if ariaErr == nil && len(ariaRuns) > 0 {
-			b := best(ariaRuns)
-			a.wall, a.cpu = b.wall, b.cpu
-		}
-		res.arias = []ariaResult{a}
+	if err := measure(ctx, dir, &res, rn, braid, aria, runs); err != nil {
+		return err
 	}
 	res.print(out)
 	return nil
