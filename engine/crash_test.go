@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -218,5 +219,49 @@ func TestPieceLogCheckedAgainstHashes(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "f.bin.part.done")); !os.IsNotExist(err) {
 		t.Fatalf("the piece log is left behind: %v", err)
+	}
+}
+
+// A file of one piece keeps no piece log (see openPieceLog); a file of
+// several pieces keeps one while it downloads.
+func TestPieceLogOnlyForSeveralPieces(t *testing.T) {
+	const pl = 64 << 10
+	for _, tc := range []struct {
+		name   string
+		pieces int
+		log    bool
+	}{
+		{"one piece", 1, false},
+		{"four pieces", 4, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := testData(tc.pieces * pl)
+			// The mirror sends the first pieces but never the last byte.
+			m := mirrortest.New(t, data, addr(0), mirrortest.StallAfter(int64(len(data)-1)))
+			dir := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			dl := (&Client{StallTimeout: time.Minute}).Do(ctx, &Request{Dir: dir, File: fileFor("f.bin", data, pl, m.URL())})
+			deadline := time.Now().Add(30 * time.Second)
+			for m.BytesServed() < int64(len(data)-1) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the mirror served %d bytes in 30 s", m.BytesServed())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "f.bin.part")); err != nil {
+				t.Fatalf("no .part while downloading: %v", err)
+			}
+			_, err := os.Stat(filepath.Join(dir, "f.bin.part.done"))
+			switch {
+			case tc.log && err != nil:
+				t.Fatalf("a file of %d pieces keeps no piece log: %v", tc.pieces, err)
+			case !tc.log && !os.IsNotExist(err):
+				t.Fatalf("a file of one piece has a piece log (%v)", err)
+			}
+			if err := dl.Cancel(); !errors.Is(err, context.Canceled) {
+				t.Fatalf("Cancel: %v", err)
+			}
+		})
 	}
 }

@@ -99,8 +99,16 @@ func (d *download) salvageLogged(ctx context.Context, logged []int) {
 	d.advancePrefix()
 }
 
-// openPieceLog starts the log afresh, naming the pieces done so far.
+// openPieceLog starts the log afresh, naming the pieces done so far. A
+// file of one piece has none: its log could save one piece's fetch, and
+// only after a crash in the moment between that piece's check and the
+// rename that ends the download, while making and removing it costs two
+// metadata writes a file, much of the disk's work in a batch of small
+// files.
 func (d *download) openPieceLog() {
+	if len(d.pieces) == 1 {
+		return
+	}
 	f, err := d.st.root.OpenFile(d.logName(), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return
