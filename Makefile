@@ -5,6 +5,12 @@
 export GOFLAGS := -tags=nosqlite,disable_libutp
 export CGO_ENABLED := 1
 
+# bin/braid is the command line, built headless: without the GUI toolkit it
+# starts in half the time and needs no X11 or OpenGL library. Its window is
+# bin/braid-window, the same command with the window compiled in, which
+# bin/braid hands `braid [SOURCE...]` to.
+HEADLESS    := -tags=nosqlite,disable_libutp,headless
+
 GO          ?= go
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 ARGS        ?=
@@ -18,7 +24,8 @@ setup:
 	@tools/setup.sh
 
 build: setup
-	$(GO) build -o bin/braid ./cmd/braid
+	$(GO) build $(HEADLESS) -o bin/braid ./cmd/braid
+	$(GO) build -o bin/braid-window ./cmd/braid
 
 # make run ARGS='file.meta4' opens the window with a source.
 run: build
@@ -28,6 +35,7 @@ lint: setup
 	@unformatted=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet $(HEADLESS) ./cmd/braid
 	$(GO) run $(STATICCHECK) ./...
 
 test: lint

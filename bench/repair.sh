@@ -30,7 +30,8 @@ trap cleanup EXIT
 command -v nginx >/dev/null || { echo "bench/repair.sh: nginx is not installed (tools/setup.sh bench)" >&2; exit 1; }
 command -v aria2c >/dev/null || { echo "bench/repair.sh: aria2c is not installed (tools/setup.sh bench)" >&2; exit 1; }
 
-export GOFLAGS=-tags=nosqlite
+# The command line as the Makefile builds it (see Makefile).
+export GOFLAGS=-tags=nosqlite,disable_libutp,headless
 (cd "$root" && go build -o "$work/braid" ./cmd/braid)
 
 mkdir -p "$work/srv" "$work/data" "$work/nginx"

@@ -27,7 +27,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/braid-bench-verify.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-export GOFLAGS=-tags=nosqlite
+# The command line as the Makefile builds it (see Makefile).
+export GOFLAGS=-tags=nosqlite,disable_libutp,headless
 (cd "$root" && go build -o "$work/braid" ./cmd/braid)
 
 mkdir -p "$work/data"

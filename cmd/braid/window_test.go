@@ -1,3 +1,5 @@
+//go:build !headless
+
 package main
 
 import (
@@ -275,15 +277,4 @@ func realWindow(t *testing.T) (tmp, bin, display string) {
 		t.Skip("starts real windows; skipped with -short")
 	}
 	return t.TempDir(), buildBraid(t), startXvfb(t, xvfb)
-}
-
-// buildBraid builds the braid binary into a folder of the test's, with the
-// build tags the Makefile uses, for tests that run it as a child process.
-func buildBraid(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "braid")
-	if out, err := exec.Command("go", "build", "-tags", "nosqlite,disable_libutp", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }

@@ -116,7 +116,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *braidBin == "" {
 		*braidBin = filepath.Join(dir, "braid")
 		fmt.Fprintln(out, "building braid ...")
-		cmd := exec.CommandContext(ctx, "go", "build", "-tags", "nosqlite,disable_libutp", "-o", *braidBin, "./cmd/braid")
+		// The command line as the Makefile builds it: headless.
+		cmd := exec.CommandContext(ctx, "go", "build", "-tags", "nosqlite,disable_libutp,headless", "-o", *braidBin, "./cmd/braid")
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("build braid: %w", err)

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tags are the build tags the Makefile builds with.
+const tags = "nosqlite,disable_libutp"
+
+// buildBraid builds braid as the Makefile does, for tests that run it as a
+// child process: bin/braid headless (the command line, without the GUI
+// toolkit) and braid-window beside it (the same command with the window,
+// which braid hands its window to). It returns the path of braid.
+func buildBraid(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, b := range []struct{ name, tags string }{
+		{"braid", tags + ",headless"},
+		{"braid-window", tags},
+	} {
+		out, err := exec.Command("go", "build", "-tags", b.tags, "-o", filepath.Join(dir, b.name), ".").CombinedOutput()
+		if err != nil {
+			t.Fatalf("go build %s: %v\n%s", b.name, err, out)
+		}
+	}
+	return filepath.Join(dir, "braid")
+}
+
+// The headless braid links no GUI toolkit, and hands the window to the real
+// braid-window beside it, or says plainly that there is none.
+func TestHeadlessBuild(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-tags", tags+",headless", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "fyne.io/") || p == "braid/ui" || strings.HasPrefix(p, "braid/ui/") {
+			t.Errorf("the headless braid depends on %s", p)
+		}
+	}
+
+	bin := buildBraid(t)
+	state := filepath.Join(t.TempDir(), "state")
+	run := func(path string) (string, int) {
+		cmd := exec.Command(bin, "--state", state)
+		cmd.Env = append(withoutDisplay(os.Environ()), "PATH="+path)
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		switch {
+		case errors.As(err, &exit):
+			return string(out), exit.ExitCode()
+		case err != nil:
+			t.Fatalf("run braid: %v", err)
+		}
+		return string(out), 0
+	}
+	// Without a display, only braid-window itself can say what it says.
+	got, code := run(os.Getenv("PATH"))
+	if code != 1 || !strings.Contains(got, "the window needs a display") {
+		t.Fatalf("braid without a display: exit %d, %q; want braid-window's message and exit 1", code, got)
+	}
+	if err := os.Remove(filepath.Join(filepath.Dir(bin), "braid-window")); err != nil {
+		t.Fatal(err)
+	}
+	got, code = run(t.TempDir())
+	if code != 1 || !strings.Contains(got, "braid-window") || !strings.Contains(got, "braid get") {
+		t.Fatalf("braid without braid-window: exit %d, %q; want a message naming braid-window and the commands, exit 1", code, got)
+	}
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		t.Errorf("braid opened a queue in %s without a window (stat: %v)", state, err)
+	}
+}
+
+// withoutDisplay is env without the variables that name a display.
+func withoutDisplay(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "DISPLAY=") && !strings.HasPrefix(kv, "WAYLAND_DISPLAY=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
