@@ -79,13 +79,17 @@ func (q *Queue) FinishFile(id int64, name string, snap *engine.Snapshot, cause e
 }
 
 // FinishIfComplete marks job id done when every selected file of it is
-// verified, and leaves it as it is otherwise.
+// verified, and leaves it as it is otherwise; a job already done (by
+// JournalBatch.FinishWhenLanded) costs no write.
 func (q *Queue) FinishIfComplete(id int64) error {
 	var left int
 	if err := q.db.QueryRow(`SELECT COUNT(*) FROM files WHERE job = ? AND selected AND NOT verified`, id).Scan(&left); err != nil {
 		return q.wrap(fmt.Sprintf("finish job %d", id), err)
 	}
 	if left > 0 {
+		return nil
+	}
+	if s, err := q.state(id); err == nil && s == Done {
 		return nil
 	}
 	return q.Finish(id)

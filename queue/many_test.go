@@ -271,3 +271,62 @@ func TestRunSpeedLimitLive(t *testing.T) {
 		t.Errorf("%.0f bytes/s after the limit was lifted, want well over the old %d", rate, limit)
 	}
 }
+
+// A batch told to finish a job marks it done in the round that lands its
+// last selected file, and not before; FinishIfComplete then writes nothing.
+func TestJournalBatchFinishWhenLanded(t *testing.T) {
+	q := openTest(t, t.TempDir())
+	names := []string{"a.bin", "b.bin"}
+	id, _, err := q.PrepareFiles(context.Background(), "two.meta4", t.TempDir(), testDoc(4<<10, 1<<10, names...).Files, Origin{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _, err := q.PrepareFiles(context.Background(), "other.meta4", t.TempDir(), testDoc(4<<10, 1<<10, "c.bin").Files, Origin{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jb := q.NewJournalBatch()
+	jb.FinishWhenLanded(id)
+	state := func(id int64) State {
+		t.Helper()
+		j, err := q.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j.State
+	}
+	snap := &engine.Snapshot{VerifiedBy: "sha-256"}
+	if err := jb.Landed(id, "a.bin", snap); err != nil {
+		t.Fatal(err)
+	}
+	if s := state(id); s != Running {
+		t.Fatalf("after its first file landed the job is %s, want %s", s, Running)
+	}
+	if err := jb.Landed(id, "b.bin", snap); err != nil {
+		t.Fatal(err)
+	}
+	if s := state(id); s != Done {
+		t.Fatalf("after its last file landed the job is %s, want %s", s, Done)
+	}
+	// A job the batch was not told to finish stays as it is.
+	if err := jb.Landed(other, "c.bin", snap); err != nil {
+		t.Fatal(err)
+	}
+	if s := state(other); s != Running {
+		t.Fatalf("a job the batch was not told to finish is %s, want %s", s, Running)
+	}
+	j, _ := q.Get(id)
+	time.Sleep(5 * time.Millisecond) // finished_at is in ms: a rewrite would show
+	if err := q.FinishIfComplete(id); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := q.Get(id); !again.FinishedAt.Equal(j.FinishedAt) {
+		t.Errorf("FinishIfComplete wrote a done job again: finished %v, then %v", j.FinishedAt, again.FinishedAt)
+	}
+	if err := q.FinishIfComplete(other); err != nil {
+		t.Fatal(err)
+	}
+	if s := state(other); s != Done {
+		t.Fatalf("FinishIfComplete left a complete job %s", s)
+	}
+}

@@ -35,6 +35,9 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 	if s.batch == nil {
 		s.batch = s.q.NewJournalBatch()
 	}
+	// The round that lands the job's last file marks it done as well;
+	// getFiles' FinishIfComplete then finds nothing to write.
+	s.batch.FinishWhenLanded(id)
 	stored, err := s.q.Saved(id)
 	if err != nil {
 		return err
