@@ -51,7 +51,7 @@ func (o *getOptions) getFiles(ctx context.Context, st getState, src string, doc 
 			RetryFor:   o.retryFor,
 		}
 	}
-	var job int64 // the job PrepareAll put the files in; 0 when none did
+	var job *pendingJob // the job PrepareAll put the files in; nil when none did
 	if bp, ok := st.(batchPreparer); ok {
 		if err := bp.PrepareAll(ctx, src, reqs); err != nil {
 			for _, f := range files {
@@ -60,7 +60,7 @@ func (o *getOptions) getFiles(ctx context.Context, st getState, src string, doc 
 			return false
 		}
 		if qs := queueStateOf(st); qs != nil && len(reqs) > 0 {
-			job, _ = qs.jobOf(reqs[0])
+			job = qs.pendingOf(reqs[0])
 		}
 	} else if st != nil {
 		for i, r := range reqs {
@@ -84,9 +84,12 @@ func (o *getOptions) getFiles(ctx context.Context, st getState, src string, doc 
 			failed.Store(true)
 		}
 	})
-	if qs := queueStateOf(st); qs != nil && job != 0 {
-		if err := qs.q.FinishIfComplete(job); err != nil && !o.json {
-			fmt.Fprintf(o.stderr, "%s: state: %v\n", src, err)
+	if qs := queueStateOf(st); qs != nil && job != nil {
+		// A job that could not be recorded was told with each file.
+		if id, err := job.wait(); err == nil {
+			if err := qs.q.FinishIfComplete(id); err != nil && !o.json {
+				fmt.Fprintf(o.stderr, "%s: state: %v\n", src, err)
+			}
 		}
 	}
 	return !failed.Load()

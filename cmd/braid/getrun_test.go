@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"braid/engine/mirrortest"
+	"braid/queue"
 )
 
 // writeManyMeta4 writes a .meta4 at path listing n files named
@@ -80,5 +83,77 @@ func TestGetJobsUsage(t *testing.T) {
 		if code, _, stderr := runGet(t, flag, "0", "x.meta4"); code != 2 || !strings.Contains(stderr, flag) {
 			t.Errorf("%s 0: exit %d, %q; want 2 naming the flag", flag, code, stderr)
 		}
+	}
+}
+
+// The files of a source the queue has not seen start while its job is
+// recorded: here the queue's database is locked by another connection
+// while get runs, and every file's bytes arrive before the lock is
+// released; then get records the job and ends with it done.
+func TestGetNewSourceStartsBeforeRecorded(t *testing.T) {
+	data := getData(64<<10 + 3)
+	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
+	src, out, state := t.TempDir(), t.TempDir(), t.TempDir()
+	meta := filepath.Join(src, "new.meta4")
+	const files = 4
+	writeManyMeta4(t, meta, "n", files, data, m.URL())
+
+	// This test's queue owns the state folder (so get runs none of the
+	// owner's writes at open), and a second connection holds its write
+	// lock.
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(state, queue.DBName)+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	lock, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	locked := true
+	unlock := func() {
+		if locked {
+			locked = false
+			if err := lock.Rollback(); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer unlock()
+
+	var stdout, stderr bytes.Buffer
+	ended := make(chan int, 1)
+	go func() {
+		ended <- cmdGet(t.Context(), []string{"--state", state, "-d", out, meta}, &stdout, &stderr)
+	}()
+	want := int64(files * len(data))
+	deadline := time.Now().Add(3 * time.Second) // within the queue's 5 s busy timeout
+	for m.BytesServed() < want && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	served := m.BytesServed()
+	unlock()
+	if served < want {
+		t.Errorf("the mirror served %d of %d bytes while the queue was locked: the files waited for their job", served, want)
+	}
+	if code := <-ended; code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for i := range files {
+		if got, err := os.ReadFile(filepath.Join(out, fmt.Sprintf("n%d.bin", i))); err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("n%d.bin: %v", i, err)
+		}
+	}
+	jobs, err := q.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 1 || jobs[0].State != queue.Done {
+		t.Fatalf("queue after get: %+v, want one job, done", jobs)
 	}
 }

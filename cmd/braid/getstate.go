@@ -17,9 +17,30 @@ func init() { openGetState = openQueueState }
 // queueState implements getState over the queue.
 type queueState struct {
 	q     *queue.Queue
-	mu    sync.Mutex                // guards jobs: files prepare, check and finish side by side
-	jobs  map[*engine.Request]int64 // the job of each prepared request
-	batch *queue.JournalBatch       // the journal of files prepared together (PrepareAll)
+	mu    sync.Mutex                      // guards jobs: files prepare, check and finish side by side
+	jobs  map[*engine.Request]*pendingJob // the job of each prepared request
+	batch *queue.JournalBatch             // the journal of files prepared together (PrepareAll)
+}
+
+// pendingJob is the job of prepared requests: known when they are
+// prepared, or, for a source the queue has not seen, recorded while its
+// files already download (see PrepareAll).
+type pendingJob struct {
+	ready chan struct{} // closed when id or err is set
+	id    int64
+	err   error
+}
+
+func knownJob(id int64) *pendingJob {
+	p := &pendingJob{ready: make(chan struct{}), id: id}
+	close(p.ready)
+	return p
+}
+
+// wait returns the job once it is recorded, or why it could not be.
+func (p *pendingJob) wait() (int64, error) {
+	<-p.ready
+	return p.id, p.err
 }
 
 // openQueueState opens the queue; its notices (a damaged database moved
@@ -34,7 +55,7 @@ func openQueueState(dir string) (getState, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return &queueState{q: q, jobs: map[*engine.Request]int64{}}, q.Notices(), nil
+	return &queueState{q: q, jobs: map[*engine.Request]*pendingJob{}}, q.Notices(), nil
 }
 
 // Prepare stores the request's file with the job, and the origin's ETag
@@ -72,18 +93,32 @@ func (s *queueState) Finish(source string, req *engine.Request, snap *engine.Sna
 
 func (s *queueState) Close() error { return s.q.Close() }
 
-// jobOf is the job a prepared request belongs to.
+// jobOf is the job a prepared request belongs to, once it is recorded;
+// false when the request was not prepared or its job could not be
+// recorded.
 func (s *queueState) jobOf(req *engine.Request) (int64, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id, ok := s.jobs[req]
-	return id, ok
+	p := s.pendingOf(req)
+	if p == nil {
+		return 0, false
+	}
+	id, err := p.wait()
+	return id, err == nil
 }
 
-func (s *queueState) setJob(req *engine.Request, id int64) {
+// pendingOf is the job of a prepared request, recorded or not; nil when
+// the request was not prepared.
+func (s *queueState) pendingOf(req *engine.Request) *pendingJob {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.jobs[req] = id
+	return s.jobs[req]
+}
+
+func (s *queueState) setJob(req *engine.Request, id int64) { s.setPending(req, knownJob(id)) }
+
+func (s *queueState) setPending(req *engine.Request, p *pendingJob) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.jobs[req] = p
 }
 
 func (s *queueState) forget(req *engine.Request) {

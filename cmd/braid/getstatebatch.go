@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"braid/engine"
@@ -17,7 +18,10 @@ type batchPreparer interface {
 
 // PrepareAll is Prepare for every request of one source, in one pass over
 // the queue (queue.PrepareFiles); the files record their pieces through
-// one journal batch.
+// one journal batch. A source the queue has not seen has nothing to
+// resume, so its requests are ready as they are: the job is recorded while
+// the files start (for a large source that takes longer than the first
+// bytes do), and their journal and ends wait for it.
 func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engine.Request) error {
 	if len(reqs) == 0 {
 		return nil
@@ -28,12 +32,29 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 	for i, r := range reqs {
 		files[i] = r.File
 	}
-	id, done, err := s.q.PrepareFiles(ctx, source, r0.Dir, files, origin)
+	if s.batch == nil {
+		s.batch = s.q.NewJournalBatch()
+	}
+	known, err := s.q.Known(source, r0.Dir)
 	if err != nil {
 		return err
 	}
-	if s.batch == nil {
-		s.batch = s.q.NewJournalBatch()
+	if !known {
+		p := &pendingJob{ready: make(chan struct{})}
+		for _, r := range reqs {
+			s.setPending(r, p)
+			r.Journal = pendingJournal{p: p, b: s.batch}
+		}
+		dir, b := r0.Dir, s.batch
+		go func() {
+			defer close(p.ready)
+			p.id, p.err = s.record(ctx, b, source, dir, files, origin)
+		}()
+		return nil
+	}
+	id, done, err := s.q.PrepareFiles(ctx, source, r0.Dir, files, origin)
+	if err != nil {
+		return err
 	}
 	// The round that lands the job's last file marks it done as well;
 	// getFiles' FinishIfComplete then finds nothing to write.
@@ -50,6 +71,53 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 		r.SaveAs, r.Landed = f.SavedAs, f.Verified && f.Created
 	}
 	return nil
+}
+
+// record records a new source's job for PrepareAll while its files
+// download. Another braid that recorded the same source in the meantime
+// may have recorded pieces these downloads did not start from: then the
+// job is not taken.
+func (s *queueState) record(ctx context.Context, b *queue.JournalBatch, source, dir string, files []metalink.File, origin queue.Origin) (int64, error) {
+	id, done, err := s.q.PrepareFiles(ctx, source, dir, files, origin)
+	if err != nil {
+		return 0, err
+	}
+	for i, d := range done {
+		if d != nil {
+			return 0, fmt.Errorf("%s: another braid began the same download at the same time; run get again to resume it", files[i].Name)
+		}
+	}
+	b.FinishWhenLanded(id)
+	return id, nil
+}
+
+// pendingJournal is the journal of a job being recorded: each call waits
+// until it is, then goes to the batch.
+type pendingJournal struct {
+	p *pendingJob
+	b *queue.JournalBatch
+}
+
+var _ engine.JournalResetter = pendingJournal{}
+
+func (j pendingJournal) PiecesDone(file string, pieces []int) error {
+	id, err := j.p.wait()
+	if err != nil {
+		return err
+	}
+	return j.b.Journal(id).PiecesDone(file, pieces)
+}
+
+func (j pendingJournal) Reset(file string) error {
+	id, err := j.p.wait()
+	if err != nil {
+		return err
+	}
+	r, ok := j.b.Journal(id).(engine.JournalResetter)
+	if !ok {
+		return fmt.Errorf("job %d: the journal cannot forget %s's pieces", id, file)
+	}
+	return r.Reset(file)
 }
 
 func (l *lockedState) PrepareAll(ctx context.Context, source string, reqs []*engine.Request) error {
@@ -72,14 +140,18 @@ func (l *lockedState) PrepareAll(ctx context.Context, source string, reqs []*eng
 // other's bookkeeping; it reports false for a request it does not know.
 func (s *queueState) finish(mu *sync.Mutex, req *engine.Request, snap *engine.Snapshot, err error) (bool, error) {
 	mu.Lock()
-	id, ok := s.jobOf(req)
+	p := s.pendingOf(req)
 	batch := s.batch
-	if ok && batch != nil {
+	if p != nil && batch != nil {
 		s.forget(req)
 	}
 	mu.Unlock()
-	if !ok || batch == nil {
+	if p == nil || batch == nil {
 		return false, nil
+	}
+	id, err2 := p.wait()
+	if err2 != nil {
+		return true, err2
 	}
 	if err == nil && snap != nil {
 		// Files landing together share the batch's transaction; the job
