@@ -23,23 +23,25 @@ type queueState struct {
 }
 
 // pendingJob is the job of prepared requests: known when they are
-// prepared, or, for a source the queue has not seen, recorded while its
-// files already download (see PrepareAll).
+// prepared, or, for a source the queue has not seen, recorded when first
+// needed (see PrepareAll).
 type pendingJob struct {
-	ready chan struct{} // closed when id or err is set
-	id    int64
-	err   error
+	once   sync.Once
+	record func() (int64, error) // records the job; nil when it is known
+	id     int64
+	err    error
 }
 
-func knownJob(id int64) *pendingJob {
-	p := &pendingJob{ready: make(chan struct{}), id: id}
-	close(p.ready)
-	return p
-}
+func knownJob(id int64) *pendingJob { return &pendingJob{id: id} }
 
-// wait returns the job once it is recorded, or why it could not be.
+// wait returns the job, recording it first if it is not yet, or why it
+// could not be recorded.
 func (p *pendingJob) wait() (int64, error) {
-	<-p.ready
+	p.once.Do(func() {
+		if p.record != nil {
+			p.id, p.err = p.record()
+		}
+	})
 	return p.id, p.err
 }
 

@@ -19,9 +19,12 @@ type batchPreparer interface {
 // PrepareAll is Prepare for every request of one source, in one pass over
 // the queue (queue.PrepareFiles); the files record their pieces through
 // one journal batch. A source the queue has not seen has nothing to
-// resume, so its requests are ready as they are: the job is recorded while
-// the files start (for a large source that takes longer than the first
-// bytes do), and their journal and ends wait for it.
+// resume, so its requests are ready as they are, and the job is recorded
+// when first needed: by the first journal round or the first file's end.
+// Recording a large source takes longer than its first bytes do, and done
+// at once it would hold back the first requests on a small machine. A get
+// killed before then leaves no job, and the next one finds the pieces
+// through their piece logs.
 func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engine.Request) error {
 	if len(reqs) == 0 {
 		return nil
@@ -40,16 +43,14 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 		return err
 	}
 	if !known {
-		p := &pendingJob{ready: make(chan struct{})}
+		dir, b := r0.Dir, s.batch
+		p := &pendingJob{record: func() (int64, error) {
+			return s.record(ctx, b, source, dir, files, origin)
+		}}
 		for _, r := range reqs {
 			s.setPending(r, p)
-			r.Journal = pendingJournal{p: p, b: s.batch}
+			r.Journal = pendingJournal{p: p, b: b}
 		}
-		dir, b := r0.Dir, s.batch
-		go func() {
-			defer close(p.ready)
-			p.id, p.err = s.record(ctx, b, source, dir, files, origin)
-		}()
 		return nil
 	}
 	id, done, err := s.q.PrepareFiles(ctx, source, r0.Dir, files, origin)
@@ -91,8 +92,8 @@ func (s *queueState) record(ctx context.Context, b *queue.JournalBatch, source, 
 	return id, nil
 }
 
-// pendingJournal is the journal of a job being recorded: each call waits
-// until it is, then goes to the batch.
+// pendingJournal is the journal of a job not yet recorded: its first call
+// records it, and every call goes to the batch once it is.
 type pendingJournal struct {
 	p *pendingJob
 	b *queue.JournalBatch
