@@ -265,3 +265,45 @@ func TestPieceLogOnlyForSeveralPieces(t *testing.T) {
 		})
 	}
 }
+
+// A store is clean after a sync until the next change, so finish syncs
+// only what the sync loop did not.
+func TestStoreClean(t *testing.T) {
+	dir := t.TempDir()
+	st, err := openStore(dir, "f.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	if _, err := st.openPart(8, false); err != nil {
+		t.Fatal(err)
+	}
+	if st.clean() {
+		t.Fatal("a new .part is clean before any sync")
+	}
+	if err := st.sync(); err != nil {
+		t.Fatal(err)
+	}
+	if !st.clean() {
+		t.Fatal("not clean right after a sync")
+	}
+	if _, err := st.WriteAt([]byte("braid"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if st.clean() {
+		t.Fatal("clean after a write")
+	}
+	if err := st.sync(); err != nil {
+		t.Fatal(err)
+	}
+	st.changed()
+	if st.clean() {
+		t.Fatal("clean after a change")
+	}
+	if err := st.finish(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "f.bin")); err != nil || string(got[:5]) != "braid" {
+		t.Fatalf("finished file: %q, %v", got, err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"sync/atomic"
 )
 
 // partSuffix marks a file that is not verified yet.
@@ -20,6 +21,11 @@ type store struct {
 	name string // final name, relative, slash-separated
 	part string
 	f    *os.File // NAME.part, open for reading and writing; nil until openPart
+
+	// writes counts the changes to f; synced is its value when the last
+	// sync began (-1: none yet), so finish syncs only what is not already
+	// durable.
+	writes, synced atomic.Int64
 }
 
 // openStore opens dir as a root and makes the folders name needs inside it.
@@ -37,7 +43,9 @@ func openStore(dir, name string) (*store, error) {
 			return nil, fmt.Errorf("make folder %s: %w", d, err)
 		}
 	}
-	return &store{root: root, name: name, part: name + partSuffix}, nil
+	st := &store{root: root, name: name, part: name + partSuffix}
+	st.synced.Store(-1)
+	return st, nil
 }
 
 // setName points the store at another final name in the same folder,
@@ -95,30 +103,46 @@ func (s *store) openPart(size int64, keep bool) (kept bool, err error) {
 		return false, fmt.Errorf("reserve %d bytes for %s: %w", size, s.part, err)
 	}
 	s.f = f
+	s.changed()
 	return kept, nil
 }
 
-func (s *store) WriteAt(p []byte, off int64) (int, error) { return s.f.WriteAt(p, off) }
+func (s *store) WriteAt(p []byte, off int64) (int, error) {
+	s.writes.Add(1)
+	return s.f.WriteAt(p, off)
+}
+
+// changed notes a change to f made other than through WriteAt (a
+// truncation, another file).
+func (s *store) changed() { s.writes.Add(1) }
 
 func (s *store) ReadAt(p []byte, off int64) (int, error) { return s.f.ReadAt(p, off) }
 
 // sync makes what was written durable.
 func (s *store) sync() error {
+	w := s.writes.Load()
 	if err := s.f.Sync(); err != nil {
 		return fmt.Errorf("sync %s: %w", s.part, err)
 	}
+	s.synced.Store(w)
 	return nil
 }
+
+// clean reports whether nothing was written since the last sync began.
+func (s *store) clean() bool { return s.synced.Load() == s.writes.Load() }
 
 // startWriteback starts writing dirty pages of NAME.part to disk without
 // waiting.
 func (s *store) startWriteback() { startWriteback(s.f) }
 
-// finish syncs NAME.part, closes it and gives it the final name (see
-// publish).
+// finish syncs NAME.part, unless the sync loop's last round did and
+// nothing was written since (each sync costs the disk a cache flush),
+// closes it and gives it the final name (see publish).
 func (s *store) finish() error {
-	if err := s.sync(); err != nil {
-		return err
+	if !s.clean() {
+		if err := s.sync(); err != nil {
+			return err
+		}
 	}
 	err := s.f.Close()
 	s.f = nil

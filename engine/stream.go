@@ -91,6 +91,7 @@ func (d *download) streamUnknown(ctx context.Context) error {
 			return de
 		case errors.Is(err, transport.ErrNoRanges):
 			// It cannot resume: start over, and say so.
+			d.st.changed()
 			if err := d.st.f.Truncate(0); err != nil {
 				return &diskError{fmt.Errorf("truncate %s: %w", d.st.part, err)}
 			}
@@ -126,6 +127,7 @@ func (d *download) openStream() (int64, error) {
 		return 0, fmt.Errorf("open %s: %w", d.st.part, err)
 	}
 	d.st.f = f
+	d.st.changed()
 	var have int64
 	if keep {
 		fi, err := f.Stat()
