@@ -59,7 +59,9 @@ func (j batchJournal) Reset(file string) error { return j.b.q.Journal(j.job).Res
 func (q *Queue) NewJournalBatch() *JournalBatch { return &JournalBatch{q: q} }
 
 // Journal is job's journal in the batch, for the engine (Request.Journal).
-func (b *JournalBatch) Journal(job int64) engine.Journal { return batchJournal{b: b, job: job} }
+func (b *JournalBatch) Journal(job int64) engine.JournalResetter {
+	return batchJournal{b: b, job: job}
+}
 
 // Landed records a file of job that landed, as Queue.Landed does, in the
 // next round's transaction, which files landing together share. For a job

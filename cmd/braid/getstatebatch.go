@@ -114,11 +114,7 @@ func (j pendingJournal) Reset(file string) error {
 	if err != nil {
 		return err
 	}
-	r, ok := j.b.Journal(id).(engine.JournalResetter)
-	if !ok {
-		return fmt.Errorf("job %d: the journal cannot forget %s's pieces", id, file)
-	}
-	return r.Reset(file)
+	return j.b.Journal(id).Reset(file)
 }
 
 func (l *lockedState) PrepareAll(ctx context.Context, source string, reqs []*engine.Request) error {
@@ -150,9 +146,9 @@ func (s *queueState) finish(mu *sync.Mutex, req *engine.Request, snap *engine.Sn
 	if p == nil || batch == nil {
 		return false, nil
 	}
-	id, err2 := p.wait()
-	if err2 != nil {
-		return true, err2
+	id, perr := p.wait()
+	if perr != nil {
+		return true, perr
 	}
 	if err == nil && snap != nil {
 		// Files landing together share the batch's transaction; the job
