@@ -3,7 +3,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +12,7 @@ import (
 
 // execWindow runs the window program with this process's arguments,
 // standard streams and environment, and returns its exit status.
-func execWindow(_ context.Context, path string, args []string, stderr io.Writer) int {
+func execWindow(path string, args []string, stderr io.Writer) int {
 	cmd := exec.Command(path, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	err := cmd.Run()

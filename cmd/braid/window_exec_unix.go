@@ -3,7 +3,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +12,7 @@ import (
 // execWindow replaces this process with the window program, which keeps
 // its process ID, its terminal and its signals: to the user and to a
 // desktop launcher it is the braid they started.
-func execWindow(_ context.Context, path string, args []string, stderr io.Writer) int {
+func execWindow(path string, args []string, stderr io.Writer) int {
 	err := syscall.Exec(path, append([]string{path}, args...), os.Environ())
 	fmt.Fprintf(stderr, "braid: start %s: %v\n", path, err)
 	return 1

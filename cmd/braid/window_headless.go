@@ -29,7 +29,7 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "braid: %v\nThis braid is built for the command line: %s (braid -h says more)\n", err, headless())
 		return 1
 	}
-	return execWindow(ctx, path, args, stderr)
+	return execWindow(path, args, stderr)
 }
 
 // findWindow looks for braid-window beside the running executable (its
