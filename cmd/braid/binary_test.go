@@ -16,7 +16,7 @@ const tags = "nosqlite,disable_libutp"
 // child process: bin/braid headless (the command line, without the GUI
 // toolkit) and braid-window beside it (the same command with the window,
 // which braid hands its window to). It returns the path of braid.
-func buildBraid(t *testing.T) string {
+func buildBraid(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, b := range []struct{ name, tags string }{
@@ -85,4 +85,20 @@ func withoutDisplay(env []string) []string {
 		}
 	}
 	return out
+}
+
+// BenchmarkStart is the cost of starting the headless braid, paid by every
+// command a script runs and at the front of every download: exec, the
+// runtime and every package's initialisers, up to a command that does
+// nothing but print. A dependency whose init grows (a regexp compiled at
+// start, a GUI toolkit linked in) shows here.
+func BenchmarkStart(b *testing.B) {
+	bin := buildBraid(b) // once: a benchmark with sub-benchmarks runs once
+	b.Run("help", func(b *testing.B) {
+		for range b.N {
+			if out, err := exec.Command(bin, "help").CombinedOutput(); err != nil {
+				b.Fatalf("braid help: %v\n%s", err, out)
+			}
+		}
+	})
 }
