@@ -59,7 +59,7 @@ func (o *getOptions) refreshDue(st getState, src string, doc *metalink.Document,
 	if !ok {
 		return false
 	}
-	due, err := qs.q.RefreshDue(id)
+	due, err := qs.open().RefreshDue(id)
 	return err == nil && due
 }
 
@@ -73,7 +73,7 @@ func (o *getOptions) refresh(ctx context.Context, st getState, src string, doc *
 	qs := queueStateOf(st)
 	if qs != nil && !errors.Is(err, resolve.ErrNotDynamic) {
 		if id, ok := qs.jobOf(req); ok {
-			_ = qs.q.MarkRefreshed(id) // at worst the origin is asked again next time
+			_ = qs.open().MarkRefreshed(id) // at worst the origin is asked again next time
 		}
 	}
 	if err != nil {
@@ -104,7 +104,7 @@ func (o *getOptions) refresh(ctx context.Context, st getState, src string, doc *
 		o.note(name, notice)
 		if qs != nil {
 			if id, ok := qs.jobOf(req); ok {
-				_ = qs.q.SetNotice(id, name+": "+notice) // shown by queue list; the user was told here
+				_ = qs.open().SetNotice(id, name+": "+notice) // shown by queue list; the user was told here
 			}
 		}
 	}

@@ -31,10 +31,16 @@ type getState interface {
 	Close() error
 }
 
-// openGetState opens the state folder given by --state (or its default,
-// "" meaning the default) and returns with it the notices the user must
-// hear (a damaged queue database moved aside). Set by the queue wiring.
-var openGetState func(dir string) (st getState, notices []string, err error)
+// openGetState starts opening the state folder given by --state (or its
+// default, "" meaning the default) and returns the state at once; its calls
+// wait for the open where they need it. opened is called once the open is
+// through, with the notices the user must hear (a damaged queue database
+// moved aside) or why it failed, before any call that waited goes on. Set
+// by the queue wiring.
+var openGetState func(dir string, opened func(notices []string, err error)) (getState, error)
+
+// errNoState ends a get whose state folder could not be opened.
+var errNoState = errors.New("the state folder could not be opened")
 
 // getOptions are get's flags after parsing.
 type getOptions struct {
@@ -71,12 +77,23 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "braid get: -d: %v\n", err)
 		return 1
 	}
+	o.lockOutput()
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	var st getState
 	if openGetState != nil {
-		s, notices, err := openGetState(o.state)
-		for _, n := range notices {
-			fmt.Fprintf(stderr, "braid get: state: %s\n", n)
-		}
+		// The sources are read while the state opens; a state that
+		// cannot be opened stops the get, and what it fetched meanwhile
+		// stays in its .part files.
+		s, err := openGetState(o.state, func(notices []string, err error) {
+			for _, n := range notices {
+				fmt.Fprintf(o.stderr, "braid get: state: %s\n", n)
+			}
+			if err != nil {
+				fmt.Fprintf(o.stderr, "braid get: state: %v\n", err)
+				stop(errNoState)
+			}
+		})
 		if err != nil {
 			fmt.Fprintf(stderr, "braid get: state: %v\n", err)
 			return 1

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -54,6 +55,9 @@ func (o *getOptions) getFiles(ctx context.Context, st getState, src string, doc 
 	var job *pendingJob // the job PrepareAll put the files in; nil when none did
 	if bp, ok := st.(batchPreparer); ok {
 		if err := bp.PrepareAll(ctx, src, reqs); err != nil {
+			if errors.Is(context.Cause(ctx), errNoState) {
+				return false // get said so
+			}
 			for _, f := range files {
 				o.fail(src, f.Name, fmt.Errorf("%s: state: %w", f.Name, err))
 			}
@@ -76,7 +80,7 @@ func (o *getOptions) getFiles(ctx context.Context, st getState, src string, doc 
 		snap, err := o.downloadDynamic(ctx, st, src, doc, reqs[i])
 		o.reportSignature(reqs[i].File.Name, sig)
 		if st != nil {
-			if serr := st.Finish(src, reqs[i], snap, err); serr != nil && !o.json {
+			if serr := st.Finish(src, reqs[i], snap, err); serr != nil && !o.json && !errors.Is(context.Cause(ctx), errNoState) {
 				fmt.Fprintf(o.stderr, "%s: state: %v\n", reqs[i].File.Name, serr)
 			}
 		}
@@ -87,7 +91,7 @@ func (o *getOptions) getFiles(ctx context.Context, st getState, src string, doc 
 	if qs := queueStateOf(st); qs != nil && job != nil {
 		// A job that could not be recorded was told with each file.
 		if id, err := job.wait(); err == nil {
-			if err := qs.q.FinishIfComplete(id); err != nil && !o.json {
+			if err := qs.open().FinishIfComplete(id); err != nil && !o.json {
 				fmt.Fprintf(o.stderr, "%s: state: %v\n", src, err)
 			}
 		}
@@ -127,6 +131,9 @@ func runEach(ctx context.Context, n, k int, do func(i int)) {
 // side: each Write, and so each line get prints, goes out whole. stdout
 // and stderr share one lock, as they often share one terminal.
 func (o *getOptions) lockOutput() {
+	if _, ok := o.stdout.(*lockedWriter); ok {
+		return // locked already
+	}
 	mu := &sync.Mutex{}
 	o.stdout = &lockedWriter{mu: mu, w: o.stdout}
 	o.stderr = &lockedWriter{mu: mu, w: o.stderr}

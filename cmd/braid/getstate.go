@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"braid/engine"
@@ -14,22 +18,58 @@ import (
 // journal recorded instead of starting over, and the window shows it.
 func init() { openGetState = openQueueState }
 
-// queueState implements getState over the queue.
+// openQueue opens the queue for get; tests make it slow or fail.
+var openQueue = queue.Open
+
+// queueState implements getState over the queue. The queue opens in the
+// background while get reads its sources (see openQueueState); whatever
+// needs it waits for it.
 type queueState struct {
-	q     *queue.Queue
-	mu    sync.Mutex                      // guards jobs: files prepare, check and finish side by side
+	dir    string        // the state folder
+	fresh  bool          // the folder held no queue when get began: nothing to resume
+	opened chan struct{} // closed once the queue is open or could not be
+	q      *queue.Queue  // set before opened is closed; nil if the open failed
+	err    error         // why the queue could not be opened
+
+	mu    sync.Mutex                      // guards jobs and batch: files prepare, check and finish side by side
 	jobs  map[*engine.Request]*pendingJob // the job of each prepared request
 	batch *queue.JournalBatch             // the journal of files prepared together (PrepareAll)
+}
+
+// queue waits for the queue to be open and returns it, or why it could
+// not be opened.
+func (s *queueState) queue() (*queue.Queue, error) {
+	<-s.opened
+	return s.q, s.err
+}
+
+// open is the queue behind a recorded job (a job is recorded only once
+// the queue is open).
+func (s *queueState) open() *queue.Queue {
+	<-s.opened
+	return s.q
+}
+
+// journalBatch is the batch of q that PrepareAll's files journal through,
+// made on first use.
+func (s *queueState) journalBatch(q *queue.Queue) *queue.JournalBatch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.batch == nil {
+		s.batch = q.NewJournalBatch()
+	}
+	return s.batch
 }
 
 // pendingJob is the job of prepared requests: known when they are
 // prepared, or, for a source the queue has not seen, recorded when first
 // needed (see PrepareAll).
 type pendingJob struct {
-	once   sync.Once
-	record func() (int64, error) // records the job; nil when it is known
-	id     int64
-	err    error
+	once    sync.Once
+	record  func() (int64, error) // records the job; nil when it is known
+	batched bool                  // prepared by PrepareAll: its files land through the journal batch
+	id      int64
+	err     error
 }
 
 func knownJob(id int64) *pendingJob { return &pendingJob{id: id} }
@@ -45,33 +85,55 @@ func (p *pendingJob) wait() (int64, error) {
 	return p.id, p.err
 }
 
-// openQueueState opens the queue; its notices (a damaged database moved
-// aside and a new queue started) go to the user, who would otherwise find
-// their queue empty without a word.
-func openQueueState(dir string) (getState, []string, error) {
+// openQueueState starts opening the queue in the state folder dir and
+// returns at once, so that get reads its sources meanwhile (opening, and
+// for a new folder creating, the database takes longer than parsing a
+// metalink). When the open is through, opened gets its notices (a damaged
+// database moved aside and a new queue started: the user would otherwise
+// find their queue empty without a word) or its error, before anything
+// waiting for the queue goes on.
+func openQueueState(dir string, opened func(notices []string, err error)) (getState, error) {
 	d, err := queue.Dir(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	q, err := queue.Open(d)
-	if err != nil {
-		return nil, nil, err
+	_, err = os.Lstat(filepath.Join(d, queue.DBName))
+	s := &queueState{
+		dir:    d,
+		fresh:  errors.Is(err, fs.ErrNotExist),
+		opened: make(chan struct{}),
+		jobs:   map[*engine.Request]*pendingJob{},
 	}
-	return &queueState{q: q, jobs: map[*engine.Request]*pendingJob{}}, q.Notices(), nil
+	go func() {
+		defer close(s.opened)
+		q, err := openQueue(d)
+		if err != nil {
+			s.err = err
+			opened(nil, err)
+			return
+		}
+		s.q = q
+		opened(q.Notices(), nil)
+	}()
+	return s, nil
 }
 
 // Prepare stores the request's file with the job, and the origin's ETag
 // and Referer too, so that the window or `braid queue run` can run the
 // job later as get would.
 func (s *queueState) Prepare(ctx context.Context, source string, req *engine.Request) error {
+	q, err := s.queue()
+	if err != nil {
+		return err
+	}
 	origin := queue.Origin{ETag: req.OriginETag, Referer: req.Referer}
-	id, done, err := s.q.PrepareFile(ctx, source, req.Dir, req.File, origin)
+	id, done, err := q.PrepareFile(ctx, source, req.Dir, req.File, origin)
 	if err != nil {
 		return err
 	}
 	s.setJob(req, id)
 	req.Done = done
-	j, err := s.q.Get(id)
+	j, err := q.Get(id)
 	if err != nil {
 		return err
 	}
@@ -80,7 +142,7 @@ func (s *queueState) Prepare(ctx context.Context, source string, req *engine.Req
 			req.SaveAs, req.Landed = f.SavedAs, f.Verified && f.Created
 		}
 	}
-	req.Journal = s.q.Journal(id)
+	req.Journal = q.Journal(id)
 	return nil
 }
 
@@ -90,10 +152,18 @@ func (s *queueState) Finish(source string, req *engine.Request, snap *engine.Sna
 		return fmt.Errorf("%s: %s was not prepared", source, req.File.Name)
 	}
 	s.forget(req)
-	return s.q.FinishFile(id, req.File.Name, snap, err)
+	return s.open().FinishFile(id, req.File.Name, snap, err)
 }
 
-func (s *queueState) Close() error { return s.q.Close() }
+// Close closes the queue once it is open; a queue that could not be
+// opened has nothing to close.
+func (s *queueState) Close() error {
+	q, err := s.queue()
+	if err != nil {
+		return nil
+	}
+	return q.Close()
+}
 
 // jobOf is the job a prepared request belongs to, once it is recorded;
 // false when the request was not prepared or its job could not be

@@ -24,7 +24,9 @@ type batchPreparer interface {
 // Recording a large source takes longer than its first bytes do, and done
 // at once it would hold back the first requests on a small machine. A get
 // killed before then leaves no job, and the next one finds the pieces
-// through their piece logs.
+// through their piece logs. In a state folder that held no queue when get
+// began no source can be known, and its files need not even wait for the
+// queue to be created.
 func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engine.Request) error {
 	if len(reqs) == 0 {
 		return nil
@@ -35,39 +37,46 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 	for i, r := range reqs {
 		files[i] = r.File
 	}
-	if s.batch == nil {
-		s.batch = s.q.NewJournalBatch()
-	}
-	known, err := s.q.Known(source, r0.Dir)
-	if err != nil {
-		return err
+	known := false
+	if !s.fresh {
+		q, err := s.queue()
+		if err != nil {
+			return err
+		}
+		if known, err = q.Known(source, r0.Dir); err != nil {
+			return err
+		}
 	}
 	if !known {
-		dir, b := r0.Dir, s.batch
-		p := &pendingJob{record: func() (int64, error) {
-			return s.record(ctx, b, source, dir, files, origin)
+		dir := r0.Dir
+		p := &pendingJob{batched: true, record: func() (int64, error) {
+			return s.record(ctx, source, dir, files, origin)
 		}}
 		for _, r := range reqs {
 			s.setPending(r, p)
-			r.Journal = pendingJournal{p: p, b: b}
+			r.Journal = pendingJournal{p: p, s: s}
 		}
 		return nil
 	}
-	id, done, err := s.q.PrepareFiles(ctx, source, r0.Dir, files, origin)
+	q, _ := s.queue() // open: Known read it
+	id, done, err := q.PrepareFiles(ctx, source, r0.Dir, files, origin)
 	if err != nil {
 		return err
 	}
 	// The round that lands the job's last file marks it done as well;
 	// getFiles' FinishIfComplete then finds nothing to write.
-	s.batch.FinishWhenLanded(id)
-	stored, err := s.q.Saved(id)
+	b := s.journalBatch(q)
+	b.FinishWhenLanded(id)
+	stored, err := q.Saved(id)
 	if err != nil {
 		return err
 	}
+	p := knownJob(id)
+	p.batched = true
 	for i, r := range reqs {
-		s.setJob(r, id)
+		s.setPending(r, p)
 		r.Done = done[i]
-		r.Journal = s.batch.Journal(id)
+		r.Journal = b.Journal(id)
 		f := stored[r.File.Name]
 		r.SaveAs, r.Landed = f.SavedAs, f.Verified && f.Created
 	}
@@ -75,11 +84,15 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 }
 
 // record records a new source's job for PrepareAll while its files
-// download. Another braid that recorded the same source in the meantime
-// may have recorded pieces these downloads did not start from: then the
-// job is not taken.
-func (s *queueState) record(ctx context.Context, b *queue.JournalBatch, source, dir string, files []metalink.File, origin queue.Origin) (int64, error) {
-	id, done, err := s.q.PrepareFiles(ctx, source, dir, files, origin)
+// download, once the queue is open. Another braid that recorded the same
+// source in the meantime may have recorded pieces these downloads did not
+// start from: then the job is not taken.
+func (s *queueState) record(ctx context.Context, source, dir string, files []metalink.File, origin queue.Origin) (int64, error) {
+	q, err := s.queue()
+	if err != nil {
+		return 0, err
+	}
+	id, done, err := q.PrepareFiles(ctx, source, dir, files, origin)
 	if err != nil {
 		return 0, err
 	}
@@ -88,7 +101,7 @@ func (s *queueState) record(ctx context.Context, b *queue.JournalBatch, source, 
 			return 0, fmt.Errorf("%s: another braid began the same download at the same time; run get again to resume it", files[i].Name)
 		}
 	}
-	b.FinishWhenLanded(id)
+	s.journalBatch(q).FinishWhenLanded(id)
 	return id, nil
 }
 
@@ -96,25 +109,34 @@ func (s *queueState) record(ctx context.Context, b *queue.JournalBatch, source, 
 // records it, and every call goes to the batch once it is.
 type pendingJournal struct {
 	p *pendingJob
-	b *queue.JournalBatch
+	s *queueState
 }
 
 var _ engine.JournalResetter = pendingJournal{}
 
-func (j pendingJournal) PiecesDone(file string, pieces []int) error {
+// journal is the job's journal in the batch, once the job is recorded.
+func (j pendingJournal) journal() (engine.JournalResetter, error) {
 	id, err := j.p.wait()
+	if err != nil {
+		return nil, err
+	}
+	return j.s.journalBatch(j.s.open()).Journal(id), nil
+}
+
+func (j pendingJournal) PiecesDone(file string, pieces []int) error {
+	jr, err := j.journal()
 	if err != nil {
 		return err
 	}
-	return j.b.Journal(id).PiecesDone(file, pieces)
+	return jr.PiecesDone(file, pieces)
 }
 
 func (j pendingJournal) Reset(file string) error {
-	id, err := j.p.wait()
+	jr, err := j.journal()
 	if err != nil {
 		return err
 	}
-	return j.b.Journal(id).Reset(file)
+	return jr.Reset(file)
 }
 
 func (l *lockedState) PrepareAll(ctx context.Context, source string, reqs []*engine.Request) error {
@@ -138,12 +160,11 @@ func (l *lockedState) PrepareAll(ctx context.Context, source string, reqs []*eng
 func (s *queueState) finish(mu *sync.Mutex, req *engine.Request, snap *engine.Snapshot, err error) (bool, error) {
 	mu.Lock()
 	p := s.pendingOf(req)
-	batch := s.batch
-	if p != nil && batch != nil {
+	if p != nil && p.batched {
 		s.forget(req)
 	}
 	mu.Unlock()
-	if p == nil || batch == nil {
+	if p == nil || !p.batched {
 		return false, nil
 	}
 	id, perr := p.wait()
@@ -153,7 +174,7 @@ func (s *queueState) finish(mu *sync.Mutex, req *engine.Request, snap *engine.Sn
 	if err == nil && snap != nil {
 		// Files landing together share the batch's transaction; the job
 		// is marked done once its source's files are through (getFiles).
-		return true, batch.Landed(id, req.File.Name, snap)
+		return true, s.journalBatch(s.open()).Landed(id, req.File.Name, snap)
 	}
-	return true, s.q.FinishFile(id, req.File.Name, snap, err)
+	return true, s.open().FinishFile(id, req.File.Name, snap, err)
 }

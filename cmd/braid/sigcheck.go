@@ -37,7 +37,7 @@ type jsonSignature struct {
 // keyringFor is the keyring of get's state folder.
 func (o *getOptions) keyringFor(st getState) (*signature.Keyring, error) {
 	if qs := queueStateOf(st); qs != nil {
-		return qs.q.Keyring(), nil
+		return signature.OpenKeyring(qs.dir), nil
 	}
 	dir, err := queue.Dir(o.state)
 	if err != nil {
@@ -66,7 +66,7 @@ func (o *getOptions) checkSignature(st getState, req *engine.Request) *signature
 		if !ok {
 			return nil
 		}
-		return qs.q.SetSignature(id, req.File.Name, got)
+		return qs.open().SetSignature(id, req.File.Name, got)
 	}
 	// req.File is read when the check runs: a dynamic metalink's new
 	// version comes with its own signature.
