@@ -196,8 +196,18 @@ func (q *Queue) openDB(opt Options) error {
 		q.db = nil
 		return q.wrap(op, err)
 	}
-	if err := db.Ping(); err != nil {
-		return fail("open queue", err)
+	// Opening a connection switches the database to WAL. When several
+	// processes open a new state folder at once, SQLite may refuse the
+	// switch as busy at once, without waiting out the busy timeout; the
+	// open is tried again until that timeout.
+	for deadline := time.Now().Add(opt.BusyTimeout); ; time.Sleep(5 * time.Millisecond) {
+		err := db.Ping()
+		if err == nil {
+			break
+		}
+		if !isBusy(err) || time.Now().After(deadline) {
+			return fail("open queue", err)
+		}
 	}
 	var check string
 	if err := db.QueryRow("PRAGMA quick_check").Scan(&check); err != nil {
