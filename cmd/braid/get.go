@@ -190,7 +190,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		json:        *jsonOut,
 		requireHash: *requireHash,
 		retryFor:    *retryFor,
-		sources:     fs.Args(),
+		sources:     onceEach(fs.Args(), stderr, *jsonOut),
 		tty:         isTerminal(stdout),
 		interval:    500 * time.Millisecond,
 		stdout:      stdout,
@@ -202,6 +202,25 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		o.interval = 200 * time.Millisecond
 	}
 	return o, -1
+}
+
+// onceEach is the sources without repeats, in the order first given: a
+// source given twice would download its files twice, side by side, the
+// second copy under free names. Without --json a repeat is told.
+func onceEach(sources []string, stderr io.Writer, json bool) []string {
+	seen := make(map[string]bool, len(sources))
+	out := sources[:0:0]
+	for _, s := range sources {
+		if seen[s] {
+			if !json {
+				fmt.Fprintf(stderr, "braid get: %s is given more than once; getting it once\n", s)
+			}
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	return out
 }
 
 // getSource downloads the selected files of one source, side by side, and

@@ -96,6 +96,32 @@ func TestGetMeta4(t *testing.T) {
 	}
 }
 
+// A source given twice is fetched once, not twice side by side into
+// "f (1).bin".
+func TestGetSourceTwice(t *testing.T) {
+	data := getData(512<<10 + 9)
+	m := mirrortest.New(t, data)
+	meta := writeMeta4(t, t.TempDir(), "twice.bin", data, 64<<10, "", m.URL())
+	out := t.TempDir()
+	code, _, stderr := runGet(t, "-d", out, meta, meta)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "given more than once") {
+		t.Errorf("stderr does not tell the repeat: %q", stderr)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != "twice.bin" {
+		t.Fatalf("the folder holds %v, want twice.bin alone", entries)
+	}
+	if got := m.BytesServed(); got != int64(len(data)) {
+		t.Fatalf("the mirror served %d bytes, want the file once: %d", got, len(data))
+	}
+}
+
 func TestGetFailures(t *testing.T) {
 	data := getData(1 << 20)
 	m := mirrortest.New(t, data)
