@@ -136,11 +136,7 @@ func TestGetNewSourceStartsBeforeRecorded(t *testing.T) {
 		ended <- cmdGet(t.Context(), []string{"--state", state, "-d", out, meta}, &stdout, &stderr)
 	}()
 	want := int64(files * len(data))
-	deadline := time.Now().Add(3 * time.Second) // within the queue's 5 s busy timeout
-	for m.BytesServed() < want && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	served := m.BytesServed()
+	served := waitServed(m, want, 3*time.Second) // within the queue's 5 s busy timeout
 	unlock()
 	if served < want {
 		t.Errorf("the mirror served %d of %d bytes while the queue was locked: the files waited for their job", served, want)
@@ -160,6 +156,15 @@ func TestGetNewSourceStartsBeforeRecorded(t *testing.T) {
 	if len(jobs) != 1 || jobs[0].State != queue.Done {
 		t.Fatalf("queue after get: %+v, want one job, done", jobs)
 	}
+}
+
+// waitServed waits until m has served want bytes, or for at most within,
+// and returns how many it has served.
+func waitServed(m *mirrortest.Mirror, want int64, within time.Duration) int64 {
+	for deadline := time.Now().Add(within); m.BytesServed() < want && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	return m.BytesServed()
 }
 
 // slowQueueOpen makes get's queue open wait for release, then end with
@@ -204,10 +209,7 @@ func TestGetFreshStateStartsBeforeOpen(t *testing.T) {
 		ended <- cmdGet(t.Context(), []string{"--state", state, "-d", out, meta}, &stdout, &stderr)
 	}()
 	want := int64(files * len(data))
-	for deadline := time.Now().Add(3 * time.Second); m.BytesServed() < want && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
-	}
-	served := m.BytesServed()
+	served := waitServed(m, want, 3*time.Second)
 	release()
 	if served < want {
 		t.Errorf("the mirror served %d of %d bytes while the new queue was being opened: the files waited for it", served, want)
@@ -299,9 +301,7 @@ func TestGetStateOpenFails(t *testing.T) {
 		go func() {
 			ended <- cmdGet(t.Context(), []string{"--state", state, "-d", out, meta}, &stdout, &stderr)
 		}()
-		for deadline := time.Now().Add(5 * time.Second); m.BytesServed() < 64<<10 && time.Now().Before(deadline); {
-			time.Sleep(5 * time.Millisecond)
-		}
+		waitServed(m, 64<<10, 5*time.Second)
 		release()
 		if code := <-ended; code != 1 {
 			t.Fatalf("exit %d, want 1: %s", code, stderr.String())

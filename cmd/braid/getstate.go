@@ -46,8 +46,8 @@ func (s *queueState) queue() (*queue.Queue, error) {
 // open is the queue behind a recorded job (a job is recorded only once
 // the queue is open).
 func (s *queueState) open() *queue.Queue {
-	<-s.opened
-	return s.q
+	q, _ := s.queue()
+	return q
 }
 
 // journalBatch is the batch of q that PrepareAll's files journal through,

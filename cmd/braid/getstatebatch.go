@@ -37,10 +37,11 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 	for i, r := range reqs {
 		files[i] = r.File
 	}
+	var q *queue.Queue // nil while a fresh folder's queue is being created
 	known := false
 	if !s.fresh {
-		q, err := s.queue()
-		if err != nil {
+		var err error
+		if q, err = s.queue(); err != nil {
 			return err
 		}
 		if known, err = q.Known(source, r0.Dir); err != nil {
@@ -58,7 +59,6 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 		}
 		return nil
 	}
-	q, _ := s.queue() // open: Known read it
 	id, done, err := q.PrepareFiles(ctx, source, r0.Dir, files, origin)
 	if err != nil {
 		return err
@@ -71,8 +71,7 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 	if err != nil {
 		return err
 	}
-	p := knownJob(id)
-	p.batched = true
+	p := &pendingJob{id: id, batched: true}
 	for i, r := range reqs {
 		s.setPending(r, p)
 		r.Done = done[i]
