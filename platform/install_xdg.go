@@ -13,9 +13,6 @@ import (
 	"strings"
 )
 
-// AppID names Braid to the desktop: its .desktop file, icon and MIME package.
-const AppID = "io.github.braid_dm.braid"
-
 // MIMETypes are what Braid opens: Metalink 4, Metalink 3, torrents and
 // magnet links.
 var MIMETypes = []string{

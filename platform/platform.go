@@ -31,6 +31,11 @@ import (
 	"braid/engine/metalink"
 )
 
+// AppID names Braid to the desktop on every system: its .desktop file, icon
+// and MIME package on Linux, the app ID Fyne keeps its preferences under
+// everywhere (FyneApp.toml's ID).
+const AppID = "io.github.braid_dm.braid"
+
 // LookupEnv returns the value of an environment variable and whether it is
 // set, like os.LookupEnv.
 type LookupEnv func(key string) (string, bool)

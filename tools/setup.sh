@@ -13,7 +13,8 @@
 #                           package also starts a system service, hence not by default)
 set -euo pipefail
 
-want=(gcc libc6-dev pkg-config xorg-dev libgl1-mesa-dev libgl1-mesa-dri xvfb xdotool xdg-utils desktop-file-utils shared-mime-info)
+# gcc-mingw-w64-x86-64: make test cross-compiles cmd/braid for Windows.
+want=(gcc libc6-dev pkg-config xorg-dev libgl1-mesa-dev libgl1-mesa-dri xvfb xdotool xdg-utils desktop-file-utils shared-mime-info gcc-mingw-w64-x86-64)
 [ "${1:-}" = bench ] && want+=(aria2 nginx-light opentracker transmission-daemon) # bench/repair.sh serves its mirror with nginx
 
 if ! command -v go >/dev/null 2>&1; then
