@@ -89,17 +89,17 @@ func (q *Queue) FinishIfComplete(id int64) error {
 	if left > 0 {
 		return nil
 	}
-	if s, err := q.state(id); err == nil && s == Done {
+	if s, err := q.StateOf(id); err == nil && s == Done {
 		return nil
 	}
 	return q.Finish(id)
 }
 
-// putFile makes f a selected file of job id: added when new, its mirrors
+// PutFile makes f a selected file of job id: added when new, its mirrors
 // refreshed (strikes kept) when the same, and replaced with its pieces
 // forgotten when the document now says another size or hash, or changed
 // says the content is another.
-func (q *Queue) putFile(id int64, f metalink.File, changed bool) error {
+func (q *Queue) PutFile(id int64, f metalink.File, changed bool) error {
 	op := fmt.Sprintf("job %d: store file %s", id, f.Name)
 	err := q.tx(func(tx *sql.Tx) error {
 		var blob []byte

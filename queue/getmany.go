@@ -25,7 +25,7 @@ func (q *Queue) PrepareFiles(ctx context.Context, source, dest string, files []m
 	if err != nil {
 		return 0, nil, fmt.Errorf("queue %s: destination %q: %w", source, dest, err)
 	}
-	owner := q.tryOwn()
+	owner := q.TryOwn()
 	var id int64
 	var state, etag string
 	var blob []byte
@@ -60,7 +60,7 @@ func (q *Queue) PrepareFiles(ctx context.Context, source, dest string, files []m
 				continue
 			}
 			// New or different: the one-file path, rare on a resume.
-			if err := q.putFile(id, f, changed); err != nil {
+			if err := q.PutFile(id, f, changed); err != nil {
 				return 0, nil, err
 			}
 		}
@@ -68,7 +68,7 @@ func (q *Queue) PrepareFiles(ctx context.Context, source, dest string, files []m
 			return 0, nil, err
 		}
 	}
-	if _, err := q.db.Exec(`UPDATE jobs SET state = 'running', error = '', finished_at = NULL,
+	if _, err := q.db.Exec(`UPDATE jobs SET state = 'running', error = '', finished_at = NULL, next_try = 0,
 		origin_etag = ?, referer = ? WHERE id = ?`, origin.ETag, Redact(origin.Referer), id); err != nil {
 		return 0, nil, q.wrap(fmt.Sprintf("start job %d", id), err)
 	}
@@ -86,6 +86,24 @@ func (q *Queue) PrepareFiles(ctx context.Context, source, dest string, files []m
 		}
 	}
 	return id, done, nil
+}
+
+// JobFor returns the newest job that records source downloading into dest;
+// false when none does. Sources are compared in their canonical spelling.
+func (q *Queue) JobFor(source, dest string) (int64, bool, error) {
+	abs, err := filepath.Abs(dest)
+	if err != nil {
+		return 0, false, fmt.Errorf("queue %s: destination %q: %w", Redact(source), dest, err)
+	}
+	var id int64
+	err = q.db.QueryRow(`SELECT id FROM jobs WHERE source_key = ? AND dest = ? ORDER BY id DESC LIMIT 1`, canonical(source), abs).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, q.wrap("find job for "+Redact(source), err)
+	}
+	return id, true, nil
 }
 
 // Known reports whether a job records source downloading into dest: when

@@ -42,6 +42,10 @@ type Job struct {
 	// Error is why the job failed, or why Braid paused it (destination
 	// vanished, read-only); "" for a user's pause.
 	Error string
+	// NextTry is set while the job runs but its downloads wait for the
+	// network (every mirror failing with temporary errors): when they try
+	// again. Zero when the job is not waiting.
+	NextTry time.Time
 	// Mismatch is set when a selected file's bytes did not match its
 	// whole-file hash (a download or a verify found it) and has not
 	// verified since: the file needs a repair.
@@ -430,14 +434,15 @@ func (q *Queue) Get(id int64) (Job, error) {
 type scanner interface{ Scan(...any) error }
 
 // jobColumns are the columns scanJob reads, in its order.
-const jobColumns = `id, source, dest, state, added_at, finished_at, error, origin_etag, referer`
+const jobColumns = `id, source, dest, state, added_at, finished_at, error, origin_etag, referer, next_try`
 
 func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 	var j Job
 	var state string
 	var added int64
 	var finished sql.NullInt64
-	dest := []any{&j.ID, &j.Source, &j.Dest, &state, &added, &finished, &j.Error, &j.Origin.ETag, &j.Origin.Referer}
+	var nextTry int64
+	dest := []any{&j.ID, &j.Source, &j.Dest, &state, &added, &finished, &j.Error, &j.Origin.ETag, &j.Origin.Referer, &nextTry}
 	for _, d := range doc {
 		dest = append(dest, d)
 	}
@@ -448,6 +453,9 @@ func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 	j.AddedAt = time.UnixMilli(added)
 	if finished.Valid {
 		j.FinishedAt = time.UnixMilli(finished.Int64)
+	}
+	if nextTry > 0 && j.State == Running {
+		j.NextTry = time.UnixMilli(nextTry)
 	}
 	return j, nil
 }

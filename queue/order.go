@@ -164,10 +164,20 @@ func (q *Queue) SetState(id int64, s State) error {
 	return fmt.Errorf("set job %d: unknown state %q", id, s)
 }
 
-// claim takes a queued job for running; false when it is no longer queued
-// (paused or removed meanwhile).
-func (q *Queue) claim(id int64) (bool, error) {
-	res, err := q.db.Exec(`UPDATE jobs SET state = 'running', error = '' WHERE id = ? AND state = 'queued'`, id)
+// Requeue puts a running job back in the queue, its progress kept: its
+// runner stopped it for now (see runner.ErrYield). A job not running is
+// left as it is.
+func (q *Queue) Requeue(id int64) error {
+	if _, err := q.db.Exec(`UPDATE jobs SET state = 'queued', next_try = 0 WHERE id = ? AND state = 'running'`, id); err != nil {
+		return q.wrap(fmt.Sprintf("requeue job %d", id), err)
+	}
+	return nil
+}
+
+// Claim takes a queued job for running; false when it is no longer queued
+// (paused or removed meanwhile). Only the runner calls it.
+func (q *Queue) Claim(id int64) (bool, error) {
+	res, err := q.db.Exec(`UPDATE jobs SET state = 'running', error = '', next_try = 0 WHERE id = ? AND state = 'queued'`, id)
 	if err != nil {
 		return false, q.wrap(fmt.Sprintf("start job %d", id), err)
 	}
@@ -175,8 +185,8 @@ func (q *Queue) claim(id int64) (bool, error) {
 	return n == 1, err
 }
 
-// state reads a job's state.
-func (q *Queue) state(id int64) (State, error) {
+// StateOf reads a job's state.
+func (q *Queue) StateOf(id int64) (State, error) {
 	var s string
 	err := q.db.QueryRow(`SELECT state FROM jobs WHERE id = ?`, id).Scan(&s)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -199,7 +209,7 @@ func (q *Queue) transition(op, query string, args []any, id int64, noop ...State
 	if n, err := res.RowsAffected(); err != nil || n > 0 {
 		return err
 	}
-	s, err := q.state(id)
+	s, err := q.StateOf(id)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}

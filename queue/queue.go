@@ -281,10 +281,10 @@ func (q *Queue) Owner() bool {
 	return q.lock != nil
 }
 
-// tryOwn takes ownership if the owner has gone since Open (the window
+// TryOwn takes ownership if the owner has gone since Open (the window
 // quit while `braid get` ran), and reports whether this process owns the
 // queue now.
-func (q *Queue) tryOwn() bool {
+func (q *Queue) TryOwn() bool {
 	if err := q.takeOwnership(); err != nil {
 		return false
 	}

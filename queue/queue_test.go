@@ -1,7 +1,6 @@
 package queue
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -435,7 +434,7 @@ func TestReopenResumes(t *testing.T) {
 		}
 	}
 	check(other, Running)
-	if _, err := other.claim(1); err != nil {
+	if _, err := other.Claim(1); err != nil {
 		t.Fatal(err)
 	}
 	other.Close()
@@ -730,32 +729,5 @@ func TestCountDoneMatchesBitfield(t *testing.T) {
 				t.Fatalf("n=%d: countDone = %d pieces %d bytes, want %d %d", n, done, bytes, b.Count(), wantBytes)
 			}
 		}
-	}
-}
-
-func TestOwnershipPassesOn(t *testing.T) {
-	dir := t.TempDir()
-	first, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	second := openTest(t, dir)
-	if !first.Owner() || second.Owner() {
-		t.Fatalf("owners: first %v, second %v", first.Owner(), second.Owner())
-	}
-	id, err := second.Add("s", t.TempDir(), testDoc(1, 0, "f"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := runner(second).RunJob(context.Background(), id); !errors.Is(err, ErrNotOwner) {
-		t.Errorf("RunJob while another process owns the queue: %v, want ErrNotOwner", err)
-	}
-	first.Close()
-	if !second.tryOwn() || !second.Owner() {
-		t.Error("ownership did not pass on when the owner closed")
-	}
-	third := openTest(t, dir)
-	if third.Owner() {
-		t.Error("a third Open owns the queue too")
 	}
 }

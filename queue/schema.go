@@ -158,6 +158,20 @@ CREATE TABLE torrent_specs (
 	spec BLOB    NOT NULL                  -- engine/torrent.Spec as JSON
 );
 `},
+	// 9 (one job lifecycle, issue 22): when a running job's downloads wait
+	// for the network, the next try, in a column of its own (it was a note
+	// in the error column, parsed back by every reader).
+	{sql: `
+ALTER TABLE jobs ADD COLUMN next_try INTEGER NOT NULL DEFAULT 0; -- unix milliseconds; 0 not waiting
+`, fix: moveWaitingNotes},
+}
+
+// moveWaitingNotes clears the notes that older runners left in the error
+// column of a job waiting for the network: the job is no longer running
+// when the database is opened again, and its next try is past.
+func moveWaitingNotes(tx *sql.Tx) error {
+	_, err := tx.Exec(`UPDATE jobs SET error = '' WHERE error LIKE 'waiting for the network, next try at %'`)
+	return err
 }
 
 // keySources gives the jobs stored before source_key their canonical

@@ -192,10 +192,10 @@ func (s Settings) Client() *engine.Client {
 		MaxConnsPerHost: s.MaxConnsPerHost, Limit: s.SpeedLimit}
 }
 
-// applyChanges gives c the limits that differ between old and s, so a
+// ApplyChanges gives c the limits that differ between old and s, so a
 // limit given on the command line over the settings stays until the user
 // changes that setting.
-func (s Settings) applyChanges(old Settings, c *engine.Client) {
+func (s Settings) ApplyChanges(old Settings, c *engine.Client) {
 	if s.SpeedLimit != old.SpeedLimit {
 		c.SetLimit(s.SpeedLimit)
 	}

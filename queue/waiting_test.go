@@ -1,61 +1,56 @@
 package queue
 
 import (
-	"context"
-	"strings"
 	"testing"
 	"time"
-
-	"braid/engine"
-	"braid/engine/mirrortest"
 )
 
-// A job whose only mirror goes away waits instead of failing, and says so
-// in its error column for `queue list` and the window; once the mirror is
-// back the note goes and the job finishes.
-func TestRunWaitsForTheNetwork(t *testing.T) {
-	data := testData(2 << 20)
-	m := mirrortest.New(t, data, mirrortest.Rate(1<<20))
+// A running job's next try is kept in its own column: set and cleared by
+// SetWaiting, shown only while the job runs, and gone when it is claimed
+// again; the error column is left alone.
+func TestSetWaiting(t *testing.T) {
 	q := openTest(t, t.TempDir())
-	id, err := q.Add("w.meta4", t.TempDir(), describe(t, "w.bin", data, 128<<10, m), nil)
+	id, err := q.Add("w.meta4", t.TempDir(), testDoc(10, 0, "w.bin"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Runner{Queue: q, Client: &engine.Client{StallTimeout: 200 * time.Millisecond, MaxBackoff: 100 * time.Millisecond}}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res := make(chan error, 1)
-	go func() { res <- r.RunJob(ctx, id) }()
-	wait := func(what string, ok func(Job) bool) {
-		t.Helper()
-		for deadline := time.Now().Add(60 * time.Second); ; {
-			if j, err := q.Get(id); err == nil && ok(j) {
-				return
-			}
-			select {
-			case err := <-res:
-				t.Fatalf("the job ended (%v) before %s", err, what)
-			case <-time.After(20 * time.Millisecond):
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no %s in 60 s", what)
-			}
-		}
-	}
-	wait("progress", func(j Job) bool { done, _, _, _ := j.Progress(); return done > 0 })
-	m.Pause()
-	wait("waiting note", func(j Job) bool {
-		return j.State == Running && strings.Contains(j.Error, "waiting for the network")
-	})
-	m.Resume()
-	if err := <-res; err != nil {
+	next := time.Now().Add(20 * time.Second).Truncate(time.Millisecond)
+	if err := q.SetWaiting(id, next); err != nil {
 		t.Fatal(err)
 	}
-	j, err := q.Get(id)
-	if err != nil {
+	if j, _ := q.Get(id); !j.NextTry.IsZero() {
+		t.Errorf("a queued job waits until %v; only a running one can", j.NextTry)
+	}
+	if ok, err := q.Claim(id); !ok || err != nil {
+		t.Fatalf("claim: %v, %v", ok, err)
+	}
+	if err := q.SetWaiting(id, next); err != nil {
 		t.Fatal(err)
 	}
-	if j.State != Done || j.Error != "" {
-		t.Fatalf("job after the outage: %s, error %q", j.State, j.Error)
+	j, _ := q.Get(id)
+	if !j.NextTry.Equal(next) || j.Error != "" {
+		t.Errorf("running job: next try %v, error %q; want %v and no error", j.NextTry, j.Error, next)
+	}
+	jobs, _ := q.List()
+	if len(jobs) != 1 || !jobs[0].NextTry.Equal(next) {
+		t.Errorf("List does not carry the next try: %+v", jobs)
+	}
+	if err := q.Requeue(id); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := q.Claim(id); !ok {
+		t.Fatal("requeued job could not be claimed")
+	}
+	if j, _ := q.Get(id); !j.NextTry.IsZero() {
+		t.Errorf("claimed again, the job still waits until %v", j.NextTry)
+	}
+	if err := q.SetWaiting(id, next); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SetWaiting(id, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := q.Get(id); !j.NextTry.IsZero() {
+		t.Errorf("cleared, the job still waits until %v", j.NextTry)
 	}
 }

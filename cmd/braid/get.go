@@ -13,34 +13,10 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
-	"braid/engine/torrent"
 	"braid/platform"
+	"braid/queue"
+	"braid/runner"
 )
-
-// getState keeps `braid get` downloads in the queue, so that running get
-// again on the same source resumes it instead of starting over. The queue
-// wiring sets openGetState; while it is nil, get keeps no state and --state
-// is accepted and ignored.
-type getState interface {
-	// Prepare is called before each file starts; it may set req.Done and
-	// req.Journal from an earlier run of the same source.
-	Prepare(ctx context.Context, source string, req *engine.Request) error
-	// Finish records how the file's download ended: err nil is done,
-	// and snap says what was checked and where the file went.
-	Finish(source string, req *engine.Request, snap *engine.Snapshot, err error) error
-	Close() error
-}
-
-// openGetState starts opening the state folder given by --state (or its
-// default, "" meaning the default) and returns the state at once; its calls
-// wait for the open where they need it. opened is called once the open is
-// through, with the notices the user must hear (a damaged queue database
-// moved aside) or why it failed, before any call that waited goes on. Set
-// by the queue wiring.
-var openGetState func(dir string, opened func(notices []string, err error)) (getState, error)
-
-// errNoState ends a get whose state folder could not be opened.
-var errNoState = errors.New("the state folder could not be opened")
 
 // getOptions are get's flags after parsing.
 type getOptions struct {
@@ -57,17 +33,17 @@ type getOptions struct {
 	retryFor    time.Duration
 	sources     []string
 	tty         bool
-	interval    time.Duration
 	stdout      io.Writer
 	stderr      io.Writer
-	torrent     *torrentOptions // BitTorrent flags (torrent.go)
+	torrent     *torrentFlagValues // BitTorrent flags (torrent.go)
 
 	// requireSignature: a file counts as done only if a known key signed it.
 	requireSignature bool
-	jobs             int      // sources downloading at once (--jobs)
-	display          *display // which download the terminal's progress line shows
+	jobs             int // sources downloading at once (--jobs)
 }
 
+// cmdGet adds the sources as jobs of the queue, runs them through the
+// runner and prints what happens, as text or JSON lines.
 func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o, code := parseGet(args, stdout, stderr)
 	if code >= 0 {
@@ -77,36 +53,29 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "braid get: -d: %v\n", err)
 		return 1
 	}
-	o.lockOutput()
-	ctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	var st getState
-	if openGetState != nil {
-		// The sources are read while the state opens; a state that
-		// cannot be opened stops the get, and what it fetched meanwhile
-		// stays in its .part files.
-		s, err := openGetState(o.state, func(notices []string, err error) {
-			for _, n := range notices {
-				fmt.Fprintf(o.stderr, "braid get: state: %s\n", n)
-			}
-			if err != nil {
-				fmt.Fprintf(o.stderr, "braid get: state: %v\n", err)
-				stop(errNoState)
-			}
-		})
-		if err != nil {
-			fmt.Fprintf(stderr, "braid get: state: %v\n", err)
-			return 1
-		}
-		defer s.Close()
-		st = s
+	g := &runner.Get{
+		Dir:              o.dir,
+		State:            o.state,
+		Locations:        o.prefs.Locations,
+		Given:            o.given,
+		Defaults:         o.defaults,
+		Client:           &o.client,
+		RequireHash:      o.requireHash,
+		RequireSignature: o.requireSignature,
+		RetryFor:         o.retryFor,
+		Jobs:             o.jobs,
+		Torrent:          o.torrent.options(),
+		Observer:         newPrinter(o),
+		OpenQueue:        openQueue,
 	}
-	defer o.torrent.close()
-	if !o.getAll(ctx, st) {
+	if !g.Run(ctx, o.sources) {
 		return 1
 	}
 	return 0
 }
+
+// openQueue opens get's queue; tests make it slow or fail.
+var openQueue = queue.Open
 
 const getUsage = `Usage: braid get [flags] SOURCE...
 
@@ -186,21 +155,16 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 			Limit:             rate,
 		},
 		jobs:        *jobs,
-		display:     &display{},
 		json:        *jsonOut,
 		requireHash: *requireHash,
 		retryFor:    *retryFor,
 		sources:     onceEach(fs.Args(), stderr, *jsonOut),
 		tty:         isTerminal(stdout),
-		interval:    500 * time.Millisecond,
 		stdout:      stdout,
 		stderr:      stderr,
 		torrent:     tor,
 	}
 	o.requireSignature = *requireSig
-	if o.tty && !o.json {
-		o.interval = 200 * time.Millisecond
-	}
 	return o, -1
 }
 
@@ -221,178 +185,6 @@ func onceEach(sources []string, stderr io.Writer, json bool) []string {
 		out = append(out, s)
 	}
 	return out
-}
-
-// getSource downloads the selected files of one source, side by side, and
-// reports whether all of them verified.
-func (o *getOptions) getSource(ctx context.Context, st getState, src string) bool {
-	if torrent.IsSource(src) {
-		return o.getTorrent(ctx, st, src)
-	}
-	doc, origin, err := o.resolveWaiting(ctx, src)
-	if err != nil {
-		o.fail(src, "", err)
-		return false
-	}
-	for _, w := range doc.Warnings {
-		if !o.json {
-			fmt.Fprintf(o.stderr, "%s: warning: %s\n", src, w)
-		}
-	}
-	ok := true
-	for _, r := range doc.Rejected {
-		o.fail(src, r.Name, fmt.Errorf("%s: refused: %s", r.Name, r.Reason))
-		ok = false
-	}
-	var selected []metalink.File
-	torrents := 0 // files fetched through their torrent (torrent.go)
-	choices, notes := metalink.Select(doc.Files, o.given, o.defaults)
-	for _, n := range notes {
-		if !o.json {
-			fmt.Fprintf(o.stderr, "%s: note: %s\n", src, n)
-		}
-	}
-	for i, f := range doc.Files {
-		if !choices[i].Selected {
-			if !o.json {
-				fmt.Fprintf(o.stdout, "%s: skipped (%s)\n", f.Name, choices[i].Why)
-			}
-			continue
-		}
-		if torrent.HasTorrent(f) {
-			torrents++
-			ok = o.getMetalinkTorrent(ctx, st, src, f) && ok
-			continue
-		}
-		selected = append(selected, f)
-	}
-	if !o.getFiles(ctx, st, src, doc, origin, selected) {
-		ok = false
-	}
-	if ctx.Err() != nil {
-		return false
-	}
-	if len(selected) == 0 && torrents == 0 && len(doc.Files) > 0 {
-		o.fail(src, "", fmt.Errorf("%s: no file matches the language and OS filters (see --lang, --os)", src))
-		return false
-	}
-	if len(doc.Files) == 0 && len(doc.Rejected) == 0 {
-		o.fail(src, "", fmt.Errorf("%s: the source lists no file", src))
-		return false
-	}
-	return ok
-}
-
-// download runs one file to its end, showing progress, and returns its
-// last snapshot and its error (see finished).
-func (o *getOptions) download(ctx context.Context, src string, req *engine.Request) (*engine.Snapshot, error) {
-	dl := o.client.Do(ctx, req)
-	o.display.add(dl)
-	defer o.display.remove(dl)
-	t := time.NewTicker(o.interval)
-	defer t.Stop()
-	var snap engine.Snapshot
-	waiting := false // a plain log said the download waits
-	if !o.json && !o.tty {
-		fmt.Fprintf(o.stdout, "%s: downloading %s from %s\n", req.File.Name, sizeOrUnknown(req.File.Size), fmt.Sprintf("%d %s", len(req.File.URLs), plural(len(req.File.URLs), "mirror", "mirrors")))
-	}
-	for {
-		select {
-		case <-dl.Done():
-			err := dl.Err()
-			dl.SnapshotInto(&snap)
-			if o.tty && !o.json {
-				fmt.Fprint(o.stdout, "\r\033[K")
-			}
-			return &snap, o.finished(src, &snap, err)
-		case <-t.C:
-			dl.SnapshotInto(&snap)
-			switch {
-			case o.json:
-				o.progressJSON(&snap)
-			case o.tty && o.display.shows(dl):
-				fmt.Fprint(o.stdout, "\r\033[K"+progressLine(&snap))
-			default:
-				waiting = o.noteWaiting(&snap, waiting)
-			}
-		}
-	}
-}
-
-// progressLine is the one-line progress of a terminal.
-func progressLine(s *engine.Snapshot) string {
-	pct, what := 0.0, s.State.String()
-	switch {
-	case s.State == engine.StateVerifying && s.Size > 0:
-		pct = float64(s.Hashed) / float64(s.Size) * 100
-	case s.Size > 0:
-		pct = float64(s.Bytes) / float64(s.Size) * 100
-	}
-	active, usable := 0, 0
-	for _, m := range s.Mirrors {
-		if m.State == engine.MirrorActive {
-			active++
-		}
-		if m.State != engine.MirrorDropped {
-			usable++
-		}
-	}
-	eta := "--:--"
-	if s.ETA >= 0 {
-		eta = durationText(s.ETA)
-	}
-	name := s.Name
-	if len(name) > 40 {
-		name = "…" + name[len(name)-39:]
-	}
-	if line, ok := specialProgress(s, name, active, usable); ok {
-		return line
-	}
-	return fmt.Sprintf("%s  %s %5.1f%%  %s/s  ETA %s  mirrors %d/%d", name, what, pct, byteText(s.Speed), eta, active, usable)
-}
-
-// jsonMirror and jsonProgress are the --json progress line; field names
-// are stable for scripts.
-type jsonMirror struct {
-	URL     string `json:"url"`
-	State   string `json:"state"`
-	Reason  string `json:"reason,omitempty"`
-	Bytes   int64  `json:"bytes"`
-	Speed   int64  `json:"speed"`
-	Strikes int    `json:"strikes"`
-}
-
-type jsonProgress struct {
-	Type     string  `json:"type"` // "progress"
-	File     string  `json:"file"`
-	State    string  `json:"state"`
-	Size     int64   `json:"size"`
-	Bytes    int64   `json:"bytes"`
-	Pieces   int     `json:"pieces"`
-	Verified int     `json:"verified"`
-	Speed    int64   `json:"speed"`
-	ETA      float64 `json:"eta_seconds"` // -1: unknown
-	// NextTry is the seconds until the next try in state "waiting".
-	NextTry float64      `json:"next_try_seconds,omitempty"`
-	Mirrors []jsonMirror `json:"mirrors"`
-}
-
-func (o *getOptions) progressJSON(s *engine.Snapshot) { writeJSON(o.stdout, progressOf(s)) }
-
-// progressOf is a snapshot's --json progress line.
-func progressOf(s *engine.Snapshot) jsonProgress {
-	p := jsonProgress{
-		Type: "progress", File: s.Name, State: s.State.String(), Size: s.Size, Bytes: s.Bytes,
-		Pieces: len(s.Pieces), Verified: s.Verified, Speed: s.Speed, ETA: -1,
-	}
-	if s.ETA >= 0 {
-		p.ETA = s.ETA.Seconds()
-	}
-	p.NextTry = nextTryIn(s).Seconds()
-	for _, m := range s.Mirrors {
-		p.Mirrors = append(p.Mirrors, jsonMirror{URL: m.URL, State: m.State.String(), Reason: m.Reason, Bytes: m.Bytes, Speed: m.Speed, Strikes: m.Strikes})
-	}
-	return p
 }
 
 func writeJSON(w io.Writer, v any) {
@@ -435,4 +227,39 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// defaultJobs is how many sources `braid get` downloads at once, as the
+// queue's "downloads at once" setting defaults to.
+const defaultJobs = 3
+
+// defaultRetryFor is how long `braid get` waits for the network when every
+// mirror fails with temporary errors: long enough for a Wi-Fi drop, a VPN
+// reconnect or a server restart, short enough that a script learns of an
+// outage that is not going away.
+const defaultRetryFor = 10 * time.Minute
+
+// getNetworkHelp is the part of `braid get -h` about a misbehaving network.
+const getNetworkHelp = `When every mirror fails with temporary errors (no network, timeouts, 5xx, 429,
+503), get waits, showing "waiting for the network, next try in 20 s", and tries
+again with a back-off of up to a minute; it gives up after --retry-for. A file
+whose server does not tell its size is streamed on one connection and shown as
+bytes and speed without a percentage; it is checked against whatever hash is
+known (metalink, Digest header).
+`
+
+// givenPrefs are the --lang and --os the user gave on the command line,
+// a nil list for a flag not given (see metalink.Select), an empty one for
+// a flag given empty ("any").
+func givenPrefs(fs *flag.FlagSet, lang, osList string) metalink.Prefs {
+	var p metalink.Prefs
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "lang":
+			p.Languages = append([]string{}, commaList(lang)...)
+		case "os":
+			p.OS = append([]string{}, commaList(osList)...)
+		}
+	})
+	return p
 }

@@ -14,6 +14,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/mirrortest"
+	"braid/runner"
 )
 
 // A plain URL with no hash anywhere is done but not verified, and says so;
@@ -99,8 +100,8 @@ func TestGetInterruptedSaysResume(t *testing.T) {
 		t.Fatalf("exit %d, result %v", code, r)
 	}
 	var text bytes.Buffer
-	o := &getOptions{stdout: &text, stderr: &text}
-	o.finished("src", &engine.Snapshot{Name: "slow.bin", Size: 4 << 20, Bytes: 1 << 20}, context.Canceled)
+	p := newPrinter(&getOptions{stdout: &text, stderr: &text})
+	p.Result(runner.Result{Source: "src", File: "slow.bin", Snapshot: &engine.Snapshot{Name: "slow.bin", Size: 4 << 20, Bytes: 1 << 20}, Err: context.Canceled})
 	if !strings.Contains(text.String(), "interrupted") || !strings.Contains(text.String(), "again") {
 		t.Fatalf("message %q does not say how to resume", text.String())
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 
 	"braid/engine"
 	"braid/queue"
+	"braid/runner"
 )
 
 const queueUsage = `Usage:
@@ -172,6 +174,18 @@ type queueJob struct {
 
 	Signatures []jsonSignature `json:"signatures,omitempty"` // of files whose signature was checked
 	Notice     string          `json:"notice,omitempty"`     // e.g. the publisher has a new version
+	// NextTry is when a running job's downloads try again while they wait
+	// for the network; absent when they do not wait.
+	NextTry *time.Time `json:"next_try,omitempty"`
+}
+
+// waitingText is what queue list says of a job that waits for the
+// network, "" for one that does not.
+func waitingText(j queue.Job) string {
+	if j.NextTry.IsZero() {
+		return ""
+	}
+	return "waiting for the network, next try at " + j.NextTry.Local().Format("15:04:05")
 }
 
 func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
@@ -191,6 +205,10 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 					qj.Files = append(qj.Files, f.Name)
 				}
 			}
+			if w := waitingText(j); w != "" {
+				at := j.NextTry.UTC()
+				qj.NextTry, qj.Error = &at, cmp.Or(qj.Error, w)
+			}
 			qj.Signatures = queueSignatures(q, j.ID)
 			qj.Notice, _ = q.Notice(j.ID)
 			out = append(out, qj)
@@ -204,8 +222,8 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 	for _, j := range jobs {
 		done, pieces, bytesDone, size := j.Progress()
 		st := string(j.State)
-		if j.Error != "" {
-			st += " (" + j.Error + ")"
+		if e := cmp.Or(j.Error, waitingText(j)); e != "" {
+			st += " (" + e + ")"
 		}
 		st += queueTrustText(q, j.ID)
 		checked := j.Checked()
@@ -234,7 +252,7 @@ func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) erro
 		s.SpeedLimit = sched.Limit(s.SpeedLimit)
 	}
 	last := map[int64]time.Time{}
-	r := &queue.Runner{
+	r := &runner.Runner{
 		Queue:  q,
 		Client: queueClient(s, f),
 		Jobs:   f.jobs,

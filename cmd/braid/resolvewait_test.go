@@ -11,14 +11,15 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/runner"
 )
 
 // shortResolveWaits makes get's back-off before a source answers short
 // for the test.
 func shortResolveWaits(t *testing.T) {
-	first, most := resolveFirstWait, resolveMaxWait
-	resolveFirstWait, resolveMaxWait = 50*time.Millisecond, 200*time.Millisecond
-	t.Cleanup(func() { resolveFirstWait, resolveMaxWait = first, most })
+	first, most := runner.ResolveFirstWait, runner.ResolveMaxWait
+	runner.ResolveFirstWait, runner.ResolveMaxWait = 50*time.Millisecond, 200*time.Millisecond
+	t.Cleanup(func() { runner.ResolveFirstWait, runner.ResolveMaxWait = first, most })
 }
 
 // freeAddr is a loopback address nothing listens on, for a server that

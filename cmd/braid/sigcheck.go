@@ -1,27 +1,23 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/piece"
 	"braid/engine/signature"
 	"braid/queue"
 )
 
-// The OpenPGP signature checks of `braid get` and `braid verify`: the
-// engine runs the check over NAME.part before the rename (so a bad
-// signature leaves the file NAME.part), the outcome goes to the queue, and
-// here it is told to the user.
+// The OpenPGP signature outcomes as `braid verify`, `braid get --json`
+// and `braid queue list` tell them; the runner checks them (runner.Get,
+// queue.SignatureCheck).
 
 // jsonSignature is the --json line of a signature outcome; field names are
 // stable for scripts.
@@ -32,68 +28,6 @@ type jsonSignature struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 	Signer      string `json:"signer,omitempty"`
 	Message     string `json:"message"`
-}
-
-// keyringFor is the keyring of get's state folder.
-func (o *getOptions) keyringFor(st getState) (*signature.Keyring, error) {
-	if qs := queueStateOf(st); qs != nil {
-		return signature.OpenKeyring(qs.dir), nil
-	}
-	dir, err := queue.Dir(o.state)
-	if err != nil {
-		return nil, err
-	}
-	return signature.OpenKeyring(dir), nil
-}
-
-// checkSignature makes the engine check req's file's signature before its
-// rename, recording the outcome in the queue when get keeps state, and
-// returns where the outcome will be once the download has ended.
-func (o *getOptions) checkSignature(st getState, req *engine.Request) *signature.Outcome {
-	out := new(signature.Outcome)
-	kr, err := o.keyringFor(st)
-	if err != nil {
-		req.Check = func(ctx context.Context, r io.Reader) error { return fmt.Errorf("keyring: %w", err) }
-		return out
-	}
-	qs := queueStateOf(st)
-	record := func(got signature.Outcome) error {
-		*out = got
-		if qs == nil {
-			return nil
-		}
-		id, ok := qs.jobOf(req)
-		if !ok {
-			return nil
-		}
-		return qs.open().SetSignature(id, req.File.Name, got)
-	}
-	// req.File is read when the check runs: a dynamic metalink's new
-	// version comes with its own signature.
-	req.Check = func(ctx context.Context, r io.Reader) error {
-		return kr.CheckFunc(req.File.Signature, o.requireSignature, record)(ctx, r)
-	}
-	return out
-}
-
-// reportSignature tells what checking a file's signature found, if it
-// was checked; a failure was told already with the download's error.
-func (o *getOptions) reportSignature(name string, sig *signature.Outcome) {
-	if sig.Status == signature.Unchecked {
-		return
-	}
-	if o.json {
-		writeJSON(o.stdout, jsonSignature{Type: "signature", File: name, Status: sig.Status.String(),
-			Fingerprint: sig.Fingerprint, Signer: sig.Signer, Message: sig.String()})
-		return
-	}
-	if sig.Status == signature.Bad {
-		return
-	}
-	fmt.Fprintf(o.stdout, "%s: %s\n", name, sig)
-	if a := sig.Advice(); a != "" && !o.requireSignature { // else the failure says it
-		fmt.Fprintf(o.stdout, "%s: %s\n", name, a)
-	}
 }
 
 // sigVerdict is what `braid verify` found of a file's signature.

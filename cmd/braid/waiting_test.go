@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"braid/engine"
+	"braid/runner"
 )
 
 // A waiting download says so, with the time to its next try, in the
@@ -20,8 +21,8 @@ func TestWaitingAndUnknownSizeProgress(t *testing.T) {
 		t.Errorf("terminal line %q", line)
 	}
 	var out bytes.Buffer
-	o := &getOptions{stdout: &out}
-	o.progressJSON(&waiting)
+	run := &runner.FileRun{Source: "f.meta4", Name: "f.bin", Size: 100}
+	newPrinter(&getOptions{stdout: &out, json: true}).Progress(run, runner.Progress{Snapshot: &waiting})
 	var p struct {
 		State   string  `json:"state"`
 		NextTry float64 `json:"next_try_seconds"`
@@ -30,9 +31,10 @@ func TestWaitingAndUnknownSizeProgress(t *testing.T) {
 		t.Errorf("--json line %q: %+v, %v", out.String(), p, err)
 	}
 	out.Reset()
-	was := o.noteWaiting(&waiting, false)
-	was = o.noteWaiting(&waiting, was)
-	if n := strings.Count(out.String(), "waiting for the network"); n != 1 || !was {
+	log := newPrinter(&getOptions{stdout: &out})
+	log.Progress(run, runner.Progress{Snapshot: &waiting})
+	log.Progress(run, runner.Progress{Snapshot: &waiting})
+	if n := strings.Count(out.String(), "waiting for the network"); n != 1 {
 		t.Errorf("plain log said it %d times: %q", n, out.String())
 	}
 	unknown := engine.Snapshot{Name: "f.bin", Size: -1, Bytes: 3 << 20, Speed: 1 << 20, State: engine.StateDownloading}

@@ -1,11 +1,11 @@
 // Package bridge joins Braid's window to its queue and engine: it
 // implements ui.Backend over a queue.Queue (jobs, settings, piece
-// bitfields) and a queue.Runner feeding an engine.Client, and it runs the
+// bitfields) and a runner.Runner feeding an engine.Client, and it runs the
 // runner. It is the only package that knows both sides; ui knows neither,
 // and the queue and the engine do not know the window exists.
 //
 // Live progress is read from the engine itself: every Active or Detail
-// call takes fresh snapshots of the running downloads (queue.Runner.LiveAll),
+// call takes fresh snapshots of the running downloads (runner.Runner.LiveAll),
 // so the window moves at its own 4 Hz; the runner's Progress callback only
 // tells the bridge which jobs and files are in hand. The runner runs
 // several jobs, and several files of a job, at once: each job keeps its
@@ -29,13 +29,15 @@ package bridge
 import (
 	"context"
 	"fmt"
-	"fyne.io/fyne/v2/lang"
 	"sync"
 	"time"
+
+	"fyne.io/fyne/v2/lang"
 
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/queue"
+	"braid/runner"
 	"braid/ui"
 )
 
@@ -67,7 +69,7 @@ type Backend struct {
 	recent      map[fileKey]*engine.Snapshot
 	recentOrder []fileKey
 	client      *engine.Client // for the next run; rebuilt when settings change
-	runner      *queue.Runner  // the runner at work; nil between runs
+	runner      *runner.Runner // the runner at work; nil between runs
 	stopRun     func()         // stops the runner's run, for the schedule
 	scratch     engine.Snapshot
 	// origins are what the servers of plain URLs opened for the picker
@@ -96,7 +98,7 @@ type Backend struct {
 type live struct {
 	job queue.Job // as the runner started it (with document and mirrors)
 	// snap is the file the details show, as last read: the oldest of the
-	// job's running files (queue.Runner.Live); slices owned by the bridge.
+	// job's running files (runner.Runner.Live); slices owned by the bridge.
 	snap engine.Snapshot
 	// files is what each file the runner took up this session last said,
 	// by name: the job's bytes and speed sum its running files.
@@ -154,6 +156,8 @@ func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalin
 		changes:  make(chan struct{}, 1),
 	}
 	b.downloads = engine.NewLimiter(0) // each run sets it (clientLocked)
+	b.runner = &runner.Runner{Queue: q, Progress: b.progress}
+	b.runner.UseClient(b.clientLocked()) // its limiter is the torrents' budget too
 	if b.open == nil {
 		b.open = b.openSource
 	}
@@ -178,12 +182,12 @@ func (b *Backend) Start(run bool) error {
 }
 
 // Close stops the runner and any check under way and waits for them. The
-// job in hand goes back to queued with its progress kept. It does not
-// close the queue.
+// jobs in hand are paused with their progress kept, as Ctrl-C leaves a
+// job of braid get; torrents stop seeding. It does not close the queue.
 func (b *Backend) Close() error {
 	b.cancel()
 	b.wg.Wait()
-	b.closeTorrent()
+	_ = b.runner.Close() // at exit: the peers see the connections close either way
 	return nil
 }
 
@@ -226,21 +230,20 @@ func (b *Backend) runLoop(run bool) {
 		b.mu.Unlock()
 		b.changed()
 		require, _ := b.q.RequireSignature() // unreadable: not required, as by default
-		r := &queue.Runner{Queue: b.q, Client: c, Progress: b.progress, RequireSignature: require}
-		r.Torrent = b.torrentClient()
+		r := b.runner
+		r.UseClient(c)
+		r.RequireSignature = require
 		b.mu.Lock()
-		b.runner = r
 		b.stopRun = stop
 		b.mu.Unlock()
 		// A job's own failure is recorded in the queue and shown on its
 		// row; Run's joined error adds nothing the window does not show.
+		// Torrents it finished seed on in the runner after the run.
 		_ = r.Run(ctx)
 		interrupted := ctx.Err() != nil
-		stop = b.keepSeeding(r, stop)
 		stop()
 		b.mu.Lock()
 		b.busy = false
-		b.runner = nil
 		b.stopRun = nil
 		// Stopped by the schedule or a new limit rather than by Close:
 		// the jobs it let go are queued still, so run again once allowed.
@@ -285,7 +288,7 @@ func (b *Backend) clientLocked() *engine.Client {
 // file's snapshot reuses the memory of the previous one, so a read on the
 // window's ticker makes little garbage. It reports whether it read one.
 func (b *Backend) refreshLocked(id int64, l *live) bool {
-	if b.runner == nil || l.checking != "" {
+	if l.checking != "" {
 		return false
 	}
 	if b.refreshTorrentLocked(id, l) {
@@ -312,7 +315,7 @@ func (b *Backend) refreshLocked(id int64, l *live) bool {
 // shows how it ended). Between two files of a job that goes on, the job
 // stays live. Only a job at its end costs a read of the queue.
 func (b *Backend) overLocked(id int64, l *live) bool {
-	if l.checking != "" || (b.runner != nil && len(b.runner.LiveAll(id)) > 0) {
+	if l.checking != "" || len(b.runner.LiveAll(id)) > 0 {
 		return false
 	}
 	for _, f := range l.files {

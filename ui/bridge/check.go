@@ -3,9 +3,10 @@ package bridge
 import (
 	"errors"
 	"fmt"
-	"fyne.io/fyne/v2/lang"
 	"io/fs"
 	"os"
+
+	"fyne.io/fyne/v2/lang"
 
 	"braid/engine"
 	"braid/engine/metalink"

@@ -3,8 +3,9 @@ package bridge
 import (
 	"context"
 	"fmt"
-	"fyne.io/fyne/v2/lang"
 	"os"
+
+	"fyne.io/fyne/v2/lang"
 
 	"braid/queue"
 	"braid/ui"

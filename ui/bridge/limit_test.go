@@ -25,15 +25,17 @@ func TestOneSpeedLimitForDownloadsAndTorrents(t *testing.T) {
 	if err := b.SetSettings(s); err != nil {
 		t.Fatal(err)
 	}
-	tc := b.torrentClient()
+	tc, err := b.runner.TorrentClient()
+	if err != nil {
+		t.Fatal(err)
+	}
 	torrentLimit := func() int64 { down, _ := tc.Limits(); return down }
 	httpLimit := func() int64 {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		if b.runner == nil {
+		c := b.runner.ClientNow()
+		if c == nil {
 			return -1
 		}
-		return b.runner.Client.Limits().Limit
+		return c.Limits().Limit
 	}
 	id := startOne(t, b, "big.meta4", f, t.TempDir())
 	waitFor(t, "the download to start", func() bool { return jobByID(t, b, id).Done > 0 })

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"braid/queue"
+	"braid/runner"
 	"braid/ui"
 )
 
@@ -86,13 +87,19 @@ func (b *Backend) waitSchedule() bool {
 }
 
 // scheduledRun is the context of one run: it ends with the backend, or
-// when the schedule's next change comes (the end of a time window).
-func (b *Backend) scheduledRun() (context.Context, context.CancelFunc) {
+// when the schedule's next change comes (the end of a time window), or
+// when stop is called (a new limit). Only the backend's end pauses the
+// jobs in hand; the others yield them back to the queue (runner.ErrYield).
+func (b *Backend) scheduledRun() (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(b.ctx)
+	stop = func() { cancel(runner.ErrYield) }
 	s, err := b.q.Schedule()
 	if err == nil {
 		if next, ok := s.NextChange(time.Now()); ok {
-			return context.WithDeadline(b.ctx, next)
+			var end context.CancelFunc
+			ctx, end = context.WithDeadlineCause(ctx, next, runner.ErrYield)
+			return ctx, func() { stop(); end() }
 		}
 	}
-	return context.WithCancel(b.ctx)
+	return ctx, stop
 }

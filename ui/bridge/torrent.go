@@ -15,27 +15,17 @@ import (
 	"braid/ui"
 )
 
-// torrents is the bridge's BitTorrent side: one client for the session
-// (so its port and peers outlive a run of the queue), the last reading of
-// each torrent job, and the finished jobs that seed on after the run that
-// downloaded them ended. Lock order: Backend.mu, then torrents.mu.
+// torrents is the bridge's BitTorrent side: the last reading of each
+// torrent job. The client, the torrents running and those seeding are the
+// runner's. Lock order: Backend.mu, then torrents.mu.
 type torrents struct {
-	mu     sync.Mutex
-	client *torrent.Client
-	last   map[int64]*torrentReading
-	// seeding are finished jobs seeding past their run, with the runner
-	// that holds them.
-	seeding map[int64]seedingJob
+	mu   sync.Mutex
+	last map[int64]*torrentReading
 	// specs are the torrents Open resolved (a magnet's with its metadata),
 	// by the document it returned, until Add stores the one picked with
 	// its job; specOrder bounds them as maxOrigins bounds origins.
 	specs     map[*metalink.Document]*torrent.Spec
 	specOrder []*metalink.Document
-}
-
-type seedingJob struct {
-	job    *torrent.Job
-	runner *queue.Runner
 }
 
 // torrentReading is a torrent job's last snapshot, with the upload rate
@@ -60,7 +50,11 @@ func (b *Backend) openTorrent(ctx context.Context, source string) (*metalink.Doc
 		return nil, fmt.Errorf(lang.L("read the torrent %s: %w"), queue.Redact(source), err)
 	}
 	if spec.InfoBytes == nil {
-		spec, err = b.torrentClient().FetchMetadata(ctx, spec)
+		c, err := b.runner.TorrentClient()
+		if err != nil {
+			return nil, fmt.Errorf(lang.L("fetch the metadata of %s: %w"), queue.Redact(source), err)
+		}
+		spec, err = c.FetchMetadata(ctx, spec)
 		if err != nil {
 			return nil, fmt.Errorf(lang.L("fetch the metadata of %s: %w"), queue.Redact(source), err)
 		}
@@ -108,37 +102,10 @@ func (b *Backend) takeSpec(doc *metalink.Document) (*torrent.Spec, bool) {
 	return spec, ok
 }
 
-// torrentClient returns the session's BitTorrent client, made from the
-// settings on first use. Its port and discovery are fixed for the
-// session; closeTorrent closes it.
-func (b *Backend) torrentClient() *torrent.Client {
-	b.tor.mu.Lock()
-	defer b.tor.mu.Unlock()
-	if b.tor.client == nil {
-		ts, _ := b.q.TorrentSettings() // unreadable: the defaults it returns
-		b.tor.client = torrent.NewClient(torrent.Config{
-			ListenPort: ts.Port,
-			DHT:        ts.Discovery, PEX: ts.Discovery, Trackers: ts.Discovery,
-			// The engine's limit, set by each run (clientLocked).
-			Downloads:   b.downloads,
-			UploadLimit: ts.UploadLimit,
-		})
-	}
-	return b.tor.client
-}
-
 // liveTorrentLocked returns the torrent job that job id runs or seeds
 // now, if any.
 func (b *Backend) liveTorrentLocked(id int64) (*torrent.Job, bool) {
-	if b.runner != nil {
-		if j, ok := b.runner.LiveTorrent(id); ok {
-			return j, true
-		}
-	}
-	b.tor.mu.Lock()
-	defer b.tor.mu.Unlock()
-	s, ok := b.tor.seeding[id]
-	return s.job, ok
+	return b.runner.LiveTorrent(id)
 }
 
 // readTorrentLocked takes a fresh snapshot of job id's torrent, when it
@@ -253,14 +220,8 @@ func (b *Backend) torrentViewLocked(v *ui.Job) {
 // seedingLocked returns the rows of the jobs seeding past their run, for
 // Active: their ratio and upload move while nothing else does.
 func (b *Backend) seedingLocked() []ui.Job {
-	b.tor.mu.Lock()
-	ids := make([]int64, 0, len(b.tor.seeding))
-	for id := range b.tor.seeding {
-		ids = append(ids, id)
-	}
-	b.tor.mu.Unlock()
 	var out []ui.Job
-	for _, id := range ids {
+	for _, id := range b.runner.Seeding() {
 		if j, ok := b.known[id]; ok && b.live[id] == nil && !b.stopped[id] {
 			out = append(out, b.viewLocked(j))
 		}
@@ -268,85 +229,13 @@ func (b *Backend) seedingLocked() []ui.Job {
 	return out
 }
 
-// keepSeeding is called when a run of the queue ends, with the function
-// that ends the run's context: the torrents the run finished that seed
-// still go on seeding, under that context, until they reach the seed
-// ratio or time, are removed, or the window closes. It returns what ends
-// the run now: stop itself when nothing seeds, else nothing (a goroutine
-// of the backend's calls stop when the last seeding ends).
-func (b *Backend) keepSeeding(r *queue.Runner, stop func()) func() {
-	b.mu.Lock()
-	b.tor.mu.Lock()
-	var jobs []*torrent.Job
-	for id := range b.tor.last {
-		if tj, ok := r.LiveTorrent(id); ok && tj.Snapshot().Phase == torrent.PhaseSeeding {
-			if b.tor.seeding == nil {
-				b.tor.seeding = map[int64]seedingJob{}
-			}
-			b.tor.seeding[id] = seedingJob{tj, r}
-			jobs = append(jobs, tj)
-		}
-	}
-	b.tor.mu.Unlock()
-	b.mu.Unlock()
-	if len(jobs) == 0 {
-		// Nothing seeds on: what the runner holds goes (nothing, or a
-		// seeder that finished just now).
-		_ = r.CloseTorrent()
-		return stop
-	}
-	b.wg.Add(1)
-	go func() {
-		defer b.wg.Done()
-		for _, tj := range jobs {
-			select {
-			case <-tj.Done():
-			case <-b.ctx.Done():
-			}
-		}
-		stop()
-		_ = r.CloseTorrent() // what CloseTorrent returns is the client's; the bridge owns it
-		b.tor.mu.Lock()
-		for id, s := range b.tor.seeding {
-			if s.runner == r {
-				delete(b.tor.seeding, id)
-			}
-		}
-		b.tor.mu.Unlock()
-		b.changed()
-	}()
-	return func() {}
-}
-
 // stopSeeding ends job id's seeding, when it seeds: a removed job sends
 // nothing more.
 func (b *Backend) stopSeeding(id int64) {
-	b.mu.Lock()
-	r := b.runner
-	b.mu.Unlock()
-	if r != nil {
-		r.StopSeeding(id)
-	}
+	b.runner.StopSeeding(id)
 	b.tor.mu.Lock()
-	s, ok := b.tor.seeding[id]
-	delete(b.tor.seeding, id)
 	delete(b.tor.last, id)
 	b.tor.mu.Unlock()
-	if ok {
-		s.runner.StopSeeding(id)
-	}
-}
-
-// closeTorrent closes the session's BitTorrent client, after Close has
-// stopped every run and seeder.
-func (b *Backend) closeTorrent() {
-	b.tor.mu.Lock()
-	c := b.tor.client
-	b.tor.client = nil
-	b.tor.mu.Unlock()
-	if c != nil {
-		_ = c.Close() // at exit: the peers see the connections close either way
-	}
 }
 
 // torrentDetail lays a multi-file torrent's snapshot over its files
@@ -438,10 +327,7 @@ func (b *Backend) setTorrentSettings(s ui.TorrentSettings) error {
 	if err := b.q.SetTorrentSettings(ts); err != nil {
 		return err
 	}
-	b.tor.mu.Lock()
-	c := b.tor.client
-	b.tor.mu.Unlock()
-	if c != nil {
+	if c, err := b.runner.TorrentClient(); err == nil {
 		// The download limit is the engine's, which the runner follows.
 		c.SetUploadLimit(s.UploadLimit)
 	}

@@ -3,10 +3,11 @@ package bridge
 import (
 	"errors"
 	"fmt"
-	"fyne.io/fyne/v2/lang"
 	"maps"
 	"strconv"
 	"time"
+
+	"fyne.io/fyne/v2/lang"
 
 	"braid/engine"
 	"braid/engine/metalink"
@@ -96,8 +97,9 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	b.torrentViewLocked(&v)
 	l := b.live[j.ID]
 	if l == nil || b.stopped[j.ID] {
-		if j.State == queue.Running {
-			waitingNote(&v)
+		if j.State == queue.Running && !j.NextTry.IsZero() {
+			// Another process runs the job, and the queue says it waits.
+			v.State, v.NextTry, v.Err = ui.Waiting, j.NextTry, lang.L("waiting for the network")
 		}
 		return v
 	}
@@ -135,14 +137,11 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	}
 	if running && waiting {
 		v.State = ui.Waiting
-		if v.Err == "" || isWaitingNote(v.Err) {
+		if v.Err == "" {
 			v.Err = lang.L("waiting for the network")
 		}
 	} else {
 		v.NextTry = time.Time{}
-		if isWaitingNote(v.Err) {
-			v.Err = ""
-		}
 	}
 	if v.Size >= 0 {
 		// The size of a file the document did not give is known once a
@@ -154,20 +153,6 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 		v.ETA = time.Duration(float64(v.Size-v.Done) / v.Speed * float64(time.Second))
 	}
 	return v
-}
-
-// waitingNote shows a running job that the queue says waits for the
-// network, and until when (queue.Waiting), as Waiting rather than as an
-// error: what the window has when another process runs the job.
-func waitingNote(v *ui.Job) {
-	if next, ok := queue.Waiting(v.Err, time.Now()); ok {
-		v.State, v.NextTry, v.Err = ui.Waiting, next, lang.L("waiting for the network")
-	}
-}
-
-func isWaitingNote(s string) bool {
-	_, ok := queue.Waiting(s, time.Now())
-	return ok
 }
 
 func jobState(s queue.State) ui.JobState {

@@ -106,13 +106,13 @@ func TestWaitingJobShownThenFinishes(t *testing.T) {
 	}
 }
 
-// The queue's note on a running job that waits for the network (what
-// the window has when another process runs it) shows as Waiting until
-// the time it names, not as an error.
+// A running job the queue says waits for the network (what the window has
+// when another process runs it) shows as Waiting until its next try, not
+// as an error.
 func TestWaitingNoteFromQueue(t *testing.T) {
 	b := newBackend(t, openQueue(t))
 	next := time.Now().Add(90 * time.Second).Truncate(time.Second)
-	j := queue.Job{ID: 7, State: queue.Running, Error: "waiting for the network, next try at " + next.Format("15:04:05")}
+	j := queue.Job{ID: 7, State: queue.Running, NextTry: next}
 	b.mu.Lock()
 	v := b.viewLocked(j)
 	b.mu.Unlock()

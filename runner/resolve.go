@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"context"
@@ -15,12 +15,12 @@ import (
 	"braid/queue"
 )
 
-// Back-off of `braid get` while a source cannot be read for reasons time
-// cures, as the engine's mirrors back off: doubling from resolveFirstWait
-// up to resolveMaxWait, with jitter.
+// Back-off of Get while a source cannot be read for reasons time cures,
+// as the engine's mirrors back off: doubling from ResolveFirstWait up to
+// ResolveMaxWait, with jitter. Tests shorten them.
 var (
-	resolveFirstWait = time.Second
-	resolveMaxWait   = time.Minute
+	ResolveFirstWait = time.Second
+	ResolveMaxWait   = time.Minute
 )
 
 // resolveWaiting reads a source like queue.ResolveSource, but waits for the
@@ -29,26 +29,22 @@ var (
 // 503): a download started while the Wi-Fi is down begins when it is back
 // instead of failing. Evidence about the source (404, refused credentials,
 // a document that does not parse) fails at once.
-func (o *getOptions) resolveWaiting(ctx context.Context, src string) (*metalink.Document, queue.Origin, error) {
+func (g *Get) resolveWaiting(ctx context.Context, src string) (*metalink.Document, queue.Origin, error) {
 	start := time.Now()
-	wait := resolveFirstWait
+	wait := ResolveFirstWait
 	for {
-		doc, origin, err := queue.ResolveSource(ctx, src, o.client.HTTP)
+		doc, origin, err := queue.ResolveSource(ctx, src, g.Client.HTTP)
 		if err == nil || !strings.Contains(src, "://") || !networkError(err) || ctx.Err() != nil {
 			return doc, origin, err
 		}
-		if o.retryFor > 0 {
-			left := o.retryFor - time.Since(start)
+		if g.RetryFor > 0 {
+			left := g.RetryFor - time.Since(start)
 			if left <= 0 {
-				return nil, origin, fmt.Errorf("%w (gave up after waiting %s for the network, --retry-for)", err, durationText(o.retryFor))
+				return nil, origin, fmt.Errorf("%w (gave up after waiting %s for the network, --retry-for)", err, g.RetryFor)
 			}
 			wait = min(wait, left)
 		}
-		if o.json {
-			writeJSON(o.stdout, map[string]any{"type": "waiting", "source": src, "next_try_seconds": wait.Seconds(), "reason": err.Error()})
-		} else {
-			fmt.Fprintf(o.stderr, "%s: waiting for the network, next try in %s (%v)\n", src, waitText(wait), err)
-		}
+		g.Observer.Note(Note{Kind: NoteWaiting, Source: src, Err: err, Wait: wait})
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -58,9 +54,9 @@ func (o *getOptions) resolveWaiting(ctx context.Context, src string) (*metalink.
 		}
 		// Doubling with up to a quarter of jitter, so that many waiting
 		// clients do not all come back in the same second.
-		wait = min(2*wait, resolveMaxWait)
+		wait = min(2*wait, ResolveMaxWait)
 		wait += time.Duration(rand.Int64N(int64(wait/4) + 1))
-		wait = min(wait, resolveMaxWait)
+		wait = min(wait, ResolveMaxWait)
 	}
 }
 

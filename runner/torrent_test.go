@@ -1,4 +1,4 @@
-package queue
+package runner
 
 import (
 	"bytes"
@@ -15,11 +15,12 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
+	"braid/queue"
 )
 
 // torrentRunner is a runner whose BitTorrent client has discovery off and
 // listens on loopback only.
-func torrentRunner(t *testing.T, q *Queue) *Runner {
+func torrentRunner(t *testing.T, q *queue.Queue) *Runner {
 	t.Helper()
 	c := torrent.NewClient(torrent.Config{ListenHost: "127.0.0.1", Logger: slog.New(slog.DiscardHandler)})
 	t.Cleanup(func() { c.Close() })
@@ -31,7 +32,7 @@ func torrentRunner(t *testing.T, q *Queue) *Runner {
 // addTorrent queues the .torrent at tf (or a magnet link, as one file
 // standing for the torrent) into dest, with the given files selected
 // (nil: all).
-func addTorrent(t *testing.T, q *Queue, tf, dest string, selected []string) int64 {
+func addTorrent(t *testing.T, q *queue.Queue, tf, dest string, selected []string) int64 {
 	t.Helper()
 	spec, err := torrent.Resolve(context.Background(), tf, nil)
 	if err != nil {
@@ -68,7 +69,7 @@ func TestRunTorrentJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.State != Done {
+	if j.State != queue.Done {
 		t.Fatalf("job %s: %s", j.State, j.Error)
 	}
 	for _, f := range j.Files {
@@ -120,7 +121,7 @@ func TestTorrentSeedsAfterDone(t *testing.T) {
 	if err := r.RunJob(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
-	if j, _ := q.Get(id); j.State != Done {
+	if j, _ := q.Get(id); j.State != queue.Done {
 		t.Fatalf("job %s", j.State)
 	}
 	tj, ok := r.LiveTorrent(id)
@@ -182,7 +183,7 @@ func TestTorrentJobPause(t *testing.T) {
 	}
 }
 
-func mustJob(t *testing.T, q *Queue, id int64) Job {
+func mustJob(t *testing.T, q *queue.Queue, id int64) queue.Job {
 	t.Helper()
 	j, err := q.Get(id)
 	if err != nil {
@@ -192,10 +193,10 @@ func mustJob(t *testing.T, q *Queue, id int64) Job {
 }
 
 // noSeedQueue is a test queue whose finished torrents do not seed.
-func noSeedQueue(t *testing.T) *Queue {
+func noSeedQueue(t *testing.T) *queue.Queue {
 	t.Helper()
 	q := openTest(t, t.TempDir())
-	if err := q.SetTorrentSettings(TorrentSettings{SeedRatio: 0}); err != nil {
+	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 0}); err != nil {
 		t.Fatal(err)
 	}
 	return q
@@ -233,7 +234,7 @@ func TestTorrentJobAfterTorrentFileDeleted(t *testing.T) {
 	if err := r.RunJob(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
-	if j := mustJob(t, q, id); j.State != Done {
+	if j := mustJob(t, q, id); j.State != queue.Done {
 		t.Fatalf("job %s: %s", j.State, j.Error)
 	}
 	got, err := os.ReadFile(filepath.Join(dest, "gone.bin"))
@@ -293,7 +294,7 @@ func TestMagnetJobStoresItsMetadata(t *testing.T) {
 	if err := torrentRunner(t, q).RunJob(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
-	if j := mustJob(t, q, id); j.State != Done {
+	if j := mustJob(t, q, id); j.State != queue.Done {
 		t.Fatalf("job %s: %s", j.State, j.Error)
 	}
 	for _, f := range files {
@@ -329,7 +330,7 @@ func TestMagnetJobRefusesAnotherTorrentsMetadata(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not the link's") {
 		t.Fatalf("RunJob: %v, want the metadata refused", err)
 	}
-	if j := mustJob(t, q, id); j.State != Failed || !strings.Contains(j.Error, "not the link's") {
+	if j := mustJob(t, q, id); j.State != queue.Failed || !strings.Contains(j.Error, "not the link's") {
 		t.Fatalf("job %s: %q", j.State, j.Error)
 	}
 	if stored, _, _ := q.TorrentSpec(id); stored != nil && stored.InfoBytes != nil {

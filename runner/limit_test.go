@@ -1,25 +1,28 @@
-package queue
+package runner
 
-import "testing"
+import (
+	"braid/queue"
+	"testing"
+)
 
 // The BitTorrent client a runner makes takes from its engine Client's
 // download limit: one budget, set from the settings, and a change of the
 // speed limit the runner follows reaches torrents too.
 func TestRunnerTorrentSharesTheSpeedLimit(t *testing.T) {
 	q := openTest(t, t.TempDir())
-	if err := q.UpdateSettings(func(s *Settings) { s.SpeedLimit = 300 << 10 }); err != nil {
+	if err := q.UpdateSettings(func(s *queue.Settings) { s.SpeedLimit = 300 << 10 }); err != nil {
 		t.Fatal(err)
 	}
 	r := &Runner{Queue: q} // the Client made from the settings
-	t.Cleanup(func() { r.CloseTorrent() })
-	tc, err := r.torrentClient()
+	t.Cleanup(func() { r.Close() })
+	tc, err := r.TorrentClient()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if down, _ := tc.Limits(); down != 300<<10 {
 		t.Fatalf("the torrent client's download limit is %d, want the setting's %d", down, 300<<10)
 	}
-	if err := q.UpdateSettings(func(s *Settings) { s.SpeedLimit = 2 << 20 }); err != nil {
+	if err := q.UpdateSettings(func(s *queue.Settings) { s.SpeedLimit = 2 << 20 }); err != nil {
 		t.Fatal(err)
 	}
 	r.follow()

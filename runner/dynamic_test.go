@@ -1,4 +1,4 @@
-package queue
+package runner
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/queue"
 )
 
 // origin serves a dynamic metalink that a test can change, and counts
@@ -88,7 +89,7 @@ func TestDynamicAddsMirrorAfterMirrorsFail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.State != Done || len(j.Files[0].Mirrors) != 2 {
+	if j.State != queue.Done || len(j.Files[0].Mirrors) != 2 {
 		t.Fatalf("job %s with mirrors %+v", j.State, j.Files[0].Mirrors)
 	}
 }
@@ -130,7 +131,7 @@ func TestDynamicNewVersion(t *testing.T) {
 	}
 }
 
-// A dynamic job that resumes after RefreshAfter asks its origin first.
+// A dynamic job that resumes after queue.RefreshAfter asks its origin first.
 func TestDynamicRefreshWhenStale(t *testing.T) {
 	data := testData(300_000)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
@@ -138,9 +139,9 @@ func TestDynamicRefreshWhenStale(t *testing.T) {
 	o := newOrigin(t)
 	o.serve(t, describe(t, "x.bin", data, 64<<10, a, b))
 	q, id := addDynamic(t, o, describe(t, "x.bin", data, 64<<10, a), t.TempDir())
-	saved := RefreshAfter
-	RefreshAfter = 0
-	defer func() { RefreshAfter = saved }()
+	saved := queue.RefreshAfter
+	queue.RefreshAfter = 0
+	defer func() { queue.RefreshAfter = saved }()
 	if err := runner(q).RunJob(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestDynamicRefreshWhenStale(t *testing.T) {
 
 // addDynamic queues doc, marked dynamic with origin o, into a new queue
 // going to dest.
-func addDynamic(t *testing.T, o *origin, doc *metalink.Document, dest string) (*Queue, int64) {
+func addDynamic(t *testing.T, o *origin, doc *metalink.Document, dest string) (*queue.Queue, int64) {
 	t.Helper()
 	doc.Origin, doc.Dynamic = o.URL(), true
 	q := openTest(t, t.TempDir())

@@ -1,37 +1,44 @@
-package queue
+package runner
 
 import (
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"braid/engine"
 	"braid/engine/metalink"
-	"braid/engine/piece"
 	"braid/engine/torrent"
+	"braid/queue"
 )
 
 var (
-	_ engine.Journal         = (*Journal)(nil)
-	_ engine.JournalResetter = (*Journal)(nil)
+	_ engine.Journal         = (*queue.Journal)(nil)
+	_ engine.JournalResetter = (*queue.Journal)(nil)
 )
 
-// ErrPaused: the job was paused while it ran, by the user or by Braid
-// (the reason follows it in the error and is in the job's Error).
-var ErrPaused = errors.New("job paused")
+// errUserPaused is queue.ErrPaused when someone paused or removed the job.
+var errUserPaused = fmt.Errorf("%w by the user", queue.ErrPaused)
 
-// errUserPaused is ErrPaused when someone paused or removed the job.
-var errUserPaused = fmt.Errorf("%w by the user", ErrPaused)
+// ErrYield, as the cause of the context a job runs under, stops the job
+// for now rather than pausing it: it goes back to queued, to run again
+// when its face lets it (the schedule's window ended, a new limit). Any
+// other end of the context (Ctrl-C, the window closing) pauses it.
+var ErrYield = errors.New("the runner stops for now")
+
+// classify turns a download's error about the destination into a pause.
+// The engine's errors already name the file.
+func classify(dest string, err error) error {
+	if errors.Is(err, errUserPaused) {
+		return err
+	}
+	return queue.DestProblem(dest, err)
+}
 
 // pollInterval is how often a running job's snapshot is read, its state
 // checked and the settings looked at, so a pause from the window or
@@ -53,9 +60,9 @@ const pollInterval = time.Second
 // jobs; Live may be called from any goroutine meanwhile. Only the queue's
 // owner (Queue.Owner) may run jobs.
 type Runner struct {
-	Queue *Queue
-	// Client downloads the files; nil makes one from the queue's Settings
-	// (Settings.Client) when the first file starts, kept for the Runner's
+	Queue *queue.Queue
+	// Client downloads the files; nil makes one from the queue's queue.Settings
+	// (queue.Settings.Client) when the first file starts, kept for the Runner's
 	// life.
 	Client *engine.Client
 	// Locations are the user's countries, most preferred first; nil takes
@@ -66,26 +73,33 @@ type Runner struct {
 	// while it runs and when it ends. Calls are never concurrent, but come
 	// from the runner's goroutines; it must return quickly. For progress
 	// at a display's own rate, read Live.
-	Progress func(Job, engine.Snapshot)
-	// Torrent runs the jobs whose files come from a torrent
-	// (torrent_run.go); nil makes one from the settings when needed.
+	Progress func(queue.Job, engine.Snapshot)
+	// Torrent runs the jobs whose files come from a torrent (torrent.go);
+	// nil makes the process's one client from the settings and
+	// TorrentOptions when first needed (TorrentClient).
 	Torrent *torrent.Client
-	tor     torrentLive
+	// TorrentOptions are the face's BitTorrent choices over the settings.
+	TorrentOptions TorrentOptions
+	tor            torrentLive
 	// RequireSignature fails a file unless a key of the state folder's
 	// keyring signed it (it stays NAME.part); a bad signature fails it
 	// either way.
 	RequireSignature bool
+	// RetryFor bounds how long a file waits for the network while every
+	// mirror fails with temporary errors (0: for ever, as a queue job
+	// waits).
+	RetryFor time.Duration
 	// Jobs is the most jobs Run runs at once; 0 takes the queue's setting
-	// (Settings.Jobs). Either way a later change of that setting is
+	// (queue.Settings.Jobs). Either way a later change of that setting is
 	// followed.
 	Jobs int
 
 	mu      sync.Mutex // guards what follows
 	live    map[int64][]*engine.Download
-	jobs    int      // jobs at once now (Run)
-	seen    Settings // the settings last applied to Client
+	jobs    int            // jobs at once now (Run)
+	seen    queue.Settings // the settings last applied to Client
 	hasSeen bool
-	batch   *JournalBatch
+	batch   *queue.JournalBatch
 
 	progressMu sync.Mutex // one Progress call at a time
 }
@@ -135,13 +149,30 @@ func (r *Runner) dropLive(id int64, dl *engine.Download) {
 }
 
 // progress calls Progress, one call at a time.
-func (r *Runner) progress(j Job, s engine.Snapshot) {
+func (r *Runner) progress(j queue.Job, s engine.Snapshot) {
 	if r.Progress == nil {
 		return
 	}
 	r.progressMu.Lock()
 	defer r.progressMu.Unlock()
 	r.Progress(j, s)
+}
+
+// UseClient makes c the Client of the runs from now on, for a face that
+// makes a new one when its limits change (a Client's limits are fixed
+// once it has started a download). Call it between runs.
+func (r *Runner) UseClient(c *engine.Client) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Client, r.hasSeen = c, false
+}
+
+// ClientNow is the Client the runner downloads with now; nil before it
+// made or was given one. Safe for concurrent use.
+func (r *Runner) ClientNow() *engine.Client {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.Client
 }
 
 // client is the Client to download with.
@@ -165,7 +196,7 @@ func (r *Runner) client() (*engine.Client, error) {
 // for all the runner's files, one transaction per round.
 func (r *Runner) journal(job int64) engine.Journal { return r.batchOf().Journal(job) }
 
-func (r *Runner) batchOf() *JournalBatch {
+func (r *Runner) batchOf() *queue.JournalBatch {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.batch == nil {
@@ -187,7 +218,7 @@ func (r *Runner) follow() {
 		r.seen, r.hasSeen = s, true
 		return
 	}
-	s.applyChanges(r.seen, r.Client)
+	s.ApplyChanges(r.seen, r.Client)
 	if s.Jobs != r.seen.Jobs {
 		r.jobs = s.Jobs
 	}
@@ -205,16 +236,20 @@ func (r *Runner) jobsAtOnce() int {
 // starts. A job that fails or that Braid pauses (its folder vanished, say)
 // does not stop the others: Run returns their errors joined, or nil when
 // every job it ran finished or was paused by the user. When ctx ends, the
-// jobs in hand go back to queued with their progress kept, and Run returns
-// ctx's error once they have stopped.
+// jobs in hand are paused with their progress kept (back to queued when
+// ctx's cause is ErrYield), and Run returns ctx's error once they have
+// stopped.
 func (r *Runner) Run(ctx context.Context) error {
+	if !r.Queue.TryOwn() {
+		return fmt.Errorf("run the queue: %w", queue.ErrNotOwner)
+	}
 	if _, err := r.client(); err != nil {
 		return err
 	}
 	r.mu.Lock()
 	r.jobs = r.Jobs
 	if r.jobs <= 0 {
-		r.jobs = cmp.Or(r.seen.Jobs, DefaultJobs)
+		r.jobs = cmp.Or(r.seen.Jobs, queue.DefaultJobs)
 	}
 	r.mu.Unlock()
 	type ended struct {
@@ -229,7 +264,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	defer tick.Stop()
 	for {
 		for stop == nil && ctx.Err() == nil && len(running) < r.jobsAtOnce() {
-			id, ok, err := r.Queue.next(running)
+			id, ok, err := r.Queue.NextQueued(running)
 			if err != nil {
 				stop = err
 				failed = append(failed, err)
@@ -254,7 +289,7 @@ func (r *Runner) Run(ctx context.Context) error {
 			case e.err == nil, errors.Is(e.err, errUserPaused):
 			case ctx.Err() != nil && errors.Is(e.err, ctx.Err()):
 				// Interrupted with the others; Run reports ctx's error once.
-			case errors.Is(e.err, ErrNotOwner):
+			case errors.Is(e.err, queue.ErrNotOwner):
 				stop = e.err
 				failed = append(failed, e.err)
 			default:
@@ -266,61 +301,37 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 }
 
-// next returns the first queued job, in queue order, that is not in skip.
-func (q *Queue) next(skip map[int64]bool) (int64, bool, error) {
-	rows, err := q.db.Query(`SELECT id FROM jobs WHERE state = 'queued' ORDER BY position, id LIMIT ?`, len(skip)+1)
-	if err != nil {
-		return 0, false, q.wrap("find the next job", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return 0, false, q.wrap("find the next job", err)
-		}
-		if !skip[id] {
-			return id, true, nil
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return 0, false, q.wrap("find the next job", err)
-	}
-	return 0, false, nil
-}
-
 // RunJob runs one queued job to its end: nil when every selected file is
 // verified at its final name (a done job returns nil at once). A job that
-// is not queued is ErrState. When ctx ends the job goes back to queued and
-// the error wraps ctx's; when the job is paused meanwhile, or Braid pauses
-// it (destination gone or read-only, disk full), the error wraps ErrPaused.
+// is not queued is queue.ErrState; claiming it is atomic in the queue, so
+// two processes never run one job. When ctx ends the job is paused
+// (queued again when ctx's cause is ErrYield) and the error wraps ctx's;
+// when the job is paused meanwhile, or Braid pauses it (destination gone
+// or read-only, disk full), the error wraps queue.ErrPaused.
 func (r *Runner) RunJob(ctx context.Context, id int64) error {
 	q := r.Queue
-	if !q.tryOwn() {
-		return fmt.Errorf("run job %d: %w", id, ErrNotOwner)
-	}
 	j, err := q.Get(id)
 	if err != nil {
 		return err
 	}
-	if j.State == Done {
+	if j.State == queue.Done {
 		return nil
 	}
-	ok, err := q.claim(id)
+	ok, err := q.Claim(id)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		s, _ := q.state(id)
-		return fmt.Errorf("run job %d: %w: it is %s", id, ErrState, s)
+		s, _ := q.StateOf(id)
+		return fmt.Errorf("run job %d: %w: it is %s", id, queue.ErrState, s)
 	}
-	j.State = Running
+	j.State = queue.Running
 	return r.settle(ctx, j, r.run(ctx, j))
 }
 
 // settle records how a run ended.
-func (r *Runner) settle(ctx context.Context, j Job, err error) error {
+func (r *Runner) settle(ctx context.Context, j queue.Job, err error) error {
 	q := r.Queue
-	var pe *pauseError
 	switch {
 	case err == nil:
 		if err := q.Finish(j.ID); err != nil {
@@ -329,40 +340,36 @@ func (r *Runner) settle(ctx context.Context, j Job, err error) error {
 		return nil
 	case errors.Is(err, errUserPaused):
 		return fmt.Errorf("job %d: %w", j.ID, err)
+	case errors.Is(context.Cause(ctx), ErrYield):
+		// Stopped for now by its face: runnable again exactly where the
+		// journal says.
+		if dbErr := q.Requeue(j.ID); dbErr != nil {
+			return errors.Join(fmt.Errorf("job %d: %w", j.ID, err), dbErr)
+		}
+		return fmt.Errorf("job %d: %w", j.ID, err)
 	case ctx.Err() != nil:
-		// Interrupted (Ctrl-C, the window closing): runnable next time,
-		// exactly where the journal says.
-		if _, dbErr := q.db.Exec(`UPDATE jobs SET state = 'queued' WHERE id = ? AND state = 'running'`, j.ID); dbErr != nil {
-			return errors.Join(fmt.Errorf("job %d: %w", j.ID, err), q.wrap(fmt.Sprintf("requeue job %d", j.ID), dbErr))
+		// Interrupted (Ctrl-C, the window closing): paused, whichever
+		// face ran it, with its progress exactly where the journal says.
+		if dbErr := q.Pause(j.ID, ""); dbErr != nil {
+			return errors.Join(fmt.Errorf("job %d: %w", j.ID, err), dbErr)
 		}
 		return fmt.Errorf("job %d: %w", j.ID, err)
-	case errors.As(err, &pe):
-		if dbErr := q.Pause(j.ID, pe.reason); dbErr != nil {
-			return errors.Join(err, dbErr)
-		}
-		return fmt.Errorf("job %d: %w", j.ID, err)
-	default:
-		if dbErr := q.Fail(j.ID, err); dbErr != nil {
+	}
+	if reason, ok := queue.PauseReason(err); ok {
+		if dbErr := q.Pause(j.ID, reason); dbErr != nil {
 			return errors.Join(err, dbErr)
 		}
 		return fmt.Errorf("job %d: %w", j.ID, err)
 	}
+	if dbErr := q.Fail(j.ID, err); dbErr != nil {
+		return errors.Join(err, dbErr)
+	}
+	return fmt.Errorf("job %d: %w", j.ID, err)
 }
 
-// pauseError is a problem the user can fix outside Braid (a folder to plug
-// back in, make writable or free): the job pauses rather than fails.
-type pauseError struct {
-	reason string
-	err    error
-}
-
-func (e *pauseError) Error() string { return fmt.Sprintf("%v: %s", ErrPaused, e.reason) }
-
-func (e *pauseError) Unwrap() []error { return []error{ErrPaused, e.err} }
-
-func (r *Runner) run(ctx context.Context, j Job) error {
+func (r *Runner) run(ctx context.Context, j queue.Job) error {
 	q := r.Queue
-	if err := prepareDest(j); err != nil {
+	if err := queue.PrepareDest(j); err != nil {
 		return err
 	}
 	if err := r.refreshStale(ctx, &j); err != nil {
@@ -383,10 +390,10 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 	}
 	root, err := os.OpenRoot(j.Dest)
 	if err != nil {
-		return destProblem(j.Dest, err)
+		return queue.DestProblem(j.Dest, err)
 	}
 	defer root.Close()
-	var todo []File
+	var todo []queue.File
 	for _, f := range j.Files {
 		if !f.Selected {
 			continue
@@ -411,9 +418,9 @@ func (r *Runner) run(ctx context.Context, j Job) error {
 }
 
 // newJobRun is a run of job j with its document's files indexed by name.
-func (r *Runner) newJobRun(j Job) *jobRun {
+func (r *Runner) newJobRun(j queue.Job) *jobRun {
 	jr := &jobRun{r: r, j: j, docs: make(map[string]int, len(j.Doc.Files)),
-		speeds: map[string]float64{}, heardSpeeds: map[string][2]float64{}}
+		speeds: map[string]float64{}}
 	for i, df := range j.Doc.Files {
 		jr.docs[df.Name] = i
 	}
@@ -425,21 +432,21 @@ func (r *Runner) newJobRun(j Job) *jobRun {
 // it is paused or its destination fails.
 type jobRun struct {
 	r      *Runner
-	j      Job
+	j      queue.Job
 	client *engine.Client
 	locs   []string
 	batch  bool           // more than one file: small ones come whole (Request.Batch)
 	docs   map[string]int // file name → index in j.Doc.Files
 
-	mu          sync.Mutex            // guards speeds and heardSpeeds
-	speeds      map[string]float64    // host → remembered speed, read once per run
-	heardSpeeds map[string][2]float64 // host → sum and count of speeds heard this run
+	mu     sync.Mutex         // guards speeds
+	speeds map[string]float64 // host → remembered speed, read once per run
+	heard  hostSpeeds         // the hosts' speeds heard this run
 }
 
 // runFiles downloads todo and returns the first error. A file that fails
 // does not stop the others; a pause (by the user, or a destination
 // problem) stops them all, keeping their progress.
-func (jr *jobRun) runFiles(ctx context.Context, todo []File) error {
+func (jr *jobRun) runFiles(ctx context.Context, todo []queue.File) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	guarded := make(chan struct{})
@@ -475,22 +482,21 @@ func (jr *jobRun) runFiles(ctx context.Context, todo []File) error {
 					first = err
 				}
 				mu.Unlock()
-				if errors.Is(err, ErrPaused) {
+				if errors.Is(err, queue.ErrPaused) {
 					cancel(err)
 				}
 			}
 		}()
 	}
 	files.Wait()
-	jr.record()
+	jr.heard.record(jr.r.Queue)
 	cause := context.Cause(ctx)
 	cancel(nil)
 	<-guarded
-	var pe *pauseError
-	switch {
-	case errors.Is(cause, errUserPaused):
+	if errors.Is(cause, errUserPaused) {
 		return errUserPaused
-	case errors.As(cause, &pe):
+	}
+	if _, ok := queue.PauseReason(cause); ok {
 		return cause
 	}
 	return first
@@ -506,8 +512,8 @@ func (jr *jobRun) guard(ctx context.Context, stop context.CancelCauseFunc) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s, err := jr.r.Queue.state(jr.j.ID)
-			if errors.Is(err, ErrNotFound) || (err == nil && s != Running) {
+			s, err := jr.r.Queue.StateOf(jr.j.ID)
+			if errors.Is(err, queue.ErrNotFound) || (err == nil && s != queue.Running) {
 				stop(errUserPaused)
 				return
 			}
@@ -518,13 +524,13 @@ func (jr *jobRun) guard(ctx context.Context, stop context.CancelCauseFunc) {
 }
 
 // runFile downloads one file of the job and marks it verified.
-func (jr *jobRun) runFile(ctx context.Context, f File) error {
+func (jr *jobRun) runFile(ctx context.Context, f queue.File) error {
 	return jr.runFileOf(ctx, jr.j, f)
 }
 
 // runFileOf is runFile for f as job j now stands: the job as this run
 // began, or as a refresh of its dynamic document left it.
-func (jr *jobRun) runFileOf(ctx context.Context, j Job, f File) error {
+func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) error {
 	r, q := jr.r, jr.r.Queue
 	mf, err := jr.fileOf(j, f)
 	if err != nil {
@@ -545,9 +551,10 @@ func (jr *jobRun) runFileOf(ctx context.Context, j Job, f File) error {
 		Locations:  jr.locs,
 		Batch:      jr.batch,
 		Check:      q.SignatureCheck(j.ID, mf, r.RequireSignature),
+		RetryFor:   r.RetryFor,
 	})
 	r.addLive(j.ID, dl)
-	err = r.watch(j, dl, jr.heard)
+	err = r.watch(j, dl, jr.heard.heard)
 	r.dropLive(j.ID, dl)
 	if again, ok := r.refreshOnNoMirrors(ctx, &j, f, err); ok {
 		// The origin lists mirrors the file did not have, or a new
@@ -574,32 +581,42 @@ func (jr *jobRun) runFileOf(ctx context.Context, j Job, f File) error {
 	return q.Landed(j.ID, f.Name, &snap)
 }
 
-// heard notes a mirror host's speed in one file; the job records each
-// host's average once, when its files are done (record), rather than a
-// write per file and mirror.
-func (jr *jobRun) heard(host string, bps float64) {
-	jr.mu.Lock()
-	defer jr.mu.Unlock()
-	s := jr.heardSpeeds[host]
-	jr.heardSpeeds[host] = [2]float64{s[0] + bps, s[1] + 1}
+// hostSpeeds are the speeds of mirror hosts heard in the files of one
+// job's run; the job records each host's average once, when its files are
+// done (record), rather than a write per file and mirror. Safe for
+// concurrent use.
+type hostSpeeds struct {
+	mu   sync.Mutex
+	sums map[string][2]float64 // host → sum and count of speeds heard
 }
 
-// record stores the speeds heard. Failing to store them costs only a
-// better start next time, so errors are ignored.
-func (jr *jobRun) record() {
-	jr.mu.Lock()
-	defer jr.mu.Unlock()
-	for h, s := range jr.heardSpeeds {
-		_ = jr.r.Queue.RecordMirrorSpeed(h, s[0]/s[1])
+// heard notes a mirror host's speed in one file.
+func (h *hostSpeeds) heard(host string, bps float64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sums == nil {
+		h.sums = map[string][2]float64{}
 	}
-	clear(jr.heardSpeeds)
+	s := h.sums[host]
+	h.sums[host] = [2]float64{s[0] + bps, s[1] + 1}
+}
+
+// record stores the speeds heard in q. Failing to store them costs only a
+// better start next time, so errors are ignored.
+func (h *hostSpeeds) record(q *queue.Queue) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for host, s := range h.sums {
+		_ = q.RecordMirrorSpeed(host, s[0]/s[1])
+	}
+	clear(h.sums)
 }
 
 // fileOf is the metalink file to download: the stored document's, with the
 // mirrors the queue remembers, ordered by priority, then by the speed they
 // had last time (fastest first; mirrors never measured after those that
 // were), then by strikes.
-func (jr *jobRun) fileOf(j Job, f File) (metalink.File, error) {
+func (jr *jobRun) fileOf(j queue.Job, f queue.File) (metalink.File, error) {
 	var mf metalink.File
 	i, found := jr.docs[f.Name]
 	if j.Doc != jr.j.Doc {
@@ -630,7 +647,7 @@ func (jr *jobRun) fileOf(j Job, f File) (metalink.File, error) {
 			u = metalink.URL{URL: m.URL}
 		}
 		u.Location, u.Priority = m.Location, m.Priority
-		bps, err := jr.speed(HostOf(m.URL))
+		bps, err := jr.speed(queue.HostOf(m.URL))
 		if err != nil {
 			return mf, err
 		}
@@ -662,105 +679,17 @@ func (jr *jobRun) speed(host string) (float64, error) {
 	return bps, nil
 }
 
-// TrustedPieces returns the pieces of a job's file f that the engine may
-// take as done in its .part under dest (Request.Done), or nil to start the
-// file afresh. It checks the .part against the stored bitfield (CheckPart),
-// re-hashes claimed pieces of a .part that is longer than the file, and
-// stores what it finds, so the journal never claims more than the disk
-// holds.
-func (q *Queue) TrustedPieces(ctx context.Context, id int64, dest string, f metalink.File) (*piece.Bitfield, error) {
-	b, l, err := q.Pieces(id, f.Name)
-	if err != nil {
-		return nil, err
-	}
-	want := LayoutOf(f)
-	if l.Size < 0 || want.Size < 0 || l != want || b.Len() != want.Count() {
-		// Size unknown until a mirror says, or stored by another layout:
-		// nothing recorded can be matched to the engine's pieces.
-		if b.Count() > 0 || b.Len() != want.Count() || l != want {
-			if err := q.resetFile(id, f.Name, want); err != nil {
-				return nil, err
-			}
-		}
-		return nil, nil
-	}
-	if b.Count() == 0 {
-		return nil, nil
-	}
-	root, err := os.OpenRoot(dest)
-	if err != nil {
-		return nil, destProblem(dest, err)
-	}
-	defer root.Close()
-	part := filepath.FromSlash(f.Name) + ".part"
-	size := int64(-1)
-	if fi, err := root.Stat(part); err == nil && fi.Mode().IsRegular() {
-		size = fi.Size()
-	}
-	t := CheckPart(b, l, size)
-	if t.Recheck {
-		if err := recheck(ctx, root, part, size, f, t.Done); err != nil {
-			return nil, err
-		}
-	}
-	if t.Done.Count() != b.Count() {
-		if err := q.SetPieces(id, f.Name, t.Done); err != nil {
-			return nil, err
-		}
-	}
-	if t.Done.Count() == 0 {
-		return nil, nil
-	}
-	return t.Done, nil
-}
-
-// recheck keeps in done only the pieces whose bytes in part match their
-// piece hashes; without piece hashes nothing in a .part of the wrong size
-// can be vouched for, and done is emptied.
-func recheck(ctx context.Context, root *os.Root, part string, size int64, f metalink.File, done *piece.Bitfield) error {
-	clear := func() {
-		for i := range done.Len() {
-			done.Clear(i)
-		}
-	}
-	if !piece.PlanFor(f).Verifiable() {
-		clear()
-		return nil
-	}
-	file, err := root.Open(part)
-	if err != nil {
-		clear()
-		return nil
-	}
-	defer file.Close()
-	rep, err := piece.Verify(ctx, file, size, f, 0)
-	if err != nil {
-		return fmt.Errorf("recheck %s: %w", part, err)
-	}
-	for i := range done.Len() {
-		if done.Has(i) && !rep.Good.Has(i) {
-			done.Clear(i)
-		}
-	}
-	return nil
-}
-
 // watch follows a download to its end: it reports progress and
 // afterwards tells heard the mirrors' speeds and records their strikes.
 // Stopping it when the job is paused elsewhere is the job's guard's work.
-func (r *Runner) watch(j Job, dl *engine.Download, heard func(host string, bps float64)) error {
+func (r *Runner) watch(j queue.Job, dl *engine.Download, heard func(host string, bps float64)) error {
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	var snap engine.Snapshot
 	speeds := map[string][]float64{}
 	sample := func() {
 		dl.SnapshotInto(&snap)
-		for _, m := range snap.Mirrors {
-			if m.Conns > 0 && m.Speed > 0 {
-				h := HostOf(m.URL)
-				speeds[h] = append(speeds[h], float64(m.Speed))
-			}
-		}
+		sampleSpeeds(&snap, speeds)
 	}
 	sample()
 	r.progress(j, snap)
@@ -779,16 +708,27 @@ loop:
 	err := dl.Err()
 	dl.SnapshotInto(&snap)
 	r.progress(j, snap)
-	r.learn(j, snap, speeds, heard)
+	learn(r.Queue, j.ID, snap, speeds, heard)
 	return err
+}
+
+// sampleSpeeds adds the speeds of a snapshot's busy mirrors to speeds, by
+// host.
+func sampleSpeeds(snap *engine.Snapshot, speeds map[string][]float64) {
+	for _, m := range snap.Mirrors {
+		if m.Conns > 0 && m.Speed > 0 {
+			h := queue.HostOf(m.URL)
+			speeds[h] = append(speeds[h], float64(m.Speed))
+		}
+	}
 }
 
 // learn passes on what a download taught about its mirrors' speeds, and
 // stores their strikes. Failing to store them costs only a better start
 // next time, so errors are ignored.
-func (r *Runner) learn(j Job, snap engine.Snapshot, speeds map[string][]float64, heard func(host string, bps float64)) {
+func learn(q *queue.Queue, id int64, snap engine.Snapshot, speeds map[string][]float64, heard func(host string, bps float64)) {
 	for _, m := range snap.Mirrors {
-		h := HostOf(m.URL)
+		h := queue.HostOf(m.URL)
 		var bps float64
 		if s := speeds[h]; len(s) > 0 {
 			for _, v := range s {
@@ -803,73 +743,7 @@ func (r *Runner) learn(j Job, snap engine.Snapshot, speeds map[string][]float64,
 			heard(h, bps)
 		}
 		if m.Strikes > 0 {
-			_ = r.Queue.AddStrikes(j.ID, snap.Name, m.URL, m.Strikes)
+			_ = q.AddStrikes(id, snap.Name, m.URL, m.Strikes)
 		}
 	}
-}
-
-// HostOf is the host[:port] of a mirror URL in lower case, the key of the
-// speed history; "" when the URL has none.
-func HostOf(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return ""
-	}
-	return strings.ToLower(u.Host)
-}
-
-// prepareDest makes sure the job's folder is there and writable. A folder
-// that is missing is made for a job that has not started; for one with
-// progress it is a vanished folder (an unplugged disk, say) and the job
-// pauses rather than start over somewhere the user did not mean.
-func prepareDest(j Job) error {
-	fi, err := os.Stat(j.Dest)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		for _, f := range j.Files {
-			if f.Selected && (f.Done > 0 || f.Verified) {
-				return &pauseError{fmt.Sprintf("the destination folder %s no longer exists", j.Dest), err}
-			}
-		}
-		if err := os.MkdirAll(j.Dest, 0o755); err != nil {
-			return destProblem(j.Dest, err)
-		}
-	case err != nil:
-		return destProblem(j.Dest, err)
-	case !fi.IsDir():
-		return &pauseError{fmt.Sprintf("the destination %s is not a folder", j.Dest), fs.ErrInvalid}
-	}
-	// Permission bits do not tell (root, ACLs, a read-only mount): try.
-	// A name of its own: jobs going to one folder start side by side.
-	f, err := os.CreateTemp(j.Dest, ".braid-probe-*")
-	if err != nil {
-		return destProblem(j.Dest, err)
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}
-
-// destProblem turns a file-system error about the destination into the
-// pause the user can act on, or returns it as it is.
-func destProblem(dest string, err error) error {
-	switch {
-	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EROFS):
-		return &pauseError{fmt.Sprintf("the destination folder %s is read-only", dest), err}
-	case errors.Is(err, syscall.ENOSPC):
-		return &pauseError{fmt.Sprintf("the disk of %s is full", dest), err}
-	case errors.Is(err, fs.ErrNotExist):
-		if _, statErr := os.Stat(dest); errors.Is(statErr, fs.ErrNotExist) {
-			return &pauseError{fmt.Sprintf("the destination folder %s no longer exists", dest), err}
-		}
-	}
-	return err
-}
-
-// classify turns a download's error about the destination into a pause.
-// The engine's errors already name the file.
-func classify(dest string, err error) error {
-	if errors.Is(err, errUserPaused) {
-		return err
-	}
-	return destProblem(dest, err)
 }

@@ -1,4 +1,4 @@
-package queue
+package runner
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/engine/piece"
+	"braid/queue"
 )
 
 // testData is size reproducible pseudo-random bytes.
@@ -43,7 +44,7 @@ func served(ms ...*mirrortest.Mirror) int64 {
 	return n
 }
 
-func runner(q *Queue) *Runner { return &Runner{Queue: q, Client: &engine.Client{}} }
+func runner(q *queue.Queue) *Runner { return &Runner{Queue: q, Client: &engine.Client{}} }
 
 func TestRunDownloads(t *testing.T) {
 	data := testData(3<<20 + 123)
@@ -66,7 +67,7 @@ func TestRunDownloads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.State != Done || !j.Files[0].Verified || j.FinishedAt.IsZero() {
+	if j.State != queue.Done || !j.Files[0].Verified || j.FinishedAt.IsZero() {
 		t.Errorf("job after the run: %s, verified %v", j.State, j.Files[0].Verified)
 	}
 	if done, pieces, _, _ := j.Progress(); done != pieces {
@@ -76,11 +77,11 @@ func TestRunDownloads(t *testing.T) {
 		if m.BytesServed() == 0 {
 			continue
 		}
-		if bps, ok, err := q.MirrorSpeed(HostOf(m.URL())); !ok || err != nil || bps <= 0 {
+		if bps, ok, err := q.MirrorSpeed(queue.HostOf(m.URL())); !ok || err != nil || bps <= 0 {
 			t.Errorf("no speed learned for %s, which served %d bytes: %v %v", m.Host(), m.BytesServed(), bps, err)
 		}
 	}
-	// Running it again fetches nothing.
+	// queue.Running it again fetches nothing.
 	before := served(a, b)
 	if err := runner(q).RunJob(context.Background(), id); err != nil {
 		t.Errorf("RunJob of a done job: %v", err)
@@ -166,11 +167,11 @@ func TestRunPausesOnDestinationProblems(t *testing.T) {
 			t.Fatal(err)
 		}
 		err = runner(q).RunJob(context.Background(), id)
-		if !errors.Is(err, ErrPaused) {
+		if !errors.Is(err, queue.ErrPaused) {
 			t.Fatalf("RunJob: %v, want ErrPaused", err)
 		}
 		j, _ := q.Get(id)
-		if j.State != Paused || !strings.Contains(j.Error, "no longer exists") || !strings.Contains(j.Error, dest) {
+		if j.State != queue.Paused || !strings.Contains(j.Error, "no longer exists") || !strings.Contains(j.Error, dest) {
 			t.Errorf("job is %s with reason %q", j.State, j.Error)
 		}
 		if _, err := os.Stat(dest); err == nil {
@@ -204,11 +205,11 @@ func TestRunPausesOnDestinationProblems(t *testing.T) {
 		}
 		makeReadOnly(t, dest)
 		err = runner(q).RunJob(context.Background(), id)
-		if !errors.Is(err, ErrPaused) {
+		if !errors.Is(err, queue.ErrPaused) {
 			t.Fatalf("RunJob: %v, want ErrPaused", err)
 		}
 		j, _ := q.Get(id)
-		if j.State != Paused || !strings.Contains(j.Error, "read-only") || !strings.Contains(j.Error, dest) {
+		if j.State != queue.Paused || !strings.Contains(j.Error, "read-only") || !strings.Contains(j.Error, dest) {
 			t.Errorf("job is %s with reason %q", j.State, j.Error)
 		}
 		if err := runner(q).Run(context.Background()); err != nil {
@@ -243,12 +244,15 @@ func TestRunStopsWhenPausedOrInterrupted(t *testing.T) {
 	data := testData(4 << 20)
 	for _, tc := range []struct {
 		name      string
-		stop      func(q *Queue, id int64, cancel context.CancelFunc)
+		stop      func(q *queue.Queue, id int64, cancel context.CancelCauseFunc)
 		wantErr   error
-		wantState State
+		wantState queue.State
 	}{
-		{"paused by the user", func(q *Queue, id int64, _ context.CancelFunc) { q.Pause(id, "") }, ErrPaused, Paused},
-		{"interrupted", func(_ *Queue, _ int64, cancel context.CancelFunc) { cancel() }, context.Canceled, Queued},
+		{"paused by the user", func(q *queue.Queue, id int64, _ context.CancelCauseFunc) { q.Pause(id, "") }, queue.ErrPaused, queue.Paused},
+		// Ctrl-C, the window closing: paused, as a job of braid get is.
+		{"interrupted", func(_ *queue.Queue, _ int64, cancel context.CancelCauseFunc) { cancel(nil) }, context.Canceled, queue.Paused},
+		// The face stops the run for now (the schedule, a new limit).
+		{"yielded", func(_ *queue.Queue, _ int64, cancel context.CancelCauseFunc) { cancel(ErrYield) }, context.Canceled, queue.Queued},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := mirrortest.New(t, data, mirrortest.Rate(1<<20))
@@ -257,8 +261,8 @@ func TestRunStopsWhenPausedOrInterrupted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
 			res := make(chan error, 1)
 			go func() { res <- runner(q).RunJob(ctx, id) }()
 			// Stop once some pieces are recorded.
@@ -312,7 +316,7 @@ func TestMain(m *testing.M) {
 
 // helperRun is the child: `braid queue run` on BRAID_STATE.
 func helperRun() int {
-	q, err := Open(os.Getenv("BRAID_STATE"))
+	q, err := queue.Open(os.Getenv("BRAID_STATE"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -336,7 +340,7 @@ func TestCrashResume(t *testing.T) {
 		ms = append(ms, mirrortest.New(t, data, mirrortest.Rate(512<<10), mirrortest.Addr(fmt.Sprintf("127.0.0.%d", i+2))))
 	}
 	state, dest := t.TempDir(), t.TempDir()
-	q, err := Open(state)
+	q, err := queue.Open(state)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +371,7 @@ func TestCrashResume(t *testing.T) {
 	}
 
 	// Watch the journal from outside, as another program would.
-	db := rawDB(t, filepath.Join(state, DBName))
+	db := rawDB(t, filepath.Join(state, queue.DBName))
 	recorded := func() int {
 		var bits []byte
 		var n int
@@ -418,12 +422,12 @@ func TestCrashResume(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dest, "crash.bin.part")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("crash.bin.part is still there: %v", err)
 	}
-	q, err = Open(state)
+	q, err = queue.Open(state)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer q.Close()
-	if j, err := q.Get(id); err != nil || j.State != Done {
+	if j, err := q.Get(id); err != nil || j.State != queue.Done {
 		t.Errorf("job after the resume: %s %v", j.State, err)
 	}
 	all := served(ms...)

@@ -1,4 +1,4 @@
-package queue
+package runner
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/queue"
 )
 
 // describeMany is a document of n files of data under distinct names.
@@ -78,7 +79,7 @@ func TestRunJobsAndFilesSideBySide(t *testing.T) {
 	}
 	for _, id := range jobs {
 		j, err := q.Get(id)
-		if err != nil || j.State != Done {
+		if err != nil || j.State != queue.Done {
 			t.Fatalf("job %d: %v %v, want done", id, j.State, err)
 		}
 		for _, f := range j.Files {
@@ -114,7 +115,7 @@ func TestRunOrderKeptAcrossRestart(t *testing.T) {
 	data := testData(100<<10 + 3)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	dir, dest := t.TempDir(), t.TempDir()
-	q, err := Open(dir)
+	q, err := queue.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func TestRunOrderKeptAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	var started []int64
-	r := &Runner{Queue: q, Client: &engine.Client{}, Jobs: 1, Progress: func(j Job, _ engine.Snapshot) {
+	r := &Runner{Queue: q, Client: &engine.Client{}, Jobs: 1, Progress: func(j queue.Job, _ engine.Snapshot) {
 		if !slices.Contains(started, j.ID) {
 			started = append(started, j.ID)
 		}
@@ -167,7 +168,7 @@ func TestRunnerFollowsSettings(t *testing.T) {
 	if _, err := r.client(); err != nil {
 		t.Fatal(err)
 	}
-	err := q.UpdateSettings(func(s *Settings) {
+	err := q.UpdateSettings(func(s *queue.Settings) {
 		s.MaxConns, s.MaxConnsPerHost, s.MaxConnsPerMirror, s.Jobs = 7, 2, 3, 5
 	})
 	if err != nil {
@@ -181,7 +182,7 @@ func TestRunnerFollowsSettings(t *testing.T) {
 	if n := r.jobsAtOnce(); n != 5 {
 		t.Errorf("jobs at once %d, want 5", n)
 	}
-	if err := q.UpdateSettings(func(s *Settings) { s.SpeedLimit = 1 << 20 }); err != nil {
+	if err := q.UpdateSettings(func(s *queue.Settings) { s.SpeedLimit = 1 << 20 }); err != nil {
 		t.Fatal(err)
 	}
 	r.follow()
@@ -241,7 +242,7 @@ func TestRunSpeedLimitLive(t *testing.T) {
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	q := openTest(t, t.TempDir())
 	const limit = 1 << 20
-	if err := q.UpdateSettings(func(s *Settings) { s.SpeedLimit = limit }); err != nil {
+	if err := q.UpdateSettings(func(s *queue.Settings) { s.SpeedLimit = limit }); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := q.Add("big.meta4", t.TempDir(), describe(t, "big.bin", data, 1<<20, m), nil); err != nil {
@@ -259,7 +260,7 @@ func TestRunSpeedLimitLive(t *testing.T) {
 		t.Errorf("%.0f bytes/s under a limit of %d", rate, limit)
 	}
 	b1, t1 := m.BytesServed(), time.Now()
-	if err := q.UpdateSettings(func(s *Settings) { s.SpeedLimit = 0 }); err != nil {
+	if err := q.UpdateSettings(func(s *queue.Settings) { s.SpeedLimit = 0 }); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
@@ -277,17 +278,17 @@ func TestRunSpeedLimitLive(t *testing.T) {
 func TestJournalBatchFinishWhenLanded(t *testing.T) {
 	q := openTest(t, t.TempDir())
 	names := []string{"a.bin", "b.bin"}
-	id, _, err := q.PrepareFiles(context.Background(), "two.meta4", t.TempDir(), testDoc(4<<10, 1<<10, names...).Files, Origin{})
+	id, _, err := q.PrepareFiles(context.Background(), "two.meta4", t.TempDir(), testDoc(4<<10, 1<<10, names...).Files, queue.Origin{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _, err := q.PrepareFiles(context.Background(), "other.meta4", t.TempDir(), testDoc(4<<10, 1<<10, "c.bin").Files, Origin{})
+	other, _, err := q.PrepareFiles(context.Background(), "other.meta4", t.TempDir(), testDoc(4<<10, 1<<10, "c.bin").Files, queue.Origin{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	jb := q.NewJournalBatch()
 	jb.FinishWhenLanded(id)
-	state := func(id int64) State {
+	state := func(id int64) queue.State {
 		t.Helper()
 		j, err := q.Get(id)
 		if err != nil {
@@ -299,21 +300,21 @@ func TestJournalBatchFinishWhenLanded(t *testing.T) {
 	if err := jb.Landed(id, "a.bin", snap); err != nil {
 		t.Fatal(err)
 	}
-	if s := state(id); s != Running {
-		t.Fatalf("after its first file landed the job is %s, want %s", s, Running)
+	if s := state(id); s != queue.Running {
+		t.Fatalf("after its first file landed the job is %s, want %s", s, queue.Running)
 	}
 	if err := jb.Landed(id, "b.bin", snap); err != nil {
 		t.Fatal(err)
 	}
-	if s := state(id); s != Done {
-		t.Fatalf("after its last file landed the job is %s, want %s", s, Done)
+	if s := state(id); s != queue.Done {
+		t.Fatalf("after its last file landed the job is %s, want %s", s, queue.Done)
 	}
 	// A job the batch was not told to finish stays as it is.
 	if err := jb.Landed(other, "c.bin", snap); err != nil {
 		t.Fatal(err)
 	}
-	if s := state(other); s != Running {
-		t.Fatalf("a job the batch was not told to finish is %s, want %s", s, Running)
+	if s := state(other); s != queue.Running {
+		t.Fatalf("a job the batch was not told to finish is %s, want %s", s, queue.Running)
 	}
 	j, _ := q.Get(id)
 	time.Sleep(5 * time.Millisecond) // finished_at is in ms: a rewrite would show
@@ -326,7 +327,7 @@ func TestJournalBatchFinishWhenLanded(t *testing.T) {
 	if err := q.FinishIfComplete(other); err != nil {
 		t.Fatal(err)
 	}
-	if s := state(other); s != Done {
+	if s := state(other); s != queue.Done {
 		t.Fatalf("FinishIfComplete left a complete job %s", s)
 	}
 }

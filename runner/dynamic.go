@@ -1,0 +1,110 @@
+package runner
+
+import (
+	"context"
+	"errors"
+
+	"braid/engine"
+	"braid/engine/resolve"
+	"braid/queue"
+)
+
+// maxRefreshRuns bounds how often one run of a job starts over after a
+// refresh found new mirrors or a new version, so an origin that changes on
+// every fetch cannot keep a job going round.
+const maxRefreshRuns = 3
+
+type refreshRunsKey struct{}
+
+// refreshStale fetches a dynamic job's document again when it was last
+// fetched (or added) more than queue.RefreshAfter ago. An origin that cannot be
+// reached is no reason not to run the job with the mirrors it has.
+func (r *Runner) refreshStale(ctx context.Context, j *queue.Job) error {
+	if j.Doc == nil || !j.Doc.Dynamic || j.Doc.Origin == "" {
+		return nil
+	}
+	if due, err := r.Queue.RefreshDue(j.ID); err != nil || !due {
+		return err
+	}
+	_, err := r.refresh(ctx, j, "")
+	return err
+}
+
+// refreshOnNoMirrors fetches a dynamic job's document again when file f
+// ran out of mirrors (err: every mirror dropped, or none left that could
+// send a good copy of a piece), and reports whether the job should run again
+// (with the context to run it with): the origin listed mirrors f did not
+// have, or a new version.
+func (r *Runner) refreshOnNoMirrors(ctx context.Context, j *queue.Job, f queue.File, err error) (context.Context, bool) {
+	runs, _ := ctx.Value(refreshRunsKey{}).(int)
+	out := errors.Is(err, engine.ErrNoMirrors) || errors.Is(err, engine.ErrBadPiece)
+	if !out || j.Doc == nil || !j.Doc.Dynamic || runs >= maxRefreshRuns {
+		return ctx, false
+	}
+	changed, rerr := r.refresh(ctx, j, f.Name)
+	if rerr != nil || !changed {
+		return ctx, false
+	}
+	return context.WithValue(ctx, refreshRunsKey{}, runs+1), true
+}
+
+// refresh fetches job j's document from its origin and applies it to the
+// selected files not verified yet (only the file named only, when not
+// ""): new mirrors are added, keeping the pieces verified so far; a file
+// whose bytes changed is a new version, started afresh, and the job's
+// Notice says so. It reports whether anything changed, and reloads j.
+// Failing to reach the origin is not an error (the job goes on with what
+// it has); failing to store what was found is.
+func (r *Runner) refresh(ctx context.Context, j *queue.Job, only string) (bool, error) {
+	q := r.Queue
+	fresh, err := resolve.Refetch(ctx, j.Doc, resolve.Options{})
+	if err != nil {
+		return false, nil
+	}
+	if err := q.MarkRefreshed(j.ID); err != nil {
+		return false, err
+	}
+	changed := false
+	for _, f := range j.Files {
+		if !f.Selected || f.Verified || (only != "" && f.Name != only) {
+			continue
+		}
+		// The stored file with the mirrors the queue knows (fileOf), so
+		// that an unchanged file is stored back unchanged, pieces kept.
+		mf, err := r.newJobRun(*j).fileOf(*j, f)
+		if err != nil {
+			return changed, err
+		}
+		base := mf
+		for _, df := range j.Doc.Files {
+			if df.Name == f.Name {
+				base = df
+				base.URLs = mf.URLs
+			}
+		}
+		up, err := resolve.Compare(j.Doc, base, fresh)
+		if err != nil {
+			continue // the file is gone from the origin: keep trying what it has
+		}
+		switch {
+		case up.NewVersion:
+			if err := q.NewVersion(*j, f, up); err != nil {
+				return changed, err
+			}
+			changed = true
+		case len(up.Added) > 0:
+			if err := q.PutFile(j.ID, up.File, false); err != nil {
+				return changed, err
+			}
+			changed = true
+		}
+	}
+	if changed {
+		nj, err := q.Get(j.ID)
+		if err != nil {
+			return changed, err
+		}
+		*j = nj
+	}
+	return changed, nil
+}

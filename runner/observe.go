@@ -1,0 +1,95 @@
+package runner
+
+import (
+	"time"
+
+	"braid/engine"
+	"braid/engine/signature"
+	"braid/engine/torrent"
+)
+
+// Observer is how a face hears what Get does: the command line's text and
+// JSON lines are two implementations of it (cmd/braid), and a window or a
+// remote-control server can be others. Its methods are called from the
+// goroutines of the downloads running side by side, so an implementation
+// must be safe for concurrent use; they must return quickly.
+type Observer interface {
+	// Interval is how often Progress is called for each file running.
+	Interval() time.Duration
+	// Start is told when a file's download starts.
+	Start(f *FileRun)
+	// Progress is told how a running file stands, once an Interval. A
+	// torrent's also has its swarm's numbers (Torrent set).
+	Progress(f *FileRun, p Progress)
+	// Note is told what is not a file's result (see NoteKind).
+	Note(n Note)
+	// Signature is told what checking a file's signature found, after the
+	// file's Result.
+	Signature(f *FileRun, o signature.Outcome)
+	// Result is told how one file ended, or a source that yielded no file
+	// (File "" or Snapshot nil: it ended before its download began).
+	Result(r Result)
+}
+
+// FileRun is one file's download as an Observer sees it; its pointer is
+// the same in every call about that download.
+type FileRun struct {
+	Source  string
+	Name    string
+	Size    int64 // -1 unknown
+	Mirrors int   // mirrors it starts with; for a torrent its web seeds
+	Torrent bool  // fetched through BitTorrent
+}
+
+// Progress is a reading of a running file: the engine's snapshot, and for
+// a torrent the swarm's (Torrent is nil for HTTP and FTP).
+type Progress struct {
+	Snapshot *engine.Snapshot
+	Torrent  *torrent.Snapshot
+}
+
+// NoteKind says what a Note is about.
+type NoteKind int
+
+const (
+	// NoteWarning: the source's document has something wrong that does
+	// not stop it (Message).
+	NoteWarning NoteKind = iota
+	// NoteSelection: how the filters chose among alternatives (Message).
+	NoteSelection
+	// NoteSkipped: File is not selected by the filters; Message says why.
+	NoteSkipped
+	// NoteWaiting: the source cannot be read for now (Err) and is tried
+	// again in Wait.
+	NoteWaiting
+	// NoteNews: a dynamic metalink's origin has news for File (more
+	// mirrors, a new version): Message.
+	NoteNews
+	// NoteState: the state folder said something (a damaged queue moved
+	// aside: Message) or failed (Err); File names the file it was about,
+	// if any.
+	NoteState
+)
+
+// Note is something Get tells that is not a file's result.
+type Note struct {
+	Kind    NoteKind
+	Source  string
+	File    string
+	Message string
+	Err     error
+	Wait    time.Duration
+}
+
+// Result is how one file ended. Err is nil when it is done (Snapshot
+// says what was checked: Snapshot.Outcome); ErrNotVerified under
+// RequireHash for a file no hash could check; context.Canceled when it
+// was interrupted (its job is paused, to resume with the same get).
+type Result struct {
+	Run      *FileRun // the download's, as Start was told; nil when it never started
+	Source   string
+	File     string
+	Snapshot *engine.Snapshot // the download's last; nil when it never started
+	Torrent  *torrent.Snapshot
+	Err      error
+}

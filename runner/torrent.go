@@ -1,0 +1,403 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"braid/engine"
+	"braid/engine/metalink"
+	"braid/engine/torrent"
+	"braid/queue"
+)
+
+// TorrentOptions are a face's BitTorrent choices for its runner, over the
+// queue's settings. The one BitTorrent client of the process is made from
+// them and the settings, here and nowhere else (torrentConfig).
+type TorrentOptions struct {
+	// Settings, when set, are used instead of the queue's (braid get's
+	// flags).
+	Settings *queue.TorrentSettings
+	// NoDHT keeps peer discovery to trackers and PEX.
+	NoDHT bool
+	// Uploads is an upload budget shared beyond the client; nil: one of
+	// the settings' UploadLimit.
+	Uploads *engine.Limiter
+	// ListenHost is the address to listen on for peers: "" every address,
+	// "127.0.0.1" in tests.
+	ListenHost string
+	// Logger receives the library's logs; nil: slog's default, which is
+	// Braid's log.
+	Logger *slog.Logger
+}
+
+// torrentLive is the Runner's BitTorrent side: the client it made, the
+// torrent jobs downloading now and the finished ones seeding, by job.
+type torrentLive struct {
+	mu      sync.Mutex
+	made    *torrent.Client // made by the runner; closed by Close
+	running map[int64]*torrent.Job
+	seeding map[int64]*torrent.Job // finished jobs seeding on
+	// life is what seeding torrents run under: it ends with Close, not
+	// with the run that downloaded them.
+	life context.Context
+	end  context.CancelFunc
+}
+
+// LiveTorrent returns the torrent job that job id runs or seeds now, so a
+// display can read its Snapshot at its own rate; false when the runner
+// holds no torrent for that job. Any number of torrent jobs are live at
+// once, each with its own snapshot. Safe for concurrent use.
+func (r *Runner) LiveTorrent(id int64) (*torrent.Job, bool) {
+	r.tor.mu.Lock()
+	defer r.tor.mu.Unlock()
+	if j, ok := r.tor.running[id]; ok {
+		return j, true
+	}
+	if j, ok := r.tor.seeding[id]; ok {
+		select {
+		case <-j.Done():
+			delete(r.tor.seeding, id)
+		default:
+		}
+		return j, true // its final snapshot, once more
+	}
+	return nil, false
+}
+
+// Seeding returns the jobs whose torrents seed on after their download.
+// Safe for concurrent use.
+func (r *Runner) Seeding() []int64 {
+	r.tor.mu.Lock()
+	defer r.tor.mu.Unlock()
+	ids := make([]int64, 0, len(r.tor.seeding))
+	for id, j := range r.tor.seeding {
+		select {
+		case <-j.Done():
+			delete(r.tor.seeding, id)
+		default:
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// WaitSeeding waits until every torrent seeding now has reached its seed
+// ratio or time (or was stopped), or ctx ends.
+func (r *Runner) WaitSeeding(ctx context.Context) {
+	r.tor.mu.Lock()
+	jobs := slices.Collect(maps.Values(r.tor.seeding))
+	r.tor.mu.Unlock()
+	for _, j := range jobs {
+		select {
+		case <-j.Done():
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// StopSeeding stops job id's seeding, if it seeds (a done job removed,
+// or the user's "stop"). Safe for concurrent use.
+func (r *Runner) StopSeeding(id int64) {
+	r.tor.mu.Lock()
+	j := r.tor.seeding[id]
+	delete(r.tor.seeding, id)
+	r.tor.mu.Unlock()
+	if j != nil {
+		j.Stop()
+	}
+}
+
+// Close stops the torrents seeding and closes the BitTorrent client the
+// runner made (none when Runner.Torrent was given). Call it when the
+// runner is done for good, after its last Run.
+func (r *Runner) Close() error {
+	r.tor.mu.Lock()
+	c := r.tor.made
+	r.tor.made = nil
+	seeding := r.tor.seeding
+	r.tor.seeding = nil
+	if r.tor.end != nil {
+		r.tor.end()
+	}
+	r.tor.mu.Unlock()
+	for _, j := range seeding {
+		j.Stop()
+	}
+	if c == nil {
+		return nil
+	}
+	return c.Close()
+}
+
+// TorrentClient is the process's one BitTorrent client, through which
+// every torrent job runs and a magnet's metadata is fetched for the
+// picker: Runner.Torrent when given, else made on first use from the
+// settings and TorrentOptions, and kept until Close. Safe for concurrent
+// use.
+func (r *Runner) TorrentClient() (*torrent.Client, error) {
+	if r.Torrent != nil {
+		return r.Torrent, nil
+	}
+	// The HTTP engine's limit holds for torrents too: one budget.
+	hc, err := r.client()
+	if err != nil {
+		return nil, err
+	}
+	r.tor.mu.Lock()
+	defer r.tor.mu.Unlock()
+	if r.tor.made != nil {
+		return r.tor.made, nil
+	}
+	ts, err := r.torrentSettings()
+	if err != nil {
+		return nil, err
+	}
+	r.tor.made = torrent.NewClient(torrentConfig(ts, r.TorrentOptions, hc))
+	return r.tor.made, nil
+}
+
+// torrentConfig is the one configuration of Braid's BitTorrent client.
+func torrentConfig(ts queue.TorrentSettings, o TorrentOptions, hc *engine.Client) torrent.Config {
+	c := torrent.Config{
+		ListenHost: o.ListenHost,
+		ListenPort: ts.Port,
+		DHT:        ts.Discovery && !o.NoDHT,
+		PEX:        ts.Discovery,
+		Trackers:   ts.Discovery,
+		// --limit and the speed setting hold for HTTP, FTP and
+		// BitTorrent together.
+		Downloads:   hc.DownloadLimiter(),
+		UploadLimit: ts.UploadLimit,
+		Uploads:     o.Uploads,
+		Logger:      o.Logger,
+		HTTP:        hc.HTTP,
+	}
+	return c
+}
+
+// torrentSettings are the BitTorrent settings the runner goes by.
+func (r *Runner) torrentSettings() (queue.TorrentSettings, error) {
+	if s := r.TorrentOptions.Settings; s != nil {
+		return *s, nil
+	}
+	return r.Queue.TorrentSettings()
+}
+
+// seedLife is the context seeding torrents run under, made on first use.
+func (r *Runner) seedLife() context.Context {
+	r.tor.mu.Lock()
+	defer r.tor.mu.Unlock()
+	if r.tor.life == nil {
+		r.tor.life, r.tor.end = context.WithCancel(context.Background())
+	}
+	return r.tor.life
+}
+
+func (r *Runner) setRunning(id int64, tj *torrent.Job) {
+	r.tor.mu.Lock()
+	defer r.tor.mu.Unlock()
+	if tj == nil {
+		delete(r.tor.running, id)
+		return
+	}
+	if r.tor.running == nil {
+		r.tor.running = map[int64]*torrent.Job{}
+	}
+	r.tor.running[id] = tj
+}
+
+// torrentSource returns the torrent metaurl that job j's selected files
+// come from, if they all come from one.
+func torrentSource(j queue.Job) (metalink.MetaURL, bool) {
+	var src metalink.MetaURL
+	found := false
+	for _, f := range j.Files {
+		if !f.Selected {
+			continue
+		}
+		df, ok := docFile(j, f.Name)
+		if !ok || !torrent.HasTorrent(df) {
+			return src, false
+		}
+		for _, mu := range df.MetaURLs {
+			if mu.MediaType != "torrent" {
+				continue
+			}
+			if found && mu.URL != src.URL {
+				return src, false
+			}
+			src, found = mu, true
+			break
+		}
+	}
+	return src, found
+}
+
+func docFile(j queue.Job, name string) (metalink.File, bool) {
+	for _, f := range j.Doc.Files {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return metalink.File{}, false
+}
+
+// runTorrent runs a job whose files come from a torrent: its selection,
+// the queue's piece completion, seeding by the settings, pause and remove
+// as for any job.
+func (r *Runner) runTorrent(ctx context.Context, j queue.Job, src metalink.MetaURL) error {
+	q := r.Queue
+	var selected []string
+	var one metalink.File
+	for _, f := range j.Files {
+		if f.Selected {
+			selected = append(selected, f.Name)
+			one, _ = docFile(j, f.Name)
+		}
+	}
+	// The torrent as it was resolved when the job was added, or by an
+	// earlier run: the .torrent file may be gone since, and a magnet's
+	// metadata need not come from peers again.
+	spec, stored, err := q.TorrentSpec(j.ID)
+	if err != nil {
+		return err
+	}
+	if !stored {
+		if len(selected) == 1 && (len(one.URLs) > 0 || len(one.Hashes) > 0) && src.Name == "" {
+			// A metalink file with its own mirrors and hashes.
+			spec, err = torrent.FromMetalink(ctx, one, nil)
+		} else {
+			spec, err = torrent.Resolve(ctx, src.URL, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("job %d: %w", j.ID, err)
+		}
+		if err := q.SetTorrentSpec(j.ID, spec); err != nil {
+			return err
+		}
+	}
+	// A magnet's metadata, once a peer sent it, is checked (it must be
+	// the link's torrent) and stored for the next run.
+	haveInfo := spec.InfoBytes != nil
+	keepInfo := func(tj *torrent.Job) error {
+		if haveInfo {
+			return nil
+		}
+		s, err := tj.Spec()
+		if err != nil {
+			return fmt.Errorf("job %d: %w", j.ID, err)
+		}
+		if s == nil {
+			return nil
+		}
+		haveInfo = true
+		return q.SetTorrentSpec(j.ID, s)
+	}
+	comp, err := q.TorrentPieces(j.Dest)
+	if err != nil {
+		return err
+	}
+	client, err := r.TorrentClient()
+	if err != nil {
+		return err
+	}
+	ts, err := r.torrentSettings()
+	if err != nil {
+		return err
+	}
+	// The job runs under the runner's life, not this run's: once complete
+	// it may seed on after RunJob returns, until its ratio, Close or
+	// StopSeeding. While it downloads, the run's end stops it.
+	tj, err := client.Start(r.seedLife(), &torrent.Request{
+		Dir: j.Dest, Spec: spec, Completion: comp,
+		SeedRatio: ts.SeedRatio, SeedTime: ts.SeedTime,
+		Select: func(_ context.Context, files []torrent.File) []bool {
+			// The job's files are the torrent's, by name, unless it was
+			// queued from a magnet link before its file list was known:
+			// then every file.
+			sel := make([]bool, len(files))
+			matched := false
+			for i, f := range files {
+				for _, n := range selected {
+					if n == f.Name {
+						sel[i], matched = true, true
+					}
+				}
+			}
+			if !matched {
+				for i := range sel {
+					sel[i] = true
+				}
+			}
+			return sel
+		},
+	})
+	if err != nil {
+		return err
+	}
+	r.setRunning(j.ID, tj)
+	defer r.setRunning(j.ID, nil)
+
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+loop:
+	for {
+		select {
+		case <-tj.Complete():
+			break loop
+		case <-tj.Done():
+			return classify(j.Dest, fmt.Errorf("job %d: %w", j.ID, tj.Err()))
+		case <-ctx.Done():
+			tj.Stop()
+			<-tj.Done()
+			return ctx.Err()
+		case <-tick.C:
+			r.progress(j, tj.Snapshot().Snapshot)
+			if err := keepInfo(tj); err != nil {
+				tj.Stop()
+				return err
+			}
+			s, err := q.StateOf(j.ID)
+			if errors.Is(err, queue.ErrNotFound) || (err == nil && s != queue.Running) {
+				tj.Stop()
+				return errUserPaused
+			}
+		}
+	}
+	snap := tj.Snapshot()
+	r.progress(j, snap.Snapshot)
+	if err := keepInfo(tj); err != nil {
+		tj.Stop()
+		return err
+	}
+	select {
+	case <-tj.Done():
+		if err := tj.Err(); err != nil {
+			return classify(j.Dest, err)
+		}
+	default:
+	}
+	// Seeding on, or done already (no seeding asked): either way
+	// LiveTorrent gives its last snapshot once more.
+	r.tor.mu.Lock()
+	if r.tor.seeding == nil {
+		r.tor.seeding = map[int64]*torrent.Job{}
+	}
+	r.tor.seeding[j.ID] = tj
+	r.tor.mu.Unlock()
+	for _, name := range selected {
+		landed := engine.Snapshot{State: engine.StateDone, VerifiedBy: snap.VerifiedBy, SavedAs: name, Created: snap.Created}
+		if err := q.Landed(j.ID, name, &landed); err != nil {
+			return err
+		}
+	}
+	return nil
+}
