@@ -59,8 +59,21 @@ const maxHashes = 32
 // Limits. See Limits.Parse.
 func Parse(r io.Reader) (*Document, error) { return Limits{}.Parse(r) }
 
-// Parse reads a Metalink 4 (RFC 5854) or Metalink 3.0 document from r into
-// the one model. It reads at most l.MaxBytes from r and does no other I/O.
+// ParseAt is Parse for a document read from location, the URL it was
+// fetched from ("" when it has none, as a local file): see Limits.ParseAt.
+func ParseAt(r io.Reader, location string) (*Document, error) {
+	return Limits{}.ParseAt(r, location)
+}
+
+// Parse reads a Metalink document with no known location: see ParseAt.
+func (l Limits) Parse(r io.Reader) (*Document, error) { return l.ParseAt(r, "") }
+
+// ParseAt reads a Metalink 4 (RFC 5854) or Metalink 3.0 document from r
+// into the one model. It reads at most l.MaxBytes from r and does no other
+// I/O. location is where the document was read from (an http, https or
+// ftp URL; "" or anything else: not known): a relative <url> or <metaurl>
+// is resolved against it, else against the document's <origin>, and
+// skipped with a warning when there is neither.
 //
 // Malformed or truncated XML, entity declarations, nesting beyond the limit
 // and documents that are not Metalink fail with a *SyntaxError naming the
@@ -77,7 +90,7 @@ func Parse(r io.Reader) (*Document, error) { return Limits{}.Parse(r) }
 // (1..100, higher first, absent 1) becomes priority 101-p, and one outside
 // 1..100 or not a number counts as absent. URLs and MetaURLs are sorted
 // stably by priority. Parse is safe for concurrent use.
-func (l Limits) Parse(r io.Reader) (*Document, error) {
+func (l Limits) ParseAt(r io.Reader, location string) (*Document, error) {
 	maxBytes, maxDepth := l.MaxBytes, l.MaxDepth
 	if maxBytes <= 0 || maxBytes == math.MaxInt64 {
 		maxBytes = DefaultMaxBytes
@@ -99,7 +112,7 @@ func (l Limits) Parse(r io.Reader) (*Document, error) {
 	if data, err = toUTF8(data); err != nil {
 		return nil, err
 	}
-	p := &docParser{s: newXMLScanner(data, maxDepth), maxFiles: maxFiles, doc: &Document{}, top: &fileBuilder{}}
+	p := &docParser{s: newXMLScanner(data, maxDepth), maxFiles: maxFiles, location: location, doc: &Document{}, top: &fileBuilder{}}
 	if err := p.parse(); err != nil {
 		return nil, err
 	}
@@ -132,6 +145,7 @@ func readAtMost(r io.Reader, n int64) ([]byte, error) {
 type docParser struct {
 	s        *xmlScanner
 	maxFiles int
+	location string // where the document was read from, as ParseAt got it
 	ns       string // namespace of the root element: the document's vocabulary
 	doc      *Document
 	files    []*fileBuilder
@@ -678,6 +692,7 @@ func (p *docParser) xmlSignature() error {
 // piece hashes and orders mirrors.
 func (p *docParser) finish() {
 	var names nameTree
+	base := docBase(p.location, p.doc.Origin)
 	p.doc.Files = make([]File, 0, len(p.files))
 	for _, fb := range p.files {
 		p.inherit(fb)
@@ -698,6 +713,7 @@ func (p *docParser) finish() {
 			p.reject(f.Name, reason)
 			continue
 		}
+		p.resolveRelative(fb, base)
 		p.settlePieces(fb)
 		if limit := f.MaxConnections; limit > 0 {
 			for i := range f.URLs {
