@@ -79,6 +79,7 @@ type parser struct {
 	doc   *Document
 	stack []xml.Name // open elements
 	entry *Entry     // the <url> or <sitemap> being read
+	locs  int        // the <loc>s the entry has had
 	text  strings.Builder
 	root  bool // the root element has been seen
 }
@@ -182,6 +183,7 @@ func (p *parser) start(t xml.StartElement) error {
 				return p.fail(ErrTooMany, "more than %d entries", p.lim.MaxEntries)
 			}
 			p.entry = &Entry{Length: -1, Line: p.line()}
+			p.locs = 0
 		}
 	case 2:
 		if p.entry == nil {
@@ -210,6 +212,12 @@ func (p *parser) end(t xml.EndElement) {
 		}
 		e := p.entry
 		p.entry = nil
+		if p.locs > 1 {
+			// Which resource it is cannot be told; taking one would be a
+			// guess (resync refuses the document, test_12_parse_multi_loc).
+			p.warn("the entry on line %d has %d <loc>s, and an entry is one resource; skipped", e.Line, p.locs)
+			return
+		}
 		if e.Loc == "" {
 			p.warn("an entry without <loc> is skipped")
 			return
@@ -223,6 +231,7 @@ func (p *parser) end(t xml.EndElement) {
 		switch {
 		case sitemapElem(t.Name, "loc"):
 			p.entry.Loc = v
+			p.locs++
 		case sitemapElem(t.Name, "lastmod"):
 			p.entry.Lastmod = p.time("lastmod", v)
 		}
