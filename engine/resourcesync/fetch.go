@@ -275,7 +275,8 @@ func (f *Fetcher) Describe(ctx context.Context, r *Resource) error {
 	if err != nil {
 		return fmt.Errorf("metalink %s: %w", href, err)
 	}
-	desc, err := metalink.Parse(bytes.NewReader(body))
+	// Relative mirrors in it are relative to where it was fetched.
+	desc, err := metalink.ParseAt(bytes.NewReader(body), href)
 	if err != nil {
 		return fmt.Errorf("metalink %s: %w", href, err)
 	}
