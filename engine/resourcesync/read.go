@@ -80,6 +80,7 @@ type parser struct {
 	stack []xml.Name // open elements
 	entry *Entry     // the <url> or <sitemap> being read
 	locs  int        // the <loc>s the entry has had
+	docMD bool       // the document's own rs:md has been read
 	text  strings.Builder
 	root  bool // the root element has been seen
 }
@@ -170,7 +171,13 @@ func (p *parser) start(t xml.StartElement) error {
 		}
 	case 1:
 		switch {
+		case rsElem(t.Name, "md") && p.docMD:
+			// Two rs:md of the document contradict or repeat each other;
+			// the first is the one a reader meets first (resync refuses
+			// the document, test_14_parse_multi).
+			p.warn("the document has more than one <rs:md>; the first is used")
 		case rsElem(t.Name, "md"):
+			p.docMD = true
 			md := p.md(t.Attr)
 			p.doc.Capability = md.Capability
 			p.doc.At, p.doc.Completed, p.doc.From, p.doc.Until = md.At, md.Completed, md.From, md.Until
