@@ -79,7 +79,10 @@ func (p *docParser) resolveRelative(fb *fileBuilder, base *url.URL) {
 		metas = append(metas, m)
 	}
 	f.MetaURLs = metas
-	if resolved > 0 {
+	switch {
+	case resolved == 1:
+		p.fileWarnf(fb, "1 relative URL resolved against the document's location")
+	case resolved > 1:
 		p.fileWarnf(fb, "%d relative URLs resolved against the document's location", resolved)
 	}
 }

@@ -21,7 +21,7 @@ func TestRelativeURLs(t *testing.T) {
 	}{
 		{"against the location (aria2 base_uri.xml)", "http://base/dir/base_uri.xml",
 			v4 + `<file name="example.ext"><url>example.ext</url></file></metalink>`,
-			[]string{"http://base/dir/example.ext"}, nil, []string{"1 relative URLs resolved against the document's location"}},
+			[]string{"http://base/dir/example.ext"}, nil, []string{"1 relative URL resolved against the document's location"}},
 		{"against the origin when the location is not known", "",
 			v4 + `<file name="f.iso"><url priority="1">../pub/f.iso</url><url priority="2">http://abs.example/f.iso</url></file><origin>https://o.example/meta/f.meta4</origin></metalink>`,
 			[]string{"https://o.example/pub/f.iso", "http://abs.example/f.iso"}, nil, nil},

@@ -88,7 +88,10 @@ func resolveLocs(doc *Document, u string) {
 		e.Loc = base.ResolveReference(ref).String()
 		n++
 	}
-	if n > 0 {
+	switch {
+	case n == 1:
+		doc.Warnings = append(doc.Warnings, "1 relative <loc> resolved against the document's address")
+	case n > 1:
 		doc.Warnings = append(doc.Warnings, fmt.Sprintf("%d relative <loc>s resolved against the document's address", n))
 	}
 }
