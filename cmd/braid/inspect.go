@@ -11,6 +11,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/resolve"
+	"braid/engine/signature"
 	"braid/platform"
 
 	"golang.org/x/text/language"
@@ -32,8 +33,10 @@ server's Link and Digest headers (RFC 6249) name its mirrors and hashes.
 from the locale and the running system; an empty list (--lang=) selects any
 language or OS. Given, --lang and --os are filters. The defaults only narrow a
 choice between alternatives: the file in the best match for the locale's
-language (en-GB before en-US), the build for the running system; when no file
-of a set fits them, they do not filter it, and a note says so. Exit status: 0 shown, 1 unreadable or invalid source, 2 usage.
+language (en-GB before en-US), the build for the running system. When no
+build of a file is in the locale's language, the English one is taken, else
+the first one listed, never none; when no file is for the running system,
+the OS does not filter. A note says so. Exit status: 0 shown, 1 unreadable or invalid source, 2 usage.
 
 Flags:
 `
@@ -462,7 +465,7 @@ func (r *inspectReport) writeText(w io.Writer) error {
 			line("pieces", "none")
 		}
 		if f.Signature != nil {
-			line("signature", inspectClean(*f.Signature))
+			line("signature", inspectSignature(*f.Signature))
 		}
 		if f.Publisher != nil {
 			line("publisher", inspectClean(strings.TrimSpace(f.Publisher.Name+" "+f.Publisher.URL)))
@@ -513,6 +516,19 @@ func (r *inspectReport) writeText(w io.Writer) error {
 		}
 	}
 	return ew.err
+}
+
+// inspectSignature says what kind of signature a file has and whether
+// Braid can check it; one it cannot check is a warning, and the file is
+// judged by its hashes (engine/signature's Unreadable).
+func inspectSignature(mediaType string) string {
+	switch {
+	case strings.TrimSpace(mediaType) == "":
+		return "given without a media type: it cannot be checked; the file is judged by its hashes"
+	case !signature.IsOpenPGP(mediaType):
+		return inspectClean(mediaType) + ": Braid cannot check it; the file is judged by its hashes"
+	}
+	return inspectClean(mediaType)
 }
 
 // inspectClean makes document text safe for a terminal: control characters

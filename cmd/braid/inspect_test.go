@@ -550,3 +550,95 @@ func TestInspectSaysWhyDefaultsDidNotFilter(t *testing.T) {
 		t.Errorf("selected %d, notes %q; want both files and a note on the OS", r.Selected, r.Notes)
 	}
 }
+
+// TestInspectLanguageFallback: with a locale whose language no build is
+// in (a Chinese locale; builds in de and en), the defaults take the
+// English build rather than none or all, and inspect says so; with no
+// English build, the first listed. A --lang the user gives stays a filter.
+func TestInspectLanguageFallback(t *testing.T) {
+	doc := func(langs ...string) string {
+		var b strings.Builder
+		b.WriteString(`<metalink xmlns="urn:ietf:params:xml:ns:metalink">`)
+		for _, l := range langs {
+			fmt.Fprintf(&b, `<file name="app-%s.exe"><identity>App</identity><language>%s</language><url>http://example.org/app-%s.exe</url></file>`, l, l, l)
+		}
+		b.WriteString(`<file name="NOTES.txt"><url>http://example.org/NOTES.txt</url></file></metalink>`)
+		p := filepath.Join(t.TempDir(), "app.meta4")
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	zh := metalink.Prefs{Languages: []string{"zh-CN", "zh"}}
+	tests := []struct {
+		name  string
+		doc   string
+		args  []string
+		want  []string // selected files
+		note  string   // in the text output; "" for no note
+		notOK string   // a reason a left-out file gives
+	}{
+		{"English before the first listed", doc("de", "en"), nil,
+			[]string{"app-en.exe", "NOTES.txt"}, "no file of App is in zh-CN, zh, so the English one is taken; --lang chooses",
+			"language de: no file is in zh-CN, zh, and the English one is taken instead"},
+		{"no English: the first listed", doc("fr", "de"), nil,
+			[]string{"app-fr.exe", "NOTES.txt"}, "so the first listed (fr) is taken", ""},
+		{"a given language is a filter", doc("de", "en"), []string{"--lang", "zh"},
+			[]string{"NOTES.txt"}, "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(append([]string{}, tc.args...), tc.doc)
+			code, out, errOut := inspectRun(t, zh, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if tc.note != "" && !strings.Contains(out, "\nnote       no file of App is in zh-CN, zh, so ") || !strings.Contains(out, tc.note) {
+				t.Errorf("output does not say %q:\n%s", tc.note, out)
+			}
+			if tc.notOK != "" && !strings.Contains(out, "not selected: "+tc.notOK) {
+				t.Errorf("output does not give the reason %q:\n%s", tc.notOK, out)
+			}
+			r := inspectJSON(t, zh, args...)
+			var got []string
+			for _, f := range r.Files {
+				if f.Selected {
+					got = append(got, f.Name)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("selected %q, want %q", got, tc.want)
+			}
+			if (tc.note != "") != (len(r.Notes) > 0) {
+				t.Errorf("notes %q", r.Notes)
+			}
+		})
+	}
+}
+
+// TestInspectSignatureKinds: inspect says when a file's signature cannot be
+// checked (no media type, not OpenPGP), and that its hashes decide.
+func TestInspectSignatureKinds(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "sig.meta4")
+	doc := `<metalink xmlns="urn:ietf:params:xml:ns:metalink">` +
+		`<file name="a"><url>http://x/a</url><signature>junk</signature></file>` +
+		`<file name="b"><url>http://x/b</url><signature mediatype="application/pkcs7-signature">junk</signature></file>` +
+		`<file name="c"><url>http://x/c</url><signature mediatype="application/pgp-signature">junk</signature></file></metalink>`
+	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := inspectRun(t, metalink.Prefs{}, p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"signature  given without a media type: it cannot be checked; the file is judged by its hashes",
+		"signature  application/pkcs7-signature: Braid cannot check it; the file is judged by its hashes",
+		"signature  application/pgp-signature\n",
+		`file "a" (line 1): the signature has no media type`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

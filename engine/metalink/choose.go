@@ -30,6 +30,9 @@ type Choice struct {
 // (an en-GB user gets the en-GB build where there is one, en-US only where
 // there is not; an earlier language of the user's list beats a later
 // one); files that name no language, or und, mul or zxx, are always kept.
+// When no alternative is in any of the default languages, the defaults
+// still choose one rather than none or all: the English one (FallbackLanguage),
+// else the first listed one's language; a note says which.
 func Select(files []File, given, defaults Prefs) (choices []Choice, notes []string) {
 	choices = make([]Choice, len(files))
 	for i := range choices {
@@ -86,14 +89,17 @@ func Select(files []File, given, defaults Prefs) (choices []Choice, notes []stri
 			continue
 		}
 		keep, by := bestLanguage(files, named, langs)
+		fallback := ""
 		if keep == nil && soft {
-			notes = append(notes, fmt.Sprintf("no file%s is in %s, so the language does not narrow the choice; --lang chooses",
-				setName(files[set[0]]), strings.Join(langs, ", ")))
-			continue
+			keep, by, fallback = fallbackLanguage(files, named)
+			notes = append(notes, fmt.Sprintf("no file%s is in %s, so %s is taken; --lang chooses",
+				setName(files[set[0]]), strings.Join(langs, ", "), fallback))
 		}
 		for _, i := range named {
 			switch {
 			case keep[i]:
+			case fallback != "":
+				drop(i, fmt.Sprintf("language %s: no file is in %s, and %s is taken instead", strings.Join(files[i].Languages, ", "), strings.Join(langs, ", "), fallback))
 			case by != "" && files[i].MatchesLanguage([]string{by}):
 				drop(i, fmt.Sprintf("language %s: another file is a closer match for %s", strings.Join(files[i].Languages, ", "), by))
 			default:
@@ -152,6 +158,31 @@ func bestLanguage(files []File, named []int, langs []string) (keep map[int]bool,
 		}
 	}
 	return nil, ""
+}
+
+// FallbackLanguage is the language Select takes from a set of
+// alternatives none of which is in the user's default languages, before
+// the language of the first one listed: the one most users who read
+// neither can still follow, and the one most publishers write first.
+const FallbackLanguage = "en"
+
+// fallbackLanguage picks, among alternatives by language none of which is
+// in the user's languages, the English ones (best match for en), else
+// those in the language of the first listed. It returns them, the tag
+// they were chosen by, and how a note names them.
+func fallbackLanguage(files []File, named []int) (keep map[int]bool, by, says string) {
+	if keep, by := bestLanguage(files, named, []string{FallbackLanguage}); keep != nil {
+		return keep, by, "the English one"
+	}
+	first := strings.TrimSpace(files[named[0]].Languages[0])
+	keep, by = bestLanguage(files, named, []string{first})
+	if keep == nil { // a tag that matches not even itself: take that file
+		keep, by = map[int]bool{named[0]: true}, first
+	}
+	if first == "" {
+		return keep, by, fmt.Sprintf("the first listed (%s)", files[named[0]].Name)
+	}
+	return keep, by, fmt.Sprintf("the first listed (%s)", first)
 }
 
 // groupBy returns the indexes of the selected files, grouped by key, in

@@ -37,8 +37,12 @@ func TestSelectLanguageBestMatch(t *testing.T) {
 			"setup-en-US.exe manual.pdf manual-en.pdf", false},
 		{"the user's first language wins", setup("en-US", "de"), nil, []string{"de", "en"},
 			"setup-de.exe manual.pdf manual-de.pdf", false},
-		{"no file in the default language: all kept", setup("fr", "it"), nil, []string{"ja"},
-			"setup-fr.exe setup-it.exe manual.pdf manual-de.pdf manual-en.pdf", true},
+		{"no file in the default language: the first listed, or English", setup("fr", "it"), nil, []string{"ja"},
+			"setup-fr.exe manual.pdf manual-en.pdf", true},
+		{"a Chinese locale with de and en builds gets en (issue 23)", setup("de", "en"), nil, []string{"zh-CN", "zh"},
+			"setup-en.exe manual.pdf manual-en.pdf", true},
+		{"English fallback takes the closest English (en is en-US)", setup("de", "en-GB", "en-US"), nil, []string{"zh-Hans"},
+			"setup-en-US.exe manual.pdf manual-en.pdf", true},
 		{"a given language is a real filter", setup("fr", "it"), []string{"ja"}, []string{"en"},
 			"manual.pdf", false},
 		{"given overrides the default", setup("en-GB", "de"), []string{"de"}, []string{"en-GB"},
@@ -54,6 +58,11 @@ func TestSelectLanguageBestMatch(t *testing.T) {
 			}
 			if (len(notes) > 0) != tc.note {
 				t.Errorf("notes %q, want notes: %v", notes, tc.note)
+			}
+			for _, n := range notes {
+				if !strings.Contains(n, "the English one is taken") && !strings.Contains(n, "the first listed (") {
+					t.Errorf("note %q does not say which build was taken instead", n)
+				}
 			}
 			for i, c := range choices {
 				if !c.Selected && c.Why == "" {

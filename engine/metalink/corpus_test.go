@@ -188,7 +188,7 @@ func TestProducerCorpus(t *testing.T) {
 			}},
 			Warnings: []string{
 				`file "tools/frobnicate-1.2.tar.gz" (line 6): the hash type "tiger" is unknown; kept, but not checked`,
-				`file "tools/frobnicate-1.2.tar.gz" (line 6): 1 mirror preferences were outside 1..100 or not numbers; clamped`,
+				`file "tools/frobnicate-1.2.tar.gz" (line 6): 1 mirror preferences were outside 1..100 or not numbers; those mirrors count as having none (tried last)`,
 			},
 		}},
 		{"latin1.meta4", &Document{

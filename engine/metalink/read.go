@@ -59,8 +59,21 @@ const maxHashes = 32
 // Limits. See Limits.Parse.
 func Parse(r io.Reader) (*Document, error) { return Limits{}.Parse(r) }
 
-// Parse reads a Metalink 4 (RFC 5854) or Metalink 3.0 document from r into
-// the one model. It reads at most l.MaxBytes from r and does no other I/O.
+// ParseAt is Parse for a document read from location, the URL it was
+// fetched from ("" when it has none, as a local file): see Limits.ParseAt.
+func ParseAt(r io.Reader, location string) (*Document, error) {
+	return Limits{}.ParseAt(r, location)
+}
+
+// Parse reads a Metalink document with no known location: see ParseAt.
+func (l Limits) Parse(r io.Reader) (*Document, error) { return l.ParseAt(r, "") }
+
+// ParseAt reads a Metalink 4 (RFC 5854) or Metalink 3.0 document from r
+// into the one model. It reads at most l.MaxBytes from r and does no other
+// I/O. location is where the document was read from (an http, https or
+// ftp URL; "" or anything else: not known): a relative <url> or <metaurl>
+// is resolved against it, else against the document's <origin>, and
+// skipped with a warning when there is neither.
 //
 // Malformed or truncated XML, entity declarations, nesting beyond the limit
 // and documents that are not Metalink fail with a *SyntaxError naming the
@@ -72,12 +85,12 @@ func Parse(r io.Reader) (*Document, error) { return Limits{}.Parse(r) }
 // Document.Warnings, and foreign markup and XML signatures are skipped.
 //
 // Text is trimmed, hash names normalised (NormalizeHash), hex lower-cased,
-// country codes upper-cased. Priorities: a v4 priority outside 1..999999 is
-// clamped into that range and a non-number counts as absent
-// (LowestPriority); a v3 preference p (1..100, higher first, absent 1) is
-// clamped to 1..100 and becomes priority 101-p. URLs and MetaURLs are sorted
+// country codes upper-cased. Priorities: a v4 priority outside 1..999999
+// or not a number counts as absent (LowestPriority); a v3 preference p
+// (1..100, higher first, absent 1) becomes priority 101-p, and one outside
+// 1..100 or not a number counts as absent. URLs and MetaURLs are sorted
 // stably by priority. Parse is safe for concurrent use.
-func (l Limits) Parse(r io.Reader) (*Document, error) {
+func (l Limits) ParseAt(r io.Reader, location string) (*Document, error) {
 	maxBytes, maxDepth := l.MaxBytes, l.MaxDepth
 	if maxBytes <= 0 || maxBytes == math.MaxInt64 {
 		maxBytes = DefaultMaxBytes
@@ -99,7 +112,7 @@ func (l Limits) Parse(r io.Reader) (*Document, error) {
 	if data, err = toUTF8(data); err != nil {
 		return nil, err
 	}
-	p := &docParser{s: newXMLScanner(data, maxDepth), maxFiles: maxFiles, doc: &Document{}, top: &fileBuilder{}}
+	p := &docParser{s: newXMLScanner(data, maxDepth), maxFiles: maxFiles, location: location, doc: &Document{}, top: &fileBuilder{}}
 	if err := p.parse(); err != nil {
 		return nil, err
 	}
@@ -132,6 +145,7 @@ func readAtMost(r io.Reader, n int64) ([]byte, error) {
 type docParser struct {
 	s        *xmlScanner
 	maxFiles int
+	location string // where the document was read from, as ParseAt got it
 	ns       string // namespace of the root element: the document's vocabulary
 	doc      *Document
 	files    []*fileBuilder
@@ -471,7 +485,9 @@ func (p *docParser) addHash(fb *fileBuilder, rawType, value string) {
 
 // setSignature keeps the first signature of a file. An empty one is no
 // signature: nothing could be checked against it, and Write would leave
-// it out.
+// it out. One without a media type (RFC 5854 §4.2.13.1: it MUST have
+// one) or of a type other than OpenPGP's is kept, so a caller can say what
+// it could not check, with a warning: the file is judged by its hashes.
 func (p *docParser) setSignature(fb *fileBuilder, mediaType, value string) {
 	if value == "" {
 		p.fileWarnf(fb, "an empty signature; ignored")
@@ -481,9 +497,21 @@ func (p *docParser) setSignature(fb *fileBuilder, mediaType, value string) {
 		fb.extraSig++
 		return
 	}
+	mediaType = strings.TrimSpace(mediaType)
+	switch base, _, _ := strings.Cut(mediaType, ";"); strings.TrimSpace(base) {
+	case "":
+		p.fileWarnf(fb, "the signature has no media type (a Metalink must give one); it cannot be checked, so the file is judged by its hashes")
+	case pgpSignature:
+	default:
+		p.fileWarnf(fb, "the signature is of type %q, which Braid cannot check (only %s); the file is judged by its hashes", mediaType, pgpSignature)
+	}
 	fb.f.Signature = &Signature{MediaType: mediaType, Value: value}
 	fb.has |= hasSignature
 }
+
+// pgpSignature is the media type of a detached OpenPGP signature, the
+// one kind of signature Braid checks (see engine/signature).
+const pgpSignature = "application/pgp-signature"
 
 // addURL records a mirror. Magnet links and BitTorrent URLs become
 // MetaURLs of media type "torrent", which is how the engine finds them,
@@ -525,53 +553,48 @@ func isMagnet(u string) bool {
 	return len(u) >= len("magnet:") && strings.EqualFold(u[:len("magnet:")], "magnet:")
 }
 
-// priority4 reads a Metalink 4 priority: absent is LowestPriority, a
-// number outside 1..LowestPriority is clamped into it (0 still means "before
-// 2"), and anything that is not a number counts as absent.
+// priority4 reads a Metalink 4 priority: absent is LowestPriority, and so
+// is anything RFC 5854 §4.2.16.1 does not allow (not a whole number from 1
+// to LowestPriority: 0, negative, too large, not a number), counted for a
+// warning. An invalid priority counts as none: it must never put a mirror
+// before those that state a valid one.
 func (p *docParser) priority4(fb *fileBuilder, raw string, present bool) int {
 	if !present {
 		return LowestPriority
 	}
-	n, ok := clampInt(raw, 1, LowestPriority)
+	n, ok := intIn(raw, 1, LowestPriority)
 	if !ok {
 		fb.badPrio++
-	}
-	if n == 0 {
 		return LowestPriority
 	}
 	return n
 }
 
 // preference3 turns a Metalink 3 preference (1..100, higher first,
-// absent 1) into a priority (lower first): 101-p, after clamping p. A
-// preference that is not a number counts as absent.
+// absent 1) into a priority (lower first): 101-p. A preference outside
+// 1..100 or not a number counts as absent (the lowest, priority 100),
+// counted for a warning.
 func (p *docParser) preference3(fb *fileBuilder, raw string, present bool) int {
 	if !present {
 		return 100
 	}
-	n, ok := clampInt(raw, 1, 100)
+	n, ok := intIn(raw, 1, 100)
 	if !ok {
 		fb.badPrio++
-	}
-	if n == 0 {
-		n = 1
+		return 100
 	}
 	return 101 - n
 }
 
-// clampInt reads a decimal integer of any length and clamps it into
-// lo..hi (lo > 0). ok is false when it had to clamp, and n is 0 when raw is
-// not an integer at all.
-func clampInt(raw string, lo, hi int) (n int, ok bool) {
+// intIn reads a decimal integer (of any length, optionally signed) that
+// lies in lo..hi; ok is false for anything else.
+func intIn(raw string, lo, hi int) (n int, ok bool) {
 	if !isInteger(raw) {
 		return 0, false
 	}
 	v, err := strconv.ParseInt(raw, 10, 64)
-	switch {
-	case err != nil && strings.HasPrefix(raw, "-"), err == nil && v < int64(lo):
-		return lo, false
-	case err != nil, v > int64(hi):
-		return hi, false
+	if err != nil || v < int64(lo) || v > int64(hi) {
+		return 0, false
 	}
 	return int(v), true
 }
@@ -669,6 +692,7 @@ func (p *docParser) xmlSignature() error {
 // piece hashes and orders mirrors.
 func (p *docParser) finish() {
 	var names nameTree
+	base := docBase(p.location, p.doc.Origin)
 	p.doc.Files = make([]File, 0, len(p.files))
 	for _, fb := range p.files {
 		p.inherit(fb)
@@ -689,6 +713,7 @@ func (p *docParser) finish() {
 			p.reject(f.Name, reason)
 			continue
 		}
+		p.resolveRelative(fb, base)
 		p.settlePieces(fb)
 		if limit := f.MaxConnections; limit > 0 {
 			for i := range f.URLs {
@@ -704,9 +729,9 @@ func (p *docParser) finish() {
 		slices.SortStableFunc(f.MetaURLs, func(a, b MetaURL) int { return cmp.Compare(a.Priority, b.Priority) })
 		if fb.badPrio > 0 {
 			if p.doc.Version == 3 {
-				p.fileWarnf(fb, "%d mirror preferences were outside 1..100 or not numbers; clamped", fb.badPrio)
+				p.fileWarnf(fb, "%d mirror preferences were outside 1..100 or not numbers; those mirrors count as having none (tried last)", fb.badPrio)
 			} else {
-				p.fileWarnf(fb, "%d mirror priorities were outside 1..%d or not numbers; clamped or treated as lowest", fb.badPrio, LowestPriority)
+				p.fileWarnf(fb, "%d mirror priorities were outside 1..%d or not numbers; those mirrors count as having none (tried last)", fb.badPrio, LowestPriority)
 			}
 		}
 		if fb.extraSig > 0 {

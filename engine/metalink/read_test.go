@@ -272,9 +272,9 @@ func TestPriorities(t *testing.T) {
 		{"v4 1", `priority="1"`, false, 1, false},
 		{"v4 999999", `priority="999999"`, false, 999999, false},
 		{"v4 spaces", `priority=" 42 "`, false, 42, false},
-		{"v4 0 clamps to 1", `priority="0"`, false, 1, true},
-		{"v4 negative clamps to 1", `priority="-5"`, false, 1, true},
-		{"v4 huge negative", `priority="-99999999999999999999999"`, false, 1, true},
+		{"v4 0 counts as absent", `priority="0"`, false, LowestPriority, true},
+		{"v4 negative counts as absent, never first", `priority="-5"`, false, LowestPriority, true},
+		{"v4 huge negative", `priority="-99999999999999999999999"`, false, LowestPriority, true},
 		{"v4 over the maximum", `priority="1000000"`, false, LowestPriority, true},
 		{"v4 overflows int64", `priority="99999999999999999999999"`, false, LowestPriority, true},
 		{"v4 junk counts as absent", `priority="high"`, false, LowestPriority, true},
@@ -284,8 +284,8 @@ func TestPriorities(t *testing.T) {
 		{"v3 100 first", `preference="100"`, true, 1, false},
 		{"v3 1 last", `preference="1"`, true, 100, false},
 		{"v3 50", `preference="50"`, true, 51, false},
-		{"v3 0 clamps to 1", `preference="0"`, true, 100, true}, // MirrorBrain, past 100 mirrors
-		{"v3 over 100 clamps", `preference="250"`, true, 1, true},
+		{"v3 0 counts as absent", `preference="0"`, true, 100, true}, // MirrorBrain, past 100 mirrors
+		{"v3 over 100 counts as absent, never first", `preference="250"`, true, 100, true},
 		{"v3 junk counts as absent", `preference="top"`, true, 100, true},
 	}
 	for _, tt := range tests {
@@ -389,7 +389,12 @@ func TestV4Details(t *testing.T) {
 			&Document{Version: 4, Files: []File{
 				{Name: "f", Size: -1, Signature: &Signature{MediaType: "application/pkcs7-signature", Value: "two"}, URLs: []URL{mirror("http://x/f", "", LowestPriority)}},
 				{Name: "g", Size: -1, URLs: []URL{mirror("http://x/g", "", LowestPriority)}}},
-				Warnings: []string{`file "f" (line 1): an empty signature; ignored`, `file "g" (line 1): an empty signature; ignored`}}},
+				Warnings: []string{`file "f" (line 1): an empty signature; ignored`,
+					`file "f" (line 1): the signature is of type "application/pkcs7-signature", which Braid cannot check (only application/pgp-signature); the file is judged by its hashes`,
+					`file "g" (line 1): an empty signature; ignored`}}},
+		{"a signature without a media type", `<file name="f"><signature>-----BEGIN PGP SIGNATURE-----</signature><url>http://x/f</url></file>`,
+			&Document{Version: 4, Files: []File{{Name: "f", Size: -1, Signature: &Signature{Value: "-----BEGIN PGP SIGNATURE-----"}, URLs: []URL{mirror("http://x/f", "", LowestPriority)}}},
+				Warnings: []string{`file "f" (line 1): the signature has no media type (a Metalink must give one); it cannot be checked, so the file is judged by its hashes`}}},
 		{"several signatures", `<file name="f"><signature mediatype="application/pgp-signature">one</signature><signature mediatype="application/pkcs7-signature">two</signature><url>http://x/f</url></file>`,
 			&Document{Version: 4, Files: []File{{Name: "f", Size: -1, Signature: &Signature{MediaType: "application/pgp-signature", Value: "one"}, URLs: []URL{mirror("http://x/f", "", LowestPriority)}}},
 				Warnings: []string{`file "f" (line 1): only the first signature is kept; 1 more ignored`}}},
@@ -467,7 +472,8 @@ func TestV3Details(t *testing.T) {
 		{"signature types", head + `<files><file name="f"><verification><signature type="GPG">sig</signature></verification><resources><url>http://x/f</url></resources></file><file name="g"><verification><signature type="x509">sig</signature></verification><resources><url>http://x/g</url></resources></file></files></metalink>`,
 			&Document{Version: 3, Files: []File{
 				{Name: "f", Size: -1, Signature: &Signature{MediaType: "application/pgp-signature", Value: "sig"}, URLs: []URL{mirror("http://x/f", "", 100)}},
-				{Name: "g", Size: -1, Signature: &Signature{MediaType: "x509", Value: "sig"}, URLs: []URL{mirror("http://x/g", "", 100)}}}}},
+				{Name: "g", Size: -1, Signature: &Signature{MediaType: "x509", Value: "sig"}, URLs: []URL{mirror("http://x/g", "", 100)}}},
+				Warnings: []string{`file "g" (line 1): the signature is of type "x509", which Braid cannot check (only application/pgp-signature); the file is judged by its hashes`}}},
 		{"hashes named by element", head + `<files><file name="f"><verification><sha1>A9993E364706816ABA3E25717850C26C9CD0D89D</sha1><sha256>ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad</sha256><crc32>352441c2</crc32></verification><resources><url>http://x/f</url></resources></file></files></metalink>`,
 			&Document{Version: 3, Files: []File{{Name: "f", Size: -1, URLs: []URL{mirror("http://x/f", "", 100)}, Hashes: []Hash{
 				{Type: "sha-1", Value: "a9993e364706816aba3e25717850c26c9cd0d89d"},

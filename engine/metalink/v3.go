@@ -126,7 +126,7 @@ func (p *docParser) v3Verification(fb *fileBuilder) error {
 func signatureMediaType(typ string) string {
 	switch t := strings.ToLower(typ); t {
 	case "pgp", "gpg", "openpgp":
-		return "application/pgp-signature"
+		return pgpSignature
 	default:
 		return t
 	}

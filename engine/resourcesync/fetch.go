@@ -62,7 +62,48 @@ func (f *Fetcher) get(ctx context.Context, u string) (*Document, *transport.Prob
 	if err != nil {
 		return nil, p, fmt.Errorf("%s: %w", u, err)
 	}
+	resolveLocs(doc, u)
 	return doc, p, nil
+}
+
+// resolveLocs makes the relative <loc>s of doc, read from u, absolute. The
+// sitemap protocol asks for absolute URLs, but sources write relative ones
+// (resync's own test data does), and they mean something only against the
+// document's address. A reference with a "." or ".." segment is left as
+// written: resolving would quietly remove the "..", and a list that says
+// ".." is refused (NameOf), not reinterpreted.
+func resolveLocs(doc *Document, u string) {
+	base, err := url.Parse(u)
+	if err != nil || base.Host == "" {
+		return
+	}
+	base.User = nil // a login used to fetch the list is not copied into its entries
+	n := 0
+	for i := range doc.Entries {
+		e := &doc.Entries[i]
+		ref, err := url.Parse(e.Loc)
+		if err != nil || ref.Scheme != "" || hasDotSegment(ref.Path) {
+			continue
+		}
+		e.Loc = base.ResolveReference(ref).String()
+		n++
+	}
+	switch {
+	case n == 1:
+		doc.Warnings = append(doc.Warnings, "1 relative <loc> resolved against the document's address")
+	case n > 1:
+		doc.Warnings = append(doc.Warnings, fmt.Sprintf("%d relative <loc>s resolved against the document's address", n))
+	}
+}
+
+// hasDotSegment reports a path with a "." or ".." segment.
+func hasDotSegment(p string) bool {
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *Fetcher) fetch(ctx context.Context, u string) (*transport.Probe, []byte, error) {
@@ -275,7 +316,8 @@ func (f *Fetcher) Describe(ctx context.Context, r *Resource) error {
 	if err != nil {
 		return fmt.Errorf("metalink %s: %w", href, err)
 	}
-	desc, err := metalink.Parse(bytes.NewReader(body))
+	// Relative mirrors in it are relative to where it was fetched.
+	desc, err := metalink.ParseAt(bytes.NewReader(body), href)
 	if err != nil {
 		return fmt.Errorf("metalink %s: %w", href, err)
 	}

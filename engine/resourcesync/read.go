@@ -79,6 +79,8 @@ type parser struct {
 	doc   *Document
 	stack []xml.Name // open elements
 	entry *Entry     // the <url> or <sitemap> being read
+	locs  int        // the <loc>s the entry has had
+	docMD bool       // the document's own rs:md has been read
 	text  strings.Builder
 	root  bool // the root element has been seen
 }
@@ -169,7 +171,13 @@ func (p *parser) start(t xml.StartElement) error {
 		}
 	case 1:
 		switch {
+		case rsElem(t.Name, "md") && p.docMD:
+			// Two rs:md of the document contradict or repeat each other;
+			// the first is the one a reader meets first (resync refuses
+			// the document, test_14_parse_multi).
+			p.warn("the document has more than one <rs:md>; the first is used")
 		case rsElem(t.Name, "md"):
+			p.docMD = true
 			md := p.md(t.Attr)
 			p.doc.Capability = md.Capability
 			p.doc.At, p.doc.Completed, p.doc.From, p.doc.Until = md.At, md.Completed, md.From, md.Until
@@ -182,6 +190,7 @@ func (p *parser) start(t xml.StartElement) error {
 				return p.fail(ErrTooMany, "more than %d entries", p.lim.MaxEntries)
 			}
 			p.entry = &Entry{Length: -1, Line: p.line()}
+			p.locs = 0
 		}
 	case 2:
 		if p.entry == nil {
@@ -210,6 +219,12 @@ func (p *parser) end(t xml.EndElement) {
 		}
 		e := p.entry
 		p.entry = nil
+		if p.locs > 1 {
+			// Which resource it is cannot be told; taking one would be a
+			// guess (resync refuses the document, test_12_parse_multi_loc).
+			p.warn("the entry on line %d has %d <loc>s, and an entry is one resource; skipped", e.Line, p.locs)
+			return
+		}
 		if e.Loc == "" {
 			p.warn("an entry without <loc> is skipped")
 			return
@@ -223,6 +238,7 @@ func (p *parser) end(t xml.EndElement) {
 		switch {
 		case sitemapElem(t.Name, "loc"):
 			p.entry.Loc = v
+			p.locs++
 		case sitemapElem(t.Name, "lastmod"):
 			p.entry.Lastmod = p.time("lastmod", v)
 		}

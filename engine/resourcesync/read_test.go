@@ -321,3 +321,29 @@ func TestSniff(t *testing.T) {
 		}
 	}
 }
+
+// TestParseTwoLocs: an entry with two <loc>s names two resources as one;
+// Braid cannot tell which is meant, so the entry is skipped with a
+// warning, not silently taken as its last <loc>, and the entries around
+// it are read.
+func TestParseTwoLocs(t *testing.T) {
+	doc := `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<url><loc>http://example.com/before</loc></url>
+<url><loc>http://example.com/a</loc><loc>http://example.com/b</loc></url>
+<url><loc>http://example.com/after</loc></url>
+</urlset>`
+	d, err := Parse(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var locs []string
+	for _, e := range d.Entries {
+		locs = append(locs, e.Loc)
+	}
+	if strings.Join(locs, " ") != "http://example.com/before http://example.com/after" {
+		t.Errorf("entries %q; the one with two <loc>s must be skipped", locs)
+	}
+	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "the entry on line 3 has 2 <loc>s") {
+		t.Errorf("warnings %q", d.Warnings)
+	}
+}

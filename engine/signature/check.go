@@ -20,11 +20,18 @@ func IsOpenPGP(mediaType string) bool {
 }
 
 // Check verifies the signature a document gives for a file (nil: none)
-// over signed. A file without an OpenPGP signature is Unchecked, and
-// signed is not read.
+// over signed. A file without a signature is Unchecked; one whose
+// signature has no media type or one other than OpenPGP's is Unreadable
+// (RFC 5854 §4.2.13.1: the media type is required, and Braid checks only
+// OpenPGP). In both cases signed is not read.
 func (k *Keyring) Check(sig *metalink.Signature, signed io.Reader) (Outcome, error) {
-	if sig == nil || !IsOpenPGP(sig.MediaType) {
+	switch {
+	case sig == nil:
 		return Outcome{}, nil
+	case strings.TrimSpace(sig.MediaType) == "":
+		return unreadable("the document gives it no media type"), nil
+	case !IsOpenPGP(sig.MediaType):
+		return unreadable(fmt.Sprintf("its media type %q is not one Braid can check (only %s)", sig.MediaType, MediaType)), nil
 	}
 	return k.Verify(signed, []byte(sig.Value))
 }
@@ -32,8 +39,10 @@ func (k *Keyring) Check(sig *metalink.Signature, signed io.Reader) (Outcome, err
 // CheckFunc is an engine Request.Check for a file whose document gives
 // sig (nil: none): it checks sig over the file's bytes, hands the outcome
 // to record (which may be nil; its error fails the check), and fails on a
-// bad signature, and with require also unless a known key signed. One
-// implementation for `braid get`, the queue's runner and the window.
+// bad signature, and with require also unless a known key signed. An
+// unreadable or unsupported signature without require does not fail: it
+// is recorded (a warning to show) and the file is judged by its hashes.
+// One implementation for `braid get`, the queue's runner and the window.
 func (k *Keyring) CheckFunc(sig *metalink.Signature, require bool, record func(Outcome) error) func(context.Context, io.Reader) error {
 	return func(ctx context.Context, r io.Reader) error {
 		if err := ctx.Err(); err != nil {

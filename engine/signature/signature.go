@@ -5,12 +5,15 @@
 // <signature type="pgp">, or Metalink/HTTP's Link rel=describedby
 // type="application/pgp-signature" (RFC 6249).
 //
-// The outcome has three kinds: good (a key of the keyring signed these
+// The outcome has four kinds: good (a key of the keyring signed these
 // bytes), unknown key (a well-formed signature by a key the user has not
 // imported; the bytes cannot be told from a forgery, so it proves nothing
-// either way), and bad (the signature does not match the bytes, or cannot
-// be read at all). Only bad is a failure by itself; a caller that requires
-// a signature treats anything but good as one.
+// either way), unreadable (what the document gives as a signature is not
+// one Braid can check: junk, a media type other than OpenPGP's, or none;
+// it proves nothing either way, and the file is judged by its hashes),
+// and bad (a readable signature that does not match the bytes). Only bad
+// is a failure by itself; a caller that requires a signature treats
+// anything but good as one (Outcome.Err).
 package signature
 
 import (
@@ -37,9 +40,14 @@ const MaxSize = 64 << 10
 
 // Errors a check fails with, wrapped with the details; test with errors.Is.
 var (
-	// ErrBad: the signature does not match the file's bytes, or cannot be
-	// read. The file must not be trusted.
+	// ErrBad: a readable signature does not match the file's bytes. The
+	// file must not be trusted.
 	ErrBad = errors.New("bad OpenPGP signature")
+	// ErrUnreadable: the document's signature cannot be checked (not
+	// OpenPGP, no media type, or not a signature at all). Returned only
+	// where a good signature is required; otherwise the file is judged by
+	// its hashes and the outcome is a warning.
+	ErrUnreadable = errors.New("the published signature cannot be checked")
 	// ErrUnknownKey: the signature is by a key that is not in the keyring.
 	// Returned only where a good signature is required.
 	ErrUnknownKey = errors.New("signed by a key that is not in the keyring")
@@ -59,8 +67,13 @@ const (
 	Good
 	// UnknownKey: a well-formed signature by a key not in the keyring.
 	UnknownKey
-	// Bad: the signature does not match the bytes or cannot be read.
+	// Bad: a readable signature that does not match the bytes.
 	Bad
+	// Unreadable: the document gives a signature Braid cannot check
+	// (junk, an unsupported media type, none at all); Note says which.
+	// A warning, not a failure, unless a signature is required. (Last, so
+	// the numbers of the others stay as they were stored.)
+	Unreadable
 )
 
 // String is the status's stable name, used in --json and the queue.
@@ -74,13 +87,15 @@ func (s Status) String() string {
 		return "unknown-key"
 	case Bad:
 		return "bad"
+	case Unreadable:
+		return "unreadable"
 	}
 	return fmt.Sprintf("Status(%d)", int(s))
 }
 
 // ParseStatus is the inverse of Status.String; unknown names are Unchecked.
 func ParseStatus(s string) Status {
-	for _, st := range []Status{Good, UnknownKey, Bad} {
+	for _, st := range []Status{Good, UnknownKey, Bad, Unreadable} {
 		if st.String() == s {
 			return st
 		}
@@ -98,12 +113,13 @@ type Outcome struct {
 	// Signer is the key's primary user ID ("Name <email>"); set for Good.
 	Signer string
 	// Note is a caveat on a good signature (the key has expired since),
-	// or why a signature is bad.
+	// or why a signature is bad or unreadable.
 	Note string
 }
 
 // String says the outcome in a user's words: "signed by NAME <email>
-// (FPR)", "signed by an unknown key FPR", "BAD signature: why".
+// (FPR)", "signed by an unknown key FPR", "BAD signature: why",
+// "signature not checked: why; judged by its hashes".
 func (o Outcome) String() string {
 	switch o.Status {
 	case Good:
@@ -119,6 +135,11 @@ func (o Outcome) String() string {
 			return "BAD signature"
 		}
 		return "BAD signature: " + o.Note
+	case Unreadable:
+		if o.Note == "" {
+			return "signature not checked: it cannot be read; judged by its hashes"
+		}
+		return "signature not checked: " + o.Note + "; judged by its hashes"
 	}
 	return "signature not checked"
 }
@@ -133,8 +154,9 @@ func (o Outcome) Advice() string {
 }
 
 // Err is the error a check with this outcome fails with: ErrBad for a bad
-// signature; with require, ErrUnknownKey and ErrUnsigned too. nil when the
-// file may be kept at its final name.
+// signature; with require, ErrUnknownKey, ErrUnreadable and ErrUnsigned
+// too. nil when the file may be kept at its final name: an Unreadable
+// outcome without require is a warning to show, not a failure.
 func (o Outcome) Err(require bool) error {
 	switch {
 	case o.Status == Bad:
@@ -143,9 +165,15 @@ func (o Outcome) Err(require bool) error {
 		return nil
 	case o.Status == UnknownKey:
 		return fmt.Errorf("%w: %s (%s)", ErrUnknownKey, o.Fingerprint, o.Advice())
+	case o.Status == Unreadable:
+		return fmt.Errorf("%w: %s", ErrUnreadable, o.Note)
 	}
 	return ErrUnsigned
 }
+
+// Warning reports whether the outcome is a warning to show with a file
+// that is otherwise kept: an Unreadable signature.
+func (o Outcome) Warning() bool { return o.Status == Unreadable }
 
 // Decode turns a signature as published into OpenPGP packets: ASCII
 // armor ("-----BEGIN PGP SIGNATURE-----"), the base64 body of one without
@@ -243,11 +271,11 @@ func (r *readErr) Read(p []byte) (int, error) {
 func verify(kr openpgp.EntityList, signed io.Reader, sig []byte) (Outcome, error) {
 	bin, err := Decode(sig)
 	if err != nil {
-		return Outcome{Status: Bad, Note: "unreadable: " + err.Error()}, nil
+		return unreadable("it is not an OpenPGP signature (" + err.Error() + ")"), nil
 	}
 	who, err := issuer(bin)
 	if err != nil {
-		return Outcome{Status: Bad, Note: "unreadable: " + err.Error()}, nil
+		return unreadable("it is not an OpenPGP signature (" + err.Error() + ")"), nil
 	}
 	rd := &readErr{r: signed}
 	signer, err := openpgp.CheckDetachedSignature(kr, rd, bytes.NewReader(bin), nil)
@@ -258,6 +286,10 @@ func verify(kr openpgp.EntityList, signed io.Reader, sig []byte) (Outcome, error
 	switch {
 	case errors.Is(err, pgperrors.ErrUnknownIssuer):
 		return Outcome{Status: UnknownKey, Fingerprint: who}, nil
+	case isUnsupported(err):
+		o := unreadable(fmt.Sprintf("Braid cannot check this kind of OpenPGP signature (%v)", err))
+		o.Fingerprint = who
+		return o, nil
 	case errors.Is(err, pgperrors.ErrKeyExpired), errors.Is(err, pgperrors.ErrSignatureExpired):
 		// The bytes match; only a date passed. gpg says "Good signature"
 		// with a warning, and so does Braid.
@@ -270,6 +302,18 @@ func verify(kr openpgp.EntityList, signed io.Reader, sig []byte) (Outcome, error
 	}
 	k := keyOf(signer)
 	return Outcome{Status: Good, Fingerprint: k.Fingerprint, Signer: k.UserID, Note: note}, nil
+}
+
+// unreadable is the outcome of a signature that cannot be checked.
+func unreadable(why string) Outcome { return Outcome{Status: Unreadable, Note: why} }
+
+// isUnsupported reports a signature the OpenPGP library cannot check at
+// all (an algorithm or packet version it does not know, a malformed
+// packet), as against one it checked and found not matching.
+func isUnsupported(err error) bool {
+	var unsupported pgperrors.UnsupportedError
+	var structural pgperrors.StructuralError
+	return errors.As(err, &unsupported) || errors.As(err, &structural)
 }
 
 // MarshalText stores a Status by its name (JSON, the queue).

@@ -39,8 +39,8 @@ func TestVerifyOutcomes(t *testing.T) {
 		{"unknown key", data, []byte(mallory.SignArmored(t, data)), signature.UnknownKey,
 			"signed by an unknown key " + mallory.Fingerprint()},
 		{"bad: bytes changed", tampered, []byte(alice.SignArmored(t, data)), signature.Bad, "BAD signature"},
-		{"bad: not a signature", data, []byte("hello"), signature.Bad, "BAD signature: unreadable"},
-		{"bad: a key, not a signature", data, alice.PublicArmored(t), signature.Bad, "unreadable"},
+		{"unreadable: not a signature", data, []byte("hello"), signature.Unreadable, "signature not checked: it is not an OpenPGP signature"},
+		{"unreadable: a key, not a signature", data, alice.PublicArmored(t), signature.Unreadable, "judged by its hashes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,6 +54,12 @@ func TestVerifyOutcomes(t *testing.T) {
 			wantErr := tc.want == signature.Bad
 			if err := o.Err(false); (err != nil) != wantErr || (wantErr && !errors.Is(err, signature.ErrBad)) {
 				t.Fatalf("Err(false) = %v", err)
+			}
+			if o.Warning() != (tc.want == signature.Unreadable) {
+				t.Fatalf("Warning() = %v for %v", o.Warning(), o.Status)
+			}
+			if tc.want == signature.Unreadable && !errors.Is(o.Err(true), signature.ErrUnreadable) {
+				t.Fatalf("Err(true) = %v, want ErrUnreadable", o.Err(true))
 			}
 			if err := o.Err(true); (err == nil) != (tc.want == signature.Good) {
 				t.Fatalf("Err(true) = %v", err)
@@ -179,5 +185,63 @@ func TestUnreadableSignedFileIsAnError(t *testing.T) {
 	defer f.Close()
 	if o, err := kr.Verify(f, alice.SignBinary(t, data)); err == nil {
 		t.Fatalf("reading a folder gave %v and no error", o)
+	}
+}
+
+// TestCheckUnreadableIsAWarning: what a document gives as a signature but
+// Braid cannot check (junk, no media type, a media type other than
+// OpenPGP's) does not fail a file whose hashes matched; only a required
+// signature makes it a failure, and then with ErrUnreadable, not ErrBad.
+// A readable signature that does not match stays ErrBad either way.
+func TestCheckUnreadableIsAWarning(t *testing.T) {
+	alice := signaturetest.New(t, "Alice", "alice@example.org")
+	kr := signaturetest.Keyring(t, alice)
+	forged := append([]byte(nil), data...)
+	forged[7] ^= 1
+	tests := []struct {
+		name string
+		sig  *metalink.Signature
+		want signature.Status
+		note string
+	}{
+		{"junk", &metalink.Signature{MediaType: signature.MediaType, Value: "a signature"}, signature.Unreadable, "not an OpenPGP signature"},
+		{"no media type", &metalink.Signature{Value: alice.SignArmored(t, data)}, signature.Unreadable, "no media type"},
+		{"S/MIME", &metalink.Signature{MediaType: "application/pkcs7-signature", Value: "MIIB"}, signature.Unreadable, "application/pkcs7-signature"},
+		{"bad", &metalink.Signature{MediaType: signature.MediaType, Value: alice.SignArmored(t, forged)}, signature.Bad, "do not match"},
+		{"good", &metalink.Signature{MediaType: signature.MediaType, Value: alice.SignArmored(t, data)}, signature.Good, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var recorded signature.Outcome
+			record := func(o signature.Outcome) error { recorded = o; return nil }
+			errLoose := kr.CheckFunc(tc.sig, false, record)(context.Background(), bytes.NewReader(data))
+			if recorded.Status != tc.want || !strings.Contains(recorded.Note, tc.note) {
+				t.Fatalf("recorded %v %q, want %v with %q", recorded.Status, recorded.Note, tc.want, tc.note)
+			}
+			errStrict := kr.CheckFunc(tc.sig, true, nil)(context.Background(), bytes.NewReader(data))
+			switch tc.want {
+			case signature.Unreadable:
+				if errLoose != nil {
+					t.Errorf("without --require-signature: %v; want the file kept, judged by its hashes", errLoose)
+				}
+				if !errors.Is(errStrict, signature.ErrUnreadable) || errors.Is(errStrict, signature.ErrBad) {
+					t.Errorf("with --require-signature: %v; want ErrUnreadable", errStrict)
+				}
+				if got := recorded.String(); !strings.HasPrefix(got, "signature not checked: ") || !strings.HasSuffix(got, "judged by its hashes") {
+					t.Errorf("says %q", got)
+				}
+				if signature.ParseStatus(recorded.Status.String()) != signature.Unreadable {
+					t.Errorf("status %q does not read back", recorded.Status)
+				}
+			case signature.Bad:
+				if !errors.Is(errLoose, signature.ErrBad) || !errors.Is(errStrict, signature.ErrBad) {
+					t.Errorf("bad signature: %v, %v; want ErrBad both ways", errLoose, errStrict)
+				}
+			case signature.Good:
+				if errLoose != nil || errStrict != nil {
+					t.Errorf("good signature: %v, %v", errLoose, errStrict)
+				}
+			}
+		})
 	}
 }
