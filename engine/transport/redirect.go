@@ -129,7 +129,7 @@ func (s *HTTPSource) useFTP(to *url.URL) (*FTPSource, error) {
 	if s.ftp != nil {
 		return s.ftp, nil
 	}
-	f, err := NewFTP(to.String(), Options{Size: s.size, FTPPool: s.ftpPool})
+	f, err := NewFTP(to.String(), Options{Size: s.size, FTPPool: s.ftpPool, Network: s.network, Session: s.session})
 	if err != nil {
 		return nil, fmt.Errorf("%s: redirect: %w", s.url, err)
 	}

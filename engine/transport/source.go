@@ -61,6 +61,38 @@ var (
 	ErrDenied = errors.New("mirror refused access")
 )
 
+// LoginError is a server's refusal for want of a login: it asks for one
+// (HTTP 401, FTP 530 to an anonymous login) and none was given, or it
+// refused the one given. Proxy says it was the proxy that asked (HTTP
+// 407). It matches ErrDenied with errors.Is: asking again the same way
+// cannot help, but a user with a password can.
+type LoginError struct {
+	Mirror  string // the URL that asked, without credentials
+	Refused bool   // a login was given and refused; false: none was given
+	Proxy   bool   // the proxy asked (it does not say whether it had one)
+	Detail  string // the server's answer, such as "401 Unauthorized"
+}
+
+// Error is the sentence for a user; the wrapping error names the mirror.
+func (e *LoginError) Error() string {
+	var what string
+	switch {
+	case e.Proxy:
+		what = "the proxy asks for a login or refused the one given"
+	case e.Refused:
+		what = "the login was refused"
+	default:
+		what = "the server asks for a login"
+	}
+	if e.Detail != "" {
+		what += " (" + e.Detail + ")"
+	}
+	return what
+}
+
+// Unwrap makes a LoginError match ErrDenied.
+func (e *LoginError) Unwrap() error { return ErrDenied }
+
 // RetryError is a temporary refusal (429, 503, FTP 421): try this mirror
 // again after After, not before.
 type RetryError struct {
