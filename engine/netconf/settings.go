@@ -118,7 +118,7 @@ func ParseHeader(line string) (name, value string, err error) {
 	value = strings.TrimSpace(value)
 	switch {
 	case !ok:
-		return "", "", fmt.Errorf("header %q is not \"Name: value\": %w", shortName(name), ErrSettings)
+		return "", "", fmt.Errorf("a header without a colon (not \"Name: value\"): %w", ErrSettings)
 	case !httpguts.ValidHeaderFieldName(name):
 		return "", "", fmt.Errorf("header name %q is not valid: %w", shortName(name), ErrSettings)
 	case value == "":
