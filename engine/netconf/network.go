@@ -83,6 +83,9 @@ func DefaultErr() error {
 // String describes the setting without credentials.
 func (n *Network) String() string { return n.setting.String() }
 
+// GoString is String, so that %#v shows no password either.
+func (n *Network) GoString() string { return "netconf.Network{" + n.String() + "}" }
+
 // ProxyFor is the proxy that traffic of scheme ("http", "https", "ftp", or
 // "" for anything else, such as BitTorrent peers) to host takes, or nil
 // for a direct connection. The URL holds the proxy's credentials: never

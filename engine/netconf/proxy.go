@@ -75,6 +75,9 @@ func (p Proxy) String() string {
 	return s
 }
 
+// GoString is String, so that %#v shows no password either.
+func (p Proxy) GoString() string { return "netconf.Proxy{" + p.String() + "}" }
+
 // ErrProxyURL is wrapped by the errors of a proxy URL Braid cannot use.
 var ErrProxyURL = errors.New("unusable proxy URL")
 

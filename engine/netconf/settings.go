@@ -217,6 +217,9 @@ func (ss *Session) Cookies() CookieCount { return ss.cookies }
 // String describes the session's settings, without secrets.
 func (ss *Session) String() string { return ss.s.String() }
 
+// GoString is String, so that %#v shows no secret either.
+func (ss *Session) GoString() string { return "netconf.Session" + ss.s.String() }
+
 // forHost reports whether the per-link settings (headers, user and
 // password fields) go to host.
 func (ss *Session) forHost(host string) bool {

@@ -31,13 +31,17 @@ const wantDigest = "SHA-512;q=1, SHA-256;q=0.9, SHA;q=0.3, MD5;q=0.1"
 // with enough idle connections per host for parallel segments, bounded
 // connection and header waits, no overall timeout (a download may take
 // hours; stalls are the scheduler's to cut), proxies from the environment
-// as curl reads them (netconf.Default), logins answered when a request's
-// context carries them.
+// as curl reads them, logins answered when a request's context carries
+// them. Each call makes a client with connections of its own; a proxy
+// setting in the environment that cannot be used is ignored (see
+// netconf.DefaultErr).
 func NewHTTPClient() *http.Client {
-	return netconf.Default().HTTPClient()
+	n, err := netconf.NewNetwork(netconf.Proxy{})
+	if err != nil {
+		n, _ = netconf.NewNetwork(netconf.Proxy{Mode: netconf.ProxyNone})
+	}
+	return n.HTTPClient()
 }
-
-func sharedClient() *http.Client { return netconf.Default().HTTPClient() }
 
 // HTTPSource reads one file from one HTTP(S) mirror with ranged GETs. It
 // is safe for concurrent use; each ReadRange is its own request on the
