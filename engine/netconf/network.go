@@ -18,6 +18,9 @@
 package netconf
 
 import (
+	"context"
+	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -111,6 +114,23 @@ func (n *Network) Dialer(scheme, host string) Dialer {
 		return newProxyDialer(u, n.direct)
 	}
 	return directDialer{n.direct}
+}
+
+// DialContext connects to addr as traffic of no scheme of its own, such
+// as BitTorrent peer connections: through all_proxy (or the manual
+// proxy) unless no_proxy names the host. With anacrolix/torrent:
+// ClientConfig.DialForPeerConns = false, then
+// Client.AddDialer(torrent.NetworkDialer{Network: "tcp", Dialer: n}).
+// Only TCP can go through a proxy: uTP, DHT and UDP trackers cannot.
+func (n *Network) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	if u := n.ProxyFor("", host); u != nil && !strings.HasPrefix(network, "tcp") {
+		return nil, fmt.Errorf("%s to %s: only TCP goes through proxy %s", network, addr, Redacted(u))
+	}
+	return n.Dialer("", host).DialContext(ctx, network, addr)
 }
 
 // Proxy is the proxy function of net/http's Transport: the HTTP or SOCKS
