@@ -123,7 +123,10 @@ func TestDownloadAsksForLogin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = get(t, &Client{Network: n}, &Request{Dir: t.TempDir(), File: fileFor("f.bin", data, 0, tc.link)})
+		snap, err := get(t, &Client{Network: n}, &Request{Dir: t.TempDir(), File: fileFor("f.bin", data, 0, tc.link)})
+		if shown := fmt.Sprintf("%+v %#v", snap, snap); strings.Contains(shown, pw) {
+			t.Errorf("the snapshot shows the password")
+		}
 		var le *transport.LoginError
 		if !errors.As(err, &le) || le.Refused != tc.refused || !errors.Is(err, ErrNoMirrors) {
 			t.Fatalf("%v: want ErrNoMirrors with a LoginError (refused %v)", err, tc.refused)

@@ -99,6 +99,46 @@ func (s Settings) String() string {
 // GoString is String, so %#v shows no secret either.
 func (s Settings) GoString() string { return "netconf.Settings" + s.String() }
 
+// Secret is the part of Settings a store must not keep in clear: the
+// passwords and the headers (which often carry a token or a session
+// cookie). A queue keeps Settings.Split's first half with the job and
+// this half in the system's keyring, or only for the session.
+type Secret struct {
+	HTTPPasswd string   `json:"http_passwd,omitempty"`
+	FTPPasswd  string   `json:"ftp_passwd,omitempty"`
+	Headers    []string `json:"headers,omitempty"`
+}
+
+// String shows how much the secret holds, not what.
+func (s Secret) String() string {
+	return fmt.Sprintf("{%d passwords, %d headers}", btoi(s.HTTPPasswd != "")+btoi(s.FTPPasswd != ""), len(s.Headers))
+}
+
+// GoString is String, so that %#v shows no secret either.
+func (s Secret) GoString() string { return "netconf.Secret" + s.String() }
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Split returns the settings without their secrets, and the secrets.
+func (s Settings) Split() (Settings, Secret) {
+	sec := Secret{HTTPPasswd: s.HTTPPasswd, FTPPasswd: s.FTPPasswd, Headers: append([]string(nil), s.Headers...)}
+	s.HTTPPasswd, s.FTPPasswd, s.Headers = "", "", nil
+	s.Links = append([]string(nil), s.Links...)
+	return s, sec
+}
+
+// Join puts secrets split off by Split back.
+func (s Settings) Join(sec Secret) Settings {
+	s.HTTPPasswd, s.FTPPasswd = sec.HTTPPasswd, sec.FTPPasswd
+	s.Headers = append([]string(nil), sec.Headers...)
+	return s
+}
+
 // ErrSettings is wrapped by the errors of settings that cannot be used.
 var ErrSettings = errors.New("unusable network settings")
 

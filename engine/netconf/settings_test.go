@@ -183,3 +183,19 @@ func TestSettingsScopeAndSecrets(t *testing.T) {
 		t.Errorf("a password without a user: %v", err)
 	}
 }
+
+func TestSplitJoin(t *testing.T) {
+	s := Settings{HTTPUser: "u", HTTPPasswd: "hp", FTPUser: "f", FTPPasswd: "fp",
+		Headers: []string{"Authorization: Bearer tok"}, CookieFile: "/c.txt", Links: []string{"http://h/"}}
+	pub, sec := s.Split()
+	if pub.HTTPPasswd != "" || pub.FTPPasswd != "" || pub.Headers != nil || pub.HTTPUser != "u" || pub.CookieFile != "/c.txt" {
+		t.Errorf("public half %#v keeps a secret or loses a setting", pub)
+	}
+	if shown := fmt.Sprintf("%v %+v %#v", sec, sec, sec); strings.Contains(shown, "hp") || strings.Contains(shown, "tok") {
+		t.Errorf("the secret shows itself: %s", shown)
+	}
+	back := pub.Join(sec)
+	if back.HTTPPasswd != "hp" || back.FTPPasswd != "fp" || len(back.Headers) != 1 || back.Headers[0] != s.Headers[0] {
+		t.Errorf("Join gave %d headers", len(back.Headers))
+	}
+}
