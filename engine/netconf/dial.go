@@ -79,7 +79,7 @@ type socksDialer struct {
 func (s *socksDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
-	target := addr
+	targets := []string{addr}
 	if s.localDNS {
 		host, port, err := net.SplitHostPort(addr)
 		if err != nil {
@@ -93,10 +93,22 @@ func (s *socksDialer) DialContext(ctx context.Context, network, addr string) (ne
 			if len(ips) == 0 {
 				return nil, &net.DNSError{Err: "no address", Name: host, IsNotFound: true}
 			}
-			target = net.JoinHostPort(ips[0].IP.String(), port)
+			// Each address in turn, as a direct dial tries them.
+			targets = targets[:0]
+			for _, ip := range ips {
+				targets = append(targets, net.JoinHostPort(ip.IP.String(), port))
+			}
 		}
 	}
-	c, err := s.d.DialContext(ctx, "tcp", target)
+	var (
+		c   net.Conn
+		err error
+	)
+	for _, target := range targets {
+		if c, err = s.d.DialContext(ctx, "tcp", target); err == nil || ctx.Err() != nil {
+			break
+		}
+	}
 	if err != nil {
 		err = fmt.Errorf("through proxy %s: %w", redactProxy(s.proxy.String()), err)
 		if m := err.Error(); strings.Contains(m, "authentication failed") || strings.Contains(m, "no acceptable authentication methods") {

@@ -238,6 +238,17 @@ func TestFTPThroughProxies(t *testing.T) {
 			}
 		})
 	}
+	t.Run("socks5 resolves the name here", func(t *testing.T) {
+		n := network(t, netconf.Proxy{Mode: netconf.ProxyManual, URL: "socks5://" + socks, DirectDial: netconftest.OnlyTo(socks)})
+		_, port, _ := net.SplitHostPort(srv.Addr())
+		link := strings.Replace(srv.UserURL("f.bin", "carol", "ftp-pw-3"), srv.Addr(), "localhost:"+port, 1)
+		src := newFTP(t, link, transport.Options{Size: int64(len(data)), Network: n})
+		got, err := readAll(context.Background(), src, 0, 1000)
+		seen.add(err)
+		if err != nil || !bytes.Equal(got, data[:1000]) {
+			t.Fatalf("read from localhost through socks5: %v", err)
+		}
+	})
 	t.Run("direct is refused", func(t *testing.T) {
 		n := network(t, netconf.Proxy{Mode: netconf.ProxyNone, DirectDial: netconftest.OnlyTo(hostOf(tiny))})
 		src := newFTP(t, srv.UserURL("f.bin", "carol", "ftp-pw-3"), transport.Options{Size: int64(len(data)), Network: n})
