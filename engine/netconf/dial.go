@@ -52,7 +52,7 @@ func (d directDialer) Dial(network, addr string) (net.Conn, error) {
 
 // newProxyDialer returns a Dialer through proxy u: SOCKS5 through
 // golang.org/x/net/proxy, http:// and https:// by CONNECT.
-func newProxyDialer(u *url.URL, direct DialFunc) Dialer {
+func newProxyDialer(u *url.URL, direct DialFunc, tlsConf *tls.Config) Dialer {
 	switch u.Scheme {
 	case "socks5", "socks5h":
 		var auth *xproxy.Auth
@@ -65,7 +65,7 @@ func newProxyDialer(u *url.URL, direct DialFunc) Dialer {
 		d, _ := xproxy.SOCKS5("tcp", u.Host, auth, directDialer{direct}) // never fails
 		return &socksDialer{d: d.(xproxy.ContextDialer), proxy: u, localDNS: u.Scheme == "socks5"}
 	default:
-		return &connectDialer{proxy: u, direct: direct}
+		return &connectDialer{proxy: u, direct: direct, tls: tlsConf}
 	}
 }
 
@@ -124,6 +124,7 @@ func (s *socksDialer) DialContext(ctx context.Context, network, addr string) (ne
 type connectDialer struct {
 	proxy  *url.URL
 	direct DialFunc
+	tls    *tls.Config // for an https:// proxy; nil: the system's roots
 }
 
 func (c *connectDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -135,7 +136,12 @@ func (c *connectDialer) DialContext(ctx context.Context, network, addr string) (
 		return nil, fmt.Errorf("proxy %s: %w", shown, err)
 	}
 	if c.proxy.Scheme == "https" {
-		tc := tls.Client(conn, &tls.Config{ServerName: c.proxy.Hostname()})
+		conf := &tls.Config{}
+		if c.tls != nil {
+			conf = c.tls.Clone()
+		}
+		conf.ServerName = c.proxy.Hostname()
+		tc := tls.Client(conn, conf)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			conn.Close()
 			return nil, fmt.Errorf("proxy %s: %w", shown, err)

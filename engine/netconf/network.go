@@ -111,7 +111,7 @@ func Redacted(u *url.URL) string {
 // the BitTorrent client may use Dialer("", host) for peers.
 func (n *Network) Dialer(scheme, host string) Dialer {
 	if u := n.ProxyFor(scheme, host); u != nil {
-		return newProxyDialer(u, n.direct)
+		return newProxyDialer(u, n.direct, n.setting.TLSClientConfig)
 	}
 	return directDialer{n.direct}
 }
@@ -200,14 +200,23 @@ func (n *Network) transport(proxy *url.URL) *http.Transport {
 		ResponseHeaderTimeout: 60 * time.Second,
 		ExpectContinueTimeout: time.Second,
 	}
+	if c := n.setting.TLSClientConfig; c != nil {
+		t.TLSClientConfig = c.Clone()
+	}
 	switch {
 	case proxy == nil:
 	case strings.HasPrefix(proxy.Scheme, "socks5"):
-		d := newProxyDialer(proxy, n.direct)
+		d := newProxyDialer(proxy, n.direct, n.setting.TLSClientConfig)
 		t.DialContext = d.DialContext
 	default:
 		p := *proxy
 		t.Proxy = func(*http.Request) (*url.URL, error) { return &p, nil }
+		t.OnProxyConnectResponse = func(_ context.Context, _ *url.URL, _ *http.Request, resp *http.Response) error {
+			if resp.StatusCode == http.StatusProxyAuthRequired {
+				return fmt.Errorf("proxy %s: CONNECT: %s: %w", Redacted(&p), resp.Status, ErrProxyLogin)
+			}
+			return nil
+		}
 	}
 	n.routes[key] = t
 	return t

@@ -1,6 +1,7 @@
 package netconf
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -61,6 +62,10 @@ type Proxy struct {
 	// net.Dialer with a 30-second timeout. A test sets it to refuse direct
 	// connections to a server that must only be reached through a proxy.
 	DirectDial DialFunc
+	// TLSClientConfig is used for https servers and https:// proxies; nil
+	// trusts the system's certificate authorities. Tests set it; so
+	// could an option naming another authority.
+	TLSClientConfig *tls.Config
 }
 
 // String describes p without the proxy's credentials.

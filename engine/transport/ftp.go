@@ -236,6 +236,9 @@ func (s *FTPSource) checkSize(c *ftpConn) (int64, error) {
 
 // ftpError maps an FTP failure to the package's errors.
 func (s *FTPSource) ftpError(what string, err error) error {
+	if errors.Is(err, netconf.ErrProxyLogin) {
+		return fmt.Errorf("%s: %s: %w", s.mirror, what, proxyLogin(s.mirror, err))
+	}
 	var te *textproto.Error
 	if errors.As(err, &te) {
 		switch te.Code {

@@ -10,12 +10,14 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"braid/engine/ftptest"
 	"braid/engine/netconf"
@@ -102,6 +104,19 @@ func TestThroughProxies(t *testing.T) {
 	origin := netconftest.Nginx(t, map[string][]byte{"f.bin": data}, "ann", "origin-pw-1")
 	const proxyPass = "proxy-pw-2"
 	seen := watch(t, proxyPass, "origin-pw-1")
+	tls := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.ServeContent(w, r, "f.bin", time.Time{}, bytes.NewReader(data))
+	}))
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tls.Listener = ln
+	tls.StartTLS()
+	defer tls.Close()
+	// The test certificate names 127.0.0.1; the server is on 127.0.0.2.
+	trust := tls.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+	trust.ServerName = "127.0.0.1"
 	tiny := netconftest.Tinyproxy(t, "", "")
 	tinyAuth := netconftest.Tinyproxy(t, "pu", proxyPass)
 	socks := netconftest.Microsocks(t, "", "")
@@ -115,11 +130,13 @@ func TestThroughProxies(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			only := netconftest.OnlyTo(hostOf(tc.proxy))
-			n := network(t, netconf.Proxy{Mode: netconf.ProxyManual, URL: tc.proxy, DirectDial: only})
+			n := network(t, netconf.Proxy{Mode: netconf.ProxyManual, URL: tc.proxy, DirectDial: only,
+				TLSClientConfig: trust})
 			seen.add(n, n.String())
 			for _, link := range []string{
 				origin.URL + "/open/f.bin",
 				strings.Replace(origin.URL, "://", "://ann:origin-pw-1@", 1) + "/basic/f.bin",
+				tls.URL + "/f.bin",
 			} {
 				src, err := transport.NewHTTP(link, transport.Options{Size: int64(len(data)), Network: n})
 				if err != nil {
@@ -184,22 +201,37 @@ func TestThroughProxies(t *testing.T) {
 			t.Fatal("a direct read passed the guard: the proxy tests prove nothing")
 		}
 	})
-	t.Run("a proxy login refused", func(t *testing.T) {
-		for _, proxy := range []string{
-			strings.Replace(tinyAuth, proxyPass, "wrong-"+proxyPass, 1),
-			"socks5h://su:wrong-" + proxyPass + "@" + socksAuth,
+	t.Run("a proxy login missing or refused", func(t *testing.T) {
+		noLogin := "http://" + hostOf(tinyAuth)
+		for _, tc := range []struct {
+			proxy, link string
+			proxyAsks   bool // false: tinyproxy answers a wrong login with 401, like a server
+		}{
+			{noLogin, origin.URL + "/open/f.bin", true},
+			{noLogin, tls.URL + "/f.bin", true},
+			{strings.Replace(tinyAuth, proxyPass, "wrong-"+proxyPass, 1), origin.URL + "/open/f.bin", false},
+			{"socks5h://su:wrong-" + proxyPass + "@" + socksAuth, origin.URL + "/open/f.bin", true},
+			{"socks5h://" + socksAuth, origin.URL + "/open/f.bin", true},
 		} {
-			n := network(t, netconf.Proxy{Mode: netconf.ProxyManual, URL: proxy, DirectDial: netconftest.OnlyTo(hostOf(proxy))})
-			src := viaNet(t, origin.URL+"/open/f.bin", transport.Options{Size: int64(len(data)), Network: n})
+			n := network(t, netconf.Proxy{Mode: netconf.ProxyManual, URL: tc.proxy, DirectDial: netconftest.OnlyTo(hostOf(tc.proxy)),
+				TLSClientConfig: trust})
+			src := viaNet(t, tc.link, transport.Options{Size: int64(len(data)), Network: n})
 			_, err := readAll(context.Background(), src, 0, 10)
 			seen.add(err, n)
-			// tinyproxy answers a wrong proxy login with 401, not 407:
-			// it reads as the server's refusal.
-			t.Logf("refused: %v", err)
+			t.Logf("%v", err)
 			var le *transport.LoginError
-			if !errors.As(err, &le) && !errors.Is(err, netconf.ErrProxyLogin) {
-				t.Errorf("through %s: %v, want a LoginError or ErrProxyLogin", netconf.Redacted(n.ProxyFor("http", "x")), err)
+			if !errors.As(err, &le) || le.Proxy != tc.proxyAsks {
+				t.Errorf("%s through %s: %v, want a LoginError (proxy %v)", tc.link, n, err, tc.proxyAsks)
 			}
+		}
+		ftpSrv := ftptest.New(t, ftptest.File("f.bin", data))
+		var err error
+		n := network(t, netconf.Proxy{Mode: netconf.ProxyManual, URL: "socks5h://" + socksAuth, DirectDial: netconftest.OnlyTo(socksAuth)})
+		_, err = readAll(context.Background(), newFTP(t, ftpSrv.URL("f.bin"), transport.Options{Size: int64(len(data)), Network: n}), 0, 10)
+		seen.add(err)
+		var le *transport.LoginError
+		if !errors.As(err, &le) || !le.Proxy {
+			t.Errorf("FTP through a SOCKS proxy without its login: %v, want a LoginError from the proxy", err)
 		}
 	})
 	t.Run("the environment, loopback included", func(t *testing.T) {

@@ -58,7 +58,7 @@ func (s *HTTPSource) do(req *http.Request) (*http.Response, []hop, error) {
 	resp, err := s.client.Do(req)
 	if err != nil {
 		s.forget()
-		return nil, log.hops, err
+		return nil, log.hops, proxyLogin(s.url, err)
 	}
 	switch resp.StatusCode {
 	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"braid/engine/metalink"
+	"braid/engine/netconf"
 )
 
 // Source reads one file from one mirror. Its methods are safe for concurrent
@@ -71,6 +72,9 @@ type LoginError struct {
 	Refused bool   // a login was given and refused; false: none was given
 	Proxy   bool   // the proxy asked (it does not say whether it had one)
 	Detail  string // the server's answer, such as "401 Unauthorized"
+	// Err is the error behind it when there is one (a SOCKS proxy's
+	// refusal wraps netconf.ErrProxyLogin).
+	Err error
 }
 
 // Error is the sentence for a user; the wrapping error names the mirror.
@@ -90,8 +94,23 @@ func (e *LoginError) Error() string {
 	return what
 }
 
-// Unwrap makes a LoginError match ErrDenied.
-func (e *LoginError) Unwrap() error { return ErrDenied }
+// Unwrap makes a LoginError match ErrDenied, and Err.
+func (e *LoginError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrDenied, e.Err}
+	}
+	return []error{ErrDenied}
+}
+
+// proxyLogin makes an error that says the proxy wants a login (it wraps
+// netconf.ErrProxyLogin) a LoginError; other errors are returned as
+// they are.
+func proxyLogin(mirror string, err error) error {
+	if err == nil || !errors.Is(err, netconf.ErrProxyLogin) {
+		return err
+	}
+	return &LoginError{Mirror: mirror, Proxy: true, Err: err}
+}
 
 // RetryError is a temporary refusal (429, 503, FTP 421): try this mirror
 // again after After, not before.
