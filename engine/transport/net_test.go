@@ -490,3 +490,43 @@ func TestCookiesAndHeaders(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkThroughProxies reads 8 MiB ranges from nginx directly and
+// through each proxy, to show what a proxy costs on loopback.
+func BenchmarkThroughProxies(b *testing.B) {
+	data := testData(8 << 20)
+	origin := netconftest.Nginx(b, map[string][]byte{"f.bin": data}, "u", "p")
+	tiny := netconftest.Tinyproxy(b, "", "")
+	socks := netconftest.Microsocks(b, "", "")
+	for _, tc := range []struct {
+		name string
+		p    netconf.Proxy
+	}{
+		{"direct", netconf.Proxy{Mode: netconf.ProxyNone}},
+		{"tinyproxy", netconf.Proxy{Mode: netconf.ProxyManual, URL: tiny}},
+		{"microsocks", netconf.Proxy{Mode: netconf.ProxyManual, URL: "socks5h://" + socks}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			n, err := netconf.NewNetwork(tc.p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer n.HTTPClient().CloseIdleConnections()
+			src, err := transport.NewHTTP(origin.URL+"/open/f.bin", transport.Options{Size: int64(len(data)), Network: n})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				rc, err := src.ReadRange(context.Background(), 0, int64(len(data)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.Copy(io.Discard, rc); err != nil {
+					b.Fatal(err)
+				}
+				rc.Close()
+			}
+		})
+	}
+}
