@@ -16,6 +16,8 @@ require (
 	golang.org/x/time v0.0.0-20220609170525-579cf78fd858
 )
 
+require github.com/icholy/digest v1.2.0 // indirect
+
 require (
 	fyne.io/systray v1.11.1-0.20250603113521-ca66a66d8b58 // indirect
 	github.com/BurntSushi/toml v1.5.0 // indirect

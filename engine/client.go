@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"braid/engine/metalink"
+	"braid/engine/netconf"
 	"braid/engine/piece"
 )
 
@@ -46,10 +47,15 @@ const (
 // MaxConns, MaxConnsPerHost and Limit hold for the sum of all its
 // downloads.
 type Client struct {
-	// HTTP is the HTTP client for http and https mirrors; nil uses the
-	// transport's default, one client whose kept-alive connections every
-	// file and download share.
+	// HTTP is the HTTP client for http and https mirrors; nil uses
+	// Network's, one client whose kept-alive connections every file and
+	// download share.
 	HTTP *http.Client
+	// Network routes every connection the Client opens, HTTP and FTP,
+	// through the proxies it sets; nil is netconf.Default(), the
+	// environment as curl reads it. One per process: give the same one to
+	// the BitTorrent client and to whatever resolves sources.
+	Network *netconf.Network
 	// MaxConns caps the connections open at once across all downloads;
 	// 0 means DefaultMaxConns.
 	MaxConns int
@@ -120,6 +126,23 @@ func (c *Client) stallTimeout() time.Duration {
 		return c.StallTimeout
 	}
 	return DefaultStallTimeout
+}
+
+// HTTPClient is the client the Client's downloads use: HTTP, else
+// Network's. Resolving a source and fetching a signature should use it
+// (wrapped by a job's Session.Client) so they take the same proxy.
+func (c *Client) HTTPClient() *http.Client {
+	if c.HTTP != nil {
+		return c.HTTP
+	}
+	return c.network().HTTPClient()
+}
+
+func (c *Client) network() *netconf.Network {
+	if c.Network != nil {
+		return c.Network
+	}
+	return netconf.Default()
 }
 
 // Limits are a Client's limits in force, defaults filled in.
@@ -209,6 +232,11 @@ type Request struct {
 	// Referer is sent to HTTP mirrors (RFC 6249 §7 asks for the URL of the
 	// original request); "" sends none.
 	Referer string
+	// Net is the job's logins, cookies and headers (netconf.Settings.Open):
+	// HTTP requests go through Net.Client, FTP logs in with Net.FTPLogin
+	// where a link has no credentials. nil: only the links' own
+	// credentials. Its Referer, when set, replaces Referer.
+	Net *netconf.Session
 	// Done, for a resume, marks pieces already verified and on disk in
 	// NAME.part (piece.PlanFor(File) gives the layout). nil starts afresh.
 	// Do takes a copy.

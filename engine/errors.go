@@ -47,5 +47,20 @@ func noMirrorsError(reasons []*MirrorError) error {
 	if b.Len() == 0 {
 		return ErrNoMirrors
 	}
-	return fmt.Errorf("%w (%s)", ErrNoMirrors, b.String())
+	errs := []error{ErrNoMirrors}
+	for _, r := range reasons {
+		errs = append(errs, r)
+	}
+	return &noMirrors{text: fmt.Sprintf("%s (%s)", ErrNoMirrors, b.String()), errs: errs}
 }
+
+// noMirrors is ErrNoMirrors with each mirror's reason, all of which
+// errors.Is and errors.As see (a transport.LoginError among them says a
+// login is wanted).
+type noMirrors struct {
+	text string
+	errs []error
+}
+
+func (e *noMirrors) Error() string   { return e.text }
+func (e *noMirrors) Unwrap() []error { return e.errs }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"braid/engine/metalink"
+	"braid/engine/netconf"
 	"braid/engine/piece"
 	"braid/engine/redact"
 	"braid/engine/transport"
@@ -27,6 +28,8 @@ type RepairOptions struct {
 	OriginETag string
 	Referer    string
 	Locations  []string
+	// Net is the job's logins, cookies and headers, as Request.Net.
+	Net *netconf.Session
 	// Workers is how many goroutines hash the file; 0: one per CPU.
 	Workers int
 	// Progress, when set, is told after each piece written how many of
@@ -186,7 +189,8 @@ func (r *repair) cut() error {
 func (r *repair) sources() []transport.Source {
 	var out []transport.Source
 	for _, u := range metalink.OrderURLs(r.f.URLs, r.opts.Locations) {
-		o := transport.Options{Size: r.f.Size, UserAgent: r.c.UserAgent, Referer: redact.Referer(r.opts.Referer), HTTPClient: r.c.HTTP}
+		o := transport.Options{Size: r.f.Size, UserAgent: r.c.UserAgent, Referer: redact.Referer(r.opts.Referer),
+			HTTPClient: r.c.HTTP, Network: r.c.Network, Session: r.opts.Net}
 		if u.Pref {
 			o.IfMatch = r.opts.OriginETag
 		}

@@ -43,6 +43,8 @@ func (d *download) sourceOptions(u metalink.URL) transport.Options {
 		UserAgent:  d.c.UserAgent,
 		Referer:    redact.Referer(d.req.Referer),
 		HTTPClient: d.c.HTTP,
+		Network:    d.c.Network,
+		Session:    d.req.Net,
 	}
 	if u.Pref {
 		o.IfMatch = d.req.OriginETag

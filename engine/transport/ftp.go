@@ -14,6 +14,7 @@ import (
 
 	"github.com/jlaffaye/ftp"
 
+	"braid/engine/netconf"
 	redactpkg "braid/engine/redact"
 )
 
@@ -44,7 +45,8 @@ type FTPSource struct {
 	addr       string // host:port
 	path       string // path as sent to the server
 	user, pass string
-	key        string // pool key: server and user
+	key        string // pool key: server, user and route
+	dialer     netconf.Dialer
 	size       int64
 	pool       *FTPPool
 	ownPool    bool
@@ -57,8 +59,10 @@ type FTPSource struct {
 }
 
 // NewFTP returns a Source for an ftp URL. The URL's user information is
-// the login; without it the login is anonymous. The path is taken
-// relative to the login directory, as RFC 1738 and curl do.
+// the login; without it, Options.Session's (FTP user fields, .netrc), and
+// without those, anonymous. The path is taken relative to the login
+// directory, as RFC 1738 and curl do. Control and data connections go the
+// way Options.Network routes ftp traffic to the host.
 func NewFTP(rawURL string, opts Options) (*FTPSource, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -91,8 +95,16 @@ func NewFTP(rawURL string, opts Options) (*FTPSource, error) {
 		if pw, ok := u.User.Password(); ok {
 			s.pass = pw
 		}
+	} else if l, ok := opts.Session.FTPLogin(u); ok {
+		s.user, s.pass = l.User, l.Password
 	}
-	s.key = s.addr + "\x00" + s.user
+	network := opts.network()
+	s.dialer = network.Dialer("ftp", u.Hostname())
+	route := ""
+	if p := network.ProxyFor("ftp", u.Hostname()); p != nil {
+		route = p.String() // a map key, never shown
+	}
+	s.key = s.addr + "\x00" + s.user + "\x00" + route
 	if s.pool == nil {
 		s.pool, s.ownPool = NewFTPPool(0), true
 	}
@@ -187,7 +199,7 @@ func (s *FTPSource) conn(ctx context.Context) (*ftpConn, error) {
 		c.end()
 		s.pool.release(c, true)
 	}
-	c, err := dialFTP(ctx, s.addr, s.user, s.pass)
+	c, err := dialFTP(ctx, s.dialer, s.addr, s.user, s.pass)
 	if err != nil {
 		return nil, s.ftpError("login", err)
 	}
@@ -224,6 +236,9 @@ func (s *FTPSource) checkSize(c *ftpConn) (int64, error) {
 
 // ftpError maps an FTP failure to the package's errors.
 func (s *FTPSource) ftpError(what string, err error) error {
+	if errors.Is(err, netconf.ErrProxyLogin) {
+		return fmt.Errorf("%s: %s: %w", s.mirror, what, proxyLogin(s.mirror, err))
+	}
 	var te *textproto.Error
 	if errors.As(err, &te) {
 		switch te.Code {
@@ -232,7 +247,11 @@ func (s *FTPSource) ftpError(what string, err error) error {
 		case ftp.StatusFileUnavailable, ftp.StatusFileActionIgnored, ftp.StatusBadFileName:
 			return fmt.Errorf("%s: %s: %w: %w", s.mirror, what, err, ErrNotFound)
 		case ftp.StatusNotLoggedIn:
-			return fmt.Errorf("%s: %s: %w: %w", s.mirror, what, err, ErrDenied)
+			return fmt.Errorf("%s: %s: %w", s.mirror, what, &LoginError{
+				Mirror:  s.mirror,
+				Refused: s.user != "anonymous" && s.user != "ftp",
+				Detail:  te.Error(),
+			})
 		}
 	}
 	return fmt.Errorf("%s: %s: %w", s.mirror, what, err)
@@ -340,8 +359,9 @@ func (b *ftpBody) endTransfer(healthy bool) {
 // ftpConn is one logged-in control connection and the data connection of
 // its current transfer. It is used by one goroutine at a time.
 type ftpConn struct {
-	key string
-	sc  *ftp.ServerConn
+	key    string
+	sc     *ftp.ServerConn
+	dialer netconf.Dialer
 
 	mu     sync.Mutex
 	ctx    context.Context // of the current operation, for data dials
@@ -355,8 +375,8 @@ type ftpConn struct {
 
 // dialFTP connects and logs in; the dial, the greeting and the login obey
 // ctx. The connection is returned with an operation under ctx begun.
-func dialFTP(ctx context.Context, addr, user, pass string) (*ftpConn, error) {
-	c := &ftpConn{}
+func dialFTP(ctx context.Context, d netconf.Dialer, addr, user, pass string) (*ftpConn, error) {
+	c := &ftpConn{dialer: d}
 	c.begin(ctx)
 	sc, err := ftp.Dial(addr, ftp.DialWithDialFunc(c.dial))
 	if err != nil {
@@ -380,8 +400,9 @@ func (c *ftpConn) dial(network, addr string) (net.Conn, error) {
 	c.mu.Lock()
 	ctx := c.ctx
 	c.mu.Unlock()
-	d := net.Dialer{Timeout: ftpCmdTimeout}
-	conn, err := d.DialContext(ctx, network, addr)
+	ctx, cancel := context.WithTimeout(ctx, ftpCmdTimeout)
+	defer cancel()
+	conn, err := c.dialer.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"braid/engine/metalink"
+	"braid/engine/netconf"
 	redactpkg "braid/engine/redact"
 )
 
@@ -29,44 +30,34 @@ const wantDigest = "SHA-512;q=1, SHA-256;q=0.9, SHA;q=0.3, MD5;q=0.1"
 // NewHTTPClient returns a client suited to ranged downloads: keep-alive
 // with enough idle connections per host for parallel segments, bounded
 // connection and header waits, no overall timeout (a download may take
-// hours; stalls are the scheduler's to cut), proxies from the environment.
+// hours; stalls are the scheduler's to cut), proxies from the environment
+// as curl reads them, logins answered when a request's context carries
+// them. Each call makes a client with connections of its own; a proxy
+// setting in the environment that cannot be used is ignored (see
+// netconf.DefaultErr).
 func NewHTTPClient() *http.Client {
-	return &http.Client{Transport: &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          256,
-		MaxIdleConnsPerHost:   16,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   15 * time.Second,
-		ResponseHeaderTimeout: 60 * time.Second,
-		ExpectContinueTimeout: time.Second,
-	}}
-}
-
-var (
-	defaultClientOnce sync.Once
-	defaultClient     *http.Client
-)
-
-func sharedClient() *http.Client {
-	defaultClientOnce.Do(func() { defaultClient = NewHTTPClient() })
-	return defaultClient
+	n, err := netconf.NewNetwork(netconf.Proxy{})
+	if err != nil {
+		n, _ = netconf.NewNetwork(netconf.Proxy{Mode: netconf.ProxyNone})
+	}
+	return n.HTTPClient()
 }
 
 // HTTPSource reads one file from one HTTP(S) mirror with ranged GETs. It
 // is safe for concurrent use; each ReadRange is its own request on the
 // shared client's kept-alive connections.
 type HTTPSource struct {
-	url       string // without user information
-	origin    string // scheme://host:port the credentials belong to
-	auth      string // "Basic ..." from the URL's user information, or ""
+	url       string              // without user information
+	origin    string              // scheme://host:port the credentials belong to
+	login     netconf.LoginFinder // the URL's user information, or nil
 	client    *http.Client
 	size      int64
 	ifMatch   string
 	userAgent string
 	referer   string
 	ftpPool   *FTPPool // for a redirect to ftp://
+	network   *netconf.Network
+	session   *netconf.Session
 
 	mu  sync.Mutex
 	loc *url.URL   // where the file was last found after redirects; nil: s.url
@@ -74,8 +65,9 @@ type HTTPSource struct {
 }
 
 // NewHTTP returns a Source for an http or https URL. User information in
-// the URL becomes Basic credentials sent only to that scheme, host and
-// port: a redirect elsewhere drops them for the rest of the chain.
+// the URL is the login given (Digest when the server offers it, else
+// Basic) when that scheme, host and port ask for one: a redirect
+// elsewhere never gets it. It comes before the Session's logins.
 func NewHTTP(rawURL string, opts Options) (*HTTPSource, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -95,15 +87,15 @@ func NewHTTP(rawURL string, opts Options) (*HTTPSource, error) {
 		userAgent: opts.UserAgent,
 		referer:   opts.Referer,
 		ftpPool:   opts.FTPPool,
+		network:   opts.Network,
+		session:   opts.Session,
 	}
 	if s.userAgent == "" {
 		s.userAgent = DefaultUserAgent
 	}
 	if u.User != nil {
 		pass, _ := u.User.Password()
-		r := http.Request{Header: http.Header{}}
-		r.SetBasicAuth(u.User.Username(), pass)
-		s.auth = r.Header.Get("Authorization")
+		s.login = netconf.OriginLogin(u, netconf.Login{User: u.User.Username(), Password: pass})
 		u.User = nil
 	}
 	u.Fragment = ""
@@ -111,17 +103,21 @@ func NewHTTP(rawURL string, opts Options) (*HTTPSource, error) {
 
 	base := opts.HTTPClient
 	if base == nil {
-		base = sharedClient()
+		base = opts.network().HTTPClient()
+	}
+	if opts.Session != nil {
+		base = opts.Session.Client(base)
 	}
 	c := *base // shares the Transport and its connection pool
+	c.Transport = netconf.AnswerLogins(c.Transport)
 	next := base.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) >= 10 {
 			return fmt.Errorf("%s: stopped after 10 redirects", s.url)
 		}
 		// net/http forwards Authorization to the same host name on any
-		// port; ours belong to one origin, and once a chain has left it
-		// they are not sent again.
+		// port; a login belongs to one origin, and once a chain has left
+		// it the header is not sent again.
 		left := !s.sameOrigin(req.URL)
 		for _, r := range via {
 			left = left || !s.sameOrigin(r.URL)
@@ -164,6 +160,9 @@ func (s *HTTPSource) Mirror() string { return s.url }
 
 func (s *HTTPSource) newRequest(ctx context.Context, method string) (*http.Request, error) {
 	target := s.location()
+	if s.login != nil {
+		ctx = netconf.WithLogins(ctx, s.login)
+	}
 	req, err := http.NewRequestWithContext(ctx, method, target.String(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.url, err)
@@ -171,9 +170,6 @@ func (s *HTTPSource) newRequest(ctx context.Context, method string) (*http.Reque
 	req.Header.Set("User-Agent", s.userAgent)
 	// Ranges count bytes of the file itself, never of a compressed form.
 	req.Header.Set("Accept-Encoding", "identity")
-	if s.auth != "" && s.sameOrigin(target) {
-		req.Header.Set("Authorization", s.auth)
-	}
 	if s.referer != "" {
 		req.Header.Set("Referer", s.referer)
 	}
@@ -270,6 +266,15 @@ func statusError(resp *http.Response, where string) error {
 		return fmt.Errorf("%s: %s (the mirror's file is shorter): %w", where, resp.Status, ErrMismatch)
 	case http.StatusPreconditionFailed:
 		return fmt.Errorf("%s: %s (the mirror's ETag differs from the origin's): %w", where, resp.Status, ErrMismatch)
+	case http.StatusUnauthorized, http.StatusProxyAuthRequired:
+		// A request that carried a login (ours, or a header the user
+		// gave) was refused; one without was asked for one.
+		return fmt.Errorf("%s: %w", where, &LoginError{
+			Mirror:  redactpkg.Parsed(resp.Request.URL),
+			Refused: resp.Request.Header.Get("Authorization") != "",
+			Proxy:   resp.StatusCode == http.StatusProxyAuthRequired,
+			Detail:  resp.Status,
+		})
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
 		return &RetryError{
 			After: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"braid/engine/netconf"
 	redactpkg "braid/engine/redact"
 )
 
@@ -64,6 +65,24 @@ type Options struct {
 	// connections are reused across sources. Nil: the source keeps a pool
 	// of its own, closed by its Close.
 	FTPPool *FTPPool
+	// Network routes connections through the proxies set; nil is
+	// netconf.Default() (the environment, as curl reads it). An HTTP
+	// source takes it only when HTTPClient is nil: HTTPClient is then
+	// Network.HTTPClient(). FTP sources dial through it.
+	Network *netconf.Network
+	// Session is the job's logins, cookies and headers; nil: none but the
+	// credentials in the URL. An HTTP source sends its requests through
+	// Session.Client(HTTPClient); an FTP source without credentials in
+	// its URL logs in with Session.FTPLogin.
+	Session *netconf.Session
+}
+
+// network is the Network to dial through.
+func (o Options) network() *netconf.Network {
+	if o.Network != nil {
+		return o.Network
+	}
+	return netconf.Default()
 }
 
 // New returns the Source for rawURL by scheme: http and https give an

@@ -58,7 +58,7 @@ func (s *HTTPSource) do(req *http.Request) (*http.Response, []hop, error) {
 	resp, err := s.client.Do(req)
 	if err != nil {
 		s.forget()
-		return nil, log.hops, err
+		return nil, log.hops, proxyLogin(s.url, err)
 	}
 	switch resp.StatusCode {
 	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
@@ -129,7 +129,7 @@ func (s *HTTPSource) useFTP(to *url.URL) (*FTPSource, error) {
 	if s.ftp != nil {
 		return s.ftp, nil
 	}
-	f, err := NewFTP(to.String(), Options{Size: s.size, FTPPool: s.ftpPool})
+	f, err := NewFTP(to.String(), Options{Size: s.size, FTPPool: s.ftpPool, Network: s.network, Session: s.session})
 	if err != nil {
 		return nil, fmt.Errorf("%s: redirect: %w", s.url, err)
 	}

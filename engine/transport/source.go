@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"braid/engine/metalink"
+	"braid/engine/netconf"
 )
 
 // Source reads one file from one mirror. Its methods are safe for concurrent
@@ -60,6 +61,56 @@ var (
 	// (another 4xx). Asking again the same way cannot help.
 	ErrDenied = errors.New("mirror refused access")
 )
+
+// LoginError is a server's refusal for want of a login: it asks for one
+// (HTTP 401, FTP 530 to an anonymous login) and none was given, or it
+// refused the one given. Proxy says it was the proxy that asked (HTTP
+// 407). It matches ErrDenied with errors.Is: asking again the same way
+// cannot help, but a user with a password can.
+type LoginError struct {
+	Mirror  string // the URL that asked, without credentials
+	Refused bool   // a login was given and refused; false: none was given
+	Proxy   bool   // the proxy asked (it does not say whether it had one)
+	Detail  string // the server's answer, such as "401 Unauthorized"
+	// Err is the error behind it when there is one (a SOCKS proxy's
+	// refusal wraps netconf.ErrProxyLogin).
+	Err error
+}
+
+// Error is the sentence for a user; the wrapping error names the mirror.
+func (e *LoginError) Error() string {
+	var what string
+	switch {
+	case e.Proxy:
+		what = "the proxy asks for a login or refused the one given"
+	case e.Refused:
+		what = "the login was refused"
+	default:
+		what = "the server asks for a login"
+	}
+	if e.Detail != "" {
+		what += " (" + e.Detail + ")"
+	}
+	return what
+}
+
+// Unwrap makes a LoginError match ErrDenied, and Err.
+func (e *LoginError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrDenied, e.Err}
+	}
+	return []error{ErrDenied}
+}
+
+// proxyLogin makes an error that says the proxy wants a login (it wraps
+// netconf.ErrProxyLogin) a LoginError; other errors are returned as
+// they are.
+func proxyLogin(mirror string, err error) error {
+	if err == nil || !errors.Is(err, netconf.ErrProxyLogin) {
+		return err
+	}
+	return &LoginError{Mirror: mirror, Proxy: true, Err: err}
+}
 
 // RetryError is a temporary refusal (429, 503, FTP 421): try this mirror
 // again after After, not before.

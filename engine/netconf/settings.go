@@ -1,0 +1,343 @@
+package netconf
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/cookiejar"
+	"net/textproto"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/net/http/httpguts"
+)
+
+// Settings are one job's manners towards servers: logins, cookies and
+// headers, as `--http-user`, `--load-cookies`, `--header` and the rest say.
+// A queue keeps them with the job; Open makes a Session of them.
+//
+// The password fields are secrets: String leaves them out, and a store
+// must not keep them in clear.
+type Settings struct {
+	// HTTPUser and HTTPPasswd are the login for HTTP(S) servers of Links
+	// that ask for one (401), unless a link carries its own.
+	HTTPUser, HTTPPasswd string
+	// FTPUser and FTPPasswd are the login for FTP servers of Links, unless
+	// a link carries its own; without either, FTP logs in anonymously.
+	FTPUser, FTPPasswd string
+	// NetrcFile is the .netrc to take logins from for any server it
+	// names; "" is $HOME/.netrc, which may be missing. NoNetrc reads none.
+	NetrcFile string
+	NoNetrc   bool
+	// CookieFile is a Netscape cookies.txt to send cookies from (see
+	// LoadCookies); "" sends none but those the servers set.
+	CookieFile string
+	// Headers are "Name: value" lines sent with every HTTP request to the
+	// hosts of Links. Headers the transfer itself manages (Range, Host,
+	// Accept-Encoding, If-Match, Content-Length, Transfer-Encoding,
+	// Connection) are refused.
+	Headers []string
+	// UserAgent, when set, replaces Braid's User-Agent on every request.
+	UserAgent string
+	// Referer, when set, is sent as it is on every request, in place of
+	// the origin's URL that Braid sends to mirrors.
+	Referer string
+	// Links are the links the settings were given for: Headers and the
+	// user and password fields go only to their hosts (a mirror elsewhere
+	// gets neither), unless AllHosts. Cookies follow their own domain
+	// rules; .netrc logins go to the machine they name.
+	Links []string
+	// AllHosts sends Headers and the user and password fields to every
+	// host of the job, mirrors and redirects included.
+	AllHosts bool
+}
+
+// String describes the settings without any password, cookie or header
+// value.
+func (s Settings) String() string {
+	var parts []string
+	if s.HTTPUser != "" {
+		parts = append(parts, "http-user="+s.HTTPUser)
+	}
+	if s.HTTPPasswd != "" {
+		parts = append(parts, "http-passwd=***")
+	}
+	if s.FTPUser != "" {
+		parts = append(parts, "ftp-user="+s.FTPUser)
+	}
+	if s.FTPPasswd != "" {
+		parts = append(parts, "ftp-passwd=***")
+	}
+	switch {
+	case s.NoNetrc:
+		parts = append(parts, "no-netrc")
+	case s.NetrcFile != "":
+		parts = append(parts, "netrc-file="+s.NetrcFile)
+	}
+	if s.CookieFile != "" {
+		parts = append(parts, "cookies="+s.CookieFile)
+	}
+	for _, h := range s.Headers {
+		name, _, _ := strings.Cut(h, ":")
+		parts = append(parts, "header="+strings.TrimSpace(name)+": ***")
+	}
+	if s.UserAgent != "" {
+		parts = append(parts, "user-agent="+s.UserAgent)
+	}
+	if s.Referer != "" {
+		parts = append(parts, "referer=***")
+	}
+	if s.AllHosts {
+		parts = append(parts, "all-hosts")
+	}
+	return "{" + strings.Join(parts, " ") + "}"
+}
+
+// GoString is String, so %#v shows no secret either.
+func (s Settings) GoString() string { return "netconf.Settings" + s.String() }
+
+// Secret is the part of Settings a store must not keep in clear: the
+// passwords and the headers (which often carry a token or a session
+// cookie). A queue keeps Settings.Split's first half with the job and
+// this half in the system's keyring, or only for the session.
+type Secret struct {
+	HTTPPasswd string   `json:"http_passwd,omitempty"`
+	FTPPasswd  string   `json:"ftp_passwd,omitempty"`
+	Headers    []string `json:"headers,omitempty"`
+}
+
+// String shows how much the secret holds, not what.
+func (s Secret) String() string {
+	return fmt.Sprintf("{%d passwords, %d headers}", btoi(s.HTTPPasswd != "")+btoi(s.FTPPasswd != ""), len(s.Headers))
+}
+
+// GoString is String, so that %#v shows no secret either.
+func (s Secret) GoString() string { return "netconf.Secret" + s.String() }
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Split returns the settings without their secrets, and the secrets.
+func (s Settings) Split() (Settings, Secret) {
+	sec := Secret{HTTPPasswd: s.HTTPPasswd, FTPPasswd: s.FTPPasswd, Headers: append([]string(nil), s.Headers...)}
+	s.HTTPPasswd, s.FTPPasswd, s.Headers = "", "", nil
+	s.Links = append([]string(nil), s.Links...)
+	return s, sec
+}
+
+// Join puts secrets split off by Split back.
+func (s Settings) Join(sec Secret) Settings {
+	s.HTTPPasswd, s.FTPPasswd = sec.HTTPPasswd, sec.FTPPasswd
+	s.Headers = append([]string(nil), sec.Headers...)
+	return s
+}
+
+// ErrSettings is wrapped by the errors of settings that cannot be used.
+var ErrSettings = errors.New("unusable network settings")
+
+// managed are the header fields the transfer sets itself.
+var managed = map[string]bool{
+	"Range": true, "Host": true, "Accept-Encoding": true, "If-Match": true,
+	"Content-Length": true, "Transfer-Encoding": true, "Connection": true,
+	"Te": true, "Upgrade": true, "Trailer": true, "Keep-Alive": true,
+	"Proxy-Connection": true, "Want-Digest": true, "If-Range": true,
+}
+
+// ParseHeader reads a "Name: value" line as `--header` takes it. Its
+// error shows the name, never the value.
+func ParseHeader(line string) (name, value string, err error) {
+	name, value, ok := strings.Cut(line, ":")
+	name = strings.TrimSpace(name)
+	value = strings.TrimSpace(value)
+	switch {
+	case !ok:
+		return "", "", fmt.Errorf("a header without a colon (not \"Name: value\"): %w", ErrSettings)
+	case !httpguts.ValidHeaderFieldName(name):
+		return "", "", fmt.Errorf("header name %q is not valid: %w", shortName(name), ErrSettings)
+	case value == "":
+		return "", "", fmt.Errorf("header %s has no value: %w", name, ErrSettings)
+	case !httpguts.ValidHeaderFieldValue(value):
+		return "", "", fmt.Errorf("header %s: its value holds characters a header cannot: %w", name, ErrSettings)
+	}
+	name = textproto.CanonicalMIMEHeaderKey(name)
+	if managed[name] {
+		return "", "", fmt.Errorf("header %s is set by the download itself and cannot be given: %w", name, ErrSettings)
+	}
+	return name, value, nil
+}
+
+// shortName is a header name fit to show: a line without a colon may be a
+// pasted secret, so only its first characters.
+func shortName(s string) string {
+	if len(s) > 20 {
+		return s[:20] + "…"
+	}
+	return s
+}
+
+// Session is Settings made ready: the .netrc and cookies read, the
+// headers parsed. It is safe for concurrent use.
+type Session struct {
+	s       Settings
+	header  http.Header
+	hosts   map[string]bool // lower-case host names of Links
+	netrc   *netrc
+	jar     *cookiejar.Jar
+	cookies CookieCount
+}
+
+// Open reads the .netrc and the cookie file and checks the headers. A
+// missing $HOME/.netrc is no error; a missing file that was named is.
+func (s Settings) Open() (*Session, error) {
+	ss := &Session{s: s, header: http.Header{}, hosts: map[string]bool{}, jar: newJar()}
+	if s.HTTPPasswd != "" && s.HTTPUser == "" {
+		return nil, fmt.Errorf("an HTTP password without a user name: %w", ErrSettings)
+	}
+	if s.FTPPasswd != "" && s.FTPUser == "" {
+		return nil, fmt.Errorf("an FTP password without a user name: %w", ErrSettings)
+	}
+	for _, h := range s.Headers {
+		name, value, err := ParseHeader(h)
+		if err != nil {
+			return nil, err
+		}
+		ss.header.Add(name, value)
+	}
+	if s.UserAgent != "" && !httpguts.ValidHeaderFieldValue(s.UserAgent) {
+		return nil, fmt.Errorf("the user agent holds characters a header cannot: %w", ErrSettings)
+	}
+	if s.Referer != "" && !httpguts.ValidHeaderFieldValue(s.Referer) {
+		return nil, fmt.Errorf("the referer holds characters a header cannot: %w", ErrSettings)
+	}
+	for _, l := range s.Links {
+		if u, err := url.Parse(l); err == nil && u.Hostname() != "" {
+			ss.hosts[strings.ToLower(u.Hostname())] = true
+		}
+	}
+	if !s.NoNetrc {
+		path, named := s.NetrcFile, s.NetrcFile != ""
+		if !named {
+			if home, err := os.UserHomeDir(); err == nil {
+				path = filepath.Join(home, ".netrc")
+			}
+		}
+		if path != "" {
+			n, err := readNetrc(path)
+			switch {
+			case err == nil:
+				ss.netrc = n
+			case named || !errors.Is(err, os.ErrNotExist):
+				return nil, fmt.Errorf(".netrc: %w", err)
+			}
+		}
+	}
+	if s.CookieFile != "" {
+		n, err := LoadCookies(ss.jar, s.CookieFile, time.Now())
+		if err != nil {
+			return nil, fmt.Errorf("cookies: %w", err)
+		}
+		ss.cookies = n
+	}
+	return ss, nil
+}
+
+// Settings returns the settings the session was opened with.
+func (ss *Session) Settings() Settings { return ss.s }
+
+// Cookies says what the cookie file held.
+func (ss *Session) Cookies() CookieCount { return ss.cookies }
+
+// String describes the session's settings, without secrets.
+func (ss *Session) String() string { return ss.s.String() }
+
+// GoString is String, so that %#v shows no secret either.
+func (ss *Session) GoString() string { return "netconf.Session" + ss.s.String() }
+
+// forHost reports whether the per-link settings (headers, user and
+// password fields) go to host.
+func (ss *Session) forHost(host string) bool {
+	return ss.s.AllHosts || ss.hosts[strings.ToLower(host)]
+}
+
+// HTTPLogin is the login the job gives an HTTP(S) server at u that asks
+// for one: the user and password fields for a host of Links, else the
+// .netrc entry for u's host. A link's own credentials come before both;
+// the transport asks for them first.
+func (ss *Session) HTTPLogin(u *url.URL) (Login, bool) {
+	if ss == nil {
+		return Login{}, false
+	}
+	if ss.s.HTTPUser != "" && ss.forHost(u.Hostname()) {
+		return Login{User: ss.s.HTTPUser, Password: ss.s.HTTPPasswd}, true
+	}
+	return ss.netrc.find(u.Hostname())
+}
+
+// FTPLogin is the login for the FTP server at u when the link has none:
+// the FTP user and password fields for a host of Links, else the .netrc
+// entry; false means anonymous.
+func (ss *Session) FTPLogin(u *url.URL) (Login, bool) {
+	if ss == nil {
+		return Login{}, false
+	}
+	if ss.s.FTPUser != "" && ss.forHost(u.Hostname()) {
+		return Login{User: ss.s.FTPUser, Password: ss.s.FTPPasswd}, true
+	}
+	return ss.netrc.find(u.Hostname())
+}
+
+// Client returns base (nil: Default().HTTPClient()) wearing the session:
+// its cookies (and those servers set, kept for the session), its headers
+// where they belong, its logins given to servers that ask. The returned
+// client shares base's connections.
+func (ss *Session) Client(base *http.Client) *http.Client {
+	if base == nil {
+		base = Default().HTTPClient()
+	}
+	c := *base
+	c.Transport = &sessionTransport{next: AnswerLogins(base.Transport), ss: ss}
+	c.Jar = ss.jar
+	return &c
+}
+
+// sessionTransport adds a session's headers and logins to each request,
+// redirects included, choosing per host.
+type sessionTransport struct {
+	next http.RoundTripper
+	ss   *Session
+}
+
+func (t *sessionTransport) CloseIdleConnections() {
+	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+func (t *sessionTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ss := t.ss
+	r := req.Clone(WithLogins(req.Context(), ss.HTTPLogin))
+	if ss.forHost(req.URL.Hostname()) {
+		for name, values := range ss.header {
+			if name == "Cookie" && r.Header.Get("Cookie") != "" {
+				// The jar's cookies and the user's go together.
+				r.Header.Set("Cookie", r.Header.Get("Cookie")+"; "+strings.Join(values, "; "))
+				continue
+			}
+			r.Header[name] = append([]string(nil), values...)
+		}
+	}
+	if ss.s.UserAgent != "" {
+		r.Header.Set("User-Agent", ss.s.UserAgent)
+	}
+	if ss.s.Referer != "" {
+		r.Header.Set("Referer", ss.s.Referer)
+	}
+	return t.next.RoundTrip(r)
+}
