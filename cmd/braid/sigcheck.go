@@ -24,7 +24,7 @@ import (
 type jsonSignature struct {
 	Type        string `json:"type"` // "signature"
 	File        string `json:"file"`
-	Status      string `json:"status"` // good, unknown-key, bad
+	Status      string `json:"status"` // good, unknown-key, unreadable, bad
 	Fingerprint string `json:"fingerprint,omitempty"`
 	Signer      string `json:"signer,omitempty"`
 	Message     string `json:"message"`

@@ -164,7 +164,8 @@ func fetchMetalink(ctx context.Context, src *transport.HTTPSource, opts Options)
 	if err != nil {
 		return nil, fmt.Errorf("source: %w", err)
 	}
-	doc, err := opts.Limits.Parse(bytes.NewReader(body))
+	// A relative <url> resolves against where the document came from.
+	doc, err := opts.Limits.ParseAt(bytes.NewReader(body), src.Mirror())
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %w", src.Mirror(), err)
 	}
@@ -344,7 +345,7 @@ func mergeDescribed(ctx context.Context, doc *metalink.Document, file *metalink.
 		warn("%v", err)
 		return
 	}
-	desc, err := opts.Limits.Parse(bytes.NewReader(body))
+	desc, err := opts.Limits.ParseAt(bytes.NewReader(body), abs)
 	if err != nil {
 		warn("%v", err)
 		return

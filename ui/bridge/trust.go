@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"fyne.io/fyne/v2/lang"
 
@@ -111,6 +112,12 @@ func trustLocked(v *ui.Job, j queue.Job, trust map[string]queue.FileTrust) {
 		case signature.Good:
 			if v.Signer == "" || v.SignerUnknown {
 				v.Signer, v.SignerUnknown = o.Signer, false
+			}
+		case signature.Unreadable:
+			// A warning beside a kept file, never its failure: the file
+			// was judged by its hashes.
+			if v.Outcome != "" && !strings.Contains(v.Outcome, o.String()) {
+				v.Outcome += "; " + o.String()
 			}
 		}
 	}
