@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 
 	"braid/queue"
@@ -21,11 +22,19 @@ type braid struct {
 	http   *httptest.Server
 	dir    string // where downloads go
 	secret string
+	close  func()
 }
 
 func newBraid(t *testing.T, o Options) *braid {
 	t.Helper()
-	q, err := queue.Open(t.TempDir())
+	return openBraid(t, t.TempDir(), t.TempDir(), o)
+}
+
+// openBraid is newBraid on the state folder state, saving in dir. close
+// ends it before the test does (a restart).
+func openBraid(t *testing.T, state, dir string, o Options) *braid {
+	t.Helper()
+	q, err := queue.Open(state)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +53,7 @@ func newBraid(t *testing.T, o Options) *braid {
 			}
 		}
 	}()
-	b := &braid{q: q, dir: t.TempDir(), secret: "s3cret-for-tests"}
+	b := &braid{q: q, dir: dir, secret: "s3cret-for-tests"}
 	b.dl = &QueueDownloads{Queue: q, Live: r, Wake: func() {
 		select {
 		case wake <- struct{}{}:
@@ -61,13 +70,17 @@ func newBraid(t *testing.T, o Options) *braid {
 		t.Fatal(err)
 	}
 	b.http = httptest.NewServer(b.srv)
-	t.Cleanup(func() {
-		b.http.Close()
-		b.srv.Close()
-		cancel()
-		<-done
-		q.Close()
-	})
+	var once sync.Once
+	b.close = func() {
+		once.Do(func() {
+			b.http.Close()
+			b.srv.Close()
+			cancel()
+			<-done
+			q.Close()
+		})
+	}
+	t.Cleanup(b.close)
 	return b
 }
 
