@@ -133,8 +133,12 @@ type Job struct {
 	// Want.Bitfield.
 	Bitfield []byte
 	Files    []File
-	// InfoHash is the torrent's, in hex, for a BitTorrent download.
+	// InfoHash is the torrent's, in hex, for a BitTorrent download;
+	// Seeders are the connected peers that have it all, and Seeding is
+	// set while it uploads after it completed.
 	InfoHash string
+	Seeders  int
+	Seeding  bool
 	// Checked says what was checked of a finished download ("verified
 	// (sha-256)", "not verified (no hash published)"); Braid's own fact.
 	Checked string

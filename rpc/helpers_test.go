@@ -77,6 +77,7 @@ func openBraid(t *testing.T, state, dir string, o Options) *braid {
 			b.srv.Close()
 			cancel()
 			<-done
+			_ = r.CloseTorrent()
 			q.Close()
 		})
 	}

@@ -42,6 +42,10 @@ func (s *Server) notifyChanges(before, now map[int64]Job) {
 	for id, j := range now {
 		gid := GID(j.ID, j.AddedAt)
 		was, seen := before[id]
+		if j.Seeding && !was.Seeding {
+			// aria2 says a torrent completed when it starts to seed.
+			s.broadcast("aria2.onBtDownloadComplete", gid)
+		}
 		if seen && was.State == j.State {
 			continue
 		}
@@ -56,7 +60,7 @@ func (s *Server) notifyChanges(before, now map[int64]Job) {
 			if !seen || was.State != Active {
 				s.broadcast("aria2.onDownloadStart", gid)
 			}
-			if j.InfoHash != "" {
+			if j.InfoHash != "" && !was.Seeding {
 				s.broadcast("aria2.onBtDownloadComplete", gid)
 			}
 			s.broadcast("aria2.onDownloadComplete", gid)

@@ -27,6 +27,12 @@ type LiveDownloads interface {
 	Live(id int64) (*engine.Download, bool)
 }
 
+// LiveTorrents is an optional power of a LiveDownloads: the torrent a job
+// runs now, for its live progress; today's queue.Runner has it.
+type LiveTorrents interface {
+	LiveTorrent(id int64) (*torrent.Job, bool)
+}
+
 // QueueDownloads is Downloads over Braid's queue as it is today: jobs are
 // added to and commanded through the queue, and the runner that runs the
 // queue (whoever owns it) picks them up. Live progress comes from Live.
@@ -350,17 +356,31 @@ func (a *QueueDownloads) job(j queue.Job, want Want) (Job, error) {
 		v.State = Waiting
 	}
 	var snap *engine.Snapshot
+	var tor *torrent.Snapshot
 	if a.Live != nil && j.State == queue.Running {
 		if dl, ok := a.Live.Live(j.ID); ok {
 			s := dl.Snapshot()
 			snap = &s
 		}
 	}
+	if lt, ok := a.Live.(LiveTorrents); ok && snap == nil {
+		if tj, ok := lt.LiveTorrent(j.ID); ok {
+			s := tj.Snapshot()
+			tor, snap = &s, &s.Snapshot
+		}
+	}
 	for _, f := range j.Files {
 		size := max(f.Size, 0)
 		vf := File{Path: filepath.Join(j.Dest, filepath.FromSlash(f.Path())), Length: size, Completed: f.DoneBytes,
 			Selected: f.Selected, VerifiedBy: f.VerifiedBy}
-		live := snap != nil && snap.Name == f.Name
+		live := snap != nil && snap.Name == f.Name && tor == nil
+		if tor != nil {
+			for _, tf := range tor.Files {
+				if tf.Name == f.Name {
+					vf.Completed, vf.Length = tf.Bytes, max(tf.Size, 0)
+				}
+			}
+		}
 		if live {
 			vf.Completed = snap.Bytes
 			if snap.Size > 0 {
@@ -394,8 +414,15 @@ func (a *QueueDownloads) job(j queue.Job, want Want) (Job, error) {
 			v.Connections += m.Conns
 		}
 	}
+	if tor != nil {
+		v.Connections, v.Seeders, v.Uploaded = tor.Peers, tor.Seeds, tor.Uploaded
+		v.Seeding = tor.Phase == torrent.PhaseSeeding
+		if v.Seeding && v.State == Complete {
+			v.State = Active // aria2: a seeding torrent is active
+		}
+	}
 	if want.Bitfield {
-		bits, err := a.bitfield(j, snap)
+		bits, err := a.bitfield(j, snap, tor)
 		if err != nil {
 			return Job{}, err
 		}
@@ -427,8 +454,15 @@ func markUsed(uris []URI, mirrors []engine.MirrorSnapshot) {
 
 // bitfield joins the selected files' pieces, in file order: the live
 // snapshot's for the file the runner is on, the recorded ones otherwise.
-func (a *QueueDownloads) bitfield(j queue.Job, snap *engine.Snapshot) ([]byte, error) {
+func (a *QueueDownloads) bitfield(j queue.Job, snap *engine.Snapshot, tor *torrent.Snapshot) ([]byte, error) {
 	var done []bool
+	if tor != nil && len(tor.Pieces) > 0 {
+		// A torrent's pieces run across its files.
+		for _, p := range tor.Pieces {
+			done = append(done, p == engine.PieceDone)
+		}
+		return packBits(done), nil
+	}
 	for _, f := range j.Files {
 		if !f.Selected {
 			continue

@@ -306,3 +306,34 @@ func TestTorrent(t *testing.T) {
 		t.Errorf("bad torrent bytes: %q", msg)
 	}
 }
+
+func TestTorrentFromWebSeed(t *testing.T) {
+	b := newBraid(t, Options{})
+	// Only the web seed: no trackers, no DHT, on loopback.
+	ts, err := b.q.TorrentSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Discovery, ts.SeedRatio = false, 0
+	if err := b.q.SetTorrentSettings(ts); err != nil {
+		t.Fatal(err)
+	}
+	src := t.TempDir()
+	one := mirrortest.Bytes(300000, 11)
+	mi := torrenttest.Make(t, src, "single.bin", 32<<10, []torrenttest.File{{Data: one}}, torrenttest.ServeDir(t, src)+"/")
+	var buf bytes.Buffer
+	if err := mi.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	ws := dial(t, b)
+	gid := b.call(t, "aria2.addTorrent", base64.StdEncoding.EncodeToString(buf.Bytes())).(string)
+	seen := notifications(t, ws, gid, "aria2.onBtDownloadComplete", "aria2.onDownloadComplete")
+	st := b.waitStatus(t, gid, "complete")
+	if st["completedLength"] != "300000" || st["infoHash"] != mi.HashInfoBytes().HexString() {
+		t.Errorf("a finished torrent: %v (notifications %v)", st, seen)
+	}
+	on, err := os.ReadFile(filepath.Join(b.dir, "single.bin"))
+	if err != nil || !bytes.Equal(on, one) {
+		t.Fatalf("single.bin: %v", err)
+	}
+}

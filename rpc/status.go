@@ -61,8 +61,8 @@ func status(j Job, keys []string) map[string]any {
 	}
 	if j.InfoHash != "" {
 		m["infoHash"] = j.InfoHash
-		m["numSeeders"] = "0"
-		m["seeder"] = "false"
+		m["numSeeders"] = strconv.Itoa(j.Seeders)
+		m["seeder"] = strconv.FormatBool(j.Seeding)
 		mode := "single"
 		if len(j.Files) > 1 {
 			mode = "multi"
