@@ -26,11 +26,11 @@ func addedMark(t time.Time) uint32 {
 // aria2 accepts a unique prefix of a GID; Braid wants all 16 digits.
 func parseGID(gid string) (id int64, mark uint32, err error) {
 	if len(gid) != 16 {
-		return 0, 0, failf("Bad GID %s", gid)
+		return 0, 0, failf("Invalid GID %s", gid)
 	}
 	v, err := strconv.ParseUint(gid, 16, 64)
 	if err != nil {
-		return 0, 0, failf("Bad GID %s", gid)
+		return 0, 0, failf("Invalid GID %s", gid)
 	}
 	return int64(v >> 32), uint32(v), nil
 }

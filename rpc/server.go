@@ -342,7 +342,8 @@ func marshal(v any) []byte {
 
 func (s *Server) one(ctx context.Context, raw json.RawMessage) response {
 	var req request
-	if err := json.Unmarshal(raw, &req); err != nil || req.Method == "" {
+	// A request without an id is refused, as aria2 refuses it.
+	if err := json.Unmarshal(raw, &req); err != nil || req.Method == "" || len(req.ID) == 0 {
 		return response{ID: req.ID, JSONRPC: "2.0", Error: &errorObject{codeInvalid, "Invalid Request."}}
 	}
 	var params []json.RawMessage

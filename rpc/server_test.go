@@ -54,6 +54,8 @@ func TestToken(t *testing.T) {
 		{"wrong token", map[string]any{"id": 1, "method": "aria2.getVersion", "params": []any{"token:" + b.secret + "x"}}, 400, "Unauthorized"},
 		{"the secret without token:", map[string]any{"id": 1, "method": "aria2.getVersion", "params": []any{b.secret}}, 400, "Unauthorized"},
 		{"right token", map[string]any{"id": 1, "method": "aria2.getVersion", "params": []any{"token:" + b.secret}}, 200, ""},
+		{"no id", map[string]any{"method": "aria2.getVersion", "params": []any{"token:" + b.secret}}, 400, "Invalid Request."},
+		{"a GID that is not one", map[string]any{"id": 1, "method": "aria2.tellStatus", "params": []any{"token:" + b.secret, "zz"}}, 400, "Invalid GID zz"},
 		{"no such method", map[string]any{"id": 1, "method": "aria2.nosuch", "params": []any{"token:" + b.secret}}, 400, "No such method: aria2.nosuch"},
 	}
 	for _, tc := range tests {
