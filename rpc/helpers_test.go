@@ -25,14 +25,14 @@ type braid struct {
 	close  func()
 }
 
-func newBraid(t *testing.T, o Options) *braid {
+func newBraid(t testing.TB, o Options) *braid {
 	t.Helper()
 	return openBraid(t, t.TempDir(), t.TempDir(), o)
 }
 
 // openBraid is newBraid on the state folder state, saving in dir. close
 // ends it before the test does (a restart).
-func openBraid(t *testing.T, state, dir string, o Options) *braid {
+func openBraid(t testing.TB, state, dir string, o Options) *braid {
 	t.Helper()
 	q, err := queue.Open(state)
 	if err != nil {
@@ -129,4 +129,18 @@ func (b *braid) callErr(t *testing.T, method string, params ...any) string {
 	}
 	msg, _ := e["message"].(string)
 	return msg
+}
+
+// rawParams encodes params as a request carries them.
+func rawParams(t testing.TB, params ...any) []json.RawMessage {
+	t.Helper()
+	out := make([]json.RawMessage, 0, len(params))
+	for _, p := range params {
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
 }

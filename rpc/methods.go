@@ -370,12 +370,29 @@ func (s *Server) remove(_ context.Context, p params) (any, error) {
 	// As in aria2, a download that never started leaves no result.
 	if j.State == Active || j.Completed > 0 {
 		j.State, j.Speed, j.UploadSpeed, j.Connections = Removed, 0, 0, 0
-		s.mu.Lock()
-		s.removed[j.ID] = j
-		s.mu.Unlock()
+		s.keepRemoved(j)
 	}
 	s.pokeNotify()
 	return gid, nil
+}
+
+// maxRemoved is how many removed downloads' results are kept, as aria2's
+// --max-download-result; the oldest go first.
+const maxRemoved = 1000
+
+func (s *Server) keepRemoved(j Job) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.removed[j.ID] = j
+	for len(s.removed) > maxRemoved {
+		var oldest Job
+		for _, r := range s.removed {
+			if oldest.ID == 0 || r.AddedAt.Before(oldest.AddedAt) {
+				oldest = r
+			}
+		}
+		delete(s.removed, oldest.ID)
+	}
 }
 
 func (s *Server) pause(_ context.Context, p params) (any, error) {

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"braid/engine"
 	"braid/engine/metalink"
@@ -48,8 +49,21 @@ type QueueDownloads struct {
 	// HTTPClient reads URLs given to addUri; nil: the transport's default.
 	HTTPClient *http.Client
 
-	mu  sync.Mutex
-	dir string // SetDir's folder, over the queue's setting
+	mu      sync.Mutex
+	dir     string // SetDir's folder, over the queue's setting
+	mirrors map[int64]mirrorsRead
+}
+
+// mirrorsTTL is how long List trusts the mirrors it read of a job. An
+// aria2 web UI lists every download with its files each second; reading
+// each job whole for its mirrors, which change only when a link is
+// renewed, cost 19 times the rest of the list (BenchmarkTellWaiting).
+const mirrorsTTL = 5 * time.Second
+
+// mirrorsRead are a job's mirrors by file name, as read at a moment.
+type mirrorsRead struct {
+	at, added time.Time
+	files     map[string][]queue.Mirror
 }
 
 var _ Downloads = (*QueueDownloads)(nil)
@@ -321,15 +335,12 @@ func (a *QueueDownloads) List(want Want) ([]Job, error) {
 	out := make([]Job, 0, len(jobs))
 	for _, j := range jobs {
 		if want.URIs {
-			// List leaves out the mirrors; Get reads them.
-			full, err := a.Queue.Get(j.ID)
-			if errors.Is(err, queue.ErrNotFound) {
+			// List leaves out the mirrors.
+			if ok, err := a.withMirrors(&j); err != nil {
+				return nil, err
+			} else if !ok {
 				continue // removed meanwhile
 			}
-			if err != nil {
-				return nil, err
-			}
-			j = full
 		}
 		v, err := a.job(j, want)
 		if err != nil {
@@ -337,7 +348,51 @@ func (a *QueueDownloads) List(want Want) ([]Job, error) {
 		}
 		out = append(out, v)
 	}
+	if want.URIs {
+		listed := make(map[int64]bool, len(jobs))
+		for _, j := range jobs {
+			listed[j.ID] = true
+		}
+		a.mu.Lock()
+		for id := range a.mirrors {
+			if !listed[id] {
+				delete(a.mirrors, id)
+			}
+		}
+		a.mu.Unlock()
+	}
 	return out, nil
+}
+
+// withMirrors fills in the mirrors of j's files, as read within
+// mirrorsTTL or read now; false when the job is gone.
+func (a *QueueDownloads) withMirrors(j *queue.Job) (bool, error) {
+	a.mu.Lock()
+	m, ok := a.mirrors[j.ID]
+	a.mu.Unlock()
+	if !ok || !m.added.Equal(j.AddedAt) || time.Since(m.at) > mirrorsTTL {
+		full, err := a.Queue.Get(j.ID)
+		if errors.Is(err, queue.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		m = mirrorsRead{at: time.Now(), added: full.AddedAt, files: map[string][]queue.Mirror{}}
+		for _, f := range full.Files {
+			m.files[f.Name] = f.Mirrors
+		}
+		a.mu.Lock()
+		if a.mirrors == nil {
+			a.mirrors = map[int64]mirrorsRead{}
+		}
+		a.mirrors[j.ID] = m
+		a.mu.Unlock()
+	}
+	for i := range j.Files {
+		j.Files[i].Mirrors = m.files[j.Files[i].Name]
+	}
+	return true, nil
 }
 
 var states = map[queue.State]State{
