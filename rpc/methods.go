@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -713,7 +714,9 @@ func (s *Server) getOption(_ context.Context, p params) (any, error) {
 	}
 	o := map[string]string{"dir": j.Dir}
 	if len(j.Files) == 1 {
-		o["out"] = strings.TrimPrefix(strings.TrimPrefix(j.Files[0].Path, j.Dir), "/")
+		if rel, err := filepath.Rel(j.Dir, j.Files[0].Path); err == nil {
+			o["out"] = filepath.ToSlash(rel)
+		}
 	}
 	if j.State != Removed {
 		jo, err := s.d.JobOptions(j.ID)

@@ -87,6 +87,8 @@ async function main() {
   }
   check("the library sees Unauthorized", libErr && libErr.message === "Unauthorized", libErr && libErr.message);
   const version = await aria2.call("getVersion");
+  const session = await aria2.call("getSessionInfo");
+  check("getSessionInfo", /^[0-9a-f]{40}$/.test(session.sessionId), session);
   check("getVersion", typeof version.version === "string" && Array.isArray(version.enabledFeatures), version);
 
   // WebSocket notifications.
@@ -118,6 +120,13 @@ async function main() {
   await notified("onDownloadStart", slow);
   const active = await aria2.call("tellActive", ["gid", "status"]);
   check("tellActive lists it", active.some((s) => s.gid === slow && s.status === "active"), active);
+  const servers = await until("a server in use", async () => {
+    const v = await aria2.call("getServers", slow);
+    return v.length === 1 && v[0].servers.length > 0 && v;
+  });
+  check("getServers", servers[0].index === "1" && servers[0].servers[0].uri === slowURL && typeof servers[0].servers[0].downloadSpeed === "string", servers);
+  const uris = await aria2.call("getUris", slow);
+  check("getUris", uris.length === 1 && uris[0].uri === slowURL && ["used", "waiting"].includes(uris[0].status), uris);
   check("pause answers the GID", (await aria2.call("pause", slow)) === slow);
   await until("paused", async () => (await aria2.call("tellStatus", slow, ["status"])).status === "paused");
   await notified("onDownloadPause", slow);
@@ -144,7 +153,7 @@ async function main() {
   const last = await aria2.call("tellWaiting", -1, 1, ["gid"]);
   check("tellWaiting from the end", last.length === 1 && last[0].gid === p2, last);
   const opt = await aria2.call("getOption", p1);
-  check("getOption dir", opt.dir === dir, opt);
+  check("getOption dir and out", opt.dir === dir && opt.out === "p1.bin", opt);
   check("changeOption", (await aria2.call("changeOption", p1, { "max-download-limit": "0" })) === "OK");
 
   const g0 = await aria2.call("getGlobalOption");
