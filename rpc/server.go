@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -206,7 +207,8 @@ func (s *Server) originAllowed(origin string) bool {
 }
 
 // ServeHTTP answers Path: POST with a JSON-RPC request or batch, GET with
-// a WebSocket upgrade, OPTIONS for a CORS preflight.
+// a WebSocket upgrade or a request in the query, OPTIONS for a CORS
+// preflight.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != Path {
 		http.NotFound(w, r)
@@ -243,16 +245,57 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodOptions:
 		w.WriteHeader(http.StatusOK)
 	case http.MethodGet:
-		if !websocket.IsWebSocketUpgrade(r) {
+		switch {
+		case websocket.IsWebSocketUpgrade(r):
+			s.serveWS(w, r)
+		case r.URL.Query().Has("method"):
+			s.serveGet(w, r)
+		default:
 			http.Error(w, "POST a JSON-RPC request, or open a WebSocket", http.StatusMethodNotAllowed)
-			return
 		}
-		s.serveWS(w, r)
 	case http.MethodPost:
 		s.servePost(w, r)
 	default:
 		http.Error(w, "POST a JSON-RPC request, or open a WebSocket", http.StatusMethodNotAllowed)
 	}
+}
+
+// serveGet answers aria2's JSON-RPC over GET: method, id and params (a
+// JSON array in base64) in the query. aria2's JSONP (jsoncallback) is
+// refused: it would let any web page read the answers past the origin
+// allow-list.
+func (s *Server) serveGet(w http.ResponseWriter, r *http.Request) {
+	if !s.failed.ok() {
+		http.Error(w, "too many wrong tokens; try again later", http.StatusTooManyRequests)
+		return
+	}
+	q := r.URL.Query()
+	if q.Has("jsoncallback") {
+		http.Error(w, "JSONP is not supported: call with POST or a WebSocket", http.StatusBadRequest)
+		return
+	}
+	req := map[string]any{"jsonrpc": "2.0", "method": q.Get("method")}
+	if q.Has("id") {
+		req["id"] = q.Get("id")
+	}
+	if p := q.Get("params"); p != "" {
+		b, err := base64.StdEncoding.DecodeString(p)
+		if err != nil || !json.Valid(b) {
+			s.reply(w, marshal(response{JSONRPC: "2.0", Error: &errorObject{codeParse, "Parse error."}}), http.StatusInternalServerError)
+			return
+		}
+		req["params"] = json.RawMessage(b)
+	}
+	out, status := s.handle(r.Context(), marshal(req))
+	s.reply(w, out, status)
+}
+
+func (s *Server) reply(w http.ResponseWriter, out []byte, status int) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json-rpc")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(status)
+	_, _ = w.Write(out)
 }
 
 func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
@@ -271,11 +314,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out, status := s.handle(r.Context(), body)
-	h := w.Header()
-	h.Set("Content-Type", "application/json-rpc")
-	h.Set("Cache-Control", "no-cache")
-	w.WriteHeader(status)
-	_, _ = w.Write(out)
+	s.reply(w, out, status)
 }
 
 // request is one JSON-RPC call. The "jsonrpc" member is not checked:

@@ -1,9 +1,11 @@
 package rpc
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -154,8 +156,8 @@ func TestOriginsAndHosts(t *testing.T) {
 		t.Errorf("preflight: HTTP %d %v", pre.StatusCode, pre.Header)
 	}
 
-	any := newBraid(t, Options{AllowOrigins: []string{"*"}, AllowRemote: true})
-	resp, _ = rawPost(t, any.http.URL+Path, call, "Origin", "http://anywhere.test", "Host", "braid.lan:6800")
+	anyOrigin := newBraid(t, Options{AllowOrigins: []string{"*"}, AllowRemote: true})
+	resp, _ = rawPost(t, anyOrigin.http.URL+Path, call, "Origin", "http://anywhere.test", "Host", "braid.lan:6800")
 	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "http://anywhere.test" {
 		t.Errorf("\"*\" and remote allowed: HTTP %d, CORS %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
 	}
@@ -284,5 +286,35 @@ func TestParseSize(t *testing.T) {
 		if (err == nil) != tc.ok || got != tc.want {
 			t.Errorf("parseSize(%q) = %d, %v", tc.in, got, err)
 		}
+	}
+}
+
+func TestGet(t *testing.T) {
+	b := newBraid(t, Options{})
+	get := func(query string) (int, string) {
+		resp, err := http.Get(b.http.URL + Path + "?" + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	params := func(p string) string { return url.QueryEscape(base64.StdEncoding.EncodeToString([]byte(p))) }
+	status, body := get("method=aria2.getVersion&id=7&params=" + params(`["token:`+b.secret+`"]`))
+	if status != 200 || !strings.Contains(body, `"id":"7"`) || !strings.Contains(body, AriaVersion) {
+		t.Errorf("GET getVersion: HTTP %d %s", status, body)
+	}
+	status, body = get("method=aria2.getVersion&id=7&params=" + params(`["token:wrong"]`))
+	if status != 400 || !strings.Contains(body, "Unauthorized") {
+		t.Errorf("GET with a wrong token: HTTP %d %s", status, body)
+	}
+	status, _ = get("method=aria2.getVersion&id=7&jsoncallback=cb&params=" + params(`["token:`+b.secret+`"]`))
+	if status != 400 {
+		t.Errorf("JSONP: HTTP %d, want 400", status)
+	}
+	status, body = get("method=aria2.getVersion&id=7&params=!!!")
+	if status != 500 || !strings.Contains(body, "-32700") {
+		t.Errorf("params not base64: HTTP %d %s", status, body)
 	}
 }
