@@ -1,0 +1,146 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"braid/queue"
+)
+
+// braid is a real queue in t.TempDir(), a real runner that runs it (again
+// whenever the adapter wakes it), and the server over them on loopback.
+type braid struct {
+	q      *queue.Queue
+	dl     *QueueDownloads
+	srv    *Server
+	http   *httptest.Server
+	dir    string // where downloads go
+	secret string
+	close  func()
+}
+
+func newBraid(t testing.TB, o Options) *braid {
+	t.Helper()
+	return openBraid(t, t.TempDir(), t.TempDir(), o)
+}
+
+// openBraid is newBraid on the state folder state, saving in dir. close
+// ends it before the test does (a restart).
+func openBraid(t testing.TB, state, dir string, o Options) *braid {
+	t.Helper()
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &queue.Runner{Queue: q}
+	wake := make(chan struct{}, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			_ = r.Run(ctx) // a job's failure is recorded in the queue
+			select {
+			case <-ctx.Done():
+				return
+			case <-wake:
+			}
+		}
+	}()
+	b := &braid{q: q, dir: dir, secret: "s3cret-for-tests"}
+	b.dl = &QueueDownloads{Queue: q, Live: r, Wake: func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}}
+	b.dl.SetDir(b.dir)
+	if o.Secret == "" {
+		o.Secret = b.secret
+	}
+	b.secret = o.Secret
+	b.srv, err = New(b.dl, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.http = httptest.NewServer(b.srv)
+	var once sync.Once
+	b.close = func() {
+		once.Do(func() {
+			b.http.Close()
+			b.srv.Close()
+			cancel()
+			<-done
+			_ = r.CloseTorrent()
+			q.Close()
+		})
+	}
+	t.Cleanup(b.close)
+	return b
+}
+
+// post sends one JSON-RPC body and returns the HTTP status and the
+// decoded answer.
+func (b *braid) post(t *testing.T, body any) (int, map[string]any) {
+	t.Helper()
+	raw, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(b.http.URL+Path, "application/json", bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	if err := json.Unmarshal(out, &m); err != nil {
+		t.Fatalf("answer %q: %v", out, err)
+	}
+	return resp.StatusCode, m
+}
+
+// call calls an aria2 method with the token and returns its result; a
+// JSON-RPC error fails the test.
+func (b *braid) call(t *testing.T, method string, params ...any) any {
+	t.Helper()
+	status, m := b.post(t, map[string]any{"jsonrpc": "2.0", "id": "t", "method": method,
+		"params": append([]any{"token:" + b.secret}, params...)})
+	if status != http.StatusOK || m["error"] != nil {
+		t.Fatalf("%s: HTTP %d %v", method, status, m["error"])
+	}
+	return m["result"]
+}
+
+// callErr calls a method that must fail and returns aria2's message.
+func (b *braid) callErr(t *testing.T, method string, params ...any) string {
+	t.Helper()
+	status, m := b.post(t, map[string]any{"jsonrpc": "2.0", "id": "t", "method": method,
+		"params": append([]any{"token:" + b.secret}, params...)})
+	e, _ := m["error"].(map[string]any)
+	if status != http.StatusBadRequest || e == nil {
+		t.Fatalf("%s: want an error, got HTTP %d %v", method, status, m)
+	}
+	msg, _ := e["message"].(string)
+	return msg
+}
+
+// rawParams encodes params as a request carries them.
+func rawParams(t testing.TB, params ...any) []json.RawMessage {
+	t.Helper()
+	out := make([]json.RawMessage, 0, len(params))
+	for _, p := range params {
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}

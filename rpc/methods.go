@@ -1,0 +1,154 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// AriaVersion is the aria2 version whose RPC Braid answers like; clients
+// that look at getVersion see it as "version".
+const AriaVersion = "1.36.0"
+
+// method is one aria2 method: params are after the token.
+type method func(s *Server, ctx context.Context, p params) (any, error)
+
+var methods map[string]method
+
+// methodNames in aria2's order, for system.listMethods.
+var methodNames = []string{
+	"aria2.addUri", "aria2.addTorrent", "aria2.getPeers", "aria2.addMetalink", "aria2.remove", "aria2.pause",
+	"aria2.forcePause", "aria2.pauseAll", "aria2.forcePauseAll", "aria2.unpause", "aria2.unpauseAll",
+	"aria2.forceRemove", "aria2.changePosition", "aria2.tellStatus", "aria2.getUris", "aria2.getFiles",
+	"aria2.getServers", "aria2.tellActive", "aria2.tellWaiting", "aria2.tellStopped", "aria2.getOption",
+	"aria2.changeUri", "aria2.changeOption", "aria2.getGlobalOption", "aria2.changeGlobalOption",
+	"aria2.purgeDownloadResult", "aria2.removeDownloadResult", "aria2.getVersion", "aria2.getSessionInfo",
+	"aria2.shutdown", "aria2.forceShutdown", "aria2.getGlobalStat", "aria2.saveSession",
+	"system.multicall", "system.listMethods", "system.listNotifications",
+}
+
+// notificationNames are the notifications the WebSocket carries.
+var notificationNames = []string{
+	"aria2.onDownloadStart", "aria2.onDownloadPause", "aria2.onDownloadStop",
+	"aria2.onDownloadComplete", "aria2.onDownloadError", "aria2.onBtDownloadComplete",
+}
+
+func init() {
+	methods = map[string]method{
+		"aria2.addUri":               (*Server).addURI,
+		"aria2.addTorrent":           (*Server).addTorrent,
+		"aria2.addMetalink":          (*Server).addMetalink,
+		"aria2.remove":               (*Server).remove,
+		"aria2.forceRemove":          (*Server).remove,
+		"aria2.pause":                (*Server).pause,
+		"aria2.forcePause":           (*Server).pause,
+		"aria2.pauseAll":             (*Server).pauseAll,
+		"aria2.forcePauseAll":        (*Server).pauseAll,
+		"aria2.unpause":              (*Server).unpause,
+		"aria2.unpauseAll":           (*Server).unpauseAll,
+		"aria2.tellStatus":           (*Server).tellStatus,
+		"aria2.getUris":              (*Server).getURIs,
+		"aria2.getFiles":             (*Server).getFiles,
+		"aria2.getServers":           (*Server).getServers,
+		"aria2.getPeers":             (*Server).getPeers,
+		"aria2.tellActive":           (*Server).tellActive,
+		"aria2.tellWaiting":          (*Server).tellWaiting,
+		"aria2.tellStopped":          (*Server).tellStopped,
+		"aria2.changePosition":       (*Server).changePosition,
+		"aria2.changeUri":            (*Server).changeURI,
+		"aria2.getOption":            (*Server).getOption,
+		"aria2.changeOption":         (*Server).changeOption,
+		"aria2.getGlobalOption":      (*Server).getGlobalOption,
+		"aria2.changeGlobalOption":   (*Server).changeGlobalOption,
+		"aria2.getGlobalStat":        (*Server).getGlobalStat,
+		"aria2.purgeDownloadResult":  (*Server).purgeDownloadResult,
+		"aria2.removeDownloadResult": (*Server).removeDownloadResult,
+		"aria2.getVersion":           (*Server).getVersion,
+		"aria2.getSessionInfo":       (*Server).getSessionInfo,
+		"aria2.saveSession":          func(*Server, context.Context, params) (any, error) { return "OK", nil },
+		"aria2.shutdown":             (*Server).shutdown,
+		"aria2.forceShutdown":        (*Server).forceShutdown,
+	}
+}
+
+// call runs one method; inMulti forbids a nested system.multicall.
+func (s *Server) call(ctx context.Context, name string, raw []json.RawMessage, inMulti bool) (any, error) {
+	switch name {
+	case "system.listMethods":
+		return methodNames, nil
+	case "system.listNotifications":
+		return notificationNames, nil
+	case "system.multicall":
+		if inMulti {
+			return nil, failf("Recursive system.multicall forbidden.")
+		}
+		return s.multicall(ctx, raw)
+	}
+	m, ok := methods[name]
+	if !ok {
+		return nil, failf("No such method: %s", name)
+	}
+	raw, err := s.authorize(raw)
+	if err != nil {
+		return nil, err
+	}
+	return m(s, ctx, params(raw))
+}
+
+// multicall runs system.multicall: each call carries its own token; a
+// result is wrapped in a one-element array, a failure is its error
+// object.
+func (s *Server) multicall(ctx context.Context, raw []json.RawMessage) (any, error) {
+	var calls []struct {
+		MethodName string            `json:"methodName"`
+		Params     []json.RawMessage `json:"params"`
+	}
+	if len(raw) != 1 || json.Unmarshal(raw[0], &calls) != nil {
+		return nil, failf("The parameter of system.multicall must be an array of structs.")
+	}
+	out := make([]any, 0, len(calls))
+	for _, c := range calls {
+		if c.MethodName == "" {
+			out = append(out, errorObject{codeFailed, "Missing methodName."})
+			continue
+		}
+		res, err := s.call(ctx, c.MethodName, c.Params, true)
+		if err != nil {
+			out = append(out, errorObject{codeFailed, errorText(err)})
+			continue
+		}
+		out = append(out, []any{res})
+	}
+	return out, nil
+}
+
+func (s *Server) getVersion(context.Context, params) (any, error) {
+	return map[string]any{
+		"version":         AriaVersion,
+		"enabledFeatures": []string{"BitTorrent", "HTTPS", "Message Digest", "Metalink"},
+		"braidVersion":    s.o.Version,
+	}, nil
+}
+
+func (s *Server) getSessionInfo(context.Context, params) (any, error) {
+	return map[string]string{"sessionId": s.session}, nil
+}
+
+func (s *Server) shutdown(context.Context, params) (any, error) { return s.stop(false) }
+
+func (s *Server) forceShutdown(context.Context, params) (any, error) { return s.stop(true) }
+
+// stop calls Options.Shutdown once, shortly after the answer is sent.
+func (s *Server) stop(force bool) (any, error) {
+	if s.o.Shutdown == nil {
+		return nil, failf("shutdown: %v: quit Braid's window instead", ErrUnsupported)
+	}
+	s.mu.Lock()
+	first := !s.shut
+	s.shut = true
+	s.mu.Unlock()
+	if first {
+		time.AfterFunc(100*time.Millisecond, func() { s.o.Shutdown(force) })
+	}
+	return "OK", nil
+}

@@ -1,0 +1,76 @@
+package rpc
+
+import "time"
+
+// notifyLoop reads the queue while a WebSocket client is connected (every
+// Poll, and at once after a command) and sends aria2's notifications for
+// the changes it sees. Progress is pulled, as everywhere in Braid: the
+// runner does not know the server exists.
+func (s *Server) notifyLoop() {
+	tick := time.NewTicker(s.o.Poll)
+	defer tick.Stop()
+	var last map[int64]Job // nil: no baseline (no client was connected)
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-tick.C:
+		case <-s.poke:
+		}
+		if !s.hasClients() {
+			last = nil
+			continue
+		}
+		jobs, err := s.d.List(Want{})
+		if err != nil {
+			continue // the next look tries again
+		}
+		now := make(map[int64]Job, len(jobs))
+		for _, j := range jobs {
+			now[j.ID] = j
+		}
+		if last != nil {
+			s.notifyChanges(last, now)
+		}
+		last = now
+	}
+}
+
+// notifyChanges sends what happened between two readings of the queue.
+// A download that started and ended between them gets its start too.
+func (s *Server) notifyChanges(before, now map[int64]Job) {
+	for id, j := range now {
+		gid := GID(j.ID, j.AddedAt)
+		was, seen := before[id]
+		if j.Seeding && !was.Seeding {
+			// aria2 says a torrent completed when it starts to seed.
+			s.broadcast("aria2.onBtDownloadComplete", gid)
+		}
+		if seen && was.State == j.State {
+			continue
+		}
+		switch j.State {
+		case Active:
+			s.broadcast("aria2.onDownloadStart", gid)
+		case Paused:
+			if seen && (was.State == Active || was.State == Waiting) {
+				s.broadcast("aria2.onDownloadPause", gid)
+			}
+		case Complete:
+			if !seen || was.State != Active {
+				s.broadcast("aria2.onDownloadStart", gid)
+			}
+			if j.InfoHash != "" && !was.Seeding {
+				s.broadcast("aria2.onBtDownloadComplete", gid)
+			}
+			s.broadcast("aria2.onDownloadComplete", gid)
+		case Error:
+			s.broadcast("aria2.onDownloadError", gid)
+		}
+	}
+	for id, j := range before {
+		if _, ok := now[id]; !ok && !j.State.Stopped() {
+			s.broadcast("aria2.onDownloadStop", GID(j.ID, j.AddedAt))
+		}
+	}
+}

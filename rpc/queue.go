@@ -1,0 +1,643 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"braid/engine"
+	"braid/engine/metalink"
+	"braid/engine/torrent"
+	"braid/queue"
+)
+
+// LiveDownloads gives the engine's download of a file a job is on now,
+// for live progress; today's queue.Runner satisfies it.
+type LiveDownloads interface {
+	Live(id int64) (*engine.Download, bool)
+}
+
+// LiveTorrents is an optional power of a LiveDownloads: the torrent a job
+// runs now, for its live progress; today's queue.Runner has it.
+type LiveTorrents interface {
+	LiveTorrent(id int64) (*torrent.Job, bool)
+}
+
+// QueueDownloads is Downloads over Braid's queue as it is today: jobs are
+// added to and commanded through the queue, and the runner that runs the
+// queue (whoever owns it) picks them up. Live progress comes from Live.
+// The coordinator rewires this file when the runner moves.
+type QueueDownloads struct {
+	Queue *queue.Queue
+	// Live gives live progress of the jobs running now; nil: progress as
+	// the queue recorded it.
+	Live LiveDownloads
+	// Wake is called after a job is added or unpaused, so a runner that
+	// ran out of work starts again; nil: none.
+	Wake func()
+	// HTTPClient reads URLs given to addUri; nil: the transport's default.
+	HTTPClient *http.Client
+
+	mu      sync.Mutex
+	dir     string // SetDir's folder, over the queue's setting
+	mirrors map[int64]mirrorsRead
+}
+
+// mirrorsTTL is how long List trusts the mirrors it read of a job. An
+// aria2 web UI lists every download with its files each second; reading
+// each job whole for its mirrors, which change only when a link is
+// renewed, cost 19 times the rest of the list (BenchmarkTellWaiting).
+const mirrorsTTL = 5 * time.Second
+
+// mirrorsRead are a job's mirrors by file name, as read at a moment.
+type mirrorsRead struct {
+	at, added time.Time
+	files     map[string][]queue.Mirror
+}
+
+var _ Downloads = (*QueueDownloads)(nil)
+
+// SetDir sets the folder for downloads added without a dir (braid queue
+// run -d DIR); "" leaves it to the queue's download-folder setting.
+func (a *QueueDownloads) SetDir(dir string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.dir = dir
+}
+
+// kindError is a queue error with the kind the server looks for.
+type kindError struct{ kind, err error }
+
+func (e *kindError) Error() string   { return e.err.Error() }
+func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
+
+// mapErr gives a queue error the kind of this package's errors.
+func mapErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, queue.ErrNotFound):
+		return &kindError{ErrNotFound, err}
+	case errors.Is(err, queue.ErrState):
+		return &kindError{ErrState, err}
+	}
+	return err
+}
+
+// destination is the absolute folder for a new download.
+func (a *QueueDownloads) destination(dir string) (string, error) {
+	if dir == "" {
+		a.mu.Lock()
+		dir = a.dir
+		a.mu.Unlock()
+	}
+	if dir == "" {
+		s, err := a.Queue.Settings()
+		if err != nil {
+			return "", err
+		}
+		dir = s.DownloadDir
+	}
+	if dir == "" {
+		return "", errors.New("no folder to save in: give the download a dir, or set the download folder")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("folder %s: %w", dir, err)
+	}
+	return abs, nil
+}
+
+// refuseHeaders refuses what the queue cannot keep with a job yet:
+// extra headers (cookies, tokens) and a user agent of its own. Taking
+// them and dropping them would fetch a login page instead of the file.
+func refuseHeaders(o AddOptions) error {
+	if len(o.Headers) > 0 {
+		return fmt.Errorf("the header option: %w yet (the queue keeps no headers for a download)", ErrUnsupported)
+	}
+	if o.UserAgent != "" {
+		return fmt.Errorf("the user-agent option: %w yet (the queue keeps no user agent for a download)", ErrUnsupported)
+	}
+	return nil
+}
+
+// AddURIs implements Downloads.
+func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOptions) (int64, error) {
+	if err := refuseHeaders(o); err != nil {
+		return 0, err
+	}
+	dest, err := a.destination(o.Dir)
+	if err != nil {
+		return 0, err
+	}
+	first := uris[0]
+	if isTorrent(first) {
+		spec, err := torrent.Resolve(ctx, first, a.HTTPClient)
+		if err != nil {
+			return 0, fmt.Errorf("read the torrent %s: %w", queue.Redact(first), err)
+		}
+		spec.WebSeeds = append(spec.WebSeeds, uris[1:]...)
+		return a.addTorrent(spec, first, dest, o)
+	}
+	doc, origin, err := queue.ResolveSource(ctx, first, a.HTTPClient)
+	if err != nil {
+		return 0, err
+	}
+	if len(uris) > 1 {
+		if len(doc.Files) != 1 {
+			return 0, fmt.Errorf("%s holds %d files: more URIs can only be mirrors of one file", queue.Redact(first), len(doc.Files))
+		}
+		f := &doc.Files[0]
+		for _, u := range uris[1:] {
+			if !hasURL(f.URLs, u) {
+				f.URLs = append(f.URLs, metalink.URL{URL: u, Priority: metalink.LowestPriority})
+			}
+		}
+	}
+	if err := rename(doc, o.Out); err != nil {
+		return 0, err
+	}
+	if o.Referer != "" {
+		origin.Referer = o.Referer
+	}
+	id, err := a.Queue.AddFrom(first, dest, doc, nil, origin)
+	if err != nil {
+		return 0, err
+	}
+	return id, a.started(id, o)
+}
+
+func hasURL(urls []metalink.URL, u string) bool {
+	for _, x := range urls {
+		if x.URL == u {
+			return true
+		}
+	}
+	return false
+}
+
+// isTorrent: a magnet link, or a URL or path that names a .torrent.
+func isTorrent(src string) bool {
+	if torrent.IsSource(src) {
+		return true
+	}
+	p := src
+	if u, err := url.Parse(src); err == nil && u.Host != "" {
+		p = u.Path
+	}
+	return strings.EqualFold(path.Ext(p), ".torrent")
+}
+
+// rename saves a one-file download under out (aria2's out option).
+func rename(doc *metalink.Document, out string) error {
+	if out == "" {
+		return nil
+	}
+	if len(doc.Files) != 1 {
+		return fmt.Errorf("the out option names one file; this download has %d", len(doc.Files))
+	}
+	if err := metalink.SafeName(out); err != nil {
+		return fmt.Errorf("the out option %q: %w", out, err)
+	}
+	doc.Files[0].Name = out
+	return nil
+}
+
+// started pauses a download added with pause=true, or wakes the runner.
+func (a *QueueDownloads) started(id int64, o AddOptions) error {
+	if o.Pause {
+		return mapErr(a.Queue.Pause(id, ""))
+	}
+	if a.Wake != nil {
+		a.Wake()
+	}
+	return nil
+}
+
+// AddTorrent implements Downloads.
+func (a *QueueDownloads) AddTorrent(ctx context.Context, b []byte, webSeeds []string, o AddOptions) (int64, error) {
+	if err := refuseHeaders(o); err != nil {
+		return 0, err
+	}
+	dest, err := a.destination(o.Dir)
+	if err != nil {
+		return 0, err
+	}
+	spec, err := torrent.ParseMetainfo(b)
+	if err != nil {
+		return 0, fmt.Errorf("read the torrent: %w", err)
+	}
+	spec.WebSeeds = append(spec.WebSeeds, webSeeds...)
+	source := "magnet:?xt=urn:btih:" + spec.InfoHash.HexString()
+	if spec.Name != "" {
+		source += "&dn=" + url.QueryEscape(spec.Name)
+	}
+	return a.addTorrent(spec, source, dest, o)
+}
+
+// addTorrent adds a torrent job and stores its torrent with it, so no run
+// reads the source again.
+func (a *QueueDownloads) addTorrent(spec *torrent.Spec, source, dest string, o AddOptions) (int64, error) {
+	if o.Out != "" {
+		return 0, fmt.Errorf("the out option for a torrent: %w (its files keep the torrent's names)", ErrUnsupported)
+	}
+	doc, err := torrent.Document(spec, source)
+	if err != nil {
+		return 0, fmt.Errorf("read the torrent: %w", err)
+	}
+	doc.Origin = source
+	id, err := a.Queue.Add(source, dest, doc, nil)
+	if err != nil {
+		return 0, err
+	}
+	if err := a.Queue.SetTorrentSpec(id, spec); err != nil {
+		_ = a.Queue.Remove(id, false)
+		return 0, err
+	}
+	return id, a.started(id, o)
+}
+
+// AddMetalink implements Downloads: every file of the document, in one job.
+func (a *QueueDownloads) AddMetalink(_ context.Context, b []byte, o AddOptions) ([]int64, error) {
+	if err := refuseHeaders(o); err != nil {
+		return nil, err
+	}
+	dest, err := a.destination(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := metalink.Parse(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("read the metalink: %w", err)
+	}
+	if err := rename(doc, o.Out); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	source := "rpc://metalink/" + hex.EncodeToString(sum[:8])
+	if u, err := url.Parse(doc.Origin); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+		source = doc.Origin
+	}
+	id, err := a.Queue.AddFrom(source, dest, doc, nil, queue.Origin{Referer: o.Referer})
+	if err != nil {
+		return nil, err
+	}
+	return []int64{id}, a.started(id, o)
+}
+
+// Pause implements Downloads.
+func (a *QueueDownloads) Pause(id int64) error { return mapErr(a.Queue.Pause(id, "")) }
+
+// Unpause implements Downloads.
+func (a *QueueDownloads) Unpause(id int64) error {
+	if err := a.Queue.Resume(id); err != nil {
+		return mapErr(err)
+	}
+	if a.Wake != nil {
+		a.Wake()
+	}
+	return nil
+}
+
+// Remove implements Downloads: the job leaves the queue, its files stay
+// (a running job is stopped by its runner).
+func (a *QueueDownloads) Remove(id int64) error { return mapErr(a.Queue.Remove(id, false)) }
+
+// Move implements Downloads.
+func (a *QueueDownloads) Move(id int64, index int) error { return mapErr(a.Queue.Move(id, index)) }
+
+// Status implements Downloads.
+func (a *QueueDownloads) Status(id int64, want Want) (Job, error) {
+	j, err := a.Queue.Get(id)
+	if err != nil {
+		return Job{}, mapErr(err)
+	}
+	return a.job(j, want)
+}
+
+// List implements Downloads.
+func (a *QueueDownloads) List(want Want) ([]Job, error) {
+	jobs, err := a.Queue.List()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Job, 0, len(jobs))
+	for _, j := range jobs {
+		if want.URIs {
+			// List leaves out the mirrors.
+			if ok, err := a.withMirrors(&j); err != nil {
+				return nil, err
+			} else if !ok {
+				continue // removed meanwhile
+			}
+		}
+		v, err := a.job(j, want)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if want.URIs {
+		listed := make(map[int64]bool, len(jobs))
+		for _, j := range jobs {
+			listed[j.ID] = true
+		}
+		a.mu.Lock()
+		for id := range a.mirrors {
+			if !listed[id] {
+				delete(a.mirrors, id)
+			}
+		}
+		a.mu.Unlock()
+	}
+	return out, nil
+}
+
+// withMirrors fills in the mirrors of j's files, as read within
+// mirrorsTTL or read now; false when the job is gone.
+func (a *QueueDownloads) withMirrors(j *queue.Job) (bool, error) {
+	a.mu.Lock()
+	m, ok := a.mirrors[j.ID]
+	a.mu.Unlock()
+	if !ok || !m.added.Equal(j.AddedAt) || time.Since(m.at) > mirrorsTTL {
+		full, err := a.Queue.Get(j.ID)
+		if errors.Is(err, queue.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		m = mirrorsRead{at: time.Now(), added: full.AddedAt, files: map[string][]queue.Mirror{}}
+		for _, f := range full.Files {
+			m.files[f.Name] = f.Mirrors
+		}
+		a.mu.Lock()
+		if a.mirrors == nil {
+			a.mirrors = map[int64]mirrorsRead{}
+		}
+		a.mirrors[j.ID] = m
+		a.mu.Unlock()
+	}
+	for i := range j.Files {
+		j.Files[i].Mirrors = m.files[j.Files[i].Name]
+	}
+	return true, nil
+}
+
+var states = map[queue.State]State{
+	queue.Queued: Waiting, queue.Running: Active, queue.Paused: Paused,
+	queue.Done: Complete, queue.Failed: Error,
+}
+
+// job is a queue job as the server shows it, with the live progress of
+// the file the runner is on.
+func (a *QueueDownloads) job(j queue.Job, want Want) (Job, error) {
+	v := Job{
+		ID: j.ID, AddedAt: j.AddedAt, State: states[j.State], Dir: j.Dest, Name: j.Name(),
+		Source: j.Source, Error: j.Error, Checked: j.Checked(),
+	}
+	if v.State == "" {
+		v.State = Waiting
+	}
+	var snap *engine.Snapshot
+	var tor *torrent.Snapshot
+	if a.Live != nil && j.State == queue.Running {
+		if dl, ok := a.Live.Live(j.ID); ok {
+			s := dl.Snapshot()
+			snap = &s
+		}
+	}
+	if lt, ok := a.Live.(LiveTorrents); ok && snap == nil {
+		if tj, ok := lt.LiveTorrent(j.ID); ok {
+			s := tj.Snapshot()
+			tor, snap = &s, &s.Snapshot
+		}
+	}
+	for _, f := range j.Files {
+		size := max(f.Size, 0)
+		vf := File{Path: filepath.Join(j.Dest, filepath.FromSlash(f.Path())), Length: size, Completed: f.DoneBytes,
+			Selected: f.Selected, VerifiedBy: f.VerifiedBy}
+		live := snap != nil && snap.Name == f.Name && tor == nil
+		if tor != nil {
+			for _, tf := range tor.Files {
+				if tf.Name == f.Name {
+					vf.Completed, vf.Length = tf.Bytes, max(tf.Size, 0)
+				}
+			}
+		}
+		if live {
+			vf.Completed = snap.Bytes
+			if snap.Size > 0 {
+				vf.Length = snap.Size
+			}
+		}
+		if f.Verified && vf.Length > 0 {
+			vf.Completed = vf.Length
+		}
+		if want.URIs {
+			for _, m := range f.Mirrors {
+				vf.URIs = append(vf.URIs, URI{URI: queue.Redact(m.URL)})
+			}
+			if live {
+				markUsed(vf.URIs, snap.Mirrors)
+			}
+		}
+		if f.Selected {
+			v.Length += vf.Length
+			v.Completed += vf.Completed
+			v.Pieces += f.Pieces
+			if v.PieceLength == 0 {
+				v.PieceLength = f.Layout.Length
+			}
+		}
+		v.Files = append(v.Files, vf)
+	}
+	if snap != nil {
+		v.Speed = snap.Speed
+		for _, m := range snap.Mirrors {
+			v.Connections += m.Conns
+		}
+	}
+	if tor != nil {
+		v.Connections, v.Seeders, v.Uploaded = tor.Peers, tor.Seeds, tor.Uploaded
+		v.Seeding = tor.Phase == torrent.PhaseSeeding
+		if v.Seeding && v.State == Complete {
+			v.State = Active // aria2: a seeding torrent is active
+		}
+	}
+	if want.Bitfield {
+		bits, err := a.bitfield(j, snap, tor)
+		if err != nil {
+			return Job{}, err
+		}
+		v.Bitfield = bits
+	}
+	spec, ok, err := a.Queue.TorrentSpec(j.ID)
+	if err != nil {
+		return Job{}, err
+	}
+	if ok {
+		v.InfoHash = spec.InfoHash.HexString()
+	}
+	return v, nil
+}
+
+// markUsed marks the URIs the engine has connections on.
+func markUsed(uris []URI, mirrors []engine.MirrorSnapshot) {
+	for _, m := range mirrors {
+		if m.Conns == 0 {
+			continue
+		}
+		for i := range uris {
+			if uris[i].URI == m.URL {
+				uris[i].Used, uris[i].Speed = true, m.Speed
+			}
+		}
+	}
+}
+
+// bitfield joins the selected files' pieces, in file order: the live
+// snapshot's for the file the runner is on, the recorded ones otherwise.
+func (a *QueueDownloads) bitfield(j queue.Job, snap *engine.Snapshot, tor *torrent.Snapshot) ([]byte, error) {
+	var done []bool
+	if tor != nil && len(tor.Pieces) > 0 {
+		// A torrent's pieces run across its files.
+		for _, p := range tor.Pieces {
+			done = append(done, p == engine.PieceDone)
+		}
+		return packBits(done), nil
+	}
+	for _, f := range j.Files {
+		if !f.Selected {
+			continue
+		}
+		if snap != nil && snap.Name == f.Name && len(snap.Pieces) > 0 {
+			for _, p := range snap.Pieces {
+				done = append(done, p == engine.PieceDone)
+			}
+			continue
+		}
+		b, _, err := a.Queue.Pieces(j.ID, f.Name)
+		if errors.Is(err, queue.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for i := range b.Len() {
+			done = append(done, f.Verified || b.Has(i))
+		}
+	}
+	return packBits(done), nil
+}
+
+// packBits is aria2's bitfield: piece 0 is the highest bit of byte 0.
+func packBits(done []bool) []byte {
+	out := make([]byte, (len(done)+7)/8)
+	for i, d := range done {
+		if d {
+			out[i/8] |= 0x80 >> (i % 8)
+		}
+	}
+	return out
+}
+
+// JobOptions implements Downloads: the queue keeps no per-download limit
+// yet, so every download has none of its own.
+func (a *QueueDownloads) JobOptions(id int64) (JobOptions, error) {
+	if _, err := a.Queue.Get(id); err != nil {
+		return JobOptions{}, mapErr(err)
+	}
+	return JobOptions{}, nil
+}
+
+// SetJobOptions implements Downloads.
+func (a *QueueDownloads) SetJobOptions(id int64, o JobOptions) error {
+	if _, err := a.Queue.Get(id); err != nil {
+		return mapErr(err)
+	}
+	if o.MaxDownloadLimit != 0 {
+		return fmt.Errorf("a speed limit for one download: %w yet; set max-overall-download-limit", ErrUnsupported)
+	}
+	return nil
+}
+
+// GlobalOptions implements Downloads.
+func (a *QueueDownloads) GlobalOptions() (GlobalOptions, error) {
+	s, err := a.Queue.Settings()
+	if err != nil {
+		return GlobalOptions{}, err
+	}
+	t, err := a.Queue.TorrentSettings()
+	if err != nil {
+		return GlobalOptions{}, err
+	}
+	dir, err := a.destination("")
+	if err != nil {
+		dir = ""
+	}
+	jobs := s.Jobs
+	if jobs <= 0 {
+		jobs = queue.DefaultJobs
+	}
+	return GlobalOptions{
+		Dir: dir, MaxConcurrent: jobs, MaxOverallDownload: s.SpeedLimit,
+		MaxOverallUpload: t.UploadLimit, MaxConnectionsPerSrv: s.MaxConnsPerHost,
+	}, nil
+}
+
+// SetGlobalOptions implements Downloads: the queue's settings, which a
+// running runner follows within about a second. A new dir replaces the
+// folder SetDir gave, for this process.
+func (a *QueueDownloads) SetGlobalOptions(o GlobalOptions) error {
+	old, err := a.GlobalOptions()
+	if err != nil {
+		return err
+	}
+	if o.Dir != old.Dir && o.Dir != "" {
+		abs, err := filepath.Abs(o.Dir)
+		if err != nil {
+			return fmt.Errorf("folder %s: %w", o.Dir, err)
+		}
+		if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+			return fmt.Errorf("%s is not a folder", abs)
+		}
+		a.mu.Lock()
+		if a.dir != "" {
+			a.dir = abs
+		}
+		a.mu.Unlock()
+		o.Dir = abs
+	}
+	err = a.Queue.UpdateSettings(func(s *queue.Settings) {
+		if o.Dir != old.Dir && o.Dir != "" {
+			s.DownloadDir = o.Dir
+		}
+		s.Jobs = o.MaxConcurrent
+		s.SpeedLimit = o.MaxOverallDownload
+		s.MaxConnsPerHost = o.MaxConnectionsPerSrv
+	})
+	if err != nil {
+		return err
+	}
+	if o.MaxOverallUpload != old.MaxOverallUpload {
+		t, err := a.Queue.TorrentSettings()
+		if err != nil {
+			return err
+		}
+		t.UploadLimit = o.MaxOverallUpload
+		return a.Queue.SetTorrentSettings(t)
+	}
+	return nil
+}

@@ -1,0 +1,202 @@
+package rpc
+
+import (
+	"context"
+	"slices"
+	"strconv"
+)
+
+func (s *Server) tellStatus(_ context.Context, p params) (any, error) {
+	gid, err := s.gidParam(p)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := p.keys(1)
+	if err != nil {
+		return nil, err
+	}
+	j, err := s.job(gid, wantFor(keys))
+	if err != nil {
+		return nil, err
+	}
+	return status(j, keys), nil
+}
+
+func (s *Server) getURIs(_ context.Context, p params) (any, error) {
+	gid, err := s.gidParam(p)
+	if err != nil {
+		return nil, err
+	}
+	j, err := s.job(gid, Want{URIs: true})
+	if err != nil {
+		return nil, err
+	}
+	out := []map[string]string{}
+	if len(j.Files) > 0 {
+		out = uris(j.Files[0])
+	}
+	return out, nil
+}
+
+func (s *Server) getFiles(_ context.Context, p params) (any, error) {
+	gid, err := s.gidParam(p)
+	if err != nil {
+		return nil, err
+	}
+	j, err := s.job(gid, Want{URIs: true})
+	if err != nil {
+		return nil, err
+	}
+	return files(j), nil
+}
+
+func (s *Server) getServers(_ context.Context, p params) (any, error) {
+	gid, err := s.gidParam(p)
+	if err != nil {
+		return nil, err
+	}
+	j, err := s.job(gid, Want{URIs: true})
+	if err != nil {
+		return nil, err
+	}
+	if j.State != Active {
+		return nil, failf("No active download for GID#%s", gid)
+	}
+	out := []map[string]any{}
+	for i, f := range j.Files {
+		servers := []map[string]string{}
+		for _, u := range f.URIs {
+			if u.Used {
+				servers = append(servers, map[string]string{"uri": u.URI, "currentUri": u.URI, "downloadSpeed": itoa(u.Speed)})
+			}
+		}
+		out = append(out, map[string]any{"index": strconv.Itoa(i + 1), "servers": servers})
+	}
+	return out, nil
+}
+
+// getPeers answers an empty list: the queue does not show a torrent's
+// peers yet.
+func (s *Server) getPeers(_ context.Context, p params) (any, error) {
+	gid, err := s.gidParam(p)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.job(gid, Want{}); err != nil {
+		return nil, err
+	}
+	return []any{}, nil
+}
+
+func (s *Server) tellActive(_ context.Context, p params) (any, error) {
+	keys, err := p.keys(0)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := s.list(wantFor(keys), func(st State) bool { return st == Active })
+	if err != nil {
+		return nil, err
+	}
+	return statuses(jobs, keys), nil
+}
+
+func (s *Server) tellWaiting(_ context.Context, p params) (any, error) {
+	return s.tellPage(p, func(st State) bool { return st == Waiting || st == Paused })
+}
+
+func (s *Server) tellStopped(_ context.Context, p params) (any, error) {
+	return s.tellPage(p, State.Stopped)
+}
+
+// tellPage answers tellWaiting and tellStopped: offset, num, keys.
+func (s *Server) tellPage(p params, in func(State) bool) (any, error) {
+	offset, ok, err := p.integer(0, "offset")
+	if err != nil || !ok {
+		return nil, failf("offset must be an integer")
+	}
+	num, ok, err := p.integer(1, "num")
+	if err != nil || !ok || num < 0 {
+		return nil, failf("num must be a non-negative integer")
+	}
+	keys, err := p.keys(2)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := s.list(wantFor(keys), in)
+	if err != nil {
+		return nil, err
+	}
+	return statuses(page(jobs, offset, num), keys), nil
+}
+
+// page is aria2's pagination: from offset, num items; a negative offset
+// counts from the end (-1 the last) and the items come last first.
+func page[T any](all []T, offset, num int64) []T {
+	size := int64(len(all))
+	if offset < 0 {
+		from := offset + size
+		if from < 0 || num == 0 {
+			return nil
+		}
+		lo := max(from-(num-1), 0)
+		out := slices.Clone(all[lo : from+1])
+		slices.Reverse(out)
+		return out
+	}
+	if offset >= size {
+		return nil
+	}
+	return all[offset:min(size, offset+num)]
+}
+
+// list is the queue's jobs in queue order whose state in accepts, with
+// the jobs removed through the RPC after them (they are stopped).
+func (s *Server) list(want Want, in func(State) bool) ([]Job, error) {
+	jobs, err := s.d.List(want)
+	if err != nil {
+		return nil, err
+	}
+	var out []Job
+	for _, j := range jobs {
+		if in(j.State) {
+			out = append(out, j)
+		}
+	}
+	if in(Removed) {
+		s.mu.Lock()
+		removed := make([]Job, 0, len(s.removed))
+		for _, j := range s.removed {
+			removed = append(removed, j)
+		}
+		s.mu.Unlock()
+		slices.SortFunc(removed, func(a, b Job) int { return a.AddedAt.Compare(b.AddedAt) })
+		out = append(out, removed...)
+	}
+	return out, nil
+}
+
+func (s *Server) getGlobalStat(context.Context, params) (any, error) {
+	jobs, err := s.list(Want{}, func(State) bool { return true })
+	if err != nil {
+		return nil, err
+	}
+	var down, up int64
+	var active, waiting, stopped int
+	for _, j := range jobs {
+		down += j.Speed
+		up += j.UploadSpeed
+		switch {
+		case j.State == Active:
+			active++
+		case j.State == Waiting || j.State == Paused:
+			waiting++
+		default:
+			stopped++
+		}
+	}
+	return map[string]string{
+		"downloadSpeed": itoa(down), "uploadSpeed": itoa(up),
+		"numActive": strconv.Itoa(active), "numWaiting": strconv.Itoa(waiting),
+		"numStopped": strconv.Itoa(stopped), "numStoppedTotal": strconv.Itoa(stopped),
+	}, nil
+}
