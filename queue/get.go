@@ -178,7 +178,7 @@ func replaceMirrors(tx *sql.Tx, id int64, f metalink.File) error {
 	}
 	for _, u := range f.URLs {
 		if _, err := tx.Exec(`INSERT INTO mirrors (file, url, location, priority, strikes) VALUES (?, ?, ?, ?, ?)`,
-			fid, u.URL, u.Location, u.Priority, strikes[u.URL]); err != nil {
+			fid, Redact(u.URL), u.Location, u.Priority, strikes[Redact(u.URL)]); err != nil {
 			return err
 		}
 	}
@@ -186,7 +186,7 @@ func replaceMirrors(tx *sql.Tx, id int64, f metalink.File) error {
 }
 
 func putDoc(tx *sql.Tx, id int64, doc *metalink.Document) error {
-	blob, err := json.Marshal(doc)
+	blob, err := json.Marshal(storedDoc(doc))
 	if err != nil {
 		return err
 	}

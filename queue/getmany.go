@@ -55,7 +55,7 @@ func (q *Queue) PrepareFiles(ctx context.Context, source, dest string, files []m
 		changed := etag != "" && origin.ETag != "" && etag != origin.ETag
 		var same []string
 		for _, f := range files {
-			if old, ok := stored[f.Name]; ok && !changed && reflect.DeepEqual(old, f) {
+			if old, ok := stored[f.Name]; ok && !changed && reflect.DeepEqual(old, storedFile(f)) {
 				same = append(same, f.Name)
 				continue
 			}

@@ -215,6 +215,7 @@ func (q *Queue) addJob(source, dest string, doc *metalink.Document, selected []s
 	if err != nil {
 		return 0, fmt.Errorf("%s %s: destination %q: %w", op, shown, dest, err)
 	}
+	doc = storedDoc(doc)
 	blob, err := json.Marshal(doc)
 	if err != nil {
 		return 0, fmt.Errorf("%s %s: store document: %w", op, shown, err)
@@ -309,7 +310,7 @@ func (ins *fileInserter) insert(job int64, idx int, f metalink.File, selected bo
 		return err
 	}
 	for _, u := range f.URLs {
-		if _, err := ins.mirror.Exec(fid, u.URL, u.Location, u.Priority); err != nil {
+		if _, err := ins.mirror.Exec(fid, Redact(u.URL), u.Location, u.Priority); err != nil {
 			return err
 		}
 	}
@@ -653,7 +654,7 @@ func (q *Queue) SetMismatch(id int64, name string, bad bool) error {
 func (q *Queue) AddStrikes(id int64, name, mirrorURL string, n int) error {
 	return q.exec(fmt.Sprintf("job %d file %s: strike mirror %s", id, name, mirrorURL),
 		`UPDATE mirrors SET strikes = strikes + ? WHERE url = ? AND file = (SELECT id FROM files WHERE job = ? AND name = ?)`,
-		n, mirrorURL, id, name)
+		n, Redact(mirrorURL), id, name)
 }
 
 // Remove deletes a job from the queue. With withFiles it first deletes the

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"braid/queue"
+	"braid/runner"
 )
 
 // braid is a real queue in t.TempDir(), a real runner that runs it (again
@@ -38,7 +39,7 @@ func openBraid(t testing.TB, state, dir string, o Options) *braid {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &queue.Runner{Queue: q}
+	r := &runner.Runner{Queue: q}
 	wake := make(chan struct{}, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -77,7 +78,7 @@ func openBraid(t testing.TB, state, dir string, o Options) *braid {
 			b.srv.Close()
 			cancel()
 			<-done
-			_ = r.CloseTorrent()
+			_ = r.Close()
 			q.Close()
 		})
 	}

@@ -23,13 +23,13 @@ import (
 )
 
 // LiveDownloads gives the engine's download of a file a job is on now,
-// for live progress; today's queue.Runner satisfies it.
+// for live progress; runner.Runner satisfies it.
 type LiveDownloads interface {
 	Live(id int64) (*engine.Download, bool)
 }
 
 // LiveTorrents is an optional power of a LiveDownloads: the torrent a job
-// runs now, for its live progress; today's queue.Runner has it.
+// runs now, for its live progress; runner.Runner has it.
 type LiveTorrents interface {
 	LiveTorrent(id int64) (*torrent.Job, bool)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/engine/netconf"
 	"braid/engine/signature"
 	"braid/engine/torrent"
 	"braid/queue"
@@ -38,6 +40,9 @@ type Get struct {
 	// the system's, which only narrow choices (see metalink.Select).
 	Given, Defaults metalink.Prefs
 	Client          *engine.Client
+	// Net is the sources' logins, cookies and headers (nil: none but
+	// .netrc's and what the links carry).
+	Net *netconf.Session
 	// RequireHash makes a file no published hash could check a failure;
 	// RequireSignature one that no key of the keyring signed.
 	RequireHash, RequireSignature bool
@@ -103,6 +108,15 @@ func (g *Get) Run(ctx context.Context, sources []string) bool {
 		}
 	})
 	return !failed.Load() && ctx.Err() == nil
+}
+
+// httpClient is what reads sources, torrents and documents: the Client's
+// proxy route with the sources' logins, cookies and headers.
+func (g *Get) httpClient() *http.Client {
+	if g.Net == nil {
+		return g.Client.HTTPClient()
+	}
+	return g.Net.Client(g.Client.HTTPClient())
 }
 
 // fail reports a source or file that ended before its download started.
@@ -182,6 +196,7 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 			Locations:  g.Locations,
 			Batch:      len(files) > 1,
 			RetryFor:   g.RetryFor,
+			Net:        g.Net,
 		}
 	}
 	g.stMu.Lock()

@@ -64,7 +64,7 @@ func (g *Get) refreshDue(src string, doc *metalink.Document, req *engine.Request
 // with what it has.
 func (g *Get) refresh(ctx context.Context, src string, doc *metalink.Document, req *engine.Request) (bool, error) {
 	name := req.File.Name
-	up, err := resolve.Refresh(ctx, doc, req.File, resolve.Options{HTTPClient: g.Client.HTTP})
+	up, err := resolve.Refresh(ctx, doc, req.File, resolve.Options{HTTPClient: g.httpClient()})
 	qs := g.st
 	if !errors.Is(err, resolve.ErrNotDynamic) {
 		if id, ok := qs.jobOf(req); ok {

@@ -16,7 +16,7 @@ import (
 // through the process's one BitTorrent client, then seeded as the
 // BitTorrent choices say.
 func (g *Get) getTorrent(ctx context.Context, src string) bool {
-	spec, err := torrent.Resolve(ctx, src, g.Client.HTTP)
+	spec, err := torrent.Resolve(ctx, src, g.httpClient())
 	if err != nil {
 		g.fail(src, "", fmt.Errorf("%s: %w", src, err))
 		return false
@@ -29,7 +29,7 @@ func (g *Get) getTorrent(ctx context.Context, src string) bool {
 // torrent's (the metaurl is its source), apart from the job of the
 // metalink's other files.
 func (g *Get) getMetalinkTorrent(ctx context.Context, src string, f metalink.File) bool {
-	spec, err := torrent.FromMetalink(ctx, f, g.Client.HTTP)
+	spec, err := torrent.FromMetalink(ctx, f, g.httpClient())
 	if err != nil {
 		g.fail(src, f.Name, err)
 		return false

@@ -33,7 +33,7 @@ func (g *Get) resolveWaiting(ctx context.Context, src string) (*metalink.Documen
 	start := time.Now()
 	wait := ResolveFirstWait
 	for {
-		doc, origin, err := queue.ResolveSource(ctx, src, g.Client.HTTP)
+		doc, origin, err := queue.ResolveSource(ctx, src, g.httpClient())
 		if err == nil || !strings.Contains(src, "://") || !networkError(err) || ctx.Err() != nil {
 			return doc, origin, err
 		}

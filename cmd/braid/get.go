@@ -13,6 +13,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/engine/netconf"
 	"braid/platform"
 	"braid/queue"
 	"braid/runner"
@@ -36,6 +37,7 @@ type getOptions struct {
 	stdout      io.Writer
 	stderr      io.Writer
 	torrent     *torrentFlagValues // BitTorrent flags (torrent.go)
+	net         *netconf.Session   // the sources' logins, cookies and headers (netflags.go)
 
 	// requireSignature: a file counts as done only if a known key signed it.
 	requireSignature bool
@@ -65,6 +67,7 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		RetryFor:         o.retryFor,
 		Jobs:             o.jobs,
 		Torrent:          o.torrent.options(),
+		Net:              o.net,
 		Observer:         newPrinter(o),
 		OpenQueue:        openQueue,
 	}
@@ -115,6 +118,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	limit := fs.String("limit", "", "download rate limit in bytes per second, e.g. 500K, 10M (0: none)")
 	jsonOut := fs.Bool("json", false, "print progress as JSON lines")
 	tor := torrentFlags(fs)
+	netf := addNetFlags(fs)
 	requireHash := fs.Bool("require-hash", false, "fail (exit 1) for a file that no published hash can verify")
 	requireSig := fs.Bool("require-signature", false, "fail a file unless an OpenPGP key of the keyring (braid keys) signed it; it stays NAME.part")
 	retryFor := fs.Duration("retry-for", defaultRetryFor, "how long to wait for the network while every mirror fails with temporary errors, e.g. 30m (0: forever)")
@@ -138,6 +142,16 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		fs.Usage()
 		return nil, 2
 	}
+	network, err := netf.network()
+	if err != nil {
+		fmt.Fprintf(stderr, "braid get: --all-proxy: %v\n", err)
+		return nil, 2
+	}
+	session, err := netf.session(fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "braid get: %v\n", err)
+		return nil, 2
+	}
 	stateDir := *state
 	if stateDir == "" {
 		stateDir = os.Getenv("BRAID_STATE")
@@ -153,7 +167,9 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 			MaxConnsPerMirror: *perMirror,
 			MaxConnsPerHost:   *perHost,
 			Limit:             rate,
+			Network:           network,
 		},
+		net:         session,
 		jobs:        *jobs,
 		json:        *jsonOut,
 		requireHash: *requireHash,
