@@ -132,7 +132,7 @@ func (c *Client) Start(ctx context.Context, req *Request) (*Job, error) {
 	}
 	c.register(t, j)
 	j.t = t
-	go j.run(ctx)
+	go j.run(ctx, cl)
 	return j, nil
 }
 
@@ -175,7 +175,12 @@ func (j *Job) setPhase(p Phase) {
 	j.mu.Unlock()
 }
 
-func (j *Job) run(ctx context.Context) {
+func (j *Job) run(ctx context.Context, cl *torrent.Client) {
+	announced := make(chan struct{})
+	go func() {
+		defer close(announced)
+		announceDHT(ctx, cl, j.t)
+	}()
 	err := j.download(ctx)
 	t := j.t
 	t.Drop()
@@ -193,6 +198,7 @@ func (j *Job) run(ctx context.Context) {
 	j.mu.Unlock()
 	j.markComplete()
 	j.cancel()
+	<-announced
 	close(j.done)
 }
 
