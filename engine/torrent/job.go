@@ -324,6 +324,10 @@ func (j *Job) download(ctx context.Context) error {
 			return err
 		}
 	}
+	if j.req.SeedRatio > 0 || j.req.SeedTime > 0 {
+		// Before Complete, so whoever it wakes sees the job seeding.
+		j.setPhase(PhaseSeeding)
+	}
 	j.markComplete()
 	return j.seed(ctx, tick)
 }
@@ -347,7 +351,6 @@ func (j *Job) seed(ctx context.Context, tick *time.Ticker) error {
 	if ratio <= 0 && limit <= 0 {
 		return nil
 	}
-	j.setPhase(PhaseSeeding)
 	var deadline <-chan time.Time
 	if limit > 0 {
 		tm := time.NewTimer(limit)
