@@ -35,10 +35,11 @@ type ariaMode struct {
 	args []string
 }
 
-// ariaResult is aria2c's best run in one mode.
+// ariaResult is aria2c's best runs in one mode (see bestOf).
 type ariaResult struct {
 	mode      string
 	wall, cpu time.Duration
+	rss       int64
 	err       error
 }
 
@@ -104,15 +105,25 @@ func measure(ctx context.Context, dir string, res *result, rn benchRun, braid, a
 			ariaRuns[k] = append(ariaRuns[k], r)
 		}
 	}
-	b := best(braidRuns)
-	res.braid, res.braidCPU = b.wall, b.cpu
+	res.braid, res.braidCPU, _ = bestOf(braidRuns)
 	for k := range res.arias {
 		if res.arias[k].err == nil && len(ariaRuns[k]) > 0 {
-			a := best(ariaRuns[k])
-			res.arias[k].wall, res.arias[k].cpu = a.wall, a.cpu
+			a := &res.arias[k]
+			a.wall, a.cpu, a.rss = bestOf(ariaRuns[k])
 		}
 	}
 	return nil
+}
+
+// bestOf is the shortest wall time and the least CPU time of runs, each
+// the best of its own (a run slowed by the neighbours says more about
+// them than about the tool), and the highest peak memory of any run.
+func bestOf(runs []childRun) (wall, cpu time.Duration, rss int64) {
+	wall, cpu = best(runs).wall, runs[0].cpu
+	for _, r := range runs {
+		cpu, rss = min(cpu, r.cpu), max(rss, r.rss)
+	}
+	return wall, cpu, rss
 }
 
 // batch is a scenario of many files: count files of size bytes, on
