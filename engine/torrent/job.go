@@ -182,6 +182,16 @@ func (j *Job) run(ctx context.Context, cl *torrent.Client) {
 		announceDHT(ctx, cl, j.t)
 	}()
 	err := j.download(ctx)
+	j.mu.Lock()
+	ts := j.ts
+	j.mu.Unlock()
+	if ts != nil {
+		// Recorded now rather than when the library closes the storage,
+		// which only logs an error.
+		if ferr := ts.flush(); err == nil && ferr != nil {
+			err = ferr
+		}
+	}
 	t := j.t
 	t.Drop()
 	j.c.unregister(t)
