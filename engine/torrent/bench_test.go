@@ -89,3 +89,27 @@ func cpuTime(b *testing.B) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkWebSeedOnly downloads a 16 MiB torrent whose only source is
+// its web seed (an http.FileServer on loopback), into a fresh folder each
+// time: the library's web seed timer would hold it back up to 5 s.
+func BenchmarkWebSeedOnly(b *testing.B) {
+	src := b.TempDir()
+	data := randomBytes(b, 16<<20)
+	mi := torrenttest.Make(b, src, "ws.bin", 256<<10, []torrenttest.File{{Data: data}}, torrenttest.ServeDir(b, src)+"/ws.bin")
+	b.SetBytes(int64(len(data)))
+	for range b.N {
+		dest := b.TempDir()
+		c := NewClient(Config{ListenHost: "127.0.0.1", Logger: discard})
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		j, err := c.Start(ctx, &Request{Dir: dest, Spec: specOf(b, mi)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := j.Err(); err != nil {
+			b.Fatal(err)
+		}
+		cancel()
+		c.Close()
+	}
+}

@@ -181,7 +181,7 @@ func (j *Job) run(ctx context.Context, cl *torrent.Client) {
 		defer close(announced)
 		announceDHT(ctx, cl, j.t)
 	}()
-	err := j.download(ctx)
+	err := j.download(ctx, cl)
 	j.mu.Lock()
 	ts := j.ts
 	j.mu.Unlock()
@@ -214,7 +214,7 @@ func (j *Job) run(ctx context.Context, cl *torrent.Client) {
 
 func (j *Job) markComplete() { j.compOnce.Do(func() { close(j.complete) }) }
 
-func (j *Job) download(ctx context.Context) error {
+func (j *Job) download(ctx context.Context, cl *torrent.Client) error {
 	t := j.t
 	name := j.req.Spec.Name
 	var ts *torrentStorage
@@ -298,11 +298,7 @@ func (j *Job) download(ctx context.Context) error {
 
 	t.SetOnWriteChunkError(func(err error) { ts.fail(err) })
 	if len(seeds) > 0 {
-		// anacrolix v1.59.1 starts web seed requests only from a client
-		// timer that fires every 5 s (client.go:56, webseed-requesting.go
-		// :477) or when one of them ends (webseed-peer.go:244): a web seed
-		// joins up to 5 s after this, and sends nothing if peers finish
-		// sooner.
+		// Nothing asks them yet: see nudgeWebSeeds, below.
 		t.AddWebSeeds(seeds)
 	}
 	for i, f := range files {
@@ -318,6 +314,11 @@ func (j *Job) download(ctx context.Context) error {
 				return err
 			}
 		}
+	}
+	if len(seeds) > 0 {
+		// The files are wanted now: web seeds start at once, not on the
+		// library's next 5-second tick.
+		nudgeWebSeeds(webseedTimer(cl))
 	}
 
 	tick := time.NewTicker(200 * time.Millisecond)
