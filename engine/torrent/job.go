@@ -368,6 +368,14 @@ func (j *Job) seed(ctx context.Context, tick *time.Ticker) error {
 		defer tm.Stop()
 		deadline = tm.C
 	}
+	// Seeding waits for peers to ask: nothing to look at five times a
+	// second. The ratio is checked once a second; a time limit alone
+	// needs no tick at all.
+	if ratio > 0 {
+		tick.Reset(time.Second)
+	} else {
+		tick.Stop()
+	}
 	size := j.selectedSize()
 	for {
 		select {
