@@ -224,6 +224,13 @@ func runBatch(ctx context.Context, dir string, b batch, pieceLen int64, braid, a
 	return res, err
 }
 
+// wholeHash gives each file of a .meta4 its whole-file sha-256 (flag
+// -whole-hash). aria2c checks a file against its piece hashes only when it
+// has them (a wrong whole-file hash beside right piece hashes passes),
+// while braid checks both, so braid hashes every byte twice; false shows
+// what that costs.
+var wholeHash = true
+
 // writeBatchMeta4 writes a Metalink 4 document at path for files, each
 // with sha-256 piece hashes and a whole-file sha-256, on the URLs urlsOf
 // gives for its name, in order of priority.
@@ -243,7 +250,9 @@ func writeBatchMeta4(path string, files []batchFile, pieceLen int64, urlsOf func
 			s := sha256.Sum256(p)
 			pieces = append(pieces, hex.EncodeToString(s[:]))
 		}
-		fmt.Fprintf(&b, "    <hash type=\"sha-256\">%s</hash>\n", hex.EncodeToString(whole.Sum(nil)))
+		if wholeHash {
+			fmt.Fprintf(&b, "    <hash type=\"sha-256\">%s</hash>\n", hex.EncodeToString(whole.Sum(nil)))
+		}
 		fmt.Fprintf(&b, "    <pieces length=\"%d\" type=\"sha-256\">\n", pieceLen)
 		for _, p := range pieces {
 			fmt.Fprintf(&b, "      <hash>%s</hash>\n", p)

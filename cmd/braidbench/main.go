@@ -87,6 +87,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	verbose := fs.Bool("v", false, "show the downloaders' own output")
 	runs := fs.Int("runs", 3, "runs of each downloader per scenario; the best counts (on a shared machine a slow run says more about the neighbours than about the tool)")
 	strict := fs.Bool("strict", false, "exit with status 1 when a target is missed")
+	fs.BoolVar(&wholeHash, "whole-hash", true, "give each file of a .meta4 its whole-file sha-256 beside the piece hashes (aria2c checks only the pieces then; braid both)")
 	for _, e := range extras {
 		if e.flags != nil {
 			e.flags(fs)
