@@ -237,8 +237,8 @@ type torrentStorage struct {
 // synced and the piece recorded in the Completion: a crash loses at most
 // this much verification (the pieces are hashed again on restart, not
 // fetched), as the HTTP engine's syncEvery. One fsync a second instead of
-// one a piece: a 64 MiB torrent of 256 KiB pieces made 256 of them, about
-// a sixth of its CPU time.
+// one a piece: a 64 MiB torrent of 256 KiB pieces made 256 of them, a
+// fifth of its CPU time.
 const recordEvery = time.Second
 
 func (ts *torrentStorage) piece(p metainfo.Piece) storage.PieceImpl {
