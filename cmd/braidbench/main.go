@@ -4,11 +4,14 @@
 // file. Every mirror is an HTTP server of its own on its own loopback
 // address (127.0.0.2, 127.0.0.3, ...), serving generated data that is never
 // held in memory. Both downloaders run as child processes on the same
-// .meta4 (sha-256 piece hashes and a whole-file hash). After the time
-// table come the cases with reports of their own (see extras): "crash",
-// what each downloader fetches again after SIGKILL at random moments, and
-// "protocols", what the servers send for one file from HTTP, FTP and a
-// server that ignores Range.
+// .meta4 (sha-256 piece hashes and a whole-file hash). Every row gives
+// both downloaders' CPU time (user + system) and peak resident memory side
+// by side. "torrent" and "webseed" fetch a .torrent from a loopback swarm
+// and from its web seed alone. After the time table come the cases with
+// reports of their own (see extras): "crash", what each downloader fetches
+// again after SIGKILL at random moments, "protocols", what the servers
+// send for one file from HTTP, FTP and a server that ignores Range, and
+// "idle", the CPU a finished torrent costs while it seeds to nobody.
 //
 //	go run -tags nosqlite,disable_libutp ./cmd/braidbench [-size 256MiB] [-scenarios uniform,mixed,hostile,unlimited,memory,crash,protocols,torrent,webseed,idle]
 package main
@@ -80,7 +83,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	sizeFlag := fs.String("size", "256MiB", "file size of the rate-limited scenarios")
 	memSize := fs.String("mem-size", "4GiB", "file size of the memory scenario")
 	pieceFlag := fs.String("piece", "1MiB", "piece length in the .meta4")
-	which := fs.String("scenarios", "uniform,mixed,hostile,unlimited,memory,"+batchNames+extraNames(), "scenarios to run, comma separated (also: torrent and webseed, see torrent.go)")
+	which := fs.String("scenarios", "uniform,mixed,hostile,unlimited,webseed,memory,"+batchNames+extraNames(), "scenarios to run, comma separated (also: torrent, which needs opentracker, see torrent.go)")
 	braidBin := fs.String("braid", "", "braid binary (default: build ./cmd/braid)")
 	ariaBin := fs.String("aria2c", "aria2c", "aria2c binary; \"\" to skip")
 	workDir := fs.String("work", "", "folder for downloads (default: a temporary one)")
