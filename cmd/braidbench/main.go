@@ -4,13 +4,16 @@
 // file. Every mirror is an HTTP server of its own on its own loopback
 // address (127.0.0.2, 127.0.0.3, ...), serving generated data that is never
 // held in memory. Both downloaders run as child processes on the same
-// .meta4 (sha-256 piece hashes and a whole-file hash). After the time
-// table come the cases with reports of their own (see extras): "crash",
-// what each downloader fetches again after SIGKILL at random moments, and
-// "protocols", what the servers send for one file from HTTP, FTP and a
-// server that ignores Range.
+// .meta4 (sha-256 piece hashes and a whole-file hash). Every row gives
+// both downloaders' CPU time (user + system) and peak resident memory side
+// by side. "torrent" and "webseed" fetch a .torrent from a loopback swarm
+// and from its web seed alone. After the time table come the cases with
+// reports of their own (see extras): "crash", what each downloader fetches
+// again after SIGKILL at random moments, "protocols", what the servers
+// send for one file from HTTP, FTP and a server that ignores Range, and
+// "idle", the CPU a finished torrent costs while it seeds to nobody.
 //
-//	go run -tags nosqlite,disable_libutp ./cmd/braidbench [-size 256MiB] [-scenarios uniform,mixed,hostile,unlimited,memory,crash,protocols,torrent]
+//	go run -tags nosqlite,disable_libutp ./cmd/braidbench [-size 256MiB] [-scenarios uniform,mixed,hostile,unlimited,memory,crash,protocols,torrent,webseed,idle]
 package main
 
 import (
@@ -43,6 +46,8 @@ type scenario struct {
 	name    string
 	mirrors []mirrorSpec
 	target  float64 // most braid÷ideal allowed; 0: none
+	// lean: braid must use no more CPU than aria2c (its defaults).
+	lean bool
 }
 
 const mb = 1_000_000
@@ -50,7 +55,7 @@ const mb = 1_000_000
 func scenarios(pieceLen int64) []scenario {
 	honest := func(rate int64) mirrorSpec { return mirrorSpec{mirror.Behaviour{Rate: rate * mb}, true} }
 	return []scenario{
-		{name: "uniform", target: 1.05, mirrors: []mirrorSpec{honest(40), honest(40), honest(40), honest(40)}},
+		{name: "uniform", target: 1.05, lean: true, mirrors: []mirrorSpec{honest(40), honest(40), honest(40), honest(40)}},
 		{name: "mixed", target: 1.10, mirrors: []mirrorSpec{honest(60), honest(10), honest(5), honest(20)}},
 		// The ideal counts the honest mirrors only, so it is a true lower
 		// bound: the staller sends headers and then nothing, and the
@@ -60,7 +65,7 @@ func scenarios(pieceLen int64) []scenario {
 			{mirror.Behaviour{Rate: 20 * mb, StallAfter: stallAtOnce}, false},
 			{mirror.Behaviour{Rate: 20 * mb, CorruptLen: pieceLen, CorruptEvery: 1}, false},
 		}},
-		{name: "unlimited", mirrors: []mirrorSpec{honest(0), honest(0), honest(0), honest(0)}},
+		{name: "unlimited", lean: true, mirrors: []mirrorSpec{honest(0), honest(0), honest(0), honest(0)}},
 	}
 }
 
@@ -78,13 +83,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	sizeFlag := fs.String("size", "256MiB", "file size of the rate-limited scenarios")
 	memSize := fs.String("mem-size", "4GiB", "file size of the memory scenario")
 	pieceFlag := fs.String("piece", "1MiB", "piece length in the .meta4")
-	which := fs.String("scenarios", "uniform,mixed,hostile,unlimited,memory,"+batchNames+extraNames(), "scenarios to run, comma separated (also: torrent, see torrent.go)")
+	which := fs.String("scenarios", "uniform,mixed,hostile,unlimited,webseed,memory,"+batchNames+extraNames(), "scenarios to run, comma separated (also: torrent, which needs opentracker, see torrent.go)")
 	braidBin := fs.String("braid", "", "braid binary (default: build ./cmd/braid)")
 	ariaBin := fs.String("aria2c", "aria2c", "aria2c binary; \"\" to skip")
 	workDir := fs.String("work", "", "folder for downloads (default: a temporary one)")
 	verbose := fs.Bool("v", false, "show the downloaders' own output")
 	runs := fs.Int("runs", 3, "runs of each downloader per scenario; the best counts (on a shared machine a slow run says more about the neighbours than about the tool)")
 	strict := fs.Bool("strict", false, "exit with status 1 when a target is missed")
+	fs.BoolVar(&wholeHash, "whole-hash", true, "give each file of a .meta4 its whole-file sha-256 beside the piece hashes (aria2c checks only the pieces then; braid both)")
 	for _, e := range extras {
 		if e.flags != nil {
 			e.flags(fs)
@@ -136,7 +142,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 	tw := out
 	fmt.Fprintf(tw, "%d cores, load %s, best of %d runs\n", runtime.NumCPU(), loadAvg(), max(*runs, 1))
-	fmt.Fprintf(tw, rowFormat, "scenario", "size", "ideal", "braid", "braid÷ideal", "aria2c", "aria2c÷ideal", "tuned", "tuned÷ideal", "braid max RSS", "CPU s braid/aria/tuned", "targets")
+	fmt.Fprintln(tw, "CPU is user + system seconds of the whole process, RSS its peak; the best run of each (least CPU, shortest time), the highest peak")
+	fmt.Fprintf(tw, rowFormat, "scenario", "size", "ideal", "braid", "braid÷ideal", "aria2c", "aria2c÷ideal", "tuned", "tuned÷ideal",
+		"CPU s braid/aria/tuned", "CPU ÷aria", "RSS MiB braid/aria/tuned", "targets")
 	missed := false
 	var content *mirror.Content
 	for _, sc := range scenarios(pieceLen) {
@@ -156,6 +164,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if want["torrent"] {
 		if err := runTorrentScenario(ctx, dir, size, *braidBin, aria, *runs, tw); err != nil {
 			return fmt.Errorf("torrent: %w", err)
+		}
+	}
+	if want["webseed"] {
+		if err := runWebSeedScenario(ctx, dir, size, *braidBin, aria, *runs, tw); err != nil {
+			return fmt.Errorf("webseed: %w", err)
 		}
 	}
 	if want["memory"] {
@@ -227,7 +240,7 @@ type benchEnv struct {
 
 // rowFormat lays out the table in fixed columns, so rows can be printed
 // as each scenario ends.
-const rowFormat = "%-10s %9s %7s %7s %12s %7s %13s %7s %12s %14s %23s  %s\n"
+const rowFormat = "%-10s %9s %7s %7s %12s %7s %13s %7s %12s %23s %9s %25s  %s\n"
 
 // result is one scenario's figures.
 type result struct {
@@ -236,10 +249,11 @@ type result struct {
 	ideal    time.Duration // 0: unlimited
 	braid    time.Duration
 	braidRSS int64
-	braidCPU time.Duration // user + system time of the best run
+	braidCPU time.Duration // user + system time of the leanest run
 	arias    []ariaResult  // one per aria2c mode, when aria2c is installed
 	target   float64       // most braid÷ideal allowed; 0: none
 	maxRSS   int64         // most resident memory allowed; 0: no check
+	lean     bool          // no more CPU than aria2c's defaults allowed
 }
 
 // ok reports whether braid met the scenario's targets: its ratio to the
@@ -256,6 +270,9 @@ func (r result) verdict() string {
 			missed = append(missed, "slower than aria2c "+a.mode)
 		}
 	}
+	if a := r.defaultAria(); r.lean && a != nil && r.braidCPU > a.cpu {
+		missed = append(missed, "more CPU than aria2c")
+	}
 	if r.maxRSS > 0 && r.braidRSS > r.maxRSS {
 		missed = append(missed, fmt.Sprintf("over %d MiB", r.maxRSS>>20))
 	}
@@ -263,6 +280,14 @@ func (r result) verdict() string {
 		return "met"
 	}
 	return "MISSED: " + strings.Join(missed, ", ")
+}
+
+// defaultAria is aria2c's first mode (its defaults), when it ran.
+func (r result) defaultAria() *ariaResult {
+	if len(r.arias) == 0 || r.arias[0].err != nil || r.arias[0].wall == 0 {
+		return nil
+	}
+	return &r.arias[0]
 }
 
 func (r result) print(w io.Writer) {
@@ -276,8 +301,10 @@ func (r result) print(w io.Writer) {
 	if r.ideal > 0 {
 		ideal = fmt.Sprintf("%.2fs", r.ideal.Seconds())
 	}
+	mib := func(n int64) string { return fmt.Sprintf("%.1f", float64(n)/(1<<20)) }
 	cols := []string{"-", "-", "-", "-"} // aria2c default and tuned: time, ratio
 	cpu := fmt.Sprintf("%.2f", r.braidCPU.Seconds())
+	rss := mib(r.braidRSS)
 	for i, a := range r.arias[:min(len(r.arias), 2)] {
 		switch {
 		case a.err != nil:
@@ -286,14 +313,19 @@ func (r result) print(w io.Writer) {
 		case a.wall > 0:
 			cols[2*i], cols[2*i+1] = fmt.Sprintf("%.2fs", a.wall.Seconds()), ratio(a.wall)
 			cpu += fmt.Sprintf(" / %.2f", a.cpu.Seconds())
+			rss += " / " + mib(a.rss)
 		}
 	}
+	cpuRatio := "-"
+	if a := r.defaultAria(); a != nil && a.cpu > 0 {
+		cpuRatio = fmt.Sprintf("%.2f", r.braidCPU.Seconds()/a.cpu.Seconds())
+	}
 	fmt.Fprintf(w, rowFormat, r.name, humanSize(r.size), ideal, fmt.Sprintf("%.2fs", r.braid.Seconds()),
-		ratio(r.braid), cols[0], cols[1], cols[2], cols[3], fmt.Sprintf("%.1f MiB", float64(r.braidRSS)/(1<<20)), cpu, r.verdict())
+		ratio(r.braid), cols[0], cols[1], cols[2], cols[3], cpu, cpuRatio, rss, r.verdict())
 }
 
 func runScenario(ctx context.Context, dir string, sc scenario, c *mirror.Content, pieceLen int64, braid, aria string, runs int) (result, error) {
-	res := result{name: sc.name, size: c.Size, target: sc.target}
+	res := result{name: sc.name, size: c.Size, target: sc.target, lean: sc.lean}
 	var urls []string
 	var honestRate int64
 	unlimited := false

@@ -226,8 +226,8 @@ func runProtocols(ctx context.Context, env *benchEnv, out io.Writer) (bool, erro
 				verdict, ok = fmt.Sprintf("  MISSED: over %.2f×", wasteLimit), false
 			}
 		}
-		fmt.Fprintf(out, "  %-7s %.2fs  served %.3f× the file (HTTP %s, FTP %s in %d transfers, no-range %s)%s\n",
-			name, r.wall.Seconds(), ratio, humanSize(h.Served()-before[0]), humanSize(f.Served()-before[1]),
+		fmt.Fprintf(out, "  %-7s %.2fs  CPU %.2fs  RSS %.1f MiB  served %.3f× the file (HTTP %s, FTP %s in %d transfers, no-range %s)%s\n",
+			name, r.wall.Seconds(), r.cpu.Seconds(), float64(r.rss)/(1<<20), ratio, humanSize(h.Served()-before[0]), humanSize(f.Served()-before[1]),
 			f.Retrs()-retrs, humanSize(whole.Served()-before[2]), verdict)
 		return nil
 	}

@@ -89,7 +89,7 @@ func runTorrentScenario(ctx context.Context, dir string, size int64, braid, aria
 		defer cl.Close()
 	}
 
-	res := result{name: "torrent", size: size, maxRSS: torrentMaxRSS}
+	res := result{name: "torrent", size: size, maxRSS: torrentMaxRSS, lean: true}
 	rn := benchRun{
 		braidArgs: braidArgs(tf),
 		ariaArgs: []string{"--seed-time=0", "--enable-dht=false", "--enable-dht6=false",
@@ -202,4 +202,54 @@ func startSeeder(ctx context.Context, dir string, mi *metainfo.MetaInfo) (*torre
 		return nil, fmt.Errorf("the seeder's data did not verify: %w", ctx.Err())
 	}
 	return cl, nil
+}
+
+// runWebSeedScenario: a torrent whose only source is its web seed, an
+// unlimited mirror on 127.0.0.5 (BEP 19 url-list; no tracker, no peer).
+func runWebSeedScenario(ctx context.Context, dir string, size int64, braid, aria string, runs int, out io.Writer) error {
+	c := mirror.NewContent(size)
+	seedDir := filepath.Join(dir, "webseed-src")
+	if err := writeContent(filepath.Join(seedDir, "file.bin"), c); err != nil {
+		return err
+	}
+	defer os.RemoveAll(seedDir)
+	web, err := mirror.Start(c, "127.0.0.5", mirror.Behaviour{})
+	if err != nil {
+		return err
+	}
+	defer web.Close()
+	info := metainfo.Info{PieceLength: torrentPieceLength}
+	if err := info.BuildFromFilePath(filepath.Join(seedDir, "file.bin")); err != nil {
+		return err
+	}
+	mi := &metainfo.MetaInfo{UrlList: []string{web.URL()}}
+	if mi.InfoBytes, err = bencode.Marshal(info); err != nil {
+		return err
+	}
+	tf := filepath.Join(dir, "webseed.torrent")
+	f, err := os.Create(tf)
+	if err != nil {
+		return err
+	}
+	if err := mi.Write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	defer os.Remove(tf)
+	res := result{name: "webseed", size: size, maxRSS: torrentMaxRSS, lean: true}
+	rn := benchRun{
+		braidArgs: braidArgs(tf),
+		ariaArgs: []string{"--seed-time=0", "--enable-dht=false", "--enable-dht6=false",
+			"--bt-enable-lpd=false", "--enable-peer-exchange=false", "--summary-interval=0", tf},
+		modes: []ariaMode{{name: "bittorrent"}},
+		check: func(out string) error { return checkFile(filepath.Join(out, "file.bin"), size) },
+	}
+	if err := measure(ctx, dir, &res, rn, braid, aria, runs); err != nil {
+		return err
+	}
+	res.print(out)
+	return nil
 }

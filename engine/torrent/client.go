@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/anacrolix/dht/v2"
 	alog "github.com/anacrolix/log"
 	"github.com/anacrolix/torrent"
 	"github.com/anacrolix/torrent/metainfo"
@@ -49,6 +50,10 @@ type Config struct {
 	// HTTP fetches .torrent files and web seeds; nil: http.DefaultClient's
 	// transport.
 	HTTP *http.Client
+
+	// dhtNodes, when set, replaces the DHT's bootstrap nodes (tests: a
+	// DHT that reaches nobody, as offline, without leaving loopback).
+	dhtNodes dht.StartingNodesGetter
 }
 
 // Client is the app's one BitTorrent client. It starts with the first
@@ -143,6 +148,12 @@ func (c *Client) client() (*torrent.Client, error) {
 	}
 	tc.ListenPort = c.cfg.ListenPort
 	tc.NoDHT = !c.cfg.DHT
+	// Each job announces to the DHT itself, waiting after a failure
+	// instead of spinning (see announceDHT).
+	tc.PeriodicallyAnnounceTorrentsToDht = false
+	if nodes := c.cfg.dhtNodes; nodes != nil {
+		tc.DhtStartingNodes = func(string) dht.StartingNodesGetter { return nodes }
+	}
 	tc.DisablePEX = !c.cfg.PEX
 	tc.DisableTrackers = !c.cfg.Trackers
 	tc.NoDefaultPortForwarding = true

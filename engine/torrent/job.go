@@ -132,7 +132,7 @@ func (c *Client) Start(ctx context.Context, req *Request) (*Job, error) {
 	}
 	c.register(t, j)
 	j.t = t
-	go j.run(ctx)
+	go j.run(ctx, cl)
 	return j, nil
 }
 
@@ -175,8 +175,23 @@ func (j *Job) setPhase(p Phase) {
 	j.mu.Unlock()
 }
 
-func (j *Job) run(ctx context.Context) {
-	err := j.download(ctx)
+func (j *Job) run(ctx context.Context, cl *torrent.Client) {
+	announced := make(chan struct{})
+	go func() {
+		defer close(announced)
+		announceDHT(ctx, cl, j.t)
+	}()
+	err := j.download(ctx, cl)
+	j.mu.Lock()
+	ts := j.ts
+	j.mu.Unlock()
+	if ts != nil {
+		// Recorded now rather than when the library closes the storage,
+		// which only logs an error.
+		if ferr := ts.flush(); err == nil && ferr != nil {
+			err = ferr
+		}
+	}
 	t := j.t
 	t.Drop()
 	j.c.unregister(t)
@@ -193,12 +208,13 @@ func (j *Job) run(ctx context.Context) {
 	j.mu.Unlock()
 	j.markComplete()
 	j.cancel()
+	<-announced
 	close(j.done)
 }
 
 func (j *Job) markComplete() { j.compOnce.Do(func() { close(j.complete) }) }
 
-func (j *Job) download(ctx context.Context) error {
+func (j *Job) download(ctx context.Context, cl *torrent.Client) error {
 	t := j.t
 	name := j.req.Spec.Name
 	var ts *torrentStorage
@@ -282,11 +298,7 @@ func (j *Job) download(ctx context.Context) error {
 
 	t.SetOnWriteChunkError(func(err error) { ts.fail(err) })
 	if len(seeds) > 0 {
-		// anacrolix v1.59.1 starts web seed requests only from a client
-		// timer that fires every 5 s (client.go:56, webseed-requesting.go
-		// :477) or when one of them ends (webseed-peer.go:244): a web seed
-		// joins up to 5 s after this, and sends nothing if peers finish
-		// sooner.
+		// Nothing asks them yet: see nudgeWebSeeds, below.
 		t.AddWebSeeds(seeds)
 	}
 	for i, f := range files {
@@ -303,6 +315,11 @@ func (j *Job) download(ctx context.Context) error {
 			}
 		}
 	}
+	if len(seeds) > 0 {
+		// The files are wanted now: web seeds start at once, not on the
+		// library's next 5-second tick.
+		nudgeWebSeeds(webseedTimer(cl))
+	}
 
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
@@ -317,6 +334,10 @@ func (j *Job) download(ctx context.Context) error {
 		if err := ts.failure(); err != nil {
 			return err
 		}
+	}
+	if j.req.SeedRatio > 0 || j.req.SeedTime > 0 {
+		// Before Complete, so whoever it wakes sees the job seeding.
+		j.setPhase(PhaseSeeding)
 	}
 	j.markComplete()
 	return j.seed(ctx, tick)
@@ -341,12 +362,19 @@ func (j *Job) seed(ctx context.Context, tick *time.Ticker) error {
 	if ratio <= 0 && limit <= 0 {
 		return nil
 	}
-	j.setPhase(PhaseSeeding)
 	var deadline <-chan time.Time
 	if limit > 0 {
 		tm := time.NewTimer(limit)
 		defer tm.Stop()
 		deadline = tm.C
+	}
+	// Seeding waits for peers to ask: nothing to look at five times a
+	// second. The ratio is checked once a second; a time limit alone
+	// needs no tick at all.
+	if ratio > 0 {
+		tick.Reset(time.Second)
+	} else {
+		tick.Stop()
 	}
 	size := j.selectedSize()
 	for {

@@ -8,10 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/anacrolix/torrent/metainfo"
 	"github.com/anacrolix/torrent/storage"
@@ -218,11 +220,26 @@ type torrentStorage struct {
 	check fileCheck
 
 	mu       sync.Mutex
-	done     []bool // pieces verified and recorded
-	recorded []bool // pieces whose state the Completion knows
+	done     []bool // pieces verified (recorded, or in pending)
+	recorded []bool // pieces whose state the Completion knows, or will
 	err      error  // the first error that must fail the job
 	closed   bool
+	pending  []int       // verified pieces not synced and recorded yet
+	flushing *time.Timer // runs flush; nil when nothing is pending
+
+	// recording serialises the Completion's writes (flush, and
+	// MarkNotComplete), so a piece recorded bad is never recorded good
+	// after by a flush that took it before.
+	recording sync.Mutex
 }
+
+// recordEvery is how long a verified piece may wait before its file is
+// synced and the piece recorded in the Completion: a crash loses at most
+// this much verification (the pieces are hashed again on restart, not
+// fetched), as the HTTP engine's syncEvery. One fsync a second instead of
+// one a piece: a 64 MiB torrent of 256 KiB pieces made 256 of them, a
+// fifth of its CPU time.
+const recordEvery = time.Second
 
 func (ts *torrentStorage) piece(p metainfo.Piece) storage.PieceImpl {
 	i := p.Index()
@@ -232,8 +249,15 @@ func (ts *torrentStorage) piece(p metainfo.Piece) storage.PieceImpl {
 func (ts *torrentStorage) close() error {
 	ts.mu.Lock()
 	ts.closed = true
+	if ts.flushing != nil {
+		ts.flushing.Stop()
+	}
 	ts.mu.Unlock()
 	var errs []error
+	// What verified is kept, so a restart resumes exactly.
+	if err := ts.flush(); err != nil {
+		errs = append(errs, err)
+	}
 	for _, f := range ts.files {
 		f.mu.Lock()
 		if f.f != nil {
@@ -400,24 +424,23 @@ func (ts *torrentStorage) writeFile(i int, b []byte, off int64) error {
 	return err
 }
 
-// MarkComplete is called once the piece passed its hash: its bytes are
-// synced, then it is recorded, then every file it completes is checked and
-// renamed to its final name.
+// MarkComplete is called once the piece passed its hash: it is done at
+// once, and recorded within recordEvery, after its bytes are synced (see
+// flush); then every file it completes is checked and renamed to its
+// final name.
 func (p *pieceImpl) MarkComplete() error {
 	ts := p.ts
 	spans := ts.spansOf(p.off, p.length)
-	for _, i := range spans {
-		if err := ts.syncFile(i); err != nil {
-			return err
-		}
-	}
-	if err := ts.comp.Set(ts.ih, p.index, true); err != nil {
-		err = fmt.Errorf("piece %d: record completion: %w", p.index, err)
-		ts.fail(err)
-		return err
-	}
 	ts.mu.Lock()
 	ts.done[p.index], ts.recorded[p.index] = true, true
+	ts.pending = append(ts.pending, p.index)
+	if ts.flushing == nil && !ts.closed {
+		ts.flushing = time.AfterFunc(recordEvery, func() {
+			if err := ts.flush(); err != nil {
+				ts.fail(err)
+			}
+		})
+	}
 	ts.mu.Unlock()
 	for _, i := range spans {
 		if ts.fileDone(i) {
@@ -433,14 +456,48 @@ func (p *pieceImpl) MarkComplete() error {
 // MarkNotComplete records that the piece must be fetched again.
 func (p *pieceImpl) MarkNotComplete() error {
 	ts := p.ts
+	ts.recording.Lock()
+	defer ts.recording.Unlock()
 	ts.mu.Lock()
 	was := ts.done[p.index] || !ts.recorded[p.index]
 	ts.done[p.index], ts.recorded[p.index] = false, true
+	ts.pending = slices.DeleteFunc(ts.pending, func(i int) bool { return i == p.index })
 	ts.mu.Unlock()
 	if !was {
 		return nil
 	}
 	return ts.comp.Set(ts.ih, p.index, false)
+}
+
+// flush syncs the files of the pieces verified since the last flush and
+// records those pieces in the Completion.
+func (ts *torrentStorage) flush() error {
+	ts.recording.Lock()
+	defer ts.recording.Unlock()
+	ts.mu.Lock()
+	pieces := ts.pending
+	ts.pending, ts.flushing = nil, nil
+	ts.mu.Unlock()
+	if len(pieces) == 0 {
+		return nil
+	}
+	files := map[int]bool{}
+	for _, piece := range pieces {
+		for _, i := range ts.spansOf(int64(piece)*ts.info.PieceLength, ts.info.Piece(piece).Length()) {
+			files[i] = true
+		}
+	}
+	for i := range files {
+		if err := ts.syncFile(i); err != nil {
+			return err
+		}
+	}
+	for _, piece := range pieces {
+		if err := ts.comp.Set(ts.ih, piece, true); err != nil {
+			return fmt.Errorf("piece %d: record completion: %w", piece, err)
+		}
+	}
+	return nil
 }
 
 // Completion tells the client what is known of the piece. A piece never
