@@ -4,9 +4,10 @@
 # against, and Xvfb for the window tests. It only installs on Debian-like
 # machines (apt-get); elsewhere it names what to install and stops.
 #
-#   tools/setup.sh          the build and test needs
-#   tools/setup.sh bench    also aria2c, the reference the benchmarks compare against,
-#                           nginx, the mirror of bench/repair.sh, opentracker, the
+#   tools/setup.sh          the build and test needs (aria2c, the reference the
+#                           benchmarks compare against, and nginx, the mirror of
+#                           bench/repair.sh, among them)
+#   tools/setup.sh bench    also opentracker, the
 #                           tracker of braidbench's torrent scenario, and
 #                           transmission-daemon, the seeder of engine/torrent's
 #                           TestFromTransmission (skipped without it; its Debian
@@ -14,8 +15,14 @@
 set -euo pipefail
 
 # gcc-mingw-w64-x86-64: make test cross-compiles cmd/braid for Windows.
-want=(gcc libc6-dev pkg-config xorg-dev libgl1-mesa-dev libgl1-mesa-dri xvfb xdotool xdg-utils desktop-file-utils shared-mime-info gcc-mingw-w64-x86-64)
-[ "${1:-}" = bench ] && want+=(aria2 nginx-light opentracker transmission-daemon) # bench/repair.sh serves its mirror with nginx
+# The real servers and clients the tests drive: nginx-light (logins,
+# cookies, headers), lighttpd (Digest logins), tinyproxy and microsocks
+# (proxies), aria2 (the reference for the JSON-RPC), nodejs and npm (the
+# aria2 client library that drives the RPC in its tests).
+want=(gcc libc6-dev pkg-config xorg-dev libgl1-mesa-dev libgl1-mesa-dri xvfb xdotool xdg-utils desktop-file-utils shared-mime-info gcc-mingw-w64-x86-64
+	nginx-light lighttpd tinyproxy microsocks aria2 nodejs)
+command -v npm >/dev/null 2>&1 || want+=(npm) # Debian's nodejs comes without it; NodeSource's has it
+[ "${1:-}" = bench ] && want+=(opentracker transmission-daemon)
 
 if ! command -v go >/dev/null 2>&1; then
 	echo "setup: Go is not installed. Install Go 1.24 or newer from https://go.dev/dl/ and run make again." >&2

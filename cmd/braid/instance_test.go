@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -286,25 +285,6 @@ func (w *window) kill(t *testing.T) {
 		t.Fatalf("SIGKILL: %v", err)
 	}
 	<-w.done
-}
-
-// syncBuffer is a bytes.Buffer that a child's output and the test may use
-// at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
 }
 
 func TestAutoAddFromEnv(t *testing.T) {

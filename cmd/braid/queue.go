@@ -8,12 +8,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"text/tabwriter"
 	"time"
 
 	"braid/engine"
 	"braid/queue"
+	"braid/rpc"
 	"braid/runner"
 )
 
@@ -24,11 +26,20 @@ const queueUsage = `Usage:
   braid queue [--state DIR] remove [--files] ID
   braid queue [--state DIR] move ID up|down|top|bottom
   braid queue [--state DIR] run [--max-conn N] [--max-conn-per-host N] [--jobs N] [--limit RATE]
+                              [--retry-for D] [-d DIR] [--rpc-listen ADDR --rpc-secret SECRET
+                              [--rpc-allow-origin ORIGIN]... [--rpc-allow-remote]]
 
 --state DIR is the folder of the queue database (default: $BRAID_STATE, else
 the user config folder's braid/). move changes the order in which jobs
 run; the window shows the same order. run downloads queued jobs in order until
-none is left; Ctrl-C stops it, keeping every job's progress for next time.
+none is left; Ctrl-C stops it and pauses the jobs it was running, keeping their
+progress (braid queue resume ID, or the window, goes on with them).
+
+With --rpc-listen, run also answers aria2's JSON-RPC (HTTP and WebSocket on
+/jsonrpc), so aria2 clients (AriaNg, aria2p, the aria2 npm package) can drive
+the queue, and keeps serving when the queue is empty until aria2.shutdown or
+Ctrl-C. The secret may come from $BRAID_RPC_SECRET instead, which keeps it out
+of the process list. -d is where downloads added without a dir go.
 `
 
 // cmdQueue shows and manages the persistent queue the window shares.
@@ -55,6 +66,16 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	limit := fs.String("limit", "", "run: download rate limit such as 500k or 2M bytes/s (default: the settings)")
 	jobs := fs.Int("jobs", 0, "run: downloads at once (default: the settings)")
 	perHost := fs.Int("max-conn-per-host", 0, "run: most connections to one host (default: the settings)")
+	retryFor := fs.Duration("retry-for", 0, "run: how long a download waits for the network while every mirror fails with temporary errors (0: for ever)")
+	dlDir := fs.String("d", "", "run: where downloads added over RPC without a dir go (default: the download folder setting)")
+	rpcListen := fs.String("rpc-listen", "", "run: answer aria2 JSON-RPC on this address, e.g. 127.0.0.1:6800")
+	rpcSecret := fs.String("rpc-secret", "", "run: the RPC secret clients send as token:SECRET (default: $BRAID_RPC_SECRET)")
+	var rpcOrigins headerList
+	fs.Func("rpc-allow-origin", "run: a web origin whose pages may call the RPC, e.g. http://localhost:6880 (repeatable; * for any)", func(v string) error {
+		rpcOrigins = append(rpcOrigins, v)
+		return nil
+	})
+	rpcRemote := fs.Bool("rpc-allow-remote", false, "run: answer RPC clients on other machines too (the address must then not be loopback-only)")
 	if err := fs.Parse(rest); err != nil {
 		return queueUsageErr(err)
 	}
@@ -132,7 +153,11 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stderr, "braid queue: %v\n", lerr)
 		}
 		defer closeLog()
-		err = queueRun(ctx, q, runFlags{maxConn: *maxConn, perHost: *perHost, jobs: *jobs, rate: rate}, stdout)
+		f := runFlags{maxConn: *maxConn, perHost: *perHost, jobs: *jobs, rate: rate, retryFor: *retryFor, dir: *dlDir}
+		if *rpcListen != "" {
+			f.rpc = &rpcFlags{listen: *rpcListen, secret: cmp.Or(*rpcSecret, os.Getenv("BRAID_RPC_SECRET")), origins: rpcOrigins, remote: *rpcRemote}
+		}
+		err = queueRun(ctx, q, f, stdout)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "braid queue %s: %v\n", sub, err)
@@ -240,6 +265,16 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 type runFlags struct {
 	maxConn, perHost, jobs int
 	rate                   int64
+	retryFor               time.Duration
+	dir                    string    // where RPC downloads without a dir go
+	rpc                    *rpcFlags // nil: no remote control
+}
+
+// rpcFlags are queue run's remote-control flags.
+type rpcFlags struct {
+	listen, secret string
+	origins        []string
+	remote         bool
 }
 
 func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) error {
@@ -253,9 +288,10 @@ func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) erro
 	}
 	last := map[int64]time.Time{}
 	r := &runner.Runner{
-		Queue:  q,
-		Client: queueClient(s, f),
-		Jobs:   f.jobs,
+		Queue:    q,
+		Client:   queueClient(s, f),
+		Jobs:     f.jobs,
+		RetryFor: f.retryFor,
 		Progress: func(j queue.Job, s engine.Snapshot) {
 			// One line every few seconds per job is enough for a log.
 			if time.Since(last[j.ID]) < 5*time.Second && s.State < engine.StateDone {
@@ -278,15 +314,59 @@ func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) erro
 				byteText(s.Bytes), byteText(s.Size), byteText(s.Speed))
 		},
 	}
+	defer r.Close()
+	if f.rpc != nil {
+		return serveQueue(ctx, q, r, f, w)
+	}
 	if msg := queue.NothingToRun(q); msg != "" {
 		fmt.Fprintln(w, msg)
 		return nil
 	}
 	err = r.Run(ctx)
 	if ctx.Err() != nil {
-		fmt.Fprintln(w, "stopped; the queue keeps every job's progress for the next run")
+		fmt.Fprintln(w, "stopped; the jobs it was running are paused with their progress (braid queue resume ID goes on)")
 	}
 	return err
+}
+
+// serveQueue runs the queue and answers aria2's JSON-RPC until
+// aria2.shutdown or ctx's end, running jobs as they are added.
+func serveQueue(ctx context.Context, q *queue.Queue, r *runner.Runner, f runFlags, w io.Writer) error {
+	ln, err := rpc.Listen(f.rpc.listen, f.rpc.remote)
+	if err != nil {
+		return err
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	wake := make(chan struct{}, 1)
+	dl := &rpc.QueueDownloads{Queue: q, Live: r, Wake: func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}}
+	dl.SetDir(f.dir)
+	srv, err := rpc.New(dl, rpc.Options{Secret: f.rpc.secret, AllowOrigins: f.rpc.origins, AllowRemote: f.rpc.remote,
+		Version: version, Shutdown: func(bool) { stop() }})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	fmt.Fprintf(w, "answering aria2 JSON-RPC on http://%s/jsonrpc\n", ln.Addr())
+	for {
+		if err := r.Run(ctx); err != nil && ctx.Err() == nil {
+			fmt.Fprintf(w, "%v\n", err)
+		}
+		select {
+		case <-ctx.Done():
+			<-served
+			fmt.Fprintln(w, "stopped; the jobs it was running are paused with their progress")
+			return nil
+		case <-wake:
+		}
+	}
 }
 
 // queueClient is the engine client `queue run` uses: the queue's settings
