@@ -38,17 +38,11 @@ lint: setup
 	$(GO) vet $(HEADLESS) ./cmd/braid
 	$(GO) run $(STATICCHECK) ./...
 
-# cross keeps the other systems building: cmd/braid cross-compiled for
-# Windows with mingw-w64 (the window and the headless command line), and
-# every package vetted for macOS (the window needs Apple's SDK to build
-# there; the rest, and the headless command line, need no cgo).
-WINDOWS := GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc
-DARWIN  := GOOS=darwin GOARCH=arm64 CGO_ENABLED=0
+# cross keeps the other systems building (tools/crosscheck.sh): cmd/braid
+# cross-compiled for Windows with mingw-w64, and for macOS every package
+# that needs no cgo built and vetted.
 cross: setup
-	$(WINDOWS) $(GO) build -o /dev/null ./cmd/braid
-	$(WINDOWS) $(GO) build $(HEADLESS) -o /dev/null ./cmd/braid
-	$(DARWIN) $(GO) vet $$($(DARWIN) $(GO) list ./... | grep -vx 'braid/cmd/braid')
-	$(DARWIN) $(GO) vet $(HEADLESS) ./cmd/braid
+	@GO=$(GO) tools/crosscheck.sh
 
 test: lint cross
 	$(GO) test -race -count=1 -timeout 30m ./...
