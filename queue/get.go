@@ -101,6 +101,7 @@ func (q *Queue) FinishIfComplete(id int64) error {
 // says the content is another.
 func (q *Queue) PutFile(id int64, f metalink.File, changed bool) error {
 	op := fmt.Sprintf("job %d: store file %s", id, f.Name)
+	q.logins.keep([]metalink.File{f})
 	err := q.tx(func(tx *sql.Tx) error {
 		var blob []byte
 		if err := tx.QueryRow(`SELECT document FROM jobs WHERE id = ?`, id).Scan(&blob); err != nil {

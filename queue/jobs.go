@@ -215,6 +215,7 @@ func (q *Queue) addJob(source, dest string, doc *metalink.Document, selected []s
 	if err != nil {
 		return 0, fmt.Errorf("%s %s: destination %q: %w", op, shown, dest, err)
 	}
+	q.logins.keep(doc.Files)
 	doc = storedDoc(doc)
 	blob, err := json.Marshal(doc)
 	if err != nil {

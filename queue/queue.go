@@ -89,6 +89,8 @@ type Queue struct {
 	mu     sync.Mutex // guards lockDB and lock
 	lockDB *sql.DB
 	lock   *sql.Conn // nil when another process owns the queue
+
+	logins sessionLogins // credentials links carried, for this process only
 }
 
 // Dir returns the state folder to use: flag when not empty, else the

@@ -4,6 +4,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/redact"
 	"slices"
+	"sync"
 )
 
 // Redact returns s with the credentials (user:password@) of every URL in
@@ -37,4 +38,41 @@ func storedFile(f metalink.File) metalink.File {
 		f.MetaURLs[i].URL = Redact(f.MetaURLs[i].URL)
 	}
 	return f
+}
+
+// sessionLogins keep, for this process only, the credentials that links
+// given to the queue carried: the queue stores every URL without them, so
+// a job added with http://user:pass@host/f runs in the process that was
+// given the link, and after a restart asks for a login again (the server
+// says so: "the server asks for a login"). Safe for concurrent use.
+type sessionLogins struct {
+	mu sync.Mutex
+	m  map[string]string // URL as stored → URL as given
+}
+
+// keep remembers the credentials of the URLs of files.
+func (l *sessionLogins) keep(files []metalink.File) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, f := range files {
+		for _, u := range f.URLs {
+			if stored := Redact(u.URL); stored != u.URL {
+				if l.m == nil {
+					l.m = map[string]string{}
+				}
+				l.m[stored] = u.URL
+			}
+		}
+	}
+}
+
+// Login returns a mirror URL as the queue stores it with the credentials a
+// link gave it in this process, or as it is when none did.
+func (q *Queue) Login(stored string) string {
+	q.logins.mu.Lock()
+	defer q.logins.mu.Unlock()
+	if u, ok := q.logins.m[stored]; ok {
+		return u
+	}
+	return stored
 }

@@ -646,6 +646,9 @@ func (jr *jobRun) fileOf(j queue.Job, f queue.File) (metalink.File, error) {
 		if !ok {
 			u = metalink.URL{URL: m.URL}
 		}
+		// The queue stores no credentials; a link given in this process
+		// gets its own back.
+		u.URL = jr.r.Queue.Login(m.URL)
 		u.Location, u.Priority = m.Location, m.Priority
 		bps, err := jr.speed(queue.HostOf(m.URL))
 		if err != nil {

@@ -182,8 +182,8 @@ func TestPlainURLThroughTheWindow(t *testing.T) {
 	if want := (queue.Origin{ETag: `"e1"`, Referer: m.URL()}); j.Origin != want {
 		t.Errorf("stored origin %+v, want %+v", j.Origin, want)
 	}
-	if got := j.Files[0].Mirrors[0].URL; got != source {
-		t.Errorf("the stored mirror is %q, want %q with its credentials", got, source)
+	if got := j.Files[0].Mirrors[0].URL; got != m.URL() {
+		t.Errorf("the stored mirror is %q, want %q without its credentials (the queue keeps none)", got, m.URL())
 	}
 	shown := func(when string) {
 		t.Helper()
