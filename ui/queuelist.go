@@ -236,17 +236,39 @@ type jobRow struct {
 	iconName string // the icon's resource name
 	fresh    bool
 	// mark is the background of a row selected beside the list's own
-	// selection; onPress hears the modifier held as the row is pressed,
-	// before the list's tap selects it.
-	mark    *canvas.Rectangle
-	marked  bool
-	onPress func(fyne.KeyModifier)
-	// onDrop hears a drag of the row end, with the job and how far it
-	// went down (negative: up); dragged is that distance so far.
+	// selection.
+	mark   *canvas.Rectangle
+	marked bool
+	// The row, not the list around it, receives the driver's clicks: it
+	// takes mouse-down, right-click and drag, so Fyne hands every click
+	// on it to the row. onTap hears a click with the modifier held as
+	// the button went down (pressed), onDouble a double click.
+	onTap    func(id JobID, mod fyne.KeyModifier)
+	onDouble func(id JobID)
+	pressed  fyne.KeyModifier
+	// onDrag hears each step of a drag of the row and onDrop its end,
+	// with the job and how far it went down (negative: up); dragged is
+	// that distance so far.
+	onDrag  func(r *jobRow, dy float32)
 	onDrop  func(id JobID, dy, rowHeight float32)
 	dragged float32
 	// onMenu hears a right click on the row, where it happened.
 	onMenu func(id JobID, at fyne.Position)
+}
+
+// Tapped is Fyne's hook; see fyne.Tappable.
+func (r *jobRow) Tapped(*fyne.PointEvent) {
+	if r.onTap != nil && r.shown.ID != 0 {
+		r.onTap(r.shown.ID, r.pressed)
+	}
+}
+
+// DoubleTapped is Fyne's hook; see fyne.DoubleTappable. The driver sends
+// a double click here instead of two Tapped.
+func (r *jobRow) DoubleTapped(*fyne.PointEvent) {
+	if r.onDouble != nil && r.shown.ID != 0 {
+		r.onDouble(r.shown.ID)
+	}
 }
 
 // TappedSecondary is Fyne's hook; see fyne.SecondaryTappable.
@@ -258,7 +280,12 @@ func (r *jobRow) TappedSecondary(e *fyne.PointEvent) {
 
 // Dragged is Fyne's hook; see fyne.Draggable. On the desktop the list
 // scrolls with the wheel, so a drag is free to move jobs.
-func (r *jobRow) Dragged(e *fyne.DragEvent) { r.dragged += e.Dragged.DY }
+func (r *jobRow) Dragged(e *fyne.DragEvent) {
+	r.dragged += e.Dragged.DY
+	if r.onDrag != nil && r.shown.ID != 0 {
+		r.onDrag(r, r.dragged)
+	}
+}
 
 // DragEnd is Fyne's hook; see fyne.Draggable.
 func (r *jobRow) DragEnd() {
@@ -270,11 +297,7 @@ func (r *jobRow) DragEnd() {
 }
 
 // MouseDown is Fyne's hook; see desktop.Mouseable.
-func (r *jobRow) MouseDown(e *desktop.MouseEvent) {
-	if r.onPress != nil {
-		r.onPress(e.Modifier)
-	}
-}
+func (r *jobRow) MouseDown(e *desktop.MouseEvent) { r.pressed = e.Modifier }
 
 // MouseUp is Fyne's hook; see desktop.Mouseable.
 func (r *jobRow) MouseUp(*desktop.MouseEvent) {}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
@@ -80,11 +81,12 @@ type Window struct {
 	model    model
 	selected JobID // the job the details pane shows, the last one clicked
 	// marked are the selected jobs, selected among them; anchor is where
-	// a Shift-click range starts; modifier is the modifier held at the
-	// last press on a row.
-	marked   map[JobID]bool
-	anchor   JobID
-	modifier fyne.KeyModifier
+	// a Shift-click range starts.
+	marked map[JobID]bool
+	anchor JobID
+	// dropLine shows where a dragged row will land, on a layer over
+	// the list.
+	dropLine *canvas.Rectangle
 	// reselecting is set while the window moves the list's selection
 	// itself, so OnSelected does not take it for a click.
 	reselecting bool
@@ -134,7 +136,9 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 
 	w.List = newJobList(w.model.length, func() fyne.CanvasObject {
 		r := newJobRow().(*jobRow)
-		r.onPress = func(m fyne.KeyModifier) { w.modifier = m }
+		r.onTap = w.rowTapped
+		r.onDouble = w.rowDoubleTapped
+		r.onDrag = w.dragRow
 		r.onDrop = w.dropRow
 		r.onMenu = w.ShowRowMenu
 		return r
@@ -145,7 +149,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	})
 	w.List.OnSelected = func(i widget.ListItemID) {
 		if j, ok := w.model.row(i); ok {
-			w.clicked(j.ID)
+			w.clicked(j.ID, 0)
 		}
 	}
 	w.List.OnUnselected = func(widget.ListItemID) {}
@@ -175,7 +179,10 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 		w.poll.refreshDetail()
 	}
 
-	queue := container.NewBorder(container.NewVBox(w.Filters, queueHeader()), nil, nil, nil, container.NewStack(w.List, w.Empty))
+	w.dropLine = canvas.NewRectangle(theme.Color(theme.ColorNamePrimary))
+	w.dropLine.Hide()
+	queue := container.NewBorder(container.NewVBox(w.Filters, queueHeader()), nil, nil, nil,
+		container.NewStack(w.List, w.Empty, container.NewWithoutLayout(w.dropLine)))
 	split := container.NewVSplit(queue, container.NewPadded(w.Details.Content))
 	split.Offset = 0.45
 	w.Split = split
@@ -324,11 +331,22 @@ func (w *Window) selectJob(id JobID) {
 	w.setToolbar()
 }
 
-// Select selects the job with the given ID in the list, as a click does.
-func (w *Window) Select(id JobID) {
-	if i, ok := w.model.rowOf(id); ok {
-		w.List.Select(i)
+// Select selects the job with the given ID in the list, alone, as a
+// plain click does.
+func (w *Window) Select(id JobID) { w.selectWith(id, 0) }
+
+// selectWith selects job id as a click with the modifier mod does and
+// moves the list's own selection (its highlight) to its row.
+func (w *Window) selectWith(id JobID, mod fyne.KeyModifier) bool {
+	i, ok := w.model.rowOf(id)
+	if !ok {
+		return false
 	}
+	w.clicked(id, mod)
+	w.reselecting = true
+	w.List.Select(i)
+	w.reselecting = false
+	return true
 }
 
 // Selected is the selected job's ID, 0 when none.
