@@ -16,13 +16,10 @@ import (
 )
 
 // rowTapped is a click on job id's row with the modifier mod held: it
-// selects as clicked says, moves the list's own selection there and
-// gives the list the keyboard.
-func (w *Window) rowTapped(id JobID, mod fyne.KeyModifier) {
-	if w.selectWith(id, mod) {
-		w.Win.Canvas().Focus(w.List)
-	}
-}
+// selects as clicked says and moves the list's own selection there. The
+// keys that act on the selection reach the window without focusing the
+// list, whose focus ring would stay on a row not clicked.
+func (w *Window) rowTapped(id JobID, mod fyne.KeyModifier) { w.selectWith(id, mod) }
 
 // rowDoubleTapped is a double click on job id's row: it selects the row
 // alone and opens its file when the job is finished.
