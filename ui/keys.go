@@ -29,6 +29,7 @@ func (w *Window) keyed(d dialog.Dialog, ok, cancel func()) {
 				break
 			}
 		}
+		w.releaseFocus()
 	})
 }
 
@@ -57,9 +58,57 @@ func (w *Window) dialogKey(name fyne.KeyName) bool {
 // Entry is a one-line entry that hands Escape to OnEscape (Enter goes
 // to OnSubmitted, as in widget.Entry), so a dialog answers both keys
 // while the entry has the focus.
+//
+// It also keeps count of the entries that hold the focus: a dialog taken
+// off the window drops its focus manager without telling the entry it
+// focused, whose cursor then blinks on unseen, an animation that redraws
+// the window for ever (about 9 % of a core per dialog once closed). The
+// window ends that focus when a dialog closes; see releaseFocus.
 type Entry struct {
 	widget.Entry
 	OnEscape func()
+}
+
+// focusedEntries are the entries that gained the focus and have not lost
+// it, in any window. Only the UI goroutine touches it (a test's goroutine
+// on Fyne's test driver, which holds the window's lock).
+var focusedEntries = map[*Entry]bool{}
+
+// FocusGained is Fyne's hook; see fyne.Focusable.
+func (e *Entry) FocusGained() {
+	focusedEntries[e] = true
+	e.Entry.FocusGained()
+}
+
+// FocusLost is Fyne's hook; see fyne.Focusable.
+func (e *Entry) FocusLost() {
+	delete(focusedEntries, e)
+	e.Entry.FocusLost()
+}
+
+// HasFocus reports whether e holds the focus as far as e knows: whether
+// its cursor shows.
+func (e *Entry) HasFocus() bool { return focusedEntries[e] }
+
+// releaseFocus ends the focus of every entry that believes it has it
+// while the window's canvas has another in focus: entries of dialogs no
+// longer shown. It runs when the last open dialog closes, so an entry of
+// a dialog still open under another keeps its focus.
+func (w *Window) releaseFocus() {
+	if len(w.dialogs) > 0 {
+		return
+	}
+	c := w.Win.Canvas()
+	now := c.Focused()
+	for e := range focusedEntries {
+		if fyne.Focusable(e) == now {
+			continue
+		}
+		if other := fyne.CurrentApp().Driver().CanvasForObject(e); other != nil && other != c {
+			continue // another window's
+		}
+		e.FocusLost()
+	}
 }
 
 // NewEntry returns an empty Entry.

@@ -519,9 +519,12 @@ func (w *Window) showFetching(name string, cancel func()) dialog.Dialog {
 		cancel()
 		d.Hide()
 	}
-	d = dialog.NewCustomWithoutButtons(lang.L("Fetching metadata"), container.NewVBox(msg, widget.NewProgressBarInfinite()), w.Win)
+	// The bar's animation runs until the bar is stopped, seen or not.
+	bar := widget.NewProgressBarInfinite()
+	d = dialog.NewCustomWithoutButtons(lang.L("Fetching metadata"), container.NewVBox(msg, bar), w.Win)
 	d.SetButtons([]fyne.CanvasObject{widget.NewButton(lang.L("Cancel"), stop)})
 	w.keyed(d, nil, stop)
+	d.SetOnClosed(bar.Stop) // after keyed's: Fyne calls both
 	d.Resize(fyne.NewSize(480, d.MinSize().Height))
 	d.Show()
 	return d
