@@ -276,6 +276,9 @@ func (w *Window) isSelected(id JobID, sel []Job) bool {
 // dragRow shows where a drag of row r, dy pixels down so far, would put
 // its job: a line over the list between the rows it lands between.
 func (w *Window) dragRow(r *jobRow, dy float32) {
+	if w.sort.on() {
+		return // sorted by a column, the list is not the queue's order
+	}
 	rowHeight := r.Size().Height + theme.Padding()
 	i, ok := w.model.rowOf(r.shown.ID)
 	if !ok || rowHeight <= 0 {
@@ -306,7 +309,7 @@ func (w *Window) dragRow(r *jobRow, dy float32) {
 // selection when the row is in it, else the row's job alone.
 func (w *Window) dropRow(id JobID, dy, rowHeight float32) {
 	w.dropLine.Hide()
-	if rowHeight <= 0 {
+	if rowHeight <= 0 || w.sort.on() {
 		return
 	}
 	delta := int(math.Round(float64(dy / rowHeight)))

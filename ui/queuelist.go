@@ -2,8 +2,10 @@ package ui
 
 import (
 	"fmt"
-	"fyne.io/fyne/v2/lang"
+	"slices"
 	"strings"
+
+	"fyne.io/fyne/v2/lang"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -19,13 +21,18 @@ type model struct {
 	jobs  []Job
 	index map[JobID]int
 
-	// The list shows the jobs that pass the filter: shown holds their
-	// indexes in jobs, pos their place in shown. With no filter both are
-	// nil and the list shows jobs as they are, at no cost.
+	// The list shows the jobs that pass the filter in the sort order:
+	// shown holds their indexes in jobs, pos their place in shown. With
+	// no filter and queue order both are nil and the list shows jobs as
+	// they are, at no cost.
 	filter filter
+	order  sortOrder
 	shown  []int
 	pos    map[JobID]int
 }
+
+// view reports whether the list shows shown rather than jobs as they are.
+func (m *model) view() bool { return m.filter.on() || m.order.on() }
 
 // filter is what the search box and the state filter ask for.
 type filter struct {
@@ -48,23 +55,28 @@ func (f filter) match(j Job) bool {
 
 // refilter recomputes which jobs the list shows.
 func (m *model) refilter() {
-	if !m.filter.on() {
+	if !m.view() {
 		m.shown, m.pos = nil, nil
 		return
 	}
 	m.shown = m.shown[:0]
-	m.pos = make(map[JobID]int)
 	for i, j := range m.jobs {
 		if m.filter.match(j) {
-			m.pos[j.ID] = len(m.shown)
 			m.shown = append(m.shown, i)
 		}
+	}
+	if m.order.on() {
+		slices.SortFunc(m.shown, func(a, b int) int { return m.order.compare(m.jobs[a], m.jobs[b], a, b) })
+	}
+	m.pos = make(map[JobID]int, len(m.shown))
+	for k, i := range m.shown {
+		m.pos[m.jobs[i].ID] = k
 	}
 }
 
 // length is the number of rows the list shows.
 func (m *model) length() int {
-	if m.shown == nil && !m.filter.on() {
+	if m.shown == nil && !m.view() {
 		return len(m.jobs)
 	}
 	return len(m.shown)
@@ -72,7 +84,7 @@ func (m *model) length() int {
 
 // row is the job the list shows at row i.
 func (m *model) row(i int) (Job, bool) {
-	if !m.filter.on() {
+	if !m.view() {
 		if i < 0 || i >= len(m.jobs) {
 			return Job{}, false
 		}
@@ -86,7 +98,7 @@ func (m *model) row(i int) (Job, bool) {
 
 // rowOf is the list row that shows job id.
 func (m *model) rowOf(id JobID) (int, bool) {
-	if !m.filter.on() {
+	if !m.view() {
 		i, ok := m.index[id]
 		return i, ok
 	}
@@ -133,7 +145,7 @@ func (m *model) merge(live []Job) (changed []int, refiltered bool) {
 		}
 		old := m.jobs[i]
 		m.jobs[i] = j
-		if m.filter.on() && m.filter.match(old) != m.filter.match(j) {
+		if m.filter.on() && m.filter.match(old) != m.filter.match(j) || m.order.keyChanged(old, j) {
 			refiltered = true
 		}
 		if r, ok := m.rowOf(j.ID); ok {
@@ -214,13 +226,6 @@ func (t Totals) statusText() string {
 	return strings.Join(parts, "  ·  ")
 }
 
-// Queue list columns: icon, name, size, progress, speed, ETA, state.
-var queueWidths = []float32{20, 0, 80, 150, 100, 70, 250}
-
-func queueHeader() fyne.CanvasObject {
-	return header(queueWidths, "", lang.L("Name"), lang.L("Size"), lang.L("Progress"), lang.L("Speed"), lang.L("ETA"), lang.L("State"))
-}
-
 // jobRow is one row of the queue list; rows are reused as the list
 // scrolls.
 type jobRow struct {
@@ -232,6 +237,7 @@ type jobRow struct {
 	speed    *widget.Label
 	eta      *widget.Label
 	state    *widget.RichText
+	added    *widget.Label
 	shown    Job    // what the row shows, to skip redundant updates
 	iconName string // the icon's resource name
 	fresh    bool
@@ -302,7 +308,14 @@ func (r *jobRow) MouseDown(e *desktop.MouseEvent) { r.pressed = e.Modifier }
 // MouseUp is Fyne's hook; see desktop.Mouseable.
 func (r *jobRow) MouseUp(*desktop.MouseEvent) {}
 
+// newJobRow is a row with the default column widths.
 func newJobRow() fyne.CanvasObject {
+	return newJobRowIn(&columns{widths: append([]float32(nil), defaultQueueWidths...)})
+}
+
+// newJobRowIn is a row laid out by cols, which the list's rows and its
+// header share: a column resized is resized in every row.
+func newJobRowIn(cols *columns) fyne.CanvasObject {
 	r := &jobRow{
 		icon:     widget.NewIcon(nil),
 		name:     cellLabel(fyne.TextAlignLeading),
@@ -311,12 +324,13 @@ func newJobRow() fyne.CanvasObject {
 		speed:    cellLabel(fyne.TextAlignTrailing),
 		eta:      cellLabel(fyne.TextAlignTrailing),
 		state:    newStyled(fyne.TextAlignLeading),
+		added:    cellLabel(fyne.TextAlignLeading),
 		fresh:    true,
 		mark:     canvas.NewRectangle(theme.Color(theme.ColorNameSelection)),
 	}
 	r.mark.Hide()
-	r.content = container.NewStack(r.mark, container.New(&columns{widths: queueWidths},
-		r.icon, r.name, r.size, r.progress, r.speed, r.eta, r.state))
+	r.content = container.NewStack(r.mark, container.New(cols,
+		r.icon, r.name, r.size, r.progress, r.speed, r.eta, r.state, r.added))
 	r.ExtendBaseWidget(r)
 	return r
 }
@@ -353,6 +367,9 @@ func (r *jobRow) show(j Job, marked bool) {
 	}
 	if e := rowETA(j); r.fresh || e != rowETA(old) {
 		r.eta.SetText(e)
+	}
+	if r.fresh || !j.Added.Equal(old.Added) {
+		r.added.SetText(addedText(j.Added))
 	}
 	r.shown, r.fresh = j, false
 }

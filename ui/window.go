@@ -59,7 +59,10 @@ type Window struct {
 	StateFilter *widget.Select
 	Filters     fyne.CanvasObject
 	List        *JobList
-	Empty       fyne.CanvasObject // shown instead of the list when the queue is empty
+	// Header is the list's header: click a column to sort, drag an edge
+	// to resize.
+	Header *QueueHeader
+	Empty  fyne.CanvasObject // shown instead of the list when the queue is empty
 	// Menu is the main menu: the menu bar on desktops that have one.
 	Menu *fyne.MainMenu
 	// Split divides the queue (above) from the details pane.
@@ -87,6 +90,9 @@ type Window struct {
 	// dropLine shows where a dragged row will land, on a layer over
 	// the list.
 	dropLine *canvas.Rectangle
+	// cols lays out the header and every row; sort is the list's order.
+	cols *columns
+	sort sortOrder
 	// reselecting is set while the window moves the list's selection
 	// itself, so OnSelected does not take it for a click.
 	reselecting bool
@@ -134,8 +140,11 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Win.SetIcon(AppIcon)
 	w.buildToolbar()
 
+	w.cols = &columns{widths: append([]float32(nil), defaultQueueWidths...)}
+	w.loadColumns()
+	w.model.order = w.sort
 	w.List = newJobList(w.model.length, func() fyne.CanvasObject {
-		r := newJobRow().(*jobRow)
+		r := newJobRowIn(w.cols).(*jobRow)
 		r.onTap = w.rowTapped
 		r.onDouble = w.rowDoubleTapped
 		r.onDrag = w.dragRow
@@ -181,7 +190,12 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 
 	w.dropLine = canvas.NewRectangle(theme.Color(theme.ColorNamePrimary))
 	w.dropLine.Hide()
-	queue := container.NewBorder(container.NewVBox(w.Filters, queueHeader()), nil, nil, nil,
+	w.Header = newQueueHeader(w.cols)
+	w.Header.OnSort = w.SortBy
+	w.Header.OnResized = w.saveWidths
+	w.Header.onResize = w.List.Refresh
+	w.Header.show(w.sort)
+	queue := container.NewBorder(container.NewVBox(w.Filters, w.Header.Content), nil, nil, nil,
 		container.NewStack(w.List, w.Empty, container.NewWithoutLayout(w.dropLine)))
 	split := container.NewVSplit(queue, container.NewPadded(w.Details.Content))
 	split.Offset = 0.45
