@@ -66,7 +66,8 @@ func (w *Window) dialogKey(name fyne.KeyName) bool {
 // window ends that focus when a dialog closes; see releaseFocus.
 type Entry struct {
 	widget.Entry
-	OnEscape func()
+	OnEscape     func()
+	enterSubmits bool // see NewLinesEntry
 }
 
 // focusedEntries are the entries that gained the focus and have not lost
@@ -118,13 +119,48 @@ func NewEntry() *Entry {
 	return e
 }
 
-// TypedKey is Fyne's hook; see fyne.Focusable.
+// TypedKey is Fyne's hook; see fyne.Focusable. In a multi-line entry
+// made with NewLinesEntry, Enter submits as in a one-line entry and
+// Shift+Enter starts a new line.
 func (e *Entry) TypedKey(k *fyne.KeyEvent) {
 	if k.Name == fyne.KeyEscape && e.OnEscape != nil {
 		e.OnEscape()
 		return
 	}
+	if e.enterSubmits && (k.Name == fyne.KeyReturn || k.Name == fyne.KeyEnter) {
+		if !shiftHeld() {
+			if e.OnSubmitted != nil {
+				e.OnSubmitted(e.Text)
+			}
+			return
+		}
+		// Fyne's multi-line entry submits on Shift+Enter when it has an
+		// OnSubmitted: without one it starts a new line.
+		submitted := e.OnSubmitted
+		e.OnSubmitted = nil
+		e.Entry.TypedKey(k)
+		e.OnSubmitted = submitted
+		return
+	}
 	e.Entry.TypedKey(k)
+}
+
+// NewLinesEntry returns a multi-line Entry for a list, one item a line,
+// rows lines high, where Enter submits and Shift+Enter starts a new line.
+func NewLinesEntry(rows int) *Entry {
+	e := &Entry{enterSubmits: true}
+	e.MultiLine = true
+	e.Wrapping = fyne.TextWrapOff
+	e.SetMinRowsVisible(rows)
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// shiftHeld reports whether Shift is held down now, on drivers that know
+// (Fyne's test driver does not: tests set their own).
+var shiftHeld = func() bool {
+	d, ok := fyne.CurrentApp().Driver().(desktop.Driver)
+	return ok && d.CurrentKeyModifiers()&fyne.KeyModifierShift != 0
 }
 
 // keyCheck is a check box that hands Enter and Escape to its dialog
@@ -294,8 +330,8 @@ func (w *Window) ShowShortcuts() {
 // PasteURL opens the link on the clipboard, if it holds one.
 func (w *Window) PasteURL() {
 	if c := w.App.Clipboard(); c != nil {
-		if s := strings.TrimSpace(c.Content()); looksLikeURL(s) {
-			w.OpenSource(s)
+		if links := urlLines(c.Content()); len(links) > 0 {
+			w.OpenSources(links)
 		}
 	}
 }

@@ -432,17 +432,106 @@ func (w *Window) command(what string, f func() error) {
 	}()
 }
 
-// AskURL asks for a link, offering one from the clipboard, and opens it.
-// Enter adds, Escape cancels.
+// AskURL asks for links, one a line, offering those on the clipboard,
+// and opens them in their order. Enter adds, Shift+Enter starts a new
+// line, Escape cancels.
 func (w *Window) AskURL() {
-	e := NewEntry()
-	e.SetPlaceHolder(lang.L("https://example.org/file.iso or a .meta4 link"))
+	e := NewLinesEntry(4)
+	e.SetPlaceHolder(lang.L("https://example.org/file.iso or a .meta4 link\nOne link a line: Shift+Enter starts a new line"))
 	if c := w.App.Clipboard(); c != nil {
-		if s := strings.TrimSpace(c.Content()); looksLikeURL(s) {
-			e.SetText(s)
+		if links := urlLines(c.Content()); len(links) > 0 && len(links) == len(nonEmptyLines(c.Content())) {
+			e.SetText(strings.Join(links, "\n"))
 		}
 	}
-	w.askText(lang.L("Add URL"), lang.L("Link"), lang.L("Add"), e, w.OpenSource)
+	w.askText(lang.L("Add URL"), lang.L("Links"), lang.L("Add"), e, func(text string) {
+		w.OpenSources(nonEmptyLines(text))
+	})
+}
+
+// nonEmptyLines are text's lines, trimmed, blank ones left out.
+func nonEmptyLines(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// urlLines are the lines of text that are links.
+func urlLines(text string) []string {
+	var out []string
+	for _, l := range nonEmptyLines(text) {
+		if looksLikeURL(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// OpenSources opens sources one after the other, in their order: each
+// plain link is added before the next is read, so the queue keeps the
+// order they were given in; a document with files to choose shows its
+// picker. Magnet links, whose files come from peers when they come, open
+// on their own as OpenSource opens them. The errors are shown together
+// at the end. It may be called from any goroutine.
+func (w *Window) OpenSources(sources []string) {
+	if len(sources) == 1 {
+		w.OpenSource(sources[0])
+		return
+	}
+	var ordered []string
+	for _, s := range sources {
+		if _, magnet := magnetName(s); magnet {
+			w.OpenSource(s)
+		} else {
+			ordered = append(ordered, s)
+		}
+	}
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		var errs []error
+		for _, src := range ordered {
+			doc, err := w.Backend.Open(w.ctx, src)
+			if w.ctx.Err() != nil {
+				return
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf(lang.L("open %s: %w"), src, err))
+				continue
+			}
+			var req AddRequest
+			direct := false
+			shown := make(chan struct{})
+			w.do(func() {
+				defer close(shown)
+				req, direct = w.offerDirect(src, doc, false)
+				if req.Dir == "" {
+					req.Dir = w.Settings.Dir
+				}
+			})
+			select {
+			case <-shown:
+			case <-w.ctx.Done():
+				return
+			}
+			if !direct {
+				continue // its picker shows
+			}
+			id, err := w.Backend.Add(w.ctx, req)
+			if err != nil {
+				errs = append(errs, fmt.Errorf(lang.L("%s: %w"), fmt.Sprintf(lang.L("Add %s"), src), err))
+				continue
+			}
+			w.do(func() { w.pendingSelect = id })
+			w.poll.reloadSoon()
+		}
+		if len(errs) > 0 {
+			w.do(func() { w.showError(errors.Join(errs...)) })
+		}
+	}()
 }
 
 // askText shows a one-entry form dialog; Enter or the ok button hands
@@ -572,12 +661,19 @@ func magnetName(source string) (string, bool) {
 // offer shows the picker for doc, or adds it directly when there is
 // nothing to pick and pick is false.
 func (w *Window) offer(source string, doc *metalink.Document, pick bool) {
+	if req, ok := w.offerDirect(source, doc, pick); ok {
+		w.add(req)
+	}
+}
+
+// offerDirect is offer for a caller that adds itself: it returns the
+// request to add at once, or shows the picker and returns false.
+func (w *Window) offerDirect(source string, doc *metalink.Document, pick bool) (AddRequest, bool) {
 	syncer, ok := w.Backend.(Syncer)
 	sync := ok && syncer.SyncDocument(doc)
 	p := newPicker(source, doc, w.Settings, w.Win, sync)
 	if w.opts.AutoStart || (!sync && !pick && isPlainLink(source) && len(doc.Files) == 1 && len(doc.Rejected) == 0) {
-		w.add(p.Request(false))
-		return
+		return p.Request(false), true
 	}
 	d := dialog.NewCustomWithoutButtons(lang.L("Add downloads"), p.Content, w.Win)
 	done := func() {
@@ -599,6 +695,7 @@ func (w *Window) offer(source string, doc *metalink.Document, pick bool) {
 	size := w.Win.Canvas().Size()
 	d.Resize(fyne.NewSize(min(780, size.Width-40), min(680, size.Height-40)))
 	d.Show()
+	return AddRequest{}, false
 }
 
 func (w *Window) add(req AddRequest) {
