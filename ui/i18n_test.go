@@ -35,6 +35,8 @@ var technical = map[string]bool{
 	"windows": true, "darwin": true, "DBUS_SESSION_BUS_ADDRESS": true, // runtime.GOOS, environment
 	"Range":    true, // an HTTP header the bridge sends
 	"starting": true, // the bridge's marker of a check about to begin, never shown
+	"theme": true, "system": true, "light": true, "dark": true, // preference key and values, never shown
+	"true": true, // a build setting's value
 }
 
 // isTechnical reports whether a literal is a scheme, path, extension,

@@ -74,6 +74,7 @@ func (w *Window) buildMenu() {
 		),
 		fyne.NewMenu(lang.L("Help"),
 			fyne.NewMenuItem(lang.L("Keyboard shortcuts"), w.ShowShortcuts),
+			fyne.NewMenuItem(lang.L("About Braid"), w.ShowAbout),
 		),
 	)
 	w.Win.SetMainMenu(w.Menu)

@@ -37,6 +37,9 @@ type Options struct {
 	// OpenFile opens a finished file with the desktop's application for
 	// it; nil opens a file:// URL with the app.
 	OpenFile func(path string) error
+	// Version and Licence are what Help → About says of the build;
+	// the commit comes from the build's own record.
+	Version, Licence string
 	// AutoStart adds sources opened with OpenSource as soon as they are
 	// read, with the files the filters tick, without showing the picker
 	// (for scripted runs such as the screenshot).
@@ -136,6 +139,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 		poll:    newPoller(b),
 	}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
+	w.applyThemeMode()
 	w.Win = app.NewWindow("Braid")
 	w.Win.SetIcon(AppIcon)
 	w.buildToolbar()
@@ -671,7 +675,9 @@ func (w *Window) offer(source string, doc *metalink.Document, pick bool) {
 func (w *Window) offerDirect(source string, doc *metalink.Document, pick bool) (AddRequest, bool) {
 	syncer, ok := w.Backend.(Syncer)
 	sync := ok && syncer.SyncDocument(doc)
-	p := newPicker(source, doc, w.Settings, w.Win, sync)
+	s := w.Settings
+	s.Dir = w.saveDir()
+	p := newPicker(source, doc, s, w.Win, sync)
 	if w.opts.AutoStart || (!sync && !pick && isPlainLink(source) && len(doc.Files) == 1 && len(doc.Rejected) == 0) {
 		return p.Request(false), true
 	}
@@ -687,6 +693,7 @@ func (w *Window) offerDirect(source string, doc *metalink.Document, pick bool) (
 	}
 	p.OnAdd = func(req AddRequest) {
 		done()
+		w.rememberDir(req.Dir)
 		w.add(req)
 	}
 	p.OnCancel = done
