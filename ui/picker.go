@@ -33,7 +33,7 @@ type Picker struct {
 	Ticked []bool
 	Why    []string
 
-	Title       *widget.Label    // identity, or the file name
+	Title       *widget.Label    // identity, or the ticked files' names
 	Subtitle    *widget.RichText // version and publisher
 	Description *widget.Label
 
@@ -50,6 +50,12 @@ type Picker struct {
 
 	Files   *widget.List
 	Summary *widget.Label // "2 of 5 files · 1.4 GB"
+	// Mirrors lists the mirrors of the ticked files (host, location,
+	// priority, protocol) under MirrorsItem, which counts them.
+	Mirrors     *widget.List
+	MirrorsItem *widget.AccordionItem
+	mirrors     []pickerMirror
+	identity    string // the document's name for itself, "" when none
 	Dir     *Entry
 	Browse  *widget.Button
 
@@ -137,7 +143,7 @@ func newPicker(source string, doc *metalink.Document, s Settings, parent fyne.Wi
 	top := container.NewVBox(header, widget.NewSeparator(), filters, widget.NewSeparator())
 	dest := container.NewBorder(nil, nil, widget.NewLabel(lang.L("Save to")), p.Browse, p.Dir)
 	buttons := container.NewHBox(p.Cancel, layout.NewSpacer(), p.AddPaused, p.Start)
-	bottom := container.NewVBox(widget.NewSeparator(), p.Summary, dest, buttons)
+	bottom := container.NewVBox(widget.NewSeparator(), p.buildMirrorList(), p.Summary, dest, buttons)
 	p.Content = container.NewBorder(top, bottom, nil, nil, p.Files)
 
 	p.ApplyFilters()
@@ -290,6 +296,10 @@ func (p *Picker) updateSummary() {
 	}
 	p.Summary.SetText(s)
 	p.updateButtons()
+	p.updateTitle()
+	if p.MirrorsItem != nil {
+		p.updateMirrors()
+	}
 }
 
 func (p *Picker) updateButtons() {
@@ -319,13 +329,10 @@ func (p *Picker) buildHeader() {
 			licence = f.License
 		}
 	}
+	// Without an identity the title names the ticked files; see
+	// updateTitle.
+	p.identity = id
 	title := id
-	if title == "" && len(p.Doc.Files) > 0 {
-		title = path.Base(p.Doc.Files[0].Name)
-	}
-	if title == "" {
-		title = p.Source
-	}
 	var sub []string
 	if version != "" {
 		sub = append(sub, fmt.Sprintf(lang.L("Version %s"), version))
