@@ -56,8 +56,8 @@ type Picker struct {
 	MirrorsItem *widget.AccordionItem
 	mirrors     []pickerMirror
 	identity    string // the document's name for itself, "" when none
-	Dir     *Entry
-	Browse  *widget.Button
+	Dir         *Entry
+	Browse      *widget.Button
 
 	Start     *widget.Button
 	AddPaused *widget.Button
