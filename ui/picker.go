@@ -362,7 +362,7 @@ func (p *Picker) rejectedNote() fyne.CanvasObject {
 	for _, r := range p.Doc.Rejected {
 		lines = append(lines, fmt.Sprintf("%s: %s", r.Name, r.Reason))
 	}
-	l := widget.NewLabel(fmt.Sprintf(lang.L("%s refused for safety: %s"), plural(len(lines), lang.L("1 file"), lang.L("%s files")), strings.Join(lines, "; ")))
+	l := widget.NewLabel(fmt.Sprintf(lang.L("%s refused for safety: %s"), countL("%s files", len(lines)), strings.Join(lines, "; ")))
 	l.Importance = widget.DangerImportance
 	l.Wrapping = fyne.TextWrapWord
 	return l
@@ -437,10 +437,7 @@ func fileMeta(f metalink.File, countries []string) string {
 	if len(f.OS) > 0 {
 		parts = append(parts, strings.Join(f.OS, ", "))
 	}
-	m := lang.L("1 mirror")
-	if len(f.URLs) != 1 {
-		m = fmt.Sprintf(lang.L("%d mirrors"), len(f.URLs))
-	}
+	m := countL("%s mirrors", len(f.URLs))
 	near := 0
 	for _, u := range f.URLs {
 		for _, c := range countries {

@@ -204,24 +204,24 @@ func (t Totals) statusText() string {
 	if s := speedText(t.Upload); s != "" {
 		parts = append(parts, "↑ "+s)
 	}
-	parts = append(parts, fmt.Sprintf(lang.L("%s active"), count(t.Running)), fmt.Sprintf(lang.L("%s queued"), count(t.Queued)))
+	parts = append(parts, countL("%s active", t.Running), countL("%s queued", t.Queued))
 	if t.Waiting > 0 {
-		parts = append(parts, fmt.Sprintf(lang.L("%s waiting"), count(t.Waiting)))
+		parts = append(parts, countL("%s waiting", t.Waiting))
 	}
 	if t.Seeding > 0 {
-		parts = append(parts, fmt.Sprintf(lang.L("%s seeding"), count(t.Seeding)))
+		parts = append(parts, countL("%s seeding", t.Seeding))
 	}
 	if t.Paused > 0 {
-		parts = append(parts, fmt.Sprintf(lang.L("%s paused"), count(t.Paused)))
+		parts = append(parts, countL("%s paused", t.Paused))
 	}
 	if t.Done > 0 {
-		parts = append(parts, fmt.Sprintf(lang.L("%s done"), count(t.Done)))
+		parts = append(parts, countL("%s done", t.Done))
 	}
 	if t.Failed > 0 {
-		parts = append(parts, fmt.Sprintf(lang.L("%s failed"), count(t.Failed)))
+		parts = append(parts, countL("%s failed", t.Failed))
 	}
 	if t.Mismatch > 0 {
-		parts = append(parts, fmt.Sprintf(lang.L("%s checksum mismatch"), count(t.Mismatch)))
+		parts = append(parts, countL("%s checksum mismatch", t.Mismatch))
 	}
 	return strings.Join(parts, "  ·  ")
 }

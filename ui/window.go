@@ -276,6 +276,11 @@ func (w *Window) Settle() {
 
 // apply shows one reading. It runs on the UI goroutine.
 func (w *Window) apply(r reading) {
+	localNames(r.all)
+	localNames(r.live)
+	if r.detail != nil {
+		r.detail.Job.Name = localName(r.detail.Job.Name)
+	}
 	if r.err != nil {
 		w.showProblem(r.err)
 	} else if r.reloaded {
