@@ -348,6 +348,34 @@ func TestWindowMouse(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	xdo("key", "Return")
 	waitJobs("Remove from the row menu of an unselected row", "row-1", "row-0")
+
+	// A click on the Size column's name sorts the list by size: row-0
+	// (1000 bytes) comes first though the queue has it second, so the
+	// top row's menu removes row-0.
+	xdo("mousemove", "--sync", strconv.Itoa(bars[0].x0-30), strconv.Itoa(bars[0].y-pitch-2))
+	xdo("click", "1")
+	time.Sleep(500 * time.Millisecond)
+	click(0, "")
+	keep(shot(), "mouse-sorted")
+	x, y = at(0)
+	xdo("mousemove", "--sync", x, y)
+	xdo("click", "3")
+	time.Sleep(300 * time.Millisecond)
+	xdo("key", "Up")
+	xdo("key", "Return")
+	time.Sleep(300 * time.Millisecond)
+	xdo("key", "Return")
+	waitJobs("Remove from the top row with the list sorted by size", "row-1")
+
+	// Add URL takes several links: a screenshot of the box.
+	xdo("key", "ctrl+n")
+	time.Sleep(500 * time.Millisecond)
+	xdo("type", "--delay", "5", "https://example.org/a.iso")
+	xdo("key", "shift+Return")
+	xdo("type", "--delay", "5", "https://example.org/b.iso")
+	time.Sleep(300 * time.Millisecond)
+	keep(shot(), "add-url-lines")
+	xdo("key", "Escape")
 }
 
 // bar is a horizontal band of one colour on the screen: a progress bar.
