@@ -51,9 +51,10 @@ type Picker struct {
 	Files   *widget.List
 	Summary *widget.Label // "2 of 5 files · 1.4 GB"
 	// Mirrors lists the mirrors of the ticked files (host, location,
-	// priority, protocol) under MirrorsItem, which counts them.
+	// priority, protocol) on the tab MirrorsItem, which counts them.
 	Mirrors     *widget.List
-	MirrorsItem *widget.AccordionItem
+	MirrorsItem *container.TabItem
+	lists       *container.AppTabs
 	mirrors     []pickerMirror
 	identity    string // the document's name for itself, "" when none
 	Dir         *Entry
@@ -143,8 +144,8 @@ func newPicker(source string, doc *metalink.Document, s Settings, parent fyne.Wi
 	top := container.NewVBox(header, widget.NewSeparator(), filters, widget.NewSeparator())
 	dest := container.NewBorder(nil, nil, widget.NewLabel(lang.L("Save to")), p.Browse, p.Dir)
 	buttons := container.NewHBox(p.Cancel, layout.NewSpacer(), p.AddPaused, p.Start)
-	bottom := container.NewVBox(widget.NewSeparator(), p.buildMirrorList(), p.Summary, dest, buttons)
-	p.Content = container.NewBorder(top, bottom, nil, nil, p.Files)
+	bottom := container.NewVBox(widget.NewSeparator(), p.Summary, dest, buttons)
+	p.Content = container.NewBorder(top, bottom, nil, nil, p.buildLists())
 
 	p.ApplyFilters()
 	return p
@@ -297,7 +298,7 @@ func (p *Picker) updateSummary() {
 	p.Summary.SetText(s)
 	p.updateButtons()
 	p.updateTitle()
-	if p.MirrorsItem != nil {
+	if p.lists != nil {
 		p.updateMirrors()
 	}
 }

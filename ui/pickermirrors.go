@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"braid/engine/metalink"
@@ -57,9 +57,9 @@ func mirrorsOf(doc *metalink.Document, ticked []bool) []pickerMirror {
 	return out
 }
 
-// buildMirrorList makes the picker's mirror list, folded under a line
-// that counts them.
-func (p *Picker) buildMirrorList() fyne.CanvasObject {
+// buildLists puts the file list and the mirror list on two tabs, the
+// mirrors' tab named by how many there are.
+func (p *Picker) buildLists() fyne.CanvasObject {
 	p.Mirrors = widget.NewList(
 		func() int { return len(p.mirrors) },
 		func() fyne.CanvasObject {
@@ -78,12 +78,11 @@ func (p *Picker) buildMirrorList() fyne.CanvasObject {
 			cells[2].(*widget.Label).SetText(strconv.Itoa(m.Priority))
 			cells[3].(*widget.Label).SetText(m.Protocol)
 		})
-	tall := canvas.NewRectangle(nil)
-	tall.SetMinSize(fyne.NewSize(0, 130))
 	list := container.NewBorder(header(mirrorListWidths, lang.L("Host"), lang.L("Location"), lang.L("Priority"), lang.L("Protocol")),
-		nil, nil, nil, container.NewStack(tall, p.Mirrors))
-	p.MirrorsItem = widget.NewAccordionItem("", list)
-	return widget.NewAccordion(p.MirrorsItem)
+		nil, nil, nil, p.Mirrors)
+	p.MirrorsItem = container.NewTabItemWithIcon("", theme.StorageIcon(), list)
+	p.lists = container.NewAppTabs(container.NewTabItemWithIcon(lang.L("Files"), theme.FileIcon(), p.Files), p.MirrorsItem)
+	return p.lists
 }
 
 // updateMirrors lists the mirrors of the files ticked now.
@@ -96,10 +95,11 @@ func (p *Picker) updateMirrors() {
 	case n > 1:
 		title = fmt.Sprintf(lang.L("Mirrors: %s, best %s"), count(n), p.mirrors[0].Host)
 	}
-	p.MirrorsItem.Title = title
-	if p.Mirrors != nil {
-		p.Mirrors.Refresh()
+	if p.MirrorsItem.Text != title {
+		p.MirrorsItem.Text = title
+		p.lists.Refresh()
 	}
+	p.Mirrors.Refresh()
 }
 
 // updateTitle names what will be downloaded: the document's identity

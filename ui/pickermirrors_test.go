@@ -36,7 +36,7 @@ func TestPickerTitleAndMirrors(t *testing.T) {
 	if !slices.Equal(p.mirrors, want) || p.Mirrors.Length() != 2 {
 		t.Errorf("mirrors %+v, want %+v", p.mirrors, want)
 	}
-	if got := p.MirrorsItem.Title; got != "Mirrors: 2, best us.example.com" {
+	if got := p.MirrorsItem.Text; got != "Mirrors: 2, best us.example.com" {
 		t.Errorf("mirror line %q", got)
 	}
 	p.SetTicked(1, false)
@@ -45,11 +45,11 @@ func TestPickerTitleAndMirrors(t *testing.T) {
 	if got := p.Title.Text; got != "a-de.pdf" {
 		t.Errorf("title %q after ticking only a-de.pdf", got)
 	}
-	if got := p.MirrorsItem.Title; got != "Mirrors: 1, de.example.org" || len(p.mirrors) != 1 || p.mirrors[0].Location != "DE" {
+	if got := p.MirrorsItem.Text; got != "Mirrors: 1, de.example.org" || len(p.mirrors) != 1 || p.mirrors[0].Location != "DE" {
 		t.Errorf("mirror line %q, mirrors %+v", got, p.mirrors)
 	}
 	p.SetTicked(0, false)
-	if got := p.Title.Text; got != "No file chosen" || p.MirrorsItem.Title != "Mirrors: none" {
-		t.Errorf("nothing ticked: title %q, mirrors %q", got, p.MirrorsItem.Title)
+	if got := p.Title.Text; got != "No file chosen" || p.MirrorsItem.Text != "Mirrors: none" {
+		t.Errorf("nothing ticked: title %q, mirrors %q", got, p.MirrorsItem.Text)
 	}
 }
