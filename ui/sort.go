@@ -317,7 +317,19 @@ func (e *edgeHandle) hover(on bool) {
 
 // CreateRenderer is Fyne's hook; see fyne.Widget.
 func (e *edgeHandle) CreateRenderer() fyne.WidgetRenderer {
-	return widget.NewSimpleRenderer(container.New(&centreLine{}, e.line))
+	return &edgeRenderer{WidgetRenderer: widget.NewSimpleRenderer(container.New(&centreLine{}, e.line)), e: e}
+}
+
+// edgeRenderer takes the line's colour from the theme again on each
+// refresh, so a theme switched in Settings reaches it.
+type edgeRenderer struct {
+	fyne.WidgetRenderer
+	e *edgeHandle
+}
+
+func (r *edgeRenderer) Refresh() {
+	r.e.hover(r.e.hovered)
+	r.WidgetRenderer.Refresh()
 }
 
 // centreLine draws its one object as a 1-pixel (2 when wide) line down the
