@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 
 	"fyne.io/fyne/v2"
@@ -45,6 +46,9 @@ var moreSuffix = regexp.MustCompile(`^(.*) \(\+(\d+) more\)$`)
 // localName is a job's name with the queue's English "(+N more)" in the
 // user's language.
 func localName(name string) string {
+	if !strings.HasSuffix(name, " more)") {
+		return name // most names: no regular expression to run
+	}
 	m := moreSuffix.FindStringSubmatch(name)
 	if m == nil {
 		return name
