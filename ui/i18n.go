@@ -46,7 +46,7 @@ var moreSuffix = regexp.MustCompile(`^(.*) \(\+(\d+) more\)$`)
 // localName is a job's name with the queue's English "(+N more)" in the
 // user's language.
 func localName(name string) string {
-	if !strings.HasSuffix(name, " more)") {
+	if !strings.HasSuffix(name, ")") {
 		return name // most names: no regular expression to run
 	}
 	m := moreSuffix.FindStringSubmatch(name)
