@@ -238,6 +238,10 @@ type jobRow struct {
 	eta      *widget.Label
 	state    *widget.RichText
 	added    *widget.Label
+	// cells lays the columns out; layout is the window's count of
+	// column resizes when it last did, so a resize reaches every row.
+	cells    *fyne.Container
+	layout   int
 	shown    Job    // what the row shows, to skip redundant updates
 	iconName string // the icon's resource name
 	fresh    bool
@@ -329,8 +333,8 @@ func newJobRowIn(cols *columns) fyne.CanvasObject {
 		mark:     canvas.NewRectangle(theme.Color(theme.ColorNameSelection)),
 	}
 	r.mark.Hide()
-	r.content = container.NewStack(r.mark, container.New(cols,
-		r.icon, r.name, r.size, r.progress, r.speed, r.eta, r.state, r.added))
+	r.cells = container.New(cols, r.icon, r.name, r.size, r.progress, r.speed, r.eta, r.state, r.added)
+	r.content = container.NewStack(r.mark, r.cells)
 	r.ExtendBaseWidget(r)
 	return r
 }

@@ -156,6 +156,8 @@ type QueueHeader struct {
 	Cells   []*HeaderCell
 	Content fyne.CanvasObject
 	cols    *columns
+	// row and edges are laid out again when a column is resized.
+	row, edges *fyne.Container
 	// OnSort hears a click on column col; OnResized the end of a
 	// resize.
 	OnSort    func(col int)
@@ -182,9 +184,9 @@ func newQueueHeader(cols *columns) *QueueHeader {
 			handles = append(handles, h.newHandle(i))
 		}
 	}
-	row := container.New(cols, cells...)
-	edges := container.New(&edgeLayout{cols: cols, n: len(names)}, handles...)
-	h.Content = container.NewVBox(container.NewStack(row, edges), widget.NewSeparator())
+	h.row = container.New(cols, cells...)
+	h.edges = container.New(&edgeLayout{cols: cols, n: len(names)}, handles...)
+	h.Content = container.NewVBox(container.NewStack(h.row, h.edges), widget.NewSeparator())
 	return h
 }
 
@@ -202,18 +204,32 @@ func (h *QueueHeader) show(s sortOrder) {
 	}
 }
 
-// resize moves the right edge of column col by dx: a fixed column grows
-// or shrinks; the name column, which takes what is left, grows by taking
-// from the column after it.
+// resize moves the edge between column col and the next by dx, as the
+// mouse moves it: the column grows and the next shrinks as much (the
+// name column, which takes what is left, grows by itself), neither
+// below minColumn.
 func (h *QueueHeader) resize(col int, dx float32) {
 	ws := h.cols.widths
-	switch {
-	case ws[col] > 0:
-		ws[col] = max(minColumn, ws[col]+dx)
-	case col+1 < len(ws) && ws[col+1] > 0:
-		ws[col+1] = max(minColumn, ws[col+1]-dx)
+	next := col + 1
+	if ws[col] > 0 {
+		dx = max(dx, minColumn-ws[col])
 	}
-	h.Content.Refresh()
+	if next < len(ws) && ws[next] > 0 {
+		dx = min(dx, ws[next]-minColumn)
+	}
+	if dx == 0 {
+		return
+	}
+	if ws[col] > 0 {
+		ws[col] += dx
+	}
+	if next < len(ws) && ws[next] > 0 {
+		ws[next] -= dx
+	}
+	// A container lays itself out again on Refresh; one whose size did
+	// not change is not laid out by its parent.
+	h.row.Refresh()
+	h.edges.Refresh()
 	if h.onResize != nil {
 		h.onResize()
 	}

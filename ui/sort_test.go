@@ -83,7 +83,8 @@ func TestColumnsKept(t *testing.T) {
 		w.SortBy(colName)
 	})
 	got := w.ColumnWidths()
-	if got[colSize] != before[colSize]+10 || got[colName] != 0 || got[colState] != minColumn {
+	if got[colSize] != before[colSize]+10 || got[colProgress] != before[colProgress]-40 || got[colName] != 0 ||
+		got[colState] != minColumn || got[colAdded] != before[colAdded]+before[colState]-minColumn {
 		t.Fatalf("widths %v from %v", got, before)
 	}
 	w2 := New(w.App, b, Options{})
@@ -123,6 +124,16 @@ func TestHeaderHandleResizes(t *testing.T) {
 		t.Fatal("no resize handle in the header")
 	}
 	before := w.ColumnWidths()[colState]
+	row := func() *jobRow {
+		for _, o := range test.LaidOutObjects(w.List) {
+			if r, ok := o.(*jobRow); ok {
+				return r
+			}
+		}
+		t.Fatal("no row in the list")
+		return nil
+	}
+	addedAt := row().added.Position().X
 	w.Locked(func() {
 		handle.Dragged(&fyne.DragEvent{Dragged: fyne.Delta{DX: 10}})
 		handle.Dragged(&fyne.DragEvent{Dragged: fyne.Delta{DX: 15}})
@@ -130,6 +141,11 @@ func TestHeaderHandleResizes(t *testing.T) {
 	})
 	if got := w.ColumnWidths()[colState]; got != before+25 {
 		t.Errorf("State column %v after a 25 px drag, was %v", got, before)
+	}
+	// The rows follow: the edge moved with the mouse, so the Added
+	// cell after State starts 25 further right.
+	if got := row().added.Position().X; got != addedAt+25 {
+		t.Errorf("a row's Added cell at x=%v after the State|Added edge moved 25 right, was at %v", got, addedAt)
 	}
 	if v := w.App.Preferences().String(prefWidths); v == "" {
 		t.Error("the new widths were not kept")

@@ -96,6 +96,8 @@ type Window struct {
 	// cols lays out the header and every row; sort is the list's order.
 	cols *columns
 	sort sortOrder
+	// resizes counts column resizes; see jobRow.layout.
+	resizes int
 	// reselecting is set while the window moves the list's selection
 	// itself, so OnSelected does not take it for a click.
 	reselecting bool
@@ -156,8 +158,13 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 		r.onMenu = w.ShowRowMenu
 		return r
 	}, func(i widget.ListItemID, o fyne.CanvasObject) {
+		r := o.(*jobRow)
+		if r.layout != w.resizes {
+			r.layout = w.resizes
+			r.cells.Refresh()
+		}
 		if j, ok := w.model.row(i); ok {
-			o.(*jobRow).show(j, w.marked[j.ID] && j.ID != w.selected)
+			r.show(j, w.marked[j.ID] && j.ID != w.selected)
 		}
 	})
 	w.List.OnSelected = func(i widget.ListItemID) {
@@ -197,7 +204,10 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Header = newQueueHeader(w.cols)
 	w.Header.OnSort = w.SortBy
 	w.Header.OnResized = w.saveWidths
-	w.Header.onResize = w.List.Refresh
+	w.Header.onResize = func() {
+		w.resizes++
+		w.List.Refresh()
+	}
 	w.Header.show(w.sort)
 	queue := container.NewBorder(container.NewVBox(w.Filters, w.Header.Content), nil, nil, nil,
 		container.NewStack(w.List, w.Empty, container.NewWithoutLayout(w.dropLine)))

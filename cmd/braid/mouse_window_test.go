@@ -367,6 +367,52 @@ func TestWindowMouse(t *testing.T) {
 	xdo("key", "Return")
 	waitJobs("Remove from the top row with the list sorted by size", "row-1")
 
+	// A drag of the handle between Size and Progress widens Size by
+	// 40 pixels: the progress bars move right by as much. The widths
+	// and the sort order are kept: after Quit and a new start the bars
+	// are where they were.
+	hx, hy := bars[0].x0-2, bars[0].y-pitch-2
+	xdo("mousemove", "--sync", strconv.Itoa(hx), strconv.Itoa(hy))
+	xdo("mousedown", "1")
+	for step := 1; step <= 8; step++ {
+		xdo("mousemove", "--sync", strconv.Itoa(hx+step*5), strconv.Itoa(hy))
+		time.Sleep(30 * time.Millisecond)
+	}
+	xdo("mouseup", "1")
+	park()
+	var moved []bar
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(150 * time.Millisecond) {
+		if moved = findBars(shot(), barTrack); len(moved) == 1 && moved[0].x0 != bars[0].x0 {
+			break
+		}
+	}
+	if len(moved) != 1 || moved[0].x0-bars[0].x0 < 35 || moved[0].x0-bars[0].x0 > 45 {
+		t.Fatalf("after widening Size by 40 pixels the bars are at %+v, were at x=%d", moved, bars[0].x0)
+	}
+	keep(shot(), "columns-resized")
+	time.Sleep(500 * time.Millisecond) // Fyne writes its preferences shortly after a change
+	xdo("windowfocus", "--sync", wid)
+	xdo("key", "ctrl+q")
+	if err := win.Wait(); err != nil {
+		t.Fatalf("Quit: %v\n%s", err, out.String())
+	}
+	win = exec.CommandContext(ctx, bin)
+	win.Env = env
+	win.Stdout, win.Stderr = &out, &out
+	if err := win.Start(); err != nil {
+		t.Fatal(err)
+	}
+	wid = strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
+	var again []bar
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		if again = findBars(shot(), barTrack); len(again) == 1 {
+			break
+		}
+	}
+	if len(again) != 1 || again[0].x0 != moved[0].x0 {
+		t.Fatalf("after a restart the bars are at %+v, want x=%d as before it", again, moved[0].x0)
+	}
+
 	// Add URL takes several links: a screenshot of the box.
 	xdo("key", "ctrl+n")
 	time.Sleep(500 * time.Millisecond)
@@ -376,6 +422,8 @@ func TestWindowMouse(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	keep(shot(), "add-url-lines")
 	xdo("key", "Escape")
+	xdo("key", "ctrl+q")
+	_ = win.Wait()
 }
 
 // bar is a horizontal band of one colour on the screen: a progress bar.
