@@ -309,6 +309,7 @@ func (w *Window) dragRow(r *jobRow, dy float32) {
 // selection when the row is in it, else the row's job alone.
 func (w *Window) dropRow(id JobID, dy, rowHeight float32) {
 	w.dropLine.Hide()
+	w.dropLine.Refresh()
 	if rowHeight <= 0 || w.sort.on() {
 		return
 	}
