@@ -11,15 +11,27 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
-// clicked handles the list's selection of job id: a plain click selects
-// it alone, Ctrl (Cmd on macOS) adds or takes it away, Shift selects the
-// rows from the last plain click to it.
-func (w *Window) clicked(id JobID) {
-	mod := w.modifier
-	w.modifier = 0
+// rowTapped is a click on job id's row with the modifier mod held: it
+// selects as clicked says and moves the list's own selection there. The
+// keys that act on the selection reach the window without focusing the
+// list, whose focus ring would stay on a row not clicked.
+func (w *Window) rowTapped(id JobID, mod fyne.KeyModifier) { w.selectWith(id, mod) }
+
+// rowDoubleTapped is a double click on job id's row: it selects the row
+// alone and opens its file when the job is finished.
+func (w *Window) rowDoubleTapped(id JobID) {
+	w.rowTapped(id, 0)
+	w.OpenSelectedFile()
+}
+
+// clicked handles the selection of job id with the modifier mod: a plain
+// click selects it alone, Ctrl (Cmd on macOS) adds or takes it away,
+// Shift selects the rows from the last plain click to it.
+func (w *Window) clicked(id JobID, mod fyne.KeyModifier) {
 	switch {
 	case w.reselecting:
 	case mod&(fyne.KeyModifierControl|fyne.KeyModifierSuper) != 0:
@@ -261,10 +273,44 @@ func (w *Window) isSelected(id JobID, sel []Job) bool {
 	return slices.ContainsFunc(sel, func(j Job) bool { return j.ID == id })
 }
 
+// dragRow shows where a drag of row r, dy pixels down so far, would put
+// its job: a line over the list between the rows it lands between.
+func (w *Window) dragRow(r *jobRow, dy float32) {
+	if w.sort.on() {
+		return // sorted by a column, the list is not the queue's order
+	}
+	rowHeight := r.Size().Height + theme.Padding()
+	i, ok := w.model.rowOf(r.shown.ID)
+	if !ok || rowHeight <= 0 {
+		w.dropLine.Hide()
+		return
+	}
+	delta := int(math.Round(float64(dy / rowHeight)))
+	to := min(max(0, i+delta), w.model.length()-1)
+	if to == i {
+		w.dropLine.Hide()
+		return
+	}
+	// Rows are all one height, a padding apart.
+	y := float32(to)*rowHeight - w.List.GetScrollOffset() - theme.Padding()/2
+	if to > i {
+		y += rowHeight // below the row it passes
+	}
+	const thick = 3
+	y = min(max(0, y-thick/2), w.List.Size().Height-thick)
+	w.dropLine.FillColor = theme.Color(theme.ColorNamePrimary)
+	w.dropLine.Resize(fyne.NewSize(w.List.Size().Width, thick))
+	w.dropLine.Move(fyne.NewPos(0, y))
+	w.dropLine.Show()
+	w.dropLine.Refresh()
+}
+
 // dropRow moves the jobs by a drag of job id's row dy pixels down: the
 // selection when the row is in it, else the row's job alone.
 func (w *Window) dropRow(id JobID, dy, rowHeight float32) {
-	if rowHeight <= 0 {
+	w.dropLine.Hide()
+	w.dropLine.Refresh()
+	if rowHeight <= 0 || w.sort.on() {
 		return
 	}
 	delta := int(math.Round(float64(dy / rowHeight)))

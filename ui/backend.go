@@ -32,6 +32,9 @@ type Job struct {
 	// metalink's hash: the mark the list shows in red.
 	Mismatch bool
 	Err      string // why it failed, paused itself or waits; "" otherwise
+	// Added is when the job joined the queue; zero when the backend
+	// does not say (the Added column is then empty and sorts by ID).
+	Added time.Time
 
 	// What the states other than downloading need; see state.go for how
 	// each is shown. NextTry is when a Waiting job tries again (zero:

@@ -17,28 +17,40 @@ type columns struct {
 }
 
 func (c *columns) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	xs := c.edges(len(objs), size.Width)
+	for i, o := range objs {
+		h := o.MinSize().Height
+		o.Resize(fyne.NewSize(xs[i+1]-xs[i]-theme.Padding(), h))
+		o.Move(fyne.NewPos(xs[i], (size.Height-h)/2))
+	}
+}
+
+// edges are where n cells start across width, and (last) where a cell
+// after them would: each cell ends a padding before the next starts.
+func (c *columns) edges(n int, width float32) []float32 {
 	pad := theme.Padding()
 	fixed, flex := float32(0), 0
-	for i := range objs {
+	for i := range n {
 		if w := c.width(i); w > 0 {
 			fixed += w
 		} else {
 			flex++
 		}
 	}
-	gaps := pad * float32(max(0, len(objs)-1))
-	rest := max(0, size.Width-fixed-gaps)
+	gaps := pad * float32(max(0, n-1))
+	rest := max(0, width-fixed-gaps)
+	xs := make([]float32, n+1)
 	x := float32(0)
-	for i, o := range objs {
+	for i := range n {
 		w := c.width(i)
 		if w == 0 && flex > 0 {
 			w = rest / float32(flex)
 		}
-		h := o.MinSize().Height
-		o.Resize(fyne.NewSize(w, h))
-		o.Move(fyne.NewPos(x, (size.Height-h)/2))
+		xs[i] = x
 		x += w + pad
 	}
+	xs[n] = x
+	return xs
 }
 
 func (c *columns) MinSize(objs []fyne.CanvasObject) fyne.Size {

@@ -2,6 +2,10 @@ package ui
 
 import (
 	"embed"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 
 	"fyne.io/fyne/v2"
@@ -26,3 +30,39 @@ var LoadTranslations = sync.OnceFunc(func() {
 		fyne.LogError(lang.L("load the translations"), err)
 	}
 })
+
+// countL is the translation of key, a text with one count (%s), in the
+// plural form the language uses for n, with n written in: "1 Download
+// läuft", "3 Downloads laufen". The translation files give such keys
+// their forms ({"one": …, "other": …}, as go-i18n reads them).
+func countL(key string, n int) string {
+	return fmt.Sprintf(lang.N(key, n), count(n))
+}
+
+// moreSuffix is how the queue names a job of several files: the first
+// and how many more, in English ("a.iso (+2 more)").
+var moreSuffix = regexp.MustCompile(`^(.*) \(\+(\d+) more\)$`)
+
+// localName is a job's name with the queue's English "(+N more)" in the
+// user's language.
+func localName(name string) string {
+	if !strings.HasSuffix(name, ")") {
+		return name // most names: no regular expression to run
+	}
+	m := moreSuffix.FindStringSubmatch(name)
+	if m == nil {
+		return name
+	}
+	n, err := strconv.Atoi(m[2])
+	if err != nil {
+		return name
+	}
+	return m[1] + " " + countL("(+%s more)", n)
+}
+
+// localNames applies localName to jobs in place.
+func localNames(jobs []Job) {
+	for i := range jobs {
+		jobs[i].Name = localName(jobs[i].Name)
+	}
+}

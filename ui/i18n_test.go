@@ -33,8 +33,10 @@ var technical = map[string]bool{
 	"gib": true, "gb": true, "mib": true, "mb": true, "kib": true, "kb": true,
 	"http": true, "https": true, "ftp": true, "file": true, // URL schemes
 	"windows": true, "darwin": true, "DBUS_SESSION_BUS_ADDRESS": true, // runtime.GOOS, environment
-	"Range":    true, // an HTTP header the bridge sends
-	"starting": true, // the bridge's marker of a check about to begin, never shown
+	"Range":    true,                                              // an HTTP header the bridge sends
+	"starting": true,                                              // the bridge's marker of a check about to begin, never shown
+	"theme":    true, "system": true, "light": true, "dark": true, // preference key and values, never shown
+	"true": true, // a build setting's value
 }
 
 // isTechnical reports whether a literal is a scheme, path, extension,
@@ -81,7 +83,21 @@ func untranslated(t *testing.T, dir string) []string {
 					translated[n.Tag] = true
 				}
 			case *ast.CallExpr:
+				// countL translates its key; a regular expression is
+				// never read as words.
+				if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "countL" {
+					if lit, ok := n.Args[0].(*ast.BasicLit); ok {
+						translated[lit] = true
+					}
+				}
 				if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == "regexp" {
+						for _, a := range n.Args {
+							if lit, ok := a.(*ast.BasicLit); ok {
+								translated[lit] = true
+							}
+						}
+					}
 					if id, ok := sel.X.(*ast.Ident); ok && id.Name == "lang" {
 						for _, a := range n.Args {
 							if lit, ok := a.(*ast.BasicLit); ok {
@@ -142,30 +158,34 @@ func TestNoStringBypassesTranslation(t *testing.T) {
 // key the English one has, and nothing else, and that format verbs
 // survive translation.
 func TestTranslationsComplete(t *testing.T) {
-	read := func(lang string) map[string]string {
-		t.Helper()
-		b, err := os.ReadFile(filepath.Join("translations", lang+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := map[string]string{}
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatalf("%s.json: %v", lang, err)
-		}
-		return m
-	}
-	en := read("en")
+	en := readTranslations(t, "en")
 	verbs := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
-	for _, l := range []string{"de", "fr", "es", "zh_Hans"} {
-		m := read(l)
+	// The plural forms each language needs (CLDR, as go-i18n applies
+	// them): a key with forms has them all.
+	forms := map[string][]string{"en": {"one", "other"}, "de": {"one", "other"}, "fr": {"one", "many", "other"}, "es": {"one", "many", "other"}, "zh_Hans": {"other"}}
+	for _, l := range []string{"en", "de", "fr", "es", "zh_Hans"} {
+		m := readTranslations(t, l)
 		for k := range en {
 			v, ok := m[k]
 			if !ok {
 				t.Errorf("%s: missing %q", l, k)
 				continue
 			}
-			if a, b := verbs.FindAllString(k, -1), verbs.FindAllString(v, -1); !slices.Equal(a, b) {
-				t.Errorf("%s: %q has verbs %v, its translation %q has %v", l, k, a, v, b)
+			if len(en[k]) > 1 || len(v) > 1 || v["other"] == "" {
+				var have []string
+				for f := range v {
+					have = append(have, f)
+				}
+				slices.Sort(have)
+				want := slices.Sorted(slices.Values(forms[l]))
+				if !slices.Equal(have, want) && !(len(en[k]) == 1 && len(v) == 1) {
+					t.Errorf("%s: %q has the forms %v, want %v", l, k, have, want)
+				}
+			}
+			for form, text := range v {
+				if a, b := verbs.FindAllString(k, -1), verbs.FindAllString(text, -1); !slices.Equal(a, b) {
+					t.Errorf("%s: %q has verbs %v, its translation (%s) %q has %v", l, k, a, form, text, b)
+				}
 			}
 		}
 		for k := range m {
@@ -184,12 +204,12 @@ func TestLocaleChoosesLanguage(t *testing.T) {
 		return
 	}
 	for locale, want := range map[string]string{
-		"de_DE.UTF-8": "Pausieren|Über|3 von 5 Dateien",
-		"fr_FR.UTF-8": "Pause|À propos|3 fichiers sur 5",
-		"es_ES.UTF-8": "Pausar|Acerca de|3 de 5 archivos",
-		"zh_CN.UTF-8": "暂停|简介|3 / 5 个文件",
-		"en_GB.UTF-8": "Pause|About|3 of 5 files",
-		"C":           "Pause|About|3 of 5 files",
+		"de_DE.UTF-8": "Pausieren|Über|3 von 5 Dateien|1 Download läuft|2 Downloads laufen|a.iso (+1 weitere)",
+		"fr_FR.UTF-8": "Pause|À propos|3 fichiers sur 5|1 téléchargement en cours|2 téléchargements en cours|a.iso (+1 autre)",
+		"es_ES.UTF-8": "Pausar|Acerca de|3 de 5 archivos|1 descarga en curso|2 descargas en curso|a.iso (+1 más)",
+		"zh_CN.UTF-8": "暂停|简介|3 / 5 个文件|1 个下载正在运行|2 个下载正在运行|a.iso （另有 1 个）",
+		"en_GB.UTF-8": "Pause|About|3 of 5 files|1 download running|2 downloads running|a.iso (+1 more)",
+		"C":           "Pause|About|3 of 5 files|1 download running|2 downloads running|a.iso (+1 more)",
 	} {
 		t.Run(locale, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestLocaleHelper$", "-test.v")
@@ -212,21 +232,15 @@ func TestLocaleHelper(t *testing.T) {
 		t.Skip("run by TestLocaleChoosesLanguage")
 	}
 	LoadTranslations()
-	fmt.Printf("words: %s|%s|%s\n", lang.L("Pause"), lang.L("About"), fmt.Sprintf(lang.L("%s of %s files"), "3", "5"))
+	fmt.Printf("words: %s|%s|%s|%s|%s|%s\n", lang.L("Pause"), lang.L("About"), fmt.Sprintf(lang.L("%s of %s files"), "3", "5"),
+		countL("%s download running", 1), countL("%s download running", 2), localName("a.iso (+1 more)"))
 }
 
 // TestEveryStringHasATranslation checks that each literal given to
 // lang.L in ui/ and ui/bridge is a key of en.json, and so (by
 // TestTranslationsComplete) of every language file.
 func TestEveryStringHasATranslation(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("translations", "en.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	en := map[string]string{}
-	if err := json.Unmarshal(b, &en); err != nil {
-		t.Fatal(err)
-	}
+	en := readTranslations(t, "en")
 	for _, dir := range []string{".", "bridge"} {
 		eachSource(t, dir, func(fset *token.FileSet, f *ast.File) {
 			ast.Inspect(f, func(n ast.Node) bool {
@@ -234,8 +248,18 @@ func TestEveryStringHasATranslation(t *testing.T) {
 				if !ok || len(c.Args) == 0 {
 					return true
 				}
+				if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "countL" {
+					// countL's key must have plural forms.
+					if lit, ok := c.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						s, err := strconv.Unquote(lit.Value)
+						if v, found := en[s]; err == nil && (!found || v["one"] == "") {
+							t.Errorf("%s: %q is not in en.json with a form for one", fset.Position(lit.Pos()), s)
+						}
+					}
+					return true
+				}
 				sel, ok := c.Fun.(*ast.SelectorExpr)
-				if !ok || sel.Sel.Name != "L" {
+				if !ok || (sel.Sel.Name != "L" && sel.Sel.Name != "N") {
 					return true
 				}
 				if id, ok := sel.X.(*ast.Ident); !ok || id.Name != "lang" {
@@ -251,4 +275,32 @@ func TestEveryStringHasATranslation(t *testing.T) {
 			})
 		})
 	}
+}
+
+// readTranslations reads a language file: each key's text, or its plural
+// forms ("one", "other", …); a plain text is the form "other".
+func readTranslations(t *testing.T, lang string) map[string]map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("translations", lang+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := map[string]json.RawMessage{}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatalf("%s.json: %v", lang, err)
+	}
+	out := make(map[string]map[string]string, len(raw))
+	for k, v := range raw {
+		var text string
+		if json.Unmarshal(v, &text) == nil {
+			out[k] = map[string]string{"other": text}
+			continue
+		}
+		forms := map[string]string{}
+		if err := json.Unmarshal(v, &forms); err != nil {
+			t.Fatalf("%s.json: %q: %v", lang, k, err)
+		}
+		out[k] = forms
+	}
+	return out
 }

@@ -29,6 +29,7 @@ func (w *Window) keyed(d dialog.Dialog, ok, cancel func()) {
 				break
 			}
 		}
+		w.releaseFocus()
 	})
 }
 
@@ -57,9 +58,58 @@ func (w *Window) dialogKey(name fyne.KeyName) bool {
 // Entry is a one-line entry that hands Escape to OnEscape (Enter goes
 // to OnSubmitted, as in widget.Entry), so a dialog answers both keys
 // while the entry has the focus.
+//
+// It also keeps count of the entries that hold the focus: a dialog taken
+// off the window drops its focus manager without telling the entry it
+// focused, whose cursor then blinks on unseen, an animation that redraws
+// the window for ever (about 9 % of a core per dialog once closed). The
+// window ends that focus when a dialog closes; see releaseFocus.
 type Entry struct {
 	widget.Entry
-	OnEscape func()
+	OnEscape     func()
+	enterSubmits bool // see NewLinesEntry
+}
+
+// focusedEntries are the entries that gained the focus and have not lost
+// it, in any window. Only the UI goroutine touches it (a test's goroutine
+// on Fyne's test driver, which holds the window's lock).
+var focusedEntries = map[*Entry]bool{}
+
+// FocusGained is Fyne's hook; see fyne.Focusable.
+func (e *Entry) FocusGained() {
+	focusedEntries[e] = true
+	e.Entry.FocusGained()
+}
+
+// FocusLost is Fyne's hook; see fyne.Focusable.
+func (e *Entry) FocusLost() {
+	delete(focusedEntries, e)
+	e.Entry.FocusLost()
+}
+
+// HasFocus reports whether e holds the focus as far as e knows: whether
+// its cursor shows.
+func (e *Entry) HasFocus() bool { return focusedEntries[e] }
+
+// releaseFocus ends the focus of every entry that believes it has it
+// while the window's canvas has another in focus: entries of dialogs no
+// longer shown. It runs when the last open dialog closes, so an entry of
+// a dialog still open under another keeps its focus.
+func (w *Window) releaseFocus() {
+	if len(w.dialogs) > 0 {
+		return
+	}
+	c := w.Win.Canvas()
+	now := c.Focused()
+	for e := range focusedEntries {
+		if fyne.Focusable(e) == now {
+			continue
+		}
+		if other := fyne.CurrentApp().Driver().CanvasForObject(e); other != nil && other != c {
+			continue // another window's
+		}
+		e.FocusLost()
+	}
 }
 
 // NewEntry returns an empty Entry.
@@ -69,13 +119,48 @@ func NewEntry() *Entry {
 	return e
 }
 
-// TypedKey is Fyne's hook; see fyne.Focusable.
+// TypedKey is Fyne's hook; see fyne.Focusable. In a multi-line entry
+// made with NewLinesEntry, Enter submits as in a one-line entry and
+// Shift+Enter starts a new line.
 func (e *Entry) TypedKey(k *fyne.KeyEvent) {
 	if k.Name == fyne.KeyEscape && e.OnEscape != nil {
 		e.OnEscape()
 		return
 	}
+	if e.enterSubmits && (k.Name == fyne.KeyReturn || k.Name == fyne.KeyEnter) {
+		if !shiftHeld() {
+			if e.OnSubmitted != nil {
+				e.OnSubmitted(e.Text)
+			}
+			return
+		}
+		// Fyne's multi-line entry submits on Shift+Enter when it has an
+		// OnSubmitted: without one it starts a new line.
+		submitted := e.OnSubmitted
+		e.OnSubmitted = nil
+		e.Entry.TypedKey(k)
+		e.OnSubmitted = submitted
+		return
+	}
 	e.Entry.TypedKey(k)
+}
+
+// NewLinesEntry returns a multi-line Entry for a list, one item a line,
+// rows lines high, where Enter submits and Shift+Enter starts a new line.
+func NewLinesEntry(rows int) *Entry {
+	e := &Entry{enterSubmits: true}
+	e.MultiLine = true
+	e.Wrapping = fyne.TextWrapOff
+	e.SetMinRowsVisible(rows)
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// shiftHeld reports whether Shift is held down now, on drivers that know
+// (Fyne's test driver does not: tests set their own).
+var shiftHeld = func() bool {
+	d, ok := fyne.CurrentApp().Driver().(desktop.Driver)
+	return ok && d.CurrentKeyModifiers()&fyne.KeyModifierShift != 0
 }
 
 // keyCheck is a check box that hands Enter and Escape to its dialog
@@ -245,8 +330,8 @@ func (w *Window) ShowShortcuts() {
 // PasteURL opens the link on the clipboard, if it holds one.
 func (w *Window) PasteURL() {
 	if c := w.App.Clipboard(); c != nil {
-		if s := strings.TrimSpace(c.Content()); looksLikeURL(s) {
-			w.OpenSource(s)
+		if links := urlLines(c.Content()); len(links) > 0 {
+			w.OpenSources(links)
 		}
 	}
 }

@@ -260,9 +260,9 @@ func TestClickModifiers(t *testing.T) {
 	w, _ := newTestWindow(t, b)
 	click := func(row int, mod fyne.KeyModifier) {
 		r := w.List.CreateItem().(*jobRow)
-		r.onPress = func(m fyne.KeyModifier) { w.modifier = m }
+		w.List.UpdateItem(row, r)
 		r.MouseDown(&desktop.MouseEvent{Modifier: mod})
-		w.List.Select(row)
+		r.Tapped(&fyne.PointEvent{})
 	}
 	selected := func() []int {
 		var out []int

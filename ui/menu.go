@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -74,6 +73,7 @@ func (w *Window) buildMenu() {
 		),
 		fyne.NewMenu(lang.L("Help"),
 			fyne.NewMenuItem(lang.L("Keyboard shortcuts"), w.ShowShortcuts),
+			fyne.NewMenuItem(lang.L("About Braid"), w.ShowAbout),
 		),
 	)
 	w.Win.SetMainMenu(w.Menu)
@@ -136,10 +136,10 @@ func (w *Window) setMenu(sel []Job) {
 // durationText names a pause's length: "15 minutes", "1 hour".
 func durationText(d time.Duration) string {
 	if d < time.Hour {
-		return fmt.Sprintf(lang.L("%d minutes"), int(d.Minutes()))
+		return countL("%s minutes", int(d.Minutes()))
 	}
 	if d == time.Hour {
 		return lang.L("1 hour")
 	}
-	return fmt.Sprintf(lang.L("%d hours"), int(d.Hours()))
+	return countL("%s hours", int(d.Hours()))
 }

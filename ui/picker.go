@@ -33,7 +33,7 @@ type Picker struct {
 	Ticked []bool
 	Why    []string
 
-	Title       *widget.Label    // identity, or the file name
+	Title       *widget.Label    // identity, or the ticked files' names
 	Subtitle    *widget.RichText // version and publisher
 	Description *widget.Label
 
@@ -50,8 +50,15 @@ type Picker struct {
 
 	Files   *widget.List
 	Summary *widget.Label // "2 of 5 files · 1.4 GB"
-	Dir     *Entry
-	Browse  *widget.Button
+	// Mirrors lists the mirrors of the ticked files (host, location,
+	// priority, protocol) on the tab MirrorsItem, which counts them.
+	Mirrors     *widget.List
+	MirrorsItem *container.TabItem
+	lists       *container.AppTabs
+	mirrors     []pickerMirror
+	identity    string // the document's name for itself, "" when none
+	Dir         *Entry
+	Browse      *widget.Button
 
 	Start     *widget.Button
 	AddPaused *widget.Button
@@ -138,7 +145,7 @@ func newPicker(source string, doc *metalink.Document, s Settings, parent fyne.Wi
 	dest := container.NewBorder(nil, nil, widget.NewLabel(lang.L("Save to")), p.Browse, p.Dir)
 	buttons := container.NewHBox(p.Cancel, layout.NewSpacer(), p.AddPaused, p.Start)
 	bottom := container.NewVBox(widget.NewSeparator(), p.Summary, dest, buttons)
-	p.Content = container.NewBorder(top, bottom, nil, nil, p.Files)
+	p.Content = container.NewBorder(top, bottom, nil, nil, p.buildLists())
 
 	p.ApplyFilters()
 	return p
@@ -290,6 +297,10 @@ func (p *Picker) updateSummary() {
 	}
 	p.Summary.SetText(s)
 	p.updateButtons()
+	p.updateTitle()
+	if p.lists != nil {
+		p.updateMirrors()
+	}
 }
 
 func (p *Picker) updateButtons() {
@@ -319,13 +330,10 @@ func (p *Picker) buildHeader() {
 			licence = f.License
 		}
 	}
+	// Without an identity the title names the ticked files; see
+	// updateTitle.
+	p.identity = id
 	title := id
-	if title == "" && len(p.Doc.Files) > 0 {
-		title = path.Base(p.Doc.Files[0].Name)
-	}
-	if title == "" {
-		title = p.Source
-	}
 	var sub []string
 	if version != "" {
 		sub = append(sub, fmt.Sprintf(lang.L("Version %s"), version))
@@ -355,7 +363,7 @@ func (p *Picker) rejectedNote() fyne.CanvasObject {
 	for _, r := range p.Doc.Rejected {
 		lines = append(lines, fmt.Sprintf("%s: %s", r.Name, r.Reason))
 	}
-	l := widget.NewLabel(fmt.Sprintf(lang.L("%s refused for safety: %s"), plural(len(lines), lang.L("1 file"), lang.L("%s files")), strings.Join(lines, "; ")))
+	l := widget.NewLabel(fmt.Sprintf(lang.L("%s refused for safety: %s"), countL("%s files", len(lines)), strings.Join(lines, "; ")))
 	l.Importance = widget.DangerImportance
 	l.Wrapping = fyne.TextWrapWord
 	return l
@@ -430,10 +438,7 @@ func fileMeta(f metalink.File, countries []string) string {
 	if len(f.OS) > 0 {
 		parts = append(parts, strings.Join(f.OS, ", "))
 	}
-	m := lang.L("1 mirror")
-	if len(f.URLs) != 1 {
-		m = fmt.Sprintf(lang.L("%d mirrors"), len(f.URLs))
-	}
+	m := countL("%s mirrors", len(f.URLs))
 	near := 0
 	for _, u := range f.URLs {
 		for _, c := range countries {

@@ -2,8 +2,10 @@ package ui
 
 import (
 	"fmt"
-	"fyne.io/fyne/v2/lang"
+	"slices"
 	"strings"
+
+	"fyne.io/fyne/v2/lang"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -19,13 +21,18 @@ type model struct {
 	jobs  []Job
 	index map[JobID]int
 
-	// The list shows the jobs that pass the filter: shown holds their
-	// indexes in jobs, pos their place in shown. With no filter both are
-	// nil and the list shows jobs as they are, at no cost.
+	// The list shows the jobs that pass the filter in the sort order:
+	// shown holds their indexes in jobs, pos their place in shown. With
+	// no filter and queue order both are nil and the list shows jobs as
+	// they are, at no cost.
 	filter filter
+	order  sortOrder
 	shown  []int
 	pos    map[JobID]int
 }
+
+// view reports whether the list shows shown rather than jobs as they are.
+func (m *model) view() bool { return m.filter.on() || m.order.on() }
 
 // filter is what the search box and the state filter ask for.
 type filter struct {
@@ -48,23 +55,28 @@ func (f filter) match(j Job) bool {
 
 // refilter recomputes which jobs the list shows.
 func (m *model) refilter() {
-	if !m.filter.on() {
+	if !m.view() {
 		m.shown, m.pos = nil, nil
 		return
 	}
 	m.shown = m.shown[:0]
-	m.pos = make(map[JobID]int)
 	for i, j := range m.jobs {
 		if m.filter.match(j) {
-			m.pos[j.ID] = len(m.shown)
 			m.shown = append(m.shown, i)
 		}
+	}
+	if m.order.on() {
+		slices.SortFunc(m.shown, func(a, b int) int { return m.order.compare(m.jobs[a], m.jobs[b], a, b) })
+	}
+	m.pos = make(map[JobID]int, len(m.shown))
+	for k, i := range m.shown {
+		m.pos[m.jobs[i].ID] = k
 	}
 }
 
 // length is the number of rows the list shows.
 func (m *model) length() int {
-	if m.shown == nil && !m.filter.on() {
+	if m.shown == nil && !m.view() {
 		return len(m.jobs)
 	}
 	return len(m.shown)
@@ -72,7 +84,7 @@ func (m *model) length() int {
 
 // row is the job the list shows at row i.
 func (m *model) row(i int) (Job, bool) {
-	if !m.filter.on() {
+	if !m.view() {
 		if i < 0 || i >= len(m.jobs) {
 			return Job{}, false
 		}
@@ -86,7 +98,7 @@ func (m *model) row(i int) (Job, bool) {
 
 // rowOf is the list row that shows job id.
 func (m *model) rowOf(id JobID) (int, bool) {
-	if !m.filter.on() {
+	if !m.view() {
 		i, ok := m.index[id]
 		return i, ok
 	}
@@ -133,7 +145,7 @@ func (m *model) merge(live []Job) (changed []int, refiltered bool) {
 		}
 		old := m.jobs[i]
 		m.jobs[i] = j
-		if m.filter.on() && m.filter.match(old) != m.filter.match(j) {
+		if m.filter.on() && m.filter.match(old) != m.filter.match(j) || m.order.keyChanged(old, j) {
 			refiltered = true
 		}
 		if r, ok := m.rowOf(j.ID); ok {
@@ -192,33 +204,26 @@ func (t Totals) statusText() string {
 	if s := speedText(t.Upload); s != "" {
 		parts = append(parts, "↑ "+s)
 	}
-	parts = append(parts, fmt.Sprintf(lang.L("%s active"), count(t.Running)), fmt.Sprintf(lang.L("%s queued"), count(t.Queued)))
+	parts = append(parts, countL("%s active", t.Running), countL("%s queued", t.Queued))
 	if t.Waiting > 0 {
-		parts = append(parts, fmt.Sprintf(lang.L("%s waiting"), count(t.Waiting)))
+		parts = append(parts, countL("%s waiting", t.Waiting))
 	}
 	if t.Seeding > 0 {
-		parts = append(parts, fmt.Sprintf(lang.L("%s seeding"), count(t.Seeding)))
+		parts = append(parts, countL("%s seeding", t.Seeding))
 	}
 	if t.Paused > 0 {
-		parts = append(parts, fmt.Sprintf(lang.L("%s paused"), count(t.Paused)))
+		parts = append(parts, countL("%s paused", t.Paused))
 	}
 	if t.Done > 0 {
-		parts = append(parts, fmt.Sprintf(lang.L("%s done"), count(t.Done)))
+		parts = append(parts, countL("%s done", t.Done))
 	}
 	if t.Failed > 0 {
-		parts = append(parts, fmt.Sprintf(lang.L("%s failed"), count(t.Failed)))
+		parts = append(parts, countL("%s failed", t.Failed))
 	}
 	if t.Mismatch > 0 {
-		parts = append(parts, fmt.Sprintf(lang.L("%s checksum mismatch"), count(t.Mismatch)))
+		parts = append(parts, countL("%s checksum mismatch", t.Mismatch))
 	}
 	return strings.Join(parts, "  ·  ")
-}
-
-// Queue list columns: icon, name, size, progress, speed, ETA, state.
-var queueWidths = []float32{20, 0, 80, 150, 100, 70, 250}
-
-func queueHeader() fyne.CanvasObject {
-	return header(queueWidths, "", lang.L("Name"), lang.L("Size"), lang.L("Progress"), lang.L("Speed"), lang.L("ETA"), lang.L("State"))
 }
 
 // jobRow is one row of the queue list; rows are reused as the list
@@ -232,21 +237,48 @@ type jobRow struct {
 	speed    *widget.Label
 	eta      *widget.Label
 	state    *widget.RichText
+	added    *widget.Label
+	// cells lays the columns out; layout is the window's count of
+	// column resizes when it last did, so a resize reaches every row.
+	cells    *fyne.Container
+	layout   int
 	shown    Job    // what the row shows, to skip redundant updates
 	iconName string // the icon's resource name
 	fresh    bool
 	// mark is the background of a row selected beside the list's own
-	// selection; onPress hears the modifier held as the row is pressed,
-	// before the list's tap selects it.
-	mark    *canvas.Rectangle
-	marked  bool
-	onPress func(fyne.KeyModifier)
-	// onDrop hears a drag of the row end, with the job and how far it
-	// went down (negative: up); dragged is that distance so far.
+	// selection.
+	mark   *canvas.Rectangle
+	marked bool
+	// The row, not the list around it, receives the driver's clicks: it
+	// takes mouse-down, right-click and drag, so Fyne hands every click
+	// on it to the row. onTap hears a click with the modifier held as
+	// the button went down (pressed), onDouble a double click.
+	onTap    func(id JobID, mod fyne.KeyModifier)
+	onDouble func(id JobID)
+	pressed  fyne.KeyModifier
+	// onDrag hears each step of a drag of the row and onDrop its end,
+	// with the job and how far it went down (negative: up); dragged is
+	// that distance so far.
+	onDrag  func(r *jobRow, dy float32)
 	onDrop  func(id JobID, dy, rowHeight float32)
 	dragged float32
 	// onMenu hears a right click on the row, where it happened.
 	onMenu func(id JobID, at fyne.Position)
+}
+
+// Tapped is Fyne's hook; see fyne.Tappable.
+func (r *jobRow) Tapped(*fyne.PointEvent) {
+	if r.onTap != nil && r.shown.ID != 0 {
+		r.onTap(r.shown.ID, r.pressed)
+	}
+}
+
+// DoubleTapped is Fyne's hook; see fyne.DoubleTappable. The driver sends
+// a double click here instead of two Tapped.
+func (r *jobRow) DoubleTapped(*fyne.PointEvent) {
+	if r.onDouble != nil && r.shown.ID != 0 {
+		r.onDouble(r.shown.ID)
+	}
 }
 
 // TappedSecondary is Fyne's hook; see fyne.SecondaryTappable.
@@ -258,7 +290,12 @@ func (r *jobRow) TappedSecondary(e *fyne.PointEvent) {
 
 // Dragged is Fyne's hook; see fyne.Draggable. On the desktop the list
 // scrolls with the wheel, so a drag is free to move jobs.
-func (r *jobRow) Dragged(e *fyne.DragEvent) { r.dragged += e.Dragged.DY }
+func (r *jobRow) Dragged(e *fyne.DragEvent) {
+	r.dragged += e.Dragged.DY
+	if r.onDrag != nil && r.shown.ID != 0 {
+		r.onDrag(r, r.dragged)
+	}
+}
 
 // DragEnd is Fyne's hook; see fyne.Draggable.
 func (r *jobRow) DragEnd() {
@@ -270,16 +307,19 @@ func (r *jobRow) DragEnd() {
 }
 
 // MouseDown is Fyne's hook; see desktop.Mouseable.
-func (r *jobRow) MouseDown(e *desktop.MouseEvent) {
-	if r.onPress != nil {
-		r.onPress(e.Modifier)
-	}
-}
+func (r *jobRow) MouseDown(e *desktop.MouseEvent) { r.pressed = e.Modifier }
 
 // MouseUp is Fyne's hook; see desktop.Mouseable.
 func (r *jobRow) MouseUp(*desktop.MouseEvent) {}
 
+// newJobRow is a row with the default column widths.
 func newJobRow() fyne.CanvasObject {
+	return newJobRowIn(&columns{widths: append([]float32(nil), defaultQueueWidths...)})
+}
+
+// newJobRowIn is a row laid out by cols, which the list's rows and its
+// header share: a column resized is resized in every row.
+func newJobRowIn(cols *columns) fyne.CanvasObject {
 	r := &jobRow{
 		icon:     widget.NewIcon(nil),
 		name:     cellLabel(fyne.TextAlignLeading),
@@ -288,12 +328,13 @@ func newJobRow() fyne.CanvasObject {
 		speed:    cellLabel(fyne.TextAlignTrailing),
 		eta:      cellLabel(fyne.TextAlignTrailing),
 		state:    newStyled(fyne.TextAlignLeading),
+		added:    cellLabel(fyne.TextAlignLeading),
 		fresh:    true,
 		mark:     canvas.NewRectangle(theme.Color(theme.ColorNameSelection)),
 	}
 	r.mark.Hide()
-	r.content = container.NewStack(r.mark, container.New(&columns{widths: queueWidths},
-		r.icon, r.name, r.size, r.progress, r.speed, r.eta, r.state))
+	r.cells = container.New(cols, r.icon, r.name, r.size, r.progress, r.speed, r.eta, r.state, r.added)
+	r.content = container.NewStack(r.mark, r.cells)
 	r.ExtendBaseWidget(r)
 	return r
 }
@@ -330,6 +371,9 @@ func (r *jobRow) show(j Job, marked bool) {
 	}
 	if e := rowETA(j); r.fresh || e != rowETA(old) {
 		r.eta.SetText(e)
+	}
+	if r.fresh || !j.Added.Equal(old.Added) {
+		r.added.SetText(addedText(j.Added))
 	}
 	r.shown, r.fresh = j, false
 }

@@ -31,6 +31,9 @@ type SettingsForm struct {
 	// RequireSignature fails downloads no key of the keyring signed.
 	RequireSignature *widget.Check
 	Torrent          *torrentForm // BitTorrent (torrentsettings.go)
+	// Theme is light, dark or as the desktop prefers: the window's own
+	// preference, not one of the Backend's settings.
+	Theme *widget.Select
 	// Keys is the keyring's section; nil when the backend keeps no keys.
 	Keys    *KeysSection
 	Form    *widget.Form
@@ -104,6 +107,8 @@ func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
 		item("", f.StartOnLaunch, ""),
 		item("", f.RequireSignature, lang.L("a download no key below signed fails and stays NAME.part; a bad signature fails always")),
 	)
+	f.Theme = newThemeSelect(ThemeSystem)
+	f.Form.Append(lang.L("Theme"), f.Theme)
 	f.Torrent = newTorrentForm(s.Torrent, f.Form)
 	f.Content = f.Form
 	return f
@@ -149,6 +154,7 @@ func (f *SettingsForm) Value() (Settings, error) {
 // database.
 func (w *Window) ShowSettings() {
 	f := NewSettingsForm(w.Settings, w.Win)
+	f.Theme.SetSelected(themeNames()[w.ThemeMode()])
 	if kr, ok := w.Backend.(Keyring); ok {
 		f.Keys = w.newKeysSection(kr)
 		f.Content = container.NewAppTabs(
@@ -165,7 +171,14 @@ func (w *Window) ShowSettings() {
 			w.showError(err)
 			return
 		}
+		if s.Dir != w.Settings.Dir {
+			// A new download folder is where pickers save from now on.
+			w.App.Preferences().RemoveValue(prefLastDir)
+		}
 		w.Settings = s
+		if m := themeChosen(f.Theme); m != w.ThemeMode() {
+			w.SetThemeMode(m)
+		}
 		w.command(lang.L("Save settings"), func() error { return w.Backend.SetSettings(s) })
 	}, w.Win)
 	for _, e := range []*Entry{f.Dir, f.Languages, f.OS, f.Countries, f.MaxJobs, f.MaxConns, f.MaxPerMirror, f.SpeedLimit, f.AltSpeedLimit} {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"image/color"
 
 	"fyne.io/fyne/v2"
@@ -11,13 +12,45 @@ import (
 // with calmer status colours: the default success green and warning
 // orange are signal colours, loud on a list where most rows are done.
 // It is safe for concurrent use.
-type Theme struct{ fyne.Theme }
+type Theme struct {
+	fyne.Theme
+	mode ThemeMode
+}
 
-// NewTheme returns Braid's theme.
-func NewTheme() *Theme { return &Theme{theme.DefaultTheme()} }
+// ThemeMode is the user's choice of light or dark.
+type ThemeMode string
+
+// The theme modes Settings offers; "" is ThemeSystem.
+const (
+	ThemeSystem ThemeMode = "system" // as the desktop prefers
+	ThemeLight  ThemeMode = "light"
+	ThemeDark   ThemeMode = "dark"
+)
+
+// NewTheme returns Braid's theme, light or dark as the desktop prefers.
+func NewTheme() *Theme { return NewThemeMode(ThemeSystem) }
+
+// NewThemeMode returns Braid's theme, always light or dark, or as the
+// desktop prefers.
+func NewThemeMode(m ThemeMode) *Theme { return &Theme{theme.DefaultTheme(), m} }
+
+// Mode is the choice the theme follows.
+func (t *Theme) Mode() ThemeMode { return cmp.Or(t.mode, ThemeSystem) }
+
+// variant is v, or the variant the user chose over the desktop's.
+func (t *Theme) variant(v fyne.ThemeVariant) fyne.ThemeVariant {
+	switch t.mode {
+	case ThemeLight:
+		return theme.VariantLight
+	case ThemeDark:
+		return theme.VariantDark
+	}
+	return v
+}
 
 // Color is the theme's colour for n in variant v.
 func (t *Theme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
+	v = t.variant(v)
 	dark := v == theme.VariantDark
 	switch n {
 	case theme.ColorNameSuccess:

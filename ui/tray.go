@@ -74,8 +74,8 @@ func (w *Window) closeRequested() {
 		w.Quit()
 		return
 	}
-	msg := fmt.Sprintf(lang.L("%s running, %s waiting.\nQuitting stops them; they continue where they left off when Braid starts again."),
-		plural(t.Running, lang.L("1 download"), lang.L("%s downloads")), count(t.Queued))
+	msg := fmt.Sprintf(lang.L("%s, %s.\nQuitting stops them; they continue where they left off when Braid starts again."),
+		countL("%s download running", t.Running), countL("%s more queued", t.Queued))
 	text := widget.NewLabel(msg)
 	text.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustomWithoutButtons(lang.L("Downloads are running"), text, w.Win)
@@ -157,12 +157,4 @@ func trustText(j Job) string {
 		parts = append(parts, fmt.Sprintf(lang.L("signed by %s"), j.Signer))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// plural is one when n is 1, else many (a format with one %s) with n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return fmt.Sprintf(many, count(n))
 }

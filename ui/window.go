@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
@@ -36,6 +37,9 @@ type Options struct {
 	// OpenFile opens a finished file with the desktop's application for
 	// it; nil opens a file:// URL with the app.
 	OpenFile func(path string) error
+	// Version and Licence are what Help → About says of the build;
+	// the commit comes from the build's own record.
+	Version, Licence string
 	// AutoStart adds sources opened with OpenSource as soon as they are
 	// read, with the files the filters tick, without showing the picker
 	// (for scripted runs such as the screenshot).
@@ -58,7 +62,10 @@ type Window struct {
 	StateFilter *widget.Select
 	Filters     fyne.CanvasObject
 	List        *JobList
-	Empty       fyne.CanvasObject // shown instead of the list when the queue is empty
+	// Header is the list's header: click a column to sort, drag an edge
+	// to resize.
+	Header *QueueHeader
+	Empty  fyne.CanvasObject // shown instead of the list when the queue is empty
 	// Menu is the main menu: the menu bar on desktops that have one.
 	Menu *fyne.MainMenu
 	// Split divides the queue (above) from the details pane.
@@ -80,11 +87,17 @@ type Window struct {
 	model    model
 	selected JobID // the job the details pane shows, the last one clicked
 	// marked are the selected jobs, selected among them; anchor is where
-	// a Shift-click range starts; modifier is the modifier held at the
-	// last press on a row.
-	marked   map[JobID]bool
-	anchor   JobID
-	modifier fyne.KeyModifier
+	// a Shift-click range starts.
+	marked map[JobID]bool
+	anchor JobID
+	// dropLine shows where a dragged row will land, on a layer over
+	// the list.
+	dropLine *canvas.Rectangle
+	// cols lays out the header and every row; sort is the list's order.
+	cols *columns
+	sort sortOrder
+	// resizes counts column resizes; see jobRow.layout.
+	resizes int
 	// reselecting is set while the window moves the list's selection
 	// itself, so OnSelected does not take it for a click.
 	reselecting bool
@@ -128,24 +141,35 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 		poll:    newPoller(b),
 	}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
+	w.applyThemeMode()
 	w.Win = app.NewWindow("Braid")
 	w.Win.SetIcon(AppIcon)
 	w.buildToolbar()
 
+	w.cols = &columns{widths: append([]float32(nil), defaultQueueWidths...)}
+	w.loadColumns()
+	w.model.order = w.sort
 	w.List = newJobList(w.model.length, func() fyne.CanvasObject {
-		r := newJobRow().(*jobRow)
-		r.onPress = func(m fyne.KeyModifier) { w.modifier = m }
+		r := newJobRowIn(w.cols).(*jobRow)
+		r.onTap = w.rowTapped
+		r.onDouble = w.rowDoubleTapped
+		r.onDrag = w.dragRow
 		r.onDrop = w.dropRow
 		r.onMenu = w.ShowRowMenu
 		return r
 	}, func(i widget.ListItemID, o fyne.CanvasObject) {
+		r := o.(*jobRow)
+		if r.layout != w.resizes {
+			r.layout = w.resizes
+			r.cells.Refresh()
+		}
 		if j, ok := w.model.row(i); ok {
-			o.(*jobRow).show(j, w.marked[j.ID] && j.ID != w.selected)
+			r.show(j, w.marked[j.ID] && j.ID != w.selected)
 		}
 	})
 	w.List.OnSelected = func(i widget.ListItemID) {
 		if j, ok := w.model.row(i); ok {
-			w.clicked(j.ID)
+			w.clicked(j.ID, 0)
 		}
 	}
 	w.List.OnUnselected = func(widget.ListItemID) {}
@@ -175,7 +199,18 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 		w.poll.refreshDetail()
 	}
 
-	queue := container.NewBorder(container.NewVBox(w.Filters, queueHeader()), nil, nil, nil, container.NewStack(w.List, w.Empty))
+	w.dropLine = canvas.NewRectangle(theme.Color(theme.ColorNamePrimary))
+	w.dropLine.Hide()
+	w.Header = newQueueHeader(w.cols)
+	w.Header.OnSort = w.SortBy
+	w.Header.OnResized = w.saveWidths
+	w.Header.onResize = func() {
+		w.resizes++
+		w.List.Refresh()
+	}
+	w.Header.show(w.sort)
+	queue := container.NewBorder(container.NewVBox(w.Filters, w.Header.Content), nil, nil, nil,
+		container.NewStack(w.List, w.Empty, container.NewWithoutLayout(w.dropLine)))
 	split := container.NewVSplit(queue, container.NewPadded(w.Details.Content))
 	split.Offset = 0.45
 	w.Split = split
@@ -251,6 +286,11 @@ func (w *Window) Settle() {
 
 // apply shows one reading. It runs on the UI goroutine.
 func (w *Window) apply(r reading) {
+	localNames(r.all)
+	localNames(r.live)
+	if r.detail != nil {
+		r.detail.Job.Name = localName(r.detail.Job.Name)
+	}
 	if r.err != nil {
 		w.showProblem(r.err)
 	} else if r.reloaded {
@@ -324,11 +364,22 @@ func (w *Window) selectJob(id JobID) {
 	w.setToolbar()
 }
 
-// Select selects the job with the given ID in the list, as a click does.
-func (w *Window) Select(id JobID) {
-	if i, ok := w.model.rowOf(id); ok {
-		w.List.Select(i)
+// Select selects the job with the given ID in the list, alone, as a
+// plain click does.
+func (w *Window) Select(id JobID) { w.selectWith(id, 0) }
+
+// selectWith selects job id as a click with the modifier mod does and
+// moves the list's own selection (its highlight) to its row.
+func (w *Window) selectWith(id JobID, mod fyne.KeyModifier) bool {
+	i, ok := w.model.rowOf(id)
+	if !ok {
+		return false
 	}
+	w.clicked(id, mod)
+	w.reselecting = true
+	w.List.Select(i)
+	w.reselecting = false
+	return true
 }
 
 // Selected is the selected job's ID, 0 when none.
@@ -400,17 +451,106 @@ func (w *Window) command(what string, f func() error) {
 	}()
 }
 
-// AskURL asks for a link, offering one from the clipboard, and opens it.
-// Enter adds, Escape cancels.
+// AskURL asks for links, one a line, offering those on the clipboard,
+// and opens them in their order. Enter adds, Shift+Enter starts a new
+// line, Escape cancels.
 func (w *Window) AskURL() {
-	e := NewEntry()
-	e.SetPlaceHolder(lang.L("https://example.org/file.iso or a .meta4 link"))
+	e := NewLinesEntry(4)
+	e.SetPlaceHolder(lang.L("https://example.org/file.iso or a .meta4 link\nOne link a line: Shift+Enter starts a new line"))
 	if c := w.App.Clipboard(); c != nil {
-		if s := strings.TrimSpace(c.Content()); looksLikeURL(s) {
-			e.SetText(s)
+		if links := urlLines(c.Content()); len(links) > 0 && len(links) == len(nonEmptyLines(c.Content())) {
+			e.SetText(strings.Join(links, "\n"))
 		}
 	}
-	w.askText(lang.L("Add URL"), lang.L("Link"), lang.L("Add"), e, w.OpenSource)
+	w.askText(lang.L("Add URL"), lang.L("Links"), lang.L("Add"), e, func(text string) {
+		w.OpenSources(nonEmptyLines(text))
+	})
+}
+
+// nonEmptyLines are text's lines, trimmed, blank ones left out.
+func nonEmptyLines(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// urlLines are the lines of text that are links.
+func urlLines(text string) []string {
+	var out []string
+	for _, l := range nonEmptyLines(text) {
+		if looksLikeURL(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// OpenSources opens sources one after the other, in their order: each
+// plain link is added before the next is read, so the queue keeps the
+// order they were given in; a document with files to choose shows its
+// picker. Magnet links, whose files come from peers when they come, open
+// on their own as OpenSource opens them. The errors are shown together
+// at the end. It may be called from any goroutine.
+func (w *Window) OpenSources(sources []string) {
+	if len(sources) == 1 {
+		w.OpenSource(sources[0])
+		return
+	}
+	var ordered []string
+	for _, s := range sources {
+		if _, magnet := magnetName(s); magnet {
+			w.OpenSource(s)
+		} else {
+			ordered = append(ordered, s)
+		}
+	}
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		var errs []error
+		for _, src := range ordered {
+			doc, err := w.Backend.Open(w.ctx, src)
+			if w.ctx.Err() != nil {
+				return
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf(lang.L("open %s: %w"), src, err))
+				continue
+			}
+			var req AddRequest
+			direct := false
+			shown := make(chan struct{})
+			w.do(func() {
+				defer close(shown)
+				req, direct = w.offerDirect(src, doc, false)
+				if req.Dir == "" {
+					req.Dir = w.Settings.Dir
+				}
+			})
+			select {
+			case <-shown:
+			case <-w.ctx.Done():
+				return
+			}
+			if !direct {
+				continue // its picker shows
+			}
+			id, err := w.Backend.Add(w.ctx, req)
+			if err != nil {
+				errs = append(errs, fmt.Errorf(lang.L("%s: %w"), fmt.Sprintf(lang.L("Add %s"), src), err))
+				continue
+			}
+			w.do(func() { w.pendingSelect = id })
+			w.poll.reloadSoon()
+		}
+		if len(errs) > 0 {
+			w.do(func() { w.showError(errors.Join(errs...)) })
+		}
+	}()
 }
 
 // askText shows a one-entry form dialog; Enter or the ok button hands
@@ -501,9 +641,12 @@ func (w *Window) showFetching(name string, cancel func()) dialog.Dialog {
 		cancel()
 		d.Hide()
 	}
-	d = dialog.NewCustomWithoutButtons(lang.L("Fetching metadata"), container.NewVBox(msg, widget.NewProgressBarInfinite()), w.Win)
+	// The bar's animation runs until the bar is stopped, seen or not.
+	bar := widget.NewProgressBarInfinite()
+	d = dialog.NewCustomWithoutButtons(lang.L("Fetching metadata"), container.NewVBox(msg, bar), w.Win)
 	d.SetButtons([]fyne.CanvasObject{widget.NewButton(lang.L("Cancel"), stop)})
 	w.keyed(d, nil, stop)
+	d.SetOnClosed(bar.Stop) // after keyed's: Fyne calls both
 	d.Resize(fyne.NewSize(480, d.MinSize().Height))
 	d.Show()
 	return d
@@ -537,12 +680,21 @@ func magnetName(source string) (string, bool) {
 // offer shows the picker for doc, or adds it directly when there is
 // nothing to pick and pick is false.
 func (w *Window) offer(source string, doc *metalink.Document, pick bool) {
+	if req, ok := w.offerDirect(source, doc, pick); ok {
+		w.add(req)
+	}
+}
+
+// offerDirect is offer for a caller that adds itself: it returns the
+// request to add at once, or shows the picker and returns false.
+func (w *Window) offerDirect(source string, doc *metalink.Document, pick bool) (AddRequest, bool) {
 	syncer, ok := w.Backend.(Syncer)
 	sync := ok && syncer.SyncDocument(doc)
-	p := newPicker(source, doc, w.Settings, w.Win, sync)
+	s := w.Settings
+	s.Dir = w.saveDir()
+	p := newPicker(source, doc, s, w.Win, sync)
 	if w.opts.AutoStart || (!sync && !pick && isPlainLink(source) && len(doc.Files) == 1 && len(doc.Rejected) == 0) {
-		w.add(p.Request(false))
-		return
+		return p.Request(false), true
 	}
 	d := dialog.NewCustomWithoutButtons(lang.L("Add downloads"), p.Content, w.Win)
 	done := func() {
@@ -556,6 +708,7 @@ func (w *Window) offer(source string, doc *metalink.Document, pick bool) {
 	}
 	p.OnAdd = func(req AddRequest) {
 		done()
+		w.rememberDir(req.Dir)
 		w.add(req)
 	}
 	p.OnCancel = done
@@ -564,6 +717,7 @@ func (w *Window) offer(source string, doc *metalink.Document, pick bool) {
 	size := w.Win.Canvas().Size()
 	d.Resize(fyne.NewSize(min(780, size.Width-40), min(680, size.Height-40)))
 	d.Show()
+	return AddRequest{}, false
 }
 
 func (w *Window) add(req AddRequest) {

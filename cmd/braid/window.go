@@ -131,7 +131,7 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	a := app.NewWithID(platform.AppID)
 	a.SetIcon(ui.AppIcon)
 	a.Settings().SetTheme(ui.NewTheme())
-	w := ui.New(a, back, ui.Options{AutoStart: autoAdd || shot.path != ""})
+	w := ui.New(a, back, ui.Options{AutoStart: autoAdd || shot.path != "", Version: version})
 	s, err := back.Settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "braid: %v\n", err)

@@ -1,0 +1,147 @@
+package ui
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/widget"
+)
+
+// What the window keeps about itself in Fyne's preferences (in the
+// user's config folder, by the app's ID): how it looks and where the user
+// last saved. The Backend's settings are the queue's and the engine's.
+const (
+	prefTheme   = "theme"      // a ThemeMode
+	prefLastDir = "picker.dir" // the folder last chosen in a picker
+)
+
+// ThemeMode is the theme the user chose in Settings.
+func (w *Window) ThemeMode() ThemeMode {
+	switch m := ThemeMode(w.App.Preferences().String(prefTheme)); m {
+	case ThemeLight, ThemeDark:
+		return m
+	}
+	return ThemeSystem
+}
+
+// SetThemeMode switches the window to light, dark or the desktop's
+// choice, and keeps the choice.
+func (w *Window) SetThemeMode(m ThemeMode) {
+	if m != ThemeLight && m != ThemeDark {
+		m = ThemeSystem
+	}
+	w.App.Preferences().SetString(prefTheme, string(m))
+	w.App.Settings().SetTheme(NewThemeMode(m))
+}
+
+// applyThemeMode sets the kept theme at start; the desktop's choice
+// leaves the app's theme as it was given.
+func (w *Window) applyThemeMode() {
+	if m := w.ThemeMode(); m != ThemeSystem {
+		w.App.Settings().SetTheme(NewThemeMode(m))
+	}
+}
+
+// themeNames are the theme modes as Settings offers them.
+func themeNames() map[ThemeMode]string {
+	return map[ThemeMode]string{
+		ThemeSystem: lang.L("As the system"),
+		ThemeLight:  lang.L("Light"),
+		ThemeDark:   lang.L("Dark"),
+	}
+}
+
+// newThemeSelect is the Settings' theme choice, showing m.
+func newThemeSelect(m ThemeMode) *widget.Select {
+	names := themeNames()
+	order := []ThemeMode{ThemeSystem, ThemeLight, ThemeDark}
+	var opts []string
+	for _, o := range order {
+		opts = append(opts, names[o])
+	}
+	s := widget.NewSelect(opts, nil)
+	s.SetSelected(names[m])
+	return s
+}
+
+// themeChosen is the mode a theme select shows.
+func themeChosen(s *widget.Select) ThemeMode {
+	for m, n := range themeNames() {
+		if n == s.Selected {
+			return m
+		}
+	}
+	return ThemeSystem
+}
+
+// saveDir is the folder a picker offers: the one last chosen in a
+// picker, else the download folder of the settings.
+func (w *Window) saveDir() string {
+	if d := strings.TrimSpace(w.App.Preferences().String(prefLastDir)); d != "" {
+		return d
+	}
+	return w.Settings.Dir
+}
+
+// rememberDir keeps dir as the folder pickers offer next.
+func (w *Window) rememberDir(dir string) {
+	if dir != "" {
+		w.App.Preferences().SetString(prefLastDir, dir)
+	}
+}
+
+// ShowAbout shows Braid's version, the commit it was built from and its
+// licence.
+func (w *Window) ShowAbout() {
+	name := widget.NewLabelWithStyle("Braid", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	lines := []string{lang.L("Downloads from many mirrors at once, checked piece by piece.")}
+	version := w.opts.Version
+	if version == "" {
+		version = lang.L("unknown")
+	}
+	lines = append(lines, fmt.Sprintf(lang.L("Version %s"), version))
+	if c := buildCommit(); c != "" {
+		lines = append(lines, fmt.Sprintf(lang.L("Built from commit %s"), c))
+	}
+	if w.opts.Licence != "" {
+		lines = append(lines, fmt.Sprintf(lang.L("Licence: %s"), w.opts.Licence))
+	}
+	text := widget.NewLabel(strings.Join(lines, "\n"))
+	text.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustom(lang.L("About Braid"), lang.L("Close"), container.NewVBox(name, text), w.Win)
+	w.keyed(d, d.Hide, d.Hide)
+	d.Resize(fyne.NewSize(460, d.MinSize().Height))
+	d.Show()
+}
+
+// buildCommit is the commit the running program was built from, with a
+// mark when the checkout had changes; "" when the build does not say.
+func buildCommit() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = " " + lang.L("(with changes)")
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev == "" {
+		return ""
+	}
+	return rev + dirty
+}
