@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"braid/engine/metalink"
 	"braid/engine/signature"
 	"braid/queue"
 	"braid/ui"
@@ -23,5 +24,25 @@ func TestTrustUnreadableSignatureWarns(t *testing.T) {
 	trustLocked(&v, j, map[string]queue.FileTrust{"f.bin": {Signature: signature.Outcome{Status: signature.Bad}}})
 	if v.State != ui.Failed {
 		t.Errorf("bad signature: state %v, want failed", v.State)
+	}
+}
+
+// A row says when its job joined the queue, for the Added column.
+func TestViewAdded(t *testing.T) {
+	q := openQueue(t)
+	b := newBackend(t, q)
+	id, err := q.Add("a.meta4", t.TempDir(), &metalink.Document{Version: 4, Files: []metalink.File{{Name: "a.bin", Size: 1}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := q.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.mu.Lock()
+	v := b.viewLocked(j)
+	b.mu.Unlock()
+	if j.AddedAt.IsZero() || !v.Added.Equal(j.AddedAt) {
+		t.Errorf("row added %v, job added %v", v.Added, j.AddedAt)
 	}
 }

@@ -75,6 +75,7 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	_, _, done, size := j.Progress()
 	v := ui.Job{
 		ID:       ui.JobID(j.ID),
+		Added:    j.AddedAt,
 		Name:     j.Name(),
 		Source:   queue.Redact(j.Source),
 		Dir:      j.Dest,
