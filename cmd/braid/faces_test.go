@@ -49,16 +49,24 @@ type faceSource struct {
 	m1, m2 *mirrortest.Mirror
 }
 
-func newFaceSource(t *testing.T) *faceSource {
+func newFaceSource(t *testing.T) *faceSource { return newFaceSourceWith(t, 512<<10, nil) }
+
+// newFaceSourceWith is a faceSource whose mirrors send rate bytes a second
+// each (0: as fast as they can), its file's description changed by edit
+// (nil: none) before the .meta4 is written.
+func newFaceSourceWith(t *testing.T, rate int64, edit func(*metalink.File)) *faceSource {
 	t.Helper()
 	data := mirrortest.Bytes(faceSize, 22)
-	m1 := mirrortest.New(t, data, mirrortest.Path("/pub/faces.bin"), mirrortest.Rate(512<<10))
-	m2 := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Path("/pub/faces.bin"), mirrortest.Rate(512<<10))
+	m1 := mirrortest.New(t, data, mirrortest.Path("/pub/faces.bin"), mirrortest.Rate(rate))
+	m2 := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Path("/pub/faces.bin"), mirrortest.Rate(rate))
 	f, err := piece.Describe(context.Background(), bytes.NewReader(data), faceSize, "faces.bin", facePieceLen, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.URLs = []metalink.URL{{URL: m1.URL(), Priority: 1, Location: "DE"}, {URL: m2.URL(), Priority: 2, Location: "FR"}}
+	if edit != nil {
+		edit(&f)
+	}
 	var doc bytes.Buffer
 	if err := metalink.Write(&doc, &metalink.Document{Version: 4, Files: []metalink.File{f}}); err != nil {
 		t.Fatal(err)
@@ -686,5 +694,46 @@ func TestFacesStopWhenPausedElsewhere(t *testing.T) {
 				t.Errorf("after the pause elsewhere faces.bin.part: %v", err)
 			}
 		})
+	}
+}
+
+// TestFacesFailAlike runs a download whose published whole-file hash is
+// wrong (its piece hashes are right) from each face: every face fails it
+// the same way, in the words the queue keeps, and the queue keeps the
+// same record of the failure.
+func TestFacesFailAlike(t *testing.T) {
+	src := newFaceSourceWith(t, 0, func(f *metalink.File) {
+		f.Hashes = []metalink.Hash{{Type: "sha-256", Value: strings.Repeat("ab", 32)}}
+	})
+	records := map[string]faceRecord{}
+	var order []string
+	for _, fc := range faces(t, src) {
+		d := fc.dirs()
+		order = append(order, fc.name())
+		t.Run(fc.name(), func(t *testing.T) {
+			ok, said := fc.start(t, 0).end()
+			j := theJob(t, d.state)
+			if j.Error == "" || !strings.Contains(said, j.Error) {
+				t.Errorf("the queue says the job failed with %q; the face said:\n%s", j.Error, said)
+			}
+			if ok {
+				t.Errorf("the face took a file that does not match its hash as a success")
+			}
+			if j.State != queue.Failed || !j.Mismatch || !j.Files[0].Mismatch || j.Files[0].Verified {
+				t.Errorf("the job is %s, mismatch %v (file %v), verified %v; want failed with its file marked a mismatch",
+					j.State, j.Mismatch, j.Files[0].Mismatch, j.Files[0].Verified)
+			}
+			if _, err := os.Stat(filepath.Join(d.dest, "faces.bin")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a file that does not match its hash is at its final name: %v", err)
+			}
+			records[fc.name()] = recordOf(j)
+		})
+	}
+	for _, name := range order[1:] {
+		a, aok := records[order[0]]
+		b, bok := records[name]
+		if aok && bok && !reflect.DeepEqual(a, b) {
+			t.Errorf("the queue's records of the failure differ:\n%s: %+v\n%s: %+v", order[0], a, name, b)
+		}
 	}
 }
