@@ -45,7 +45,6 @@ const (
 type faceSource struct {
 	url    string // of the .meta4
 	data   []byte
-	doc    metalink.File // as published
 	m1, m2 *mirrortest.Mirror
 }
 
@@ -73,7 +72,7 @@ func newFaceSourceWith(t *testing.T, rate int64, edit func(*metalink.File)) *fac
 	}
 	meta := mirrortest.New(t, doc.Bytes(), mirrortest.Path("/faces.meta4"),
 		mirrortest.Header("Content-Type", "application/metalink4+xml"))
-	return &faceSource{url: meta.URL(), data: data, doc: f, m1: m1, m2: m2}
+	return &faceSource{url: meta.URL(), data: data, m1: m1, m2: m2}
 }
 
 // served is the file's bytes the mirrors have sent so far.
