@@ -217,6 +217,16 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 	}
 	var failed atomic.Bool
 	var heard hostSpeeds
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	if job != nil {
+		guarded := make(chan struct{})
+		defer func() { stop(nil); <-guarded }()
+		go func() {
+			defer close(guarded)
+			g.guard(ctx, job, stop)
+		}()
+	}
 	runEach(ctx, len(reqs), g.Client.FilesAtOnce(), func(i int) {
 		run := &FileRun{Source: src, Name: reqs[i].File.Name, Size: reqs[i].File.Size, Mirrors: len(reqs[i].File.URLs)}
 		sig := g.checkSignature(reqs[i])
@@ -247,6 +257,30 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 	return !failed.Load()
 }
 
+// guard stops a source's files when its job is paused or removed
+// elsewhere (the window, braid queue pause), as a queue run's guard does:
+// once a poll interval, from when the job is recorded.
+func (g *Get) guard(ctx context.Context, job *pendingJob, stop context.CancelCauseFunc) {
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			id, ok := job.known()
+			if !ok {
+				continue
+			}
+			s, err := g.st.open().StateOf(id)
+			if errors.Is(err, queue.ErrNotFound) || (err == nil && s != queue.Running) {
+				stop(errUserPaused)
+				return
+			}
+		}
+	}
+}
+
 // finish records how a file's download ended in the queue: files of one
 // source landing together share a transaction.
 func (g *Get) finish(req *engine.Request, snap *engine.Snapshot, err error) error {
@@ -268,6 +302,7 @@ func (g *Get) download(ctx context.Context, run *FileRun, req *engine.Request, h
 	defer t.Stop()
 	var snap engine.Snapshot
 	speeds := map[string][]float64{}
+	var waiting time.Time // the next try the queue holds, zero when none
 	for {
 		select {
 		case <-dl.Done():
@@ -282,6 +317,12 @@ func (g *Get) download(ctx context.Context, run *FileRun, req *engine.Request, h
 		case <-t.C:
 			dl.SnapshotInto(&snap)
 			sampleSpeeds(&snap, speeds)
+			if snap.State == engine.StateWaiting || !waiting.IsZero() {
+				// The queue says so too, for queue list and a window.
+				if id, ok := g.st.jobOf(req); ok {
+					waiting = noteWaiting(g.st.open(), id, &snap, waiting)
+				}
+			}
 			g.Observer.Progress(run, Progress{Snapshot: &snap})
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"braid/engine"
 	"braid/engine/metalink"
@@ -63,14 +64,19 @@ func (s *queueState) journalBatch(q *queue.Queue) *queue.JournalBatch {
 // prepared, or, for a source the queue has not seen, recorded when first
 // needed (see PrepareAll).
 type pendingJob struct {
-	once    sync.Once
-	record  func() (int64, error) // records the job; nil when it is known
-	batched bool                  // prepared by PrepareAll: its files land through the journal batch
-	id      int64
-	err     error
+	once     sync.Once
+	record   func() (int64, error) // records the job; nil when it is known
+	batched  bool                  // prepared by PrepareAll: its files land through the journal batch
+	id       int64
+	err      error
+	recorded atomic.Bool // wait has returned a job
 }
 
-func knownJob(id int64) *pendingJob { return &pendingJob{id: id} }
+func knownJob(id int64) *pendingJob {
+	p := &pendingJob{id: id}
+	p.recorded.Store(true)
+	return p
+}
 
 // wait returns the job, recording it first if it is not yet, or why it
 // could not be recorded.
@@ -79,8 +85,19 @@ func (p *pendingJob) wait() (int64, error) {
 		if p.record != nil {
 			p.id, p.err = p.record()
 		}
+		p.recorded.Store(p.err == nil)
 	})
 	return p.id, p.err
+}
+
+// known returns the job once it is recorded, without recording it: a job
+// not yet in the queue is nobody else's to pause.
+func (p *pendingJob) known() (int64, bool) {
+	if !p.recorded.Load() {
+		return 0, false
+	}
+	id, err := p.wait()
+	return id, err == nil
 }
 
 // openQueueState starts opening the queue in the state folder dir and

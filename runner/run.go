@@ -704,7 +704,7 @@ loop:
 			break loop
 		case <-tick.C:
 			sample()
-			waiting = r.noteWaiting(j.ID, &snap, waiting)
+			waiting = noteWaiting(r.Queue, j.ID, &snap, waiting)
 			r.progress(j, snap)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"braid/engine"
+	"braid/queue"
 )
 
 // noteWaiting keeps a running job's next try in the queue while its
@@ -12,7 +13,7 @@ import (
 // that changes, and returns the next try it recorded (zero: none). A
 // failed write is retried at the next change: the note is for display
 // only.
-func (r *Runner) noteWaiting(id int64, s *engine.Snapshot, was time.Time) time.Time {
+func noteWaiting(q *queue.Queue, id int64, s *engine.Snapshot, was time.Time) time.Time {
 	var next time.Time
 	if s.State == engine.StateWaiting {
 		next = s.NextTry
@@ -23,7 +24,7 @@ func (r *Runner) noteWaiting(id int64, s *engine.Snapshot, was time.Time) time.T
 	if next.Equal(was) {
 		return was
 	}
-	if err := r.Queue.SetWaiting(id, next); err != nil {
+	if err := q.SetWaiting(id, next); err != nil {
 		return was
 	}
 	return next

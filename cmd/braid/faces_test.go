@@ -213,8 +213,8 @@ func (f queueRunFace) start(t *testing.T, run int) faceRun {
 	return faceRun{
 		stop: func() {
 			code, out := stop()
-			if !strings.Contains(out, "stopped; the queue keeps every job's progress") {
-				t.Errorf("the interrupted queue run (exit %d) does not say the queue keeps the progress:\n%s", code, out)
+			if !strings.Contains(out, "paused with their progress") {
+				t.Errorf("the interrupted queue run (exit %d) does not say its jobs are paused with their progress:\n%s", code, out)
 			}
 		},
 		end: func() (bool, string) {
@@ -604,9 +604,6 @@ func TestFacesWaitForTheNetwork(t *testing.T) {
 	for _, fc := range faces(t, src) {
 		d := fc.dirs()
 		t.Run(fc.name(), func(t *testing.T) {
-			if fc.name() == "get" {
-				t.Skip("known bug: runner.Get.download (runner/get.go) never records a waiting file's next try in the queue (Queue.SetWaiting), as Runner.watch does through noteWaiting")
-			}
 			run := fc.start(t, 0)
 			waitPieces(t, d.state, 2, run)
 			src.m1.Pause()
@@ -664,9 +661,6 @@ func TestFacesStopWhenPausedElsewhere(t *testing.T) {
 	for _, fc := range faces(t, src) {
 		d := fc.dirs()
 		t.Run(fc.name(), func(t *testing.T) {
-			if fc.name() == "get" {
-				t.Skip("known bug: runner.Get (runner/get.go) never looks at its job's state while it downloads (Runner has jobRun.guard): a pause from another command is ignored and overwritten with done")
-			}
 			run := fc.start(t, 0)
 			waitPieces(t, d.state, 2, run)
 			id, _ := dbJob(t, d.state)
