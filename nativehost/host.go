@@ -39,6 +39,7 @@ import (
 	"strings"
 	"time"
 
+	"braid/platform"
 	"braid/queue"
 	"braid/rpc"
 )
@@ -390,4 +391,29 @@ func downloadOf(j queue.Job) Download {
 		}
 	}
 	return d
+}
+
+// The extension's IDs: Chromium's is pinned by the "key" in
+// extension/manifest.json (for an unpacked install; a store assigns its
+// own, to be added here), Firefox's is in its browser_specific_settings.
+var (
+	ChromeExtensionIDs = []string{"peaildmplidnbblnghpfijaccoekpnpk"}
+	FirefoxExtensionID = "braid@braid-dm.github.io"
+)
+
+// Registration is the host as `braid install` registers it with the
+// browsers (platform.RegisterNativeHost): exe started with args (for
+// Braid, ["native-host"]) and the browser's own arguments.
+func Registration(exe string, args ...string) platform.NativeHost {
+	h := platform.NativeHost{
+		Name:        Name,
+		Description: "Braid download manager",
+		Exe:         exe,
+		Args:        args,
+		FirefoxIDs:  []string{FirefoxExtensionID},
+	}
+	for _, id := range ChromeExtensionIDs {
+		h.ChromeOrigins = append(h.ChromeOrigins, "chrome-extension://"+id+"/")
+	}
+	return h
 }
