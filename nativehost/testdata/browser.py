@@ -1,0 +1,60 @@
+"""Drives Chromium with Braid's extension for browser_test.go.
+
+browser.py CHROMIUM CHROMEDRIVER EXTENSION_DIR USER_DATA_DIR SITE EXTENSION_ID
+
+Logs in on SITE (a cookie), reads the link on its page, opens the
+extension's popup, adds the link there and waits until the popup lists
+the download. Prints one JSON object: {"status": ..., "rows": [...],
+"loaded": how the extension was loaded}.
+"""
+import json
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+chromium, chromedriver, ext, user_data, site, ext_id = sys.argv[1:7]
+
+opts = webdriver.ChromeOptions()
+opts.binary_location = chromium
+for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+          "--user-data-dir=" + user_data, "--load-extension=" + ext,
+          "--disable-extensions-except=" + ext, "--enable-unsafe-extension-debugging"]:
+    opts.add_argument(a)
+# chromedriver adds --disable-extensions by default; the extension must load.
+opts.add_experimental_option("excludeSwitches", ["disable-extensions"])
+driver = webdriver.Chrome(service=Service(chromedriver), options=opts)
+out = {"loaded": "--load-extension"}
+try:
+    popup = "chrome-extension://%s/popup.html" % ext_id
+    driver.get(popup)
+    if not driver.find_elements(By.ID, "url"):
+        # This Chromium refused --load-extension: load it over the DevTools
+        # protocol instead.
+        res = driver.execute_cdp_cmd("Extensions.loadUnpacked", {"path": ext})
+        out["loaded"] = "Extensions.loadUnpacked " + json.dumps(res)
+        time.sleep(1)
+        driver.get(popup)
+
+    driver.get(site + "/login")  # sets the session cookie, then shows the page
+    link = driver.find_element(By.ID, "file").get_attribute("href")
+    out["link"] = link
+
+    driver.get(popup)
+    driver.find_element(By.ID, "url").send_keys(link)
+    driver.find_element(By.ID, "go").click()
+    wait = WebDriverWait(driver, 30)
+    wait.until(lambda d: d.find_element(By.ID, "status").text not in ("", "Adding…"))
+    out["status"] = driver.find_element(By.ID, "status").text
+    try:
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "li.download"))
+    except Exception:
+        pass
+    out["rows"] = [r.text for r in driver.find_elements(By.CSS_SELECTOR, "li.download")]
+finally:
+    driver.quit()
+print(json.dumps(out))
