@@ -38,19 +38,20 @@ chrome.contextMenus.onClicked.addListener((info, tab) => {
   send({url: info.linkUrl, referrer: info.pageUrl || (tab && tab.url) || "", storeId: tab && tab.cookieStoreId});
 });
 
-// The bypass key as the pages' keys.js reports it.
-let bypassHeldAt = 0;
-const BYPASS_STALE_MS = 10000; // a lost key-up does not bypass forever
+// The last click with the bypass key held, as the pages' keys.js reports
+// it: a download that starts within BYPASS_MS of it stays the browser's.
+let bypassAt = 0;
+const BYPASS_MS = 5000;
 
 function bypassed() {
-  return bypassHeldAt > 0 && Date.now() - bypassHeldAt < BYPASS_STALE_MS;
+  return Date.now() - bypassAt < BYPASS_MS;
 }
 
 chrome.runtime.onMessage.addListener((msg, sender, reply) => {
   if (!msg || sender.id !== chrome.runtime.id) return false;
   switch (msg.type) {
     case "bypass":
-      bypassHeldAt = msg.held ? Date.now() : 0;
+      bypassAt = Date.now();
       return false;
     case "add": // the popup's "add a link"
       send({url: msg.url, referrer: msg.referrer || ""}).then(reply);

@@ -1,19 +1,19 @@
-// Tells the background whether the capture's bypass key is held, so a
-// download started with it held stays the browser's.
+// Tells the background when a link is clicked with the capture's bypass
+// key held, so the download it starts stays the browser's. The click's
+// own modifier state is what counts: the download starts after the key
+// may have been let go.
 "use strict";
 
 (function () {
   let key = "Alt";
-  let held = false;
   chrome.storage.local.get({bypassKey: "Alt"}).then(s => { key = s.bypassKey; }).catch(() => {});
   chrome.storage.onChanged.addListener(ch => { if (ch.bypassKey) key = ch.bypassKey.newValue; });
 
-  function tell(h) {
-    if (h === held) return;
-    held = h;
-    chrome.runtime.sendMessage({type: "bypass", held: h}).catch(() => {});
-  }
-  addEventListener("keydown", e => { if (key && e.key === key) tell(true); }, true);
-  addEventListener("keyup", e => { if (key && e.key === key) tell(false); }, true);
-  addEventListener("blur", () => tell(false), true);
+  const held = e => key && e.getModifierState && e.getModifierState(key);
+  const tell = e => {
+    if (held(e)) chrome.runtime.sendMessage({type: "bypass"}).catch(() => {});
+  };
+  addEventListener("mousedown", tell, true);
+  addEventListener("click", tell, true);
+  addEventListener("auxclick", tell, true);
 })();

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -38,6 +39,11 @@ func seleniumPython() string {
 // the link with the browser's cookie and user agent, and the download is
 // in the queue, listed back in the popup; the cookie is in no file of the
 // state folder.
+//
+// Then, with the capture turned on in the options page (type "bin", any
+// size), a download the page starts goes to Braid with the page as its
+// referrer, while one started with the bypass key (Alt) held and one of
+// another type stay the browser's and land in its download folder.
 func TestBrowserDownloadWithBraid(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
@@ -66,8 +72,8 @@ func TestBrowserDownloadWithBraid(t *testing.T) {
 		t.Fatalf("build the test host: %v\n%s", err, out)
 	}
 	home, state, dl := filepath.Join(tmp, "home"), filepath.Join(tmp, "state"), filepath.Join(tmp, "dl")
-	profile := filepath.Join(home, ".config", "chromium")
-	for _, d := range []string{profile, dl} {
+	profile, browserDL := filepath.Join(home, ".config", "chromium"), filepath.Join(tmp, "browser-dl")
+	for _, d := range []string{profile, dl, browserDL} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -88,23 +94,28 @@ func TestBrowserDownloadWithBraid(t *testing.T) {
 		http.Redirect(w, r, "/page", http.StatusFound)
 	})
 	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<!doctype html><title>files</title><a id="file" href="/files/report.bin">report</a>`)
+		fmt.Fprint(w, `<!doctype html><title>files</title><a id="file" href="/files/report.bin">report</a>
+<a id="capture" href="/files/big.bin" download>big</a>
+<a id="bypass" href="/files/keep.bin" download>keep</a>
+<a id="othertype" href="/files/notes.txt" download>notes</a>`)
 	})
-	mux.HandleFunc("/files/report.bin", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("/files/", func(w http.ResponseWriter, r *http.Request) {
 		c, _ := r.Cookie("session")
 		mu.Lock()
-		fileAsks = append(fileAsks, fmt.Sprintf("%v|%s", c != nil && c.Value == secret, r.UserAgent()))
+		if strings.HasSuffix(r.URL.Path, "/report.bin") {
+			fileAsks = append(fileAsks, fmt.Sprintf("%v|%s", c != nil && c.Value == secret, r.UserAgent()))
+		}
 		mu.Unlock()
 		if c == nil || c.Value != secret {
 			http.Error(w, "log in first", http.StatusForbidden)
 			return
 		}
-		http.ServeContent(w, r, "report.bin", fixedTime, bytes.NewReader(body))
+		http.ServeContent(w, r, path.Base(r.URL.Path), fixedTime, bytes.NewReader(body))
 	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
-	cmd := exec.Command(python, "testdata/browser.py", chromium, driver, ext, profile, srv.URL, ChromeExtensionIDs[0])
+	cmd := exec.Command(python, "testdata/browser.py", chromium, driver, ext, profile, srv.URL, ChromeExtensionIDs[0], browserDL)
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -117,11 +128,12 @@ func TestBrowserDownloadWithBraid(t *testing.T) {
 	var res struct {
 		Loaded, Link, Status string
 		Rows                 []string
+		CapturedRows         []string `json:"captured_rows"`
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("the driver's answer %q: %v\n%s", out, err, stderr.String())
 	}
-	t.Logf("extension loaded with %s; popup said %q; rows %q", res.Loaded, res.Status, res.Rows)
+	t.Logf("extension loaded with %s; popup said %q; rows %q; after the capture %q", res.Loaded, res.Status, res.Rows, res.CapturedRows)
 	if !strings.HasPrefix(res.Status, "Added report.bin") {
 		t.Errorf("popup status %q, want Added report.bin", res.Status)
 	}
@@ -149,9 +161,27 @@ func TestBrowserDownloadWithBraid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(jobs) != 1 || jobs[0].Source != res.Link || jobs[0].Dest != dl || len(jobs[0].Files) != 1 ||
+	if len(jobs) != 2 || jobs[0].Source != res.Link || jobs[0].Dest != dl || len(jobs[0].Files) != 1 ||
 		jobs[0].Files[0].Name != "report.bin" || jobs[0].Files[0].Size != int64(len(body)) {
-		t.Fatalf("queue holds %+v, want report.bin from %s", jobs, res.Link)
+		t.Fatalf("queue holds %+v, want report.bin from %s and the captured big.bin", jobs, res.Link)
+	}
+	if j := jobs[1]; j.Source != srv.URL+"/files/big.bin" || len(j.Files) != 1 || j.Files[0].Name != "big.bin" {
+		t.Errorf("captured job %+v, want big.bin", j)
+	}
+	if j, err := reopenGet(state, jobs[1].ID); err != nil || j.Origin.Referer != srv.URL+"/page" {
+		t.Errorf("captured job's referrer %q (%v), want the page %s/page", j.Origin.Referer, err, srv.URL)
+	}
+	if len(res.CapturedRows) != 2 {
+		t.Errorf("popup after the capture lists %q, want report.bin and big.bin", res.CapturedRows)
+	}
+	for _, name := range []string{"keep.bin", "notes.txt"} {
+		if !waitFile(filepath.Join(browserDL, name), 30*time.Second) {
+			entries, _ := os.ReadDir(browserDL)
+			t.Errorf("%s did not land in the browser's folder (it holds %v; the queue %d jobs)", name, entries, len(jobs))
+		}
+	}
+	if _, err := os.Stat(filepath.Join(browserDL, "big.bin")); err == nil {
+		t.Errorf("the browser downloaded big.bin that Braid took")
 	}
 	_ = filepath.WalkDir(state, func(p string, e os.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
@@ -162,4 +192,25 @@ func TestBrowserDownloadWithBraid(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+func reopenGet(state string, id int64) (queue.Job, error) {
+	q, err := queue.Open(state)
+	if err != nil {
+		return queue.Job{}, err
+	}
+	defer q.Close()
+	return q.Get(id)
+}
+
+// waitFile waits for a browser's download to finish at path.
+func waitFile(path string, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return false
 }

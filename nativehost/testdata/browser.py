@@ -1,11 +1,15 @@
 """Drives Chromium with Braid's extension for browser_test.go.
 
-browser.py CHROMIUM CHROMEDRIVER EXTENSION_DIR USER_DATA_DIR SITE EXTENSION_ID
+browser.py CHROMIUM CHROMEDRIVER EXTENSION_DIR USER_DATA_DIR SITE EXTENSION_ID DOWNLOADS
 
 Logs in on SITE (a cookie), reads the link on its page, opens the
 extension's popup, adds the link there and waits until the popup lists
-the download. Prints one JSON object: {"status": ..., "rows": [...],
-"loaded": how the extension was loaded}.
+the download. Then turns the capture on in the options (types "bin", any
+size), clicks a download link on the page (Braid takes it), clicks
+another with Alt held (the browser keeps it, into DOWNLOADS) and one of
+another type (the browser keeps it). Prints one JSON object:
+{"loaded": how the extension was loaded, "link", "status", "rows",
+"captured_rows"}.
 """
 import json
 import sys
@@ -13,10 +17,12 @@ import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-chromium, chromedriver, ext, user_data, site, ext_id = sys.argv[1:7]
+chromium, chromedriver, ext, user_data, site, ext_id, downloads = sys.argv[1:8]
 
 opts = webdriver.ChromeOptions()
 opts.binary_location = chromium
@@ -27,6 +33,8 @@ for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
     opts.add_argument(a)
 # chromedriver adds --disable-extensions by default; the extension must load.
 opts.add_experimental_option("excludeSwitches", ["disable-extensions"])
+opts.add_experimental_option("prefs", {"download.default_directory": downloads,
+                                       "download.prompt_for_download": False})
 driver = webdriver.Chrome(service=Service(chromedriver), options=opts)
 out = {"loaded": "--load-extension"}
 try:
@@ -55,6 +63,42 @@ try:
     except Exception:
         pass
     out["rows"] = [r.text for r in driver.find_elements(By.CSS_SELECTOR, "li.download")]
+
+    # The capture, through the options page as a user sets it.
+    driver.get("chrome-extension://%s/options.html" % ext_id)
+    wait.until(lambda d: d.find_element(By.ID, "minSizeMB").get_attribute("value") != "")
+    driver.find_element(By.ID, "capture").click()
+    for field, value in (("minSizeMB", "0"), ("types", "bin")):
+        el = driver.find_element(By.ID, field)
+        el.clear()
+        el.send_keys(value)
+    driver.find_element(By.ID, "save").click()
+    wait.until(lambda d: d.find_element(By.ID, "status").text == "Saved.")
+
+    # A fresh page for each click: Chromium holds back a page's second
+    # download until the user allows several.
+    driver.get(site + "/page")
+    driver.find_element(By.ID, "capture").click()
+    time.sleep(1)
+    driver.get(site + "/page")
+    ActionChains(driver).key_down(Keys.ALT).click(driver.find_element(By.ID, "bypass")).key_up(Keys.ALT).perform()
+    time.sleep(1)
+    driver.get(site + "/page")
+    driver.find_element(By.ID, "othertype").click()
+    time.sleep(1)
+
+    driver.get(popup)
+    try:
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "li.download")) >= 2)
+    except Exception:
+        pass
+    time.sleep(2)  # any wrong capture of the other two would show by now
+    driver.get(popup)
+    try:
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "li.download"))
+    except Exception:
+        pass
+    out["captured_rows"] = [r.text for r in driver.find_elements(By.CSS_SELECTOR, "li.download")]
 finally:
     driver.quit()
 print(json.dumps(out))
