@@ -29,7 +29,7 @@ async function native(msg) {
   try {
     rep = await chrome.runtime.sendNativeMessage(HOST, msg);
   } catch (e) {
-    throw new BraidError("Braid is not installed for this browser (run: braid install): " + e.message);
+    throw new BraidError("Braid is not installed for this browser (run: braid install): " + e.message.replace(/\.$/, ""));
   }
   if (!rep || !rep.ok) {
     throw new BraidError((rep && rep.error) || "Braid gave no answer");
@@ -50,6 +50,11 @@ async function rpc(s, method, params) {
     throw new BraidError("cannot reach " + s.rpcURL + ": " + e.message);
   }
   const j = await res.json().catch(() => null);
+  if (!j && res.status === 403) {
+    // Braid and aria2 refuse a page's origin that is not allowed.
+    throw new BraidError(s.rpcURL + " refuses this extension: allow the origin " + location.origin +
+      " in Braid's Settings → Remote control (aria2: --rpc-allow-origin-all)");
+  }
   if (!j) throw new BraidError(s.rpcURL + " answered HTTP " + res.status);
   if (j.error) throw new BraidError(j.error.message || "RPC error");
   return j.result;
@@ -91,8 +96,29 @@ async function addToBraid(link) {
   if (link.referrer) opts.referer = link.referrer;
   if (link.filename) opts.out = link.filename;
   if (cookies.length) opts.header = ["Cookie: " + cookies.map(c => c.name + "=" + c.value).join("; ")];
-  await rpc(s, "aria2.addUri", [[link.url], opts]);
-  return {name: link.filename || link.url, warning: ""};
+  try {
+    const gid = await rpc(s, "aria2.addUri", [[link.url], opts]);
+    return {name: await rpcName(s, gid, link), warning: ""};
+  } catch (e) {
+    // Braid's RPC refuses headers it cannot keep; most pages set some
+    // cookie, so ask again without them, and say so.
+    if (!opts.header || !/header/i.test(e.message)) throw e;
+  }
+  delete opts.header;
+  const gid = await rpc(s, "aria2.addUri", [[link.url], opts]);
+  return {name: await rpcName(s, gid, link), warning: "The remote control does not take the browser's cookies: a download that needs a login may fail"};
+}
+
+// rpcName is the file name of the download gid, as far as it is known.
+async function rpcName(s, gid, link) {
+  try {
+    const st = await rpc(s, "aria2.tellStatus", [gid, ["files"]]);
+    const p = st.files && st.files[0] && (st.files[0].path || (st.files[0].uris[0] || {}).uri);
+    if (p) return p.split(/[\\/]/).pop();
+  } catch (e) {
+    // The name is only for the message.
+  }
+  return link.filename || link.url;
 }
 
 // listDownloads returns Braid's downloads that are not done:
