@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,9 +24,21 @@ const secret = "s3ss10n-7f9c2a1b-do-not-store"
 // the session cookie and the browser's user agent; anything else gets the
 // login page.
 func loginServer(t *testing.T) (*httptest.Server, []byte) {
+	srv, body, _ := loginServerReferers(t)
+	return srv, body
+}
+
+// loginServerReferers is loginServer that also tells the Referer of the
+// last request.
+func loginServerReferers(t *testing.T) (*httptest.Server, []byte, func() string) {
 	t.Helper()
 	body := bytes.Repeat([]byte("braid-"), 700)[:4096]
+	var mu sync.Mutex
+	var referer string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		referer = r.Referer()
+		mu.Unlock()
 		c, err := r.Cookie("session")
 		if err != nil || c.Value != secret || r.UserAgent() != "TestBrowser/1.0" {
 			http.Error(w, "log in first", http.StatusForbidden)
@@ -34,7 +47,11 @@ func loginServer(t *testing.T) (*httptest.Server, []byte) {
 		http.ServeContent(w, r, "report.pdf", fixedTime, bytes.NewReader(body))
 	}))
 	t.Cleanup(srv.Close)
-	return srv, body
+	return srv, body, func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return referer
+	}
 }
 
 // call sends the messages to one Serve and returns its replies.
@@ -51,7 +68,7 @@ func call(t *testing.T, opts Options, msgs ...string) []map[string]any {
 }
 
 func TestAddWithCookiesThenList(t *testing.T) {
-	srv, body := loginServer(t)
+	srv, body, referer := loginServerReferers(t)
 	state, dl := t.TempDir(), t.TempDir()
 	woken := 0
 	opts := Options{StateDir: state, Dir: dl, Wake: func() { woken++ }}
@@ -72,6 +89,9 @@ func TestAddWithCookiesThenList(t *testing.T) {
 	}
 	if w, _ := add["warning"].(string); !strings.Contains(w, "cannot keep them") {
 		t.Errorf("no warning that the cookies are not kept: %v", add)
+	}
+	if got := referer(); got != "https://intranet.test/page" {
+		t.Errorf("the link was read with Referer %q, want the page without its fragment", got)
 	}
 	if woken != 1 {
 		t.Errorf("Wake called %d times, want 1", woken)

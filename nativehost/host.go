@@ -259,7 +259,7 @@ func (h *host) add(ctx context.Context, req request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	d := &rpc.QueueDownloads{Queue: q, Wake: h.opts.Wake, HTTPClient: h.client(u, req)}
+	d := &rpc.QueueDownloads{Queue: q, Wake: h.opts.Wake, HTTPClient: h.client(u, req.Cookies, req.UserAgent, referrer)}
 	if h.opts.Dir != "" {
 		d.SetDir(h.opts.Dir)
 	}
@@ -300,16 +300,16 @@ func checkURL(s string) (*url.URL, error) {
 // client reads u as the browser would: with its cookies for u (kept in
 // memory only, and sent back only where the browser would send them) and
 // its user agent and referrer.
-func (h *host) client(u *url.URL, req request) *http.Client {
+func (h *host) client(u *url.URL, cookies []cookie, userAgent, referrer string) *http.Client {
 	base := http.DefaultTransport
 	if h.opts.HTTPClient != nil && h.opts.HTTPClient.Transport != nil {
 		base = h.opts.HTTPClient.Transport
 	}
-	c := &http.Client{Transport: &browserTransport{base: base, userAgent: req.UserAgent, referrer: req.Referrer}}
-	if len(req.Cookies) > 0 {
+	c := &http.Client{Transport: &browserTransport{base: base, userAgent: userAgent, referrer: referrer}}
+	if len(cookies) > 0 {
 		jar, _ := cookiejar.New(nil) // never fails without options
-		cs := make([]*http.Cookie, 0, len(req.Cookies))
-		for _, k := range req.Cookies {
+		cs := make([]*http.Cookie, 0, len(cookies))
+		for _, k := range cookies {
 			p := k.Path
 			if p == "" {
 				p = "/"
