@@ -49,6 +49,18 @@ async function test() {
   }
 }
 
+// Firefox lets the user take back the access to sites that reading a
+// link's cookies needs; ask for it again from here.
+const ALL_SITES = {origins: ["<all_urls>"]};
+async function checkAccess() {
+  $("access").hidden = await chrome.permissions.contains(ALL_SITES);
+}
+$("grant").addEventListener("click", async () => {
+  await chrome.permissions.request(ALL_SITES).catch(() => false);
+  checkAccess();
+});
+checkAccess();
+
 $("save").addEventListener("click", save);
 $("test").addEventListener("click", test);
 load();
