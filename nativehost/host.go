@@ -1,0 +1,419 @@
+// Package nativehost is Braid's native messaging host: the program a
+// browser extension starts and talks to over stdin and stdout
+// (developer.chrome.com/docs/extensions/develop/concepts/native-messaging,
+// and the same protocol in Firefox). `braid native-host` runs Serve.
+//
+// The extension sends one JSON message per request and reads one answer:
+//
+//	{"id": 1, "type": "add", "url": "https://…", "referrer": "https://…",
+//	 "userAgent": "Mozilla/5.0 …", "cookies": [{"name": "s", "value": "…"}],
+//	 "filename": "file.iso"}
+//	→ {"id": 1, "ok": true, "job": 7, "name": "file.iso"}
+//	{"id": 2, "type": "list"}
+//	→ {"id": 2, "ok": true, "downloads": [{"job": 7, "name": "file.iso",
+//	   "bytes": 1024, "size": 4096, "state": "running"}]}
+//	{"id": 3, "type": "ping"} → {"id": 3, "ok": true, "version": 1}
+//
+// A failed request answers {"ok": false, "error": "…"}.
+//
+// "add" puts the download in Braid's queue, the database the window
+// shares: the window shows it at once and starts it when its runner next
+// looks (Options.Wake), and a Braid that is not running finds it queued at
+// its next start. The browser's cookies and user agent are used to read
+// the URL (its name and size behind a login) and are then forgotten: the
+// queue keeps no cookies for a job yet, so the answer carries a warning
+// when cookies were given. They are never written to the database, a log
+// or an error.
+package nativehost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"braid/platform"
+	"braid/queue"
+	"braid/rpc"
+)
+
+// Name is the native messaging host's name, as extensions call it and as
+// the browsers' host manifests register it.
+const Name = "io.github.braid_dm.braid"
+
+// Version is the protocol's version, answered to "ping"; the extension
+// can check it.
+const Version = 1
+
+// maxList is the most downloads "list" answers with: the popup shows the
+// active ones, and an answer must stay under MaxFromHost.
+const maxList = 200
+
+// Options configure Serve.
+type Options struct {
+	// StateDir is the queue's state folder as given by --state; "" is
+	// queue.Dir's default (BRAID_STATE, else the user's config folder).
+	StateDir string
+	// Dir is the folder downloads go to; "" is the queue's download
+	// folder setting.
+	Dir string
+	// Wake is called after a job is added, so a running window starts
+	// it; nil: the job waits for the runner's next look.
+	Wake func()
+	// HTTPClient's transport reads the URLs given to "add" (with the
+	// browser's cookies); nil: http.DefaultTransport.
+	HTTPClient *http.Client
+	// Timeout bounds one request; 0 means two minutes.
+	Timeout time.Duration
+}
+
+// Caller names the extension that started the host from the host's
+// arguments: Chrome and its kin pass the extension's origin
+// ("chrome-extension://ID/", and on Windows a --parent-window flag after
+// it), Firefox the host manifest's path and the extension's ID. "" when
+// the arguments are neither.
+func Caller(args []string) string {
+	for _, a := range args {
+		if strings.HasPrefix(a, "chrome-extension://") {
+			return a
+		}
+	}
+	if len(args) >= 2 && strings.HasSuffix(strings.ToLower(args[0]), ".json") {
+		return args[1]
+	}
+	return ""
+}
+
+// request is one message from the extension.
+type request struct {
+	ID        json.RawMessage `json:"id,omitempty"`
+	Type      string          `json:"type"`
+	URL       string          `json:"url,omitempty"`
+	Referrer  string          `json:"referrer,omitempty"`
+	UserAgent string          `json:"userAgent,omitempty"`
+	Cookies   []cookie        `json:"cookies,omitempty"`
+	Filename  string          `json:"filename,omitempty"`
+}
+
+// cookie is one of the cookies the browser would send for the URL, as
+// chrome.cookies.getAll gives it (other fields are ignored).
+type cookie struct {
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	Path   string `json:"path,omitempty"`
+	Secure bool   `json:"secure,omitempty"`
+}
+
+// Download is one of Braid's downloads as "list" tells it to the popup.
+type Download struct {
+	Job   int64  `json:"job"`
+	Name  string `json:"name"`
+	Bytes int64  `json:"bytes"` // done so far
+	Size  int64  `json:"size"`  // -1: not known yet
+	State string `json:"state"` // queued, running, paused, failed
+	Error string `json:"error,omitempty"`
+}
+
+// reply is one answer to the extension.
+type reply struct {
+	ID        json.RawMessage `json:"id,omitempty"`
+	OK        bool            `json:"ok"`
+	Error     string          `json:"error,omitempty"`
+	Warning   string          `json:"warning,omitempty"`
+	Version   int             `json:"version,omitempty"`
+	Job       int64           `json:"job,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Downloads []Download      `json:"downloads,omitempty"`
+}
+
+// Serve answers the messages read from r on w until r ends (the browser
+// closes the pipe: nil) or ctx ends. A message that is not JSON, or not a
+// request Braid knows, gets an error answer and the host goes on; a
+// message over the size limit, or cut short, ends Serve with an error,
+// since the stream cannot be read further.
+func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
+	h := &host{opts: opts}
+	defer h.close()
+	for ctx.Err() == nil {
+		b, err := ReadMessage(r, MaxToHost)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			if errors.Is(err, ErrTooLarge) {
+				_ = WriteMessage(w, reply{Error: err.Error()})
+			}
+			return err
+		}
+		if err := WriteMessage(w, h.handle(ctx, b)); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// host holds what the requests of one Serve share: the queue, opened at
+// the first request that needs it.
+type host struct {
+	opts Options
+	q    *queue.Queue
+}
+
+func (h *host) close() {
+	if h.q != nil {
+		_ = h.q.Close()
+	}
+}
+
+func (h *host) queue() (*queue.Queue, error) {
+	if h.q != nil {
+		return h.q, nil
+	}
+	dir, err := queue.Dir(h.opts.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	q, err := queue.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	h.q = q
+	return q, nil
+}
+
+// handle answers one message.
+func (h *host) handle(ctx context.Context, b []byte) reply {
+	var req request
+	if err := json.Unmarshal(b, &req); err != nil {
+		return reply{Error: fmt.Sprintf("the message is not a request: %v", err)}
+	}
+	timeout := h.opts.Timeout
+	if timeout <= 0 {
+		timeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var rep reply
+	var err error
+	switch req.Type {
+	case "ping":
+		rep = reply{Version: Version}
+	case "add":
+		rep, err = h.add(ctx, req)
+	case "list":
+		rep, err = h.list()
+	case "":
+		err = errors.New(`the request has no "type"`)
+	default:
+		err = fmt.Errorf("unknown request type %q (want add, list or ping)", req.Type)
+	}
+	rep.ID = req.ID
+	if err != nil {
+		rep.OK, rep.Error = false, scrub(err.Error(), req.Cookies)
+		return rep
+	}
+	rep.OK = true
+	return rep
+}
+
+// scrub removes cookie values from a text meant for the extension (an
+// error): no path should put them there, and none may.
+func scrub(s string, cookies []cookie) string {
+	for _, c := range cookies {
+		if c.Value != "" {
+			s = strings.ReplaceAll(s, c.Value, "…")
+		}
+	}
+	return s
+}
+
+// cookieWarning goes with a download added with the browser's cookies.
+const cookieWarning = "Braid used the browser's cookies to read the link but cannot keep them for the download yet: a download that needs a login may fail"
+
+// add puts req.URL in the queue.
+func (h *host) add(ctx context.Context, req request) (reply, error) {
+	u, err := checkURL(req.URL)
+	if err != nil {
+		return reply{}, err
+	}
+	var out string
+	if req.Filename != "" {
+		// The browser's suggestion may be a whole path (Windows or not).
+		out = filepath.Base(strings.ReplaceAll(req.Filename, `\`, "/"))
+	}
+	referrer := ""
+	if req.Referrer != "" {
+		if r, err := url.Parse(req.Referrer); err == nil && (r.Scheme == "http" || r.Scheme == "https") {
+			r.User, r.Fragment = nil, ""
+			referrer = r.String()
+		}
+	}
+	q, err := h.queue()
+	if err != nil {
+		return reply{}, err
+	}
+	d := &rpc.QueueDownloads{Queue: q, Wake: h.opts.Wake, HTTPClient: h.client(u, req.Cookies, req.UserAgent, referrer)}
+	if h.opts.Dir != "" {
+		d.SetDir(h.opts.Dir)
+	}
+	id, err := d.AddURIs(ctx, []string{req.URL}, rpc.AddOptions{Out: out, Referer: referrer})
+	if err != nil {
+		return reply{}, err
+	}
+	rep := reply{Job: id}
+	if j, err := q.Get(id); err == nil && len(j.Files) > 0 {
+		rep.Name = j.Files[0].Path()
+	}
+	if len(req.Cookies) > 0 {
+		rep.Warning = cookieWarning
+	}
+	return rep, nil
+}
+
+// checkURL takes the links Braid downloads: http, https and ftp.
+func checkURL(s string) (*url.URL, error) {
+	if s == "" {
+		return nil, errors.New(`the request has no "url"`)
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("the link is not a URL: %w", err)
+	}
+	switch u.Scheme {
+	case "http", "https", "ftp":
+	default:
+		return nil, fmt.Errorf("cannot download %s: links (http, https and ftp only)", u.Scheme)
+	}
+	if u.Host == "" {
+		return nil, errors.New("the link has no host")
+	}
+	return u, nil
+}
+
+// client reads u as the browser would: with its cookies for u (kept in
+// memory only, and sent back only where the browser would send them) and
+// its user agent and referrer.
+func (h *host) client(u *url.URL, cookies []cookie, userAgent, referrer string) *http.Client {
+	base := http.DefaultTransport
+	if h.opts.HTTPClient != nil && h.opts.HTTPClient.Transport != nil {
+		base = h.opts.HTTPClient.Transport
+	}
+	c := &http.Client{Transport: &browserTransport{base: base, userAgent: userAgent, referrer: referrer}}
+	if len(cookies) > 0 {
+		jar, _ := cookiejar.New(nil) // never fails without options
+		cs := make([]*http.Cookie, 0, len(cookies))
+		for _, k := range cookies {
+			p := k.Path
+			if p == "" {
+				p = "/"
+			}
+			cs = append(cs, &http.Cookie{Name: k.Name, Value: k.Value, Path: p, Secure: k.Secure})
+		}
+		jar.SetCookies(u, cs)
+		c.Jar = jar
+	}
+	return c
+}
+
+// browserTransport sends the browser's user agent and referrer.
+type browserTransport struct {
+	base                http.RoundTripper
+	userAgent, referrer string
+}
+
+func (t *browserTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if t.userAgent == "" && t.referrer == "" {
+		return t.base.RoundTrip(r)
+	}
+	r = r.Clone(r.Context())
+	if t.userAgent != "" {
+		r.Header.Set("User-Agent", t.userAgent)
+	}
+	if t.referrer != "" && r.Header.Get("Referer") == "" {
+		r.Header.Set("Referer", t.referrer)
+	}
+	return t.base.RoundTrip(r)
+}
+
+// list tells the downloads that are not done, in queue order.
+func (h *host) list() (reply, error) {
+	q, err := h.queue()
+	if err != nil {
+		return reply{}, err
+	}
+	jobs, err := q.List()
+	if err != nil {
+		return reply{}, err
+	}
+	ds := []Download{}
+	for _, j := range jobs {
+		if j.State == queue.Done {
+			continue
+		}
+		if len(ds) == maxList {
+			break
+		}
+		ds = append(ds, downloadOf(j))
+	}
+	return reply{Downloads: ds}, nil
+}
+
+// downloadOf sums a job's selected files.
+func downloadOf(j queue.Job) Download {
+	d := Download{Job: j.ID, State: string(j.State), Error: j.Error}
+	var sel []queue.File
+	for _, f := range j.Files {
+		if f.Selected {
+			sel = append(sel, f)
+		}
+	}
+	switch {
+	case len(sel) == 1:
+		d.Name = sel[0].Path()
+	case len(j.Files) > 0:
+		d.Name = fmt.Sprintf("%s (%d files)", j.Files[0].Path(), len(sel))
+	default:
+		d.Name = j.Source
+	}
+	for _, f := range sel {
+		d.Bytes += f.DoneBytes
+		if f.Size < 0 || d.Size < 0 {
+			d.Size = -1
+		} else {
+			d.Size += f.Size
+		}
+	}
+	return d
+}
+
+// The extension's IDs: Chromium's is pinned by the "key" in
+// extension/manifest.json (for an unpacked install; a store assigns its
+// own, to be added here), Firefox's is in its browser_specific_settings.
+var (
+	ChromeExtensionIDs = []string{"peaildmplidnbblnghpfijaccoekpnpk"}
+	FirefoxExtensionID = "braid@braid-dm.github.io"
+)
+
+// Registration is the host as `braid install` registers it with the
+// browsers (platform.RegisterNativeHost): exe started with args (for
+// Braid, ["native-host"]) and the browser's own arguments.
+func Registration(exe string, args ...string) platform.NativeHost {
+	h := platform.NativeHost{
+		Name:        Name,
+		Description: "Braid download manager",
+		Exe:         exe,
+		Args:        args,
+		FirefoxIDs:  []string{FirefoxExtensionID},
+	}
+	for _, id := range ChromeExtensionIDs {
+		h.ChromeOrigins = append(h.ChromeOrigins, "chrome-extension://"+id+"/")
+	}
+	return h
+}
