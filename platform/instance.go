@@ -25,6 +25,10 @@ var ErrNotRunning = errors.New("braid is not running")
 type Handoff struct {
 	Args []string `json:"args"` // sources as given on the command line
 	Dir  string   `json:"dir"`  // the second process's working directory, for relative paths
+	// Wake says a job was added to the queue behind the window's back (by
+	// the browsers' native host): the window runs it without showing
+	// itself.
+	Wake bool `json:"wake,omitempty"`
 }
 
 // SocketPath is the per-user socket the running Braid listens on: in

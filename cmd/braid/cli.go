@@ -53,7 +53,7 @@ func cmdVersion(stdout io.Writer) int {
 func headless() string {
 	var names []string
 	for name := range commands {
-		if name != "install" && name != "uninstall" {
+		if name != "install" && name != "uninstall" && name != "native-host" {
 			names = append(names, name)
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -46,6 +47,9 @@ func desktopCommand(ctx context.Context, name string, args []string, stdout, std
 		return 1
 	}
 	notes, err := do(ctx, exe, assets.Icons())
+	hostNotes, hostErr := registerBrowsers(exe, name == "uninstall")
+	notes = append(notes, hostNotes...)
+	err = errors.Join(err, hostErr)
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "braid %s: note: %s\n", name, n)
 	}
@@ -54,9 +58,9 @@ func desktopCommand(ctx context.Context, name string, args []string, stdout, std
 		return 1
 	}
 	if name == "install" {
-		fmt.Fprintln(stdout, "Braid now opens .meta4, .metalink and .torrent files and magnet links.")
+		fmt.Fprintln(stdout, "Braid now opens .meta4, .metalink and .torrent files and magnet links, and takes links from its browser extension.")
 	} else {
-		fmt.Fprintln(stdout, "Braid no longer opens .meta4, .metalink and .torrent files or magnet links.")
+		fmt.Fprintln(stdout, "Braid no longer opens .meta4, .metalink and .torrent files or magnet links, nor takes links from the browsers.")
 	}
 	return 0
 }

@@ -28,8 +28,9 @@ var commands = map[string]command{
 	"queue":   cmdQueue,
 	"keys":    cmdKeys,
 
-	"install":   cmdInstall,
-	"uninstall": cmdUninstall,
+	"install":     cmdInstall,
+	"uninstall":   cmdUninstall,
+	"native-host": cmdNativeHost,
 }
 
 func main() {
@@ -67,7 +68,8 @@ Usage:
   braid make [--piece-length N] [--url BASE]... FILE...   write a .meta4 to stdout
   braid queue list|pause ID|resume ID|remove [--files] ID|move ID up|down|top|bottom|run
   braid keys import FILE|URL | list | remove FINGERPRINT   the OpenPGP keys trusted to sign downloads
-  braid install | uninstall         register Braid for .meta4/.metalink/.torrent and magnet: (this user)
+  braid install | uninstall         register Braid for .meta4/.metalink/.torrent and magnet:, and the
+                                    browsers' native messaging host (this user)
   braid version | --version         the release and the commit it was built from
 
 A SOURCE is a .meta4 or .metalink file, the URL of one, an http(s) or ftp URL,

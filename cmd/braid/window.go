@@ -157,6 +157,10 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		go func() {
 			defer close(served)
 			_ = inst.Serve(ctx, func(h platform.Handoff) error {
+				if h.Wake {
+					back.Wake()
+					return nil
+				}
 				for _, src := range absSources(h.Args, h.Dir) {
 					w.OpenSource(src)
 				}

@@ -191,6 +191,13 @@ func (b *Backend) Close() error {
 	return nil
 }
 
+// Wake runs the queue's jobs now, for a job another process added (the
+// browsers' native host), and tells the window its list changed.
+func (b *Backend) Wake() {
+	b.poke()
+	b.changed()
+}
+
 func (b *Backend) poke() {
 	select {
 	case b.wake <- struct{}{}:
