@@ -1,43 +1,68 @@
 package queue
 
-import "braid/engine/piece"
+import (
+	"encoding/json"
+	"strconv"
 
-// Trust is what a .part file may be trusted for, given what the queue
-// recorded and the file as it is on disk now.
-type Trust struct {
-	// Done are the recorded pieces the .part can still hold.
-	Done *piece.Bitfield
-	// Cleared is how many recorded pieces were dropped because the .part
-	// is missing or ends before them.
-	Cleared int
-	// Recheck: the .part is longer than the file can be, so it is not the
-	// file the queue wrote; the pieces in Done count only after their bytes
-	// are hashed again (piece hashes) and are dropped otherwise.
-	Recheck bool
+	"braid/engine/metalink"
+	"braid/engine/signature"
+)
+
+// keyRequireSignature is the setting behind runner.Runner.RequireSignature for
+// the window's runs.
+const keyRequireSignature = "require_signature"
+
+// RequireSignature reports whether the user asked that every download be
+// signed by a key of the keyring (the window's setting).
+func (q *Queue) RequireSignature() (bool, error) {
+	raw, ok, err := q.Setting(keyRequireSignature)
+	if err != nil || !ok {
+		return false, err
+	}
+	on, _ := strconv.ParseBool(raw)
+	return on, nil
 }
 
-// CheckPart compares a file's recorded pieces with its .part on disk:
-// partSize is the .part's length, or -1 when it does not exist. Recorded
-// pieces that reach past the .part's end are cleared: the engine records a
-// piece only after syncing its bytes, so a shorter .part means the file was
-// truncated or replaced since. A .part longer than the file's size is
-// marked for a recheck. recorded is not changed.
-func CheckPart(recorded *piece.Bitfield, l piece.Layout, partSize int64) Trust {
-	t := Trust{Done: recorded.Clone()}
-	t.Recheck = l.Size >= 0 && partSize > l.Size
-	for i := 0; i < t.Done.Len(); i++ {
-		if !t.Done.Has(i) {
-			continue
-		}
-		// Without a known size every piece is full length.
-		off, n := int64(i)*l.Length, l.Length
-		if l.Size >= 0 {
-			off, n = l.Bounds(i)
-		}
-		if partSize < 0 || off+n > partSize {
-			t.Done.Clear(i)
-			t.Cleared++
-		}
+// SetRequireSignature stores the window's "require a signature" setting.
+func (q *Queue) SetRequireSignature(on bool) error {
+	return q.SetSetting(keyRequireSignature, strconv.FormatBool(on))
+}
+
+// FileTrust is what vouches for one file of a job: its whole-file
+// hashes and the outcome of its signature check (zero: not checked).
+type FileTrust struct {
+	Hashes    []metalink.Hash
+	Signature signature.Outcome
+}
+
+// Trust returns, in one query, what vouches for the selected files of
+// every finished job and of every job with a signature checked, by job
+// and file name: what the window's list shows for a whole queue (List
+// leaves hashes out).
+func (q *Queue) Trust() (map[int64]map[string]FileTrust, error) {
+	rows, err := q.db.Query(`SELECT f.job, f.name, f.hashes, f.signature FROM files f JOIN jobs j ON j.id = f.job
+		WHERE f.selected AND (j.state = ? OR f.signature != '')`, string(Done))
+	if err != nil {
+		return nil, q.wrap("read what vouches for the jobs", err)
 	}
-	return t
+	defer rows.Close()
+	out := map[int64]map[string]FileTrust{}
+	for rows.Next() {
+		var id int64
+		var name, hashes, sig string
+		if err := rows.Scan(&id, &name, &hashes, &sig); err != nil {
+			return nil, q.wrap("read what vouches for the jobs", err)
+		}
+		var ft FileTrust
+		// A value written by a newer Braid in another shape is not shown.
+		_ = json.Unmarshal([]byte(hashes), &ft.Hashes)
+		if sig != "" {
+			_ = json.Unmarshal([]byte(sig), &ft.Signature)
+		}
+		if out[id] == nil {
+			out[id] = map[string]FileTrust{}
+		}
+		out[id][name] = ft
+	}
+	return out, q.wrapErr("read what vouches for the jobs", rows.Err())
 }

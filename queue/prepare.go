@@ -13,7 +13,30 @@ import (
 	"braid/engine/piece"
 )
 
-// PrepareFiles is PrepareFile for all the files of source that `braid get`
+// PrepareFile is braid get (runner.Get) starting one file of source into
+// dest: it finds the job for source and dest (adding one, or adding the
+// file to it, as needed), marks it running, and returns its ID and the
+// pieces the engine may take as done (nil: start afresh; see
+// TrustedPieces). Pass q.Journal(id) as the engine's journal and call
+// FinishFile when the download ends.
+//
+// origin is what a plain URL's server said (zero for a metalink), stored
+// with the job so that a later run by the runner sends the same ETag and
+// Referer. When the stored file differs from f (the document changed:
+// another size or hash, or the origin now names another ETag), its
+// recorded pieces are dropped. A job another Braid process is running is
+// refused with ErrNotOwner. Sources are compared in their canonical
+// spelling (see canonical): a relative and an absolute path to one
+// metalink are one job.
+func (q *Queue) PrepareFile(ctx context.Context, source, dest string, f metalink.File, origin Origin) (int64, *piece.Bitfield, error) {
+	id, done, err := q.PrepareFiles(ctx, source, dest, []metalink.File{f}, origin)
+	if err != nil {
+		return 0, nil, err
+	}
+	return id, done[0], nil
+}
+
+// PrepareFiles is PrepareFile for all the files of source that braid get
 // is about to download side by side: a new job gets them all in one
 // transaction, so a metalink of thousands of files is queued at once
 // rather than file by file (each of which would rewrite the job's stored
