@@ -13,6 +13,7 @@ import (
 	"braid/engine/resourcesync"
 	"braid/platform"
 	"braid/queue"
+	"braid/runner"
 )
 
 const syncHelp = `Usage: braid sync [flags] SOURCE -d DIR
@@ -46,7 +47,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	loc := fs.String("location", strings.Join(platform.DefaultPrefs().Locations, ","), "countries whose mirrors to try first, comma separated (ISO 3166)")
 	maxConn := fs.Int("max-conn", engine.DefaultMaxConns, "most connections at once")
 	perMirror := fs.Int("max-conn-per-mirror", engine.DefaultMaxConnsPerMirror, "most connections to one mirror")
-	jobs := fs.Int("jobs", queue.DefaultSyncJobs, "files downloaded at once")
+	jobs := fs.Int("jobs", runner.DefaultSyncJobs, "files downloaded at once")
 	limit := fs.String("limit", "", "download rate limit in bytes per second, e.g. 500K, 10M (0: none)")
 	jsonOut := fs.Bool("json", false, "print one JSON line per file and a summary")
 	check := fs.Bool("check", false, "report what is missing, changed or extra; download nothing")
@@ -90,7 +91,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	client := &engine.Client{MaxConns: *maxConn, MaxConnsPerMirror: *perMirror, Limit: rate}
 	out := &syncOutput{json: *jsonOut, tty: isTerminal(stdout) && !*jsonOut, stdout: stdout, stderr: stderr, active: map[string]*engine.Download{}}
-	opts := queue.SyncOptions{
+	opts := runner.SyncOptions{
 		Client:    client,
 		Jobs:      *jobs,
 		Delete:    *del,
@@ -103,7 +104,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		opts.Started = out.started
 		stop = out.showProgress()
 	}
-	res, err := q.Sync(ctx, source, *dir, opts)
+	res, err := runner.Sync(ctx, q, source, *dir, opts)
 	stop()
 	out.clearLine()
 	if res != nil {
@@ -211,11 +212,11 @@ type jsonSyncSummary struct {
 	Bytes  int64          `json:"bytes"`
 }
 
-func (o *syncOutput) event(e queue.SyncEvent) {
+func (o *syncOutput) event(e runner.SyncEvent) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.clear()
-	if e.Kind == queue.SyncFetched || e.Kind == queue.SyncKept {
+	if e.Kind == runner.SyncFetched || e.Kind == runner.SyncKept {
 		o.done++
 	}
 	if o.json {
@@ -227,31 +228,31 @@ func (o *syncOutput) event(e queue.SyncEvent) {
 		return
 	}
 	switch e.Kind {
-	case queue.SyncFetched:
+	case runner.SyncFetched:
 		if e.Verified == "" {
 			fmt.Fprintf(o.stdout, "%s: fetched, not verified: the source publishes no hash (%s)\n", e.Name, byteText(e.Bytes))
 			break
 		}
 		fmt.Fprintf(o.stdout, "%s: fetched, verified by %s (%s)\n", e.Name, e.Verified, byteText(e.Bytes))
-	case queue.SyncKept:
+	case runner.SyncKept:
 		// Quiet: a sync of a large folder names only what it did.
-	case queue.SyncFailed:
+	case runner.SyncFailed:
 		// The engine's errors begin with the file's name already.
 		fmt.Fprintf(o.stderr, "%s: failed: %s\n", e.Name, strings.TrimPrefix(e.Err.Error(), e.Name+": "))
-	case queue.SyncSkipped:
+	case runner.SyncSkipped:
 		fmt.Fprintf(o.stderr, "%s: skipped: %v\n", e.Name, e.Err)
-	case queue.SyncWarning:
+	case runner.SyncWarning:
 		fmt.Fprintf(o.stderr, "%s: warning: %v\n", e.Name, e.Err)
-	case queue.SyncGone:
+	case runner.SyncGone:
 		fmt.Fprintf(o.stdout, "%s: deleted at the source, kept here (--delete removes it)\n", e.Name)
-	case queue.SyncDeleted:
+	case runner.SyncDeleted:
 		fmt.Fprintf(o.stdout, "%s: deleted at the source, removed\n", e.Name)
 	default: // missing, changed, extra
 		fmt.Fprintf(o.stdout, "%s: %s\n", e.Name, e.Kind)
 	}
 }
 
-func (o *syncOutput) summary(source string, r *queue.SyncResult) {
+func (o *syncOutput) summary(source string, r *runner.SyncResult) {
 	if o.json {
 		counts := map[string]int{}
 		for k, n := range r.Counts {
@@ -262,10 +263,10 @@ func (o *syncOutput) summary(source string, r *queue.SyncResult) {
 	}
 	c := r.Counts
 	fmt.Fprintf(o.stdout, "%s (%s): %d fetched (%s), %d already right, %d failed, %d skipped, %d gone, %d deleted",
-		queue.Redact(source), strings.Join(r.Mode, ", "), c[queue.SyncFetched], byteText(r.Bytes), c[queue.SyncKept],
-		c[queue.SyncFailed], c[queue.SyncSkipped], c[queue.SyncGone], c[queue.SyncDeleted])
-	if c[queue.SyncMissing]+c[queue.SyncChanged]+c[queue.SyncExtra] > 0 {
-		fmt.Fprintf(o.stdout, "; %d missing, %d changed, %d extra", c[queue.SyncMissing], c[queue.SyncChanged], c[queue.SyncExtra])
+		queue.Redact(source), strings.Join(r.Mode, ", "), c[runner.SyncFetched], byteText(r.Bytes), c[runner.SyncKept],
+		c[runner.SyncFailed], c[runner.SyncSkipped], c[runner.SyncGone], c[runner.SyncDeleted])
+	if c[runner.SyncMissing]+c[runner.SyncChanged]+c[runner.SyncExtra] > 0 {
+		fmt.Fprintf(o.stdout, "; %d missing, %d changed, %d extra", c[runner.SyncMissing], c[runner.SyncChanged], c[runner.SyncExtra])
 	}
 	fmt.Fprintln(o.stdout)
 }

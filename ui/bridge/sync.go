@@ -21,6 +21,7 @@ import (
 	"braid/engine/piece"
 	"braid/engine/resourcesync"
 	"braid/queue"
+	"braid/runner"
 	"braid/ui"
 )
 
@@ -37,9 +38,9 @@ type syncRun struct {
 	source, dest string
 	sets         []int64 // the sync sets it keeps, by record ID
 	size         int64   // bytes of the files the source lists; -1: not known
-	job          *queue.SyncJob
+	job          *runner.SyncJob
 	done         bool
-	res          *queue.SyncResult
+	res          *runner.SyncResult
 	err          error
 }
 
@@ -170,7 +171,7 @@ func (b *Backend) startSync(source, dir string, size int64) (ui.JobID, error) {
 	if s, err := b.q.Settings(); err == nil {
 		locations = s.Countries
 	}
-	run.job = b.q.StartSync(b.ctx, source, dir, queue.SyncOptions{Client: c, Locations: locations})
+	run.job = runner.StartSync(b.ctx, b.q, source, dir, runner.SyncOptions{Client: c, Locations: locations})
 	for _, id := range run.sets {
 		b.syncs[id] = run
 	}
@@ -320,15 +321,15 @@ func syncName(dest, source string) string {
 }
 
 // syncCounts says what a sync did: "3 fetched, 12 kept, 1 failed".
-func syncCounts(c map[queue.SyncKind]int) string {
+func syncCounts(c map[runner.SyncKind]int) string {
 	var parts []string
 	for _, k := range []struct {
-		kind queue.SyncKind
+		kind runner.SyncKind
 		text string
 	}{
-		{queue.SyncFetched, lang.L("%d fetched")}, {queue.SyncKept, lang.L("%d kept")},
-		{queue.SyncFailed, lang.L("%d failed")}, {queue.SyncSkipped, lang.L("%d skipped")},
-		{queue.SyncGone, lang.L("%d deleted at the source, kept here")},
+		{runner.SyncFetched, lang.L("%d fetched")}, {runner.SyncKept, lang.L("%d kept")},
+		{runner.SyncFailed, lang.L("%d failed")}, {runner.SyncSkipped, lang.L("%d skipped")},
+		{runner.SyncGone, lang.L("%d deleted at the source, kept here")},
 	} {
 		if n := c[k.kind]; n > 0 {
 			parts = append(parts, fmt.Sprintf(k.text, n))
@@ -376,16 +377,16 @@ func (b *Backend) syncDetail(id ui.JobID) (ui.Detail, error) {
 		e := snap.Events[i]
 		fd := ui.FileDetail{Name: e.Name, Size: -1, Done: e.Bytes, ETA: -1}
 		switch e.Kind {
-		case queue.SyncFetched, queue.SyncKept:
+		case runner.SyncFetched, runner.SyncKept:
 			fd.State = ui.FileVerified
-			if e.Kind == queue.SyncFetched {
+			if e.Kind == runner.SyncFetched {
 				fd.Size = e.Bytes
 			}
 			fd.Verification = string(e.Kind)
 			if e.Verified != "" {
 				fd.Verification += " · " + fmt.Sprintf(lang.L("%s matched"), e.Verified)
 			}
-		case queue.SyncFailed, queue.SyncSkipped, queue.SyncWarning:
+		case runner.SyncFailed, runner.SyncSkipped, runner.SyncWarning:
 			fd.State = ui.FileFailed
 			if e.Err != nil {
 				fd.Err = queue.Redact(e.Err.Error())

@@ -1,4 +1,4 @@
-package queue
+package runner
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"braid/engine"
+	"braid/queue"
 )
 
 // SyncJob is a sync running in the background, for the window: it starts
@@ -41,7 +42,7 @@ type SyncSnapshot struct {
 
 // StartSync runs Sync in a goroutine the SyncJob owns and returns at once.
 // o.Event and o.Started, when set, are still called. Cancel stops it.
-func (q *Queue) StartSync(ctx context.Context, source, dir string, o SyncOptions) *SyncJob {
+func StartSync(ctx context.Context, q *queue.Queue, source, dir string, o SyncOptions) *SyncJob {
 	ctx, cancel := context.WithCancel(ctx)
 	j := &SyncJob{cancel: cancel, done: make(chan struct{}), active: map[string]*engine.Download{}, counts: map[SyncKind]int{}}
 	event, started := o.Event, o.Started
@@ -62,7 +63,7 @@ func (q *Queue) StartSync(ctx context.Context, source, dir string, o SyncOptions
 	go func() {
 		defer close(j.done)
 		defer cancel()
-		j.res, j.err = q.Sync(ctx, source, dir, o)
+		j.res, j.err = Sync(ctx, q, source, dir, o)
 	}()
 	return j
 }

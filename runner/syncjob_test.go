@@ -1,4 +1,4 @@
-package queue
+package runner
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ func TestSyncJob(t *testing.T) {
 	dir := t.TempDir()
 
 	slow := &engine.Client{Limit: 32 << 10}
-	j := q.StartSync(context.Background(), src.URL(), dir, SyncOptions{Client: slow, Jobs: 2})
+	j := StartSync(context.Background(), q, src.URL(), dir, SyncOptions{Client: slow, Jobs: 2})
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	deadline := time.After(time.Minute)
@@ -50,7 +50,7 @@ func TestSyncJob(t *testing.T) {
 		t.Fatalf("Cancel: %v, want context.Canceled", err)
 	}
 
-	j = q.StartSync(context.Background(), src.URL(), dir, SyncOptions{Client: &engine.Client{}})
+	j = StartSync(context.Background(), q, src.URL(), dir, SyncOptions{Client: &engine.Client{}})
 	res, err := j.Wait()
 	if err != nil || !res.OK() {
 		t.Fatalf("second job: %+v, %v", res, err)

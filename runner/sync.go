@@ -1,4 +1,4 @@
-package queue
+package runner
 
 import (
 	"context"
@@ -21,12 +21,13 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/piece"
 	"braid/engine/resourcesync"
+	"braid/queue"
 )
 
 // DefaultSyncJobs is how many files a sync runs at once by default.
 const DefaultSyncJobs = 4
 
-// SyncOptions configure Queue.Sync.
+// SyncOptions configure queue.Queue.Sync.
 type SyncOptions struct {
 	Client  *engine.Client        // runs the downloads; required
 	Fetcher *resourcesync.Fetcher // reads the source's documents; nil: the zero Fetcher
@@ -97,7 +98,7 @@ func (r *SyncResult) OK() bool {
 // next time. The error is for the sync as a whole (the source unreadable,
 // the queue failing, ctx canceled); per-file failures are events and
 // counts.
-func (q *Queue) Sync(ctx context.Context, source, dir string, o SyncOptions) (*SyncResult, error) {
+func Sync(ctx context.Context, q *queue.Queue, source, dir string, o SyncOptions) (*SyncResult, error) {
 	if o.Fetcher == nil {
 		o.Fetcher = &resourcesync.Fetcher{}
 	}
@@ -142,7 +143,7 @@ func (q *Queue) Sync(ctx context.Context, source, dir string, o SyncOptions) (*S
 
 // syncRun is one call of Sync.
 type syncRun struct {
-	q    *Queue
+	q    *queue.Queue
 	o    SyncOptions
 	base *neturl.URL
 	dir  string
@@ -286,7 +287,7 @@ func (r *syncRun) warnings(doc string, ws []string) {
 
 // apply brings every resource of rs to the source's state, o.Jobs at a
 // time, and reports whether any failed.
-func (r *syncRun) apply(ctx context.Context, rec *SyncSet, rs []resourcesync.Resource) (failed bool) {
+func (r *syncRun) apply(ctx context.Context, rec *queue.SyncSet, rs []resourcesync.Resource) (failed bool) {
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.o.Jobs)
@@ -312,7 +313,7 @@ func (r *syncRun) apply(ctx context.Context, rec *SyncSet, rs []resourcesync.Res
 
 // one brings one resource to the source's state and reports whether it
 // did.
-func (r *syncRun) one(ctx context.Context, rec *SyncSet, x *resourcesync.Resource) bool {
+func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.Resource) bool {
 	name := x.File.Name
 	if x.Change == resourcesync.ChangeDeleted {
 		if _, err := r.root.Stat(name); errors.Is(err, fs.ErrNotExist) {
@@ -379,8 +380,8 @@ func (r *syncRun) one(ctx context.Context, rec *SyncSet, x *resourcesync.Resourc
 	return r.record(rec, x) == nil
 }
 
-func (r *syncRun) record(rec *SyncSet, x *resourcesync.Resource) error {
-	err := r.q.SyncedFile(rec.ID, SyncedFile{Name: x.File.Name, URL: x.Loc, Size: x.File.Size, Hashes: x.File.Hashes})
+func (r *syncRun) record(rec *queue.SyncSet, x *resourcesync.Resource) error {
+	err := r.q.SyncedFile(rec.ID, queue.SyncedFile{Name: x.File.Name, URL: x.Loc, Size: x.File.Size, Hashes: x.File.Hashes})
 	if err != nil {
 		r.event(SyncEvent{Kind: SyncFailed, Name: x.File.Name, Err: err})
 	}
