@@ -224,7 +224,9 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 		defer func() { stop(nil); <-guarded }()
 		go func() {
 			defer close(guarded)
-			g.guard(ctx, job, stop)
+			// As a queue run's guard: a pause or remove from elsewhere
+			// stops the source's files.
+			guard(ctx, g.st.open, job.known, stop)
 		}()
 	}
 	runEach(ctx, len(reqs), g.Client.FilesAtOnce(), func(i int) {
@@ -255,30 +257,6 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 		}
 	}
 	return !failed.Load()
-}
-
-// guard stops a source's files when its job is paused or removed
-// elsewhere (the window, braid queue pause), as a queue run's guard does:
-// once a poll interval, from when the job is recorded.
-func (g *Get) guard(ctx context.Context, job *pendingJob, stop context.CancelCauseFunc) {
-	t := time.NewTicker(pollInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			id, ok := job.known()
-			if !ok {
-				continue
-			}
-			s, err := g.st.open().StateOf(id)
-			if errors.Is(err, queue.ErrNotFound) || (err == nil && s != queue.Running) {
-				stop(errUserPaused)
-				return
-			}
-		}
-	}
 }
 
 // finish records how a file's download ended in the queue: files of one

@@ -452,7 +452,7 @@ func (jr *jobRun) runFiles(ctx context.Context, todo []queue.File) error {
 	guarded := make(chan struct{})
 	go func() {
 		defer close(guarded)
-		jr.guard(ctx, cancel)
+		guard(ctx, func() *queue.Queue { return jr.r.Queue }, func() (int64, bool) { return jr.j.ID, true }, cancel)
 	}()
 	var (
 		files sync.WaitGroup
@@ -502,9 +502,11 @@ func (jr *jobRun) runFiles(ctx context.Context, todo []queue.File) error {
 	return first
 }
 
-// guard stops the job's files when the job is paused or removed elsewhere
-// (the window, another braid command), checking once a poll interval.
-func (jr *jobRun) guard(ctx context.Context, stop context.CancelCauseFunc) {
+// guard stops a job's files when the job is paused or removed elsewhere
+// (the window, another braid command), checking once a poll interval from
+// when job reports it (a job not yet in the queue is nobody else's to
+// pause); q gives the queue then.
+func guard(ctx context.Context, q func() *queue.Queue, job func() (int64, bool), stop context.CancelCauseFunc) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	for {
@@ -512,7 +514,11 @@ func (jr *jobRun) guard(ctx context.Context, stop context.CancelCauseFunc) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s, err := jr.r.Queue.StateOf(jr.j.ID)
+			id, ok := job()
+			if !ok {
+				continue
+			}
+			s, err := q().StateOf(id)
 			if errors.Is(err, queue.ErrNotFound) || (err == nil && s != queue.Running) {
 				stop(errUserPaused)
 				return

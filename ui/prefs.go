@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"runtime/debug"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -105,7 +104,10 @@ func (w *Window) ShowAbout() {
 		version = lang.L("unknown")
 	}
 	lines = append(lines, fmt.Sprintf(lang.L("Version %s"), version))
-	if c := buildCommit(); c != "" {
+	if c := w.opts.Commit; c != "" {
+		if w.opts.CommitModified {
+			c += " " + lang.L("(with changes)")
+		}
 		lines = append(lines, fmt.Sprintf(lang.L("Built from commit %s"), c))
 	}
 	if w.opts.Licence != "" {
@@ -117,31 +119,4 @@ func (w *Window) ShowAbout() {
 	w.keyed(d, d.Hide, d.Hide)
 	d.Resize(fyne.NewSize(460, d.MinSize().Height))
 	d.Show()
-}
-
-// buildCommit is the commit the running program was built from, with a
-// mark when the checkout had changes; "" when the build does not say.
-func buildCommit() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	var rev, dirty string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = " " + lang.L("(with changes)")
-			}
-		}
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if rev == "" {
-		return ""
-	}
-	return rev + dirty
 }

@@ -40,6 +40,10 @@ type Options struct {
 	// Version and Licence are what Help → About says of the build;
 	// the commit comes from the build's own record.
 	Version, Licence string
+	// Commit is the commit the program was built from ("" when the build
+	// does not say), CommitModified whether the checkout had changes.
+	Commit         string
+	CommitModified bool
 	// AutoStart adds sources opened with OpenSource as soon as they are
 	// read, with the files the filters tick, without showing the picker
 	// (for scripted runs such as the screenshot).

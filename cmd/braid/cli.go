@@ -21,27 +21,37 @@ var version = "0.1.0"
 // build from a checkout, the commit it was built from.
 func versionText() string {
 	text := "braid " + version
+	if rev, modified := buildRevision(); rev != "" {
+		if modified {
+			rev += "+changes"
+		}
+		text += " (" + rev + ")"
+	}
 	if info, ok := debug.ReadBuildInfo(); ok {
-		var rev, dirty string
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				if s.Value == "true" {
-					dirty = "+changes"
-				}
-			}
-		}
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		if rev != "" {
-			text += " (" + rev + dirty + ")"
-		}
 		text += " " + info.GoVersion
 	}
 	return text + " " + runtime.GOOS + "/" + runtime.GOARCH
+}
+
+// buildRevision is the commit the program was built from, shortened, and
+// whether the checkout had changes; "" when the build does not say.
+func buildRevision() (rev string, modified bool) {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "", false
+	}
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	return rev, modified
 }
 
 func cmdVersion(stdout io.Writer) int {

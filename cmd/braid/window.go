@@ -128,10 +128,11 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 	ui.LoadTranslations()
 	back := bridge.New(q, nil)
+	commit, modified := buildRevision()
 	a := app.NewWithID(platform.AppID)
 	a.SetIcon(ui.AppIcon)
 	a.Settings().SetTheme(ui.NewTheme())
-	w := ui.New(a, back, ui.Options{AutoStart: autoAdd || shot.path != "", Version: version})
+	w := ui.New(a, back, ui.Options{AutoStart: autoAdd || shot.path != "", Version: version, Commit: commit, CommitModified: modified})
 	s, err := back.Settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "braid: %v\n", err)
