@@ -98,12 +98,13 @@ type FileState int
 
 // The states of a file.
 const (
-	FileWaiting   FileState = iota // not started
-	FileRunning                    // pieces are arriving
-	FileVerifying                  // whole-file hash or repair scan
-	FileVerified                   // at its final name, hash matched
-	FileMismatch                   // the whole-file hash did not match
-	FileFailed                     // could not be completed
+	FileWaiting    FileState = iota // not started
+	FileRunning                     // pieces are arriving
+	FileVerifying                   // whole-file hash or repair scan
+	FileVerified                    // at its final name, hash matched
+	FileMismatch                    // the whole-file hash did not match
+	FileFailed                      // could not be completed
+	FileUnverified                  // at its final name, complete, no hash to check it against
 )
 
 // String is the state as the window names it.
@@ -121,6 +122,8 @@ func (s FileState) String() string {
 		return lang.L("Checksum mismatch")
 	case FileFailed:
 		return lang.L("Failed")
+	case FileUnverified:
+		return lang.L("Not verified")
 	}
 	return lang.L("Unknown")
 }
@@ -144,13 +147,17 @@ type FileDetail struct {
 	// progress).
 	PieceLength int64
 	PieceHash   string
+	// PieceCount is how many pieces the file has, whether or not Pieces
+	// is filled in (it is only for the Segments tab).
+	PieceCount int
 	// Signature is the media type of the signature the document carries
 	// for the file, "" when unsigned; SignatureOutcome what checking it
 	// found ("signed by …"), "" until checked.
 	Signature        string
 	SignatureOutcome string
-	// Verification says in words what the last check found ("sha-256
-	// matched", "3 pieces failed and were fetched again", ...).
+	// Verification says in words what the last check found: for a done
+	// file the same words as the job's row ("verified (sha-256)", "not
+	// verified (no hash published)"), else how far a check is.
 	Verification string
 
 	Mirrors []MirrorDetail

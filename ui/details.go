@@ -344,13 +344,21 @@ func (d *Details) fillInfo(f FileDetail) {
 	for _, h := range f.Hashes {
 		hashes = append(hashes, h.Type+"  "+h.Value)
 	}
-	if len(hashes) == 0 {
+	switch {
+	case len(hashes) > 0:
+	case f.PieceHash != "":
+		hashes = append(hashes, lang.L("none for the whole file; each piece is checked against its own hash"))
+	default:
 		hashes = append(hashes, lang.L("none: the file cannot be verified"))
 	}
 	add(lang.L("Hashes"), strings.Join(hashes, "\n"))
+	pieces := f.PieceCount
+	if pieces == 0 {
+		pieces = f.Pieces.Len()
+	}
 	switch {
 	case f.PieceHash != "":
-		add(lang.L("Piece hashes"), fmt.Sprintf(lang.L("%s, %s pieces of %s"), f.PieceHash, count(f.Pieces.Len()), bytesText(f.PieceLength)))
+		add(lang.L("Piece hashes"), fmt.Sprintf(lang.L("%s, %s pieces of %s"), f.PieceHash, count(pieces), bytesText(f.PieceLength)))
 	default:
 		add(lang.L("Piece hashes"), lang.L("none: a bad piece is found only when the whole file is checked"))
 	}
@@ -455,7 +463,7 @@ func (d *Details) updateFileRow(i widget.ListItemID, o fyne.CanvasObject) {
 	r.size.SetText(bytesText(f.Size))
 	p := 0.0
 	switch {
-	case f.State == FileVerified:
+	case f.State == FileVerified, f.State == FileUnverified:
 		p = 1
 	case f.Size > 0:
 		p = min(1, float64(f.Done)/float64(f.Size))
@@ -476,6 +484,8 @@ func fileColor(s FileState) fyne.ThemeColorName {
 		return theme.ColorNameError
 	case FileVerified:
 		return theme.ColorNameSuccess
+	case FileUnverified:
+		return theme.ColorNameWarning
 	case FileWaiting:
 		return theme.ColorNamePlaceHolder
 	}

@@ -52,6 +52,8 @@ type Options struct {
 // on the UI goroutine; the ticker reads the backend on its own goroutine
 // and applies what it read with fyne.Do.
 type Window struct {
+	dumped time.Time // when dumpTexts last wrote
+
 	App     fyne.App
 	Win     fyne.Window
 	Backend Backend
@@ -286,6 +288,7 @@ func (w *Window) Settle() {
 
 // apply shows one reading. It runs on the UI goroutine.
 func (w *Window) apply(r reading) {
+	defer w.dumpTexts()
 	localNames(r.all)
 	localNames(r.live)
 	if r.detail != nil {

@@ -68,10 +68,13 @@ type Backend struct {
 	// session, so their segment maps still say which mirror filled what.
 	recent      map[fileKey]*engine.Snapshot
 	recentOrder []fileKey
-	client      *engine.Client // for the next run; rebuilt when settings change
-	runner      *runner.Runner // the runner at work; nil between runs
-	stopRun     func()         // stops the runner's run, for the schedule
-	scratch     engine.Snapshot
+	// bad holds the pieces the last Verify found bad in each file, so the
+	// segment map shows them bad until the file verifies again.
+	bad     map[fileKey][]int
+	client  *engine.Client // for the next run; rebuilt when settings change
+	runner  *runner.Runner // the runner at work; nil between runs
+	stopRun func()         // stops the runner's run, for the schedule
+	scratch engine.Snapshot
 	// origins are what the servers of plain URLs opened for the picker
 	// said, until the picked document is added (see openSource).
 	origins     map[*metalink.Document]queue.Origin
@@ -149,6 +152,7 @@ func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalin
 		known:    map[int64]queue.Job{},
 		stopped:  map[int64]bool{},
 		recent:   map[fileKey]*engine.Snapshot{},
+		bad:      map[fileKey][]int{},
 		origins:  map[*metalink.Document]queue.Origin{},
 		syncs:    map[int64]*syncRun{},
 		syncDocs: map[*metalink.Document]string{},

@@ -304,7 +304,7 @@ func TestDownloadVerifyRepair(t *testing.T) {
 	if err != nil || !strings.HasPrefix(qj.Files[0].VerifiedBy, "sha-256") {
 		t.Fatalf("the queue records the repaired file verified by %q (%v)", qj.Files[0].VerifiedBy, err)
 	}
-	if j := jobByID(t, b, id); j.Mismatch || j.Outcome != "verified ("+qj.Files[0].VerifiedBy+")" || j.Unverified {
+	if j := jobByID(t, b, id); j.Mismatch || j.Outcome != qj.Checked() || j.Unverified {
 		t.Errorf("the repaired job: mismatch %v, outcome %q", j.Mismatch, j.Outcome)
 	}
 	got, err = os.ReadFile(filepath.Join(dir, "data.bin"))

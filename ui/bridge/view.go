@@ -12,6 +12,7 @@ import (
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/piece"
+	"braid/engine/torrent"
 	"braid/queue"
 	"braid/ui"
 )
@@ -237,7 +238,15 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 			fd.Pieces = storedPieces(bits)
 			b.mu.Lock()
 			last := b.recent[fileKey{j.ID, f.Name}]
+			bad := b.bad[fileKey{j.ID, f.Name}]
 			b.mu.Unlock()
+			for _, i := range bad {
+				// Found bad by the last Verify: not done, whatever the
+				// bitfield says.
+				if i < len(fd.Pieces.State) {
+					fd.Pieces.State[i] = ui.PieceBad
+				}
+			}
 			if last != nil && len(last.Pieces) == bits.Len() {
 				// Finished this session: who filled each piece is known.
 				applyPast(&fd, last, bits)
@@ -297,24 +306,24 @@ func fileDetail(j queue.Job, f queue.File, mf metalink.File) ui.FileDetail {
 	if f.Path() != f.Name {
 		fd.SavedAs = f.Path()
 	}
-	if mf.Pieces != nil {
+	switch {
+	case mf.Pieces != nil:
 		fd.PieceHash = mf.Pieces.Type
+	case torrent.HasTorrent(mf):
+		// Every piece of a torrent is checked against its SHA-1.
+		fd.PieceHash = "sha-1"
 	}
 	if mf.Signature != nil {
 		fd.Signature = cmpOr(mf.Signature.MediaType, lang.L("signature"))
 	}
+	fd.PieceCount = f.Layout.Count()
 	switch {
 	case f.Verified:
+		var unverified bool
+		fd.Verification, unverified = fileOutcome(f)
 		fd.State = ui.FileVerified
-		h, hashed := piece.Strongest(f.Hashes)
-		switch {
-		case f.VerifiedBy != "":
-			fd.Verification = f.Outcome()
-		case hashed:
-			// Verified before the queue recorded by which hash.
-			fd.Verification = fmt.Sprintf(lang.L("%s matched"), h.Type)
-		default:
-			fd.Verification = lang.L("complete; the document gives no hash Braid can check")
+		if unverified {
+			fd.State = ui.FileUnverified
 		}
 	case f.Mismatch:
 		fd.State, fd.Verification = ui.FileMismatch, lang.L("did not match its hash")
@@ -344,6 +353,9 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 	if s.PieceLength > 0 {
 		fd.PieceLength = s.PieceLength
 	}
+	if len(s.Pieces) > 0 {
+		fd.PieceCount = len(s.Pieces)
+	}
 	switch s.State {
 	case engine.StateStarting, engine.StateDownloading:
 		fd.State = ui.FileRunning
@@ -353,7 +365,10 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 	case engine.StateVerifying:
 		fd.State = ui.FileVerifying
 	case engine.StateDone:
-		fd.State = ui.FileVerified
+		fd.State, fd.Verification = ui.FileVerified, verifiedText(queue.ProofWords(s.VerifiedBy))
+		if s.VerifiedBy == "" {
+			fd.State, fd.Verification = ui.FileUnverified, notVerifiedText()
+		}
 	case engine.StateFailed:
 		fd.State = ui.FileFailed
 		if errors.Is(s.Err, engine.ErrHashMismatch) {
