@@ -277,6 +277,11 @@ func TestDownloadVerifyRepair(t *testing.T) {
 	if d, _ := b.Detail(id, false); d.Files[0].State != ui.FileMismatch {
 		t.Errorf("damaged file shows %v", d.Files[0].State)
 	}
+	// The segment map shows the bad piece bad, not every piece done.
+	if d, _ := b.Detail(id, true); len(d.Files[0].Pieces.State) <= 7 || d.Files[0].Pieces.State[7] != ui.PieceBad ||
+		!strings.Contains(d.Files[0].Pieces.Summary(), "1 failed the hash") {
+		t.Errorf("the damaged file's segment map says %q", d.Files[0].Pieces.Summary())
+	}
 
 	// The repair mends the file in place: it never leaves its name (no
 	// NAME.part, the same file on disk) and only the bad piece is fetched.
