@@ -31,7 +31,9 @@ type Job struct {
 	// Mismatch marks a job with a file whose bytes did not match the
 	// metalink's hash: the mark the list shows in red.
 	Mismatch bool
-	Err      string // why it failed, paused itself or waits; "" otherwise
+	Err      string // why it failed, paused itself or waits, in a sentence (see Explain); "" otherwise
+	// ErrDetail is the technical text behind Err, shown under "Details".
+	ErrDetail string
 	// Added is when the job joined the queue; zero when the backend
 	// does not say (the Added column is then empty and sorts by ID).
 	Added time.Time
@@ -136,7 +138,9 @@ type FileDetail struct {
 	Speed float64
 	ETA   time.Duration // -1 when not known
 	State FileState
-	Err   string
+	Err   string // in a sentence (see Explain)
+	// ErrDetail is the technical text behind Err, shown under "Details".
+	ErrDetail string
 	// SavedAs is the name the file is saved under, in the job's folder,
 	// when a different file was already at Name; "" when it is at Name.
 	SavedAs string

@@ -25,6 +25,8 @@ type Details struct {
 	Detail Detail
 	File   int
 	Empty  bool // no job is selected
+	// showDetail: the technical text of the problem shows in Info.
+	showDetail bool
 
 	Title      *widget.Label
 	State      *widget.RichText // state, progress, speed and time left, in a line
@@ -370,12 +372,45 @@ func (d *Details) fillInfo(f FileDetail) {
 		add(lang.L("Signature"), lang.L("none"))
 	}
 	add(lang.L("Verification"), cmpOrState(f))
-	if f.Err != "" {
-		add(lang.L("Problem"), f.Err)
+	problem, detail := f.Err, f.ErrDetail
+	if problem == "" && det.Err != "" && det.State != Done {
+		problem, detail = det.Err, det.ErrDetail
+	}
+	if problem != "" {
+		add(lang.L("Problem"), problem)
+		if detail != "" {
+			rows = append(rows, layout.NewSpacer(), d.detailToggle(detail, func() { d.fillInfo(f) }))
+		}
 	}
 	add(lang.L("About"), det.Description)
 	d.Info.Objects = rows
 	d.Info.Refresh()
+}
+
+// detailToggle is the "Details" button under a problem: it shows and hides
+// the problem's technical text, which can be selected or copied whole.
+// again redraws the pane after a toggle.
+func (d *Details) detailToggle(detail string, again func()) fyne.CanvasObject {
+	toggle := widget.NewButtonWithIcon(lang.L("Details"), theme.MenuDropDownIcon(), func() {
+		d.showDetail = !d.showDetail
+		again()
+	})
+	toggle.Importance = widget.LowImportance
+	if !d.showDetail {
+		return container.NewHBox(toggle)
+	}
+	toggle.Icon = theme.MenuDropUpIcon()
+	copyButton := widget.NewButtonWithIcon(lang.L("Copy"), theme.ContentCopyIcon(), func() {
+		if a := fyne.CurrentApp(); a != nil && a.Clipboard() != nil {
+			a.Clipboard().SetContent(detail)
+		}
+	})
+	copyButton.Importance = widget.LowImportance
+	text := widget.NewLabel(detail)
+	text.Wrapping = fyne.TextWrapBreak
+	text.Selectable = true
+	text.TextStyle = fyne.TextStyle{Monospace: true}
+	return container.NewVBox(container.NewHBox(toggle, copyButton), text)
 }
 
 // peersText says how a torrent stands with its swarm: "12 peers (3

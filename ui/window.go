@@ -348,7 +348,8 @@ func (w *Window) showModel() {
 }
 
 func (w *Window) showProblem(err error) {
-	w.Problem.SetText(err.Error())
+	sentence, _ := Explain(err.Error())
+	w.Problem.SetText(sentence)
 }
 
 // selectJob makes id the job the details pane and the toolbar act on.

@@ -47,11 +47,12 @@ const (
 	BadData                  // what arrived does not match its hash
 	NoMirrorLeft             // every mirror was given up
 	Exists                   // a different file is at the name
+	BadSignature             // the file's signature does not check out
 )
 
 var names = [...]string{"unknown", "unreachable", "name not found", "refused", "timed out",
 	"connection dropped", "certificate", "not found", "expired", "login needed", "forbidden",
-	"busy", "server error", "disk full", "no permission", "bad data", "no mirror left", "exists"}
+	"busy", "server error", "disk full", "no permission", "bad data", "no mirror left", "exists", "bad signature"}
 
 func (k Kind) String() string {
 	if int(k) < len(names) {
@@ -150,6 +151,7 @@ var clues = []struct {
 	text string
 	kind Kind
 }{
+	{"bad openpgp signature", BadSignature},
 	{"the proxy asks for a login", LoginNeeded},
 	{"asks for a login", LoginNeeded},
 	{"login was refused", LoginNeeded},
@@ -204,4 +206,19 @@ func OfText(text string) Kind {
 		}
 	}
 	return Unknown
+}
+
+// rawFragments are pieces of Go's error texts that no user should read.
+var rawFragments = []string{"dial tcp", "dial udp", `Get "`, `Head "`, `Post "`, "connect:", "read tcp", "write tcp", "lookup ", ": EOF", "x509:", "tls:"}
+
+// RawFragment returns the first piece of raw Go error text in s ("dial
+// tcp", `Get "`, "connect:", ...), "" when there is none: a face that
+// shows s to a user shows a sentence instead.
+func RawFragment(s string) string {
+	for _, f := range rawFragments {
+		if strings.Contains(s, f) {
+			return f
+		}
+	}
+	return ""
 }

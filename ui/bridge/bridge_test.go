@@ -271,7 +271,7 @@ func TestDownloadVerifyRepair(t *testing.T) {
 	}
 	waitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
 	j := jobByID(t, b, id)
-	if j.State != ui.Failed || !j.Mismatch || !strings.Contains(j.Err, "1 bad pieces") {
+	if j.State != ui.Failed || !j.Mismatch || j.Err != "What arrived does not match the file's hash." || !strings.Contains(j.ErrDetail, "1 bad pieces") {
 		t.Fatalf("damaged job %+v", j)
 	}
 	if d, _ := b.Detail(id, false); d.Files[0].State != ui.FileMismatch {

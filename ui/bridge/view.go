@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/lang"
 
 	"braid/engine"
+	"braid/engine/explain"
 	"braid/engine/metalink"
 	"braid/engine/piece"
 	"braid/engine/torrent"
@@ -85,8 +86,8 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 		Done:     done,
 		ETA:      -1,
 		Mismatch: j.Mismatch,
-		Err:      queue.Redact(j.Error),
 	}
+	v.Err, v.ErrDetail = ui.Explain(queue.Redact(j.Error))
 	if v.Name == "" {
 		v.Name = v.Source
 	}
@@ -135,7 +136,9 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 		if v.NextTry.IsZero() || (!f.nextTry.IsZero() && f.nextTry.Before(v.NextTry)) {
 			v.NextTry = f.nextTry
 		}
-		v.Err = cmpOr(v.Err, queue.Redact(f.reason))
+		if v.Err == "" {
+			v.Err, v.ErrDetail = ui.Explain(queue.Redact(f.reason))
+		}
 	}
 	if running && waiting {
 		v.State = ui.Waiting
@@ -328,12 +331,13 @@ func fileDetail(j queue.Job, f queue.File, mf metalink.File) ui.FileDetail {
 	case f.Mismatch:
 		fd.State, fd.Verification = ui.FileMismatch, lang.L("did not match its hash")
 		if j.State == queue.Failed {
-			fd.Err = queue.Redact(j.Error)
+			fd.Err, fd.ErrDetail = ui.Explain(queue.Redact(j.Error))
 		}
 	case j.State == queue.Running:
 		fd.State = ui.FileRunning
 	case j.State == queue.Failed:
-		fd.State, fd.Err = ui.FileFailed, queue.Redact(j.Error)
+		fd.State = ui.FileFailed
+		fd.Err, fd.ErrDetail = ui.Explain(queue.Redact(j.Error))
 	}
 	for _, m := range f.Mirrors {
 		fd.Mirrors = append(fd.Mirrors, ui.MirrorDetail{
@@ -362,6 +366,15 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 	case engine.StateWaiting:
 		fd.State = ui.FileRunning
 		fd.Err = fmt.Sprintf(lang.L("waiting for the network, next try in %d s"), int(time.Until(s.NextTry).Round(time.Second)/time.Second))
+		for _, m := range s.Mirrors {
+			if m.Reason != "" {
+				// Why: the first mirror's reason, in a sentence.
+				why, detail := ui.Explain(queue.Redact(m.Reason))
+				fd.Err = fmt.Sprintf(lang.L("%s Waiting; next try in %d s."), why, int(time.Until(s.NextTry).Round(time.Second)/time.Second))
+				fd.ErrDetail = detail
+				break
+			}
+		}
 	case engine.StateVerifying:
 		fd.State = ui.FileVerifying
 	case engine.StateDone:
@@ -378,7 +391,7 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 		fd.State = ui.FileWaiting
 	}
 	if s.Err != nil {
-		fd.Err = queue.Redact(s.Err.Error())
+		fd.Err, fd.ErrDetail = ui.Sentence(explain.Of(s.Err)), queue.Redact(s.Err.Error())
 	}
 	if s.Checked {
 		fd.Verification = fmt.Sprintf(lang.L("%s of %s pieces checked against their hashes so far"), count(s.Verified), count(len(s.Pieces)))
@@ -394,7 +407,7 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 			Speed:    float64(m.Speed),
 			Bytes:    m.Bytes,
 			Strikes:  m.Strikes,
-			Err:      queue.Redact(m.Reason),
+			Err:      mirrorReason(m.Reason),
 		})
 	}
 	if pieces {
@@ -418,7 +431,7 @@ func applyPast(fd *ui.FileDetail, s *engine.Snapshot, bits *piece.Bitfield) {
 	for _, m := range s.Mirrors {
 		fd.Mirrors = append(fd.Mirrors, ui.MirrorDetail{
 			URL: queue.Redact(m.URL), Host: m.Host, Location: m.Location, Priority: m.Priority,
-			State: ui.MirrorIdle, Bytes: m.Bytes, Strikes: m.Strikes, Err: queue.Redact(m.Reason),
+			State: ui.MirrorIdle, Bytes: m.Bytes, Strikes: m.Strikes, Err: mirrorReason(m.Reason),
 		})
 	}
 }
@@ -454,6 +467,12 @@ func hostOf(raw string) string {
 		return h
 	}
 	return queue.Redact(raw)
+}
+
+// mirrorReason is why a mirror waits or was dropped, in a sentence.
+func mirrorReason(reason string) string {
+	why, _ := ui.Explain(queue.Redact(reason))
+	return why
 }
 
 func count(n int) string { return strconv.Itoa(n) }
