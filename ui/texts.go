@@ -18,8 +18,9 @@ const maxListRows = 500
 // visible label, button, entry, rich text and canvas text, in the content
 // and in the overlays (dialogs, pop-ups). A list's rows are read by
 // filling a fresh row for each item, as the list itself does, so rows
-// scrolled out of sight count too; texts cut short on the screen are
-// given whole. It must run on the UI goroutine.
+// scrolled out of sight count too; every tab of a set of tabs is read,
+// as it shows once chosen; texts cut short on the screen are given whole.
+// It must run on the UI goroutine.
 func VisibleTexts(c fyne.Canvas) []string {
 	var out []string
 	walkTexts(c.Content(), &out)
@@ -33,6 +34,11 @@ func walkTexts(o fyne.CanvasObject, out *[]string) {
 	if o == nil || !o.Visible() {
 		return
 	}
+	textsOf(o, out)
+}
+
+// textsOf is walkTexts without the check that o itself shows.
+func textsOf(o fyne.CanvasObject, out *[]string) {
 	add := func(s string) {
 		if s = strings.TrimSpace(s); s != "" {
 			*out = append(*out, s)
@@ -62,11 +68,12 @@ func walkTexts(o fyne.CanvasObject, out *[]string) {
 	case *JobList:
 		listTexts(&o.List, out)
 	case *container.AppTabs:
+		// Every tab: what each shows once chosen.
 		for _, it := range o.Items {
 			add(it.Text)
-		}
-		if s := o.Selected(); s != nil {
-			walkTexts(s.Content, out)
+			if it.Content != nil {
+				textsOf(it.Content, out)
+			}
 		}
 	case *container.Scroll:
 		walkTexts(o.Content, out)
@@ -107,6 +114,10 @@ func (w *Window) dumpTexts() {
 		return
 	}
 	w.dumped = time.Now()
+	if !w.Details.Empty && w.Details.File < len(w.Details.Detail.Files) {
+		// Info is filled when its tab shows; fill it to read it.
+		w.Details.fillInfo(w.Details.Detail.Files[w.Details.File])
+	}
 	texts := VisibleTexts(w.Win.Canvas())
 	for _, d := range w.App.Driver().AllWindows() {
 		if d != w.Win {

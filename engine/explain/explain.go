@@ -170,6 +170,8 @@ var clues = []struct {
 	{"connection reset", Dropped},
 	{"broken pipe", Dropped},
 	{"unexpected eof", Dropped},
+	{": eof", Dropped},
+	{"server closed", Dropped},
 	{"no space left on device", DiskFull},
 	{"disk quota exceeded", DiskFull},
 	{"permission denied", NoPermission},

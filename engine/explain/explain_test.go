@@ -35,6 +35,14 @@ func realErrors(t *testing.T) map[string]struct {
 	defer tlsSrv.Close()
 	_, cert := (&http.Client{}).Get(tlsSrv.URL + "/f.bin")
 
+	hup := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			c.Close()
+		}
+	}))
+	defer hup.Close()
+	_, hungUp := http.Get(hup.URL + "/f.bin")
+
 	full := &os.PathError{Op: "write", Path: "/data/f.bin.braid", Err: syscall.ENOSPC}
 	denied := &os.PathError{Op: "open", Path: "/data/f.bin.braid", Err: syscall.EACCES}
 	dns := &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "mirror.invalid", IsNotFound: true}}
@@ -59,6 +67,7 @@ func realErrors(t *testing.T) map[string]struct {
 		"timeout":     {mirror(os.ErrDeadlineExceeded), TimedOut},
 		"reset":       {mirror(&net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}), Dropped},
 		"no mirror":   {fmt.Errorf("f.bin: %w", engine.ErrNoMirrors), NoMirrorLeft},
+		"hang-up":     {mirror(hungUp), Dropped},
 	}
 }
 

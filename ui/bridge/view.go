@@ -364,7 +364,7 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 	case engine.StateStarting, engine.StateDownloading:
 		fd.State = ui.FileRunning
 	case engine.StateWaiting:
-		fd.State = ui.FileRunning
+		fd.State = ui.FileWaiting
 		fd.Err = fmt.Sprintf(lang.L("waiting for the network, next try in %d s"), int(time.Until(s.NextTry).Round(time.Second)/time.Second))
 		for _, m := range s.Mirrors {
 			if m.Reason != "" {
