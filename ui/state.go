@@ -127,7 +127,9 @@ func lookOf(j Job) Look {
 	}
 	switch j.State {
 	case Queued:
-		return Look{icon(theme.HistoryIcon(), theme.ColorNamePlaceHolder), theme.ColorNamePlaceHolder, j.State.String()}
+		// Err says why it waits its turn when something holds it (the
+		// schedule).
+		return Look{icon(theme.HistoryIcon(), theme.ColorNamePlaceHolder), theme.ColorNamePlaceHolder, with(j.State.String(), j.Err)}
 	case FetchingMetadata:
 		return Look{icon(theme.InfoIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, j.State.String()}
 	case Running:

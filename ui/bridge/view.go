@@ -32,6 +32,10 @@ func (b *Backend) Jobs() ([]ui.Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	held := ""
+	if sched, err := b.q.Schedule(); err == nil {
+		held = heldText(sched, time.Now())
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.trust = trust
@@ -40,8 +44,33 @@ func (b *Backend) Jobs() ([]ui.Job, error) {
 	for i, j := range list {
 		b.known[j.ID] = j
 		out[i] = b.viewLocked(j)
+		if out[i].State == ui.Queued && out[i].Err == "" {
+			out[i].Err = held
+		}
 	}
 	return append(out, b.syncJobsLocked(sets)...), nil
+}
+
+// heldText says why the schedule holds the queued jobs at t, "" when it
+// lets them run: "all downloads paused until 14:30", "outside the
+// schedule; downloads start at Mon 22:00".
+func heldText(s queue.Schedule, t time.Time) string {
+	if s.Allowed(t) {
+		return ""
+	}
+	at := func(when time.Time) string {
+		if when.Sub(t) < 20*time.Hour {
+			return when.Local().Format("15:04")
+		}
+		return when.Local().Format("Mon 15:04")
+	}
+	if t.Before(s.PausedUntil) {
+		return fmt.Sprintf(lang.L("all downloads paused until %s"), at(s.PausedUntil))
+	}
+	if next, ok := s.NextChange(t); ok {
+		return fmt.Sprintf(lang.L("outside the schedule; downloads start at %s"), at(next))
+	}
+	return lang.L("outside the schedule")
 }
 
 // Active returns the jobs in hand and, while the runner works through
