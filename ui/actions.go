@@ -174,6 +174,16 @@ func (w *Window) ResumeSelected() {
 	w.each(lang.L("Resume"), func(j Job) bool { return j.State.Resumable() }, w.Backend.Resume)
 }
 
+// StopSeedingSelected ends the seeding of the selected torrents that
+// seed; they stay done.
+func (w *Window) StopSeedingSelected() {
+	s, ok := w.Backend.(Seeder)
+	if !ok {
+		return
+	}
+	w.each(lang.L("Stop seeding"), func(j Job) bool { return j.State == Seeding }, s.StopSeeding)
+}
+
 // TogglePause pauses the selection when any of it runs or waits, and
 // resumes it otherwise: what Space does.
 func (w *Window) TogglePause() {

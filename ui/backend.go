@@ -328,6 +328,13 @@ type Keyring interface {
 	RemoveKey(fingerprint string) error
 }
 
+// Seeder is a Backend whose finished torrents seed on: Pause stops a
+// seeding job's seeding for a while (Resume seeds it again), StopSeeding
+// for good, leaving it done.
+type Seeder interface {
+	StopSeeding(id JobID) error
+}
+
 // Syncer is a Backend that runs ResourceSync jobs (Job.Sync): Add with a
 // document Open read from a ResourceSync source starts one.
 type Syncer interface {

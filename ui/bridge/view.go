@@ -127,6 +127,9 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 		}
 	}
 	b.torrentViewLocked(&v)
+	if b.seedPaused[j.ID] && j.State == queue.Done {
+		v.State, v.Err = ui.Paused, lang.L("seeding paused; Resume seeds again")
+	}
 	l := b.live[j.ID]
 	if l == nil || b.stopped[j.ID] {
 		if j.State == queue.Running && !j.NextTry.IsZero() {
