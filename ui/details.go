@@ -193,7 +193,8 @@ func (d *Details) Show(det Detail) {
 // (done, or failed its checksum) and nowhere else.
 func (d *Details) setActions() {
 	j := d.Detail.Job
-	finished := !j.Sync && (j.State == Done || j.Mismatch || (j.State == Failed && j.Done > 0))
+	checking := j.State == Verifying || j.State == Repairing
+	finished := !j.Sync && !checking && (j.State == Done || j.Mismatch || (j.State == Failed && j.Done > 0))
 	// A sync job is checked by syncing it again, file by file; Verify
 	// and Repair are for downloads.
 	showIf(j.Sync, d.SyncAgain)

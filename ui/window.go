@@ -304,6 +304,7 @@ func (w *Window) apply(r reading) {
 		w.model.load(r.all)
 		w.List.Refresh()
 		w.reselect()
+		w.showStateCounts()
 	}
 	changed, refiltered := w.model.merge(r.live)
 	if refiltered {

@@ -140,6 +140,15 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	}
 	v.State = l.state
 	if l.checking != "" {
+		// How far the check is: the file it reads, or the bad pieces
+		// mended so far.
+		v.Err, v.ErrDetail = "", ""
+		switch {
+		case l.bad > 0:
+			v.Err = fmt.Sprintf(lang.L("%d of %d bad pieces mended"), l.mended, l.bad)
+		case l.checking != "starting":
+			v.Err = fmt.Sprintf(lang.L("checking %s"), l.checking)
+		}
 		return v
 	}
 	v.Done = 0

@@ -68,3 +68,55 @@ func TestStopSeedingFromTheMenus(t *testing.T) {
 		t.Errorf("calls %q: the seeding was not stopped", b.Calls())
 	}
 }
+
+// TestCheckInProgress: while a repair runs, the row says how far it is
+// (not "Checksum mismatch"), and Verify and Repair cannot be clicked
+// again; once it is over, they can.
+func TestCheckInProgress(t *testing.T) {
+	b := newMemBackend()
+	id := b.put(Detail{Job: Job{Name: "gimp.tar.xz", State: Repairing, Mismatch: true, Size: 100, Done: 100, Err: "1 of 2 bad pieces mended"}})
+	w, _ := newTestWindow(t, b)
+	w.Select(id)
+	w.Settle()
+	if got := lookOf(w.Details.Detail.Job).Text; got != "Repairing: 1 of 2 bad pieces mended" {
+		t.Errorf("the repairing row says %q", got)
+	}
+	if !w.Details.Verify.Disabled() || !w.Details.Repair.Disabled() {
+		t.Error("Verify or Repair can be clicked while a repair runs")
+	}
+	b.mu.Lock()
+	j, _ := b.find(id)
+	j.State, j.Err = Failed, ""
+	b.mu.Unlock()
+	w.Settle()
+	w.Details.Show(Detail{Job: Job{ID: id, Name: "gimp.tar.xz", State: Failed, Mismatch: true, Size: 100, Done: 100}})
+	if w.Details.Verify.Disabled() || w.Details.Repair.Disabled() {
+		t.Error("Verify and Repair stay disabled after the check")
+	}
+}
+
+// TestStateCounts: the state filter's choices count the jobs in each
+// state, and a choice made stays chosen as the counts change.
+func TestStateCounts(t *testing.T) {
+	b := newMemBackend()
+	b.put(Detail{Job: Job{Name: "a", State: Failed}})
+	b.put(Detail{Job: Job{Name: "b", State: Failed}})
+	c := b.put(Detail{Job: Job{Name: "c", State: Paused}})
+	w, _ := newTestWindow(t, b)
+	if !slices.Contains(w.StateFilter.Options, "Failed (2)") || !slices.Contains(w.StateFilter.Options, "All states (3)") ||
+		!slices.Contains(w.StateFilter.Options, "Paused (1)") || !slices.Contains(w.StateFilter.Options, "Done") {
+		t.Fatalf("state choices %q", w.StateFilter.Options)
+	}
+	failed := Failed
+	w.SetFilter("", &failed)
+	for _, id := range []JobID{c, 1} {
+		if err := b.Resume(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.poll.reload.Store(true) // as the backend's change notice does
+	w.Settle()
+	if w.StateFilter.Selected != "Failed (1)" || !slices.Contains(w.StateFilter.Options, "Queued (2)") {
+		t.Errorf("after two resumes: chosen %q of %q", w.StateFilter.Selected, w.StateFilter.Options)
+	}
+}
