@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,10 +69,21 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	jobs := []struct{ name, url string }{
-		{"refused.bin", closed + "/refused.bin"},
-		{"missing.bin", missing.URL + "/missing.bin"},
-		{"hangup.bin", hangup.URL + "/hangup.bin"},
+	// The failing ones, then two finished before: one with no hash
+	// published, one verified by its sha-256. Each row's details must
+	// say what the row says.
+	jobs := []struct {
+		name, url, by string
+		done          bool
+		says          []string // in the texts while the row is selected
+	}{
+		{name: "refused.bin", url: closed + "/refused.bin", says: []string{"Problem", "Details", "The server refused the connection."}},
+		{name: "missing.bin", url: missing.URL + "/missing.bin", says: []string{"Problem", "Details", "The server does not have the file (not found)."}},
+		{name: "hangup.bin", url: hangup.URL + "/hangup.bin", says: []string{"Problem", "Details", "The connection to the server broke off."}},
+		{name: "plain-done.bin", url: closed + "/plain-done.bin", done: true,
+			says: []string{"Done · not verified (no hash published)", "Outcome\nnot verified (no hash published)", "Not verified", "Verification\nnot verified (no hash published)"}},
+		{name: "hashed-done.iso", url: closed + "/hashed-done.iso", done: true, by: "sha-256",
+			says: []string{"Done · verified (sha-256)", "Outcome\nverified (sha-256)", "Verified", "Verification\nverified (sha-256)"}},
 	}
 	q, err := queue.Open(state)
 	if err != nil {
@@ -82,7 +94,13 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 			Name: j.name, Size: 1 << 20,
 			URLs: []metalink.URL{{URL: j.url, Priority: 1}},
 		}}}
-		if _, err := q.Add(j.url, dest, doc, nil); err != nil {
+		id, err := q.Add(j.url, dest, doc, nil)
+		if err == nil && j.done {
+			if err = q.MarkVerified(id, j.name, j.by); err == nil {
+				err = q.Finish(id)
+			}
+		}
+		if err != nil {
 			q.Close()
 			t.Fatal(err)
 		}
@@ -185,7 +203,8 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 
 	// Each row: click it, so the details show its files, mirrors and Info.
 	var bars []bar
-	for end := time.Now().Add(30 * time.Second); len(bars) < len(jobs) && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+	const empty = 3 // the failing rows show an empty track; the done ones a full bar
+	for end := time.Now().Add(30 * time.Second); len(bars) < empty && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
 		cmd := exec.CommandContext(ctx, xwd, "-root", "-silent")
 		cmd.Env = env
 		b, err := cmd.Output()
@@ -198,17 +217,48 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 		}
 		bars = findBars(img, barTrack)
 	}
-	if len(bars) < len(jobs) {
+	if len(bars) < empty {
 		keep("words-no-rows")
-		t.Fatalf("found %d rows on the screen, want %d", len(bars), len(jobs))
+		t.Fatalf("found %d rows with an empty track on the screen, want %d", len(bars), empty)
 	}
+	pitch := bars[1].y - bars[0].y
+	rowY := func(i int) string { return strconv.Itoa(bars[0].y + i*pitch) }
 	for i, j := range jobs {
 		xdo("windowfocus", "--sync", wid)
-		xdo("mousemove", "--sync", strconv.Itoa(bars[i].x0-60), strconv.Itoa(bars[i].y))
+		xdo("mousemove", "--sync", strconv.Itoa(bars[0].x0-60), rowY(i))
 		xdo("click", "1")
 		time.Sleep(450 * time.Millisecond)
-		texts := waitText("row "+j.name, "Problem", "Details", "File\n"+j.name)
+		texts := waitText("row "+j.name, append([]string{"File\n" + j.name}, j.says...)...)
+		if j.done && strings.Contains(texts, "Problem") {
+			t.Errorf("%s: a finished job shows a problem:\n%s", j.name, texts)
+		}
+		if j.done && j.by == "" && slices.Contains(strings.Split(texts, "\n"), "Verified") {
+			t.Errorf("%s: a file no hash checked is called Verified:\n%s", j.name, texts)
+		}
 		clean(j.name, texts)
 		keep(fmt.Sprintf("words-row-%d", i))
+	}
+	if os.Getenv("BRAID_TEST_SHOTS") != "" {
+		// For the eye: the last row's Info tab, then its Details open.
+		// The places are the 1100×720 window's at the default split.
+		xdo("mousemove", "--sync", strconv.Itoa(bars[0].x0-60), rowY(2))
+		xdo("click", "1")
+		time.Sleep(time.Second)
+		xdo("mousemove", "--sync", "330", "452")
+		xdo("click", "1")
+		time.Sleep(time.Second)
+		xdo("mousemove", "--sync", "500", "600")
+		xdo("click", "--repeat", "15", "5") // scroll Info to its end: the problem
+		time.Sleep(time.Second)
+		keep("words-info")
+		if at := os.Getenv("BRAID_TEST_DETAILS_AT"); at != "" {
+			x, y, _ := strings.Cut(at, ",")
+			xdo("mousemove", "--sync", x, y)
+			xdo("click", "1")
+			time.Sleep(time.Second)
+			xdo("click", "--repeat", "15", "5")
+			time.Sleep(time.Second)
+			keep("words-details")
+		}
 	}
 }
