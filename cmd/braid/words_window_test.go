@@ -238,6 +238,17 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 		clean(j.name, texts)
 		keep(fmt.Sprintf("words-row-%d", i))
 	}
+	// Slow (Ctrl+L) with no alternative limit set says so, and stays off.
+	xdo("windowfocus", "--sync", wid)
+	xdo("key", "ctrl+l")
+	texts = waitText("slow", "No slower limit set", "none is set: it would change nothing")
+	clean("slow", texts)
+	keep("words-slow")
+	xdo("key", "Escape")
+	if strings.Contains(read(), "slow: ") {
+		t.Error("Slow turned on with no alternative limit set")
+	}
+
 	if os.Getenv("BRAID_TEST_SHOTS") != "" {
 		// For the eye: the last row's Info tab, then its Details open.
 		// The places are the 1100×720 window's at the default split.
