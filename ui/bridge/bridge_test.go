@@ -256,6 +256,10 @@ func TestDownloadVerifyRepair(t *testing.T) {
 	if d, _ := b.Detail(id, false); d.Files[0].State != ui.FileVerified || d.Files[0].Verification != "verified (sha-256)" {
 		t.Errorf("file %+v", d.Files[0])
 	}
+	// Info counts the pieces without the segment map loaded.
+	if d, _ := b.Detail(id, false); d.Files[0].PieceCount != len(data)/pieceLen {
+		t.Errorf("Info would say %d pieces, want %d", d.Files[0].PieceCount, len(data)/pieceLen)
+	}
 	if j := jobByID(t, b, id); j.Outcome != "verified (sha-256)" {
 		t.Errorf("the verified job says %q", j.Outcome)
 	}
