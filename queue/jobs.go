@@ -8,6 +8,8 @@ import (
 	mathbits "math/bits"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"braid/engine"
@@ -97,17 +99,69 @@ func (f File) Path() string {
 	return f.Name
 }
 
-// Outcome says what is known of a done file's bytes, in the engine's words
-// ("verified (sha-256)", "not verified (no hash published)"); "" while it
-// is not done.
+// Outcome says what is known of a done file's bytes, in the words every
+// face shows ("verified (sha-256)", "verified (BitTorrent piece hashes)",
+// "not verified (no hash published)"); "" while it is not done.
 func (f File) Outcome() string {
 	switch {
 	case !f.Verified:
 		return ""
 	case f.VerifiedBy != "":
-		return engine.OutcomeText(engine.OutcomeVerified, f.VerifiedBy)
+		return engine.OutcomeText(engine.OutcomeVerified, ProofWords(f.VerifiedBy))
 	}
 	return engine.OutcomeText(engine.OutcomeNotVerified, "")
+}
+
+// Proof names, in a user's words, the hash that proved a file, from the
+// engine's VerifiedBy ("sha-256", "sha-256 pieces", "sha-1 pieces of the
+// torrent", "sha-1 pieces of the torrent and the metalink's hash"). It is
+// the one mapping the queue list, the window's row, its Files tab and its
+// Info share; the window translates each of these words.
+const (
+	// ByTorrent is the engine's VerifiedBy of a torrent's files.
+	ByTorrent = "sha-1 pieces of the torrent"
+
+	ProofTorrent     = "BitTorrent piece hashes"
+	ProofTorrentPlus = "BitTorrent piece hashes and the published hash"
+	ProofPieces      = " piece hashes" // after a hash type: "sha-256 piece hashes"
+)
+
+// ProofWords turns the engine's VerifiedBy into the words of Proof:
+// "sha-256" stays, "sha-256 pieces" is "sha-256 piece hashes", a
+// torrent's is ProofTorrent (or ProofTorrentPlus when a whole-file hash
+// was checked too).
+func ProofWords(by string) string {
+	switch {
+	case by == ByTorrent:
+		return ProofTorrent
+	case strings.HasPrefix(by, ByTorrent+" and "):
+		return ProofTorrentPlus
+	case strings.HasSuffix(by, " pieces"):
+		return strings.TrimSuffix(by, " pieces") + ProofPieces
+	}
+	return by
+}
+
+// Proofs says what proved a job's selected files: the distinct ProofWords
+// in file order, and whether any was complete with nothing to check it
+// against; done is false while any is not done.
+func (j Job) Proofs() (proofs []string, unchecked, done bool) {
+	for _, f := range j.Files {
+		if !f.Selected {
+			continue
+		}
+		switch {
+		case !f.Verified:
+			return nil, false, false
+		case f.VerifiedBy == "":
+			unchecked = true
+		default:
+			if w := ProofWords(f.VerifiedBy); !slices.Contains(proofs, w) {
+				proofs = append(proofs, w)
+			}
+		}
+	}
+	return proofs, unchecked, true
 }
 
 // Origin is what the server of a plain URL said about the file when it was
@@ -733,33 +787,22 @@ func (q *Queue) exec(op, query string, args ...any) error {
 	return nil
 }
 
-// Checked says what is known of a job's files once they are done: the
-// outcome all its selected files share ("verified (sha-256)"), "not
+// Checked says what is known of a job's files once they are done: what
+// proved them all ("verified (sha-256)", "verified (sha-256, BitTorrent
+// piece hashes)" when different hashes proved different files), "not
 // verified (no hash published)" when any of them could not be checked,
-// "verified (mixed hashes)" when different hashes verified them, and ""
-// while any is not done.
+// and "" while any is not done.
 func (j Job) Checked() string {
-	out, unchecked := "", false
-	for _, f := range j.Files {
-		if !f.Selected {
-			continue
-		}
-		o := f.Outcome()
-		switch {
-		case o == "":
-			return ""
-		case f.VerifiedBy == "":
-			unchecked = true
-		case out == "":
-			out = o
-		case out != o:
-			out = "verified (mixed hashes)"
-		}
-	}
-	if unchecked {
+	proofs, unchecked, done := j.Proofs()
+	switch {
+	case !done:
+		return ""
+	case unchecked:
 		return engine.OutcomeText(engine.OutcomeNotVerified, "")
+	case len(proofs) == 0:
+		return ""
 	}
-	return out
+	return engine.OutcomeText(engine.OutcomeVerified, strings.Join(proofs, ", "))
 }
 
 // NothingToRun says why a run of the queue would do nothing (no job

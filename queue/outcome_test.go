@@ -38,7 +38,7 @@ func TestMarkVerified(t *testing.T) {
 		t.Fatal(err)
 	}
 	j, _ := q.Get(id)
-	if f := j.Files[0]; !f.Verified || f.Mismatch || f.Outcome() != "verified (sha-1 pieces)" {
+	if f := j.Files[0]; !f.Verified || f.Mismatch || f.Outcome() != "verified (sha-1 piece hashes)" {
 		t.Errorf("after MarkVerified: %+v, outcome %q", f, f.Outcome())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
@@ -171,6 +172,16 @@ func (w *Window) PauseSelected() {
 // ResumeSelected resumes the selected jobs that are paused or failed.
 func (w *Window) ResumeSelected() {
 	w.each(lang.L("Resume"), func(j Job) bool { return j.State.Resumable() }, w.Backend.Resume)
+}
+
+// StopSeedingSelected ends the seeding of the selected torrents that
+// seed; they stay done.
+func (w *Window) StopSeedingSelected() {
+	s, ok := w.Backend.(Seeder)
+	if !ok {
+		return
+	}
+	w.each(lang.L("Stop seeding"), func(j Job) bool { return j.State == Seeding }, s.StopSeeding)
 }
 
 // TogglePause pauses the selection when any of it runs or waits, and
@@ -435,8 +446,27 @@ func (w *Window) forAll(match func(Job) bool, do func(JobID) error) {
 }
 
 // showError shows err in a dialog that Enter and Escape close.
+// It says the error in a sentence (Explain), its text behind "Details".
 func (w *Window) showError(err error) {
-	d := dialog.NewError(err, w.Win)
+	sentence, detail := Explain(err.Error())
+	if detail == "" {
+		d := dialog.NewError(err, w.Win)
+		w.keyed(d, d.Hide, d.Hide)
+		d.Show()
+		return
+	}
+	msg := widget.NewLabel(sentence)
+	msg.Wrapping = fyne.TextWrapWord
+	var details Details
+	box := container.NewVBox(msg)
+	var redraw func()
+	redraw = func() {
+		box.Objects = []fyne.CanvasObject{msg, details.detailToggle(detail, redraw)}
+		box.Refresh()
+	}
+	redraw()
+	d := dialog.NewCustom(lang.L("Error"), lang.L("Close"), box, w.Win)
+	d.Resize(fyne.NewSize(520, 0))
 	w.keyed(d, d.Hide, d.Hide)
 	d.Show()
 }

@@ -31,7 +31,9 @@ type Job struct {
 	// Mismatch marks a job with a file whose bytes did not match the
 	// metalink's hash: the mark the list shows in red.
 	Mismatch bool
-	Err      string // why it failed, paused itself or waits; "" otherwise
+	Err      string // why it failed, paused itself or waits, in a sentence (see Explain); "" otherwise
+	// ErrDetail is the technical text behind Err, shown under "Details".
+	ErrDetail string
 	// Added is when the job joined the queue; zero when the backend
 	// does not say (the Added column is then empty and sorts by ID).
 	Added time.Time
@@ -98,12 +100,13 @@ type FileState int
 
 // The states of a file.
 const (
-	FileWaiting   FileState = iota // not started
-	FileRunning                    // pieces are arriving
-	FileVerifying                  // whole-file hash or repair scan
-	FileVerified                   // at its final name, hash matched
-	FileMismatch                   // the whole-file hash did not match
-	FileFailed                     // could not be completed
+	FileWaiting    FileState = iota // not started
+	FileRunning                     // pieces are arriving
+	FileVerifying                   // whole-file hash or repair scan
+	FileVerified                    // at its final name, hash matched
+	FileMismatch                    // the whole-file hash did not match
+	FileFailed                      // could not be completed
+	FileUnverified                  // at its final name, complete, no hash to check it against
 )
 
 // String is the state as the window names it.
@@ -121,6 +124,8 @@ func (s FileState) String() string {
 		return lang.L("Checksum mismatch")
 	case FileFailed:
 		return lang.L("Failed")
+	case FileUnverified:
+		return lang.L("Not verified")
 	}
 	return lang.L("Unknown")
 }
@@ -133,7 +138,9 @@ type FileDetail struct {
 	Speed float64
 	ETA   time.Duration // -1 when not known
 	State FileState
-	Err   string
+	Err   string // in a sentence (see Explain)
+	// ErrDetail is the technical text behind Err, shown under "Details".
+	ErrDetail string
 	// SavedAs is the name the file is saved under, in the job's folder,
 	// when a different file was already at Name; "" when it is at Name.
 	SavedAs string
@@ -144,13 +151,17 @@ type FileDetail struct {
 	// progress).
 	PieceLength int64
 	PieceHash   string
+	// PieceCount is how many pieces the file has, whether or not Pieces
+	// is filled in (it is only for the Segments tab).
+	PieceCount int
 	// Signature is the media type of the signature the document carries
 	// for the file, "" when unsigned; SignatureOutcome what checking it
 	// found ("signed by …"), "" until checked.
 	Signature        string
 	SignatureOutcome string
-	// Verification says in words what the last check found ("sha-256
-	// matched", "3 pieces failed and were fetched again", ...).
+	// Verification says in words what the last check found: for a done
+	// file the same words as the job's row ("verified (sha-256)", "not
+	// verified (no hash published)"), else how far a check is.
 	Verification string
 
 	Mirrors []MirrorDetail
@@ -315,6 +326,13 @@ type Keyring interface {
 	ImportKey(ctx context.Context, source string) ([]Key, error)
 	// RemoveKey takes the key with the fingerprint out of the keyring.
 	RemoveKey(fingerprint string) error
+}
+
+// Seeder is a Backend whose finished torrents seed on: Pause stops a
+// seeding job's seeding for a while (Resume seeds it again), StopSeeding
+// for good, leaving it done.
+type Seeder interface {
+	StopSeeding(id JobID) error
 }
 
 // Syncer is a Backend that runs ResourceSync jobs (Job.Sync): Add with a

@@ -25,6 +25,8 @@ type Details struct {
 	Detail Detail
 	File   int
 	Empty  bool // no job is selected
+	// showDetail: the technical text of the problem shows in Info.
+	showDetail bool
 
 	Title      *widget.Label
 	State      *widget.RichText // state, progress, speed and time left, in a line
@@ -191,7 +193,8 @@ func (d *Details) Show(det Detail) {
 // (done, or failed its checksum) and nowhere else.
 func (d *Details) setActions() {
 	j := d.Detail.Job
-	finished := !j.Sync && (j.State == Done || j.Mismatch || (j.State == Failed && j.Done > 0))
+	checking := j.State == Verifying || j.State == Repairing
+	finished := !j.Sync && !checking && (j.State == Done || j.Mismatch || (j.State == Failed && j.Done > 0))
 	// A sync job is checked by syncing it again, file by file; Verify
 	// and Repair are for downloads.
 	showIf(j.Sync, d.SyncAgain)
@@ -344,13 +347,21 @@ func (d *Details) fillInfo(f FileDetail) {
 	for _, h := range f.Hashes {
 		hashes = append(hashes, h.Type+"  "+h.Value)
 	}
-	if len(hashes) == 0 {
+	switch {
+	case len(hashes) > 0:
+	case f.PieceHash != "":
+		hashes = append(hashes, lang.L("none for the whole file; each piece is checked against its own hash"))
+	default:
 		hashes = append(hashes, lang.L("none: the file cannot be verified"))
 	}
 	add(lang.L("Hashes"), strings.Join(hashes, "\n"))
+	pieces := f.PieceCount
+	if pieces == 0 {
+		pieces = f.Pieces.Len()
+	}
 	switch {
 	case f.PieceHash != "":
-		add(lang.L("Piece hashes"), fmt.Sprintf(lang.L("%s, %s pieces of %s"), f.PieceHash, count(f.Pieces.Len()), bytesText(f.PieceLength)))
+		add(lang.L("Piece hashes"), fmt.Sprintf(lang.L("%s, %s pieces of %s"), f.PieceHash, count(pieces), bytesText(f.PieceLength)))
 	default:
 		add(lang.L("Piece hashes"), lang.L("none: a bad piece is found only when the whole file is checked"))
 	}
@@ -362,12 +373,45 @@ func (d *Details) fillInfo(f FileDetail) {
 		add(lang.L("Signature"), lang.L("none"))
 	}
 	add(lang.L("Verification"), cmpOrState(f))
-	if f.Err != "" {
-		add(lang.L("Problem"), f.Err)
+	problem, detail := f.Err, f.ErrDetail
+	if problem == "" && det.Err != "" && det.State != Done {
+		problem, detail = det.Err, det.ErrDetail
+	}
+	if problem != "" {
+		add(lang.L("Problem"), problem)
+		if detail != "" {
+			rows = append(rows, layout.NewSpacer(), d.detailToggle(detail, func() { d.fillInfo(f) }))
+		}
 	}
 	add(lang.L("About"), det.Description)
 	d.Info.Objects = rows
 	d.Info.Refresh()
+}
+
+// detailToggle is the "Details" button under a problem: it shows and hides
+// the problem's technical text, which can be selected or copied whole.
+// again redraws the pane after a toggle.
+func (d *Details) detailToggle(detail string, again func()) fyne.CanvasObject {
+	toggle := widget.NewButtonWithIcon(lang.L("Details"), theme.MenuDropDownIcon(), func() {
+		d.showDetail = !d.showDetail
+		again()
+	})
+	toggle.Importance = widget.LowImportance
+	if !d.showDetail {
+		return container.NewHBox(toggle)
+	}
+	toggle.Icon = theme.MenuDropUpIcon()
+	copyButton := widget.NewButtonWithIcon(lang.L("Copy"), theme.ContentCopyIcon(), func() {
+		if a := fyne.CurrentApp(); a != nil && a.Clipboard() != nil {
+			a.Clipboard().SetContent(detail)
+		}
+	})
+	copyButton.Importance = widget.LowImportance
+	text := widget.NewLabel(detail)
+	text.Wrapping = fyne.TextWrapBreak
+	text.Selectable = true
+	text.TextStyle = fyne.TextStyle{Monospace: true}
+	return container.NewVBox(container.NewHBox(toggle, copyButton), text)
 }
 
 // peersText says how a torrent stands with its swarm: "12 peers (3
@@ -455,7 +499,7 @@ func (d *Details) updateFileRow(i widget.ListItemID, o fyne.CanvasObject) {
 	r.size.SetText(bytesText(f.Size))
 	p := 0.0
 	switch {
-	case f.State == FileVerified:
+	case f.State == FileVerified, f.State == FileUnverified:
 		p = 1
 	case f.Size > 0:
 		p = min(1, float64(f.Done)/float64(f.Size))
@@ -476,6 +520,8 @@ func fileColor(s FileState) fyne.ThemeColorName {
 		return theme.ColorNameError
 	case FileVerified:
 		return theme.ColorNameSuccess
+	case FileUnverified:
+		return theme.ColorNameWarning
 	case FileWaiting:
 		return theme.ColorNamePlaceHolder
 	}

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -28,6 +30,36 @@ func (w *Window) buildFilters() {
 	w.StateFilter.SetSelectedIndex(0)
 	w.StateFilter.OnChanged = func(string) { w.applyFilter() }
 	w.Filters = container.NewBorder(nil, nil, nil, container.NewGridWrap(fyne.NewSize(200, w.StateFilter.MinSize().Height), w.StateFilter), w.Search)
+}
+
+// showStateCounts puts each state's count of jobs into the state filter's
+// choices ("Failed (2)"), a side panel's counts in a list; a state no job
+// is in has none. The choice made stays chosen.
+func (w *Window) showStateCounts() {
+	counts := make(map[JobState]int, len(States))
+	for _, j := range w.model.jobs {
+		counts[j.State]++
+	}
+	options := make([]string, 0, len(States)+1)
+	options = append(options, countLabel(lang.L("All states"), len(w.model.jobs)))
+	for _, s := range States {
+		options = append(options, countLabel(s.String(), counts[s]))
+	}
+	if slices.Equal(options, w.StateFilter.Options) {
+		return
+	}
+	i := max(0, w.StateFilter.SelectedIndex())
+	w.StateFilter.Options = options
+	w.StateFilter.Selected = options[i] // the same choice: no OnChanged
+	w.StateFilter.Refresh()
+}
+
+// countLabel is "Failed (2)", or the name alone for none.
+func countLabel(name string, n int) string {
+	if n == 0 {
+		return name
+	}
+	return name + " (" + strconv.Itoa(n) + ")"
 }
 
 // applyFilter shows the jobs that match the search box and the state

@@ -26,13 +26,13 @@ import (
 // name. Everything else with a word in it goes through lang.L.
 var technical = map[string]bool{
 	"Braid": true, "B": true, "KB": true, "MB": true, "GB": true, "TB": true, "PB": true,
-	"HH:MM": true, "Ctrl+N": true, "Ctrl+O": true, "Ctrl+V": true, "Ctrl+P": true, "Ctrl+R": true,
+	"HH:MM": true, "Mon 15:04": true, "Ctrl+N": true, "Ctrl+O": true, "Ctrl+V": true, "Ctrl+P": true, "Ctrl+R": true,
 	"Ctrl+A": true, "Ctrl+↑": true, "Ctrl+↓": true, "Ctrl+Home": true, "Ctrl+End": true, "Ctrl+E": true,
 	"Ctrl+Shift+C": true, "Ctrl+F": true, "Ctrl+L": true, "Ctrl+,": true, "F1": true, "Ctrl+Q": true,
 	"no limit": true, "none": true, "unlimited": true, "ps": true, // keywords ParseRate accepts
 	"gib": true, "gb": true, "mib": true, "mb": true, "kib": true, "kb": true,
 	"http": true, "https": true, "ftp": true, "file": true, // URL schemes
-	"windows": true, "darwin": true, "DBUS_SESSION_BUS_ADDRESS": true, // runtime.GOOS, environment
+	"windows": true, "darwin": true, "DBUS_SESSION_BUS_ADDRESS": true, "BRAID_DUMP_TEXTS": true, // runtime.GOOS, environment
 	"Range":    true,                                              // an HTTP header the bridge sends
 	"starting": true,                                              // the bridge's marker of a check about to begin, never shown
 	"theme":    true, "system": true, "light": true, "dark": true, // preference key and values, never shown

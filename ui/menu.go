@@ -11,7 +11,7 @@ import (
 
 // menuItems are the main menu's items that depend on the selection.
 type menuItems struct {
-	pause, resume, remove, up, down, top, bottom, openFile, folder, copyURL *fyne.MenuItem
+	pause, resume, stopSeed, remove, up, down, top, bottom, openFile, folder, copyURL *fyne.MenuItem
 }
 
 // buildMenu sets the main menu: a menu bar in the window on Linux and
@@ -26,6 +26,7 @@ func (w *Window) buildMenu() {
 	m := &w.menu
 	m.pause = item(lang.L("Pause"), ctrl(fyne.KeyP), w.PauseSelected)
 	m.resume = item(lang.L("Resume"), ctrl(fyne.KeyR), w.ResumeSelected)
+	m.stopSeed = item(lang.L("Stop seeding"), nil, w.StopSeedingSelected)
 	m.remove = item(lang.L("Remove…"), ctrl(fyne.KeyDelete), w.RemoveSelected)
 	m.up = item(lang.L("Move up"), ctrl(fyne.KeyUp), w.MoveSelectedUp)
 	m.down = item(lang.L("Move down"), ctrl(fyne.KeyDown), w.MoveSelectedDown)
@@ -55,7 +56,7 @@ func (w *Window) buildMenu() {
 			quit,
 		),
 		fyne.NewMenu(lang.L("Downloads"),
-			m.pause, m.resume, m.remove,
+			m.pause, m.resume, m.stopSeed, m.remove,
 			fyne.NewMenuItemSeparator(),
 			fyne.NewMenuItem(lang.L("Select all"), w.SelectAll),
 			m.up, m.down, m.top, m.bottom,
@@ -88,7 +89,7 @@ func (w *Window) ShowRowMenu(id JobID, at fyne.Position) {
 	w.setToolbar()
 	m := &w.menu
 	sep := fyne.NewMenuItemSeparator
-	menu := fyne.NewMenu("", m.pause, m.resume, sep(), m.openFile, m.folder, m.copyURL, sep(),
+	menu := fyne.NewMenu("", m.pause, m.resume, m.stopSeed, sep(), m.openFile, m.folder, m.copyURL, sep(),
 		m.top, m.up, m.down, m.bottom, sep(), m.remove)
 	if j, ok := w.model.find(id); ok && j.Sync {
 		again := fyne.NewMenuItem(lang.L("Sync again"), w.SyncAgainSelected)
@@ -104,8 +105,10 @@ func (w *Window) setMenu(sel []Job) {
 		return
 	}
 	m := &w.menu
-	pause, resume, done := false, false, false
+	pause, resume, done, seeding := false, false, false, false
+	_, seeder := w.Backend.(Seeder)
 	for _, j := range sel {
+		seeding = seeding || (seeder && j.State == Seeding)
 		pause = pause || j.State.Pausable()
 		resume = resume || j.State.Resumable()
 		done = done || finished(j)
@@ -120,6 +123,7 @@ func (w *Window) setMenu(sel []Job) {
 	}
 	set(m.pause, pause)
 	set(m.resume, resume)
+	set(m.stopSeed, seeding)
 	for _, it := range []*fyne.MenuItem{m.remove, m.up, m.down, m.top, m.bottom, m.folder, m.copyURL} {
 		set(it, some)
 	}

@@ -91,8 +91,25 @@ func (w *Window) scheduleText() string {
 
 // ToggleAltSpeed switches between the speed limit and the alternative
 // one.
+//
+// With no alternative limit set, turning it on would change nothing: the
+// window says so and offers the Settings instead.
 func (w *Window) ToggleAltSpeed() {
 	s := w.Schedule
+	if !s.AltSpeed && w.Settings.AltSpeedLimit <= 0 {
+		d := dialog.NewConfirm(lang.L("No slower limit set"),
+			lang.L("Slow switches to the alternative speed limit, and none is set: it would change nothing.\nSet one in Settings?"),
+			func(ok bool) {
+				if ok {
+					w.ShowSettings()
+				}
+			}, w.Win)
+		d.SetConfirmText(lang.L("Settings…"))
+		w.keyed(d, d.Hide, d.Hide)
+		d.Show()
+		w.setMenu(w.Selection())
+		return
+	}
 	s.AltSpeed = !s.AltSpeed
 	w.setSchedule(s)
 }

@@ -122,12 +122,14 @@ func lookOf(j Job) Look {
 		}
 		return fmt.Sprintf(lang.L("%s: %s"), words, detail)
 	}
-	if j.Mismatch {
+	if j.Mismatch && j.State != Verifying && j.State != Repairing {
 		return Look{icon(theme.WarningIcon(), theme.ColorNameError), theme.ColorNameError, lang.L("Checksum mismatch")}
 	}
 	switch j.State {
 	case Queued:
-		return Look{icon(theme.HistoryIcon(), theme.ColorNamePlaceHolder), theme.ColorNamePlaceHolder, j.State.String()}
+		// Err says why it waits its turn when something holds it (the
+		// schedule).
+		return Look{icon(theme.HistoryIcon(), theme.ColorNamePlaceHolder), theme.ColorNamePlaceHolder, with(j.State.String(), j.Err)}
 	case FetchingMetadata:
 		return Look{icon(theme.InfoIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, j.State.String()}
 	case Running:
@@ -147,9 +149,10 @@ func lookOf(j Job) Look {
 		}
 		return Look{icon(theme.MediaPauseIcon(), theme.ColorNamePlaceHolder), theme.ColorNamePlaceHolder, j.State.String()}
 	case Verifying:
-		return Look{icon(theme.SearchIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, j.State.String()}
+		// Err says how far the check is.
+		return Look{icon(theme.SearchIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, with(j.State.String(), j.Err)}
 	case Repairing:
-		return Look{icon(theme.ViewRefreshIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, j.State.String()}
+		return Look{icon(theme.ViewRefreshIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, with(j.State.String(), j.Err)}
 	case Seeding:
 		text := j.State.String()
 		if j.Ratio > 0 || j.Peers > 0 {

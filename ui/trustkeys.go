@@ -120,7 +120,10 @@ func (k *KeysSection) ImportSource() {
 		defer k.w.wg.Done()
 		keys, err := k.kr.ImportKey(k.w.ctx, src)
 		if err != nil {
-			k.w.do(func() { k.Message.SetText(fmt.Sprintf(lang.L("import %s: %v"), src, err)) })
+			// A sentence by the error's kind: a link that cannot be
+			// fetched says why, not Go's words.
+			why, _ := Explain(err.Error())
+			k.w.do(func() { k.Message.SetText(fmt.Sprintf(lang.L("import %s: %v"), src, why)) })
 			return
 		}
 		var names []string

@@ -56,6 +56,8 @@ type Options struct {
 // on the UI goroutine; the ticker reads the backend on its own goroutine
 // and applies what it read with fyne.Do.
 type Window struct {
+	dumped time.Time // when dumpTexts last wrote
+
 	App     fyne.App
 	Win     fyne.Window
 	Backend Backend
@@ -290,6 +292,7 @@ func (w *Window) Settle() {
 
 // apply shows one reading. It runs on the UI goroutine.
 func (w *Window) apply(r reading) {
+	defer w.dumpTexts()
 	localNames(r.all)
 	localNames(r.live)
 	if r.detail != nil {
@@ -305,6 +308,7 @@ func (w *Window) apply(r reading) {
 		w.model.load(r.all)
 		w.List.Refresh()
 		w.reselect()
+		w.showStateCounts()
 	}
 	changed, refiltered := w.model.merge(r.live)
 	if refiltered {
@@ -349,7 +353,8 @@ func (w *Window) showModel() {
 }
 
 func (w *Window) showProblem(err error) {
-	w.Problem.SetText(err.Error())
+	sentence, _ := Explain(err.Error())
+	w.Problem.SetText(sentence)
 }
 
 // selectJob makes id the job the details pane and the toolbar act on.

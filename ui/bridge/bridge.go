@@ -68,10 +68,16 @@ type Backend struct {
 	// session, so their segment maps still say which mirror filled what.
 	recent      map[fileKey]*engine.Snapshot
 	recentOrder []fileKey
-	client      *engine.Client // for the next run; rebuilt when settings change
-	runner      *runner.Runner // the runner at work; nil between runs
-	stopRun     func()         // stops the runner's run, for the schedule
-	scratch     engine.Snapshot
+	// bad holds the pieces the last Verify found bad in each file, so the
+	// segment map shows them bad until the file verifies again.
+	bad map[fileKey][]int
+	// seedPaused holds the done torrents whose seeding the user paused:
+	// they show paused, and Resume seeds them again.
+	seedPaused map[int64]bool
+	client     *engine.Client // for the next run; rebuilt when settings change
+	runner     *runner.Runner // the runner at work; nil between runs
+	stopRun    func()         // stops the runner's run, for the schedule
+	scratch    engine.Snapshot
 	// origins are what the servers of plain URLs opened for the picker
 	// said, until the picked document is added (see openSource).
 	origins     map[*metalink.Document]queue.Origin
@@ -143,17 +149,19 @@ func ended(s engine.State) bool {
 // nothing until Start.
 func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalink.Document, error)) *Backend {
 	b := &Backend{
-		q:        q,
-		open:     open,
-		live:     map[int64]*live{},
-		known:    map[int64]queue.Job{},
-		stopped:  map[int64]bool{},
-		recent:   map[fileKey]*engine.Snapshot{},
-		origins:  map[*metalink.Document]queue.Origin{},
-		syncs:    map[int64]*syncRun{},
-		syncDocs: map[*metalink.Document]string{},
-		wake:     make(chan struct{}, 1),
-		changes:  make(chan struct{}, 1),
+		q:          q,
+		open:       open,
+		live:       map[int64]*live{},
+		known:      map[int64]queue.Job{},
+		stopped:    map[int64]bool{},
+		recent:     map[fileKey]*engine.Snapshot{},
+		bad:        map[fileKey][]int{},
+		seedPaused: map[int64]bool{},
+		origins:    map[*metalink.Document]queue.Origin{},
+		syncs:      map[int64]*syncRun{},
+		syncDocs:   map[*metalink.Document]string{},
+		wake:       make(chan struct{}, 1),
+		changes:    make(chan struct{}, 1),
 	}
 	b.downloads = engine.NewLimiter(0) // each run sets it (clientLocked)
 	b.runner = &runner.Runner{Queue: q, Progress: b.progress}

@@ -256,6 +256,10 @@ func TestDownloadVerifyRepair(t *testing.T) {
 	if d, _ := b.Detail(id, false); d.Files[0].State != ui.FileVerified || d.Files[0].Verification != "verified (sha-256)" {
 		t.Errorf("file %+v", d.Files[0])
 	}
+	// Info counts the pieces without the segment map loaded.
+	if d, _ := b.Detail(id, false); d.Files[0].PieceCount != len(data)/pieceLen {
+		t.Errorf("Info would say %d pieces, want %d", d.Files[0].PieceCount, len(data)/pieceLen)
+	}
 	if j := jobByID(t, b, id); j.Outcome != "verified (sha-256)" {
 		t.Errorf("the verified job says %q", j.Outcome)
 	}
@@ -271,11 +275,16 @@ func TestDownloadVerifyRepair(t *testing.T) {
 	}
 	waitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
 	j := jobByID(t, b, id)
-	if j.State != ui.Failed || !j.Mismatch || !strings.Contains(j.Err, "1 bad pieces") {
+	if j.State != ui.Failed || !j.Mismatch || j.Err != "What arrived does not match the file's hash." || !strings.Contains(j.ErrDetail, "1 bad pieces") {
 		t.Fatalf("damaged job %+v", j)
 	}
 	if d, _ := b.Detail(id, false); d.Files[0].State != ui.FileMismatch {
 		t.Errorf("damaged file shows %v", d.Files[0].State)
+	}
+	// The segment map shows the bad piece bad, not every piece done.
+	if d, _ := b.Detail(id, true); len(d.Files[0].Pieces.State) <= 7 || d.Files[0].Pieces.State[7] != ui.PieceBad ||
+		!strings.Contains(d.Files[0].Pieces.Summary(), "1 failed the hash") {
+		t.Errorf("the damaged file's segment map says %q", d.Files[0].Pieces.Summary())
 	}
 
 	// The repair mends the file in place: it never leaves its name (no
@@ -304,7 +313,7 @@ func TestDownloadVerifyRepair(t *testing.T) {
 	if err != nil || !strings.HasPrefix(qj.Files[0].VerifiedBy, "sha-256") {
 		t.Fatalf("the queue records the repaired file verified by %q (%v)", qj.Files[0].VerifiedBy, err)
 	}
-	if j := jobByID(t, b, id); j.Mismatch || j.Outcome != "verified ("+qj.Files[0].VerifiedBy+")" || j.Unverified {
+	if j := jobByID(t, b, id); j.Mismatch || j.Outcome != qj.Checked() || j.Unverified {
 		t.Errorf("the repaired job: mismatch %v, outcome %q", j.Mismatch, j.Outcome)
 	}
 	got, err = os.ReadFile(filepath.Join(dir, "data.bin"))

@@ -116,7 +116,11 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 				continue
 			}
 		} else {
-			by, err = b.verifyFile(root, disk)
+			var bad []int
+			by, bad, err = b.verifyFile(root, disk)
+			b.mu.Lock()
+			b.bad[fileKey{j.ID, f.Name}] = bad
+			b.mu.Unlock()
 		}
 		if err != nil {
 			if b.ctx.Err() != nil {
@@ -130,6 +134,9 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 			bad = append(bad, fmt.Errorf("%s: %w", f.Name, err))
 			continue
 		}
+		b.mu.Lock()
+		delete(b.bad, fileKey{j.ID, f.Name})
+		b.mu.Unlock()
 		if err := b.q.MarkVerified(j.ID, f.Name, by); err != nil {
 			return err
 		}
@@ -151,16 +158,16 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 // it, the whole-file hash too (as a repair of a good file does), and
 // names the hash that proved it, as engine.RepairResult.VerifiedBy does;
 // a file that does not match is engine.ErrHashMismatch, saying what is
-// wrong.
-func (b *Backend) verifyFile(root *os.Root, mf metalink.File) (string, error) {
+// wrong, with the pieces known bad.
+func (b *Backend) verifyFile(root *os.Root, mf metalink.File) (string, []int, error) {
 	rep, err := piece.VerifyFileFull(b.ctx, root, mf, b.Workers)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if !rep.OK() {
-		return "", fmt.Errorf("%w (%s)", engine.ErrHashMismatch, describe(rep))
+		return "", rep.Bad, fmt.Errorf("%w (%s)", engine.ErrHashMismatch, describe(rep))
 	}
-	return rep.VerifiedBy(), nil
+	return rep.VerifiedBy(), nil, nil
 }
 
 // repairFile mends one file in place with the engine's repair, showing

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 
 	"fyne.io/fyne/v2/lang"
 
@@ -55,10 +56,30 @@ func (b *Backend) Pause(id ui.JobID) error {
 		b.stopSync(id)
 		return nil
 	}
+	if slices.Contains(b.runner.Seeding(), int64(id)) {
+		// A done torrent that seeds: pausing it stops the seeding, and
+		// Resume seeds it again.
+		b.stopSeeding(int64(id))
+		b.mu.Lock()
+		b.seedPaused[int64(id)] = true
+		b.mu.Unlock()
+		b.changed()
+		return nil
+	}
 	if err := b.q.Pause(int64(id), ""); err != nil {
 		return err
 	}
 	b.forget(id)
+	return nil
+}
+
+// StopSeeding ends a done torrent's seeding for good: it stays done.
+func (b *Backend) StopSeeding(id ui.JobID) error {
+	b.stopSeeding(int64(id))
+	b.mu.Lock()
+	delete(b.seedPaused, int64(id))
+	b.mu.Unlock()
+	b.changed()
 	return nil
 }
 
@@ -67,7 +88,22 @@ func (b *Backend) Resume(id ui.JobID) error {
 	if id < 0 {
 		return b.SyncAgain(id)
 	}
-	if err := b.q.Resume(int64(id)); err != nil {
+	b.mu.Lock()
+	seed := b.seedPaused[int64(id)]
+	delete(b.seedPaused, int64(id))
+	for k := range b.bad {
+		if k.job == int64(id) {
+			delete(b.bad, k) // fetched again: the last Verify's word is old
+		}
+	}
+	b.mu.Unlock()
+	if seed {
+		// Its torrent is added again over the files it has, which it
+		// checks, and seeds.
+		if err := b.q.SetState(int64(id), queue.Queued); err != nil {
+			return err
+		}
+	} else if err := b.q.Resume(int64(id)); err != nil {
 		return err
 	}
 	b.mu.Lock()

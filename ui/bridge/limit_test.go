@@ -51,6 +51,12 @@ func TestOneSpeedLimitForDownloadsAndTorrents(t *testing.T) {
 		return httpLimit() == 1<<20 && torrentLimit() == 1<<20
 	})
 
+	// "Slow" on and off: the limits change under the download under way,
+	// which goes on (the same engine download: nothing was restarted).
+	dl, ok := b.runner.Live(int64(id))
+	if !ok {
+		t.Fatal("no live download for the job")
+	}
 	if err := b.SetSchedule(ui.Schedule{AltSpeed: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -58,4 +64,16 @@ func TestOneSpeedLimitForDownloadsAndTorrents(t *testing.T) {
 		return httpLimit() == 128<<10 && torrentLimit() == 128<<10
 	})
 	waitFor(t, "the download to go on", func() bool { return jobByID(t, b, id).State == ui.Running })
+	if now, ok := b.runner.Live(int64(id)); !ok || now != dl {
+		t.Error("turning Slow on restarted the download")
+	}
+	if err := b.SetSchedule(ui.Schedule{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "both to take the speed limit again", func() bool {
+		return httpLimit() == 1<<20 && torrentLimit() == 1<<20
+	})
+	if now, ok := b.runner.Live(int64(id)); !ok || now != dl {
+		t.Error("turning Slow off restarted the download")
+	}
 }

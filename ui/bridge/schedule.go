@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"braid/queue"
@@ -23,9 +24,11 @@ func (b *Backend) Schedule() (ui.Schedule, error) {
 }
 
 // SetSchedule stores the schedule, keeping the alternative limit (a
-// setting), and puts it in force at once: a run under way stops, its
-// jobs queued with their progress, and starts again under the new
-// schedule and limit.
+// setting), and puts it in force at once. A change of the limit alone
+// ("Slow" on or off) reaches the downloads and torrents under way through
+// the one limiter they share: nothing stops. A change of the times (the
+// windows, a pause of all) stops the run under way, its jobs queued with
+// their progress, and starts again under the new schedule.
 func (b *Backend) SetSchedule(s ui.Schedule) error {
 	old, err := b.q.Schedule()
 	if err != nil {
@@ -38,11 +41,37 @@ func (b *Backend) SetSchedule(s ui.Schedule) error {
 	if err := b.q.SetSchedule(qs); err != nil {
 		return err
 	}
+	if qs.PausedUntil.Equal(old.PausedUntil) && slices.EqualFunc(qs.Windows, old.Windows, sameWindow) {
+		b.limitsChanged()
+		return nil
+	}
 	b.rescheduled()
 	return nil
 }
 
-// rescheduled drops the client made under the old limits and restarts
+func sameWindow(a, b queue.TimeWindow) bool {
+	return a.Start == b.Start && a.End == b.End && slices.Equal(a.Days, b.Days)
+}
+
+// limitsChanged puts the download limit in force now (the setting, or the
+// alternative limit while "Slow" is on) into the limiter every download
+// and torrent takes from, so the ones under way slow down or speed up as
+// they go; the next run's client is made under it.
+func (b *Backend) limitsChanged() {
+	var limit int64
+	if s, err := b.q.Settings(); err == nil {
+		limit = s.Client().Limit
+	}
+	if sched, err := b.q.Schedule(); err == nil {
+		limit = sched.Limit(limit)
+	}
+	b.mu.Lock()
+	b.client = nil
+	b.mu.Unlock()
+	b.downloads.SetRate(limit)
+}
+
+// rescheduled drops the client made under the old schedule and restarts
 // the run under way, if any.
 func (b *Backend) rescheduled() {
 	b.mu.Lock()

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,4 +89,39 @@ func TestScheduleStopsARun(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the job to finish after the pause", func() bool { return jobByID(t, b, id).State == ui.Done })
+}
+
+// TestHeldJobSaysWhy: a queued job the schedule holds says why on its
+// row, not just "Queued".
+func TestHeldJobSaysWhy(t *testing.T) {
+	q := openQueue(t)
+	b := newBackend(t, q)
+	data := payload(pieceLen)
+	doc := &metalink.Document{Version: 4, Files: []metalink.File{describeData(t, "h.bin", data, "http://127.0.0.1:9/h.bin")}}
+	id, err := q.Add("h.meta4", t.TempDir(), doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	until := time.Now().Add(2 * time.Hour).Truncate(time.Minute)
+	if err := b.SetSchedule(ui.Schedule{PausedUntil: until}); err != nil {
+		t.Fatal(err)
+	}
+	want := "all downloads paused until " + until.Local().Format("15:04")
+	if j := jobByID(t, b, ui.JobID(id)); j.State != ui.Queued || j.Err != want {
+		t.Errorf("held job: %v %q, want queued %q", j.State, j.Err, want)
+	}
+	now := time.Now()
+	start := (now.Hour()*60 + now.Minute() + 180) % (24 * 60)
+	if err := b.SetSchedule(ui.Schedule{Windows: []ui.TimeWindow{{Start: start, End: (start + 60) % (24 * 60)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if j := jobByID(t, b, ui.JobID(id)); !strings.HasPrefix(j.Err, "outside the schedule; downloads start at ") {
+		t.Errorf("job outside the schedule says %q", j.Err)
+	}
+	if err := b.SetSchedule(ui.Schedule{}); err != nil {
+		t.Fatal(err)
+	}
+	if j := jobByID(t, b, ui.JobID(id)); j.Err != "" {
+		t.Errorf("a job the schedule lets run says %q", j.Err)
+	}
 }

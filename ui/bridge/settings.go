@@ -80,15 +80,9 @@ func (b *Backend) SetSettings(s ui.Settings) error {
 		if err := b.q.SetSchedule(sched); err != nil {
 			return err
 		}
-		if sched.AltSpeed {
-			// The limit in force changed: apply it now, not from the
-			// next job on.
-			b.rescheduled()
-			return nil
-		}
 	}
-	b.mu.Lock()
-	b.client = nil
-	b.mu.Unlock()
+	// The limit in force may have changed: it reaches the downloads and
+	// torrents under way at once, without stopping them.
+	b.limitsChanged()
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/lang"
 
 	"braid/engine"
+	"braid/engine/explain"
 	"braid/engine/metalink"
 	"braid/engine/piece"
 	"braid/engine/resourcesync"
@@ -299,7 +300,8 @@ func (b *Backend) syncViewLocked(s queue.SyncSet) ui.Job {
 	case errors.Is(run.err, context.Canceled):
 		v.State, v.Err = ui.Paused, lang.L("stopped; Sync again finishes it")
 	case run.err != nil:
-		v.State, v.Err = ui.Failed, queue.Redact(run.err.Error())
+		v.State = ui.Failed
+		v.Err, v.ErrDetail = ui.Sentence(explain.Of(run.err)), queue.Redact(run.err.Error())
 	case !run.res.OK():
 		v.State, v.Err = ui.Failed, counts
 	default:
@@ -389,7 +391,7 @@ func (b *Backend) syncDetail(id ui.JobID) (ui.Detail, error) {
 		case runner.SyncFailed, runner.SyncSkipped, runner.SyncWarning:
 			fd.State = ui.FileFailed
 			if e.Err != nil {
-				fd.Err = queue.Redact(e.Err.Error())
+				fd.Err, fd.ErrDetail = ui.Sentence(explain.Of(e.Err)), queue.Redact(e.Err.Error())
 			}
 			if errors.Is(e.Err, engine.ErrHashMismatch) {
 				fd.State = ui.FileMismatch

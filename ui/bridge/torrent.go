@@ -263,9 +263,6 @@ func (b *Backend) torrentDetail(d *ui.Detail, pieces bool) {
 		if fd := &d.Files[i]; fd.Name == snap.Name {
 			// A single-file torrent: the snapshot is the file's.
 			applySnapshot(fd, &snap.Snapshot, pieces)
-			if snap.VerifiedBy != "" {
-				fd.Verification = snap.VerifiedBy
-			}
 			return
 		}
 	}
@@ -281,7 +278,7 @@ func (b *Backend) torrentDetail(d *ui.Detail, pieces bool) {
 			fd.Done = tf.Bytes
 			if tf.Done {
 				fd.State = ui.FileVerified
-				fd.Verification = snap.VerifiedBy
+				fd.Verification = verifiedText(queue.ProofWords(cmpOr(snap.VerifiedBy, queue.ByTorrent)))
 			} else if snap.Phase == torrent.PhaseDownloading {
 				fd.State = ui.FileRunning
 			}

@@ -11,7 +11,6 @@ import (
 
 	"fyne.io/fyne/v2/lang"
 
-	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/piece"
 	"braid/engine/signature"
@@ -87,12 +86,11 @@ func uiKeys(keys []signature.Key) []ui.Key {
 // with the outcome as its message when the queue recorded none.
 func trustLocked(v *ui.Job, j queue.Job, trust map[string]queue.FileTrust) {
 	if j.State == queue.Done {
-		v.Outcome = j.Checked()
-		v.Unverified = v.Outcome == engine.OutcomeText(engine.OutcomeNotVerified, "")
+		v.Outcome, v.Unverified = checkedText(j)
 		if v.Unverified && len(trust) > 0 && legacyHashed(trust) != "" {
 			// Verified before the queue recorded by which hash: every
 			// file had one, and a done file matched all of its hashes.
-			v.Unverified, v.Outcome = false, engine.OutcomeText(engine.OutcomeVerified, legacyHashed(trust))
+			v.Unverified, v.Outcome = false, verifiedText(legacyHashed(trust))
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(trust)) {

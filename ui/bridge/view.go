@@ -10,8 +10,10 @@ import (
 	"fyne.io/fyne/v2/lang"
 
 	"braid/engine"
+	"braid/engine/explain"
 	"braid/engine/metalink"
 	"braid/engine/piece"
+	"braid/engine/torrent"
 	"braid/queue"
 	"braid/ui"
 )
@@ -30,6 +32,10 @@ func (b *Backend) Jobs() ([]ui.Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	held := ""
+	if sched, err := b.q.Schedule(); err == nil {
+		held = heldText(sched, time.Now())
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.trust = trust
@@ -38,8 +44,33 @@ func (b *Backend) Jobs() ([]ui.Job, error) {
 	for i, j := range list {
 		b.known[j.ID] = j
 		out[i] = b.viewLocked(j)
+		if out[i].State == ui.Queued && out[i].Err == "" {
+			out[i].Err = held
+		}
 	}
 	return append(out, b.syncJobsLocked(sets)...), nil
+}
+
+// heldText says why the schedule holds the queued jobs at t, "" when it
+// lets them run: "all downloads paused until 14:30", "outside the
+// schedule; downloads start at Mon 22:00".
+func heldText(s queue.Schedule, t time.Time) string {
+	if s.Allowed(t) {
+		return ""
+	}
+	at := func(when time.Time) string {
+		if when.Sub(t) < 20*time.Hour {
+			return when.Local().Format("15:04")
+		}
+		return when.Local().Format("Mon 15:04")
+	}
+	if t.Before(s.PausedUntil) {
+		return fmt.Sprintf(lang.L("all downloads paused until %s"), at(s.PausedUntil))
+	}
+	if next, ok := s.NextChange(t); ok {
+		return fmt.Sprintf(lang.L("outside the schedule; downloads start at %s"), at(next))
+	}
+	return lang.L("outside the schedule")
 }
 
 // Active returns the jobs in hand and, while the runner works through
@@ -84,8 +115,8 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 		Done:     done,
 		ETA:      -1,
 		Mismatch: j.Mismatch,
-		Err:      queue.Redact(j.Error),
 	}
+	v.Err, v.ErrDetail = ui.Explain(queue.Redact(j.Error))
 	if v.Name == "" {
 		v.Name = v.Source
 	}
@@ -96,6 +127,9 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 		}
 	}
 	b.torrentViewLocked(&v)
+	if b.seedPaused[j.ID] && j.State == queue.Done {
+		v.State, v.Err = ui.Paused, lang.L("seeding paused; Resume seeds again")
+	}
 	l := b.live[j.ID]
 	if l == nil || b.stopped[j.ID] {
 		if j.State == queue.Running && !j.NextTry.IsZero() {
@@ -106,6 +140,15 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	}
 	v.State = l.state
 	if l.checking != "" {
+		// How far the check is: the file it reads, or the bad pieces
+		// mended so far.
+		v.Err, v.ErrDetail = "", ""
+		switch {
+		case l.bad > 0:
+			v.Err = fmt.Sprintf(lang.L("%d of %d bad pieces mended"), l.mended, l.bad)
+		case l.checking != "starting":
+			v.Err = fmt.Sprintf(lang.L("checking %s"), l.checking)
+		}
 		return v
 	}
 	v.Done = 0
@@ -134,7 +177,9 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 		if v.NextTry.IsZero() || (!f.nextTry.IsZero() && f.nextTry.Before(v.NextTry)) {
 			v.NextTry = f.nextTry
 		}
-		v.Err = cmpOr(v.Err, queue.Redact(f.reason))
+		if v.Err == "" {
+			v.Err, v.ErrDetail = ui.Explain(queue.Redact(f.reason))
+		}
 	}
 	if running && waiting {
 		v.State = ui.Waiting
@@ -237,7 +282,15 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 			fd.Pieces = storedPieces(bits)
 			b.mu.Lock()
 			last := b.recent[fileKey{j.ID, f.Name}]
+			bad := b.bad[fileKey{j.ID, f.Name}]
 			b.mu.Unlock()
+			for _, i := range bad {
+				// Found bad by the last Verify: not done, whatever the
+				// bitfield says.
+				if i < len(fd.Pieces.State) {
+					fd.Pieces.State[i] = ui.PieceBad
+				}
+			}
 			if last != nil && len(last.Pieces) == bits.Len() {
 				// Finished this session: who filled each piece is known.
 				applyPast(&fd, last, bits)
@@ -297,34 +350,35 @@ func fileDetail(j queue.Job, f queue.File, mf metalink.File) ui.FileDetail {
 	if f.Path() != f.Name {
 		fd.SavedAs = f.Path()
 	}
-	if mf.Pieces != nil {
+	switch {
+	case mf.Pieces != nil:
 		fd.PieceHash = mf.Pieces.Type
+	case torrent.HasTorrent(mf):
+		// Every piece of a torrent is checked against its SHA-1.
+		fd.PieceHash = "sha-1"
 	}
 	if mf.Signature != nil {
 		fd.Signature = cmpOr(mf.Signature.MediaType, lang.L("signature"))
 	}
+	fd.PieceCount = f.Layout.Count()
 	switch {
 	case f.Verified:
+		var unverified bool
+		fd.Verification, unverified = fileOutcome(f)
 		fd.State = ui.FileVerified
-		h, hashed := piece.Strongest(f.Hashes)
-		switch {
-		case f.VerifiedBy != "":
-			fd.Verification = f.Outcome()
-		case hashed:
-			// Verified before the queue recorded by which hash.
-			fd.Verification = fmt.Sprintf(lang.L("%s matched"), h.Type)
-		default:
-			fd.Verification = lang.L("complete; the document gives no hash Braid can check")
+		if unverified {
+			fd.State = ui.FileUnverified
 		}
 	case f.Mismatch:
 		fd.State, fd.Verification = ui.FileMismatch, lang.L("did not match its hash")
 		if j.State == queue.Failed {
-			fd.Err = queue.Redact(j.Error)
+			fd.Err, fd.ErrDetail = ui.Explain(queue.Redact(j.Error))
 		}
 	case j.State == queue.Running:
 		fd.State = ui.FileRunning
 	case j.State == queue.Failed:
-		fd.State, fd.Err = ui.FileFailed, queue.Redact(j.Error)
+		fd.State = ui.FileFailed
+		fd.Err, fd.ErrDetail = ui.Explain(queue.Redact(j.Error))
 	}
 	for _, m := range f.Mirrors {
 		fd.Mirrors = append(fd.Mirrors, ui.MirrorDetail{
@@ -344,16 +398,31 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 	if s.PieceLength > 0 {
 		fd.PieceLength = s.PieceLength
 	}
+	if len(s.Pieces) > 0 {
+		fd.PieceCount = len(s.Pieces)
+	}
 	switch s.State {
 	case engine.StateStarting, engine.StateDownloading:
 		fd.State = ui.FileRunning
 	case engine.StateWaiting:
-		fd.State = ui.FileRunning
+		fd.State = ui.FileWaiting
 		fd.Err = fmt.Sprintf(lang.L("waiting for the network, next try in %d s"), int(time.Until(s.NextTry).Round(time.Second)/time.Second))
+		for _, m := range s.Mirrors {
+			if m.Reason != "" {
+				// Why: the first mirror's reason, in a sentence.
+				why, detail := ui.Explain(queue.Redact(m.Reason))
+				fd.Err = fmt.Sprintf(lang.L("%s Waiting; next try in %d s."), why, int(time.Until(s.NextTry).Round(time.Second)/time.Second))
+				fd.ErrDetail = detail
+				break
+			}
+		}
 	case engine.StateVerifying:
 		fd.State = ui.FileVerifying
 	case engine.StateDone:
-		fd.State = ui.FileVerified
+		fd.State, fd.Verification = ui.FileVerified, verifiedText(queue.ProofWords(s.VerifiedBy))
+		if s.VerifiedBy == "" {
+			fd.State, fd.Verification = ui.FileUnverified, notVerifiedText()
+		}
 	case engine.StateFailed:
 		fd.State = ui.FileFailed
 		if errors.Is(s.Err, engine.ErrHashMismatch) {
@@ -363,7 +432,7 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 		fd.State = ui.FileWaiting
 	}
 	if s.Err != nil {
-		fd.Err = queue.Redact(s.Err.Error())
+		fd.Err, fd.ErrDetail = ui.Sentence(explain.Of(s.Err)), queue.Redact(s.Err.Error())
 	}
 	if s.Checked {
 		fd.Verification = fmt.Sprintf(lang.L("%s of %s pieces checked against their hashes so far"), count(s.Verified), count(len(s.Pieces)))
@@ -379,7 +448,7 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 			Speed:    float64(m.Speed),
 			Bytes:    m.Bytes,
 			Strikes:  m.Strikes,
-			Err:      queue.Redact(m.Reason),
+			Err:      mirrorReason(m.Reason),
 		})
 	}
 	if pieces {
@@ -403,7 +472,7 @@ func applyPast(fd *ui.FileDetail, s *engine.Snapshot, bits *piece.Bitfield) {
 	for _, m := range s.Mirrors {
 		fd.Mirrors = append(fd.Mirrors, ui.MirrorDetail{
 			URL: queue.Redact(m.URL), Host: m.Host, Location: m.Location, Priority: m.Priority,
-			State: ui.MirrorIdle, Bytes: m.Bytes, Strikes: m.Strikes, Err: queue.Redact(m.Reason),
+			State: ui.MirrorIdle, Bytes: m.Bytes, Strikes: m.Strikes, Err: mirrorReason(m.Reason),
 		})
 	}
 }
@@ -439,6 +508,12 @@ func hostOf(raw string) string {
 		return h
 	}
 	return queue.Redact(raw)
+}
+
+// mirrorReason is why a mirror waits or was dropped, in a sentence.
+func mirrorReason(reason string) string {
+	why, _ := ui.Explain(queue.Redact(reason))
+	return why
 }
 
 func count(n int) string { return strconv.Itoa(n) }

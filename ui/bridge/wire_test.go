@@ -219,7 +219,7 @@ func TestSignaturesInTheWindow(t *testing.T) {
 		t.Errorf("unknown key: %+v", u)
 	}
 	x := jobByID(t, b, badID)
-	if x.State != ui.Failed || !strings.Contains(x.Err, "bad OpenPGP signature") {
+	if x.State != ui.Failed || x.Err != "The file's signature does not check out." || !strings.Contains(x.ErrDetail, "bad OpenPGP signature") {
 		t.Errorf("bad signature: %+v", x)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "bad.bin.part")); err != nil {
@@ -246,7 +246,7 @@ func TestSignaturesInTheWindow(t *testing.T) {
 	}
 	w.Select(badID)
 	w.Tick()
-	if !strings.Contains(w.Details.State.String(), "bad OpenPGP signature") {
+	if !strings.Contains(w.Details.State.String(), "signature does not check out") {
 		t.Errorf("bad signature: the details say %q", w.Details.State.String())
 	}
 

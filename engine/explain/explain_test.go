@@ -1,0 +1,106 @@
+package explain
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"syscall"
+	"testing"
+
+	"braid/engine"
+	"braid/engine/transport"
+)
+
+// realErrors are errors made the way a download meets them: a dial to a
+// closed port, a TLS server with a certificate nobody trusts, a full
+// disk, and the engine's and transport's typed errors, wrapped the way
+// the engine wraps them.
+func realErrors(t *testing.T) map[string]struct {
+	err  error
+	want Kind
+} {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	_, refused := http.Get("http://" + closed + "/f.bin")
+
+	tlsSrv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer tlsSrv.Close()
+	_, cert := (&http.Client{}).Get(tlsSrv.URL + "/f.bin")
+
+	hup := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			c.Close()
+		}
+	}))
+	defer hup.Close()
+	_, hungUp := http.Get(hup.URL + "/f.bin")
+
+	full := &os.PathError{Op: "write", Path: "/data/f.bin.braid", Err: syscall.ENOSPC}
+	denied := &os.PathError{Op: "open", Path: "/data/f.bin.braid", Err: syscall.EACCES}
+	dns := &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "mirror.invalid", IsNotFound: true}}
+	mirror := func(err error) error {
+		return &engine.MirrorError{Mirror: "http://m/f.bin", Err: fmt.Errorf("bytes 0-1023: %w", err)}
+	}
+	return map[string]struct {
+		err  error
+		want Kind
+	}{
+		"refused":     {fmt.Errorf("f.bin: %w", mirror(refused)), Refused},
+		"certificate": {mirror(cert), Certificate},
+		"disk full":   {fmt.Errorf("f.bin: %w", full), DiskFull},
+		"permission":  {fmt.Errorf("f.bin: %w", denied), NoPermission},
+		"dns":         {mirror(dns), NameNotFound},
+		"login":       {mirror(&transport.LoginError{Mirror: "http://m/f.bin", Detail: "401 Unauthorized"}), LoginNeeded},
+		"404":         {mirror(fmt.Errorf("GET: 404 Not Found: %w", transport.ErrNotFound)), NotFound},
+		"410":         {mirror(fmt.Errorf("GET: 410 Gone: %w", transport.ErrNotFound)), Expired},
+		"403":         {mirror(fmt.Errorf("GET: 403 Forbidden: %w", transport.ErrDenied)), Forbidden},
+		"503":         {mirror(&transport.RetryError{Err: errors.New("GET: 503 Service Unavailable")}), Busy},
+		"hash":        {fmt.Errorf("f.bin: %w (sha-256 mismatch)", engine.ErrHashMismatch), BadData},
+		"timeout":     {mirror(os.ErrDeadlineExceeded), TimedOut},
+		"reset":       {mirror(&net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}), Dropped},
+		"no mirror":   {fmt.Errorf("f.bin: %w", engine.ErrNoMirrors), NoMirrorLeft},
+		"hang-up":     {mirror(hungUp), Dropped},
+	}
+}
+
+// TestKinds: each error has its kind from its chain, and the same kind
+// from its text alone, as the queue keeps it.
+func TestKinds(t *testing.T) {
+	for name, c := range realErrors(t) {
+		if c.err == nil {
+			t.Fatalf("%s: no error made", name)
+		}
+		if got := Of(c.err); got != c.want {
+			t.Errorf("%s: Of(%q) = %v, want %v", name, c.err, got, c.want)
+		}
+		if got := OfText(c.err.Error()); got != c.want {
+			t.Errorf("%s: OfText(%q) = %v, want %v", name, c.err, got, c.want)
+		}
+	}
+}
+
+// TestNoMirrorLeftSaysWhy: every mirror given up for one cause is that
+// cause; nothing known is NoMirrorLeft; no error is Unknown.
+func TestNoMirrorLeftSaysWhy(t *testing.T) {
+	err := fmt.Errorf("f.bin: %w (http://m/f.bin: dial tcp 127.0.0.1:1: connect: connection refused)", engine.ErrNoMirrors)
+	if got := Of(err); got != Refused {
+		t.Errorf("Of(%q) = %v, want refused", err, got)
+	}
+	if got := Of(nil); got != Unknown {
+		t.Errorf("Of(nil) = %v", got)
+	}
+	if got := OfText("something odd"); got != Unknown {
+		t.Errorf("OfText(odd) = %v", got)
+	}
+	if !Refused.Retrying() || DiskFull.Retrying() {
+		t.Error("Retrying: refused waits, a full disk does not")
+	}
+}

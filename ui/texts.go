@@ -1,0 +1,131 @@
+package ui
+
+import (
+	"os"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+)
+
+// maxListRows bounds how many rows of a list VisibleTexts reads.
+const maxListRows = 500
+
+// VisibleTexts returns the words a canvas shows, in tree order: every
+// visible label, button, entry, rich text and canvas text, in the content
+// and in the overlays (dialogs, pop-ups). A list's rows are read by
+// filling a fresh row for each item, as the list itself does, so rows
+// scrolled out of sight count too; every tab of a set of tabs is read,
+// as it shows once chosen; texts cut short on the screen are given whole.
+// It must run on the UI goroutine.
+func VisibleTexts(c fyne.Canvas) []string {
+	var out []string
+	walkTexts(c.Content(), &out)
+	for _, o := range c.Overlays().List() {
+		walkTexts(o, &out)
+	}
+	return out
+}
+
+func walkTexts(o fyne.CanvasObject, out *[]string) {
+	if o == nil || !o.Visible() {
+		return
+	}
+	textsOf(o, out)
+}
+
+// textsOf is walkTexts without the check that o itself shows.
+func textsOf(o fyne.CanvasObject, out *[]string) {
+	add := func(s string) {
+		if s = strings.TrimSpace(s); s != "" {
+			*out = append(*out, s)
+		}
+	}
+	switch o := o.(type) {
+	case *canvas.Text:
+		add(o.Text)
+	case *widget.Label:
+		add(o.Text)
+	case *widget.Button:
+		add(o.Text)
+	case *widget.Hyperlink:
+		add(o.Text)
+	case *widget.Check:
+		add(o.Text)
+	case *widget.Select:
+		add(o.Selected)
+	case *widget.RichText:
+		add(o.String())
+	case *widget.Entry:
+		add(o.Text)
+	case *Entry:
+		add(o.Text)
+	case *widget.List:
+		listTexts(o, out)
+	case *JobList:
+		listTexts(&o.List, out)
+	case *container.AppTabs:
+		// Every tab: what each shows once chosen.
+		for _, it := range o.Items {
+			add(it.Text)
+			if it.Content != nil {
+				textsOf(it.Content, out)
+			}
+		}
+	case *container.Scroll:
+		walkTexts(o.Content, out)
+	case *container.Split:
+		walkTexts(o.Leading, out)
+		walkTexts(o.Trailing, out)
+	case *widget.PopUp:
+		walkTexts(o.Content, out)
+	case *fyne.Container:
+		for _, c := range o.Objects {
+			walkTexts(c, out)
+		}
+	case *row, *fileRow, *mirrorRow, *jobRow, *pickerRow, *HeaderCell, *legendItem, *Bar:
+		// The window's own widgets draw their content as it is.
+		for _, c := range o.(fyne.Widget).CreateRenderer().Objects() {
+			walkTexts(c, out)
+		}
+	}
+}
+
+func listTexts(l *widget.List, out *[]string) {
+	if l.Length == nil || l.CreateItem == nil || l.UpdateItem == nil {
+		return
+	}
+	for i := range min(l.Length(), maxListRows) {
+		item := l.CreateItem()
+		l.UpdateItem(i, item)
+		walkTexts(item, out)
+	}
+}
+
+// dumpTexts writes the window's visible texts to the file the
+// BRAID_DUMP_TEXTS environment variable names, one a line, at most once
+// a second: how a test of the real window reads what a user reads.
+func (w *Window) dumpTexts() {
+	path := os.Getenv("BRAID_DUMP_TEXTS")
+	if path == "" || time.Since(w.dumped) < time.Second {
+		return
+	}
+	w.dumped = time.Now()
+	if !w.Details.Empty && w.Details.File < len(w.Details.Detail.Files) {
+		// Info is filled when its tab shows; fill it to read it.
+		w.Details.fillInfo(w.Details.Detail.Files[w.Details.File])
+	}
+	texts := VisibleTexts(w.Win.Canvas())
+	for _, d := range w.App.Driver().AllWindows() {
+		if d != w.Win {
+			texts = append(texts, VisibleTexts(d.Canvas())...)
+		}
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strings.Join(texts, "\n")+"\n"), 0o644); err == nil {
+		_ = os.Rename(tmp, path)
+	}
+}
