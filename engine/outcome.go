@@ -52,11 +52,41 @@ func (s *Snapshot) Outcome() Outcome {
 func OutcomeText(o Outcome, verifiedBy string) string {
 	switch o {
 	case OutcomeVerified:
-		return "verified (" + verifiedBy + ")"
+		return "verified (" + ProofWords(verifiedBy) + ")"
 	case OutcomeNotVerified:
 		return "not verified (no hash published)"
 	}
 	return "failed"
+}
+
+// Proof names, in a user's words, the hash that proved a file, from the
+// engine's VerifiedBy ("sha-256", "sha-256 pieces", "sha-1 pieces of the
+// torrent", "sha-1 pieces of the torrent and the metalink's hash"). It is
+// the one mapping braid get, the queue list, the window's row, its Files
+// tab and its Info share; the window translates each of these words.
+const (
+	// ByTorrent is the engine's VerifiedBy of a torrent's files.
+	ByTorrent = "sha-1 pieces of the torrent"
+
+	ProofTorrent     = "BitTorrent piece hashes"
+	ProofTorrentPlus = "BitTorrent piece hashes and the published hash"
+	ProofPieces      = " piece hashes" // after a hash type: "sha-256 piece hashes"
+)
+
+// ProofWords turns the engine's VerifiedBy into the words of Proof:
+// "sha-256" stays, "sha-256 pieces" is "sha-256 piece hashes", a
+// torrent's is ProofTorrent (or ProofTorrentPlus when a whole-file hash
+// was checked too).
+func ProofWords(by string) string {
+	switch {
+	case by == ByTorrent:
+		return ProofTorrent
+	case strings.HasPrefix(by, ByTorrent+" and "):
+		return ProofTorrentPlus
+	case strings.HasSuffix(by, " pieces"):
+		return strings.TrimSuffix(by, " pieces") + ProofPieces
+	}
+	return by
 }
 
 // claims are the final names that downloads of this process are writing

@@ -26,7 +26,7 @@ func TestOutcomeSaysWhichHash(t *testing.T) {
 		text string
 	}{
 		{"whole-file hash", &Request{File: whole}, OutcomeVerified, "sha-256", "verified (sha-256)"},
-		{"piece hashes only", &Request{File: pieces}, OutcomeVerified, "sha-256 pieces", "verified (sha-256 pieces)"},
+		{"piece hashes only", &Request{File: pieces}, OutcomeVerified, "sha-256 pieces", "verified (sha-256 piece hashes)"},
 		{"no hash", &Request{File: none}, OutcomeNotVerified, "", "not verified (no hash published)"},
 	}
 	for _, tc := range tests {

@@ -112,35 +112,17 @@ func (f File) Outcome() string {
 	return engine.OutcomeText(engine.OutcomeNotVerified, "")
 }
 
-// Proof names, in a user's words, the hash that proved a file, from the
-// engine's VerifiedBy ("sha-256", "sha-256 pieces", "sha-1 pieces of the
-// torrent", "sha-1 pieces of the torrent and the metalink's hash"). It is
-// the one mapping the queue list, the window's row, its Files tab and its
-// Info share; the window translates each of these words.
+// The words that name what proved a file are the engine's (engine.ProofWords),
+// so braid get, queue list and the window say the same.
 const (
-	// ByTorrent is the engine's VerifiedBy of a torrent's files.
-	ByTorrent = "sha-1 pieces of the torrent"
-
-	ProofTorrent     = "BitTorrent piece hashes"
-	ProofTorrentPlus = "BitTorrent piece hashes and the published hash"
-	ProofPieces      = " piece hashes" // after a hash type: "sha-256 piece hashes"
+	ByTorrent        = engine.ByTorrent
+	ProofTorrent     = engine.ProofTorrent
+	ProofTorrentPlus = engine.ProofTorrentPlus
+	ProofPieces      = engine.ProofPieces
 )
 
-// ProofWords turns the engine's VerifiedBy into the words of Proof:
-// "sha-256" stays, "sha-256 pieces" is "sha-256 piece hashes", a
-// torrent's is ProofTorrent (or ProofTorrentPlus when a whole-file hash
-// was checked too).
-func ProofWords(by string) string {
-	switch {
-	case by == ByTorrent:
-		return ProofTorrent
-	case strings.HasPrefix(by, ByTorrent+" and "):
-		return ProofTorrentPlus
-	case strings.HasSuffix(by, " pieces"):
-		return strings.TrimSuffix(by, " pieces") + ProofPieces
-	}
-	return by
-}
+// ProofWords is engine.ProofWords.
+func ProofWords(by string) string { return engine.ProofWords(by) }
 
 // Proofs says what proved a job's selected files: the distinct ProofWords
 // in file order, and whether any was complete with nothing to check it

@@ -189,6 +189,19 @@ func TestRunnerFollowsSettings(t *testing.T) {
 	if got := r.Client.Limits().Limit; got != 1<<20 {
 		t.Errorf("speed limit %d after the setting changed, want %d", got, 1<<20)
 	}
+	// "Slow" holds over the setting, and a change of the setting while
+	// it is on does not undo it.
+	if err := q.SetSchedule(queue.Schedule{AltSpeed: true, AltLimit: 256 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	r.follow()
+	if err := q.UpdateSettings(func(s *queue.Settings) { s.SpeedLimit = 2 << 20 }); err != nil {
+		t.Fatal(err)
+	}
+	r.follow()
+	if got := r.Client.Limits().Limit; got != 256<<10 {
+		t.Errorf("speed limit %d with Slow on after the setting changed, want the alternative %d", got, 256<<10)
+	}
 }
 
 // A journal batch records the pieces of files ending together, and a bad

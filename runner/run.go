@@ -212,6 +212,11 @@ func (r *Runner) follow() {
 	if err != nil {
 		return
 	}
+	if sched, err := r.Queue.Schedule(); err == nil {
+		// "Slow" (the schedule's alternative limit) holds over the
+		// speed setting, as at the run's start.
+		s.SpeedLimit = sched.Limit(s.SpeedLimit)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.hasSeen {
