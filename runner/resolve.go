@@ -34,7 +34,7 @@ func (g *Get) resolveWaiting(ctx context.Context, src string) (*metalink.Documen
 	wait := ResolveFirstWait
 	for {
 		doc, origin, err := queue.ResolveSource(ctx, src, g.httpClient())
-		if err == nil || !strings.Contains(src, "://") || !networkError(err) || ctx.Err() != nil {
+		if err == nil || !strings.Contains(src, "://") || !NetworkError(err) || ctx.Err() != nil {
 			return doc, origin, err
 		}
 		if g.RetryFor > 0 {
@@ -60,9 +60,9 @@ func (g *Get) resolveWaiting(ctx context.Context, src string) (*metalink.Documen
 	}
 }
 
-// networkError reports whether reading a source failed for a reason the
+// NetworkError reports whether reading a source failed for a reason the
 // network or a busy server caused, which trying again later can cure.
-func networkError(err error) bool {
+func NetworkError(err error) bool {
 	var re *transport.RetryError
 	var op *net.OpError
 	var dns *net.DNSError

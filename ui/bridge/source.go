@@ -9,6 +9,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/torrent"
 	"braid/queue"
+	"braid/runner"
 )
 
 // Open reads a source for the picker.
@@ -56,5 +57,39 @@ func (b *Backend) resolveSource(ctx context.Context, source string) (*metalink.D
 		doc, err := b.openTorrent(ctx, source)
 		return doc, queue.Origin{}, err
 	}
-	return queue.ResolveSource(ctx, source, nil)
+	doc, origin, err := queue.ResolveSource(ctx, source, nil)
+	if err != nil && runner.NetworkError(err) {
+		if later, ok := unreached(source); ok {
+			return later, queue.Origin{}, nil
+		}
+	}
+	return doc, origin, err
+}
+
+// unreached is the document of a plain link whose server cannot be
+// reached now: one file named after the link, of a size not known yet,
+// with the link as its mirror. Added, it waits and tries again like any
+// waiting job, instead of being refused. A link to a metalink or a
+// torrent is not taken so: its file would be the document itself.
+func unreached(source string) (*metalink.Document, bool) {
+	u, err := url.Parse(source)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ftp") {
+		return nil, false
+	}
+	switch strings.ToLower(path.Ext(u.Path)) {
+	case ".meta4", ".metalink", ".torrent":
+		return nil, false
+	}
+	name := path.Base(u.Path)
+	if metalink.SafeName(name) != nil {
+		name = u.Hostname()
+	}
+	if metalink.SafeName(name) != nil {
+		return nil, false
+	}
+	return &metalink.Document{
+		Version:  4,
+		Files:    []metalink.File{{Name: name, Size: -1, URLs: []metalink.URL{{URL: source, Priority: 1}}}},
+		Warnings: []string{"the server cannot be reached now; the download waits and tries again"},
+	}, true
 }
