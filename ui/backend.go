@@ -328,6 +328,30 @@ type Keyring interface {
 	RemoveKey(fingerprint string) error
 }
 
+// RemoteControl is a Backend that can answer aria2 clients (AriaNg, the
+// browser extensions made for aria2) with aria2's JSON-RPC: the settings
+// dialog shows a Remote control section for it.
+type RemoteControl interface {
+	// Remote is the remote control as it stands.
+	Remote() Remote
+	// SetRemote turns the remote control on (at r.Address) or off, and
+	// returns it as it stands then; a new secret is made when r.Secret is
+	// "". The error says why it could not be turned on.
+	SetRemote(r Remote) (Remote, error)
+}
+
+// Remote is the remote control's state.
+type Remote struct {
+	On      bool
+	Address string // host:port to listen on, loopback by default
+	// Secret is what clients send as token:SECRET. It is not stored in
+	// the queue's database: a new one is made for each start of Braid.
+	Secret string
+	// Endpoint is where clients reach it while it is on
+	// (http://127.0.0.1:6800/jsonrpc); "" while off.
+	Endpoint string
+}
+
 // Seeder is a Backend whose finished torrents seed on: Pause stops a
 // seeding job's seeding for a while (Resume seeds it again), StopSeeding
 // for good, leaving it done.

@@ -35,7 +35,10 @@ type SettingsForm struct {
 	// preference, not one of the Backend's settings.
 	Theme *widget.Select
 	// Keys is the keyring's section; nil when the backend keeps no keys.
-	Keys    *KeysSection
+	Keys *KeysSection
+	// Remote is the remote control's section; nil when the backend has
+	// none.
+	Remote  *remoteSection
 	Form    *widget.Form
 	Content fyne.CanvasObject
 }
@@ -155,11 +158,22 @@ func (f *SettingsForm) Value() (Settings, error) {
 func (w *Window) ShowSettings() {
 	f := NewSettingsForm(w.Settings, w.Win)
 	f.Theme.SetSelected(themeNames()[w.ThemeMode()])
+	tabs := []*container.TabItem{container.NewTabItemWithIcon(lang.L("General"), theme.SettingsIcon(), container.NewVScroll(f.Form))}
 	if kr, ok := w.Backend.(Keyring); ok {
 		f.Keys = w.newKeysSection(kr)
-		f.Content = container.NewAppTabs(
-			container.NewTabItemWithIcon(lang.L("General"), theme.SettingsIcon(), container.NewVScroll(f.Form)),
-			container.NewTabItemWithIcon(lang.L("Signing keys"), theme.AccountIcon(), f.Keys.Content))
+		tabs = append(tabs, container.NewTabItemWithIcon(lang.L("Signing keys"), theme.AccountIcon(), f.Keys.Content))
+	}
+	rc, remote := w.Backend.(RemoteControl)
+	if remote {
+		f.Remote = newRemoteSection(rc.Remote(), func(text string) {
+			if c := w.App.Clipboard(); c != nil && text != "" {
+				c.SetContent(text)
+			}
+		})
+		tabs = append(tabs, container.NewTabItemWithIcon(lang.L("Remote control"), theme.ComputerIcon(), f.Remote.Content))
+	}
+	if len(tabs) > 1 {
+		f.Content = container.NewAppTabs(tabs...)
 	}
 	w.SettingsForm = f
 	d := dialog.NewCustomConfirm(lang.L("Settings"), lang.L("Save"), lang.L("Cancel"), f.Content, func(ok bool) {
@@ -180,6 +194,15 @@ func (w *Window) ShowSettings() {
 			w.SetThemeMode(m)
 		}
 		w.command(lang.L("Save settings"), func() error { return w.Backend.SetSettings(s) })
+		if remote {
+			now := rc.Remote()
+			if want := f.Remote.value(now); want.On != now.On || want.Address != now.Address || want.Secret != now.Secret {
+				w.command(lang.L("Remote control"), func() error {
+					_, err := rc.SetRemote(want)
+					return err
+				})
+			}
+		}
 	}, w.Win)
 	for _, e := range []*Entry{f.Dir, f.Languages, f.OS, f.Countries, f.MaxJobs, f.MaxConns, f.MaxPerMirror, f.SpeedLimit, f.AltSpeedLimit} {
 		e.OnSubmitted = func(string) { d.Confirm() }
@@ -188,7 +211,7 @@ func (w *Window) ShowSettings() {
 	f.Torrent.keyed(d.Confirm, d.Hide)
 	w.keyed(d, d.Confirm, d.Hide)
 	height := d.MinSize().Height
-	if f.Keys != nil {
+	if len(tabs) > 1 {
 		height = min(720, w.Win.Canvas().Size().Height-40)
 	}
 	d.Resize(fyne.NewSize(680, height))

@@ -88,6 +88,7 @@ type Backend struct {
 	syncDocs     map[*metalink.Document]string
 	syncDocOrder []*metalink.Document
 	tor          torrents // BitTorrent: the client, seeders, readings (torrent.go)
+	rpc          remote   // aria2 JSON-RPC for remote control (remote.go)
 
 	wake    chan struct{} // wakes the runner loop
 	changes chan struct{} // tells the window the live jobs changed
@@ -186,7 +187,7 @@ func (b *Backend) Start(run bool) error {
 		defer b.wg.Done()
 		b.runLoop(run)
 	}()
-	return nil
+	return b.startRemoteFromSettings()
 }
 
 // Close stops the runner and any check under way and waits for them. The
@@ -195,6 +196,7 @@ func (b *Backend) Start(run bool) error {
 func (b *Backend) Close() error {
 	b.cancel()
 	b.wg.Wait()
+	b.stopRemote()
 	_ = b.runner.Close() // at exit: the peers see the connections close either way
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"braid/engine/torrent"
 	"braid/queue"
 	"braid/runner"
+
+	"fyne.io/fyne/v2/lang"
 )
 
 // Open reads a source for the picker.
@@ -90,6 +92,6 @@ func unreached(source string) (*metalink.Document, bool) {
 	return &metalink.Document{
 		Version:  4,
 		Files:    []metalink.File{{Name: name, Size: -1, URLs: []metalink.URL{{URL: source, Priority: 1}}}},
-		Warnings: []string{"the server cannot be reached now; the download waits and tries again"},
+		Warnings: []string{lang.L("the server cannot be reached now; the download waits and tries again")},
 	}, true
 }
