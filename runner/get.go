@@ -99,6 +99,8 @@ func (g *Get) Run(ctx context.Context, sources []string) bool {
 	}
 	defer st.Close()
 	g.st, g.dir = st, st.dir
+	st.net = g.Net
+	st.said = func(m string) { g.Observer.Note(Note{Kind: NoteState, Message: m}) }
 	g.runner = &Runner{Client: g.Client, TorrentOptions: g.Torrent, RetryFor: g.RetryFor, RequireSignature: g.RequireSignature}
 	defer g.runner.Close()
 	var failed atomic.Bool

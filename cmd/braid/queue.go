@@ -345,6 +345,7 @@ func serveQueue(ctx context.Context, q *queue.Queue, r *runner.Runner, f runFlag
 		default:
 		}
 	}}
+	dl.Note = func(m string) { fmt.Fprintln(w, m) }
 	dl.SetDir(f.dir)
 	srv, err := rpc.New(dl, rpc.Options{Secret: f.rpc.secret, AllowOrigins: f.rpc.origins, AllowRemote: f.rpc.remote,
 		Version: version, Shutdown: func(bool) { stop() }})
