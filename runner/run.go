@@ -594,10 +594,15 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 			return errors.Join(err, dbErr)
 		}
 	}
+	snap := dl.Snapshot()
+	if linkExpired(err, (done != nil && done.Count() > 0) || snap.Bytes > 0) {
+		// A link that served this job refuses it now: a signed link
+		// expired. The job waits for a fresh one (Relink).
+		return queue.LinkExpired(j.ID, err)
+	}
 	if err != nil {
 		return classify(j.Dest, err)
 	}
-	snap := dl.Snapshot()
 	if jr.batch {
 		// Files of a batch ending together share a transaction.
 		return r.batchOf().Landed(j.ID, f.Name, &snap)
