@@ -241,3 +241,14 @@ func (q *Queue) AddWithNet(source, dest string, doc *metalink.Document, selected
 	}
 	return id, note, nil
 }
+
+// ErrSecretLost is wrapped by the pause of a job whose passwords, cookies
+// or headers were kept for the session that was given them only (no
+// keyring), when another session runs it: without them the server would
+// refuse it, and that would read as a link that expired.
+var ErrSecretLost = errors.New("the passwords, cookies or headers given for this download are gone")
+
+// SecretLost is the error that pauses job id whose secret is gone.
+func SecretLost(id int64) error {
+	return &pauseError{reason: fmt.Sprintf("%v: they were kept for the session that added it only, as this system has no keyring; remove job %d and add it again with them", ErrSecretLost, id), err: ErrSecretLost}
+}

@@ -194,6 +194,24 @@ func (r *Runner) client() (*engine.Client, error) {
 	return r.Client, nil
 }
 
+// openNet opens job id's logins, cookies and headers; nil when it has
+// none. A secret that is gone (kept for another session) pauses the job
+// with a sentence rather than sending requests the server will refuse.
+func (r *Runner) openNet(id int64) (*netconf.Session, error) {
+	s, ok, lost, err := r.Queue.Net(id)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if lost {
+		return nil, queue.SecretLost(id)
+	}
+	ss, err := s.Open()
+	if err != nil {
+		return nil, fmt.Errorf("job %d: %w", id, err)
+	}
+	return ss, nil
+}
+
 // httpClientOf is the HTTP client that reads job id's documents (its
 // origin, a dynamic metalink): the Client's proxy route wearing the job's
 // logins, cookies and headers. nil (the shared client) when the Client
@@ -430,7 +448,7 @@ func (r *Runner) run(ctx context.Context, j queue.Job) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	net, err := q.OpenNet(j.ID)
+	net, err := r.openNet(j.ID)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -289,7 +290,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 	for _, j := range jobs {
 		done, pieces, bytesDone, size := j.Progress()
 		st := jobState(j)
-		if e := cmp.Or(j.Error, waitingText(j)); e != "" {
+		if e := cmp.Or(strings.TrimPrefix(j.Error, queue.LinkExpiredPrefix+": "), waitingText(j)); e != "" {
 			st += " (" + e + ")"
 		}
 		st += queueTrustText(q, j.ID)
