@@ -108,6 +108,10 @@ func (q *Queue) SetNet(id int64, s netconf.Settings) (note string, err error) {
 		return "", q.forgetNet(id)
 	}
 	pub, sec := s.Split()
+	for i, l := range pub.Links {
+		// Only a link's host matters here; a login in it is the link's.
+		pub.Links[i] = Redact(l)
+	}
 	hasSecret := sec.HTTPPasswd != "" || sec.FTPPasswd != "" || len(sec.Headers) > 0
 	b, err := json.Marshal(pub)
 	if err != nil {

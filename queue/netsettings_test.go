@@ -31,7 +31,7 @@ func stateHolds(t *testing.T, dir, s string) bool {
 
 var secretSettings = netconf.Settings{HTTPUser: "ann", HTTPPasswd: "pw-in-memory-only",
 	Headers: []string{"Cookie: sid=cookie-value-7", "X-Token: token-value-9"}, UserAgent: "UA/1",
-	Links: []string{"https://files.example/f.bin"}, NoNetrc: true}
+	Links: []string{"https://ann:link-pw-3@files.example/f.bin"}, NoNetrc: true}
 
 func TestNetKeptWithoutKeyring(t *testing.T) {
 	UseKeyring(nil)
@@ -60,7 +60,7 @@ func TestNetKeptWithoutKeyring(t *testing.T) {
 	if got.HTTPPasswd != secretSettings.HTTPPasswd || len(got.Headers) != 2 || got.UserAgent != "UA/1" || got.HTTPUser != "ann" {
 		t.Errorf("settings back: %v", got)
 	}
-	for _, s := range []string{"pw-in-memory-only", "cookie-value-7", "token-value-9"} {
+	for _, s := range []string{"pw-in-memory-only", "cookie-value-7", "token-value-9", "link-pw-3"} {
 		if stateHolds(t, dir, s) {
 			t.Errorf("the state folder holds %q", s)
 		}
