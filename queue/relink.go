@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"braid/engine/metalink"
@@ -143,4 +144,34 @@ func (q *Queue) Relink(id int64, name, oldURL, newURL, etag string) error {
 	}
 	q.logins.keep([]metalink.File{{URLs: []metalink.URL{{URL: newURL}}}})
 	return nil
+}
+
+// PauseExpired puts the job of source in dest in the "link expired" state
+// when its link, cause's, now refuses it and the job has bytes kept (it
+// served them): a get or a window that resolves the source again before
+// downloading meets the expiry there. It returns the LinkExpired error
+// the job paused with, or nil when there is no such job with bytes kept.
+func (q *Queue) PauseExpired(source, dest string, cause error) error {
+	abs, err := filepath.Abs(dest)
+	if err != nil {
+		return nil
+	}
+	var id int64
+	if err := q.db.QueryRow(`SELECT id FROM jobs WHERE source_key = ? AND dest = ? AND state IN ('queued', 'paused') ORDER BY id LIMIT 1`,
+		canonical(source), abs).Scan(&id); err != nil {
+		return nil
+	}
+	j, err := q.Get(id)
+	if err != nil {
+		return nil
+	}
+	if _, _, kept, _ := j.Progress(); kept == 0 {
+		return nil
+	}
+	e := LinkExpired(id, cause)
+	reason, _ := PauseReason(e)
+	if err := q.Pause(id, reason); err != nil {
+		return nil
+	}
+	return e
 }

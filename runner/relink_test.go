@@ -251,3 +251,64 @@ func TestRelinkExpiredLink(t *testing.T) {
 		t.Errorf("kept %d, sent %d of %d missing: the test proves nothing", keptBytes, again, missing)
 	}
 }
+
+// TestGetLinkExpired: braid get's run of a signed link is stopped part
+// way; once the link has expired, the next get says "link expired" with
+// the next step, and the queue holds the job in that state, not failed.
+func TestGetLinkExpired(t *testing.T) {
+	const size = 8 << 20
+	data := mirrortest.Bytes(size, 25)
+	ng := startSignedNginx(t, map[string][]byte{"f.bin": data})
+	state, dir := t.TempDir(), t.TempDir()
+	expires := time.Now().Add(4 * time.Second)
+	link := ng.link("f.bin", expires)
+
+	ctx, stop := context.WithCancel(context.Background())
+	obs := &quietObserver{}
+	ran := make(chan bool, 1)
+	go func() {
+		g := &Get{Dir: dir, State: state, Client: &engine.Client{MaxConns: 2}, Observer: obs}
+		ran <- g.Run(ctx, []string{link})
+	}()
+	var q *queue.Queue
+	for q == nil || func() bool {
+		jobs, err := q.List()
+		if err != nil || len(jobs) != 1 {
+			return true
+		}
+		b, _, err := q.Pieces(jobs[0].ID, "f.bin")
+		return err != nil || b.Count() < 2
+	}() {
+		if time.Now().After(expires) {
+			t.Fatal("the link expired before two pieces were kept")
+		}
+		if q == nil {
+			if _, err := os.Stat(filepath.Join(state, "state.db")); err == nil {
+				q = openTest(t, state)
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	<-ran
+	time.Sleep(time.Until(expires.Add(1100 * time.Millisecond)))
+
+	obs = &quietObserver{}
+	g := &Get{Dir: dir, State: state, Client: &engine.Client{MaxConns: 2}, Observer: obs}
+	if g.Run(context.Background(), []string{link}) {
+		t.Fatal("a get of an expired link succeeded")
+	}
+	said := ""
+	for _, r := range obs.results {
+		if r.Err != nil {
+			said += r.Err.Error()
+		}
+	}
+	if !strings.Contains(said, "link expired") || !strings.Contains(said, "braid queue relink 1 URL") {
+		t.Errorf("get said %q", said)
+	}
+	j, err := q.Get(1)
+	if err != nil || !j.LinkExpired() {
+		t.Errorf("the job is %s (%q), want link expired (%v)", j.State, j.Error, err)
+	}
+}
