@@ -16,7 +16,12 @@ require (
 	golang.org/x/time v0.0.0-20220609170525-579cf78fd858
 )
 
-require github.com/icholy/digest v1.2.0 // indirect
+require (
+	al.essio.dev/pkg/shellescape v1.5.1 // indirect
+	github.com/danieljoos/wincred v1.2.2 // indirect
+	github.com/icholy/digest v1.2.0 // indirect
+	github.com/zalando/go-keyring v0.2.6
+)
 
 require (
 	fyne.io/systray v1.11.1-0.20250603113521-ca66a66d8b58 // indirect

@@ -718,6 +718,8 @@ func (q *Queue) Remove(id int64, withFiles bool) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("%s: %w", op, ErrNotFound)
 	}
+	// Its network settings went with the row; their secret goes too.
+	q.forgetSecret(id)
 	return nil
 }
 

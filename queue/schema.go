@@ -164,6 +164,19 @@ CREATE TABLE torrent_specs (
 	{sql: `
 ALTER TABLE jobs ADD COLUMN next_try INTEGER NOT NULL DEFAULT 0; -- unix milliseconds; 0 not waiting
 `, fix: moveWaitingNotes},
+	// 10 (issue 25, per-job network settings): the public part of the
+	// logins, cookies and headers a job was given (netconf.Settings.Split:
+	// user names, the cookie file's path, the hosts they belong to; never
+	// a password, a cookie or a header value), so a resume after a restart
+	// opens the same session; secret says the job has a secret part, kept
+	// in the system's keyring or for the session only (netsettings.go).
+	{sql: `
+CREATE TABLE job_net (
+	job      INTEGER PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE,
+	settings TEXT    NOT NULL,             -- netconf.Settings without secrets, as JSON
+	secret   INTEGER NOT NULL DEFAULT 0    -- 1: passwords or headers were given
+);
+`},
 }
 
 // moveWaitingNotes clears the notes that older runners left in the error

@@ -18,6 +18,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/engine/netconf"
 	"braid/engine/torrent"
 	"braid/queue"
 )
@@ -48,6 +49,10 @@ type QueueDownloads struct {
 	Wake func()
 	// HTTPClient reads URLs given to addUri; nil: the transport's default.
 	HTTPClient *http.Client
+	// Note tells the user a sentence about a download (once: the system
+	// has no keyring, so its cookies and headers last for this session);
+	// nil: not said.
+	Note func(string)
 
 	mu      sync.Mutex
 	dir     string // SetDir's folder, over the queue's setting
@@ -119,30 +124,43 @@ func (a *QueueDownloads) destination(dir string) (string, error) {
 	return abs, nil
 }
 
-// refuseHeaders refuses what the queue cannot keep with a job yet:
-// extra headers (cookies, tokens) and a user agent of its own. Taking
-// them and dropping them would fetch a login page instead of the file.
+// refuseHeaders refuses what the queue cannot keep with a torrent or a
+// metalink job yet: extra headers (cookies, tokens) and a user agent of
+// its own. Taking them and dropping them would fetch a login page
+// instead of the file. addUri's links keep them (netOf).
 func refuseHeaders(o AddOptions) error {
 	if len(o.Headers) > 0 {
-		return fmt.Errorf("the header option: %w yet (the queue keeps no headers for a download)", ErrUnsupported)
+		return fmt.Errorf("the header option for a torrent or a metalink: %w yet (only addUri's links keep headers)", ErrUnsupported)
 	}
 	if o.UserAgent != "" {
-		return fmt.Errorf("the user-agent option: %w yet (the queue keeps no user agent for a download)", ErrUnsupported)
+		return fmt.Errorf("the user-agent option for a torrent or a metalink: %w yet (only addUri's links keep a user agent)", ErrUnsupported)
 	}
 	return nil
 }
 
+// netOf are the network settings addUri's headers and user agent make:
+// they go only to the hosts of uris (a Cookie line included), and the
+// queue keeps their values out of state.db (queue.SetNet).
+func netOf(uris []string, o AddOptions) (netconf.Settings, *netconf.Session, error) {
+	s := netconf.Settings{Headers: o.Headers, UserAgent: o.UserAgent, Links: uris}
+	ss, err := s.Open()
+	if err != nil {
+		return s, nil, err
+	}
+	return s, ss, nil
+}
+
 // AddURIs implements Downloads.
 func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOptions) (int64, error) {
-	if err := refuseHeaders(o); err != nil {
-		return 0, err
-	}
 	dest, err := a.destination(o.Dir)
 	if err != nil {
 		return 0, err
 	}
 	first := uris[0]
 	if isTorrent(first) {
+		if err := refuseHeaders(o); err != nil {
+			return 0, err
+		}
 		spec, err := torrent.Resolve(ctx, first, a.HTTPClient)
 		if err != nil {
 			return 0, fmt.Errorf("read the torrent %s: %w", queue.Redact(first), err)
@@ -150,7 +168,16 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 		spec.WebSeeds = append(spec.WebSeeds, uris[1:]...)
 		return a.addTorrent(spec, first, dest, o)
 	}
-	doc, origin, err := queue.ResolveSource(ctx, first, a.HTTPClient)
+	net, ss, err := netOf(uris, o)
+	if err != nil {
+		return 0, err
+	}
+	hc := a.HTTPClient
+	if len(o.Headers) > 0 || o.UserAgent != "" {
+		// The link itself may be behind the cookie or header.
+		hc = ss.Client(a.HTTPClient)
+	}
+	doc, origin, err := queue.ResolveSource(ctx, first, hc)
 	if err != nil {
 		return 0, err
 	}
@@ -171,11 +198,24 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 	if o.Referer != "" {
 		origin.Referer = o.Referer
 	}
-	id, err := a.Queue.AddFrom(first, dest, doc, nil, origin)
+	if len(o.Headers) == 0 && o.UserAgent == "" {
+		id, err := a.Queue.AddFrom(first, dest, doc, nil, origin)
+		if err != nil {
+			return 0, err
+		}
+		return id, a.started(id, o)
+	}
+	id, note, err := a.Queue.AddWithNet(first, dest, doc, nil, origin, net, o.Pause)
 	if err != nil {
 		return 0, err
 	}
-	return id, a.started(id, o)
+	if note != "" && a.Note != nil {
+		a.Note(note)
+	}
+	if !o.Pause && a.Wake != nil {
+		a.Wake()
+	}
+	return id, nil
 }
 
 func hasURL(urls []metalink.URL, u string) bool {

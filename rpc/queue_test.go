@@ -133,8 +133,8 @@ func TestRefusedOptions(t *testing.T) {
 		opts map[string]any
 		want string
 	}{
-		{"header", map[string]any{"header": []string{"Cookie: session=hunter2"}}, "header option"},
-		{"user-agent", map[string]any{"user-agent": "Mozilla/5.0"}, "user-agent option"},
+		{"header without a colon", map[string]any{"header": []string{"session=hunter2"}}, "without a colon"},
+		{"header the download sets", map[string]any{"header": []string{"Range: hunter2"}}, "set by the download"},
 		{"unsafe out", map[string]any{"out": "../escape.bin"}, "out option"},
 		{"pause not a boolean", map[string]any{"pause": "maybe"}, "pause must be"},
 	}

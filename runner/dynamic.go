@@ -57,7 +57,7 @@ func (r *Runner) refreshOnNoMirrors(ctx context.Context, j *queue.Job, f queue.F
 // it has); failing to store what was found is.
 func (r *Runner) refresh(ctx context.Context, j *queue.Job, only string) (bool, error) {
 	q := r.Queue
-	fresh, err := resolve.Refetch(ctx, j.Doc, resolve.Options{})
+	fresh, err := resolve.Refetch(ctx, j.Doc, resolve.Options{HTTPClient: r.httpClientOf(j.ID)})
 	if err != nil {
 		return false, nil
 	}

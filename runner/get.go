@@ -99,6 +99,8 @@ func (g *Get) Run(ctx context.Context, sources []string) bool {
 	}
 	defer st.Close()
 	g.st, g.dir = st, st.dir
+	st.net = g.Net
+	st.said = func(m string) { g.Observer.Note(Note{Kind: NoteState, Message: m}) }
 	g.runner = &Runner{Client: g.Client, TorrentOptions: g.Torrent, RetryFor: g.RetryFor, RequireSignature: g.RequireSignature}
 	defer g.runner.Close()
 	var failed atomic.Bool
@@ -136,6 +138,14 @@ func (g *Get) getSource(ctx context.Context, src string) bool {
 	}
 	doc, origin, err := g.resolveWaiting(ctx, src)
 	if err != nil {
+		if linkExpired(err, true) {
+			// A job of this link with bytes kept: the link expired.
+			if q, qerr := g.st.queue(); qerr == nil {
+				if e := q.PauseExpired(src, g.Dir, err); e != nil {
+					err = e
+				}
+			}
+		}
 		g.fail(src, "", err)
 		return false
 	}
@@ -235,6 +245,13 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 		snap, err := g.downloadDynamic(ctx, run, doc, reqs[i], heard.heard)
 		if snap != nil && err == nil && snap.Outcome() == engine.OutcomeNotVerified && g.RequireHash {
 			err = fmt.Errorf("%s: %w", snap.Name, ErrNotVerified)
+		}
+		worked := (reqs[i].Done != nil && reqs[i].Done.Count() > 0) || (snap != nil && snap.Bytes > 0)
+		if linkExpired(err, worked) {
+			if id, ok := g.st.jobOf(reqs[i]); ok {
+				// Paused in the queue as "link expired", with the next step.
+				err = queue.LinkExpired(id, err)
+			}
 		}
 		g.Observer.Result(Result{Run: run, Source: src, File: run.Name, Snapshot: snap, Err: err})
 		if sig.Status != signature.Unchecked {

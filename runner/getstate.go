@@ -12,6 +12,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/engine/netconf"
 	"braid/engine/torrent"
 	"braid/queue"
 )
@@ -33,6 +34,28 @@ type queueState struct {
 	mu    sync.Mutex                      // guards jobs and batch: files prepare, check and finish side by side
 	jobs  map[*engine.Request]*pendingJob // the job of each prepared request
 	batch *queue.JournalBatch             // the journal of files prepared together (PrepareAll)
+
+	// net is the get's logins, cookies and headers, kept with each job it
+	// creates or resumes (nil: the jobs keep what they had); said tells
+	// the user a sentence about keeping them (no keyring here).
+	net  *netconf.Session
+	said func(string)
+}
+
+// keepNet keeps the get's network settings with job id. Failing to keep
+// them costs only a resume elsewhere without them, so it is said, not
+// returned.
+func (s *queueState) keepNet(q *queue.Queue, id int64) {
+	if s.net == nil {
+		return
+	}
+	note, err := q.SetNet(id, s.net.Settings())
+	if err != nil {
+		note = err.Error()
+	}
+	if note != "" && s.said != nil {
+		s.said(note)
+	}
 }
 
 // queue waits for the queue to be open and returns it, or why it could
@@ -261,6 +284,7 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 	if err != nil {
 		return err
 	}
+	s.keepNet(q, id)
 	// The round that lands the job's last file marks it done as well;
 	// getFiles' FinishIfComplete then finds nothing to write.
 	b := s.journalBatch(q)
@@ -298,6 +322,7 @@ func (s *queueState) record(ctx context.Context, source, dir string, files []met
 			return 0, fmt.Errorf("%s: another braid began the same download at the same time; run get again to resume it", files[i].Name)
 		}
 	}
+	s.keepNet(q, id)
 	s.journalBatch(q).FinishWhenLanded(id)
 	return id, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/engine/netconf"
 	"braid/engine/torrent"
 	"braid/queue"
 )
@@ -190,6 +192,40 @@ func (r *Runner) client() (*engine.Client, error) {
 		r.seen, r.hasSeen = s, true
 	}
 	return r.Client, nil
+}
+
+// openNet opens job id's logins, cookies and headers; nil when it has
+// none. A secret that is gone (kept for another session) pauses the job
+// with a sentence rather than sending requests the server will refuse.
+func (r *Runner) openNet(id int64) (*netconf.Session, error) {
+	s, ok, lost, err := r.Queue.Net(id)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if lost {
+		return nil, queue.SecretLost(id)
+	}
+	ss, err := s.Open()
+	if err != nil {
+		return nil, fmt.Errorf("job %d: %w", id, err)
+	}
+	return ss, nil
+}
+
+// httpClientOf is the HTTP client that reads job id's documents (its
+// origin, a dynamic metalink): the Client's proxy route wearing the job's
+// logins, cookies and headers. nil (the shared client) when the Client
+// cannot be made.
+func (r *Runner) httpClientOf(id int64) *http.Client {
+	c, err := r.client()
+	if err != nil {
+		return nil
+	}
+	ss, err := r.Queue.OpenNet(id)
+	if err != nil || ss == nil {
+		return c.HTTPClient()
+	}
+	return ss.Client(c.HTTPClient())
 }
 
 // journal is the journal a job's files record their pieces in: one batch
@@ -417,8 +453,12 @@ func (r *Runner) run(ctx context.Context, j queue.Job) error {
 	if len(todo) == 0 {
 		return nil
 	}
+	net, err := r.openNet(j.ID)
+	if err != nil {
+		return err
+	}
 	jr := r.newJobRun(j)
-	jr.client, jr.locs, jr.batch = client, locs, len(todo) > 1
+	jr.client, jr.locs, jr.batch, jr.net = client, locs, len(todo) > 1, net
 	return jr.runFiles(ctx, todo)
 }
 
@@ -440,8 +480,9 @@ type jobRun struct {
 	j      queue.Job
 	client *engine.Client
 	locs   []string
-	batch  bool           // more than one file: small ones come whole (Request.Batch)
-	docs   map[string]int // file name → index in j.Doc.Files
+	batch  bool             // more than one file: small ones come whole (Request.Batch)
+	docs   map[string]int   // file name → index in j.Doc.Files
+	net    *netconf.Session // the job's logins, cookies and headers; nil: none kept
 
 	mu     sync.Mutex         // guards speeds
 	speeds map[string]float64 // host → remembered speed, read once per run
@@ -563,6 +604,7 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 		Batch:      jr.batch,
 		Check:      q.SignatureCheck(j.ID, mf, r.RequireSignature),
 		RetryFor:   r.RetryFor,
+		Net:        jr.net,
 	})
 	r.addLive(j.ID, dl)
 	err = r.watch(j, dl, jr.heard.heard)
@@ -581,10 +623,15 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 			return errors.Join(err, dbErr)
 		}
 	}
+	snap := dl.Snapshot()
+	if linkExpired(err, (done != nil && done.Count() > 0) || snap.Bytes > 0) {
+		// A link that served this job refuses it now: a signed link
+		// expired. The job waits for a fresh one (Relink).
+		return queue.LinkExpired(j.ID, err)
+	}
 	if err != nil {
 		return classify(j.Dest, err)
 	}
-	snap := dl.Snapshot()
 	if jr.batch {
 		// Files of a batch ending together share a transaction.
 		return r.batchOf().Landed(j.ID, f.Name, &snap)

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/engine/netconf"
 	"braid/engine/torrent"
 	"braid/queue"
 )
@@ -179,6 +181,9 @@ func torrentConfig(ts queue.TorrentSettings, o TorrentOptions, hc *engine.Client
 		Uploads:     o.Uploads,
 		Logger:      o.Logger,
 		HTTP:        hc.HTTP,
+		// The HTTP engine's route: its proxy setting, else the
+		// environment's, as for HTTP and FTP.
+		Network: cmp.Or(hc.Network, netconf.Default()),
 	}
 	return c
 }

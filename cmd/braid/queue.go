@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -25,13 +26,18 @@ const queueUsage = `Usage:
   braid queue [--state DIR] resume ID
   braid queue [--state DIR] remove [--files] ID
   braid queue [--state DIR] move ID up|down|top|bottom
+  braid queue [--state DIR] relink ID URL
   braid queue [--state DIR] run [--max-conn N] [--max-conn-per-host N] [--jobs N] [--limit RATE]
                               [--retry-for D] [-d DIR] [--rpc-listen ADDR --rpc-secret SECRET
                               [--rpc-allow-origin ORIGIN]... [--rpc-allow-remote]]
 
 --state DIR is the folder of the queue database (default: $BRAID_STATE, else
 the user config folder's braid/). move changes the order in which jobs
-run; the window shows the same order. run downloads queued jobs in order until
+run; the window shows the same order. relink gives a job a fresh link (a signed
+link that expired: the job's state is "link expired"); the bytes on disk are
+kept when the new link serves the same file (same size, no hash that disagrees,
+sampled ranges of what is on disk equal), otherwise it is refused and the job
+is left as it was. run downloads queued jobs in order until
 none is left; Ctrl-C stops it and pauses the jobs it was running, keeping their
 progress (braid queue resume ID, or the window, goes on with them).
 
@@ -97,6 +103,16 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stderr, "braid queue %s: %q is not a job ID\n", sub, fs.Arg(0))
 			return 2
 		}
+	case "relink":
+		var err error
+		if fs.NArg() != 2 {
+			fmt.Fprintf(stderr, "braid queue relink: want a job ID and the new URL\n")
+			return 2
+		}
+		if id, err = strconv.ParseInt(fs.Arg(0), 10, 64); err != nil || id <= 0 {
+			fmt.Fprintf(stderr, "braid queue relink: %q is not a job ID\n", fs.Arg(0))
+			return 2
+		}
 	case "move":
 		var err error
 		if fs.NArg() != 2 {
@@ -147,6 +163,8 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		err = q.Remove(id, *withFiles)
 	case "move":
 		err = moves[fs.Arg(1)](q, id)
+	case "relink":
+		err = queueRelink(ctx, q, id, fs.Arg(1), stdout)
 	case "run":
 		closeLog, lerr := openLog(dir)
 		if lerr != nil {
@@ -204,6 +222,31 @@ type queueJob struct {
 	NextTry *time.Time `json:"next_try,omitempty"`
 }
 
+// jobState is a job's state in the CLI's and --json's words: the queue's,
+// and "link expired" for a job paused because its link expired (DESIGN.md,
+// Job states).
+func jobState(j queue.Job) string {
+	if j.LinkExpired() {
+		return "link expired"
+	}
+	return string(j.State)
+}
+
+// queueRelink gives job id the link u (runner.Relink) and says what was
+// checked.
+func queueRelink(ctx context.Context, q *queue.Queue, id int64, u string, w io.Writer) error {
+	s, err := q.Settings()
+	if err != nil {
+		return err
+	}
+	checked, err := runner.Relink(ctx, q, s.Client().HTTPClient(), id, u)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "job %d has its new link (%s); the bytes on disk are kept\n", id, checked)
+	return nil
+}
+
 // waitingText is what queue list says of a job that waits for the
 // network, "" for one that does not.
 func waitingText(j queue.Job) string {
@@ -222,7 +265,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 		out := make([]queueJob, 0, len(jobs))
 		for _, j := range jobs {
 			done, pieces, bytesDone, size := j.Progress()
-			qj := queueJob{ID: j.ID, State: string(j.State), Name: j.Name(), Source: j.Source, Dest: j.Dest,
+			qj := queueJob{ID: j.ID, State: jobState(j), Name: j.Name(), Source: j.Source, Dest: j.Dest,
 				PiecesDone: done, Pieces: pieces, BytesDone: bytesDone, Bytes: size, Error: j.Error, Checked: j.Checked(),
 				AddedAt: j.AddedAt.UTC(), Files: []string{}}
 			for _, f := range j.Files {
@@ -246,8 +289,8 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 	fmt.Fprintln(tw, "ID\tSTATE\tCHECKED\tPIECES\tBYTES\tNAME\tSOURCE")
 	for _, j := range jobs {
 		done, pieces, bytesDone, size := j.Progress()
-		st := string(j.State)
-		if e := cmp.Or(j.Error, waitingText(j)); e != "" {
+		st := jobState(j)
+		if e := cmp.Or(strings.TrimPrefix(j.Error, queue.LinkExpiredPrefix+": "), waitingText(j)); e != "" {
 			st += " (" + e + ")"
 		}
 		st += queueTrustText(q, j.ID)
@@ -345,6 +388,7 @@ func serveQueue(ctx context.Context, q *queue.Queue, r *runner.Runner, f runFlag
 		default:
 		}
 	}}
+	dl.Note = func(m string) { fmt.Fprintln(w, m) }
 	dl.SetDir(f.dir)
 	srv, err := rpc.New(dl, rpc.Options{Secret: f.rpc.secret, AllowOrigins: f.rpc.origins, AllowRemote: f.rpc.remote,
 		Version: version, Shutdown: func(bool) { stop() }})

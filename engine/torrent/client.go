@@ -21,6 +21,7 @@ import (
 	"github.com/anacrolix/torrent/storage"
 
 	"braid/engine"
+	"braid/engine/netconf"
 )
 
 // Config is the app's BitTorrent setup, given once to NewClient.
@@ -47,9 +48,15 @@ type Config struct {
 	Uploads *engine.Limiter
 	// Logger receives the library's logs; nil: slog.Default().
 	Logger *slog.Logger
-	// HTTP fetches .torrent files and web seeds; nil: http.DefaultClient's
-	// transport.
+	// HTTP fetches .torrent files and web seeds; nil: Network's client.
 	HTTP *http.Client
+	// Network routes the client's connections through the proxies it
+	// sets: HTTP trackers (HTTPProxy), web seeds and .torrent files
+	// (WebTransport, MetainfoSourcesClient, unless HTTP is set), and peer
+	// connections over TCP when a proxy is set for them (all_proxy or a
+	// manual proxy). uTP, the DHT and UDP trackers cannot go through a
+	// proxy. nil: direct, as before.
+	Network *netconf.Network
 
 	// dhtNodes, when set, replaces the DHT's bootstrap nodes (tests: a
 	// DHT that reaches nobody, as offline, without leaving loopback).
@@ -169,17 +176,32 @@ func (c *Client) client() (*torrent.Client, error) {
 	// flight, panics inside the library (see notes/bittorrent.md).
 	tc.DownloadRateLimiter = c.down.RateLimiter()
 	tc.UploadRateLimiter = c.up.RateLimiter()
+	n := c.cfg.Network
+	if n != nil {
+		tc.HTTPProxy = n.Proxy
+		tc.MetainfoSourcesClient = n.HTTPClient()
+		tc.WebTransport = n.RoundTripper()
+	}
 	if c.cfg.HTTP != nil {
 		tc.MetainfoSourcesClient = c.cfg.HTTP
 		if c.cfg.HTTP.Transport != nil {
 			tc.WebTransport = c.cfg.HTTP.Transport
 		}
 	}
+	// Peers through the proxy: the library's own dialers (its listening
+	// sockets) connect directly, so they give way to the Network's.
+	peersProxied := n != nil && n.ProxyFor("", "192.0.2.1") != nil
+	if peersProxied {
+		tc.DialForPeerConns = false
+	}
 	tc.Callbacks.ReceivedUsefulData = append(tc.Callbacks.ReceivedUsefulData, c.receivedUseful)
 	tc.Callbacks.ReadExtendedHandshake = fitRequestQueue
 	cl, err := torrent.NewClient(tc)
 	if err != nil {
 		return nil, fmt.Errorf("start BitTorrent: %w", err)
+	}
+	if peersProxied {
+		cl.AddDialer(torrent.NetworkDialer{Network: "tcp", Dialer: n})
 	}
 	c.cl = cl
 	return cl, nil

@@ -1,0 +1,74 @@
+package rpc
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"braid/engine/mirrortest"
+	"braid/engine/netconf/netconftest"
+	"braid/queue"
+)
+
+// TestHeadersKeptPerJob adds downloads behind nginx's cookie- and
+// header-guarded places through the RPC with the Cookie or token header a
+// browser extension hands over, restarts Braid on the same state folder
+// before they run, and finds the files landed: the queue kept the
+// headers with the jobs. Then no file of the state folder holds the
+// cookie's or the token's value.
+func TestHeadersKeptPerJob(t *testing.T) {
+	queue.UseKeyring(nil) // as on a machine without one: kept for the session
+	t.Cleanup(func() { queue.UseKeyring(nil) })
+	data := mirrortest.Bytes(3<<20+11, 9)
+	ng := netconftest.Nginx(t, map[string][]byte{"f.bin": data}, "u", "p")
+	state, dir := t.TempDir(), t.TempDir()
+
+	b := openBraid(t, state, dir, Options{})
+	// Without the cookie the place answers 403: the test's guard holds.
+	if msg := b.callErr(t, "aria2.addUri", []string{ng.URL + "/cookie/f.bin"}); !strings.Contains(msg, "403") {
+		t.Fatalf("without the cookie: %q", msg)
+	}
+	gidCookie := b.call(t, "aria2.addUri", []string{ng.URL + "/cookie/f.bin"}, map[string]any{"pause": "true", "out": "c.bin",
+		"header": []string{"Cookie: " + netconftest.CookieName + "=" + netconftest.CookieValue}}).(string)
+	gidHeader := b.call(t, "aria2.addUri", []string{ng.URL + "/header/f.bin"}, map[string]any{"pause": "true", "out": "h.bin",
+		"header": []string{netconftest.HeaderName + ": " + netconftest.HeaderValue}, "user-agent": "TestBrowser/1.0"}).(string)
+	b.close()
+
+	b = openBraid(t, state, dir, Options{})
+	for _, gid := range []string{gidCookie, gidHeader} {
+		b.call(t, "aria2.unpause", gid)
+	}
+	for _, gid := range []string{gidCookie, gidHeader} {
+		b.waitStatus(t, gid, "complete")
+	}
+	for _, name := range []string{"c.bin", "h.bin"} {
+		on, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || !bytes.Equal(on, data) {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	access, err := os.ReadFile(filepath.Join(ng.Dir, "access.log"))
+	if err != nil || !strings.Contains(string(access), "TestBrowser/1.0") {
+		t.Errorf("nginx never saw the user agent given (%v)", err)
+	}
+	b.close()
+
+	for _, secret := range []string{netconftest.CookieValue, netconftest.HeaderValue} {
+		_ = filepath.WalkDir(state, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			raw, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(raw, []byte(secret)) {
+				t.Errorf("%s holds %q in clear", p, secret)
+			}
+			return nil
+		})
+	}
+}
