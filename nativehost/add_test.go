@@ -87,8 +87,8 @@ func TestAddWithCookiesThenList(t *testing.T) {
 	if add["name"] != "report.pdf" {
 		t.Errorf("name %v, want report.pdf (read with the cookie, not the login page)", add["name"])
 	}
-	if w, _ := add["warning"].(string); !strings.Contains(w, "cannot keep them") {
-		t.Errorf("no warning that the cookies are not kept: %v", add)
+	if w, _ := add["warning"].(string); w != "" && !strings.Contains(w, "keyring") {
+		t.Errorf("a warning other than the keyring's: %v", add)
 	}
 	if got := referer(); got != "https://intranet.test/page" {
 		t.Errorf("the link was read with Referer %q, want the page without its fragment", got)
@@ -119,6 +119,12 @@ func TestAddWithCookiesThenList(t *testing.T) {
 	}
 	if j.Source != link {
 		t.Errorf("source %q, want %q", j.Source, link)
+	}
+	// The cookie and the user agent go with the job (the cookie as a
+	// secret: the keyring, or this process's memory).
+	net, ok, lost, err := q.Net(j.ID)
+	if err != nil || !ok || lost || net.UserAgent != "TestBrowser/1.0" || len(net.Headers) != 1 || !strings.Contains(net.Headers[0], "session="+secret) {
+		t.Errorf("the job's network settings: ok %v lost %v err %v, user agent %q, %d headers", ok, lost, err, net.UserAgent, len(net.Headers))
 	}
 	if err := q.Close(); err != nil {
 		t.Fatal(err)

@@ -20,10 +20,10 @@
 // shares: the window shows it at once and starts it when its runner next
 // looks (Options.Wake), and a Braid that is not running finds it queued at
 // its next start. The browser's cookies and user agent are used to read
-// the URL (its name and size behind a login) and are then forgotten: the
-// queue keeps no cookies for a job yet, so the answer carries a warning
-// when cookies were given. They are never written to the database, a log
-// or an error.
+// the URL (its name and size behind a login) and go with the job, sent
+// only to the link's host: the cookies as a secret the queue keeps in the
+// system keyring (or, without one, for this session only), never in the
+// database, a log or an error.
 package nativehost
 
 import (
@@ -234,9 +234,6 @@ func scrub(s string, cookies []cookie) string {
 	return s
 }
 
-// cookieWarning goes with a download added with the browser's cookies.
-const cookieWarning = "Braid used the browser's cookies to read the link but cannot keep them for the download yet: a download that needs a login may fail"
-
 // add puts req.URL in the queue.
 func (h *host) add(ctx context.Context, req request) (reply, error) {
 	u, err := checkURL(req.URL)
@@ -259,20 +256,30 @@ func (h *host) add(ctx context.Context, req request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	d := &rpc.QueueDownloads{Queue: q, Wake: h.opts.Wake, HTTPClient: h.client(u, req.Cookies, req.UserAgent, referrer)}
+	var note string // that the cookies last this session only, where no keyring keeps them
+	d := &rpc.QueueDownloads{Queue: q, Wake: h.opts.Wake, HTTPClient: h.client(u, req.Cookies, req.UserAgent, referrer),
+		Note: func(n string) { note = n }}
 	if h.opts.Dir != "" {
 		d.SetDir(h.opts.Dir)
 	}
-	id, err := d.AddURIs(ctx, []string{req.URL}, rpc.AddOptions{Out: out, Referer: referrer})
+	// The browser's cookies go with the job as a Cookie header for the
+	// link's host, kept as a secret (the system keyring, or this session
+	// only), never in the database.
+	var headers []string
+	if len(req.Cookies) > 0 {
+		pairs := make([]string, 0, len(req.Cookies))
+		for _, c := range req.Cookies {
+			pairs = append(pairs, c.Name+"="+c.Value)
+		}
+		headers = append(headers, "Cookie: "+strings.Join(pairs, "; "))
+	}
+	id, err := d.AddURIs(ctx, []string{req.URL}, rpc.AddOptions{Out: out, Referer: referrer, UserAgent: req.UserAgent, Headers: headers})
 	if err != nil {
 		return reply{}, err
 	}
-	rep := reply{Job: id}
+	rep := reply{Job: id, Warning: note}
 	if j, err := q.Get(id); err == nil && len(j.Files) > 0 {
 		rep.Name = j.Files[0].Path()
-	}
-	if len(req.Cookies) > 0 {
-		rep.Warning = cookieWarning
 	}
 	return rep, nil
 }
