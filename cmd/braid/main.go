@@ -66,7 +66,7 @@ Usage:
   braid verify --metalink M [-d DIR]          check files against full and piece hashes, and signatures
   braid repair --metalink M [-d DIR]          fetch only the bad pieces, then verify
   braid make [--piece-length N] [--url BASE]... FILE...   write a .meta4 to stdout
-  braid queue list|pause ID|resume ID|remove [--files] ID|move ID up|down|top|bottom|run
+  braid queue list|pause ID|resume ID|remove [--files] ID|move ID up|down|top|bottom|relink ID URL|run
   braid keys import FILE|URL | list | remove FINGERPRINT   the OpenPGP keys trusted to sign downloads
   braid install | uninstall         register Braid for .meta4/.metalink/.torrent and magnet:, and the
                                     browsers' native messaging host (this user)
