@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -321,6 +322,9 @@ type rpcFlags struct {
 }
 
 func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) error {
+	// The runner's progress and the RPC server's notes come from
+	// goroutines of their own: each line goes out whole.
+	w = &lockedWriter{mu: &sync.Mutex{}, w: w}
 	s, err := q.Settings()
 	if err != nil {
 		return err
