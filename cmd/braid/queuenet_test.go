@@ -5,12 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -30,41 +27,10 @@ func TestQueueRunRPCCookieNotKept(t *testing.T) {
 	ng := netconftest.Nginx(t, map[string][]byte{"f.bin": data}, "u", "p")
 	state, dir := t.TempDir(), t.TempDir()
 	t.Setenv("BRAID_RPC_SECRET", "rpc-s3cret")
-	var out syncBuffer
-	var errOut syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- cmdQueue(context.Background(), []string{"--state", state, "run", "-d", dir, "--rpc-listen", "127.0.0.1:0"}, &out, &errOut)
-	}()
-	addr := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)/jsonrpc`)
-	var endpoint string
-	for deadline := time.Now().Add(20 * time.Second); endpoint == ""; {
-		if m := addr.FindStringSubmatch(out.String()); m != nil {
-			endpoint = "http://" + m[1] + "/jsonrpc"
-			break
-		}
-		select {
-		case code := <-done:
-			t.Fatalf("queue run ended (%d): %s %s", code, out.String(), errOut.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no RPC address said in 20 s: %q", out.String())
-		}
-	}
+	endpoint, done, out, errOut := startQueueRPC(t, state, dir)
 	call := func(method string, params ...any) map[string]any {
 		t.Helper()
-		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "1", "method": method, "params": append([]any{"token:rpc-s3cret"}, params...)})
-		resp, err := http.Post(endpoint, "application/json", bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		var v map[string]any
-		if err := json.Unmarshal(raw, &v); err != nil {
-			t.Fatalf("%s: not JSON: %q", method, raw)
-		}
+		_, v := rpcCall(t, endpoint, method, append([]any{"token:rpc-s3cret"}, params...)...)
 		return v
 	}
 	cookie := "Cookie: " + netconftest.CookieName + "=" + netconftest.CookieValue

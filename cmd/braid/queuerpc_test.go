@@ -45,42 +45,10 @@ func TestQueueRunServesRPC(t *testing.T) {
 	m := mirrortest.New(t, data)
 	state, dir := t.TempDir(), t.TempDir()
 	t.Setenv("BRAID_RPC_SECRET", "rpc-s3cret")
-	var out syncBuffer
-	var errOut bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- cmdQueue(context.Background(), []string{"--state", state, "run", "-d", dir, "--rpc-listen", "127.0.0.1:0"}, &out, &errOut)
-	}()
-	addr := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)/jsonrpc`)
-	var endpoint string
-	for deadline := time.Now().Add(20 * time.Second); endpoint == ""; {
-		if m := addr.FindStringSubmatch(out.String()); m != nil {
-			endpoint = "http://" + m[1] + "/jsonrpc"
-			break
-		}
-		select {
-		case code := <-done:
-			t.Fatalf("queue run ended (%d): %s %s", code, out.String(), errOut.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no RPC address said in 20 s: %q", out.String())
-		}
-	}
+	endpoint, done, out, errOut := startQueueRPC(t, state, dir)
 	call := func(method string, params ...any) (int, map[string]any) {
 		t.Helper()
-		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "1", "method": method, "params": params})
-		resp, err := http.Post(endpoint, "application/json", bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		var v map[string]any
-		if err := json.Unmarshal(raw, &v); err != nil {
-			t.Fatalf("%s: not JSON: %q", method, raw)
-		}
-		return resp.StatusCode, v
+		return rpcCall(t, endpoint, method, params...)
 	}
 	if code, v := call("aria2.getGlobalStat", "token:wrong"); code != http.StatusBadRequest || !strings.Contains(jsonText(v["error"]), "Unauthorized") {
 		t.Fatalf("wrong token: HTTP %d, %v; want 400 Unauthorized", code, v)
@@ -120,6 +88,50 @@ func TestQueueRunServesRPC(t *testing.T) {
 	if strings.Contains(out.String()+errOut.String(), "rpc-s3cret") {
 		t.Error("the secret is in queue run's output")
 	}
+}
+
+// startQueueRPC runs `braid queue run --rpc-listen 127.0.0.1:0` on state,
+// saving in dir, and returns the endpoint it says it answers on, the
+// channel its exit status comes on, and its output so far.
+func startQueueRPC(t *testing.T, state, dir string) (endpoint string, done <-chan int, out, errOut *syncBuffer) {
+	t.Helper()
+	out, errOut = &syncBuffer{}, &syncBuffer{}
+	exit := make(chan int, 1)
+	go func() {
+		exit <- cmdQueue(context.Background(), []string{"--state", state, "run", "-d", dir, "--rpc-listen", "127.0.0.1:0"}, out, errOut)
+	}()
+	addr := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)/jsonrpc`)
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		if m := addr.FindStringSubmatch(out.String()); m != nil {
+			return "http://" + m[1] + "/jsonrpc", exit, out, errOut
+		}
+		select {
+		case code := <-exit:
+			t.Fatalf("queue run ended (%d): %s %s", code, out.String(), errOut.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no RPC address said in 20 s: %q", out.String())
+		}
+	}
+}
+
+// rpcCall posts one JSON-RPC call and returns the HTTP status and the
+// decoded answer.
+func rpcCall(t *testing.T, endpoint, method string, params ...any) (int, map[string]any) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "1", "method": method, "params": params})
+	resp, err := http.Post(endpoint, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var v map[string]any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("%s: not JSON: %q", method, raw)
+	}
+	return resp.StatusCode, v
 }
 
 func jsonText(v any) string {
