@@ -97,17 +97,7 @@ func TestWindowMouse(t *testing.T) {
 	}
 	q.Close()
 
-	env := append(os.Environ(),
-		"DISPLAY="+display,
-		"PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"HOME="+home,
-		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_RUNTIME_DIR="+filepath.Join(tmp, "run"),
-		"DBUS_SESSION_BUS_ADDRESS=",
-		"BRAID_STATE="+state,
-		"FYNE_THEME=light",
-		"FYNE_SCALE=1",
-	)
+	env := windowEnv(display, tmp, state, "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	win := exec.CommandContext(ctx, bin)
@@ -122,16 +112,7 @@ func TestWindowMouse(t *testing.T) {
 		_ = win.Wait()
 	}()
 
-	xdo := func(args ...string) string {
-		t.Helper()
-		cmd := exec.CommandContext(ctx, xdotool, args...)
-		cmd.Env = env
-		b, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("xdotool %s: %v\n%s", strings.Join(args, " "), err, out.String())
-		}
-		return string(b)
-	}
+	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	ids := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))
 	if len(ids) == 0 {
 		t.Fatalf("the window never showed\n%s", out.String())

@@ -267,6 +267,40 @@ func colours(img image.Image) int {
 // realWindow prepares a test that runs the real braid binary in real
 // windows: it skips without Xvfb (or with -short), builds the binary into a
 // temporary folder and starts a private Xvfb display for it.
+// windowEnv is the environment of a real window in a test: the test's own
+// display, a home and runtime folder under tmp, the state folder, no
+// session bus, the light theme at scale 1; extra ("NAME=value") is added
+// last, so it may override.
+func windowEnv(display, tmp, state string, extra ...string) []string {
+	home := filepath.Join(tmp, "home")
+	env := append(os.Environ(),
+		"DISPLAY="+display,
+		"HOME="+home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_RUNTIME_DIR="+filepath.Join(tmp, "run"),
+		"DBUS_SESSION_BUS_ADDRESS=",
+		"BRAID_STATE="+state,
+		"FYNE_THEME=light",
+		"FYNE_SCALE=1",
+	)
+	return append(env, extra...)
+}
+
+// xdoRunner runs xdotool in env and returns what it printed; a failure
+// fails the test with what the window said (out).
+func xdoRunner(ctx context.Context, t *testing.T, xdotool string, env []string, out *bytes.Buffer) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, xdotool, args...)
+		cmd.Env = env
+		b, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("xdotool %s: %v\n%s", strings.Join(args, " "), err, out.String())
+		}
+		return string(b)
+	}
+}
+
 func realWindow(t *testing.T) (tmp, bin, display string) {
 	t.Helper()
 	xvfb, err := exec.LookPath("Xvfb")

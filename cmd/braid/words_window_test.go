@@ -107,17 +107,7 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 	}
 	q.Close()
 
-	env := append(os.Environ(),
-		"DISPLAY="+display,
-		"HOME="+home,
-		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_RUNTIME_DIR="+filepath.Join(tmp, "run"),
-		"DBUS_SESSION_BUS_ADDRESS=",
-		"BRAID_STATE="+state,
-		"BRAID_DUMP_TEXTS="+dump,
-		"FYNE_THEME=light",
-		"FYNE_SCALE=1",
-	)
+	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	win := exec.CommandContext(ctx, bin)
@@ -131,16 +121,7 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 		_ = win.Process.Kill()
 		_ = win.Wait()
 	}()
-	xdo := func(args ...string) string {
-		t.Helper()
-		cmd := exec.CommandContext(ctx, xdotool, args...)
-		cmd.Env = env
-		b, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("xdotool %s: %v\n%s", strings.Join(args, " "), err, out.String())
-		}
-		return string(b)
-	}
+	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	keep := func(name string) {
 		dir := os.Getenv("BRAID_TEST_SHOTS")
 		if dir == "" {
