@@ -2,7 +2,6 @@ package main
 
 import (
 	"archive/tar"
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -15,6 +14,7 @@ import (
 	"testing"
 
 	"braid/engine/metalink"
+	"braid/engine/peercorpus"
 	"braid/engine/resolve"
 )
 
@@ -26,39 +26,6 @@ import (
 // refuses with one clear line and exit 1, and otherwise shows exactly the
 // reader's files, refusals and warnings, in text and in --json; and the
 // spot checks below hold what inspect prints to the peers' assertions.
-
-func inspectPeerCorpus(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("BRAID_PEER_CORPUS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "peer-corpus") // from cmd/braid: the repository root's ../shared
-	}
-	if _, err := os.Stat(filepath.Join(dir, "MANIFEST.tsv")); err != nil {
-		t.Skipf("peer corpus not found at %s (CI clones shared/ beside the repository; BRAID_PEER_CORPUS names another place): %v", dir, err)
-	}
-	return dir
-}
-
-func inspectManifest(t *testing.T, dir string) []string {
-	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "MANIFEST.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if line := sc.Text(); line != "" && !strings.HasPrefix(line, "#") {
-			name, _, _ := strings.Cut(line, "\t")
-			out = append(out, name)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // inspectSafely runs inspect with empty defaults (so no locale narrows
 // anything), failing the test on a panic.
@@ -188,9 +155,9 @@ var inspectSpots = map[string]struct {
 
 // TestInspectPeerCorpus runs inspect over every document of the corpus.
 func TestInspectPeerCorpus(t *testing.T) {
-	dir := inspectPeerCorpus(t)
+	dir := peercorpus.Dir(t)
 	spots := 0
-	for _, name := range inspectManifest(t, dir) {
+	for _, name := range peercorpus.Files(t, dir, "") {
 		if strings.HasSuffix(name, ".tar.gz") {
 			continue // TestInspectPeerCorpusWget2Seeds
 		}
@@ -228,7 +195,7 @@ func TestInspectPeerCorpusWget2Seeds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("2115 documents; -short skips them")
 	}
-	dir := inspectPeerCorpus(t)
+	dir := peercorpus.Dir(t)
 	f, err := os.Open(filepath.Join(dir, "metalink", "wget2", "fuzz-corpus.tar.gz"))
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package metalink_test
 
 import (
 	"archive/tar"
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"braid/engine/metalink"
+	"braid/engine/peercorpus"
 	"braid/engine/signature"
 )
 
@@ -30,71 +30,6 @@ import (
 // Braid deliberately differs, the row says so in differs, argued from the
 // RFC; the check then asserts Braid's own answer, so neither can drift
 // unnoticed.
-
-// peerCorpus returns the corpus folder, or skips the test.
-func peerCorpus(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("BRAID_PEER_CORPUS")
-	if dir == "" {
-		root, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-				break
-			}
-			up := filepath.Dir(root)
-			if up == root {
-				t.Skip("peer corpus: no go.mod above the test; cannot find ../shared/peer-corpus")
-			}
-			root = up
-		}
-		dir = filepath.Join(root, "..", "shared", "peer-corpus")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "MANIFEST.tsv")); err != nil {
-		t.Skipf("peer corpus not found at %s (CI clones shared/ beside the repository; BRAID_PEER_CORPUS names another place): %v", dir, err)
-	}
-	return dir
-}
-
-// manifestEntry is one line of MANIFEST.tsv.
-type manifestEntry struct {
-	File, Repo, Path, Commit, How, Note string
-}
-
-// readManifest reads the corpus's MANIFEST.tsv, keeping the entries under
-// prefix ("metalink/", "resourcesync/").
-func readManifest(t *testing.T, dir, prefix string) []manifestEntry {
-	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "MANIFEST.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []manifestEntry
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		c := strings.Split(line, "\t")
-		for len(c) < 6 {
-			c = append(c, "")
-		}
-		if strings.HasPrefix(c[0], prefix) {
-			out = append(out, manifestEntry{c[0], c[1], c[2], c[3], c[4], c[5]})
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(out) == 0 {
-		t.Fatalf("MANIFEST.tsv lists nothing under %s", prefix)
-	}
-	return out
-}
 
 // peerCase is what Braid must make of one corpus document.
 type peerCase struct {
@@ -1052,8 +987,8 @@ func init() {
 // TestPeerCorpusMetalink reads every Metalink document of the peer corpus
 // and holds Braid to what the peers' own tests assert (see peerCases).
 func TestPeerCorpusMetalink(t *testing.T) {
-	dir := peerCorpus(t)
-	entries := readManifest(t, dir, "metalink/")
+	dir := peercorpus.Dir(t)
+	entries := peercorpus.Manifest(t, dir, "metalink/")
 	seen := map[string]bool{}
 	for _, e := range entries {
 		seen[e.File] = true
@@ -1152,7 +1087,7 @@ func checkSignatures(t *testing.T, d *metalink.Document) {
 // Braid must also answer each with a document or an error that says what
 // is wrong, in bounded time and memory.
 func TestPeerCorpusWget2Seeds(t *testing.T) {
-	dir := peerCorpus(t)
+	dir := peercorpus.Dir(t)
 	f, err := os.Open(filepath.Join(dir, "metalink", "wget2", "fuzz-corpus.tar.gz"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package resourcesync_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"braid/engine/peercorpus"
 	"braid/engine/resourcesync"
 )
 
@@ -23,60 +23,6 @@ import (
 // says, and skips when it is absent. Every document has a row citing the
 // resync test that reads it and what that test asserts; where Braid
 // deliberately differs, differs argues it from the specification.
-
-func peerCorpus(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("BRAID_PEER_CORPUS")
-	if dir == "" {
-		root, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-				break
-			}
-			up := filepath.Dir(root)
-			if up == root {
-				t.Skip("peer corpus: no go.mod above the test; cannot find ../shared/peer-corpus")
-			}
-			root = up
-		}
-		dir = filepath.Join(root, "..", "shared", "peer-corpus")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "MANIFEST.tsv")); err != nil {
-		t.Skipf("peer corpus not found at %s (CI clones shared/ beside the repository; BRAID_PEER_CORPUS names another place): %v", dir, err)
-	}
-	return dir
-}
-
-// manifestFiles lists the corpus files under prefix.
-func manifestFiles(t *testing.T, dir, prefix string) []string {
-	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "MANIFEST.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if name, _, _ := strings.Cut(line, "\t"); strings.HasPrefix(name, prefix) {
-			out = append(out, name)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(out) == 0 {
-		t.Fatalf("MANIFEST.tsv lists nothing under %s", prefix)
-	}
-	return out
-}
 
 // rsCase is what Braid's reader must make of one corpus file.
 type rsCase struct {
@@ -378,9 +324,9 @@ var rsCases = map[string]rsCase{
 // TestPeerCorpusResourceSync reads every ResourceSync file of the peer
 // corpus and holds Braid's reader to what resync's tests assert of it.
 func TestPeerCorpusResourceSync(t *testing.T) {
-	dir := peerCorpus(t)
+	dir := peercorpus.Dir(t)
 	seen := map[string]bool{}
-	for _, name := range manifestFiles(t, dir, "resourcesync/") {
+	for _, name := range peercorpus.Files(t, dir, "resourcesync/") {
 		seen[name] = true
 		c, ok := rsCases[name]
 		if !ok {
@@ -426,7 +372,7 @@ func TestPeerCorpusResourceSync(t *testing.T) {
 // /.well-known/resourcesync names ../data/capabilitylist.xml, which names
 // resourcelist.xml, whose relative <loc> a_resource is the one resource.
 func TestPeerCorpusResyncFind(t *testing.T) {
-	dir := peerCorpus(t)
+	dir := peercorpus.Dir(t)
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(dir, "resourcesync", "resync", "find", "find1"))))
 	defer srv.Close()
 	f := &resourcesync.Fetcher{HTTP: srv.Client()}
@@ -459,7 +405,7 @@ func TestPeerCorpusResyncFind(t *testing.T) {
 // and refuses "bad_capability" (test32_parse_bad_capability); Braid's
 // fetcher, served those documents, does the same.
 func TestPeerCorpusResyncCapabilities(t *testing.T) {
-	dir := peerCorpus(t)
+	dir := peercorpus.Dir(t)
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(dir, "resourcesync", "resync-inline"))))
 	defer srv.Close()
 	f := &resourcesync.Fetcher{HTTP: srv.Client()}
