@@ -14,9 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/anacrolix/torrent/bencode"
-	"github.com/anacrolix/torrent/metainfo"
-
 	"braid/bench/mirror"
 )
 
@@ -98,26 +95,10 @@ func idleTorrent(o string, c *mirror.Content) (string, error) {
 	if err := writeContent(p, c); err != nil {
 		return "", err
 	}
-	info := metainfo.Info{PieceLength: torrentPieceLength}
-	if err := info.BuildFromFilePath(p); err != nil {
-		return "", err
-	}
 	// A tracker that is not there: nothing listens on port 1.
-	mi := &metainfo.MetaInfo{Announce: "http://127.0.0.1:1/announce"}
-	var err error
-	if mi.InfoBytes, err = bencode.Marshal(info); err != nil {
-		return "", err
-	}
 	tf := o + ".torrent"
-	f, err := os.Create(tf)
-	if err != nil {
-		return "", err
-	}
-	if err := mi.Write(f); err != nil {
-		f.Close()
-		return "", err
-	}
-	return tf, f.Close()
+	_, err := writeTorrent(tf, p, "http://127.0.0.1:1/announce")
+	return tf, err
 }
 
 // runIdleChild runs bin until a line of its output contains ready, then

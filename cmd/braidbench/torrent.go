@@ -54,24 +54,9 @@ func runTorrentScenario(ctx context.Context, dir string, size int64, braid, aria
 
 	const port = 16969
 	announce := fmt.Sprintf("http://127.0.0.1:%d/announce", port)
-	info := metainfo.Info{PieceLength: torrentPieceLength}
-	if err := info.BuildFromFilePath(filepath.Join(seedDir, "file.bin")); err != nil {
-		return err
-	}
-	mi := &metainfo.MetaInfo{Announce: announce, UrlList: []string{web.URL()}}
-	if mi.InfoBytes, err = bencode.Marshal(info); err != nil {
-		return err
-	}
 	tf := filepath.Join(dir, "file.torrent")
-	f, err := os.Create(tf)
+	mi, err := writeTorrent(tf, filepath.Join(seedDir, "file.bin"), announce, web.URL())
 	if err != nil {
-		return err
-	}
-	if err := mi.Write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
 		return err
 	}
 	defer os.Remove(tf)
@@ -218,24 +203,8 @@ func runWebSeedScenario(ctx context.Context, dir string, size int64, braid, aria
 		return err
 	}
 	defer web.Close()
-	info := metainfo.Info{PieceLength: torrentPieceLength}
-	if err := info.BuildFromFilePath(filepath.Join(seedDir, "file.bin")); err != nil {
-		return err
-	}
-	mi := &metainfo.MetaInfo{UrlList: []string{web.URL()}}
-	if mi.InfoBytes, err = bencode.Marshal(info); err != nil {
-		return err
-	}
 	tf := filepath.Join(dir, "webseed.torrent")
-	f, err := os.Create(tf)
-	if err != nil {
-		return err
-	}
-	if err := mi.Write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if _, err := writeTorrent(tf, filepath.Join(seedDir, "file.bin"), "", web.URL()); err != nil {
 		return err
 	}
 	defer os.Remove(tf)
@@ -252,4 +221,27 @@ func runWebSeedScenario(ctx context.Context, dir string, size int64, braid, aria
 	}
 	res.print(out)
 	return nil
+}
+
+// writeTorrent writes to path the .torrent of one file, announced to
+// announce ("" for none) with the given web seeds, and returns it.
+func writeTorrent(path, file, announce string, webSeeds ...string) (*metainfo.MetaInfo, error) {
+	info := metainfo.Info{PieceLength: torrentPieceLength}
+	if err := info.BuildFromFilePath(file); err != nil {
+		return nil, err
+	}
+	mi := &metainfo.MetaInfo{Announce: announce, UrlList: webSeeds}
+	var err error
+	if mi.InfoBytes, err = bencode.Marshal(info); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := mi.Write(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return mi, f.Close()
 }
