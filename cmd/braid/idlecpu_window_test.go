@@ -3,8 +3,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -45,24 +43,7 @@ func BenchmarkIdleWindowCPU(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	// Xvfb picks a free display and writes its number to -displayfd.
-	r, w, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	x := exec.CommandContext(ctx, xvfb, "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
-	x.ExtraFiles = []*os.File{w}
-	if err := x.Start(); err != nil {
-		b.Fatal(err)
-	}
-	w.Close()
-	defer func() { _ = x.Process.Kill(); _ = x.Wait() }()
-	line, err := bufio.NewReader(r).ReadString('\n')
-	r.Close()
-	if err != nil {
-		b.Fatalf("Xvfb: %v", err)
-	}
-	display := ":" + strings.TrimSpace(line)
+	display := startXvfb(b, xvfb)
 
 	state := filepath.Join(tmp, "state")
 	dest := filepath.Join(tmp, "downloads")
@@ -91,36 +72,10 @@ func BenchmarkIdleWindowCPU(b *testing.B) {
 	}
 	q.Close()
 
-	env := append(os.Environ(),
-		"DISPLAY="+display,
-		"HOME="+home,
-		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_RUNTIME_DIR="+filepath.Join(tmp, "run"),
-		"DBUS_SESSION_BUS_ADDRESS=",
-		"BRAID_STATE="+state,
-		"FYNE_THEME=light",
-		"FYNE_SCALE=1",
-	)
-	start := func(path string) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, path)
-		cmd.Env = env
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		return cmd
-	}
-	xdo := func(args ...string) string {
-		cmd := exec.CommandContext(ctx, xdotool, args...)
-		cmd.Env = env
-		out, err := cmd.Output()
-		if err != nil {
-			b.Fatalf("xdotool %s: %v", strings.Join(args, " "), err)
-		}
-		return string(out)
-	}
+	env := windowEnv(display, tmp, state)
+	var out syncBuffer
+	start := func(path string) *exec.Cmd { return startWindow(ctx, b, path, env, &out) }
+	xdo := xdoRunner(ctx, b, xdotool, env, &out)
 	bareCmd := start(bare)
 	xdo("search", "--sync", "--name", "^Bare Fyne$")
 	braidCmd := start(bin)

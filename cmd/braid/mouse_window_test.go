@@ -100,17 +100,8 @@ func TestWindowMouse(t *testing.T) {
 	env := windowEnv(display, tmp, state, "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	win := exec.CommandContext(ctx, bin)
-	win.Env = env
-	var out bytes.Buffer
-	win.Stdout, win.Stderr = &out, &out
-	if err := win.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = win.Process.Kill()
-		_ = win.Wait()
-	}()
+	var out syncBuffer
+	win := startWindow(ctx, t, bin, env, &out)
 
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	ids := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))
@@ -387,12 +378,7 @@ func TestWindowMouse(t *testing.T) {
 	if err := win.Wait(); err != nil {
 		t.Fatalf("Quit: %v\n%s", err, out.String())
 	}
-	win = exec.CommandContext(ctx, bin)
-	win.Env = env
-	win.Stdout, win.Stderr = &out, &out
-	if err := win.Start(); err != nil {
-		t.Fatal(err)
-	}
+	win = startWindow(ctx, t, bin, env, &out)
 	wid = strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
 	var again []bar
 	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -170,7 +171,7 @@ func writeMetalink(t *testing.T, dir, meta string, data []byte, name string, pie
 
 // startXvfb starts Xvfb on a free display and returns the display name;
 // the server is killed when the test ends.
-func startXvfb(t *testing.T, xvfb string) string {
+func startXvfb(t testing.TB, xvfb string) string {
 	t.Helper()
 	for n := 90; n < 190; n++ {
 		if displayTaken(n) {
@@ -203,7 +204,7 @@ func displayTaken(n int) bool {
 
 // tryXvfb starts Xvfb on display n and waits for its socket; false when
 // another server took the display first.
-func tryXvfb(t *testing.T, xvfb string, n int) bool {
+func tryXvfb(t testing.TB, xvfb string, n int) bool {
 	t.Helper()
 	cmd := exec.Command(xvfb, fmt.Sprintf(":%d", n), "-screen", "0", "1280x800x24", "-nolisten", "tcp")
 	var log bytes.Buffer
@@ -286,9 +287,26 @@ func windowEnv(display, tmp, state string, extra ...string) []string {
 	return append(env, extra...)
 }
 
+// startWindow starts the program at path (Braid's window, or a bare Fyne
+// one) in env with its output to out, and kills it when the test ends.
+func startWindow(ctx context.Context, t testing.TB, path string, env []string, out io.Writer) *exec.Cmd {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, path)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	return cmd
+}
+
 // xdoRunner runs xdotool in env and returns what it printed; a failure
 // fails the test with what the window said (out).
-func xdoRunner(ctx context.Context, t *testing.T, xdotool string, env []string, out *bytes.Buffer) func(args ...string) string {
+func xdoRunner(ctx context.Context, t testing.TB, xdotool string, env []string, out fmt.Stringer) func(args ...string) string {
 	return func(args ...string) string {
 		t.Helper()
 		cmd := exec.CommandContext(ctx, xdotool, args...)

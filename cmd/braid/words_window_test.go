@@ -110,17 +110,8 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	win := exec.CommandContext(ctx, bin)
-	win.Env = env
-	var out bytes.Buffer
-	win.Stdout, win.Stderr = &out, &out
-	if err := win.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = win.Process.Kill()
-		_ = win.Wait()
-	}()
+	var out syncBuffer
+	startWindow(ctx, t, bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	keep := func(name string) {
 		dir := os.Getenv("BRAID_TEST_SHOTS")
