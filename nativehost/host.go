@@ -43,6 +43,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"braid/platform"
 	"braid/queue"
@@ -264,7 +266,7 @@ func (h *host) add(ctx context.Context, req request) (reply, error) {
 		h.close()
 		a, err := h.opts.Forward(ctx, l)
 		if err == nil {
-			return reply{Job: a.Job, Name: a.Name, Warning: a.Warning}, nil
+			return reply{Job: a.Job, Name: a.Name, Warning: sentence(a.Warning)}, nil
 		}
 		if !errors.Is(err, platform.ErrNotRunning) && !errors.Is(err, platform.ErrElsewhere) {
 			return reply{}, err
@@ -278,7 +280,21 @@ func (h *host) add(ctx context.Context, req request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	return reply{Job: a.Job, Name: a.Name, Warning: a.Warning}, nil
+	return reply{Job: a.Job, Name: a.Name, Warning: sentence(a.Warning)}, nil
+}
+
+// sentence makes a note a sentence of its own, for the popup that shows
+// it after "Added NAME.".
+func sentence(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	s = string(unicode.ToUpper(r)) + s[n:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
 }
 
 // AddOptions configure AddLink.
