@@ -25,10 +25,6 @@ import (
 	"braid/queue"
 )
 
-// hostCookie is the browser's session cookie in the native host tests;
-// no file of the state folder may hold it.
-const hostCookie = "s3ss10n-from-the-browser-4e1d"
-
 // TestNativeHostStartsTheWindow: with no Braid running, a link handed to
 // `braid native-host` (as Chromium starts it) starts the window, which
 // takes the link with the browser's login cookie, runs it at once and
