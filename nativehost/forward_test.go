@@ -131,8 +131,11 @@ func TestAddForAnotherQueueStaysWithTheHost(t *testing.T) {
 	}
 }
 
-// With no Braid running, the host queues the link as before.
+// With no Braid running, the host queues the link as before; without a
+// keyring it says the cookies could not be kept.
 func TestAddWithNobodyRunning(t *testing.T) {
+	queue.UseKeyring(nil)
+	t.Cleanup(func() { queue.UseKeyring(nil) })
 	srv, _ := loginServer(t)
 	state := t.TempDir()
 	dir, err := os.MkdirTemp("", "bsock")
@@ -144,5 +147,8 @@ func TestAddWithNobodyRunning(t *testing.T) {
 		`{"id":1,"type":"add","url":"`+srv.URL+`/f.bin","userAgent":"TestBrowser/1.0","cookies":[{"name":"session","value":"`+secret+`"}]}`)
 	if got[0]["ok"] != true || got[0]["name"] != "f.bin" {
 		t.Fatalf("add: %v", got[0])
+	}
+	if w, _ := got[0]["warning"].(string); !strings.HasPrefix(w, "Braid is not running") || !strings.Contains(w, "add the link again") {
+		t.Errorf("warning %q, want that the cookies could not be kept", w)
 	}
 }

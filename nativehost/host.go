@@ -280,8 +280,17 @@ func (h *host) add(ctx context.Context, req request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
+	if h.opts.Forward != nil && a.Warning == queue.NoKeyringNote {
+		// No Braid took the link, and this host's memory ends with it.
+		a.Warning = NotKeptNote
+	}
 	return reply{Job: a.Job, Name: a.Name, Warning: sentence(a.Warning)}, nil
 }
+
+// NotKeptNote is the host's answer when it queued a link with cookies
+// itself (no Braid running, none could be opened) on a system without a
+// keyring: the cookies are gone when the host ends.
+const NotKeptNote = "Braid is not running and this system has no keyring (Secret Service), so the login cookies could not be kept: the download waits in Braid's queue and will stop at its next start asking for them; open Braid and add the link again"
 
 // sentence makes a note a sentence of its own, for the popup that shows
 // it after "Added NAME.".
