@@ -36,8 +36,8 @@ type Handoff struct {
 	Args []string `json:"args"` // sources as given on the command line
 	Dir  string   `json:"dir"`  // the second process's working directory, for relative paths
 	// Wake says a job was added to the queue behind the window's back (by
-	// the browsers' native host): the window runs it without showing
-	// itself.
+	// another process; the browsers' native host of an earlier Braid
+	// did): the window runs it without showing itself.
 	Wake bool `json:"wake,omitempty"`
 	// Add is a link the browser hands to Braid (through the native host),
 	// with the login that reaches it: the running Braid adds it and keeps
