@@ -14,8 +14,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"braid/platform"
 )
 
 // marionette is a session of Firefox's remote protocol, Marionette (what
@@ -112,9 +110,10 @@ func (m *marionette) eval(t *testing.T, script string) string {
 // half in Debian's Firefox ESR, driven over Marionette (Firefox's own
 // remote protocol; Debian has no geckodriver): the extension is installed as a
 // temporary add-on, the host registered in ~/.mozilla by
-// platform.RegisterNativeHost, and a link behind a cookie login is added
-// from the popup. Firefox starts the host with the manifest's path and
-// the extension's ID.
+// platform.RegisterNativeHost, and a link behind a cookie login on nginx
+// is added from the popup; the running Braid downloads it with Firefox's
+// cookie and the file lands verified. Firefox starts the host with the
+// manifest's path and the extension's ID.
 func TestFirefoxDownloadWithBraid(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
@@ -130,18 +129,11 @@ func TestFirefoxDownloadWithBraid(t *testing.T) {
 		t.Skip("firefox is not installed (Debian: apt-get install firefox-esr)")
 	}
 	r := newBrowserRig(t)
-	host := filepath.Join(t.TempDir(), "testhost")
-	build := exec.Command("go", "build", "-o", host, "./internal/testhost")
-	build.Env = r.env
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the test host: %v\n%s", err, out)
-	}
 	if err := os.MkdirAll(filepath.Join(r.home, ".mozilla"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := platform.RegisterNativeHost(Registration(host, "--state", r.state, "--dir", r.dl)); err != nil {
-		t.Fatal(err)
-	}
+	r.buildHost(t)
+	r.startBraid(t)
 
 	// The extension's moz-extension:// UUID is random per profile unless
 	// the profile names it.
@@ -221,22 +213,26 @@ user_pref("app.update.enabled", false);
 	if !strings.HasPrefix(status, "Added report.bin") {
 		t.Errorf("popup status %q, want Added report.bin", status)
 	}
-	if !strings.Contains(rows, "report.bin") || !strings.Contains(rows, "queued") {
-		t.Errorf("popup rows %q, want report.bin queued", rows)
+	if !strings.Contains(rows, "report.bin") || !strings.Contains(rows, "queued") && !strings.Contains(rows, "running") {
+		t.Errorf("popup rows %q, want report.bin queued or running", rows)
 	}
 	caller, err := os.ReadFile(filepath.Join(r.state, "caller.txt"))
 	if err != nil || string(caller) != FirefoxExtensionID {
 		t.Errorf("the host was started for %q (%v), want %s", caller, err, FirefoxExtensionID)
 	}
-	r.mu.Lock()
-	asks := append([]string(nil), r.fileAsks...)
-	r.mu.Unlock()
-	if len(asks) == 0 || !strings.HasPrefix(asks[0], "true|") || !strings.Contains(asks[0], "Firefox/") {
-		t.Errorf("requests for the file (cookie ok|user agent): %q; want Firefox's cookie and user agent", asks)
-	}
 	jobs := r.jobs(t)
 	if len(jobs) != 1 || jobs[0].Source != link || len(jobs[0].Files) != 1 || jobs[0].Files[0].Name != "report.bin" {
-		t.Errorf("queue holds %+v, want report.bin from %s", jobs, link)
+		t.Fatalf("queue holds %+v, want report.bin from %s", jobs, link)
+	}
+	r.landedVerified(t, r.waitDone(t, jobs[0].ID), "report.bin", r.report)
+	asks := r.site.asks(t, "/files/report.bin")
+	if len(asks) < 2 {
+		t.Errorf("nginx saw %d requests for report.bin, want Braid's look and its download", len(asks))
+	}
+	for _, a := range asks {
+		if !strings.HasPrefix(a, "true|") || !strings.Contains(a, "Firefox/") {
+			t.Errorf("a request for report.bin came as %q (cookie ok|user agent); want Firefox's cookie and user agent", a)
+		}
 	}
 	r.noCookieInState(t)
 }

@@ -16,14 +16,18 @@
 //
 // A failed request answers {"ok": false, "error": "…"}.
 //
-// "add" puts the download in Braid's queue, the database the window
-// shares: the window shows it at once and starts it when its runner next
-// looks (Options.Wake), and a Braid that is not running finds it queued at
-// its next start. The browser's cookies and user agent are used to read
-// the URL (its name and size behind a login) and go with the job, sent
-// only to the link's host: the cookies as a secret the queue keeps in the
-// system keyring (or, without one, for this session only), never in the
-// database, a log or an error.
+// "add" hands the link to the running Braid (the window, or `braid queue
+// run`) through the user's private socket (Options.Forward): that Braid
+// reads the URL with the browser's cookies and user agent (its name and
+// size behind a login), adds the download to its queue and keeps the
+// cookies for its session, so the download it runs now sends them. The
+// host itself lives for one message or one popup: a secret kept in its
+// memory would die with it. With no Braid running (Forward says
+// platform.ErrNotRunning) the host adds the download to the queue itself,
+// where the next Braid finds it; the cookies then last only where the
+// system has a keyring, and the answer says so when it has none. The
+// cookies go with the job as a secret, sent only to the link's host, never
+// in the database, a log or an error.
 package nativehost
 
 import (
@@ -35,9 +39,12 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"braid/platform"
 	"braid/queue"
@@ -64,9 +71,13 @@ type Options struct {
 	// Dir is the folder downloads go to; "" is the queue's download
 	// folder setting.
 	Dir string
-	// Wake is called after a job is added, so a running window starts
-	// it; nil: the job waits for the runner's next look.
+	// Wake is called after the host added a job itself, so a running
+	// Braid starts it; nil: the job waits for the runner's next look.
 	Wake func()
+	// Forward hands a link to the running Braid and returns its answer;
+	// platform.ErrNotRunning or platform.ErrElsewhere: the host adds the
+	// link itself. nil: the host always adds links itself.
+	Forward func(context.Context, platform.Link) (platform.Answer, error)
 	// HTTPClient's transport reads the URLs given to "add" (with the
 	// browser's cookies); nil: http.DefaultTransport.
 	HTTPClient *http.Client
@@ -93,22 +104,13 @@ func Caller(args []string) string {
 
 // request is one message from the extension.
 type request struct {
-	ID        json.RawMessage `json:"id,omitempty"`
-	Type      string          `json:"type"`
-	URL       string          `json:"url,omitempty"`
-	Referrer  string          `json:"referrer,omitempty"`
-	UserAgent string          `json:"userAgent,omitempty"`
-	Cookies   []cookie        `json:"cookies,omitempty"`
-	Filename  string          `json:"filename,omitempty"`
-}
-
-// cookie is one of the cookies the browser would send for the URL, as
-// chrome.cookies.getAll gives it (other fields are ignored).
-type cookie struct {
-	Name   string `json:"name"`
-	Value  string `json:"value"`
-	Path   string `json:"path,omitempty"`
-	Secure bool   `json:"secure,omitempty"`
+	ID        json.RawMessage   `json:"id,omitempty"`
+	Type      string            `json:"type"`
+	URL       string            `json:"url,omitempty"`
+	Referrer  string            `json:"referrer,omitempty"`
+	UserAgent string            `json:"userAgent,omitempty"`
+	Cookies   []platform.Cookie `json:"cookies,omitempty"`
+	Filename  string            `json:"filename,omitempty"`
 }
 
 // Download is one of Braid's downloads as "list" tells it to the popup.
@@ -169,6 +171,7 @@ type host struct {
 func (h *host) close() {
 	if h.q != nil {
 		_ = h.q.Close()
+		h.q = nil
 	}
 }
 
@@ -225,7 +228,7 @@ func (h *host) handle(ctx context.Context, b []byte) reply {
 
 // scrub removes cookie values from a text meant for the extension (an
 // error): no path should put them there, and none may.
-func scrub(s string, cookies []cookie) string {
+func scrub(s string, cookies []platform.Cookie) string {
 	for _, c := range cookies {
 		if c.Value != "" {
 			s = strings.ReplaceAll(s, c.Value, "…")
@@ -234,54 +237,144 @@ func scrub(s string, cookies []cookie) string {
 	return s
 }
 
-// add puts req.URL in the queue.
+// add hands req's link to the running Braid, or puts it in the queue.
 func (h *host) add(ctx context.Context, req request) (reply, error) {
-	u, err := checkURL(req.URL)
-	if err != nil {
+	if _, err := checkURL(req.URL); err != nil {
 		return reply{}, err
 	}
-	var out string
+	l := platform.Link{URL: req.URL, UserAgent: req.UserAgent, Cookies: req.Cookies, Dir: h.opts.Dir}
 	if req.Filename != "" {
 		// The browser's suggestion may be a whole path (Windows or not).
-		out = filepath.Base(strings.ReplaceAll(req.Filename, `\`, "/"))
+		l.Filename = filepath.Base(strings.ReplaceAll(req.Filename, `\`, "/"))
 	}
-	referrer := ""
 	if req.Referrer != "" {
 		if r, err := url.Parse(req.Referrer); err == nil && (r.Scheme == "http" || r.Scheme == "https") {
 			r.User, r.Fragment = nil, ""
-			referrer = r.String()
+			l.Referrer = r.String()
+		}
+	}
+	if h.opts.Forward != nil {
+		dir, err := queue.Dir(h.opts.StateDir)
+		if err != nil {
+			return reply{}, err
+		}
+		if l.State, err = filepath.Abs(dir); err != nil {
+			return reply{}, err
+		}
+		// The running Braid (or the one the forward starts) owns the
+		// queue; this host must not hold it open meanwhile.
+		h.close()
+		a, err := h.opts.Forward(ctx, l)
+		if err == nil {
+			return reply{Job: a.Job, Name: a.Name, Warning: sentence(a.Warning)}, nil
+		}
+		if !errors.Is(err, platform.ErrNotRunning) && !errors.Is(err, platform.ErrElsewhere) {
+			return reply{}, err
 		}
 	}
 	q, err := h.queue()
 	if err != nil {
 		return reply{}, err
 	}
-	var note string // that the cookies last this session only, where no keyring keeps them
-	d := &rpc.QueueDownloads{Queue: q, Wake: h.opts.Wake, HTTPClient: h.client(u, req.Cookies, req.UserAgent, referrer),
-		Note: func(n string) { note = n }}
-	if h.opts.Dir != "" {
-		d.SetDir(h.opts.Dir)
+	a, err := AddLink(ctx, q, l, AddOptions{Wake: h.opts.Wake, HTTPClient: h.opts.HTTPClient})
+	if err != nil {
+		return reply{}, err
 	}
-	// The browser's cookies go with the job as a Cookie header for the
-	// link's host, kept as a secret (the system keyring, or this session
-	// only), never in the database.
+	if h.opts.Forward != nil && a.Warning == queue.NoKeyringNote {
+		// No Braid took the link, and this host's memory ends with it.
+		a.Warning = NotKeptNote
+	}
+	return reply{Job: a.Job, Name: a.Name, Warning: sentence(a.Warning)}, nil
+}
+
+// NotKeptNote is the host's answer when it queued a link with cookies
+// itself (no Braid running, none could be opened) on a system without a
+// keyring: the cookies are gone when the host ends.
+const NotKeptNote = "Braid is not running and this system has no keyring (Secret Service), so the login cookies could not be kept: the download waits in Braid's queue and will stop at its next start asking for them; open Braid and add the link again"
+
+// sentence makes a note a sentence of its own, for the popup that shows
+// it after "Added NAME.".
+func sentence(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	s = string(unicode.ToUpper(r)) + s[n:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+// AddOptions configure AddLink.
+type AddOptions struct {
+	// Wake is called after the job is added (not paused), so the runner
+	// starts it; nil: none.
+	Wake func()
+	// HTTPClient's transport reads the link; nil: http.DefaultTransport.
+	HTTPClient *http.Client
+}
+
+// AddLink adds a link a browser handed over to q: it reads the link as
+// the browser would (its cookies, user agent and referrer) for its name
+// and size, and keeps the cookies (as a Cookie header for the link's
+// host) and the user agent with the job as secrets of this process and
+// the system keyring, never in the database. Answer.Warning is the
+// queue's note when no keyring keeps them beyond this process. Errors
+// never hold the cookies' values.
+func AddLink(ctx context.Context, q *queue.Queue, l platform.Link, o AddOptions) (platform.Answer, error) {
+	u, err := checkURL(l.URL)
+	if err != nil {
+		return platform.Answer{}, err
+	}
+	var note string
+	d := &rpc.QueueDownloads{Queue: q, Wake: o.Wake, HTTPClient: client(o.HTTPClient, u, l.Cookies, l.UserAgent, l.Referrer),
+		Note: func(n string) { note = n }}
+	if l.Dir != "" {
+		d.SetDir(l.Dir)
+	}
 	var headers []string
-	if len(req.Cookies) > 0 {
-		pairs := make([]string, 0, len(req.Cookies))
-		for _, c := range req.Cookies {
+	if len(l.Cookies) > 0 {
+		pairs := make([]string, 0, len(l.Cookies))
+		for _, c := range l.Cookies {
 			pairs = append(pairs, c.Name+"="+c.Value)
 		}
 		headers = append(headers, "Cookie: "+strings.Join(pairs, "; "))
 	}
-	id, err := d.AddURIs(ctx, []string{req.URL}, rpc.AddOptions{Out: out, Referer: referrer, UserAgent: req.UserAgent, Headers: headers})
+	id, err := d.AddURIs(ctx, []string{l.URL}, rpc.AddOptions{Out: l.Filename, Referer: l.Referrer, UserAgent: l.UserAgent, Headers: headers})
 	if err != nil {
-		return reply{}, err
+		return platform.Answer{}, errors.New(scrub(err.Error(), l.Cookies))
 	}
-	rep := reply{Job: id, Warning: note}
+	a := platform.Answer{Job: id, Warning: note}
 	if j, err := q.Get(id); err == nil && len(j.Files) > 0 {
-		rep.Name = j.Files[0].Path()
+		a.Name = j.Files[0].Path()
 	}
-	return rep, nil
+	return a, nil
+}
+
+// Take is AddLink for the running Braid that got l through its socket:
+// it refuses (platform.ErrElsewhere, so the host adds it itself) a link
+// meant for another state folder's queue, or when this process does not
+// run q.
+func Take(ctx context.Context, q *queue.Queue, l platform.Link, o AddOptions) (platform.Answer, error) {
+	mine := filepath.Dir(q.Path())
+	if l.State != "" && !sameDir(l.State, mine) {
+		return platform.Answer{}, fmt.Errorf("%w: it runs the queue of %s", platform.ErrElsewhere, mine)
+	}
+	if !q.Owner() {
+		return platform.Answer{}, fmt.Errorf("%w: another Braid runs the queue of %s", platform.ErrElsewhere, mine)
+	}
+	return AddLink(ctx, q, l, o)
+}
+
+// sameDir: a and b name one folder.
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // checkURL takes the links Braid downloads: http, https and ftp.
@@ -307,10 +400,10 @@ func checkURL(s string) (*url.URL, error) {
 // client reads u as the browser would: with its cookies for u (kept in
 // memory only, and sent back only where the browser would send them) and
 // its user agent and referrer.
-func (h *host) client(u *url.URL, cookies []cookie, userAgent, referrer string) *http.Client {
+func client(hc *http.Client, u *url.URL, cookies []platform.Cookie, userAgent, referrer string) *http.Client {
 	base := http.DefaultTransport
-	if h.opts.HTTPClient != nil && h.opts.HTTPClient.Transport != nil {
-		base = h.opts.HTTPClient.Transport
+	if hc != nil && hc.Transport != nil {
+		base = hc.Transport
 	}
 	c := &http.Client{Transport: &browserTransport{base: base, userAgent: userAgent, referrer: referrer}}
 	if len(cookies) > 0 {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -21,14 +22,71 @@ var ErrRunning = errors.New("braid is already running")
 // ErrNotRunning: no Braid of this user is listening.
 var ErrNotRunning = errors.New("braid is not running")
 
+// ErrElsewhere: the running Braid does not take this handoff because it
+// is not the Braid it is meant for (it runs another state folder's queue,
+// or runs headless and opens no window). The sender goes on by itself.
+var ErrElsewhere = errors.New("the running braid is not the one for this")
+
+// ErrRefused is wrapped by Forward's error when the running Braid
+// refused the handoff.
+var ErrRefused = errors.New("the running braid refused")
+
 // Handoff is what a second `braid SOURCE...` hands to the running one.
 type Handoff struct {
 	Args []string `json:"args"` // sources as given on the command line
 	Dir  string   `json:"dir"`  // the second process's working directory, for relative paths
 	// Wake says a job was added to the queue behind the window's back (by
-	// the browsers' native host): the window runs it without showing
-	// itself.
+	// another process; the browsers' native host of an earlier Braid
+	// did): the window runs it without showing itself.
 	Wake bool `json:"wake,omitempty"`
+	// Add is a link the browser hands to Braid (through the native host),
+	// with the login that reaches it: the running Braid adds it and keeps
+	// the cookies for its session, which a short-lived host cannot.
+	Add *Link `json:"add,omitempty"`
+}
+
+// Link is a download a browser hands over: the link, how the browser
+// would ask for it, and where it goes. Its cookies are secrets: Link's
+// String and Format never show them, and nothing may log them.
+type Link struct {
+	URL       string   `json:"url"`
+	Referrer  string   `json:"referrer,omitempty"`
+	UserAgent string   `json:"userAgent,omitempty"`
+	Cookies   []Cookie `json:"cookies,omitempty"`
+	Filename  string   `json:"filename,omitempty"` // the browser's name for the file
+	// Dir is the folder the file goes to; "": the queue's.
+	Dir string `json:"dir,omitempty"`
+	// State is the queue's state folder the link is for (absolute); the
+	// running Braid takes it only when it runs that queue.
+	State string `json:"state,omitempty"`
+}
+
+// Cookie is one of the cookies the browser would send with the link.
+type Cookie struct {
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	Path   string `json:"path,omitempty"`
+	Secure bool   `json:"secure,omitempty"`
+}
+
+// String names the link and its cookies, without their values.
+func (l Link) String() string {
+	names := make([]string, len(l.Cookies))
+	for i, c := range l.Cookies {
+		names[i] = c.Name + "=…"
+	}
+	return fmt.Sprintf("%s (cookies %s)", l.URL, strings.Join(names, "; "))
+}
+
+// Format keeps %v, %+v and %#v from printing the cookies' values.
+func (l Link) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, l.String()) }
+
+// Answer is what the running Braid tells the sender back, besides ok:
+// for an added link, its job, its file's name and a note for the user.
+type Answer struct {
+	Job     int64  `json:"job,omitempty"`
+	Name    string `json:"name,omitempty"`
+	Warning string `json:"warning,omitempty"`
 }
 
 // SocketPath is the per-user socket the running Braid listens on: in
@@ -92,8 +150,10 @@ func alive(path string) bool {
 
 // Serve calls handle for every handoff until ctx ends or Close is called.
 // handle runs on Serve's goroutines, one per connection; it must not block
-// for long (the second process waits for the answer).
-func (in *Instance) Serve(ctx context.Context, handle func(Handoff) error) error {
+// for long (the second process waits for the answer), except for an Add,
+// which may read the link first (up to addTimeout). An error that wraps
+// ErrElsewhere tells the sender to go on by itself.
+func (in *Instance) Serve(ctx context.Context, handle func(Handoff) (Answer, error)) error {
 	stop := context.AfterFunc(ctx, func() { in.ln.Close() })
 	defer stop()
 	for {
@@ -113,7 +173,11 @@ func (in *Instance) Serve(ctx context.Context, handle func(Handoff) error) error
 	}
 }
 
-func (in *Instance) answer(c net.Conn, handle func(Handoff) error) {
+// addTimeout bounds the handling of an Add: the running Braid reads the
+// link (its name and size, behind the login) before it answers.
+const addTimeout = 2 * time.Minute
+
+func (in *Instance) answer(c net.Conn, handle func(Handoff) (Answer, error)) {
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
 	if !samePeer(c) {
@@ -125,12 +189,25 @@ func (in *Instance) answer(c net.Conn, handle func(Handoff) error) {
 		fmt.Fprintf(c, "refused: %v\n", err)
 		return
 	}
-	if err := handle(h); err != nil {
-		fmt.Fprintf(c, "refused: %v\n", err)
-		return
+	if h.Add != nil {
+		_ = c.SetDeadline(time.Now().Add(addTimeout))
 	}
-	fmt.Fprintln(c, "ok")
+	a, err := handle(h)
+	switch {
+	case errors.Is(err, ErrElsewhere):
+		fmt.Fprintf(c, "elsewhere: %s\n", oneLine(err.Error()))
+	case err != nil:
+		fmt.Fprintf(c, "refused: %s\n", oneLine(err.Error()))
+	case a == Answer{}:
+		fmt.Fprintln(c, "ok")
+	default:
+		b, _ := json.Marshal(a) // plain strings and a number: never fails
+		fmt.Fprintf(c, "ok %s\n", b)
+	}
 }
+
+// oneLine keeps an error's text on the answer's one line.
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
 // Close stops listening and removes the socket.
 func (in *Instance) Close() error {
@@ -143,28 +220,60 @@ func (in *Instance) Close() error {
 
 // Forward hands h to the user's running Braid and waits for its answer.
 // It returns ErrNotRunning when none listens (or only a stale socket is
-// left), so the caller becomes the running one.
-func Forward(ctx context.Context, path string, h Handoff) error {
+// left), so the caller becomes the running one; an error wrapping
+// ErrElsewhere when the running Braid is not the one for h; one wrapping
+// ErrRefused when it refused h. A Link's cookies go only to a Braid of
+// this user: the socket's folder must be this user's alone, and (where
+// the system tells) the listener must run as this user.
+func Forward(ctx context.Context, path string, h Handoff) (Answer, error) {
+	if h.Add != nil {
+		if err := checkPrivate(filepath.Dir(path)); err != nil {
+			return Answer{}, err
+		}
+	}
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
-		return ErrNotRunning
+		return Answer{}, ErrNotRunning
 	}
 	defer c.Close()
+	if h.Add != nil && !samePeer(c) {
+		return Answer{}, fmt.Errorf("the socket %s is another user's: the link's cookies are not handed to it", path)
+	}
 	if dl, ok := ctx.Deadline(); ok {
 		_ = c.SetDeadline(dl)
+	} else if h.Add != nil {
+		_ = c.SetDeadline(time.Now().Add(addTimeout))
 	} else {
 		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
 	}
 	if err := json.NewEncoder(c).Encode(h); err != nil {
-		return fmt.Errorf("handing over to the running braid: %w", err)
+		return Answer{}, fmt.Errorf("handing over to the running braid: %w", err)
 	}
 	line, err := bufio.NewReader(c).ReadString('\n')
 	if err != nil {
-		return fmt.Errorf("the running braid did not answer: %w", err)
+		return Answer{}, fmt.Errorf("the running braid did not answer: %w", err)
 	}
-	if line != "ok\n" {
-		return fmt.Errorf("the running braid %s", line[:len(line)-1])
+	line = strings.TrimSuffix(line, "\n")
+	switch {
+	case line == "ok":
+		return Answer{}, nil
+	case strings.HasPrefix(line, "ok "):
+		var a Answer
+		if err := json.Unmarshal([]byte(line[len("ok "):]), &a); err != nil {
+			return Answer{}, fmt.Errorf("the running braid's answer: %w", err)
+		}
+		return a, nil
+	case strings.HasPrefix(line, "elsewhere: "):
+		return Answer{}, fmt.Errorf("%w: %s", ErrElsewhere, line[len("elsewhere: "):])
+	case strings.HasPrefix(line, "refused: "):
+		return Answer{}, &refusedError{line[len("refused: "):]}
 	}
-	return nil
+	return Answer{}, fmt.Errorf("the running braid answered %q", line)
 }
+
+// refusedError is the running Braid's refusal.
+type refusedError struct{ why string }
+
+func (e *refusedError) Error() string { return "the running braid refused: " + e.why }
+func (e *refusedError) Unwrap() error { return ErrRefused }

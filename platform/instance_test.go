@@ -3,10 +3,13 @@ package platform
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -22,7 +25,7 @@ func TestMain(m *testing.M) {
 			os.Exit(3)
 		}
 		os.Stdout.WriteString("listening\n")
-		_ = in.Serve(context.Background(), func(Handoff) error { return nil })
+		_ = in.Serve(context.Background(), func(Handoff) (Answer, error) { return Answer{}, nil })
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -39,7 +42,7 @@ func socketPath(t *testing.T) string {
 	return filepath.Join(dir, "run", "braid.sock")
 }
 
-func serve(t *testing.T, in *Instance, handle func(Handoff) error) {
+func serve(t *testing.T, in *Instance, handle func(Handoff) (Answer, error)) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -59,10 +62,10 @@ func TestForwardReachesTheRunningInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := make(chan Handoff, 1)
-	serve(t, in, func(h Handoff) error { got <- h; return nil })
+	serve(t, in, func(h Handoff) (Answer, error) { got <- h; return Answer{}, nil })
 
 	want := Handoff{Args: []string{"ubuntu.meta4", "https://example.org/x.iso"}, Dir: "/home/u"}
-	if err := Forward(context.Background(), path, want); err != nil {
+	if _, err := Forward(context.Background(), path, want); err != nil {
 		t.Fatalf("Forward: %v", err)
 	}
 	select {
@@ -85,15 +88,15 @@ func TestForwardReportsRefusal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	serve(t, in, func(Handoff) error { return errors.New("queue is locked") })
-	err = Forward(context.Background(), path, Handoff{Args: []string{"a.meta4"}})
-	if err == nil || err.Error() != "the running braid refused: queue is locked" {
+	serve(t, in, func(Handoff) (Answer, error) { return Answer{}, errors.New("queue is locked") })
+	_, err = Forward(context.Background(), path, Handoff{Args: []string{"a.meta4"}})
+	if err == nil || err.Error() != "the running braid refused: queue is locked" || !errors.Is(err, ErrRefused) {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestForwardWithNobodyListening(t *testing.T) {
-	if err := Forward(context.Background(), socketPath(t), Handoff{}); !errors.Is(err, ErrNotRunning) {
+	if _, err := Forward(context.Background(), socketPath(t), Handoff{}); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("err = %v, want ErrNotRunning", err)
 	}
 }
@@ -131,8 +134,8 @@ func TestListenReplacesStaleSocket(t *testing.T) {
 		t.Fatalf("Listen over a stale socket: %v", err)
 	}
 	got := make(chan Handoff, 1)
-	serve(t, in, func(h Handoff) error { got <- h; return nil })
-	if err := Forward(context.Background(), path, Handoff{Args: []string{"x.meta4"}}); err != nil {
+	serve(t, in, func(h Handoff) (Answer, error) { got <- h; return Answer{}, nil })
+	if _, err := Forward(context.Background(), path, Handoff{Args: []string{"x.meta4"}}); err != nil {
 		t.Fatalf("Forward to the new instance: %v", err)
 	}
 	if h := <-got; len(h.Args) != 1 || h.Args[0] != "x.meta4" {
@@ -159,5 +162,89 @@ func TestSocketFolderIsPrivate(t *testing.T) {
 	}
 	if perm := fi.Mode().Perm(); perm != 0o700 {
 		t.Fatalf("socket folder mode = %o, want 700", perm)
+	}
+}
+
+// A link from the browser reaches the running Braid with its cookies, and
+// its answer (the job, the file's name, a note) comes back; a running
+// Braid that is not the one for it says so apart from a refusal.
+func TestForwardLinkAndAnswer(t *testing.T) {
+	path := socketPath(t)
+	in, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan Handoff, 1)
+	serve(t, in, func(h Handoff) (Answer, error) {
+		switch {
+		case h.Add == nil:
+			return Answer{}, errors.New("no link")
+		case h.Add.State != "/state":
+			return Answer{}, fmt.Errorf("%w: it runs the queue of /other", ErrElsewhere)
+		}
+		got <- h
+		return Answer{Job: 7, Name: "report.bin", Warning: "kept for this session"}, nil
+	})
+	link := &Link{URL: "https://example.org/report.bin", Referrer: "https://example.org/page", UserAgent: "Test/1",
+		Cookies: []Cookie{{Name: "session", Value: "s3cr3t", Path: "/", Secure: true}}, Dir: "/dl", State: "/state"}
+	a, err := Forward(context.Background(), path, Handoff{Add: link})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != (Answer{Job: 7, Name: "report.bin", Warning: "kept for this session"}) {
+		t.Errorf("answer %+v", a)
+	}
+	if h := <-got; !reflect.DeepEqual(h.Add, link) {
+		t.Errorf("the running Braid got %+v, want %+v", *h.Add, *link)
+	}
+
+	other := *link
+	other.State = "/elsewhere"
+	_, err = Forward(context.Background(), path, Handoff{Add: &other})
+	if !errors.Is(err, ErrElsewhere) || errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "/other") {
+		t.Errorf("a link for another queue: err = %v, want ErrElsewhere", err)
+	}
+	_, err = Forward(context.Background(), path, Handoff{Wake: true})
+	if !errors.Is(err, ErrRefused) || errors.Is(err, ErrElsewhere) {
+		t.Errorf("a refusal: err = %v, want ErrRefused", err)
+	}
+}
+
+// A Link never prints its cookies' values, however it is formatted.
+func TestLinkHidesCookies(t *testing.T) {
+	l := Link{URL: "https://example.org/f", Cookies: []Cookie{{Name: "session", Value: "s3cr3t"}}}
+	for _, s := range []string{fmt.Sprint(l), fmt.Sprintf("%+v", l), fmt.Sprintf("%#v", l), fmt.Sprintf("%v", &l), fmt.Sprintf("%+v", Handoff{Add: &l})} {
+		if strings.Contains(s, "s3cr3t") {
+			t.Errorf("%q shows the cookie", s)
+		}
+		if !strings.Contains(s, "session=…") {
+			t.Errorf("%q does not name the cookie", s)
+		}
+	}
+}
+
+// Secrets go to no socket whose folder other users may enter.
+func TestForwardLinkRefusesOpenFolder(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows keeps the socket in the user's profile, private by its access list")
+	}
+	path := socketPath(t)
+	in, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handled := make(chan Handoff, 1)
+	serve(t, in, func(h Handoff) (Answer, error) { handled <- h; return Answer{}, nil })
+	if err := os.Chmod(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Forward(context.Background(), path, Handoff{Add: &Link{URL: "https://example.org/f", Cookies: []Cookie{{Name: "s", Value: "v"}}}})
+	if err == nil || !strings.Contains(err.Error(), "open to other users") {
+		t.Fatalf("err = %v, want the folder refused", err)
+	}
+	select {
+	case h := <-handled:
+		t.Fatalf("the link went through: %+v", h)
+	default:
 	}
 }

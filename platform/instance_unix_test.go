@@ -27,7 +27,7 @@ func TestOtherUserCannotConnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	handled := make(chan Handoff, 1)
-	serve(t, in, func(h Handoff) error { handled <- h; return nil })
+	serve(t, in, func(h Handoff) (Answer, error) { handled <- h; return Answer{}, nil })
 	// The folder above the socket folder must be enterable for the test to
 	// show that the socket folder itself is what stops the other user.
 	if err := os.Chmod(filepath.Dir(filepath.Dir(path)), 0o755); err != nil {

@@ -1,8 +1,10 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"net"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/engine/torrent/torrenttest"
 )
 
 // The conformance script (testdata/conformance.js) runs through the aria2
@@ -46,12 +49,15 @@ func clientLibrary(t *testing.T) string {
 }
 
 // script is what the conformance script needs: mirrors of one file and a
-// slow mirror, on loopback.
+// slow mirror, on loopback; a metalink of that file and a torrent.
 type script struct {
-	mirrors []string
-	size    int
-	sha     string
-	slow    string
+	mirrors  []string
+	size     int
+	sha      string
+	slow     string
+	metalink string // Metalink 4 of the file, named meta.bin
+	torrent  []byte // a .torrent of one small file, which no peer has
+	infoHash string
 }
 
 func newScript(t *testing.T) script {
@@ -60,7 +66,13 @@ func newScript(t *testing.T) script {
 	m2 := mirrortest.New(t, data)
 	slow := mirrortest.New(t, mirrortest.Bytes(16<<20, 8), mirrortest.Rate(64<<10), mirrortest.Path("/slow.bin"))
 	sum := sha256.Sum256(data)
-	return script{mirrors: []string{m1.URL(), m2.URL()}, size: len(data), sha: hex.EncodeToString(sum[:]), slow: slow.URL()}
+	mi := torrenttest.Make(t, t.TempDir(), "conformance.bin", 16<<10, []torrenttest.File{{Data: mirrortest.Bytes(40000, 9)}})
+	var tb bytes.Buffer
+	if err := mi.Write(&tb); err != nil {
+		t.Fatal(err)
+	}
+	return script{mirrors: []string{m1.URL(), m2.URL()}, size: len(data), sha: hex.EncodeToString(sum[:]), slow: slow.URL(),
+		metalink: meta4("meta.bin", data, m1.URL(), m2.URL()), torrent: tb.Bytes(), infoHash: mi.HashInfoBytes().HexString()}
 }
 
 // run runs the script against the server on port and fails the test with
@@ -74,7 +86,8 @@ func (s script) run(t *testing.T, node string, port int, secret, dir string) {
 	cmd.Env = append(os.Environ(),
 		"RPC_PORT="+strconv.Itoa(port), "RPC_SECRET="+secret, "DIR="+dir,
 		"MIRRORS="+strings.Join(s.mirrors, " "), "FILE_SIZE="+strconv.Itoa(s.size), "FILE_SHA256="+s.sha,
-		"SLOW_URL="+s.slow)
+		"SLOW_URL="+s.slow, "METALINK="+s.metalink, "TORRENT_B64="+base64.StdEncoding.EncodeToString(s.torrent),
+		"TORRENT_INFOHASH="+s.infoHash)
 	out, err := cmd.CombinedOutput()
 	t.Logf("conformance.js:\n%s", out)
 	if err != nil {

@@ -1,10 +1,7 @@
 package rpc
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -124,20 +121,6 @@ func (a *QueueDownloads) destination(dir string) (string, error) {
 	return abs, nil
 }
 
-// refuseHeaders refuses what the queue cannot keep with a torrent or a
-// metalink job yet: extra headers (cookies, tokens) and a user agent of
-// its own. Taking them and dropping them would fetch a login page
-// instead of the file. addUri's links keep them (netOf).
-func refuseHeaders(o AddOptions) error {
-	if len(o.Headers) > 0 {
-		return fmt.Errorf("the header option for a torrent or a metalink: %w yet (only addUri's links keep headers)", ErrUnsupported)
-	}
-	if o.UserAgent != "" {
-		return fmt.Errorf("the user-agent option for a torrent or a metalink: %w yet (only addUri's links keep a user agent)", ErrUnsupported)
-	}
-	return nil
-}
-
 // netOf are the network settings addUri's headers and user agent make:
 // they go only to the hosts of uris (a Cookie line included), and the
 // queue keeps their values out of state.db (queue.SetNet).
@@ -158,15 +141,7 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 	}
 	first := uris[0]
 	if isTorrent(first) {
-		if err := refuseHeaders(o); err != nil {
-			return 0, err
-		}
-		spec, err := torrent.Resolve(ctx, first, a.HTTPClient)
-		if err != nil {
-			return 0, fmt.Errorf("read the torrent %s: %w", queue.Redact(first), err)
-		}
-		spec.WebSeeds = append(spec.WebSeeds, uris[1:]...)
-		return a.addTorrent(spec, first, dest, o)
+		return a.addTorrentURI(ctx, uris, dest, o)
 	}
 	net, ss, err := netOf(uris, o)
 	if err != nil {
@@ -263,77 +238,6 @@ func (a *QueueDownloads) started(id int64, o AddOptions) error {
 		a.Wake()
 	}
 	return nil
-}
-
-// AddTorrent implements Downloads.
-func (a *QueueDownloads) AddTorrent(ctx context.Context, b []byte, webSeeds []string, o AddOptions) (int64, error) {
-	if err := refuseHeaders(o); err != nil {
-		return 0, err
-	}
-	dest, err := a.destination(o.Dir)
-	if err != nil {
-		return 0, err
-	}
-	spec, err := torrent.ParseMetainfo(b)
-	if err != nil {
-		return 0, fmt.Errorf("read the torrent: %w", err)
-	}
-	spec.WebSeeds = append(spec.WebSeeds, webSeeds...)
-	source := "magnet:?xt=urn:btih:" + spec.InfoHash.HexString()
-	if spec.Name != "" {
-		source += "&dn=" + url.QueryEscape(spec.Name)
-	}
-	return a.addTorrent(spec, source, dest, o)
-}
-
-// addTorrent adds a torrent job and stores its torrent with it, so no run
-// reads the source again.
-func (a *QueueDownloads) addTorrent(spec *torrent.Spec, source, dest string, o AddOptions) (int64, error) {
-	if o.Out != "" {
-		return 0, fmt.Errorf("the out option for a torrent: %w (its files keep the torrent's names)", ErrUnsupported)
-	}
-	doc, err := torrent.Document(spec, source)
-	if err != nil {
-		return 0, fmt.Errorf("read the torrent: %w", err)
-	}
-	doc.Origin = source
-	id, err := a.Queue.Add(source, dest, doc, nil)
-	if err != nil {
-		return 0, err
-	}
-	if err := a.Queue.SetTorrentSpec(id, spec); err != nil {
-		_ = a.Queue.Remove(id, false)
-		return 0, err
-	}
-	return id, a.started(id, o)
-}
-
-// AddMetalink implements Downloads: every file of the document, in one job.
-func (a *QueueDownloads) AddMetalink(_ context.Context, b []byte, o AddOptions) ([]int64, error) {
-	if err := refuseHeaders(o); err != nil {
-		return nil, err
-	}
-	dest, err := a.destination(o.Dir)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := metalink.Parse(bytes.NewReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("read the metalink: %w", err)
-	}
-	if err := rename(doc, o.Out); err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(b)
-	source := "rpc://metalink/" + hex.EncodeToString(sum[:8])
-	if u, err := url.Parse(doc.Origin); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
-		source = doc.Origin
-	}
-	id, err := a.Queue.AddFrom(source, dest, doc, nil, queue.Origin{Referer: o.Referer})
-	if err != nil {
-		return nil, err
-	}
-	return []int64{id}, a.started(id, o)
 }
 
 // Pause implements Downloads.

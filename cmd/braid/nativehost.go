@@ -27,12 +27,11 @@ func cmdNativeHost(ctx context.Context, args []string, _, stderr io.Writer) int 
 		}
 		return 2
 	}
-	wake := func() {
-		// A running window takes the new job at once; with none, it waits
-		// in the queue for the next start.
-		_ = platform.Forward(ctx, platform.SocketPath(os.Getenv), platform.Handoff{Wake: true})
+	sock := platform.SocketPath(os.Getenv)
+	forward := func(ctx context.Context, l platform.Link) (platform.Answer, error) {
+		return handLink(ctx, sock, *state, l)
 	}
-	if err := nativehost.Serve(ctx, os.Stdin, os.Stdout, nativehost.Options{StateDir: *state, Wake: wake}); err != nil {
+	if err := nativehost.Serve(ctx, os.Stdin, os.Stdout, nativehost.Options{StateDir: *state, Forward: forward}); err != nil {
 		fmt.Fprintf(stderr, "braid native-host: %v\n", err)
 		return 1
 	}

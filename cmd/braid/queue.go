@@ -369,6 +369,7 @@ func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) erro
 		fmt.Fprintln(w, msg)
 		return nil
 	}
+	defer serveLinks(ctx, q, nil, f.dir, w)()
 	err = r.Run(ctx)
 	if ctx.Err() != nil {
 		fmt.Fprintln(w, "stopped; the jobs it was running are paused with their progress (braid queue resume ID goes on)")
@@ -394,6 +395,7 @@ func serveQueue(ctx context.Context, q *queue.Queue, r *runner.Runner, f runFlag
 	}}
 	dl.Note = func(m string) { fmt.Fprintln(w, m) }
 	dl.SetDir(f.dir)
+	defer serveLinks(ctx, q, dl.Wake, f.dir, w)()
 	srv, err := rpc.New(dl, rpc.Options{Secret: f.rpc.secret, AllowOrigins: f.rpc.origins, AllowRemote: f.rpc.remote,
 		Version: version, Shutdown: func(bool) { stop() }})
 	if err != nil {

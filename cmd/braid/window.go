@@ -88,11 +88,15 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	sock := platform.SocketPath(os.Getenv)
 	inst, err := platform.Listen(sock)
 	if errors.Is(err, platform.ErrRunning) {
-		if err := platform.Forward(ctx, sock, platform.Handoff{Args: sources, Dir: cwd}); err != nil {
+		_, err = platform.Forward(ctx, sock, platform.Handoff{Args: sources, Dir: cwd})
+		if err == nil {
+			return 0
+		}
+		if !errors.Is(err, platform.ErrElsewhere) {
 			fmt.Fprintf(stderr, "braid: %v\n", err)
 			return 1
 		}
-		return 0
+		// braid queue run holds the socket: the window opens beside it.
 	}
 	if err != nil {
 		// Without the socket Braid still works; it just cannot take
@@ -157,16 +161,19 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		served = make(chan struct{})
 		go func() {
 			defer close(served)
-			_ = inst.Serve(ctx, func(h platform.Handoff) error {
+			_ = inst.Serve(ctx, func(h platform.Handoff) (platform.Answer, error) {
+				if h.Add != nil {
+					return back.TakeLink(ctx, *h.Add)
+				}
 				if h.Wake {
 					back.Wake()
-					return nil
+					return platform.Answer{}, nil
 				}
 				for _, src := range absSources(h.Args, h.Dir) {
 					w.OpenSource(src)
 				}
 				fyne.Do(w.ShowWindow)
-				return nil
+				return platform.Answer{}, nil
 			})
 		}()
 	}

@@ -8,6 +8,9 @@
 //   MIRRORS                 space-separated URLs of one file (its mirrors)
 //   FILE_SIZE, FILE_SHA256  that file
 //   SLOW_URL                a URL that serves a file slowly (pause, remove)
+//   METALINK                a Metalink 4 document of that file, named meta.bin
+//   TORRENT_B64             a .torrent (base64) of a file no peer has
+//   TORRENT_INFOHASH        its info hash, in hex
 //
 // It prints one line per check and ends with "N passed, N failed"; its
 // exit status is 0 only when every check passed.
@@ -30,6 +33,9 @@ const mirrors = env("MIRRORS").split(" ");
 const fileSize = Number(env("FILE_SIZE"));
 const fileSHA = env("FILE_SHA256");
 const slowURL = env("SLOW_URL");
+const metalink = env("METALINK");
+const torrentB64 = env("TORRENT_B64");
+const infoHash = env("TORRENT_INFOHASH");
 const endpoint = `http://127.0.0.1:${port}/jsonrpc`;
 
 let passed = 0;
@@ -201,6 +207,25 @@ async function main() {
     gone = e;
   }
   check("a purged GID is not found", gone !== null);
+
+  // addMetalink and addTorrent take addUri's options: dir, pause, and
+  // (for the metalink's mirrors) header, user-agent and referer.
+  const mdir = path.join(dir, "from-metalink");
+  const mgids = await aria2.call("addMetalink", Buffer.from(metalink).toString("base64"), {
+    dir: mdir, pause: "true", header: ["X-Conformance: 1"], "user-agent": "conformance/1", referer: "http://example.org/page",
+  });
+  check("addMetalink answers GIDs", Array.isArray(mgids) && mgids.length === 1 && /^[0-9a-f]{16}$/.test(mgids[0]), mgids);
+  const ms = await aria2.call("tellStatus", mgids[0], ["status", "dir"]);
+  check("addMetalink paused, in its dir", ms.status === "paused" && ms.dir === mdir, ms);
+  await aria2.call("unpause", mgids[0]);
+  await until("the metalink's file", async () => (await aria2.call("tellStatus", mgids[0], ["status"])).status === "complete");
+  const mdata = fs.readFileSync(path.join(mdir, "meta.bin"));
+  check("the metalink's file is on disk", mdata.length === fileSize && crypto.createHash("sha256").update(mdata).digest("hex") === fileSHA);
+  const tdir = path.join(dir, "from-torrent");
+  const tgid = await aria2.call("addTorrent", torrentB64, [], { dir: tdir, pause: "true" });
+  const ts = await aria2.call("tellStatus", tgid, ["status", "dir", "infoHash"]);
+  check("addTorrent paused, in its dir", ts.status === "paused" && ts.dir === tdir && ts.infoHash === infoHash, ts);
+  await aria2.call("remove", tgid);
 
   await aria2.close();
 }

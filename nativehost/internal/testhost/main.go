@@ -1,7 +1,9 @@
 // Command testhost is Braid's native messaging host alone, for the
 // real-browser test: `testhost --state DIR --dir DIR BROWSER-ARGS...`.
 // It writes the caller the browser named to DIR/caller.txt of the state
-// folder, then serves stdin and stdout until the browser closes them.
+// folder, then serves stdin and stdout until the browser closes them,
+// handing links to the Braid running on the user's socket as `braid
+// native-host` does (it starts no window when none runs: it queues).
 package main
 
 import (
@@ -12,6 +14,7 @@ import (
 	"path/filepath"
 
 	"braid/nativehost"
+	"braid/platform"
 )
 
 func main() {
@@ -22,7 +25,11 @@ func main() {
 		_ = os.MkdirAll(*state, 0o700)
 		_ = os.WriteFile(filepath.Join(*state, "caller.txt"), []byte(nativehost.Caller(flag.Args())), 0o600)
 	}
-	err := nativehost.Serve(context.Background(), os.Stdin, os.Stdout, nativehost.Options{StateDir: *state, Dir: *dir})
+	sock := platform.SocketPath(os.Getenv)
+	forward := func(ctx context.Context, l platform.Link) (platform.Answer, error) {
+		return platform.Forward(ctx, sock, platform.Handoff{Add: &l})
+	}
+	err := nativehost.Serve(context.Background(), os.Stdin, os.Stdout, nativehost.Options{StateDir: *state, Dir: *dir, Forward: forward})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testhost: %v\n", err)
 		os.Exit(1)

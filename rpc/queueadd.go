@@ -1,0 +1,158 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+
+	"braid/engine/metalink"
+	"braid/engine/torrent"
+	"braid/queue"
+)
+
+// addTorrent, addMetalink and a .torrent or magnet given to addUri take
+// aria2's per-download options as far as they mean something for them:
+//
+//   - dir, pause and referer, for both (the referer is kept as the job's
+//     origin; a metalink's HTTP mirrors are sent it);
+//   - out, for a metalink of one file (a torrent's files keep the
+//     torrent's names);
+//   - header and user-agent: a metalink's job keeps them, like addUri's,
+//     for the hosts of its mirrors (queue.AddWithNet: the values stay out
+//     of state.db). A .torrent link is read with them (a tracker's site
+//     behind a login), and they are not kept: peers need no cookie. Given
+//     with a .torrent's bytes they are refused, since Braid's one
+//     BitTorrent client sends no per-download headers to web seeds.
+
+// refuseTorrentHeaders refuses headers and a user agent that a torrent
+// job would drop: taking them and dropping them would fetch a login page
+// from a web seed instead of the file.
+func refuseTorrentHeaders(o AddOptions) error {
+	if len(o.Headers) > 0 {
+		return fmt.Errorf("the header option for a torrent: %w (its web seeds get no headers of their own; a .torrent link given to addUri is read with them)", ErrUnsupported)
+	}
+	if o.UserAgent != "" {
+		return fmt.Errorf("the user-agent option for a torrent: %w (its web seeds get Braid's; a .torrent link given to addUri is read with it)", ErrUnsupported)
+	}
+	return nil
+}
+
+// addTorrentURI adds the .torrent link or magnet uris[0], the rest of
+// uris being web seeds; the link is read with o's headers and user agent.
+func (a *QueueDownloads) addTorrentURI(ctx context.Context, uris []string, dest string, o AddOptions) (int64, error) {
+	first := uris[0]
+	hc := a.HTTPClient
+	if len(o.Headers) > 0 || o.UserAgent != "" {
+		_, ss, err := netOf(uris[:1], o)
+		if err != nil {
+			return 0, err
+		}
+		hc = ss.Client(a.HTTPClient)
+	}
+	spec, err := torrent.Resolve(ctx, first, hc)
+	if err != nil {
+		return 0, fmt.Errorf("read the torrent %s: %w", queue.Redact(first), err)
+	}
+	spec.WebSeeds = append(spec.WebSeeds, uris[1:]...)
+	return a.addTorrent(spec, first, dest, o)
+}
+
+// AddTorrent implements Downloads.
+func (a *QueueDownloads) AddTorrent(ctx context.Context, b []byte, webSeeds []string, o AddOptions) (int64, error) {
+	if err := refuseTorrentHeaders(o); err != nil {
+		return 0, err
+	}
+	dest, err := a.destination(o.Dir)
+	if err != nil {
+		return 0, err
+	}
+	spec, err := torrent.ParseMetainfo(b)
+	if err != nil {
+		return 0, fmt.Errorf("read the torrent: %w", err)
+	}
+	spec.WebSeeds = append(spec.WebSeeds, webSeeds...)
+	source := "magnet:?xt=urn:btih:" + spec.InfoHash.HexString()
+	if spec.Name != "" {
+		source += "&dn=" + url.QueryEscape(spec.Name)
+	}
+	return a.addTorrent(spec, source, dest, o)
+}
+
+// addTorrent adds a torrent job and stores its torrent with it, so no run
+// reads the source again.
+func (a *QueueDownloads) addTorrent(spec *torrent.Spec, source, dest string, o AddOptions) (int64, error) {
+	if o.Out != "" {
+		return 0, fmt.Errorf("the out option for a torrent: %w (its files keep the torrent's names)", ErrUnsupported)
+	}
+	doc, err := torrent.Document(spec, source)
+	if err != nil {
+		return 0, fmt.Errorf("read the torrent: %w", err)
+	}
+	doc.Origin = source
+	id, err := a.Queue.AddFrom(source, dest, doc, nil, queue.Origin{Referer: o.Referer})
+	if err != nil {
+		return 0, err
+	}
+	if err := a.Queue.SetTorrentSpec(id, spec); err != nil {
+		_ = a.Queue.Remove(id, false)
+		return 0, err
+	}
+	return id, a.started(id, o)
+}
+
+// AddMetalink implements Downloads: every file of the document, in one job.
+func (a *QueueDownloads) AddMetalink(_ context.Context, b []byte, o AddOptions) ([]int64, error) {
+	dest, err := a.destination(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := metalink.Parse(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("read the metalink: %w", err)
+	}
+	if err := rename(doc, o.Out); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	source := "rpc://metalink/" + hex.EncodeToString(sum[:8])
+	if u, err := url.Parse(doc.Origin); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+		source = doc.Origin
+	}
+	origin := queue.Origin{Referer: o.Referer}
+	if len(o.Headers) == 0 && o.UserAgent == "" {
+		id, err := a.Queue.AddFrom(source, dest, doc, nil, origin)
+		if err != nil {
+			return nil, err
+		}
+		return []int64{id}, a.started(id, o)
+	}
+	// The headers go to the hosts of the document's mirrors (and of
+	// its origin, which a dynamic metalink is read from again).
+	var links []string
+	if source == doc.Origin {
+		links = append(links, source)
+	}
+	for _, f := range doc.Files {
+		for _, u := range f.URLs {
+			links = append(links, u.URL)
+		}
+	}
+	net, _, err := netOf(links, o)
+	if err != nil {
+		return nil, err
+	}
+	id, note, err := a.Queue.AddWithNet(source, dest, doc, nil, origin, net, o.Pause)
+	if err != nil {
+		return nil, err
+	}
+	if note != "" && a.Note != nil {
+		a.Note(note)
+	}
+	if !o.Pause && a.Wake != nil {
+		a.Wake()
+	}
+	return []int64{id}, nil
+}
