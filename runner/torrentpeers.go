@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"braid/engine/torrent"
 	"braid/queue"
@@ -80,4 +81,22 @@ func (r *Runner) SetTorrentFile(id int64, name string, want bool) error {
 		return fmt.Errorf("job %d: %s: %w", id, name, queue.ErrLastFile)
 	}
 	return fmt.Errorf("job %d: %w", id, err)
+}
+
+// fetched is the job's files that the torrent fetched, as SetTorrentFile
+// may have changed them since the run began; selected (the job's
+// selection then) when the torrent's names are not the job's (a magnet
+// queued before its file list was known, its one file named after the
+// torrent).
+func fetched(j queue.Job, selected, wanted []string) []string {
+	var out []string
+	for _, f := range j.Files {
+		if slices.Contains(wanted, f.Name) {
+			out = append(out, f.Name)
+		}
+	}
+	if len(out) == 0 {
+		return selected
+	}
+	return out
 }
