@@ -166,19 +166,28 @@ func sortPeers(ps []Peer) {
 	}
 }
 
+// How a peer was found (Peer.Source).
+const (
+	SourceTracker  = "tracker"
+	SourceIncoming = "incoming" // it connected to us
+	SourceDHT      = "DHT"
+	SourcePEX      = "PEX"
+	SourceDirect   = "direct" // given by the link or the caller
+)
+
 // sourceName says in a word how a peer was found.
 func sourceName(s torrent.PeerSource) string {
 	switch s {
 	case torrent.PeerSourceTracker:
-		return "tracker"
+		return SourceTracker
 	case torrent.PeerSourceIncoming:
-		return "incoming"
+		return SourceIncoming
 	case torrent.PeerSourceDhtGetPeers, torrent.PeerSourceDhtAnnouncePeer:
-		return "DHT"
+		return SourceDHT
 	case torrent.PeerSourcePex:
-		return "PEX"
+		return SourcePEX
 	case torrent.PeerSourceDirect:
-		return "direct"
+		return SourceDirect
 	}
 	return ""
 }

@@ -1,17 +1,12 @@
 package bridge
 
-import (
-	"log/slog"
-)
-
 // loadSeedPaused reads the done torrents whose seeding the user paused
 // before a restart, so they show paused still and Resume seeds them
 // again. An unreadable record loses only that: they show done.
 func (b *Backend) loadSeedPaused() {
 	ids, err := b.q.SeedPaused()
 	if err != nil {
-		slog.Warn("read the torrents whose seeding is paused", "err", err)
-		return
+		return // they show done, and Resume says it is not possible
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
