@@ -16,7 +16,7 @@ import (
 
 // PeerDetail is one peer of a torrent, as the Peers tab shows it.
 type PeerDetail struct {
-	Addr   string // host:port
+	Addr   string     // host:port
 	Client string     // the peer's program; "" unknown
 	Source PeerSource // how it was found
 	// Flags says whether the choke and interest flags were read; the
