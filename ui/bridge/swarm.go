@@ -94,8 +94,8 @@ func (b *Backend) SetFileWanted(id ui.JobID, name string, want bool) error {
 }
 
 // swarmDetail marks a torrent job's detail as one (the Peers and
-// Trackers tabs), lists the files it skips after those it fetches, and
-// lets each be fetched or skipped while its torrent downloads.
+// Trackers tabs) and, while its torrent downloads, lists the files it
+// skips after those it fetches and lets each be fetched or skipped.
 func (b *Backend) swarmDetail(d *ui.Detail, j queue.Job) {
 	for _, f := range j.Files {
 		if torrent.HasTorrent(docFile(j.Doc, f.Name)) {
@@ -113,6 +113,11 @@ func (b *Backend) swarmDetail(d *ui.Detail, j queue.Job) {
 		default:
 			downloading = tj.Snapshot().Phase == torrent.PhaseDownloading && tj.Files() != nil
 		}
+	}
+	if !downloading {
+		// Only the files fetched, as for any job: what a finished or
+		// paused torrent skipped is not its business now.
+		return
 	}
 	for _, f := range j.Files {
 		if !f.Selected {
