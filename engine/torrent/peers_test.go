@@ -226,3 +226,39 @@ func startOpentracker(t *testing.T, bin string, port int, ih metainfo.Hash) {
 		return err == nil
 	})
 }
+
+// What a look at a torrent's peers and trackers costs: the Peers tab
+// reads once a second while it shows, so this is the whole cost of
+// watching a torrent (nothing is gathered while nobody looks).
+func BenchmarkPeersAndTrackers(b *testing.B) {
+	src := b.TempDir()
+	mi := makeTorrent(b, src, "bench.bin", []testFile{{Data: randomBytes(b, 4<<20)}})
+	addr := seeder(b, src, mi)
+	mi.AnnounceList = [][]string{{"http://127.0.0.1:1/announce"}}
+	c := NewClient(Config{ListenHost: "127.0.0.1", Logger: discard, DownloadLimit: 16 << 10, Trackers: true})
+	b.Cleanup(func() { c.Close() })
+	spec := specOf(b, mi)
+	spec.Peers = []string{addr}
+	j, err := c.Start(context.Background(), &Request{Dir: b.TempDir(), Spec: spec})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(j.Stop)
+	for deadline := time.Now().Add(time.Minute); len(j.Peers()) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Fatal("no peer")
+		}
+	}
+	b.Run("peers", func(b *testing.B) {
+		for b.Loop() {
+			if len(j.Peers()) != 1 {
+				b.Fatal("the peer is gone")
+			}
+		}
+	})
+	b.Run("trackers", func(b *testing.B) {
+		for b.Loop() {
+			j.Trackers()
+		}
+	})
+}

@@ -106,14 +106,13 @@ func (b *Backend) swarmDetail(d *ui.Detail, j queue.Job) {
 	if !d.Torrent {
 		return
 	}
-	downloading := false
-	if tj, ok := b.runner.LiveTorrent(int64(d.ID)); ok {
-		select {
-		case <-tj.Done():
-		default:
-			downloading = tj.Snapshot().Phase == torrent.PhaseDownloading && tj.Files() != nil
-		}
-	}
+	// The reading Detail has just taken (torrentDetail): no second
+	// snapshot.
+	b.tor.mu.Lock()
+	r := b.tor.last[int64(d.ID)]
+	b.tor.mu.Unlock()
+	_, running := b.runner.LiveTorrent(int64(d.ID))
+	downloading := running && r != nil && r.snap.Phase == torrent.PhaseDownloading && len(r.snap.Files) > 0
 	if !downloading {
 		// Only the files fetched, as for any job: what a finished or
 		// paused torrent skipped is not its business now.
