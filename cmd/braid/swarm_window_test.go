@@ -168,6 +168,13 @@ func TestWindowPeersAndTrackers(t *testing.T) {
 	click("TRACKERS", "510,452")
 	texts += waitText("the trackers", good, "Working", dead, "refused")
 	keep("swarm-trackers")
+	if shots != "" {
+		// For the eye: the Files tab of the downloading torrent, its
+		// file ticked (fetched).
+		click("FILES", "45,452")
+		time.Sleep(time.Second)
+		keep("swarm-files")
+	}
 	for _, line := range strings.Split(texts, "\n") {
 		if f := explain.RawFragment(line); f != "" {
 			t.Errorf("the window shows raw error text %q: %q", f, line)

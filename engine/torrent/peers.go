@@ -39,8 +39,9 @@ type Peer struct {
 	// Encrypted: the connection uses MSE/PE (header or full RC4);
 	// UTP: it runs over uTP rather than TCP. Read with Flags.
 	Encrypted, UTP bool
-	// DownRate and UpRate are bytes per second, measured between two
-	// calls of Peers (the library's own averages on the first).
+	// DownRate and UpRate are bytes per second, measured between calls
+	// of Peers and smoothed over about three seconds of them; on the
+	// first call, its bytes over the job's time so far.
 	DownRate, UpRate float64
 	// Downloaded and Uploaded are the piece bytes received (useful ones)
 	// and sent on this connection.
@@ -66,6 +67,8 @@ func (p Peer) Progress() float64 {
 type peerSample struct {
 	read, written int64
 	at            time.Time
+	down, up      float64 // the rates shown, smoothed
+	measured      bool    // down and up were measured between two calls
 }
 
 // Peers returns the torrent's peer connections now, ordered by address.
@@ -100,8 +103,6 @@ func (j *Job) Peers() []Peer {
 			Uploaded:   st.BytesWrittenData.Int64(),
 			Pieces:     st.RemotePieceCount,
 			NumPieces:  n,
-			DownRate:   st.DownloadRate,
-			UpRate:     st.LastWriteUploadRate,
 		}
 		if pc.RemoteAddr != nil {
 			p.Addr = pc.RemoteAddr.String()
@@ -115,13 +116,27 @@ func (j *Job) Peers() []Peer {
 		} else {
 			p.Client = ClientFromPeerID(p.ID)
 		}
+		if up := now.Sub(j.start).Seconds(); up > 0 {
+			// First seen: its bytes over the job's time, a floor (the
+			// library's own average counts only the moments it waited
+			// for a chunk, and reads many times the real rate).
+			p.DownRate, p.UpRate = float64(p.Downloaded)/up, float64(p.Uploaded)/up
+		}
 		if s, ok := last[pc]; ok {
+			// A limited rate arrives in bursts (the limiter's): smoothed
+			// over about three seconds of calls, as the job's speed is.
+			p.DownRate, p.UpRate = s.down, s.up
 			if dt := now.Sub(s.at).Seconds(); dt > 0 {
-				p.DownRate = max(0, float64(p.Downloaded-s.read)/dt)
-				p.UpRate = max(0, float64(p.Uploaded-s.written)/dt)
+				w := min(dt/3, 1)
+				if !s.measured {
+					w = 1 // the first guess is only a floor
+				}
+				p.DownRate += (max(0, float64(p.Downloaded-s.read)/dt) - s.down) * w
+				p.UpRate += (max(0, float64(p.Uploaded-s.written)/dt) - s.up) * w
 			}
 		}
-		seen[pc] = peerSample{read: p.Downloaded, written: p.Uploaded, at: now}
+		_, measured := last[pc]
+		seen[pc] = peerSample{read: p.Downloaded, written: p.Uploaded, at: now, down: p.DownRate, up: p.UpRate, measured: measured}
 		if n > 0 {
 			p.Bitfield = make([]byte, (n+7)/8)
 			it := pc.PeerPieces().Iterator()
