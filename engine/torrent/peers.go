@@ -39,9 +39,10 @@ type Peer struct {
 	// Encrypted: the connection uses MSE/PE (header or full RC4);
 	// UTP: it runs over uTP rather than TCP. Read with Flags.
 	Encrypted, UTP bool
-	// DownRate and UpRate are bytes per second, measured between calls
-	// of Peers and smoothed over about three seconds of them; on the
-	// first call, its bytes over the job's time so far.
+	// DownRate and UpRate are bytes per second over the last five
+	// seconds or more of calls of Peers (since the last call when calls
+	// are further apart); on the first call, its bytes over the job's
+	// time so far.
 	DownRate, UpRate float64
 	// Downloaded and Uploaded are the piece bytes received (useful ones)
 	// and sent on this connection.
@@ -62,14 +63,17 @@ func (p Peer) Progress() float64 {
 	return min(1, float64(p.Pieces)/float64(p.NumPieces))
 }
 
-// peerSample is what a connection had sent and received at the last
-// Peers call, for its rates.
+// peerSample is what a connection had received and sent at one look,
+// for its rates.
 type peerSample struct {
-	read, written int64
 	at            time.Time
-	down, up      float64 // the rates shown, smoothed
-	measured      bool    // down and up were measured between two calls
+	read, written int64
 }
+
+// rateWindow is how far back a peer's rates look: a rate held by a
+// limiter arrives in bursts (its bucket), which one second would show as
+// all or nothing.
+const rateWindow = 5 * time.Second
 
 // Peers returns the torrent's peer connections now, ordered by address.
 // It is built when called (nothing is gathered in between), so a torrent
@@ -90,7 +94,7 @@ func (j *Job) Peers() []Peer {
 	}
 	now := time.Now()
 	out := make([]Peer, 0, len(conns))
-	seen := make(map[*torrent.PeerConn]peerSample, len(conns))
+	seen := make(map[*torrent.PeerConn][]peerSample, len(conns))
 	j.mu.Lock()
 	last := j.peerSeen
 	j.mu.Unlock()
@@ -116,27 +120,25 @@ func (j *Job) Peers() []Peer {
 		} else {
 			p.Client = ClientFromPeerID(p.ID)
 		}
-		if up := now.Sub(j.start).Seconds(); up > 0 {
+		hist := append(last[pc], peerSample{at: now, read: p.Downloaded, written: p.Uploaded})
+		// Keep the newest look at least rateWindow old as the oldest.
+		for len(hist) > 2 && now.Sub(hist[1].at) >= rateWindow {
+			hist = hist[1:]
+		}
+		if len(hist) > 64 {
+			hist = hist[len(hist)-64:]
+		}
+		seen[pc] = hist
+		if first := hist[0]; len(hist) > 1 && now.Sub(first.at) > 0 {
+			dt := now.Sub(first.at).Seconds()
+			p.DownRate = max(0, float64(p.Downloaded-first.read)/dt)
+			p.UpRate = max(0, float64(p.Uploaded-first.written)/dt)
+		} else if up := now.Sub(j.start).Seconds(); up > 0 {
 			// First seen: its bytes over the job's time, a floor (the
 			// library's own average counts only the moments it waited
 			// for a chunk, and reads many times the real rate).
 			p.DownRate, p.UpRate = float64(p.Downloaded)/up, float64(p.Uploaded)/up
 		}
-		if s, ok := last[pc]; ok {
-			// A limited rate arrives in bursts (the limiter's): smoothed
-			// over about three seconds of calls, as the job's speed is.
-			p.DownRate, p.UpRate = s.down, s.up
-			if dt := now.Sub(s.at).Seconds(); dt > 0 {
-				w := min(dt/3, 1)
-				if !s.measured {
-					w = 1 // the first guess is only a floor
-				}
-				p.DownRate += (max(0, float64(p.Downloaded-s.read)/dt) - s.down) * w
-				p.UpRate += (max(0, float64(p.Uploaded-s.written)/dt) - s.up) * w
-			}
-		}
-		_, measured := last[pc]
-		seen[pc] = peerSample{read: p.Downloaded, written: p.Uploaded, at: now, down: p.DownRate, up: p.UpRate, measured: measured}
 		if n > 0 {
 			p.Bitfield = make([]byte, (n+7)/8)
 			it := pc.PeerPieces().Iterator()
