@@ -177,6 +177,14 @@ CREATE TABLE job_net (
 	secret   INTEGER NOT NULL DEFAULT 0    -- 1: passwords or headers were given
 );
 `},
+	// (issue 23, paused seeding): the done torrents whose seeding the user
+	// paused, so they stay paused across a restart and seed again on
+	// Resume (seedpause.go).
+	{sql: `
+CREATE TABLE seed_paused (
+	job INTEGER PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE
+);
+`},
 }
 
 // moveWaitingNotes clears the notes that older runners left in the error

@@ -75,19 +75,6 @@ func (s *Server) getServers(_ context.Context, p params) (any, error) {
 	return out, nil
 }
 
-// getPeers answers an empty list: the queue does not show a torrent's
-// peers yet.
-func (s *Server) getPeers(_ context.Context, p params) (any, error) {
-	gid, err := s.gidParam(p)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := s.job(gid, Want{}); err != nil {
-		return nil, err
-	}
-	return []any{}, nil
-}
-
 func (s *Server) tellActive(_ context.Context, p params) (any, error) {
 	keys, err := p.keys(0)
 	if err != nil {

@@ -398,6 +398,7 @@ loop:
 	}
 	r.tor.seeding[j.ID] = tj
 	r.tor.mu.Unlock()
+	selected = fetched(j, selected, tj.Wanted())
 	for _, name := range selected {
 		landed := engine.Snapshot{State: engine.StateDone, VerifiedBy: snap.VerifiedBy, SavedAs: name, Created: snap.Created}
 		if err := q.Landed(j.ID, name, &landed); err != nil {

@@ -61,6 +61,9 @@ type Job struct {
 	// Sync marks a ResourceSync job: a folder kept a copy of a source's
 	// list, which Sync again brings up to date.
 	Sync bool
+	// Torrent marks a BitTorrent job (set in Detail): the pane shows its
+	// peers and trackers (peers.go).
+	Torrent bool
 }
 
 // Progress is Done as a fraction of Size in [0, 1]; 0 when Size is unknown.
@@ -77,7 +80,7 @@ func (j Job) Progress() float64 {
 // Detail is everything the details pane shows about one job.
 type Detail struct {
 	Job
-	Files []FileDetail // selected files, in document order
+	Files []FileDetail // selected files, in document order; then a torrent's skipped files (Skipped)
 	// Publisher, Identity, Version, Description and Origin describe the
 	// document the job came from, when it says.
 	Publisher   string
@@ -166,6 +169,11 @@ type FileDetail struct {
 
 	Mirrors []MirrorDetail
 	Pieces  PieceMap
+
+	// Skipped marks a torrent's file the user chose not to fetch;
+	// Choosable one that can be fetched or skipped now, while its
+	// torrent downloads (FileChooser, peers.go).
+	Skipped, Choosable bool
 }
 
 // MirrorState is what one mirror is doing for a file.

@@ -68,6 +68,10 @@ type Details struct {
 	// OnTab runs when the user switches tab, so the ticker reads only what
 	// is shown.
 	OnTab func()
+	// OnWant runs when a file of a downloading torrent is ticked (fetch)
+	// or unticked (skip) in the Files tab.
+	OnWant func(id JobID, name string, want bool)
+	swarm  *swarmTabs // the Peers and Trackers tabs of torrent jobs (peers.go)
 }
 
 // NewDetails builds an empty details pane.
@@ -109,7 +113,8 @@ func NewDetails() *Details {
 	})
 	d.SyncAgain.Hide()
 
-	d.Files = widget.NewList(func() int { return len(d.Detail.Files) }, newFileRow, d.updateFileRow)
+	d.swarm = newSwarmTabs()
+	d.Files = widget.NewList(func() int { return len(d.Detail.Files) }, d.newFileRow, d.updateFileRow)
 	d.Files.OnSelected = func(id widget.ListItemID) {
 		if id != d.File {
 			d.File = id
@@ -131,6 +136,7 @@ func NewDetails() *Details {
 	d.InfoTab = container.NewTabItemWithIcon(lang.L("Info"), theme.InfoIcon(), container.NewVScroll(d.Info))
 	d.Tabs = container.NewAppTabs(d.FilesTab, d.MirrorsTab, d.SegmentsTab, d.InfoTab)
 	d.Tabs.OnSelected = func(*container.TabItem) {
+		d.noteSwarmTab()
 		d.refreshFile()
 		if d.OnTab != nil {
 			d.OnTab()
@@ -183,6 +189,7 @@ func (d *Details) Show(det Detail) {
 		d.FileSelect.SetSelectedIndex(d.File)
 	}
 	d.setActions()
+	d.showSwarm(det, same)
 	if d.Tabs.Selected() == d.FilesTab {
 		d.Files.Refresh()
 	}
@@ -471,20 +478,22 @@ var fileWidths = []float32{0, 80, 150, 90, 150}
 
 type fileRow struct {
 	row
+	want              *widget.Check // fetch or skip, for a downloading torrent (peers.go)
 	name, size, speed *widget.Label
 	state             *widget.RichText
 	progress          *Bar
 }
 
-func newFileRow() fyne.CanvasObject {
+func (d *Details) newFileRow() fyne.CanvasObject {
 	r := &fileRow{
+		want:     d.newWantCheck(),
 		name:     cellLabel(fyne.TextAlignLeading),
 		size:     cellLabel(fyne.TextAlignTrailing),
 		progress: NewBar(),
 		speed:    cellLabel(fyne.TextAlignTrailing),
 		state:    newStyled(fyne.TextAlignLeading),
 	}
-	r.content = container.New(&columns{widths: fileWidths}, r.name, r.size, r.progress, r.speed, r.state)
+	r.content = container.New(&columns{widths: fileWidths}, container.NewBorder(nil, nil, r.want, nil, r.name), r.size, r.progress, r.speed, r.state)
 	r.ExtendBaseWidget(r)
 	return r
 }
@@ -512,6 +521,7 @@ func (d *Details) updateFileRow(i widget.ListItemID, o fyne.CanvasObject) {
 		r.speed.SetText("")
 	}
 	setStyled(r.state, f.State.String(), c)
+	d.setWant(r, f) // torrentfiles.go
 }
 
 func fileColor(s FileState) fyne.ThemeColorName {

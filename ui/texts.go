@@ -86,7 +86,7 @@ func textsOf(o fyne.CanvasObject, out *[]string) {
 		for _, c := range o.Objects {
 			walkTexts(c, out)
 		}
-	case *row, *fileRow, *mirrorRow, *jobRow, *pickerRow, *HeaderCell, *legendItem, *Bar:
+	case *row, *fileRow, *mirrorRow, *jobRow, *pickerRow, *HeaderCell, *legendItem, *Bar, *peerRow, *trackerRow:
 		// The window's own widgets draw their content as it is.
 		for _, c := range o.(fyne.Widget).CreateRenderer().Objects() {
 			walkTexts(c, out)

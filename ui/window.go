@@ -115,7 +115,8 @@ type Window struct {
 	pendingSelect JobID
 	seen          map[JobID]JobState // live jobs seen this session, for notifications
 	poll          *poller
-	tray          bool // a system tray menu is set: closing hides the window
+	tray          bool   // a system tray menu is set: closing hides the window
+	swarmWake     func() // reads the shown Peers or Trackers tab now (peers.go)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -203,6 +204,9 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Details.OnTab = func() {
 		w.poll.pieces.Store(w.Details.NeedsPieces())
 		w.poll.refreshDetail()
+		if w.swarmWake != nil {
+			w.swarmWake()
+		}
 	}
 
 	w.dropLine = canvas.NewRectangle(theme.Color(theme.ColorNamePrimary))
@@ -265,6 +269,7 @@ func (w *Window) Start() {
 		w.showProblem(fmt.Errorf(lang.L("read settings: %w"), err))
 	}
 	w.loadSchedule()
+	w.watchSwarm() // peers.go
 	w.Win.Show()
 	w.wg.Add(1)
 	go func() {

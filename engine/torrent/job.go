@@ -75,6 +75,7 @@ type Job struct {
 	lastRead int64
 	lastAt   time.Time
 	speed    float64
+	peerSeen map[*torrent.PeerConn][]peerSample // for Peers' rates
 }
 
 // Start adds the torrent and runs it until ctx ends, the selected files

@@ -171,6 +171,7 @@ func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalin
 		b.open = b.openSource
 	}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
+	b.loadSeedPaused() // seedpause.go
 	return b
 }
 

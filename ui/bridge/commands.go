@@ -60,11 +60,9 @@ func (b *Backend) Pause(id ui.JobID) error {
 		// A done torrent that seeds: pausing it stops the seeding, and
 		// Resume seeds it again.
 		b.stopSeeding(int64(id))
-		b.mu.Lock()
-		b.seedPaused[int64(id)] = true
-		b.mu.Unlock()
+		err := b.setSeedPaused(int64(id), true)
 		b.changed()
-		return nil
+		return err
 	}
 	if err := b.q.Pause(int64(id), ""); err != nil {
 		return err
@@ -76,11 +74,9 @@ func (b *Backend) Pause(id ui.JobID) error {
 // StopSeeding ends a done torrent's seeding for good: it stays done.
 func (b *Backend) StopSeeding(id ui.JobID) error {
 	b.stopSeeding(int64(id))
-	b.mu.Lock()
-	delete(b.seedPaused, int64(id))
-	b.mu.Unlock()
+	err := b.setSeedPaused(int64(id), false)
 	b.changed()
-	return nil
+	return err
 }
 
 // Resume queues a paused or failed job and wakes the runner.
@@ -90,7 +86,6 @@ func (b *Backend) Resume(id ui.JobID) error {
 	}
 	b.mu.Lock()
 	seed := b.seedPaused[int64(id)]
-	delete(b.seedPaused, int64(id))
 	for k := range b.bad {
 		if k.job == int64(id) {
 			delete(b.bad, k) // fetched again: the last Verify's word is old
@@ -101,6 +96,9 @@ func (b *Backend) Resume(id ui.JobID) error {
 		// Its torrent is added again over the files it has, which it
 		// checks, and seeds.
 		if err := b.q.SetState(int64(id), queue.Queued); err != nil {
+			return err
+		}
+		if err := b.setSeedPaused(int64(id), false); err != nil {
 			return err
 		}
 	} else if err := b.q.Resume(int64(id)); err != nil {

@@ -299,6 +299,7 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		d.Files = append(d.Files, fd)
 	}
 	b.torrentDetail(&d, pieces)
+	b.swarmDetail(&d, j) // swarm.go
 	b.checkDetail(&d)
 	b.trustDetail(&d)
 	return d, nil
