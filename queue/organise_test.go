@@ -24,7 +24,7 @@ func TestCategoryOf(t *testing.T) {
 		{[]string{"setup.exe"}, "Programs"},
 		{[]string{"braid.AppImage"}, "Programs"},
 		{[]string{"manual.pdf", "notes.txt"}, "Documents"},
-		{[]string{"film.mkv", "film.srt"}, ""}, // a subtitle falls in none
+		{[]string{"film.mkv", "film.srt"}, ""},  // a subtitle falls in none
 		{[]string{"film.mkv", "cover.pdf"}, ""}, // two categories
 		{[]string{"keys.bin"}, ""},
 		{[]string{".mkv"}, ""}, // a dot file, not a video
