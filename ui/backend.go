@@ -61,6 +61,12 @@ type Job struct {
 	// Sync marks a ResourceSync job: a folder kept a copy of a source's
 	// list, which Sync again brings up to date.
 	Sync bool
+	// Category is the category of the job's files (categories.go), ""
+	// for none; WhenDone its action when done and WhenDoneNote what went
+	// wrong when that ran (whendone.go).
+	Category     string
+	WhenDone     WhenDone
+	WhenDoneNote WhenDoneNote
 }
 
 // Progress is Done as a fraction of Size in [0, 1]; 0 when Size is unknown.

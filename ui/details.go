@@ -282,6 +282,7 @@ func jobLine(j Job) string {
 			parts = append(parts, fmt.Sprintf(lang.L("%s left"), e))
 		}
 	}
+	parts = append(parts, organiseParts(j)...) // category, when done (whendone.go)
 	return strings.Join(parts, " · ")
 }
 

@@ -63,11 +63,12 @@ type Window struct {
 	Backend Backend
 
 	Toolbar *Toolbar
-	// Search and StateFilter narrow the list; Filters holds both.
-	Search      *Entry
-	StateFilter *widget.Select
-	Filters     fyne.CanvasObject
-	List        *JobList
+	// Search and the side panel (Side: states and categories) narrow
+	// the list; Filters is the search box.
+	Search  *Entry
+	Side    *SidePanel
+	Filters fyne.CanvasObject
+	List    *JobList
 	// Header is the list's header: click a column to sort, drag an edge
 	// to resize.
 	Header *QueueHeader
@@ -88,6 +89,7 @@ type Window struct {
 	Pickers []*Picker
 	// SettingsForm is the settings dialog last opened, for tests.
 	SettingsForm *SettingsForm
+	whenDoneForm *WhenDoneForm // the "When done" dialog last opened, for tests
 
 	opts     Options
 	model    model
@@ -217,7 +219,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Header.show(w.sort)
 	queue := container.NewBorder(container.NewVBox(w.Filters, w.Header.Content), nil, nil, nil,
 		container.NewStack(w.List, w.Empty, container.NewWithoutLayout(w.dropLine)))
-	split := container.NewVSplit(queue, container.NewPadded(w.Details.Content))
+	split := container.NewVSplit(w.withSidePanel(queue), container.NewPadded(w.Details.Content))
 	split.Offset = 0.45
 	w.Split = split
 	status := container.NewBorder(nil, nil, nil, w.Problem, w.Status)
@@ -308,7 +310,7 @@ func (w *Window) apply(r reading) {
 		w.model.load(r.all)
 		w.List.Refresh()
 		w.reselect()
-		w.showStateCounts()
+		w.readCategoriesOnce()
 	}
 	changed, refiltered := w.model.merge(r.live)
 	if refiltered {
@@ -337,6 +339,7 @@ func (w *Window) apply(r reading) {
 // showModel updates what depends on the whole queue: the empty hint, the
 // status bar and the toolbar.
 func (w *Window) showModel() {
+	w.showStateCounts()
 	if len(w.model.jobs) == 0 {
 		w.Empty.Show()
 	} else {
