@@ -298,7 +298,8 @@ func (r *sideRow) show(e sideEntry) {
 	}
 }
 
-// withSidePanel puts the side panel left of the queue's list.
+// withSidePanel puts the side panel left of the queue and its details,
+// the whole height of the window, as qBittorrent's side bar.
 func (w *Window) withSidePanel(queue fyne.CanvasObject) fyne.CanvasObject {
 	return container.NewBorder(nil, nil, container.NewHBox(w.Side.Content, widget.NewSeparator()), nil, queue)
 }

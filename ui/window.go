@@ -219,14 +219,14 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Header.show(w.sort)
 	queue := container.NewBorder(container.NewVBox(w.Filters, w.Header.Content), nil, nil, nil,
 		container.NewStack(w.List, w.Empty, container.NewWithoutLayout(w.dropLine)))
-	split := container.NewVSplit(w.withSidePanel(queue), container.NewPadded(w.Details.Content))
+	split := container.NewVSplit(queue, container.NewPadded(w.Details.Content))
 	split.Offset = 0.45
 	w.Split = split
 	status := container.NewBorder(nil, nil, nil, w.Problem, w.Status)
 	w.Win.SetContent(container.NewBorder(
 		container.NewVBox(w.Toolbar.Content, widget.NewSeparator()),
 		container.NewVBox(widget.NewSeparator(), status),
-		nil, nil, split))
+		nil, nil, w.withSidePanel(split)))
 	w.Win.Resize(fyne.NewSize(1100, 720))
 	w.Win.SetOnDropped(w.dropped)
 	w.addShortcuts()
