@@ -212,7 +212,7 @@ type categoryEditor struct {
 }
 
 // newCategoryEditor shows the editor for c; done gets the edited
-// category and says why it cannot be kept (the dialog stays open then).
+// category and says why it cannot be kept, which is then shown.
 func newCategoryEditor(c Category, win fyne.Window, done func(Category) error) *categoryEditor {
 	e := &categoryEditor{Name: NewEntry(), Extensions: NewEntry(), Folder: NewEntry(), was: c.Name}
 	e.Name.SetText(categoryName(c.Name))
