@@ -109,6 +109,10 @@ func TestSidePanel(t *testing.T) {
 		t.Errorf("Video and the search show shows %q", got)
 	}
 	w.Search.SetText("")
+	w.Select(3)
+	if line := organiseText(w.Details.Organise); line != "Video" {
+		t.Errorf("the details of show.mkv say %q, want its category", line)
+	}
 	w.Side.Choose("Done")
 	if got := names(); !slices.Equal(got, []string{"song.mp3", "show.mkv"}) {
 		t.Errorf("Done (seeding with it) shows %q", got)
@@ -243,7 +247,7 @@ func TestWhenDoneDialog(t *testing.T) {
 	}
 	w.Locked(func() { w.Select(a) })
 	w.Settle()
-	if line := jobLine(w.Details.Detail.Job); !strings.Contains(line, "when done: run a command with the file") {
+	if line := organiseText(w.Details.Organise); line != "When done: run a command with the file" || w.Details.Organise.Hidden {
 		t.Errorf("the details line %q does not say the action", line)
 	}
 
@@ -253,7 +257,7 @@ func TestWhenDoneDialog(t *testing.T) {
 	})
 	w.poll.reload.Store(true)
 	w.Settle()
-	if line := jobLine(w.Details.Detail.Job); !strings.Contains(line, "The command to run when done failed.") || strings.Contains(line, "exit status") {
+	if line := organiseText(w.Details.Organise); !strings.Contains(line, "The command to run when done failed.") || strings.Contains(line, "exit status") {
 		t.Errorf("the details line %q", line)
 	}
 	w.Locked(func() { w.Select(a) })

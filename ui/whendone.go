@@ -3,11 +3,14 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -74,10 +77,21 @@ func whenDoneSentence(n WhenDoneNote) string {
 	return lang.L("The command to run when done failed.")
 }
 
-// organiseParts are the details line's words about the job's category
-// and its action when done: "Video", "when done: open the file", and what
-// went wrong when it ran.
-func organiseParts(j Job) []string {
+// newOrganiseLine is the details' line about the job's category and its
+// action when done: the words dim, what went wrong in the warning colour.
+func newOrganiseLine() *widget.RichText {
+	rt := widget.NewRichText(
+		&widget.TextSegment{Style: widget.RichTextStyle{ColorName: theme.ColorNamePlaceHolder, Inline: true}},
+		&widget.TextSegment{Style: widget.RichTextStyle{ColorName: theme.ColorNameWarning, Inline: true}})
+	rt.Truncation = fyne.TextTruncateEllipsis
+	rt.Hide()
+	return rt
+}
+
+// showOrganise shows j's category and action when done in the line:
+// "Documents · when done: open the file", and what went wrong when it
+// ran; the line hides when there is neither.
+func showOrganise(rt *widget.RichText, j Job) {
 	var parts []string
 	if j.Category != "" {
 		parts = append(parts, categoryName(j.Category))
@@ -85,11 +99,30 @@ func organiseParts(j Job) []string {
 	if j.WhenDone.Action != WhenDoneNothing {
 		parts = append(parts, fmt.Sprintf(lang.L("when done: %s"), strings.ToLower(j.WhenDone.Action.String())))
 	}
-	if s := whenDoneSentence(j.WhenDoneNote); s != "" {
-		parts = append(parts, s)
+	info, problem := upperFirst(strings.Join(parts, " · ")), whenDoneSentence(j.WhenDoneNote)
+	if info != "" && problem != "" {
+		problem = "  " + problem
 	}
-	return parts
+	a, b := rt.Segments[0].(*widget.TextSegment), rt.Segments[1].(*widget.TextSegment)
+	hidden := info == "" && problem == ""
+	if a.Text == info && b.Text == problem && rt.Hidden == hidden {
+		return
+	}
+	a.Text, b.Text, rt.Hidden = info, problem, hidden
+	rt.Refresh()
 }
+
+// upperFirst is s with its first letter upper case.
+func upperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// organiseText is what the details' line says, for tests.
+func organiseText(rt *widget.RichText) string { return rt.String() }
 
 // WhenDoneForm is the "When done" dialog's parts, exported for tests.
 type WhenDoneForm struct {
