@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -214,7 +215,8 @@ type categoryEditor struct {
 // newCategoryEditor shows the editor for c; done gets the edited
 // category and says why it cannot be kept, which is then shown.
 func newCategoryEditor(c Category, win fyne.Window, done func(Category) error) *categoryEditor {
-	e := &categoryEditor{Name: NewEntry(), Extensions: NewEntry(), Folder: NewEntry(), was: c.Name}
+	e := &categoryEditor{Name: NewEntry(), Extensions: NewLinesEntry(3), Folder: NewEntry(), was: c.Name}
+	e.Extensions.Wrapping = fyne.TextWrapWord // a long list reads whole
 	e.Name.SetText(categoryName(c.Name))
 	e.Name.Validator = func(s string) error {
 		if strings.TrimSpace(s) == "" {
@@ -253,7 +255,7 @@ func newCategoryEditor(c Category, win fyne.Window, done func(Category) error) *
 		en.OnSubmitted = func(string) { e.dialog.Submit() }
 		en.OnEscape = e.dialog.Hide
 	}
-	e.dialog.Resize(fyne.NewSize(520, e.dialog.MinSize().Height))
+	e.dialog.Resize(fyne.NewSize(560, e.dialog.MinSize().Height))
 	e.dialog.Show()
 	return e
 }
@@ -261,7 +263,7 @@ func newCategoryEditor(c Category, win fyne.Window, done func(Category) error) *
 // value is the category as the entries say.
 func (e *categoryEditor) value() Category {
 	var exts []string
-	for _, x := range strings.FieldsFunc(e.Extensions.Text, func(r rune) bool { return r == ',' || r == ' ' || r == ';' || r == '\t' }) {
+	for _, x := range strings.FieldsFunc(e.Extensions.Text, func(r rune) bool { return r == ',' || r == ';' || unicode.IsSpace(r) }) {
 		if x = strings.ToLower(strings.TrimLeft(strings.TrimPrefix(x, "*"), ".")); x != "" {
 			exts = append(exts, x)
 		}

@@ -144,7 +144,7 @@ type SidePanel struct {
 }
 
 // sidePanelWidth is the panel's width.
-const sidePanelWidth = 160
+const sidePanelWidth = 180
 
 // newSidePanel builds the panel with its state entries.
 func newSidePanel(onChoose func(sideKey)) *SidePanel {

@@ -63,6 +63,19 @@ func (a WhenDoneAction) String() string {
 	return lang.L("Nothing")
 }
 
+// phrase is the action as it reads after "when done:".
+func (a WhenDoneAction) phrase() string {
+	switch a {
+	case WhenDoneOpen:
+		return lang.L("open the file")
+	case WhenDoneShow:
+		return lang.L("show it in its folder")
+	case WhenDoneCommand:
+		return lang.L("run a command with the file")
+	}
+	return lang.L("nothing")
+}
+
 // whenDoneSentence says in a sentence what went wrong, by its kind; ""
 // when nothing did.
 func whenDoneSentence(n WhenDoneNote) string {
@@ -97,7 +110,7 @@ func showOrganise(rt *widget.RichText, j Job) {
 		parts = append(parts, categoryName(j.Category))
 	}
 	if j.WhenDone.Action != WhenDoneNothing {
-		parts = append(parts, fmt.Sprintf(lang.L("when done: %s"), strings.ToLower(j.WhenDone.Action.String())))
+		parts = append(parts, fmt.Sprintf(lang.L("when done: %s"), j.WhenDone.Action.phrase()))
 	}
 	info, problem := upperFirst(strings.Join(parts, " · ")), whenDoneSentence(j.WhenDoneNote)
 	if info != "" && problem != "" {
