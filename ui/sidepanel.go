@@ -269,10 +269,12 @@ type sideRow struct {
 	icon  *widget.Icon
 	label *widget.Label
 	count *widget.Label
+	shown sideEntry // what it shows, to skip redrawing the same
+	fresh bool
 }
 
 func newSideRow() fyne.CanvasObject {
-	r := &sideRow{icon: widget.NewIcon(nil), label: widget.NewLabel(""), count: widget.NewLabel("")}
+	r := &sideRow{icon: widget.NewIcon(nil), label: widget.NewLabel(""), count: widget.NewLabel(""), fresh: true}
 	r.label.Truncation = fyne.TextTruncateEllipsis
 	r.count.Alignment = fyne.TextAlignTrailing
 	r.content = container.NewBorder(nil, nil, r.icon, r.count, r.label)
@@ -280,22 +282,30 @@ func newSideRow() fyne.CanvasObject {
 	return r
 }
 
+// show makes the row show e, touching only what changed: the list
+// refreshes its rows on every count's change.
 func (r *sideRow) show(e sideEntry) {
-	if e.key.group == groupHeading {
-		r.icon.SetResource(nil)
-		r.label.TextStyle = fyne.TextStyle{Bold: true}
+	old := r.shown
+	if r.fresh || old.key.group != e.key.group {
+		var icon fyne.Resource
+		if e.key.group != groupHeading {
+			icon = e.key.group.icon()
+		}
+		r.icon.SetResource(icon)
+		r.label.TextStyle = fyne.TextStyle{Bold: e.key.group == groupHeading}
+		r.label.Refresh()
+	}
+	if r.fresh || old.label != e.label {
 		r.label.SetText(e.label)
-		r.count.SetText("")
-		return
 	}
-	r.icon.SetResource(e.key.group.icon())
-	r.label.TextStyle = fyne.TextStyle{}
-	r.label.SetText(e.label)
-	if e.count == 0 {
-		r.count.SetText("")
-	} else {
-		r.count.SetText(strconv.Itoa(e.count))
+	if r.fresh || old.count != e.count {
+		count := ""
+		if e.count > 0 {
+			count = strconv.Itoa(e.count)
+		}
+		r.count.SetText(count)
 	}
+	r.shown, r.fresh = e, false
 }
 
 // withSidePanel puts the side panel left of the queue and its details,
