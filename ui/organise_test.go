@@ -129,6 +129,11 @@ func TestSidePanel(t *testing.T) {
 	if w.Side.chosen != (sideKey{group: groupFailed}) || !slices.Equal(names(), []string{"paper.pdf"}) {
 		t.Errorf("Up from Video chose %v showing %q", w.Side.chosen, names())
 	}
+	// Space chooses the entry the keyboard is on: the one chosen.
+	w.Side.List.TypedKey(&fyne.KeyEvent{Name: fyne.KeySpace})
+	if w.Side.chosen != (sideKey{group: groupFailed}) {
+		t.Errorf("Space after Up chose %v", w.Side.chosen)
+	}
 	heading := slices.IndexFunc(w.Side.entries, func(e sideEntry) bool { return e.key.group == groupHeading })
 	w.Side.List.Select(heading)
 	if w.Side.chosen != (sideKey{group: groupFailed}) {

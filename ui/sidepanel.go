@@ -246,10 +246,22 @@ func (l *sideList) TypedKey(e *fyne.KeyEvent) {
 	at := slices.IndexFunc(l.p.entries, func(s sideEntry) bool { return s.key == l.p.chosen })
 	for i := at + step; i >= 0 && i < len(l.p.entries); i += step {
 		if l.p.entries[i].key.group != groupHeading {
+			l.focusOn(i)
 			l.Select(i)
-			l.ScrollTo(i)
 			return
 		}
+	}
+}
+
+// focusOn moves the list's keyboard focus (the ring drawn while it has
+// the keyboard, which Space selects) to entry i. The list keeps that
+// place to itself; its own Up and Down move it, and Up stops at the top.
+func (l *sideList) focusOn(i int) {
+	for range l.p.entries {
+		l.List.TypedKey(&fyne.KeyEvent{Name: fyne.KeyUp})
+	}
+	for range i {
+		l.List.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
 	}
 }
 
@@ -340,9 +352,10 @@ func (w *Window) readCategoriesOnce() {
 }
 
 // chooseSide shows the jobs of the side panel's entry k, as a click on it
-// does; for tests and the keyboard.
+// does.
 func (w *Window) chooseSide(k sideKey) {
 	if i := slices.IndexFunc(w.Side.entries, func(s sideEntry) bool { return s.key == k }); i >= 0 {
+		w.Side.List.focusOn(i)
 		w.Side.List.Select(i)
 	}
 }
@@ -363,6 +376,7 @@ func (p *SidePanel) Count(label string) (int, bool) {
 func (p *SidePanel) Choose(label string) bool {
 	for i, e := range p.entries {
 		if e.label == label && e.key.group != groupHeading {
+			p.List.focusOn(i)
 			p.List.Select(i)
 			return true
 		}
