@@ -19,6 +19,7 @@ type organise struct {
 	read  bool // cats were read
 	whens map[int64]queue.WhenDone
 	notes map[int64]queue.WhenDoneNote
+	names []string // scratch for organiseLocked: a list of 10,000 jobs makes no garbage
 }
 
 // readOrganise reads the categories (once, and again after a change) and
@@ -49,7 +50,7 @@ func (b *Backend) readOrganise() {
 
 // organiseLocked gives v the job's category and its action when done.
 func (b *Backend) organiseLocked(j queue.Job, v *ui.Job) {
-	var names []string
+	names := b.org.names[:0]
 	for _, f := range j.Files {
 		if f.Selected {
 			names = append(names, f.Name)
@@ -58,6 +59,7 @@ func (b *Backend) organiseLocked(j queue.Job, v *ui.Job) {
 	if c, ok := queue.CategoryOf(b.org.cats, names); ok {
 		v.Category = c.Name
 	}
+	b.org.names = names
 	if w, ok := b.org.whens[j.ID]; ok {
 		v.WhenDone = ui.WhenDone{Action: uiAction(w.Action), Command: w.Command}
 	}
