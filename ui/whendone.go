@@ -96,7 +96,7 @@ func newOrganiseLine() *widget.RichText {
 	rt := widget.NewRichText(
 		&widget.TextSegment{Style: widget.RichTextStyle{ColorName: theme.ColorNamePlaceHolder, Inline: true}},
 		&widget.TextSegment{Style: widget.RichTextStyle{ColorName: theme.ColorNameWarning, Inline: true}})
-	rt.Truncation = fyne.TextTruncateEllipsis
+	rt.Wrapping = fyne.TextWrapWord // a long sentence in German takes a second line, not a cut
 	rt.Hide()
 	return rt
 }
