@@ -185,6 +185,13 @@ CREATE TABLE seed_paused (
 	job INTEGER PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE
 );
 `},
+	// (issue 23, "when done" actions): what a job does once it is done
+	// (open the file, show it in its folder, run a command with it), and
+	// what went wrong when that ran, for the window to say.
+	{sql: `
+ALTER TABLE jobs ADD COLUMN when_done      TEXT NOT NULL DEFAULT ''; -- queue.WhenDone as JSON; '' nothing
+ALTER TABLE jobs ADD COLUMN when_done_note TEXT NOT NULL DEFAULT ''; -- queue.WhenDoneNote as JSON; '' it went well or has not run
+`},
 }
 
 // moveWaitingNotes clears the notes that older runners left in the error

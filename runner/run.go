@@ -104,6 +104,7 @@ type Runner struct {
 	batch   *queue.JournalBatch
 
 	progressMu sync.Mutex // one Progress call at a time
+	after      actions    // when-done actions under way (whendone.go)
 }
 
 // Live returns the engine's download of a file job id is on now, so a
@@ -378,6 +379,7 @@ func (r *Runner) settle(ctx context.Context, j queue.Job, err error) error {
 		if err := q.Finish(j.ID); err != nil {
 			return err
 		}
+		r.whenDone(j.ID)
 		return nil
 	case errors.Is(err, errUserPaused):
 		return fmt.Errorf("job %d: %w", j.ID, err)

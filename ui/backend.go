@@ -64,6 +64,12 @@ type Job struct {
 	// Torrent marks a BitTorrent job (set in Detail): the pane shows its
 	// peers and trackers (peers.go).
 	Torrent bool
+	// Category is the category of the job's files (categories.go), ""
+	// for none; WhenDone its action when done and WhenDoneNote what went
+	// wrong when that ran (whendone.go).
+	Category     string
+	WhenDone     WhenDone
+	WhenDoneNote WhenDoneNote
 }
 
 // Progress is Done as a fraction of Size in [0, 1]; 0 when Size is unknown.

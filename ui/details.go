@@ -30,6 +30,7 @@ type Details struct {
 
 	Title      *widget.Label
 	State      *widget.RichText // state, progress, speed and time left, in a line
+	Organise   *widget.RichText // category and action when done (whendone.go); hidden when neither
 	FileSelect *widget.Select   // shown when the job has several files
 	Verify     *widget.Button
 	Repair     *widget.Button
@@ -82,6 +83,7 @@ func NewDetails() *Details {
 	d.Title.SizeName = theme.SizeNameSubHeadingText
 	d.Title.Truncation = fyne.TextTruncateEllipsis
 	d.State = newStyled(fyne.TextAlignLeading)
+	d.Organise = newOrganiseLine()
 	d.FileSelect = widget.NewSelect(nil, func(string) {
 		if i := d.FileSelect.SelectedIndex(); i >= 0 && i != d.File {
 			d.File = i
@@ -147,7 +149,7 @@ func NewDetails() *Details {
 	tight := layout.NewCustomPaddedVBoxLayout(0)
 	top := container.NewBorder(nil, nil, nil,
 		container.NewCenter(d.actions),
-		container.New(tight, d.Title, d.State))
+		container.New(tight, d.Title, d.State, d.Organise))
 	d.body = container.NewBorder(top, nil, nil, nil, d.Tabs)
 	d.Placeholder = container.NewCenter(newHint(lang.L("Select a download to see its files, its mirrors and which mirror filled which piece.")))
 	d.Content = container.NewStack(d.Placeholder)
@@ -181,6 +183,7 @@ func (d *Details) Show(det Detail) {
 
 	d.Title.SetText(det.Name)
 	setStyled(d.State, jobLine(det.Job), stateColor(det.Job))
+	showOrganise(d.Organise, det.Job)
 	if names := fileNames(det.Files); !same || !slices.Equal(names, oldNames) {
 		d.FileSelect.SetOptions(names)
 	}

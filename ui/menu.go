@@ -12,6 +12,8 @@ import (
 // menuItems are the main menu's items that depend on the selection.
 type menuItems struct {
 	pause, resume, stopSeed, remove, up, down, top, bottom, openFile, folder, copyURL *fyne.MenuItem
+
+	whenDone *fyne.MenuItem // "When done…" (whendone.go)
 }
 
 // buildMenu sets the main menu: a menu bar in the window on Linux and
@@ -35,6 +37,7 @@ func (w *Window) buildMenu() {
 	m.openFile = item(lang.L("Open file"), nil, w.OpenSelectedFile)
 	m.folder = item(lang.L("Show in folder"), ctrl(fyne.KeyE), w.OpenSelectedFolder)
 	m.copyURL = item(lang.L("Copy source URL"), ctrlShift(fyne.KeyC), w.CopySourceURL)
+	m.whenDone = item(lang.L("When done…"), nil, w.AskWhenDone)
 
 	var pauses []*fyne.MenuItem
 	for _, d := range Pauses {
@@ -61,7 +64,7 @@ func (w *Window) buildMenu() {
 			fyne.NewMenuItem(lang.L("Select all"), w.SelectAll),
 			m.up, m.down, m.top, m.bottom,
 			fyne.NewMenuItemSeparator(),
-			m.openFile, m.folder, m.copyURL,
+			m.openFile, m.folder, m.copyURL, m.whenDone,
 			fyne.NewMenuItemSeparator(),
 			fyne.NewMenuItem(lang.L("Pause all"), w.PauseAll),
 			fyne.NewMenuItem(lang.L("Resume all"), w.ResumeAll),
@@ -89,7 +92,7 @@ func (w *Window) ShowRowMenu(id JobID, at fyne.Position) {
 	w.setToolbar()
 	m := &w.menu
 	sep := fyne.NewMenuItemSeparator
-	menu := fyne.NewMenu("", m.pause, m.resume, m.stopSeed, sep(), m.openFile, m.folder, m.copyURL, sep(),
+	menu := fyne.NewMenu("", m.pause, m.resume, m.stopSeed, sep(), m.openFile, m.folder, m.copyURL, m.whenDone, sep(),
 		m.top, m.up, m.down, m.bottom, sep(), m.remove)
 	if j, ok := w.model.find(id); ok && j.Sync {
 		again := fyne.NewMenuItem(lang.L("Sync again"), w.SyncAgainSelected)
@@ -128,6 +131,8 @@ func (w *Window) setMenu(sel []Job) {
 		set(it, some)
 	}
 	set(m.openFile, done && len(sel) == 1)
+	_, whenDone := w.Backend.(WhenDoneSetter)
+	set(m.whenDone, whenDone && some)
 	if alt := w.Schedule.AltSpeed; w.Menu.Items[2].Items[0].Checked != alt {
 		w.Menu.Items[2].Items[0].Checked = alt
 		changed = true

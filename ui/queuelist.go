@@ -34,17 +34,16 @@ type model struct {
 // view reports whether the list shows shown rather than jobs as they are.
 func (m *model) view() bool { return m.filter.on() || m.order.on() }
 
-// filter is what the search box and the state filter ask for.
+// filter is what the search box and the side panel ask for.
 type filter struct {
-	text    string // lower case; matched against name and source
-	state   JobState
-	byState bool // only jobs in state
+	text string  // lower case; matched against name and source
+	side sideKey // the side panel's entry (sidepanel.go); zero: All
 }
 
-func (f filter) on() bool { return f.text != "" || f.byState }
+func (f filter) on() bool { return f.text != "" || f.side != (sideKey{}) }
 
 func (f filter) match(j Job) bool {
-	if f.byState && j.State != f.state {
+	if !f.side.match(j) {
 		return false
 	}
 	if f.text == "" {

@@ -41,6 +41,10 @@ type SettingsForm struct {
 	Remote  *remoteSection
 	Form    *widget.Form
 	Content fyne.CanvasObject
+
+	// Categories is Settings → Categories (categories.go); nil when the
+	// backend sorts no downloads.
+	Categories *CategoriesSection
 }
 
 // NewSettingsForm builds the settings screen showing s. parent is the
@@ -172,6 +176,10 @@ func (w *Window) ShowSettings() {
 		})
 		tabs = append(tabs, container.NewTabItemWithIcon(lang.L("Remote control"), theme.ComputerIcon(), f.Remote.Content))
 	}
+	if ck, ok := w.Backend.(CategoryKeeper); ok {
+		f.Categories = w.newCategoriesSection(ck, func() string { return strings.TrimSpace(f.Dir.Text) })
+		tabs = append(tabs, container.NewTabItemWithIcon(lang.L("Categories"), theme.FolderIcon(), f.Categories.Content))
+	}
 	if len(tabs) > 1 {
 		f.Content = container.NewAppTabs(tabs...)
 	}
@@ -194,6 +202,9 @@ func (w *Window) ShowSettings() {
 			w.SetThemeMode(m)
 		}
 		w.command(lang.L("Save settings"), func() error { return w.Backend.SetSettings(s) })
+		if f.Categories != nil && f.Categories.Changed {
+			w.saveCategories(f.Categories)
+		}
 		if remote {
 			now := rc.Remote()
 			if want := f.Remote.value(now); want.On != now.On || want.Address != now.Address || want.Secret != now.Secret {

@@ -63,11 +63,12 @@ type Window struct {
 	Backend Backend
 
 	Toolbar *Toolbar
-	// Search and StateFilter narrow the list; Filters holds both.
-	Search      *Entry
-	StateFilter *widget.Select
-	Filters     fyne.CanvasObject
-	List        *JobList
+	// Search and the side panel (Side: states and categories) narrow
+	// the list; Filters is the search box.
+	Search  *Entry
+	Side    *SidePanel
+	Filters fyne.CanvasObject
+	List    *JobList
 	// Header is the list's header: click a column to sort, drag an edge
 	// to resize.
 	Header *QueueHeader
@@ -88,6 +89,7 @@ type Window struct {
 	Pickers []*Picker
 	// SettingsForm is the settings dialog last opened, for tests.
 	SettingsForm *SettingsForm
+	whenDoneForm *WhenDoneForm // the "When done" dialog last opened, for tests
 
 	opts     Options
 	model    model
@@ -228,7 +230,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Win.SetContent(container.NewBorder(
 		container.NewVBox(w.Toolbar.Content, widget.NewSeparator()),
 		container.NewVBox(widget.NewSeparator(), status),
-		nil, nil, split))
+		nil, nil, w.withSidePanel(split)))
 	w.Win.Resize(fyne.NewSize(1100, 720))
 	w.Win.SetOnDropped(w.dropped)
 	w.addShortcuts()
@@ -313,7 +315,7 @@ func (w *Window) apply(r reading) {
 		w.model.load(r.all)
 		w.List.Refresh()
 		w.reselect()
-		w.showStateCounts()
+		w.readCategoriesOnce()
 	}
 	changed, refiltered := w.model.merge(r.live)
 	if refiltered {
@@ -342,6 +344,7 @@ func (w *Window) apply(r reading) {
 // showModel updates what depends on the whole queue: the empty hint, the
 // status bar and the toolbar.
 func (w *Window) showModel() {
+	w.showStateCounts()
 	if len(w.model.jobs) == 0 {
 		w.Empty.Show()
 	} else {

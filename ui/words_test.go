@@ -95,17 +95,18 @@ func TestCheckInProgress(t *testing.T) {
 	}
 }
 
-// TestStateCounts: the state filter's choices count the jobs in each
-// state, and a choice made stays chosen as the counts change.
+// TestStateCounts: the side panel counts the jobs of each state entry,
+// and the entry chosen stays chosen as the counts change.
 func TestStateCounts(t *testing.T) {
 	b := newMemBackend()
 	b.put(Detail{Job: Job{Name: "a", State: Failed}})
 	b.put(Detail{Job: Job{Name: "b", State: Failed}})
 	c := b.put(Detail{Job: Job{Name: "c", State: Paused}})
 	w, _ := newTestWindow(t, b)
-	if !slices.Contains(w.StateFilter.Options, "Failed (2)") || !slices.Contains(w.StateFilter.Options, "All states (3)") ||
-		!slices.Contains(w.StateFilter.Options, "Paused (1)") || !slices.Contains(w.StateFilter.Options, "Done") {
-		t.Fatalf("state choices %q", w.StateFilter.Options)
+	for k, want := range map[sideKey]int{{group: groupFailed}: 2, {}: 3, {group: groupPaused}: 1, {group: groupDone}: 0} {
+		if n, ok := w.Side.count(k); !ok || n != want {
+			t.Errorf("entry %v counts %d (%v), want %d", k, n, ok, want)
+		}
 	}
 	failed := Failed
 	w.SetFilter("", &failed)
@@ -116,7 +117,10 @@ func TestStateCounts(t *testing.T) {
 	}
 	w.poll.reload.Store(true) // as the backend's change notice does
 	w.Settle()
-	if w.StateFilter.Selected != "Failed (1)" || !slices.Contains(w.StateFilter.Options, "Queued (2)") {
-		t.Errorf("after two resumes: chosen %q of %q", w.StateFilter.Selected, w.StateFilter.Options)
+	if n, _ := w.Side.count(sideKey{group: groupFailed}); w.Side.chosen != (sideKey{group: groupFailed}) || n != 1 || w.List.Length() != 1 {
+		t.Errorf("after two resumes: chosen %v, failed %d, %d rows", w.Side.chosen, n, w.List.Length())
+	}
+	if n, _ := w.Side.count(sideKey{group: groupQueued}); n != 2 {
+		t.Errorf("after two resumes: %d queued", n)
 	}
 }

@@ -371,6 +371,11 @@ func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) erro
 	}
 	defer serveLinks(ctx, q, nil, f.dir, w)()
 	err = r.Run(ctx)
+	// An action run when a job was done (a command) gets a moment to end,
+	// so that how it went is on the job before this process goes.
+	wait, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_ = r.WaitActions(wait)
+	cancel()
 	if ctx.Err() != nil {
 		fmt.Fprintln(w, "stopped; the jobs it was running are paused with their progress (braid queue resume ID goes on)")
 	}

@@ -88,6 +88,7 @@ type Backend struct {
 	syncDocs     map[*metalink.Document]string
 	syncDocOrder []*metalink.Document
 	tor          torrents // BitTorrent: the client, seeders, readings (torrent.go)
+	org          organise // categories, actions when done (organise.go)
 	rpc          remote   // aria2 JSON-RPC for remote control (remote.go)
 
 	wake    chan struct{} // wakes the runner loop

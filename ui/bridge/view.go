@@ -36,6 +36,7 @@ func (b *Backend) Jobs() ([]ui.Job, error) {
 	if sched, err := b.q.Schedule(); err == nil {
 		held = heldText(sched, time.Now())
 	}
+	b.readOrganise()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.trust = trust
@@ -117,6 +118,7 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 		Mismatch: j.Mismatch,
 	}
 	v.Err, v.ErrDetail = ui.Explain(queue.Redact(j.Error))
+	b.organiseLocked(j, &v)
 	if v.Name == "" {
 		v.Name = v.Source
 	}

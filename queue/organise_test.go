@@ -1,0 +1,205 @@
+package queue
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// TestCategoryOf: a job takes a category only when all its files fall in
+// the same one, by extension, case and folders aside.
+func TestCategoryOf(t *testing.T) {
+	cs := DefaultCategories()
+	for _, tc := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"Film.MKV"}, "Video"},
+		{[]string{"show/ep1.mkv", "show/ep2.webm"}, "Video"},
+		{[]string{"album/01.flac", "album/02.FLAC"}, "Audio"},
+		{[]string{"gimp-2.10.tar.xz"}, "Archives"},
+		{[]string{"debian-12.iso"}, "Archives"},
+		{[]string{"setup.exe"}, "Programs"},
+		{[]string{"braid.AppImage"}, "Programs"},
+		{[]string{"manual.pdf", "notes.txt"}, "Documents"},
+		{[]string{"film.mkv", "film.srt"}, ""},  // a subtitle falls in none
+		{[]string{"film.mkv", "cover.pdf"}, ""}, // two categories
+		{[]string{"keys.bin"}, ""},
+		{[]string{".mkv"}, ""}, // a dot file, not a video
+		{[]string{"mkv"}, ""},
+		{nil, ""},
+	} {
+		c, ok := CategoryOf(cs, tc.names)
+		if got := c.Name; ok != (tc.want != "") || got != tc.want {
+			t.Errorf("CategoryOf(%q) = %q, %v; want %q", tc.names, got, ok, tc.want)
+		}
+	}
+}
+
+// TestCategoryDir: relative folders are under the download folder,
+// absolute ones and ~/ are used as they are.
+func TestCategoryDir(t *testing.T) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("no home folder")
+	}
+	for _, tc := range []struct {
+		c    Category
+		want string
+	}{
+		{Category{Name: "Video", Folder: "Video"}, "/dl/Video"},
+		{Category{Name: "Books"}, "/dl/Books"},
+		{Category{Name: "Music", Folder: "/srv/music/"}, "/srv/music"},
+		{Category{Name: "Films", Folder: "~/Videos"}, filepath.Join(home, "Videos")},
+		{Category{Name: "Deep", Folder: "a/b"}, "/dl/a/b"},
+	} {
+		if got := tc.c.Dir("/dl"); got != tc.want {
+			t.Errorf("%+v.Dir = %q, want %q", tc.c, got, tc.want)
+		}
+	}
+}
+
+// TestCategoriesStored: the queue starts with the defaults; changes are
+// kept tidy in the settings, refused when a name is missing or twice,
+// and nil resets.
+func TestCategoriesStored(t *testing.T) {
+	q := openTest(t, t.TempDir())
+	cs, err := q.Categories()
+	if err != nil || !reflect.DeepEqual(cs, DefaultCategories()) {
+		t.Fatalf("fresh queue: %v, %v", cs, err)
+	}
+	mine := append(DefaultCategories()[:2], Category{Name: " Books ", Extensions: []string{"*.EPUB, .mobi", "epub"}, Folder: " ~/Books "})
+	if err := q.SetCategories(mine); err != nil {
+		t.Fatal(err)
+	}
+	cs, err = q.Categories()
+	if err != nil || len(cs) != 3 {
+		t.Fatalf("stored: %v, %v", cs, err)
+	}
+	if want := (Category{Name: "Books", Extensions: []string{"epub", "mobi"}, Folder: "~/Books"}); !reflect.DeepEqual(cs[2], want) {
+		t.Errorf("stored %+v, want %+v", cs[2], want)
+	}
+	if err := q.SetCategories([]Category{{Name: "A"}, {Name: "a"}}); err == nil {
+		t.Error("two categories named a were stored")
+	}
+	if err := q.SetCategories([]Category{{Name: " ", Extensions: []string{"x"}}}); err == nil {
+		t.Error("a category without a name was stored")
+	}
+	if err := q.SetCategories(nil); err != nil {
+		t.Fatal(err)
+	}
+	if cs, _ := q.Categories(); !reflect.DeepEqual(cs, DefaultCategories()) {
+		t.Errorf("after reset: %v", cs)
+	}
+}
+
+// TestSortDest: a job added to the download folder goes to its
+// category's folder, made on the way; one given another folder, or with
+// files of no single category, stays where it was sent.
+func TestSortDest(t *testing.T) {
+	q := openTest(t, t.TempDir())
+	dl := t.TempDir()
+	if err := q.UpdateSettings(func(s *Settings) { s.DownloadDir = dl }); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	for _, tc := range []struct {
+		dest          string
+		names         []string
+		want, wantCat string
+	}{
+		{dl, []string{"film.mkv"}, filepath.Join(dl, "Video"), "Video"},
+		{dl + "/", []string{"a.flac", "b.ogg"}, filepath.Join(dl, "Audio"), "Audio"},
+		{other, []string{"film.mkv"}, other, ""},
+		{dl, []string{"film.mkv", "a.pdf"}, dl, ""},
+		{dl, []string{"data.bin"}, dl, ""},
+	} {
+		dir, cat := q.SortDest(tc.dest, tc.names)
+		if dir != tc.want || cat != tc.wantCat {
+			t.Errorf("SortDest(%s, %q) = %s, %q; want %s, %q", tc.dest, tc.names, dir, cat, tc.want, tc.wantCat)
+		}
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			t.Errorf("%s was not made: %v", dir, err)
+		}
+	}
+	// A category folder that cannot be made: the download folder.
+	blocker := filepath.Join(dl, "Documents")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if dir, cat := q.SortDest(dl, []string{"a.pdf"}); dir != dl || cat != "" {
+		t.Errorf("with a file where the folder goes: %s, %q", dir, cat)
+	}
+}
+
+// TestSplitCommand reads command lines as a shell quotes them and
+// nothing more: no expansion of any kind.
+func TestSplitCommand(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"mpv", []string{"mpv"}},
+		{"  mpv   --fs  ", []string{"mpv", "--fs"}},
+		{`notify-send "Braid: done" 'it $(is) here'`, []string{"notify-send", "Braid: done", "it $(is) here"}},
+		{`echo $(rm -rf ~) ; ls | cat`, []string{"echo", "$(rm", "-rf", "~)", ";", "ls", "|", "cat"}},
+		{`a\ b "c\"d" "e\f" 'g\h'`, []string{"a b", `c"d`, `e\f`, `g\h`}},
+		{`x "" ''`, []string{"x", "", ""}},
+		{`pre"mid"'post'`, []string{"premidpost"}},
+	} {
+		got, err := SplitCommand(tc.in)
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("SplitCommand(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "   ", `a "b`, `a 'b`, `a\`} {
+		if got, err := SplitCommand(bad); !errors.Is(err, ErrBadCommand) {
+			t.Errorf("SplitCommand(%q) = %q, %v; want ErrBadCommand", bad, got, err)
+		}
+	}
+}
+
+// TestWhenDoneStored: a job's action and note are kept with it, a new
+// action forgets the old note, and a bad command is refused.
+func TestWhenDoneStored(t *testing.T) {
+	q := openTest(t, t.TempDir())
+	id, err := q.Add("a.meta4", t.TempDir(), testDoc(10, 0, "a.bin"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := q.Add("b.meta4", t.TempDir(), testDoc(10, 0, "b.bin"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, n, err := q.WhenDone(id); err != nil || w != (WhenDone{}) || n != (WhenDoneNote{}) {
+		t.Fatalf("new job: %+v %+v %v", w, n, err)
+	}
+	cmd := WhenDone{Action: ActionCommand, Command: `notify-send "done"`}
+	if err := q.SetWhenDone(id, cmd); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SetWhenDoneNote(id, WhenDoneNote{Kind: ActionCommand, Detail: "exit status 3"}); err != nil {
+		t.Fatal(err)
+	}
+	ws, ns, err := q.WhenDoneAll()
+	if err != nil || len(ws) != 1 || ws[id] != cmd || ns[id].Detail != "exit status 3" {
+		t.Fatalf("all: %v %v %v", ws, ns, err)
+	}
+	if err := q.SetWhenDone(id, WhenDone{Action: ActionOpen}); err != nil {
+		t.Fatal(err)
+	}
+	if w, n, _ := q.WhenDone(id); w.Action != ActionOpen || n != (WhenDoneNote{}) {
+		t.Errorf("after a new action: %+v %+v", w, n)
+	}
+	if err := q.SetWhenDone(other, WhenDone{Action: ActionCommand, Command: `x "open`}); !errors.Is(err, ErrBadCommand) {
+		t.Errorf("a command with a quote open: %v", err)
+	}
+	if err := q.SetWhenDone(other, WhenDone{Action: "reboot"}); err == nil {
+		t.Error("an unknown action was stored")
+	}
+	if err := q.SetWhenDone(999, WhenDone{Action: ActionOpen}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("no such job: %v", err)
+	}
+}

@@ -1,0 +1,227 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"braid/engine/mirrortest"
+	"braid/queue"
+)
+
+// The test binary is the command a job runs when done: started with
+// argvOutEnv set it writes its arguments, as it received them, to that
+// file as JSON, and exits with argvExitEnv's status (saying "boom" on
+// stderr when it is not 0). No shell is involved anywhere, so what the
+// file holds is exactly what Braid passed.
+const (
+	argvOutEnv  = "BRAID_TEST_ARGV_OUT"
+	argvExitEnv = "BRAID_TEST_ARGV_EXIT"
+)
+
+func init() {
+	out := os.Getenv(argvOutEnv)
+	if out == "" {
+		return
+	}
+	b, _ := json.Marshal(os.Args[1:])
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		os.Exit(99)
+	}
+	if code, _ := strconv.Atoi(os.Getenv(argvExitEnv)); code != 0 {
+		fmt.Fprintln(os.Stderr, "boom: the command failed on purpose")
+		os.Exit(code)
+	}
+	os.Exit(0)
+}
+
+// quoteWord quotes s as one word for queue.SplitCommand.
+func quoteWord(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// TestWhenDoneCommand downloads a file with a hostile name (spaces,
+// quotes, $(…), backticks, a semicolon, $HOME) from a real mirror into a real
+// queue; the command set for when it is done gets the file's path as one
+// argument of its own, and nothing of the name ran as a command.
+func TestWhenDoneCommand(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := t.TempDir()
+	out := filepath.Join(t.TempDir(), "argv.json")
+	t.Setenv(argvOutEnv, out)
+	// (Double quotes are refused in file names, as Windows refuses them.)
+	const name = `it's my 'film' $(touch PWNED) ` + "`touch PWNED2`" + `; touch PWNED3 & $HOME.mkv`
+	data := testData(300 << 10)
+	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
+	q := openTest(t, t.TempDir())
+	id, err := q.Add("film.meta4", dest, describe(t, name, data, 64<<10, m), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	command := quoteWord(self) + ` --title "Braid: done" 'two words'`
+	if err := q.SetWhenDone(id, queue.WhenDone{Action: queue.ActionCommand, Command: command}); err != nil {
+		t.Fatal(err)
+	}
+	r := runner(q)
+	if err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := r.WaitActions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("the command did not run: %v", err)
+	}
+	var argv []string
+	if err := json.Unmarshal(b, &argv); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"--title", "Braid: done", "two words", filepath.Join(dest, name)}
+	if !reflect.DeepEqual(argv, want) {
+		t.Errorf("the command got %q, want %q", argv, want)
+	}
+	if got, err := os.ReadFile(filepath.Join(dest, name)); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("the file: %d bytes, %v", len(got), err)
+	}
+	for _, dir := range []string{dest, "."} {
+		for _, p := range []string{"PWNED", "PWNED2", "PWNED3"} {
+			if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
+				t.Errorf("the file name ran as a shell command: %s exists", filepath.Join(dir, p))
+			}
+		}
+	}
+	if _, n, err := q.WhenDone(id); err != nil || n != (queue.WhenDoneNote{}) {
+		t.Errorf("note after a command that went well: %+v, %v", n, err)
+	}
+	// A done job run again does not run its action again.
+	if err := os.Remove(out); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RunJob(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WaitActions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the action ran again for a job that was done already")
+	}
+}
+
+// TestWhenDoneFailure: a command that fails, or cannot be found, leaves
+// the job done and a note on it that says how; the download is not
+// touched.
+func TestWhenDoneFailure(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(argvOutEnv, filepath.Join(t.TempDir(), "argv.json"))
+	t.Setenv(argvExitEnv, "3")
+	data := testData(100 << 10)
+	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
+	q := openTest(t, t.TempDir())
+	failing, err := q.Add("a.meta4", t.TempDir(), describe(t, "a.bin", data, 0, m), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing, err := q.Add("b.meta4", t.TempDir(), describe(t, "b.bin", data, 0, m), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, cmd := range map[int64]string{failing: quoteWord(self), missing: "braid-no-such-program --x"} {
+		if err := q.SetWhenDone(id, queue.WhenDone{Action: queue.ActionCommand, Command: cmd}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := runner(q)
+	if err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := r.WaitActions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[int64][]string{failing: {"exit status 3", "boom"}, missing: {"braid-no-such-program", "not found"}} {
+		j, err := q.Get(id)
+		if err != nil || j.State != queue.Done {
+			t.Errorf("job %d: %s, %v", id, j.State, err)
+		}
+		_, n, err := q.WhenDone(id)
+		if err != nil || n.Kind != queue.ActionCommand {
+			t.Errorf("job %d: note %+v, %v", id, n, err)
+		}
+		for _, w := range want {
+			if !strings.Contains(n.Detail, w) {
+				t.Errorf("job %d: note %q does not say %q", id, n.Detail, w)
+			}
+		}
+	}
+}
+
+// TestWhenDoneOpen: "open the file" and "show in folder" go through the
+// desktop's opener (xdg-open on Linux): here a stand-in on PATH that
+// writes what it was asked to open.
+func TestWhenDoneOpen(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("needs /bin/sh for the stand-in xdg-open")
+	}
+	bin := t.TempDir()
+	log := filepath.Join(t.TempDir(), "opened")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$1\" >> " + quoteWord(log) + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "xdg-open"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	data := testData(50 << 10)
+	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
+	q := openTest(t, t.TempDir())
+	dir := t.TempDir()
+	open, err := q.Add("a.meta4", dir, describe(t, "a file.pdf", data, 0, m), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SetWhenDone(open, queue.WhenDone{Action: queue.ActionOpen}); err != nil {
+		t.Fatal(err)
+	}
+	r := runner(q)
+	if err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	show, err := q.Add("b.meta4", dir, describe(t, "sub/b.bin", data, 0, m), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SetWhenDone(show, queue.WhenDone{Action: queue.ActionShow}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := r.WaitActions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "a file.pdf") + "\n" + filepath.Join(dir, "sub") + "\n"
+	if string(got) != want {
+		t.Errorf("opened %q, want %q", got, want)
+	}
+}
