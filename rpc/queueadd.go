@@ -116,6 +116,9 @@ func (a *QueueDownloads) AddMetalink(_ context.Context, b []byte, o AddOptions) 
 	if err := rename(doc, o.Out); err != nil {
 		return nil, err
 	}
+	if o.Dir == "" {
+		dest = a.sorted(dest, doc)
+	}
 	sum := sha256.Sum256(b)
 	source := "rpc://metalink/" + hex.EncodeToString(sum[:8])
 	if u, err := url.Parse(doc.Origin); err == nil && (u.Scheme == "http" || u.Scheme == "https") {

@@ -139,3 +139,30 @@ func TestTorrentOptions(t *testing.T) {
 		}
 	}
 }
+
+// A download added without a dir into the download folder goes to its
+// category's folder, as one added in the window does; one given a dir
+// stays there.
+func TestAddSortedByCategory(t *testing.T) {
+	data := mirrortest.Bytes(64<<10, 9)
+	film := mirrortest.New(t, data, mirrortest.Path("/film.mkv"))
+	song := mirrortest.New(t, data, mirrortest.Path("/song.mp3"))
+	state, dl, other := t.TempDir(), t.TempDir(), t.TempDir()
+	b := openBraid(t, state, dl, Options{})
+	if err := b.q.UpdateSettings(func(s *queue.Settings) { s.DownloadDir = dl }); err != nil {
+		t.Fatal(err)
+	}
+	b.call(t, "aria2.addUri", []string{film.URL()}, map[string]any{"pause": "true"})
+	if j := b.lastJob(t); j.Dest != filepath.Join(dl, "Video") {
+		t.Errorf("a video added without a dir went to %s, want %s", j.Dest, filepath.Join(dl, "Video"))
+	}
+	b.call(t, "aria2.addUri", []string{song.URL()}, map[string]any{"pause": "true", "dir": other})
+	if j := b.lastJob(t); j.Dest != other {
+		t.Errorf("a download given a dir went to %s, want %s", j.Dest, other)
+	}
+	doc := base64.StdEncoding.EncodeToString([]byte(meta4("notes.pdf", data, film.URL())))
+	b.call(t, "aria2.addMetalink", doc, map[string]any{"pause": "true"})
+	if j := b.lastJob(t); j.Dest != filepath.Join(dl, "Documents") {
+		t.Errorf("a metalink's document went to %s, want %s", j.Dest, filepath.Join(dl, "Documents"))
+	}
+}
