@@ -77,7 +77,7 @@ func (d *download) fetch(s *segment) error {
 
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
-	buf := (*bp)[:d.c.lim.chunk(readSize)]
+	buf := (*bp)[:d.readChunk(readSize)]
 
 	var h hash.Hash
 	if d.plan.Verifiable() {
@@ -100,14 +100,12 @@ func (d *download) fetch(s *segment) error {
 			d.lastByte.Store(now.UnixNano())
 			m.bytes.Add(int64(n))
 			s.got.Add(int64(n))
-			if err := d.c.lim.wait(s.ctx, n); err != nil {
+			if err := d.pay(s.ctx, n); err != nil {
 				return err
 			}
-			if d.c.lim != nil {
-				// Time spent held back by the rate limit is not the
-				// mirror's stall.
-				s.last.Store(time.Now().UnixNano())
-			}
+			// Time spent held back by a rate limit is not the mirror's
+			// stall.
+			s.last.Store(time.Now().UnixNano())
 			p := buf[:n]
 			for len(p) > 0 {
 				if pos < pieceOff {

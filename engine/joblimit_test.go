@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"braid/engine/mirrortest"
+)
+
+// servedRate is the bytes per second mirrors served over window, measured
+// after a second for the start and the socket buffers filling.
+func servedRate(window time.Duration, ms ...*mirrortest.Mirror) float64 {
+	served := func() (n int64) {
+		for _, m := range ms {
+			n += m.BytesServed()
+		}
+		return n
+	}
+	time.Sleep(time.Second)
+	b0, t0 := served(), time.Now()
+	time.Sleep(window)
+	return float64(served()-b0) / time.Since(t0).Seconds()
+}
+
+// running fails t when dl has ended: a window measured after the end says
+// nothing about the limit.
+func running(t *testing.T, dl *Download) {
+	t.Helper()
+	select {
+	case <-dl.Done():
+		t.Fatalf("the download ended while its limit was measured (%v): the limit did not hold", dl.Err())
+	default:
+	}
+}
+
+// A download's own limit holds on top of the Client's, for the sum of
+// the downloads that share it (two files of one job); a change of it
+// reaches the running connections, which go on where they were: no
+// request starts again from a file's first byte and no byte is fetched
+// twice. The bounds are generous (a loaded machine): what is measured is
+// bytes the mirrors served over a window, an upper bound, not how long a
+// step took.
+func TestRequestLimiterWhileRunning(t *testing.T) {
+	const limit = 512 << 10
+	a, b := testData(24<<20), testData(24<<20+1)
+	ma := mirrortest.New(t, a, mirrortest.Addr("127.0.0.2"))
+	mb := mirrortest.New(t, b, mirrortest.Addr("127.0.0.3"))
+	c := &Client{}
+	job := NewLimiter(limit)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	da := c.Do(ctx, &Request{Dir: dir, File: fileFor("a.bin", a, 1<<20, ma.URL()), Limiter: job})
+	db := c.Do(ctx, &Request{Dir: dir, File: fileFor("b.bin", b, 1<<20, mb.URL()), Limiter: job})
+	if got := servedRate(2*time.Second, ma, mb); got > 2.5*limit {
+		t.Errorf("%.0f bytes/s for two downloads under one limit of %d", got, limit)
+	}
+	running(t, da)
+	running(t, db)
+	job.SetRate(2 * limit)
+	if got := servedRate(2*time.Second, ma, mb); got > 2.5*2*limit {
+		t.Errorf("%.0f bytes/s after the limit was raised to %d", got, 2*limit)
+	}
+	running(t, da)
+	running(t, db)
+	job.SetRate(0)
+	for _, dl := range []*Download{da, db} {
+		if err := dl.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantFile(t, dir, "a.bin", a)
+	wantFile(t, dir, "b.bin", b)
+	for m, size := range map[*mirrortest.Mirror]int{ma: len(a), mb: len(b)} {
+		n := 0
+		for _, r := range m.Ranges() {
+			if r.Method == "GET" && r.Off == 0 {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("mirror %s: %d requests from the first byte, want 1 (%+v)", m.Host(), n, m.Ranges())
+		}
+		if m.BytesServed() != int64(size) {
+			t.Errorf("mirror %s served %d bytes for a file of %d", m.Host(), m.BytesServed(), size)
+		}
+	}
+}
+
+// A download's limit above the Client's does not lift the Client's: the
+// lower holds.
+func TestRequestLimiterOnTopOfTheClients(t *testing.T) {
+	const limit = 512 << 10
+	data := testData(16 << 20)
+	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
+	c := &Client{Limit: limit}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	dl := c.Do(ctx, &Request{Dir: dir, File: fileFor("f.bin", data, 1<<20, m.URL()), Limiter: NewLimiter(16 * limit)})
+	if got := servedRate(2*time.Second, m); got > 2.5*limit {
+		t.Errorf("%.0f bytes/s under a Client limit of %d", got, limit)
+	}
+	running(t, dl)
+	c.SetLimit(0)
+	if err := dl.Err(); err != nil {
+		t.Fatal(err)
+	}
+	wantFile(t, dir, "f.bin", data)
+}
