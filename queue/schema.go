@@ -177,6 +177,11 @@ CREATE TABLE job_net (
 	secret   INTEGER NOT NULL DEFAULT 0    -- 1: passwords or headers were given
 );
 `},
+	// issues 23 and 24 (a per-download speed limit): a job's own download
+	// limit, on top of the global one, kept across restarts.
+	{sql: `
+ALTER TABLE jobs ADD COLUMN speed_limit INTEGER NOT NULL DEFAULT 0; -- bytes per second; 0: none of its own
+`},
 }
 
 // moveWaitingNotes clears the notes that older runners left in the error
