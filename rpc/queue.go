@@ -35,6 +35,13 @@ type LiveTorrents interface {
 	LiveTorrent(id int64) (*torrent.Job, bool)
 }
 
+// JobLimits is an optional power of a LiveDownloads: a job's own speed
+// limit, set in the queue and at once on the job's running downloads;
+// runner.Runner has it.
+type JobLimits interface {
+	SetJobLimit(id, bytesPerSec int64) error
+}
+
 // QueueDownloads is Downloads over Braid's queue as it is today: jobs are
 // added to and commanded through the queue, and the runner that runs the
 // queue (whoever owns it) picks them up. Live progress comes from Live.
@@ -593,24 +600,25 @@ func packBits(done []bool) []byte {
 	return out
 }
 
-// JobOptions implements Downloads: the queue keeps no per-download limit
-// yet, so every download has none of its own.
+// JobOptions implements Downloads: the job's own speed limit, as the
+// queue keeps it.
 func (a *QueueDownloads) JobOptions(id int64) (JobOptions, error) {
-	if _, err := a.Queue.Get(id); err != nil {
+	bps, err := a.Queue.Limit(id)
+	if err != nil {
 		return JobOptions{}, mapErr(err)
 	}
-	return JobOptions{}, nil
+	return JobOptions{MaxDownloadLimit: bps}, nil
 }
 
-// SetJobOptions implements Downloads.
+// SetJobOptions implements Downloads: the job's own speed limit, kept in
+// the queue; a runner in this process that has SetJobLimit (Live) applies
+// it to the running download at once, any other within about a second.
+// Nothing restarts.
 func (a *QueueDownloads) SetJobOptions(id int64, o JobOptions) error {
-	if _, err := a.Queue.Get(id); err != nil {
-		return mapErr(err)
+	if l, ok := a.Live.(JobLimits); ok {
+		return mapErr(l.SetJobLimit(id, o.MaxDownloadLimit))
 	}
-	if o.MaxDownloadLimit != 0 {
-		return fmt.Errorf("a speed limit for one download: %w yet; set max-overall-download-limit", ErrUnsupported)
-	}
-	return nil
+	return mapErr(a.Queue.SetLimit(id, o.MaxDownloadLimit))
 }
 
 // GlobalOptions implements Downloads.
