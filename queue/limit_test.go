@@ -69,3 +69,23 @@ func TestJobLimitKept(t *testing.T) {
 		t.Fatalf("reading a removed job's limit: %v, want ErrNotFound", err)
 	}
 }
+
+// Get and List carry a job's own limit.
+func TestJobLimitInGetAndList(t *testing.T) {
+	q := openTest(t, t.TempDir())
+	id, err := q.Add("http://x.example/a.meta4", t.TempDir(), testDoc(10, 0, "a"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SetLimit(id, 700<<10); err != nil {
+		t.Fatal(err)
+	}
+	j, err := q.Get(id)
+	if err != nil || j.Limit != 700<<10 {
+		t.Fatalf("Get: limit %d, %v", j.Limit, err)
+	}
+	jobs, err := q.List()
+	if err != nil || len(jobs) != 1 || jobs[0].Limit != 700<<10 {
+		t.Fatalf("List: %+v, %v", jobs, err)
+	}
+}
