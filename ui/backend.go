@@ -61,6 +61,9 @@ type Job struct {
 	// Sync marks a ResourceSync job: a folder kept a copy of a source's
 	// list, which Sync again brings up to date.
 	Sync bool
+	// Limit is the job's own download limit in bytes per second, on top
+	// of the one for all downloads; 0: none (see JobLimiter).
+	Limit int64
 }
 
 // Progress is Done as a fraction of Size in [0, 1]; 0 when Size is unknown.
