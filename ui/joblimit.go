@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -45,19 +46,19 @@ func newJobLimitForm(current int64, about string) *jobLimitForm {
 	f := &jobLimitForm{Rate: NewEntry()}
 	none, atMost := lang.L("No limit of its own"), lang.L("At most")
 	f.Rate.SetPlaceHolder(rateText(500 << 10))
-	f.Choice = widget.NewRadioGroup([]string{none, atMost}, func(s string) {
-		if s == atMost {
-			f.Rate.Enable()
-		} else {
-			f.Rate.Disable()
-		}
-	})
+	f.Choice = widget.NewRadioGroup([]string{none, atMost}, nil)
 	f.Choice.Required = true
 	if current > 0 {
 		f.Rate.SetText(rateText(current))
 		f.Choice.SetSelected(atMost)
 	} else {
 		f.Choice.SetSelected(none)
+	}
+	// Typing a rate chooses it.
+	f.Rate.OnChanged = func(t string) {
+		if strings.TrimSpace(t) != "" {
+			f.Choice.SetSelected(atMost)
+		}
 	}
 	f.Rate.Validator = func(t string) error {
 		if f.Choice.Selected != atMost {
@@ -128,9 +129,7 @@ func (w *Window) AskJobLimit() {
 	w.keyed(d, d.Confirm, d.Hide)
 	d.Resize(fyne.NewSize(420, d.MinSize().Height))
 	d.Show()
-	if f.Choice.Selected == lang.L("At most") {
-		w.Win.Canvas().Focus(f.Rate)
-	}
+	w.Win.Canvas().Focus(f.Rate)
 }
 
 // jobLimitItem is the menu item that opens the dialog, for the main

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
@@ -80,14 +81,16 @@ func TestJobLimitDialog(t *testing.T) {
 
 	w.menu.limit.Action()
 	choice, rate := limitDialog(t, w)
-	if choice.Selected != "No limit of its own" || !rate.Disabled() {
-		t.Fatalf("a download without a limit opens on %q (rate field disabled %v)", choice.Selected, rate.Disabled())
+	if choice.Selected != "No limit of its own" || rate.Text != "" {
+		t.Fatalf("a download without a limit opens on %q %q", choice.Selected, rate.Text)
 	}
-	choice.SetSelected("At most")
-	if rate.Disabled() {
-		t.Fatal("the rate field stays disabled under At most")
+	if w.Win.Canvas().Focused() != rate {
+		t.Error("the rate field does not have the focus")
 	}
 	test.Type(rate, "300 KB/s")
+	if choice.Selected != "At most" {
+		t.Errorf("typing a rate left the choice at %q", choice.Selected)
+	}
 	test.Tap(overlayButton(t, w, "Save"))
 	w.Settle()
 	if calls := b.Calls(); !slices.Contains(calls, fmt.Sprintf("limit %d %d", running, 300<<10)) {
@@ -98,6 +101,9 @@ func TestJobLimitDialog(t *testing.T) {
 	r.show(j, false)
 	if r.speed.Text != "6.4 MB/s ≤ 300 KB/s" {
 		t.Errorf("the row's speed cell is %q, want the limit beside the speed", r.speed.Text)
+	}
+	if line := jobLine(j); !strings.Contains(line, "6.4 MB/s ≤ 300 KB/s") {
+		t.Errorf("the details line %q does not show the limit beside the speed", line)
 	}
 
 	// From the details pane: opens on 300 KB/s; a bad rate sets nothing.
