@@ -5,8 +5,19 @@ import (
 
 	"fyne.io/fyne/v2/lang"
 
+	"braid/queue"
 	"braid/ui"
 )
+
+// limitOf is job j's own limit as the window shows it: the one its run
+// holds now, which follows a change from anywhere within a poll, else the
+// queue's record of it.
+func (b *Backend) limitOf(j queue.Job) int64 {
+	if bps, running := b.runner.JobLimit(j.ID); running {
+		return bps
+	}
+	return j.Limit
+}
 
 var _ ui.JobLimiter = (*Backend)(nil)
 

@@ -12,7 +12,8 @@ import (
 // The window's "Speed limit…" on a running download: the runner's limit
 // for the job changes at once, the row shows it, the download goes on
 // (the same engine download: nothing restarted), and after Braid closes
-// and opens again the job still has it.
+// and opens again the job still has it. A change made elsewhere shows
+// too.
 func TestJobLimitFromTheWindow(t *testing.T) {
 	data := payload(256 * pieceLen)
 	m := mirrortest.New(t, data, mirrortest.Rate(1<<20))
@@ -51,6 +52,19 @@ func TestJobLimitFromTheWindow(t *testing.T) {
 	if st := jobByID(t, b, id).State; st != ui.Running {
 		t.Fatalf("after the limit was set the job is %v", st)
 	}
+	// Changed by another braid command (straight in the queue): the row
+	// follows the run, which follows the queue.
+	if err := q.SetLimit(int64(id), 128<<10); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the row to show the limit set elsewhere", func() bool {
+		for _, j := range b.Active() {
+			if j.ID == id {
+				return j.Limit == 128<<10
+			}
+		}
+		return false
+	})
 	if err := b.SetJobLimit(-1, 1); err == nil {
 		t.Error("a sync folder took a speed limit")
 	}
@@ -61,8 +75,8 @@ func TestJobLimitFromTheWindow(t *testing.T) {
 	}
 	q = openQueueAt(t, state)
 	b = newBackend(t, q)
-	if got := jobByID(t, b, id).Limit; got != 256<<10 {
-		t.Errorf("after a restart the job's limit is %d, want %d", got, 256<<10)
+	if got := jobByID(t, b, id).Limit; got != 128<<10 {
+		t.Errorf("after a restart the job's limit is %d, want %d", got, 128<<10)
 	}
 }
 
