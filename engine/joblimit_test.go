@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"braid/engine/ftptest"
 	"braid/engine/mirrortest"
 )
 
@@ -108,4 +109,46 @@ func TestRequestLimiterOnTopOfTheClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantFile(t, dir, "f.bin", data)
+}
+
+// An FTP download's own limit holds and can be lifted while it runs, as
+// an HTTP one's: the transfer goes on from where it was (one RETR from
+// the first byte).
+func TestRequestLimiterFTP(t *testing.T) {
+	const limit = 512 << 10
+	data := testData(16 << 20)
+	srv := ftptest.New(t, ftptest.File("pub/f.bin", data))
+	c := &Client{}
+	lim := NewLimiter(limit)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	dl := c.Do(ctx, &Request{Dir: dir, File: fileFor("f.bin", data, 1<<20, srv.URL("pub/f.bin")), Limiter: lim})
+	read := func() (n int64) {
+		for _, m := range dl.Snapshot().Mirrors {
+			n += m.Bytes
+		}
+		return n
+	}
+	time.Sleep(time.Second)
+	b0, t0 := read(), time.Now()
+	time.Sleep(2 * time.Second)
+	if got := float64(read()-b0) / time.Since(t0).Seconds(); got > 2.5*limit {
+		t.Errorf("%.0f bytes/s from FTP under a limit of %d", got, limit)
+	}
+	running(t, dl)
+	lim.SetRate(0)
+	if err := dl.Err(); err != nil {
+		t.Fatal(err)
+	}
+	wantFile(t, dir, "f.bin", data)
+	fromStart := 0
+	for _, r := range srv.Retrs() {
+		if r.Offset == 0 {
+			fromStart++
+		}
+	}
+	if fromStart != 1 {
+		t.Errorf("%d RETRs from the first byte, want 1: %+v", fromStart, srv.Retrs())
+	}
 }
