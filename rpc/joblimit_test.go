@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -59,5 +60,25 @@ func TestChangeOptionSpeedLimit(t *testing.T) {
 	b.call(t, "aria2.changeOption", gid, map[string]any{"max-download-limit": "0"})
 	if got := b.call(t, "aria2.getOption", gid).(map[string]any)["max-download-limit"]; got != "0" {
 		t.Errorf("after removing it max-download-limit is %v, want \"0\"", got)
+	}
+}
+
+// addUri's max-download-limit option gives the new download its limit; a
+// size that does not read is refused with aria2's words and adds nothing.
+func TestAddURIWithSpeedLimit(t *testing.T) {
+	b := newBraid(t, Options{})
+	m := mirrortest.New(t, mirrortest.Bytes(1000, 1))
+	gid := b.call(t, "aria2.addUri", []string{m.URL()}, map[string]any{"pause": "true", "max-download-limit": "2M"}).(string)
+	if got := b.call(t, "aria2.getOption", gid).(map[string]any)["max-download-limit"]; got != "2097152" {
+		t.Errorf("max-download-limit of a download added with 2M: %v", got)
+	}
+	if n, err := b.q.Limit(1); err != nil || n != 2<<20 {
+		t.Errorf("the queue keeps %d (%v), want %d", n, err, 2<<20)
+	}
+	if msg := b.callErr(t, "aria2.addUri", []string{m.URL() + "?2"}, map[string]any{"max-download-limit": "lots"}); !strings.Contains(msg, "is not a size") {
+		t.Errorf("a limit that is not a size: %q", msg)
+	}
+	if jobs, _ := b.q.List(); len(jobs) != 1 {
+		t.Errorf("%d jobs after a refused add, want 1", len(jobs))
 	}
 }

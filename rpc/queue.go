@@ -216,6 +216,9 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 	if err != nil {
 		return 0, err
 	}
+	if err := a.limitNew(id, o); err != nil {
+		return 0, err
+	}
 	if note != "" && a.Note != nil {
 		a.Note(note)
 	}
@@ -261,8 +264,12 @@ func rename(doc *metalink.Document, out string) error {
 	return nil
 }
 
-// started pauses a download added with pause=true, or wakes the runner.
+// started gives a new download its own speed limit when asked, and
+// pauses it (pause=true) or wakes the runner.
 func (a *QueueDownloads) started(id int64, o AddOptions) error {
+	if err := a.limitNew(id, o); err != nil {
+		return err
+	}
 	if o.Pause {
 		return mapErr(a.Queue.Pause(id, ""))
 	}
@@ -608,6 +615,15 @@ func (a *QueueDownloads) JobOptions(id int64) (JobOptions, error) {
 		return JobOptions{}, mapErr(err)
 	}
 	return JobOptions{MaxDownloadLimit: bps}, nil
+}
+
+// limitNew gives new download id the speed limit of its add options
+// (max-download-limit), if any.
+func (a *QueueDownloads) limitNew(id int64, o AddOptions) error {
+	if o.MaxDownloadLimit <= 0 {
+		return nil
+	}
+	return a.SetJobOptions(id, JobOptions{MaxDownloadLimit: o.MaxDownloadLimit})
 }
 
 // SetJobOptions implements Downloads: the job's own speed limit, kept in

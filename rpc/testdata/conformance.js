@@ -151,7 +151,9 @@ async function main() {
 
   // Added paused; its place in the queue; its options.
   const p1 = await aria2.call("addUri", [slowURL], { dir, out: "p1.bin", pause: "true" });
-  const p2 = await aria2.call("addUri", [slowURL], { dir, out: "p2.bin", pause: "true" });
+  const p2 = await aria2.call("addUri", [slowURL], { dir, out: "p2.bin", pause: "true", "max-download-limit": "100K" });
+  const p2Limit = (await aria2.call("getOption", p2))["max-download-limit"];
+  check("addUri with max-download-limit", p2Limit === "102400", p2Limit);
   check("added paused", (await aria2.call("tellStatus", p1, ["status"])).status === "paused");
   check("changePosition POS_SET", (await aria2.call("changePosition", p2, 0, "POS_SET")) === 0);
   let order = (await aria2.call("tellWaiting", 0, 100, ["gid"])).map((s) => s.gid);
