@@ -23,9 +23,13 @@ type JobLimiter interface {
 }
 
 // limited is a row's speed cell with the job's own limit after it:
-// "480 KB/s ≤ 500 KB/s", or "≤ 500 KB/s" while it does not run.
+// "480 KB/s ≤ 500 KB/s", or "≤ 500 KB/s" while it waits to run; a
+// finished job's limit no longer matters and is not shown.
 func limited(j Job, speed string) string {
-	if j.Limit <= 0 {
+	switch {
+	case j.Limit <= 0:
+		return speed
+	case j.State != Running && j.State != Queued && j.State != Paused && j.State != Waiting && j.State != FetchingMetadata:
 		return speed
 	}
 	if speed == "" {
