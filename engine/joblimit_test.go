@@ -152,3 +152,40 @@ func TestRequestLimiterFTP(t *testing.T) {
 		t.Errorf("%d RETRs from the first byte, want 1: %+v", fromStart, srv.Retrs())
 	}
 }
+
+// A download's limit lowered far below what its connection was reading
+// (large reads, under no limit) holds it back without the connection
+// counting as stalled: nothing is cut, no piece is asked for again, the
+// file ends whole. The mirror serves each byte once.
+func TestRequestLimiterLoweredSharply(t *testing.T) {
+	const pl = 256 << 10
+	data := testData(8 << 20)
+	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(4<<20))
+	c := &Client{StallTimeout: 500 * time.Millisecond}
+	lim := NewLimiter(0)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	dl := c.Do(ctx, &Request{Dir: dir, File: fileFor("f.bin", data, pl, m.URL()), Limiter: lim})
+	if !waitUntil(20*time.Second, func() bool { return m.BytesServed() > 1<<20 }) {
+		t.Fatal("the download did not start")
+	}
+	// 16 KiB/s: a read of the 256 KiB the connection asked for under no
+	// limit would be paid for over 8 s, far past the stall timeout.
+	lim.SetRate(16 << 10)
+	time.Sleep(3 * time.Second)
+	running(t, dl)
+	lim.SetRate(0)
+	if err := dl.Err(); err != nil {
+		t.Fatal(err)
+	}
+	wantFile(t, dir, "f.bin", data)
+	for _, mi := range dl.Snapshot().Mirrors {
+		if mi.Strikes > 0 {
+			t.Errorf("mirror %s has %d strikes", mi.URL, mi.Strikes)
+		}
+	}
+	if n := m.BytesServed(); n != int64(len(data)) {
+		t.Errorf("the mirror served %d bytes for a file of %d: a connection was cut and its piece asked for again (%+v)", n, len(data), m.Ranges())
+	}
+}

@@ -208,11 +208,11 @@ func (d *download) streamFrom(ctx context.Context, m *mirror, have *int64, h *ha
 	}
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
-	buf := (*bp)[:d.readChunk(readSize)]
+	buf := (*bp)[:readSize]
 	lastSample := time.Now()
 	var got int64
 	for {
-		n, rerr := rc.Read(buf)
+		n, rerr := rc.Read(buf[:d.readChunk(readSize)]) // the limits in force now
 		if n > 0 {
 			now := time.Now()
 			d.lastByte.Store(now.UnixNano())
