@@ -41,8 +41,8 @@ kept when the new link serves the same file (same size, no hash that disagrees,
 sampled ranges of what is on disk equal), otherwise it is refused and the job
 is left as it was. limit gives a job a speed limit of its own, such as 500K
 or 2M bytes per second, on top of the global one (0 or none removes it); it is
-kept with the job and reaches a running download at once, without restarting
-it. run downloads queued jobs in order until
+kept with the job and reaches a running download within about a second,
+without restarting it. run downloads queued jobs in order until
 none is left; Ctrl-C stops it and pauses the jobs it was running, keeping their
 progress (braid queue resume ID, or the window, goes on with them).
 
