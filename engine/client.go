@@ -270,6 +270,11 @@ type Request struct {
 	// every mirror backing off after temporary errors, before it fails
 	// with ErrGaveUp; 0 waits as long as it takes (what a queue wants).
 	RetryFor time.Duration
+	// Limiter, when set, is this download's own rate limit, on top of the
+	// Client's: its connections take from both. Give the same one to the
+	// downloads of one job for a limit on the job; change it with SetRate
+	// while they run. nil: only the Client's limit.
+	Limiter *Limiter
 }
 
 // Download is a running or finished download. Its methods are safe for

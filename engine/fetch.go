@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"math"
 	"sync"
 	"time"
 
@@ -77,7 +78,7 @@ func (d *download) fetch(s *segment) error {
 
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
-	buf := (*bp)[:d.c.lim.chunk(readSize)]
+	buf := (*bp)[:readSize]
 
 	var h hash.Hash
 	if d.plan.Verifiable() {
@@ -90,24 +91,25 @@ func (d *download) fetch(s *segment) error {
 	}
 	var written int64
 	for {
-		n, rerr := rc.Read(buf)
+		// Each read is cut to the limits in force now (see readChunk),
+		// so a limit set while the connection runs holds it in small
+		// steps.
+		n, rerr := rc.Read(buf[:d.readChunk(readSize)])
 		if n > 0 {
 			now := time.Now()
 			if s.got.Load() == 0 {
 				m.ttfb.Store(int64(now.Sub(asked)))
 			}
-			s.last.Store(now.UnixNano())
 			d.lastByte.Store(now.UnixNano())
 			m.bytes.Add(int64(n))
 			s.got.Add(int64(n))
-			if err := d.c.lim.wait(s.ctx, n); err != nil {
+			// Time held back by a rate limit is not the mirror's stall:
+			// the connection counts as busy until its bytes are paid for.
+			s.last.Store(math.MaxInt64)
+			if err := d.pay(s.ctx, n); err != nil {
 				return err
 			}
-			if d.c.lim != nil {
-				// Time spent held back by the rate limit is not the
-				// mirror's stall.
-				s.last.Store(time.Now().UnixNano())
-			}
+			s.last.Store(time.Now().UnixNano())
 			p := buf[:n]
 			for len(p) > 0 {
 				if pos < pieceOff {

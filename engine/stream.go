@@ -208,20 +208,22 @@ func (d *download) streamFrom(ctx context.Context, m *mirror, have *int64, h *ha
 	}
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
-	buf := (*bp)[:d.c.lim.chunk(readSize)]
+	buf := (*bp)[:readSize]
 	lastSample := time.Now()
 	var got int64
 	for {
-		n, rerr := rc.Read(buf)
+		n, rerr := rc.Read(buf[:d.readChunk(readSize)]) // the limits in force now
 		if n > 0 {
 			now := time.Now()
-			stalled.Reset(limit)
 			d.lastByte.Store(now.UnixNano())
 			m.bytes.Add(int64(n))
 			got += int64(n)
-			if err := d.c.lim.wait(sctx, n); err != nil {
+			// Time held back by a rate limit is not the mirror's stall.
+			stalled.Stop()
+			if err := d.pay(sctx, n); err != nil {
 				return false, err
 			}
+			stalled.Reset(limit)
 			if _, err := d.st.WriteAt(buf[:n], *have); err != nil {
 				return false, &diskError{fmt.Errorf("write at %d: %w", *have, err)}
 			}

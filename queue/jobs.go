@@ -55,6 +55,9 @@ type Job struct {
 	// Origin is what a plain URL's server said when the job was added,
 	// for every run of it.
 	Origin Origin
+	// Limit is the job's own download limit in bytes per second, on top
+	// of the global one; 0: none (see SetLimit).
+	Limit int64
 	// Doc is the stored document; set by Get, nil in List.
 	Doc   *metalink.Document
 	Files []File // in document order, selected or not
@@ -472,7 +475,7 @@ func (q *Queue) Get(id int64) (Job, error) {
 type scanner interface{ Scan(...any) error }
 
 // jobColumns are the columns scanJob reads, in its order.
-const jobColumns = `id, source, dest, state, added_at, finished_at, error, origin_etag, referer, next_try`
+const jobColumns = `id, source, dest, state, added_at, finished_at, error, origin_etag, referer, next_try, speed_limit`
 
 func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 	var j Job
@@ -480,7 +483,7 @@ func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 	var added int64
 	var finished sql.NullInt64
 	var nextTry int64
-	dest := []any{&j.ID, &j.Source, &j.Dest, &state, &added, &finished, &j.Error, &j.Origin.ETag, &j.Origin.Referer, &nextTry}
+	dest := []any{&j.ID, &j.Source, &j.Dest, &state, &added, &finished, &j.Error, &j.Origin.ETag, &j.Origin.Referer, &nextTry, &j.Limit}
 	for _, d := range doc {
 		dest = append(dest, d)
 	}

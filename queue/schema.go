@@ -192,6 +192,11 @@ CREATE TABLE seed_paused (
 ALTER TABLE jobs ADD COLUMN when_done      TEXT NOT NULL DEFAULT ''; -- queue.WhenDone as JSON; '' nothing
 ALTER TABLE jobs ADD COLUMN when_done_note TEXT NOT NULL DEFAULT ''; -- queue.WhenDoneNote as JSON; '' it went well or has not run
 `},
+	// issues 23 and 24 (a per-download speed limit): a job's own download
+	// limit, on top of the global one, kept across restarts.
+	{sql: `
+ALTER TABLE jobs ADD COLUMN speed_limit INTEGER NOT NULL DEFAULT 0; -- bytes per second; 0: none of its own
+`},
 }
 
 // moveWaitingNotes clears the notes that older runners left in the error

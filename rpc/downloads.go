@@ -82,6 +82,9 @@ type AddOptions struct {
 	Headers   []string
 	Referer   string
 	UserAgent string
+	// MaxDownloadLimit is the download's own speed limit in bytes per
+	// second (aria2's max-download-limit); 0: none.
+	MaxDownloadLimit int64
 }
 
 // State is a download's status in aria2's words.

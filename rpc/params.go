@@ -95,6 +95,13 @@ func addOptions(o map[string][]string) (AddOptions, error) {
 		return ""
 	}
 	a := AddOptions{Dir: first("dir"), Out: first("out"), Referer: first("referer"), UserAgent: first("user-agent"), Headers: o["header"]}
+	if v := first("max-download-limit"); v != "" {
+		n, err := parseSize(v)
+		if err != nil {
+			return a, failf("max-download-limit: %v", err)
+		}
+		a.MaxDownloadLimit = n
+	}
 	switch v := first("pause"); v {
 	case "", "false":
 	case "true":

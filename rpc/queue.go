@@ -32,6 +32,13 @@ type LiveTorrents interface {
 	LiveTorrent(id int64) (*torrent.Job, bool)
 }
 
+// JobLimits is an optional power of a LiveDownloads: a job's own speed
+// limit, set in the queue and at once on the job's running downloads;
+// runner.Runner has it.
+type JobLimits interface {
+	SetJobLimit(id, bytesPerSec int64) error
+}
+
 // QueueDownloads is Downloads over Braid's queue as it is today: jobs are
 // added to and commanded through the queue, and the runner that runs the
 // queue (whoever owns it) picks them up. Live progress comes from Live.
@@ -199,6 +206,9 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 	if err != nil {
 		return 0, err
 	}
+	if err := a.limitNew(id, o); err != nil {
+		return 0, err
+	}
 	if note != "" && a.Note != nil {
 		a.Note(note)
 	}
@@ -244,8 +254,12 @@ func rename(doc *metalink.Document, out string) error {
 	return nil
 }
 
-// started pauses a download added with pause=true, or wakes the runner.
+// started gives a new download its own speed limit when asked, and
+// pauses it (pause=true) or wakes the runner.
 func (a *QueueDownloads) started(id int64, o AddOptions) error {
+	if err := a.limitNew(id, o); err != nil {
+		return err
+	}
 	if o.Pause {
 		return mapErr(a.Queue.Pause(id, ""))
 	}
@@ -512,24 +526,34 @@ func packBits(done []bool) []byte {
 	return out
 }
 
-// JobOptions implements Downloads: the queue keeps no per-download limit
-// yet, so every download has none of its own.
+// JobOptions implements Downloads: the job's own speed limit, as the
+// queue keeps it.
 func (a *QueueDownloads) JobOptions(id int64) (JobOptions, error) {
-	if _, err := a.Queue.Get(id); err != nil {
+	bps, err := a.Queue.Limit(id)
+	if err != nil {
 		return JobOptions{}, mapErr(err)
 	}
-	return JobOptions{}, nil
+	return JobOptions{MaxDownloadLimit: bps}, nil
 }
 
-// SetJobOptions implements Downloads.
+// limitNew gives new download id the speed limit of its add options
+// (max-download-limit), if any.
+func (a *QueueDownloads) limitNew(id int64, o AddOptions) error {
+	if o.MaxDownloadLimit <= 0 {
+		return nil
+	}
+	return a.SetJobOptions(id, JobOptions{MaxDownloadLimit: o.MaxDownloadLimit})
+}
+
+// SetJobOptions implements Downloads: the job's own speed limit, kept in
+// the queue; a runner in this process that has SetJobLimit (Live) applies
+// it to the running download at once, any other within about a second.
+// Nothing restarts.
 func (a *QueueDownloads) SetJobOptions(id int64, o JobOptions) error {
-	if _, err := a.Queue.Get(id); err != nil {
-		return mapErr(err)
+	if l, ok := a.Live.(JobLimits); ok {
+		return mapErr(l.SetJobLimit(id, o.MaxDownloadLimit))
 	}
-	if o.MaxDownloadLimit != 0 {
-		return fmt.Errorf("a speed limit for one download: %w yet; set max-overall-download-limit", ErrUnsupported)
-	}
-	return nil
+	return mapErr(a.Queue.SetLimit(id, o.MaxDownloadLimit))
 }
 
 // GlobalOptions implements Downloads.

@@ -151,8 +151,8 @@ func TestRefusedOptions(t *testing.T) {
 		t.Errorf("refused adds left %d jobs (%v)", len(jobs), err)
 	}
 	gid := b.call(t, "aria2.addUri", []string{m.URL()}, map[string]any{"pause": "true", "referer": "https://page.test/"}).(string)
-	if msg := b.callErr(t, "aria2.changeOption", gid, map[string]any{"max-download-limit": "100K"}); !strings.Contains(msg, "not supported") {
-		t.Errorf("a per-download limit: %q", msg)
+	if msg := b.callErr(t, "aria2.changeOption", gid, map[string]any{"max-download-limit": "fast"}); !strings.Contains(msg, "is not a size") {
+		t.Errorf("a per-download limit that is not a size: %q", msg)
 	}
 	if j, err := b.q.Get(1); err != nil || j.Origin.Referer != "https://page.test/" {
 		t.Errorf("referer kept as %q (%v)", j.Origin.Referer, err)

@@ -105,6 +105,7 @@ type Runner struct {
 
 	progressMu sync.Mutex // one Progress call at a time
 	after      actions    // when-done actions under way (whendone.go)
+	limits     jobLimits  // the own limits of the jobs running (joblimit.go)
 }
 
 // Live returns the engine's download of a file job id is on now, so a
@@ -418,6 +419,8 @@ func (r *Runner) run(ctx context.Context, j queue.Job) error {
 	if err := r.refreshStale(ctx, &j); err != nil {
 		return err
 	}
+	_, release := r.holdLimit(j.ID) // the job's own speed limit
+	defer release()
 	if src, ok := torrentSource(j); ok {
 		return r.runTorrent(ctx, j, src)
 	}
@@ -607,6 +610,7 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 		Check:      q.SignatureCheck(j.ID, mf, r.RequireSignature),
 		RetryFor:   r.RetryFor,
 		Net:        jr.net,
+		Limiter:    r.jobLimiter(j.ID),
 	})
 	r.addLive(j.ID, dl)
 	err = r.watch(j, dl, jr.heard.heard)

@@ -324,6 +324,7 @@ func (r *Runner) runTorrent(ctx context.Context, j queue.Job, src metalink.MetaU
 	tj, err := client.Start(r.seedLife(), &torrent.Request{
 		Dir: j.Dest, Spec: spec, Completion: comp,
 		SeedRatio: ts.SeedRatio, SeedTime: ts.SeedTime,
+		Limiter: r.jobLimiter(j.ID),
 		Select: func(_ context.Context, files []torrent.File) []bool {
 			// The job's files are the torrent's, by name, unless it was
 			// queued from a magnet link before its file list was known:

@@ -70,6 +70,9 @@ type Job struct {
 	Category     string
 	WhenDone     WhenDone
 	WhenDoneNote WhenDoneNote
+	// Limit is the job's own download limit in bytes per second, on top
+	// of the one for all downloads; 0: none (see JobLimiter).
+	Limit int64
 }
 
 // Progress is Done as a fraction of Size in [0, 1]; 0 when Size is unknown.

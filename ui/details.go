@@ -285,7 +285,7 @@ func jobLine(j Job) string {
 		parts = append(parts, peersText(j))
 	}
 	if j.State == Running {
-		if s := speedText(j.Speed); s != "" {
+		if s := limited(j, speedText(j.Speed)); s != "" { // the job's own limit: joblimit.go
 			parts = append(parts, s)
 		}
 		if e := etaText(j.ETA); e != "" {

@@ -14,6 +14,7 @@ type menuItems struct {
 	pause, resume, stopSeed, remove, up, down, top, bottom, openFile, folder, copyURL *fyne.MenuItem
 
 	whenDone *fyne.MenuItem // "When done…" (whendone.go)
+	limit    *fyne.MenuItem // nil: the backend has no per-download limit
 }
 
 // buildMenu sets the main menu: a menu bar in the window on Linux and
@@ -38,6 +39,7 @@ func (w *Window) buildMenu() {
 	m.folder = item(lang.L("Show in folder"), ctrl(fyne.KeyE), w.OpenSelectedFolder)
 	m.copyURL = item(lang.L("Copy source URL"), ctrlShift(fyne.KeyC), w.CopySourceURL)
 	m.whenDone = item(lang.L("When done…"), nil, w.AskWhenDone)
+	m.limit = w.jobLimitItem() // joblimit.go
 
 	var pauses []*fyne.MenuItem
 	for _, d := range Pauses {
@@ -80,6 +82,7 @@ func (w *Window) buildMenu() {
 			fyne.NewMenuItem(lang.L("About Braid"), w.ShowAbout),
 		),
 	)
+	w.Menu.Items[1].Items = withItem(w.Menu.Items[1].Items, 3, m.limit) // joblimit.go
 	w.Win.SetMainMenu(w.Menu)
 }
 
@@ -94,6 +97,7 @@ func (w *Window) ShowRowMenu(id JobID, at fyne.Position) {
 	sep := fyne.NewMenuItemSeparator
 	menu := fyne.NewMenu("", m.pause, m.resume, m.stopSeed, sep(), m.openFile, m.folder, m.copyURL, m.whenDone, sep(),
 		m.top, m.up, m.down, m.bottom, sep(), m.remove)
+	menu.Items = withItem(menu.Items, 3, m.limit) // joblimit.go
 	if j, ok := w.model.find(id); ok && j.Sync {
 		again := fyne.NewMenuItem(lang.L("Sync again"), w.SyncAgainSelected)
 		again.Icon = theme.ViewRefreshIcon()
@@ -133,6 +137,9 @@ func (w *Window) setMenu(sel []Job) {
 	set(m.openFile, done && len(sel) == 1)
 	_, whenDone := w.Backend.(WhenDoneSetter)
 	set(m.whenDone, whenDone && some)
+	if m.limit != nil {
+		set(m.limit, some)
+	}
 	if alt := w.Schedule.AltSpeed; w.Menu.Items[2].Items[0].Checked != alt {
 		w.Menu.Items[2].Items[0].Checked = alt
 		changed = true

@@ -389,13 +389,14 @@ func sizeCell(j Job) string {
 func rowSpeed(j Job) string {
 	switch j.State {
 	case Running:
-		return speedText(j.Speed)
+		return limited(j, speedText(j.Speed))
 	case Seeding:
 		if s := speedText(j.Upload); s != "" {
 			return "↑ " + s
 		}
+		return ""
 	}
-	return ""
+	return limited(j, "")
 }
 
 func rowETA(j Job) string {

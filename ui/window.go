@@ -203,6 +203,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Details.OnRepair = func(id JobID) { w.command(lang.L("Repair"), func() error { return b.Repair(id) }) }
 	w.Details.OnImportKey = w.ImportKeyDialog
 	w.Details.OnSyncAgain = func(id JobID) { w.syncAgain(id) }
+	w.addJobLimitButton() // joblimit.go
 	w.Details.OnTab = func() {
 		w.poll.pieces.Store(w.Details.NeedsPieces())
 		w.poll.refreshDetail()

@@ -28,6 +28,7 @@ const queueUsage = `Usage:
   braid queue [--state DIR] remove [--files] ID
   braid queue [--state DIR] move ID up|down|top|bottom
   braid queue [--state DIR] relink ID URL
+  braid queue [--state DIR] limit ID RATE|none
   braid queue [--state DIR] run [--max-conn N] [--max-conn-per-host N] [--jobs N] [--limit RATE]
                               [--retry-for D] [-d DIR] [--rpc-listen ADDR --rpc-secret SECRET
                               [--rpc-allow-origin ORIGIN]... [--rpc-allow-remote]]
@@ -38,7 +39,10 @@ run; the window shows the same order. relink gives a job a fresh link (a signed
 link that expired: the job's state is "link expired"); the bytes on disk are
 kept when the new link serves the same file (same size, no hash that disagrees,
 sampled ranges of what is on disk equal), otherwise it is refused and the job
-is left as it was. run downloads queued jobs in order until
+is left as it was. limit gives a job a speed limit of its own, such as 500K
+or 2M bytes per second, on top of the global one (0 or none removes it); it is
+kept with the job and reaches a running download within about a second,
+without restarting it. run downloads queued jobs in order until
 none is left; Ctrl-C stops it and pauses the jobs it was running, keeping their
 progress (braid queue resume ID, or the window, goes on with them).
 
@@ -87,7 +91,7 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return queueUsageErr(err)
 	}
 
-	var id int64
+	var id, jobRate int64
 	switch sub {
 	case "list", "run":
 		if fs.NArg() != 0 {
@@ -112,6 +116,20 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		if id, err = strconv.ParseInt(fs.Arg(0), 10, 64); err != nil || id <= 0 {
 			fmt.Fprintf(stderr, "braid queue relink: %q is not a job ID\n", fs.Arg(0))
+			return 2
+		}
+	case "limit":
+		if fs.NArg() != 2 {
+			fmt.Fprintf(stderr, "braid queue limit: want a job ID and a rate such as 500K, or none\n")
+			return 2
+		}
+		var err error
+		if id, err = parseJobID(sub, fs.Arg(0)); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		if jobRate, err = parseJobLimit(fs.Arg(1)); err != nil {
+			fmt.Fprintf(stderr, "braid queue limit: %v\n", err)
 			return 2
 		}
 	case "move":
@@ -166,6 +184,8 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		err = moves[fs.Arg(1)](q, id)
 	case "relink":
 		err = queueRelink(ctx, q, id, fs.Arg(1), stdout)
+	case "limit":
+		err = queueLimit(q, id, jobRate, stdout)
 	case "run":
 		closeLog, lerr := openLog(dir)
 		if lerr != nil {
@@ -221,6 +241,9 @@ type queueJob struct {
 	// NextTry is when a running job's downloads try again while they wait
 	// for the network; absent when they do not wait.
 	NextTry *time.Time `json:"next_try,omitempty"`
+	// SpeedLimit is the job's own download limit in bytes per second;
+	// absent when it has none.
+	SpeedLimit int64 `json:"speed_limit,omitempty"`
 }
 
 // jobState is a job's state in the CLI's and --json's words: the queue's,
@@ -262,6 +285,10 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	limits, err := q.Limits()
+	if err != nil {
+		return err
+	}
 	if asJSON {
 		out := make([]queueJob, 0, len(jobs))
 		for _, j := range jobs {
@@ -280,6 +307,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 			}
 			qj.Signatures = queueSignatures(q, j.ID)
 			qj.Notice, _ = q.Notice(j.ID)
+			qj.SpeedLimit = limits[j.ID]
 			out = append(out, qj)
 		}
 		enc := json.NewEncoder(w)
@@ -287,7 +315,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 		return enc.Encode(out)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATE\tCHECKED\tPIECES\tBYTES\tNAME\tSOURCE")
+	fmt.Fprintln(tw, "ID\tSTATE\tCHECKED\tPIECES\tBYTES\tLIMIT\tNAME\tSOURCE")
 	for _, j := range jobs {
 		done, pieces, bytesDone, size := j.Progress()
 		st := jobState(j)
@@ -299,8 +327,8 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 		if checked == "" {
 			checked = "-"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%d\t%s/%s\t%s\t%s\n", j.ID, st, checked, done, pieces,
-			byteText(bytesDone), byteText(size), j.Name(), j.Source)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%d\t%s/%s\t%s\t%s\t%s\n", j.ID, st, checked, done, pieces,
+			byteText(bytesDone), byteText(size), rateText(limits[j.ID]), j.Name(), j.Source)
 	}
 	return tw.Flush()
 }

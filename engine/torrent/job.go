@@ -11,6 +11,7 @@ import (
 	"github.com/anacrolix/torrent"
 	"github.com/anacrolix/torrent/types"
 
+	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/piece"
 )
@@ -34,6 +35,11 @@ type Request struct {
 	// size, or for SeedTime, whichever comes first. Both 0: no seeding.
 	SeedRatio float64
 	SeedTime  time.Duration
+	// Limiter, when set, is this torrent's own download limit, on top of
+	// the Client's: every chunk written from a peer or a web seed is paid
+	// to it before that connection reads on. Change its rate with SetRate
+	// while the torrent runs: nothing restarts. nil: only the Client's.
+	Limiter *engine.Limiter
 }
 
 // File is one file of a torrent, for a picker.
@@ -109,7 +115,7 @@ func (c *Client) Start(ctx context.Context, req *Request) (*Job, error) {
 		case j.refused <- err:
 		default:
 		}
-	}, opened: func(ts *torrentStorage) { j.opened <- ts }}
+	}, opened: func(ts *torrentStorage) { j.opened <- ts }, lim: req.Limiter, ctx: ctx}
 	spec := &torrent.TorrentSpec{
 		Trackers:    req.Spec.Trackers,
 		DisplayName: req.Spec.Name,

@@ -18,6 +18,7 @@ import (
 	"github.com/anacrolix/torrent/metainfo"
 	"github.com/anacrolix/torrent/storage"
 
+	"braid/engine"
 	"braid/engine/metalink"
 )
 
@@ -127,6 +128,10 @@ type braidStorage struct {
 	check  fileCheck
 	refuse func(error)           // told when OpenTorrent refuses the torrent
 	opened func(*torrentStorage) // told when it opened it
+	// lim is the torrent's own download limit (Request.Limiter), paid
+	// for every chunk written, until ctx (the job's) ends; nil: none.
+	lim *engine.Limiter
+	ctx context.Context
 }
 
 var _ storage.ClientImpl = (*braidStorage)(nil)
@@ -168,6 +173,8 @@ func (s *braidStorage) open(info *metainfo.Info, ih metainfo.Hash) (*torrentStor
 		spans:    spans,
 		comp:     s.comp,
 		check:    s.check,
+		lim:      s.lim,
+		limCtx:   s.ctx,
 		files:    make([]*openFile, len(spans)),
 		done:     make([]bool, info.NumPieces()),
 		recorded: make([]bool, info.NumPieces()),
@@ -218,6 +225,9 @@ type torrentStorage struct {
 	files []*openFile
 	comp  Completion
 	check fileCheck
+	// lim and limCtx: see braidStorage.
+	lim    *engine.Limiter
+	limCtx context.Context
 
 	mu       sync.Mutex
 	done     []bool // pieces verified (recorded, or in pending)
@@ -409,6 +419,12 @@ func (p *pieceImpl) WriteAt(b []byte, off int64) (int, error) {
 			return 0, fmt.Errorf("%s: %w", sp.name, err)
 		}
 	}
+	// The torrent's own limit: the peer (or web seed) connection that
+	// brought the chunk waits here before it reads the next, so the
+	// torrent gets no more than its rate, whatever the client's limit.
+	// Its rate may change at any time (SetRate); the torrent runs on.
+	// The job ending ends the wait; the chunk is written either way.
+	_ = p.ts.lim.Pay(p.ts.limCtx, len(b))
 	return len(b), nil
 }
 

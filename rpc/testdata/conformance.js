@@ -142,6 +142,13 @@ async function main() {
   const after = (await aria2.call("tellStatus", slow, ["status"])).status;
   check("unpaused is waiting or active", after === "waiting" || after === "active", after);
   await until("active again", async () => (await aria2.call("tellStatus", slow, ["status"])).status === "active");
+  // Its own speed limit, changed while it runs: it goes on.
+  check("changeOption max-download-limit while active", (await aria2.call("changeOption", slow, { "max-download-limit": "32K" })) === "OK");
+  const slowOpt = await aria2.call("getOption", slow);
+  check("getOption max-download-limit in bytes", slowOpt["max-download-limit"] === "32768", slowOpt["max-download-limit"]);
+  await sleep(500);
+  const still = (await aria2.call("tellStatus", slow, ["status"])).status;
+  check("still active after the limit changed", still === "active", still);
   check("remove answers the GID", (await aria2.call("remove", slow)) === slow);
   await until("removed", async () => (await aria2.call("tellStatus", slow, ["status"])).status === "removed");
   await notified("onDownloadStop", slow);
@@ -150,7 +157,9 @@ async function main() {
 
   // Added paused; its place in the queue; its options.
   const p1 = await aria2.call("addUri", [slowURL], { dir, out: "p1.bin", pause: "true" });
-  const p2 = await aria2.call("addUri", [slowURL], { dir, out: "p2.bin", pause: "true" });
+  const p2 = await aria2.call("addUri", [slowURL], { dir, out: "p2.bin", pause: "true", "max-download-limit": "100K" });
+  const p2Limit = (await aria2.call("getOption", p2))["max-download-limit"];
+  check("addUri with max-download-limit", p2Limit === "102400", p2Limit);
   check("added paused", (await aria2.call("tellStatus", p1, ["status"])).status === "paused");
   check("changePosition POS_SET", (await aria2.call("changePosition", p2, 0, "POS_SET")) === 0);
   let order = (await aria2.call("tellWaiting", 0, 100, ["gid"])).map((s) => s.gid);
@@ -160,7 +169,12 @@ async function main() {
   check("tellWaiting from the end", last.length === 1 && last[0].gid === p2, last);
   const opt = await aria2.call("getOption", p1);
   check("getOption dir and out", opt.dir === dir && opt.out === "p1.bin", opt);
-  check("changeOption", (await aria2.call("changeOption", p1, { "max-download-limit": "0" })) === "OK");
+  check("getOption max-download-limit none", opt["max-download-limit"] === "0", opt["max-download-limit"]);
+  for (const [set, want] of [["300K", "307200"], ["1M", "1048576"], ["65536", "65536"], ["0", "0"]]) {
+    check(`changeOption max-download-limit ${set}`, (await aria2.call("changeOption", p1, { "max-download-limit": set })) === "OK");
+    const got = (await aria2.call("getOption", p1))["max-download-limit"];
+    check(`getOption max-download-limit after ${set}`, got === want, got);
+  }
 
   const g0 = await aria2.call("getGlobalOption");
   check("changeGlobalOption", (await aria2.call("changeGlobalOption", { "max-overall-download-limit": "1M", "max-concurrent-downloads": "2" })) === "OK");

@@ -116,6 +116,7 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 		Done:     done,
 		ETA:      -1,
 		Mismatch: j.Mismatch,
+		Limit:    b.limitOf(j), // joblimit.go
 	}
 	v.Err, v.ErrDetail = ui.Explain(queue.Redact(j.Error))
 	b.organiseLocked(j, &v)

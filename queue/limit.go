@@ -1,0 +1,55 @@
+package queue
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// A job's own speed limit holds on top of the global one (Settings'
+// SpeedLimit, or the schedule's alternative): its downloads, HTTP, FTP or
+// BitTorrent, get no more than the lower of the two. It is kept with the
+// job, across restarts, and a runner follows a change while the job runs.
+
+// SetLimit sets job id's own download limit in bytes per second; 0 (or
+// less) removes it.
+func (q *Queue) SetLimit(id int64, bytesPerSec int64) error {
+	return q.exec(fmt.Sprintf("set the speed limit of job %d", id),
+		`UPDATE jobs SET speed_limit = ? WHERE id = ?`, max(bytesPerSec, 0), id)
+}
+
+// Limit is job id's own download limit in bytes per second, 0 for none.
+func (q *Queue) Limit(id int64) (int64, error) {
+	var bps int64
+	err := q.db.QueryRow(`SELECT speed_limit FROM jobs WHERE id = ?`, id).Scan(&bps)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("job %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return 0, q.wrap(fmt.Sprintf("read the speed limit of job %d", id), err)
+	}
+	return bps, nil
+}
+
+// Limits are the jobs that have a limit of their own, by ID, in bytes
+// per second.
+func (q *Queue) Limits() (map[int64]int64, error) {
+	const op = "read the jobs' speed limits"
+	rows, err := q.db.Query(`SELECT id, speed_limit FROM jobs WHERE speed_limit > 0`)
+	if err != nil {
+		return nil, q.wrap(op, err)
+	}
+	defer rows.Close()
+	out := map[int64]int64{}
+	for rows.Next() {
+		var id, bps int64
+		if err := rows.Scan(&id, &bps); err != nil {
+			return nil, q.wrap(op, err)
+		}
+		out[id] = bps
+	}
+	if err := rows.Err(); err != nil {
+		return nil, q.wrap(op, err)
+	}
+	return out, nil
+}

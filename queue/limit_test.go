@@ -1,0 +1,91 @@
+package queue
+
+import (
+	"errors"
+	"maps"
+	"testing"
+)
+
+// A job's own speed limit is kept in the state database: set, changed,
+// listed, kept across a close and reopen, removed with 0, and gone with
+// the job; a job that is not there is ErrNotFound.
+func TestJobLimitKept(t *testing.T) {
+	dir := t.TempDir()
+	q, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := q.Add("http://x.example/a.meta4", t.TempDir(), testDoc(10, 0, "a"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := q.Add("http://x.example/b.meta4", t.TempDir(), testDoc(10, 0, "b"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := q.Limit(a); err != nil || n != 0 {
+		t.Fatalf("a new job's limit: %d, %v, want none", n, err)
+	}
+	if err := q.SetLimit(a, 300<<10); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SetLimit(b, 5<<20); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SetLimit(b, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	q = openTest(t, dir)
+	got, err := q.Limits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[int64]int64{a: 300 << 10, b: 1 << 20}; !maps.Equal(got, want) {
+		t.Fatalf("after a reopen the limits are %v, want %v", got, want)
+	}
+	if err := q.SetLimit(a, 0); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := q.Limit(a); err != nil || n != 0 {
+		t.Fatalf("limit after removing it: %d, %v, want none", n, err)
+	}
+	if err := q.SetLimit(b, -5); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := q.Limit(b); n != 0 {
+		t.Fatalf("a negative limit stored as %d, want none", n)
+	}
+	if err := q.Remove(b, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SetLimit(b, 1); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("setting a removed job's limit: %v, want ErrNotFound", err)
+	}
+	if _, err := q.Limit(b); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("reading a removed job's limit: %v, want ErrNotFound", err)
+	}
+}
+
+// Get and List carry a job's own limit.
+func TestJobLimitInGetAndList(t *testing.T) {
+	q := openTest(t, t.TempDir())
+	id, err := q.Add("http://x.example/a.meta4", t.TempDir(), testDoc(10, 0, "a"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SetLimit(id, 700<<10); err != nil {
+		t.Fatal(err)
+	}
+	j, err := q.Get(id)
+	if err != nil || j.Limit != 700<<10 {
+		t.Fatalf("Get: limit %d, %v", j.Limit, err)
+	}
+	jobs, err := q.List()
+	if err != nil || len(jobs) != 1 || jobs[0].Limit != 700<<10 {
+		t.Fatalf("List: %+v, %v", jobs, err)
+	}
+}
