@@ -61,6 +61,8 @@ type Job struct {
 	// Sync marks a ResourceSync job: a folder kept a copy of a source's
 	// list, which Sync again brings up to date.
 	Sync bool
+	// Mend is what the user can do to get a stopped job going (login.go).
+	Mend Mend
 }
 
 // Progress is Done as a fraction of Size in [0, 1]; 0 when Size is unknown.

@@ -114,6 +114,7 @@ type Window struct {
 	// pendingSelect is a job just added, selected once the list has it.
 	pendingSelect JobID
 	seen          map[JobID]JobState // live jobs seen this session, for notifications
+	logins        loginPrompts       // jobs asked about a login (login.go)
 	poll          *poller
 	tray          bool // a system tray menu is set: closing hides the window
 
@@ -200,6 +201,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Details.OnRepair = func(id JobID) { w.command(lang.L("Repair"), func() error { return b.Repair(id) }) }
 	w.Details.OnImportKey = w.ImportKeyDialog
 	w.Details.OnSyncAgain = func(id JobID) { w.syncAgain(id) }
+	w.hookJobActions()
 	w.Details.OnTab = func() {
 		w.poll.pieces.Store(w.Details.NeedsPieces())
 		w.poll.refreshDetail()
@@ -304,6 +306,7 @@ func (w *Window) apply(r reading) {
 		w.Problem.SetText("")
 	}
 	if r.reloaded && r.err == nil {
+		w.askLogins(r.all)
 		w.notifyTransitions(r.all)
 		w.model.load(r.all)
 		w.List.Refresh()

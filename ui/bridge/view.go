@@ -117,6 +117,7 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 		Mismatch: j.Mismatch,
 	}
 	v.Err, v.ErrDetail = ui.Explain(queue.Redact(j.Error))
+	v.Mend = mendOf(j) // login.go
 	if v.Name == "" {
 		v.Name = v.Source
 	}
