@@ -65,3 +65,43 @@ func TestSetLogin(t *testing.T) {
 		t.Error("a login without a user name was taken")
 	}
 }
+
+// TestProxyPassword: remembered in the keyring and found by a new
+// process; not remembered, for this process only; "" forgets it. Never in
+// the state folder.
+func TestProxyPassword(t *testing.T) {
+	keyring.MockInit()
+	UseKeyring(systemKeyring{})
+	t.Cleanup(func() { UseKeyring(nil) })
+	dir := t.TempDir()
+	q := openTest(t, dir)
+	const pw = "proxy-pw-in-keyring-3"
+	if note := q.SetProxyPassword(pw, true); note != "" {
+		t.Errorf("note %q", note)
+	}
+	secrets.mu.Lock()
+	clear(secrets.m)
+	secrets.mu.Unlock()
+	if got, ok := q.ProxyPassword(); !ok || got != pw {
+		t.Errorf("remembered, a new process: %q %v", got, ok)
+	}
+	q.SetProxyPassword(pw+"-s", false)
+	secrets.mu.Lock()
+	clear(secrets.m)
+	secrets.mu.Unlock()
+	if got, ok := q.ProxyPassword(); ok {
+		t.Errorf("not remembered, a new process found %q", got)
+	}
+	q.SetProxyPassword(pw, false)
+	q.SetProxyPassword("", false)
+	if got, ok := q.ProxyPassword(); ok {
+		t.Errorf("forgotten, found %q", got)
+	}
+	if stateHolds(t, dir, pw) {
+		t.Error("the state folder holds the proxy password")
+	}
+	UseKeyring(nil)
+	if note := q.SetProxyPassword(pw, true); note != NoKeyringNote {
+		t.Errorf("without a keyring: note %q", note)
+	}
+}

@@ -38,7 +38,10 @@ type SettingsForm struct {
 	Keys *KeysSection
 	// Remote is the remote control's section; nil when the backend has
 	// none.
-	Remote  *remoteSection
+	Remote *remoteSection
+	// Network is the proxy section (network.go); nil when the backend
+	// has none.
+	Network *networkSection
 	Form    *widget.Form
 	Content fyne.CanvasObject
 }
@@ -172,6 +175,9 @@ func (w *Window) ShowSettings() {
 		})
 		tabs = append(tabs, container.NewTabItemWithIcon(lang.L("Remote control"), theme.ComputerIcon(), f.Remote.Content))
 	}
+	if tab := w.networkTab(f); tab != nil {
+		tabs = append(tabs, tab)
+	}
 	if len(tabs) > 1 {
 		f.Content = container.NewAppTabs(tabs...)
 	}
@@ -194,6 +200,7 @@ func (w *Window) ShowSettings() {
 			w.SetThemeMode(m)
 		}
 		w.command(lang.L("Save settings"), func() error { return w.Backend.SetSettings(s) })
+		w.saveNetworkOf(f)
 		if remote {
 			now := rc.Remote()
 			if want := f.Remote.value(now); want.On != now.On || want.Address != now.Address || want.Secret != now.Secret {
