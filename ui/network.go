@@ -106,7 +106,7 @@ func newNetworkSection(p ProxySetting) *networkSection {
 		return it
 	}
 	s.Form = widget.NewForm(
-		item(lang.L("Proxy"), s.Mode, lang.L("System: the http_proxy, https_proxy, all_proxy and no_proxy variables as curl reads them; on Windows and macOS the system's proxy settings when they name none")),
+		item(lang.L("Proxy"), s.Mode, lang.L("System: http_proxy, https_proxy, all_proxy, no_proxy as curl reads them, else the Windows or macOS settings")),
 		item(lang.L("Proxy URL"), s.URL, lang.L("http://, https://, socks5:// or socks5h:// (names resolved by the proxy), with user@ for a login")),
 		item(lang.L("Proxy password"), s.Password, ""),
 		item("", s.Remember, ""),
@@ -131,6 +131,9 @@ func (s *networkSection) enable() {
 		} else {
 			e.Disable()
 		}
+	}
+	if s.Form != nil {
+		s.Form.Refresh() // the labels of the fields follow
 	}
 }
 
@@ -207,5 +210,17 @@ func (w *Window) networkTab(f *SettingsForm) *container.TabItem {
 func (w *Window) saveNetworkOf(f *SettingsForm) {
 	if nw, ok := w.Backend.(Networker); ok && f.Network != nil {
 		w.saveNetwork(nw, f.Network)
+	}
+}
+
+// keyedNetwork makes Enter in the Network tab's fields save the settings
+// (ok) and Escape cancel, as in the other tabs.
+func (f *SettingsForm) keyedNetwork(ok, cancel func()) {
+	if f.Network == nil {
+		return
+	}
+	for _, e := range []*Entry{f.Network.URL, f.Network.NoProxy, f.Network.Password} {
+		e.OnSubmitted = func(string) { ok() }
+		e.OnEscape = cancel
 	}
 }

@@ -216,6 +216,7 @@ func (w *Window) ShowSettings() {
 		e.OnEscape = d.Hide
 	}
 	f.Torrent.keyed(d.Confirm, d.Hide)
+	f.keyedNetwork(d.Confirm, d.Hide)
 	w.keyed(d, d.Confirm, d.Hide)
 	height := d.MinSize().Height
 	if len(tabs) > 1 {
