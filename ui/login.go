@@ -1,7 +1,10 @@
 package ui
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -11,6 +14,9 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
+
+	"braid/engine/metalink"
+	"braid/engine/transport"
 )
 
 // LoginGiver is a Backend that can give a job the login a server asks
@@ -245,4 +251,71 @@ func (w *Window) dumpSoon() {
 		return
 	}
 	time.AfterFunc(1100*time.Millisecond, func() { w.do(w.dumpTexts) })
+}
+
+// LoginOpener is a Backend that can read a source whose server asks for a
+// login (HTTP 401) with one: Add of what it read gives the job the login.
+type LoginOpener interface {
+	OpenWithLogin(ctx context.Context, source, user, password string, remember bool) (*metalink.Document, error)
+}
+
+// askOpenLogin takes an error of opening source that says its server
+// wants a login (not the proxy): it asks for one and opens source again
+// with it. It reports whether it took the error. It runs on the UI
+// goroutine.
+func (w *Window) askOpenLogin(source string, pick bool, err error) bool {
+	lo, ok := w.Backend.(LoginOpener)
+	var le *transport.LoginError
+	if !ok || !errors.As(err, &le) || le.Proxy {
+		return false
+	}
+	u, perr := url.Parse(source)
+	if perr != nil || u.Host == "" {
+		return false
+	}
+	canRemember := false
+	if lg, ok := w.Backend.(LoginGiver); ok {
+		canRemember = lg.CanRemember()
+	}
+	user := ""
+	if u.User != nil {
+		user = u.User.Username()
+	}
+	f := NewLoginForm(LoginRequest{Host: u.Host, Refused: le.Refused, User: user}, canRemember)
+	LoginDialog = f
+	d := dialog.NewCustomConfirm(lang.L("Log in"), lang.L("Log in"), lang.L("Cancel"), f.Content, func(ok bool) {
+		user, pass, remember := strings.TrimSpace(f.User.Text), f.Password.Text, f.Remember.Checked && canRemember
+		f.Password.SetText("")
+		if !ok || user == "" {
+			return
+		}
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			doc, err := lo.OpenWithLogin(w.ctx, source, user, pass, remember)
+			w.do(func() {
+				if err != nil {
+					if !w.askOpenLogin(source, pick, err) {
+						w.showError(fmt.Errorf(lang.L("open %s: %w"), source, err))
+					}
+					return
+				}
+				w.offer(source, doc, pick)
+			})
+		}()
+	}, w.Win)
+	for _, e := range []*Entry{f.User, f.Password} {
+		e.OnSubmitted = func(string) { d.Confirm() }
+		e.OnEscape = d.Hide
+	}
+	w.keyed(d, d.Confirm, d.Hide)
+	d.Resize(fyne.NewSize(480, d.MinSize().Height))
+	d.Show()
+	if user != "" {
+		w.Win.Canvas().Focus(f.Password)
+	} else {
+		w.Win.Canvas().Focus(f.User)
+	}
+	w.dumpSoon()
+	return true
 }

@@ -634,7 +634,9 @@ func (w *Window) open(source string, pick bool) {
 				if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 					return // the user canceled, or the window closes
 				}
-				w.showError(fmt.Errorf(lang.L("open %s: %w"), source, err))
+				if !w.askOpenLogin(source, pick, err) { // login.go
+					w.showError(fmt.Errorf(lang.L("open %s: %w"), source, err))
+				}
 				return
 			}
 			w.offer(source, doc, pick)

@@ -70,7 +70,7 @@ func findRow(ctx context.Context, t *testing.T, env []string) bar {
 	return bar{}
 }
 
-// waitJob waits until the queue's only job is as ok wants it, reading
+// waitJob waits until the queue's last job is as ok wants it, reading
 // `braid queue list --json`; it returns the list's text.
 func waitJob(ctx context.Context, t *testing.T, bin string, env []string, state, what string, ok func(queueJob) bool) string {
 	t.Helper()
@@ -84,7 +84,7 @@ func waitJob(ctx context.Context, t *testing.T, bin string, env []string, state,
 		}
 		last = b
 		var js []queueJob
-		if json.Unmarshal(b, &js) == nil && len(js) == 1 && ok(js[0]) {
+		if json.Unmarshal(b, &js) == nil && len(js) > 0 && ok(js[len(js)-1]) {
 			return string(b)
 		}
 	}
@@ -114,6 +114,8 @@ func folderHolds(dir, s string) []string {
 // password; the test types them with xdotool as a hand would: first a
 // wrong password, which the server refuses and the window asks again
 // saying so, then the right one, and the file lands, its sha-256 checked.
+// Then Add URL with another link behind the login: opening it asks for
+// one, and the job made of it downloads with it.
 // The session has no keyring (no D-Bus): the prompt says the password is
 // kept until Braid closes. Then neither password is anywhere in the state
 // folder (state.db, the log), in the window's output or in the texts it
@@ -132,7 +134,7 @@ func TestWindowLoginPrompt(t *testing.T) {
 		wrong = "Not-The-Pw-0815"
 	)
 	data := bytes.Repeat([]byte("braid login prompt "), 40<<10)
-	origin := netconftest.Nginx(t, map[string][]byte{"f.bin": data}, user, pass)
+	origin := netconftest.Nginx(t, map[string][]byte{"f.bin": data, "g.bin": data}, user, pass)
 	tmp, bin, display := realWindow(t)
 	dest := filepath.Join(tmp, "downloads")
 	state := filepath.Join(tmp, "state")
@@ -223,6 +225,32 @@ func TestWindowLoginPrompt(t *testing.T) {
 	waitJob(ctx, t, bin, env, state, "the download after the login", func(j queueJob) bool {
 		return j.State == "done" && j.Checked == "verified (sha-256)"
 	})
+
+	// Add URL with a link behind the login: opening it asks for one, and
+	// the job made of it downloads with it.
+	time.Sleep(1500 * time.Millisecond)
+	if strings.Contains(read(), "asks for a user name and password.") {
+		t.Fatal("the prompt is still shown")
+	}
+	xdo("windowfocus", "--sync", wid)
+	xdo("key", "ctrl+n")
+	time.Sleep(500 * time.Millisecond)
+	xdo("type", "--delay", "5", origin.URL+"/basic/g.bin")
+	xdo("key", "Return")
+	waitText("the prompt to open a link", "asks for a user name and password.")
+	time.Sleep(300 * time.Millisecond)
+	windowShot(ctx, t, env, "login-open-prompt")
+	xdo("type", "--delay", "20", user)
+	xdo("key", "Tab")
+	xdo("type", "--delay", "20", pass)
+	xdo("key", "Return")
+	waitJob(ctx, t, bin, env, state, "the link opened with the login", func(j queueJob) bool {
+		return j.Name == "g.bin" && j.State == "done"
+	})
+	if b, _ := os.ReadFile(filepath.Join(tmp, "home", "Downloads", "g.bin")); !bytes.Equal(b, data) {
+		t.Error("g.bin, opened with the login, is not the origin's file")
+	}
+
 	xdo("windowfocus", "--sync", wid)
 	xdo("key", "ctrl+q")
 	_ = win.Wait()

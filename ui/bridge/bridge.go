@@ -81,6 +81,8 @@ type Backend struct {
 	scratch    engine.Snapshot
 	// net is the proxy setting every client shares (network.go).
 	net *netconf.Network
+	// openLogins are logins given to read documents, for their Add (login.go).
+	openLogins map[*metalink.Document]givenLogin
 	// origins are what the servers of plain URLs opened for the picker
 	// said, until the picked document is added (see openSource).
 	origins     map[*metalink.Document]queue.Origin

@@ -29,7 +29,7 @@ func (b *Backend) Add(_ context.Context, req ui.AddRequest) (ui.JobID, error) {
 	if isSync {
 		return b.addSync(syncSource, req.Dir, req.Doc)
 	}
-	id, err := b.q.AddFrom(req.Source, req.Dir, req.Doc, req.Files, origin)
+	id, err := b.addFrom(req, origin) // login.go
 	if err != nil {
 		return 0, err
 	}

@@ -1,18 +1,22 @@
 package bridge
 
 import (
+	"context"
 	"net/url"
 	"strings"
 
 	"braid/engine/explain"
+	"braid/engine/metalink"
+	"braid/engine/netconf"
 	"braid/engine/transport"
 	"braid/queue"
 	"braid/ui"
 )
 
 var (
-	_ ui.LoginGiver = (*Backend)(nil)
-	_ ui.Relinker   = (*Backend)(nil)
+	_ ui.LoginGiver  = (*Backend)(nil)
+	_ ui.LoginOpener = (*Backend)(nil)
+	_ ui.Relinker    = (*Backend)(nil)
 )
 
 // LoginWanted says whether job id stopped because a server asks for a
@@ -123,4 +127,73 @@ func mendOf(j queue.Job) ui.Mend {
 		return ui.MendLogin
 	}
 	return ui.MendNone
+}
+
+// givenLogin is a login given to read a source (OpenWithLogin), kept for
+// the Add of what was read.
+type givenLogin struct {
+	user, password string
+	remember       bool
+	links          []string
+}
+
+// OpenWithLogin reads source as Open does, with a login for its server
+// (one that asked for it, HTTP 401). The login goes with the document to
+// Add: the job gets it as GiveLogin gives it, before it can run.
+func (b *Backend) OpenWithLogin(ctx context.Context, source, user, password string, remember bool) (*metalink.Document, error) {
+	ss, err := netconf.Settings{HTTPUser: user, HTTPPasswd: password, Links: []string{source}}.Open()
+	if err != nil {
+		return nil, err
+	}
+	doc, origin, err := queue.ResolveSource(ctx, source, ss.Client(b.sourceClient()))
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if origin != (queue.Origin{}) {
+		b.origins[doc] = origin
+		b.originOrder = append(b.originOrder, doc)
+		if len(b.originOrder) > maxOrigins {
+			delete(b.origins, b.originOrder[0])
+			b.originOrder = b.originOrder[1:]
+		}
+	}
+	if b.openLogins == nil || len(b.openLogins) >= maxOrigins {
+		// Pickers closed without adding left these: forget them.
+		b.openLogins = map[*metalink.Document]givenLogin{}
+	}
+	b.openLogins[doc] = givenLogin{user: user, password: password, remember: remember, links: []string{source}}
+	return doc, nil
+}
+
+// addFrom adds the picked files as Add does; a document read with a login
+// (OpenWithLogin) is added paused, given the login for its server's
+// mirrors, and only then queued, so no run goes without it.
+func (b *Backend) addFrom(req ui.AddRequest, origin queue.Origin) (int64, error) {
+	b.mu.Lock()
+	l, ok := b.openLogins[req.Doc]
+	delete(b.openLogins, req.Doc)
+	b.mu.Unlock()
+	if !ok {
+		return b.q.AddFrom(req.Source, req.Dir, req.Doc, req.Files, origin)
+	}
+	id, _, err := b.q.AddWithNet(req.Source, req.Dir, req.Doc, req.Files, origin, netconf.Settings{}, true)
+	if err != nil {
+		return 0, err
+	}
+	links := l.links
+	if u, err := url.Parse(req.Source); err == nil {
+		for _, f := range req.Doc.Files {
+			for _, m := range f.URLs {
+				if mu, err := url.Parse(m.URL); err == nil && strings.EqualFold(mu.Host, u.Host) {
+					links = append(links, m.URL)
+				}
+			}
+		}
+	}
+	if _, err := b.q.SetLogin(id, l.user, l.password, links, l.remember); err != nil {
+		return id, err
+	}
+	return id, b.q.Resume(id)
 }

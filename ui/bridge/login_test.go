@@ -2,6 +2,8 @@ package bridge
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,6 +16,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/engine/netconf/netconftest"
+	"braid/engine/transport"
 	"braid/queue"
 	"braid/ui"
 )
@@ -111,4 +114,51 @@ func folderHoldsIn(dir, s string) []string {
 		return nil
 	})
 	return found
+}
+
+// TestOpenWithLogin: a plain link behind auth_basic cannot be opened
+// without a login (the error is the transport's LoginError, which the
+// window asks a login for); with one it opens, and the job Add makes of it
+// carries the login from its first run (not remembered: for the session).
+func TestOpenWithLogin(t *testing.T) {
+	queue.UseKeyring(nil)
+	const user, pass = "bob", "open-login-pw-8"
+	data := mirrortest.Bytes(150<<10, 62)
+	origin := netconftest.Nginx(t, map[string][]byte{"g.bin": data}, user, pass)
+	state := t.TempDir()
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close() })
+	b := newBackend(t, q)
+	if err := b.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	link := origin.URL + "/basic/g.bin"
+	ctx := context.Background()
+	_, err = b.Open(ctx, link)
+	var le *transport.LoginError
+	if !errors.As(err, &le) || le.Proxy || le.Refused {
+		t.Fatalf("Open without a login: %v; want the server's LoginError", err)
+	}
+	if _, err := b.OpenWithLogin(ctx, link, user, "wrong", false); !errors.As(err, &le) || !le.Refused {
+		t.Fatalf("Open with a wrong login: %v; want a refused LoginError", err)
+	}
+	doc, err := b.OpenWithLogin(ctx, link, user, pass, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	id, err := b.Add(ctx, ui.AddRequest{Source: link, Doc: doc, Files: []string{doc.Files[0].Name}, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the file read with the login", func() bool { s, _ := q.StateOf(int64(id)); return s == queue.Done })
+	if got, _ := os.ReadFile(filepath.Join(dir, "g.bin")); !bytes.Equal(got, data) {
+		t.Error("g.bin is not the origin's")
+	}
+	if files := folderHoldsIn(state, pass); len(files) > 0 {
+		t.Errorf("the state folder holds the password: %v", files)
+	}
 }
