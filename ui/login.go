@@ -71,9 +71,6 @@ type LoginForm struct {
 	Content fyne.CanvasObject
 }
 
-// LoginDialog is the login prompt last shown, for tests.
-var LoginDialog *LoginForm
-
 // askLogins looks at the jobs that stopped since the last reading, and
 // asks for a login for those a server refused for want of one. The jobs
 // stopped when the window opened are only noted: their row menu offers
@@ -201,7 +198,6 @@ func NewLoginForm(req LoginRequest, canRemember bool) *LoginForm {
 // from the entry to the backend and nowhere else.
 func (w *Window) showLogin(lg LoginGiver, id JobID, req LoginRequest, canRemember bool) {
 	f := NewLoginForm(req, canRemember)
-	LoginDialog = f
 	w.logins.open[id] = true
 	d := dialog.NewCustomConfirm(lang.L("Log in"), lang.L("Log in"), lang.L("Cancel"), f.Content, func(ok bool) {
 		user, pass, remember := strings.TrimSpace(f.User.Text), f.Password.Text, f.Remember.Checked && canRemember
@@ -282,7 +278,6 @@ func (w *Window) askOpenLogin(source string, pick bool, err error) bool {
 		user = u.User.Username()
 	}
 	f := NewLoginForm(LoginRequest{Host: u.Host, Refused: le.Refused, User: user}, canRemember)
-	LoginDialog = f
 	d := dialog.NewCustomConfirm(lang.L("Log in"), lang.L("Log in"), lang.L("Cancel"), f.Content, func(ok bool) {
 		user, pass, remember := strings.TrimSpace(f.User.Text), f.Password.Text, f.Remember.Checked && canRemember
 		f.Password.SetText("")

@@ -36,9 +36,6 @@ type RelinkForm struct {
 	Content fyne.CanvasObject
 }
 
-// RelinkDialog is the "Change link…" dialog last shown, for tests.
-var RelinkDialog *RelinkForm
-
 // expiredKind reports whether the job's reason says its link expired.
 func expiredKind(j Job) bool {
 	return j.State == Paused && j.Mend == MendLink
@@ -115,7 +112,6 @@ func (w *Window) ChangeLink(id JobID) {
 		}
 	}
 	f := NewRelinkForm(j, link)
-	RelinkDialog = f
 	d := dialog.NewCustomWithoutButtons(lang.L("Change link"), f.Content, w.Win)
 	busy := false
 	submit := func() {

@@ -68,13 +68,14 @@ var (
 	defaultErr  error
 )
 
-// Default is the Network of the environment (ProxyEnvironment), made once
+// Default is the Network of the system's setting (ProxySystem: the
+// environment, else on Windows and macOS the system's proxies), made once
 // per process: what a transport uses when it is given none. When the
-// environment names a proxy Braid cannot use, Default connects directly
-// and DefaultErr says why.
+// setting names a proxy Braid cannot use, Default connects directly and
+// DefaultErr says why.
 func Default() *Network {
 	defaultOnce.Do(func() {
-		defaultNet, defaultErr = NewNetwork(Proxy{})
+		defaultNet, defaultErr = NewNetwork(Proxy{Mode: ProxySystem})
 		if defaultErr != nil {
 			defaultNet, _ = NewNetwork(Proxy{Mode: ProxyNone})
 		}
