@@ -166,3 +166,19 @@ func TestSetProxy(t *testing.T) {
 		t.Errorf("String = %q", s)
 	}
 }
+
+// FuzzSystemSetting: any scutil output and any registry values give a
+// setting whose proxies are made or refused, never a panic.
+func FuzzSystemSetting(f *testing.F) {
+	f.Add(scutilOutput, "proxy.corp:8080", "*.corp;10.*;<local>")
+	f.Add("<dictionary> {\n  HTTPEnable : 1\n  HTTPProxy : [\n}", "http=;https=h:1;socks=", "*;1.2.3.4/33;*.*.*")
+	f.Add("}}}{{{ : : ", "=:=", "<local>;;;")
+	f.Fuzz(func(t *testing.T, scutil, server, override string) {
+		for _, st := range []systemSetting{parseScutil(scutil), parseWindowsProxy(true, server, override)} {
+			if ps, err := st.proxies(""); err == nil {
+				ps.forScheme("http", "example.org")
+				ps.forScheme("", "10.1.2.3")
+			}
+		}
+	})
+}
