@@ -46,6 +46,9 @@ func (b *Backend) LoginWanted(id ui.JobID) (ui.LoginRequest, bool) {
 	if s, ok, _, err := b.q.Net(int64(id)); err == nil && ok {
 		req.User = s.HTTPUser
 	}
+	if req.Lost && req.User == "" {
+		return ui.LoginRequest{}, false // what was lost is not a login
+	}
 	return req, true
 }
 
