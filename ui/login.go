@@ -197,15 +197,8 @@ func NewLoginForm(req LoginRequest, canRemember bool) *LoginForm {
 // login and resumes the job, Cancel leaves it stopped. The password goes
 // from the entry to the backend and nowhere else.
 func (w *Window) showLogin(lg LoginGiver, id JobID, req LoginRequest, canRemember bool) {
-	f := NewLoginForm(req, canRemember)
 	w.logins.open[id] = true
-	d := dialog.NewCustomConfirm(lang.L("Log in"), lang.L("Log in"), lang.L("Cancel"), f.Content, func(ok bool) {
-		user, pass, remember := strings.TrimSpace(f.User.Text), f.Password.Text, f.Remember.Checked && canRemember
-		f.Password.SetText("")
-		delete(w.logins.open, id)
-		if !ok || user == "" {
-			return
-		}
+	w.promptLogin(req, canRemember, func() { delete(w.logins.open, id) }, func(user, pass string, remember bool) {
 		// The next stop of the job, a refusal say, is looked at again.
 		delete(w.logins.seen, id)
 		w.command(lang.L("Log in"), func() error {
@@ -215,8 +208,24 @@ func (w *Window) showLogin(lg LoginGiver, id JobID, req LoginRequest, canRemembe
 			}
 			return err
 		})
+	})
+}
+
+// promptLogin shows the login prompt for req; closed hears that it
+// closed, either way, and login gets what was typed when Log in was
+// chosen with a user name. The password entry is emptied as it closes.
+func (w *Window) promptLogin(req LoginRequest, canRemember bool, closed func(), login func(user, pass string, remember bool)) {
+	f := NewLoginForm(req, canRemember)
+	d := dialog.NewCustomConfirm(lang.L("Log in"), lang.L("Log in"), lang.L("Cancel"), f.Content, func(ok bool) {
+		user, pass, remember := strings.TrimSpace(f.User.Text), f.Password.Text, f.Remember.Checked && canRemember
+		f.Password.SetText("")
+		if closed != nil {
+			closed()
+		}
+		if ok && user != "" {
+			login(user, pass, remember)
+		}
 	}, w.Win)
-	d.SetConfirmText(lang.L("Log in"))
 	for _, e := range []*Entry{f.User, f.Password} {
 		e.OnSubmitted = func(string) { d.Confirm() }
 		e.OnEscape = d.Hide
@@ -224,12 +233,12 @@ func (w *Window) showLogin(lg LoginGiver, id JobID, req LoginRequest, canRemembe
 	w.keyed(d, d.Confirm, d.Hide)
 	d.Resize(fyne.NewSize(480, d.MinSize().Height))
 	d.Show()
-	w.dumpSoon()
 	if req.User != "" {
 		w.Win.Canvas().Focus(f.Password)
 	} else {
 		w.Win.Canvas().Focus(f.User)
 	}
+	w.dumpSoon()
 }
 
 // showNote shows a sentence in a dialog that Enter and Escape close.
@@ -277,13 +286,7 @@ func (w *Window) askOpenLogin(source string, pick bool, err error) bool {
 	if u.User != nil {
 		user = u.User.Username()
 	}
-	f := NewLoginForm(LoginRequest{Host: u.Host, Refused: le.Refused, User: user}, canRemember)
-	d := dialog.NewCustomConfirm(lang.L("Log in"), lang.L("Log in"), lang.L("Cancel"), f.Content, func(ok bool) {
-		user, pass, remember := strings.TrimSpace(f.User.Text), f.Password.Text, f.Remember.Checked && canRemember
-		f.Password.SetText("")
-		if !ok || user == "" {
-			return
-		}
+	w.promptLogin(LoginRequest{Host: u.Host, Refused: le.Refused, User: user}, canRemember, nil, func(user, pass string, remember bool) {
 		w.wg.Add(1)
 		go func() {
 			defer w.wg.Done()
@@ -298,19 +301,6 @@ func (w *Window) askOpenLogin(source string, pick bool, err error) bool {
 				w.offer(source, doc, pick)
 			})
 		}()
-	}, w.Win)
-	for _, e := range []*Entry{f.User, f.Password} {
-		e.OnSubmitted = func(string) { d.Confirm() }
-		e.OnEscape = d.Hide
-	}
-	w.keyed(d, d.Confirm, d.Hide)
-	d.Resize(fyne.NewSize(480, d.MinSize().Height))
-	d.Show()
-	if user != "" {
-		w.Win.Canvas().Focus(f.Password)
-	} else {
-		w.Win.Canvas().Focus(f.User)
-	}
-	w.dumpSoon()
+	})
 	return true
 }
