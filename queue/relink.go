@@ -10,6 +10,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/netconf"
+	"braid/engine/transport"
 )
 
 // Links that expire (issue 25). A signed CDN or cloud-storage link works
@@ -31,9 +32,14 @@ func LinkExpired(id int64, err error) error {
 		LinkExpiredPrefix, statusIn(err), id), err: err}
 }
 
-// statusIn is the HTTP status an expired link answered, as the error
-// says it.
+// statusIn is the HTTP status an expired link answered: the transport's
+// typed status when err carries one, else as the error's text says it
+// (an error read back from the database).
 func statusIn(err error) string {
+	var se *transport.StatusError
+	if errors.As(err, &se) {
+		return se.Status
+	}
 	msg := err.Error()
 	for _, s := range []string{"410 Gone", "403 Forbidden"} {
 		if strings.Contains(msg, s) {

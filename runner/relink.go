@@ -27,11 +27,8 @@ func linkExpired(err error, worked bool) bool {
 	if errors.As(err, &login) {
 		return false
 	}
-	if !errors.Is(err, transport.ErrDenied) && !errors.Is(err, transport.ErrNotFound) {
-		return false
-	}
-	msg := err.Error()
-	return strings.Contains(msg, ": 403 ") || strings.Contains(msg, ": 410 ")
+	code := transport.StatusOf(err)
+	return code == http.StatusForbidden || code == http.StatusGone
 }
 
 // Samples is how many ranges of the bytes kept on disk Relink compares

@@ -73,6 +73,8 @@ type Job struct {
 	// Limit is the job's own download limit in bytes per second, on top
 	// of the one for all downloads; 0: none (see JobLimiter).
 	Limit int64
+	// Mend is what the user can do to get a stopped job going (login.go).
+	Mend Mend
 }
 
 // Progress is Done as a fraction of Size in [0, 1]; 0 when Size is unknown.

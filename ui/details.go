@@ -38,6 +38,7 @@ type Details struct {
 	// SyncAgain on a sync job.
 	ImportKey *widget.Button
 	SyncAgain *widget.Button
+	Extra     jobActions      // "Change link…", "Log in…" (relink.go)
 	actions   *fyne.Container // the buttons above, re-laid out as they show and hide
 
 	Tabs        *container.AppTabs
@@ -146,6 +147,7 @@ func NewDetails() *Details {
 	}
 
 	d.actions = container.NewHBox(d.FileSelect, d.ImportKey, d.SyncAgain, d.Verify, d.Repair)
+	d.addJobActions()
 	tight := layout.NewCustomPaddedVBoxLayout(0)
 	top := container.NewBorder(nil, nil, nil,
 		container.NewCenter(d.actions),
@@ -228,6 +230,7 @@ func (d *Details) setActions() {
 	}
 	d.Repair.Refresh()
 	showIf(d.Detail.UnknownKey != "", d.ImportKey)
+	d.showJobActions()
 	d.actions.Refresh()
 }
 

@@ -97,7 +97,8 @@ func (w *Window) ShowRowMenu(id JobID, at fyne.Position) {
 	sep := fyne.NewMenuItemSeparator
 	menu := fyne.NewMenu("", m.pause, m.resume, m.stopSeed, sep(), m.openFile, m.folder, m.copyURL, m.whenDone, sep(),
 		m.top, m.up, m.down, m.bottom, sep(), m.remove)
-	menu.Items = withItem(menu.Items, 3, m.limit) // joblimit.go
+	menu.Items = withItem(menu.Items, 3, m.limit)          // joblimit.go
+	menu.Items = append(w.jobMenuItems(id), menu.Items...) // login.go, relink.go
 	if j, ok := w.model.find(id); ok && j.Sync {
 		again := fyne.NewMenuItem(lang.L("Sync again"), w.SyncAgainSelected)
 		again.Icon = theme.ViewRefreshIcon()

@@ -38,7 +38,10 @@ type SettingsForm struct {
 	Keys *KeysSection
 	// Remote is the remote control's section; nil when the backend has
 	// none.
-	Remote  *remoteSection
+	Remote *remoteSection
+	// Network is the proxy section (network.go); nil when the backend
+	// has none.
+	Network *networkSection
 	Form    *widget.Form
 	Content fyne.CanvasObject
 
@@ -180,6 +183,9 @@ func (w *Window) ShowSettings() {
 		f.Categories = w.newCategoriesSection(ck, func() string { return strings.TrimSpace(f.Dir.Text) })
 		tabs = append(tabs, container.NewTabItemWithIcon(lang.L("Categories"), theme.FolderIcon(), f.Categories.Content))
 	}
+	if tab := w.networkTab(f); tab != nil {
+		tabs = append(tabs, tab)
+	}
 	if len(tabs) > 1 {
 		f.Content = container.NewAppTabs(tabs...)
 	}
@@ -205,6 +211,7 @@ func (w *Window) ShowSettings() {
 		if f.Categories != nil && f.Categories.Changed {
 			w.saveCategories(f.Categories)
 		}
+		w.saveNetworkOf(f)
 		if remote {
 			now := rc.Remote()
 			if want := f.Remote.value(now); want.On != now.On || want.Address != now.Address || want.Secret != now.Secret {
@@ -220,6 +227,7 @@ func (w *Window) ShowSettings() {
 		e.OnEscape = d.Hide
 	}
 	f.Torrent.keyed(d.Confirm, d.Hide)
+	f.keyedNetwork(d.Confirm, d.Hide)
 	w.keyed(d, d.Confirm, d.Hide)
 	height := d.MinSize().Height
 	if len(tabs) > 1 {

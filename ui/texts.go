@@ -60,9 +60,13 @@ func textsOf(o fyne.CanvasObject, out *[]string) {
 	case *widget.RichText:
 		add(o.String())
 	case *widget.Entry:
-		add(o.Text)
+		if !o.Password { // a password is never written out
+			add(o.Text)
+		}
 	case *Entry:
-		add(o.Text)
+		if !o.Password {
+			add(o.Text)
+		}
 	case *widget.List:
 		listTexts(o, out)
 	case *JobList:

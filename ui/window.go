@@ -116,6 +116,7 @@ type Window struct {
 	// pendingSelect is a job just added, selected once the list has it.
 	pendingSelect JobID
 	seen          map[JobID]JobState // live jobs seen this session, for notifications
+	logins        loginPrompts       // jobs asked about a login (login.go)
 	poll          *poller
 	tray          bool   // a system tray menu is set: closing hides the window
 	swarmWake     func() // reads the shown Peers or Trackers tab now (peers.go)
@@ -204,6 +205,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Details.OnImportKey = w.ImportKeyDialog
 	w.Details.OnSyncAgain = func(id JobID) { w.syncAgain(id) }
 	w.addJobLimitButton() // joblimit.go
+	w.hookJobActions()
 	w.Details.OnTab = func() {
 		w.poll.pieces.Store(w.Details.NeedsPieces())
 		w.poll.refreshDetail()
@@ -312,6 +314,7 @@ func (w *Window) apply(r reading) {
 		w.Problem.SetText("")
 	}
 	if r.reloaded && r.err == nil {
+		w.askLogins(r.all)
 		w.notifyTransitions(r.all)
 		w.model.load(r.all)
 		w.List.Refresh()
@@ -640,7 +643,9 @@ func (w *Window) open(source string, pick bool) {
 				if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 					return // the user canceled, or the window closes
 				}
-				w.showError(fmt.Errorf(lang.L("open %s: %w"), source, err))
+				if !w.askOpenLogin(source, pick, err) { // login.go
+					w.showError(fmt.Errorf(lang.L("open %s: %w"), source, err))
+				}
 				return
 			}
 			w.offer(source, doc, pick)

@@ -56,9 +56,10 @@ func addNetFlags(fs *flag.FlagSet) *netFlags {
 }
 
 // network is the proxy route of the run: --all-proxy, else the
-// environment as curl reads it. Its error never shows a password.
+// environment as curl reads it, else (Windows, macOS) the system's
+// proxies. Its error never shows a password.
 func (n *netFlags) network() (*netconf.Network, error) {
-	p := netconf.Proxy{Mode: netconf.ProxyEnvironment, NoProxy: n.noProxy}
+	p := netconf.Proxy{Mode: netconf.ProxySystem, NoProxy: n.noProxy}
 	if n.allProxy != "" {
 		p.Mode, p.URL = netconf.ProxyManual, n.allProxy
 	}

@@ -126,9 +126,9 @@ func ofChain(err error) Kind {
 	case errors.Is(err, engine.ErrExists):
 		return Exists
 	}
-	// Text of the typed errors that carry a status: 404 or 410, 403.
+	// The typed errors that carry a status: 404 or 410, 403.
 	if errors.Is(err, transport.ErrNotFound) {
-		if strings.Contains(err.Error(), " 410 ") {
+		if transport.StatusOf(err) == 410 {
 			return Expired
 		}
 		return NotFound

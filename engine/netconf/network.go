@@ -19,21 +19,24 @@ package netconf
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // Network routes connections: directly or through the proxy the setting
 // chooses for each scheme and host. It is safe for concurrent use.
 type Network struct {
-	setting Proxy
-	ps      *proxies
+	setting atomic.Pointer[Proxy]   // as last set (SetProxy)
+	ps      atomic.Pointer[proxies] // its routes
 	direct  DialFunc
+	tls     *tls.Config // for https servers and proxies; nil: the system's
 	auth    *authenticator
 
 	mu     sync.Mutex
@@ -49,7 +52,9 @@ func NewNetwork(p Proxy) (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Network{setting: p, ps: ps, direct: p.DirectDial, routes: map[string]*http.Transport{}}
+	n := &Network{direct: p.DirectDial, tls: p.TLSClientConfig, routes: map[string]*http.Transport{}}
+	n.setting.Store(&p)
+	n.ps.Store(ps)
 	if n.direct == nil {
 		n.direct = defaultDirect()
 	}
@@ -63,13 +68,14 @@ var (
 	defaultErr  error
 )
 
-// Default is the Network of the environment (ProxyEnvironment), made once
+// Default is the Network of the system's setting (ProxySystem: the
+// environment, else on Windows and macOS the system's proxies), made once
 // per process: what a transport uses when it is given none. When the
-// environment names a proxy Braid cannot use, Default connects directly
-// and DefaultErr says why.
+// setting names a proxy Braid cannot use, Default connects directly and
+// DefaultErr says why.
 func Default() *Network {
 	defaultOnce.Do(func() {
-		defaultNet, defaultErr = NewNetwork(Proxy{})
+		defaultNet, defaultErr = NewNetwork(Proxy{Mode: ProxySystem})
 		if defaultErr != nil {
 			defaultNet, _ = NewNetwork(Proxy{Mode: ProxyNone})
 		}
@@ -84,7 +90,7 @@ func DefaultErr() error {
 }
 
 // String describes the setting without credentials.
-func (n *Network) String() string { return n.setting.String() }
+func (n *Network) String() string { return n.setting.Load().String() }
 
 // GoString is String, so that %#v shows no password either.
 func (n *Network) GoString() string { return "netconf.Network{" + n.String() + "}" }
@@ -94,7 +100,7 @@ func (n *Network) GoString() string { return "netconf.Network{" + n.String() + "
 // for a direct connection. The URL holds the proxy's credentials: never
 // show it (Redacted does that).
 func (n *Network) ProxyFor(scheme, host string) *url.URL {
-	return n.ps.forScheme(scheme, host)
+	return n.ps.Load().forScheme(scheme, host)
 }
 
 // Redacted is a URL as it may be shown: without its password.
@@ -111,7 +117,7 @@ func Redacted(u *url.URL) string {
 // the BitTorrent client may use Dialer("", host) for peers.
 func (n *Network) Dialer(scheme, host string) Dialer {
 	if u := n.ProxyFor(scheme, host); u != nil {
-		return newProxyDialer(u, n.direct, n.setting.TLSClientConfig)
+		return newProxyDialer(u, n.direct, n.tls)
 	}
 	return directDialer{n.direct}
 }
@@ -200,13 +206,13 @@ func (n *Network) transport(proxy *url.URL) *http.Transport {
 		ResponseHeaderTimeout: 60 * time.Second,
 		ExpectContinueTimeout: time.Second,
 	}
-	if c := n.setting.TLSClientConfig; c != nil {
+	if c := n.tls; c != nil {
 		t.TLSClientConfig = c.Clone()
 	}
 	switch {
 	case proxy == nil:
 	case strings.HasPrefix(proxy.Scheme, "socks5"):
-		d := newProxyDialer(proxy, n.direct, n.setting.TLSClientConfig)
+		d := newProxyDialer(proxy, n.direct, n.tls)
 		t.DialContext = d.DialContext
 	default:
 		p := *proxy

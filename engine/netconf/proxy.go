@@ -26,6 +26,12 @@ const (
 	// ProxyManual sends every connection through Proxy.URL, except to the
 	// hosts of Proxy.NoProxy.
 	ProxyManual
+	// ProxySystem is the system's proxy setting: the environment as
+	// ProxyEnvironment reads it when it names a proxy, else, on Windows,
+	// the Internet Settings of the registry and, on macOS, the system
+	// configuration (scutil --proxy); elsewhere the environment only
+	// (system.go).
+	ProxySystem
 )
 
 func (m ProxyMode) String() string {
@@ -36,6 +42,8 @@ func (m ProxyMode) String() string {
 		return "none"
 	case ProxyManual:
 		return "manual"
+	case ProxySystem:
+		return "system"
 	}
 	return fmt.Sprintf("ProxyMode(%d)", int(m))
 }
@@ -159,6 +167,11 @@ func loadProxies(p Proxy) (*proxies, error) {
 			return nil, err
 		}
 		ps.all = u
+	case ProxySystem:
+		if !envNamesProxy(getenv) {
+			return systemProxies(noList)
+		}
+		fallthrough
 	case ProxyEnvironment:
 		for _, scheme := range []string{"http", "https", "ftp"} {
 			name, v := env(getenv, scheme+"_proxy", scheme != "http")
@@ -219,7 +232,10 @@ func (ps *proxies) forScheme(scheme, host string) *url.URL {
 
 // noProxy is a parsed no_proxy list.
 type noProxy struct {
-	all      bool
+	all bool
+	// simple: host names without a dot go direct (Windows' <local>,
+	// macOS's ExcludeSimpleHostnames).
+	simple   bool
 	names    []string // lower case, without leading or trailing dots
 	prefixes []netip.Prefix
 }
@@ -268,6 +284,9 @@ func (n noProxy) matches(host string) bool {
 		return false
 	}
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if n.simple && !strings.Contains(host, ".") {
+		return true
+	}
 	for _, name := range n.names {
 		if host == name || strings.HasSuffix(host, "."+name) {
 			return true

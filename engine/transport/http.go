@@ -261,7 +261,7 @@ func (s *HTTPSource) checkRangeResponse(resp *http.Response, off, n int64) error
 func statusError(resp *http.Response, where string) error {
 	switch resp.StatusCode {
 	case http.StatusNotFound, http.StatusGone:
-		return fmt.Errorf("%s: %s: %w", where, resp.Status, ErrNotFound)
+		return fmt.Errorf("%s: %w", where, newStatusError(resp, ErrNotFound))
 	case http.StatusRequestedRangeNotSatisfiable:
 		return fmt.Errorf("%s: %s (the mirror's file is shorter): %w", where, resp.Status, ErrMismatch)
 	case http.StatusPreconditionFailed:
@@ -284,7 +284,7 @@ func statusError(resp *http.Response, where string) error {
 		// The server gave up waiting for us: the network's doing.
 	default:
 		if resp.StatusCode >= 400 && resp.StatusCode < 500 {
-			return fmt.Errorf("%s: %s: %w", where, resp.Status, ErrDenied)
+			return fmt.Errorf("%s: %w", where, newStatusError(resp, ErrDenied))
 		}
 	}
 	return fmt.Errorf("%s: unexpected answer %s", where, resp.Status)

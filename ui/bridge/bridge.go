@@ -36,6 +36,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/engine/netconf"
 	"braid/queue"
 	"braid/runner"
 	"braid/ui"
@@ -78,6 +79,10 @@ type Backend struct {
 	runner     *runner.Runner // the runner at work; nil between runs
 	stopRun    func()         // stops the runner's run, for the schedule
 	scratch    engine.Snapshot
+	// net is the proxy setting every client shares (network.go).
+	net *netconf.Network
+	// openLogins are logins given to read documents, for their Add (login.go).
+	openLogins map[*metalink.Document]givenLogin
 	// origins are what the servers of plain URLs opened for the picker
 	// said, until the picked document is added (see openSource).
 	origins     map[*metalink.Document]queue.Origin
@@ -297,6 +302,7 @@ func (b *Backend) clientLocked() *engine.Client {
 	}
 	b.downloads.SetRate(c.Limit)
 	c.Limiter = b.downloads
+	c.Network = b.networkLocked()
 	b.client = c
 	return c
 }

@@ -29,8 +29,8 @@ func (b *Backend) Add(_ context.Context, req ui.AddRequest) (ui.JobID, error) {
 	if isSync {
 		return b.addSync(syncSource, req.Dir, req.Doc)
 	}
-	req.Dir = b.sortDest(req) // a category's folder (organise.go)
-	id, err := b.q.AddFrom(req.Source, req.Dir, req.Doc, req.Files, origin)
+	req.Dir = b.sortDest(req)         // a category's folder (organise.go)
+	id, err := b.addFrom(req, origin) // login.go
 	if err != nil {
 		return 0, err
 	}

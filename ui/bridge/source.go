@@ -59,7 +59,7 @@ func (b *Backend) resolveSource(ctx context.Context, source string) (*metalink.D
 		doc, err := b.openTorrent(ctx, source)
 		return doc, queue.Origin{}, err
 	}
-	doc, origin, err := queue.ResolveSource(ctx, source, nil)
+	doc, origin, err := queue.ResolveSource(ctx, source, b.sourceClient())
 	if err != nil && runner.NetworkError(err) {
 		if later, ok := unreached(source); ok {
 			return later, queue.Origin{}, nil

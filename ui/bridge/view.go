@@ -120,6 +120,7 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	}
 	v.Err, v.ErrDetail = ui.Explain(queue.Redact(j.Error))
 	b.organiseLocked(j, &v)
+	v.Mend = mendOf(j) // login.go
 	if v.Name == "" {
 		v.Name = v.Source
 	}

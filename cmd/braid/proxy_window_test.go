@@ -1,0 +1,186 @@
+//go:build !headless
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"braid/engine/metalink"
+	"braid/engine/netconf/netconftest"
+	"braid/queue"
+)
+
+// TestWindowProxySetting runs the real binary on its own Xvfb display over
+// a job whose origin serves only requests that came through tinyproxy (a
+// direct request gets 403). Resumed with the system's setting (no proxy
+// in the environment), the job fails. In Settings → Network the test
+// chooses Manual, types the proxy's URL and its password (tinyproxy asks
+// for a login) with xdotool and saves; resumed, the job goes through the
+// proxy and its file lands. The proxy's password is then nowhere in the
+// state folder, the window's output or the texts it showed.
+func TestWindowProxySetting(t *testing.T) {
+	xdotool, err := exec.LookPath("xdotool")
+	if err != nil {
+		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test uses a real window with it")
+	}
+	if _, err := exec.LookPath("xwd"); err != nil {
+		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window with it")
+	}
+	const proxyPass = "Window-Proxy-Pw-6620"
+	proxy := netconftest.Tinyproxy(t, "pu", proxyPass)
+	pu, err := url.Parse(proxy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("through the proxy "), 30<<10)
+	origin := netconftest.ProxiedOnly(t, map[string][]byte{"p.bin": data})
+	tmp, bin, display := realWindow(t)
+	dest := filepath.Join(tmp, "downloads")
+	state := filepath.Join(tmp, "state")
+	dump := filepath.Join(tmp, "texts.txt")
+	for _, d := range []string{filepath.Join(tmp, "home"), dest, filepath.Join(tmp, "run")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum := sha256.Sum256(data)
+	link := origin.URL + "/p/p.bin"
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := &metalink.Document{Version: 4, Files: []metalink.File{{
+		Name: "p.bin", Size: int64(len(data)),
+		Hashes: []metalink.Hash{{Type: "sha-256", Value: hex.EncodeToString(sum[:])}},
+		URLs:   []metalink.URL{{URL: link, Priority: 1}},
+	}}}
+	id, err := q.Add(link, dest, doc, nil)
+	if err == nil {
+		err = q.Pause(id, "")
+	}
+	q.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// No proxy in the environment: the system's setting is direct here.
+	var env []string
+	for _, kv := range windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump) {
+		if name, _, _ := strings.Cut(kv, "="); !strings.HasSuffix(strings.ToLower(name), "_proxy") {
+			env = append(env, kv)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var out syncBuffer
+	win := startWindow(ctx, t, bin, env, &out)
+	xdo := xdoRunner(ctx, t, xdotool, env, &out)
+	read := func() string { b, _ := os.ReadFile(dump); return string(b) }
+	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
+	row := findRow(ctx, t, env)
+	at := func(x, y int) {
+		t.Helper()
+		xdo("mousemove", "--sync", strconv.Itoa(x+2), strconv.Itoa(y+2))
+		xdo("mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y))
+		time.Sleep(150 * time.Millisecond)
+		xdo("click", "1")
+		time.Sleep(300 * time.Millisecond)
+	}
+	xdo("windowfocus", "--sync", wid)
+	at(row.x0-60, row.y)
+	time.Sleep(200 * time.Millisecond)
+	xdo("key", "ctrl+r")
+	waitJob(ctx, t, bin, env, state, "the direct try", func(j queueJob) bool { return j.State == "failed" })
+
+	// Settings → Network → Manual, the proxy's URL and password, Save.
+	// The dialog is centred and its width follows its content: the parts
+	// are found from its left edge.
+	xdo("key", "ctrl+comma")
+	time.Sleep(1500 * time.Millisecond)
+	windowShot(ctx, t, env, "proxy-settings-general")
+	left := dialogLeft(ctx, t, env)
+	at(left+networkTabDX, tabsY)
+	windowShot(ctx, t, env, "proxy-settings-network-system")
+	at(left+manualDX, modeY)
+	at(left+entryDX, proxyURLY)
+	xdo("type", "--delay", "10", "http://pu@"+pu.Host)
+	at(left+entryDX, proxyPassY)
+	xdo("type", "--delay", "10", proxyPass)
+	time.Sleep(300 * time.Millisecond)
+	windowShot(ctx, t, env, "proxy-settings-network-manual")
+	xdo("key", "Return") // Save
+	time.Sleep(800 * time.Millisecond)
+
+	xdo("windowfocus", "--sync", wid)
+	at(row.x0-60, row.y)
+	xdo("key", "ctrl+r")
+	waitJob(ctx, t, bin, env, state, "the download through the proxy", func(j queueJob) bool {
+		return j.State == "done" && j.Checked == "verified (sha-256)"
+	})
+	if got, _ := os.ReadFile(filepath.Join(dest, "p.bin")); !bytes.Equal(got, data) {
+		t.Fatal("p.bin is not the origin's file")
+	}
+	xdo("windowfocus", "--sync", wid)
+	xdo("key", "ctrl+q")
+	_ = win.Wait()
+
+	log, _ := os.ReadFile(filepath.Join(origin.Dir, "access.log"))
+	if !strings.Contains(string(log), "403 ") || !strings.Contains(string(log), "tinyproxy") {
+		t.Errorf("the origin did not see the direct try and the proxied download:\n%s", log)
+	}
+	if files := folderHolds(state, proxyPass); len(files) > 0 {
+		t.Errorf("the state folder holds the proxy password: %v", files)
+	}
+	if strings.Contains(out.String(), proxyPass) || strings.Contains(read(), proxyPass) {
+		t.Error("the window's output or texts hold the proxy password")
+	}
+	if len(folderHolds(state, "pu@"+pu.Host)) == 0 {
+		t.Error("the proxy setting was not stored: the grep for its password proves nothing")
+	}
+}
+
+// Where the settings dialog's parts are, from its left edge, in the
+// 1100×720 window (Fyne's light theme at scale 1, English), as the
+// screenshots show them.
+const (
+	networkTabDX, tabsY = 460, 93
+	manualDX, modeY     = 462, 133
+	entryDX             = 400
+	proxyURLY           = 195
+	proxyPassY          = 257
+)
+
+// dialogLeft finds the left edge of the dialog over the window: the
+// first white pixel of its title row, left of which the window is dimmed.
+func dialogLeft(ctx context.Context, t *testing.T, env []string) int {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, "xwd", "-root", "-silent")
+	cmd.Env = env
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("xwd: %v", err)
+	}
+	img, err := decodeXWD(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for x := 0; x < 1100; x++ {
+		r, g, bl, _ := img.At(x, 60).RGBA()
+		if r>>8 >= 250 && g>>8 >= 250 && bl>>8 >= 250 {
+			return x
+		}
+	}
+	t.Fatal("no dialog over the window")
+	return 0
+}

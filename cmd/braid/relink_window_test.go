@@ -1,0 +1,169 @@
+//go:build !headless
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"braid/engine"
+	"braid/engine/mirrortest"
+	"braid/engine/netconf/netconftest"
+	"braid/queue"
+	"braid/runner"
+)
+
+// TestWindowChangeLink runs the real binary on its own Xvfb display over a
+// job whose signed link (nginx secure_link) expired after it served part
+// of the file: the window shows it "link expired". A right click on its
+// row, the menu's first item (Change link…), a pasted link to another
+// file of the same size: the dialog says why it is refused and stays; the
+// link to the same file: the job resumes, the file lands, and the new
+// link sent only what was missing (and the sampled ranges it compared).
+func TestWindowChangeLink(t *testing.T) {
+	xdotool, err := exec.LookPath("xdotool")
+	if err != nil {
+		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test uses a real window with it")
+	}
+	if _, err := exec.LookPath("xwd"); err != nil {
+		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window with it")
+	}
+	const size = 10<<20 + 5
+	data := mirrortest.Bytes(size, 51)
+	ng := netconftest.SignedNginx(t, map[string][]byte{"f.bin": data, "g.bin": mirrortest.Bytes(size, 52)})
+	tmp, bin, display := realWindow(t)
+	dest := filepath.Join(tmp, "downloads")
+	state := filepath.Join(tmp, "state")
+	dump := filepath.Join(tmp, "texts.txt")
+	for _, d := range []string{filepath.Join(tmp, "home"), dest, filepath.Join(tmp, "run")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// The job's life before the window: a few pieces, a pause, the link
+	// expires, a run meets the expiry.
+	ctx0 := context.Background()
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := time.Now().Add(4 * time.Second)
+	link := ng.Link("f.bin", first)
+	doc, origin, err := queue.ResolveSource(ctx0, link, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := q.AddFrom(link, dest, doc, nil, origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner.Runner{Queue: q, Client: &engine.Client{MaxConns: 2}}
+	runCtx, stop := context.WithCancel(ctx0)
+	ran := make(chan error, 1)
+	go func() { ran <- r.RunJob(runCtx, id) }()
+	for {
+		b, _, err := q.Pieces(id, "f.bin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Count() >= 3 {
+			break
+		}
+		if time.Now().After(first) {
+			t.Skip("the machine is too slow: the link expired before three pieces were kept")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	<-ran
+	time.Sleep(time.Until(first.Add(1100 * time.Millisecond)))
+	if err := q.Resume(id); err != nil {
+		t.Fatal(err)
+	}
+	_ = r.RunJob(ctx0, id)
+	j, _ := q.Get(id)
+	kept, l, _ := q.Pieces(id, "f.bin")
+	_ = r.Close()
+	q.Close()
+	if !j.LinkExpired() {
+		t.Fatalf("the job is %s (%q), want link expired", j.State, j.Error)
+	}
+	keptBytes := min(int64(kept.Count())*l.Length, int64(size))
+
+	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump)
+	ctx, cancel := context.WithTimeout(ctx0, 4*time.Minute)
+	defer cancel()
+	var out syncBuffer
+	win := startWindow(ctx, t, bin, env, &out)
+	xdo := xdoRunner(ctx, t, xdotool, env, &out)
+	read := func() string { b, _ := os.ReadFile(dump); return string(b) }
+	waitText := func(what string, want ...string) {
+		t.Helper()
+		for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+			texts, ok := read(), true
+			for _, w := range want {
+				ok = ok && strings.Contains(texts, w)
+			}
+			if ok {
+				return
+			}
+		}
+		windowShot(ctx, t, env, "relink-"+strings.ReplaceAll(what, " ", "-"))
+		t.Fatalf("%s: the window never said %q; it shows:\n%s\n%s", what, want, read(), out.String())
+	}
+	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
+	waitText("the queue", "f.bin")
+
+	row := findRow(ctx, t, env)
+	xdo("windowfocus", "--sync", wid)
+	xdo("mousemove", "--sync", strconv.Itoa(row.x0-60), strconv.Itoa(row.y))
+	xdo("click", "1")
+	time.Sleep(450 * time.Millisecond)
+	time.Sleep(time.Second) // the details fill in on the next reading
+	windowShot(ctx, t, env, "relink-expired")
+	xdo("click", "3")
+	time.Sleep(400 * time.Millisecond)
+	windowShot(ctx, t, env, "relink-row-menu")
+	xdo("key", "Down")
+	xdo("key", "Return") // the menu's first item: Change link…
+	waitText("the dialog", "has expired. Paste a new one")
+	time.Sleep(300 * time.Millisecond)
+
+	fresh := time.Now().Add(time.Hour)
+	xdo("type", "--delay", "2", ng.Link("g.bin", fresh))
+	xdo("key", "Return")
+	waitText("the refusal", "The new link cannot replace the old one:", "it serves a different file")
+	time.Sleep(300 * time.Millisecond)
+	windowShot(ctx, t, env, "relink-refused")
+	if b, _ := os.ReadFile(filepath.Join(dest, "f.bin")); b != nil {
+		t.Fatal("the file landed after a refused link")
+	}
+
+	good := fresh.Add(time.Second)
+	xdo("key", "ctrl+a")
+	xdo("type", "--delay", "2", ng.Link("f.bin", good))
+	xdo("key", "Return")
+	waitJob(ctx, t, bin, env, state, "the download after the new link", func(j queueJob) bool { return j.State == "done" })
+	if got, _ := os.ReadFile(filepath.Join(dest, "f.bin")); !bytes.Equal(got, data) {
+		t.Fatal("f.bin is not the origin's file")
+	}
+	again := ng.Sent(t, good)
+	missing := int64(size) - keptBytes
+	checks := int64(runner.Samples*runner.SampleSize) + 1
+	t.Logf("kept %d of %d bytes; the new link sent %d (missing %d, checks at most %d): %.3f of the missing",
+		keptBytes, size, again, missing, checks, float64(again)/float64(missing))
+	if again > missing+checks || keptBytes <= 0 || again < missing {
+		t.Errorf("the new link sent %d bytes; %d were missing (+%d for checks), %d kept", again, missing, checks, keptBytes)
+	}
+	xdo("windowfocus", "--sync", wid)
+	xdo("key", "ctrl+q")
+	_ = win.Wait()
+}

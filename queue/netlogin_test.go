@@ -1,0 +1,107 @@
+package queue
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/zalando/go-keyring"
+)
+
+// TestSetLogin: a login given after a server asked joins the job's
+// settings (its headers stay). Remembered, the password is in the keyring
+// and found by a new process; not remembered, it is in memory only, the
+// keyring's copy is gone, and a new process finds it lost. Neither way is
+// it in the state folder.
+func TestSetLogin(t *testing.T) {
+	keyring.MockInit()
+	UseKeyring(systemKeyring{})
+	t.Cleanup(func() { UseKeyring(nil) })
+	if !KeyringAvailable() {
+		t.Fatal("the mock keyring is not available")
+	}
+	dir := t.TempDir()
+	q := openTest(t, dir)
+	withHeader := secretSettings
+	withHeader.HTTPUser, withHeader.HTTPPasswd = "", ""
+	id, _, err := q.AddWithNet("https://files.example/f.bin", t.TempDir(), testDoc(100, 0, "f.bin"), nil, Origin{}, withHeader, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pass = "typed-in-the-prompt-5"
+	if _, err := q.SetLogin(id, "ann", pass, []string{"https://files.example/f.bin"}, true); err != nil {
+		t.Fatal(err)
+	}
+	service, user := q.secretKey(id)
+	if v, err := keyring.Get(service, user); err != nil || !strings.Contains(v, pass) {
+		t.Fatalf("remembered: the keyring holds %q (%v)", v, err)
+	}
+	secrets.mu.Lock()
+	clear(secrets.m)
+	secrets.mu.Unlock()
+	got, _, lost, err := q.Net(id)
+	if err != nil || lost || got.HTTPUser != "ann" || got.HTTPPasswd != pass || len(got.Headers) != 2 {
+		t.Fatalf("remembered, in a new process: %v lost %v err %v", got, lost, err)
+	}
+
+	if _, err := q.SetLogin(id, "bob", pass+"-b", nil, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := keyring.Get(service, user); err == nil {
+		t.Error("not remembered: the keyring still holds the job's secret")
+	}
+	if got, _, lost, _ := q.Net(id); lost || got.HTTPUser != "bob" || got.HTTPPasswd != pass+"-b" {
+		t.Errorf("not remembered, this session: %v lost %v", got, lost)
+	}
+	secrets.mu.Lock()
+	clear(secrets.m)
+	secrets.mu.Unlock()
+	if got, _, lost, _ := q.Net(id); !lost || got.HTTPPasswd != "" || got.HTTPUser != "bob" {
+		t.Errorf("not remembered, a new process: %v lost %v, want the password lost", got, lost)
+	}
+	if stateHolds(t, dir, pass) {
+		t.Error("the state folder holds the password")
+	}
+	if _, err := q.SetLogin(id, "", "x", nil, false); err == nil {
+		t.Error("a login without a user name was taken")
+	}
+}
+
+// TestProxyPassword: remembered in the keyring and found by a new
+// process; not remembered, for this process only; "" forgets it. Never in
+// the state folder.
+func TestProxyPassword(t *testing.T) {
+	keyring.MockInit()
+	UseKeyring(systemKeyring{})
+	t.Cleanup(func() { UseKeyring(nil) })
+	dir := t.TempDir()
+	q := openTest(t, dir)
+	const pw = "proxy-pw-in-keyring-3"
+	if note := q.SetProxyPassword(pw, true); note != "" {
+		t.Errorf("note %q", note)
+	}
+	secrets.mu.Lock()
+	clear(secrets.m)
+	secrets.mu.Unlock()
+	if got, ok := q.ProxyPassword(); !ok || got != pw {
+		t.Errorf("remembered, a new process: %q %v", got, ok)
+	}
+	q.SetProxyPassword(pw+"-s", false)
+	secrets.mu.Lock()
+	clear(secrets.m)
+	secrets.mu.Unlock()
+	if got, ok := q.ProxyPassword(); ok {
+		t.Errorf("not remembered, a new process found %q", got)
+	}
+	q.SetProxyPassword(pw, false)
+	q.SetProxyPassword("", false)
+	if got, ok := q.ProxyPassword(); ok {
+		t.Errorf("forgotten, found %q", got)
+	}
+	if stateHolds(t, dir, pw) {
+		t.Error("the state folder holds the proxy password")
+	}
+	UseKeyring(nil)
+	if note := q.SetProxyPassword(pw, true); note != NoKeyringNote {
+		t.Errorf("without a keyring: note %q", note)
+	}
+}

@@ -1,0 +1,202 @@
+package bridge
+
+import (
+	"context"
+	"net/url"
+	"strings"
+
+	"braid/engine/explain"
+	"braid/engine/metalink"
+	"braid/engine/netconf"
+	"braid/engine/transport"
+	"braid/queue"
+	"braid/ui"
+)
+
+var (
+	_ ui.LoginGiver  = (*Backend)(nil)
+	_ ui.LoginOpener = (*Backend)(nil)
+	_ ui.Relinker    = (*Backend)(nil)
+)
+
+// LoginWanted says whether job id stopped because a server asks for a
+// login, or refused the one given, and which server: the host of the
+// job's mirror its reason names (else of its first HTTP mirror). A job
+// whose password was kept for an earlier session only asks again too. A
+// proxy's request for a login is not the server's: the proxy setting
+// carries its login.
+func (b *Backend) LoginWanted(id ui.JobID) (ui.LoginRequest, bool) {
+	if id < 0 {
+		return ui.LoginRequest{}, false
+	}
+	j, err := b.q.Get(int64(id))
+	if err != nil || (j.State != queue.Failed && j.State != queue.Paused) || j.Error == "" {
+		return ui.LoginRequest{}, false
+	}
+	if mendOf(j) != ui.MendLogin {
+		return ui.LoginRequest{}, false
+	}
+	req := ui.LoginRequest{Refused: strings.Contains(j.Error, refusedLoginText), Lost: strings.Contains(j.Error, queue.ErrSecretLost.Error())}
+	if u, ok := loginMirror(j); ok {
+		req.Host = u.Host
+	}
+	if req.Host == "" {
+		return ui.LoginRequest{}, false
+	}
+	if s, ok, _, err := b.q.Net(int64(id)); err == nil && ok {
+		req.User = s.HTTPUser
+	}
+	if req.Lost && req.User == "" {
+		return ui.LoginRequest{}, false // what was lost is not a login
+	}
+	return req, true
+}
+
+// loginMirror is the mirror of job j that asked for a login: the one its
+// reason names, else its first HTTP(S) mirror.
+func loginMirror(j queue.Job) (*url.URL, bool) {
+	var first *url.URL
+	for _, f := range j.Files {
+		if !f.Selected {
+			continue
+		}
+		for _, m := range f.Mirrors {
+			u, err := url.Parse(m.URL)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+				continue
+			}
+			if strings.Contains(j.Error, m.URL) || strings.Contains(j.Error, "//"+u.Host+"/") {
+				return u, true
+			}
+			if first == nil {
+				first = u
+			}
+		}
+	}
+	return first, first != nil
+}
+
+// GiveLogin gives job id the login for the server that asked (the
+// job's mirrors on that host only) and resumes it. remember keeps the
+// password in the system's keyring (queue.Queue.SetLogin); otherwise in
+// this process's memory, until Braid closes. note is the queue's
+// sentence when no keyring took the password after all.
+func (b *Backend) GiveLogin(id ui.JobID, user, password string, remember bool) (string, error) {
+	j, err := b.q.Get(int64(id))
+	if err != nil {
+		return "", err
+	}
+	var links []string
+	if u, ok := loginMirror(j); ok {
+		for _, f := range j.Files {
+			for _, m := range f.Mirrors {
+				if mu, err := url.Parse(m.URL); err == nil && strings.EqualFold(mu.Host, u.Host) {
+					links = append(links, m.URL)
+				}
+			}
+		}
+	}
+	note, err := b.q.SetLogin(int64(id), user, password, links, remember)
+	if err != nil {
+		return "", err
+	}
+	return note, b.Resume(id)
+}
+
+// CanRemember reports whether the system has a keyring for remembered
+// passwords.
+func (b *Backend) CanRemember() bool { return queue.KeyringAvailable() }
+
+// The texts of the transport's and the queue's errors that mendOf tells
+// apart, taken from the errors themselves.
+var (
+	proxyLoginText   = (&transport.LoginError{Proxy: true}).Error()
+	refusedLoginText = (&transport.LoginError{Refused: true}).Error()
+)
+
+// mendOf is what the user can do for a stopped job: log in, for one a
+// server (not the proxy) asks a login of, or whose password was kept for
+// an earlier session only; change its link, for one whose link expired.
+func mendOf(j queue.Job) ui.Mend {
+	if j.State != queue.Failed && j.State != queue.Paused || j.Error == "" {
+		return ui.MendNone
+	}
+	switch {
+	case j.LinkExpired():
+		return ui.MendLink
+	case strings.Contains(j.Error, queue.ErrSecretLost.Error()):
+		return ui.MendLogin
+	case explain.OfText(j.Error) == explain.LoginNeeded && !strings.Contains(j.Error, proxyLoginText):
+		return ui.MendLogin
+	}
+	return ui.MendNone
+}
+
+// givenLogin is a login given to read a source (OpenWithLogin), kept for
+// the Add of what was read.
+type givenLogin struct {
+	user, password string
+	remember       bool
+	links          []string
+}
+
+// OpenWithLogin reads source as Open does, with a login for its server
+// (one that asked for it, HTTP 401). The login goes with the document to
+// Add: the job gets it as GiveLogin gives it, before it can run.
+func (b *Backend) OpenWithLogin(ctx context.Context, source, user, password string, remember bool) (*metalink.Document, error) {
+	ss, err := netconf.Settings{HTTPUser: user, HTTPPasswd: password, Links: []string{source}}.Open()
+	if err != nil {
+		return nil, err
+	}
+	doc, origin, err := queue.ResolveSource(ctx, source, ss.Client(b.sourceClient()))
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if origin != (queue.Origin{}) {
+		b.origins[doc] = origin
+		b.originOrder = append(b.originOrder, doc)
+		if len(b.originOrder) > maxOrigins {
+			delete(b.origins, b.originOrder[0])
+			b.originOrder = b.originOrder[1:]
+		}
+	}
+	if b.openLogins == nil || len(b.openLogins) >= maxOrigins {
+		// Pickers closed without adding left these: forget them.
+		b.openLogins = map[*metalink.Document]givenLogin{}
+	}
+	b.openLogins[doc] = givenLogin{user: user, password: password, remember: remember, links: []string{source}}
+	return doc, nil
+}
+
+// addFrom adds the picked files as Add does; a document read with a login
+// (OpenWithLogin) is added paused, given the login for its server's
+// mirrors, and only then queued, so no run goes without it.
+func (b *Backend) addFrom(req ui.AddRequest, origin queue.Origin) (int64, error) {
+	b.mu.Lock()
+	l, ok := b.openLogins[req.Doc]
+	delete(b.openLogins, req.Doc)
+	b.mu.Unlock()
+	if !ok {
+		return b.q.AddFrom(req.Source, req.Dir, req.Doc, req.Files, origin)
+	}
+	id, _, err := b.q.AddWithNet(req.Source, req.Dir, req.Doc, req.Files, origin, netconf.Settings{}, true)
+	if err != nil {
+		return 0, err
+	}
+	links := l.links
+	if u, err := url.Parse(req.Source); err == nil {
+		for _, f := range req.Doc.Files {
+			for _, m := range f.URLs {
+				if mu, err := url.Parse(m.URL); err == nil && strings.EqualFold(mu.Host, u.Host) {
+					links = append(links, m.URL)
+				}
+			}
+		}
+	}
+	if _, err := b.q.SetLogin(id, l.user, l.password, links, l.remember); err != nil {
+		return id, err
+	}
+	return id, b.q.Resume(id)
+}

@@ -1,0 +1,164 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zalando/go-keyring"
+
+	"braid/engine/metalink"
+	"braid/engine/mirrortest"
+	"braid/engine/netconf/netconftest"
+	"braid/engine/transport"
+	"braid/queue"
+	"braid/ui"
+)
+
+// TestLoginThroughBridge: a job whose file nginx keeps behind auth_basic
+// fails asking for a login; the window is told which server asks (Log in
+// as its mend). A wrong password, remembered, fails again as refused,
+// the user name kept; the right one lands the file. Remembered, the
+// password is in the keyring (go-keyring's in-memory one here) and not in
+// the state folder.
+func TestLoginThroughBridge(t *testing.T) {
+	keyring.MockInit()
+	queue.UseKeyring(keyringOf{})
+	t.Cleanup(func() { queue.UseKeyring(nil) })
+	const user, pass = "ann", "bridge-login-pw-31"
+	data := mirrortest.Bytes(200<<10, 61)
+	origin := netconftest.Nginx(t, map[string][]byte{"f.bin": data}, user, pass)
+	state := t.TempDir()
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close() })
+	b := newBackend(t, q)
+	if !b.CanRemember() {
+		t.Fatal("the mock keyring is not available")
+	}
+	dir := t.TempDir()
+	link := origin.URL + "/basic/f.bin"
+	doc := &metalink.Document{Version: 4, Files: []metalink.File{describeData(t, "f.bin", data, link)}}
+	id64, err := q.Add(link, dir, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ui.JobID(id64)
+	state1 := func() queue.State { s, _ := q.StateOf(id64); return s }
+	if err := b.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the job to stop for a login", func() bool { return state1() == queue.Failed })
+	req, ok := b.LoginWanted(id)
+	host := strings.TrimPrefix(origin.URL, "http://")
+	if !ok || req.Host != host || req.Refused || req.User != "" {
+		t.Fatalf("LoginWanted = %+v, %v; want %s asking", req, ok, host)
+	}
+	if v := jobByID(t, b, id); v.Mend != ui.MendLogin {
+		t.Errorf("the window's row has mend %d, want Log in", v.Mend)
+	}
+
+	if _, err := b.GiveLogin(id, user, "wrong-"+pass, true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the wrong password refused", func() bool {
+		r, ok := b.LoginWanted(id)
+		return state1() == queue.Failed && ok && r.Refused
+	})
+	if r, _ := b.LoginWanted(id); r.User != user {
+		t.Errorf("after a refusal the user name is %q, want %q kept", r.User, user)
+	}
+	if _, err := b.GiveLogin(id, user, pass, true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the file after the login", func() bool { return state1() == queue.Done })
+	if got, _ := os.ReadFile(filepath.Join(dir, "f.bin")); !bytes.Equal(got, data) {
+		t.Error("f.bin is not the origin's")
+	}
+	if _, ok := b.LoginWanted(id); ok {
+		t.Error("a done job still wants a login")
+	}
+	kept, err := keyring.Get("braid", fmt.Sprintf("job %d of %s", id64, q.Path()))
+	if err != nil || !strings.Contains(kept, pass) {
+		t.Errorf("the remembered password is not in the keyring: %v", err)
+	}
+	if files := folderHoldsIn(state, pass); len(files) > 0 {
+		t.Errorf("the state folder holds the password: %v", files)
+	}
+}
+
+// keyringOf is go-keyring as the queue's Keyring.
+type keyringOf struct{}
+
+func (keyringOf) Set(s, u, p string) error        { return keyring.Set(s, u, p) }
+func (keyringOf) Get(s, u string) (string, error) { return keyring.Get(s, u) }
+func (keyringOf) Delete(s, u string) error        { return keyring.Delete(s, u) }
+
+// folderHoldsIn names the files under dir that hold s.
+func folderHoldsIn(dir, s string) []string {
+	var found []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if raw, _ := os.ReadFile(p); bytes.Contains(raw, []byte(s)) {
+				found = append(found, p)
+			}
+		}
+		return nil
+	})
+	return found
+}
+
+// TestOpenWithLogin: a plain link behind auth_basic cannot be opened
+// without a login (the error is the transport's LoginError, which the
+// window asks a login for); with one it opens, and the job Add makes of it
+// carries the login from its first run (not remembered: for the session).
+func TestOpenWithLogin(t *testing.T) {
+	queue.UseKeyring(nil)
+	const user, pass = "bob", "open-login-pw-8"
+	data := mirrortest.Bytes(150<<10, 62)
+	origin := netconftest.Nginx(t, map[string][]byte{"g.bin": data}, user, pass)
+	state := t.TempDir()
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close() })
+	b := newBackend(t, q)
+	if err := b.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	link := origin.URL + "/basic/g.bin"
+	ctx := context.Background()
+	_, err = b.Open(ctx, link)
+	var le *transport.LoginError
+	if !errors.As(err, &le) || le.Proxy || le.Refused {
+		t.Fatalf("Open without a login: %v; want the server's LoginError", err)
+	}
+	if _, err := b.OpenWithLogin(ctx, link, user, "wrong", false); !errors.As(err, &le) || !le.Refused {
+		t.Fatalf("Open with a wrong login: %v; want a refused LoginError", err)
+	}
+	doc, err := b.OpenWithLogin(ctx, link, user, pass, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	id, err := b.Add(ctx, ui.AddRequest{Source: link, Doc: doc, Files: []string{doc.Files[0].Name}, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the file read with the login", func() bool { s, _ := q.StateOf(int64(id)); return s == queue.Done })
+	if got, _ := os.ReadFile(filepath.Join(dir, "g.bin")); !bytes.Equal(got, data) {
+		t.Error("g.bin is not the origin's")
+	}
+	if files := folderHoldsIn(state, pass); len(files) > 0 {
+		t.Errorf("the state folder holds the password: %v", files)
+	}
+}

@@ -1,0 +1,144 @@
+package bridge
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"braid/engine/netconf"
+	"braid/queue"
+	"braid/ui"
+)
+
+var _ ui.Networker = (*Backend)(nil)
+
+// The window's proxy setting, kept as raw settings of the queue (the
+// proxy URL without its password, which is kept as queue.SetProxyPassword
+// keeps it).
+const (
+	keyProxyMode = "proxy_mode" // "system", "none", "manual"
+	keyProxyURL  = "proxy_url"
+	keyNoProxy   = "no_proxy"
+)
+
+// proxyModes are the stored names of the modes: netconf's.
+var proxyModes = map[ui.ProxyMode]string{
+	ui.ProxySystem: netconf.ProxySystem.String(),
+	ui.ProxyNone:   netconf.ProxyNone.String(),
+	ui.ProxyManual: netconf.ProxyManual.String(),
+}
+
+// Proxy is the window's proxy setting as stored.
+func (b *Backend) Proxy() (ui.ProxySetting, error) {
+	p := ui.ProxySetting{CanRemember: queue.KeyringAvailable()}
+	mode, _, err := b.q.Setting(keyProxyMode)
+	if err != nil {
+		return p, err
+	}
+	for m, name := range proxyModes {
+		if name == mode {
+			p.Mode = m
+		}
+	}
+	if p.URL, _, err = b.q.Setting(keyProxyURL); err != nil {
+		return p, err
+	}
+	if p.NoProxy, _, err = b.q.Setting(keyNoProxy); err != nil {
+		return p, err
+	}
+	_, p.HasPassword = b.q.ProxyPassword()
+	return p, nil
+}
+
+// SetProxy checks p, stores it and applies it to the window's network:
+// the downloads' connections opened from now on, the reading of
+// sources, BitTorrent's trackers and web seeds. A URL Braid cannot use is
+// refused (netconf.ErrProxyURL) and nothing changes. A password in the
+// URL is taken out of it and kept as a typed one is.
+func (b *Backend) SetProxy(p ui.ProxySetting) (string, error) {
+	if u, err := url.Parse(p.URL); err == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			if p.Password == "" {
+				p.Password = pw
+			}
+			u.User = url.User(u.User.Username())
+			p.URL = u.String()
+		}
+	}
+	password := p.Password
+	if password == "" && !p.ForgetPassword {
+		password, _ = b.q.ProxyPassword()
+	}
+	np := netProxy(p, password)
+	if _, err := netconf.NewNetwork(np); err != nil {
+		return "", err
+	}
+	for k, v := range map[string]string{keyProxyMode: proxyModes[p.Mode], keyProxyURL: p.URL, keyNoProxy: p.NoProxy} {
+		if err := b.q.SetSetting(k, v); err != nil {
+			return "", err
+		}
+	}
+	note := ""
+	switch {
+	case p.Password != "":
+		note = b.q.SetProxyPassword(p.Password, p.Remember)
+	case p.ForgetPassword:
+		b.q.SetProxyPassword("", false)
+	}
+	b.mu.Lock()
+	n := b.net
+	b.mu.Unlock()
+	if n != nil {
+		return note, n.SetProxy(np)
+	}
+	return note, nil
+}
+
+// netProxy is the netconf setting of p, the password put into the URL.
+func netProxy(p ui.ProxySetting, password string) netconf.Proxy {
+	switch p.Mode {
+	case ui.ProxyNone:
+		return netconf.Proxy{Mode: netconf.ProxyNone}
+	case ui.ProxyManual:
+		raw := strings.TrimSpace(p.URL)
+		if password != "" {
+			if !strings.Contains(raw, "://") {
+				raw = "http://" + raw
+			}
+			if u, err := url.Parse(raw); err == nil && u.User != nil {
+				u.User = url.UserPassword(u.User.Username(), password)
+				raw = u.String()
+			}
+		}
+		return netconf.Proxy{Mode: netconf.ProxyManual, URL: raw, NoProxy: p.NoProxy}
+	}
+	return netconf.Proxy{Mode: netconf.ProxySystem}
+}
+
+// networkLocked is the window's Network, made from the stored setting on
+// first use; one for the window's life, so every engine client and the
+// BitTorrent client share it and follow SetProxy. A stored setting that
+// cannot be used falls back to the system's. b.mu is held.
+func (b *Backend) networkLocked() *netconf.Network {
+	if b.net != nil {
+		return b.net
+	}
+	p, err := b.Proxy()
+	password, _ := b.q.ProxyPassword()
+	n, nerr := netconf.NewNetwork(netProxy(p, password))
+	if err != nil || nerr != nil {
+		if n, nerr = netconf.NewNetwork(netconf.Proxy{Mode: netconf.ProxySystem}); nerr != nil {
+			n, _ = netconf.NewNetwork(netconf.Proxy{Mode: netconf.ProxyNone})
+		}
+	}
+	b.net = n
+	return n
+}
+
+// sourceClient is the HTTP client that reads sources for the picker:
+// the window's network.
+func (b *Backend) sourceClient() *http.Client {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.networkLocked().HTTPClient()
+}

@@ -1,0 +1,103 @@
+package bridge
+
+import (
+	"bytes"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"braid/engine/metalink"
+	"braid/engine/mirrortest"
+	"braid/engine/netconf/netconftest"
+	"braid/queue"
+	"braid/ui"
+)
+
+// TestProxySettingThroughBridge: the window's Manual proxy (tinyproxy,
+// with a login) carries a download from an origin that serves only
+// requests that came through tinyproxy. Set to None, the next download
+// goes direct and the origin refuses it (403): the setting reaches the
+// running window's new requests. Set to Manual again without typing the
+// password, the kept one is used and the refused job completes. The
+// password is never in the state folder nor in the stored setting.
+func TestProxySettingThroughBridge(t *testing.T) {
+	queue.UseKeyring(nil)
+	const proxyPass = "tiny-proxy-pw-77"
+	proxy := netconftest.Tinyproxy(t, "pu", proxyPass)
+	data := mirrortest.Bytes(300<<10, 41)
+	origin := netconftest.ProxiedOnly(t, map[string][]byte{"a.bin": data, "b.bin": data})
+	pu, err := url.Parse(proxy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close() })
+	b := newBackend(t, q)
+	manual := ui.ProxySetting{Mode: ui.ProxyManual, URL: "http://pu@" + pu.Host, NoProxy: "example.invalid", Password: proxyPass}
+	if _, err := b.SetProxy(manual); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.Proxy(); err != nil || got.Mode != ui.ProxyManual || got.URL != manual.URL || !got.HasPassword || got.Password != "" {
+		t.Fatalf("stored setting: %+v, %v", got, err)
+	}
+	if _, err := b.SetProxy(ui.ProxySetting{Mode: ui.ProxyManual, URL: "gopher://x"}); err == nil {
+		t.Error("an unusable proxy URL was taken")
+	}
+	dir := t.TempDir()
+	add := func(name string) int64 {
+		doc := &metalink.Document{Version: 4, Files: []metalink.File{describeData(t, name, data, origin.URL+"/p/"+name)}}
+		id, err := q.Add(origin.URL+"/p/"+name, dir, doc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	state1 := func(id int64) queue.State { s, _ := q.StateOf(id); return s }
+	a := add("a.bin")
+	if err := b.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a.bin through the proxy", func() bool { return state1(a) == queue.Done })
+
+	if _, err := b.SetProxy(ui.ProxySetting{Mode: ui.ProxyNone}); err != nil {
+		t.Fatal(err)
+	}
+	bj := add("b.bin")
+	b.Wake()
+	waitFor(t, "b.bin refused when direct", func() bool { return state1(bj) == queue.Failed })
+	j, _ := q.Get(bj)
+	if !strings.Contains(j.Error, "403") {
+		t.Errorf("direct, b.bin failed with %q; want the origin's 403", j.Error)
+	}
+
+	manual.Password = "" // kept from before
+	if _, err := b.SetProxy(manual); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Resume(ui.JobID(bj)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "b.bin through the proxy again", func() bool { return state1(bj) == queue.Done })
+	if got, _ := os.ReadFile(filepath.Join(dir, "b.bin")); !bytes.Equal(got, data) {
+		t.Error("b.bin is not the origin's")
+	}
+	log, _ := os.ReadFile(filepath.Join(origin.Dir, "access.log"))
+	if !strings.Contains(string(log), "tinyproxy") || !strings.Contains(string(log), "403 ") {
+		t.Errorf("the origin did not see both the proxied and the direct requests:\n%s", log)
+	}
+	_ = filepath.WalkDir(state, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if raw, _ := os.ReadFile(p); bytes.Contains(raw, []byte(proxyPass)) {
+				t.Errorf("%s holds the proxy password", p)
+			}
+		}
+		return nil
+	})
+}
