@@ -9,7 +9,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
@@ -253,13 +252,7 @@ func (p *Picker) finish(paused bool) {
 }
 
 func (p *Picker) browse() {
-	d := dialog.NewFolderOpen(func(dir fyne.ListableURI, err error) {
-		if err != nil || dir == nil {
-			return
-		}
-		p.Dir.SetText(dir.Path())
-	}, p.parent)
-	d.Show()
+	newChooser(nil).ChooseFolder(p.parent, lang.L("Save to"), p.Dir.Text, p.Dir.SetText)
 }
 
 func (p *Picker) updateSummary() {
