@@ -176,7 +176,7 @@ func (p *Picker) ApplyFilters() {
 			}
 			continue
 		}
-		p.Ticked[i], p.Why[i] = p.Doc.Files[i].Selected(prefs)
+		p.Ticked[i], p.Why[i] = selectedWhy(p.Doc.Files[i], prefs)
 		p.Shown = append(p.Shown, i)
 	}
 	p.Files.Refresh()
@@ -354,7 +354,7 @@ func (p *Picker) buildHeader() {
 func (p *Picker) rejectedNote() fyne.CanvasObject {
 	var lines []string
 	for _, r := range p.Doc.Rejected {
-		lines = append(lines, fmt.Sprintf("%s: %s", r.Name, r.Reason))
+		lines = append(lines, fmt.Sprintf("%s: %s", r.Name, engineText(r.Reason)))
 	}
 	l := widget.NewLabel(fmt.Sprintf(lang.L("%s refused for safety: %s"), countL("%s files", len(lines)), strings.Join(lines, "; ")))
 	l.Importance = widget.DangerImportance
