@@ -165,17 +165,16 @@ func TestWindowGermanHasNoEnglish(t *testing.T) {
 	}
 
 	// The picker first: its files and why some are left out.
-	texts := waitText("picker", "Downloads hinzufügen", "handbuch-fr.pdf", "programm.exe", "liesmich.txt")
+	waitText("picker", "Downloads hinzufügen", "handbuch-fr.pdf", "programm.exe", "liesmich.txt")
 	time.Sleep(1500 * time.Millisecond) // one more dump, with every row drawn
 	b, _ := os.ReadFile(dump)
-	texts = string(b)
 	keepShot(ctx, env, "german-picker")
-	scan(texts)
+	scan(string(b))
 	xdo("windowfocus", "--sync", wid)
 	xdo("key", "Escape")
 
 	// Then each row, with its details.
-	texts = waitText("queue", "Wartet", "Fehlgeschlagen", "Fertig")
+	texts := waitText("queue", "Wartet", "Fehlgeschlagen", "Fertig")
 	scan(texts)
 	keepShot(ctx, env, "german-queue")
 	// Each tab of the details (Files, Mirrors, Info; their places in the
