@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2/lang"
+
 	"braid/engine/metalink"
 	"braid/engine/signature"
 )
@@ -196,4 +198,28 @@ func inLocale(t *testing.T, locale string) bool {
 		t.Fatalf("under %s: %v\n%s", locale, err, out)
 	}
 	return false
+}
+
+// TestPluralsInGerman: counts take the form their number needs, for one
+// and for more (a Verify's bad pieces, a Repair's progress, a sync's
+// files).
+func TestPluralsInGerman(t *testing.T) {
+	if !inLocale(t, "de_DE.UTF-8") {
+		return
+	}
+	for got, want := range map[string]string{
+		CountL("%s bad pieces", 1):                                     "1 fehlerhaftes Stück",
+		CountL("%s bad pieces", 2):                                     "2 fehlerhafte Stücke",
+		CountL("%s pieces missing at the end", 1):                      "1 Stück fehlt am Ende",
+		CountL("%s pieces missing at the end", 3):                      "3 Stücke fehlen am Ende",
+		CountL("%s bytes too many", 1):                                 "1 Byte zu viel",
+		CountL("%s download running", 1):                               "1 Download läuft",
+		localName("a.iso (+1 more)"):                                   "a.iso (+1 weitere)",
+		fmt.Sprintf(lang.N("%s of %s bad pieces mended", 1), "0", "1"): "0 von 1 fehlerhaften Stück repariert",
+		fmt.Sprintf(lang.N("%s of %s bad pieces mended", 4), "2", "4"): "2 von 4 fehlerhaften Stücken repariert",
+	} {
+		if got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
 }

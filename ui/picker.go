@@ -283,7 +283,7 @@ func (p *Picker) updateSummary() {
 		}
 	}
 	if p.Sync {
-		s = fmt.Sprintf(lang.L("%s files kept in sync · %s"), count(files), bytesText(size))
+		s = fmt.Sprintf(lang.N("%s files kept in sync · %s", files), count(files), bytesText(size))
 		if len(p.Shown) < len(p.Doc.Files) {
 			s += " · " + fmt.Sprintf(lang.L("%s shown"), count(len(p.Shown)))
 		}
