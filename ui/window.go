@@ -55,7 +55,8 @@ type Options struct {
 // on the UI goroutine; the ticker reads the backend on its own goroutine
 // and applies what it read with fyne.Do.
 type Window struct {
-	dumped time.Time // when dumpTexts last wrote
+	dumped  time.Time // when dumpTexts last wrote
+	dumpDue bool      // a dump is due when the second since the last is over
 
 	App     fyne.App
 	Win     fyne.Window
