@@ -45,8 +45,9 @@ type engineRule struct {
 }
 
 // engineRules are the engine's messages the window shows: why a name is
-// refused for safety (metalink.SafeName) and why a document's file is
-// refused (the Metalink reader).
+// refused for safety (metalink.SafeName), why a document's file is
+// refused (the Metalink reader), and why the queue paused a job for a
+// problem of its own (queue.DestProblem, queue.SecretLost).
 var engineRules = []engineRule{
 	{regexp.MustCompile(`^the name is empty$`), engineKey("the name is empty")},
 	{regexp.MustCompile(`^the name is longer than (\d+) bytes$`), engineKey("the name is longer than %s bytes")},
@@ -72,6 +73,12 @@ var engineRules = []engineRule{
 	{regexp.MustCompile(`^duplicate name: an earlier file of the document is also called (.+)$`), engineKey("duplicate name: an earlier file of the document is also called %s")},
 	{regexp.MustCompile(`^duplicate name: an earlier file is called (.+), which differs only in case and is the same file on Windows and macOS$`), engineKey("duplicate name: an earlier file is called %s, which differs only in case and is the same file on Windows and macOS")},
 	{regexp.MustCompile(`^name clash: the earlier file (.+) needs a folder with this name$`), engineKey("name clash: the earlier file %s needs a folder with this name")},
+	{regexp.MustCompile(`^the destination folder (.+) no longer exists$`), engineKey("the destination folder %s no longer exists")},
+	{regexp.MustCompile(`^the destination (.+) is not a folder$`), engineKey("the destination %s is not a folder")},
+	{regexp.MustCompile(`^the destination folder (.+) is read-only$`), engineKey("the destination folder %s is read-only")},
+	{regexp.MustCompile(`^the disk of (.+) is full$`), engineKey("the disk of %s is full")},
+	{regexp.MustCompile(`^(.+): they were kept for the session that added it only, as this system has no keyring; remove job (\d+) and add it again with them$`), engineKey("%s: they were kept for the session that added it only, as this system has no keyring; remove job %s and add it again with them")},
+	{regexp.MustCompile(`^the passwords, cookies or headers given for this download are gone$`), engineKey("the passwords, cookies or headers given for this download are gone")},
 }
 
 // engineKey marks a translation key that is looked up later, with
