@@ -2,8 +2,11 @@ package ui
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
@@ -60,4 +63,44 @@ func TestExistingDir(t *testing.T) {
 			t.Errorf("existingDir(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// TestChooserFallsBackWhenTheDialogFails: a system dialog program that
+// is there but fails (here a zenity that exits with an error, on a display
+// it cannot open) gives way to Fyne's dialog, for a file and a folder.
+// The program is found once per process, so the test runs in a child
+// whose PATH has only that zenity.
+func TestChooserFallsBackWhenTheDialogFails(t *testing.T) {
+	if os.Getenv("BRAID_TEST_BROKEN_ZENITY") == "" {
+		bin := t.TempDir()
+		script := "#!/bin/sh\necho 'zenity: cannot start' >&2\nexit 5\n"
+		if err := os.WriteFile(filepath.Join(bin, "zenity"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), "BRAID_TEST_BROKEN_ZENITY=1", "PATH="+bin, "DISPLAY=:9999", "BRAID_FILE_DIALOG=")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+			t.Fatalf("child: %v\n%s", err, out)
+		}
+		return
+	}
+	test.NewTempApp(t)
+	w := test.NewTempWindow(t, widget.NewLabel("queue"))
+	w.Resize(fyne.NewSize(900, 700))
+	shown := make(chan dialog.Dialog, 2)
+	c := SystemChooser{Fallback: FyneChooser{Shown: func(d dialog.Dialog) { shown <- d }}}
+	wait := func(what string) {
+		t.Helper()
+		select {
+		case d := <-shown:
+			d.Hide()
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: Fyne's dialog did not show after the system's failed", what)
+		}
+	}
+	c.ChooseFile(w, "Open", "", nil, func(string) { t.Error("chosen with no choice made") })
+	wait("file")
+	c.ChooseFolder(w, "Save to", "", func(string) { t.Error("chosen with no choice made") })
+	wait("folder")
 }
