@@ -122,3 +122,56 @@ func TestGetFailsTheJobItGaveUpOn(t *testing.T) {
 		t.Fatalf("the queue holds %+v; want one failed job that says it gave up", js)
 	}
 }
+
+// A link waited for whose server, once up, names the file otherwise
+// (Content-Disposition) ends as one job, of the file by the server's name:
+// the job recorded while waiting, named after the link, is not left
+// behind.
+func TestGetWaitedJobTakesTheServersName(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	bin := buildBraid(t)
+	shortResolveWaits(t)
+	data := mirrortest.Bytes(100<<10, 12)
+	addr := freeAddr(t)
+	state, out := t.TempDir(), t.TempDir()
+	source := "http://" + addr + "/download?id=7"
+	got := make(chan int, 1)
+	var e bytes.Buffer
+	go func() {
+		var o bytes.Buffer
+		got <- cmdGet(context.Background(), []string{"--state", state, "-d", out, source}, &o, &e)
+	}()
+	for end := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if js := listJobs(t, bin, state); len(js) == 1 && js[0].NextTry != nil {
+			if js[0].Name != "download" {
+				t.Errorf("the waiting job is called %q, want download (after the link)", js[0].Name)
+			}
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("no waiting job in the queue while get waits")
+		}
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("the port was taken meanwhile: %v", err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Disposition", `attachment; filename="report-7.pdf"`)
+		http.ServeContent(w, r, "", time.Unix(0, 0), bytes.NewReader(data))
+	})}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	if code := <-got; code != 0 {
+		t.Fatalf("get: exit %d: %s", code, e.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "report-7.pdf")); err != nil || !bytes.Equal(b, data) {
+		t.Fatalf("report-7.pdf: %v, right bytes %v", err, bytes.Equal(b, data))
+	}
+	js := listJobs(t, bin, state)
+	if len(js) != 1 || js[0].Name != "report-7.pdf" || js[0].State != "done" {
+		t.Fatalf("the queue holds %+v; want one job, report-7.pdf, done", js)
+	}
+}
