@@ -9,11 +9,19 @@ require (
 	github.com/anacrolix/torrent v1.59.1
 	github.com/jlaffaye/ftp v0.2.4
 	github.com/mattn/go-sqlite3 v1.14.53
+	github.com/ncruces/zenity v0.10.14
 	goftp.io/server/v2 v2.0.3
 	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.35.0
 	golang.org/x/text v0.43.0
 	golang.org/x/time v0.0.0-20220609170525-579cf78fd858
+)
+
+require (
+	github.com/akavel/rsrc v0.10.2 // indirect
+	github.com/dchest/jsmin v0.0.0-20220218165748-59f39799265f // indirect
+	github.com/josephspurrier/goversioninfo v1.4.1 // indirect
+	github.com/randall77/makefat v0.0.0-20210315173500-7ddd0e42c844 // indirect
 )
 
 require (

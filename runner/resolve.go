@@ -29,11 +29,19 @@ var (
 // 503): a download started while the Wi-Fi is down begins when it is back
 // instead of failing. Evidence about the source (404, refused credentials,
 // a document that does not parse) fails at once.
-func (g *Get) resolveWaiting(ctx context.Context, src string) (*metalink.Document, queue.Origin, error) {
+//
+// A plain link waited for is a job in the queue at once (getwait.go).
+func (g *Get) resolveWaiting(ctx context.Context, src string) (doc *metalink.Document, origin queue.Origin, err error) {
+	var w waitingJob
+	defer func() {
+		if ctx.Err() == nil {
+			g.reached(src, w, doc, err)
+		}
+	}()
 	start := time.Now()
 	wait := ResolveFirstWait
 	for {
-		doc, origin, err := queue.ResolveSource(ctx, src, g.httpClient())
+		doc, origin, err = queue.ResolveSource(ctx, src, g.httpClient())
 		if err == nil || !strings.Contains(src, "://") || !NetworkError(err) || ctx.Err() != nil {
 			return doc, origin, err
 		}
@@ -44,6 +52,7 @@ func (g *Get) resolveWaiting(ctx context.Context, src string) (*metalink.Documen
 			}
 			wait = min(wait, left)
 		}
+		w = g.noteUnreached(ctx, src, w, time.Now().Add(wait))
 		g.Observer.Note(Note{Kind: NoteWaiting, Source: src, Err: err, Wait: wait})
 		t := time.NewTimer(wait)
 		select {

@@ -60,7 +60,7 @@ func Explain(text string) (sentence, detail string) {
 	}
 	k := explain.OfText(text)
 	if k == explain.Unknown && plain(text) {
-		return text, ""
+		return engineText(text), ""
 	}
 	return Sentence(k), text
 }

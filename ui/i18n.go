@@ -39,6 +39,10 @@ func countL(key string, n int) string {
 	return fmt.Sprintf(lang.N(key, n), count(n))
 }
 
+// CountL is countL for the bridge: key's plural form for n, with n
+// written in.
+func CountL(key string, n int) string { return countL(key, n) }
+
 // moreSuffix is how the queue names a job of several files: the first
 // and how many more, in English ("a.iso (+2 more)").
 var moreSuffix = regexp.MustCompile(`^(.*) \(\+(\d+) more\)$`)

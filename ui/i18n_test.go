@@ -33,6 +33,7 @@ var technical = map[string]bool{
 	"gib": true, "gb": true, "mib": true, "mb": true, "kib": true, "kb": true,
 	"http": true, "https": true, "ftp": true, "file": true, // URL schemes
 	"windows": true, "darwin": true, "DBUS_SESSION_BUS_ADDRESS": true, "BRAID_DUMP_TEXTS": true, // runtime.GOOS, environment
+	"DISPLAY": true, "WAYLAND_DISPLAY": true, "BRAID_FILE_DIALOG": true, "fyne": true, // the file chooser's environment
 	"Range":    true,                                              // an HTTP header the bridge sends
 	"starting": true,                                              // the bridge's marker of a check about to begin, never shown
 	"theme":    true, "system": true, "light": true, "dark": true, // preference key and values, never shown
@@ -85,7 +86,12 @@ func untranslated(t *testing.T, dir string) []string {
 			case *ast.CallExpr:
 				// countL translates its key; a regular expression is
 				// never read as words.
-				if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "countL" {
+				if isCountL(n) {
+					if lit, ok := n.Args[0].(*ast.BasicLit); ok {
+						translated[lit] = true
+					}
+				}
+				if id, ok := n.Fun.(*ast.Ident); ok && (id.Name == "countL" || id.Name == "engineKey") {
 					if lit, ok := n.Args[0].(*ast.BasicLit); ok {
 						translated[lit] = true
 					}
@@ -193,7 +199,25 @@ func TestTranslationsComplete(t *testing.T) {
 				t.Errorf("%s: %q is not an English key", l, k)
 			}
 		}
+		// A text left in English: the same as the English one, with a
+		// word in it, and not one the language shares.
+		for k, v := range m {
+			if l != "en" && v["other"] == en[k]["other"] && hasWord(k) && !sameInEnglish[l][k] {
+				t.Errorf("%s: %q is left in English", l, k)
+			}
+		}
 	}
+}
+
+// sameInEnglish are the texts each language writes as English does: loan
+// words, names, units, and abbreviations.
+var sameInEnglish = map[string]map[string]bool{
+	"de": {"Bytes": true, "Name": true, "Host": true, "Info": true, "Peers": true, "Version": true, "Problem": true,
+		"%d min": true, "%d h %d min": true, "Downloads": true, "Version %s": true, "Link": true, "Links": true, "Details": true},
+	"fr": {"Pause": true, "signature": true, "Segments": true, "Source": true, "Licence": true, "Version": true,
+		"Signature": true, "ratio %.2f": true, "%d min": true, "%d h %d min": true, "Version %s": true, "Secret": true, "%s minutes": true},
+	"es":      {"Bytes": true, "%s (%s bytes)": true, "%d min": true, "%d h %d min": true, "General": true, "Error": true},
+	"zh_Hans": {"Delete": true}, // the key's name on the keyboard
 }
 
 // TestLocaleChoosesLanguage starts this test binary again under each
@@ -248,12 +272,21 @@ func TestEveryStringHasATranslation(t *testing.T) {
 				if !ok || len(c.Args) == 0 {
 					return true
 				}
-				if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "countL" {
+				if id, ok := c.Fun.(*ast.Ident); (ok && id.Name == "countL") || isCountL(c) {
 					// countL's key must have plural forms.
 					if lit, ok := c.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
 						s, err := strconv.Unquote(lit.Value)
 						if v, found := en[s]; err == nil && (!found || v["one"] == "") {
 							t.Errorf("%s: %q is not in en.json with a form for one", fset.Position(lit.Pos()), s)
+						}
+					}
+					return true
+				}
+				if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "engineKey" {
+					if lit, ok := c.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						s, err := strconv.Unquote(lit.Value)
+						if _, found := en[s]; err == nil && !found {
+							t.Errorf("%s: %q is not in en.json", fset.Position(lit.Pos()), s)
 						}
 					}
 					return true
@@ -275,6 +308,16 @@ func TestEveryStringHasATranslation(t *testing.T) {
 			})
 		})
 	}
+}
+
+// isCountL reports whether c calls ui.CountL, the bridge's countL.
+func isCountL(c *ast.CallExpr) bool {
+	sel, ok := c.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "CountL" || len(c.Args) == 0 {
+		return false
+	}
+	id, ok := sel.X.(*ast.Ident)
+	return ok && id.Name == "ui"
 }
 
 // readTranslations reads a language file: each key's text, or its plural

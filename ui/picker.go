@@ -9,7 +9,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
@@ -177,7 +176,7 @@ func (p *Picker) ApplyFilters() {
 			}
 			continue
 		}
-		p.Ticked[i], p.Why[i] = p.Doc.Files[i].Selected(prefs)
+		p.Ticked[i], p.Why[i] = selectedWhy(p.Doc.Files[i], prefs)
 		p.Shown = append(p.Shown, i)
 	}
 	p.Files.Refresh()
@@ -253,13 +252,7 @@ func (p *Picker) finish(paused bool) {
 }
 
 func (p *Picker) browse() {
-	d := dialog.NewFolderOpen(func(dir fyne.ListableURI, err error) {
-		if err != nil || dir == nil {
-			return
-		}
-		p.Dir.SetText(dir.Path())
-	}, p.parent)
-	d.Show()
+	newChooser(nil).ChooseFolder(p.parent, lang.L("Save to"), p.Dir.Text, p.Dir.SetText)
 }
 
 func (p *Picker) updateSummary() {
@@ -290,7 +283,7 @@ func (p *Picker) updateSummary() {
 		}
 	}
 	if p.Sync {
-		s = fmt.Sprintf(lang.L("%s files kept in sync · %s"), count(files), bytesText(size))
+		s = fmt.Sprintf(lang.N("%s files kept in sync · %s", files), count(files), bytesText(size))
 		if len(p.Shown) < len(p.Doc.Files) {
 			s += " · " + fmt.Sprintf(lang.L("%s shown"), count(len(p.Shown)))
 		}
@@ -361,7 +354,7 @@ func (p *Picker) buildHeader() {
 func (p *Picker) rejectedNote() fyne.CanvasObject {
 	var lines []string
 	for _, r := range p.Doc.Rejected {
-		lines = append(lines, fmt.Sprintf("%s: %s", r.Name, r.Reason))
+		lines = append(lines, fmt.Sprintf("%s: %s", r.Name, engineText(r.Reason)))
 	}
 	l := widget.NewLabel(fmt.Sprintf(lang.L("%s refused for safety: %s"), countL("%s files", len(lines)), strings.Join(lines, "; ")))
 	l.Importance = widget.DangerImportance

@@ -67,11 +67,7 @@ func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
 	}
 	f.Dir.SetText(s.Dir)
 	f.Browse = widget.NewButtonWithIcon("", theme.FolderOpenIcon(), func() {
-		dialog.ShowFolderOpen(func(dir fyne.ListableURI, err error) {
-			if err == nil && dir != nil {
-				f.Dir.SetText(dir.Path())
-			}
-		}, parent)
+		newChooser(nil).ChooseFolder(parent, lang.L("Download folder"), f.Dir.Text, f.Dir.SetText)
 	})
 	f.Languages.SetText(strings.Join(s.Languages, ", "))
 	f.Languages.SetPlaceHolder(lang.L("any language"))

@@ -111,13 +111,22 @@ func listTexts(l *widget.List, out *[]string) {
 
 // dumpTexts writes the window's visible texts to the file the
 // BRAID_DUMP_TEXTS environment variable names, one a line, at most once
-// a second: how a test of the real window reads what a user reads.
+// a second: how a test of the real window reads what a user reads. A
+// change within the second is written when it is over, so the last one
+// is never missed.
 func (w *Window) dumpTexts() {
 	path := os.Getenv("BRAID_DUMP_TEXTS")
-	if path == "" || time.Since(w.dumped) < time.Second {
+	if path == "" {
 		return
 	}
-	w.dumped = time.Now()
+	if wait := time.Second - time.Since(w.dumped); wait > 0 {
+		if !w.dumpDue {
+			w.dumpDue = true
+			time.AfterFunc(wait, func() { w.do(w.dumpTexts) })
+		}
+		return
+	}
+	w.dumped, w.dumpDue = time.Now(), false
 	if !w.Details.Empty && w.Details.File < len(w.Details.Detail.Files) {
 		// Info is filled when its tab shows; fill it to read it.
 		w.Details.fillInfo(w.Details.Detail.Files[w.Details.File])

@@ -153,9 +153,7 @@ func (k *KeysSection) RemoveSelected() {
 }
 
 func (k *KeysSection) browse() {
-	d := k.w.fileOpen(k.Source.SetText)
-	k.w.keyed(d, nil, d.Hide)
-	d.Show()
+	k.w.chooseFile(lang.L("Key file"), nil, k.Source.SetText)
 }
 
 // ImportKeyDialog asks to import the key that signed a job, from a file

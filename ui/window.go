@@ -16,7 +16,6 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -56,7 +55,8 @@ type Options struct {
 // on the UI goroutine; the ticker reads the backend on its own goroutine
 // and applies what it read with fyne.Do.
 type Window struct {
-	dumped time.Time // when dumpTexts last wrote
+	dumped  time.Time // when dumpTexts last wrote
+	dumpDue bool      // a dump is due when the second since the last is over
 
 	App     fyne.App
 	Win     fyne.Window
@@ -593,26 +593,7 @@ func (w *Window) askText(title, label, ok string, e *Entry, got func(string)) {
 
 // AskFile asks for a .meta4, .metalink or .torrent file and opens it.
 func (w *Window) AskFile() {
-	d := w.fileOpen(w.OpenSource)
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".meta4", ".metalink", ".torrent", ".xml"}))
-	// Escape closes it; Enter is the file list's own (it opens the file
-	// chosen there).
-	w.keyed(d, nil, d.Hide)
-	d.Resize(fyne.NewSize(800, 560))
-	d.Show()
-}
-
-// fileOpen is a file chooser over the window that hands the chosen
-// file's path to chosen.
-func (w *Window) fileOpen(chosen func(path string)) *dialog.FileDialog {
-	return dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil || r == nil {
-			return
-		}
-		p := r.URI().Path()
-		_ = r.Close()
-		chosen(p)
-	}, w.Win)
+	w.chooseFile(lang.L("Open a file"), []string{".meta4", ".metalink", ".torrent", ".xml"}, w.OpenSource)
 }
 
 // OpenSource reads source off the UI goroutine and then shows the picker

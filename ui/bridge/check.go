@@ -212,11 +212,11 @@ func describe(r *piece.Report) string {
 	case r.Size == 0 && r.Expected > 0:
 		return lang.L("missing")
 	case len(r.Missing) > 0:
-		return fmt.Sprintf(lang.L("%d pieces missing at the end"), len(r.Missing))
+		return ui.CountL("%s pieces missing at the end", len(r.Missing))
 	case len(r.Bad) > 0:
-		return fmt.Sprintf(lang.L("%d bad pieces"), len(r.Bad))
+		return ui.CountL("%s bad pieces", len(r.Bad))
 	case r.Trailing > 0:
-		return fmt.Sprintf(lang.L("%d bytes too many"), r.Trailing)
+		return ui.CountL("%s bytes too many", int(r.Trailing))
 	}
 	return fmt.Sprintf(lang.L("%s mismatch"), r.HashType)
 }

@@ -99,7 +99,7 @@ func trustLocked(v *ui.Job, j queue.Job, trust map[string]queue.FileTrust) {
 		case signature.Bad:
 			v.State = ui.Failed
 			if v.Err == "" {
-				v.Err = o.String()
+				v.Err = ui.SignatureText(o)
 			}
 			v.Signer, v.SignerUnknown = "", false
 			return
@@ -114,8 +114,8 @@ func trustLocked(v *ui.Job, j queue.Job, trust map[string]queue.FileTrust) {
 		case signature.Unreadable:
 			// A warning beside a kept file, never its failure: the file
 			// was judged by its hashes.
-			if v.Outcome != "" && !strings.Contains(v.Outcome, o.String()) {
-				v.Outcome += "; " + o.String()
+			if v.Outcome != "" && !strings.Contains(v.Outcome, ui.SignatureText(o)) {
+				v.Outcome += "; " + ui.SignatureText(o)
 			}
 		}
 	}
@@ -145,11 +145,11 @@ func (b *Backend) trustDetail(d *ui.Detail) {
 			o := sigs[name]
 			for i := range d.Files {
 				if d.Files[i].Name == name {
-					d.Files[i].SignatureOutcome = o.String()
+					d.Files[i].SignatureOutcome = ui.SignatureText(o)
 				}
 			}
 			if o.Status == signature.UnknownKey && d.UnknownKey == "" {
-				d.UnknownKey, d.Advice = o.Fingerprint, o.Advice()
+				d.UnknownKey, d.Advice = o.Fingerprint, ui.SignatureAdvice(o)
 			}
 		}
 	}

@@ -149,7 +149,7 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 		v.Err, v.ErrDetail = "", ""
 		switch {
 		case l.bad > 0:
-			v.Err = fmt.Sprintf(lang.L("%d of %d bad pieces mended"), l.mended, l.bad)
+			v.Err = fmt.Sprintf(lang.N("%s of %s bad pieces mended", l.bad), count(l.mended), count(l.bad))
 		case l.checking != "starting":
 			v.Err = fmt.Sprintf(lang.L("checking %s"), l.checking)
 		}
@@ -319,7 +319,7 @@ func (b *Backend) checkDetail(d *ui.Detail) {
 	}
 	for i := range d.Files {
 		if d.Files[i].Name == l.checking {
-			d.Files[i].Verification = fmt.Sprintf(lang.L("%d of %d bad pieces mended"), l.mended, l.bad)
+			d.Files[i].Verification = fmt.Sprintf(lang.N("%s of %s bad pieces mended", l.bad), count(l.mended), count(l.bad))
 		}
 	}
 }
