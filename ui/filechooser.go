@@ -14,10 +14,10 @@ import (
 	"github.com/ncruces/zenity"
 )
 
-// A FileChooser asks the user for a file to open or a folder. Each
+// A PathChooser asks the user for a file to open or a folder. Each
 // method returns at once; chosen gets the path on the UI goroutine, and
 // is not called when the user cancels.
-type FileChooser interface {
+type PathChooser interface {
 	// ChooseFile asks for a file, starting in dir (none: the chooser's
 	// own), offering only names that end in one of exts (none: any).
 	ChooseFile(parent fyne.Window, title, dir string, exts []string, chosen func(path string))
@@ -29,14 +29,14 @@ type FileChooser interface {
 // use: the system's own dialog (one where a path can be typed) where
 // there is one, else Fyne's; shown (may be nil) gets Fyne's dialog once it
 // shows.
-func newChooser(shown func(dialog.Dialog)) FileChooser {
+func newChooser(shown func(dialog.Dialog)) PathChooser {
 	return SystemChooser{Fallback: FyneChooser{Shown: shown}}
 }
 
 // SystemChooser shows the system's file dialog: zenity (or qarma,
 // matedialog) on Linux and the BSDs, the native one on Windows and macOS.
 // When there is none, or it fails to start, Fallback asks instead.
-type SystemChooser struct{ Fallback FileChooser }
+type SystemChooser struct{ Fallback PathChooser }
 
 // systemDialog reports whether the system's dialog can show: a program
 // for it is there, the user did not ask for Fyne's (BRAID_FILE_DIALOG=fyne),
@@ -53,7 +53,7 @@ func systemDialog() bool {
 	return zenity.IsAvailable()
 }
 
-// ChooseFile implements FileChooser.
+// ChooseFile implements PathChooser.
 func (c SystemChooser) ChooseFile(parent fyne.Window, title, dir string, exts []string, chosen func(string)) {
 	if !systemDialog() {
 		c.Fallback.ChooseFile(parent, title, dir, exts, chosen)
@@ -72,7 +72,7 @@ func (c SystemChooser) ChooseFile(parent fyne.Window, title, dir string, exts []
 	})
 }
 
-// ChooseFolder implements FileChooser.
+// ChooseFolder implements PathChooser.
 func (c SystemChooser) ChooseFolder(parent fyne.Window, title, dir string, chosen func(string)) {
 	if !systemDialog() {
 		c.Fallback.ChooseFolder(parent, title, dir, chosen)
@@ -130,7 +130,7 @@ func (SystemChooser) run(show func() (string, error), chosen func(string), fallb
 // set, gets the dialog once it shows.
 type FyneChooser struct{ Shown func(dialog.Dialog) }
 
-// ChooseFile implements FileChooser.
+// ChooseFile implements PathChooser.
 func (c FyneChooser) ChooseFile(parent fyne.Window, title, dir string, exts []string, chosen func(string)) {
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil || r == nil {
@@ -146,7 +146,7 @@ func (c FyneChooser) ChooseFile(parent fyne.Window, title, dir string, exts []st
 	c.show(d, parent, dir)
 }
 
-// ChooseFolder implements FileChooser.
+// ChooseFolder implements PathChooser.
 func (c FyneChooser) ChooseFolder(parent fyne.Window, title, dir string, chosen func(string)) {
 	d := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
 		if err == nil && u != nil {
