@@ -21,7 +21,7 @@ import (
 // started again), the row never leaves its state, and the file is whole.
 func TestSpeedChangesNeverRestartATorrent(t *testing.T) {
 	src := t.TempDir()
-	data := payload(1 << 20)
+	data := payload(4 << 20)
 	mi := torrenttest.Make(t, src, "slow.bin", 64<<10, []torrenttest.File{{Data: data}})
 	peer := torrenttest.Seed(t, src, mi)
 	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=slow.bin&x.pe=%s", mi.HashInfoBytes().HexString(), peer)
@@ -32,7 +32,7 @@ func TestSpeedChangesNeverRestartATorrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.SpeedLimit, s.AltSpeedLimit = 96<<10, 48<<10
+	s.SpeedLimit, s.AltSpeedLimit = 64<<10, 32<<10
 	if err := b.SetSettings(s); err != nil {
 		t.Fatal(err)
 	}
