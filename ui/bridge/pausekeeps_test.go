@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"braid/engine/mirrortest"
 	"braid/ui"
@@ -48,6 +49,7 @@ func TestPauseKeepsBytesWithoutHashes(t *testing.T) {
 	}
 	waitFor(t, "the pause", func() bool { return jobByID(t, b, id).State == ui.Paused })
 	kept := jobByID(t, b, id).Done
+	served := m.BytesServed()
 	if qj, err := q.Get(int64(id)); err == nil {
 		d, p, db, sz := qj.Progress()
 		t.Logf("queue: state %v, done pieces %d of %d; bytes %d of %d; served so far %d", qj.State, d, p, db, sz, m.BytesServed())
@@ -58,6 +60,14 @@ func TestPauseKeepsBytesWithoutHashes(t *testing.T) {
 	fi, err := os.Stat(filepath.Join(dir, "plain.bin.part"))
 	if err != nil || fi.Size() < kept {
 		t.Fatalf("the .part after the pause: %v, %v; the row says %d bytes", fi, err, kept)
+	}
+	// Paused is paused: the server sends nothing more, and the row stays.
+	time.Sleep(1500 * time.Millisecond)
+	if more := m.BytesServed() - served; more > 0 {
+		t.Errorf("the server sent %d bytes after the row said Paused", more)
+	}
+	if now := jobByID(t, b, id).Done; now != kept {
+		t.Errorf("the paused row said %d bytes, later %d", kept, now)
 	}
 	// Opened again (a restart), the queue still says so.
 	if again := jobByID(t, newBackend(t, q), id).Done; again != kept {
