@@ -44,10 +44,10 @@ func TestBadPiecesKeptAcrossARestart(t *testing.T) {
 	if err := q.SetPieces(qid, "kept.bin", bits); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.MarkVerified(qid, "kept.bin", "sha-256"); err == nil {
-		err = q.Finish(qid)
+	if err := q.MarkVerified(qid, "kept.bin", "sha-256"); err != nil {
+		t.Fatal(err)
 	}
-	if err != nil {
+	if err := q.Finish(qid); err != nil {
 		t.Fatal(err)
 	}
 	id := ui.JobID(qid)
