@@ -121,6 +121,8 @@ const (
 	FileMismatch                    // the whole-file hash did not match
 	FileFailed                      // could not be completed
 	FileUnverified                  // at its final name, complete, no hash to check it against
+	FilePaused                      // its job is paused: what it has stays
+	FileQueued                      // its job waits its turn
 )
 
 // String is the state as the window names it.
@@ -140,6 +142,10 @@ func (s FileState) String() string {
 		return lang.L("Failed")
 	case FileUnverified:
 		return lang.L("Not verified")
+	case FilePaused:
+		return lang.L("Paused")
+	case FileQueued:
+		return lang.L("Queued")
 	}
 	return lang.L("Unknown")
 }

@@ -538,7 +538,7 @@ func fileColor(s FileState) fyne.ThemeColorName {
 		return theme.ColorNameSuccess
 	case FileUnverified:
 		return theme.ColorNameWarning
-	case FileWaiting:
+	case FileWaiting, FilePaused, FileQueued:
 		return theme.ColorNamePlaceHolder
 	}
 	return theme.ColorNamePrimary

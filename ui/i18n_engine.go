@@ -7,7 +7,6 @@ import (
 
 	"fyne.io/fyne/v2/lang"
 
-	"braid/engine/metalink"
 	"braid/engine/signature"
 )
 
@@ -18,22 +17,17 @@ import (
 // wording (engineRules); TestEngineRulesCoverTheEngine keeps the two in
 // step with the engine's sources.
 
-// selectedWhy is metalink.File.Selected in the user's language: whether
-// the filters p select f, and if not, why.
-func selectedWhy(f metalink.File, p metalink.Prefs) (bool, string) {
-	var reasons []string
-	if !f.MatchesLanguage(p.Languages) {
-		reasons = append(reasons, fmt.Sprintf(lang.L("language %s does not match %s"),
-			strings.Join(f.Languages, ", "), strings.Join(p.Languages, ", ")))
+// choiceWhy is why metalink.Select left a file out (its reasons, joined
+// by "; ") in the user's language.
+func choiceWhy(why string) string {
+	if why == "" {
+		return ""
 	}
-	if !f.MatchesOS(p.OS) {
-		reasons = append(reasons, fmt.Sprintf(lang.L("for %s, not %s"),
-			strings.Join(f.OS, ", "), strings.Join(p.OS, ", ")))
+	parts := strings.Split(why, "; ")
+	for i, p := range parts {
+		parts[i] = engineText(p)
 	}
-	if len(reasons) > 0 {
-		return false, strings.Join(reasons, "; ")
-	}
-	return true, ""
+	return strings.Join(parts, "; ")
 }
 
 // engineRule is one message of the engine: its wording, with a group for
@@ -49,6 +43,14 @@ type engineRule struct {
 // refused (the Metalink reader), and why the queue paused a job for a
 // problem of its own (queue.DestProblem, queue.SecretLost).
 var engineRules = []engineRule{
+	// Why metalink.Select left a file out.
+	{regexp.MustCompile(`^for (.+), not this system \((.+)\)$`), engineKey("for %s, not this system (%s)")},
+	{regexp.MustCompile(`^for (.+), not (.+)$`), engineKey("for %s, not %s")},
+	{regexp.MustCompile(`^language (.+): no file is in (.+), and (.+) is taken instead$`), engineKey("language %s: no file is in %s, and %s is taken instead")},
+	{regexp.MustCompile(`^language (.+): another file is a closer match for (.+)$`), engineKey("language %s: another file is a closer match for %s")},
+	{regexp.MustCompile(`^language (.+) does not match (.+)$`), engineKey("language %s does not match %s")},
+	{regexp.MustCompile(`^the English one$`), engineKey("the English one")},
+	{regexp.MustCompile(`^the first listed \((.+)\)$`), engineKey("the first listed (%s)")},
 	{regexp.MustCompile(`^the name is empty$`), engineKey("the name is empty")},
 	{regexp.MustCompile(`^the name is longer than (\d+) bytes$`), engineKey("the name is longer than %s bytes")},
 	{regexp.MustCompile(`^the name is not valid UTF-8$`), engineKey("the name is not valid UTF-8")},

@@ -138,10 +138,19 @@ func TestEngineTextsInGerman(t *testing.T) {
 	if got, want := engineText(err.Error()), `unsicherer Dateiname "../boese.bin": ein Pfadelement ".." würde aus dem Download-Ordner hinausführen`; got != want {
 		t.Errorf("engineText(%q) = %q, want %q", err, got, want)
 	}
-	f := metalink.File{Name: "a", Languages: []string{"fr"}, OS: []string{"windows-x64"}}
-	ok, why := selectedWhy(f, metalink.Prefs{Languages: []string{"de"}, OS: []string{"linux/amd64"}})
-	if want := "Sprache fr passt nicht zu de; für windows-x64, nicht linux/amd64"; ok || why != want {
-		t.Errorf("selectedWhy = %v, %q; want false, %q", ok, why, want)
+	files := []metalink.File{
+		{Name: "a", Languages: []string{"fr"}, OS: []string{"windows-x64"}},
+		{Name: "b", Languages: []string{"de"}, OS: []string{"linux/amd64"}},
+	}
+	choices, _ := metalink.Select(files, metalink.Prefs{Languages: []string{"de"}, OS: []string{"linux/amd64"}}, metalink.Prefs{})
+	if got, want := choiceWhy(choices[0].Why), "für windows-x64, nicht linux/amd64; Sprache fr passt nicht zu de"; choices[0].Selected || got != want {
+		t.Errorf("choiceWhy(%q) = %q, want %q", choices[0].Why, got, want)
+	}
+	// The defaults fall back to English for a Chinese locale.
+	files = []metalink.File{{Name: "x.de", Languages: []string{"de"}}, {Name: "x.en", Languages: []string{"en"}}}
+	choices, _ = metalink.Select(files, metalink.Prefs{}, metalink.Prefs{Languages: []string{"zh"}})
+	if got, want := choiceWhy(choices[0].Why), "Sprache de: keine Datei ist auf zh, daher wird die englische genommen"; choices[0].Selected || !choices[1].Selected || got != want {
+		t.Errorf("choiceWhy(%q) = %q, want %q", choices[0].Why, got, want)
 	}
 	o := signature.Outcome{Status: signature.UnknownKey, Fingerprint: "ABCD"}
 	if got := SignatureText(o); got != "signiert mit einem unbekannten Schlüssel ABCD" {
@@ -159,17 +168,29 @@ func TestEngineTextsSayWhatTheEngineSays(t *testing.T) {
 	if !inLocale(t, "C") {
 		return
 	}
-	prefs := metalink.Prefs{Languages: []string{"de", "en"}, OS: []string{"linux/amd64"}}
-	for _, f := range []metalink.File{
+	files := []metalink.File{
 		{Name: "a"},
 		{Name: "b", Languages: []string{"fr"}},
 		{Name: "c", OS: []string{"windows-x64"}},
 		{Name: "d", Languages: []string{"ja"}, OS: []string{"macos"}},
+		{Name: "e.en-US", Languages: []string{"en-US"}},
+		{Name: "e.en-GB", Languages: []string{"en-GB"}},
+	}
+	for _, prefs := range []struct{ given, defaults metalink.Prefs }{
+		{given: metalink.Prefs{Languages: []string{"de", "en"}, OS: []string{"linux/amd64"}}},
+		{defaults: metalink.Prefs{Languages: []string{"en-GB"}, OS: []string{"linux/amd64"}}},
+		{defaults: metalink.Prefs{Languages: []string{"zh"}}},
 	} {
-		ok1, why1 := f.Selected(prefs)
-		ok2, why2 := selectedWhy(f, prefs)
-		if ok1 != ok2 || why1 != why2 {
-			t.Errorf("%s: the engine says %v %q, the window %v %q", f.Name, ok1, why1, ok2, why2)
+		choices, _ := metalink.Select(files, prefs.given, prefs.defaults)
+		for i, c := range choices {
+			if got := choiceWhy(c.Why); got != c.Why {
+				t.Errorf("%s: the engine says %q, the window %q", files[i].Name, c.Why, got)
+			}
+			if c.Why != "" {
+				if _, _, ok := engineRuleOf(strings.Split(c.Why, "; ")[0]); !ok {
+					t.Errorf("%s: %q is in no rule", files[i].Name, c.Why)
+				}
+			}
 		}
 	}
 	for _, st := range []signature.Status{signature.Unchecked, signature.Good, signature.UnknownKey, signature.Bad, signature.Unreadable} {

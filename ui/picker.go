@@ -56,6 +56,7 @@ type Picker struct {
 	lists       *container.AppTabs
 	mirrors     []pickerMirror
 	identity    string // the document's name for itself, "" when none
+	opened      pickerOpened
 	Dir         *Entry
 	Browse      *widget.Button
 
@@ -89,6 +90,7 @@ func newPicker(source string, doc *metalink.Document, s Settings, parent fyne.Wi
 	p.Languages = filterEntry(strings.Join(s.Languages, ", "), lang.L("any language"))
 	p.OS = filterEntry(strings.Join(s.OS, ", "), lang.L("any system"))
 	p.Countries = filterEntry(strings.Join(s.Countries, ", "), lang.L("anywhere"))
+	p.opened = pickerOpened{langs: p.Languages.Text, os: p.OS.Text}
 	var filters fyne.CanvasObject = container.NewGridWithColumns(3,
 		filterColumn(lang.L("Languages"), p.Languages, offered(lang.L("Offered"), doc, func(f metalink.File) []string { return f.Languages })),
 		filterColumn(lang.L("Systems"), p.OS, offered(lang.L("Offered"), doc, func(f metalink.File) []string { return f.OS })),
@@ -162,7 +164,8 @@ func (p *Picker) Prefs() metalink.Prefs {
 // ApplyFilters ticks the files the filters select and notes why the others
 // are left out. It runs on every keystroke in a filter entry.
 func (p *Picker) ApplyFilters() {
-	prefs := p.Prefs()
+	given, defaults := p.selectPrefs()
+	choices, _ := metalink.Select(p.Doc.Files, given, defaults)
 	n := len(p.Doc.Files)
 	p.Ticked = slices.Grow(p.Ticked[:0], n)[:n]
 	p.Why = slices.Grow(p.Why[:0], n)[:n]
@@ -176,7 +179,7 @@ func (p *Picker) ApplyFilters() {
 			}
 			continue
 		}
-		p.Ticked[i], p.Why[i] = selectedWhy(p.Doc.Files[i], prefs)
+		p.Ticked[i], p.Why[i] = choices[i].Selected, choiceWhy(choices[i].Why)
 		p.Shown = append(p.Shown, i)
 	}
 	p.Files.Refresh()

@@ -149,9 +149,8 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	for _, n := range q.Notices() {
 		fmt.Fprintln(stderr, "braid:", n)
 	}
-	for _, src := range sources {
-		w.OpenSource(src)
-	}
+	// One after the other, in the order given, as a hand-over's.
+	w.OpenSources(sources)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -169,9 +168,7 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 					back.Wake()
 					return platform.Answer{}, nil
 				}
-				for _, src := range absSources(h.Args, h.Dir) {
-					w.OpenSource(src)
-				}
+				w.OpenSources(absSources(h.Args, h.Dir))
 				fyne.Do(w.ShowWindow)
 				return platform.Answer{}, nil
 			})

@@ -121,6 +121,11 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 			b.mu.Lock()
 			b.bad[fileKey{j.ID, f.Name}] = bad
 			b.mu.Unlock()
+			if len(bad) > 0 {
+				if err := b.keepPieces(j.ID, f.Name, bad, false); err != nil {
+					return b.q.Fail(j.ID, err)
+				}
+			}
 		}
 		if err != nil {
 			if b.ctx.Err() != nil {
@@ -138,6 +143,9 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 		delete(b.bad, fileKey{j.ID, f.Name})
 		b.mu.Unlock()
 		if err := b.q.MarkVerified(j.ID, f.Name, by); err != nil {
+			return err
+		}
+		if err := b.keepPieces(j.ID, f.Name, nil, true); err != nil {
 			return err
 		}
 		if err := b.checkSignature(j.ID, root, mf, disk.Name); err != nil {

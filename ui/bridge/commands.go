@@ -68,7 +68,7 @@ func (b *Backend) Pause(id ui.JobID) error {
 	if err := b.q.Pause(int64(id), ""); err != nil {
 		return err
 	}
-	b.forget(id)
+	b.letGo(id)
 	return nil
 }
 

@@ -384,6 +384,10 @@ func fileDetail(j queue.Job, f queue.File, mf metalink.File) ui.FileDetail {
 	case j.State == queue.Failed:
 		fd.State = ui.FileFailed
 		fd.Err, fd.ErrDetail = ui.Explain(queue.Redact(j.Error))
+	case j.State == queue.Paused:
+		fd.State = ui.FilePaused // as the row says, not "Waiting"
+	case j.State == queue.Queued:
+		fd.State = ui.FileQueued
 	}
 	for _, m := range f.Mirrors {
 		fd.Mirrors = append(fd.Mirrors, ui.MirrorDetail{
