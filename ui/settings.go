@@ -175,12 +175,12 @@ func (w *Window) ShowSettings() {
 		})
 		tabs = append(tabs, container.NewTabItemWithIcon(lang.L("Remote control"), theme.ComputerIcon(), f.Remote.Content))
 	}
+	if tab := w.networkTab(f); tab != nil {
+		tabs = append(tabs, tab)
+	}
 	if ck, ok := w.Backend.(CategoryKeeper); ok {
 		f.Categories = w.newCategoriesSection(ck, func() string { return strings.TrimSpace(f.Dir.Text) })
 		tabs = append(tabs, container.NewTabItemWithIcon(lang.L("Categories"), theme.FolderIcon(), f.Categories.Content))
-	}
-	if tab := w.networkTab(f); tab != nil {
-		tabs = append(tabs, tab)
 	}
 	if len(tabs) > 1 {
 		f.Content = container.NewAppTabs(tabs...)

@@ -133,7 +133,9 @@ func TestWindowJobLimit(t *testing.T) {
 	xdo("click", "3")
 	time.Sleep(400 * time.Millisecond)
 	keep("limit-row-menu")
-	for range 4 {
+	// Change link…, then (past its separator) Pause, Resume, Stop
+	// seeding and Speed limit….
+	for range 5 {
 		xdo("key", "Down")
 	}
 	xdo("key", "Return")

@@ -143,7 +143,8 @@ func TestWindowPeersAndTrackers(t *testing.T) {
 	waitText("the queue", "ubuntu-like.iso")
 
 	// The one row, and the tabs: the 1100×720 window's places at the
-	// default split (BRAID_TEST_AT_ROW, _PEERS, _TRACKERS override).
+	// default split, right of the side panel (BRAID_TEST_AT_ROW, _PEERS,
+	// _TRACKERS override).
 	at := func(name, def string) (string, string) {
 		v := os.Getenv("BRAID_TEST_AT_" + name)
 		if v == "" {
@@ -161,17 +162,17 @@ func TestWindowPeersAndTrackers(t *testing.T) {
 	}
 	click("ROW", "300,172")
 	waitText("the row's details", "Peers", "Trackers")
-	click("PEERS", "420,452")
+	click("PEERS", "600,471")
 	texts := waitText("the peers", "Address", seeder, "downloading")
 	time.Sleep(2500 * time.Millisecond) // rates measured between two readings
 	keep("swarm-peers")
-	click("TRACKERS", "510,452")
+	click("TRACKERS", "690,471")
 	texts += waitText("the trackers", good, "Working", dead, "refused")
 	keep("swarm-trackers")
 	if shots != "" {
 		// For the eye: the Files tab of the downloading torrent, its
 		// file ticked (fetched).
-		click("FILES", "45,452")
+		click("FILES", "235,471")
 		time.Sleep(time.Second)
 		keep("swarm-files")
 	}
