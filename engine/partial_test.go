@@ -24,8 +24,8 @@ func TestPauseKeepsPartialPieces(t *testing.T) {
 		size    int
 		mirrors int
 		rate    int64
-		pause int64 // bytes served when paused
-		whole bool  // a whole-file hash is published
+		pause   int64 // bytes served when paused
+		whole   bool  // a whole-file hash is published
 	}{
 		{"several pieces, two mirrors", 12 << 20, 2, 3 << 20, 11 << 19, true},
 		{"one piece, no hash", 900 << 10, 1, 300 << 10, 300 << 10, false},
