@@ -182,6 +182,7 @@ func (d *download) run(ctx context.Context) (err error) {
 		d.salvageLogged(ctx, logged)
 		d.keepPartials(partial)
 	}
+	d.dropPartialRecords(partial)
 	d.req.Done = nil
 	d.openPieceLog()
 	defer d.closePieceLog()

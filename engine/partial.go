@@ -70,6 +70,16 @@ func (d *download) keepPartials(p map[int]int64) {
 	}
 }
 
+// dropPartialRecords removes the records a file of one piece read back:
+// it keeps no log while it runs (see openPieceLog), so nothing else would
+// drop them before this run writes into the piece. A file of several
+// pieces starts its log afresh.
+func (d *download) dropPartialRecords(read map[int]int64) {
+	if len(read) > 0 && len(d.pieces) == 1 {
+		_ = d.st.root.Remove(d.logName())
+	}
+}
+
 // savePartials syncs NAME.part and writes the partial pieces to the piece
 // log, for the next run to resume them from their first missing byte. It
 // runs when the download ends short of its end, after the sync loop

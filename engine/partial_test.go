@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -145,6 +146,27 @@ func TestPauseKeepsPartialPieces(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A file without piece hashes, its child process paused (SIGTERM) and
+// killed (SIGKILL) in turn: a pause costs at most a read per connection,
+// a kill at most the pieces in flight, and the file is whole.
+func TestStopsWithoutPieceHashes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	data := testData(24 << 20)
+	ms := []*mirrortest.Mirror{
+		mirrortest.New(t, data, addr(0), mirrortest.Rate(6<<20)),
+		mirrortest.New(t, data, addr(1), mirrortest.Rate(6<<20)),
+	}
+	f := fileFor("plain.bin", data, 0, urls(ms...)...)
+	stopChildren(t, f, data, ms, func(stop int) (syscall.Signal, int64) {
+		if stop%2 == 0 {
+			return syscall.SIGTERM, 256 << 10
+		}
+		return syscall.SIGKILL, 4 << 20 // a piece of 1 MiB a connection
+	})
 }
 
 // A file with piece hashes keeps only its whole pieces: a partial piece
