@@ -75,8 +75,20 @@ func (d *download) keepPartials(p map[int]int64) {
 // drop them before this run writes into the piece. A file of several
 // pieces starts its log afresh.
 func (d *download) dropPartialRecords(read map[int]int64) {
-	if len(read) > 0 && len(d.pieces) == 1 {
+	if len(read) == 0 {
+		return
+	}
+	if len(d.pieces) == 1 {
 		_ = d.st.root.Remove(d.logName())
+	}
+	d.journalKept(0)
+}
+
+// journalKept tells a KeptJournal the bytes kept in partial pieces.
+// Failing, it costs only the paused job's shown progress.
+func (d *download) journalKept(n int64) {
+	if j, ok := d.req.Journal.(KeptJournal); ok {
+		_ = j.KeptBytes(d.file.Name, n)
 	}
 }
 
@@ -87,10 +99,12 @@ func (d *download) dropPartialRecords(read map[int]int64) {
 func (d *download) savePartials() {
 	d.mu.Lock()
 	var recs []byte
+	var kept int64
 	for i, n := range d.partial {
 		if d.pieces[i] == PieceDone || n <= 0 || n > math.MaxUint32 {
 			continue
 		}
+		kept += n
 		recs = binary.LittleEndian.AppendUint32(recs, partialMark)
 		recs = binary.LittleEndian.AppendUint32(recs, uint32(i))
 		recs = binary.LittleEndian.AppendUint32(recs, uint32(n))
@@ -123,4 +137,5 @@ func (d *download) savePartials() {
 		return
 	}
 	d.plog.end += int64(len(recs))
+	d.journalKept(kept)
 }

@@ -87,6 +87,19 @@ func TestPauseResumesInsidePieces(t *testing.T) {
 			if inFlight == 0 {
 				t.Fatal("no piece was in flight at the pause: the test shows nothing")
 			}
+			// The paused job shows every byte it keeps (a byte past
+			// those written may match the file by chance).
+			var heldAll int64
+			for _, h := range held {
+				heldAll += h
+			}
+			j, err := q.Get(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, shown, _ := j.Progress(); shown > heldAll || shown < heldAll-16*int64(inFlight) {
+				t.Errorf("the paused job shows %d bytes; it keeps %d", shown, heldAll)
+			}
 			first := []int{len(ms[0].Ranges()), len(ms[1].Ranges())}
 			atPause := served(ms...)
 
