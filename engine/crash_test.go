@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"sync"
 	"syscall"
@@ -31,6 +32,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// crashPaused is the exit code of a child paused by SIGTERM.
+const crashPaused = 3
+
 func crashChild(dir string) int {
 	b, err := os.ReadFile(filepath.Join(dir, "file.json"))
 	if err != nil {
@@ -48,8 +52,13 @@ func crashChild(dir string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	dl := (&Client{}).Do(context.Background(), &Request{Dir: filepath.Join(dir, "out"), File: f, Done: done, Journal: j})
-	if err := dl.Err(); err != nil {
+	// SIGTERM pauses, as the user's pause or Ctrl-C does.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	dl := (&Client{}).Do(ctx, &Request{Dir: filepath.Join(dir, "out"), File: f, Done: done, Journal: j})
+	if err := dl.Err(); errors.Is(err, context.Canceled) {
+		return crashPaused
+	} else if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -122,8 +131,16 @@ func TestCrashKeepsWrittenPieces(t *testing.T) {
 		mirrortest.New(t, data, addr(0), mirrortest.Rate(6<<20)),
 		mirrortest.New(t, data, addr(1), mirrortest.Rate(6<<20)),
 	}
+	stopChildren(t, fileFor("crash.bin", data, pl, urls(ms...)...), data, ms, func(int) (syscall.Signal, int64) { return syscall.SIGKILL, 2 << 20 })
+}
+
+// stopChildren runs crash children on f until one finishes it, stopping
+// the first four at random moments with the signal sig gives for each,
+// and checks the file and that the mirrors served it once plus at most
+// what sig allows each stop to cost.
+func stopChildren(t *testing.T, f metalink.File, data []byte, ms []*mirrortest.Mirror, sig func(stop int) (syscall.Signal, int64)) {
 	dir := t.TempDir()
-	b, err := json.Marshal(fileFor("crash.bin", data, pl, urls(ms...)...))
+	b, err := json.Marshal(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +150,14 @@ func TestCrashKeepsWrittenPieces(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "out"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	served := func() int64 { return ms[0].BytesServed() + ms[1].BytesServed() }
+	served := func() int64 {
+		var n int64
+		for _, m := range ms {
+			n += m.BytesServed()
+		}
+		return n
+	}
+	var allowed int64 // bytes the stops may cost
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	kills := 0
 	for run := 0; ; run++ {
@@ -157,10 +181,17 @@ func TestCrashKeepsWrittenPieces(t *testing.T) {
 			case err = <-exited:
 				finished = true
 			case <-time.After(time.Duration(200+r.IntN(600)) * time.Millisecond):
-				cmd.Process.Signal(syscall.SIGKILL)
-				<-exited
+				how, cost := sig(kills)
+				allowed += cost
+				cmd.Process.Signal(how)
+				err := <-exited
+				var ee *exec.ExitError
+				if how == syscall.SIGTERM && (!errors.As(err, &ee) || ee.ExitCode() != crashPaused) {
+					log, _ := os.ReadFile(out.Name())
+					t.Fatalf("run %d, sent SIGTERM: %v, want exit code %d (paused)\n%s", run, err, crashPaused, log)
+				}
 				kills++
-				t.Logf("run %d killed after %d bytes served", run, served()-before)
+				t.Logf("run %d stopped by %v after %d bytes served", run, how, served()-before)
 			}
 		} else {
 			select {
@@ -181,11 +212,11 @@ func TestCrashKeepsWrittenPieces(t *testing.T) {
 			break
 		}
 	}
-	wantFile(t, filepath.Join(dir, "out"), "crash.bin", data)
+	wantFile(t, filepath.Join(dir, "out"), f.Name, data)
 	extra := served() - int64(len(data))
-	t.Logf("%d kills: served %d bytes for %d, %d again", kills, served(), len(data), extra)
-	if limit := int64(kills) * 2 << 20; extra > limit {
-		t.Fatalf("served %d bytes more than the file over %d kills; want at most %d (2 MiB a kill)", extra, kills, limit)
+	t.Logf("%d stops: served %d bytes for %d, %d again", kills, served(), len(data), extra)
+	if extra > allowed {
+		t.Fatalf("served %d bytes more than the file over %d stops; want at most %d", extra, kills, allowed)
 	}
 }
 

@@ -212,6 +212,9 @@ func (d *download) end(ctx context.Context, s *segment) error {
 	if s.err == nil && s.cur >= s.end && !s.probe {
 		m.cursor = s.end
 	}
+	if s.cur < s.end {
+		d.notePartial(s.cur, s.partial.Load())
+	}
 	for i := s.cur; i < s.end; i++ {
 		if d.pieces[i] == PieceActive {
 			d.pieces[i] = PieceMissing

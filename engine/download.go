@@ -46,6 +46,7 @@ type download struct {
 	attempt     int
 	pieces      []PieceState
 	filler      []int16
+	partial     map[int]int64   // no piece hashes: bytes written at the start of piece i (partial.go)
 	bad         map[int][]int16 // piece → mirrors that sent bad data for it
 	segs        []*segment      // open connections
 	done        int             // pieces done
@@ -165,12 +166,12 @@ func (d *download) run(ctx context.Context) (err error) {
 		return fmt.Errorf("%s: %w", name, noMirrorsError(d.lost))
 	}
 
-	logged := d.readPieceLog(d.req.Done)
+	logged, partial := d.readPieceLog(d.req.Done)
 	if d.req.Done == nil && len(logged) == 0 {
 		d.req.Done = d.salvage(ctx)
 	}
 	journaled := d.req.Done != nil && d.req.Done.Len() == d.plan.Count() && d.req.Done.Count() > 0
-	kept, err := st.openPart(d.size, journaled || len(logged) > 0)
+	kept, err := st.openPart(d.size, journaled || len(logged) > 0 || len(partial) > 0)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -179,10 +180,19 @@ func (d *download) run(ctx context.Context) (err error) {
 			d.markDone(d.req.Done)
 		}
 		d.salvageLogged(ctx, logged)
+		d.keepPartials(partial)
 	}
+	d.dropPartialRecords(partial)
 	d.req.Done = nil
 	d.openPieceLog()
 	defer d.closePieceLog()
+	defer func() {
+		// After the sync loop's last round (the deferred stopSyncer
+		// below runs first), before the log is closed.
+		if err != nil {
+			d.savePartials()
+		}
+	}()
 
 	syncCtx, stopSync := context.WithCancel(context.Background())
 	syncDone := make(chan error, 1)
@@ -264,6 +274,7 @@ func (d *download) initPieces(size int64) {
 	d.size, d.plan = size, plan
 	d.pieces = make([]PieceState, n)
 	d.filler = make([]int16, n)
+	d.partial = map[int]int64{}
 	for i := range d.filler {
 		d.filler[i] = -1
 	}
@@ -312,6 +323,7 @@ func (d *download) finishPiece(s *segment, good bool) bool {
 		d.doneB += n
 		m.useful += n
 		d.pending = append(d.pending, i)
+		delete(d.partial, i)
 		d.logPiece(i)
 		m.fails = 0
 		d.advancePrefix()
@@ -406,6 +418,7 @@ func (d *download) snapshot(s *Snapshot) {
 	for _, sg := range d.segs {
 		s.Bytes += sg.partial.Load()
 	}
+	s.Bytes += d.partialBytes()
 	s.Speed = int64(d.speed)
 	s.ETA = -1
 	s.NextTry = time.Time{}

@@ -46,6 +46,10 @@ func (d *download) fetch(s *segment) error {
 	stream := m.noRanges
 	busy := stream && m.streaming
 	checking := d.suspect != nil
+	var kept int64 // bytes of piece cur written before (partial.go)
+	if !stream && s.cur < s.end {
+		kept = d.takePartial(s.cur)
+	}
 	if stream && !busy && cur < end {
 		m.streaming = true
 		defer func() {
@@ -62,7 +66,7 @@ func (d *download) fetch(s *segment) error {
 	}
 	pieceOff, pieceLen := d.plan.Bounds(cur)
 	lastOff, lastN := d.plan.Bounds(end - 1)
-	pos, want := pieceOff, lastOff+lastN-pieceOff // pos: offset of the next byte read
+	pos, want := pieceOff+kept, lastOff+lastN-pieceOff-kept // pos: offset of the next byte read
 	if stream {
 		// The transport accepts a 200 with the whole file for a request
 		// from offset 0, and only for that.
@@ -89,7 +93,8 @@ func (d *download) fetch(s *segment) error {
 	if checking {
 		scratch = make([]byte, len(buf))
 	}
-	var written int64
+	written := kept
+	s.partial.Store(written)
 	for {
 		// Each read is cut to the limits in force now (see readChunk),
 		// so a limit set while the connection runs holds it in small

@@ -11,3 +11,14 @@ package engine
 type Journal interface {
 	PiecesDone(file string, pieces []int) error
 }
+
+// KeptJournal is a Journal that also holds how many bytes a stopped
+// download keeps inside pieces it did not finish (files without piece
+// hashes, see partial.go), so a paused job shows the progress it keeps.
+// The engine calls KeptBytes only after those bytes are synced, and with
+// 0 when a run starts writing into those pieces again, so a crash never
+// leaves a count of bytes the next run would not keep.
+type KeptJournal interface {
+	Journal
+	KeptBytes(file string, n int64) error
+}

@@ -34,29 +34,46 @@ type pieceLog struct {
 func (d *download) logName() string { return d.st.part + pieceLogSuffix }
 
 // readPieceLog returns the pieces the last run's log names that done does
-// not hold, within the file's piece count.
-func (d *download) readPieceLog(done *piece.Bitfield) []int {
+// not hold, within the file's piece count, and the partial pieces it
+// recorded when it stopped (see partial.go).
+func (d *download) readPieceLog(done *piece.Bitfield) ([]int, map[int]int64) {
 	f, err := d.st.root.Open(d.logName())
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, 4*int64(len(d.pieces))+4))
+	b, err := io.ReadAll(io.LimitReader(f, 16*int64(len(d.pieces))+16))
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	seen := map[int]bool{}
 	var out []int
+	var partial map[int]int64
 	for len(b) >= 4 {
-		i := int(binary.LittleEndian.Uint32(b))
+		v := binary.LittleEndian.Uint32(b)
 		b = b[4:]
+		if v == partialMark {
+			if len(b) < 8 {
+				break // cut short: only a kill while it was written
+			}
+			p, n := int(binary.LittleEndian.Uint32(b)), int64(binary.LittleEndian.Uint32(b[4:]))
+			b = b[8:]
+			if p < len(d.pieces) {
+				if partial == nil {
+					partial = map[int]int64{}
+				}
+				partial[p] = n
+			}
+			continue
+		}
+		i := int(v)
 		if i >= len(d.pieces) || seen[i] || (done != nil && done.Len() == len(d.pieces) && done.Has(i)) {
 			continue
 		}
 		seen[i] = true
 		out = append(out, i)
 	}
-	return out
+	return out, partial
 }
 
 // salvageLogged keeps those of the logged pieces whose bytes in NAME.part

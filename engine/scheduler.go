@@ -110,7 +110,9 @@ func (d *download) pick(m *mirror, now time.Time) (start, end int, ok bool) {
 		if first < 0 {
 			first = i
 			runEnd = i + 1
-			for runEnd < n && d.free(runEnd, m) {
+			// A partial piece ends the run: it is best the start
+			// of another, asked from its first missing byte.
+			for runEnd < n && d.free(runEnd, m) && d.partial[runEnd] == 0 {
 				runEnd++
 			}
 		}

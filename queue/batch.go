@@ -43,6 +43,8 @@ type batchJournal struct {
 var (
 	_ engine.Journal         = batchJournal{}
 	_ engine.JournalResetter = batchJournal{}
+	_ engine.KeptJournal     = batchJournal{}
+	_ engine.KeptJournal     = (*Journal)(nil)
 )
 
 func (j batchJournal) PiecesDone(file string, pieces []int) error {
@@ -54,6 +56,10 @@ func (j batchJournal) PiecesDone(file string, pieces []int) error {
 }
 
 func (j batchJournal) Reset(file string) error { return j.b.q.Journal(j.job).Reset(file) }
+
+func (j batchJournal) KeptBytes(file string, n int64) error {
+	return j.b.q.Journal(j.job).KeptBytes(file, n)
+}
 
 // NewJournalBatch returns a batch for the journals of many files at once.
 func (q *Queue) NewJournalBatch() *JournalBatch { return &JournalBatch{q: q} }

@@ -505,9 +505,9 @@ func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 // hashes, which List does not return.
 const (
 	fileQuery = `SELECT f.job, f.name, f.size, f.hashes, f.selected, f.verified, f.mismatch, f.verified_by, f.saved_as, f.created,
-	p.length, p.count, p.bits FROM files f JOIN pieces p ON p.file = f.id`
+	p.length, p.count, p.bits, p.kept FROM files f JOIN pieces p ON p.file = f.id`
 	listQuery = `SELECT f.job, f.name, f.size, '', f.selected, f.verified, f.mismatch, f.verified_by, f.saved_as, f.created,
-	p.length, p.count, p.bits FROM files f JOIN pieces p ON p.file = f.id`
+	p.length, p.count, p.bits, p.kept FROM files f JOIN pieces p ON p.file = f.id`
 )
 
 func scanFile(s scanner, withHashes bool) (int64, File, error) {
@@ -515,8 +515,9 @@ func scanFile(s scanner, withHashes bool) (int64, File, error) {
 	var f File
 	var hashes string
 	var bits []byte
+	var kept int64
 	if err := s.Scan(&job, &f.Name, &f.Size, &hashes, &f.Selected, &f.Verified, &f.Mismatch, &f.VerifiedBy, &f.SavedAs, &f.Created,
-		&f.Layout.Length, &f.Pieces, &bits); err != nil {
+		&f.Layout.Length, &f.Pieces, &bits, &kept); err != nil {
 		return 0, File{}, err
 	}
 	f.Layout.Size = f.Size
@@ -529,6 +530,10 @@ func scanFile(s scanner, withHashes bool) (int64, File, error) {
 		return 0, File{}, fmt.Errorf("file %s: stored pieces: bitfield of %d bytes for %d pieces", f.Name, len(bits), f.Pieces)
 	}
 	f.Done, f.DoneBytes = countDone(bits, f.Pieces, f.Layout)
+	if kept > 0 && f.Size >= 0 {
+		// Bytes a pause kept inside pieces it did not finish.
+		f.DoneBytes = min(f.DoneBytes+kept, f.Size)
+	}
 	if f.Verified && f.Size >= 0 {
 		// Landed: all of it is done, whatever its pieces say (a torrent's
 		// files record theirs in torrent_pieces, not here).
@@ -605,7 +610,7 @@ func (q *Queue) SetPieces(id int64, name string, b *piece.Bitfield) error {
 		if size >= 0 && b.Len() != n {
 			return fmt.Errorf("bitfield of %d pieces for a file of %d", b.Len(), n)
 		}
-		_, err = tx.Exec(`UPDATE pieces SET count = ?, bits = ? WHERE file = ?`, b.Len(), bits, fid)
+		_, err = tx.Exec(`UPDATE pieces SET count = ?, bits = ?, kept = 0 WHERE file = ?`, b.Len(), bits, fid)
 		return err
 	})
 	if err != nil {
@@ -633,7 +638,7 @@ func (q *Queue) resetFile(id int64, name string, l piece.Layout) error {
 		if _, err := tx.Exec(`UPDATE files SET size = ?, verified = 0 WHERE id = ?`, l.Size, fid); err != nil {
 			return err
 		}
-		_, err = tx.Exec(`UPDATE pieces SET length = ?, count = ?, bits = ? WHERE file = ?`, l.Length, l.Count(), bits, fid)
+		_, err = tx.Exec(`UPDATE pieces SET length = ?, count = ?, bits = ?, kept = 0 WHERE file = ?`, l.Length, l.Count(), bits, fid)
 		return err
 	})
 	if err != nil {

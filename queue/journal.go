@@ -73,7 +73,7 @@ func recordPieces(tx *sql.Tx, job int64, file string, pieces []int) error {
 	if bits, err = b.MarshalBinary(); err != nil {
 		return err
 	}
-	_, err = tx.Exec(`UPDATE pieces SET count = ?, bits = ? WHERE file = ?`, n, bits, fid)
+	_, err = tx.Exec(`UPDATE pieces SET count = ?, bits = ?, kept = 0 WHERE file = ?`, n, bits, fid)
 	return err
 }
 
@@ -95,11 +95,28 @@ func (j *Journal) Reset(file string) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(`UPDATE pieces SET bits = ? WHERE file = ?`, bits, fid)
+		_, err = tx.Exec(`UPDATE pieces SET bits = ?, kept = 0 WHERE file = ?`, bits, fid)
 		return err
 	})
 	if err != nil {
 		return j.q.wrap(fmt.Sprintf("job %d file %s: reset pieces", j.job, file), err)
+	}
+	return nil
+}
+
+// KeptBytes records the bytes a stopped download keeps inside pieces of
+// file it did not finish, for the job's progress; recording pieces or
+// resetting them sets it back to 0. It implements engine.KeptJournal.
+func (j *Journal) KeptBytes(file string, n int64) error {
+	res, err := j.q.db.Exec(`UPDATE pieces SET kept = ? WHERE file = (SELECT id FROM files WHERE job = ? AND name = ?)`,
+		max(n, 0), j.job, file)
+	if err == nil {
+		if k, rerr := res.RowsAffected(); rerr == nil && k == 0 {
+			err = ErrNotFound
+		}
+	}
+	if err != nil {
+		return j.q.wrap(fmt.Sprintf("job %d file %s: record kept bytes", j.job, file), err)
 	}
 	return nil
 }

@@ -197,6 +197,12 @@ ALTER TABLE jobs ADD COLUMN when_done_note TEXT NOT NULL DEFAULT ''; -- queue.Wh
 	{sql: `
 ALTER TABLE jobs ADD COLUMN speed_limit INTEGER NOT NULL DEFAULT 0; -- bytes per second; 0: none of its own
 `},
+	// issue 23 (a pause keeps every byte): the bytes a paused file without
+	// piece hashes keeps inside the pieces it did not finish, synced, for
+	// its progress to show them (engine.KeptJournal).
+	{sql: `
+ALTER TABLE pieces ADD COLUMN kept INTEGER NOT NULL DEFAULT 0; -- bytes; 0 while it runs
+`},
 }
 
 // moveWaitingNotes clears the notes that older runners left in the error

@@ -361,6 +361,17 @@ func (j pendingJournal) Reset(file string) error {
 	return jr.Reset(file)
 }
 
+func (j pendingJournal) KeptBytes(file string, n int64) error {
+	jr, err := j.journal()
+	if err != nil {
+		return err
+	}
+	if kj, ok := jr.(engine.KeptJournal); ok {
+		return kj.KeptBytes(file, n)
+	}
+	return nil
+}
+
 // finish is Finish for a request PrepareAll prepared, holding mu only to
 // look the request up, so that files ending together do not wait for each
 // other's bookkeeping; it reports false for a request it does not know.
