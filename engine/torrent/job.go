@@ -78,10 +78,8 @@ type Job struct {
 	sources  []string // mirrors of the snapshot: "peers", then web seeds
 	byHost   map[string]int16
 	filler   []int16
-	lastRead int64
-	lastAt   time.Time
-	speed    float64
-	peerSeen map[*torrent.PeerConn][]peerSample // for Peers' rates
+
+	meter rateMeter // every rate the job shows (rates.go)
 }
 
 // Start adds the torrent and runs it until ctx ends, the selected files
