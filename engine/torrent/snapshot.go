@@ -72,7 +72,7 @@ type Snapshot struct {
 	// UpSpeed is the upload rate, bytes per second, measured as Speed
 	// (the download rate) and each peer's rates are (rates.go).
 	UpSpeed int64
-	Files    []File
+	Files   []File
 }
 
 // Snapshot returns the job's progress. Before the metadata is known Size
