@@ -65,8 +65,8 @@ type Snapshot struct {
 	// Peers is how many peers are connected, Seeds how many of them have
 	// the whole torrent.
 	Peers, Seeds int
-	// Uploaded is what was sent to peers in this run; Ratio is Uploaded
-	// over the selected size.
+	// Uploaded is what was sent to peers, in this run and the earlier
+	// ones (Request.Seeded); Ratio is Uploaded over the selected size.
 	Uploaded int64
 	Ratio    float64
 	// UpSpeed is the upload rate, bytes per second, measured as Speed
@@ -103,7 +103,7 @@ func (j *Job) Snapshot() Snapshot {
 	r := j.rates()
 	s.Peers, s.Seeds = st.ActivePeers, st.ConnectedSeeders
 	s.UpSpeed = int64(r.up)
-	s.Uploaded = st.BytesWrittenData.Int64()
+	s.Uploaded = st.BytesWrittenData.Int64() + j.req.Seeded.Uploaded
 	s.Mirrors = make([]engine.MirrorSnapshot, len(sources))
 	s.Mirrors[0] = engine.MirrorSnapshot{
 		URL: sourcePeers, Host: sourcePeers, Priority: 1,
