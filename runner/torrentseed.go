@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -82,7 +84,7 @@ func (r *Runner) watchSeeding(id int64, tj *torrent.Job) {
 // completion recorded when it was downloaded: nothing is fetched and
 // nothing hashed (a piece not recorded is hashed, as at any start). A job
 // whose files are gone or changed in size does not seed, and is not
-// tried again at the next start; the error says which. Only the queue's
+// tried again at the next start; the error (and the log) says which. Only the queue's
 // owner seeds. Safe for concurrent use.
 func (r *Runner) SeedAgain() ([]int64, error) {
 	if !r.Queue.TryOwn() {
@@ -100,6 +102,7 @@ func (r *Runner) SeedAgain() ([]int64, error) {
 		}
 		ok, err := r.seedAgain(id)
 		if err != nil {
+			cmp.Or(r.TorrentOptions.Logger, slog.Default()).Warn("a torrent does not seed on", "job", id, "err", err)
 			errs = append(errs, err)
 			prior, _ := r.Queue.Seeded(id)
 			prior.Active = false
