@@ -52,6 +52,9 @@ type torrentLive struct {
 	// watch counts the goroutines recording what the seeding torrents
 	// seeded (torrentseed.go): Close waits for their last record.
 	watch sync.WaitGroup
+	// again makes SeedAgain one at a time (the window's start and its
+	// first Run may both call it).
+	again sync.Mutex
 }
 
 // LiveTorrent returns the torrent job that job id runs or seeds now, so a

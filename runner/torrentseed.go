@@ -90,6 +90,8 @@ func (r *Runner) SeedAgain() ([]int64, error) {
 	if !r.Queue.TryOwn() {
 		return nil, fmt.Errorf("seed again: %w", queue.ErrNotOwner)
 	}
+	r.tor.again.Lock()
+	defer r.tor.again.Unlock()
 	ids, err := r.Queue.SeedingOn()
 	if err != nil {
 		return nil, err
