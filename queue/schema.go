@@ -203,6 +203,20 @@ ALTER TABLE jobs ADD COLUMN speed_limit INTEGER NOT NULL DEFAULT 0; -- bytes per
 	{sql: `
 ALTER TABLE pieces ADD COLUMN kept INTEGER NOT NULL DEFAULT 0; -- bytes; 0 while it runs
 `},
+	// issue 23 (seeding across a restart, file priorities): what a torrent
+	// job has seeded over all its runs, and whether it was seeding when
+	// Braid last stopped, so it seeds on at the next start until its
+	// ratio or time is reached (seeding.go); and a torrent file fetched
+	// before the others.
+	{sql: `
+CREATE TABLE torrent_seeding (
+	job      INTEGER PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE,
+	uploaded INTEGER NOT NULL DEFAULT 0, -- bytes sent to peers, every run together
+	seeded   INTEGER NOT NULL DEFAULT 0, -- milliseconds spent seeding, every run together
+	active   INTEGER NOT NULL DEFAULT 0  -- 1: seeding when Braid stopped, its goal not reached
+);
+ALTER TABLE files ADD COLUMN high INTEGER NOT NULL DEFAULT 0; -- a torrent's file fetched first (priority high)
+`},
 }
 
 // moveWaitingNotes clears the notes that older runners left in the error

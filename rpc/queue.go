@@ -443,7 +443,7 @@ func (a *QueueDownloads) job(j queue.Job, want Want) (Job, error) {
 		}
 	}
 	if tor != nil {
-		v.Connections, v.Seeders, v.Uploaded = tor.Peers, tor.Seeds, tor.Uploaded
+		v.Connections, v.Seeders, v.Uploaded, v.UploadSpeed = tor.Peers, tor.Seeds, tor.Uploaded, tor.UpSpeed
 		v.Seeding = tor.Phase == torrent.PhaseSeeding
 		if v.Seeding && v.State == Complete {
 			v.State = Active // aria2: a seeding torrent is active

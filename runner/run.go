@@ -289,6 +289,9 @@ func (r *Runner) Run(ctx context.Context) error {
 	if _, err := r.client(); err != nil {
 		return err
 	}
+	// Torrents seeding when Braid last stopped seed on (torrentseed.go);
+	// one that cannot is logged, and its job stays done.
+	_, _ = r.SeedAgain()
 	r.mu.Lock()
 	r.jobs = r.Jobs
 	if r.jobs <= 0 {

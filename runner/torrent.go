@@ -49,6 +49,12 @@ type torrentLive struct {
 	// with the run that downloaded them.
 	life context.Context
 	end  context.CancelFunc
+	// watch counts the goroutines recording what the seeding torrents
+	// seeded (torrentseed.go): Close waits for their last record.
+	watch sync.WaitGroup
+	// again makes SeedAgain one at a time (the window's start and its
+	// first Run may both call it).
+	again sync.Mutex
 }
 
 // LiveTorrent returns the torrent job that job id runs or seeds now, so a
@@ -133,6 +139,9 @@ func (r *Runner) Close() error {
 	for _, j := range seeding {
 		j.Stop()
 	}
+	// What they seeded, and that they seed on at the next start, is
+	// recorded before the queue closes.
+	r.tor.watch.Wait()
 	if c == nil {
 		return nil
 	}
@@ -318,39 +327,38 @@ func (r *Runner) runTorrent(ctx context.Context, j queue.Job, src metalink.MetaU
 	if err != nil {
 		return err
 	}
+	prior, err := q.Seeded(j.ID)
+	if err != nil {
+		return err
+	}
+	high, err := q.HighFiles(j.ID)
+	if err != nil {
+		return err
+	}
 	// The job runs under the runner's life, not this run's: once complete
 	// it may seed on after RunJob returns, until its ratio, Close or
 	// StopSeeding. While it downloads, the run's end stops it.
 	tj, err := client.Start(r.seedLife(), &torrent.Request{
 		Dir: j.Dest, Spec: spec, Completion: comp,
 		SeedRatio: ts.SeedRatio, SeedTime: ts.SeedTime,
+		Seeded:  torrent.Seeded{Uploaded: prior.Uploaded, Time: prior.Time},
+		High:    slices.Collect(maps.Keys(high)),
 		Limiter: r.jobLimiter(j.ID),
-		Select: func(_ context.Context, files []torrent.File) []bool {
-			// The job's files are the torrent's, by name, unless it was
-			// queued from a magnet link before its file list was known:
-			// then every file.
-			sel := make([]bool, len(files))
-			matched := false
-			for i, f := range files {
-				for _, n := range selected {
-					if n == f.Name {
-						sel[i], matched = true, true
-					}
-				}
-			}
-			if !matched {
-				for i := range sel {
-					sel[i] = true
-				}
-			}
-			return sel
-		},
+		Select:  selectNamed(selected),
 	})
 	if err != nil {
 		return err
 	}
 	r.setRunning(j.ID, tj)
 	defer r.setRunning(j.ID, nil)
+	seeds := false
+	defer func() {
+		if !seeds {
+			// Paused, stopped or failed before it finished: what it sent
+			// meanwhile counts towards its ratio.
+			_ = r.recordSeeded(j.ID, tj, false)
+		}
+	}()
 
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
@@ -399,6 +407,8 @@ loop:
 	}
 	r.tor.seeding[j.ID] = tj
 	r.tor.mu.Unlock()
+	seeds = true
+	r.watchSeeding(j.ID, tj)
 	selected = fetched(j, selected, tj.Wanted())
 	for _, name := range selected {
 		landed := engine.Snapshot{State: engine.StateDone, VerifiedBy: snap.VerifiedBy, SavedAs: name, Created: snap.Created}

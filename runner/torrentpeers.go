@@ -55,6 +55,9 @@ var ErrTorrentFinished = torrent.ErrFinished
 // file's pieces are no longer asked for, and it completes without it);
 // the queue keeps the choice for the job's next run. A job not running
 // now changes in the queue only. Safe for concurrent use.
+//
+// A done torrent not seeding now that gets a skipped file selected is
+// paused: Resume fetches that file (its other files stay as they are).
 func (r *Runner) SetTorrentFile(id int64, name string, want bool) error {
 	// The queue first: a torrent that completes a moment later lands its
 	// files against the selection as changed.
@@ -63,11 +66,14 @@ func (r *Runner) SetTorrentFile(id int64, name string, want bool) error {
 	}
 	tj, ok := r.liveOnly(id)
 	if !ok {
-		return nil
+		return r.fetchOnResume(id, want)
 	}
 	p := torrent.Skip
 	if want {
 		p = torrent.Normal
+		if high, err := r.Queue.HighFiles(id); err == nil && high[name] {
+			p = torrent.High
+		}
 	}
 	err := tj.SetPriority(name, p)
 	if err == nil {
@@ -99,4 +105,51 @@ func fetched(j queue.Job, selected, wanted []string) []string {
 		return selected
 	}
 	return out
+}
+
+// fetchOnResume pauses done job id, not running now, when a file was
+// selected (want): it has a file to fetch, which Resume does.
+func (r *Runner) fetchOnResume(id int64, want bool) error {
+	if !want {
+		return nil
+	}
+	j, err := r.Queue.Get(id)
+	if err != nil || j.State != queue.Done {
+		return err
+	}
+	return r.Queue.SetState(id, queue.Paused)
+}
+
+// SetTorrentFileHigh fetches file name of torrent job id before its other
+// files (high) or like them. A running torrent takes it at once; the
+// queue keeps it for the job's next runs. Safe for concurrent use.
+func (r *Runner) SetTorrentFileHigh(id int64, name string, high bool) error {
+	if err := r.Queue.SetFileHigh(id, name, high); err != nil {
+		return err
+	}
+	tj, ok := r.liveOnly(id)
+	if !ok {
+		return nil
+	}
+	j, err := r.Queue.Get(id)
+	if err != nil {
+		return err
+	}
+	for _, f := range j.Files {
+		if f.Name == name && !f.Selected {
+			return nil // skipped: it keeps the priority for when it is fetched
+		}
+	}
+	p := torrent.Normal
+	if high {
+		p = torrent.High
+	}
+	err = tj.SetPriority(name, p)
+	if err == nil {
+		return nil
+	}
+	if undo := r.Queue.SetFileHigh(id, name, !high); undo != nil {
+		err = errors.Join(err, undo)
+	}
+	return fmt.Errorf("job %d: %w", id, err)
 }

@@ -188,9 +188,12 @@ type FileDetail struct {
 	Pieces  PieceMap
 
 	// Skipped marks a torrent's file the user chose not to fetch;
-	// Choosable one that can be fetched or skipped now, while its
-	// torrent downloads (FileChooser, peers.go).
+	// Choosable one that can be fetched or skipped now: while its
+	// torrent downloads, or while it is queued, paused or done and not
+	// seeding (FileChooser, peers.go).
 	Skipped, Choosable bool
+	// High marks a torrent's file fetched before the others.
+	High bool
 }
 
 // MirrorState is what one mirror is doing for a file.

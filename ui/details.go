@@ -73,7 +73,10 @@ type Details struct {
 	// OnWant runs when a file of a downloading torrent is ticked (fetch)
 	// or unticked (skip) in the Files tab.
 	OnWant func(id JobID, name string, want bool)
-	swarm  *swarmTabs // the Peers and Trackers tabs of torrent jobs (peers.go)
+	// OnPriority runs when a fetched file's priority is chosen: High is
+	// fetched before the Normal files (torrentfiles.go).
+	OnPriority func(id JobID, name string, high bool)
+	swarm      *swarmTabs // the Peers and Trackers tabs of torrent jobs (peers.go)
 }
 
 // NewDetails builds an empty details pane.
@@ -484,7 +487,8 @@ var fileWidths = []float32{0, 80, 150, 90, 150}
 
 type fileRow struct {
 	row
-	want              *widget.Check // fetch or skip, for a downloading torrent (peers.go)
+	want              *widget.Check  // fetch or skip, for a downloading torrent (peers.go)
+	prio              *widget.Select // normal or high (torrentfiles.go)
 	name, size, speed *widget.Label
 	state             *widget.RichText
 	progress          *Bar
@@ -493,13 +497,14 @@ type fileRow struct {
 func (d *Details) newFileRow() fyne.CanvasObject {
 	r := &fileRow{
 		want:     d.newWantCheck(),
+		prio:     d.newPriorityChoice(),
 		name:     cellLabel(fyne.TextAlignLeading),
 		size:     cellLabel(fyne.TextAlignTrailing),
 		progress: NewBar(),
 		speed:    cellLabel(fyne.TextAlignTrailing),
 		state:    newStyled(fyne.TextAlignLeading),
 	}
-	r.content = container.New(&columns{widths: fileWidths}, container.NewBorder(nil, nil, r.want, nil, r.name), r.size, r.progress, r.speed, r.state)
+	r.content = container.New(&columns{widths: fileWidths}, container.NewBorder(nil, nil, r.want, r.prio, r.name), r.size, r.progress, r.speed, r.state)
 	r.ExtendBaseWidget(r)
 	return r
 }

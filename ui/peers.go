@@ -61,6 +61,13 @@ type FileChooser interface {
 	SetFileWanted(id JobID, name string, want bool) error
 }
 
+// FilePrioritizer is a FileChooser that can also fetch a torrent's file
+// before its others (high) or like them: the Files tab shows a choice of
+// priority by each fetched file.
+type FilePrioritizer interface {
+	SetFilePriority(id JobID, name string, high bool) error
+}
+
 // swarmTabs are the details pane's Peers and Trackers tabs, shown for
 // torrent jobs only. Changed on the UI goroutine.
 type swarmTabs struct {
@@ -317,6 +324,11 @@ func (w *Window) watchSwarm() {
 	if c, ok := w.Backend.(FileChooser); ok {
 		w.Details.OnWant = func(id JobID, name string, want bool) {
 			w.command(lang.L("Choose files"), func() error { return c.SetFileWanted(id, name, want) })
+		}
+	}
+	if c, ok := w.Backend.(FilePrioritizer); ok {
+		w.Details.OnPriority = func(id JobID, name string, high bool) {
+			w.command(lang.L("Choose files"), func() error { return c.SetFilePriority(id, name, high) })
 		}
 	}
 	r := &swarmReader{s: s, wake: make(chan struct{}, 1)}

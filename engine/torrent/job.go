@@ -30,11 +30,17 @@ type Request struct {
 	// bool per file. Nil selects every file, or Spec.Only when set. It may
 	// block (a window asking the user) until the job's context ends.
 	Select func(ctx context.Context, files []File) []bool
+	// High names the selected files whose pieces are asked for before
+	// the others' (SetPriority's High, from the start).
+	High []string
 	// SeedRatio and SeedTime say how long a finished torrent seeds while
 	// the job runs: until it has uploaded SeedRatio times the selected
 	// size, or for SeedTime, whichever comes first. Both 0: no seeding.
 	SeedRatio float64
 	SeedTime  time.Duration
+	// Seeded is what earlier runs of the torrent seeded: the ratio and
+	// the time count it, and Snapshot's Uploaded and Ratio include it.
+	Seeded Seeded
 	// Limiter, when set, is this torrent's own download limit, on top of
 	// the Client's: every chunk written from a peer or a web seed is paid
 	// to it before that connection reads on. Change its rate with SetRate
@@ -78,10 +84,12 @@ type Job struct {
 	sources  []string // mirrors of the snapshot: "peers", then web seeds
 	byHost   map[string]int16
 	filler   []int16
-	lastRead int64
-	lastAt   time.Time
-	speed    float64
-	peerSeen map[*torrent.PeerConn][]peerSample // for Peers' rates
+
+	meter rateMeter // every rate the job shows (rates.go)
+	// seedFrom and seedTo bound this run's seeding; goal: it ended at its
+	// ratio or time (seedgoal.go).
+	seedFrom, seedTo time.Time
+	goal             bool
 }
 
 // Start adds the torrent and runs it until ctx ends, the selected files
@@ -309,9 +317,12 @@ func (j *Job) download(ctx context.Context, cl *torrent.Client) error {
 		t.AddWebSeeds(seeds)
 	}
 	for i, f := range files {
-		if selected[i] {
+		switch {
+		case selected[i] && contains(j.req.High, ts.spans[i].name):
+			f.SetPriority(types.PiecePriorityHigh)
+		case selected[i]:
 			f.SetPriority(types.PiecePriorityNormal)
-		} else {
+		default:
 			f.SetPriority(types.PiecePriorityNone)
 		}
 	}
@@ -369,9 +380,19 @@ func (j *Job) seed(ctx context.Context, tick *time.Ticker) error {
 	if ratio <= 0 && limit <= 0 {
 		return nil
 	}
+	j.seeding(true)
+	defer j.seeding(false)
+	size := j.selectedSize()
+	// Earlier runs count: a torrent seeding again after a restart seeds
+	// what is left of its goal.
+	prior := j.req.Seeded
+	if prior.GoalReached(ratio, limit, size) {
+		j.reached()
+		return nil
+	}
 	var deadline <-chan time.Time
 	if limit > 0 {
-		tm := time.NewTimer(limit)
+		tm := time.NewTimer(limit - prior.Time)
 		defer tm.Stop()
 		deadline = tm.C
 	}
@@ -383,19 +404,20 @@ func (j *Job) seed(ctx context.Context, tick *time.Ticker) error {
 	} else {
 		tick.Stop()
 	}
-	size := j.selectedSize()
 	for {
 		select {
 		case <-ctx.Done():
 			// Stopping while seeding loses nothing: the files are done.
 			return nil
 		case <-deadline:
+			j.reached()
 			return nil
 		case <-tick.C:
 		}
 		if ratio > 0 && size > 0 {
 			st := j.t.Stats()
-			if float64(st.BytesWrittenData.Int64()) >= ratio*float64(size) {
+			if float64(prior.Uploaded+st.BytesWrittenData.Int64()) >= ratio*float64(size) {
+				j.reached()
 				return nil
 			}
 		}

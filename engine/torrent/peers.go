@@ -40,9 +40,8 @@ type Peer struct {
 	// UTP: it runs over uTP rather than TCP. Read with Flags.
 	Encrypted, UTP bool
 	// DownRate and UpRate are bytes per second over the last five
-	// seconds or more of calls of Peers (since the last call when calls
-	// are further apart); on the first call, its bytes over the job's
-	// time so far.
+	// seconds, measured with the torrent's Snapshot.Speed and UpSpeed
+	// (rates.go): the peers' rates add up to the torrent's.
 	DownRate, UpRate float64
 	// Downloaded and Uploaded are the piece bytes received (useful ones)
 	// and sent on this connection.
@@ -63,18 +62,6 @@ func (p Peer) Progress() float64 {
 	return min(1, float64(p.Pieces)/float64(p.NumPieces))
 }
 
-// peerSample is what a connection had received and sent at one look,
-// for its rates.
-type peerSample struct {
-	at            time.Time
-	read, written int64
-}
-
-// rateWindow is how far back a peer's rates look: a rate held by a
-// limiter arrives in bursts (its bucket), which one second would show as
-// all or nothing.
-const rateWindow = 5 * time.Second
-
 // Peers returns the torrent's peer connections now, ordered by address.
 // It is built when called (nothing is gathered in between), so a torrent
 // nobody looks at costs nothing more; a call costs one pass over the
@@ -82,22 +69,15 @@ const rateWindow = 5 * time.Second
 func (j *Job) Peers() []Peer {
 	conns := j.t.PeerConns()
 	if len(conns) == 0 {
-		j.mu.Lock()
-		j.peerSeen = nil
-		j.mu.Unlock()
 		return nil
 	}
+	r := j.rates()
 	status := j.status()
 	n := 0
 	if info := j.t.Info(); info != nil {
 		n = info.NumPieces()
 	}
-	now := time.Now()
 	out := make([]Peer, 0, len(conns))
-	seen := make(map[*torrent.PeerConn][]peerSample, len(conns))
-	j.mu.Lock()
-	last := j.peerSeen
-	j.mu.Unlock()
 	for _, pc := range conns {
 		st := pc.Stats()
 		p := Peer{
@@ -120,25 +100,10 @@ func (j *Job) Peers() []Peer {
 		} else {
 			p.Client = ClientFromPeerID(p.ID)
 		}
-		hist := append(last[pc], peerSample{at: now, read: p.Downloaded, written: p.Uploaded})
-		// Keep the newest look at least rateWindow old as the oldest.
-		for len(hist) > 2 && now.Sub(hist[1].at) >= rateWindow {
-			hist = hist[1:]
-		}
-		if len(hist) > 64 {
-			hist = hist[len(hist)-64:]
-		}
-		seen[pc] = hist
-		if first := hist[0]; len(hist) > 1 && now.Sub(first.at) > 0 {
-			dt := now.Sub(first.at).Seconds()
-			p.DownRate = max(0, float64(p.Downloaded-first.read)/dt)
-			p.UpRate = max(0, float64(p.Uploaded-first.written)/dt)
-		} else if up := now.Sub(j.start).Seconds(); up > 0 {
-			// First seen: its bytes over the job's time, a floor (the
-			// library's own average counts only the moments it waited
-			// for a chunk, and reads many times the real rate).
-			p.DownRate, p.UpRate = float64(p.Downloaded)/up, float64(p.Uploaded)/up
-		}
+		// The torrent's one measurement: a peer connected since the
+		// last sample shows no rate until the next.
+		rate := r.conns[&pc.Peer]
+		p.DownRate, p.UpRate = rate.down, rate.up
 		if n > 0 {
 			p.Bitfield = make([]byte, (n+7)/8)
 			it := pc.PeerPieces().Iterator()
@@ -168,9 +133,6 @@ func (j *Job) Peers() []Peer {
 		}
 		out = append(out, p)
 	}
-	j.mu.Lock()
-	j.peerSeen = seen
-	j.mu.Unlock()
 	sortPeers(out)
 	return out
 }

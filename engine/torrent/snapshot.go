@@ -65,11 +65,14 @@ type Snapshot struct {
 	// Peers is how many peers are connected, Seeds how many of them have
 	// the whole torrent.
 	Peers, Seeds int
-	// Uploaded is what was sent to peers in this run; Ratio is Uploaded
-	// over the selected size.
+	// Uploaded is what was sent to peers, in this run and the earlier
+	// ones (Request.Seeded); Ratio is Uploaded over the selected size.
 	Uploaded int64
 	Ratio    float64
-	Files    []File
+	// UpSpeed is the upload rate, bytes per second, measured as Speed
+	// (the download rate) and each peer's rates are (rates.go).
+	UpSpeed int64
+	Files   []File
 }
 
 // Snapshot returns the job's progress. Before the metadata is known Size
@@ -97,14 +100,17 @@ func (j *Job) Snapshot() Snapshot {
 	s.Files = files
 
 	st := t.Stats()
+	r := j.rates()
 	s.Peers, s.Seeds = st.ActivePeers, st.ConnectedSeeders
-	s.Uploaded = st.BytesWrittenData.Int64()
+	s.UpSpeed = int64(r.up)
+	s.Uploaded = st.BytesWrittenData.Int64() + j.req.Seeded.Uploaded
 	s.Mirrors = make([]engine.MirrorSnapshot, len(sources))
 	s.Mirrors[0] = engine.MirrorSnapshot{
 		URL: sourcePeers, Host: sourcePeers, Priority: 1,
 		Conns:  st.ActivePeers,
 		Bytes:  st.PeerConns.BytesReadData.Int64(),
 		Useful: st.PeerConns.BytesReadUsefulData.Int64(),
+		Speed:  int64(r.peersDown),
 	}
 	if st.ActivePeers > 0 {
 		s.Mirrors[0].State = engine.MirrorActive
@@ -128,8 +134,12 @@ func (j *Job) Snapshot() Snapshot {
 				m := &s.Mirrors[k]
 				m.Bytes += ps.BytesReadData.Int64()
 				m.Useful += ps.BytesReadUsefulData.Int64()
-				m.Speed += int64(ps.DownloadRate)
-				if ps.DownloadRate > 0 {
+				// Measured as the torrent's speed is, not the library's
+				// DownloadRate (which counts only the moments it
+				// waited for a chunk).
+				rate := int64(r.conns[p].down)
+				m.Speed += rate
+				if rate > 0 {
 					m.State, m.Conns = engine.MirrorActive, m.Conns+1
 				}
 			}
@@ -194,7 +204,7 @@ func (j *Job) Snapshot() Snapshot {
 	if size > 0 {
 		s.Ratio = float64(s.Uploaded) / float64(size)
 	}
-	s.Speed = j.measureSpeed(st.BytesReadUsefulData.Int64())
+	s.Speed = int64(r.down)
 	if s.Speed > 0 && phase == PhaseDownloading {
 		s.ETA = time.Duration(float64(size-s.Bytes) / float64(s.Speed) * float64(time.Second))
 	}
@@ -218,24 +228,6 @@ func usefulWebSeeds(ms []engine.MirrorSnapshot) int64 {
 		n += m.Useful
 	}
 	return n
-}
-
-// measureSpeed smooths the download rate over about two seconds of
-// snapshots.
-func (j *Job) measureSpeed(read int64) int64 {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	now := time.Now()
-	if !j.lastAt.IsZero() {
-		dt := now.Sub(j.lastAt).Seconds()
-		if dt > 0 {
-			inst := float64(read-j.lastRead) / dt
-			w := min(dt/2, 1)
-			j.speed += (inst - j.speed) * w
-		}
-	}
-	j.lastRead, j.lastAt = read, now
-	return int64(j.speed)
 }
 
 func hostOf(s string) string {

@@ -189,6 +189,7 @@ func (b *Backend) Start(run bool) error {
 	if !b.q.Owner() {
 		return fmt.Errorf(lang.L("run the queue %s: %w"), b.q.Path(), queue.ErrNotOwner)
 	}
+	b.seedAgain() // seedagain.go
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()

@@ -93,6 +93,21 @@ func (b *Backend) SetFileWanted(id ui.JobID, name string, want bool) error {
 	return nil
 }
 
+// SetFilePriority fetches a torrent job's file before its others (high)
+// or like them: at once when it downloads now, and for its next runs in
+// any case.
+func (b *Backend) SetFilePriority(id ui.JobID, name string, high bool) error {
+	err := b.runner.SetTorrentFileHigh(int64(id), name, high)
+	switch {
+	case errors.Is(err, torrent.ErrFinished):
+		return errors.New(lang.L("The torrent has finished: its files can no longer be changed while it seeds."))
+	case err != nil:
+		return fmt.Errorf(lang.L("change the files of job %d: %w"), id, err)
+	}
+	b.changed()
+	return nil
+}
+
 // swarmDetail marks a torrent job's detail as one (the Peers and
 // Trackers tabs) and, while its torrent downloads, lists the files it
 // skips after those it fetches and lets each be fetched or skipped.
@@ -111,11 +126,22 @@ func (b *Backend) swarmDetail(d *ui.Detail, j queue.Job) {
 	b.tor.mu.Lock()
 	r := b.tor.last[int64(d.ID)]
 	b.tor.mu.Unlock()
-	_, running := b.runner.LiveTorrent(int64(d.ID))
-	downloading := running && r != nil && r.snap.Phase == torrent.PhaseDownloading && len(r.snap.Files) > 0
-	if !downloading {
-		// Only the files fetched, as for any job: what a finished or
-		// paused torrent skipped is not its business now.
+	tj, live := b.runner.LiveTorrent(int64(d.ID))
+	if live {
+		select {
+		case <-tj.Done():
+			live = false // its last snapshot, once more
+		default:
+		}
+	}
+	downloading := live && r != nil && r.snap.Phase == torrent.PhaseDownloading && len(r.snap.Files) > 0
+	// Not running now: its files are chosen for its next run. A done
+	// one (not seeding) can have a skipped file fetched on Resume.
+	idle := !live && j.State != queue.Running
+	done := j.State == queue.Done
+	if !downloading && !idle {
+		// Only the files fetched, as for any job: what a seeding or
+		// starting torrent skipped cannot change now.
 		return
 	}
 	for _, f := range j.Files {
@@ -124,7 +150,11 @@ func (b *Backend) swarmDetail(d *ui.Detail, j queue.Job) {
 				PieceCount: f.Layout.Count(), Verification: lang.L("skipped: not fetched")})
 		}
 	}
+	high, _ := b.q.HighFiles(j.ID) // unreadable: shown normal
 	for i := range d.Files {
-		d.Files[i].Choosable = downloading
+		d.Files[i].High = high[d.Files[i].Name]
+		// A done torrent's fetched files are on disk: only its
+		// skipped ones can be added.
+		d.Files[i].Choosable = !done || d.Files[i].Skipped
 	}
 }

@@ -17,7 +17,7 @@ import (
 // torrent's, its peers list the seeder by address, its trackers say the
 // torrent names none; a file unticked in the Files tab is skipped at once
 // (listed as skipped while the torrent downloads; the job ends done with
-// the other file verified and the skipped one not fetched).
+// the other file verified and the skipped one not fetched, still listed).
 func TestSwarmThroughTheWindow(t *testing.T) {
 	src := t.TempDir()
 	a, b2 := payload(1<<20), payload(1<<20+64<<10)
@@ -82,7 +82,10 @@ func TestSwarmThroughTheWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Files) != 1 || d.Files[0].Name != "pair/a.bin" || d.Files[0].State != ui.FileVerified || d.Files[0].Choosable {
+	// Done: a.bin verified, its box gone; the skipped b.bin still
+	// listed, and choosable (for a Resume to fetch it).
+	if len(d.Files) != 2 || d.Files[0].Name != "pair/a.bin" || d.Files[0].State != ui.FileVerified || d.Files[0].Choosable ||
+		!d.Files[1].Skipped || !d.Files[1].Choosable {
 		t.Errorf("the files of the job done: %+v", d.Files)
 	}
 	if got, err := os.ReadFile(filepath.Join(dest, "pair", "a.bin")); err != nil || string(got) != string(a) {

@@ -28,12 +28,12 @@ type torrents struct {
 	specOrder []*metalink.Document
 }
 
-// torrentReading is a torrent job's last snapshot, with the upload rate
-// measured between two readings (the snapshot gives only a total).
+// torrentReading is a torrent job's last snapshot and when it was taken.
+// Its speeds (Speed, UpSpeed) are the engine's one measurement, which the
+// Peers tab's rates add up to: never measured here.
 type torrentReading struct {
-	snap   torrent.Snapshot
-	at     time.Time
-	upRate float64
+	snap torrent.Snapshot
+	at   time.Time
 	// complete: the torrent had completed before snap was taken.
 	complete bool
 }
@@ -124,11 +124,13 @@ func (b *Backend) readTorrentLocked(id int64) (*torrentReading, bool) {
 	}
 	b.tor.mu.Lock()
 	r := b.tor.last[id]
-	if r != nil && now.Sub(r.at) < 200*time.Millisecond && (r.complete || !complete) {
+	if r != nil && now.Sub(r.at) < 200*time.Millisecond && (r.complete || !complete) && !r.at.Before(tj.MeasuredAt()) {
 		// Read a moment ago (the row and the details ask in turn). Not
 		// so when the torrent completed since: the runner's last word
 		// on it must find it complete, or this reading, the one kept
-		// once the runner lets go, would miss the last pieces.
+		// once the runner lets go, would miss the last pieces. Nor when
+		// the speeds were measured since (the Peers tab asked): the row
+		// shows the measurement the peers' rates add up to.
 		b.tor.mu.Unlock()
 		return r, true
 	}
@@ -142,8 +144,6 @@ func (b *Backend) readTorrentLocked(id int64) (*torrentReading, bool) {
 	if r = b.tor.last[id]; r == nil {
 		r = &torrentReading{}
 		b.tor.last[id] = r
-	} else if dt := now.Sub(r.at).Seconds(); dt > 0 {
-		r.upRate = max(0, float64(snap.Uploaded-r.snap.Uploaded)/dt)
 	}
 	r.snap, r.at, r.complete = snap, now, complete
 	return r, true
@@ -212,7 +212,7 @@ func (b *Backend) torrentViewLocked(v *ui.Job) {
 	if ok {
 		// Running or seeding now: the phase says more than the queue's
 		// state (a seeding job is done in the queue).
-		v.Upload = r.upRate
+		v.Upload = float64(r.snap.UpSpeed)
 		v.State = torrentState(r.snap.Phase, v.State)
 	}
 }

@@ -84,7 +84,9 @@ func TestTorrentFileThroughTheWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Files) != 1 || d.Files[0].Name != "pack/b/c.bin" {
+	// The unticked a.bin is listed after, skipped (and choosable: a
+	// Resume would fetch it).
+	if len(d.Files) != 2 || d.Files[0].Name != "pack/b/c.bin" || d.Files[1].Name != "pack/a.bin" || !d.Files[1].Skipped {
 		t.Fatalf("details list %+v", d.Files)
 	}
 	fd := d.Files[0]

@@ -1,0 +1,169 @@
+//go:build !headless
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"braid/engine/mirrortest"
+	"braid/engine/torrent"
+	"braid/engine/torrent/torrenttest"
+	"braid/queue"
+)
+
+// TestWindowFilePriorities runs the real binary on its own Xvfb display
+// with a paused three-file torrent: a.bin high, b.bin normal, c.bin
+// skipped. A click on its row shows the Files tab with a box and a
+// priority by each fetched file and the skipped one unticked; choosing
+// High for b.bin and ticking c.bin with the mouse reach the queue.
+func TestWindowFilePriorities(t *testing.T) {
+	xdotool, err := exec.LookPath("xdotool")
+	if err != nil {
+		t.Skip("xdotool is not installed (Debian: apt-get install xdotool); this test clicks on a real window with it")
+	}
+	xwd, err := exec.LookPath("xwd")
+	if err != nil {
+		t.Skip("xwd is not installed (Debian: apt-get install x11-apps)")
+	}
+	tmp, bin, display := realWindow(t)
+	state := filepath.Join(tmp, "state")
+	dest := filepath.Join(tmp, "downloads")
+	dump := filepath.Join(tmp, "texts.txt")
+	for _, d := range []string{filepath.Join(tmp, "home"), dest, filepath.Join(tmp, "run")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := t.TempDir()
+	mi := torrenttest.Make(t, src, "album", 64<<10, []torrenttest.File{
+		{Path: "a.bin", Data: mirrortest.Bytes(300<<10, 1)},
+		{Path: "b.bin", Data: mirrortest.Bytes(200<<10, 2)},
+		{Path: "c.bin", Data: mirrortest.Bytes(100<<10, 3)},
+	})
+	tf := torrenttest.WriteFile(t, mi, "album.torrent")
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id int64
+	spec, err := torrent.Resolve(context.Background(), tf, nil)
+	if err == nil {
+		id, err = q.Add(tf, dest, must(torrent.Document(spec, tf)), []string{"album/a.bin", "album/b.bin"})
+	}
+	if err == nil {
+		err = q.SetTorrentSpec(id, spec)
+	}
+	if err == nil {
+		err = q.Pause(id, "")
+	}
+	if err == nil {
+		err = q.SetFileHigh(id, "album/a.bin", true)
+	}
+	q.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out syncBuffer
+	startWindow(ctx, t, bin, env, &out)
+	xdo := xdoRunner(ctx, t, xdotool, env, &out)
+	shots := os.Getenv("BRAID_TEST_SHOTS")
+	keep := func(name string) {
+		if shots == "" {
+			return
+		}
+		cmd := exec.CommandContext(ctx, xwd, "-root", "-silent")
+		cmd.Env = env
+		b, err := cmd.Output()
+		if err != nil {
+			return
+		}
+		if img, err := decodeXWD(b); err == nil {
+			var buf bytes.Buffer
+			if png.Encode(&buf, img) == nil {
+				_ = os.WriteFile(filepath.Join(shots, name+".png"), buf.Bytes(), 0o644)
+			}
+		}
+	}
+	waitText := func(what string, want ...string) string {
+		t.Helper()
+		var texts string
+		for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(300 * time.Millisecond) {
+			b, _ := os.ReadFile(dump)
+			texts = string(b)
+			ok := texts != ""
+			for _, w := range want {
+				ok = ok && strings.Contains(texts, w)
+			}
+			if ok {
+				return texts
+			}
+		}
+		keep("files-" + what)
+		t.Fatalf("%s: the window never said %q; it shows:\n%s\n%s", what, want, texts, out.String())
+		return ""
+	}
+	ids := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))
+	if len(ids) == 0 {
+		t.Fatalf("the window never showed\n%s", out.String())
+	}
+	wid := ids[0]
+	waitText("the queue", "album")
+	at := func(name, def string) (string, string) {
+		v := os.Getenv("BRAID_TEST_AT_" + name)
+		if v == "" {
+			v = def
+		}
+		x, y, _ := strings.Cut(v, ",")
+		return x, y
+	}
+	click := func(name, def string) {
+		x, y := at(name, def)
+		xdo("windowfocus", "--sync", wid)
+		xdo("mousemove", "--sync", x, y)
+		xdo("click", "1")
+		time.Sleep(500 * time.Millisecond)
+	}
+	// The row, right of the side panel; the details open on Files.
+	// (An idle window draws no new text dump: the queue says what the
+	// clicks did.)
+	click("ROW", "600,172")
+	time.Sleep(time.Second)
+	keep("files-priority")
+	// b.bin's choice, then High in the menu it opens.
+	click("B_PRIORITY", "540,571")
+	keep("files-priority-menu")
+	click("HIGH", "540,640")
+	keep("files-priority-chosen")
+	// The skipped c.bin's box: ticked, the paused torrent will fetch it.
+	click("C_BOX", "212,610")
+	keep("files-priority-ticked")
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(300 * time.Millisecond) {
+		q, err := queue.Open(state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		high, err := q.HighFiles(id)
+		j, gerr := q.Get(id)
+		q.Close()
+		picked := gerr == nil && len(j.Files) == 3 && j.Files[2].Name == "album/c.bin" && j.Files[2].Selected
+		if err == nil && high["album/b.bin"] && high["album/a.bin"] && picked {
+			break
+		}
+		if time.Now().After(end) {
+			keep("files-priority-failed")
+			t.Fatalf("the queue never had b.bin high and c.bin selected: %v %v %+v\n%s", high, err, j.Files, out.String())
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package torrent
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"braid/engine/mirrortest"
+)
+
+// Every place a torrent's speed shows is one measurement: a Braid
+// leecher held to 64 KiB/s fetches from a Braid seeder, and at each
+// reading (four a second, the peers list once a second, as the window
+// reads them) the leecher's speed is its peer's download rate and the
+// seeder's upload speed its peer's upload rate, to the byte; the
+// leecher never reads more than twice its limit (the first look at a peer
+// used to read many times it, and the two windows of measurement 14.7
+// against 26.1 KB/s for one peer).
+func TestOneRateForTheTorrentAndItsPeers(t *testing.T) {
+	const limit = 64 << 10
+	src := t.TempDir()
+	data := randomBytes(t, 4<<20)
+	m := mirrortest.New(t, data)
+	mi := makeTorrent(t, src, "r.bin", []testFile{{Data: data}}, m.URL())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sc := newTestClient(t)
+	seed, err := sc.Start(ctx, &Request{Dir: t.TempDir(), Spec: specOf(t, mi), SeedRatio: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-seed.Complete():
+	case <-ctx.Done():
+		t.Fatal("the seeder did not complete")
+	}
+	noSeeds := *mi
+	noSeeds.UrlList = nil
+	leech, _, _ := slowLeecher(t, &noSeeds, fmt.Sprintf("127.0.0.1:%d", sc.Port()), limit, Config{})
+	waitUntil(t, "the leecher to connect", func() bool { return len(leech.Peers()) == 1 })
+
+	var sawDown, sawUp bool
+	for i := range 40 {
+		time.Sleep(250 * time.Millisecond)
+		ls, ss := leech.Snapshot(), seed.Snapshot()
+		// (The seeder's side may send faster for a while: the socket
+		// buffers take what the leecher has not read yet.)
+		if ls.Speed > 2*limit {
+			t.Errorf("reading %d: %d B/s under a limit of %d", i, ls.Speed, limit)
+		}
+		if ls.Speed != ls.Mirrors[0].Speed {
+			t.Errorf("reading %d: the torrent at %d B/s, its peers at %d", i, ls.Speed, ls.Mirrors[0].Speed)
+		}
+		if i%4 != 3 {
+			continue
+		}
+		lp, sp := leech.Peers(), seed.Peers()
+		if len(lp) != 1 || len(sp) != 1 {
+			t.Fatalf("reading %d: %d and %d peers, want one each", i, len(lp), len(sp))
+		}
+		if math.Abs(lp[0].DownRate-float64(ls.Speed)) > 1 {
+			t.Errorf("reading %d: the leecher's speed %d B/s, its one peer's %.0f", i, ls.Speed, lp[0].DownRate)
+		}
+		if math.Abs(sp[0].UpRate-float64(ss.UpSpeed)) > 1 {
+			t.Errorf("reading %d: the seeder's upload %d B/s, its one peer's %.0f", i, ss.UpSpeed, sp[0].UpRate)
+		}
+		sawDown, sawUp = sawDown || ls.Speed > 0, sawUp || ss.UpSpeed > 0
+	}
+	if !sawDown || !sawUp {
+		t.Errorf("no rate was ever read: down %v, up %v", sawDown, sawUp)
+	}
+}
