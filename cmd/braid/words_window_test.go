@@ -227,7 +227,7 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 		xdo("mousemove", "--sync", strconv.Itoa(bars[0].x0-60), rowY(2))
 		xdo("click", "1")
 		time.Sleep(time.Second)
-		xdo("mousemove", "--sync", "330", "452")
+		xdo("mousemove", "--sync", "515", "452") // Info, right of the side panel
 		xdo("click", "1")
 		time.Sleep(time.Second)
 		xdo("mousemove", "--sync", "500", "600")
