@@ -91,6 +91,11 @@ type Runner struct {
 	// mirror fails with temporary errors (0: for ever, as a queue job
 	// waits).
 	RetryFor time.Duration
+	// ActionEnded, when not nil, is called when a job's action for when it
+	// is done has ended and what went wrong is recorded (whendone.go), so a
+	// face that shows the note reads the queue again. It comes from the
+	// action's goroutine, after the run that finished the job.
+	ActionEnded func(id int64)
 	// Jobs is the most jobs Run runs at once; 0 takes the queue's setting
 	// (queue.Settings.Jobs). Either way a later change of that setting is
 	// followed.

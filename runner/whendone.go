@@ -67,6 +67,9 @@ func (r *Runner) whenDone(id int64) {
 		}
 		// The job may be gone meanwhile: nothing to say it on then.
 		_ = q.SetWhenDoneNote(id, note)
+		if r.ActionEnded != nil {
+			r.ActionEnded(id)
+		}
 	}()
 }
 

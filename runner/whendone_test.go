@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -147,6 +148,18 @@ func TestWhenDoneFailure(t *testing.T) {
 		}
 	}
 	r := runner(q)
+	// The face hears of each action's end once its note is recorded.
+	var mu sync.Mutex
+	ended := map[int64]queue.WhenDoneNote{}
+	r.ActionEnded = func(id int64) {
+		_, n, err := q.WhenDone(id)
+		if err != nil {
+			t.Errorf("job %d: %v", id, err)
+		}
+		mu.Lock()
+		ended[id] = n
+		mu.Unlock()
+	}
 	if err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -155,6 +168,13 @@ func TestWhenDoneFailure(t *testing.T) {
 	if err := r.WaitActions(ctx); err != nil {
 		t.Fatal(err)
 	}
+	mu.Lock()
+	for _, id := range []int64{failing, missing} {
+		if n, ok := ended[id]; !ok || n.Kind != queue.ActionCommand {
+			t.Errorf("job %d: ActionEnded called %v, with the note %+v recorded", id, ok, n)
+		}
+	}
+	mu.Unlock()
 	for id, want := range map[int64][]string{failing: {"exit status 3", "boom"}, missing: {"braid-no-such-program", "not found"}} {
 		j, err := q.Get(id)
 		if err != nil || j.State != queue.Done {

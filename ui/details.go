@@ -288,7 +288,8 @@ func jobLine(j Job) string {
 		parts = append(parts, bytesText(j.Done))
 	}
 	if j.State == Seeding || j.Peers > 0 || j.Seeds > 0 {
-		parts = append(parts, peersText(j))
+		// A seeding job's state says its ratio already: once is enough.
+		parts = append(parts, swarmText(j, !strings.Contains(parts[0], ratioText(j))))
 	}
 	if j.State == Running {
 		if s := limited(j, speedText(j.Speed)); s != "" { // the job's own limit: joblimit.go
@@ -432,13 +433,22 @@ func (d *Details) detailToggle(detail string, again func()) fyne.CanvasObject {
 
 // peersText says how a torrent stands with its swarm: "12 peers (3
 // seeds) · ratio 0.84 · ↑ 1.2 MB/s".
-func peersText(j Job) string {
-	parts := []string{fmt.Sprintf(lang.L("peers: %s, seeds: %s"), count(j.Peers), count(j.Seeds)), fmt.Sprintf(lang.L("ratio %.2f"), j.Ratio)}
+func peersText(j Job) string { return swarmText(j, true) }
+
+// swarmText is peersText, with the ratio or without it.
+func swarmText(j Job, ratio bool) string {
+	parts := []string{fmt.Sprintf(lang.L("peers: %s, seeds: %s"), count(j.Peers), count(j.Seeds))}
+	if ratio {
+		parts = append(parts, ratioText(j))
+	}
 	if s := speedText(j.Upload); s != "" {
 		parts = append(parts, "↑ "+s)
 	}
 	return strings.Join(parts, " · ")
 }
+
+// ratioText is "ratio 0.84".
+func ratioText(j Job) string { return fmt.Sprintf(lang.L("ratio %.2f"), j.Ratio) }
 
 func cmpOrState(f FileDetail) string {
 	if f.Verification != "" {

@@ -156,7 +156,7 @@ func lookOf(j Job) Look {
 	case Seeding:
 		text := j.State.String()
 		if j.Ratio > 0 || j.Peers > 0 {
-			text += " · " + fmt.Sprintf(lang.L("ratio %.2f"), j.Ratio)
+			text += " · " + ratioText(j)
 		}
 		return Look{icon(theme.UploadIcon(), theme.ColorNameSuccess), theme.ColorNameSuccess, text}
 	case Done:

@@ -171,7 +171,8 @@ func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalin
 		changes:    make(chan struct{}, 1),
 	}
 	b.downloads = engine.NewLimiter(0) // each run sets it (clientLocked)
-	b.runner = &runner.Runner{Queue: q, Progress: b.progress}
+	// A when-done action ends after its job's run: its note needs a reload.
+	b.runner = &runner.Runner{Queue: q, Progress: b.progress, ActionEnded: func(int64) { b.changed() }}
 	b.runner.UseClient(b.clientLocked()) // its limiter is the torrents' budget too
 	if b.open == nil {
 		b.open = b.openSource
