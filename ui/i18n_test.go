@@ -212,14 +212,14 @@ func TestTranslationsComplete(t *testing.T) {
 // sameInEnglish are the texts each language writes as English does: loan
 // words, names, units, and abbreviations.
 var sameInEnglish = map[string]map[string]bool{
-	"de": {"OK": true, "Proxy": true, "Status": true, "System": true, "Tracker": true, "category.Audio": true,
+	"de": {"OK": true, "Normal": true, "Proxy": true, "Status": true, "System": true, "Tracker": true, "category.Audio": true,
 		"Bytes": true, "Name": true, "Host": true, "Info": true, "Peers": true, "Version": true, "Problem": true,
 		"%d min": true, "%d h %d min": true, "Downloads": true, "Version %s": true, "Link": true, "Links": true, "Details": true},
 	"fr": {"OK": true, "Proxy": true, "Tracker": true, "Trackers": true, "tracker": true, "Extensions": true,
 		"category.Archives": true, "category.Audio": true, "category.Documents": true,
 		"Pause": true, "signature": true, "Segments": true, "Source": true, "Licence": true, "Version": true,
 		"Signature": true, "ratio %.2f": true, "%d min": true, "%d h %d min": true, "Version %s": true, "Secret": true, "%s minutes": true},
-	"es": {"Manual": true, "Proxy": true, "Tracker": true, "Trackers": true, "tracker": true, "proxy: %w": true,
+	"es": {"Manual": true, "Normal": true, "Proxy": true, "Tracker": true, "Trackers": true, "tracker": true, "proxy: %w": true,
 		"category.Audio": true,
 		"Bytes":          true, "%s (%s bytes)": true, "%d min": true, "%d h %d min": true, "General": true, "Error": true},
 	"zh_Hans": {"Delete": true, // the key's name on the keyboard
