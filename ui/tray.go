@@ -66,7 +66,7 @@ func (w *Window) Quit() {
 
 // closeRequested runs when the user closes the window. With nothing
 // running the app quits; otherwise the user chooses between quitting
-// (downloads resume next time), keeping them running in the tray (when
+// (the running downloads are paused, Resume continues them), keeping them running in the tray (when
 // there is one) and going back.
 func (w *Window) closeRequested() {
 	t := w.model.totals()
@@ -74,7 +74,7 @@ func (w *Window) closeRequested() {
 		w.Quit()
 		return
 	}
-	msg := fmt.Sprintf(lang.L("%s, %s.\nQuitting stops them; they continue where they left off when Braid starts again."),
+	msg := fmt.Sprintf(lang.L("%s, %s.\nQuitting pauses them and keeps what they fetched; Resume continues them where they left off."),
 		countL("%s download running", t.Running), countL("%s more queued", t.Queued))
 	text := widget.NewLabel(msg)
 	text.Wrapping = fyne.TextWrapWord
