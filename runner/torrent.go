@@ -370,6 +370,7 @@ loop:
 		case <-tj.Done():
 			return classify(j.Dest, fmt.Errorf("job %d: %w", j.ID, tj.Err()))
 		case <-ctx.Done():
+			keepTorrentBytes(q, j.ID, tj.Snapshot())
 			tj.Stop()
 			<-tj.Done()
 			return ctx.Err()
@@ -381,6 +382,9 @@ loop:
 			}
 			s, err := q.StateOf(j.ID)
 			if errors.Is(err, queue.ErrNotFound) || (err == nil && s != queue.Running) {
+				if err == nil {
+					keepTorrentBytes(q, j.ID, tj.Snapshot())
+				}
 				tj.Stop()
 				return errUserPaused
 			}
@@ -417,4 +421,18 @@ loop:
 		}
 	}
 	return nil
+}
+
+// keepTorrentBytes records, for a torrent job that stops before it is
+// done (a pause, a quit), the verified bytes each unfinished file holds, so
+// the row and `queue list` show its progress until it runs again: the
+// torrent's own piece record (torrent_pieces) is per torrent, not per file
+// of the job. A file the job does not know by that name is left alone.
+func keepTorrentBytes(q *queue.Queue, id int64, snap torrent.Snapshot) {
+	jl := q.Journal(id)
+	for _, f := range snap.Files {
+		if f.Selected && !f.Done {
+			_ = jl.KeptBytes(f.Name, f.Bytes)
+		}
+	}
 }

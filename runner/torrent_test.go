@@ -181,6 +181,18 @@ func TestTorrentJobPause(t *testing.T) {
 	if len(got) == 0 {
 		t.Fatal("no piece recorded before the pause")
 	}
+	// The paused job shows what it keeps (the row, queue list), not 0 %:
+	// at least the recorded pieces, at most the file.
+	recorded := int64(0)
+	for _, done := range got {
+		if done {
+			recorded += 64 << 10
+		}
+	}
+	_, _, doneBytes, size := mustJob(t, q, id).Progress()
+	if doneBytes < recorded || doneBytes > size {
+		t.Errorf("the paused job shows %d of %d bytes; %d were recorded", doneBytes, size, recorded)
+	}
 }
 
 func mustJob(t *testing.T, q *queue.Queue, id int64) queue.Job {
