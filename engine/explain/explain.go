@@ -167,6 +167,7 @@ var clues = []struct {
 	{"i/o timeout", TimedOut},
 	{"deadline exceeded", TimedOut},
 	{"timeout", TimedOut},
+	{"stalled", TimedOut}, // the engine's reason for a mirror that stopped sending
 	{"connection reset", Dropped},
 	{"broken pipe", Dropped},
 	{"unexpected eof", Dropped},

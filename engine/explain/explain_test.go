@@ -100,6 +100,10 @@ func TestNoMirrorLeftSaysWhy(t *testing.T) {
 	if got := OfText("something odd"); got != Unknown {
 		t.Errorf("OfText(odd) = %v", got)
 	}
+	// A mirror that stopped sending waits as "stalled" (engine/dispatch.go).
+	if got := OfText("stalled"); got != TimedOut {
+		t.Errorf("OfText(stalled) = %v, want timed out", got)
+	}
 	if !Refused.Retrying() || DiskFull.Retrying() {
 		t.Error("Retrying: refused waits, a full disk does not")
 	}
