@@ -230,6 +230,13 @@ func (r *Runner) setRunning(id int64, tj *torrent.Job) {
 
 // torrentSource returns the torrent metaurl that job j's selected files
 // come from, if they all come from one.
+// IsTorrent reports whether job j runs as a torrent (a .torrent, a
+// magnet link, or a metalink whose files come through one).
+func IsTorrent(j queue.Job) bool {
+	_, ok := torrentSource(j)
+	return ok
+}
+
 func torrentSource(j queue.Job) (metalink.MetaURL, bool) {
 	var src metalink.MetaURL
 	found := false

@@ -55,7 +55,7 @@ func (w *Window) jobMenuItems(id JobID) []*fyne.MenuItem {
 		it.Icon = theme.AccountIcon()
 		items = append(items, it)
 	}
-	if _, rl := w.Backend.(Relinker); rl && j.State != Done && j.State != Seeding && j.State != Synced && !j.Sync {
+	if rl, ok := w.Backend.(Relinker); ok && j.State != Done && j.State != Seeding && j.State != Synced && !j.Sync && canRelink(rl, id) {
 		it := fyne.NewMenuItem(lang.L("Change link…"), w.ChangeLinkSelected)
 		it.Icon = theme.ContentPasteIcon()
 		items = append(items, it)
@@ -218,4 +218,10 @@ func (w *Window) hookJobActions() {
 	if _, ok := w.Backend.(LoginGiver); ok {
 		w.Details.Extra.OnLogIn = w.logInJob
 	}
+}
+
+// canRelink: job id has a link to change (one file, not a torrent).
+func canRelink(rl Relinker, id JobID) bool {
+	ok, _ := rl.CanRelink(id)
+	return ok
 }

@@ -22,7 +22,7 @@ func (b *Backend) CanRelink(id ui.JobID) (ok, expired bool) {
 		return false, false
 	}
 	j, err := b.q.Get(int64(id))
-	if err != nil || j.State == queue.Done {
+	if err != nil || j.State == queue.Done || runner.IsTorrent(j) {
 		return false, false
 	}
 	n := 0

@@ -132,6 +132,9 @@ func TestMagnetThroughTheWindowSeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ok, _ := b.CanRelink(id); ok {
+		t.Error("a torrent is offered Change link…, which it cannot take")
+	}
 	var row ui.Job
 	var peers, seeds int
 	waitFor(t, "the magnet's job to seed", func() bool {
