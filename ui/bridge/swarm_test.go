@@ -55,6 +55,17 @@ func TestSwarmThroughTheWindow(t *testing.T) {
 	if trs, ok := b.Trackers(id); !ok || len(trs) != 0 {
 		t.Errorf("trackers of a magnet without any: %+v %v", trs, ok)
 	}
+	// The torrent's speed is no one file's: its files show none.
+	waitFor(t, "the torrent's speed", func() bool { return jobByID(t, b, id).Speed > 0 })
+	if d, err := b.Detail(id, false); err != nil || len(d.Files) != 2 {
+		t.Fatalf("detail: %+v, %v", d.Files, err)
+	} else {
+		for _, f := range d.Files {
+			if f.Speed != 0 {
+				t.Errorf("%s shows %.0f B/s: the torrent's speed, not its own", f.Name, f.Speed)
+			}
+		}
+	}
 	var d ui.Detail
 	waitFor(t, "both files to be choosable", func() bool {
 		d, err = b.Detail(id, false)

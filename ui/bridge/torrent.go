@@ -292,6 +292,9 @@ func (b *Backend) torrentDetail(d *ui.Detail, pieces bool) {
 			}
 			part := snap.Snapshot
 			part.Name, part.Size, part.Bytes = tf.Name, tf.Size, tf.Bytes
+			// The swarm's speed is the torrent's, not any one file's: a
+			// file of several shows none rather than the whole speed.
+			part.Speed, part.ETA = 0, -1
 			part.Pieces = snap.Pieces[first:end]
 			part.Filler = snap.Filler[first:end]
 			state, verification, done := fd.State, fd.Verification, fd.Done
