@@ -229,7 +229,7 @@ var sameInEnglish = map[string]map[string]bool{
 // sameEverywhere are texts no language translates: protocol names and
 // examples of what to type.
 var sameEverywhere = map[string]bool{
-	"DHT": true, "PEX": true, "µTP": true,
+	"DHT": true, "PEX": true, "µTP": true, "BitTorrent": true,
 	"http://proxy.example:3128, socks5h://proxy.example:1080": true,
 	"localhost, .example.org, 10.0.0.0/8":                     true,
 }

@@ -143,6 +143,11 @@ func newPicker(source string, doc *metalink.Document, s Settings, parent fyne.Wi
 		header.Add(p.rejectedNote())
 	}
 	top := container.NewVBox(header, widget.NewSeparator(), filters, widget.NewSeparator())
+	if viaTorrent(doc) {
+		// A torrent's files have no languages, systems or mirrors to
+		// choose by: only the files themselves.
+		top = container.NewVBox(header, widget.NewSeparator())
+	}
 	dest := container.NewBorder(nil, nil, widget.NewLabel(lang.L("Save to")), p.Browse, p.Dir)
 	buttons := container.NewHBox(p.Cancel, layout.NewSpacer(), p.AddPaused, p.Start)
 	bottom := container.NewVBox(widget.NewSeparator(), p.Summary, dest, buttons)
@@ -434,6 +439,10 @@ func fileMeta(f metalink.File, countries []string) string {
 	if len(f.OS) > 0 {
 		parts = append(parts, strings.Join(f.OS, ", "))
 	}
+	if len(f.URLs) == 0 && hasTorrent(f) {
+		parts = append(parts, lang.L("BitTorrent"))
+		return strings.Join(parts, " · ")
+	}
 	m := countL("%s mirrors", len(f.URLs))
 	near := 0
 	for _, u := range f.URLs {
@@ -511,4 +520,24 @@ func pathMatches(filter, name string) bool {
 		return ok
 	}
 	return strings.Contains(strings.ToLower(name), strings.ToLower(filter))
+}
+
+// hasTorrent reports whether f comes through a torrent (a metaurl of
+// media type torrent).
+func hasTorrent(f metalink.File) bool {
+	return slices.ContainsFunc(f.MetaURLs, func(m metalink.MetaURL) bool { return m.MediaType == metalink.MediaTorrent })
+}
+
+// viaTorrent reports whether every file of doc comes only through a
+// torrent (a .torrent or a magnet link opened): no mirror to list.
+func viaTorrent(doc *metalink.Document) bool {
+	if len(doc.Files) == 0 {
+		return false
+	}
+	for _, f := range doc.Files {
+		if len(f.URLs) > 0 || !hasTorrent(f) {
+			return false
+		}
+	}
+	return true
 }

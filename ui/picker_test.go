@@ -254,3 +254,45 @@ func TestPickerGolden(t *testing.T) {
 	p.Content.Refresh()
 	assertGolden(t, "picker.png", w.Canvas().Capture())
 }
+
+// A torrent's files come through the torrent: the picker offers no
+// language, system or mirror filters, no Mirrors tab, and no "0 mirrors".
+func TestPickerForATorrent(t *testing.T) {
+	test.NewTempApp(t)
+	w := test.NewTempWindow(t, nil)
+	doc := &metalink.Document{Version: 4, Files: []metalink.File{
+		{Name: "set/a.bin", Size: 1 << 20, MetaURLs: []metalink.MetaURL{{URL: "magnet:?xt=urn:btih:00", MediaType: "torrent", Name: "set/a.bin"}}},
+		{Name: "set/b.bin", Size: 2 << 20, MetaURLs: []metalink.MetaURL{{URL: "magnet:?xt=urn:btih:00", MediaType: "torrent", Name: "set/b.bin"}}},
+	}}
+	p := NewPicker("magnet:?xt=urn:btih:00", doc, pickerSettings, w)
+	w.SetContent(p.Content)
+	if n := len(p.lists.Items); n != 1 {
+		t.Errorf("the picker of a torrent has %d tabs, want the files only", n)
+	}
+	if m := fileMeta(doc.Files[0], nil); strings.Contains(m, "mirror") {
+		t.Errorf("a torrent's file says %q", m)
+	}
+	if p.Languages.Visible() && isShown(p.Content, p.Languages) {
+		t.Error("the language filter shows for a torrent")
+	}
+	// A metalink keeps them.
+	q := newTestPicker(t)
+	if n := len(q.lists.Items); n != 2 || !isShown(q.Content, q.Languages) {
+		t.Errorf("a metalink's picker: %d tabs, language filter shown %v", n, isShown(q.Content, q.Languages))
+	}
+}
+
+// isShown reports whether o is in the tree under root.
+func isShown(root fyne.CanvasObject, o fyne.CanvasObject) bool {
+	if root == o {
+		return true
+	}
+	if c, ok := root.(*fyne.Container); ok {
+		for _, k := range c.Objects {
+			if isShown(k, o) {
+				return true
+			}
+		}
+	}
+	return false
+}

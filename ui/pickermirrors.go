@@ -81,7 +81,13 @@ func (p *Picker) buildLists() fyne.CanvasObject {
 	list := container.NewBorder(header(mirrorListWidths, lang.L("Host"), lang.L("Location"), lang.L("Priority"), lang.L("Protocol")),
 		nil, nil, nil, p.Mirrors)
 	p.MirrorsItem = container.NewTabItemWithIcon("", theme.StorageIcon(), list)
-	p.lists = container.NewAppTabs(container.NewTabItemWithIcon(lang.L("Files"), theme.FileIcon(), p.Files), p.MirrorsItem)
+	files := container.NewTabItemWithIcon(lang.L("Files"), theme.FileIcon(), p.Files)
+	if viaTorrent(p.Doc) {
+		// A torrent's sources are its peers, found once it runs.
+		p.lists = container.NewAppTabs(files)
+		return p.lists
+	}
+	p.lists = container.NewAppTabs(files, p.MirrorsItem)
 	return p.lists
 }
 

@@ -132,10 +132,13 @@ type URL struct {
 	Depth int
 }
 
+// MediaTorrent is the media type of a metaurl that is a torrent.
+const MediaTorrent = "torrent"
+
 // MetaURL points at a metadata document for the file, such as a .torrent.
 type MetaURL struct {
 	URL       string
-	MediaType string // "torrent", or another media type as written
+	MediaType string // MediaTorrent, or another media type as written
 	Name      string // the file's path inside the torrent, checked like File.Name
 	Priority  int
 }
