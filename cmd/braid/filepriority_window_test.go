@@ -3,9 +3,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,8 +27,7 @@ func TestWindowFilePriorities(t *testing.T) {
 	if err != nil {
 		t.Skip("xdotool is not installed (Debian: apt-get install xdotool); this test clicks on a real window with it")
 	}
-	xwd, err := exec.LookPath("xwd")
-	if err != nil {
+	if _, err := exec.LookPath("xwd"); err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps)")
 	}
 	tmp, bin, display := realWindow(t)
@@ -78,24 +75,7 @@ func TestWindowFilePriorities(t *testing.T) {
 	var out syncBuffer
 	startWindow(ctx, t, bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
-	shots := os.Getenv("BRAID_TEST_SHOTS")
-	keep := func(name string) {
-		if shots == "" {
-			return
-		}
-		cmd := exec.CommandContext(ctx, xwd, "-root", "-silent")
-		cmd.Env = env
-		b, err := cmd.Output()
-		if err != nil {
-			return
-		}
-		if img, err := decodeXWD(b); err == nil {
-			var buf bytes.Buffer
-			if png.Encode(&buf, img) == nil {
-				_ = os.WriteFile(filepath.Join(shots, name+".png"), buf.Bytes(), 0o644)
-			}
-		}
-	}
+	keep := func(name string) { windowShot(ctx, t, env, name) }
 	waitText := func(what string, want ...string) string {
 		t.Helper()
 		var texts string

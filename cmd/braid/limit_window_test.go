@@ -5,7 +5,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,24 +70,7 @@ func TestWindowJobLimit(t *testing.T) {
 	var out syncBuffer
 	startWindow(ctx, t, bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
-	shots := os.Getenv("BRAID_TEST_SHOTS")
-	keep := func(name string) {
-		if shots == "" {
-			return
-		}
-		cmd := exec.CommandContext(ctx, xwd, "-root", "-silent")
-		cmd.Env = env
-		b, err := cmd.Output()
-		if err != nil {
-			return
-		}
-		if img, err := decodeXWD(b); err == nil {
-			var buf bytes.Buffer
-			if png.Encode(&buf, img) == nil {
-				_ = os.WriteFile(filepath.Join(shots, name+".png"), buf.Bytes(), 0o644)
-			}
-		}
-	}
+	keep := func(name string) { windowShot(ctx, t, env, name) }
 	waitText := func(what string, ok func(string) bool) string {
 		t.Helper()
 		var texts string

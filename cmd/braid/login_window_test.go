@@ -23,8 +23,9 @@ import (
 	"braid/queue"
 )
 
-// windowShots is where the real-window tests of logins, links and
-// proxies keep screenshots when BRAID_TEST_SHOTS names a folder.
+// windowShot keeps a screenshot of the real window's X display as
+// NAME.png in the folder BRAID_TEST_SHOTS names; without one it does
+// nothing. Every real-window test keeps its pictures this way.
 func windowShot(ctx context.Context, t *testing.T, env []string, name string) {
 	t.Helper()
 	dir := os.Getenv("BRAID_TEST_SHOTS")

@@ -3,10 +3,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"image/png"
 	"net"
 	"os"
 	"os/exec"
@@ -36,8 +34,7 @@ func TestWindowPeersAndTrackers(t *testing.T) {
 	if err != nil {
 		t.Skip("xdotool is not installed (Debian: apt-get install xdotool); this test clicks on a real window with it")
 	}
-	xwd, err := exec.LookPath("xwd")
-	if err != nil {
+	if _, err := exec.LookPath("xwd"); err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps)")
 	}
 	tracker, err := exec.LookPath("opentracker")
@@ -97,23 +94,7 @@ func TestWindowPeersAndTrackers(t *testing.T) {
 	startWindow(ctx, t, bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	shots := os.Getenv("BRAID_TEST_SHOTS")
-	keep := func(name string) {
-		if shots == "" {
-			return
-		}
-		cmd := exec.CommandContext(ctx, xwd, "-root", "-silent")
-		cmd.Env = env
-		b, err := cmd.Output()
-		if err != nil {
-			return
-		}
-		if img, err := decodeXWD(b); err == nil {
-			var buf bytes.Buffer
-			if png.Encode(&buf, img) == nil {
-				_ = os.WriteFile(filepath.Join(shots, name+".png"), buf.Bytes(), 0o644)
-			}
-		}
-	}
+	keep := func(name string) { windowShot(ctx, t, env, name) }
 	read := func() string {
 		b, _ := os.ReadFile(dump)
 		return string(b)
