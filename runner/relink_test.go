@@ -1,146 +1,20 @@
 package runner
 
 import (
-	"bufio"
 	"context"
-	"crypto/md5"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"braid/engine"
 	"braid/engine/mirrortest"
+	"braid/engine/netconf/netconftest"
 	"braid/queue"
 )
-
-// signedNginx is nginx on 127.0.0.2 serving files under /s/ only with a
-// secure_link signature that has not expired (403 without one, 410 once
-// expired), slowly (limit_rate), logging the bytes sent for each request.
-type signedNginx struct {
-	base, dir string
-}
-
-const linkSecret = "braid-relink-secret"
-
-func startSignedNginx(t *testing.T, files map[string][]byte) *signedNginx {
-	t.Helper()
-	bin := ""
-	for _, p := range []string{"nginx", "/usr/sbin/nginx"} {
-		if b, err := exec.LookPath(p); err == nil {
-			bin = b
-			break
-		}
-	}
-	if bin == "" {
-		t.Skip("nginx is not installed (Debian package nginx, which has secure_link): skipping")
-	}
-	if out, _ := exec.Command(bin, "-V").CombinedOutput(); !strings.Contains(string(out), "secure_link") {
-		t.Skip("this nginx lacks the secure_link module (install Debian's nginx, nginx-full or nginx-extras): skipping")
-	}
-	dir := t.TempDir()
-	for name, data := range files {
-		p := filepath.Join(dir, "www", "s", name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ln, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	conf := fmt.Sprintf(`daemon off;
-master_process off;
-worker_processes 1;
-pid %[1]s/nginx.pid;
-error_log %[1]s/error.log info;
-events { worker_connections 128; }
-http {
-	log_format sent '$arg_expires $status $body_bytes_sent';
-	access_log %[1]s/access.log sent;
-	client_body_temp_path %[1]s/body;
-	proxy_temp_path %[1]s/proxy;
-	fastcgi_temp_path %[1]s/fastcgi;
-	uwsgi_temp_path %[1]s/uwsgi;
-	scgi_temp_path %[1]s/scgi;
-	server {
-		listen 127.0.0.2:%[2]d;
-		root %[1]s/www;
-		location /s/ {
-			limit_rate 2m;
-			secure_link $arg_md5,$arg_expires;
-			secure_link_md5 "$secure_link_expires$uri %[3]s";
-			if ($secure_link = "") { return 403; }
-			if ($secure_link = "0") { return 410; }
-		}
-	}
-}
-`, dir, port, linkSecret)
-	cf := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "-e", filepath.Join(dir, "error.log"), "-p", dir, "-c", cf)
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	addr := fmt.Sprintf("127.0.0.2:%d", port)
-	for deadline := time.Now().Add(15 * time.Second); ; {
-		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-			t.Fatalf("nginx does not listen on %s:\n%s", addr, b)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return &signedNginx{base: "http://" + addr, dir: dir}
-}
-
-// link signs /s/name until expires.
-func (n *signedNginx) link(name string, expires time.Time) string {
-	e := strconv.FormatInt(expires.Unix(), 10)
-	sum := md5.Sum([]byte(e + "/s/" + name + " " + linkSecret))
-	return fmt.Sprintf("%s/s/%s?md5=%s&expires=%s", n.base, name, base64.RawURLEncoding.EncodeToString(sum[:]), e)
-}
-
-// sent is the body bytes nginx sent for links that expire at expires.
-func (n *signedNginx) sent(t *testing.T, expires time.Time) int64 {
-	t.Helper()
-	f, err := os.Open(filepath.Join(n.dir, "access.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	want := strconv.FormatInt(expires.Unix(), 10)
-	var sum int64
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		if len(fs) == 3 && fs[0] == want {
-			b, _ := strconv.ParseInt(fs[2], 10, 64)
-			sum += b
-		}
-	}
-	return sum
-}
 
 // TestRelinkExpiredLink: a signed link serves part of a file, the job is
 // paused, the link expires; the next run puts the job in "link expired"
@@ -151,13 +25,13 @@ func TestRelinkExpiredLink(t *testing.T) {
 	const size = 12<<20 + 333
 	data := mirrortest.Bytes(size, 21)
 	other := mirrortest.Bytes(size, 22)
-	ng := startSignedNginx(t, map[string][]byte{"f.bin": data, "g.bin": other})
+	ng := netconftest.SignedNginx(t, map[string][]byte{"f.bin": data, "g.bin": other})
 	dir := t.TempDir()
 	q := openTest(t, t.TempDir())
 	ctx := context.Background()
 
 	first := time.Now().Add(4 * time.Second)
-	link := ng.link("f.bin", first)
+	link := ng.Link("f.bin", first)
 	doc, origin, err := queue.ResolveSource(ctx, link, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +81,7 @@ func TestRelinkExpiredLink(t *testing.T) {
 
 	// Same size, different bytes: refused, the job as it was.
 	fresh := time.Now().Add(time.Hour)
-	_, err = Relink(ctx, q, nil, id, ng.link("g.bin", fresh))
+	_, err = Relink(ctx, q, nil, id, ng.Link("g.bin", fresh))
 	if !errors.Is(err, queue.ErrRelink) || !strings.Contains(err.Error(), "different file") {
 		t.Fatalf("a different file of the same size: %v", err)
 	}
@@ -216,7 +90,7 @@ func TestRelinkExpiredLink(t *testing.T) {
 		t.Errorf("the refused relink changed the job: %+v", j2)
 	}
 
-	newLink := ng.link("f.bin", fresh.Add(time.Second))
+	newLink := ng.Link("f.bin", fresh.Add(time.Second))
 	checked, err := Relink(ctx, q, nil, id, newLink)
 	if err != nil {
 		t.Fatalf("relink: %v", err)
@@ -234,7 +108,7 @@ func TestRelinkExpiredLink(t *testing.T) {
 	if err != nil || string(on) != string(data) {
 		t.Fatalf("f.bin after relink: %v", err)
 	}
-	again := ng.sent(t, fresh.Add(time.Second))
+	again := ng.Sent(t, fresh.Add(time.Second))
 	missing := int64(size) - keptBytes
 	checks := int64(Samples*SampleSize) + 1 // the samples and the new link's probe
 	t.Logf("kept %d of %d bytes; the new link sent %d (missing %d, checks at most %d): %.3f of the missing",
@@ -253,10 +127,10 @@ func TestRelinkExpiredLink(t *testing.T) {
 func TestGetLinkExpired(t *testing.T) {
 	const size = 8 << 20
 	data := mirrortest.Bytes(size, 25)
-	ng := startSignedNginx(t, map[string][]byte{"f.bin": data})
+	ng := netconftest.SignedNginx(t, map[string][]byte{"f.bin": data})
 	state, dir := t.TempDir(), t.TempDir()
 	expires := time.Now().Add(4 * time.Second)
-	link := ng.link("f.bin", expires)
+	link := ng.Link("f.bin", expires)
 
 	ctx, stop := context.WithCancel(context.Background())
 	obs := &quietObserver{}
