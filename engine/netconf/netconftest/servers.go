@@ -155,60 +155,25 @@ func Nginx(t testing.TB, files map[string][]byte, user, pass string) *Origin {
 	t.Helper()
 	bin := need(t, "nginx", "nginx")
 	dir := t.TempDir()
-	www := filepath.Join(dir, "www")
 	for _, place := range []string{"open", "basic", "cookie", "header"} {
-		for name, data := range files {
-			p := filepath.Join(www, place, name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		putFiles(t, filepath.Join(dir, "www"), place, files)
 	}
 	sum := sha1.Sum([]byte(pass))
 	if err := os.WriteFile(filepath.Join(dir, "htpasswd"),
 		[]byte(user+":{SHA}"+base64.StdEncoding.EncodeToString(sum[:])+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	port := freePort(t, "127.0.0.2")
-	logFile := filepath.Join(dir, "error.log")
-	conf := fmt.Sprintf(`daemon off;
-master_process off;
-worker_processes 1;
-pid %[1]s/nginx.pid;
-error_log %[2]s info;
-events { worker_connections 128; }
-http {
-	access_log %[1]s/access.log;
-	client_body_temp_path %[1]s/body;
-	proxy_temp_path %[1]s/proxy;
-	fastcgi_temp_path %[1]s/fastcgi;
-	uwsgi_temp_path %[1]s/uwsgi;
-	scgi_temp_path %[1]s/scgi;
-	server {
-		listen 127.0.0.2:%[3]d;
-		root %[4]s;
-		location /basic/ {
+	addr := runNginx(t, bin, dir, "", fmt.Sprintf(`		location /basic/ {
 			auth_basic "braid";
 			auth_basic_user_file %[1]s/htpasswd;
 		}
 		location /cookie/ {
-			if ($cookie_%[5]s != "%[6]s") { return 403; }
+			if ($cookie_%[2]s != "%[3]s") { return 403; }
 		}
 		location /header/ {
-			if ($http_%[7]s != "%[8]s") { return 403; }
+			if ($http_%[4]s != "%[5]s") { return 403; }
 		}
-	}
-}
-`, dir, logFile, port, www, CookieName, CookieValue, strings.ReplaceAll(strings.ToLower(HeaderName), "-", "_"), HeaderValue)
-	cf := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr := fmt.Sprintf("127.0.0.2:%d", port)
-	start(t, addr, logFile, bin, "-e", logFile, "-p", dir, "-c", cf)
+`, dir, CookieName, CookieValue, strings.ReplaceAll(strings.ToLower(HeaderName), "-", "_"), HeaderValue))
 	return &Origin{URL: "http://" + addr, Dir: dir}
 }
 
@@ -220,15 +185,7 @@ func Lighttpd(t testing.TB, files map[string][]byte, user, pass string) string {
 	bin := need(t, "lighttpd", "lighttpd")
 	dir := t.TempDir()
 	www := filepath.Join(dir, "www")
-	for name, data := range files {
-		p := filepath.Join(www, "digest", name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	putFiles(t, www, "digest", files)
 	if err := os.WriteFile(filepath.Join(dir, "users"), []byte(user+":"+pass+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -34,50 +34,15 @@ func SignedNginx(t testing.TB, files map[string][]byte) *Signed {
 		t.Skip("this nginx lacks the secure_link module (install Debian's nginx, nginx-full or nginx-extras): skipping")
 	}
 	dir := t.TempDir()
-	for name, data := range files {
-		p := filepath.Join(dir, "www", "s", name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	port := freePort(t, "127.0.0.2")
-	logFile := filepath.Join(dir, "error.log")
-	conf := fmt.Sprintf(`daemon off;
-master_process off;
-worker_processes 1;
-pid %[1]s/nginx.pid;
-error_log %[4]s info;
-events { worker_connections 128; }
-http {
-	log_format sent '$arg_expires $status $body_bytes_sent';
-	access_log %[1]s/access.log sent;
-	client_body_temp_path %[1]s/body;
-	proxy_temp_path %[1]s/proxy;
-	fastcgi_temp_path %[1]s/fastcgi;
-	uwsgi_temp_path %[1]s/uwsgi;
-	scgi_temp_path %[1]s/scgi;
-	server {
-		listen 127.0.0.2:%[2]d;
-		root %[1]s/www;
-		location /s/ {
+	putFiles(t, filepath.Join(dir, "www"), "s", files)
+	addr := runNginx(t, bin, dir, "$arg_expires $status $body_bytes_sent", fmt.Sprintf(`		location /s/ {
 			limit_rate 2m;
 			secure_link $arg_md5,$arg_expires;
-			secure_link_md5 "$secure_link_expires$uri %[3]s";
+			secure_link_md5 "$secure_link_expires$uri %s";
 			if ($secure_link = "") { return 403; }
 			if ($secure_link = "0") { return 410; }
 		}
-	}
-}
-`, dir, port, signedSecret, logFile)
-	cf := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr := fmt.Sprintf("127.0.0.2:%d", port)
-	start(t, addr, logFile, bin, "-e", logFile, "-p", dir, "-c", cf)
+`, signedSecret))
 	return &Signed{URL: "http://" + addr, dir: dir}
 }
 
