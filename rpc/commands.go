@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 )
 
@@ -14,11 +13,7 @@ func (s *Server) addURI(ctx context.Context, p params) (any, error) {
 	if len(uris) == 0 {
 		return nil, failf("No URI to download.")
 	}
-	opts, err := p.options(1)
-	if err != nil {
-		return nil, err
-	}
-	a, err := addOptions(opts)
+	a, err := p.addOptionsAt(1)
 	if err != nil {
 		return nil, err
 	}
@@ -30,23 +25,15 @@ func (s *Server) addURI(ctx context.Context, p params) (any, error) {
 }
 
 func (s *Server) addTorrent(ctx context.Context, p params) (any, error) {
-	enc, err := p.str(0, "torrent")
+	b, err := p.document(0, "torrent")
 	if err != nil {
 		return nil, err
-	}
-	b, err := base64.StdEncoding.DecodeString(enc)
-	if err != nil {
-		return nil, failf("The torrent is not base64: %v", err)
 	}
 	seeds, err := p.strs(1, "uris")
 	if err != nil {
 		return nil, err
 	}
-	opts, err := p.options(2)
-	if err != nil {
-		return nil, err
-	}
-	a, err := addOptions(opts)
+	a, err := p.addOptionsAt(2)
 	if err != nil {
 		return nil, err
 	}
@@ -58,19 +45,11 @@ func (s *Server) addTorrent(ctx context.Context, p params) (any, error) {
 }
 
 func (s *Server) addMetalink(ctx context.Context, p params) (any, error) {
-	enc, err := p.str(0, "metalink")
+	b, err := p.document(0, "metalink")
 	if err != nil {
 		return nil, err
 	}
-	b, err := base64.StdEncoding.DecodeString(enc)
-	if err != nil {
-		return nil, failf("The metalink is not base64: %v", err)
-	}
-	opts, err := p.options(1)
-	if err != nil {
-		return nil, err
-	}
-	a, err := addOptions(opts)
+	a, err := p.addOptionsAt(1)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -84,6 +85,29 @@ func (p params) options(i int) (map[string][]string, error) {
 }
 
 func (p params) keys(i int) ([]string, error) { return p.strs(i, "keys") }
+
+// addOptionsAt reads a new download's options struct at i (addOptions).
+func (p params) addOptionsAt(i int) (AddOptions, error) {
+	o, err := p.options(i)
+	if err != nil {
+		return AddOptions{}, err
+	}
+	return addOptions(o)
+}
+
+// document reads the base64 string at i: a .torrent or metalink, named
+// what in the message when it is not base64.
+func (p params) document(i int, what string) ([]byte, error) {
+	enc, err := p.str(i, what)
+	if err != nil {
+		return nil, err
+	}
+	b, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		return nil, failf("The %s is not base64: %v", what, err)
+	}
+	return b, nil
+}
 
 // addOptions takes aria2's options of a new download; options Braid does
 // not know are ignored, as clients send their whole settings.
