@@ -69,7 +69,7 @@ func TestWindowAddFirstReachLater(t *testing.T) {
 				return texts
 			}
 		}
-		keepShot(ctx, env, "addfirst-"+strings.ReplaceAll(what, " ", "-"))
+		windowShot(ctx, t, env, "addfirst-"+strings.ReplaceAll(what, " ", "-"))
 		t.Fatalf("%s: the window never said %q; it shows:\n%s\n%s", what, want, texts, out.String())
 		return ""
 	}
@@ -79,7 +79,7 @@ func TestWindowAddFirstReachLater(t *testing.T) {
 	xdo("windowfocus", "--sync", wid)
 	xdo("key", "ctrl+n")
 	time.Sleep(time.Second) // the dump of texts follows the queue, not a dialog: give it time to show
-	keepShot(ctx, env, "addfirst-dialog")
+	windowShot(ctx, t, env, "addfirst-dialog")
 	xdo("type", "--delay", "10", link)
 	added := time.Now()
 	xdo("key", "Return")
@@ -93,7 +93,7 @@ func TestWindowAddFirstReachLater(t *testing.T) {
 	if d := time.Since(added); d > 20*time.Second {
 		t.Errorf("the job showed %s after Enter, want at once", d.Round(time.Second))
 	}
-	keepShot(ctx, env, "addfirst-waiting")
+	windowShot(ctx, t, env, "addfirst-waiting")
 	for _, line := range strings.Split(texts, "\n") {
 		if f := explain.RawFragment(line); f != "" {
 			t.Errorf("the window shows raw error text %q: %q", f, line)
@@ -121,7 +121,7 @@ func TestWindowAddFirstReachLater(t *testing.T) {
 			break
 		}
 		if time.Now().After(end) {
-			keepShot(ctx, env, "addfirst-not-done")
+			windowShot(ctx, t, env, "addfirst-not-done")
 			t.Fatalf("the job never ended: %+v\n%s", listJobs(t, bin, state), out.String())
 		}
 	}
@@ -131,5 +131,5 @@ func TestWindowAddFirstReachLater(t *testing.T) {
 	}
 	// The window says so.
 	waitText("the file landed", 30*time.Second, regexp.MustCompile(`Done · not verified`))
-	keepShot(ctx, env, "addfirst-done")
+	windowShot(ctx, t, env, "addfirst-done")
 }

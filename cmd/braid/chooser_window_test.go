@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"image/png"
 	"net"
 	"os"
 	"os/exec"
@@ -63,24 +62,12 @@ func TestWindowFileChooserTakesATypedPath(t *testing.T) {
 		t.Fatalf("the window never showed\n%s", out.String())
 	}
 	wid := ids[0]
-	waitText := func(what string, want ...string) {
+	waitText := func(what string, want ...string) string {
 		t.Helper()
-		var texts string
-		for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-			b, _ := os.ReadFile(dump)
-			texts = string(b)
-			ok := texts != ""
-			for _, w := range want {
-				ok = ok && strings.Contains(texts, w)
-			}
-			if ok {
-				return
-			}
-		}
-		t.Fatalf("%s: the window never said %q; it shows:\n%s\n%s", what, want, texts, out.String())
+		return waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "chooser-", what, want...)
 	}
 	waitText("start", "Add URL", "Open")
-	keepShot(ctx, env, "chooser-start")
+	windowShot(ctx, t, env, "chooser-start")
 
 	// dialog opens File → Open… with the mouse (Fyne draws the menu bar
 	// in the window: File is its first entry, Open… its menu's second)
@@ -91,7 +78,7 @@ func TestWindowFileChooserTakesATypedPath(t *testing.T) {
 		xdo("mousemove", "--window", wid, "--sync", "20", "12")
 		xdo("click", "1")
 		time.Sleep(400 * time.Millisecond)
-		keepShot(ctx, env, "chooser-menu")
+		windowShot(ctx, t, env, "chooser-menu")
 		xdo("mousemove", "--window", wid, "--sync", "40", "84")
 		xdo("click", "1")
 		for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
@@ -100,11 +87,11 @@ func TestWindowFileChooserTakesATypedPath(t *testing.T) {
 			b, _ := cmd.Output()
 			if found := strings.Fields(string(b)); len(found) > 0 {
 				time.Sleep(time.Second) // GTK maps the dialog before it takes keys
-				keepShot(ctx, env, "chooser-dialog")
+				windowShot(ctx, t, env, "chooser-dialog")
 				return found[0], zenityFilename(t, display)
 			}
 		}
-		keepShot(ctx, env, "chooser-no-dialog")
+		windowShot(ctx, t, env, "chooser-no-dialog")
 		t.Fatalf("no file dialog showed\n%s", out.String())
 		return "", ""
 	}
@@ -119,7 +106,7 @@ func TestWindowFileChooserTakesATypedPath(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	xdo("type", "--delay", "20", meta)
 	time.Sleep(300 * time.Millisecond)
-	keepShot(ctx, env, "chooser-typed")
+	windowShot(ctx, t, env, "chooser-typed")
 	xdo("key", "Return")
 
 	// The picker shows the document's file (the screen changes only when
@@ -128,7 +115,7 @@ func TestWindowFileChooserTakesATypedPath(t *testing.T) {
 	var js []queueJob
 	for end, next := time.Now().Add(40*time.Second), time.Now().Add(2*time.Second); ; time.Sleep(300 * time.Millisecond) {
 		if time.Now().After(next) {
-			keepShot(ctx, env, "chooser-picker")
+			windowShot(ctx, t, env, "chooser-picker")
 			xdo("windowfocus", "--sync", wid)
 			xdo("key", "Return")
 			next = time.Now().Add(8 * time.Second)
@@ -193,25 +180,4 @@ func containsArg(args []string, a string) bool {
 		}
 	}
 	return false
-}
-
-// keepShot writes the screen of env's display to BRAID_TEST_SHOTS/name.png
-// when that is set: to look at what a test saw.
-func keepShot(ctx context.Context, env []string, name string) {
-	dir := os.Getenv("BRAID_TEST_SHOTS")
-	if dir == "" {
-		return
-	}
-	cmd := exec.CommandContext(ctx, "xwd", "-root", "-silent")
-	cmd.Env = env
-	b, err := cmd.Output()
-	if err != nil {
-		return
-	}
-	if img, err := decodeXWD(b); err == nil {
-		var buf bytes.Buffer
-		if png.Encode(&buf, img) == nil {
-			_ = os.WriteFile(filepath.Join(dir, name+".png"), buf.Bytes(), 0o644)
-		}
-	}
 }

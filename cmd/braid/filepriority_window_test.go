@@ -78,21 +78,7 @@ func TestWindowFilePriorities(t *testing.T) {
 	keep := func(name string) { windowShot(ctx, t, env, name) }
 	waitText := func(what string, want ...string) string {
 		t.Helper()
-		var texts string
-		for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(300 * time.Millisecond) {
-			b, _ := os.ReadFile(dump)
-			texts = string(b)
-			ok := texts != ""
-			for _, w := range want {
-				ok = ok && strings.Contains(texts, w)
-			}
-			if ok {
-				return texts
-			}
-		}
-		keep("files-" + what)
-		t.Fatalf("%s: the window never said %q; it shows:\n%s\n%s", what, want, texts, out.String())
-		return ""
+		return waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "files-", what, want...)
 	}
 	ids := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))
 	if len(ids) == 0 {

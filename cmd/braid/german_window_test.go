@@ -147,28 +147,14 @@ func TestWindowGermanHasNoEnglish(t *testing.T) {
 	}
 	waitText := func(what string, want ...string) string {
 		t.Helper()
-		var texts string
-		for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(300 * time.Millisecond) {
-			b, _ := os.ReadFile(dump)
-			texts = string(b)
-			ok := texts != ""
-			for _, w := range want {
-				ok = ok && strings.Contains(texts, w)
-			}
-			if ok {
-				return texts
-			}
-		}
-		keepShot(ctx, env, "german-"+what)
-		t.Fatalf("%s: the window never said %q; it shows:\n%s\n%s", what, want, texts, out.String())
-		return ""
+		return waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "german-", what, want...)
 	}
 
 	// The picker first: its files and why some are left out.
 	waitText("picker", "Downloads hinzufügen", "handbuch-fr.pdf", "programm.exe", "liesmich.txt")
 	time.Sleep(1500 * time.Millisecond) // one more dump, with every row drawn
 	b, _ := os.ReadFile(dump)
-	keepShot(ctx, env, "german-picker")
+	windowShot(ctx, t, env, "german-picker")
 	scan(string(b))
 	xdo("windowfocus", "--sync", wid)
 	xdo("key", "Escape")
@@ -176,7 +162,7 @@ func TestWindowGermanHasNoEnglish(t *testing.T) {
 	// Then each row, with its details.
 	texts := waitText("queue", "Wartet", "Fehlgeschlagen", "Fertig")
 	scan(texts)
-	keepShot(ctx, env, "german-queue")
+	windowShot(ctx, t, env, "german-queue")
 	// Each tab of the details (Files, Mirrors, Info; their places in the
 	// 1100×720 window), for each row; the sixth row is below the list's
 	// fold.
@@ -185,7 +171,7 @@ func TestWindowGermanHasNoEnglish(t *testing.T) {
 		time.Sleep(1500 * time.Millisecond) // a dump of the texts follows within a second
 		b, _ := os.ReadFile(dump)
 		scan(string(b))
-		keepShot(ctx, env, name)
+		windowShot(ctx, t, env, name)
 	}
 	for _, tab := range []struct {
 		name string

@@ -47,6 +47,29 @@ func windowShot(ctx context.Context, t *testing.T, env []string, name string) {
 	}
 }
 
+// waitWindowText waits up to limit until the texts a window running with
+// BRAID_DUMP_TEXTS=dump showed hold every one of want, and returns them;
+// else it keeps a screenshot (windowShot, named shot+what) and fails with
+// what the window showed and printed (out).
+func waitWindowText(ctx context.Context, t *testing.T, env []string, dump string, out *syncBuffer, limit time.Duration, shot, what string, want ...string) string {
+	t.Helper()
+	var texts string
+	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
+		b, _ := os.ReadFile(dump)
+		texts = string(b)
+		ok := texts != ""
+		for _, w := range want {
+			ok = ok && strings.Contains(texts, w)
+		}
+		if ok {
+			return texts
+		}
+	}
+	windowShot(ctx, t, env, shot+strings.ReplaceAll(what, " ", "-"))
+	t.Fatalf("%s: the window never said %q; it shows:\n%s\n%s", what, want, texts, out.String())
+	return ""
+}
+
 // findRow finds the first row of the queue on the screen by its progress
 // bar's track.
 func findRow(ctx context.Context, t *testing.T, env []string) bar {
@@ -172,19 +195,9 @@ func TestWindowLoginPrompt(t *testing.T) {
 	win := startWindow(ctx, t, bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	read := func() string { b, _ := os.ReadFile(dump); return string(b) }
-	waitText := func(what string, want ...string) {
+	waitText := func(what string, want ...string) string {
 		t.Helper()
-		for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-			texts, ok := read(), true
-			for _, w := range want {
-				ok = ok && strings.Contains(texts, w)
-			}
-			if ok {
-				return
-			}
-		}
-		windowShot(ctx, t, env, "login-"+what)
-		t.Fatalf("%s: the window never said %q; it shows:\n%s\n%s", what, want, read(), out.String())
+		return waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "login-", what, want...)
 	}
 	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
 	waitText("the queue", "f.bin")

@@ -105,20 +105,9 @@ func TestWindowChangeLink(t *testing.T) {
 	var out syncBuffer
 	win := startWindow(ctx, t, bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
-	read := func() string { b, _ := os.ReadFile(dump); return string(b) }
-	waitText := func(what string, want ...string) {
+	waitText := func(what string, want ...string) string {
 		t.Helper()
-		for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-			texts, ok := read(), true
-			for _, w := range want {
-				ok = ok && strings.Contains(texts, w)
-			}
-			if ok {
-				return
-			}
-		}
-		windowShot(ctx, t, env, "relink-"+strings.ReplaceAll(what, " ", "-"))
-		t.Fatalf("%s: the window never said %q; it shows:\n%s\n%s", what, want, read(), out.String())
+		return waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "relink-", what, want...)
 	}
 	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
 	waitText("the queue", "f.bin")

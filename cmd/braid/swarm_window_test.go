@@ -95,26 +95,9 @@ func TestWindowPeersAndTrackers(t *testing.T) {
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	shots := os.Getenv("BRAID_TEST_SHOTS")
 	keep := func(name string) { windowShot(ctx, t, env, name) }
-	read := func() string {
-		b, _ := os.ReadFile(dump)
-		return string(b)
-	}
 	waitText := func(what string, want ...string) string {
 		t.Helper()
-		var texts string
-		for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(300 * time.Millisecond) {
-			texts = read()
-			ok := texts != ""
-			for _, w := range want {
-				ok = ok && strings.Contains(texts, w)
-			}
-			if ok {
-				return texts
-			}
-		}
-		keep("swarm-" + what)
-		t.Fatalf("%s: the window never said %q; it shows:\n%s\n%s", what, want, texts, out.String())
-		return ""
+		return waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "swarm-", what, want...)
 	}
 	ids := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))
 	if len(ids) == 0 {

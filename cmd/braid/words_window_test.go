@@ -138,20 +138,7 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 	// waitText waits until the dump holds every one of want.
 	waitText := func(what string, want ...string) string {
 		t.Helper()
-		var texts string
-		for end := time.Now().Add(90 * time.Second); time.Now().Before(end); time.Sleep(300 * time.Millisecond) {
-			texts = read()
-			ok := texts != ""
-			for _, w := range want {
-				ok = ok && strings.Contains(texts, w)
-			}
-			if ok {
-				return texts
-			}
-		}
-		keep("words-" + what)
-		t.Fatalf("%s: the window never said %q; it shows:\n%s\n%s", what, want, texts, out.String())
-		return ""
+		return waitWindowText(ctx, t, env, dump, &out, 90*time.Second, "words-", what, want...)
 	}
 	clean := func(what, texts string) {
 		t.Helper()
