@@ -70,6 +70,30 @@ func waitWindowText(ctx context.Context, t *testing.T, env []string, dump string
 	return ""
 }
 
+// pausedJob adds to the queue in state a paused job that downloads data
+// as name from link into dest, with its sha-256.
+func pausedJob(t *testing.T, state, dest, link, name string, data []byte) {
+	t.Helper()
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	sum := sha256.Sum256(data)
+	doc := &metalink.Document{Version: 4, Files: []metalink.File{{
+		Name: name, Size: int64(len(data)),
+		Hashes: []metalink.Hash{{Type: "sha-256", Value: hex.EncodeToString(sum[:])}},
+		URLs:   []metalink.URL{{URL: link, Priority: 1}},
+	}}}
+	id, err := q.Add(link, dest, doc, nil)
+	if err == nil {
+		err = q.Pause(id, "")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // findRow finds the first row of the queue on the screen by its progress
 // bar's track.
 func findRow(ctx context.Context, t *testing.T, env []string) bar {
@@ -168,25 +192,8 @@ func TestWindowLoginPrompt(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sum := sha256.Sum256(data)
 	link := origin.URL + "/basic/f.bin"
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := &metalink.Document{Version: 4, Files: []metalink.File{{
-		Name: "f.bin", Size: int64(len(data)),
-		Hashes: []metalink.Hash{{Type: "sha-256", Value: hex.EncodeToString(sum[:])}},
-		URLs:   []metalink.URL{{URL: link, Priority: 1}},
-	}}}
-	id, err := q.Add(link, dest, doc, nil)
-	if err == nil {
-		err = q.Pause(id, "")
-	}
-	q.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pausedJob(t, state, dest, link, "f.bin", data)
 
 	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)

@@ -5,8 +5,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"net/url"
 	"os"
 	"os/exec"
@@ -16,9 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"braid/engine/metalink"
 	"braid/engine/netconf/netconftest"
-	"braid/queue"
 )
 
 // TestWindowProxySetting runs the real binary on its own Xvfb display over
@@ -54,25 +50,8 @@ func TestWindowProxySetting(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sum := sha256.Sum256(data)
 	link := origin.URL + "/p/p.bin"
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := &metalink.Document{Version: 4, Files: []metalink.File{{
-		Name: "p.bin", Size: int64(len(data)),
-		Hashes: []metalink.Hash{{Type: "sha-256", Value: hex.EncodeToString(sum[:])}},
-		URLs:   []metalink.URL{{URL: link, Priority: 1}},
-	}}}
-	id, err := q.Add(link, dest, doc, nil)
-	if err == nil {
-		err = q.Pause(id, "")
-	}
-	q.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pausedJob(t, state, dest, link, "p.bin", data)
 
 	// No proxy in the environment: the system's setting is direct here.
 	var env []string
