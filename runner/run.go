@@ -294,9 +294,9 @@ func (r *Runner) Run(ctx context.Context) error {
 	if _, err := r.client(); err != nil {
 		return err
 	}
-	// Torrents seeding when Braid last stopped seed on (torrentseed.go);
-	// one that cannot is logged, and its job stays done.
-	_, _ = r.SeedAgain()
+	// Torrents seeding when Braid last stopped seed on (torrentseed.go),
+	// once per runner; one that cannot is logged, and its job stays done.
+	r.tor.firstRun.Do(func() { _, _ = r.SeedAgain() })
 	r.mu.Lock()
 	r.jobs = r.Jobs
 	if r.jobs <= 0 {

@@ -55,6 +55,9 @@ type torrentLive struct {
 	// again makes SeedAgain one at a time (the window's start and its
 	// first Run may both call it).
 	again sync.Mutex
+	// firstRun makes Run seed on only at the runner's first run: the
+	// window and the RPC server call Run again at every change.
+	firstRun sync.Once
 }
 
 // LiveTorrent returns the torrent job that job id runs or seeds now, so a
