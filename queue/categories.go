@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"braid/engine/metalink"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -181,6 +182,19 @@ func SplitExtensions(s string) []string {
 		}
 	}
 	return out
+}
+
+// SortDoc is SortDest for a new job of doc whose files selected are
+// chosen (nil: all of them), as Add takes them.
+func (q *Queue) SortDoc(dest string, doc *metalink.Document, selected []string) string {
+	names := selected
+	if names == nil {
+		for _, f := range doc.Files {
+			names = append(names, f.Name)
+		}
+	}
+	dir, _ := q.SortDest(dest, names)
+	return dir
 }
 
 // SortDest is where a new job goes: dest, unless dest is the download

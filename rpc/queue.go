@@ -128,18 +128,6 @@ func (a *QueueDownloads) destination(dir string) (string, error) {
 	return abs, nil
 }
 
-// sorted is where a job of doc added without a dir goes: the folder of
-// its files' category when dest is the download folder (queue.SortDest),
-// as for a job added in the window.
-func (a *QueueDownloads) sorted(dest string, doc *metalink.Document) string {
-	names := make([]string, 0, len(doc.Files))
-	for _, f := range doc.Files {
-		names = append(names, f.Name)
-	}
-	dir, _ := a.Queue.SortDest(dest, names)
-	return dir
-}
-
 // netOf are the network settings addUri's headers and user agent make:
 // they go only to the hosts of uris (a Cookie line included), and the
 // queue keeps their values out of state.db (queue.SetNet).
@@ -190,7 +178,7 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 		return 0, err
 	}
 	if o.Dir == "" {
-		dest = a.sorted(dest, doc)
+		dest = a.Queue.SortDoc(dest, doc, nil) // its category's folder, as in the window
 	}
 	if o.Referer != "" {
 		origin.Referer = o.Referer

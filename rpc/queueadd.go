@@ -117,7 +117,7 @@ func (a *QueueDownloads) AddMetalink(_ context.Context, b []byte, o AddOptions) 
 		return nil, err
 	}
 	if o.Dir == "" {
-		dest = a.sorted(dest, doc)
+		dest = a.Queue.SortDoc(dest, doc, nil) // its category's folder, as in the window
 	}
 	sum := sha256.Sum256(b)
 	source := "rpc://metalink/" + hex.EncodeToString(sum[:8])

@@ -69,16 +69,9 @@ func (b *Backend) organiseLocked(j queue.Job, v *ui.Job) {
 }
 
 // sortDest is where an added job goes: the folder of its files' category
-// when the picker left the download folder as it was (queue.SortDest).
+// when the picker left the download folder as it was (queue.SortDoc).
 func (b *Backend) sortDest(req ui.AddRequest) string {
-	names := req.Files
-	if names == nil {
-		for _, f := range req.Doc.Files {
-			names = append(names, f.Name)
-		}
-	}
-	dir, _ := b.q.SortDest(req.Dir, names)
-	return dir
+	return b.q.SortDoc(req.Dir, req.Doc, req.Files)
 }
 
 // Categories returns the queue's categories.
