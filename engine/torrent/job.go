@@ -341,17 +341,20 @@ func (j *Job) download(ctx context.Context, cl *torrent.Client) error {
 
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
+	stall := newReplanner(t, ts)
 	for !j.allFinished() {
+		var now time.Time
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case err := <-j.refused:
 			return err
-		case <-tick.C:
+		case now = <-tick.C:
 		}
 		if err := ts.failure(); err != nil {
 			return err
 		}
+		stall.check(now)
 	}
 	if j.req.SeedRatio > 0 || j.req.SeedTime > 0 {
 		// Before Complete, so whoever it wakes sees the job seeding.

@@ -236,6 +236,7 @@ type torrentStorage struct {
 	closed   bool
 	pending  []int       // verified pieces not synced and recorded yet
 	flushing *time.Timer // runs flush; nil when nothing is pending
+	notDone  int         // pieces marked not complete: each failed a hash check
 
 	// recording serialises the Completion's writes (flush, and
 	// MarkNotComplete), so a piece recorded bad is never recorded good
@@ -285,6 +286,13 @@ func (ts *torrentStorage) failure() error {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return ts.err
+}
+
+// failedChecks returns how many times a piece failed its hash check.
+func (ts *torrentStorage) failedChecks() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.notDone
 }
 
 func (ts *torrentStorage) fail(err error) {
@@ -477,6 +485,7 @@ func (p *pieceImpl) MarkNotComplete() error {
 	ts.mu.Lock()
 	was := ts.done[p.index] || !ts.recorded[p.index]
 	ts.done[p.index], ts.recorded[p.index] = false, true
+	ts.notDone++
 	ts.pending = slices.DeleteFunc(ts.pending, func(i int) bool { return i == p.index })
 	ts.mu.Unlock()
 	if !was {
