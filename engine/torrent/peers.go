@@ -77,6 +77,12 @@ func (j *Job) Peers() []Peer {
 	if info := j.t.Info(); info != nil {
 		n = info.NumPieces()
 	}
+	// The library keeps its interest once it has shown it (requesting.go
+	// :339), so a seeding torrent's peers still read "interested"; a
+	// torrent that wants nothing more is not.
+	j.mu.Lock()
+	wants := j.phase != PhaseSeeding && j.phase != PhaseDone
+	j.mu.Unlock()
 	out := make([]Peer, 0, len(conns))
 	for _, pc := range conns {
 		st := pc.Stats()
@@ -118,7 +124,7 @@ func (j *Job) Peers() []Peer {
 		}
 		if f, ok := status.peers[peerIDText(p.ID)]; ok {
 			p.Flags = true
-			p.AmInterested = strings.Contains(f.ours, "i")
+			p.AmInterested = wants && strings.Contains(f.ours, "i")
 			p.AmChoking = strings.Contains(f.ours, "c")
 			p.PeerInterested = strings.Contains(f.theirs, "i")
 			p.PeerChoking = strings.Contains(f.theirs, "c")

@@ -266,3 +266,52 @@ func BenchmarkPeersAndTrackers(b *testing.B) {
 		}
 	})
 }
+
+// A seeding torrent wants nothing: its peers do not read "interested"
+// (the Peers tab said "downloading" beside a seeding torrent), though the
+// library keeps the interest it once showed. Braid A fetches from a seeder
+// and from Braid B, a slower leecher that had pieces A lacked; once A
+// seeds, B is still there, downloading from it.
+func TestSeedingTorrentIsNotInterested(t *testing.T) {
+	src := t.TempDir()
+	data := randomBytes(t, 4<<20)
+	mi := makeTorrent(t, src, "s.bin", []testFile{{Data: data}})
+	addr := seeder(t, src, mi)
+	bj, bc, _ := slowLeecher(t, mi, addr, 512<<10, Config{})
+	waitUntil(t, "B's first pieces", func() bool { return bj.Snapshot().Verified >= 4 })
+
+	ac := NewClient(Config{ListenHost: "127.0.0.1", Logger: discard, DownloadLimit: 1 << 20})
+	t.Cleanup(func() { ac.Close() })
+	spec := specOf(t, mi)
+	spec.Peers = []string{addr, fmt.Sprintf("127.0.0.1:%d", bc.Port())}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a, err := ac.Start(ctx, &Request{Dir: t.TempDir(), Spec: spec, SeedTime: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Stop)
+	interested := false
+	waitUntil(t, "A to seed", func() bool {
+		for _, p := range a.Peers() {
+			interested = interested || p.AmInterested && p.Port == bc.Port()
+		}
+		return a.Snapshot().Phase == PhaseSeeding
+	})
+	if !interested {
+		t.Skip("A never wanted a piece of B's, so there was no interest to keep")
+	}
+	var b *Peer
+	waitUntil(t, "B's flags as a peer of the seeding A", func() bool {
+		for _, p := range a.Peers() {
+			if p.Flags && !p.Seeder {
+				b = &p
+				return true
+			}
+		}
+		return false
+	})
+	if b.AmInterested {
+		t.Errorf("a seeding torrent reads interested in %s (%+v)", b.Addr, *b)
+	}
+}
