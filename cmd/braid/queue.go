@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"braid/engine"
+	"braid/platform"
 	"braid/queue"
 	"braid/rpc"
 	"braid/runner"
@@ -202,7 +203,19 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "braid queue %s: %v\n", sub, err)
 		return 1
 	}
+	if sub != "list" && sub != "run" {
+		wakeRunning(ctx)
+	}
 	return 0
+}
+
+// wakeRunning tells the Braid that runs the queue now, the window or a
+// queue run, that another process changed it: it shows the change and
+// takes up a job resumed or moved. Nothing is said when none runs.
+func wakeRunning(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_, _ = platform.Forward(ctx, platform.SocketPath(os.Getenv), platform.Handoff{Wake: true})
 }
 
 // moves are the directions of braid queue move.

@@ -12,6 +12,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/engine/piece"
+	"braid/platform"
 	"braid/queue"
 )
 
@@ -292,5 +293,43 @@ func TestQueueRunClientFollowsSettings(t *testing.T) {
 					got.MaxConns, got.MaxConnsPerMirror, got.Limit, c.wantConns, c.wantLimit)
 			}
 		})
+	}
+}
+
+// TestQueueChangesWakeTheRunningBraid: a change made with braid queue while
+// the window (or a queue run) runs the queue reaches it at once: the
+// command tells it over the user's socket, so a job resumed here starts
+// there instead of showing paused until something else refreshes the list.
+// Listing changes nothing and says nothing.
+func TestQueueChangesWakeTheRunningBraid(t *testing.T) {
+	state, _ := queueFixture(t)
+	in, err := platform.Listen(platform.SocketPath(os.Getenv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	wakes := make(chan struct{}, 10)
+	go in.Serve(ctx, func(h platform.Handoff) (platform.Answer, error) {
+		if h.Wake {
+			wakes <- struct{}{}
+		}
+		return platform.Answer{}, nil
+	})
+	for _, args := range [][]string{{"list"}, {"pause", "1"}, {"resume", "1"}, {"move", "1", "bottom"}, {"limit", "1", "500K"}} {
+		code, _, errOut := runQueue(t, append([]string{"--state", state}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		// Forward returns once the answer came: a wake is in the
+		// channel by now or was never sent.
+		woke := len(wakes) == 1
+		if woke {
+			<-wakes
+		}
+		if want := args[0] != "list"; woke != want {
+			t.Errorf("braid queue %v: woke the running Braid %v, want %v", args, woke, want)
+		}
 	}
 }
