@@ -415,8 +415,10 @@ func (d *download) snapshot(s *Snapshot) {
 	s.Elapsed = now.Sub(d.started)
 	s.Bytes = d.doneB
 	s.Hashed = d.hashed.Load()
+	s.Skipping = 0
 	for _, sg := range d.segs {
 		s.Bytes += sg.partial.Load()
+		s.Skipping += sg.skip.Load()
 	}
 	s.Bytes += d.partialBytes()
 	s.Speed = int64(d.speed)
@@ -429,7 +431,7 @@ func (d *download) snapshot(s *Snapshot) {
 	case d.state == StateDone:
 		s.ETA = 0
 	case d.speed > 1 && d.size >= 0:
-		s.ETA = time.Duration(float64(d.size-s.Bytes) / d.speed * float64(time.Second))
+		s.ETA = time.Duration(float64(d.size-s.Bytes+s.Skipping) / d.speed * float64(time.Second))
 	}
 	s.Pieces = append(s.Pieces[:0], d.pieces...)
 	s.Filler = append(s.Filler[:0], d.filler...)

@@ -1,9 +1,14 @@
 package engine
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"braid/engine/mirrortest"
+	"braid/engine/piece"
 )
 
 // TestRangelessMirrors checks that mirrors which ignore Range (they answer
@@ -102,5 +107,65 @@ func TestRangelessMirrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A resume from a mirror that ignores ranges reads again the part of the
+// file already on disk and throws it away: the snapshot says how much is
+// left to skip, it shrinks as the stream passes it, and the time left
+// counts it, so the row does not promise the end in seconds while the
+// stream is still passing bytes the file has.
+func TestRangelessResumeShowsSkipping(t *testing.T) {
+	const pl = 64 << 10
+	data := testData(2 << 20)
+	f0 := fileFor("f.bin", data, pl)
+	plan := piece.PlanFor(f0)
+	dir := t.TempDir()
+	// The first half on disk and recorded.
+	part := make([]byte, len(data))
+	done := piece.NewBitfield(plan.Count())
+	half := plan.Count() / 2
+	for i := range half {
+		off, n := plan.Bounds(i)
+		copy(part[off:off+n], data[off:off+n])
+		done.Set(i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f.bin.part"), part, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := mirrortest.New(t, data, mirrortest.NoRanges(), mirrortest.Rate(512<<10))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dl := (&Client{}).Do(ctx, &Request{Dir: dir, File: fileFor("f.bin", data, pl, m.URL()), Done: done, Journal: &journal{}})
+	skipped := int64(len(data)) / 2
+	var seen []int64
+	var last Snapshot
+	for dl.Snapshot().State < StateVerifying {
+		s := dl.Snapshot()
+		if s.Skipping > 0 {
+			seen = append(seen, s.Skipping)
+			if s.Skipping > skipped {
+				t.Fatalf("skipping %d bytes, more than the %d on disk", s.Skipping, skipped)
+			}
+			last = s
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := dl.Err(); err != nil {
+		t.Fatal(err)
+	}
+	wantFile(t, dir, "f.bin", data)
+	if len(seen) < 2 || seen[len(seen)-1] >= seen[0] {
+		t.Fatalf("skipping seen as %v; want it shrinking while the stream passes the first half", seen)
+	}
+	if last.Speed > 0 {
+		// The time left covers the skip and the half still to fetch.
+		want := time.Duration(float64(last.Skipping+last.Size-last.Bytes) / float64(last.Speed) * float64(time.Second))
+		if last.ETA < want-time.Millisecond {
+			t.Errorf("%v left with %d bytes to skip and %d to fetch at %d B/s", last.ETA, last.Skipping, last.Size-last.Bytes, last.Speed)
+		}
+	}
+	if s := dl.Snapshot(); s.Skipping != 0 {
+		t.Errorf("done, still %d bytes to skip", s.Skipping)
 	}
 }

@@ -107,6 +107,10 @@ type Snapshot struct {
 	// through the whole-file hash; it runs behind the download and catches
 	// up during StateVerifying.
 	Hashed int64
+	// Skipping is what a mirror that cannot resume (it ignores ranges)
+	// must still send again before the first byte the file needs: bytes
+	// it read and threw away. Speed counts them; ETA includes them.
+	Skipping int64
 	// Speed is the download rate in bytes per second, smoothed over about
 	// two seconds.
 	Speed int64

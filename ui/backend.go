@@ -28,6 +28,10 @@ type Job struct {
 	Done   int64         // bytes done
 	Speed  float64       // bytes per second now; 0 when not running
 	ETA    time.Duration // time left at the current speed; -1 when not known
+	// Skipping is the bytes already on disk that a server which cannot
+	// resume sends again before the ones the job needs (they count in
+	// Speed and ETA).
+	Skipping int64
 	// Mismatch marks a job with a file whose bytes did not match the
 	// metalink's hash: the mark the list shows in red.
 	Mismatch bool

@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestJobLineSaysTheRatioOnce: the details' line of a seeding torrent
@@ -26,5 +27,23 @@ func TestJobLineSaysTheRatioOnce(t *testing.T) {
 		if j.Upload > 0 && !strings.Contains(line, "↑ ") {
 			t.Errorf("%q does not say the upload speed", line)
 		}
+	}
+}
+
+// TestJobLineSaysWhatIsSkipped: a job resumed from a server that cannot
+// resume shows a speed while the server sends again what is on disk; the
+// line says so, and how much, instead of only a speed that fills nothing.
+func TestJobLineSaysWhatIsSkipped(t *testing.T) {
+	j := Job{State: Running, Size: 20 << 20, Done: 8 << 20, Speed: 640 << 10, ETA: 30 * time.Second, Skipping: 7 << 20}
+	line := jobLine(j)
+	if !strings.Contains(line, "passing 7.0 MB already on disk, as the server cannot resume") {
+		t.Errorf("%q does not say what is passed", line)
+	}
+	if !strings.Contains(line, "30 s left") {
+		t.Errorf("%q lost its time left", line)
+	}
+	j.Skipping = 0
+	if line := jobLine(j); strings.Contains(line, "already on disk") {
+		t.Errorf("%q says bytes are passed when none are", line)
 	}
 }

@@ -136,7 +136,11 @@ func lookOf(j Job) Look {
 		if j.Sync {
 			return Look{icon(theme.ViewRestoreIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, lang.L("Syncing")}
 		}
-		return Look{icon(theme.DownloadIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, j.State.String()}
+		text := j.State.String()
+		if j.Skipping > 0 {
+			text = with(text, fmt.Sprintf(lang.L("passing %s already on disk, as the server cannot resume"), bytesText(j.Skipping)))
+		}
+		return Look{icon(theme.DownloadIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, text}
 	case Waiting:
 		text := with(j.State.String(), j.Err)
 		if next := nextTryText(j.NextTry); next != "" {

@@ -235,6 +235,9 @@ func progressLine(s *engine.Snapshot) string {
 		return fmt.Sprintf("%s  %s %s (size unknown)  %s/s  mirrors %d/%d",
 			name, s.State, byteText(s.Bytes), byteText(s.Speed), active, usable)
 	}
+	if s.Skipping > 0 {
+		what += fmt.Sprintf(" (passing %s already on disk: the server cannot resume)", byteText(s.Skipping))
+	}
 	return fmt.Sprintf("%s  %s %5.1f%%  %s/s  ETA %s  mirrors %d/%d", name, what, pct, byteText(s.Speed), eta, active, usable)
 }
 
@@ -349,8 +352,11 @@ type jsonProgress struct {
 	Speed    int64   `json:"speed"`
 	ETA      float64 `json:"eta_seconds"` // -1: unknown
 	// NextTry is the seconds until the next try in state "waiting".
-	NextTry float64      `json:"next_try_seconds,omitempty"`
-	Mirrors []jsonMirror `json:"mirrors"`
+	NextTry float64 `json:"next_try_seconds,omitempty"`
+	// Skipping is the bytes already on disk that a server which cannot
+	// resume sends again before the ones the file needs.
+	Skipping int64        `json:"skipping,omitempty"`
+	Mirrors  []jsonMirror `json:"mirrors"`
 }
 
 // jsonTorrent is the --json progress line of a torrent: the fields of an
@@ -400,7 +406,7 @@ func (p *jsonPrinter) Progress(_ *runner.FileRun, pr runner.Progress) {
 func progressOf(s *engine.Snapshot) jsonProgress {
 	p := jsonProgress{
 		Type: "progress", File: s.Name, State: s.State.String(), Size: s.Size, Bytes: s.Bytes,
-		Pieces: len(s.Pieces), Verified: s.Verified, Speed: s.Speed, ETA: -1,
+		Pieces: len(s.Pieces), Verified: s.Verified, Speed: s.Speed, ETA: -1, Skipping: s.Skipping,
 	}
 	if s.ETA >= 0 {
 		p.ETA = s.ETA.Seconds()

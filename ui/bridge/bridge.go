@@ -125,6 +125,7 @@ type live struct {
 // fileLive is one file of a live job, from its last snapshot.
 type fileLive struct {
 	bytes, size, speed int64
+	skipping           int64 // Snapshot.Skipping
 	state              engine.State
 	nextTry            time.Time
 	reason             string // why its mirrors wait, in StateWaiting
@@ -134,7 +135,7 @@ func newLive() *live { return &live{files: map[string]fileLive{}} }
 
 // note records what a snapshot of one of the job's files says.
 func (l *live) note(s *engine.Snapshot) {
-	f := fileLive{bytes: s.Bytes, size: s.Size, speed: s.Speed, state: s.State, nextTry: s.NextTry}
+	f := fileLive{bytes: s.Bytes, size: s.Size, speed: s.Speed, skipping: s.Skipping, state: s.State, nextTry: s.NextTry}
 	if s.State == engine.StateWaiting {
 		for _, m := range s.Mirrors {
 			if f.reason = m.Reason; f.reason != "" {

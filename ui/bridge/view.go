@@ -171,6 +171,7 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 		}
 		running = true
 		speed += f.speed
+		v.Skipping += f.skipping
 		if f.size < 0 {
 			v.Size = -1 // shown without a percentage until a mirror says
 		}
@@ -200,7 +201,7 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	}
 	v.Speed = float64(speed)
 	if v.Speed > 0 && v.Size > 0 {
-		v.ETA = time.Duration(float64(v.Size-v.Done) / v.Speed * float64(time.Second))
+		v.ETA = time.Duration(float64(v.Size-v.Done+v.Skipping) / v.Speed * float64(time.Second))
 	}
 	return v
 }
