@@ -35,6 +35,16 @@ func slowLeecher(t *testing.T, mi *metainfo.MetaInfo, addr string, limit int64, 
 	return j, c, dir
 }
 
+// seeded is a torrent of one 4 MiB file named name, its data, and the
+// address of a real seeder of it.
+func seeded(t *testing.T, name string) ([]byte, *metainfo.MetaInfo, string) {
+	t.Helper()
+	src := t.TempDir()
+	data := randomBytes(t, 4<<20)
+	mi := makeTorrent(t, src, name, []testFile{{Data: data}})
+	return data, mi, seeder(t, src, mi)
+}
+
 func waitUntil(t *testing.T, what string, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
@@ -51,10 +61,7 @@ func waitUntil(t *testing.T, what string, ok func() bool) {
 // names, the flags the library's status text gives, and a download rate
 // once bytes have come.
 func TestPeersListsTheSeeder(t *testing.T) {
-	src := t.TempDir()
-	data := randomBytes(t, 4<<20)
-	mi := makeTorrent(t, src, "p.bin", []testFile{{Data: data}})
-	addr := seeder(t, src, mi)
+	data, mi, addr := seeded(t, "p.bin")
 	j, _, _ := slowLeecher(t, mi, addr, 256<<10, Config{})
 
 	var got []Peer
@@ -273,10 +280,7 @@ func BenchmarkPeersAndTrackers(b *testing.B) {
 // and from Braid B, a slower leecher that had pieces A lacked; once A
 // seeds, B is still there, downloading from it.
 func TestSeedingTorrentIsNotInterested(t *testing.T) {
-	src := t.TempDir()
-	data := randomBytes(t, 4<<20)
-	mi := makeTorrent(t, src, "s.bin", []testFile{{Data: data}})
-	addr := seeder(t, src, mi)
+	_, mi, addr := seeded(t, "s.bin")
 	bj, bc, _ := slowLeecher(t, mi, addr, 512<<10, Config{})
 	waitUntil(t, "B's first pieces", func() bool { return bj.Snapshot().Verified >= 4 })
 
