@@ -58,6 +58,8 @@ type torrentLive struct {
 	// firstRun makes Run seed on only at the runner's first run: the
 	// window and the RPC server call Run again at every change.
 	firstRun sync.Once
+	// notAgain holds why the jobs SeedAgain could not seed on did not.
+	notAgain map[int64]error
 }
 
 // LiveTorrent returns the torrent job that job id runs or seeds now, so a

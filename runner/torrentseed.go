@@ -105,6 +105,12 @@ func (r *Runner) SeedAgain() ([]int64, error) {
 		ok, err := r.seedAgain(id)
 		if err != nil {
 			cmp.Or(r.TorrentOptions.Logger, slog.Default()).Warn("a torrent does not seed on", "job", id, "err", err)
+			r.tor.mu.Lock()
+			if r.tor.notAgain == nil {
+				r.tor.notAgain = map[int64]error{}
+			}
+			r.tor.notAgain[id] = err
+			r.tor.mu.Unlock()
 			errs = append(errs, err)
 			prior, _ := r.Queue.Seeded(id)
 			prior.Active = false
@@ -117,6 +123,35 @@ func (r *Runner) SeedAgain() ([]int64, error) {
 	}
 	return started, errors.Join(errs...)
 }
+
+// NotSeedingAgain returns why done job id did not seed on at this
+// runner's start (SeedAgain), for a display to say; nil when it did, or
+// was not to. A *SeedGoneError says which file is gone or changed. Safe
+// for concurrent use.
+func (r *Runner) NotSeedingAgain(id int64) error {
+	r.tor.mu.Lock()
+	defer r.tor.mu.Unlock()
+	return r.tor.notAgain[id]
+}
+
+// SeedGoneError is why a torrent does not seed on: one of its files is no
+// longer where its download left it, or no longer its size.
+type SeedGoneError struct {
+	Job  int64
+	File string // the file's path in the torrent
+	// Changed: the file is there at another size; else it is gone.
+	Changed bool
+	Err     error // what the file system said, when gone
+}
+
+func (e *SeedGoneError) Error() string {
+	if e.Changed {
+		return fmt.Sprintf("job %d: seed again: %s is not the size the torrent gives", e.Job, e.File)
+	}
+	return fmt.Sprintf("job %d: seed again: %s: %v", e.Job, e.File, e.Err)
+}
+
+func (e *SeedGoneError) Unwrap() error { return e.Err }
 
 // seedAgain starts seeding done job id again; false when its goal is
 // reached already (it is then recorded as not seeding on).
@@ -153,10 +188,10 @@ func (r *Runner) seedAgain(id int64) (bool, error) {
 		// seed: a torrent over missing files would fetch them again.
 		fi, err := os.Stat(filepath.Join(j.Dest, filepath.FromSlash(f.Path())))
 		if err != nil {
-			return false, fmt.Errorf("job %d: seed again: %w", id, err)
+			return false, &SeedGoneError{Job: id, File: f.Path(), Err: err}
 		}
 		if fi.Mode().IsRegular() && f.Size >= 0 && fi.Size() != f.Size {
-			return false, fmt.Errorf("job %d: seed again: %s is %d bytes, the torrent's file %d", id, f.Path(), fi.Size(), f.Size)
+			return false, &SeedGoneError{Job: id, File: f.Path(), Changed: true}
 		}
 	}
 	seeded := torrent.Seeded{Uploaded: prior.Uploaded, Time: prior.Time}

@@ -77,6 +77,9 @@ type Job struct {
 	// Limit is the job's own download limit in bytes per second, on top
 	// of the one for all downloads; 0: none (see JobLimiter).
 	Limit int64
+	// SeedNote says, in a sentence, why a done torrent that was seeding
+	// when Braid last stopped does not seed on; "" otherwise.
+	SeedNote string
 	// Mend is what the user can do to get a stopped job going (login.go).
 	Mend Mend
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"fyne.io/fyne/v2/theme"
 )
 
 // TestJobLineSaysTheRatioOnce: the details' line of a seeding torrent
@@ -45,5 +47,18 @@ func TestJobLineSaysWhatIsSkipped(t *testing.T) {
 	j.Skipping = 0
 	if line := jobLine(j); strings.Contains(line, "already on disk") {
 		t.Errorf("%q says bytes are passed when none are", line)
+	}
+}
+
+// TestDoneRowSaysWhyItDoesNotSeed: a done torrent that did not seed on
+// says why after its outcome, in the warning colour.
+func TestDoneRowSaysWhyItDoesNotSeed(t *testing.T) {
+	j := Job{State: Done, Outcome: "verified (BitTorrent piece hashes)", SeedNote: "not seeding: a.iso is no longer in its folder"}
+	look := lookOf(j)
+	if want := "Done · verified (BitTorrent piece hashes) · not seeding: a.iso is no longer in its folder"; look.Text != want {
+		t.Errorf("row says %q, want %q", look.Text, want)
+	}
+	if look.Color != theme.ColorNameWarning {
+		t.Errorf("colour %v, want the warning colour", look.Color)
 	}
 }

@@ -164,7 +164,12 @@ func lookOf(j Job) Look {
 		}
 		return Look{icon(theme.UploadIcon(), theme.ColorNameSuccess), theme.ColorNameSuccess, text}
 	case Done:
-		return doneLook(j, icon)
+		look := doneLook(j, icon)
+		if j.SeedNote != "" {
+			look.Text += " · " + j.SeedNote
+			look.Color = theme.ColorNameWarning
+		}
+		return look
 	case Synced:
 		return Look{icon(theme.ViewRestoreIcon(), theme.ColorNameSuccess), theme.ColorNameSuccess, with(j.State.String(), j.Outcome)}
 	case Failed:

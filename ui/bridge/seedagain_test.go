@@ -13,6 +13,8 @@ import (
 	"braid/engine/torrent/torrenttest"
 	"braid/queue"
 	"braid/ui"
+
+	"github.com/anacrolix/torrent/metainfo"
 )
 
 // A torrent seeding when the window closes seeds on at the next start,
@@ -20,14 +22,19 @@ import (
 // fetched, the file is not rewritten), a real anacrolix leecher that
 // knows only Braid gets the whole file from it, which reaches the ratio
 // of 1; the seeding ends, and the start after does not seed it again.
-func TestSeedingGoesOnAfterARestart(t *testing.T) {
+// seedingAtQuit downloads a small torrent from a real seeder through a
+// Backend on a new queue whose torrents seed to a ratio of 1, and closes
+// it while the torrent seeds. It returns the queue's folder (closed), the
+// job, the file, the torrent and the file's bytes.
+func seedingAtQuit(t *testing.T) (state string, id ui.JobID, file string, mi *metainfo.MetaInfo, data []byte) {
+	t.Helper()
 	src := t.TempDir()
-	data := payload(768 << 10)
-	mi := torrenttest.Make(t, src, "again.bin", 64<<10, []torrenttest.File{{Data: data}})
+	data = payload(768 << 10)
+	mi = torrenttest.Make(t, src, "again.bin", 64<<10, []torrenttest.File{{Data: data}})
 	peer := torrenttest.Seed(t, src, mi)
 	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=again.bin&x.pe=%s", mi.HashInfoBytes().HexString(), peer)
 
-	state := t.TempDir()
+	state = t.TempDir()
 	q := openQueue2(t, state)
 	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1}); err != nil {
 		t.Fatal(err)
@@ -43,20 +50,25 @@ func TestSeedingGoesOnAfterARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the torrent to seed", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
-	file := filepath.Join(dest, "again.bin")
-	before, err := os.Stat(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	file = filepath.Join(dest, "again.bin")
 	b.Close()
 	if s, err := q.Seeded(int64(id)); err != nil || !s.Active || s.Uploaded != 0 {
 		t.Fatalf("after quitting while seeding: %+v %v; want it to seed on, nothing uploaded", s, err)
 	}
 	q.Close()
+	return state, id, file, mi, data
+}
+
+func TestSeedingGoesOnAfterARestart(t *testing.T) {
+	state, id, file, mi, data := seedingAtQuit(t)
+	before, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// The next start.
-	q = openQueue2(t, state)
-	b = startedBackend(t, q)
+	q := openQueue2(t, state)
+	b := startedBackend(t, q)
 	waitFor(t, "it to seed again", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
 	waitFor(t, "its row to say so", func() bool { return jobByID(t, b, id).State == ui.Seeding })
 	tj, ok := b.runner.LiveTorrent(int64(id))
@@ -99,5 +111,41 @@ func TestSeedingGoesOnAfterARestart(t *testing.T) {
 	}
 	if j := jobByID(t, b, id); j.State != ui.Done {
 		t.Errorf("row %v after its ratio", j.State)
+	}
+}
+
+// A torrent that was seeding when Braid stopped, whose file is then moved
+// away or changed, does not seed on at the next start, and its row says
+// why in words (it said so only in the log): the file is no longer in
+// its folder, or it has changed.
+func TestRowSaysWhyATorrentDoesNotSeedOn(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(file string) error
+		want   string
+	}{
+		{"gone", func(f string) error { return os.Rename(f, f+".moved") }, "not seeding: again.bin is no longer in its folder"},
+		{"changed", func(f string) error { return os.Truncate(f, 1000) }, "not seeding: again.bin has changed since it was downloaded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			state, id, file, _, _ := seedingAtQuit(t)
+			if err := tc.change(file); err != nil {
+				t.Fatal(err)
+			}
+			q := openQueue2(t, state)
+			defer q.Close()
+			b := startedBackend(t, q)
+			var j ui.Job
+			waitFor(t, "the row to say why it does not seed", func() bool {
+				j = jobByID(t, b, id)
+				return j.SeedNote != ""
+			})
+			if j.State != ui.Done || j.SeedNote != tc.want {
+				t.Errorf("row %v, %q; want done, %q", j.State, j.SeedNote, tc.want)
+			}
+			if slices.Contains(b.runner.Seeding(), int64(id)) {
+				t.Error("it seeds over a file that is not the torrent's")
+			}
+		})
 	}
 }

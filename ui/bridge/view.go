@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
 	"strconv"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"braid/engine/piece"
 	"braid/engine/torrent"
 	"braid/queue"
+	"braid/runner"
 	"braid/ui"
 )
 
@@ -131,6 +133,9 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 		}
 	}
 	b.torrentViewLocked(&v)
+	if v.State == ui.Done {
+		v.SeedNote = seedNote(b.runner.NotSeedingAgain(j.ID))
+	}
 	if b.seedPaused[j.ID] && j.State == queue.Done {
 		v.State, v.Err = ui.Paused, lang.L("seeding paused; Resume seeds again")
 	}
@@ -527,3 +532,19 @@ func mirrorReason(reason string) string {
 }
 
 func count(n int) string { return strconv.Itoa(n) }
+
+// seedNote says why a done torrent did not seed on (runner.SeedAgain);
+// "" when it did or was not to.
+func seedNote(err error) string {
+	var gone *runner.SeedGoneError
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &gone) && gone.Changed:
+		return fmt.Sprintf(lang.L("not seeding: %s has changed since it was downloaded"), path.Base(gone.File))
+	case errors.As(err, &gone):
+		return fmt.Sprintf(lang.L("not seeding: %s is no longer in its folder"), path.Base(gone.File))
+	}
+	why, _ := ui.Explain(queue.Redact(err.Error()))
+	return fmt.Sprintf(lang.L("not seeding: %s"), why)
+}
