@@ -130,6 +130,7 @@ const (
 	FileUnverified                  // at its final name, complete, no hash to check it against
 	FilePaused                      // its job is paused: what it has stays
 	FileQueued                      // its job waits its turn
+	FileMissing                     // done, then moved or deleted: not at its name in its folder
 )
 
 // String is the state as the window names it.
@@ -153,6 +154,8 @@ func (s FileState) String() string {
 		return lang.L("Paused")
 	case FileQueued:
 		return lang.L("Queued")
+	case FileMissing:
+		return lang.L("Not in its folder")
 	}
 	return lang.L("Unknown")
 }

@@ -117,7 +117,8 @@ func TestSeedingGoesOnAfterARestart(t *testing.T) {
 // A torrent that was seeding when Braid stopped, whose file is then moved
 // away or changed, does not seed on at the next start, and its row says
 // why in words (it said so only in the log): the file is no longer in
-// its folder, or it has changed.
+// its folder, or it has changed. The Files tab calls a file that is gone
+// "Not in its folder", not "Verified".
 func TestRowSaysWhyATorrentDoesNotSeedOn(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -145,6 +146,14 @@ func TestRowSaysWhyATorrentDoesNotSeedOn(t *testing.T) {
 			}
 			if slices.Contains(b.runner.Seeding(), int64(id)) {
 				t.Error("it seeds over a file that is not the torrent's")
+			}
+			// The Files tab does not call a file that is gone verified.
+			d, err := b.Detail(id, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.name == "gone" && (len(d.Files) != 1 || d.Files[0].State != ui.FileMissing) {
+				t.Errorf("files %+v; want one, not in its folder", d.Files)
 			}
 		})
 	}

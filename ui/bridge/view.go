@@ -3,8 +3,11 @@ package bridge
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
 	"path"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -379,6 +382,11 @@ func fileDetail(j queue.Job, f queue.File, mf metalink.File) ui.FileDetail {
 		fd.State = ui.FileVerified
 		if unverified {
 			fd.State = ui.FileUnverified
+		}
+		// A done file the user moved or deleted since says so, not
+		// "Verified": what was checked is no longer there.
+		if _, err := os.Stat(filepath.Join(j.Dest, filepath.FromSlash(f.Path()))); j.State == queue.Done && errors.Is(err, fs.ErrNotExist) {
+			fd.State = ui.FileMissing
 		}
 	case f.Mismatch:
 		fd.State, fd.Verification = ui.FileMismatch, lang.L("did not match its hash")
