@@ -131,6 +131,7 @@ const (
 	FilePaused                      // its job is paused: what it has stays
 	FileQueued                      // its job waits its turn
 	FileMissing                     // done, then moved or deleted: not at its name in its folder
+	FileChanged                     // done, then changed: no longer its size
 )
 
 // String is the state as the window names it.
@@ -156,6 +157,8 @@ func (s FileState) String() string {
 		return lang.L("Queued")
 	case FileMissing:
 		return lang.L("Not in its folder")
+	case FileChanged:
+		return lang.L("Changed since the download")
 	}
 	return lang.L("Unknown")
 }

@@ -529,7 +529,7 @@ func (d *Details) updateFileRow(i widget.ListItemID, o fyne.CanvasObject) {
 	r.size.SetText(bytesText(f.Size))
 	p := 0.0
 	switch {
-	case f.State == FileVerified, f.State == FileUnverified, f.State == FileMissing:
+	case f.State == FileVerified, f.State == FileUnverified, f.State == FileMissing, f.State == FileChanged:
 		p = 1
 	case f.Size > 0:
 		p = min(1, float64(f.Done)/float64(f.Size))
@@ -551,7 +551,7 @@ func fileColor(s FileState) fyne.ThemeColorName {
 		return theme.ColorNameError
 	case FileVerified:
 		return theme.ColorNameSuccess
-	case FileUnverified, FileMissing:
+	case FileUnverified, FileMissing, FileChanged:
 		return theme.ColorNameWarning
 	case FileWaiting, FilePaused, FileQueued:
 		return theme.ColorNamePlaceHolder

@@ -117,16 +117,17 @@ func TestSeedingGoesOnAfterARestart(t *testing.T) {
 // A torrent that was seeding when Braid stopped, whose file is then moved
 // away or changed, does not seed on at the next start, and its row says
 // why in words (it said so only in the log): the file is no longer in
-// its folder, or it has changed. The Files tab calls a file that is gone
-// "Not in its folder", not "Verified".
+// its folder, or it has changed. The Files tab says the same, not
+// "Verified".
 func TestRowSaysWhyATorrentDoesNotSeedOn(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		change func(file string) error
 		want   string
+		file   ui.FileState // in the Files tab
 	}{
-		{"gone", func(f string) error { return os.Rename(f, f+".moved") }, "not seeding: again.bin is no longer in its folder"},
-		{"changed", func(f string) error { return os.Truncate(f, 1000) }, "not seeding: again.bin has changed since it was downloaded"},
+		{"gone", func(f string) error { return os.Rename(f, f+".moved") }, "not seeding: again.bin is no longer in its folder", ui.FileMissing},
+		{"changed", func(f string) error { return os.Truncate(f, 1000) }, "not seeding: again.bin has changed since it was downloaded", ui.FileChanged},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			state, id, file, _, _ := seedingAtQuit(t)
@@ -152,8 +153,8 @@ func TestRowSaysWhyATorrentDoesNotSeedOn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tc.name == "gone" && (len(d.Files) != 1 || d.Files[0].State != ui.FileMissing) {
-				t.Errorf("files %+v; want one, not in its folder", d.Files)
+			if len(d.Files) != 1 || d.Files[0].State != tc.file {
+				t.Errorf("files %+v; want one, %v", d.Files, tc.file)
 			}
 		})
 	}

@@ -383,10 +383,16 @@ func fileDetail(j queue.Job, f queue.File, mf metalink.File) ui.FileDetail {
 		if unverified {
 			fd.State = ui.FileUnverified
 		}
-		// A done file the user moved or deleted since says so, not
-		// "Verified": what was checked is no longer there.
-		if _, err := os.Stat(filepath.Join(j.Dest, filepath.FromSlash(f.Path()))); j.State == queue.Done && errors.Is(err, fs.ErrNotExist) {
-			fd.State = ui.FileMissing
+		// A done file the user moved, deleted or changed since says so,
+		// not "Verified": what was checked is no longer there. (A change
+		// that keeps the size takes a Verify to find.)
+		if j.State == queue.Done {
+			switch fi, err := os.Stat(filepath.Join(j.Dest, filepath.FromSlash(f.Path()))); {
+			case errors.Is(err, fs.ErrNotExist):
+				fd.State = ui.FileMissing
+			case err == nil && fi.Mode().IsRegular() && f.Size >= 0 && fi.Size() != f.Size:
+				fd.State = ui.FileChanged
+			}
 		}
 	case f.Mismatch:
 		fd.State, fd.Verification = ui.FileMismatch, lang.L("did not match its hash")
