@@ -2,6 +2,8 @@ package bridge
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -27,9 +29,15 @@ func TestOneTruthPerOutcome(t *testing.T) {
 	failed := plain
 	failed.Name = "failed.bin"
 
+	// Each job's file is in its folder, as a finished download leaves
+	// it (a done file that is gone reads "Not in its folder").
 	add := func(f metalink.File) int64 {
 		t.Helper()
-		id, err := q.Add("http://example.org/"+f.Name, t.TempDir(), &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+		dest := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dest, f.Name), make([]byte, f.Size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		id, err := q.Add("http://example.org/"+f.Name, dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
