@@ -102,6 +102,24 @@ func (f File) Path() string {
 	return f.Name
 }
 
+// ErrResized is OnDisk's answer for a file at its name at another size.
+var ErrResized = errors.New("not the size its download left")
+
+// OnDisk reports whether file f of job j is still where and as large as
+// its download left it: nil; the file system's error (fs.ErrNotExist when
+// it was moved or deleted); or ErrResized. A change that keeps the size
+// takes a hash to find.
+func (j Job) OnDisk(f File) error {
+	fi, err := os.Stat(filepath.Join(j.Dest, filepath.FromSlash(f.Path())))
+	if err != nil {
+		return err
+	}
+	if fi.Mode().IsRegular() && f.Size >= 0 && fi.Size() != f.Size {
+		return fmt.Errorf("%s is %d bytes, its download %d: %w", f.Path(), fi.Size(), f.Size, ErrResized)
+	}
+	return nil
+}
+
 // Outcome says what is known of a done file's bytes, in the words every
 // face shows ("verified (sha-256)", "verified (BitTorrent piece hashes)",
 // "not verified (no hash published)"); "" while it is not done.

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"time"
 
 	"braid/engine/torrent"
@@ -141,12 +139,12 @@ type SeedGoneError struct {
 	File string // the file's path in the torrent
 	// Changed: the file is there at another size; else it is gone.
 	Changed bool
-	Err     error // what the file system said, when gone
+	Err     error // what queue.Job.OnDisk said
 }
 
 func (e *SeedGoneError) Error() string {
 	if e.Changed {
-		return fmt.Sprintf("job %d: seed again: %s is not the size the torrent gives", e.Job, e.File)
+		return fmt.Sprintf("job %d: seed again: %v", e.Job, e.Err)
 	}
 	return fmt.Sprintf("job %d: seed again: %s: %v", e.Job, e.File, e.Err)
 }
@@ -186,12 +184,8 @@ func (r *Runner) seedAgain(id int64) (bool, error) {
 		size += max(f.Size, 0)
 		// The files are where the download left them, or it does not
 		// seed: a torrent over missing files would fetch them again.
-		fi, err := os.Stat(filepath.Join(j.Dest, filepath.FromSlash(f.Path())))
-		if err != nil {
-			return false, &SeedGoneError{Job: id, File: f.Path(), Err: err}
-		}
-		if fi.Mode().IsRegular() && f.Size >= 0 && fi.Size() != f.Size {
-			return false, &SeedGoneError{Job: id, File: f.Path(), Changed: true}
+		if err := j.OnDisk(f); err != nil {
+			return false, &SeedGoneError{Job: id, File: f.Path(), Changed: errors.Is(err, queue.ErrResized), Err: err}
 		}
 	}
 	seeded := torrent.Seeded{Uploaded: prior.Uploaded, Time: prior.Time}

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -277,6 +275,9 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		d.Description = cmpOr(d.Description, mf.Description)
 		d.License = cmpOr(d.License, mf.License.Name)
 		fd := fileDetail(j, f, mf)
+		if j.State == queue.Done && view.State != ui.Seeding {
+			onDisk(&fd, j, f)
+		}
 		switch {
 		case snap != nil && snap.Name == f.Name:
 			applySnapshot(&fd, snap, pieces)
@@ -382,17 +383,6 @@ func fileDetail(j queue.Job, f queue.File, mf metalink.File) ui.FileDetail {
 		fd.State = ui.FileVerified
 		if unverified {
 			fd.State = ui.FileUnverified
-		}
-		// A done file the user moved, deleted or changed since says so,
-		// not "Verified": what was checked is no longer there. (A change
-		// that keeps the size takes a Verify to find.)
-		if j.State == queue.Done {
-			switch fi, err := os.Stat(filepath.Join(j.Dest, filepath.FromSlash(f.Path()))); {
-			case errors.Is(err, fs.ErrNotExist):
-				fd.State = ui.FileMissing
-			case err == nil && fi.Mode().IsRegular() && f.Size >= 0 && fi.Size() != f.Size:
-				fd.State = ui.FileChanged
-			}
 		}
 	case f.Mismatch:
 		fd.State, fd.Verification = ui.FileMismatch, lang.L("did not match its hash")
@@ -561,4 +551,20 @@ func seedNote(err error) string {
 	}
 	why, _ := ui.Explain(queue.Redact(err.Error()))
 	return fmt.Sprintf(lang.L("not seeding: %s"), why)
+}
+
+// onDisk marks a done file the user moved, deleted or resized since as
+// such, not "Verified": what was checked is no longer there
+// (queue.Job.OnDisk). It runs for the job the pane shows, and not while
+// a torrent seeds from the files, as the pane reads it at every tick then.
+func onDisk(fd *ui.FileDetail, j queue.Job, f queue.File) {
+	if fd.State != ui.FileVerified && fd.State != ui.FileUnverified {
+		return
+	}
+	switch err := j.OnDisk(f); {
+	case errors.Is(err, fs.ErrNotExist):
+		fd.State = ui.FileMissing
+	case errors.Is(err, queue.ErrResized):
+		fd.State = ui.FileChanged
+	}
 }
