@@ -42,15 +42,20 @@ func newReplanner(t *torrent.Torrent, ts *torrentStorage) *replanner {
 	return &replanner{t: t, ts: ts, wait: replanAfter}
 }
 
-// check is called on the job's tick while it downloads.
+// check is called on the job's tick while it downloads. Until a piece
+// fails it costs a lock: Stats walks every connection, five times a
+// second, and is read only from then on.
 func (r *replanner) check(now time.Time) {
+	if r.ts.failedChecks() == 0 {
+		return
+	}
 	stats := r.t.Stats()
 	useful := stats.BytesReadUsefulData.Int64()
 	if useful != r.useful || r.since.IsZero() {
 		r.useful, r.since, r.wait = useful, now, replanAfter
 		return
 	}
-	if now.Sub(r.since) < r.wait || r.ts.failedChecks() == 0 || r.t.BytesMissing() == 0 {
+	if now.Sub(r.since) < r.wait || r.t.BytesMissing() == 0 {
 		return
 	}
 	r.since, r.wait = now, min(2*r.wait, replanMax)
