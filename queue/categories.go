@@ -1,13 +1,14 @@
 package queue
 
 import (
-	"braid/engine/metalink"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"braid/engine/metalink"
 )
 
 // Categories sort downloads by type (issue 23): a job whose selected files

@@ -233,8 +233,6 @@ func (r *Runner) setRunning(id int64, tj *torrent.Job) {
 	r.tor.running[id] = tj
 }
 
-// torrentSource returns the torrent metaurl that job j's selected files
-// come from, if they all come from one.
 // IsTorrent reports whether job j runs as a torrent (a .torrent, a
 // magnet link, or a metalink whose files come through one).
 func IsTorrent(j queue.Job) bool {
@@ -242,6 +240,8 @@ func IsTorrent(j queue.Job) bool {
 	return ok
 }
 
+// torrentSource returns the torrent metaurl that job j's selected files
+// come from, if they all come from one.
 func torrentSource(j queue.Job) (metalink.MetaURL, bool) {
 	var src metalink.MetaURL
 	found := false

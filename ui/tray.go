@@ -66,8 +66,8 @@ func (w *Window) Quit() {
 
 // closeRequested runs when the user closes the window. With nothing
 // running the app quits; otherwise the user chooses between quitting
-// (the running downloads are paused, Resume continues them), keeping them running in the tray (when
-// there is one) and going back.
+// (the running downloads are paused, Resume continues them), keeping
+// them running in the tray (when there is one) and going back.
 func (w *Window) closeRequested() {
 	t := w.model.totals()
 	if !t.Live {
