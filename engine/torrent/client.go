@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/anacrolix/dht/v2"
 	alog "github.com/anacrolix/log"
@@ -97,6 +98,10 @@ func NewClient(cfg Config) *Client {
 	return c
 }
 
+// keepAliveEvery is the longest a peer connection's writer sleeps; see
+// client().
+const keepAliveEvery = 5 * time.Second
+
 // SetLimits changes the download and upload limits (bytes per second, 0:
 // none) for all torrents, running or not. With Config.Downloads the
 // download limit is the one shared with the HTTP engine.
@@ -171,6 +176,13 @@ func (c *Client) client() (*torrent.Client, error) {
 	tc.DefaultStorage = noStorage{}
 	tc.Slogger = c.cfg.Logger
 	tc.MaxAllocPeerRequestDataPerConn = MaxPeerRequestData
+	// A connection's writer plans its requests when woken, and wakes on
+	// its keep-alive timer too (peer-conn-msg-writer.go:100). A wake-up it
+	// misses leaves the peer unasked until that timer fires: with the
+	// library's minute, a magnet of TestGetTwoTorrentsOnePort sat idle
+	// 60 s in 3 runs of 120 under load. A few seconds bounds such a
+	// stall; the cost is a 4-byte keep-alive per quiet connection.
+	tc.KeepAliveTimeout = keepAliveEvery
 	// engine.Limiter keeps the bursts explicit and never below what the
 	// library reads at once: a burst of 0, or one lowered under a read in
 	// flight, panics inside the library (see notes/bittorrent.md).
