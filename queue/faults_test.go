@@ -304,3 +304,53 @@ func TestConcurrentFirstOpen(t *testing.T) {
 		}
 	}
 }
+
+// A flush records a second's verified pieces in one call: all of them, or
+// none when the database is locked, and a piece recorded bad after stays
+// bad.
+func TestTorrentPiecesAllOrNone(t *testing.T) {
+	dir := t.TempDir()
+	q, err := OpenOptions(dir, Options{BusyTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	tp, err := q.TorrentPieces(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ih = "0123456789abcdef0123456789abcdef01234567"
+
+	other := rawDB(t, q.Path())
+	tx, err := other.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`INSERT INTO settings (key, value) VALUES ('holder', 'x')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tp.Set(ih, []int{0, 1, 2}, true); !errors.Is(err, ErrLocked) {
+		t.Errorf("Set under another's write lock: %v, want ErrLocked", err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := tp.Load(ih); err != nil || len(got) != 0 {
+		t.Fatalf("after a refused Set: %v, %v; want nothing recorded", got, err)
+	}
+
+	if err := tp.Set(ih, []int{0, 1, 2, 7}, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := tp.Set(ih, []int{1}, false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := tp.Load(ih)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]bool{0: true, 1: false, 2: true, 7: true}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("recorded %v, want %v", got, want)
+	}
+}

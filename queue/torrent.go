@@ -47,15 +47,25 @@ func (p *TorrentPieces) Load(infoHash string) (map[int]bool, error) {
 	return out, rows.Err()
 }
 
-// Set records piece i of the torrent. The caller has synced its bytes.
-func (p *TorrentPieces) Set(infoHash string, i int, complete bool) error {
+// Set records the pieces of the torrent, in one transaction. The caller
+// has synced their bytes.
+func (p *TorrentPieces) Set(infoHash string, pieces []int, complete bool) error {
 	err := p.q.tx(func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO torrent_pieces (dir, infohash, piece, complete) VALUES (?, ?, ?, ?)
-			ON CONFLICT (dir, infohash, piece) DO UPDATE SET complete = excluded.complete`, p.dir, infoHash, i, complete)
-		return err
+		st, err := tx.Prepare(`INSERT INTO torrent_pieces (dir, infohash, piece, complete) VALUES (?, ?, ?, ?)
+			ON CONFLICT (dir, infohash, piece) DO UPDATE SET complete = excluded.complete`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, i := range pieces {
+			if _, err := st.Exec(p.dir, infoHash, i, complete); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
-		return p.q.wrap(fmt.Sprintf("torrent %s: record piece %d", infoHash, i), err)
+		return p.q.wrap(fmt.Sprintf("torrent %s: record %d pieces", infoHash, len(pieces)), err)
 	}
 	return nil
 }

@@ -13,8 +13,9 @@ type Completion interface {
 	// hex): piece index to complete or not. A piece absent from the map was
 	// never recorded.
 	Load(infoHash string) (map[int]bool, error)
-	// Set records piece i of the torrent as complete or not.
-	Set(infoHash string, i int, complete bool) error
+	// Set records pieces of the torrent as complete or not, all or none:
+	// a flush records a second's pieces at once.
+	Set(infoHash string, pieces []int, complete bool) error
 }
 
 // MemCompletion is a Completion in memory, for downloads that keep no
@@ -37,8 +38,8 @@ func (c *MemCompletion) Load(infoHash string) (map[int]bool, error) {
 	return out, nil
 }
 
-// Set records piece i.
-func (c *MemCompletion) Set(infoHash string, i int, complete bool) error {
+// Set records the pieces.
+func (c *MemCompletion) Set(infoHash string, pieces []int, complete bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
@@ -47,6 +48,8 @@ func (c *MemCompletion) Set(infoHash string, i int, complete bool) error {
 	if c.m[infoHash] == nil {
 		c.m[infoHash] = map[int]bool{}
 	}
-	c.m[infoHash][i] = complete
+	for _, i := range pieces {
+		c.m[infoHash][i] = complete
+	}
 	return nil
 }
