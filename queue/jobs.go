@@ -830,6 +830,9 @@ func NothingToRun(q *Queue) string {
 	if count[Queued]+count[Running] > 0 {
 		return ""
 	}
+	if ids, err := q.SeedingOn(); err != nil || len(ids) > 0 {
+		return "" // torrents to seed on
+	}
 	msg := "nothing to run: no job is queued"
 	if n := count[Paused] + count[Failed]; n > 0 {
 		msg += fmt.Sprintf(" (%d paused or failed; braid queue resume ID queues one again)", n)

@@ -45,7 +45,10 @@ or 2M bytes per second, on top of the global one (0 or none removes it); it is
 kept with the job and reaches a running download within about a second,
 without restarting it. run downloads queued jobs in order until
 none is left; Ctrl-C stops it and pauses the jobs it was running, keeping their
-progress (braid queue resume ID, or the window, goes on with them).
+progress (braid queue resume ID, or the window, goes on with them). Torrents
+then seed, as in the window, until their ratio or time (the settings
+torrent_seed_ratio and torrent_seed_minutes); Ctrl-C stops them, and they seed
+on at the next start.
 
 With --rpc-listen, run also answers aria2's JSON-RPC (HTTP and WebSocket on
 /jsonrpc), so aria2 clients (AriaNg, aria2p, the aria2 npm package) can drive
@@ -412,15 +415,92 @@ func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) erro
 	}
 	defer serveLinks(ctx, q, nil, f.dir, w)()
 	err = r.Run(ctx)
+	downloading := ctx.Err() != nil // interrupted with jobs in hand
+	if !downloading {
+		seedOn(ctx, q, r, w)
+	}
 	// An action run when a job was done (a command) gets a moment to end,
 	// so that how it went is on the job before this process goes.
 	wait, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	_ = r.WaitActions(wait)
 	cancel()
-	if ctx.Err() != nil {
+	if downloading {
 		fmt.Fprintln(w, "stopped; the jobs it was running are paused with their progress (braid queue resume ID goes on)")
 	}
+	if ctx.Err() != nil {
+		if len(r.Seeding()) > 0 {
+			fmt.Fprintln(w, "the torrents seeding now seed on at the next start (the window or braid queue run)")
+		}
+	}
 	return err
+}
+
+// seedEvery is how often queue run says how the torrents it seeds are
+// doing.
+const seedEvery = time.Minute
+
+// seedOn keeps the torrents that seed after their download (the queue's
+// settings: torrent_seed_ratio, torrent_seed_minutes) seeding until they
+// reach their ratio or time, as the window does, saying so once a
+// minute; ctx's end (Ctrl-C) stops them, and they seed on at the next
+// start.
+func seedOn(ctx context.Context, q *queue.Queue, r *runner.Runner, w io.Writer) {
+	ids := r.Seeding()
+	if len(ids) == 0 {
+		return
+	}
+	goal := "it is stopped"
+	if ts, err := q.TorrentSettings(); err == nil {
+		goal = seedGoalText(ts.SeedRatio, ts.SeedTime)
+	}
+	for _, id := range ids {
+		if tj, ok := r.LiveTorrent(id); ok {
+			fmt.Fprintf(w, "job %d %s: seeding until %s (Ctrl-C stops; it seeds on at the next start)\n", id, tj.Snapshot().Name, goal)
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		r.WaitSeeding(ctx)
+		close(done)
+	}()
+	tick := time.NewTicker(seedEvery)
+	defer tick.Stop()
+	say := func() {
+		for _, id := range ids {
+			if tj, ok := r.LiveTorrent(id); ok {
+				s := tj.Snapshot()
+				state := "seeding"
+				if tj.GoalReached() {
+					state = "done seeding"
+				}
+				fmt.Fprintf(w, "job %d %s: %s, up %s, ratio %.2f, %d peers\n", id, s.Name, state, byteText(s.Uploaded), s.Ratio, s.Peers)
+			}
+		}
+	}
+	for {
+		select {
+		case <-done:
+			if ctx.Err() == nil {
+				say()
+			}
+			return
+		case <-tick.C:
+			say()
+		}
+	}
+}
+
+// seedGoalText says when seeding ends, by the queue's settings.
+func seedGoalText(ratio float64, d time.Duration) string {
+	mins := fmt.Sprintf("%d minutes", int(d.Minutes()))
+	switch {
+	case ratio > 0 && d > 0:
+		return fmt.Sprintf("it has sent %.2f times its size, or for %s", ratio, mins)
+	case d > 0:
+		return "it has seeded for " + mins
+	default:
+		return fmt.Sprintf("it has sent %.2f times its size", ratio)
+	}
 }
 
 // serveQueue runs the queue and answers aria2's JSON-RPC until
