@@ -397,6 +397,11 @@ func (d *download) sample(dt time.Duration) {
 	d.speed += a * (inst - d.speed)
 }
 
+// stillAfter is how long without a byte makes a download's speed 0 in
+// its snapshot: twice the averages' time constant, by which a true rate
+// would have shown.
+const stillAfter = 2 * rateTau
+
 // snapshot copies the download's state into s, reusing s's slices.
 func (d *download) snapshot(s *Snapshot) {
 	now := time.Now()
@@ -421,7 +426,13 @@ func (d *download) snapshot(s *Snapshot) {
 		s.Skipping += sg.skip.Load()
 	}
 	s.Bytes += d.partialBytes()
+	// The averages fade slowly; a download that has had no byte for a
+	// while, or waits, is not moving, and has no time left to tell.
+	still := d.state == StateWaiting || now.Sub(time.Unix(0, d.lastByte.Load())) > stillAfter
 	s.Speed = int64(d.speed)
+	if still {
+		s.Speed = 0
+	}
 	s.ETA = -1
 	s.NextTry = time.Time{}
 	if d.state == StateWaiting {
@@ -430,7 +441,7 @@ func (d *download) snapshot(s *Snapshot) {
 	switch {
 	case d.state == StateDone:
 		s.ETA = 0
-	case d.speed > 1 && d.size >= 0:
+	case !still && d.speed > 1 && d.size >= 0:
 		s.ETA = time.Duration(float64(d.size-s.Bytes+s.Skipping) / d.speed * float64(time.Second))
 	}
 	s.Pieces = append(s.Pieces[:0], d.pieces...)
@@ -453,7 +464,9 @@ func (d *download) snapshot(s *Snapshot) {
 			ms.State = MirrorDropped
 		case m.conns > 0:
 			ms.State = MirrorActive
-			ms.Speed = int64(m.rate)
+			if !still {
+				ms.Speed = int64(m.rate)
+			}
 		case m.retryAt.After(now), m.fails > 0, m.stalls > 0:
 			// Backing off, or its back-off is over but it has not sent
 			// a byte since it failed.

@@ -107,7 +107,7 @@ func (p *textPrinter) Progress(f *runner.FileRun, pr runner.Progress) {
 		p.waiting[f] = now
 		p.mu.Unlock()
 		if now && !was {
-			fmt.Fprintf(p.stdout, "%s: waiting for the network, next try in %s\n", s.Name, waitText(nextTryIn(s)))
+			fmt.Fprintf(p.stdout, "%s: waiting for the network, %s\n", s.Name, tryText(s))
 		}
 	}
 }
@@ -229,8 +229,8 @@ func progressLine(s *engine.Snapshot) string {
 	name := shortName(s.Name)
 	switch {
 	case s.State == engine.StateWaiting:
-		return fmt.Sprintf("%s  waiting for the network, next try in %s  %s so far  mirrors %d/%d",
-			name, waitText(nextTryIn(s)), byteText(s.Bytes), active, usable)
+		return fmt.Sprintf("%s  waiting for the network, %s  %s so far  mirrors %d/%d",
+			name, tryText(s), byteText(s.Bytes), active, usable)
 	case s.Size < 0:
 		return fmt.Sprintf("%s  %s %s (size unknown)  %s/s  mirrors %d/%d",
 			name, s.State, byteText(s.Bytes), byteText(s.Speed), active, usable)
@@ -271,6 +271,16 @@ func nextTryIn(s *engine.Snapshot) time.Duration {
 		return 0
 	}
 	return max(time.Until(s.NextTry), 0)
+}
+
+// tryText says when a waiting download tries again: "next try in 20 s",
+// or "trying again now" while its tries are under way (connections
+// open, no answer yet).
+func tryText(s *engine.Snapshot) string {
+	if d := nextTryIn(s); d > 0 {
+		return "next try in " + waitText(d)
+	}
+	return "trying again now"
 }
 
 // waitText says a short wait in whole seconds, rounded up ("20 s"): a

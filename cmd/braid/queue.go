@@ -394,7 +394,7 @@ func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) erro
 				pct = 100 * float64(s.Bytes) / float64(s.Size)
 			}
 			if s.State == engine.StateWaiting {
-				fmt.Fprintf(w, "job %d %s: waiting for the network, next try in %s\n", j.ID, s.Name, waitText(nextTryIn(&s)))
+				fmt.Fprintf(w, "job %d %s: waiting for the network, %s\n", j.ID, s.Name, tryText(&s))
 				return
 			}
 			state := s.State.String()

@@ -20,6 +20,13 @@ func TestWaitingAndUnknownSizeProgress(t *testing.T) {
 	if line := progressLine(&waiting); !strings.Contains(line, "waiting for the network, next try in 20 s") {
 		t.Errorf("terminal line %q", line)
 	}
+	// Tries under way (connections open, no answer yet): no next try to
+	// count down to.
+	trying := waiting
+	trying.NextTry = time.Time{}
+	if line := progressLine(&trying); !strings.Contains(line, "waiting for the network, trying again now") {
+		t.Errorf("terminal line while trying %q", line)
+	}
 	var out bytes.Buffer
 	run := &runner.FileRun{Source: "f.meta4", Name: "f.bin", Size: 100}
 	newPrinter(&getOptions{stdout: &out, json: true}).Progress(run, runner.Progress{Snapshot: &waiting})
