@@ -243,7 +243,7 @@ type MirrorDetail struct {
 	Priority int
 	State    MirrorState
 	Speed    float64 // bytes per second now
-	Bytes    int64   // bytes of good pieces it sent
+	Bytes    int64   // bytes of good pieces it sent; -1: not known (not run this session)
 	Strikes  int     // pieces from it that failed their hash
 	Err      string  // why it was dropped or is waiting
 }

@@ -628,7 +628,11 @@ func (d *Details) updateMirrorRow(i widget.ListItemID, o fyne.CanvasObject) {
 	} else {
 		r.speed.SetText("")
 	}
-	r.bytes.SetText(bytesText(m.Bytes))
+	if m.Bytes < 0 {
+		r.bytes.SetText("")
+	} else {
+		r.bytes.SetText(bytesText(m.Bytes))
+	}
 	r.strikesLb.SetText(fmt.Sprint(m.Strikes))
 	if m.Strikes > 0 {
 		r.strikesLb.Importance = widget.DangerImportance

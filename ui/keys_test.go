@@ -540,7 +540,7 @@ func TestStateLooks(t *testing.T) {
 	if c := lookOf(Job{State: Done, Unverified: true}).Color; c != theme.ColorNameWarning {
 		t.Errorf("a file nothing verified is drawn in %s", c)
 	}
-	if got := nextTryText(now().Add(3 * time.Hour)); got != "next try at 18:00" {
+	if got := NextTryText(now().Add(3 * time.Hour)); got != "next try at 18:00" {
 		t.Errorf("a far retry: %q", got)
 	}
 	for _, s := range States {

@@ -143,7 +143,7 @@ func lookOf(j Job) Look {
 		return Look{icon(theme.DownloadIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, text}
 	case Waiting:
 		text := with(j.State.String(), j.Err)
-		if next := nextTryText(j.NextTry); next != "" {
+		if next := NextTryText(j.NextTry); next != "" {
 			text += " · " + next
 		}
 		return Look{icon(theme.MediaReplayIcon(), theme.ColorNameWarning), theme.ColorNameWarning, text}
@@ -201,9 +201,10 @@ func doneLook(j Job, icon func(fyne.Resource, fyne.ThemeColorName) fyne.Resource
 	return Look{icon(theme.ConfirmIcon(), theme.ColorNameSuccess), theme.ColorNameSuccess, done}
 }
 
-// nextTryText says when a waiting job tries again: "next try in 42 s",
-// or at a clock time when that is more than an hour away.
-func nextTryText(t time.Time) string {
+// NextTryText says when a waiting job tries again: "next try in 42 s",
+// at a clock time when that is more than an hour away, "trying again now"
+// once it is due, and "" for no time.
+func NextTryText(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}

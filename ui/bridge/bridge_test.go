@@ -245,6 +245,21 @@ func TestDownloadVerifyRepair(t *testing.T) {
 	if byMirror[ui.NoMirror] > 0 || len(byMirror) != 2 || len(d.Files[0].Mirrors) != 2 {
 		t.Errorf("pieces by mirror %v, mirrors %d: want both mirrors credited", byMirror, len(d.Files[0].Mirrors))
 	}
+	// The Mirrors tab, without the map, says what each sent too (it said
+	// 0 B for both once the download had ended).
+	if d, err = b.Detail(id, false); err != nil {
+		t.Fatal(err)
+	}
+	var sent int64
+	for _, m := range d.Files[0].Mirrors {
+		if m.Bytes <= 0 {
+			t.Errorf("mirror %s sent %d bytes, by the Mirrors tab of a download it helped", m.Host, m.Bytes)
+		}
+		sent += m.Bytes
+	}
+	if sent < int64(len(data)) {
+		t.Errorf("the mirrors sent %d bytes in all, fewer than the file's %d", sent, len(data))
+	}
 
 	if err := b.Verify(id); err != nil {
 		t.Fatal(err)

@@ -288,7 +288,15 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 			if fl.size >= 0 {
 				fd.Size = fl.size
 			}
-		case pieces:
+		case !pieces:
+			b.mu.Lock()
+			last := b.recent[fileKey{j.ID, f.Name}]
+			b.mu.Unlock()
+			if last != nil {
+				// Finished this session: what each mirror sent is known.
+				pastMirrors(&fd, last)
+			}
+		default:
 			bits, _, err := b.q.Pieces(j.ID, f.Name)
 			if err != nil {
 				break
@@ -405,6 +413,7 @@ func fileDetail(j queue.Job, f queue.File, mf metalink.File) ui.FileDetail {
 			Host:     hostOf(m.URL),
 			Location: m.Location,
 			Priority: m.Priority,
+			Bytes:    -1, // the queue keeps strikes, not bytes: known once it runs
 			Strikes:  m.Strikes,
 		})
 	}
@@ -425,12 +434,18 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 		fd.State = ui.FileRunning
 	case engine.StateWaiting:
 		fd.State = ui.FileWaiting
-		fd.Err = fmt.Sprintf(lang.L("waiting for the network, next try in %d s"), int(time.Until(s.NextTry).Round(time.Second)/time.Second))
+		// No next try while the tries are under way (connections
+		// open, no answer yet).
+		next := lang.L("trying again now")
+		if w := ui.NextTryText(s.NextTry); w != "" {
+			next = w
+		}
+		fd.Err = fmt.Sprintf(lang.L("waiting for the network, %s"), next)
 		for _, m := range s.Mirrors {
 			if m.Reason != "" {
 				// Why: the first mirror's reason, in a sentence.
 				why, detail := ui.Explain(queue.Redact(m.Reason))
-				fd.Err = fmt.Sprintf(lang.L("%s Waiting; next try in %d s."), why, int(time.Until(s.NextTry).Round(time.Second)/time.Second))
+				fd.Err = fmt.Sprintf(lang.L("%s Waiting; %s."), why, next)
 				fd.ErrDetail = detail
 				break
 			}
@@ -487,6 +502,12 @@ func applyPast(fd *ui.FileDetail, s *engine.Snapshot, bits *piece.Bitfield) {
 			fd.Pieces.Mirror[i] = s.Filler[i]
 		}
 	}
+	pastMirrors(fd, s)
+}
+
+// pastMirrors shows what each mirror did in a download of this session
+// that the engine let go of.
+func pastMirrors(fd *ui.FileDetail, s *engine.Snapshot) {
 	fd.Mirrors = fd.Mirrors[:0]
 	for _, m := range s.Mirrors {
 		fd.Mirrors = append(fd.Mirrors, ui.MirrorDetail{
