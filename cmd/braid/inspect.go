@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/resolve"
 	"braid/engine/signature"
+	"braid/engine/torrent"
 	"braid/platform"
 
 	"golang.org/x/text/language"
@@ -28,6 +30,9 @@ the file is selected (and why not), then the files refused as unsafe and the
 warnings. SOURCE is a .meta4 or .metalink file (a path or a file:// URL),
 the http(s) URL of one, or the plain http(s) or ftp URL of a file, whose
 server's Link and Digest headers (RFC 6249) name its mirrors and hashes.
+For a .torrent (a path or an http(s) URL) or a magnet link it shows the info
+hash, trackers, web seeds, pieces and files; a magnet link's files are known
+only once peers send its metadata, which braid get fetches.
 
 --lang, --os and --location are comma lists that replace the defaults taken
 from the locale and the running system; an empty list (--lang=) selects any
@@ -77,8 +82,20 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 	}
 
 	rctx, cancel := context.WithTimeout(ctx, inspectTimeout)
+	defer cancel()
+	var report *inspectReport
+	if torrent.IsSource(sources[0]) {
+		report, err = torrentReport(rctx, sources[0])
+		if errors.Is(err, torrent.ErrNotTorrent) {
+			err = fmt.Errorf("%s: %w", sources[0], err)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "braid inspect: %v\n", err)
+			return 1
+		}
+		return writeInspect(report, *asJSON, stdout, stderr)
+	}
 	res, err := resolve.Resolve(rctx, sources[0], opts)
-	cancel()
 	if err != nil {
 		fmt.Fprintf(stderr, "braid inspect: %v\n", err)
 		return 1
@@ -94,8 +111,13 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 			given.OS = append([]string{}, prefs.OS...)
 		}
 	})
-	report := newInspectReport(sources[0], res, prefs, given, defaults)
-	if *asJSON {
+	report = newInspectReport(sources[0], res, prefs, given, defaults)
+	return writeInspect(report, *asJSON, stdout, stderr)
+}
+
+// writeInspect prints the report, as JSON or for people.
+func writeInspect(report *inspectReport, asJSON bool, stdout, stderr io.Writer) int {
+	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false) // URLs with & stay readable
@@ -153,8 +175,8 @@ type inspectReport struct {
 	Version int    `json:"version"` // schema version: 1
 	Source  string `json:"source"`  // SOURCE as given
 	// Kind is what SOURCE turned out to be: "metalink_file",
-	// "metalink_url", or "plain_url" (a file's own URL, described by its
-	// server's headers).
+	// "metalink_url", "plain_url" (a file's own URL, described by its
+	// server's headers), "torrent_file", "torrent_url" or "magnet".
 	Kind            string            `json:"kind"`
 	Server          *inspectServer    `json:"server"`           // plain_url only, else null
 	MetalinkVersion int               `json:"metalink_version"` // 3 or 4; 0 for a plain_url
@@ -169,6 +191,7 @@ type inspectReport struct {
 	Files           []inspectFile     `json:"files"`            // in document order
 	Rejected        []inspectRejected `json:"rejected"`         // files refused as unsafe
 	Warnings        []string          `json:"warnings"`         // things skipped or repaired
+	Torrent         *inspectTorrent   `json:"torrent"`          // torrent_file, torrent_url and magnet only, else null
 }
 
 // inspectServer is what the server of a plain URL said about the file.
@@ -385,6 +408,10 @@ func (r *inspectReport) writeText(w io.Writer) error {
 		return strings.Join(s, ", ")
 	}
 
+	if r.Torrent != nil {
+		r.writeTorrentText(pf)
+		return ew.err
+	}
 	pf("%-10s %s\n", "source", inspectClean(r.Source))
 	if r.Server != nil {
 		pf("%-10s plain URL, described by its server\n", "format")

@@ -153,7 +153,7 @@ func TestInspectJSONKeys(t *testing.T) {
 		want []string
 	}{
 		{"report", raw, []string{"dynamic", "files", "generator", "kind", "metalink_version", "notes", "origin", "prefs",
-			"published", "rejected", "selected", "server", "source", "updated", "version", "warnings"}},
+			"published", "rejected", "selected", "server", "source", "torrent", "updated", "version", "warnings"}},
 		{"file", raw["files"].([]any)[0].(map[string]any), []string{"description", "hashes", "identity",
 			"languages", "license", "metaurls", "mirrors", "name", "os", "pieces", "publisher", "reason",
 			"selected", "signature", "size", "version"}},

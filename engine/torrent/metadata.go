@@ -102,7 +102,7 @@ func checkMetadata(b []byte, want metainfo.Hash) (string, error) {
 	}
 	var info metainfo.Info
 	if err := bencode.Unmarshal(b, &info); err != nil {
-		return "", fmt.Errorf("%w: %w", ErrNotTorrent, err)
+		return "", fmt.Errorf("%w: its info dictionary does not read (%w)", ErrNotTorrent, err)
 	}
 	if !info.HasV1() {
 		return "", errors.New("a BitTorrent v2-only torrent is not supported (it needs v1 piece hashes)")

@@ -23,7 +23,7 @@ import (
 const MaxMetainfoSize = 16 << 20
 
 // ErrNotTorrent is wrapped when a source is not BitTorrent at all.
-var ErrNotTorrent = errors.New("not a torrent")
+var ErrNotTorrent = errors.New("this is not a .torrent file")
 
 // Spec is a BitTorrent source made ready to add: a .torrent's metainfo or
 // a magnet link's info hash, and what else the source said about where to
@@ -123,14 +123,14 @@ func readMetainfo(ctx context.Context, src string, client *http.Client) ([]byte,
 func ParseMetainfo(b []byte) (*Spec, error) {
 	mi, err := metainfo.Load(bytes.NewReader(b))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotTorrent, err)
+		return nil, fmt.Errorf("%w (%w)", ErrNotTorrent, err)
 	}
 	if len(mi.InfoBytes) == 0 {
-		return nil, fmt.Errorf("%w: no info dictionary", ErrNotTorrent)
+		return nil, fmt.Errorf("%w: it has no info dictionary", ErrNotTorrent)
 	}
 	info, err := mi.UnmarshalInfo()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotTorrent, err)
+		return nil, fmt.Errorf("%w: its info dictionary does not read (%w)", ErrNotTorrent, err)
 	}
 	if !info.HasV1() {
 		return nil, errors.New("a BitTorrent v2-only torrent is not supported (it needs v1 piece hashes)")
@@ -295,7 +295,7 @@ func Document(spec *Spec, source string) (*metalink.Document, error) {
 	}
 	var info metainfo.Info
 	if err := bencode.Unmarshal(spec.InfoBytes, &info); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotTorrent, err)
+		return nil, fmt.Errorf("%w: its info dictionary does not read (%w)", ErrNotTorrent, err)
 	}
 	spans, err := layout(&info)
 	if err != nil {
@@ -312,4 +312,25 @@ func Document(spec *Spec, source string) (*metalink.Document, error) {
 		doc.Files = append(doc.Files, metalink.File{Name: sp.name, Size: sp.length, MetaURLs: []metalink.MetaURL{m}})
 	}
 	return doc, nil
+}
+
+// Shape is what a torrent's metadata says of it as a whole.
+type Shape struct {
+	PieceLength int64
+	Pieces      int
+	Private     bool // BEP 27: peers only from its trackers
+}
+
+// Shape reads the torrent's metadata; false for a magnet link whose
+// metadata has not arrived.
+func (s *Spec) Shape() (Shape, bool, error) {
+	if s.InfoBytes == nil {
+		return Shape{}, false, nil
+	}
+	var info metainfo.Info
+	if err := bencode.Unmarshal(s.InfoBytes, &info); err != nil {
+		return Shape{}, false, fmt.Errorf("%w: its info dictionary does not read (%w)", ErrNotTorrent, err)
+	}
+	private := info.Private != nil && *info.Private
+	return Shape{PieceLength: info.PieceLength, Pieces: info.NumPieces(), Private: private}, true, nil
 }
