@@ -532,13 +532,22 @@ func serveQueue(ctx context.Context, q *queue.Queue, r *runner.Runner, f runFlag
 	go func() { served <- srv.Serve(ctx, ln) }()
 	fmt.Fprintf(w, "answering aria2 JSON-RPC on http://%s/jsonrpc\n", ln.Addr())
 	for {
-		if err := r.Run(ctx); err != nil && ctx.Err() == nil {
+		err := r.Run(ctx)
+		if err != nil && ctx.Err() == nil {
 			fmt.Fprintf(w, "%v\n", err)
 		}
+		downloading := ctx.Err() != nil // ended with jobs in hand
 		select {
 		case <-ctx.Done():
 			<-served
-			fmt.Fprintln(w, "stopped; the jobs it was running are paused with their progress")
+			if downloading {
+				fmt.Fprintln(w, "stopped; the jobs it was running are paused with their progress")
+			} else {
+				fmt.Fprintln(w, "stopped")
+			}
+			if len(r.Seeding()) > 0 {
+				fmt.Fprintln(w, "the torrents seeding now seed on at the next start (the window or braid queue run)")
+			}
 			return nil
 		case <-wake:
 		}

@@ -88,6 +88,10 @@ func TestQueueRunServesRPC(t *testing.T) {
 	if strings.Contains(out.String()+errOut.String(), "rpc-s3cret") {
 		t.Error("the secret is in queue run's output")
 	}
+	// Its one job was done: nothing was paused by the shutdown.
+	if o := out.String(); !strings.Contains(o, "stopped\n") || strings.Contains(o, "paused") {
+		t.Errorf("an idle queue run's shutdown said:\n%s", o)
+	}
 }
 
 // startQueueRPC runs `braid queue run --rpc-listen 127.0.0.1:0` on state,
