@@ -120,3 +120,77 @@ func (q *Queue) TorrentSpec(id int64) (*torrent.Spec, bool, error) {
 	}
 	return &spec, true, nil
 }
+
+// TorrentMap is what the queue knows of a torrent job's pieces without a
+// runner holding it: the torrent's own layout, from the torrent stored
+// with the job, and the pieces recorded verified in its folder. (The
+// job's files carry a metalink layout of 1 MiB pieces, which is not the
+// torrent's.)
+type TorrentMap struct {
+	Shape torrent.Shape
+	Done  map[int]bool // piece index: recorded verified
+}
+
+// TorrentMap reads job j's torrent map; false when no torrent with its
+// metadata is stored for j (a magnet whose metadata never came).
+func (q *Queue) TorrentMap(j Job) (TorrentMap, bool, error) {
+	spec, ok, err := q.TorrentSpec(j.ID)
+	if err != nil || !ok {
+		return TorrentMap{}, false, err
+	}
+	shape, known, err := spec.Shape()
+	if err != nil || !known {
+		return TorrentMap{}, false, err
+	}
+	tp, err := q.TorrentPieces(j.Dest)
+	if err != nil {
+		return TorrentMap{}, false, err
+	}
+	rec, err := tp.Load(spec.InfoHash.HexString())
+	if err != nil {
+		return TorrentMap{}, false, err
+	}
+	m := TorrentMap{Shape: shape, Done: map[int]bool{}}
+	for i, ok := range rec {
+		if ok {
+			m.Done[i] = true
+		}
+	}
+	return m, true, nil
+}
+
+// File returns the span of the named file, and false when the torrent
+// has no such file.
+func (m TorrentMap) File(name string) (torrent.FileSpan, bool) {
+	for _, f := range m.Shape.Files {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return torrent.FileSpan{}, false
+}
+
+// Count returns how many of the pieces holding bytes of the named files
+// are recorded verified, and how many there are; a piece two files share
+// counts once.
+func (m TorrentMap) Count(names []string) (done, pieces int) {
+	seen := map[int]bool{}
+	for _, n := range names {
+		f, ok := m.File(n)
+		if !ok {
+			continue
+		}
+		first, end := m.Shape.PiecesOf(f)
+		for i := first; i < end; i++ {
+			if seen[i] {
+				continue
+			}
+			seen[i] = true
+			pieces++
+			if m.Done[i] {
+				done++
+			}
+		}
+	}
+	return done, pieces
+}

@@ -268,6 +268,9 @@ func torrentSource(j queue.Job) (metalink.MetaURL, bool) {
 }
 
 func docFile(j queue.Job, name string) (metalink.File, bool) {
+	if j.Doc == nil { // a job from List: no document loaded
+		return metalink.File{}, false
+	}
 	for _, f := range j.Doc.Files {
 		if f.Name == name {
 			return f, true

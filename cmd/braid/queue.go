@@ -308,7 +308,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 	if asJSON {
 		out := make([]queueJob, 0, len(jobs))
 		for _, j := range jobs {
-			done, pieces, bytesDone, size := j.Progress()
+			done, pieces, bytesDone, size := jobProgress(q, j)
 			qj := queueJob{ID: j.ID, State: jobState(j), Name: j.Name(), Source: j.Source, Dest: j.Dest,
 				PiecesDone: done, Pieces: pieces, BytesDone: bytesDone, Bytes: size, Error: j.Error, Checked: j.Checked(),
 				AddedAt: j.AddedAt.UTC(), Files: []string{}}
@@ -333,7 +333,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATE\tCHECKED\tPIECES\tBYTES\tLIMIT\tNAME\tSOURCE")
 	for _, j := range jobs {
-		done, pieces, bytesDone, size := j.Progress()
+		done, pieces, bytesDone, size := jobProgress(q, j)
 		st := jobState(j)
 		if e := cmp.Or(strings.TrimPrefix(j.Error, queue.LinkExpiredPrefix+": "), waitingText(j)); e != "" {
 			st += " (" + e + ")"
@@ -433,6 +433,25 @@ func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) erro
 		}
 	}
 	return err
+}
+
+// jobProgress is j.Progress, with a torrent job's pieces counted as the
+// torrent has them: its own pieces, done as recorded once verified (the
+// job's files carry a metalink layout of 1 MiB pieces).
+func jobProgress(q *queue.Queue, j queue.Job) (done, pieces int, bytesDone, size int64) {
+	done, pieces, bytesDone, size = j.Progress()
+	m, ok, err := q.TorrentMap(j) // false: not a torrent job
+	if err != nil || !ok {
+		return done, pieces, bytesDone, size
+	}
+	var names []string
+	for _, f := range j.Files {
+		if f.Selected {
+			names = append(names, f.Name)
+		}
+	}
+	done, pieces = m.Count(names)
+	return done, pieces, bytesDone, size
 }
 
 // seedEvery is how often queue run says how the torrents it seeds are

@@ -70,6 +70,17 @@ func TestGetTorrentFile(t *testing.T) {
 	}
 	served := m.BytesServed()
 
+	// queue list counts the torrent's own pieces (13 of 256 KiB), not the
+	// queue's 1 MiB layout of its file (4).
+	code, lout, lerr := runQueue(t, "--state", state, "list", "--json")
+	var jobs []queueJob
+	if err := json.Unmarshal([]byte(lout), &jobs); code != 0 || err != nil || len(jobs) != 1 {
+		t.Fatalf("queue list: exit %d, %v, %s %s", code, err, lout, lerr)
+	}
+	if jobs[0].Pieces != 13 || jobs[0].PiecesDone != 13 {
+		t.Errorf("queue list says %d of %d pieces done; the torrent has 13, all verified", jobs[0].PiecesDone, jobs[0].Pieces)
+	}
+
 	// Again, on the same state: nothing is fetched.
 	so.Reset()
 	if code := cmdGet(context.Background(), []string{"--state", state, "-d", out, "--bt-discovery=false", tf}, &so, &se); code != 0 {

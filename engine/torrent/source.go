@@ -318,7 +318,25 @@ func Document(spec *Spec, source string) (*metalink.Document, error) {
 type Shape struct {
 	PieceLength int64
 	Pieces      int
-	Private     bool // BEP 27: peers only from its trackers
+	Private     bool       // BEP 27: peers only from its trackers
+	Files       []FileSpan // in the torrent's order, padding left out
+}
+
+// FileSpan is where one file lies in a torrent.
+type FileSpan struct {
+	Name         string // as Braid names it on disk (FileNames)
+	Offset, Size int64
+}
+
+// PiecesOf returns the pieces [first, end) that hold bytes of f; first
+// == end for an empty file.
+func (s Shape) PiecesOf(f FileSpan) (first, end int) {
+	if s.PieceLength <= 0 || f.Size <= 0 {
+		return 0, 0
+	}
+	first = int(f.Offset / s.PieceLength)
+	end = min(s.Pieces, int((f.Offset+f.Size+s.PieceLength-1)/s.PieceLength))
+	return first, max(first, end)
 }
 
 // Shape reads the torrent's metadata; false for a magnet link whose
@@ -331,6 +349,15 @@ func (s *Spec) Shape() (Shape, bool, error) {
 	if err := bencode.Unmarshal(s.InfoBytes, &info); err != nil {
 		return Shape{}, false, fmt.Errorf("%w: its info dictionary does not read (%w)", ErrNotTorrent, err)
 	}
-	private := info.Private != nil && *info.Private
-	return Shape{PieceLength: info.PieceLength, Pieces: info.NumPieces(), Private: private}, true, nil
+	spans, err := layout(&info)
+	if err != nil {
+		return Shape{}, false, err
+	}
+	sh := Shape{PieceLength: info.PieceLength, Pieces: info.NumPieces(), Private: info.Private != nil && *info.Private}
+	for _, sp := range spans {
+		if !sp.pad {
+			sh.Files = append(sh.Files, FileSpan{Name: sp.name, Offset: sp.offset, Size: sp.length})
+		}
+	}
+	return sh, true, nil
 }

@@ -304,6 +304,48 @@ func (b *Backend) torrentDetail(d *ui.Detail, pieces bool) {
 	}
 }
 
+// storedTorrentDetail shows the pieces of a torrent job that no runner
+// holds now (done, paused or queued from an earlier session) as the
+// torrent has them: its own piece length and count, done as the queue
+// recorded them once verified. The job's files carry a metalink layout of
+// 1 MiB pieces, which is not the torrent's: a done torrent's map read "0
+// of 29 pieces done" beside "verified". A torrent running or seeding now
+// is shown by torrentDetail.
+func (b *Backend) storedTorrentDetail(d *ui.Detail, j queue.Job, pieces bool) {
+	b.mu.Lock()
+	b.tor.mu.Lock()
+	live := b.tor.last[int64(d.ID)] != nil
+	b.tor.mu.Unlock()
+	b.mu.Unlock()
+	if live {
+		return
+	}
+	m, ok, err := b.q.TorrentMap(j)
+	if err != nil || !ok {
+		return
+	}
+	for i := range d.Files {
+		fd := &d.Files[i]
+		f, ok := m.File(fd.Name)
+		if !ok {
+			continue
+		}
+		first, end := m.Shape.PiecesOf(f)
+		fd.PieceHash = "sha-1"
+		fd.PieceLength, fd.PieceCount = m.Shape.PieceLength, end-first
+		if !pieces {
+			continue
+		}
+		fd.Pieces = ui.PieceMap{State: make([]ui.PieceState, end-first), Mirror: make([]int16, end-first)}
+		for p := first; p < end; p++ {
+			fd.Pieces.Mirror[p-first] = ui.NoMirror
+			if m.Done[p] {
+				fd.Pieces.State[p-first] = ui.PieceDone
+			}
+		}
+	}
+}
+
 // uiTorrentSettings is the queue's BitTorrent settings as the settings
 // dialog shows them.
 func (b *Backend) uiTorrentSettings() (ui.TorrentSettings, error) {

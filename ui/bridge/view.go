@@ -320,6 +320,7 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		}
 		d.Files = append(d.Files, fd)
 	}
+	b.storedTorrentDetail(&d, j, pieces)
 	b.torrentDetail(&d, pieces)
 	b.swarmDetail(&d, j) // swarm.go
 	b.checkDetail(&d)
