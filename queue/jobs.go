@@ -248,6 +248,13 @@ func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []
 	return q.addJob(source, dest, doc, selected, origin, Queued)
 }
 
+// AddPaused is AddFrom for a job that starts paused: no runner takes it
+// before its caller has stored what goes with it (a torrent, a login) and
+// resumed it, or at all when the user added it paused.
+func (q *Queue) AddPaused(source, dest string, doc *metalink.Document, selected []string, origin Origin) (int64, error) {
+	return q.addJob(source, dest, doc, selected, origin, Paused)
+}
+
 // addJob is AddFrom for a job that starts in state (queued, or running
 // for `braid get`, which runs it at once).
 func (q *Queue) addJob(source, dest string, doc *metalink.Document, selected []string, origin Origin, state State) (int64, error) {

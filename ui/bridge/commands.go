@@ -42,10 +42,13 @@ func (b *Backend) Add(_ context.Context, req ui.AddRequest) (ui.JobID, error) {
 		specErr = b.q.SetTorrentSpec(id, spec)
 	}
 	if req.Paused {
-		if err := b.q.Pause(id, ""); err != nil {
-			return ui.JobID(id), err
-		}
 		return ui.JobID(id), specErr
+	}
+	// Added paused (addFrom), it is queued only now, with its torrent
+	// and login kept: a runner that took it sooner ran it without them,
+	// or ran a job the user added paused.
+	if err := b.q.Resume(id); err != nil {
+		return ui.JobID(id), err
 	}
 	b.poke()
 	return ui.JobID(id), specErr

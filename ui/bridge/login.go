@@ -170,16 +170,17 @@ func (b *Backend) OpenWithLogin(ctx context.Context, source, user, password stri
 	return doc, nil
 }
 
-// addFrom adds the picked files as Add does; a document read with a login
-// (OpenWithLogin) is added paused, given the login for its server's
-// mirrors, and only then queued, so no run goes without it.
+// addFrom adds the picked files paused, for Add to queue once what goes
+// with the job is kept; a document read with a login (OpenWithLogin) is
+// given the login for its server's mirrors first, so no run goes without
+// it.
 func (b *Backend) addFrom(req ui.AddRequest, origin queue.Origin) (int64, error) {
 	b.mu.Lock()
 	l, ok := b.openLogins[req.Doc]
 	delete(b.openLogins, req.Doc)
 	b.mu.Unlock()
 	if !ok {
-		return b.q.AddFrom(req.Source, req.Dir, req.Doc, req.Files, origin)
+		return b.q.AddPaused(req.Source, req.Dir, req.Doc, req.Files, origin)
 	}
 	id, _, err := b.q.AddWithNet(req.Source, req.Dir, req.Doc, req.Files, origin, netconf.Settings{}, true)
 	if err != nil {
@@ -195,8 +196,6 @@ func (b *Backend) addFrom(req ui.AddRequest, origin queue.Origin) (int64, error)
 			}
 		}
 	}
-	if _, err := b.q.SetLogin(id, l.user, l.password, links, l.remember); err != nil {
-		return id, err
-	}
-	return id, b.q.Resume(id)
+	_, err = b.q.SetLogin(id, l.user, l.password, links, l.remember)
+	return id, err
 }
