@@ -427,10 +427,8 @@ func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) erro
 	if downloading {
 		fmt.Fprintln(w, "stopped; the jobs it was running are paused with their progress (braid queue resume ID goes on)")
 	}
-	if ctx.Err() != nil {
-		if len(r.Seeding()) > 0 {
-			fmt.Fprintln(w, "the torrents seeding now seed on at the next start (the window or braid queue run)")
-		}
+	if ctx.Err() != nil && len(r.Seeding()) > 0 {
+		fmt.Fprintln(w, "the torrents seeding now seed on at the next start (the window or braid queue run)")
 	}
 	return err
 }
