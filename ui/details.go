@@ -213,7 +213,10 @@ func (d *Details) setActions() {
 	// A sync job is checked by syncing it again, file by file; Verify
 	// and Repair are for downloads.
 	showIf(j.Sync, d.SyncAgain)
-	showIf(!j.Sync, d.Verify, d.Repair)
+	showIf(!j.Sync, d.Verify)
+	// A torrent's files are at their final names, which no torrent run
+	// writes over: Verify checks them, nothing mends them in place.
+	showIf(!j.Sync && !d.Detail.Torrent, d.Repair)
 	if j.State.Live() {
 		d.SyncAgain.Disable()
 	} else {

@@ -11,7 +11,9 @@ import (
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/piece"
+	"braid/engine/torrent"
 	"braid/queue"
+	"braid/runner"
 	"braid/ui"
 )
 
@@ -47,6 +49,11 @@ func (b *Backend) check(id ui.JobID, repair bool) error {
 	switch j.State {
 	case queue.Running, queue.Queued:
 		return fmt.Errorf(lang.L("job %d is %s: pause it first"), id, j.State)
+	}
+	if repair && runner.IsTorrent(j) {
+		// Its files are at their final names, which a torrent run never
+		// writes over: nothing could fetch a bad piece into them.
+		return errors.New(lang.L("A torrent cannot be mended in place; Verify says whether its pieces match."))
 	}
 	b.mu.Lock()
 	if l := b.live[j.ID]; l != nil && l.checking != "" {
@@ -87,6 +94,17 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 	defer root.Close()
 	var bad []error
 	refetch := false
+	var spec *torrent.Spec // a torrent job's: its files are checked against its own pieces
+	if runner.IsTorrent(j) {
+		stored, ok, err := b.q.TorrentSpec(j.ID)
+		if err != nil {
+			return b.q.Fail(j.ID, fmt.Errorf(lang.L("verify: %w"), err))
+		}
+		if !ok {
+			return b.q.Fail(j.ID, errors.New(lang.L("verify: the torrent was not kept with the job; add it again to check it")))
+		}
+		spec = stored
+	}
 	for _, f := range j.Files {
 		if !f.Selected {
 			continue
@@ -105,7 +123,9 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 		disk := mf
 		disk.Name = f.Path()
 		var by string
-		if repair {
+		if spec != nil {
+			by, err = b.verifyTorrentFile(j, spec, f.Name)
+		} else if repair {
 			by, err = b.repairFile(j, disk)
 			if errors.Is(err, fs.ErrNotExist) {
 				// Gone: nothing to mend, so the runner fetches it whole.
@@ -160,6 +180,27 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 	default:
 		return b.q.Finish(j.ID)
 	}
+}
+
+// verifyTorrentFile checks a file of torrent job j against the torrent's
+// own piece hashes; pieces that fail are recorded not done, so the
+// pieces map says which.
+func (b *Backend) verifyTorrentFile(j queue.Job, spec *torrent.Spec, name string) (string, error) {
+	c, err := torrent.Verify(b.ctx, j.Dest, spec, name)
+	switch {
+	case err != nil:
+		return "", err
+	case c.Missing:
+		return "", fmt.Errorf(lang.L("%w: it is not in its folder"), fs.ErrNotExist)
+	case len(c.Bad) > 0:
+		if tp, err := b.q.TorrentPieces(j.Dest); err == nil {
+			_ = tp.Set(spec.InfoHash.HexString(), c.Bad, false)
+		}
+		return "", fmt.Errorf(lang.L("%w (%d of %d pieces do not match the torrent's hashes)"), engine.ErrHashMismatch, len(c.Bad), c.Pieces)
+	case !c.OK():
+		return "", fmt.Errorf(lang.L("%w (none of its pieces could be checked: they share bytes with files not downloaded)"), engine.ErrHashMismatch)
+	}
+	return queue.ByTorrent, nil
 }
 
 // verifyFile checks a file at its name against every hash published for

@@ -1,6 +1,8 @@
 package bridge
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"braid/ui"
@@ -30,5 +32,66 @@ func TestStoredTorrentShowsItsPieces(t *testing.T) {
 	// The Info tab's figures, without the map.
 	if d, err := b.Detail(id, false); err != nil || d.Files[0].PieceCount != 12 || d.Files[0].PieceLength != 64<<10 {
 		t.Errorf("without the map: %+v, %v", d.Files[0], err)
+	}
+}
+
+// Verify checks a done torrent against the torrent's own piece hashes:
+// a good file stays done and verified (it failed as "does not match its
+// hash ( mismatch)", checked against a metalink hash it never had); a
+// changed byte fails its piece, and the map shows that piece missing.
+// Repair says a torrent cannot be mended in place.
+func TestVerifyTorrentJob(t *testing.T) {
+	state, id, file, _, _ := seedingAtQuit(t)
+	q := openQueue2(t, state)
+	b := New(q, nil)
+	t.Cleanup(func() { b.Close() })
+	if err := b.Verify(id); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
+	j := jobByID(t, b, id)
+	if j.State != ui.Done || j.Mismatch {
+		t.Fatalf("a good torrent after Verify: %s, mismatch %v, %q", j.State, j.Mismatch, j.Err)
+	}
+	if d, _ := b.Detail(id, false); d.Files[0].State != ui.FileVerified || d.Files[0].Verification != "verified (BitTorrent piece hashes)" {
+		t.Errorf("its file: %v, %q", d.Files[0].State, d.Files[0].Verification)
+	}
+
+	// One byte changed in piece 5 (64 KiB pieces).
+	f, err := os.OpenFile(file, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0xee}, 5*64<<10+3); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := b.Verify(id); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
+	j = jobByID(t, b, id)
+	qj, err := q.Get(int64(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !j.Mismatch || !strings.Contains(qj.Error, "1 of 12 pieces do not match the torrent's hashes") {
+		t.Errorf("after a changed byte: %s, mismatch %v, %q", j.State, j.Mismatch, qj.Error)
+	}
+	d, err := b.Detail(id, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range d.Files[0].Pieces.State {
+		if want := ui.PieceDone; i == 5 {
+			if s == want {
+				t.Error("piece 5, which failed, is shown done")
+			}
+		} else if s != want {
+			t.Errorf("piece %d shown %v", i, s)
+		}
+	}
+	if err := b.Repair(id); err == nil || !strings.Contains(err.Error(), "cannot be mended in place") {
+		t.Errorf("Repair of a torrent: %v", err)
 	}
 }
