@@ -63,8 +63,10 @@ func (b *Backend) Pause(id ui.JobID) error {
 	if slices.Contains(b.runner.Seeding(), int64(id)) {
 		// A done torrent that seeds: pausing it stops the seeding, and
 		// Resume seeds it again.
-		b.stopSeeding(int64(id))
+		// Paused first, so no reading between the two shows it seeding
+		// with nothing left to seed.
 		err := b.setSeedPaused(int64(id), true)
+		b.stopSeeding(int64(id))
 		b.changed()
 		return err
 	}

@@ -137,8 +137,12 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	if v.State == ui.Done {
 		v.SeedNote = seedNote(b.runner.NotSeedingAgain(j.ID))
 	}
-	if b.seedPaused[j.ID] && j.State == queue.Done {
+	if b.seedPaused[j.ID] && (j.State == queue.Done || j.State == queue.Running) {
+		// Whatever the run's last reading still says (it is let go of
+		// within a second), and though the run that downloaded it may
+		// not have recorded it done yet: the user paused its seeding.
 		v.State, v.Err = ui.Paused, lang.L("seeding paused; Resume seeds again")
+		return v
 	}
 	l := b.live[j.ID]
 	if l == nil || b.stopped[j.ID] {
