@@ -293,11 +293,7 @@ func Document(spec *Spec, source string) (*metalink.Document, error) {
 		doc.Files = []metalink.File{{Name: name, Size: -1, MetaURLs: []metalink.MetaURL{mu}}}
 		return doc, nil
 	}
-	var info metainfo.Info
-	if err := bencode.Unmarshal(spec.InfoBytes, &info); err != nil {
-		return nil, fmt.Errorf("%w: its info dictionary does not read (%w)", ErrNotTorrent, err)
-	}
-	spans, err := layout(&info)
+	info, spans, err := spec.layout()
 	if err != nil {
 		return nil, err
 	}
@@ -345,11 +341,7 @@ func (s *Spec) Shape() (Shape, bool, error) {
 	if s.InfoBytes == nil {
 		return Shape{}, false, nil
 	}
-	var info metainfo.Info
-	if err := bencode.Unmarshal(s.InfoBytes, &info); err != nil {
-		return Shape{}, false, fmt.Errorf("%w: its info dictionary does not read (%w)", ErrNotTorrent, err)
-	}
-	spans, err := layout(&info)
+	info, spans, err := s.layout()
 	if err != nil {
 		return Shape{}, false, err
 	}
@@ -360,4 +352,18 @@ func (s *Spec) Shape() (Shape, bool, error) {
 		}
 	}
 	return sh, true, nil
+}
+
+// layout reads the spec's info dictionary and lays out its files (see
+// layout); the spec must have its metadata.
+func (s *Spec) layout() (*metainfo.Info, []fileSpan, error) {
+	var info metainfo.Info
+	if err := bencode.Unmarshal(s.InfoBytes, &info); err != nil {
+		return nil, nil, fmt.Errorf("%w: its info dictionary does not read (%w)", ErrNotTorrent, err)
+	}
+	spans, err := layout(&info)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &info, spans, nil
 }

@@ -304,11 +304,15 @@ func (ts *torrentStorage) fail(err error) {
 }
 
 // spansOf returns the indices of the files overlapping [off, off+n).
-func (ts *torrentStorage) spansOf(off, n int64) []int {
-	i := sort.Search(len(ts.spans), func(i int) bool { return ts.spans[i].offset+ts.spans[i].length > off })
+func (ts *torrentStorage) spansOf(off, n int64) []int { return spansOf(ts.spans, off, n) }
+
+// spansOf returns the indices of the spans, in torrent order, that
+// overlap [off, off+n); empty files overlap nothing.
+func spansOf(spans []fileSpan, off, n int64) []int {
+	i := sort.Search(len(spans), func(i int) bool { return spans[i].offset+spans[i].length > off })
 	var out []int
-	for ; i < len(ts.spans) && ts.spans[i].offset < off+n; i++ {
-		if ts.spans[i].length > 0 {
+	for ; i < len(spans) && spans[i].offset < off+n; i++ {
+		if spans[i].length > 0 {
 			out = append(out, i)
 		}
 	}

@@ -10,9 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-
-	"github.com/anacrolix/torrent/bencode"
-	"github.com/anacrolix/torrent/metainfo"
 )
 
 // Checked is what Verify found for one file of a torrent.
@@ -37,11 +34,7 @@ func Verify(ctx context.Context, dir string, spec *Spec, name string) (Checked, 
 	if spec.InfoBytes == nil {
 		return Checked{}, errors.New("the torrent's metadata is not known yet")
 	}
-	var info metainfo.Info
-	if err := bencode.Unmarshal(spec.InfoBytes, &info); err != nil {
-		return Checked{}, fmt.Errorf("%w: its info dictionary does not read (%w)", ErrNotTorrent, err)
-	}
-	spans, err := layout(&info)
+	info, spans, err := spec.layout()
 	if err != nil {
 		return Checked{}, err
 	}
@@ -97,11 +90,12 @@ func Verify(ctx context.Context, dir string, spec *Spec, name string) (Checked, 
 		b := buf[:n]
 		clear(b)
 		readable, unchecked := true, false
-		for k, s := range spans {
-			lo, hi := max(off, s.offset), min(off+n, s.offset+s.length)
-			if lo >= hi || s.pad {
+		for _, k := range spansOf(spans, off, n) {
+			s := spans[k]
+			if s.pad {
 				continue
 			}
+			lo, hi := max(off, s.offset), min(off+n, s.offset+s.length)
 			f := file(k)
 			if f == nil {
 				unchecked = true // another file, not downloaded
