@@ -427,10 +427,18 @@ func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) erro
 	if downloading {
 		fmt.Fprintln(w, "stopped; the jobs it was running are paused with their progress (braid queue resume ID goes on)")
 	}
-	if ctx.Err() != nil && len(r.Seeding()) > 0 {
-		fmt.Fprintln(w, "the torrents seeding now seed on at the next start (the window or braid queue run)")
+	if ctx.Err() != nil {
+		sayStillSeeding(r, w)
 	}
 	return err
+}
+
+// sayStillSeeding says, as a run stops, that the torrents it seeds seed
+// on at the next start (runner.SeedAgain).
+func sayStillSeeding(r *runner.Runner, w io.Writer) {
+	if len(r.Seeding()) > 0 {
+		fmt.Fprintln(w, "the torrents seeding now seed on at the next start (the window or braid queue run)")
+	}
 }
 
 // jobProgress is j.Progress, with a torrent job's pieces counted as the
@@ -562,9 +570,7 @@ func serveQueue(ctx context.Context, q *queue.Queue, r *runner.Runner, f runFlag
 			} else {
 				fmt.Fprintln(w, "stopped")
 			}
-			if len(r.Seeding()) > 0 {
-				fmt.Fprintln(w, "the torrents seeding now seed on at the next start (the window or braid queue run)")
-			}
+			sayStillSeeding(r, w)
 			return nil
 		case <-wake:
 		}
