@@ -15,7 +15,7 @@ GO          ?= go
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 ARGS        ?=
 
-.PHONY: all setup build run test lint cross bench fuzz clean
+.PHONY: all setup build run test lint cross wintest bench fuzz clean
 
 all: build
 
@@ -43,6 +43,11 @@ lint: setup
 # that needs no cgo built and vetted.
 cross: setup
 	@GO=$(GO) tools/crosscheck.sh
+
+# wintest runs the tests of the packages that meet the system on Windows:
+# cross-compiled with mingw-w64 and run under Wine (tools/wintest.sh).
+wintest: setup
+	@GO=$(GO) tools/wintest.sh $(PKGS)
 
 test: lint cross
 	$(GO) test -race -count=1 -timeout 30m ./...

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Runs Braid's tests on Windows: each package's test binary is
+# cross-compiled for windows/amd64 with mingw-w64 (cgo, so the queue's SQLite
+# is the real one) and run under Debian's Wine, from its package folder so
+# that testdata is found. Run by make test; GOFLAGS carries the build tags.
+#
+#   tools/wintest.sh              every package that meets the system
+#   tools/wintest.sh PKG...       those packages (./engine, ./queue, ...)
+#   WINTEST_RUN=REGEXP            only the tests that match (-test.run)
+#
+# Wine 8 differs from Windows 10 in two ways that the test binaries meet, and
+# both are bridged here, never in what ships:
+#   - Go's runtime loads ProcessPrng from bcryptprimitives.dll, which Wine 8
+#     lacks: tools/wine/processprng.c is a stand-in, built with mingw-w64
+#     into the prefix's System32.
+#   - Wine 8 answers STATUS_NOT_IMPLEMENTED for FileDispositionInformationEx,
+#     and Go's Deleteat (os.Root.Remove, os.RemoveAll, t.TempDir's clean-up)
+#     falls back to the older call only for three other statuses. The test
+#     binaries are built with an -overlay of the standard library's
+#     at_windows.go that also falls back on that one. Braid itself handles
+#     the status (engine's removal falls back to DeleteFile), since people
+#     run Windows programs under Wine too.
+# Wine 8 also has no AF_UNIX sockets; Braid uses named pipes on Windows.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+go=${GO:-go}
+
+wine=$(command -v wine64 || true)
+[ -z "$wine" ] && [ -x /usr/lib/wine/wine64 ] && wine=/usr/lib/wine/wine64
+wineserver=$(command -v wineserver || true)
+[ -z "$wineserver" ] && [ -x /usr/lib/wine/wineserver ] && wineserver=/usr/lib/wine/wineserver
+if [ -z "$wine" ] || [ -z "$wineserver" ] || ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
+	echo "wintest: wine64 and gcc-mingw-w64-x86-64 are needed (make setup installs them)" >&2
+	exit 1
+fi
+
+# The packages whose tests meet the system: files, paths, sockets and pipes,
+# processes, the registry, SQLite.
+pkgs=("$@")
+[ ${#pkgs[@]} -eq 0 ] && pkgs=(./engine/metalink ./engine ./engine/transport ./engine/netconf
+	./engine/torrent ./engine/resourcesync ./engine/signature ./queue ./runner ./platform ./rpc
+	./nativehost ./ui/bridge ./cmd/braid)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/braid-wine.XXXXXX")
+export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+cleanup() {
+	"$wineserver" -k 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The standard library's Deleteat, falling back on STATUS_NOT_IMPLEMENTED too.
+goroot=$("$go" env GOROOT)
+at=$goroot/src/internal/syscall/windows/at_windows.go
+mkdir -p "$work/overlay"
+sed 's|^\(\t\t\)STATUS_NOT_SUPPORTED: |\1STATUS_NOT_SUPPORTED, NTStatus(0xC0000002) /* Wine 8: STATUS_NOT_IMPLEMENTED */, |' "$at" >"$work/overlay/at_windows.go"
+if cmp -s "$at" "$work/overlay/at_windows.go"; then
+	echo "wintest: $at no longer has the line this script patches; update tools/wintest.sh for Go $("$go" env GOVERSION)" >&2
+	exit 1
+fi
+printf '{"Replace":{"%s":"%s"}}\n' "$at" "$work/overlay/at_windows.go" >"$work/overlay.json"
+
+echo "wintest: making a Wine prefix"
+"$wineserver" -p 60 # one server for every run below, gone a minute after the last
+"$wine" wineboot -i >/dev/null 2>&1
+x86_64-w64-mingw32-gcc -shared -O2 -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
+	tools/wine/processprng.c tools/wine/processprng.def -ladvapi32
+
+win=(env GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc)
+mkdir -p "$work/bin"
+status=0
+for p in "${pkgs[@]}"; do
+	name=$(echo "${p#./}" | tr / _)
+	exe=$work/bin/$name.test.exe
+	"${win[@]}" "$go" test -overlay="$work/overlay.json" -c -o "$exe" "$p"
+	[ -e "$exe" ] || continue # no tests
+	args=(-test.v=test2json -test.count=1 -test.timeout=10m)
+	[ -n "${WINTEST_RUN:-}" ] && args+=(-test.run="$WINTEST_RUN")
+	# test2json turns the binary's -test.v output into events; the package's
+	# line (ok, FAIL) is printed as go test prints it.
+	(cd "$p" && "$wine" "$exe" "${args[@]}" 2>&1) |
+		"$go" tool test2json -p "windows/${p#./}" -t >"$work/$name.json" || true
+	if ! tools/wintest-summary.sh "$work/$name.json"; then
+		status=1
+	fi
+done
+tools/wintest-summary.sh --total "$work"/*.json || status=1
+exit $status
