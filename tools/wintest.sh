@@ -76,10 +76,11 @@ for p in "${pkgs[@]}"; do
 	[ -e "$exe" ] || continue # no tests
 	args=(-test.v=test2json -test.count=1 -test.timeout=10m)
 	[ -n "${WINTEST_RUN:-}" ] && args+=(-test.run="$WINTEST_RUN")
-	# test2json turns the binary's -test.v output into events; the package's
-	# line (ok, FAIL) is printed as go test prints it.
-	(cd "$p" && "$wine" "$exe" "${args[@]}" 2>&1) |
-		"$go" tool test2json -p "windows/${p#./}" -t >"$work/$name.json" || true
+	# The output goes to a file, not a pipe: Wine's service processes may
+	# inherit the pipe and hold it open after the test binary ends.
+	# test2json then turns the binary's -test.v output into events.
+	(cd "$p" && timeout 660 "$wine" "$exe" "${args[@]}" >"$work/$name.out" 2>&1) || true
+	"$go" tool test2json -p "windows/${p#./}" <"$work/$name.out" >"$work/$name.json" || true
 	if ! tools/wintest-summary.sh "$work/$name.json"; then
 		status=1
 	fi
