@@ -34,7 +34,7 @@ for name in files:
                         print(f"--- FAIL {pkg} {test}")
                         sys.stdout.write("".join(out.get(test, [])))
                     if action == "skip" and not total:
-                        why = [l.strip() for l in out.get(test, []) if "_test.go" in l or "skip" in l.lower()]
+                        why = [l.strip() for l in out.get(test, []) if ".go:" in l and "--- SKIP" not in l]
                         skips.append(f"{test}: {why[-1] if why else ''}")
             elif action in ("pass", "fail"):
                 result = action

@@ -53,7 +53,7 @@ trap cleanup EXIT
 goroot=$("$go" env GOROOT)
 at=$goroot/src/internal/syscall/windows/at_windows.go
 mkdir -p "$work/overlay"
-sed 's|^\(\t\t\)STATUS_NOT_SUPPORTED: |\1STATUS_NOT_SUPPORTED, NTStatus(0xC0000002) /* Wine 8: STATUS_NOT_IMPLEMENTED */, |' "$at" >"$work/overlay/at_windows.go"
+sed 's|^\(\t\t\)STATUS_NOT_SUPPORTED: |\1STATUS_NOT_SUPPORTED, NTStatus(0xC0000002) /* Wine 8: STATUS_NOT_IMPLEMENTED */: |' "$at" >"$work/overlay/at_windows.go"
 if cmp -s "$at" "$work/overlay/at_windows.go"; then
 	echo "wintest: $at no longer has the line this script patches; update tools/wintest.sh for Go $("$go" env GOVERSION)" >&2
 	exit 1
@@ -61,7 +61,6 @@ fi
 printf '{"Replace":{"%s":"%s"}}\n' "$at" "$work/overlay/at_windows.go" >"$work/overlay.json"
 
 echo "wintest: making a Wine prefix"
-"$wineserver" -p 60 # one server for every run below, gone a minute after the last
 "$wine" wineboot -i >/dev/null 2>&1
 x86_64-w64-mingw32-gcc -shared -O2 -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
 	tools/wine/processprng.c tools/wine/processprng.def -ladvapi32
