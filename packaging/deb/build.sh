@@ -54,6 +54,11 @@ if ! [[ $version =~ ^[0-9][A-Za-z0-9.+~]*(-[A-Za-z0-9.+~]+)?$ ]]; then
 	echo "build.sh: \"$version\" is not a Debian version: it starts with a digit and has only letters, digits and . + ~ (e.g. 0.1.0 or 0.2.0~rc1)" >&2
 	exit 2
 fi
+compression=${DEB_COMPRESSION:-xz}
+case $compression in
+xz | zstd | gzip | none) ;;
+*) echo "build.sh: DEB_COMPRESSION is \"$compression\"; dpkg-deb takes xz, zstd, gzip or none" >&2; exit 2 ;;
+esac
 for tool in go dpkg-deb dpkg-shlibdeps dpkg; do
 	if ! command -v "$tool" >/dev/null; then
 		echo "build.sh: $tool is needed and not installed (Go from go.dev; dpkg-deb and dpkg-shlibdeps are in Debian's dpkg-dev)" >&2
@@ -65,11 +70,6 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 arch=$(dpkg --print-architecture)
-compression=${DEB_COMPRESSION:-xz}
-case $compression in
-xz | zstd | gzip | none) ;;
-*) echo "build.sh: DEB_COMPRESSION is \"$compression\"; dpkg-deb takes xz, zstd, gzip or none" >&2; exit 2 ;;
-esac
 name=io.github.braid_dm.braid # platform.AppID and nativehost.Name
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/braid-deb.XXXXXX")
