@@ -15,7 +15,7 @@ GO          ?= go
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 ARGS        ?=
 
-.PHONY: all setup build run test lint cross wintest bench fuzz clean
+.PHONY: all setup build run test lint cross wintest deb bench fuzz clean
 
 all: build
 
@@ -52,6 +52,11 @@ wintest: setup
 test: lint cross
 	$(GO) test -race -count=1 -timeout 30m ./...
 
+# deb builds dist/braid_VERSION_ARCH.deb with dpkg-deb (packaging/deb/build.sh).
+VERSION ?= $(shell sed -n 's/^var version = "\(.*\)"$$/\1/p' cmd/braid/cli.go)
+deb: setup
+	packaging/deb/build.sh $(VERSION) dist
+
 # bench compares against aria2c where it is installed (setup bench installs it).
 bench: setup
 	@tools/setup.sh bench
@@ -69,4 +74,4 @@ fuzz: setup
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./engine/resourcesync/
 
 clean:
-	rm -rf bin
+	rm -rf bin dist
