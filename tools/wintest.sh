@@ -43,8 +43,14 @@ pkgs=("$@")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/braid-wine.XXXXXX")
 export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# Wine links the Windows user's Desktop, Documents, Downloads... to $HOME:
+# a test that writes there (Braid's default download folder is Downloads)
+# would write into the real home. Wine gets a home of its own; Go keeps the
+# real one, where its caches are.
+mkdir -p "$work/home"
+wine=(env HOME="$work/home" "$wine")
 cleanup() {
-	"$wineserver" -k 2>/dev/null || true
+	HOME="$work/home" "$wineserver" -k 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -61,7 +67,7 @@ fi
 printf '{"Replace":{"%s":"%s"}}\n' "$at" "$work/overlay/at_windows.go" >"$work/overlay.json"
 
 echo "wintest: making a Wine prefix"
-"$wine" wineboot -i >/dev/null 2>&1
+"${wine[@]}" wineboot -i >/dev/null 2>&1
 x86_64-w64-mingw32-gcc -shared -O2 -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
 	tools/wine/processprng.c tools/wine/processprng.def -ladvapi32
 
@@ -78,7 +84,7 @@ for p in "${pkgs[@]}"; do
 	# The output goes to a file, not a pipe: Wine's service processes may
 	# inherit the pipe and hold it open after the test binary ends.
 	# test2json then turns the binary's -test.v output into events.
-	(cd "$p" && timeout 660 "$wine" "$exe" "${args[@]}" >"$work/$name.out" 2>&1) || true
+	(cd "$p" && timeout 660 "${wine[@]}" "$exe" "${args[@]}" >"$work/$name.out" 2>&1) || true
 	"$go" tool test2json -p "windows/${p#./}" <"$work/$name.out" >"$work/$name.json" || true
 	if ! tools/wintest-summary.sh "$work/$name.json"; then
 		status=1
