@@ -16,8 +16,17 @@ import (
 
 // TestMain lets the test binary play a first Braid in a process of its
 // own, which a test may kill: with BRAID_TEST_LISTEN set it listens on that
-// path, says so, and answers with childHandle until it is killed.
+// path, says so, and answers with childHandle until it is killed. With
+// BRAID_TEST_ECHO set it prints its arguments and exits.
 func TestMain(m *testing.M) {
+	if os.Getenv("BRAID_TEST_ECHO") != "" {
+		// A stand-in for braid behind a native host's launcher: it
+		// prints its arguments, one a line.
+		for _, a := range os.Args[1:] {
+			os.Stdout.WriteString(a + "\n")
+		}
+		os.Exit(0)
+	}
 	if path := os.Getenv("BRAID_TEST_LISTEN"); path != "" {
 		in, err := Listen(path)
 		if err != nil {
