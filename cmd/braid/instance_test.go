@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,6 +26,12 @@ import (
 // which queues it, and a socket left by a Braid killed with SIGKILL is
 // replaced by the next one.
 func TestSingleInstance(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		// The pipe's hand-over between two processes, and a killed
+		// listener's successor, are platform's
+		// TestForwardToAnotherProcessAndAfterItDied under Wine.
+		t.Skip("runs real windows on Xvfb and finds the socket by its file; a test binary under Wine can start neither Xvfb nor see a pipe as a file")
+	}
 	_, bin, display := realWindow(t)
 
 	data := bytes.Repeat([]byte("braid single instance\n"), 4096)
@@ -49,8 +56,8 @@ func TestSingleInstance(t *testing.T) {
 		if _, err := os.Stat(ownState); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("the second braid opened a queue of its own in %s (stat: %v)", ownState, err)
 		}
-		if got := b.socketInode(t); got != sockBefore {
-			t.Errorf("the socket was replaced during the handoff (inode %d, was %d)", got, sockBefore)
+		if got := b.socketInode(t); !os.SameFile(got, sockBefore) {
+			t.Errorf("the socket was replaced during the handoff")
 		}
 		b.waitQueued(t, first, doc)
 
@@ -183,17 +190,13 @@ func (b *braids) waitAnswering(t *testing.T, w *window) {
 }
 
 // socketInode identifies the socket file now at b.sock.
-func (b *braids) socketInode(t *testing.T) uint64 {
+func (b *braids) socketInode(t *testing.T) os.FileInfo {
 	t.Helper()
 	fi, err := os.Lstat(b.sock)
 	if err != nil {
 		t.Fatalf("socket: %v", err)
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		t.Fatalf("no inode for %s", b.sock)
-	}
-	return st.Ino
+	return fi
 }
 
 // handOff runs `braid args...` as a later start, which must hand its
