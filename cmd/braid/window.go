@@ -203,7 +203,8 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 // handoverTimeout bounds a second start's hand-over to the running
 // window: it says so and exits rather than wait for a window that hangs.
-const handoverTimeout = 10 * time.Second
+// A variable for the tests.
+var handoverTimeout = 10 * time.Second
 
 // errListen marks a failure to listen for later starts: the window opens
 // all the same, it only cannot take sources from a second start.
