@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -117,6 +118,9 @@ func (m *marionette) eval(t *testing.T, script string) string {
 func TestFirefoxDownloadWithBraid(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip(noBrowserOnWine)
 	}
 	firefox := ""
 	for _, name := range []string{"firefox-esr", "firefox"} {

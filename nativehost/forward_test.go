@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,12 +20,7 @@ func runningBraid(t *testing.T, state string) (sock string, q *queue.Queue, woke
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { q.Close() })
-	dir, err := os.MkdirTemp("", "bsock") // socket paths are short
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	sock = filepath.Join(dir, "run", "braid.sock")
+	sock = socketPath(t)
 	in, err := platform.Listen(sock)
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +39,23 @@ func runningBraid(t *testing.T, state string) (sock string, q *queue.Queue, woke
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return sock, q, &n
+}
+
+// socketPath is a socket (a pipe on Windows) of the test's own, as
+// platform.SocketPath names it for a runtime folder of the test's own.
+func socketPath(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "bsock") // Unix socket paths are short
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return platform.SocketPath(func(k string) string {
+		if k == "XDG_RUNTIME_DIR" {
+			return dir
+		}
+		return ""
+	})
 }
 
 func forwardTo(sock string) func(context.Context, platform.Link) (platform.Answer, error) {
@@ -138,12 +149,7 @@ func TestAddWithNobodyRunning(t *testing.T) {
 	t.Cleanup(func() { queue.UseKeyring(nil) })
 	srv, _ := loginServer(t)
 	state := t.TempDir()
-	dir, err := os.MkdirTemp("", "bsock")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	got := call(t, Options{StateDir: state, Dir: t.TempDir(), Forward: forwardTo(filepath.Join(dir, "braid.sock"))},
+	got := call(t, Options{StateDir: state, Dir: t.TempDir(), Forward: forwardTo(socketPath(t))},
 		`{"id":1,"type":"add","url":"`+srv.URL+`/f.bin","userAgent":"TestBrowser/1.0","cookies":[{"name":"session","value":"`+secret+`"}]}`)
 	if got[0]["ok"] != true || got[0]["name"] != "f.bin" {
 		t.Fatalf("add: %v", got[0])

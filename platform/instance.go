@@ -8,11 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -89,20 +86,6 @@ type Answer struct {
 	Warning string `json:"warning,omitempty"`
 }
 
-// SocketPath is the per-user socket the running Braid listens on: in
-// XDG_RUNTIME_DIR on Linux (already private to the user), in LOCALAPPDATA on
-// Windows (which speaks AF_UNIX since Windows 10), else in a private folder
-// of the temporary directory named after the user.
-func SocketPath(getenv func(string) string) string {
-	if dir := getenv("XDG_RUNTIME_DIR"); dir != "" {
-		return filepath.Join(dir, "braid", "braid.sock")
-	}
-	if dir := getenv("LOCALAPPDATA"); dir != "" {
-		return filepath.Join(dir, "Braid", "braid.sock")
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("braid-%d", os.Getuid()), "braid.sock")
-}
-
 // Instance is the listening side: the first Braid of a user.
 type Instance struct {
 	ln   net.Listener
@@ -110,42 +93,18 @@ type Instance struct {
 	wg   sync.WaitGroup
 }
 
-// Listen makes this process the user's running Braid. It fails with
-// ErrRunning when a live Braid already answers at path; a socket left by a
-// Braid that died is detected and replaced. The socket's folder is made
-// private (0700), so other users cannot connect to it.
+// Listen makes this process the user's running Braid, listening at path
+// (SocketPath's). It fails with ErrRunning when a live Braid already
+// answers there. Only this user can connect: on Unix the socket's folder is
+// made private (0700), and a socket left by a Braid that died is detected
+// and replaced; on Windows the pipe's access list grants this user alone,
+// and a pipe ends with its process.
 func Listen(path string) (*Instance, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("socket folder %s: %w", dir, err)
-	}
-	if err := privateDir(dir); err != nil {
+	ln, err := listen(path)
+	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("unix", path)
-	if err != nil && errors.Is(err, syscall.EADDRINUSE) {
-		if alive(path) {
-			return nil, ErrRunning
-		}
-		// Stale: nobody answers. Remove it and take its place.
-		if rmErr := os.Remove(path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
-			return nil, fmt.Errorf("removing stale socket %s: %w", path, rmErr)
-		}
-		ln, err = net.Listen("unix", path)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("listening on %s: %w", path, err)
-	}
 	return &Instance{ln: ln, path: path}, nil
-}
-
-func alive(path string) bool {
-	c, err := net.DialTimeout("unix", path, time.Second)
-	if err != nil {
-		return false
-	}
-	c.Close()
-	return true
 }
 
 // Serve calls handle for every handoff until ctx ends or Close is called.
@@ -209,7 +168,7 @@ func (in *Instance) answer(c net.Conn, handle func(Handoff) (Answer, error)) {
 // oneLine keeps an error's text on the answer's one line.
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
-// Close stops listening and removes the socket.
+// Close stops listening; on Unix it removes the socket.
 func (in *Instance) Close() error {
 	err := in.ln.Close()
 	if errors.Is(err, net.ErrClosed) {
@@ -224,22 +183,13 @@ func (in *Instance) Close() error {
 // ErrElsewhere when the running Braid is not the one for h; one wrapping
 // ErrRefused when it refused h. A Link's cookies go only to a Braid of
 // this user: the socket's folder must be this user's alone, and (where
-// the system tells) the listener must run as this user.
+// the system tells: Linux, Windows) the listener must run as this user.
 func Forward(ctx context.Context, path string, h Handoff) (Answer, error) {
-	if h.Add != nil {
-		if err := checkPrivate(filepath.Dir(path)); err != nil {
-			return Answer{}, err
-		}
-	}
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", path)
+	c, err := dial(ctx, path, h.Add != nil)
 	if err != nil {
-		return Answer{}, ErrNotRunning
+		return Answer{}, err
 	}
 	defer c.Close()
-	if h.Add != nil && !samePeer(c) {
-		return Answer{}, fmt.Errorf("the socket %s is another user's: the link's cookies are not handed to it", path)
-	}
 	if dl, ok := ctx.Deadline(); ok {
 		_ = c.SetDeadline(dl)
 	} else if h.Add != nil {

@@ -1,23 +1,32 @@
 package platform
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
 
-// TestMain lets the test binary play a first Braid that dies: with
-// BRAID_TEST_LISTEN set it listens on that path, says so, and waits to be killed.
+// TestMain lets the test binary play a first Braid in a process of its
+// own, which a test may kill: with BRAID_TEST_LISTEN set it listens on that
+// path, says so, and answers with childHandle until it is killed. With
+// BRAID_TEST_ECHO set it prints its arguments and exits.
 func TestMain(m *testing.M) {
+	if os.Getenv("BRAID_TEST_ECHO") != "" {
+		// A stand-in for braid behind a native host's launcher: it
+		// prints its arguments, one a line.
+		for _, a := range os.Args[1:] {
+			os.Stdout.WriteString(a + "\n")
+		}
+		os.Exit(0)
+	}
 	if path := os.Getenv("BRAID_TEST_LISTEN"); path != "" {
 		in, err := Listen(path)
 		if err != nil {
@@ -25,12 +34,60 @@ func TestMain(m *testing.M) {
 			os.Exit(3)
 		}
 		os.Stdout.WriteString("listening\n")
-		_ = in.Serve(context.Background(), func(Handoff) (Answer, error) { return Answer{}, nil })
+		_ = in.Serve(context.Background(), childHandle)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
 
+// childHandle is the answer of the listener in another process: it takes
+// a link for the queue /state when its cookie arrived whole, says that a
+// link for another queue is not for it, echoes sources, and refuses the
+// rest.
+func childHandle(h Handoff) (Answer, error) {
+	switch {
+	case h.Add != nil && h.Add.State != "/state":
+		return Answer{}, fmt.Errorf("%w: it runs the queue of /state", ErrElsewhere)
+	case h.Add != nil && len(h.Add.Cookies) == 1 && h.Add.Cookies[0].Value == "s3cr3t":
+		return Answer{Job: 7, Name: h.Add.Filename, Warning: "kept for this session"}, nil
+	case h.Add != nil:
+		return Answer{}, errors.New("the cookie did not arrive")
+	case len(h.Args) > 0:
+		return Answer{Name: strings.Join(h.Args, "|") + " in " + h.Dir}, nil
+	}
+	return Answer{}, errors.New("queue is locked")
+}
+
+// startListener runs the test binary as a first Braid listening on path
+// and waits until it listens.
+func startListener(t *testing.T, path string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "BRAID_TEST_LISTEN="+path)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || line != "listening\n" {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("the child did not listen: %q %v: %s", line, err, stderr.String())
+	}
+	return cmd
+}
+
+// socketPath is a socket (a pipe on Windows) of the test's own, as
+// SocketPath names it for a runtime folder of the test's own.
 func socketPath(t *testing.T) string {
 	t.Helper()
 	// Unix socket paths are limited to about 100 bytes; t.TempDir can be longer.
@@ -39,7 +96,12 @@ func socketPath(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	return filepath.Join(dir, "run", "braid.sock")
+	return SocketPath(func(k string) string {
+		if k == "XDG_RUNTIME_DIR" {
+			return dir
+		}
+		return ""
+	})
 }
 
 func serve(t *testing.T, in *Instance, handle func(Handoff) (Answer, error)) {
@@ -101,37 +163,58 @@ func TestForwardWithNobodyListening(t *testing.T) {
 	}
 }
 
-// A Braid killed with SIGKILL leaves its socket file behind; the next one
-// must notice nobody answers and take over.
-func TestListenReplacesStaleSocket(t *testing.T) {
+// A first Braid in another process answers a second one: sources, a
+// refusal, a link with its cookie and the answer, a link for another
+// queue. Killed (as a crash or a power cut does), it leaves nothing that
+// stops the next Braid from listening at once: on Unix the socket file
+// stays and is found dead, on Windows the pipe ends with its process.
+func TestForwardToAnotherProcessAndAfterItDied(t *testing.T) {
 	path := socketPath(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "BRAID_TEST_LISTEN="+path)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, len("listening\n"))
-	if _, err := out.Read(buf); err != nil || string(buf) != "listening\n" {
-		t.Fatalf("child did not listen: %q %v", buf, err)
-	}
+	child := startListener(t, path)
 	if _, err := Listen(path); !errors.Is(err, ErrRunning) {
 		t.Fatalf("Listen beside a live child: err = %v, want ErrRunning", err)
 	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
+
+	a, err := Forward(context.Background(), path, Handoff{Args: []string{"a.meta4", "magnet:?xt=urn:btih:00"}, Dir: "/home/u"})
+	if err != nil || a.Name != "a.meta4|magnet:?xt=urn:btih:00 in /home/u" {
+		t.Errorf("sources: answer %+v, err %v", a, err)
 	}
-	_ = cmd.Wait()
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("the killed child should have left its socket: %v", err)
+	_, err = Forward(context.Background(), path, Handoff{Wake: true})
+	if err == nil || err.Error() != "the running braid refused: queue is locked" || !errors.Is(err, ErrRefused) {
+		t.Errorf("a refusal: err = %v", err)
+	}
+	link := &Link{URL: "https://example.org/report.bin", Filename: "report.bin", State: "/state",
+		Cookies: []Cookie{{Name: "session", Value: "s3cr3t", Path: "/", Secure: true}}}
+	a, err = Forward(context.Background(), path, Handoff{Add: link})
+	if err != nil || a != (Answer{Job: 7, Name: "report.bin", Warning: "kept for this session"}) {
+		t.Errorf("a link: answer %+v, err %v", a, err)
+	}
+	other := *link
+	other.State = "/other"
+	if _, err = Forward(context.Background(), path, Handoff{Add: &other}); !errors.Is(err, ErrElsewhere) || !strings.Contains(err.Error(), "/state") {
+		t.Errorf("a link for another queue: err = %v, want ErrElsewhere", err)
 	}
 
+	if err := child.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	if runtime.GOOS != "windows" {
+		if _, err := os.Stat(path); err != nil {
+			t.Fatalf("the killed child should have left its socket: %v", err)
+		}
+	}
+	if _, err := Forward(context.Background(), path, Handoff{Args: []string{"x.meta4"}}); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("Forward to the killed child: err = %v, want ErrNotRunning", err)
+	}
+
+	start := time.Now()
 	in, err := Listen(path)
 	if err != nil {
-		t.Fatalf("Listen over a stale socket: %v", err)
+		t.Fatalf("Listen after the first Braid died: %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Listen after the first Braid died took %s", d)
 	}
 	got := make(chan Handoff, 1)
 	serve(t, in, func(h Handoff) (Answer, error) { got <- h; return Answer{}, nil })
@@ -143,25 +226,25 @@ func TestListenReplacesStaleSocket(t *testing.T) {
 	}
 }
 
-func TestSocketFolderIsPrivate(t *testing.T) {
+// A Braid that listens but never answers (hung) costs a second start a
+// few seconds, never more: Forward gives up with an error that is not
+// ErrNotRunning, so the second start does not open a second window.
+func TestForwardToABraidThatDoesNotAnswer(t *testing.T) {
 	path := socketPath(t)
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(filepath.Dir(path), 0o777); err != nil {
-		t.Fatal(err)
-	}
-	in, err := Listen(path)
+	in, err := Listen(path) // and never Serve
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	fi, err := os.Stat(filepath.Dir(path))
-	if err != nil {
-		t.Fatal(err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err = Forward(ctx, path, Handoff{Args: []string{"a.meta4"}})
+	if err == nil || errors.Is(err, ErrNotRunning) {
+		t.Fatalf("err = %v, want a failed hand-over", err)
 	}
-	if perm := fi.Mode().Perm(); perm != 0o700 {
-		t.Fatalf("socket folder mode = %o, want 700", perm)
+	if d := time.Since(start); d > 8*time.Second {
+		t.Errorf("Forward took %s to give up", d)
 	}
 }
 
@@ -220,31 +303,5 @@ func TestLinkHidesCookies(t *testing.T) {
 		if !strings.Contains(s, "session=…") {
 			t.Errorf("%q does not name the cookie", s)
 		}
-	}
-}
-
-// Secrets go to no socket whose folder other users may enter.
-func TestForwardLinkRefusesOpenFolder(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("Windows keeps the socket in the user's profile, private by its access list")
-	}
-	path := socketPath(t)
-	in, err := Listen(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	handled := make(chan Handoff, 1)
-	serve(t, in, func(h Handoff) (Answer, error) { handled <- h; return Answer{}, nil })
-	if err := os.Chmod(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	_, err = Forward(context.Background(), path, Handoff{Add: &Link{URL: "https://example.org/f", Cookies: []Cookie{{Name: "s", Value: "v"}}}})
-	if err == nil || !strings.Contains(err.Error(), "open to other users") {
-		t.Fatalf("err = %v, want the folder refused", err)
-	}
-	select {
-	case h := <-handled:
-		t.Fatalf("the link went through: %+v", h)
-	default:
 	}
 }

@@ -3,10 +3,12 @@
 package platform
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -47,6 +49,53 @@ syswrite($s, "{\"args\":[\"evil\"]}\n"); sysread($s, my $answer, 100); print $an
 	select {
 	case h := <-handled:
 		t.Fatalf("a handoff from another user was accepted: %+v", h)
+	default:
+	}
+}
+
+// The socket's folder is made this user's alone (Windows: the pipe's
+// access list, TestPipeIsThisUsersAlone).
+func TestSocketFolderIsPrivate(t *testing.T) {
+	path := socketPath(t)
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Dir(path), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	in, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	fi, err := os.Stat(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := fi.Mode().Perm(); perm != 0o700 {
+		t.Fatalf("socket folder mode = %o, want 700", perm)
+	}
+}
+
+// Secrets go to no socket whose folder other users may enter.
+func TestForwardLinkRefusesOpenFolder(t *testing.T) {
+	path := socketPath(t)
+	in, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handled := make(chan Handoff, 1)
+	serve(t, in, func(h Handoff) (Answer, error) { handled <- h; return Answer{}, nil })
+	if err := os.Chmod(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Forward(context.Background(), path, Handoff{Add: &Link{URL: "https://example.org/f", Cookies: []Cookie{{Name: "s", Value: "v"}}}})
+	if err == nil || !strings.Contains(err.Error(), "open to other users") {
+		t.Fatalf("err = %v, want the folder refused", err)
+	}
+	select {
+	case h := <-handled:
+		t.Fatalf("the link went through: %+v", h)
 	default:
 	}
 }

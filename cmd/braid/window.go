@@ -85,23 +85,15 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 	// One window per user: a second `braid SOURCE` (a double-click on a
 	// .meta4) hands its sources to the running one and exits.
-	sock := platform.SocketPath(os.Getenv)
-	inst, err := platform.Listen(sock)
-	if errors.Is(err, platform.ErrRunning) {
-		_, err = platform.Forward(ctx, sock, platform.Handoff{Args: sources, Dir: cwd})
-		if err == nil {
-			return 0
-		}
-		if !errors.Is(err, platform.ErrElsewhere) {
-			fmt.Fprintf(stderr, "braid: %v\n", err)
-			return 1
-		}
-		// braid queue run holds the socket: the window opens beside it.
+	inst, handed, err := handOver(ctx, platform.SocketPath(os.Getenv), sources, cwd)
+	if handed {
+		return 0
 	}
 	if err != nil {
-		// Without the socket Braid still works; it just cannot take
-		// sources from a second start.
 		fmt.Fprintf(stderr, "braid: %v\n", err)
+		if inst == nil && !errors.Is(err, errListen) {
+			return 1
+		}
 	}
 	if why := noDisplay(os.Getenv); why != "" {
 		// Checked after the hand-off: a running window takes sources
@@ -207,6 +199,62 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "braid: %v\n", err)
 	}
 	return code
+}
+
+// handoverTimeout bounds a second start's hand-over to the running
+// window: it says so and exits rather than wait for a window that hangs.
+// A variable for the tests.
+var handoverTimeout = 10 * time.Second
+
+// errListen marks a failure to listen for later starts: the window opens
+// all the same, it only cannot take sources from a second start.
+var errListen = errors.New("a second start of Braid cannot reach this window")
+
+// handOver makes this process the user's running Braid (inst), or hands
+// sources to the one that runs (handed). A running Braid that does not
+// answer within handoverTimeout, or refuses, is an error that the second
+// start reports before it exits: it never opens a second window over the
+// same queue. Beside `braid queue run`, which takes no sources, the window
+// opens without an instance; so it does when it cannot listen (an error
+// wrapping errListen).
+func handOver(ctx context.Context, sock string, sources []string, cwd string) (inst *platform.Instance, handed bool, err error) {
+	// Twice: a running Braid that quits between our Listen and our
+	// Forward leaves the place to us.
+	for try := 0; try < 2; try++ {
+		inst, err = platform.Listen(sock)
+		if err == nil {
+			return inst, false, nil
+		}
+		if !errors.Is(err, platform.ErrRunning) {
+			return nil, false, fmt.Errorf("%w: %w", errListen, err)
+		}
+		hctx, cancel := context.WithTimeout(ctx, handoverTimeout)
+		_, err = platform.Forward(hctx, sock, platform.Handoff{Args: sources, Dir: cwd})
+		cancel()
+		switch {
+		case err == nil:
+			return nil, true, nil
+		case errors.Is(err, platform.ErrElsewhere):
+			return nil, false, nil // braid queue run holds the socket
+		case errors.Is(err, platform.ErrNotRunning):
+			continue
+		case errors.Is(err, platform.ErrRefused):
+			return nil, false, fmt.Errorf("Braid is already open and did not take %s: %w", what(sources), err)
+		}
+		return nil, false, fmt.Errorf("Braid is already open but does not answer, so %s did not reach it; close it and try again (%w)", what(sources), err)
+	}
+	return nil, false, fmt.Errorf("Braid was starting or quitting at the same time; try again (%w)", err)
+}
+
+// what names the sources of a hand-over for a sentence.
+func what(sources []string) string {
+	switch len(sources) {
+	case 0:
+		return "the request to show its window"
+	case 1:
+		return sources[0]
+	}
+	return fmt.Sprintf("the %d sources", len(sources))
 }
 
 // absSources makes file sources absolute against dir; links stay as they

@@ -3,6 +3,7 @@ package netconf
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -10,6 +11,31 @@ import (
 type netrc struct {
 	machines map[string]Login // lower-case host name
 	def      *Login           // the "default" entry
+}
+
+// netrcPaths are the user's .netrc files that Open looks for when none is
+// named, in order; the first that exists is read. On Windows, as curl
+// does: _netrc, then .netrc, in %HOME% and then in %USERPROFILE% (Windows
+// names no file with a leading dot, and most people there have no HOME).
+// Elsewhere $HOME/.netrc.
+func netrcPaths(goos string, getenv func(string) string) []string {
+	if goos != "windows" {
+		home := getenv("HOME")
+		if home == "" {
+			home, _ = os.UserHomeDir()
+		}
+		if home == "" {
+			return nil
+		}
+		return []string{filepath.Join(home, ".netrc")}
+	}
+	var paths []string
+	for _, v := range []string{"HOME", "USERPROFILE"} {
+		if dir := getenv(v); dir != "" {
+			paths = append(paths, filepath.Join(dir, "_netrc"), filepath.Join(dir, ".netrc"))
+		}
+	}
+	return paths
 }
 
 // maxNetrc bounds the size of a .netrc read.

@@ -8,7 +8,7 @@ import (
 	"net/textproto"
 	"net/url"
 	"os"
-	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -29,7 +29,9 @@ type Settings struct {
 	// a link carries its own; without either, FTP logs in anonymously.
 	FTPUser, FTPPasswd string
 	// NetrcFile is the .netrc to take logins from for any server it
-	// names; "" is $HOME/.netrc, which may be missing. NoNetrc reads none.
+	// names; "" is the user's, which may be missing: $HOME/.netrc, and on
+	// Windows the first of _netrc and .netrc in %HOME%, then in
+	// %USERPROFILE% (netrcPaths). NoNetrc reads none.
 	NetrcFile string
 	NoNetrc   bool
 	// CookieFile is a Netscape cookies.txt to send cookies from (see
@@ -194,7 +196,8 @@ type Session struct {
 }
 
 // Open reads the .netrc and the cookie file and checks the headers. A
-// missing $HOME/.netrc is no error; a missing file that was named is.
+// missing .netrc of the user's is no error; a missing file that was named
+// is.
 func (s Settings) Open() (*Session, error) {
 	ss := &Session{s: s, header: http.Header{}, hosts: map[string]bool{}, jar: newJar()}
 	if s.HTTPPasswd != "" && s.HTTPUser == "" {
@@ -222,18 +225,17 @@ func (s Settings) Open() (*Session, error) {
 		}
 	}
 	if !s.NoNetrc {
-		path, named := s.NetrcFile, s.NetrcFile != ""
+		paths, named := []string{s.NetrcFile}, s.NetrcFile != ""
 		if !named {
-			if home, err := os.UserHomeDir(); err == nil {
-				path = filepath.Join(home, ".netrc")
-			}
+			paths = netrcPaths(runtime.GOOS, os.Getenv)
 		}
-		if path != "" {
+		for _, path := range paths {
 			n, err := readNetrc(path)
-			switch {
-			case err == nil:
+			if err == nil {
 				ss.netrc = n
-			case named || !errors.Is(err, os.ErrNotExist):
+				break
+			}
+			if named || !errors.Is(err, os.ErrNotExist) {
 				return nil, fmt.Errorf(".netrc: %w", err)
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,9 @@ func need(t testing.TB, prog, pkg string) string {
 		if p, err := exec.LookPath(dir + prog); err == nil {
 			return p
 		}
+	}
+	if runtime.GOOS == "windows" {
+		t.Skipf("needs %s, a Linux server (Debian package %s); a test binary under Wine finds only Windows programs", prog, pkg)
 	}
 	t.Skipf("%s is not installed (Debian package %s): skipping", prog, pkg)
 	return ""
