@@ -5,6 +5,7 @@ package torrenttest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -119,6 +120,20 @@ func MetadataOnly(t testing.TB, mi *metainfo.MetaInfo) string {
 	return fmt.Sprintf("127.0.0.1:%d", cl.LocalPort())
 }
 
+// NewClient is torrent.NewClient, over TCP only where the system refuses
+// UDP sockets: Wine 8 answers WSAEOPNOTSUPP to the SIO_UDP_NETRESET that
+// Go sets on every UDP socket on Windows, as Braid's own client finds
+// (engine/torrent's udp_windows.go).
+func NewClient(cfg *torrent.ClientConfig) (*torrent.Client, error) {
+	cl, err := torrent.NewClient(cfg)
+	var se *os.SyscallError
+	if err != nil && errors.As(err, &se) && se.Syscall == "wsaioctl" {
+		cfg.DisableUTP, cfg.NoDHT = true, true
+		cl, err = torrent.NewClient(cfg)
+	}
+	return cl, err
+}
+
 // start runs an anacrolix client on 127.0.0.1 with DHT, trackers and port
 // forwarding off, its logs discarded, its data in dir, and adds mi.
 func start(t testing.TB, dir string, mi *metainfo.MetaInfo, seed bool) (*torrent.Client, *torrent.Torrent) {
@@ -135,7 +150,7 @@ func start(t testing.TB, dir string, mi *metainfo.MetaInfo, seed bool) (*torrent
 	cfg.DefaultStorage = storage.NewFileOpts(storage.NewFileClientOpts{
 		ClientBaseDir: dir, PieceCompletion: storage.NewMapPieceCompletion(),
 	})
-	cl, err := torrent.NewClient(cfg)
+	cl, err := NewClient(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
