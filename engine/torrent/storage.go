@@ -71,7 +71,11 @@ func layout(info *metainfo.Info) ([]fileSpan, error) {
 		return nil, fmt.Errorf("%w: %w", ErrUnsafePath, err)
 	}
 	var spans []fileSpan
-	seen := map[string]bool{}
+	// Names are compared folded to lower case on every system: Windows
+	// and macOS keep "A.txt" and "a.txt" as one file, so a torrent that
+	// holds both would write one over the other there, and a torrent's
+	// names should mean the same on every system.
+	seen := map[string]string{}
 	for fi := range info.UpvertedFilesIter() {
 		name := base
 		if info.IsDir() {
@@ -87,10 +91,13 @@ func layout(info *metainfo.Info) ([]fileSpan, error) {
 		}
 		pad := strings.Contains(fi.Attr, "p")
 		if !pad {
-			if seen[strings.ToLower(name)] {
-				return nil, fmt.Errorf("%w: %s appears twice", ErrUnsafePath, name)
+			if other, ok := seen[strings.ToLower(name)]; ok {
+				if other == name {
+					return nil, fmt.Errorf("%w: %s appears twice", ErrUnsafePath, name)
+				}
+				return nil, fmt.Errorf("%w: %s and %s differ only in case, and are the same file on Windows and macOS", ErrUnsafePath, other, name)
 			}
-			seen[strings.ToLower(name)] = true
+			seen[strings.ToLower(name)] = name
 		}
 		spans = append(spans, fileSpan{
 			name:   name,
@@ -108,7 +115,7 @@ func layout(info *metainfo.Info) ([]fileSpan, error) {
 			continue
 		}
 		for p := path.Dir(s.name); p != "."; p = path.Dir(p) {
-			if seen[strings.ToLower(p)] {
+			if _, ok := seen[strings.ToLower(p)]; ok {
 				return nil, fmt.Errorf("%w: %s is both a file and a folder", ErrUnsafePath, p)
 			}
 		}
