@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -31,7 +30,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// crashPaused is the exit code of a child paused (see pauseChild).
+// crashPaused is the exit code of a child paused (see pauseContext).
 const crashPaused = 3
 
 func crashChild(dir string) int {
@@ -51,8 +50,8 @@ func crashChild(dir string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	// pauseChild pauses, as the user's pause or Ctrl-C does.
-	ctx, stop := signal.NotifyContext(context.Background(), pauseSignals...)
+	// The test's pause (see pauseContext) is the user's pause or Ctrl-C.
+	ctx, stop := pauseContext()
 	defer stop()
 	dl := (&Client{}).Do(ctx, &Request{Dir: filepath.Join(dir, "out"), File: f, Done: done, Journal: j})
 	if err := dl.Err(); errors.Is(err, context.Canceled) {
@@ -165,7 +164,10 @@ func stopChildren(t *testing.T, f metalink.File, data []byte, ms []*mirrortest.M
 		}
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), crashEnv+"="+dir)
-		prepareChild(cmd)
+		pauseChild, err := prepareChild(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
 		out, err := os.Create(filepath.Join(dir, fmt.Sprintf("run%d.log", run)))
 		if err != nil {
 			t.Fatal(err)
@@ -196,7 +198,7 @@ func stopChildren(t *testing.T, f metalink.File, data []byte, ms []*mirrortest.M
 				how := "killed"
 				if pause {
 					how = "paused"
-					if err := pauseChild(cmd); err != nil {
+					if err := pauseChild(); err != nil {
 						cmd.Process.Kill()
 						<-exited
 						fail("run %d: pause: %v", run, err)

@@ -3,16 +3,19 @@
 package engine
 
 import (
-	"os"
+	"context"
 	"os/exec"
+	"os/signal"
 	"syscall"
 )
 
-// pauseSignals pause a crash child: SIGTERM, as a service manager or
-// the user's pause sends.
-var pauseSignals = []os.Signal{syscall.SIGTERM}
+// pauseContext is the crash child's context, canceled by SIGTERM as the
+// user's pause or a service manager's stop is.
+func pauseContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), syscall.SIGTERM)
+}
 
-func prepareChild(*exec.Cmd) {}
-
-// pauseChild asks the child to pause.
-func pauseChild(cmd *exec.Cmd) error { return cmd.Process.Signal(syscall.SIGTERM) }
+// prepareChild returns how to pause the child once it runs.
+func prepareChild(cmd *exec.Cmd) (pause func() error, err error) {
+	return func() error { return cmd.Process.Signal(syscall.SIGTERM) }, nil
+}

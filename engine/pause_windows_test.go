@@ -1,35 +1,36 @@
 package engine
 
 import (
+	"context"
+	"io"
 	"os"
 	"os/exec"
-	"sync"
-	"syscall"
-
-	"golang.org/x/sys/windows"
+	"os/signal"
 )
 
-// pauseSignals pause a crash child. Windows has no SIGTERM: Ctrl-C and
-// Ctrl-Break are console control events, which Go delivers as
-// os.Interrupt.
-var pauseSignals = []os.Signal{os.Interrupt}
-
-// prepareChild starts the child in a process group of its own, so that a
-// Ctrl-Break sent to it reaches it alone, not the test. A console event
-// reaches only processes attached to the sender's console: a test run
-// without one (output to a file, as tools/wintest.sh runs it) gets one
-// first, which the child inherits.
-func prepareChild(cmd *exec.Cmd) {
-	consoleOnce.Do(func() {
-		// It fails when there is a console already: nothing to do then.
-		windows.NewLazySystemDLL("kernel32.dll").NewProc("AllocConsole").Call()
-	})
-	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP}
+// pauseContext is the crash child's context, canceled when the test
+// pauses it: what the user's pause is to the engine. Windows has no
+// SIGTERM, and its Ctrl-Break is a console event that only processes on
+// one console exchange: under Wine 8 without a terminal (as
+// tools/wintest.sh runs the tests) GenerateConsoleCtrlEvent fails with
+// "Invalid access". So the test closes the child's standard input, and the
+// child takes the end of it as the pause; Ctrl-C and Ctrl-Break pause it
+// too.
+func pauseContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	go func() {
+		io.Copy(io.Discard, os.Stdin)
+		cancel()
+	}()
+	return ctx, cancel
 }
 
-var consoleOnce sync.Once
-
-// pauseChild sends the child's group a Ctrl-Break, as a console does.
-func pauseChild(cmd *exec.Cmd) error {
-	return windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(cmd.Process.Pid))
+// prepareChild gives the child a standard input the returned pause
+// closes.
+func prepareChild(cmd *exec.Cmd) (pause func() error, err error) {
+	w, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	return w.Close, nil
 }
