@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -150,6 +151,11 @@ func start(t testing.TB, dir string, mi *metainfo.MetaInfo, seed bool) (*torrent
 	cfg.DefaultStorage = storage.NewFileOpts(storage.NewFileClientOpts{
 		ClientBaseDir: dir, PieceCompletion: storage.NewMapPieceCompletion(),
 	})
+	// The library's file storage makes the files it completes read-only;
+	// Windows then refuses to delete them, and the test's temporary
+	// folder could not be removed. Made writable again after the client
+	// closed (clean-ups run last first).
+	t.Cleanup(func() { writable(dir) })
 	cl, err := NewClient(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -160,4 +166,16 @@ func start(t testing.TB, dir string, mi *metainfo.MetaInfo, seed bool) (*torrent
 		t.Fatal(err)
 	}
 	return cl, tt
+}
+
+// writable gives the owner write permission on every file under dir.
+func writable(dir string) {
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil && fi.Mode().Perm()&0o200 == 0 {
+				os.Chmod(p, fi.Mode().Perm()|0o200)
+			}
+		}
+		return nil
+	})
 }
