@@ -8,10 +8,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -32,7 +30,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// crashPaused is the exit code of a child paused by SIGTERM.
+// crashPaused is the exit code of a child paused (see pauseContext).
 const crashPaused = 3
 
 func crashChild(dir string) int {
@@ -52,8 +50,8 @@ func crashChild(dir string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	// SIGTERM pauses, as the user's pause or Ctrl-C does.
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	// The test's pause (see pauseContext) is the user's pause or Ctrl-C.
+	ctx, stop := pauseContext()
 	defer stop()
 	dl := (&Client{}).Do(ctx, &Request{Dir: filepath.Join(dir, "out"), File: f, Done: done, Journal: j})
 	if err := dl.Err(); errors.Is(err, context.Canceled) {
@@ -131,14 +129,14 @@ func TestCrashKeepsWrittenPieces(t *testing.T) {
 		mirrortest.New(t, data, addr(0), mirrortest.Rate(6<<20)),
 		mirrortest.New(t, data, addr(1), mirrortest.Rate(6<<20)),
 	}
-	stopChildren(t, fileFor("crash.bin", data, pl, urls(ms...)...), data, ms, func(int) (syscall.Signal, int64) { return syscall.SIGKILL, 2 << 20 })
+	stopChildren(t, fileFor("crash.bin", data, pl, urls(ms...)...), data, ms, func(int) (bool, int64) { return false, 2 << 20 })
 }
 
 // stopChildren runs crash children on f until one finishes it, stopping
-// the first four at random moments with the signal sig gives for each,
-// and checks the file and that the mirrors served it once plus at most
-// what sig allows each stop to cost.
-func stopChildren(t *testing.T, f metalink.File, data []byte, ms []*mirrortest.Mirror, sig func(stop int) (syscall.Signal, int64)) {
+// the first four at random moments, each paused (see pauseChild) or
+// killed as sig says, and checks the file and that the mirrors served it
+// once plus at most what sig allows each stop to cost.
+func stopChildren(t *testing.T, f metalink.File, data []byte, ms []*mirrortest.Mirror, sig func(stop int) (pause bool, cost int64)) {
 	dir := t.TempDir()
 	b, err := json.Marshal(f)
 	if err != nil {
@@ -166,14 +164,28 @@ func stopChildren(t *testing.T, f metalink.File, data []byte, ms []*mirrortest.M
 		}
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), crashEnv+"="+dir)
-		out, _ := os.Create(filepath.Join(dir, fmt.Sprintf("run%d.log", run)))
+		pauseChild, err := prepareChild(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := os.Create(filepath.Join(dir, fmt.Sprintf("run%d.log", run)))
+		if err != nil {
+			t.Fatal(err)
+		}
 		cmd.Stdout, cmd.Stderr = out, out
 		if err := cmd.Start(); err != nil {
+			out.Close()
 			t.Fatal(err)
 		}
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
-		var err error
+		// The log is closed and the child has ended before any failure:
+		// Windows cannot remove a file that is still open.
+		fail := func(format string, args ...any) {
+			out.Close()
+			log, _ := os.ReadFile(out.Name())
+			t.Fatalf(format+"\n%s", append(args, log)...)
+		}
 		finished := false
 		if kills < 4 {
 			before := served()
@@ -181,17 +193,26 @@ func stopChildren(t *testing.T, f metalink.File, data []byte, ms []*mirrortest.M
 			case err = <-exited:
 				finished = true
 			case <-time.After(time.Duration(200+r.IntN(600)) * time.Millisecond):
-				how, cost := sig(kills)
+				pause, cost := sig(kills)
 				allowed += cost
-				cmd.Process.Signal(how)
+				how := "killed"
+				if pause {
+					how = "paused"
+					if err := pauseChild(); err != nil {
+						cmd.Process.Kill()
+						<-exited
+						fail("run %d: pause: %v", run, err)
+					}
+				} else {
+					cmd.Process.Kill()
+				}
 				err := <-exited
 				var ee *exec.ExitError
-				if how == syscall.SIGTERM && (!errors.As(err, &ee) || ee.ExitCode() != crashPaused) {
-					log, _ := os.ReadFile(out.Name())
-					t.Fatalf("run %d, sent SIGTERM: %v, want exit code %d (paused)\n%s", run, err, crashPaused, log)
+				if pause && (!errors.As(err, &ee) || ee.ExitCode() != crashPaused) {
+					fail("run %d, paused: %v, want exit code %d (paused)", run, err, crashPaused)
 				}
 				kills++
-				t.Logf("run %d stopped by %v after %d bytes served", run, how, served()-before)
+				t.Logf("run %d %s after %d bytes served", run, how, served()-before)
 			}
 		} else {
 			select {
@@ -200,15 +221,14 @@ func stopChildren(t *testing.T, f metalink.File, data []byte, ms []*mirrortest.M
 			case <-time.After(2 * time.Minute):
 				cmd.Process.Kill()
 				<-exited
-				t.Fatal("the last run did not finish in 2 minutes")
+				fail("the last run did not finish in 2 minutes")
 			}
+		}
+		if finished && err != nil {
+			fail("run %d: %v", run, err)
 		}
 		out.Close()
 		if finished {
-			if err != nil {
-				log, _ := os.ReadFile(out.Name())
-				t.Fatalf("run %d: %v\n%s", run, err, log)
-			}
 			break
 		}
 	}

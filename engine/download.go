@@ -60,6 +60,8 @@ type download struct {
 	perMirror   int             // the Client's per-mirror cap the mirrors have (see trim)
 	savedAs     string          // the name the file is saved under (see place)
 	note        string          // why savedAs is not the file's name
+	held        string          // why the download waits for another program (see noteHeld)
+	heldFrom    State           // the state that wait interrupted
 	verifiedBy  string          // the hash that proved the file; "" none
 	adopted     bool            // a file already there was proven to be it
 
@@ -93,6 +95,21 @@ func newDownload(c *Client, req *Request) *download {
 	d.whole, _ = piece.Strongest(req.File.Hashes)
 	d.openMirrors()
 	return d
+}
+
+// noteHeld enters StateWaiting while another program holds the file open
+// and the store waits for it (why says so), and goes back to the state
+// it interrupted when why is "".
+func (d *download) noteHeld(why string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case why != "" && d.held == "":
+		d.heldFrom, d.state = d.state, StateWaiting
+	case why == "" && d.held != "":
+		d.state = d.heldFrom
+	}
+	d.held = why
 }
 
 func (d *download) setState(s State) {
@@ -129,6 +146,7 @@ func (d *download) run(ctx context.Context) (err error) {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	defer st.close()
+	st.ctx, st.held = ctx, d.noteHeld
 	d.st = st
 
 	size := d.size
@@ -409,6 +427,7 @@ func (d *download) snapshot(s *Snapshot) {
 	defer d.mu.Unlock()
 	s.Name = d.file.Name
 	s.SavedAs, s.Note, s.VerifiedBy = d.savedAs, d.note, d.verifiedBy
+	s.Held = d.held
 	s.Created = d.state == StateDone && !d.adopted
 	s.Size = d.size
 	s.PieceLength = d.plan.Length
@@ -435,7 +454,7 @@ func (d *download) snapshot(s *Snapshot) {
 	}
 	s.ETA = -1
 	s.NextTry = time.Time{}
-	if d.state == StateWaiting {
+	if d.state == StateWaiting && d.held == "" {
 		s.NextTry = d.nextTry(now)
 	}
 	switch {

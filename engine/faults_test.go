@@ -358,20 +358,18 @@ func TestPathSafety(t *testing.T) {
 	outside := t.TempDir()
 	tests := []struct {
 		name  string
-		setup func(dir string) error
+		setup func(t *testing.T, dir string)
 		file  string
 	}{
-		{"symlinked folder", func(dir string) error { return os.Symlink(outside, filepath.Join(dir, "sub")) }, "sub/f.bin"},
-		{"symlinked part", func(dir string) error {
-			return os.Symlink(filepath.Join(outside, "f.bin"), filepath.Join(dir, "f.bin.part"))
+		{"symlinked folder", func(t *testing.T, dir string) { linkOutside(t, outside, filepath.Join(dir, "sub"), true) }, "sub/f.bin"},
+		{"symlinked part", func(t *testing.T, dir string) {
+			linkOutside(t, filepath.Join(outside, "f.bin"), filepath.Join(dir, "f.bin.part"), false)
 		}, "f.bin"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			if err := tc.setup(dir); err != nil {
-				t.Fatal(err)
-			}
+			tc.setup(t, dir)
 			_, err := get(t, &Client{}, &Request{Dir: dir, File: fileFor(tc.file, data, 0, m.URL())})
 			if err == nil {
 				t.Fatal("download through a symlink leading outside succeeded")

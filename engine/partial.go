@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"os"
+
+	"braid/engine/rootfile"
 )
 
 // Partial pieces. Without piece hashes a piece's first bytes are as good
@@ -79,7 +81,7 @@ func (d *download) dropPartialRecords(read map[int]int64) {
 		return
 	}
 	if len(d.pieces) == 1 {
-		_ = d.st.root.Remove(d.logName())
+		_ = rootfile.Remove(d.st.root, d.logName())
 	}
 	d.journalKept(0)
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -161,11 +160,11 @@ func TestStopsWithoutPieceHashes(t *testing.T) {
 		mirrortest.New(t, data, addr(1), mirrortest.Rate(6<<20)),
 	}
 	f := fileFor("plain.bin", data, 0, urls(ms...)...)
-	stopChildren(t, f, data, ms, func(stop int) (syscall.Signal, int64) {
+	stopChildren(t, f, data, ms, func(stop int) (bool, int64) {
 		if stop%2 == 0 {
-			return syscall.SIGTERM, 256 << 10
+			return true, 256 << 10 // paused
 		}
-		return syscall.SIGKILL, 4 << 20 // a piece of 1 MiB a connection
+		return false, 4 << 20 // killed: a piece of 1 MiB a connection
 	})
 }
 

@@ -187,5 +187,5 @@ func (d *download) removePieceLog() {
 	d.closePieceLog()
 	// A log left behind is harmless: the next run of the same name
 	// checks what it names against that file's hashes.
-	_ = d.st.root.Remove(d.logName())
+	_ = d.st.remove(d.logName())
 }

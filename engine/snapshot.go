@@ -15,6 +15,10 @@ const (
 	// mirror left is backing off after temporary errors (the network is
 	// down, the servers are busy); Snapshot.NextTry says when the next
 	// try is. It ends when a byte arrives, or after Request.RetryFor.
+	// It is also the state of a verified file that another program
+	// holds open (Windows), while the engine waits to give it its name
+	// or to remove what is left of it: Snapshot.Held says so, and the
+	// wait ends when that program closes the file or the context ends.
 	// Like the states before it, it comes before StateDone.
 	StateWaiting
 	// StateVerifying: every piece is on disk; the whole-file hash is being
@@ -87,6 +91,10 @@ type Snapshot struct {
 	// "" until the download has chosen it.
 	SavedAs string
 	Note    string
+	// Held, while not "", says in a sentence that another program holds
+	// the file open and the download waits for it to close it
+	// (StateWaiting); no byte is lost and the download goes on by itself.
+	Held string
 	// VerifiedBy names the hash that proved the file: a whole-file hash
 	// type ("sha-256"), or a piece hash type and " pieces" ("sha-1
 	// pieces") when only piece hashes could check it. "" while not done,

@@ -1,12 +1,15 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"sync/atomic"
+
+	"braid/engine/rootfile"
 )
 
 // partSuffix marks a file that is not verified yet.
@@ -26,6 +29,13 @@ type store struct {
 	// sync began (-1: none yet), so finish syncs only what is not already
 	// durable.
 	writes, synced atomic.Int64
+
+	// ctx bounds the waits for a file another program holds open (on
+	// Windows a player or a virus scanner blocks a rename or a removal
+	// until it closes the file); nil: no bound. held, when set, hears
+	// why the store waits, as a sentence, and "" when the wait is over.
+	ctx  context.Context
+	held func(why string)
 }
 
 // openStore opens dir as a root and makes the folders name needs inside it.
@@ -158,7 +168,7 @@ func (s *store) finish() error {
 // check. It fails with ErrExists when the name is taken.
 func (s *store) publish(name string) error {
 	if err := s.root.Link(s.part, name); err == nil {
-		if err := s.root.Remove(s.part); err != nil {
+		if err := s.remove(s.part); err != nil {
 			return fmt.Errorf("remove %s: %w", s.part, err)
 		}
 	} else {
@@ -168,13 +178,41 @@ func (s *store) publish(name string) error {
 		if _, err := s.root.Lstat(name); err == nil {
 			return fmt.Errorf("%s appeared during the download: %w", name, ErrExists)
 		}
-		if err := s.root.Rename(s.part, name); err != nil {
+		err := s.wait(func() error { return s.root.Rename(s.part, name) },
+			fmt.Sprintf("%s is open in another program; Braid renames it to %s when that program closes it", s.part, name))
+		if err != nil {
 			return fmt.Errorf("rename %s: %w", s.part, err)
 		}
 	}
 	s.name = name
 	s.syncDir()
 	return nil
+}
+
+// remove removes the file name inside the folder, waiting while another
+// program holds it open.
+func (s *store) remove(name string) error {
+	return s.wait(func() error { return rootfile.Remove(s.root, name) },
+		fmt.Sprintf("%s is open in another program; Braid removes it when that program closes it", name))
+}
+
+// wait runs op until it succeeds or fails for another reason than a file
+// held open by another program, telling s.held why while it waits.
+func (s *store) wait(op func() error, why string) error {
+	ctx := s.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return rootfile.Retry(ctx, op, func(waiting bool) {
+		if s.held == nil {
+			return
+		}
+		if waiting {
+			s.held(why)
+		} else {
+			s.held("")
+		}
+	})
 }
 
 // syncDir makes the rename durable. It is best effort: some systems cannot

@@ -48,11 +48,12 @@ const (
 	NoMirrorLeft             // every mirror was given up
 	Exists                   // a different file is at the name
 	BadSignature             // the file's signature does not check out
+	DiskError                // the file system refused to make, rename or remove a file
 )
 
 var names = [...]string{"unknown", "unreachable", "name not found", "refused", "timed out",
 	"connection dropped", "certificate", "not found", "expired", "login needed", "forbidden",
-	"busy", "server error", "disk full", "no permission", "bad data", "no mirror left", "exists", "bad signature"}
+	"busy", "server error", "disk full", "no permission", "bad data", "no mirror left", "exists", "bad signature", "disk error"}
 
 func (k Kind) String() string {
 	if int(k) < len(names) {
@@ -142,6 +143,15 @@ func ofChain(err error) Kind {
 		}
 		return NoMirrorLeft
 	}
+	// Any other refusal of the file system: its cause is in the detail
+	// ("Invalid function", "directory not empty").
+	var (
+		pathErr *fs.PathError
+		linkErr *os.LinkError
+	)
+	if errors.As(err, &pathErr) || errors.As(err, &linkErr) {
+		return DiskError
+	}
 	return Unknown
 }
 
@@ -194,6 +204,19 @@ var clues = []struct {
 	{engine.ErrBadPiece.Error(), BadData},
 	{engine.ErrExists.Error(), Exists},
 	{engine.ErrNoMirrors.Error(), NoMirrorLeft},
+	// The file system's operations as Go names them in its errors
+	// ("removeat big.bin.part: Invalid function."), and Windows' texts.
+	{"removeat ", DiskError},
+	{"renameat ", DiskError},
+	{"unlinkat ", DiskError},
+	{"openat ", DiskError},
+	{"mkdirat ", DiskError},
+	{"linkat ", DiskError},
+	{"statat ", DiskError},
+	{"invalid function", DiskError},
+	{"sharing violation", DiskError},
+	{"being used by another process", DiskError},
+	{"input/output error", DiskError},
 }
 
 // OfText is the kind an error's text shows, for errors kept as text;
@@ -212,7 +235,8 @@ func OfText(text string) Kind {
 }
 
 // rawFragments are pieces of Go's error texts that no user should read.
-var rawFragments = []string{"dial tcp", "dial udp", `Get "`, `Head "`, `Post "`, "connect:", "read tcp", "write tcp", "lookup ", ": EOF", "x509:", "tls:"}
+var rawFragments = []string{"dial tcp", "dial udp", `Get "`, `Head "`, `Post "`, "connect:", "read tcp", "write tcp", "lookup ", ": EOF", "x509:", "tls:",
+	"removeat ", "renameat ", "unlinkat ", "openat ", "mkdirat ", "linkat ", "statat ", "Invalid function."}
 
 // RawFragment returns the first piece of raw Go error text in s ("dial
 // tcp", `Get "`, "connect:", ...), "" when there is none: a face that

@@ -87,6 +87,42 @@ func TestKinds(t *testing.T) {
 	}
 }
 
+// TestDiskErrors: the file system's refusals are a kind of their own,
+// from the chain and from the text, and their raw text is never shown as
+// it is. The Wine text is the one braid.exe showed under Wine 8.
+func TestDiskErrors(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(dir+"/sub/x", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	notEmpty := r.Remove("sub") // a real removeat error: the folder is not empty
+	if notEmpty == nil {
+		t.Fatal("removed a folder that is not empty")
+	}
+	for _, err := range []error{
+		fmt.Errorf("f.bin: remove f.bin.part: %w", notEmpty),
+		errors.New("big.bin: remove big.bin.part: removeat big.bin.part: Invalid function."),
+	} {
+		if got := Of(err); got != DiskError {
+			t.Errorf("Of(%q) = %v, want disk error", err, got)
+		}
+		if got := OfText(err.Error()); got != DiskError {
+			t.Errorf("OfText(%q) = %v, want disk error", err, got)
+		}
+		if RawFragment(err.Error()) == "" {
+			t.Errorf("%q passes as a sentence", err)
+		}
+		if DiskError.Retrying() {
+			t.Error("a disk error is retried like the network")
+		}
+	}
+}
+
 // TestNoMirrorLeftSaysWhy: every mirror given up for one cause is that
 // cause; nothing known is NoMirrorLeft; no error is Unknown.
 func TestNoMirrorLeftSaysWhy(t *testing.T) {

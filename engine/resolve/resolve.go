@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -104,7 +106,11 @@ func Resolve(ctx context.Context, source string, opts Options) (*Result, error) 
 		if p == "" {
 			p = u.Opaque
 		}
-		return resolveFile(p, opts)
+		// file:///C:/dl/x.meta4 names C:\dl\x.meta4 on Windows.
+		if runtime.GOOS == "windows" && len(p) >= 3 && p[0] == '/' && p[2] == ':' {
+			p = p[1:]
+		}
+		return resolveFile(filepath.FromSlash(p), opts)
 	case "http", "https":
 		return resolveHTTP(ctx, source, u, opts)
 	case "ftp":

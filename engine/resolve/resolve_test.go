@@ -68,7 +68,13 @@ func TestLocalFile(t *testing.T) {
 	if err := os.WriteFile(p, meta4("x.bin", data, 1024), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, src := range []string{p, "file://" + p} {
+	// A file URL's path starts with a slash: file:///tmp/x.meta4,
+	// file:///C:/Users/x.meta4.
+	u := filepath.ToSlash(p)
+	if !strings.HasPrefix(u, "/") {
+		u = "/" + u
+	}
+	for _, src := range []string{p, "file://" + u} {
 		r := resolveOK(t, src)
 		f := r.Document.Files[0]
 		if r.Kind != resolve.KindFile || f.Name != "x.bin" || f.Size != 5000 || f.Pieces == nil || len(f.Pieces.Hashes) != 5 || r.Origin != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -79,15 +78,6 @@ func BenchmarkIdleSeed(b *testing.B) {
 		time.Sleep(time.Second)
 	}
 	b.ReportMetric((cpuTime(b)-before).Seconds()/float64(b.N), "cpu-s/op")
-}
-
-// cpuTime is the process's user + system time so far.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkWebSeedOnly downloads a 16 MiB torrent whose only source is

@@ -209,6 +209,13 @@ func (c *Client) client() (*torrent.Client, error) {
 	tc.Callbacks.ReceivedUsefulData = append(tc.Callbacks.ReceivedUsefulData, c.receivedUseful)
 	tc.Callbacks.ReadExtendedHandshake = fitRequestQueue
 	cl, err := torrent.NewClient(tc)
+	if err != nil && udpUnsupported(err) {
+		// Wine 8 refuses an option Go sets on every UDP socket on
+		// Windows (see udp_windows.go): peers over TCP still work.
+		c.cfg.Logger.Warn("this system refuses UDP sockets; BitTorrent goes on over TCP only, without uTP and the DHT", "err", err)
+		tc.DisableUTP, tc.NoDHT = true, true
+		cl, err = torrent.NewClient(tc)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("start BitTorrent: %w", err)
 	}

@@ -45,6 +45,9 @@ func runCrashJob(ctx context.Context, tf, webSeed, dest string, comp torrent.Com
 const crashEnv = "BRAID_TORRENT_CRASH_CHILD"
 
 func TestMain(m *testing.M) {
+	if code, ok := rerunWithClassicIO(); ok {
+		os.Exit(code)
+	}
 	if os.Getenv(crashEnv) != "" {
 		os.Exit(crashChild())
 	}

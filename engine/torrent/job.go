@@ -77,6 +77,7 @@ type Job struct {
 	t        *torrent.Torrent
 	ts       *torrentStorage
 	phase    Phase
+	held     string // why the job waits for another program (Snapshot.Held)
 	err      error
 	start    time.Time
 	files    []File
@@ -354,6 +355,13 @@ func (j *Job) download(ctx context.Context, cl *torrent.Client) error {
 		if err := ts.failure(); err != nil {
 			return err
 		}
+		held, err := ts.retryHeld()
+		if err != nil {
+			return err
+		}
+		j.mu.Lock()
+		j.held = held
+		j.mu.Unlock()
 		stall.check(now)
 	}
 	if j.req.SeedRatio > 0 || j.req.SeedTime > 0 {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/anacrolix/dht/v2/krpc"
 	"github.com/anacrolix/torrent"
+
+	"braid/engine/torrent/torrenttest"
 )
 
 // failingDHT is a DHT server whose every announce fails at once, as the
@@ -38,7 +40,7 @@ func TestDHTAnnounceBacksOff(t *testing.T) {
 	cfg.ListenPort = 0
 	cfg.NoDHT, cfg.DisableTrackers, cfg.NoDefaultPortForwarding, cfg.DisableIPv6 = true, true, true, true
 	cfg.Slogger = discard
-	cl, err := torrent.NewClient(cfg)
+	cl, err := torrenttest.NewClient(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

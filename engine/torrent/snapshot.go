@@ -79,7 +79,7 @@ type Snapshot struct {
 // is -1 and Pieces is empty.
 func (j *Job) Snapshot() Snapshot {
 	j.mu.Lock()
-	t, ts, phase, err := j.t, j.ts, j.phase, j.err
+	t, ts, phase, err, held := j.t, j.ts, j.phase, j.err, j.held
 	sel := j.selected
 	files := append([]File(nil), j.files...)
 	sources := append([]string(nil), j.sources...)
@@ -90,6 +90,11 @@ func (j *Job) Snapshot() Snapshot {
 	var s Snapshot
 	s.Phase = phase
 	s.State = phase.engineState()
+	if held != "" && s.State == engine.StateDownloading {
+		// Every byte is there; a file waits for another program to
+		// close it before it gets its name.
+		s.State, s.Held = engine.StateWaiting, held
+	}
 	s.Err = err
 	s.Name = j.req.Spec.Name
 	s.Size = -1

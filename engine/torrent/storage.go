@@ -20,6 +20,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/engine/rootfile"
 )
 
 // ErrUnsafePath is wrapped by the error for a torrent whose file paths
@@ -70,7 +71,11 @@ func layout(info *metainfo.Info) ([]fileSpan, error) {
 		return nil, fmt.Errorf("%w: %w", ErrUnsafePath, err)
 	}
 	var spans []fileSpan
-	seen := map[string]bool{}
+	// Names are compared folded to lower case on every system: Windows
+	// and macOS keep "A.txt" and "a.txt" as one file, so a torrent that
+	// holds both would write one over the other there, and a torrent's
+	// names should mean the same on every system.
+	seen := map[string]string{}
 	for fi := range info.UpvertedFilesIter() {
 		name := base
 		if info.IsDir() {
@@ -86,10 +91,13 @@ func layout(info *metainfo.Info) ([]fileSpan, error) {
 		}
 		pad := strings.Contains(fi.Attr, "p")
 		if !pad {
-			if seen[strings.ToLower(name)] {
-				return nil, fmt.Errorf("%w: %s appears twice", ErrUnsafePath, name)
+			if other, ok := seen[strings.ToLower(name)]; ok {
+				if other == name {
+					return nil, fmt.Errorf("%w: %s appears twice", ErrUnsafePath, name)
+				}
+				return nil, fmt.Errorf("%w: %s and %s differ only in case, and are the same file on Windows and macOS", ErrUnsafePath, other, name)
 			}
-			seen[strings.ToLower(name)] = true
+			seen[strings.ToLower(name)] = name
 		}
 		spans = append(spans, fileSpan{
 			name:   name,
@@ -107,7 +115,7 @@ func layout(info *metainfo.Info) ([]fileSpan, error) {
 			continue
 		}
 		for p := path.Dir(s.name); p != "."; p = path.Dir(p) {
-			if seen[strings.ToLower(p)] {
+			if _, ok := seen[strings.ToLower(p)]; ok {
 				return nil, fmt.Errorf("%w: %s is both a file and a folder", ErrUnsafePath, p)
 			}
 		}
@@ -210,6 +218,9 @@ type openFile struct {
 	mu    sync.Mutex
 	f     *os.File
 	final bool // at its final name: read only
+	// held, when not "", says that another program holds NAME.part open
+	// and the rename waits for it (see finishFile).
+	held string
 	// exists: at either name (when opened, or written since). Atomic, so
 	// Completion, called under the library's lock, never waits for disk
 	// I/O under mu.
@@ -584,7 +595,11 @@ func (ts *torrentStorage) piecesDone(sp fileSpan) bool {
 	return true
 }
 
-// finishFile checks a complete file and gives it its final name.
+// finishFile checks a complete file and gives it its final name. When
+// another program holds NAME.part open (Windows: a player, a virus
+// scanner) the rename waits: the file keeps its .part name, f.held says
+// why, and the job's loop calls finishFile again (see retryHeld) until
+// that program closes it. The job never fails for it.
 func (ts *torrentStorage) finishFile(i int) error {
 	f, sp := ts.files[i], ts.spans[i]
 	f.mu.Lock()
@@ -592,22 +607,24 @@ func (ts *torrentStorage) finishFile(i int) error {
 	if f.final {
 		return nil
 	}
-	if f.f == nil { // an empty file, or every byte in padding
-		h, err := ts.handle(i, true)
-		if err != nil {
+	if f.held == "" { // checked already when it is only waiting to be renamed
+		if f.f == nil { // an empty file, or every byte in padding
+			h, err := ts.handle(i, true)
+			if err != nil {
+				return fmt.Errorf("%s: %w", sp.name, err)
+			}
+			f.f = h
+		}
+		if err := f.f.Truncate(sp.length); err != nil {
 			return fmt.Errorf("%s: %w", sp.name, err)
 		}
-		f.f = h
-	}
-	if err := f.f.Truncate(sp.length); err != nil {
-		return fmt.Errorf("%s: %w", sp.name, err)
-	}
-	if err := f.f.Sync(); err != nil {
-		return fmt.Errorf("%s: sync: %w", sp.name, err)
-	}
-	if ts.check != nil {
-		if err := ts.check(sp.name, f.f, sp.length); err != nil {
-			return err
+		if err := f.f.Sync(); err != nil {
+			return fmt.Errorf("%s: sync: %w", sp.name, err)
+		}
+		if ts.check != nil {
+			if err := ts.check(sp.name, f.f, sp.length); err != nil {
+				return err
+			}
 		}
 	}
 	// A file that appeared at the final name meanwhile is someone
@@ -615,15 +632,45 @@ func (ts *torrentStorage) finishFile(i int) error {
 	if _, err := ts.root.Lstat(sp.name); err == nil {
 		return fmt.Errorf("%s: %w; the download stays at %s%s", sp.name, ErrExists, sp.name, partSuffix)
 	}
-	if err := f.f.Close(); err != nil {
-		return fmt.Errorf("%s: %w", sp.name, err)
+	if f.f != nil {
+		if err := f.f.Close(); err != nil {
+			return fmt.Errorf("%s: %w", sp.name, err)
+		}
+		f.f = nil
 	}
-	f.f = nil
 	if err := ts.root.Rename(sp.name+partSuffix, sp.name); err != nil {
+		if rootfile.Held(err) {
+			f.held = fmt.Sprintf("%s%s is open in another program; Braid renames it to %s when that program closes it", sp.name, partSuffix, sp.name)
+			return nil
+		}
 		return fmt.Errorf("%s: %w", sp.name, err)
 	}
+	f.held = ""
 	f.final = true
 	return nil
+}
+
+// retryHeld tries again to rename the files another program held open,
+// and returns why one still waits ("" when none does).
+func (ts *torrentStorage) retryHeld() (string, error) {
+	var why string
+	for i, f := range ts.files {
+		f.mu.Lock()
+		held := f.held != ""
+		f.mu.Unlock()
+		if !held {
+			continue
+		}
+		if err := ts.finishFile(i); err != nil {
+			return "", err
+		}
+		f.mu.Lock()
+		if why == "" {
+			why = f.held
+		}
+		f.mu.Unlock()
+	}
+	return why, nil
 }
 
 // finished reports whether file i is at its final name and every piece

@@ -249,15 +249,22 @@ func TestSafeLayoutTable(t *testing.T) {
 		name  string
 		paths [][]string
 		ok    bool
+		why   string // in the error's sentence
 	}{
-		{"plain", [][]string{{"a"}, {"b", "c"}}, true},
-		{"dotdot", [][]string{{".."}}, false},
-		{"absolute", [][]string{{"/etc", "passwd"}}, false},
-		{"backslash", [][]string{{`..\x`}}, false},
-		{"device", [][]string{{"CON.txt"}}, false},
-		{"rtl override", [][]string{{"exe\u202etxt.exe"}}, false},
-		{"file and folder", [][]string{{"a"}, {"a", "b"}}, false},
-		{"duplicate by case", [][]string{{"A"}, {"a"}}, false},
+		{"plain", [][]string{{"a"}, {"b", "c"}}, true, ""},
+		{"dotdot", [][]string{{".."}}, false, "climb out"},
+		{"absolute", [][]string{{"/etc", "passwd"}}, false, ""},
+		{"backslash", [][]string{{`..\x`}}, false, "backslash"},
+		{"device", [][]string{{"CON.txt"}}, false, `"CON.txt" is a device name on Windows`},
+		{"device in a folder, any case", [][]string{{"sub", "aux.tar.gz"}}, false, "device name on Windows"},
+		{"device folder", [][]string{{"lpt9", "x"}}, false, "device name on Windows"},
+		{"trailing dot", [][]string{{"notes."}}, false, "ends in a dot or a space"},
+		{"trailing space", [][]string{{"dir ", "x"}}, false, "ends in a dot or a space"},
+		{"rtl override", [][]string{{"exe\u202etxt.exe"}}, false, "invisible"},
+		{"file and folder", [][]string{{"a"}, {"a", "b"}}, false, "both a file and a folder"},
+		{"duplicate by case", [][]string{{"A.txt"}, {"a.txt"}}, false, "root/A.txt and root/a.txt differ only in case"},
+		{"folder by case", [][]string{{"Docs", "x"}, {"docs", "x"}}, false, "differ only in case"},
+		{"duplicate", [][]string{{"a"}, {"a"}}, false, "appears twice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			info := metainfo.Info{Name: "root", PieceLength: testPieceLen}
@@ -270,6 +277,9 @@ func TestSafeLayoutTable(t *testing.T) {
 			}
 			if err != nil && !errors.Is(err, ErrUnsafePath) {
 				t.Fatalf("err %v does not wrap ErrUnsafePath", err)
+			}
+			if err != nil && !strings.Contains(err.Error(), tc.why) {
+				t.Fatalf("err %q does not say %q", err, tc.why)
 			}
 		})
 	}

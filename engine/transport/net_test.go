@@ -59,7 +59,7 @@ func watch(t *testing.T, secrets ...string) *seen {
 				}
 			}
 		}
-		if len(s.texts) < 2 {
+		if len(s.texts) < 2 && !t.Skipped() { // a skipped test collected nothing, and says why
 			t.Error("nothing was collected to search: the search proves nothing")
 		}
 	})

@@ -5,7 +5,9 @@ package torrenttest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -119,6 +121,20 @@ func MetadataOnly(t testing.TB, mi *metainfo.MetaInfo) string {
 	return fmt.Sprintf("127.0.0.1:%d", cl.LocalPort())
 }
 
+// NewClient is torrent.NewClient, over TCP only where the system refuses
+// UDP sockets: Wine 8 answers WSAEOPNOTSUPP to the SIO_UDP_NETRESET that
+// Go sets on every UDP socket on Windows, as Braid's own client finds
+// (engine/torrent's udp_windows.go).
+func NewClient(cfg *torrent.ClientConfig) (*torrent.Client, error) {
+	cl, err := torrent.NewClient(cfg)
+	var se *os.SyscallError
+	if err != nil && errors.As(err, &se) && se.Syscall == "wsaioctl" {
+		cfg.DisableUTP, cfg.NoDHT = true, true
+		cl, err = torrent.NewClient(cfg)
+	}
+	return cl, err
+}
+
 // start runs an anacrolix client on 127.0.0.1 with DHT, trackers and port
 // forwarding off, its logs discarded, its data in dir, and adds mi.
 func start(t testing.TB, dir string, mi *metainfo.MetaInfo, seed bool) (*torrent.Client, *torrent.Torrent) {
@@ -135,7 +151,12 @@ func start(t testing.TB, dir string, mi *metainfo.MetaInfo, seed bool) (*torrent
 	cfg.DefaultStorage = storage.NewFileOpts(storage.NewFileClientOpts{
 		ClientBaseDir: dir, PieceCompletion: storage.NewMapPieceCompletion(),
 	})
-	cl, err := torrent.NewClient(cfg)
+	// The library's file storage makes the files it completes read-only;
+	// Windows then refuses to delete them, and the test's temporary
+	// folder could not be removed. Made writable again after the client
+	// closed (clean-ups run last first).
+	t.Cleanup(func() { writable(dir) })
+	cl, err := NewClient(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,4 +166,16 @@ func start(t testing.TB, dir string, mi *metainfo.MetaInfo, seed bool) (*torrent
 		t.Fatal(err)
 	}
 	return cl, tt
+}
+
+// writable gives the owner write permission on every file under dir.
+func writable(dir string) {
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil && fi.Mode().Perm()&0o200 == 0 {
+				os.Chmod(p, fi.Mode().Perm()|0o200)
+			}
+		}
+		return nil
+	})
 }

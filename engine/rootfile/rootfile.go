@@ -1,0 +1,70 @@
+// Package rootfile removes and renames files inside an os.Root the same
+// way on every system Braid runs on, and waits, saying so, while another
+// program holds a file open.
+//
+// On Windows a file that another program has open (a media player, a
+// virus scanner, a backup tool) cannot be renamed or removed until that
+// program closes it; on Unix it can. A download that has every byte must
+// not fail for that: Retry waits for the file, bounded by the context.
+package rootfile
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Remove removes the file name inside r, like r.Remove. On Windows it also
+// works where the system lacks the call os.Root uses (see
+// remove_windows.go).
+func Remove(r *os.Root, name string) error { return remove(r, name) }
+
+// Held reports whether err says that another program holds the file open
+// (Windows: a sharing or lock violation, or access denied, as Windows
+// answers for a file with a delete pending). It is never true on systems
+// where an open file can be renamed and removed.
+func Held(err error) bool { return held(err) }
+
+// The back-off between tries while a file is held: short at first, since
+// a virus scanner holds a new file for a moment, then at most every
+// maxDelay, since a player holds it until it is closed.
+const (
+	firstDelay = 50 * time.Millisecond
+	maxDelay   = 2 * time.Second
+)
+
+// Retry runs op until it succeeds, fails for a reason other than Held, or
+// ctx ends. The first time op fails with Held it calls wait(true), and
+// wait(false) when the wait is over, whatever its end, so that the caller
+// can tell the user why nothing happens. A context that ends during the
+// wait gives an error that wraps both ctx's error and op's last one.
+func Retry(ctx context.Context, op func() error, wait func(waiting bool)) error {
+	delay := firstDelay
+	waiting := false
+	defer func() {
+		if waiting && wait != nil {
+			wait(false)
+		}
+	}()
+	for {
+		err := op()
+		if err == nil || !Held(err) {
+			return err
+		}
+		if !waiting {
+			waiting = true
+			if wait != nil {
+				wait(true)
+			}
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("%w while waiting for another program to close the file: %w", ctx.Err(), err)
+		case <-t.C:
+		}
+		delay = min(2*delay, maxDelay)
+	}
+}

@@ -1,0 +1,13 @@
+package torrent
+
+import (
+	"errors"
+
+	"golang.org/x/sys/windows"
+)
+
+// udpUnsupported reports the error Go gives for every UDP socket under
+// Wine 8, which people use to run Windows programs on Linux and macOS:
+// Go turns off SIO_UDP_NETRESET on each UDP socket it opens on Windows,
+// and Wine 8 answers WSAEOPNOTSUPP, so the socket is never made.
+func udpUnsupported(err error) bool { return errors.Is(err, windows.WSAEOPNOTSUPP) }
