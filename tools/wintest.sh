@@ -37,7 +37,7 @@ fi
 # The packages whose tests meet the system: files, paths, sockets and pipes,
 # processes, the registry, SQLite.
 pkgs=("$@")
-[ ${#pkgs[@]} -eq 0 ] && pkgs=(./engine/metalink ./engine ./engine/transport ./engine/netconf
+[ ${#pkgs[@]} -eq 0 ] && pkgs=(./engine/metalink ./engine ./engine/rootfile ./engine/explain ./engine/piece ./engine/resolve ./engine/transport ./engine/netconf
 	./engine/torrent ./engine/resourcesync ./engine/signature ./queue ./runner ./platform ./rpc
 	./nativehost ./ui/bridge ./cmd/braid)
 

@@ -37,6 +37,8 @@ func Sentence(k explain.Kind) string {
 		return lang.L("The server failed to answer (an error on its side).")
 	case explain.DiskFull:
 		return lang.L("The disk is full.")
+	case explain.DiskError:
+		return lang.L("Braid could not make, rename or remove the file on the disk.")
 	case explain.NoPermission:
 		return lang.L("Braid may not write to the folder or the file.")
 	case explain.BadData:
