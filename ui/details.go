@@ -435,7 +435,7 @@ func (d *Details) detailToggle(detail string, again func()) fyne.CanvasObject {
 }
 
 // peersText says how a torrent stands with its swarm: "12 peers (3
-// seeds) · ratio 0.84 · ↑ 1.2 MB/s".
+// seeds) · ratio 0.84 · ↑1.2 MB/s".
 func peersText(j Job) string { return swarmText(j, true) }
 
 // swarmText is peersText, with the ratio or without it.
@@ -445,7 +445,7 @@ func swarmText(j Job, ratio bool) string {
 		parts = append(parts, ratioText(j))
 	}
 	if s := speedText(j.Upload); s != "" {
-		parts = append(parts, "↑ "+s)
+		parts = append(parts, "↑"+s)
 	}
 	return strings.Join(parts, " · ")
 }

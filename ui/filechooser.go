@@ -115,7 +115,7 @@ func (SystemChooser) options(parent fyne.Window, title, dir string) []zenity.Opt
 // (not a cancel) gives way to fallback.
 func (SystemChooser) run(show func() (string, error), chosen func(string), fallback func()) {
 	go func() {
-		path, err := show()
+		path, err := inDialogApartment(show)
 		switch {
 		case errors.Is(err, zenity.ErrCanceled):
 		case err != nil:

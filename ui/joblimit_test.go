@@ -157,7 +157,7 @@ func TestJobLimitShownAndOffered(t *testing.T) {
 	if got := rowSpeed(Job{State: Done, Limit: 2 << 20}); got != "" {
 		t.Errorf("a finished job with a limit: %q, want nothing", got)
 	}
-	if got := rowSpeed(Job{State: Seeding, Upload: 1 << 20, Limit: 2 << 20}); got != "↑ 1.0 MB/s" {
+	if got := rowSpeed(Job{State: Seeding, Upload: 1 << 20, Limit: 2 << 20}); got != "↑1.0 MB/s" {
 		t.Errorf("a seeding job: %q, want its upload alone", got)
 	}
 	b := newMemBackend()

@@ -26,7 +26,7 @@ func TestJobLineSaysTheRatioOnce(t *testing.T) {
 		if want := "peers: "; !strings.Contains(line, want) {
 			t.Errorf("%q does not say the peers", line)
 		}
-		if j.Upload > 0 && !strings.Contains(line, "↑ ") {
+		if j.Upload > 0 && !strings.Contains(line, "↑") {
 			t.Errorf("%q does not say the upload speed", line)
 		}
 	}

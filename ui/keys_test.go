@@ -551,7 +551,7 @@ func TestStateLooks(t *testing.T) {
 	// A seeding row shows the upload rate where a download shows speed.
 	r := newJobRow().(*jobRow)
 	r.show(jobs[8], false)
-	if r.speed.Text != "↑ 1.0 MB/s" {
+	if r.speed.Text != "↑1.0 MB/s" {
 		t.Errorf("seeding row speed %q", r.speed.Text)
 	}
 }

@@ -194,14 +194,15 @@ func (m *model) totals() Totals {
 	return t
 }
 
-// statusText is the status bar's line.
+// statusText is the status bar's line. No space follows an arrow: it
+// would be drawn in the arrows' font, which has none (Theme.Font).
 func (t Totals) statusText() string {
 	var parts []string
 	if s := speedText(t.Speed); s != "" {
-		parts = append(parts, "↓ "+s)
+		parts = append(parts, "↓"+s)
 	}
 	if s := speedText(t.Upload); s != "" {
-		parts = append(parts, "↑ "+s)
+		parts = append(parts, "↑"+s)
 	}
 	parts = append(parts, countL("%s active", t.Running), countL("%s queued", t.Queued))
 	if t.Waiting > 0 {
@@ -392,7 +393,7 @@ func rowSpeed(j Job) string {
 		return limited(j, speedText(j.Speed))
 	case Seeding:
 		if s := speedText(j.Upload); s != "" {
-			return "↑ " + s
+			return "↑" + s
 		}
 		return ""
 	}
