@@ -170,6 +170,9 @@ Section "un.Braid" SecUnBraid
   Delete "$INSTDIR\third-party-licences.txt"
   Delete "$INSTDIR\uninstall.exe"
   RMDir "$INSTDIR"
+  ; braid uninstall removes the host's folder; under Wine 8 Go's RemoveAll
+  ; cannot (no FileDispositionInformationEx), so the installer makes sure.
+  RMDir /r "$LOCALAPPDATA\Braid\NativeMessagingHosts"
   ; Empty once the native host's manifests are gone, unless it holds data.
   RMDir "$LOCALAPPDATA\Braid"
   DeleteRegKey HKCU "${UNINSTKEY}"
