@@ -1,5 +1,5 @@
 // Package assets holds what Braid ships inside its binary: the icon, drawn
-// by tools/icongen at every size a desktop asks for.
+// by tools/icongen at every size a desktop asks for, and the licences.
 package assets
 
 import (
@@ -14,6 +14,17 @@ var Icon []byte
 
 //go:embed icons/*.png
 var icons embed.FS
+
+// Licence names the licence Braid is distributed under: LICENSE at the
+// repository's root, and the installers' licence page.
+const Licence = "Apache License 2.0"
+
+// ThirdPartyLicences is the text of the licences and notices of the Go
+// standard library and of every module linked into braid, written by
+// packaging/licences from go.mod (a test there keeps it current).
+//
+//go:embed third-party-licences.txt
+var ThirdPartyLicences string
 
 // IconSizes are the edge lengths, in pixels, of the icons drawn for desktops.
 var IconSizes = []int{16, 32, 48, 128, 256}

@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
+
+	"braid/assets"
 )
 
 // What the window keeps about itself in Fyne's preferences (in the
@@ -110,13 +112,37 @@ func (w *Window) ShowAbout() {
 		}
 		lines = append(lines, fmt.Sprintf(lang.L("Built from commit %s"), c))
 	}
-	if w.opts.Licence != "" {
-		lines = append(lines, fmt.Sprintf(lang.L("Licence: %s"), w.opts.Licence))
+	licence := w.opts.Licence
+	if licence == "" {
+		licence = assets.Licence
 	}
+	lines = append(lines, fmt.Sprintf(lang.L("Licence: %s"), licence))
 	text := widget.NewLabel(strings.Join(lines, "\n"))
 	text.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustom(lang.L("About Braid"), lang.L("Close"), container.NewVBox(name, text), w.Win)
+	others := widget.NewButton(lang.L("Third-party licences…"), w.showThirdPartyLicences)
+	d := dialog.NewCustom(lang.L("About Braid"), lang.L("Close"),
+		container.NewVBox(name, text, container.NewHBox(others)), w.Win)
 	w.keyed(d, d.Hide, d.Hide)
 	d.Resize(fyne.NewSize(460, d.MinSize().Height))
+	d.Show()
+}
+
+// showThirdPartyLicences shows the licences of what braid is built with,
+// one line per row: a list draws only the rows in sight, where a label
+// would lay out all of the text's 200 KB at once.
+func (w *Window) showThirdPartyLicences() {
+	lines := strings.Split(strings.ReplaceAll(assets.ThirdPartyLicences, "\r\n", "\n"), "\n")
+	list := widget.NewList(func() int { return len(lines) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.TextStyle.Monospace = true
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) { o.(*widget.Label).SetText(lines[i]) })
+	list.HideSeparators = true
+	d := dialog.NewCustom(lang.L("Third-party licences"), lang.L("Close"), list, w.Win)
+	w.keyed(d, d.Hide, d.Hide)
+	d.Resize(fyne.NewSize(720, 520))
 	d.Show()
 }

@@ -117,3 +117,61 @@ func TestAbout(t *testing.T) {
 		t.Error("Escape left About open")
 	}
 }
+
+// TestAboutThirdPartyLicences: without a licence from the build, About
+// names Braid's own, and its button lists the licences of what braid is
+// built with, scrolled row by row.
+func TestAboutThirdPartyLicences(t *testing.T) {
+	b := newMemBackend()
+	a := test.NewTempApp(t)
+	w := New(a, b, Options{Version: "9.8.7"})
+	t.Cleanup(func() { w.Stop(); w.Win.Close() })
+	w.Locked(w.ShowAbout)
+	var text []string
+	var others *widget.Button
+	for _, o := range test.LaidOutObjects(w.Win.Canvas().Overlays().Top()) {
+		switch o := o.(type) {
+		case *widget.Label:
+			text = append(text, o.Text)
+		case *widget.Button:
+			if o.Text == "Third-party licences…" {
+				others = o
+			}
+		}
+	}
+	if all := strings.Join(text, "\n"); !strings.Contains(all, "Licence: Apache License 2.0") {
+		t.Errorf("About says %q, not the Apache licence", all)
+	}
+	if others == nil {
+		t.Fatal("About has no button for the third-party licences")
+	}
+	w.Locked(func() { test.Tap(others) })
+	var list *widget.List
+	for _, o := range test.LaidOutObjects(w.Win.Canvas().Overlays().Top()) {
+		if l, ok := o.(*widget.List); ok {
+			list = l
+		}
+	}
+	if list == nil {
+		t.Fatal("the third-party licences show no list")
+	}
+	n := list.Length()
+	if n < 1000 {
+		t.Fatalf("the licences are %d lines; the embedded list is missing", n)
+	}
+	// The rows in sight are the list's first lines.
+	var shown []string
+	for _, o := range test.LaidOutObjects(list) {
+		if l, ok := o.(*widget.Label); ok && l.Text != "" {
+			shown = append(shown, l.Text)
+		}
+	}
+	if len(shown) == 0 || !strings.HasPrefix(shown[0], "Braid is licensed under the Apache License") {
+		t.Errorf("the licences' first rows are %q", shown)
+	}
+	typeKey(w, "Escape")
+	typeKey(w, "Escape")
+	if dialogOpen(w) {
+		t.Error("Escape twice left a dialog open")
+	}
+}
