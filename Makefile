@@ -15,7 +15,7 @@ GO          ?= go
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 ARGS        ?=
 
-.PHONY: all setup build run test lint cross wintest deb bench fuzz clean
+.PHONY: all setup build run test lint cross wintest deb installer generate bench fuzz clean
 
 all: build
 
@@ -56,6 +56,20 @@ test: lint cross
 VERSION ?= $(shell sed -n 's/^var version = "\(.*\)"$$/\1/p' cmd/braid/cli.go)
 deb: setup
 	packaging/deb/build.sh $(VERSION) dist
+
+# installer builds dist/braid-setup-VERSION.exe, the per-user Windows installer
+# (packaging/windows/braid.nsi): braid.exe, the command line (console,
+# headless), and braid-window.exe, the window (GUI subsystem: no console).
+WINBUILD := GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
+installer: setup
+	$(WINBUILD) $(GO) build $(HEADLESS) -ldflags='-s -w' -o dist/windows/braid.exe ./cmd/braid
+	$(WINBUILD) $(GO) build -ldflags='-s -w -H=windowsgui' -o dist/windows/braid-window.exe ./cmd/braid
+	makensis -V2 -DVERSION=$(VERSION) -DBIN=$(CURDIR)/dist/windows -DOUTFILE=$(CURDIR)/dist/braid-setup-$(VERSION).exe packaging/windows/braid.nsi
+
+# generate remakes the committed generated files: the third-party licence
+# list (assets/) and the Windows icon and version (cmd/braid/*.syso).
+generate:
+	$(GO) generate ./packaging
 
 # bench compares against aria2c where it is installed (setup bench installs it).
 bench: setup

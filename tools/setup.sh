@@ -16,14 +16,15 @@ set -euo pipefail
 
 # dpkg-dev: packaging/deb builds the .deb (dpkg-shlibdeps finds its Depends).
 # gcc-mingw-w64-x86-64 and wine64: make test cross-compiles cmd/braid and the
-# test binaries for Windows and runs those under Wine (tools/wintest.sh).
+# test binaries for Windows and runs those under Wine (tools/wintest.sh);
+# nsis: packaging/windows builds the Windows installer (make installer).
 # zenity: the system file dialog the window uses where a path can be typed.
 # The real servers and clients the tests drive: nginx-light (logins,
 # cookies, headers), lighttpd (Digest logins), tinyproxy and microsocks
 # (proxies), aria2 (the reference for the JSON-RPC), nodejs and npm (the
 # aria2 client library that drives the RPC in its tests), dbus-daemon and
 # gnome-keyring (a real Secret Service for the queue's keyring tests).
-want=(gcc libc6-dev pkg-config xorg-dev libgl1-mesa-dev libgl1-mesa-dri xvfb xdotool x11-apps zenity xdg-utils desktop-file-utils shared-mime-info gcc-mingw-w64-x86-64 wine64
+want=(gcc libc6-dev pkg-config xorg-dev libgl1-mesa-dev libgl1-mesa-dri xvfb xdotool x11-apps zenity xdg-utils desktop-file-utils shared-mime-info gcc-mingw-w64-x86-64 wine64 nsis
 	dpkg-dev nginx-light lighttpd tinyproxy microsocks aria2 nodejs dbus-daemon gnome-keyring
 	chromium chromium-driver python3-selenium firefox-esr zip) # the browser extension's tests (nativehost)
 command -v npm >/dev/null 2>&1 || want+=(npm) # Debian's nodejs comes without it; NodeSource's has it
