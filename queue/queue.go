@@ -97,7 +97,9 @@ type Queue struct {
 }
 
 // Dir returns the state folder to use: flag when not empty, else the
-// BRAID_STATE environment variable, else os.UserConfigDir()/braid.
+// BRAID_STATE environment variable, else the system's place (see
+// defaultDirs): os.UserConfigDir()/braid on Unix, %LOCALAPPDATA%\Braid on
+// Windows.
 func Dir(flag string) (string, error) {
 	if flag != "" {
 		return flag, nil
@@ -105,11 +107,24 @@ func Dir(flag string) (string, error) {
 	if env := os.Getenv("BRAID_STATE"); env != "" {
 		return env, nil
 	}
-	cfg, err := os.UserConfigDir()
+	state, _, err := defaultDirs()
 	if err != nil {
 		return "", fmt.Errorf("find the state folder (set --state or BRAID_STATE): %w", err)
 	}
-	return filepath.Join(cfg, "braid"), nil
+	return state, nil
+}
+
+// keysDir is where the queue in state folder dir keeps the user's trusted
+// keys: the system's settings folder when dir is the default state folder
+// (on Windows the keys roam with the user in %APPDATA%\Braid while the
+// queue stays on the machine), else dir itself, so a state folder given
+// with --state or BRAID_STATE holds everything of its own.
+func keysDir(dir string) string {
+	state, keys, err := defaultDirs()
+	if err != nil || !samePath(dir, state) {
+		return dir
+	}
+	return keys
 }
 
 // Open opens (creating if needed) the queue in the state folder dir with
