@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"braid/engine/metalink"
@@ -18,7 +19,15 @@ func TestCanonical(t *testing.T) {
 	}
 	link := filepath.Join(dir, "link.meta4")
 	if err := os.Symlink(real, link); err != nil {
+		if runtime.GOOS == "windows" {
+			t.Skipf("Windows makes symlinks only with Developer Mode or as an administrator: %v", err)
+		}
 		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		// Wine 8 makes a Unix symlink and shows it to Windows programs as
+		// the file it points to, with no reparse point to follow.
+		t.Skipf("the system shows the symlink as a plain file (Wine 8 does), so there is no link to resolve: %v", err)
 	}
 	t.Chdir(dir)
 	realDir, _ := filepath.EvalSymlinks(dir)
