@@ -25,9 +25,9 @@ func TestCanonical(t *testing.T) {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		// Wine 8 makes a Unix symlink and shows it to Windows programs as
-		// the file it points to, with no reparse point to follow.
-		t.Skipf("the system shows the symlink as a plain file (Wine 8 does), so there is no link to resolve: %v", err)
+		// Wine 8's CreateSymbolicLink makes a Unix symlink that Windows
+		// programs cannot see as a symlink (Lstat finds no such file).
+		t.Skipf("the symlink just made is not seen as a symlink, so there is no link to resolve (a Wine 8 gap): %v", err)
 	}
 	t.Chdir(dir)
 	realDir, _ := filepath.EvalSymlinks(dir)
