@@ -83,7 +83,12 @@ func (c Category) Dir(downloadDir string) string {
 	if f == "" {
 		f = c.Name
 	}
-	if rest, ok := strings.CutPrefix(f, "~/"); ok {
+	// ~/ and, on Windows, ~\ are the home folder.
+	rest, ok := strings.CutPrefix(f, "~/")
+	if !ok {
+		rest, ok = strings.CutPrefix(f, "~"+string(filepath.Separator))
+	}
+	if ok {
 		if home, err := os.UserHomeDir(); err == nil {
 			return filepath.Join(home, rest)
 		}

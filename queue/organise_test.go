@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"testing"
 )
 
@@ -45,17 +46,29 @@ func TestCategoryDir(t *testing.T) {
 	if err != nil {
 		t.Skip("no home folder")
 	}
-	for _, tc := range []struct {
+	// Absolute folders as the system writes them.
+	dl, music := "/dl", "/srv/music/"
+	if runtime.GOOS == "windows" {
+		dl, music = `C:\dl`, `D:\srv\music\`
+	}
+	tests := []struct {
 		c    Category
 		want string
 	}{
-		{Category{Name: "Video", Folder: "Video"}, "/dl/Video"},
-		{Category{Name: "Books"}, "/dl/Books"},
-		{Category{Name: "Music", Folder: "/srv/music/"}, "/srv/music"},
+		{Category{Name: "Video", Folder: "Video"}, filepath.Join(dl, "Video")},
+		{Category{Name: "Books"}, filepath.Join(dl, "Books")},
+		{Category{Name: "Music", Folder: music}, filepath.Clean(music)},
 		{Category{Name: "Films", Folder: "~/Videos"}, filepath.Join(home, "Videos")},
-		{Category{Name: "Deep", Folder: "a/b"}, "/dl/a/b"},
-	} {
-		if got := tc.c.Dir("/dl"); got != tc.want {
+		{Category{Name: "Deep", Folder: "a/b"}, filepath.Join(dl, "a", "b")},
+	}
+	if runtime.GOOS == "windows" {
+		tests = append(tests, struct {
+			c    Category
+			want string
+		}{Category{Name: "Films", Folder: `~\Videos`}, filepath.Join(home, "Videos")})
+	}
+	for _, tc := range tests {
+		if got := tc.c.Dir(dl); got != tc.want {
 			t.Errorf("%+v.Dir = %q, want %q", tc.c, got, tc.want)
 		}
 	}

@@ -64,7 +64,10 @@ const DBName = "state.db"
 
 // lockName is a small SQLite file whose exclusive lock marks the process
 // that owns (runs) the queue; SQLite's locking is the portable file lock we
-// already have, and the kernel drops it when the owner dies, even by SIGKILL.
+// already have. Unix drops it when the owner dies, even by SIGKILL; Windows
+// documents that a dead process's locks are released after a time that
+// "depends upon available system resources", so there the owner's record
+// (owner.go) tells a dead owner from a live one.
 const lockName = "state.lock"
 
 // DefaultBusyTimeout is how long a write waits for another connection.
@@ -94,7 +97,9 @@ type Queue struct {
 }
 
 // Dir returns the state folder to use: flag when not empty, else the
-// BRAID_STATE environment variable, else os.UserConfigDir()/braid.
+// BRAID_STATE environment variable, else the system's place (see
+// defaultDirs): os.UserConfigDir()/braid on Unix, %LOCALAPPDATA%\Braid on
+// Windows.
 func Dir(flag string) (string, error) {
 	if flag != "" {
 		return flag, nil
@@ -102,11 +107,24 @@ func Dir(flag string) (string, error) {
 	if env := os.Getenv("BRAID_STATE"); env != "" {
 		return env, nil
 	}
-	cfg, err := os.UserConfigDir()
+	state, _, err := defaultDirs()
 	if err != nil {
 		return "", fmt.Errorf("find the state folder (set --state or BRAID_STATE): %w", err)
 	}
-	return filepath.Join(cfg, "braid"), nil
+	return state, nil
+}
+
+// keysDir is where the queue in state folder dir keeps the user's trusted
+// keys: the system's settings folder when dir is the default state folder
+// (on Windows the keys roam with the user in %APPDATA%\Braid while the
+// queue stays on the machine), else dir itself, so a state folder given
+// with --state or BRAID_STATE holds everything of its own.
+func keysDir(dir string) string {
+	state, keys, err := defaultDirs()
+	if err != nil || !samePath(dir, state) {
+		return dir
+	}
+	return keys
 }
 
 // Open opens (creating if needed) the queue in the state folder dir with
@@ -226,13 +244,45 @@ func (q *Queue) openDB(opt Options) error {
 
 // takeOwnership tries to hold the exclusive lock of the lock file. Failing
 // to get it is not an error: another process owns the queue.
+//
+// On Windows a lock can outlive its process for a while (see lockName);
+// when the lock is held and the owner's record (owner.go) names a process
+// that has ended, the owner's lock file is left to the system and the next
+// one (state.lock.1, state.lock.2, ...) is taken instead, at once. Elsewhere
+// a held lock always means a live owner.
 func (q *Queue) takeOwnership() error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.lock != nil {
 		return nil
 	}
-	path := filepath.Join(filepath.Dir(q.path), lockName)
+	dir := filepath.Dir(q.path)
+	// Deciding who owns the folder and recording it is one step for all
+	// processes: otherwise a process could see a new owner's lock before
+	// its record and take it for the dead one's.
+	release, err := ownerDecision(dir)
+	if err != nil {
+		return fmt.Errorf("take queue lock in %s: %w", dir, err)
+	}
+	defer release()
+	rec := readOwner(dir)
+	for gen := rec.Gen; ; gen++ {
+		got, err := q.lockFile(lockPath(dir, gen))
+		if err != nil || got {
+			if got {
+				q.recordOwner(dir, gen)
+			}
+			return err
+		}
+		if gen != rec.Gen || !rec.gone() {
+			return nil // a live owner, or another process took over first
+		}
+	}
+}
+
+// lockFile takes the exclusive lock of the lock file at path, and reports
+// whether it got it.
+func (q *Queue) lockFile(path string) (bool, error) {
 	params := url.Values{
 		"_locking_mode": {"EXCLUSIVE"},
 		"_journal_mode": {"DELETE"},
@@ -244,7 +294,7 @@ func (q *Queue) takeOwnership() error {
 	for attempt := 0; ; attempt++ {
 		db, err := sql.Open("sqlite3", dsn(path, params))
 		if err != nil {
-			return fmt.Errorf("open queue lock %s: %w", path, err)
+			return false, fmt.Errorf("open queue lock %s: %w", path, err)
 		}
 		conn, err := db.Conn(context.Background())
 		if err == nil {
@@ -256,22 +306,22 @@ func (q *Queue) takeOwnership() error {
 				 ON CONFLICT (rowid) DO UPDATE SET pid = excluded.pid`, os.Getpid())
 			if err == nil {
 				q.lockDB, q.lock = db, conn
-				return nil
+				return true, nil
 			}
 			_ = conn.Close()
 		}
 		_ = db.Close()
 		switch {
 		case isBusy(err):
-			return nil
+			return false, nil
 		case isCorrupt(err) && attempt == 0:
 			// The lock file holds nothing but a pid; a damaged one is
 			// simply made again.
 			if rmErr := os.Remove(path); rmErr != nil {
-				return fmt.Errorf("replace damaged queue lock %s: %w", path, rmErr)
+				return false, fmt.Errorf("replace damaged queue lock %s: %w", path, rmErr)
 			}
 		default:
-			return fmt.Errorf("take queue lock %s: %w", path, err)
+			return false, fmt.Errorf("take queue lock %s: %w", path, err)
 		}
 	}
 }

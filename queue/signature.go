@@ -54,10 +54,11 @@ func (q *Queue) Signatures(id int64) (map[string]signature.Outcome, error) {
 	return out, nil
 }
 
-// Keyring is the keyring of the queue's state folder: the public keys the
-// user trusts to sign downloads.
+// Keyring is the user's keyring: the public keys the user trusts to sign
+// downloads, kept in the state folder or, for the default one, in the
+// system's settings folder (see keysDir).
 func (q *Queue) Keyring() *signature.Keyring {
-	return signature.OpenKeyring(filepath.Dir(q.path))
+	return signature.OpenKeyring(keysDir(filepath.Dir(q.path)))
 }
 
 // SignatureCheck is the engine's Request.Check for job id's file f: it

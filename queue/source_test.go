@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"braid/engine/metalink"
@@ -18,7 +19,15 @@ func TestCanonical(t *testing.T) {
 	}
 	link := filepath.Join(dir, "link.meta4")
 	if err := os.Symlink(real, link); err != nil {
+		if runtime.GOOS == "windows" {
+			t.Skipf("Windows makes symlinks only with Developer Mode or as an administrator: %v", err)
+		}
 		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		// Wine 8's CreateSymbolicLink makes a Unix symlink that Windows
+		// programs cannot see as a symlink (Lstat finds no such file).
+		t.Skipf("the symlink just made is not seen as a symlink, so there is no link to resolve (a Wine 8 gap): %v", err)
 	}
 	t.Chdir(dir)
 	realDir, _ := filepath.EvalSymlinks(dir)

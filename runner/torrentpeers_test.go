@@ -20,6 +20,7 @@ import (
 // effect at once and is kept in the queue, and the job ends done with the
 // other file verified and the skipped one not fetched.
 func TestRunnerTorrentPeersAndSkip(t *testing.T) {
+	needUDP(t)
 	src := t.TempDir()
 	const size = 1 << 20 // whole pieces: the files share none
 	a, b := testData(size), testData(size+64<<10)

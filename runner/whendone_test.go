@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -196,6 +197,13 @@ func TestWhenDoneFailure(t *testing.T) {
 // desktop's opener (xdg-open on Linux): here a stand-in on PATH that
 // writes what it was asked to open.
 func TestWhenDoneOpen(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		// Under Wine /bin/sh is found (Z:\bin\sh), but Windows runs no
+		// shell script. A Windows form, this test binary copied as
+		// rundll32.exe and explorer.exe on PATH, ran by hand under Wine
+		// but exited 1 when the runner started it; not done yet.
+		t.Skip("the stand-in opener is a shell script for xdg-open; the Windows opener (rundll32, explorer) has no stand-in yet")
+	}
 	if _, err := os.Stat("/bin/sh"); err != nil {
 		t.Skip("needs /bin/sh for the stand-in xdg-open")
 	}
@@ -238,6 +246,10 @@ func TestWhenDoneOpen(t *testing.T) {
 	}
 	got, err := os.ReadFile(log)
 	if err != nil {
+		for _, id := range []int64{open, show} {
+			_, n, nerr := q.WhenDone(id)
+			t.Logf("job %d's when-done note: %+v, %v", id, n, nerr)
+		}
 		t.Fatal(err)
 	}
 	want := filepath.Join(dir, "a file.pdf") + "\n" + filepath.Join(dir, "sub") + "\n"

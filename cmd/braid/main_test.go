@@ -11,6 +11,9 @@ import (
 // the user's (where a Braid the user runs, or another test binary, may be
 // listening). Tests that need their own set XDG_RUNTIME_DIR again.
 func TestMain(m *testing.M) {
+	if asBraid() {
+		main() // buildBraid's copy of this binary (Windows): it is braid
+	}
 	dir, err := os.MkdirTemp("", "braid-test-run-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "TestMain:", err)
