@@ -310,7 +310,9 @@ func TestWindowsInstaller(t *testing.T) {
 		t.Errorf("Braid.lnk does not point at braid-window.exe")
 	}
 
-	stateDB := filepath.Join(roaming, "braid", "state.db")
+	// The queue lives in %LOCALAPPDATA%\Braid (installDir is
+	// %LOCALAPPDATA%\Programs\Braid).
+	stateDB := filepath.Join(filepath.Dir(filepath.Dir(installDir)), "Braid", "state.db")
 
 	// A .meta4 opened through Wine's start reaches Braid: the window adds it
 	// (BRAID_AUTOADD) and downloads from the mirror it names.

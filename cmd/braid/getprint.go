@@ -106,7 +106,10 @@ func (p *textPrinter) Progress(f *runner.FileRun, pr runner.Progress) {
 		was := p.waiting[f]
 		p.waiting[f] = now
 		p.mu.Unlock()
-		if now && !was {
+		switch {
+		case now && !was && s.Held != "":
+			fmt.Fprintf(p.stdout, "%s: %s\n", s.Name, s.Held)
+		case now && !was:
 			fmt.Fprintf(p.stdout, "%s: waiting for the network, %s\n", s.Name, tryText(s))
 		}
 	}
@@ -228,6 +231,8 @@ func progressLine(s *engine.Snapshot) string {
 	}
 	name := shortName(s.Name)
 	switch {
+	case s.State == engine.StateWaiting && s.Held != "":
+		return fmt.Sprintf("%s  %s  %s so far", name, s.Held, byteText(s.Bytes))
 	case s.State == engine.StateWaiting:
 		return fmt.Sprintf("%s  waiting for the network, %s  %s so far  mirrors %d/%d",
 			name, tryText(s), byteText(s.Bytes), active, usable)
@@ -363,6 +368,9 @@ type jsonProgress struct {
 	ETA      float64 `json:"eta_seconds"` // -1: unknown
 	// NextTry is the seconds until the next try in state "waiting".
 	NextTry float64 `json:"next_try_seconds,omitempty"`
+	// Held, in state "waiting", says that another program holds the file
+	// open, so Braid cannot give it its name yet (Windows).
+	Held string `json:"held,omitempty"`
 	// Skipping is the bytes already on disk that a server which cannot
 	// resume sends again before the ones the file needs.
 	Skipping int64        `json:"skipping,omitempty"`
@@ -422,6 +430,7 @@ func progressOf(s *engine.Snapshot) jsonProgress {
 		p.ETA = s.ETA.Seconds()
 	}
 	p.NextTry = nextTryIn(s).Seconds()
+	p.Held = s.Held
 	for _, m := range s.Mirrors {
 		p.Mirrors = append(p.Mirrors, jsonMirror{URL: m.URL, State: m.State.String(), Reason: m.Reason, Bytes: m.Bytes, Speed: m.Speed, Strikes: m.Strikes})
 	}

@@ -64,3 +64,31 @@ func TestRetryForFlag(t *testing.T) {
 		t.Fatalf("a bad duration gave code %d, want 2", code)
 	}
 }
+
+// TestHeldFileProgress: a file another program holds open (Windows) says
+// so on the terminal line, in --json and in a plain log, not "waiting for
+// the network".
+func TestHeldFileProgress(t *testing.T) {
+	why := "f.bin.part is open in another program; Braid renames it to f.bin when that program closes it"
+	held := engine.Snapshot{Name: "f.bin", Size: 100, Bytes: 100, State: engine.StateWaiting, Held: why}
+	if line := progressLine(&held); !strings.Contains(line, why) || strings.Contains(line, "network") {
+		t.Errorf("terminal line %q", line)
+	}
+	var out bytes.Buffer
+	run := &runner.FileRun{Source: "f.meta4", Name: "f.bin", Size: 100}
+	newPrinter(&getOptions{stdout: &out, json: true}).Progress(run, runner.Progress{Snapshot: &held})
+	var p struct {
+		State string `json:"state"`
+		Held  string `json:"held"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &p); err != nil || p.State != "waiting" || p.Held != why {
+		t.Errorf("--json line %s: %+v, %v", out.Bytes(), p, err)
+	}
+	out.Reset()
+	log := newPrinter(&getOptions{stdout: &out})
+	log.Progress(run, runner.Progress{Snapshot: &held})
+	log.Progress(run, runner.Progress{Snapshot: &held})
+	if got := out.String(); strings.Count(got, why) != 1 || strings.Contains(got, "network") {
+		t.Errorf("plain log %q, want the reason once", got)
+	}
+}

@@ -178,11 +178,11 @@ Section "un.Braid" SecUnBraid
   DeleteRegKey HKCU "${UNINSTKEY}"
 SectionEnd
 
-; The queue (the state folder, os.UserConfigDir()\braid), the window's
-; preferences and whatever Braid keeps in %LOCALAPPDATA%. Unticked unless
-; /REMOVEDATA is given.
+; The queue (the state folder %LOCALAPPDATA%\Braid, with its lock and log),
+; the trusted keys (%APPDATA%\Braid) and the window's preferences. Unticked
+; unless /REMOVEDATA is given.
 Section /o "un.Also remove the queue, settings and logs" SecRemoveData
-  RMDir /r "$APPDATA\braid"
+  RMDir /r "$APPDATA\Braid"
   RMDir /r "$LOCALAPPDATA\Braid"
   RMDir /r "$APPDATA\fyne\io.github.braid_dm.braid"
   RMDir "$APPDATA\fyne"

@@ -192,6 +192,9 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 		if v.NextTry.IsZero() || (!f.nextTry.IsZero() && f.nextTry.Before(v.NextTry)) {
 			v.NextTry = f.nextTry
 		}
+		if f.held != "" {
+			v.Err, v.ErrDetail = f.held, ""
+		}
 		if v.Err == "" {
 			v.Err, v.ErrDetail = ui.Explain(queue.Redact(f.reason))
 		}
@@ -446,6 +449,10 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 			next = w
 		}
 		fd.Err = fmt.Sprintf(lang.L("waiting for the network, %s"), next)
+		if s.Held != "" {
+			fd.Err = s.Held
+			break
+		}
 		for _, m := range s.Mirrors {
 			if m.Reason != "" {
 				// Why: the first mirror's reason, in a sentence.
