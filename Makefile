@@ -49,7 +49,7 @@ cross: setup
 wintest: setup
 	@GO=$(GO) tools/wintest.sh $(PKGS)
 
-test: lint cross
+test: lint cross wintest
 	$(GO) test -race -count=1 -timeout 30m ./...
 
 # deb builds dist/braid_VERSION_ARCH.deb with dpkg-deb (packaging/deb/build.sh).
