@@ -114,25 +114,6 @@ type faceDirs struct {
 
 func (d faceDirs) dirs() faceDirs { return d }
 
-// lockedBuffer is a bytes.Buffer safe for a command's goroutines and the
-// test's.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // runCommand runs cmd in a goroutine under a context of its own: stop is
 // Ctrl-C (the context's end) and returns the exit status once the command
 // has returned; wait waits for it to return by itself.
