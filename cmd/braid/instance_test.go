@@ -379,7 +379,7 @@ func TestHandOver(t *testing.T) {
 			return platform.Answer{}, errors.New("the queue is locked")
 		})
 		inst, handed, err := handOver(context.Background(), path, []string{"a.meta4"}, "/")
-		if inst != nil || handed || err == nil || !strings.HasPrefix(err.Error(), "Braid is already open and did not take a.meta4") || !strings.Contains(err.Error(), "the queue is locked") {
+		if inst != nil || handed || err == nil || !strings.HasPrefix(err.Error(), "the open Braid did not take a.meta4") || !strings.Contains(err.Error(), "the queue is locked") {
 			t.Fatalf("inst %v, handed %v, err %v", inst, handed, err)
 		}
 	})
@@ -388,7 +388,7 @@ func TestHandOver(t *testing.T) {
 		running(t, path, nil)
 		start := time.Now()
 		inst, handed, err := handOver(context.Background(), path, []string{"a.meta4", "b.torrent"}, "/")
-		if inst != nil || handed || err == nil || !strings.HasPrefix(err.Error(), "Braid is already open but does not answer, so the 2 sources did not reach it") {
+		if inst != nil || handed || err == nil || !strings.HasPrefix(err.Error(), "the open Braid does not answer, so the 2 sources did not reach it") {
 			t.Fatalf("inst %v, handed %v, err %v", inst, handed, err)
 		}
 		// The dial waits up to 5 s for a busy pipe on Windows, within the

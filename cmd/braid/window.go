@@ -239,11 +239,11 @@ func handOver(ctx context.Context, sock string, sources []string, cwd string) (i
 		case errors.Is(err, platform.ErrNotRunning):
 			continue
 		case errors.Is(err, platform.ErrRefused):
-			return nil, false, fmt.Errorf("Braid is already open and did not take %s: %w", what(sources), err)
+			return nil, false, fmt.Errorf("the open Braid did not take %s: %w", what(sources), err)
 		}
-		return nil, false, fmt.Errorf("Braid is already open but does not answer, so %s did not reach it; close it and try again (%w)", what(sources), err)
+		return nil, false, fmt.Errorf("the open Braid does not answer, so %s did not reach it; close it and try again (%w)", what(sources), err)
 	}
-	return nil, false, fmt.Errorf("Braid was starting or quitting at the same time; try again (%w)", err)
+	return nil, false, fmt.Errorf("another Braid was starting or quitting at the same time; try again (%w)", err)
 }
 
 // what names the sources of a hand-over for a sentence.
