@@ -24,6 +24,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go=${GO:-go}
+# The Makefile sets the build tags; run alone, the script needs them too.
+export GOFLAGS=${GOFLAGS:--tags=nosqlite,disable_libutp}
 
 wine=$(command -v wine64 || true)
 [ -z "$wine" ] && [ -x /usr/lib/wine/wine64 ] && wine=/usr/lib/wine/wine64
