@@ -47,14 +47,19 @@ func TestOneRateForTheTorrentAndItsPeers(t *testing.T) {
 		ls, ss := leech.Snapshot(), seed.Snapshot()
 		// (The seeder's side may send faster for a while: the socket
 		// buffers take what the leecher has not read yet.)
-		// The first second's rate (readings 3 to 6 share it) may hold the
-		// limiter's opening burst, a full bucket (engine's minBurst, 128
-		// KiB: twice this limit), on top of the bytes at the limit: up to
-		// three times the limit (2.19 times was seen under Wine on a
-		// loaded machine). From the second second on the window is long
-		// enough that the burst keeps it under twice the limit.
-		if ls.Speed > 2*limit && i >= 7 {
-			t.Errorf("reading %d: %d B/s under a limit of %d", i, ls.Speed, limit)
+		// A rate whose window (rateWindow, 5 s) holds the first second may
+		// hold the limiter's opening burst, a full bucket (engine's
+		// minBurst, 128 KiB: twice this limit), on top of the bytes at the
+		// limit: 2.19 times the limit was seen under Wine on a loaded
+		// machine, where the burst came after the first reading. Past 6 s
+		// the window no longer holds the first second; before, the burst
+		// and the limit together are three times the limit at most.
+		bound := int64(2 * limit)
+		if i < 24 {
+			bound = 3 * limit
+		}
+		if ls.Speed > bound {
+			t.Errorf("reading %d: %d B/s under a limit of %d (at most %d here)", i, ls.Speed, limit, bound)
 		}
 		if ls.Speed != ls.Mirrors[0].Speed {
 			t.Errorf("reading %d: the torrent at %d B/s, its peers at %d", i, ls.Speed, ls.Mirrors[0].Speed)
