@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -156,7 +158,7 @@ func TestMakeErrors(t *testing.T) {
 		{"url without scheme", []string{"--url", "mirror.example/pub", x}, 2, "want an http, https or ftp URL"},
 		{"file url", []string{"--url", "file:///srv", x}, 2, "want an http, https or ftp URL"},
 		{"url with query", []string{"--url", "http://m.example/?a=b", x}, 2, "no query"},
-		{"file absent", []string{filepath.Join(dir, "none")}, 1, "no such file"},
+		{"file absent", []string{filepath.Join(dir, "none")}, 1, notFoundText(t, filepath.Join(dir, "none"))},
 		{"directory", []string{dir}, 1, "not a regular file"},
 		{"same base name twice", []string{x, filepath.Join(dir, "sub", "x")}, 1, "the same name"},
 	}
@@ -210,4 +212,17 @@ func TestPieceLengthFlag(t *testing.T) {
 			}
 		})
 	}
+}
+
+// notFoundText returns the system's own words for path not being there, as
+// an error naming it ends: "no such file or directory" on Linux, "The
+// system cannot find the file specified." on Windows.
+func notFoundText(t *testing.T, path string) string {
+	t.Helper()
+	_, err := os.Stat(path)
+	var pe *fs.PathError
+	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) {
+		t.Fatalf("stat %s: %v, want a path error that it does not exist", path, err)
+	}
+	return pe.Err.Error()
 }

@@ -70,6 +70,16 @@ func TestRepairAfterCrash(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("the folder holds %d entries after the crash, want only a.bin (no copy, no temporary)", len(entries))
 	}
+	// The mirror may go on writing to the dead child's connection until
+	// it sees it closed (under Windows, later than under Linux): count
+	// from when no response is in flight.
+	deadline = time.Now().Add(30 * time.Second)
+	for m.InFlight().Now() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the mirror still serves %d responses after the kill", m.InFlight().Now())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	served := m.BytesServed()
 	code, out, errOut := pcRun(t, cmdRepair, "--metalink", meta, "-d", dir)
 	if code != 0 {

@@ -206,6 +206,8 @@ func TestVerifyUsage(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("<metalink xmlns=\"urn:ietf:params:xml:ns:metalink\"><file name=\"x\">"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	absentMeta := filepath.Join(t.TempDir(), "none.meta4")
+	absentDir := filepath.Join(t.TempDir(), "none")
 	tests := []struct {
 		name string
 		args []string
@@ -216,9 +218,9 @@ func TestVerifyUsage(t *testing.T) {
 		{"extra argument", []string{"--metalink", meta, "x"}, 2, "want --metalink M"},
 		{"unknown flag", []string{"--metalink", meta, "--frobnicate"}, 2, "frobnicate"},
 		{"help", []string{"-h"}, 0, "Usage: braid verify"},
-		{"metalink absent", []string{"--metalink", filepath.Join(t.TempDir(), "none.meta4")}, 1, "no such file"},
+		{"metalink absent", []string{"--metalink", absentMeta}, 1, notFoundText(t, absentMeta)},
 		{"metalink malformed", []string{"--metalink", bad}, 1, "bad.meta4"},
-		{"folder absent", []string{"--metalink", meta, "-d", filepath.Join(t.TempDir(), "none")}, 1, "no such file"},
+		{"folder absent", []string{"--metalink", meta, "-d", absentDir}, 1, notFoundText(t, absentDir)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
