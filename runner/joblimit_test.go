@@ -166,7 +166,6 @@ func TestJobLimitFollowedAndKept(t *testing.T) {
 // lifting it while the torrent runs reaches it at once: the same torrent
 // job goes on to the end, nothing restarts.
 func TestTorrentJobLimit(t *testing.T) {
-	needUDP(t)
 	const limit = 512 << 10
 	data, _, tf := webSeeded(t, "lim.bin", 16<<20)
 	q := noSeedQueue(t)

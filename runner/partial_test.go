@@ -31,9 +31,14 @@ func TestPauseResumesInsidePieces(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := testData(10 << 20)
+			// The runner notices a pause on its next poll of the queue
+			// (pollInterval, a second), later on a loaded machine; the
+			// bytes that go on flowing meanwhile must not finish the
+			// file, or no piece is left in flight. At 1 MiB/s a mirror,
+			// pausing at a quarter leaves the download more than 3 s.
 			var ms []*mirrortest.Mirror
 			for i := range 2 {
-				ms = append(ms, mirrortest.New(t, data, mirrortest.Rate(2<<20), mirrortest.Addr([]string{"127.0.0.2", "127.0.0.3"}[i])))
+				ms = append(ms, mirrortest.New(t, data, mirrortest.Rate(1<<20), mirrortest.Addr([]string{"127.0.0.2", "127.0.0.3"}[i])))
 			}
 			f := metalink.File{Name: "plain.bin", Size: int64(len(data))}
 			for i, m := range ms {
@@ -51,7 +56,7 @@ func TestPauseResumesInsidePieces(t *testing.T) {
 			defer cancel()
 			res := make(chan error, 1)
 			go func() { res <- runner(q).RunJob(ctx, id) }()
-			for deadline := time.Now().Add(30 * time.Second); served(ms...) < 11<<19; {
+			for deadline := time.Now().Add(30 * time.Second); served(ms...) < 5<<19; {
 				if time.Now().After(deadline) {
 					t.Fatalf("the mirrors served %d bytes in 30 s", served(ms...))
 				}
@@ -85,7 +90,7 @@ func TestPauseResumesInsidePieces(t *testing.T) {
 				}
 			}
 			if inFlight == 0 {
-				t.Fatal("no piece was in flight at the pause: the test shows nothing")
+				t.Fatalf("no piece was in flight at the pause: the test shows nothing (bytes held from each piece's start: %v; %d served)", held, served(ms...))
 			}
 			// The paused job shows every byte it keeps (a byte past
 			// those written may match the file by chance).

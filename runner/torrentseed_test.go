@@ -17,7 +17,6 @@ import (
 // they have; one whose file is gone does not seed, and is not tried
 // again.
 func TestRunSeedsOnAfterARestart(t *testing.T) {
-	needUDP(t)
 	q := openTest(t, t.TempDir())
 	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1000}); err != nil {
 		t.Fatal(err)
