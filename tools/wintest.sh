@@ -55,7 +55,7 @@ mkdir -p "$work/home"
 wine=(env HOME="$work/home" "$wine")
 cleanup() {
 	HOME="$work/home" "$wineserver" -k 2>/dev/null || true
-	rm -rf "$work"
+	rm -rf "$work" 2>/dev/null || true
 }
 trap cleanup EXIT
 
@@ -68,7 +68,7 @@ if cmp -s "$at" "$work/overlay/at_windows.go"; then
 	echo "wintest: $at no longer has the line this script patches; update tools/wintest.sh for Go $("$go" env GOVERSION)" >&2
 	exit 1
 fi
-printf '{"Replace":{"%s":"%s"}}\n' "$at" "$work/overlay/at_windows.go" >"$work/overlay.json"
+printf '{"Replace":{"%s":"%s"}}\n' "$at" "$work/overlay/at_windows.go" >"$work/overlay/overlay.json"
 
 echo "wintest: making a Wine prefix"
 "${wine[@]}" wineboot -i >/dev/null 2>&1
@@ -81,7 +81,7 @@ status=0
 for p in "${pkgs[@]}"; do
 	name=$(echo "${p#./}" | tr / _)
 	exe=$work/bin/$name.test.exe
-	"${win[@]}" "$go" test -overlay="$work/overlay.json" -c -o "$exe" "$p"
+	"${win[@]}" "$go" test -overlay="$work/overlay/overlay.json" -c -o "$exe" "$p"
 	[ -e "$exe" ] || continue # no tests
 	args=(-test.v=test2json -test.count=1 -test.timeout=10m)
 	[ -n "${WINTEST_RUN:-}" ] && args+=(-test.run="$WINTEST_RUN")
