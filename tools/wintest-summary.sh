@@ -32,7 +32,10 @@ for name in files:
                     counts[action] += 1
                     if action == "fail" and not total:
                         print(f"--- FAIL {pkg} {test}")
-                        sys.stdout.write("".join(out.get(test, [])))
+                        # The test's own output, then its subtests' (a
+                        # subtest's failure message is in its own output).
+                        for t in [test] + sorted(k for k in out if k.startswith(test + "/")):
+                            sys.stdout.write("".join(out[t]) if t in out else "")
                     if action == "skip" and not total:
                         why = [l.strip() for l in out.get(test, []) if ".go:" in l and "--- SKIP" not in l]
                         skips.append(f"{test}: {why[-1] if why else ''}")

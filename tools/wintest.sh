@@ -7,6 +7,7 @@
 #   tools/wintest.sh              every package that meets the system
 #   tools/wintest.sh PKG...       those packages (./engine, ./queue, ...)
 #   WINTEST_RUN=REGEXP            only the tests that match (-test.run)
+#   WINTEST_COUNT=N               run each test N times (-test.count)
 #
 # Wine 8 differs from Windows 10 in two ways that the test binaries meet, and
 # both are bridged here, never in what ships:
@@ -83,7 +84,7 @@ for p in "${pkgs[@]}"; do
 	exe=$work/bin/$name.test.exe
 	"${win[@]}" "$go" test -overlay="$work/overlay/overlay.json" -c -o "$exe" "$p"
 	[ -e "$exe" ] || continue # no tests
-	args=(-test.v=test2json -test.count=1 -test.timeout=10m)
+	args=(-test.v=test2json -test.count="${WINTEST_COUNT:-1}" -test.timeout=10m)
 	[ -n "${WINTEST_RUN:-}" ] && args+=(-test.run="$WINTEST_RUN")
 	# The output goes to a file, not a pipe: Wine's service processes may
 	# inherit the pipe and hold it open after the test binary ends.
