@@ -93,8 +93,26 @@ func (j *Job) MeasuredAt() time.Time {
 	return time.Time{}
 }
 
-// sampleOf reads the counters of t and of its connections.
+// sampleOf reads the counters of t and of its connections. The library
+// reads them under separate locks, and a chunk that lands between the
+// torrent's read and its connections' is in one and not the other (one
+// 16 KiB chunk is 3 KB/s over the window: a row and its one peer then
+// disagreed). So the torrent's are read again after the connections' and
+// the sample taken again when they moved; a few tries find a quiet moment
+// at any real speed, and the last try is kept if none does.
 func sampleOf(t *torrent.Torrent, now time.Time) rateSample {
+	var s rateSample
+	for range 4 {
+		s = sampleOnce(t, now)
+		if st := t.Stats(); st.BytesReadUsefulData.Int64() == s.down && st.BytesWrittenData.Int64() == s.up {
+			break
+		}
+	}
+	return s
+}
+
+// sampleOnce reads the torrent's counters, then its connections'.
+func sampleOnce(t *torrent.Torrent, now time.Time) rateSample {
 	st := t.Stats()
 	s := rateSample{
 		at:        now,
