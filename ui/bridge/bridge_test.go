@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,6 +61,25 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitForJob is waitFor, saying at the timeout what the job's row and
+// live torrent showed: a stall's cause is then in the failure.
+func waitForJob(t *testing.T, b *Backend, id ui.JobID, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			j := jobByID(t, b, id)
+			msg := fmt.Sprintf("timed out waiting for %s; the row: %v, %d of %d bytes, error %q", what, j.State, j.Done, j.Size, j.Err)
+			if tj, ok := b.runner.LiveTorrent(int64(id)); ok {
+				s := tj.Snapshot()
+				msg += fmt.Sprintf("; the torrent: phase %v, %d of %d pieces verified, %d bytes, %d peers, error %v", s.Phase, s.Verified, len(s.Pieces), s.Bytes, s.Peers, s.Err)
+			}
+			t.Fatal(msg)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -49,7 +49,7 @@ func seedingAtQuit(t *testing.T) (state string, id ui.JobID, file string, mi *me
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the torrent to seed", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
+	waitForJob(t, b, id, "the torrent to seed", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
 	file = filepath.Join(dest, "again.bin")
 	b.Close()
 	if s, err := q.Seeded(int64(id)); err != nil || !s.Active || s.Uploaded != 0 {
