@@ -2,17 +2,17 @@ package bridge
 
 // loadSeedPaused reads the done torrents whose seeding the user paused
 // before a restart, so they show paused still and Resume seeds them
-// again. An unreadable record loses only that: they show done.
+// again, and again when another process woke the window (braid queue
+// resume seeds one again). An unreadable record loses only that: they
+// show as they did.
 func (b *Backend) loadSeedPaused() {
 	ids, err := b.q.SeedPaused()
 	if err != nil {
-		return // they show done, and Resume says it is not possible
+		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for id := range ids {
-		b.seedPaused[id] = true
-	}
+	b.seedPaused = ids
 }
 
 // setSeedPaused records that job id's seeding is paused (on) or no longer
