@@ -52,7 +52,7 @@ func TestTickerPaceOfWaitingAndSeeds(t *testing.T) {
 		t.Errorf("period with a waiting download and an idle seed: %v, want %v", got, waitInterval)
 	}
 
-	b.update(waiting, func(d *Detail) { d.State, d.Speed = Running, 1 << 20 })
+	b.update(waiting, func(d *Detail) { d.State, d.Speed = Running, 1<<20 })
 	p.poke()
 	mark := applied.Load()
 	waitFor(t, func() bool { return applied.Load() >= mark+20 })
