@@ -70,3 +70,31 @@ func (q *Queue) ResumeSeeding(id int64) (bool, error) {
 	}
 	return resumed, nil
 }
+
+// PauseSeeding records that the user paused the seeding of done torrent
+// job id, as the window's Pause does, for a process that does not seed it
+// itself (braid queue pause): the Braid that seeds it stops once woken,
+// and no start seeds it on. It reports false, changing nothing, when job
+// id is not a done torrent that seeds or is to seed on (Seeded.Active);
+// Pause is then the one to ask. A seeding paused already stays so.
+func (q *Queue) PauseSeeding(id int64) (bool, error) {
+	paused := false
+	err := q.tx(func(tx *sql.Tx) error {
+		if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM seed_paused WHERE job = ?)`, id).Scan(&paused); err != nil || paused {
+			return err
+		}
+		res, err := tx.Exec(`INSERT INTO seed_paused (job)
+			SELECT j.id FROM jobs j JOIN torrent_seeding s ON s.job = j.id
+			WHERE j.id = ? AND j.state = 'done' AND s.active`, id)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		paused = n > 0
+		return err
+	})
+	if err != nil {
+		return false, q.wrap(fmt.Sprintf("job %d: pause its seeding", id), err)
+	}
+	return paused, nil
+}

@@ -18,10 +18,11 @@ import (
 	"braid/queue"
 )
 
-// TestQueueResumeSeeding: a done torrent whose seeding was paused in the
-// window (the queue's seed_paused) is resumed by `braid queue resume ID`:
-// it is queued again, no longer paused, and the next queue run checks its
-// files and seeds it. A done job that does not seed is still refused.
+// TestQueueResumeSeeding: `braid queue pause ID` pauses a done torrent's
+// seeding as the window's Pause does (the queue's seed_paused), and
+// `braid queue resume ID` resumes it, also one paused in the window: it is
+// queued again, no longer paused, and the next queue run checks its files
+// and seeds it. A done job that does not seed is still refused.
 func TestQueueResumeSeeding(t *testing.T) {
 	t.Parallel()
 	data := getData(256<<10 + 5)
@@ -63,18 +64,30 @@ func TestQueueResumeSeeding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Done, and its seeding paused, as the window leaves it.
+	// Done, and seeding, as a Braid that seeds it records it.
 	for _, j := range []int64{id, plain} {
 		if err := q.Finish(j); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := q.SetSeedPaused(id, true); err != nil {
+	if err := q.SetSeeded(id, queue.Seeded{Active: true}); err != nil {
 		t.Fatal(err)
 	}
 	q.Close()
 
 	var out syncBuffer
+	if code := cmdQueue(context.Background(), []string{"--state", state, "pause", strconv.FormatInt(id, 10)}, &out, &out); code != 0 {
+		t.Fatalf("queue pause %d of a torrent that seeds: exit %d\n%s", id, code, out.String())
+	}
+	q, err = queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paused, err := q.SeedPaused()
+	q.Close()
+	if err != nil || !paused[id] {
+		t.Fatalf("after queue pause its seeding is not paused: %v, %v", paused, err)
+	}
 	if code := cmdQueue(context.Background(), []string{"--state", state, "resume", strconv.FormatInt(id, 10)}, &out, &out); code != 0 {
 		t.Fatalf("queue resume %d of a torrent whose seeding is paused: exit %d\n%s", id, code, out.String())
 	}

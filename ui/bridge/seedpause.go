@@ -3,7 +3,7 @@ package bridge
 // loadSeedPaused reads the done torrents whose seeding the user paused
 // before a restart, so they show paused still and Resume seeds them
 // again, and again when another process woke the window (braid queue
-// resume seeds one again). An unreadable record loses only that: they
+// pause or resume changed one). An unreadable record loses only that: they
 // show as they did.
 func (b *Backend) loadSeedPaused() {
 	ids, err := b.q.SeedPaused()
@@ -11,8 +11,14 @@ func (b *Backend) loadSeedPaused() {
 		return
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	b.seedPaused = ids
+	b.mu.Unlock()
+	// Paused by another process (braid queue pause): it stops here.
+	for _, id := range b.runner.Seeding() {
+		if ids[id] {
+			b.stopSeeding(id)
+		}
+	}
 }
 
 // setSeedPaused records that job id's seeding is paused (on) or no longer
