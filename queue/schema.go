@@ -1,8 +1,10 @@
 package queue
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 )
 
 // migration is one step of the schema: SQL, then, when a step must change
@@ -10,6 +12,11 @@ import (
 type migration struct {
 	sql string
 	fix func(*sql.Tx) error
+	// foreignKeysOff runs the step with foreign key enforcement off, as
+	// SQLite asks of a step that makes a table again: with it on,
+	// dropping the old jobs table would delete every row that refers to
+	// a job (ON DELETE CASCADE). The keys are checked before the commit.
+	foreignKeysOff bool
 }
 
 // migrations bring the schema forward one version each: migrations[i]
@@ -217,6 +224,13 @@ CREATE TABLE torrent_seeding (
 );
 ALTER TABLE files ADD COLUMN high INTEGER NOT NULL DEFAULT 0; -- a torrent's file fetched first (priority high)
 `},
+	// issue 32 (job IDs are never reused): a removed job's ID is never
+	// given to a later job, so a script or an RPC client that holds the
+	// old ID cannot act on another download. SQLite gives a plain INTEGER
+	// PRIMARY KEY the highest ID again once it is freed; only
+	// AUTOINCREMENT remembers, and a column cannot be altered to it: the
+	// table is made again (autoincrementJobs), with every ID kept.
+	{fix: autoincrementJobs, foreignKeysOff: true},
 }
 
 // moveWaitingNotes clears the notes that older runners left in the error
@@ -299,8 +313,16 @@ var schemaVersion = len(migrations)
 // step. The version is read inside the write transaction: two processes
 // opening a new state folder at once must not both run the same steps.
 func migrate(db *sql.DB, target int) error {
+	ctx := context.Background()
+	// One connection for all of it: foreign_keys is a setting of the
+	// connection, and it cannot change inside a transaction.
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	defer conn.Close()
 	var v int
-	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 		return fmt.Errorf("read schema version: %w", err)
 	}
 	if v > len(migrations) {
@@ -309,7 +331,24 @@ func migrate(db *sql.DB, target int) error {
 	if v >= target {
 		return nil
 	}
-	tx, err := db.Begin() // BEGIN IMMEDIATE: the write lock, then look again
+	keysOff := false
+	for _, m := range migrations[v:min(target, len(migrations))] {
+		keysOff = keysOff || m.foreignKeysOff
+	}
+	if keysOff {
+		var on bool
+		if err := conn.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&on); err != nil {
+			return fmt.Errorf("migrate to version %d: %w", target, err)
+		}
+		if on {
+			if _, err := conn.ExecContext(ctx, "PRAGMA foreign_keys = OFF"); err != nil {
+				return fmt.Errorf("migrate to version %d: %w", target, err)
+			}
+			// Back on for the connection's later use, whatever happens.
+			defer conn.ExecContext(ctx, "PRAGMA foreign_keys = ON")
+		}
+	}
+	tx, err := conn.BeginTx(ctx, nil) // BEGIN IMMEDIATE: the write lock, then look again
 	if err != nil {
 		return fmt.Errorf("migrate to version %d: %w", target, err)
 	}
@@ -320,14 +359,32 @@ func migrate(db *sql.DB, target int) error {
 	if v >= target {
 		return nil // another process got here first
 	}
+	var faults []string // foreign keys that failed before: not this step's doing
+	if keysOff {
+		if faults, err = foreignKeyFaults(tx); err != nil {
+			return fmt.Errorf("migrate to version %d: %w", target, err)
+		}
+	}
 	for ; v < target && v < len(migrations); v++ {
-		if _, err := tx.Exec(migrations[v].sql); err != nil {
-			return fmt.Errorf("migrate to version %d: %w", v+1, err)
+		if m := migrations[v]; m.sql != "" {
+			if _, err := tx.Exec(m.sql); err != nil {
+				return fmt.Errorf("migrate to version %d: %w", v+1, err)
+			}
 		}
 		if fix := migrations[v].fix; fix != nil {
 			if err := fix(tx); err != nil {
 				return fmt.Errorf("migrate to version %d: %w", v+1, err)
 			}
+		}
+	}
+	if keysOff {
+		// What was checked on every write before must hold still.
+		after, err := foreignKeyFaults(tx)
+		if err != nil {
+			return fmt.Errorf("migrate to version %d: %w", v, err)
+		}
+		if len(after) > len(faults) {
+			return fmt.Errorf("migrate to version %d: %w: %s", v, errForeignKeys, strings.Join(after, "; "))
 		}
 	}
 	// user_version is written in the same transaction: the schema and its

@@ -9,9 +9,10 @@ import (
 
 // GID is a job's aria2 GID: 16 hex digits, the job's ID in the high 32
 // bits and a hash of the moment it was added in the low 32. It is the
-// same in every run of Braid for the same job (the queue keeps both),
-// and a GID of a removed job never names a later job that got its ID
-// again (SQLite reuses the highest ID once it is freed).
+// same in every run of Braid for the same job (the queue keeps both). A
+// GID is never given twice: the queue never gives a removed job's ID
+// again (AUTOINCREMENT), and the added mark also keeps apart a job that
+// got a freed ID from a database made before that.
 func GID(id int64, added time.Time) string {
 	return fmt.Sprintf("%08x%08x", uint32(id), addedMark(added))
 }

@@ -29,10 +29,14 @@ type pickerMirror struct {
 var mirrorListWidths = []float32{0, 90, 70, 90}
 
 // mirrorsOf lists the mirrors of the ticked files, each host and protocol
-// once at its best priority, best first.
-func mirrorsOf(doc *metalink.Document, ticked []bool) []pickerMirror {
+// once at its best place, best first: in the order the engine tries them
+// for a user in locations (metalink.URLOrder: the user's countries first,
+// then priority), then as the document first lists them.
+func mirrorsOf(doc *metalink.Document, ticked []bool, locations []string) []pickerMirror {
 	var out []pickerMirror
 	seen := map[string]int{}
+	order := metalink.URLOrder(locations)
+	asURL := func(m pickerMirror) metalink.URL { return metalink.URL{Location: m.Location, Priority: m.Priority} }
 	for i, f := range doc.Files {
 		if i >= len(ticked) || !ticked[i] {
 			continue
@@ -44,16 +48,16 @@ func mirrorsOf(doc *metalink.Document, ticked []bool) []pickerMirror {
 			}
 			key := m.Protocol + " " + m.Host
 			if k, ok := seen[key]; ok {
-				out[k].Priority = min(out[k].Priority, m.Priority)
+				if order(asURL(m), asURL(out[k])) < 0 {
+					out[k] = m
+				}
 				continue
 			}
 			seen[key] = len(out)
 			out = append(out, m)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b pickerMirror) int {
-		return cmp.Or(cmp.Compare(a.Priority, b.Priority), cmp.Compare(a.Host, b.Host))
-	})
+	slices.SortStableFunc(out, func(a, b pickerMirror) int { return order(asURL(a), asURL(b)) })
 	return out
 }
 
@@ -93,7 +97,7 @@ func (p *Picker) buildLists() fyne.CanvasObject {
 
 // updateMirrors lists the mirrors of the files ticked now.
 func (p *Picker) updateMirrors() {
-	p.mirrors = mirrorsOf(p.Doc, p.Ticked)
+	p.mirrors = mirrorsOf(p.Doc, p.Ticked, p.Prefs().Locations)
 	title := lang.L("Mirrors: none")
 	switch n := len(p.mirrors); {
 	case n == 1:

@@ -111,7 +111,7 @@ type Totals struct {
 	Upload                                float64 // bytes per second sent to peers
 	Running, Queued, Paused, Done, Failed int
 	Waiting, Seeding                      int
-	Mismatch                              int  // jobs with a checksum mismatch
+	Mismatch                              int  // jobs whose row says "Checksum mismatch"
 	Live                                  bool // something is queued, running or verifying
 }
 
@@ -165,9 +165,18 @@ func (m *model) find(id JobID) (Job, bool) {
 	return m.jobs[i], true
 }
 
+// totals counts every job once: a job that stopped because its file did
+// not match its checksum (its row says so, lookOf) is a checksum
+// mismatch, not a failure as well, so the counts add up to the rows. One
+// that runs again counts as running.
 func (m *model) totals() Totals {
 	var t Totals
 	for _, j := range m.jobs {
+		t.Live = t.Live || j.State.Live()
+		if j.Mismatch && !j.State.Live() {
+			t.Mismatch++
+			continue
+		}
 		switch j.State {
 		case Running, Verifying, FetchingMetadata, Repairing:
 			t.Running++
@@ -186,10 +195,6 @@ func (m *model) totals() Totals {
 		case Failed:
 			t.Failed++
 		}
-		if j.Mismatch {
-			t.Mismatch++
-		}
-		t.Live = t.Live || j.State.Live()
 	}
 	return t
 }

@@ -31,10 +31,9 @@ type reading struct {
 	err      error // reading the whole queue failed
 	live     []Job
 	detail   *Detail
-	busy     bool // something changes by itself: keep ticking
-	// seeds: what is live only seeds to nobody (no peer, nothing sent):
-	// tick slowly, so a seed costs next to nothing.
-	seeds bool
+	// pace is how often what is live changes by itself (pace): 0 when
+	// nothing is live and the ticker may stop.
+	pace pace
 }
 
 func newPoller(b Backend) *poller {
@@ -92,13 +91,14 @@ func (p *poller) read() reading {
 			r.detail = &d
 		}
 	}
-	r.busy, r.seeds = busyOrSeeds(r.live)
+	r.pace = paceOf(r.live)
 	return r
 }
 
-// loop ticks every interval while something is live, every seedInterval
-// while all that is live is torrents seeding to nobody, and sleeps on the
-// wake channel while nothing is: an idle window costs no CPU. apply gets
+// loop ticks every interval while bytes move, every waitInterval while
+// the busiest live job waits for the network, every seedInterval while
+// all that is live is torrents seeding to nobody (paceOf), and sleeps on
+// the wake channel while nothing is: an idle window costs no CPU. apply gets
 // each reading; it must hand it to the UI goroutine (fyne.Do) and return.
 func (p *poller) loop(ctx context.Context, interval time.Duration, apply func(reading)) {
 	var changes <-chan struct{} // nil: the backend does not say
@@ -114,13 +114,7 @@ func (p *poller) loop(ctx context.Context, interval time.Duration, apply func(re
 	for {
 		r := p.read()
 		apply(r)
-		want := time.Duration(0)
-		switch {
-		case r.busy:
-			want = interval
-		case r.seeds:
-			want = max(interval, seedInterval)
-		}
+		want := r.pace.period(interval)
 		if want != every {
 			if want == 0 {
 				t.Stop()
@@ -151,14 +145,49 @@ func (p *poller) loop(ctx context.Context, interval time.Duration, apply func(re
 // with two such seeds about 5 % of a core.
 const seedInterval = 2 * time.Second
 
-// busyOrSeeds says whether live jobs change by themselves (busy), or are
-// only torrents seeding with no peer and nothing sent (seeds).
-func busyOrSeeds(live []Job) (busy, seeds bool) {
-	for _, j := range live {
-		if j.State != Seeding || j.Peers > 0 || j.Seeds > 0 || j.Upload > 0 {
-			return true, false
-		}
-		seeds = true
+// waitInterval is how often the window reads the backend while nothing
+// live moves bytes and a download waits for the network: its row counts
+// down to the next try in seconds, and its retry starting is told at
+// once (Notifier). Read at the full rate, a waiting download made every
+// seed beside it be read four times a second as well.
+const waitInterval = time.Second
+
+// pace is how fast the fastest-changing live job changes by itself.
+type pace int
+
+const (
+	paceStill   pace = iota // nothing live: the ticker stops
+	paceSeeds               // torrents seeding to nobody
+	paceWaiting             // downloads waiting for the network
+	paceBusy                // bytes move, or a check runs
+)
+
+// period is the ticker's period for p, interval being the full rate.
+func (p pace) period(interval time.Duration) time.Duration {
+	switch p {
+	case paceBusy:
+		return interval
+	case paceWaiting:
+		return max(interval, waitInterval)
+	case paceSeeds:
+		return max(interval, seedInterval)
 	}
-	return false, seeds
+	return 0
+}
+
+// paceOf is the pace of the live jobs: the window reads them all as often
+// as the fastest needs, so each kind asks no more than it shows.
+func paceOf(live []Job) pace {
+	p := paceStill
+	for _, j := range live {
+		switch {
+		case j.State == Seeding && j.Peers == 0 && j.Seeds == 0 && j.Upload == 0:
+			p = max(p, paceSeeds)
+		case j.State == Waiting:
+			p = max(p, paceWaiting)
+		default:
+			return paceBusy
+		}
+	}
+	return p
 }

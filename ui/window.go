@@ -58,6 +58,8 @@ type Window struct {
 	dumped  time.Time // when dumpTexts last wrote
 	dumpDue bool      // a dump is due when the second since the last is over
 
+	runningShown bool // the list was scrolled to the running job (inview.go)
+
 	App     fyne.App
 	Win     fyne.Window
 	Backend Backend
@@ -340,6 +342,7 @@ func (w *Window) apply(r reading) {
 		}
 	}
 	w.showModel()
+	w.showRunningOnce()
 	if r.detail != nil && r.detail.ID == w.selected {
 		w.Details.Show(*r.detail)
 	}

@@ -78,7 +78,7 @@ func TestWindowShowsQueue(t *testing.T) {
 	if w.Empty.Visible() {
 		t.Error("empty-queue hint shown over a full queue")
 	}
-	want := "↓6.4 MB/s  ·  1 active  ·  1 queued  ·  1 paused  ·  1 done  ·  1 failed  ·  1 checksum mismatch"
+	want := "↓6.4 MB/s  ·  1 active  ·  1 queued  ·  1 paused  ·  1 done  ·  1 checksum mismatch"
 	if w.Status.Text != want {
 		t.Errorf("status bar\n %q\nwant\n %q", w.Status.Text, want)
 	}

@@ -445,9 +445,11 @@ func (r *inspectReport) writeText(w io.Writer) error {
 	if r.Updated != nil {
 		pf("%-10s %s\n", "updated", *r.Updated)
 	}
-	loc := "no country preferred"
+	// The order is metalink.URLOrder's: the user's countries, then the
+	// publisher's priority.
+	loc := "no country preferred, mirrors by priority"
 	if len(r.Prefs.Locations) > 0 {
-		loc = "mirrors in " + strings.Join(r.Prefs.Locations, ", ") + " first"
+		loc = "mirrors in " + strings.Join(r.Prefs.Locations, ", ") + " first, then by priority"
 	}
 	pf("%-10s language %s; OS %s; %s\n", "selecting",
 		anyOf(r.Prefs.Languages), anyOf(r.Prefs.OS), loc)

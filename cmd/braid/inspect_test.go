@@ -95,18 +95,18 @@ func TestInspectJSON(t *testing.T) {
 	if len(tool.Hashes) != 1 || tool.Hashes[0].Type != "sha-256" {
 		t.Errorf("hashes: %+v", tool.Hashes)
 	}
-	// Priority first; among priority 2 the French mirror (the user's
-	// country) before the American one; no priority last.
+	// The French mirror (the user's country) first, though its priority
+	// is 2; then the others by priority; no priority last.
 	wantOrder := []string{
-		"ftp://de.example.com/tool.tar.gz",
 		"http://fr.example.com/tool.tar.gz",
+		"ftp://de.example.com/tool.tar.gz",
 		"http://us.example.com/tool.tar.gz",
 		"http://slow.example.org/tool.tar.gz",
 	}
 	if got := mirrorURLs(tool); !slices.Equal(got, wantOrder) {
 		t.Errorf("mirror order %q, want %q", got, wantOrder)
 	}
-	if m := tool.Mirrors[1]; !m.Local || m.Location != "FR" || m.Priority != 2 {
+	if m := tool.Mirrors[0]; !m.Local || m.Location != "FR" || m.Priority != 2 {
 		t.Errorf("French mirror: %+v", m)
 	}
 	if m := tool.Mirrors[3]; m.Local || m.Priority != metalink.LowestPriority {
@@ -191,14 +191,14 @@ func TestInspectText(t *testing.T) {
 		"source     " + twoFiles,
 		"format     Metalink 4, written by MirrorBrain/2.11",
 		"origin     http://example.com/tool.meta4 (updates published there)",
-		"selecting  language en; OS linux/amd64; mirrors in FR first",
+		"selecting  language en; OS linux/amd64; mirrors in FR first, then by priority",
 		"files      1 of 2 selected, 1 rejected",
 		"[x] tool-1.0-linux-x64.tar.gz",
 		"    size       3145728 bytes (3.0 MiB)",
 		"    sha-256    2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
 		"    pieces     3 of 1.0 MiB (sha-1)",
-		"    mirrors      1. DE  pri 1      ftp://de.example.com/tool.tar.gz",
-		"                 2. FR  pri 2      http://fr.example.com/tool.tar.gz",
+		"    mirrors      1. FR  pri 2      http://fr.example.com/tool.tar.gz",
+		"                 2. DE  pri 1      ftp://de.example.com/tool.tar.gz",
 		"                 3. US  pri 2      http://us.example.com/tool.tar.gz",
 		"                 4. --  pri 999999 http://slow.example.org/tool.tar.gz",
 		"    metaurls   torrent  pri 3      http://example.com/tool.tar.gz.torrent",
@@ -222,8 +222,8 @@ func TestInspectText(t *testing.T) {
 }
 
 func TestInspectV3MirrorOrder(t *testing.T) {
-	// Metalink 3 preference orders first (higher first); the user's
-	// country only breaks ties.
+	// The user's country first, then Metalink 3 preference (higher
+	// first).
 	r := inspectJSON(t, metalink.Prefs{}, "--lang", "de", "--os", "windows/386", "--location", "de", nero)
 	if r.MetalinkVersion != 3 {
 		t.Errorf("metalink_version %d, want 3", r.MetalinkVersion)
@@ -242,10 +242,10 @@ func TestInspectV3MirrorOrder(t *testing.T) {
 		want []string
 	}{
 		{"Nero-7.0.1.4b_eng.exe", []string{
-			"ftp://ftp2.usw.nero.com/software/nero7/Nero-7.0.1.4b_eng.exe",
-			"http://httpdl2.usw.nero.com/software/nero7/Nero-7.0.1.4b_eng.exe",
 			"ftp://nero-mirror.com/software/Nero7/Nero-7.0.1.4b_eng.exe",
 			"ftp://nero-mirror.hspeed.net/software/Nero7/Nero-7.0.1.4b_eng.exe",
+			"ftp://ftp2.usw.nero.com/software/nero7/Nero-7.0.1.4b_eng.exe",
+			"http://httpdl2.usw.nero.com/software/nero7/Nero-7.0.1.4b_eng.exe",
 		}},
 		{"Nero-7.0.1.4b_deu.exe", []string{
 			"http://httpdl2.de.nero.com/software/nero7/Nero-7.0.1.4b_deu.exe",
@@ -442,9 +442,9 @@ func TestInspectPlainURL(t *testing.T) {
 	if len(r.Files) != 1 || r.Files[0].Name != "tool.bin" || !r.Files[0].Selected {
 		t.Fatalf("files %+v", r.Files)
 	}
-	// The origin (priority 1) first, then the German mirror before the
-	// American one of the same priority.
-	want := []string{origin.URL(), m2.URL(), m1.URL()}
+	// The German mirror (the user's country) first, then the origin
+	// (priority 1) before the American mirror (priority 3).
+	want := []string{m2.URL(), origin.URL(), m1.URL()}
 	if got := mirrorURLs(r.Files[0]); !slices.Equal(got, want) {
 		t.Errorf("mirrors %q, want %q", got, want)
 	}

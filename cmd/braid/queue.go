@@ -35,7 +35,8 @@ const queueUsage = `Usage:
                               [--rpc-allow-origin ORIGIN]... [--rpc-allow-remote]]
 
 --state DIR is the folder of the queue database (default: $BRAID_STATE, else
-the user config folder's braid/). move changes the order in which jobs
+the user config folder's braid/). pause also pauses the seeding of a finished
+torrent, and resume seeds it again, as the window's Pause and Resume do. move changes the order in which jobs
 run; the window shows the same order. relink gives a job a fresh link (a signed
 link that expired: the job's state is "link expired"); the bytes on disk are
 kept when the new link serves the same file (same size, no hash that disagrees,
@@ -179,9 +180,18 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case "list":
 		err = queueList(q, stdout, *asJSON)
 	case "pause":
-		err = q.Pause(id, "")
+		// A done torrent that seeds stops seeding, as in the window.
+		var seeds bool
+		if seeds, err = q.PauseSeeding(id); err == nil && !seeds {
+			err = q.Pause(id, "")
+		}
 	case "resume":
-		err = q.Resume(id)
+		// A done torrent whose seeding was paused (in the window) seeds
+		// again; any other job is resumed as such.
+		var seeds bool
+		if seeds, err = q.ResumeSeeding(id); err == nil && !seeds {
+			err = q.Resume(id)
+		}
 	case "remove":
 		err = q.Remove(id, *withFiles)
 	case "move":

@@ -2,6 +2,7 @@ package metalink
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"golang.org/x/text/language"
@@ -39,9 +40,13 @@ func Select(files []File, given, defaults Prefs) (choices []Choice, notes []stri
 		choices[i].Selected = true
 	}
 	drop := func(i int, why string) {
-		if choices[i].Selected {
+		switch {
+		case choices[i].Selected:
 			choices[i] = Choice{Why: why}
-		} else {
+		case slices.Contains(strings.Split(choices[i].Why, "; "), why):
+			// Said already (a given language filter is applied to
+			// every file, also those its alternatives left out).
+		default:
 			choices[i].Why += "; " + why
 		}
 	}

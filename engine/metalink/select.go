@@ -319,12 +319,30 @@ func NormalizeCountry(c string) string {
 	return c
 }
 
-// OrderURLs returns urls in the order to try them: by Priority (lowest
-// first; 0 counts as LowestPriority), then mirrors in the user's countries
-// before the rest (a country earlier in locations before a later one), then
-// document order. It never drops a mirror, so a file whose mirrors are all
-// abroad still downloads. urls is not modified.
+// OrderURLs returns urls in the order to try them (URLOrder): mirrors in
+// the user's countries first, then by priority, then document order. It
+// never drops a mirror, so a file whose mirrors are all abroad still
+// downloads. urls is not modified.
 func OrderURLs(urls []URL, locations []string) []URL {
+	out := slices.Clone(urls)
+	slices.SortStableFunc(out, URLOrder(locations))
+	return out
+}
+
+// URLOrder compares two mirrors by the order in which to try them, for
+// the user whose countries (ISO 3166-1 alpha-2, most preferred first) are
+// locations: a mirror in one of them comes before one that is not (a
+// country earlier in locations before a later one), and among mirrors
+// alike in that, the lower Priority first (0 counts as LowestPriority).
+// Equal mirrors compare 0, so a stable sort keeps document order.
+//
+// RFC 5854 gives each URL a priority and a location and no rule to
+// combine them. The user's location wins: the publisher set priorities
+// without knowing where the user is, while the user asked for mirrors
+// near them; and neither is a filter, so every mirror is still tried.
+// Every face orders by this one rule: the engine's first choices,
+// braid inspect's list and the picker's "best".
+func URLOrder(locations []string) func(a, b URL) int {
 	rank := make(map[string]int, len(locations))
 	for i, l := range locations {
 		if c := NormalizeCountry(l); c != "" {
@@ -339,14 +357,12 @@ func OrderURLs(urls []URL, locations []string) []URL {
 		}
 		return len(locations)
 	}
-	out := slices.Clone(urls)
-	slices.SortStableFunc(out, func(a, b URL) int {
+	return func(a, b URL) int {
 		return cmp.Or(
-			cmp.Compare(effectivePriority(a.Priority), effectivePriority(b.Priority)),
 			cmp.Compare(countryRank(a), countryRank(b)),
+			cmp.Compare(effectivePriority(a.Priority), effectivePriority(b.Priority)),
 		)
-	})
-	return out
+	}
 }
 
 // effectivePriority treats a priority outside 1..LowestPriority (such as the

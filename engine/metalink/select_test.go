@@ -265,13 +265,13 @@ func TestOrderURLs(t *testing.T) {
 		want      []string
 	}{
 		{
-			name: "priority first, then country, then document order",
+			name: "the user's country first, then priority, then document order",
 			urls: []URL{
 				u("us1", "US", 2), u("de1", "DE", 2), u("fr", "FR", 1),
 				u("de2", "DE", 2), u("us2", "US", 1), u("none", "", 2),
 			},
 			locations: []string{"de"},
-			want:      []string{"fr", "us2", "de1", "de2", "us1", "none"},
+			want:      []string{"de1", "de2", "fr", "us2", "us1", "none"},
 		},
 		{
 			name:      "uk means GB and lower case locations",
@@ -294,7 +294,7 @@ func TestOrderURLs(t *testing.T) {
 		{
 			name:      "zero priority counts as lowest",
 			urls:      []URL{u("zero", "DE", 0), u("low", "US", LowestPriority), u("one", "US", 1)},
-			locations: []string{"DE"},
+			locations: []string{"NZ"},
 			want:      []string{"one", "zero", "low"},
 		},
 		{

@@ -215,6 +215,7 @@ func (b *Backend) Close() error {
 // Wake runs the queue's jobs now, for a job another process added (the
 // browsers' native host), and tells the window its list changed.
 func (b *Backend) Wake() {
+	b.loadSeedPaused() // braid queue resume may have seeded one again
 	b.poke()
 	b.changed()
 }

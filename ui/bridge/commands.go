@@ -100,9 +100,14 @@ func (b *Backend) Resume(id ui.JobID) error {
 	b.mu.Unlock()
 	if seed {
 		// Its torrent is added again over the files it has, which it
-		// checks, and seeds.
-		if err := b.q.SetState(int64(id), queue.Queued); err != nil {
+		// checks, and seeds: as braid queue resume does it.
+		if ok, err := b.q.ResumeSeeding(int64(id)); err != nil {
 			return err
+		} else if !ok {
+			// Not recorded done yet by the run that fetched it.
+			if err := b.q.SetState(int64(id), queue.Queued); err != nil {
+				return err
+			}
 		}
 		if err := b.setSeedPaused(int64(id), false); err != nil {
 			return err

@@ -2,16 +2,22 @@ package bridge
 
 // loadSeedPaused reads the done torrents whose seeding the user paused
 // before a restart, so they show paused still and Resume seeds them
-// again. An unreadable record loses only that: they show done.
+// again, and again when another process woke the window (braid queue
+// pause or resume changed one). An unreadable record loses only that: they
+// show as they did.
 func (b *Backend) loadSeedPaused() {
 	ids, err := b.q.SeedPaused()
 	if err != nil {
-		return // they show done, and Resume says it is not possible
+		return
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	for id := range ids {
-		b.seedPaused[id] = true
+	b.seedPaused = ids
+	b.mu.Unlock()
+	// Paused by another process (braid queue pause): it stops here.
+	for _, id := range b.runner.Seeding() {
+		if ids[id] {
+			b.stopSeeding(id)
+		}
 	}
 }
 

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"braid/engine/metalink"
+	"braid/engine/mirrortest"
+	"braid/engine/torrent"
+	"braid/engine/torrent/torrenttest"
+	"braid/queue"
+)
+
+// TestQueueResumeSeeding: `braid queue pause ID` pauses a done torrent's
+// seeding as the window's Pause does (the queue's seed_paused), and
+// `braid queue resume ID` resumes it, also one paused in the window: it is
+// queued again, no longer paused, and the next queue run checks its files
+// and seeds it. A done job that does not seed is still refused.
+func TestQueueResumeSeeding(t *testing.T) {
+	t.Parallel()
+	data := getData(256<<10 + 5)
+	m := mirrortest.New(t, data)
+	mi := torrenttest.Make(t, t.TempDir(), "p.bin", 32<<10, []torrenttest.File{{Data: data}}, m.URL())
+	tf := torrenttest.WriteFile(t, mi, "p.torrent")
+	state, dest := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(dest, "p.bin"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1, Discovery: false, Port: port}); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := torrent.Resolve(context.Background(), tf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := torrent.Document(spec, tf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := q.Add(tf, dest, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := q.Add(m.URL(), dest, &metalink.Document{Version: 4, Files: []metalink.File{
+		{Name: "plain.bin", Size: int64(len(data)), URLs: []metalink.URL{{URL: m.URL(), Priority: 1}}}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Done, and seeding, as a Braid that seeds it records it.
+	for _, j := range []int64{id, plain} {
+		if err := q.Finish(j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.SetSeeded(id, queue.Seeded{Active: true}); err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+
+	var out syncBuffer
+	if code := cmdQueue(context.Background(), []string{"--state", state, "pause", strconv.FormatInt(id, 10)}, &out, &out); code != 0 {
+		t.Fatalf("queue pause %d of a torrent that seeds: exit %d\n%s", id, code, out.String())
+	}
+	q, err = queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paused, err := q.SeedPaused()
+	q.Close()
+	if err != nil || !paused[id] {
+		t.Fatalf("after queue pause its seeding is not paused: %v, %v", paused, err)
+	}
+	if code := cmdQueue(context.Background(), []string{"--state", state, "resume", strconv.FormatInt(id, 10)}, &out, &out); code != 0 {
+		t.Fatalf("queue resume %d of a torrent whose seeding is paused: exit %d\n%s", id, code, out.String())
+	}
+	var refused syncBuffer
+	if code := cmdQueue(context.Background(), []string{"--state", state, "resume", strconv.FormatInt(plain, 10)}, &refused, &refused); code != 1 ||
+		!strings.Contains(refused.String(), "it is done") {
+		t.Errorf("queue resume of a done job that does not seed: exit %d\n%s", code, refused.String())
+	}
+	q, err = queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := q.StateOf(id)
+	paused, perr := q.SeedPaused()
+	q.Close()
+	if err != nil || perr != nil || st != queue.Queued || paused[id] {
+		t.Fatalf("after queue resume: state %s (%v), seeding paused %v (%v); want queued, not paused", st, err, paused[id], perr)
+	}
+
+	// The next run checks the files it has and seeds them.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var run syncBuffer
+	code := make(chan int, 1)
+	go func() { code <- cmdQueue(ctx, []string{"--state", state, "run"}, &run, &run) }()
+	waitSays(t, &run, fmt.Sprintf("job %d p.bin: seeding until it has sent 1.00 times its size", id), time.Minute)
+	cancel()
+	select {
+	case <-code:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("queue run went on after Ctrl-C:\n%s", run.String())
+	}
+}

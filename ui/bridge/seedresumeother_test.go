@@ -1,0 +1,59 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"braid/engine/torrent/torrenttest"
+	"braid/queue"
+	"braid/ui"
+)
+
+// A torrent the window seeds is paused, then resumed, by another process
+// (braid queue pause and resume: the queue's PauseSeeding and
+// ResumeSeeding, each followed by a wake): the window stops seeding it
+// and its row says paused, then it seeds again and its row says so.
+func TestSeedingPausedAndResumedByAnotherProcess(t *testing.T) {
+	skipSeededOnWindows(t)
+	src := t.TempDir()
+	mi := torrenttest.Make(t, src, "other.bin", 64<<10, []torrenttest.File{{Data: payload(256 << 10)}})
+	peer := torrenttest.Seed(t, src, mi)
+	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=other.bin&x.pe=%s", mi.HashInfoBytes().HexString(), peer)
+
+	state := t.TempDir()
+	q := openQueue2(t, state)
+	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	b := startedBackend(t, q)
+	doc := openDoc(t, b, magnet)
+	id, err := b.Add(context.Background(), ui.AddRequest{Source: magnet, Doc: doc, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the torrent to seed", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
+
+	other := openQueue2(t, state) // the command line's own connection
+	if other.Owner() {
+		t.Fatal("the second opening owns the queue")
+	}
+	waitFor(t, "the queue to say it is done", func() bool {
+		s, err := other.StateOf(int64(id))
+		return err == nil && s == queue.Done
+	})
+	if ok, err := other.PauseSeeding(int64(id)); err != nil || !ok {
+		t.Fatalf("PauseSeeding from another process: %v, %v", ok, err)
+	}
+	b.Wake() // what braid queue pause's wakeRunning does
+	waitFor(t, "it to stop seeding", func() bool { return !slices.Contains(b.runner.Seeding(), int64(id)) })
+	waitFor(t, "its row to show paused", func() bool { return jobByID(t, b, id).State == ui.Paused })
+
+	if ok, err := other.ResumeSeeding(int64(id)); err != nil || !ok {
+		t.Fatalf("ResumeSeeding from another process: %v, %v", ok, err)
+	}
+	b.Wake() // what braid queue resume's wakeRunning does
+	waitFor(t, "it to seed again", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
+	waitFor(t, "its row to say so", func() bool { return jobByID(t, b, id).State == ui.Seeding })
+}
