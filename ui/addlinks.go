@@ -53,6 +53,7 @@ type linkFate struct {
 	// text behind it, "" when none.
 	text, detail string
 	bad          bool // it did not become a job that runs
+	login        bool // its job waits for a login
 }
 
 // OpenSources opens sources one after the other, in their order: each
@@ -181,6 +182,7 @@ func (w *Window) unread(src string, err error) linkFate {
 			host = u.Host
 		}
 		f.text = fmt.Sprintf(lang.L("Added; it waits for a login: %s asks for a user name and password."), host)
+		f.login = true
 	} else {
 		f.text = fmt.Sprintf(lang.L("Added, and failed: %s Resume tries it again."), why)
 	}
@@ -233,7 +235,10 @@ func (w *Window) showFates(fates []linkFate) {
 		link.Truncation = fyne.TextTruncateEllipsis
 		text := widget.NewLabel(f.text)
 		text.Wrapping = fyne.TextWrapWord
-		if f.bad {
+		switch {
+		case f.login:
+			text.Importance = widget.WarningImportance
+		case f.bad:
 			text.Importance = widget.DangerImportance
 		}
 		row := container.NewVBox(link, text)
@@ -249,8 +254,11 @@ func (w *Window) showFates(fates []linkFate) {
 		box.Add(row)
 	}
 	d := dialog.NewCustom(lang.L("Add URL"), lang.L("Close"), container.NewVScroll(box), w.Win)
+	// Tall enough for three or four links without scrolling: the
+	// sentences wrap, and a wrapped label asks for one line until laid
+	// out.
 	size := w.Win.Canvas().Size()
-	d.Resize(fyne.NewSize(min(640, size.Width-40), min(max(box.MinSize().Height+120, 240), size.Height-40)))
+	d.Resize(fyne.NewSize(min(640, size.Width-40), min(max(float32(len(fates))*130+100, 240), size.Height-40)))
 	w.keyed(d, d.Hide, d.Hide)
 	d.Show()
 	w.dumpSoon()

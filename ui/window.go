@@ -486,6 +486,7 @@ func (w *Window) AskURL() {
 	w.askText(lang.L("Add URL"), lang.L("Links"), lang.L("Add"), e, func(text string) {
 		w.OpenSources(nonEmptyLines(text))
 	})
+	w.dumpSoon()
 }
 
 // nonEmptyLines are text's lines, trimmed, blank ones left out.
