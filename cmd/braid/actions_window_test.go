@@ -218,29 +218,15 @@ func TestWindowAddLinksSayWhatBecameOfEach(t *testing.T) {
 	}
 }
 
-// TestWindowRemoveDataAndFailedOpen removes two unfinished downloads in
-// the real window, one as it was (its .part stays on the disk) and one
-// with "Also delete the downloaded data" ticked (its .part is gone, and
-// the window says it deleted it); then opens a finished file for which
-// the desktop has no application (a stand-in xdg-open on PATH that fails
-// as xdg-open does): the window says why, and its Show in folder opens
-// the file's folder.
-func TestWindowRemoveDataAndFailedOpen(t *testing.T) {
+// TestWindowRemoveData removes two unfinished downloads in the real
+// window, one as it was (its .part stays on the disk) and one with "Also
+// delete the downloaded data" ticked (its .part is gone, and the window
+// says it deleted it).
+func TestWindowRemoveData(t *testing.T) {
 	tmp, bin, display := realWindow(t)
 	state := filepath.Join(tmp, "state")
 	dest := filepath.Join(tmp, "downloads")
-	fake := filepath.Join(tmp, "bin")
-	opened := filepath.Join(tmp, "opened.txt")
-	for _, d := range []string{dest, fake} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// xdg-open as on a desktop with no application for the type: a folder
-	// (Fyne hands it a file:// URL) opens, a file does not.
-	script := "#!/bin/sh\ncase \"$1\" in file://*) printf '%s\\n' \"$1\" >> " + opened + "; exit 0;; esac\n" +
-		"echo \"xdg-open: no method available for opening '$1'\" >&2\nexit 3\n"
-	if err := os.WriteFile(filepath.Join(fake, "xdg-open"), []byte(script), 0o755); err != nil {
+	if err := os.MkdirAll(dest, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	data := mirrortest.Bytes(64<<10, 7)
@@ -250,26 +236,9 @@ func TestWindowRemoveDataAndFailedOpen(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dest, "open.xyz"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: "open.xyz", Size: int64(len(data)),
-		URLs: []metalink.URL{{URL: "http://127.0.0.1:9/open.xyz", Priority: 1}}}}}
-	id, err := q.Add("http://127.0.0.1:9/open.xyz", dest, doc, nil)
-	if err == nil {
-		err = q.Finish(id)
-	}
-	q.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 
-	a := startActionWindow(t, tmp, bin, display, state, "remove", "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
-	a.waitText("the queue", "keep.bin", "gone.bin", "open.xyz")
+	a := startActionWindow(t, tmp, bin, display, state, "remove")
+	a.waitText("the queue", "keep.bin", "gone.bin")
 	row := findRow(a.ctx, t, a.env)
 	clickFirst := func() {
 		a.xdo("windowfocus", "--sync", a.wid)
@@ -315,15 +284,60 @@ func TestWindowRemoveDataAndFailedOpen(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dest, "gone.bin.part")); !os.IsNotExist(err) {
 		t.Errorf("removed with its data, gone.bin's .part is still on the disk: %v", err)
 	}
-	if js := a.jobs(); len(js) != 1 || js[0].Name != "open.xyz" {
+	if js := a.jobs(); len(js) != 0 {
 		t.Errorf("the queue after the two removes: %+v", js)
 	}
-	a.key("Escape")
-	a.waitGone("the note closed", "Deleted from")
+}
 
-	// open.xyz: Enter opens it; the desktop has no application for it.
-	clickFirst()
-	a.key("Return")
+// TestWindowFailedOpen opens a finished file for which the desktop has
+// no application (a stand-in xdg-open on PATH that fails as xdg-open
+// does, "no method available"): the window says why, with the opener's
+// words under Details, and its Show in folder opens the file's folder.
+func TestWindowFailedOpen(t *testing.T) {
+	tmp, bin, display := realWindow(t)
+	state := filepath.Join(tmp, "state")
+	dest := filepath.Join(tmp, "downloads")
+	fake := filepath.Join(tmp, "bin")
+	opened := filepath.Join(tmp, "opened.txt")
+	for _, d := range []string{dest, fake} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// xdg-open as on a desktop with no application for the type: a folder
+	// (Fyne hands it a file:// URL) opens, a file does not.
+	script := "#!/bin/sh\ncase \"$1\" in file://*) printf '%s\\n' \"$1\" >> " + opened + "; exit 0;; esac\n" +
+		"echo \"xdg-open: no method available for opening '$1'\" >&2\nexit 3\n"
+	if err := os.WriteFile(filepath.Join(fake, "xdg-open"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := mirrortest.Bytes(64<<10, 7)
+	if err := os.WriteFile(filepath.Join(dest, "open.xyz"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: "open.xyz", Size: int64(len(data)),
+		URLs: []metalink.URL{{URL: "http://127.0.0.1:9/open.xyz", Priority: 1}}}}}
+	id, err := q.Add("http://127.0.0.1:9/open.xyz", dest, doc, nil)
+	if err == nil {
+		err = q.Finish(id)
+	}
+	q.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	a := startActionWindow(t, tmp, bin, display, state, "open", "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+	a.waitText("the queue", "open.xyz")
+	row := findRow(a.ctx, t, a.env)
+	a.xdo("windowfocus", "--sync", a.wid)
+	a.xdo("mousemove", "--sync", strconv.Itoa(row.x0-60), strconv.Itoa(row.y))
+	a.xdo("click", "1")
+	time.Sleep(450 * time.Millisecond)
+	a.key("Return") // opens the selected finished file
 	a.waitText("the failed open", "Cannot open the file",
 		"The system could not open “open.xyz”: it may have no application for this kind of file.", "Show in folder")
 	a.shot("open-failed")
@@ -339,14 +353,12 @@ func TestWindowRemoveDataAndFailedOpen(t *testing.T) {
 	}
 }
 
-// TestWindowTorrentInQueueAndQuit adds a torrent by its magnet link in
-// the real window, beside a slow HTTP download, and asks to quit (Ctrl+Q)
+// TestWindowQuitWhileSeeding adds a torrent by its magnet link in the
+// real window, beside a slow HTTP download, and asks to quit (Ctrl+Q)
 // three times: with the download running only, with both, and with the
 // torrent seeding only. Each time the dialog's title and body name what
-// runs and what seeds, and nothing else. Then the same torrent's magnet,
-// spelled otherwise, once more: the window selects its job and says it
-// is in the queue already, with no picker and no second job.
-func TestWindowTorrentInQueueAndQuit(t *testing.T) {
+// runs and what seeds, and nothing else.
+func TestWindowQuitWhileSeeding(t *testing.T) {
 	tmp, bin, display := realWindow(t)
 	state := filepath.Join(tmp, "state")
 	src := filepath.Join(tmp, "seed")
@@ -420,6 +432,39 @@ func TestWindowTorrentInQueueAndQuit(t *testing.T) {
 	a.shot("seeding")
 	a.key("Escape")
 	a.waitGone("the quit dialog closed", "Quit while seeding?")
+}
+
+// TestWindowMagnetInQueue adds a torrent by its magnet link in the real
+// window and then the same torrent's magnet, spelled otherwise: the
+// window selects its job and says it is in the queue already, with no
+// picker and no second job (which could only fail, "this torrent is
+// already running").
+func TestWindowMagnetInQueue(t *testing.T) {
+	tmp, bin, display := realWindow(t)
+	state := filepath.Join(tmp, "state")
+	src := filepath.Join(tmp, "seed")
+	files := []torrenttest.File{{Path: "a.bin", Data: mirrortest.Bytes(300<<10, 61)}, {Path: "b.txt", Data: mirrortest.Bytes(4000, 62)}}
+	mi := torrenttest.Make(t, src, "braid-seed", 64<<10, files)
+	peer := torrenttest.Seed(t, src, mi)
+	ih := mi.HashInfoBytes().HexString()
+	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=braid-seed&x.pe=%s", ih, peer)
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 100, Discovery: false})
+	q.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	a := startActionWindow(t, tmp, bin, display, state, "magnet")
+	a.waitText("start", "Add URL")
+	a.addLinks(magnet)
+	a.waitText("the picker", "a.bin", "b.txt")
+	time.Sleep(time.Second)
+	a.key("Return")
+	a.waitText("the torrent seeds", "1 seeding")
 
 	// The same torrent's magnet, spelled otherwise: no picker, no job.
 	again := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=another-name", strings.ToUpper(ih))
@@ -430,7 +475,7 @@ func TestWindowTorrentInQueueAndQuit(t *testing.T) {
 		t.Error("the magnet of a torrent in the queue fetched its metadata again")
 	}
 	time.Sleep(2 * time.Second)
-	if js := a.jobs(); len(js) != 2 {
+	if js := a.jobs(); len(js) != 1 {
 		t.Errorf("the magnet of a torrent in the queue made a job: %+v", js)
 	}
 	for _, j := range a.jobs() {
