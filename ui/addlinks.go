@@ -165,7 +165,17 @@ func (w *Window) unread(src string, err error) linkFate {
 		f.text = fmt.Sprintf(lang.L("Not added: %s"), why)
 		return f
 	}
-	id, added, aerr := ua.AddUnread(w.ctx, src, w.saveDir(), err)
+	// The folder the picker would offer, read on the UI goroutine.
+	dirc := make(chan string, 1)
+	w.do(func() { dirc <- w.saveDir() })
+	var dir string
+	select {
+	case dir = <-dirc:
+	case <-w.ctx.Done():
+		f.text = fmt.Sprintf(lang.L("Not added: %s"), why)
+		return f
+	}
+	id, added, aerr := ua.AddUnread(w.ctx, src, dir, err)
 	switch {
 	case aerr != nil:
 		f.text = fmt.Sprintf(lang.L("Not added: %s"), why)
