@@ -734,49 +734,72 @@ func (q *Queue) AddStrikes(id int64, name, mirrorURL string, n int) error {
 // fine. If a file cannot be deleted, the job stays queued as it was and the
 // error says which file, so the user can retry.
 func (q *Queue) Remove(id int64, withFiles bool) error {
+	_, err := q.remove(id, withFiles)
+	return err
+}
+
+// RemoveWithFiles is Remove(id, true) that also says what it deleted: the
+// paths of the files that were on the disk and are gone now, in the job's
+// file order. Files that were already gone are not named. On an error the
+// paths deleted before it are returned with it.
+func (q *Queue) RemoveWithFiles(id int64) (deleted []string, err error) {
+	return q.remove(id, true)
+}
+
+func (q *Queue) remove(id int64, withFiles bool) ([]string, error) {
 	op := fmt.Sprintf("remove job %d", id)
+	var deleted []string
 	if withFiles {
 		j, err := q.Get(id)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if err := removeFiles(j); err != nil {
-			return fmt.Errorf("%s: %w", op, err)
+		deleted, err = removeFiles(j)
+		if err != nil {
+			return deleted, fmt.Errorf("%s: %w", op, err)
 		}
 	}
 	res, err := q.db.Exec(`DELETE FROM jobs WHERE id = ?`, id)
 	if err != nil {
-		return q.wrap(op, err)
+		return deleted, q.wrap(op, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("%s: %w", op, ErrNotFound)
+		return deleted, fmt.Errorf("%s: %w", op, ErrNotFound)
 	}
 	// Its network settings went with the row; their secret goes too.
 	q.forgetSecret(id)
-	return nil
+	return deleted, nil
 }
 
-func removeFiles(j Job) error {
+// removeFiles deletes job j's NAME.part files and the files it created,
+// and returns the paths it deleted.
+func removeFiles(j Job) ([]string, error) {
 	root, err := os.OpenRoot(j.Dest)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil // the folder, and so the files, are gone already
+		return nil, nil // the folder, and so the files, are gone already
 	}
 	if err != nil {
-		return fmt.Errorf("open destination %s: %w", j.Dest, err)
+		return nil, fmt.Errorf("open destination %s: %w", j.Dest, err)
 	}
 	defer root.Close()
+	var deleted []string
 	for _, f := range j.Files {
 		names := []string{f.Path() + ".part"}
 		if f.Created {
 			names = append(names, f.Path())
 		}
 		for _, name := range names {
-			if err := root.Remove(filepath.FromSlash(name)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("delete %s: %w", filepath.Join(j.Dest, filepath.FromSlash(name)), err)
+			path := filepath.Join(j.Dest, filepath.FromSlash(name))
+			err := root.Remove(filepath.FromSlash(name))
+			switch {
+			case err == nil:
+				deleted = append(deleted, path)
+			case !errors.Is(err, os.ErrNotExist):
+				return deleted, fmt.Errorf("delete %s: %w", path, err)
 			}
 		}
 	}
-	return nil
+	return deleted, nil
 }
 
 // tx runs fn in one write transaction; any error rolls it all back.

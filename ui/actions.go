@@ -196,41 +196,6 @@ func (w *Window) TogglePause() {
 	w.ResumeSelected()
 }
 
-// RemoveSelected asks, then takes the selected jobs out of the queue.
-// Files on disk stay.
-func (w *Window) RemoveSelected() {
-	sel := w.Selection()
-	if len(sel) == 0 {
-		return
-	}
-	msg := fmt.Sprintf(lang.L("Remove “%s” from the queue?\nFiles already downloaded stay where they are."), sel[0].Name)
-	if len(sel) > 1 {
-		msg = fmt.Sprintf(lang.L("Remove %s downloads from the queue?\nFiles already downloaded stay where they are."), count(len(sel)))
-	}
-	ids := make([]JobID, len(sel))
-	for i, j := range sel {
-		ids[i] = j.ID
-	}
-	remove := func() {
-		w.command(lang.L("Remove"), func() error {
-			var errs []error
-			for _, id := range ids {
-				errs = append(errs, w.Backend.Remove(id))
-			}
-			return errors.Join(errs...)
-		})
-	}
-	d := dialog.NewConfirm(lang.L("Remove download"), msg, func(yes bool) {
-		if yes {
-			remove()
-		}
-	}, w.Win)
-	d.SetConfirmText(lang.L("Remove"))
-	d.SetConfirmImportance(widget.DangerImportance)
-	w.keyed(d, func() { d.Hide(); remove() }, d.Hide)
-	d.Show()
-}
-
 // MoveSelected moves the selected jobs by delta places in the queue,
 // keeping their order; a job that would pass the end stops there.
 func (w *Window) MoveSelected(delta int) {
@@ -377,13 +342,7 @@ func (w *Window) OpenSelectedFile() {
 	if !ok {
 		return
 	}
-	open := w.opts.OpenFile
-	if open == nil {
-		open = w.openURL
-	}
-	if err := open(p); err != nil {
-		w.showError(fmt.Errorf(lang.L("open %s: %w"), p, err))
-	}
+	w.openFile(p) // openfail.go
 }
 
 // finished reports whether a job's files are complete on disk.

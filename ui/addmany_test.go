@@ -11,7 +11,8 @@ import (
 
 // TestAddManyLinks pastes twelve links, one a line, with blank lines and
 // spaces among them, into Add URL and presses Enter: each becomes a job,
-// in the order given. Shift+Enter in the box starts a new line instead.
+// in the order given, and one dialog says so link by link. Shift+Enter
+// in the box starts a new line instead.
 func TestAddManyLinks(t *testing.T) {
 	b := newMemBackend()
 	w, _ := newTestWindow(t, b)
@@ -34,8 +35,22 @@ func TestAddManyLinks(t *testing.T) {
 	if got := b.Calls(); !slices.Equal(got, want) {
 		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	// One dialog says what became of each link.
+	if !dialogOpen(w) {
+		t.Fatal("no dialog says what became of the links")
+	}
+	var texts []string
+	w.Locked(func() { texts = VisibleTexts(w.Win.Canvas()) })
+	shown := strings.Join(texts, "\n")
+	for _, l := range links {
+		name := l[len("https://example.org/"):]
+		if !strings.Contains(shown, l+"\nAdded as "+name+".") {
+			t.Errorf("the result does not say %s was added as %s:\n%s", l, name, shown)
+		}
+	}
+	typeKey(w, fyne.KeyEscape)
 	if dialogOpen(w) {
-		t.Error("Enter left Add URL open")
+		t.Error("Escape left the result open")
 	}
 
 	// The clipboard's links, one a line, fill the box.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -379,8 +380,19 @@ func TestFinishedJobActions(t *testing.T) {
 	sampleQueue(b)
 	a := test.NewTempApp(t)
 	var files, folders []string
+	var filesMu sync.Mutex // the window opens files off the UI goroutine
+	opened := func() []string {
+		filesMu.Lock()
+		defer filesMu.Unlock()
+		return slices.Clone(files)
+	}
 	w := New(a, b, Options{
-		OpenFile:   func(p string) error { files = append(files, p); return nil },
+		OpenFile: func(p string) error {
+			filesMu.Lock()
+			defer filesMu.Unlock()
+			files = append(files, p)
+			return nil
+		},
 		OpenFolder: func(p string) error { folders = append(folders, p); return nil },
 	})
 	t.Cleanup(func() { w.Stop(); w.Win.Close() })
@@ -393,8 +405,11 @@ func TestFinishedJobActions(t *testing.T) {
 	typeKey(w, fyne.KeyReturn)
 	shortcutKey(w, ctrl(fyne.KeyE))
 	shortcutKey(w, ctrlShift(fyne.KeyC))
-	if want := "/home/user/Downloads/go1.26.linux-amd64.tar.gz"; !slices.Equal(files, []string{want}) {
-		t.Errorf("opened files %q, want %q", files, want)
+	want := "/home/user/Downloads/go1.26.linux-amd64.tar.gz"
+	for end := time.Now().Add(5 * time.Second); len(opened()) == 0 && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+	}
+	if !slices.Equal(opened(), []string{want}) {
+		t.Errorf("opened files %q, want %q", opened(), want)
 	}
 	if !slices.Equal(folders, []string{"/home/user/Downloads"}) {
 		t.Errorf("opened folders %q", folders)
@@ -405,8 +420,9 @@ func TestFinishedJobActions(t *testing.T) {
 	// A running job's file is not opened.
 	w.Select(w.Jobs()[0].ID)
 	w.OpenSelectedFile()
-	if len(files) != 1 {
-		t.Errorf("opened a file still downloading: %q", files)
+	w.Settle() // waits for the window's goroutines, an open among them
+	if len(opened()) != 1 {
+		t.Errorf("opened a file still downloading: %q", opened())
 	}
 }
 

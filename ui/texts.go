@@ -55,6 +55,8 @@ func textsOf(o fyne.CanvasObject, out *[]string) {
 		add(o.Text)
 	case *widget.Check:
 		add(o.Text)
+	case *DialogCheck:
+		add(o.Text)
 	case *widget.Select:
 		add(o.Selected)
 	case *widget.RichText:

@@ -8,10 +8,7 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
-	"fyne.io/fyne/v2/theme"
-	"fyne.io/fyne/v2/widget"
 )
 
 // SetupTray puts Braid in the system tray (show, pause all, resume all,
@@ -62,45 +59,6 @@ func (w *Window) ShowWindow() {
 func (w *Window) Quit() {
 	w.cancel()
 	w.App.Quit()
-}
-
-// closeRequested runs when the user closes the window. With nothing
-// running the app quits; otherwise the user chooses between quitting
-// (the running downloads are paused, Resume continues them), keeping
-// them running in the tray (when there is one) and going back.
-func (w *Window) closeRequested() {
-	t := w.model.totals()
-	if !t.Live {
-		w.Quit()
-		return
-	}
-	msg := fmt.Sprintf(lang.L("%s, %s.\nQuitting pauses them and keeps what they fetched; Resume continues them where they left off."),
-		countL("%s download running", t.Running), countL("%s more queued", t.Queued))
-	text := widget.NewLabel(msg)
-	text.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustomWithoutButtons(lang.L("Downloads are running"), text, w.Win)
-	cancel := widget.NewButton(lang.L("Cancel"), d.Hide)
-	quit := widget.NewButton(lang.L("Quit"), func() {
-		d.Hide()
-		w.Quit()
-	})
-	quit.Importance = widget.DangerImportance
-	buttons := []fyne.CanvasObject{cancel, quit}
-	// Enter does what the highlighted button says: keep running in the
-	// tray when there is one, else quit, as the user asked.
-	w.keyed(d, quit.OnTapped, d.Hide)
-	if w.tray {
-		hide := widget.NewButtonWithIcon(lang.L("Keep running in the tray"), theme.VisibilityOffIcon(), func() {
-			d.Hide()
-			w.Win.Hide()
-		})
-		hide.Importance = widget.HighImportance
-		buttons = append(buttons, hide)
-		w.dialogs[len(w.dialogs)-1].ok = hide.OnTapped
-	}
-	d.SetButtons(buttons)
-	d.Resize(fyne.NewSize(480, d.MinSize().Height))
-	d.Show()
 }
 
 // notifyTransitions tells the user about jobs that were live this session

@@ -489,6 +489,7 @@ func (w *Window) AskURL() {
 	w.askText(lang.L("Add URL"), lang.L("Links"), lang.L("Add"), e, func(text string) {
 		w.OpenSources(nonEmptyLines(text))
 	})
+	w.dumpSoon()
 }
 
 // nonEmptyLines are text's lines, trimmed, blank ones left out.
@@ -511,70 +512,6 @@ func urlLines(text string) []string {
 		}
 	}
 	return out
-}
-
-// OpenSources opens sources one after the other, in their order: each
-// plain link is added before the next is read, so the queue keeps the
-// order they were given in; a document with files to choose shows its
-// picker. Magnet links, whose files come from peers when they come, open
-// on their own as OpenSource opens them. The errors are shown together
-// at the end. It may be called from any goroutine.
-func (w *Window) OpenSources(sources []string) {
-	if len(sources) == 1 {
-		w.OpenSource(sources[0])
-		return
-	}
-	var ordered []string
-	for _, s := range sources {
-		if _, magnet := magnetName(s); magnet {
-			w.OpenSource(s)
-		} else {
-			ordered = append(ordered, s)
-		}
-	}
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
-		var errs []error
-		for _, src := range ordered {
-			doc, err := w.Backend.Open(w.ctx, src)
-			if w.ctx.Err() != nil {
-				return
-			}
-			if err != nil {
-				errs = append(errs, fmt.Errorf(lang.L("open %s: %w"), src, err))
-				continue
-			}
-			var req AddRequest
-			direct := false
-			shown := make(chan struct{})
-			w.do(func() {
-				defer close(shown)
-				req, direct = w.offerDirect(src, doc, false)
-				if req.Dir == "" {
-					req.Dir = w.Settings.Dir
-				}
-			})
-			select {
-			case <-shown:
-			case <-w.ctx.Done():
-				return
-			}
-			if !direct {
-				continue // its picker shows
-			}
-			id, err := w.Backend.Add(w.ctx, req)
-			if err != nil {
-				errs = append(errs, fmt.Errorf(lang.L("%s: %w"), fmt.Sprintf(lang.L("Add %s"), src), err))
-				continue
-			}
-			w.do(func() { w.pendingSelect = id })
-			w.poll.reloadSoon()
-		}
-		if len(errs) > 0 {
-			w.do(func() { w.showError(errors.Join(errs...)) })
-		}
-	}()
 }
 
 // askText shows a one-entry form dialog; Enter or the ok button hands
@@ -600,8 +537,9 @@ func (w *Window) AskFile() {
 }
 
 // OpenSource reads source off the UI goroutine and then shows the picker
-// for it (or, for a plain link to one file, adds it at once). It may be
-// called from any goroutine.
+// for it (or, for a plain link to one file, adds it at once); a source in
+// the queue already selects its job instead and says so. It may be called
+// from any goroutine.
 func (w *Window) OpenSource(source string) { w.open(source, false) }
 
 // open reads source and offers it; with pick the picker shows even for
@@ -614,6 +552,11 @@ func (w *Window) open(source string, pick bool) {
 	go func() {
 		defer w.wg.Done()
 		defer cancel()
+		if id, ok := w.inQueue(source); ok { // addlinks.go
+			name := w.jobName(id)
+			w.do(func() { w.showInQueue(id, name) })
+			return
+		}
 		var fetching dialog.Dialog // only touched on the UI goroutine
 		if name, ok := magnetName(source); ok {
 			w.do(func() { fetching = w.showFetching(name, cancel) })
@@ -733,6 +676,12 @@ func (w *Window) add(req AddRequest) {
 	}
 	w.command(fmt.Sprintf(lang.L("Add %s"), req.Source), func() error {
 		id, err := w.Backend.Add(w.ctx, req)
+		var dup *InQueueError
+		if errors.As(err, &dup) {
+			name := w.jobName(dup.ID)
+			w.do(func() { w.showInQueue(dup.ID, name) })
+			return nil
+		}
 		if err == nil {
 			w.do(func() { w.pendingSelect = id })
 		}

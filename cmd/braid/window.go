@@ -128,7 +128,10 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	a := app.NewWithID(platform.AppID)
 	a.SetIcon(ui.AppIcon)
 	a.Settings().SetTheme(ui.NewTheme())
-	w := ui.New(a, back, ui.Options{AutoStart: autoAdd || shot.path != "", Version: version, Commit: commit, CommitModified: modified})
+	// The platform's opener waits for the desktop's answer, so an open
+	// that fails (no application for the type) is said in the window.
+	w := ui.New(a, back, ui.Options{AutoStart: autoAdd || shot.path != "", Version: version, Commit: commit, CommitModified: modified,
+		OpenFile: platform.OpenFile})
 	s, err := back.Settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "braid: %v\n", err)

@@ -14,7 +14,9 @@ import (
 
 // Add puts the picked files in the queue and wakes the runner. A document
 // Open read from a plain URL is stored with what the URL's server said
-// (its ETag, the Referer), so every run of the job sends them.
+// (its ETag, the Referer), so every run of the job sends them. A torrent
+// that a job of the queue has already is not added again: the error is a
+// *ui.InQueueError naming that job.
 func (b *Backend) Add(_ context.Context, req ui.AddRequest) (ui.JobID, error) {
 	if req.Doc == nil {
 		return 0, fmt.Errorf(lang.L("add %s: nothing was read from it"), queue.Redact(req.Source))
@@ -28,6 +30,9 @@ func (b *Backend) Add(_ context.Context, req ui.AddRequest) (ui.JobID, error) {
 	b.mu.Unlock()
 	if isSync {
 		return b.addSync(syncSource, req.Dir, req.Doc)
+	}
+	if err := b.sameTorrent(req.Doc); err != nil { // inqueue.go
+		return 0, err
 	}
 	req.Dir = b.sortDest(req)         // a category's folder (organise.go)
 	id, err := b.addFrom(req, origin) // login.go
