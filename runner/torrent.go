@@ -390,9 +390,8 @@ loop:
 			}
 			break loop
 		case <-ctx.Done():
-			keepTorrentBytes(q, j.ID, tj.Snapshot())
 			tj.Stop()
-			<-tj.Done()
+			keepTorrentBytes(q, j.ID, tj.Snapshot())
 			return ctx.Err()
 		case <-tick.C:
 			r.progress(j, tj.Snapshot().Snapshot)
@@ -402,10 +401,10 @@ loop:
 			}
 			s, err := q.StateOf(j.ID)
 			if errors.Is(err, queue.ErrNotFound) || (err == nil && s != queue.Running) {
+				tj.Stop()
 				if err == nil {
 					keepTorrentBytes(q, j.ID, tj.Snapshot())
 				}
-				tj.Stop()
 				return errUserPaused
 			}
 		}
