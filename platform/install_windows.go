@@ -55,23 +55,33 @@ func Register(_ context.Context, exe string, _ map[int][]byte) ([]string, error)
 }
 
 // Unregister removes Braid's classes, and the extensions' and magnet's
-// defaults only where they still point at Braid.
+// defaults only where they still point at Braid. An extension's key that
+// Braid's values were the last of goes too; one that still holds another
+// program's values or keys stays, with them.
 func Unregister(_ context.Context, exe string, _ map[int][]byte) ([]string, error) {
 	var errs []error
 	for _, c := range winClasses {
 		errs = append(errs, deleteTree(c.progID))
-		if k, err := registry.OpenKey(registry.CURRENT_USER, classesKey+`\`+c.ext, registry.ALL_ACCESS); err == nil {
+		ext := classesKey + `\` + c.ext
+		if k, err := registry.OpenKey(registry.CURRENT_USER, ext, registry.QUERY_VALUE|registry.SET_VALUE); err == nil {
 			if v, _, err := k.GetStringValue(""); err == nil && v == c.progID {
 				errs = append(errs, k.DeleteValue(""))
 			}
+			// The content type Register set, unless another program
+			// owns the extension now.
+			_, _, noDefault := k.GetStringValue("")
+			if v, _, err := k.GetStringValue("Content Type"); err == nil && v == c.contentType && errors.Is(noDefault, registry.ErrNotExist) {
+				errs = append(errs, k.DeleteValue("Content Type"))
+			}
 			k.Close()
 		}
-		if k, err := registry.OpenKey(registry.CURRENT_USER, classesKey+`\`+c.ext+`\OpenWithProgids`, registry.ALL_ACCESS); err == nil {
+		if k, err := registry.OpenKey(registry.CURRENT_USER, ext+`\OpenWithProgids`, registry.SET_VALUE); err == nil {
 			if err := k.DeleteValue(c.progID); err != nil && !errors.Is(err, registry.ErrNotExist) {
 				errs = append(errs, err)
 			}
 			k.Close()
 		}
+		errs = append(errs, removeEmptyKeys(ext+`\OpenWithProgids`, classesKey))
 	}
 	if k, err := registry.OpenKey(registry.CURRENT_USER, classesKey+`\magnet\shell\open\command`, registry.QUERY_VALUE); err == nil {
 		v, _, _ := k.GetStringValue("")
@@ -81,6 +91,34 @@ func Unregister(_ context.Context, exe string, _ map[int][]byte) ([]string, erro
 		}
 	}
 	return nil, errors.Join(errs...)
+}
+
+// removeEmptyKeys deletes the HKCU key path when it holds no value and no
+// key, then its parent on the same terms, and so on up to, not including,
+// top: the keys Braid's were the last of. An absent key is passed over; it
+// stops at the first key that holds something (another program's).
+func removeEmptyKeys(path, top string) error {
+	for ; path != top && strings.HasPrefix(path, top+`\`); path = path[:strings.LastIndex(path, `\`)] {
+		k, err := registry.OpenKey(registry.CURRENT_USER, path, registry.QUERY_VALUE|registry.ENUMERATE_SUB_KEYS)
+		if errors.Is(err, registry.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf(`HKCU\%s: %w`, path, err)
+		}
+		info, err := k.Stat()
+		k.Close()
+		if err != nil {
+			return fmt.Errorf(`HKCU\%s: %w`, path, err)
+		}
+		if info.SubKeyCount > 0 || info.ValueCount > 0 {
+			return nil
+		}
+		if err := registry.DeleteKey(registry.CURRENT_USER, path); err != nil && !errors.Is(err, registry.ErrNotExist) {
+			return fmt.Errorf(`remove the empty key HKCU\%s: %w`, path, err)
+		}
+	}
+	return nil
 }
 
 func setValues(path string, values map[string]string) error {

@@ -3,11 +3,15 @@ package platform
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/registry"
+
+	"braid/engine/rootfile"
 )
 
 // winHostKeys are the per-user registry keys under which each browser
@@ -92,21 +96,70 @@ func RegisterNativeHost(h NativeHost) (notes []string, err error) {
 	return notes, nil
 }
 
-// UnregisterNativeHost removes what RegisterNativeHost wrote.
+// UnregisterNativeHost removes what RegisterNativeHost wrote: h's key
+// under each browser's, and the browser keys above it that it was the
+// last of (a browser's key that holds anything else stays); the
+// manifests and the launcher, and the folders they leave empty up to
+// %LOCALAPPDATA%\Braid (which holds the queue when there is one). Files
+// it did not write stay, and so do their folders.
 func UnregisterNativeHost(h NativeHost) error {
 	var errs []error
 	for _, k := range winHostKeys {
 		err := registry.DeleteKey(registry.CURRENT_USER, k.key+`\`+h.Name)
-		if err != nil && !errors.Is(err, registry.ErrNotExist) {
-			errs = append(errs, err)
+		switch {
+		case errors.Is(err, registry.ErrNotExist):
+			// Not registered with this browser: its keys are not ours.
+		case err != nil:
+			errs = append(errs, fmt.Errorf("unregister the extension's host from %s: %w", k.browser, err))
+		default:
+			errs = append(errs, removeEmptyKeys(k.key, "Software"))
 		}
 	}
 	if dir, err := winHostDir(); err == nil {
-		if err := os.RemoveAll(dir); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, removeHostFiles(dir, h.Name))
 	}
 	return errors.Join(errs...)
+}
+
+// removeHostFiles removes the launcher and the manifests of the host name
+// from dir, with engine/rootfile's removal (inside dir only, and working
+// under Wine too), then the folders left empty: dir's own, dir, and its
+// parent. A folder that still holds something stays.
+func removeHostFiles(dir, name string) error {
+	root, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("remove the extension's host: %w", err)
+	}
+	var errs []error
+	for _, f := range []string{"native-host.cmd", "chrome/" + name + ".json", "firefox/" + name + ".json"} {
+		if err := rootfile.Remove(root, f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove the extension's host: %w", err))
+		}
+	}
+	root.Close()
+	for _, d := range []string{filepath.Join(dir, "chrome"), filepath.Join(dir, "firefox")} {
+		removeEmptyDir(d)
+	}
+	if removeEmptyDir(dir) {
+		removeEmptyDir(filepath.Dir(dir))
+	}
+	return errors.Join(errs...)
+}
+
+// removeEmptyDir removes the folder dir when it is empty and reports
+// whether it is gone. RemoveDirectory removes nothing else: not a file, not
+// a folder that holds anything. (os.Root.Remove would need the call Wine 8
+// lacks, see engine/rootfile, and rootfile removes files only.)
+func removeEmptyDir(dir string) bool {
+	p, err := windows.UTF16PtrFromString(dir)
+	if err != nil {
+		return false
+	}
+	err = windows.RemoveDirectory(p)
+	return err == nil || errors.Is(err, windows.ERROR_FILE_NOT_FOUND) || errors.Is(err, windows.ERROR_PATH_NOT_FOUND)
 }
 
 // winLauncher is a .cmd that starts exe with args and the browser's

@@ -16,6 +16,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/engine/piece"
+	"braid/engine/torrent/torrenttest"
 	"braid/queue"
 )
 
@@ -307,9 +308,15 @@ func TestRunStopsWhenPausedOrInterrupted(t *testing.T) {
 // journal had not recorded yet.
 const helperEnv = "BRAID_QUEUE_TEST_HELPER"
 
+// TestMain runs that child when helperEnv asks for it, and the tests
+// otherwise; on Windows they run in a second process whose torrent seeders
+// map no file (torrenttest.RerunWithClassicIO).
 func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "run" {
 		os.Exit(helperRun())
+	}
+	if code, rerun := torrenttest.RerunWithClassicIO(); rerun {
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

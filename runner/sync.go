@@ -149,9 +149,12 @@ type syncRun struct {
 	dir  string
 	root *os.Root
 
-	mu     sync.Mutex // guards res, listed and calls of o.Event
+	mu     sync.Mutex // guards res, listed, gone and calls of o.Event
 	res    *SyncResult
 	listed map[string]bool // every name the source lists, for extra
+	// gone are the deletions of the set being synced that were kept here
+	// (no --delete): the next sync must list them again.
+	gone []*resourcesync.Resource
 }
 
 func (r *syncRun) event(e SyncEvent) {
@@ -174,6 +177,9 @@ func (r *syncRun) set(ctx context.Context, s resourcesync.Set) error {
 	if err != nil {
 		return err
 	}
+	r.mu.Lock()
+	r.gone = nil
+	r.mu.Unlock()
 	var (
 		rs        []resourcesync.Resource
 		refused   []metalink.Rejected
@@ -243,7 +249,34 @@ func (r *syncRun) set(ctx context.Context, s resourcesync.Set) error {
 	if failed || r.o.Check {
 		return nil
 	}
-	return r.q.SyncDone(rec.ID, at, until)
+	return r.q.SyncDone(rec.ID, at, r.keptUntil(mode, rec, until))
+}
+
+// keptUntil is the time the set is recorded in sync with: until, unless a
+// deletion was kept here (no --delete). A later sync lists only the
+// changes at or after the recorded time, and a later --delete must still
+// find the deletion, so the time is held back: in "changes" mode to the
+// earliest kept deletion (a change exactly at the time is listed again);
+// after a comparison, whose deletions are the recorded files the list no
+// longer holds and bear no time, to the last sync's time, so the next run
+// lists the changes since then or compares again. Changes listed twice
+// cost a look at files already right; every run that keeps the file says
+// again that it is gone at the source.
+func (r *syncRun) keptUntil(mode string, rec *queue.SyncSet, until time.Time) time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.gone) == 0 {
+		return until
+	}
+	if mode != "changes" {
+		return rec.Until
+	}
+	for _, x := range r.gone {
+		if !x.Lastmod.IsZero() && x.Lastmod.Before(until) {
+			until = x.Lastmod
+		}
+	}
+	return until
 }
 
 // fillIn gives changes that state no hash the Resource List's length and
@@ -321,6 +354,9 @@ func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.R
 		}
 		if !r.o.Delete || r.o.Check {
 			r.event(SyncEvent{Kind: SyncGone, Name: name})
+			r.mu.Lock()
+			r.gone = append(r.gone, x)
+			r.mu.Unlock()
 			return true
 		}
 		if err := r.root.Remove(name); err != nil {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
@@ -307,7 +306,7 @@ func (r *Runner) runTorrent(ctx context.Context, j queue.Job, src metalink.MetaU
 			spec, err = torrent.Resolve(ctx, src.URL, nil)
 		}
 		if err != nil {
-			return fmt.Errorf("job %d: %w", j.ID, err)
+			return err
 		}
 		if err := q.SetTorrentSpec(j.ID, spec); err != nil {
 			return err
@@ -322,7 +321,7 @@ func (r *Runner) runTorrent(ctx context.Context, j queue.Job, src metalink.MetaU
 		}
 		s, err := tj.Spec()
 		if err != nil {
-			return fmt.Errorf("job %d: %w", j.ID, err)
+			return err
 		}
 		if s == nil {
 			return nil
@@ -383,11 +382,16 @@ loop:
 		case <-tj.Complete():
 			break loop
 		case <-tj.Done():
-			return classify(j.Dest, fmt.Errorf("job %d: %w", j.ID, tj.Err()))
+			// Ended, and Complete is closed too: when the loop was busy
+			// while both closed, Go may pick either. Done without an
+			// error is a finished job that does not seed.
+			if err := tj.Err(); err != nil {
+				return classify(j.Dest, err)
+			}
+			break loop
 		case <-ctx.Done():
-			keepTorrentBytes(q, j.ID, tj.Snapshot())
 			tj.Stop()
-			<-tj.Done()
+			keepTorrentBytes(q, j.ID, tj.Snapshot())
 			return ctx.Err()
 		case <-tick.C:
 			r.progress(j, tj.Snapshot().Snapshot)
@@ -397,10 +401,10 @@ loop:
 			}
 			s, err := q.StateOf(j.ID)
 			if errors.Is(err, queue.ErrNotFound) || (err == nil && s != queue.Running) {
+				tj.Stop()
 				if err == nil {
 					keepTorrentBytes(q, j.ID, tj.Snapshot())
 				}
-				tj.Stop()
 				return errUserPaused
 			}
 		}
@@ -439,10 +443,13 @@ loop:
 }
 
 // keepTorrentBytes records, for a torrent job that stops before it is
-// done (a pause, a quit), the verified bytes each unfinished file holds, so
-// the row and `queue list` show its progress until it runs again: the
-// torrent's own piece record (torrent_pieces) is per torrent, not per file
-// of the job. A file the job does not know by that name is left alone.
+// done (a pause, a quit), the bytes each unfinished file holds, so the row
+// and `queue list` show its progress until it runs again: the torrent's
+// own piece record (torrent_pieces) is per torrent, not per file of the
+// job. snap is taken after the job stopped: a piece may still complete,
+// and be recorded, until then, and the bytes shown must not be fewer than
+// the pieces recorded. A file the job does not know by that name is left
+// alone.
 func keepTorrentBytes(q *queue.Queue, id int64, snap torrent.Snapshot) {
 	jl := q.Journal(id)
 	for _, f := range snap.Files {

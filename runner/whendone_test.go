@@ -194,30 +194,86 @@ func TestWhenDoneFailure(t *testing.T) {
 }
 
 // TestWhenDoneOpen: "open the file" and "show in folder" go through the
-// desktop's opener (xdg-open on Linux): here a stand-in on PATH that
-// writes what it was asked to open.
+// desktop's opener, which is found on PATH: xdg-open on Linux, rundll32
+// (url.dll's FileProtocolHandler, the shell's "open") and explorer
+// /select on Windows. Here stand-ins on PATH take their place and record
+// the arguments they were given: on Linux a shell script, on Windows this
+// test binary copied under the two names (argvOutEnv), as Windows runs no
+// shell script. What the real programs do with the request is the
+// desktop's; what the test checks is that Braid asks for the right file,
+// as one argument, even with a space in its name.
 func TestWhenDoneOpen(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		// Under Wine /bin/sh is found (Z:\bin\sh), but Windows runs no
-		// shell script. A Windows form, this test binary copied as
-		// rundll32.exe and explorer.exe on PATH, ran by hand under Wine
-		// but exited 1 when the runner started it; not done yet.
-		t.Skip("the stand-in opener is a shell script for xdg-open; the Windows opener (rundll32, explorer) has no stand-in yet")
-	}
-	if _, err := os.Stat("/bin/sh"); err != nil {
-		t.Skip("needs /bin/sh for the stand-in xdg-open")
-	}
 	bin := t.TempDir()
-	log := filepath.Join(t.TempDir(), "opened")
-	script := "#!/bin/sh\nprintf '%s\\n' \"$1\" >> " + quoteWord(log) + "\n"
-	if err := os.WriteFile(filepath.Join(bin, "xdg-open"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
+	var asked func() []string // what the opener was asked last, then forgotten
+	if runtime.GOOS == "windows" {
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(self)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"rundll32.exe", "explorer.exe"} {
+			if err := os.WriteFile(filepath.Join(bin, name), b, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out := filepath.Join(t.TempDir(), "argv.json")
+		t.Setenv(argvOutEnv, out)
+		asked = func() []string {
+			t.Helper()
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatalf("the opener was not run: %v", err)
+			}
+			os.Remove(out)
+			var argv []string
+			if err := json.Unmarshal(b, &argv); err != nil {
+				t.Fatal(err)
+			}
+			return argv
+		}
+	} else {
+		if _, err := os.Stat("/bin/sh"); err != nil {
+			t.Skip("needs /bin/sh for the stand-in xdg-open")
+		}
+		log := filepath.Join(t.TempDir(), "opened")
+		script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + quoteWord(log) + "\n"
+		if err := os.WriteFile(filepath.Join(bin, "xdg-open"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		asked = func() []string {
+			t.Helper()
+			b, err := os.ReadFile(log)
+			if err != nil {
+				t.Fatalf("the opener was not run: %v", err)
+			}
+			os.Remove(log)
+			return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		}
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	data := testData(50 << 10)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	q := openTest(t, t.TempDir())
 	dir := t.TempDir()
+	r := runner(q)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run := func(id int64) {
+		t.Helper()
+		if err := r.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WaitActions(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, n, err := q.WhenDone(id); err != nil || n != (queue.WhenDoneNote{}) {
+			t.Errorf("job %d's when-done note: %+v, %v", id, n, err)
+		}
+	}
+
 	open, err := q.Add("a.meta4", dir, describe(t, "a file.pdf", data, 0, m), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -225,10 +281,16 @@ func TestWhenDoneOpen(t *testing.T) {
 	if err := q.SetWhenDone(open, queue.WhenDone{Action: queue.ActionOpen}); err != nil {
 		t.Fatal(err)
 	}
-	r := runner(q)
-	if err := r.Run(context.Background()); err != nil {
-		t.Fatal(err)
+	run(open)
+	file := filepath.Join(dir, "a file.pdf")
+	want := []string{file}
+	if runtime.GOOS == "windows" {
+		want = []string{"url.dll,FileProtocolHandler", file}
 	}
+	if got := asked(); !reflect.DeepEqual(got, want) {
+		t.Errorf("open the file: the opener got %q, want %q", got, want)
+	}
+
 	show, err := q.Add("b.meta4", dir, describe(t, "sub/b.bin", data, 0, m), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -236,24 +298,12 @@ func TestWhenDoneOpen(t *testing.T) {
 	if err := q.SetWhenDone(show, queue.WhenDone{Action: queue.ActionShow}); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Run(context.Background()); err != nil {
-		t.Fatal(err)
+	run(show)
+	want = []string{filepath.Join(dir, "sub")} // xdg-open selects nothing: the folder
+	if runtime.GOOS == "windows" {
+		want = []string{"/select," + filepath.Join(dir, "sub", "b.bin")}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := r.WaitActions(ctx); err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(log)
-	if err != nil {
-		for _, id := range []int64{open, show} {
-			_, n, nerr := q.WhenDone(id)
-			t.Logf("job %d's when-done note: %+v, %v", id, n, nerr)
-		}
-		t.Fatal(err)
-	}
-	want := filepath.Join(dir, "a file.pdf") + "\n" + filepath.Join(dir, "sub") + "\n"
-	if string(got) != want {
-		t.Errorf("opened %q, want %q", got, want)
+	if got := asked(); !reflect.DeepEqual(got, want) {
+		t.Errorf("show in folder: the opener got %q, want %q", got, want)
 	}
 }

@@ -45,7 +45,7 @@ func runCrashJob(ctx context.Context, tf, webSeed, dest string, comp torrent.Com
 const crashEnv = "BRAID_TORRENT_CRASH_CHILD"
 
 func TestMain(m *testing.M) {
-	if code, ok := rerunWithClassicIO(); ok {
+	if code, rerun := torrenttest.RerunWithClassicIO(); rerun {
 		os.Exit(code)
 	}
 	if os.Getenv(crashEnv) != "" {

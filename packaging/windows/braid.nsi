@@ -13,9 +13,11 @@
 ;
 ; The file types, the magnet: handler and the browsers' native messaging
 ; host are registered by `braid-window.exe install` and removed by
-; `braid-window.exe uninstall`: the keys and manifests are written by one
-; piece of code (platform.Register, platform.RegisterNativeHost), the same
-; a user runs by hand, so the installer and `braid install` never disagree.
+; `braid-window.exe uninstall`: the keys and manifests are written and
+; removed by one piece of code (platform.Register, platform.RegisterNativeHost
+; and their Unregister), the same a user runs by hand, so the installer and
+; `braid install` never disagree, and uninstalling removes the keys and
+; folders Braid's were the last of, keeping other programs'.
 ; This script writes only what is the installer's own: the files, the
 ; Start-menu entry and the Add/Remove Programs entry.
 ;
@@ -120,48 +122,15 @@ Section "Braid" SecBraid
   WriteRegDWORD HKCU "${UNINSTKEY}" "EstimatedSize" "$0"
 SectionEnd
 
-; A key `braid uninstall` leaves empty, once Braid's values are gone, is
-; removed; one that holds another program's values stays.
-!macro RemoveEmptyKey KEY
-  DeleteRegKey /ifempty HKCU "${KEY}"
-!macroend
-
-!macro RemoveExtension EXT TYPE
-  !insertmacro RemoveEmptyKey "Software\Classes\${EXT}\OpenWithProgids"
-  ReadRegStr $0 HKCU "Software\Classes\${EXT}" ""
-  ReadRegStr $1 HKCU "Software\Classes\${EXT}" "Content Type"
-  ${If} $0 == ""
-  ${AndIf} $1 == "${TYPE}"
-    DeleteRegValue HKCU "Software\Classes\${EXT}" "Content Type"
-  ${EndIf}
-  !insertmacro RemoveEmptyKey "Software\Classes\${EXT}"
-!macroend
-
 Section "un.Braid" SecUnBraid
   SectionIn RO
+  ; The file types, magnet: and the browsers' host, with the keys and the
+  ; folders they were the last of, as `braid uninstall` does.
   nsExec::ExecToLog '"$INSTDIR\braid-window.exe" uninstall'
   Pop $0
   ${If} $0 != 0
     DetailPrint "braid uninstall answered $0"
   ${EndIf}
-  !insertmacro RemoveExtension ".meta4" "application/metalink4+xml"
-  !insertmacro RemoveExtension ".metalink" "application/metalink+xml"
-  !insertmacro RemoveExtension ".torrent" "application/x-bittorrent"
-  ; The browsers' keys that registering the host made, when nothing else is in them.
-  !insertmacro RemoveEmptyKey "Software\Google\Chrome\NativeMessagingHosts"
-  !insertmacro RemoveEmptyKey "Software\Google\Chrome"
-  !insertmacro RemoveEmptyKey "Software\Google"
-  !insertmacro RemoveEmptyKey "Software\Chromium\NativeMessagingHosts"
-  !insertmacro RemoveEmptyKey "Software\Chromium"
-  !insertmacro RemoveEmptyKey "Software\BraveSoftware\Brave-Browser\NativeMessagingHosts"
-  !insertmacro RemoveEmptyKey "Software\BraveSoftware\Brave-Browser"
-  !insertmacro RemoveEmptyKey "Software\BraveSoftware"
-  !insertmacro RemoveEmptyKey "Software\Microsoft\Edge\NativeMessagingHosts"
-  !insertmacro RemoveEmptyKey "Software\Microsoft\Edge"
-  !insertmacro RemoveEmptyKey "Software\Vivaldi\NativeMessagingHosts"
-  !insertmacro RemoveEmptyKey "Software\Vivaldi"
-  !insertmacro RemoveEmptyKey "Software\Mozilla\NativeMessagingHosts"
-  !insertmacro RemoveEmptyKey "Software\Mozilla"
 
   Delete "$SMPROGRAMS\Braid.lnk"
   Delete "$INSTDIR\braid.exe"
@@ -170,11 +139,6 @@ Section "un.Braid" SecUnBraid
   Delete "$INSTDIR\third-party-licences.txt"
   Delete "$INSTDIR\uninstall.exe"
   RMDir "$INSTDIR"
-  ; braid uninstall removes the host's folder; under Wine 8 Go's RemoveAll
-  ; cannot (no FileDispositionInformationEx), so the installer makes sure.
-  RMDir /r "$LOCALAPPDATA\Braid\NativeMessagingHosts"
-  ; Empty once the native host's manifests are gone, unless it holds data.
-  RMDir "$LOCALAPPDATA\Braid"
   DeleteRegKey HKCU "${UNINSTKEY}"
 SectionEnd
 

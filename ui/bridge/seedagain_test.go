@@ -60,7 +60,6 @@ func seedingAtQuit(t *testing.T) (state string, id ui.JobID, file string, mi *me
 }
 
 func TestSeedingGoesOnAfterARestart(t *testing.T) {
-	skipSeededOnWindows(t)
 	state, id, file, mi, data := seedingAtQuit(t)
 	before, err := os.Stat(file)
 	if err != nil {
@@ -121,7 +120,6 @@ func TestSeedingGoesOnAfterARestart(t *testing.T) {
 // its folder, or it has changed. The Files tab says the same, not
 // "Verified".
 func TestRowSaysWhyATorrentDoesNotSeedOn(t *testing.T) {
-	skipSeededOnWindows(t)
 	for _, tc := range []struct {
 		name   string
 		change func(file string) error

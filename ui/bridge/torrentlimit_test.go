@@ -20,7 +20,6 @@ import (
 // runner holds is the same one throughout each phase (never stopped and
 // started again), the row never leaves its state, and the file is whole.
 func TestSpeedChangesNeverRestartATorrent(t *testing.T) {
-	skipSeededOnWindows(t)
 	src := t.TempDir()
 	data := payload(4 << 20)
 	mi := torrenttest.Make(t, src, "slow.bin", 64<<10, []torrenttest.File{{Data: data}})

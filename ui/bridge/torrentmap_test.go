@@ -13,7 +13,6 @@ import (
 // all done, not the queue's metalink layout of one 1 MiB piece missing
 // beside "verified".
 func TestStoredTorrentShowsItsPieces(t *testing.T) {
-	skipSeededOnWindows(t)
 	state, id, _, _, _ := seedingAtQuit(t)
 	q := openQueue2(t, state)
 	b := New(q, nil) // not started: nothing seeds, nothing is live
@@ -42,7 +41,6 @@ func TestStoredTorrentShowsItsPieces(t *testing.T) {
 // changed byte fails its piece, and the map shows that piece missing.
 // Repair says a torrent cannot be mended in place.
 func TestVerifyTorrentJob(t *testing.T) {
-	skipSeededOnWindows(t)
 	state, id, file, _, _ := seedingAtQuit(t)
 	q := openQueue2(t, state)
 	b := New(q, nil)
