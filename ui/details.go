@@ -209,14 +209,13 @@ func (d *Details) Show(det Detail) {
 func (d *Details) setActions() {
 	j := d.Detail.Job
 	checking := j.State == Verifying || j.State == Repairing
-	finished := !j.Sync && !checking && (j.State == Done || j.Mismatch || (j.State == Failed && j.Done > 0))
+	finished := !checking && canVerify(j) // check.go
 	// A sync job is checked by syncing it again, file by file; Verify
-	// and Repair are for downloads.
+	// and Repair are for downloads. Repair shows only where piece hashes
+	// can find bad bytes; Info says why where it does not.
 	showIf(j.Sync, d.SyncAgain)
 	showIf(!j.Sync, d.Verify)
-	// A torrent's files are at their final names, which no torrent run
-	// writes over: Verify checks them, nothing mends them in place.
-	showIf(!j.Sync && !d.Detail.Torrent, d.Repair)
+	showIf(!j.Sync && repairWhyNot(d.Detail) == "", d.Repair)
 	if j.State.Live() {
 		d.SyncAgain.Disable()
 	} else {
@@ -393,6 +392,9 @@ func (d *Details) fillInfo(f FileDetail) {
 		add(lang.L("Signature"), lang.L("none"))
 	}
 	add(lang.L("Verification"), cmpOrState(f))
+	if canVerify(det.Job) {
+		add(lang.L("Repair"), repairWhyNot(det)) // check.go
+	}
 	problem, detail := f.Err, f.ErrDetail
 	if problem == "" && det.Err != "" && det.State != Done {
 		problem, detail = det.Err, det.ErrDetail

@@ -282,6 +282,7 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		d.Description = cmpOr(d.Description, mf.Description)
 		d.License = cmpOr(d.License, mf.License.Name)
 		fd := fileDetail(j, f, mf)
+		b.checkNote(&fd, j.ID)
 		if j.State == queue.Done && view.State != ui.Seeding {
 			onDisk(&fd, j, f)
 		}
