@@ -48,13 +48,27 @@ func (w *Window) checkItems(id JobID) []*fyne.MenuItem {
 	if !ok || !canVerify(j) {
 		return nil
 	}
-	verify := fyne.NewMenuItem(lang.L("Verify"), func() { w.Details.OnVerify(id) })
+	verify := fyne.NewMenuItem(lang.L("Verify"), func() {
+		w.Details.showCheck()
+		w.Details.OnVerify(id)
+	})
 	verify.Icon = theme.SearchIcon()
 	items := []*fyne.MenuItem{verify}
 	if d, err := w.Backend.Detail(id, false); err == nil && repairWhyNot(d) == "" {
-		repair := fyne.NewMenuItem(lang.L("Repair"), func() { w.Details.OnRepair(id) })
+		repair := fyne.NewMenuItem(lang.L("Repair"), func() {
+			w.Details.showCheck()
+			w.Details.OnRepair(id)
+		})
 		repair.Icon = theme.ViewRefreshIcon()
 		items = append(items, repair)
 	}
 	return append(items, fyne.NewMenuItemSeparator())
+}
+
+// showCheck turns the pane to Info, where what a check finds is said
+// (the file's Verification, the problem), as Verify or Repair starts.
+func (d *Details) showCheck() {
+	if d.Tabs.Selected() != d.InfoTab {
+		d.Tabs.Select(d.InfoTab)
+	}
 }

@@ -97,11 +97,13 @@ func NewDetails() *Details {
 	d.FileSelect.Hide()
 	d.Verify = widget.NewButtonWithIcon(lang.L("Verify"), theme.SearchIcon(), func() {
 		if d.OnVerify != nil && !d.Empty {
+			d.showCheck()
 			d.OnVerify(d.Detail.ID)
 		}
 	})
 	d.Repair = widget.NewButtonWithIcon(lang.L("Repair"), theme.ViewRefreshIcon(), func() {
 		if d.OnRepair != nil && !d.Empty {
+			d.showCheck()
 			d.OnRepair(d.Detail.ID)
 		}
 	})
@@ -338,6 +340,12 @@ func (d *Details) fillInfo(f FileDetail) {
 	if f.SavedAs != "" {
 		add(lang.L("Saved as"), fmt.Sprintf(lang.L("%s (a different file was already at %s; Braid does not overwrite it)"), f.SavedAs, f.Name))
 	}
+	// What the last check found comes first: after Verify or Repair the
+	// pane turns to Info (check.go) and says it without a scroll.
+	add(lang.L("Verification"), cmpOrState(f))
+	if canVerify(det.Job) {
+		add(lang.L("Repair"), repairWhyNot(det)) // check.go
+	}
 	add(lang.L("Size"), sizeLong(f.Size))
 	add(lang.L("Saved in"), det.Dir)
 	add(lang.L("Source"), det.Source)
@@ -390,10 +398,6 @@ func (d *Details) fillInfo(f FileDetail) {
 		add(lang.L("Signature"), fmt.Sprintf(lang.L("present (%s); checked against your keys when the file is complete"), f.Signature))
 	} else {
 		add(lang.L("Signature"), lang.L("none"))
-	}
-	add(lang.L("Verification"), cmpOrState(f))
-	if canVerify(det.Job) {
-		add(lang.L("Repair"), repairWhyNot(det)) // check.go
 	}
 	problem, detail := f.Err, f.ErrDetail
 	if problem == "" && det.Err != "" && det.State != Done {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"fyne.io/fyne/v2/lang"
 
@@ -188,9 +189,26 @@ func (b *Backend) noteLocked(id int64, name, note string) {
 	b.notes[fileKey{id, name}] = note
 }
 
+// checkedNote says that a check this session proved a file, by which
+// hash and when: what the window shows once Verify or Repair ends on a
+// good file, which the outcome alone would say already before the check.
+func checkedNote(by string, repair bool) string {
+	who := lang.L("Verify")
+	if repair {
+		who = lang.L("Repair")
+	}
+	return fmt.Sprintf(lang.L("%s; %s checked it again at %s"), verifiedText(queue.ProofWords(by)), who, time.Now().Format("15:04"))
+}
+
 // checkNote puts what this session's last check found of a file in its
-// details, when it found more than the outcome says.
-func (b *Backend) checkNote(fd *ui.FileDetail, id int64) {
+// details, when it found more than the outcome says, while the job
+// (state) is where the check left it: done, seeding, or failed.
+func (b *Backend) checkNote(fd *ui.FileDetail, id int64, state ui.JobState) {
+	switch state {
+	case ui.Done, ui.Seeding, ui.Failed:
+	default:
+		return // in hand again: the note is about what it was
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if n, ok := b.notes[fileKey{id, fd.Name}]; ok {
@@ -268,6 +286,11 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 		b.mu.Unlock()
 		if err := b.q.MarkVerified(j.ID, f.Name, by); err != nil {
 			return err
+		}
+		if by != "" {
+			b.mu.Lock()
+			b.noteLocked(j.ID, f.Name, checkedNote(by, repair))
+			b.mu.Unlock()
 		}
 		if err := b.keepPieces(j.ID, f.Name, nil, true); err != nil {
 			return err
@@ -347,6 +370,9 @@ func (b *Backend) runTorrentCheck(j queue.Job, repair bool) error {
 		if err := b.q.MarkVerified(j.ID, f.Name, by); err != nil {
 			return err
 		}
+		b.mu.Lock()
+		b.noteLocked(j.ID, f.Name, checkedNote(by, repair))
+		b.mu.Unlock()
 	}
 	if len(bad) == 0 {
 		return b.q.Finish(j.ID)

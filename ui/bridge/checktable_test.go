@@ -184,6 +184,9 @@ func TestVerifySeedingTorrent(t *testing.T) {
 	if !slices.Contains(b.runner.Seeding(), int64(id)) {
 		t.Error("a good torrent stopped seeding for Verify")
 	}
+	if d, _ := b.Detail(id, false); !strings.HasPrefix(d.Files[0].Verification, "verified (BitTorrent piece hashes); Verify checked it again at ") {
+		t.Errorf("the seeding torrent's file after Verify: %q", d.Files[0].Verification)
+	}
 
 	f, err := os.OpenFile(file, os.O_RDWR, 0)
 	if err != nil {

@@ -58,7 +58,7 @@ func TestVerifyTorrentJob(t *testing.T) {
 	if j.State != ui.Done || j.Mismatch {
 		t.Fatalf("a good torrent after Verify: %s, mismatch %v, %q", j.State, j.Mismatch, j.Err)
 	}
-	if d, _ := b.Detail(id, false); d.Files[0].State != ui.FileVerified || d.Files[0].Verification != "verified (BitTorrent piece hashes)" {
+	if d, _ := b.Detail(id, false); d.Files[0].State != ui.FileVerified || !strings.HasPrefix(d.Files[0].Verification, "verified (BitTorrent piece hashes); Verify checked it again at ") {
 		t.Errorf("its file: %v, %q", d.Files[0].State, d.Files[0].Verification)
 	}
 

@@ -282,7 +282,6 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		d.Description = cmpOr(d.Description, mf.Description)
 		d.License = cmpOr(d.License, mf.License.Name)
 		fd := fileDetail(j, f, mf)
-		b.checkNote(&fd, j.ID)
 		if j.State == queue.Done && view.State != ui.Seeding {
 			onDisk(&fd, j, f)
 		}
@@ -332,6 +331,9 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 	b.torrentDetail(&d, pieces)
 	b.swarmDetail(&d, j) // swarm.go
 	b.checkDetail(&d)
+	for i := range d.Files {
+		b.checkNote(&d.Files[i], j.ID, d.State) // check.go
+	}
 	b.trustDetail(&d)
 	return d, nil
 }
