@@ -97,11 +97,13 @@ func NewDetails() *Details {
 	d.FileSelect.Hide()
 	d.Verify = widget.NewButtonWithIcon(lang.L("Verify"), theme.SearchIcon(), func() {
 		if d.OnVerify != nil && !d.Empty {
+			d.showCheck()
 			d.OnVerify(d.Detail.ID)
 		}
 	})
 	d.Repair = widget.NewButtonWithIcon(lang.L("Repair"), theme.ViewRefreshIcon(), func() {
 		if d.OnRepair != nil && !d.Empty {
+			d.showCheck()
 			d.OnRepair(d.Detail.ID)
 		}
 	})
@@ -209,14 +211,13 @@ func (d *Details) Show(det Detail) {
 func (d *Details) setActions() {
 	j := d.Detail.Job
 	checking := j.State == Verifying || j.State == Repairing
-	finished := !j.Sync && !checking && (j.State == Done || j.Mismatch || (j.State == Failed && j.Done > 0))
+	finished := !checking && canVerify(j) // check.go
 	// A sync job is checked by syncing it again, file by file; Verify
-	// and Repair are for downloads.
+	// and Repair are for downloads. Repair shows only where piece hashes
+	// can find bad bytes; Info says why where it does not.
 	showIf(j.Sync, d.SyncAgain)
 	showIf(!j.Sync, d.Verify)
-	// A torrent's files are at their final names, which no torrent run
-	// writes over: Verify checks them, nothing mends them in place.
-	showIf(!j.Sync && !d.Detail.Torrent, d.Repair)
+	showIf(!j.Sync && repairWhyNot(d.Detail) == "", d.Repair)
 	if j.State.Live() {
 		d.SyncAgain.Disable()
 	} else {
@@ -339,6 +340,12 @@ func (d *Details) fillInfo(f FileDetail) {
 	if f.SavedAs != "" {
 		add(lang.L("Saved as"), fmt.Sprintf(lang.L("%s (a different file was already at %s; Braid does not overwrite it)"), f.SavedAs, f.Name))
 	}
+	// What the last check found comes first: after Verify or Repair the
+	// pane turns to Info (check.go) and says it without a scroll.
+	add(lang.L("Verification"), cmpOrState(f))
+	if canVerify(det.Job) {
+		add(lang.L("Repair"), repairWhyNot(det)) // check.go
+	}
 	add(lang.L("Size"), sizeLong(f.Size))
 	add(lang.L("Saved in"), det.Dir)
 	add(lang.L("Source"), det.Source)
@@ -392,7 +399,6 @@ func (d *Details) fillInfo(f FileDetail) {
 	} else {
 		add(lang.L("Signature"), lang.L("none"))
 	}
-	add(lang.L("Verification"), cmpOrState(f))
 	problem, detail := f.Err, f.ErrDetail
 	if problem == "" && det.Err != "" && det.State != Done {
 		problem, detail = det.Err, det.ErrDetail

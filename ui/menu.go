@@ -99,6 +99,7 @@ func (w *Window) ShowRowMenu(id JobID, at fyne.Position) {
 		m.top, m.up, m.down, m.bottom, sep(), m.remove)
 	menu.Items = withItem(menu.Items, 3, m.limit)          // joblimit.go
 	menu.Items = append(w.jobMenuItems(id), menu.Items...) // login.go, relink.go
+	menu.Items = append(w.checkItems(id), menu.Items...)   // check.go
 	if j, ok := w.model.find(id); ok && j.Sync {
 		again := fyne.NewMenuItem(lang.L("Sync again"), w.SyncAgainSelected)
 		again.Icon = theme.ViewRefreshIcon()

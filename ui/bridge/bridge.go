@@ -72,6 +72,9 @@ type Backend struct {
 	// bad holds the pieces the last Verify found bad in each file, so the
 	// segment map shows them bad until the file verifies again.
 	bad map[fileKey][]int
+	// notes say what this session's last check found of a file beyond
+	// its outcome (check.go).
+	notes map[fileKey]string
 	// seedPaused holds the done torrents whose seeding the user paused:
 	// they show paused, and Resume seeds them again.
 	seedPaused map[int64]bool

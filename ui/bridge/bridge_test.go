@@ -288,7 +288,7 @@ func TestDownloadVerifyRepair(t *testing.T) {
 	if j := jobByID(t, b, id); j.State != ui.Done || j.Mismatch {
 		t.Fatalf("verified job %+v", j)
 	}
-	if d, _ := b.Detail(id, false); d.Files[0].State != ui.FileVerified || d.Files[0].Verification != "verified (sha-256)" {
+	if d, _ := b.Detail(id, false); d.Files[0].State != ui.FileVerified || !strings.HasPrefix(d.Files[0].Verification, "verified (sha-256); Verify checked it again at ") {
 		t.Errorf("file %+v", d.Files[0])
 	}
 	// Info counts the pieces without the segment map loaded.

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"os"
 	"strings"
 	"testing"
@@ -39,9 +40,11 @@ func TestStoredTorrentShowsItsPieces(t *testing.T) {
 // a good file stays done and verified (it failed as "does not match its
 // hash ( mismatch)", checked against a metalink hash it never had); a
 // changed byte fails its piece, and the map shows that piece missing.
-// Repair says a torrent cannot be mended in place.
+// Repair marks the bad piece not done, gives the file back its .part
+// name and queues the job, whose next run fetches that piece again from
+// the swarm: the file is the seeder's again, at its name.
 func TestVerifyTorrentJob(t *testing.T) {
-	state, id, file, _, _ := seedingAtQuit(t)
+	state, id, file, _, data := seedingAtQuit(t)
 	q := openQueue2(t, state)
 	b := New(q, nil)
 	t.Cleanup(func() { b.Close() })
@@ -53,7 +56,7 @@ func TestVerifyTorrentJob(t *testing.T) {
 	if j.State != ui.Done || j.Mismatch {
 		t.Fatalf("a good torrent after Verify: %s, mismatch %v, %q", j.State, j.Mismatch, j.Err)
 	}
-	if d, _ := b.Detail(id, false); d.Files[0].State != ui.FileVerified || d.Files[0].Verification != "verified (BitTorrent piece hashes)" {
+	if d, _ := b.Detail(id, false); d.Files[0].State != ui.FileVerified || !strings.HasPrefix(d.Files[0].Verification, "verified (BitTorrent piece hashes); Verify checked it again at ") {
 		t.Errorf("its file: %v, %q", d.Files[0].State, d.Files[0].Verification)
 	}
 
@@ -91,7 +94,23 @@ func TestVerifyTorrentJob(t *testing.T) {
 			t.Errorf("piece %d shown %v", i, s)
 		}
 	}
-	if err := b.Repair(id); err == nil || !strings.Contains(err.Error(), "cannot be mended in place") {
-		t.Errorf("Repair of a torrent: %v", err)
+	if err := b.Repair(id); err != nil {
+		t.Fatalf("Repair of a torrent: %v", err)
+	}
+	waitFor(t, "repair", func() bool { return len(b.Active()) == 0 })
+	if j := jobByID(t, b, id); j.State != ui.Queued {
+		t.Errorf("after Repair found a bad piece the job is %s (%q), want queued for its run", j.State, j.Err)
+	}
+	if _, err := os.Stat(file + ".part"); err != nil {
+		t.Fatalf("the file to mend is not back at its .part name: %v", err)
+	}
+	b.Close()
+	b = newBackend(t, q)
+	if err := b.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the run to mend it", func() bool { return jobByID(t, b, id).State == ui.Done || jobByID(t, b, id).State == ui.Seeding })
+	if got, err := os.ReadFile(file); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("after the run the file is not the seeder's: %v", err)
 	}
 }

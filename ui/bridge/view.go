@@ -331,6 +331,9 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 	b.torrentDetail(&d, pieces)
 	b.swarmDetail(&d, j) // swarm.go
 	b.checkDetail(&d)
+	for i := range d.Files {
+		b.checkNote(&d.Files[i], j.ID, d.State) // check.go
+	}
 	b.trustDetail(&d)
 	return d, nil
 }
