@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"sync"
 	"testing"
 
@@ -146,22 +144,4 @@ func rawParams(t testing.TB, params ...any) []json.RawMessage {
 		out = append(out, b)
 	}
 	return out
-}
-
-// needUDP skips a test whose BitTorrent client must listen on UDP (DHT,
-// uTP) where the system makes no UDP socket: Wine 8 has no
-// SIO_UDP_NETRESET, which Go (1.23 and later) sets on every UDP socket on
-// Windows, so under Wine every UDP listen fails with winapi error #10045.
-// On Windows itself the test runs.
-func needUDP(t *testing.T) {
-	t.Helper()
-	c, err := net.ListenPacket("udp4", "127.0.0.1:0")
-	if err == nil {
-		c.Close()
-		return
-	}
-	if runtime.GOOS == "windows" {
-		t.Skipf("the BitTorrent client cannot listen on UDP: Wine 8 has no SIO_UDP_NETRESET, which Go sets on every UDP socket (%v)", err)
-	}
-	t.Fatalf("a UDP socket: %v", err)
 }

@@ -20,7 +20,6 @@ import (
 // downloading (held to 64 KiB/s) from a real seeder: the seeder is
 // listed in aria2's shape, by its address, as a seeder with every piece.
 func TestGetPeersLists(t *testing.T) {
-	needUDP(t)
 	src := t.TempDir()
 	data := mirrortest.Bytes(4<<20, 7)
 	mi := torrenttest.Make(t, src, "peers.bin", 32<<10, []torrenttest.File{{Data: data}})

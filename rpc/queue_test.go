@@ -308,7 +308,6 @@ func TestTorrent(t *testing.T) {
 }
 
 func TestTorrentFromWebSeed(t *testing.T) {
-	needUDP(t)
 	b := newBraid(t, Options{})
 	// Only the web seed: no trackers, no DHT, on loopback.
 	ts, err := b.q.TorrentSettings()
