@@ -76,13 +76,13 @@ func (c *columns) width(i int) float32 {
 }
 
 // header builds a list header of bold caption labels over the same columns
-// as the rows.
+// as the rows, in the text's own colour: a header in the faint disabled
+// colour (LowImportance) could hardly be read.
 func header(widths []float32, names ...string) fyne.CanvasObject {
 	var cells []fyne.CanvasObject
 	for i, n := range names {
 		l := widget.NewLabelWithStyle(n, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		l.SizeName = theme.SizeNameCaptionText
-		l.Importance = widget.LowImportance
 		l.Truncation = fyne.TextTruncateEllipsis
 		if i > 0 && isNumericColumn(n) {
 			l.Alignment = fyne.TextAlignTrailing

@@ -623,7 +623,7 @@ func (d *Details) updateMirrorRow(i widget.ListItemID, o fyne.CanvasObject) {
 	case MirrorActive:
 		r.state.Importance = widget.SuccessImportance
 	default:
-		r.state.Importance = widget.LowImportance
+		r.state.Importance = widget.MediumImportance
 	}
 	r.state.Refresh()
 	if m.State == MirrorActive {

@@ -248,7 +248,6 @@ type HeaderCell struct {
 func newHeaderCell(name string, col int) *HeaderCell {
 	l := widget.NewLabelWithStyle(name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	l.SizeName = theme.SizeNameCaptionText
-	l.Importance = widget.LowImportance
 	l.Truncation = fyne.TextTruncateEllipsis
 	if col == colSize || col == colSpeed || col == colETA {
 		l.Alignment = fyne.TextAlignTrailing
