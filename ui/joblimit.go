@@ -74,7 +74,7 @@ func newJobLimitForm(current int64, about string) *jobLimitForm {
 	f.Content = container.NewVBox(
 		widget.NewLabel(about),
 		f.Choice,
-		container.NewBorder(nil, nil, nil, widget.NewLabel(lang.L("per second")), f.Rate),
+		f.Rate, // its text says "/s": a "per second" beside it said it twice
 		newHint(lang.L("The limit for all downloads still holds; the lower one wins.")),
 	)
 	return f
