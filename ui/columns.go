@@ -14,6 +14,11 @@ import (
 // is selected as a whole and a virtualised List does that natively.
 type columns struct {
 	widths []float32 // one per cell; 0: flexible
+	// flexMin is the narrowest a flexible column is laid out: when the
+	// fixed columns leave less, they give up width (none below
+	// minColumn) until it has this much. Columns widened in a wide
+	// window, shown in a narrow one, never leave the name no room.
+	flexMin float32
 }
 
 func (c *columns) Layout(objs []fyne.CanvasObject, size fyne.Size) {
@@ -39,10 +44,29 @@ func (c *columns) edges(n int, width float32) []float32 {
 	}
 	gaps := pad * float32(max(0, n-1))
 	rest := max(0, width-fixed-gaps)
+	// scale shrinks the fixed columns' width above minColumn so that the
+	// flexible ones get flexMin each, as far as that goes.
+	scale := float32(1)
+	if need := c.flexMin*float32(flex) - (width - fixed - gaps); c.flexMin > 0 && need > 0 {
+		spare := float32(0)
+		for i := range n {
+			if w := c.width(i); w > minColumn {
+				spare += w - minColumn
+			}
+		}
+		if spare > 0 {
+			take := min(need, spare)
+			scale = 1 - take/spare
+			rest = max(0, width-fixed-gaps+take)
+		}
+	}
 	xs := make([]float32, n+1)
 	x := float32(0)
 	for i := range n {
 		w := c.width(i)
+		if w > minColumn {
+			w = minColumn + (w-minColumn)*scale
+		}
 		if w == 0 && flex > 0 {
 			w = rest / float32(flex)
 		}

@@ -103,7 +103,10 @@ type Window struct {
 	dropLine *canvas.Rectangle
 	// cols lays out the header and every row; sort is the list's order.
 	cols *columns
-	sort sortOrder
+	// geometryKept: the window took its kept size and split, and keeps
+	// changes to them from now on (prefs.go).
+	geometryKept bool
+	sort         sortOrder
 	// resizes counts column resizes; see jobRow.layout.
 	resizes int
 	// reselecting is set while the window moves the list's selection
@@ -156,7 +159,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Win.SetIcon(AppIcon)
 	w.buildToolbar()
 
-	w.cols = &columns{widths: append([]float32(nil), defaultQueueWidths...)}
+	w.cols = &columns{widths: append([]float32(nil), defaultQueueWidths...), flexMin: minName}
 	w.loadColumns()
 	w.model.order = w.sort
 	w.List = newJobList(w.model.length, func() fyne.CanvasObject {
@@ -226,15 +229,18 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Header.show(w.sort)
 	queue := container.NewBorder(container.NewVBox(w.Filters, w.Header.Content), nil, nil, nil,
 		container.NewStack(w.List, w.Empty, container.NewWithoutLayout(w.dropLine)))
-	split := container.NewVSplit(queue, container.NewPadded(w.Details.Content))
+	// The layouts around the queue and the whole content hear the split
+	// moved and the window resized, and keep them (prefs.go).
+	split := container.NewVSplit(container.New(&watchLayout{seen: w.keepSplit}, queue), container.NewPadded(w.Details.Content))
 	split.Offset = 0.45
 	w.Split = split
 	status := container.NewBorder(nil, nil, nil, w.Problem, w.Status)
-	w.Win.SetContent(container.NewBorder(
+	w.Win.SetContent(container.New(&watchLayout{seen: w.keepSize}, container.NewBorder(
 		container.NewVBox(w.Toolbar.Content, widget.NewSeparator()),
 		container.NewVBox(widget.NewSeparator(), status),
-		nil, nil, w.withSidePanel(split)))
+		nil, nil, w.withSidePanel(split))))
 	w.Win.Resize(fyne.NewSize(1100, 720))
+	w.restoreGeometry() // prefs.go
 	w.Win.SetOnDropped(w.dropped)
 	w.addShortcuts()
 	w.buildMenu()
