@@ -82,9 +82,14 @@ func (c *columns) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	var w, h float32
 	for i, o := range objs {
 		ms := o.MinSize()
-		if cw := c.width(i); cw > 0 {
+		switch cw := c.width(i); {
+		case cw > 0 && c.flexMin > 0:
+			w += min(cw, minColumn) // edges narrows it that far
+		case cw > 0:
 			w += cw
-		} else {
+		case c.flexMin > 0:
+			w += c.flexMin
+		default:
 			w += min(ms.Width, 80)
 		}
 		h = max(h, ms.Height)

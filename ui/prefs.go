@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -33,24 +34,35 @@ const (
 // (keepSize, keepSplit): a window closed by the system keeps them too.
 func (w *Window) restoreGeometry() {
 	p := w.App.Preferences()
+	w.asked = fyne.NewSize(1100, 720)
 	width, height := p.Float(prefWidth), p.Float(prefHeight)
 	if width >= 480 && height >= 320 && width <= 16384 && height <= 16384 {
-		w.Win.Resize(fyne.NewSize(float32(width), float32(height)))
+		w.asked = fyne.NewSize(float32(width), float32(height))
 	}
+	w.Win.Resize(w.asked)
 	if o := p.Float(prefSplit); o >= 0.05 && o <= 0.95 {
 		w.Split.Offset = o
 	}
-	w.geometryKept = true
+	w.restored = time.Now()
 }
 
 // keepSize keeps the window's size, when its content was laid out anew.
+// Until the window has the size it asked for (a few layouts at other
+// sizes come first as it is shown), or for a few seconds when a screen
+// too small refuses it, nothing is kept.
 func (w *Window) keepSize(fyne.Size) {
-	if !w.geometryKept {
-		return
-	}
 	size := w.Win.Canvas().Size()
+	if w.asked == (fyne.Size{}) {
+		return // laid out before restoreGeometry
+	}
+	if !w.geometryKept {
+		if size != w.asked && time.Since(w.restored) < 3*time.Second {
+			return
+		}
+		w.geometryKept = true
+	}
 	if size.Width < 480 || size.Height < 320 {
-		return // not yet shown, or shrunk to nothing while minimised
+		return // shrunk to nothing while minimised
 	}
 	p := w.App.Preferences()
 	if float32(p.Float(prefWidth)) != size.Width || float32(p.Float(prefHeight)) != size.Height {

@@ -106,6 +106,8 @@ type Window struct {
 	// geometryKept: the window took its kept size and split, and keeps
 	// changes to them from now on (prefs.go).
 	geometryKept bool
+	asked        fyne.Size // the size it was given at start
+	restored     time.Time // when
 	sort         sortOrder
 	// resizes counts column resizes; see jobRow.layout.
 	resizes int
@@ -239,8 +241,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 		container.NewVBox(w.Toolbar.Content, widget.NewSeparator()),
 		container.NewVBox(widget.NewSeparator(), status),
 		nil, nil, w.withSidePanel(split))))
-	w.Win.Resize(fyne.NewSize(1100, 720))
-	w.restoreGeometry() // prefs.go
+	w.restoreGeometry() // prefs.go: 1100×720 at first
 	w.Win.SetOnDropped(w.dropped)
 	w.addShortcuts()
 	w.buildMenu()
