@@ -41,7 +41,7 @@ func limited(j Job, speed string) string {
 // jobLimitForm is the "Speed limit" dialog's content: no limit of the
 // job's own, or at most a rate.
 type jobLimitForm struct {
-	Choice  *widget.RadioGroup
+	Choice  *keyRadio
 	Rate    *Entry
 	Content fyne.CanvasObject
 }
@@ -50,8 +50,7 @@ func newJobLimitForm(current int64, about string) *jobLimitForm {
 	f := &jobLimitForm{Rate: NewEntry()}
 	none, atMost := lang.L("No limit of its own"), lang.L("At most")
 	f.Rate.SetPlaceHolder(rateText(500 << 10))
-	f.Choice = widget.NewRadioGroup([]string{none, atMost}, nil)
-	f.Choice.Required = true
+	f.Choice = newKeyRadio([]string{none, atMost}, nil, nil)
 	if current > 0 {
 		f.Rate.SetText(rateText(current))
 		f.Choice.SetSelected(atMost)

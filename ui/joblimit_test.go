@@ -28,17 +28,17 @@ func (b limitBackend) SetJobLimit(id JobID, bps int64) error {
 }
 
 // limitDialog is the open "Speed limit" dialog's choice and rate field.
-func limitDialog(t *testing.T, w *Window) (*widget.RadioGroup, *Entry) {
+func limitDialog(t *testing.T, w *Window) (*keyRadio, *Entry) {
 	t.Helper()
 	top := w.Win.Canvas().Overlays().Top()
 	if top == nil {
 		t.Fatal("no dialog open")
 	}
-	var rg *widget.RadioGroup
+	var rg *keyRadio
 	var e *Entry
 	for _, o := range test.LaidOutObjects(top) {
 		switch o := o.(type) {
-		case *widget.RadioGroup:
+		case *keyRadio:
 			rg = o
 		case *Entry:
 			e = o

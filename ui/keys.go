@@ -127,6 +127,12 @@ func (e *Entry) TypedKey(k *fyne.KeyEvent) {
 		e.OnEscape()
 		return
 	}
+	// Without handlers of its own, a one-line entry hands Enter and
+	// Escape to the dialog it is in.
+	enter := k.Name == fyne.KeyReturn || k.Name == fyne.KeyEnter
+	if (k.Name == fyne.KeyEscape || enter && !e.MultiLine && e.OnSubmitted == nil) && passKey(e, nil, k.Name) {
+		return
+	}
 	if e.enterSubmits && (k.Name == fyne.KeyReturn || k.Name == fyne.KeyEnter) {
 		if !shiftHeld() {
 			if e.OnSubmitted != nil {
@@ -177,12 +183,39 @@ func newKeyCheck(changed func(bool), onKey func(fyne.KeyName) bool) *keyCheck {
 	return c
 }
 
+// newDialogCheck is a check box for a dialog: Enter and Escape reach the
+// dialog (Window.dialogKey) while it has the focus.
+func newDialogCheck(label string, changed func(bool)) *keyCheck {
+	c := newKeyCheck(changed, nil)
+	c.Text = label
+	return c
+}
+
 // TypedKey is Fyne's hook; see fyne.Focusable.
 func (c *keyCheck) TypedKey(k *fyne.KeyEvent) {
-	if c.onKey != nil && c.onKey(k.Name) {
+	if k.Name != fyne.KeySpace && passKey(c, c.onKey, k.Name) {
 		return
 	}
 	c.Check.TypedKey(k)
+}
+
+// windows are the open Windows by their canvas, so that a widget in a
+// dialog finds the window whose dialog it is in. Only the UI goroutine
+// touches it.
+var windows = map[fyne.Canvas]*Window{}
+
+// passKey gives key to onKey, or without one to the dialog open in the
+// window o is shown in; it reports whether one took it.
+func passKey(o fyne.CanvasObject, onKey func(fyne.KeyName) bool, key fyne.KeyName) bool {
+	if onKey != nil {
+		return onKey(key)
+	}
+	if c := fyne.CurrentApp().Driver().CanvasForObject(o); c != nil {
+		if w := windows[c]; w != nil && len(w.dialogs) > 0 {
+			return w.dialogKey(key)
+		}
+	}
+	return false
 }
 
 // JobList is the queue's list. It is a widget.List whose keys, while it

@@ -145,20 +145,20 @@ func themeNames() map[ThemeMode]string {
 }
 
 // newThemeSelect is the Settings' theme choice, showing m.
-func newThemeSelect(m ThemeMode) *widget.Select {
+func newThemeSelect(m ThemeMode) *keySelect {
 	names := themeNames()
 	order := []ThemeMode{ThemeSystem, ThemeLight, ThemeDark}
 	var opts []string
 	for _, o := range order {
 		opts = append(opts, names[o])
 	}
-	s := widget.NewSelect(opts, nil)
+	s := newKeySelect(opts, nil, nil)
 	s.SetSelected(names[m])
 	return s
 }
 
 // themeChosen is the mode a theme select shows.
-func themeChosen(s *widget.Select) ThemeMode {
+func themeChosen(s *keySelect) ThemeMode {
 	for m, n := range themeNames() {
 		if n == s.Selected {
 			return m

@@ -27,13 +27,13 @@ type SettingsForm struct {
 	MaxPerMirror  *Entry
 	SpeedLimit    *Entry
 	AltSpeedLimit *Entry
-	StartOnLaunch *widget.Check
+	StartOnLaunch *keyCheck
 	// RequireSignature fails downloads no key of the keyring signed.
-	RequireSignature *widget.Check
+	RequireSignature *keyCheck
 	Torrent          *torrentForm // BitTorrent (torrentsettings.go)
 	// Theme is light, dark or as the desktop prefers: the window's own
 	// preference, not one of the Backend's settings.
-	Theme *widget.Select
+	Theme *keySelect
 	// Keys is the keyring's section; nil when the backend keeps no keys.
 	Keys *KeysSection
 	// Remote is the remote control's section; nil when the backend has
@@ -90,9 +90,9 @@ func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
 	f.AltSpeedLimit.SetText(rateText(s.AltSpeedLimit))
 	f.AltSpeedLimit.SetPlaceHolder(lang.L("no limit"))
 	f.AltSpeedLimit.Validator = func(t string) error { _, err := ParseRate(t); return err }
-	f.StartOnLaunch = widget.NewCheck(lang.L("Start queued downloads when Braid opens"), nil)
+	f.StartOnLaunch = newDialogCheck(lang.L("Start queued downloads when Braid opens"), nil)
 	f.StartOnLaunch.SetChecked(s.StartOnLaunch)
-	f.RequireSignature = widget.NewCheck(lang.L("Require a signature by a key I trust"), nil)
+	f.RequireSignature = newDialogCheck(lang.L("Require a signature by a key I trust"), nil)
 	f.RequireSignature.SetChecked(s.RequireSignature)
 
 	item := func(label string, o fyne.CanvasObject, hint string) *widget.FormItem {

@@ -158,6 +158,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.applyThemeMode()
 	w.Win = app.NewWindow("Braid")
+	windows[w.Win.Canvas()] = w // keys.go
 	w.Win.SetIcon(AppIcon)
 	w.buildToolbar()
 
