@@ -278,8 +278,8 @@ func (d *Details) refreshFile() {
 // thing that costs the backend a copy of every piece's state.
 func (d *Details) NeedsPieces() bool { return !d.Empty && d.Tabs.Selected() == d.SegmentsTab }
 
-// jobLine says in a line where a job is: "Downloading · 92 MB of 140 MB ·
-// 6.4 MB/s · 9 s left".
+// jobLine says in a line where a job is: "Downloading · 92 MiB of 140 MiB ·
+// 6.4 MiB/s · 9 s left".
 func jobLine(j Job) string {
 	parts := []string{lookOf(j).Text}
 	switch {
@@ -435,7 +435,7 @@ func (d *Details) detailToggle(detail string, again func()) fyne.CanvasObject {
 }
 
 // peersText says how a torrent stands with its swarm: "12 peers (3
-// seeds) · ratio 0.84 · ↑1.2 MB/s".
+// seeds) · ratio 0.84 · ↑1.2 MiB/s".
 func peersText(j Job) string { return swarmText(j, true) }
 
 // swarmText is peersText, with the ratio or without it.

@@ -23,7 +23,7 @@ type JobLimiter interface {
 }
 
 // limited is a row's speed cell with the job's own limit after it:
-// "480 KB/s ≤ 500 KB/s", or "≤ 500 KB/s" while it waits to run; a
+// "480 KiB/s ≤ 500 KiB/s", or "≤ 500 KiB/s" while it waits to run; a
 // finished job's limit no longer matters and is not shown.
 func limited(j Job, speed string) string {
 	switch {
@@ -87,7 +87,7 @@ func (f *jobLimitForm) value() (int64, error) {
 	}
 	bps, err := ParseRate(f.Rate.Text)
 	if err == nil && bps == 0 {
-		err = fmt.Errorf(lang.L("%q is not a speed such as 2 MB/s"), f.Rate.Text)
+		err = fmt.Errorf(lang.L("%q is not a speed such as 2 MiB/s"), f.Rate.Text)
 	}
 	return bps, err
 }

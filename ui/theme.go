@@ -97,11 +97,11 @@ func (t *Theme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
 // from the first font that has it, then from its bundled Noto Sans,
 // then from the system's fonts. Noto Sans has no arrows, and a system
 // without fonts that do (a Wine prefix, some Windows and Linux
-// installs) drew "↓ 2.3 MB/s" as "�2.3 MB/s". The symbol font has the
+// installs) drew "↓ 2.3 MiB/s" as "�2.3 MiB/s". The symbol font has the
 // arrows and keyboard signs only, nothing Noto Sans has, so every other
 // character, and each line's height and baseline (taken from the space),
 // stays Noto Sans's. A space right after an arrow stays in the arrow's
-// font, which has no space, and shows as a box: Braid writes "↓2.3 MB/s".
+// font, which has no space, and shows as a box: Braid writes "↓2.3 MiB/s".
 func (t *Theme) Font(s fyne.TextStyle) fyne.Resource {
 	if s.Monospace || s.Symbol {
 		return t.Theme.Font(s)
