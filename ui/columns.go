@@ -144,6 +144,12 @@ func cellLabel(align fyne.TextAlign) *widget.Label {
 type row struct {
 	widget.BaseWidget
 	content *fyne.Container
+	// cells are the row's columns and whole the whole text of a cell
+	// that cuts it, for its tooltip (tooltip.go); super is the widget
+	// that embeds the row, as the window knows it.
+	cells *fyne.Container
+	whole cutText
+	super fyne.CanvasObject
 }
 
 // CreateRenderer is Fyne's hook; see fyne.Widget.

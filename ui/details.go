@@ -588,6 +588,24 @@ func newMirrorRow() fyne.CanvasObject {
 	}
 	r.content = container.New(&columns{widths: mirrorWidths},
 		sw, r.host, r.location, r.priority, r.state, r.speed, r.bytes, r.strikesLb)
+	r.cells, r.super = r.content, r
+	r.whole = func(i int) string {
+		// The host and the state, a sentence that is often cut:
+		// "Waiting: The server refused the co…".
+		var l *widget.Label
+		switch i {
+		case 1:
+			l = r.host
+		case 4:
+			l = r.state
+		default:
+			return ""
+		}
+		if !isCut(l.Text, l.Size().Width) {
+			return ""
+		}
+		return l.Text
+	}
 	r.ExtendBaseWidget(r)
 	return r
 }

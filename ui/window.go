@@ -106,9 +106,11 @@ type Window struct {
 	// geometryKept: the window took its kept size and split, and keeps
 	// changes to them from now on (prefs.go).
 	geometryKept bool
-	asked        fyne.Size // the size it was given at start
-	restored     time.Time // when
-	sort         sortOrder
+	// tips is the tooltip over the content (tooltip.go).
+	tips     *tipLayer
+	asked    fyne.Size // the size it was given at start
+	restored time.Time // when
+	sort     sortOrder
 	// resizes counts column resizes; see jobRow.layout.
 	resizes int
 	// reselecting is set while the window moves the list's selection
@@ -238,10 +240,12 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	split.Offset = 0.45
 	w.Split = split
 	status := container.NewBorder(nil, nil, nil, w.Problem, w.Status)
+	w.tips = newTipLayer()
+	w.tips.changed = w.dumpTexts // for the real window's tests
 	w.Win.SetContent(container.New(&watchLayout{seen: w.keepSize}, container.NewBorder(
 		container.NewVBox(w.Toolbar.Content, widget.NewSeparator()),
 		container.NewVBox(widget.NewSeparator(), status),
-		nil, nil, w.withSidePanel(split))))
+		nil, nil, w.withSidePanel(split)), w.tips.Layer))
 	w.restoreGeometry() // prefs.go: 1100×720 at first
 	w.Win.SetOnDropped(w.dropped)
 	w.addShortcuts()
