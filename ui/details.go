@@ -567,7 +567,7 @@ func fileColor(s FileState) fyne.ThemeColorName {
 var mirrorWidths = []float32{12, 0, 70, 70, 260, 90, 80, 60}
 
 type mirrorRow struct {
-	row
+	tipRow
 	swatch                                                   *canvas.Rectangle
 	host, location, priority, state, speed, bytes, strikesLb *widget.Label
 }

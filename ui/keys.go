@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -199,10 +200,30 @@ func (c *keyCheck) TypedKey(k *fyne.KeyEvent) {
 	c.Check.TypedKey(k)
 }
 
-// windows are the open Windows by their canvas, so that a widget in a
-// dialog finds the window whose dialog it is in. Only the UI goroutine
-// touches it.
-var windows = map[fyne.Canvas]*Window{}
+// openWindows are the open Windows by their canvas, so that a widget in a
+// dialog finds the window whose dialog it is in (windowOf).
+var openWindows = struct {
+	sync.Mutex
+	m map[fyne.Canvas]*Window
+}{m: map[fyne.Canvas]*Window{}}
+
+// windowOf is the Window whose canvas c is; nil for none.
+func windowOf(c fyne.Canvas) *Window {
+	openWindows.Lock()
+	defer openWindows.Unlock()
+	return openWindows.m[c]
+}
+
+// setWindowOf records w as the Window of canvas c; nil forgets it.
+func setWindowOf(c fyne.Canvas, w *Window) {
+	openWindows.Lock()
+	defer openWindows.Unlock()
+	if w == nil {
+		delete(openWindows.m, c)
+	} else {
+		openWindows.m[c] = w
+	}
+}
 
 // passKey gives key to onKey, or without one to the dialog open in the
 // window o is shown in; it reports whether one took it.
@@ -211,7 +232,7 @@ func passKey(o fyne.CanvasObject, onKey func(fyne.KeyName) bool, key fyne.KeyNam
 		return onKey(key)
 	}
 	if c := fyne.CurrentApp().Driver().CanvasForObject(o); c != nil {
-		if w := windows[c]; w != nil && len(w.dialogs) > 0 {
+		if w := windowOf(c); w != nil && len(w.dialogs) > 0 {
 			return w.dialogKey(key)
 		}
 	}

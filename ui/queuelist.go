@@ -335,7 +335,6 @@ func newJobRowIn(cols *columns) fyne.CanvasObject {
 	r.mark.Hide()
 	r.cells = container.New(cols, r.icon, r.name, r.size, r.progress, r.speed, r.eta, r.state, r.added)
 	r.content = container.NewStack(r.mark, r.cells)
-	r.row.cells, r.super, r.whole = r.cells, r, r.wholeText
 	r.ExtendBaseWidget(r)
 	return r
 }
@@ -377,35 +376,6 @@ func (r *jobRow) show(j Job, marked bool) {
 		r.added.SetText(addedText(j.Added))
 	}
 	r.shown, r.fresh = j, false
-}
-
-// wholeText is the whole text of cell i when the row shows it cut
-// short or shortened, for its tooltip; "" otherwise.
-func (r *jobRow) wholeText(i int) string {
-	j := r.shown
-	if j.ID == 0 {
-		return ""
-	}
-	var text string
-	var cell fyne.CanvasObject
-	switch i {
-	case 1:
-		text, cell = j.Name, r.name
-	case 2:
-		text, cell = sizeCell(j), r.size
-	case 4:
-		text, cell = rowSpeed(j), r.speed
-	case 6:
-		text, cell = lookOf(j).Text, r.state
-	case 7:
-		return addedFull(j.Added) // the column shows the time or the date
-	default:
-		return ""
-	}
-	if text == "" || !isCut(text, cell.Size().Width) {
-		return ""
-	}
-	return text
 }
 
 // sizeCell is the size column: the size, or while it is not known the

@@ -110,7 +110,7 @@ func (l *tipLayer) hide() {
 // is in none (a test's bare canvas).
 func tipsFor(o fyne.CanvasObject) *tipLayer {
 	if c := fyne.CurrentApp().Driver().CanvasForObject(o); c != nil {
-		if w := windows[c]; w != nil {
+		if w := windowOf(c); w != nil {
 			return w.tips
 		}
 	}
@@ -128,12 +128,17 @@ func isCut(text string, w float32) bool {
 	return fyne.MeasureText(text, theme.TextSize(), fyne.TextStyle{}).Width > w-2*theme.InnerPadding()
 }
 
+// tipRow is a row whose cells cut short show their whole text in a
+// tooltip. The queue's rows are not: a row that is Hoverable as well as
+// Draggable no longer showed the line where a dragged row will land.
+type tipRow struct{ row }
+
 // MouseIn is Fyne's hook; see desktop.Hoverable.
-func (r *row) MouseIn(e *desktop.MouseEvent) { r.MouseMoved(e) }
+func (r *tipRow) MouseIn(e *desktop.MouseEvent) { r.MouseMoved(e) }
 
 // MouseMoved is Fyne's hook; see desktop.Hoverable. It finds the cell
 // under the mouse and shows its whole text when the cell cuts it.
-func (r *row) MouseMoved(e *desktop.MouseEvent) {
+func (r *tipRow) MouseMoved(e *desktop.MouseEvent) {
 	if r.cells == nil || r.whole == nil {
 		return
 	}
@@ -155,7 +160,7 @@ func (r *row) MouseMoved(e *desktop.MouseEvent) {
 }
 
 // MouseOut is Fyne's hook; see desktop.Hoverable.
-func (r *row) MouseOut() {
+func (r *tipRow) MouseOut() {
 	if tips := tipsFor(r.super); tips != nil {
 		tips.hide()
 	}

@@ -160,7 +160,7 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.applyThemeMode()
 	w.Win = app.NewWindow("Braid")
-	windows[w.Win.Canvas()] = w // keys.go
+	setWindowOf(w.Win.Canvas(), w) // keys.go
 	w.Win.SetIcon(AppIcon)
 	w.buildToolbar()
 
@@ -299,6 +299,7 @@ func (w *Window) Start() {
 func (w *Window) Stop() {
 	w.cancel()
 	w.wg.Wait()
+	setWindowOf(w.Win.Canvas(), nil)
 }
 
 // Tick reads the backend and applies what it read, on the calling

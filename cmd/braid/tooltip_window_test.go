@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,11 +19,16 @@ import (
 	"braid/ui"
 )
 
-// TestWindowCutTextTooltip runs the real window over a queue with a
-// failed job whose reason is longer than the State column, rests the
-// mouse on that cell (xdotool) and reads back the window's texts: the
-// whole reason shows a second time, in the tooltip, beside the cut cell.
-// Moved away, the tooltip goes.
+// TestWindowCutTextTooltip runs the real window over a queue with a job
+// whose one mirror refuses connections, shows its Mirrors tab (xdotool
+// clicks), rests the mouse on the mirror's state, cut short ("Waiting:
+// The server refused the co…"), and reads back the window's texts: the
+// whole state shows a second time, in the tooltip. Moved away, the
+// tooltip goes.
+// Where the Mirrors tab and the first mirror's state are in the
+// 1100×720 window, the split where it starts.
+const mirrorsTabX, mirrorsTabY, mirrorStateX, mirrorRowY, mirrorRowY1 = "320", "471", "700", "551", "552"
+
 func TestWindowCutTextTooltip(t *testing.T) {
 	xdotool, err := exec.LookPath("xdotool")
 	if err != nil {
@@ -46,19 +50,10 @@ func TestWindowCutTextTooltip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, name := range []string{"first.iso", "second.iso"} {
-		link := "http://127.0.0.1:9/" + name
-		doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: name, Size: 5 << 20, URLs: []metalink.URL{{URL: link, Priority: 1}}}}}
-		id, err := q.Add(link, dest, doc, nil)
-		if err == nil && i == 0 {
-			err = q.Pause(id, "")
-		}
-		if err == nil && i == 1 {
-			err = q.Fail(id, errors.New("the server answered 404 Not Found"))
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	link := "http://127.0.0.1:9/refused.iso" // port 9 refuses
+	doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: "refused.iso", Size: 5 << 20, URLs: []metalink.URL{{URL: link, Priority: 1}}}}}
+	if _, err := q.Add(link, dest, doc, nil); err != nil {
+		t.Fatal(err)
 	}
 	q.Close()
 
@@ -69,23 +64,31 @@ func TestWindowCutTextTooltip(t *testing.T) {
 	startWindow(ctx, t, bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
-	texts := waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "tooltip-", "queue", "Failed")
+	waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "tooltip-", "waiting", "Waiting: ")
+	track := ui.NewTheme().Color(theme.ColorNameInputBorder, theme.VariantLight)
+	var bars []bar
+	for end := time.Now().Add(30 * time.Second); len(bars) < 1 && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		bars = findBars(screen(ctx, t, env), track)
+	}
+	if len(bars) < 1 {
+		t.Fatal("the row never showed")
+	}
+	xdo("windowfocus", "--sync", wid)
+	xdo("mousemove", "--sync", strconv.Itoa(bars[0].x0-150), strconv.Itoa(bars[0].y))
+	xdo("click", "1")
+	time.Sleep(800 * time.Millisecond)
+	xdo("mousemove", "--sync", mirrorsTabX, mirrorsTabY)
+	xdo("click", "1")
+	texts := waitWindowText(ctx, t, env, dump, &out, 20*time.Second, "tooltip-", "mirrors tab", "127.0.0.1:9", "Priority")
 	var whole string
 	for _, l := range strings.Split(texts, "\n") {
-		if strings.HasPrefix(l, "Failed: ") {
+		if strings.HasPrefix(l, "Waiting: ") && !strings.Contains(l, " · ") {
 			whole = l
 		}
 	}
-	if len(whole) < 40 {
-		t.Fatalf("no long failure in the window's texts:\n%s", texts)
-	}
-	track := ui.NewTheme().Color(theme.ColorNameInputBorder, theme.VariantLight)
-	var bars []bar
-	for end := time.Now().Add(30 * time.Second); len(bars) < 2 && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-		bars = findBars(screen(ctx, t, env), track)
-	}
-	if len(bars) < 2 {
-		t.Fatal("the rows never showed")
+	keepShot(t, screen(ctx, t, env), "tooltip-mirrors")
+	if len(whole) < 30 {
+		t.Fatalf("no mirror waiting in the window's texts:\n%s", texts)
 	}
 	count := func() int {
 		b, _ := os.ReadFile(dump)
@@ -99,10 +102,8 @@ func TestWindowCutTextTooltip(t *testing.T) {
 	}
 	before := count()
 	xdo("windowfocus", "--sync", wid)
-	// The State column: 240 pixels from 150 right of the progress bar.
-	x := strconv.Itoa(bars[1].x1 + 250)
-	xdo("mousemove", "--sync", x, strconv.Itoa(bars[1].y))
-	xdo("mousemove", "--sync", x, strconv.Itoa(bars[1].y+1))
+	xdo("mousemove", "--sync", mirrorStateX, mirrorRowY)
+	xdo("mousemove", "--sync", mirrorStateX, mirrorRowY1)
 	for end := time.Now().Add(5 * time.Second); count() <= before && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
 	}
 	keepShot(t, screen(ctx, t, env), "tooltip-shown")
