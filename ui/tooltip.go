@@ -10,10 +10,11 @@ import (
 	"fyne.io/fyne/v2/theme"
 )
 
-// Fyne 2.7 has no tooltips. A list cell cut short ("Done · not verified
-// (no hash publi…") shows its whole text in a tooltip when the mouse
-// rests on it: a box drawn in a layer over the window that takes no
-// clicks, so the click after a tooltip still reaches the row under it.
+// Fyne 2.7 has no tooltips. A mirror's cell cut short ("Waiting: The
+// server refused the co…") shows its whole text in a tooltip when the
+// mouse rests on it: a box drawn in a layer over the window that takes
+// no clicks, so the click after a tooltip still reaches the row under it.
+// A queue row's whole name and state are in the details pane.
 
 // tipDelay is how long the mouse rests on a cut cell before its tooltip
 // shows.
