@@ -14,6 +14,11 @@ import (
 // is selected as a whole and a virtualised List does that natively.
 type columns struct {
 	widths []float32 // one per cell; 0: flexible
+	// flexMin is the narrowest a flexible column is laid out: when the
+	// fixed columns leave less, they give up width (none below
+	// minColumn) until it has this much. Columns widened in a wide
+	// window, shown in a narrow one, never leave the name no room.
+	flexMin float32
 }
 
 func (c *columns) Layout(objs []fyne.CanvasObject, size fyne.Size) {
@@ -39,10 +44,29 @@ func (c *columns) edges(n int, width float32) []float32 {
 	}
 	gaps := pad * float32(max(0, n-1))
 	rest := max(0, width-fixed-gaps)
+	// scale shrinks the fixed columns' width above minColumn so that the
+	// flexible ones get flexMin each, as far as that goes.
+	scale := float32(1)
+	if need := c.flexMin*float32(flex) - (width - fixed - gaps); c.flexMin > 0 && need > 0 {
+		spare := float32(0)
+		for i := range n {
+			if w := c.width(i); w > minColumn {
+				spare += w - minColumn
+			}
+		}
+		if spare > 0 {
+			take := min(need, spare)
+			scale = 1 - take/spare
+			rest = max(0, width-fixed-gaps+take)
+		}
+	}
 	xs := make([]float32, n+1)
 	x := float32(0)
 	for i := range n {
 		w := c.width(i)
+		if w > minColumn {
+			w = minColumn + (w-minColumn)*scale
+		}
 		if w == 0 && flex > 0 {
 			w = rest / float32(flex)
 		}
@@ -58,9 +82,14 @@ func (c *columns) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	var w, h float32
 	for i, o := range objs {
 		ms := o.MinSize()
-		if cw := c.width(i); cw > 0 {
+		switch cw := c.width(i); {
+		case cw > 0 && c.flexMin > 0:
+			w += min(cw, minColumn) // edges narrows it that far
+		case cw > 0:
 			w += cw
-		} else {
+		case c.flexMin > 0:
+			w += c.flexMin
+		default:
 			w += min(ms.Width, 80)
 		}
 		h = max(h, ms.Height)
@@ -76,13 +105,13 @@ func (c *columns) width(i int) float32 {
 }
 
 // header builds a list header of bold caption labels over the same columns
-// as the rows.
+// as the rows, in the text's own colour: a header in the faint disabled
+// colour (LowImportance) could hardly be read.
 func header(widths []float32, names ...string) fyne.CanvasObject {
 	var cells []fyne.CanvasObject
 	for i, n := range names {
 		l := widget.NewLabelWithStyle(n, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		l.SizeName = theme.SizeNameCaptionText
-		l.Importance = widget.LowImportance
 		l.Truncation = fyne.TextTruncateEllipsis
 		if i > 0 && isNumericColumn(n) {
 			l.Alignment = fyne.TextAlignTrailing
@@ -115,6 +144,12 @@ func cellLabel(align fyne.TextAlign) *widget.Label {
 type row struct {
 	widget.BaseWidget
 	content *fyne.Container
+	// cells are the row's columns and whole the whole text of a cell
+	// that cuts it, for its tooltip (tooltip.go); super is the widget
+	// that embeds the row, as the window knows it.
+	cells *fyne.Container
+	whole cutText
+	super fyne.CanvasObject
 }
 
 // CreateRenderer is Fyne's hook; see fyne.Widget.

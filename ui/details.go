@@ -279,8 +279,8 @@ func (d *Details) refreshFile() {
 // thing that costs the backend a copy of every piece's state.
 func (d *Details) NeedsPieces() bool { return !d.Empty && d.Tabs.Selected() == d.SegmentsTab }
 
-// jobLine says in a line where a job is: "Downloading · 92 MB of 140 MB ·
-// 6.4 MB/s · 9 s left".
+// jobLine says in a line where a job is: "Downloading · 92 MiB of 140 MiB ·
+// 6.4 MiB/s · 9 s left".
 func jobLine(j Job) string {
 	parts := []string{lookOf(j).Text}
 	switch {
@@ -441,7 +441,7 @@ func (d *Details) detailToggle(detail string, again func()) fyne.CanvasObject {
 }
 
 // peersText says how a torrent stands with its swarm: "12 peers (3
-// seeds) · ratio 0.84 · ↑1.2 MB/s".
+// seeds) · ratio 0.84 · ↑1.2 MiB/s".
 func peersText(j Job) string { return swarmText(j, true) }
 
 // swarmText is peersText, with the ratio or without it.
@@ -573,7 +573,7 @@ func fileColor(s FileState) fyne.ThemeColorName {
 var mirrorWidths = []float32{12, 0, 70, 70, 260, 90, 80, 60}
 
 type mirrorRow struct {
-	row
+	tipRow
 	swatch                                                   *canvas.Rectangle
 	host, location, priority, state, speed, bytes, strikesLb *widget.Label
 }
@@ -594,6 +594,24 @@ func newMirrorRow() fyne.CanvasObject {
 	}
 	r.content = container.New(&columns{widths: mirrorWidths},
 		sw, r.host, r.location, r.priority, r.state, r.speed, r.bytes, r.strikesLb)
+	r.cells, r.super = r.content, r
+	r.whole = func(i int) string {
+		// The host and the state, a sentence that is often cut:
+		// "Waiting: The server refused the co…".
+		var l *widget.Label
+		switch i {
+		case 1:
+			l = r.host
+		case 4:
+			l = r.state
+		default:
+			return ""
+		}
+		if !isCut(l.Text, l.Size().Width) {
+			return ""
+		}
+		return l.Text
+	}
 	r.ExtendBaseWidget(r)
 	return r
 }
@@ -629,7 +647,7 @@ func (d *Details) updateMirrorRow(i widget.ListItemID, o fyne.CanvasObject) {
 	case MirrorActive:
 		r.state.Importance = widget.SuccessImportance
 	default:
-		r.state.Importance = widget.LowImportance
+		r.state.Importance = widget.MediumImportance
 	}
 	r.state.Refresh()
 	if m.State == MirrorActive {

@@ -2,34 +2,27 @@ package ui
 
 import (
 	"fmt"
-	"fyne.io/fyne/v2/lang"
 	"math"
-	"strconv"
+	"sync"
 	"time"
+
+	"fyne.io/fyne/v2/lang"
+
+	"braid/units"
 )
 
-// Sizes are shown in binary units (1 MiB = 1,048,576 bytes) with the short
-// names people read them by, as file managers do.
-var sizeUnits = []string{"B", "KB", "MB", "GB", "TB", "PB"}
+// numbers writes sizes, rates and counts as the user's language writes
+// numbers ("6,0 MiB" in German), with the binary units' IEC names, as
+// the command line does (braid/units).
+var numbers = sync.OnceValue(func() units.Format { return units.Parse(lang.SystemLocale().String()) })
 
-// bytesText formats a byte count for a person: "0 B", "512 B", "1.5 MB",
-// "40 GB"; "—" when unknown (negative).
+// bytesText formats a byte count for a person: "0 B", "512 B", "1.5 MiB",
+// "40 GiB"; "—" when unknown (negative).
 func bytesText(n int64) string {
 	if n < 0 {
 		return "—"
 	}
-	if n < 1024 {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	v, u := float64(n), 0
-	for v >= 1024 && u < len(sizeUnits)-1 {
-		v /= 1024
-		u++
-	}
-	if v >= 100 {
-		return fmt.Sprintf("%.0f %s", v, sizeUnits[u])
-	}
-	return fmt.Sprintf("%.1f %s", v, sizeUnits[u])
+	return numbers().Bytes(n)
 }
 
 // speedText formats bytes per second; "" when there is no speed to show.
@@ -64,22 +57,6 @@ func etaText(d time.Duration) string {
 	return fmt.Sprintf("%d d", s/86400)
 }
 
-// count formats an integer with thousands separators: 1,024.
-func count(n int) string {
-	s := strconv.Itoa(n)
-	neg := false
-	if n < 0 {
-		neg, s = true, s[1:]
-	}
-	var out []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	if neg {
-		return "-" + string(out)
-	}
-	return string(out)
-}
+// count formats an integer with the language's digit grouping: 1,024
+// (German 1.024).
+func count(n int) string { return numbers().Int(int64(n)) }

@@ -23,7 +23,7 @@ type JobLimiter interface {
 }
 
 // limited is a row's speed cell with the job's own limit after it:
-// "480 KB/s ≤ 500 KB/s", or "≤ 500 KB/s" while it waits to run; a
+// "480 KiB/s ≤ 500 KiB/s", or "≤ 500 KiB/s" while it waits to run; a
 // finished job's limit no longer matters and is not shown.
 func limited(j Job, speed string) string {
 	switch {
@@ -41,7 +41,7 @@ func limited(j Job, speed string) string {
 // jobLimitForm is the "Speed limit" dialog's content: no limit of the
 // job's own, or at most a rate.
 type jobLimitForm struct {
-	Choice  *widget.RadioGroup
+	Choice  *keyRadio
 	Rate    *Entry
 	Content fyne.CanvasObject
 }
@@ -50,8 +50,7 @@ func newJobLimitForm(current int64, about string) *jobLimitForm {
 	f := &jobLimitForm{Rate: NewEntry()}
 	none, atMost := lang.L("No limit of its own"), lang.L("At most")
 	f.Rate.SetPlaceHolder(rateText(500 << 10))
-	f.Choice = widget.NewRadioGroup([]string{none, atMost}, nil)
-	f.Choice.Required = true
+	f.Choice = newKeyRadio([]string{none, atMost}, nil, nil)
 	if current > 0 {
 		f.Rate.SetText(rateText(current))
 		f.Choice.SetSelected(atMost)
@@ -74,7 +73,7 @@ func newJobLimitForm(current int64, about string) *jobLimitForm {
 	f.Content = container.NewVBox(
 		widget.NewLabel(about),
 		f.Choice,
-		container.NewBorder(nil, nil, nil, widget.NewLabel(lang.L("per second")), f.Rate),
+		f.Rate, // its text says "/s": a "per second" beside it said it twice
 		newHint(lang.L("The limit for all downloads still holds; the lower one wins.")),
 	)
 	return f
@@ -88,7 +87,7 @@ func (f *jobLimitForm) value() (int64, error) {
 	}
 	bps, err := ParseRate(f.Rate.Text)
 	if err == nil && bps == 0 {
-		err = fmt.Errorf(lang.L("%q is not a speed such as 2 MB/s"), f.Rate.Text)
+		err = fmt.Errorf(lang.L("%q is not a speed such as 2 MiB/s"), f.Rate.Text)
 	}
 	return bps, err
 }

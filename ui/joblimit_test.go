@@ -28,17 +28,17 @@ func (b limitBackend) SetJobLimit(id JobID, bps int64) error {
 }
 
 // limitDialog is the open "Speed limit" dialog's choice and rate field.
-func limitDialog(t *testing.T, w *Window) (*widget.RadioGroup, *Entry) {
+func limitDialog(t *testing.T, w *Window) (*keyRadio, *Entry) {
 	t.Helper()
 	top := w.Win.Canvas().Overlays().Top()
 	if top == nil {
 		t.Fatal("no dialog open")
 	}
-	var rg *widget.RadioGroup
+	var rg *keyRadio
 	var e *Entry
 	for _, o := range test.LaidOutObjects(top) {
 		switch o := o.(type) {
-		case *widget.RadioGroup:
+		case *keyRadio:
 			rg = o
 		case *Entry:
 			e = o
@@ -87,26 +87,26 @@ func TestJobLimitDialog(t *testing.T) {
 	if w.Win.Canvas().Focused() != rate {
 		t.Error("the rate field does not have the focus")
 	}
-	test.Type(rate, "300 KB/s")
+	test.Type(rate, "300 KiB/s")
 	if choice.Selected != "At most" {
 		t.Errorf("typing a rate left the choice at %q", choice.Selected)
 	}
 	test.Tap(overlayButton(t, w, "Save"))
 	w.Settle()
 	if calls := b.Calls(); !slices.Contains(calls, fmt.Sprintf("limit %d %d", running, 300<<10)) {
-		t.Fatalf("calls %q, want the limit set to 300 KB/s", calls)
+		t.Fatalf("calls %q, want the limit set to 300 KiB/s", calls)
 	}
 	w.Tick()
 	j, _ = w.model.find(running)
 	r.show(j, false)
-	if r.speed.Text != "6.4 MB/s ≤ 300 KB/s" {
+	if r.speed.Text != "6.4 MiB/s ≤ 300 KiB/s" {
 		t.Errorf("the row's speed cell is %q, want the limit beside the speed", r.speed.Text)
 	}
-	if line := jobLine(j); !strings.Contains(line, "6.4 MB/s ≤ 300 KB/s") {
+	if line := jobLine(j); !strings.Contains(line, "6.4 MiB/s ≤ 300 KiB/s") {
 		t.Errorf("the details line %q does not show the limit beside the speed", line)
 	}
 
-	// From the details pane: opens on 300 KB/s; a bad rate sets nothing.
+	// From the details pane: opens on 300 KiB/s; a bad rate sets nothing.
 	w.Details.Show(Detail{Job: j})
 	var btn *widget.Button
 	for _, o := range w.Details.actions.Objects {
@@ -119,8 +119,8 @@ func TestJobLimitDialog(t *testing.T) {
 	}
 	test.Tap(btn)
 	choice, rate = limitDialog(t, w)
-	if choice.Selected != "At most" || rate.Text != "300 KB/s" {
-		t.Fatalf("the dialog opens on %q %q, want At most 300 KB/s", choice.Selected, rate.Text)
+	if choice.Selected != "At most" || rate.Text != "300 KiB/s" {
+		t.Fatalf("the dialog opens on %q %q, want At most 300 KiB/s", choice.Selected, rate.Text)
 	}
 	rate.SetText("fast")
 	before := len(b.Calls())
@@ -143,7 +143,7 @@ func TestJobLimitDialog(t *testing.T) {
 	w.Tick()
 	j, _ = w.model.find(running)
 	r.show(j, false)
-	if r.speed.Text != "6.4 MB/s" {
+	if r.speed.Text != "6.4 MiB/s" {
 		t.Errorf("the row's speed cell is %q after the limit was removed", r.speed.Text)
 	}
 }
@@ -151,13 +151,13 @@ func TestJobLimitDialog(t *testing.T) {
 // A queued download's row shows its limit alone; a backend without
 // limits per download offers no Speed limit… at all.
 func TestJobLimitShownAndOffered(t *testing.T) {
-	if got := rowSpeed(Job{State: Queued, Limit: 2 << 20}); got != "≤ 2.0 MB/s" {
+	if got := rowSpeed(Job{State: Queued, Limit: 2 << 20}); got != "≤ 2.0 MiB/s" {
 		t.Errorf("a queued job with a limit: %q", got)
 	}
 	if got := rowSpeed(Job{State: Done, Limit: 2 << 20}); got != "" {
 		t.Errorf("a finished job with a limit: %q, want nothing", got)
 	}
-	if got := rowSpeed(Job{State: Seeding, Upload: 1 << 20, Limit: 2 << 20}); got != "↑1.0 MB/s" {
+	if got := rowSpeed(Job{State: Seeding, Upload: 1 << 20, Limit: 2 << 20}); got != "↑1.0 MiB/s" {
 		t.Errorf("a seeding job: %q, want its upload alone", got)
 	}
 	b := newMemBackend()

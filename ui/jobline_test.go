@@ -10,7 +10,7 @@ import (
 
 // TestJobLineSaysTheRatioOnce: the details' line of a seeding torrent
 // said its ratio twice, once with the state and once with the swarm
-// ("Seeding · ratio 0.50 · 8.0 MB · peers: 1, seeds: 1 · ratio 0.50"). It
+// ("Seeding · ratio 0.50 · 8.0 MiB · peers: 1, seeds: 1 · ratio 0.50"). It
 // says it once, whether the state carries it or not.
 func TestJobLineSaysTheRatioOnce(t *testing.T) {
 	for _, j := range []Job{
@@ -38,7 +38,7 @@ func TestJobLineSaysTheRatioOnce(t *testing.T) {
 func TestJobLineSaysWhatIsSkipped(t *testing.T) {
 	j := Job{State: Running, Size: 20 << 20, Done: 8 << 20, Speed: 640 << 10, ETA: 30 * time.Second, Skipping: 7 << 20}
 	line := jobLine(j)
-	if !strings.Contains(line, "passing 7.0 MB already on disk, as the server cannot resume") {
+	if !strings.Contains(line, "passing 7.0 MiB already on disk, as the server cannot resume") {
 		t.Errorf("%q does not say what is passed", line)
 	}
 	if !strings.Contains(line, "30 s left") {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -127,6 +128,12 @@ func (e *Entry) TypedKey(k *fyne.KeyEvent) {
 		e.OnEscape()
 		return
 	}
+	// Without handlers of its own, a one-line entry hands Enter and
+	// Escape to the dialog it is in.
+	enter := k.Name == fyne.KeyReturn || k.Name == fyne.KeyEnter
+	if (k.Name == fyne.KeyEscape || enter && !e.MultiLine && e.OnSubmitted == nil) && passKey(e, nil, k.Name) {
+		return
+	}
 	if e.enterSubmits && (k.Name == fyne.KeyReturn || k.Name == fyne.KeyEnter) {
 		if !shiftHeld() {
 			if e.OnSubmitted != nil {
@@ -177,12 +184,59 @@ func newKeyCheck(changed func(bool), onKey func(fyne.KeyName) bool) *keyCheck {
 	return c
 }
 
+// newDialogCheck is a check box for a dialog: Enter and Escape reach the
+// dialog (Window.dialogKey) while it has the focus.
+func newDialogCheck(label string, changed func(bool)) *keyCheck {
+	c := newKeyCheck(changed, nil)
+	c.Text = label
+	return c
+}
+
 // TypedKey is Fyne's hook; see fyne.Focusable.
 func (c *keyCheck) TypedKey(k *fyne.KeyEvent) {
-	if c.onKey != nil && c.onKey(k.Name) {
+	if k.Name != fyne.KeySpace && passKey(c, c.onKey, k.Name) {
 		return
 	}
 	c.Check.TypedKey(k)
+}
+
+// openWindows are the open Windows by their canvas, so that a widget in a
+// dialog finds the window whose dialog it is in (windowOf).
+var openWindows = struct {
+	sync.Mutex
+	m map[fyne.Canvas]*Window
+}{m: map[fyne.Canvas]*Window{}}
+
+// windowOf is the Window whose canvas c is; nil for none.
+func windowOf(c fyne.Canvas) *Window {
+	openWindows.Lock()
+	defer openWindows.Unlock()
+	return openWindows.m[c]
+}
+
+// setWindowOf records w as the Window of canvas c; nil forgets it.
+func setWindowOf(c fyne.Canvas, w *Window) {
+	openWindows.Lock()
+	defer openWindows.Unlock()
+	if w == nil {
+		delete(openWindows.m, c)
+	} else {
+		openWindows.m[c] = w
+	}
+}
+
+// passKey gives key to onKey, or without one to the dialog open in the
+// window o is shown in; it reports whether one took it.
+func passKey(o fyne.CanvasObject, onKey func(fyne.KeyName) bool, key fyne.KeyName) bool {
+	if onKey != nil {
+		return onKey(key)
+	}
+	if c := fyne.CurrentApp().Driver().CanvasForObject(o); c != nil {
+		if w := windowOf(c); w != nil && len(w.dialogs) > 0 {
+			return w.dialogKey(key)
+		}
+	}
+	return false
 }
 
 // JobList is the queue's list. It is a widget.List whose keys, while it

@@ -465,7 +465,7 @@ func TestScheduleAndSlow(t *testing.T) {
 	if s, _ := b.Schedule(); !s.AltSpeed || w.Toolbar.AltSpeed.Importance != widget.WarningImportance {
 		t.Fatalf("Slow did not switch the alternative limit on: %+v", s)
 	}
-	if !strings.Contains(w.Status.Text, "slow: 100 KB/s") {
+	if !strings.Contains(w.Status.Text, "slow: 100 KiB/s") {
 		t.Errorf("status %q does not say the slower limit is on", w.Status.Text)
 	}
 	shortcutKey(w, ctrl(fyne.KeyL))
@@ -567,7 +567,7 @@ func TestStateLooks(t *testing.T) {
 	// A seeding row shows the upload rate where a download shows speed.
 	r := newJobRow().(*jobRow)
 	r.show(jobs[8], false)
-	if r.speed.Text != "↑1.0 MB/s" {
+	if r.speed.Text != "↑1.0 MiB/s" {
 		t.Errorf("seeding row speed %q", r.speed.Text)
 	}
 }

@@ -64,7 +64,7 @@ type LoginForm struct {
 	Message  *widget.Label
 	User     *Entry
 	Password *Entry
-	Remember *widget.Check
+	Remember *keyCheck
 	// Note says that remembered passwords cannot outlive the session,
 	// when the system has no keyring; hidden otherwise.
 	Note    *widget.Label
@@ -176,7 +176,7 @@ func NewLoginForm(req LoginRequest, canRemember bool) *LoginForm {
 	f.User.SetPlaceHolder(lang.L("user name"))
 	f.Password.Password = true
 	f.Password.SetPlaceHolder(lang.L("password"))
-	f.Remember = widget.NewCheck(lang.L("Remember (in the system's keyring)"), nil)
+	f.Remember = newDialogCheck(lang.L("Remember (in the system's keyring)"), nil)
 	f.Note = widget.NewLabel(lang.L("This system has no keyring (Secret Service): the password is kept only until Braid closes."))
 	f.Note.Wrapping = fyne.TextWrapWord
 	if canRemember {

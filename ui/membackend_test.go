@@ -301,7 +301,7 @@ func sampleQueue(b *memBackend) (running JobID) {
 				{URL: "https://mirror.example.org/debian.iso", Host: "mirror.example.org", Location: "DE", Priority: 1, State: MirrorActive, Speed: 3.1 * (1 << 20), Bytes: 40 << 20},
 				{URL: "ftp://ftp.example.net/debian.iso", Host: "ftp.example.net", Location: "NL", Priority: 1, State: MirrorActive, Speed: 2.2 * (1 << 20), Bytes: 35 << 20, Strikes: 1},
 				{URL: "https://dl.example.de:8080/debian.iso", Host: "dl.example.de:8080", Location: "DE", Priority: 2, State: MirrorActive, Speed: 1.1 * (1 << 20), Bytes: 15 << 20},
-				{URL: "https://slow.example.com/debian.iso", Host: "slow.example.com", Location: "US", Priority: 3, State: MirrorDropped, Err: "size 4 GB, expected 140 MB"},
+				{URL: "https://slow.example.com/debian.iso", Host: "slow.example.com", Location: "US", Priority: 3, State: MirrorDropped, Err: "size 4 GiB, expected 140 MiB"},
 			},
 			Pieces: p,
 		}},

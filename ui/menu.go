@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -97,9 +98,11 @@ func (w *Window) ShowRowMenu(id JobID, at fyne.Position) {
 	sep := fyne.NewMenuItemSeparator
 	menu := fyne.NewMenu("", m.pause, m.resume, m.stopSeed, sep(), m.openFile, m.folder, m.copyURL, m.whenDone, sep(),
 		m.top, m.up, m.down, m.bottom, sep(), m.remove)
-	menu.Items = withItem(menu.Items, 3, m.limit)          // joblimit.go
-	menu.Items = append(w.jobMenuItems(id), menu.Items...) // login.go, relink.go
-	menu.Items = append(w.checkItems(id), menu.Items...)   // check.go
+	menu.Items = withItem(menu.Items, 3, m.limit) // joblimit.go
+	head, rest := w.jobMenuItems(id)              // login.go, relink.go
+	menu.Items = slices.Insert(menu.Items, slices.Index(menu.Items, m.copyURL)+1, rest...)
+	menu.Items = append(head, menu.Items...)
+	menu.Items = append(w.checkItems(id), menu.Items...) // check.go
 	if j, ok := w.model.find(id); ok && j.Sync {
 		again := fyne.NewMenuItem(lang.L("Sync again"), w.SyncAgainSelected)
 		again.Icon = theme.ViewRefreshIcon()

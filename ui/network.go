@@ -58,11 +58,11 @@ type ProxySetting struct {
 
 // networkSection is the settings dialog's Network part.
 type networkSection struct {
-	Mode     *widget.RadioGroup
+	Mode     *keyRadio
 	URL      *Entry
 	NoProxy  *Entry
 	Password *Entry
-	Remember *widget.Check
+	Remember *keyCheck
 	Form     *widget.Form
 	Content  fyne.CanvasObject
 	was      ProxySetting
@@ -78,9 +78,8 @@ func newNetworkSection(p ProxySetting) *networkSection {
 	LoadTranslations()
 	s := &networkSection{URL: NewEntry(), NoProxy: NewEntry(), Password: NewEntry(), was: p}
 	names := modeNames()
-	s.Mode = widget.NewRadioGroup(names, nil)
+	s.Mode = newKeyRadio(names, nil, nil)
 	s.Mode.Horizontal = true
-	s.Mode.Required = true
 	s.URL.SetText(p.URL)
 	s.URL.SetPlaceHolder(lang.L("http://proxy.example:3128, socks5h://proxy.example:1080"))
 	s.URL.Validator = func(t string) error {
@@ -95,7 +94,7 @@ func newNetworkSection(p ProxySetting) *networkSection {
 	if p.HasPassword {
 		s.Password.SetPlaceHolder(lang.L("kept; type to change"))
 	}
-	s.Remember = widget.NewCheck(lang.L("Remember the password (in the system's keyring)"), nil)
+	s.Remember = newDialogCheck(lang.L("Remember the password (in the system's keyring)"), nil)
 	s.Remember.SetChecked(p.CanRemember)
 	if !p.CanRemember {
 		s.Remember.Disable()

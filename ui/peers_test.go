@@ -46,7 +46,7 @@ func TestSwarmTabs(t *testing.T) {
 	if n := d.SwarmNote(); n != "" {
 		t.Errorf("a peer listed and the note says %q", n)
 	}
-	if got := d.PeerTexts(); len(got) != 1 || got[0] != "127.0.0.1:6881 | Transmission 4.05 | seed | 2.0 MB/s |  | downloading, encrypted | tracker" {
+	if got := d.PeerTexts(); len(got) != 1 || got[0] != "127.0.0.1:6881 | Transmission 4.05 | seed | 2.0 MiB/s |  | downloading, encrypted | tracker" {
 		t.Errorf("peer row: %q", got)
 	}
 

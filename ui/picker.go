@@ -48,7 +48,7 @@ type Picker struct {
 	Shown []int
 
 	Files   *widget.List
-	Summary *widget.Label // "2 of 5 files · 1.4 GB"
+	Summary *widget.Label // "2 of 5 files · 1.4 GiB"
 	// Mirrors lists the mirrors of the ticked files (host, location,
 	// priority, protocol) on the tab MirrorsItem, which counts them.
 	Mirrors     *widget.List

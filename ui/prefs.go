@@ -2,7 +2,9 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -19,7 +21,92 @@ import (
 const (
 	prefTheme   = "theme"      // a ThemeMode
 	prefLastDir = "picker.dir" // the folder last chosen in a picker
+	// The window's size and where its split divides the queue from the
+	// details (a fraction), as the user left them.
+	prefWidth  = "window.width"
+	prefHeight = "window.height"
+	prefSplit  = "window.split"
 )
+
+// restoreGeometry gives the window the size and the split it had when
+// the user last changed them; a size too small to use or too large for
+// any screen is not taken. Later changes are kept as they happen
+// (keepSize, keepSplit): a window closed by the system keeps them too.
+func (w *Window) restoreGeometry() {
+	p := w.App.Preferences()
+	w.asked = fyne.NewSize(1100, 720)
+	width, height := p.Float(prefWidth), p.Float(prefHeight)
+	if width >= 480 && height >= 320 && width <= 16384 && height <= 16384 {
+		w.asked = fyne.NewSize(float32(width), float32(height))
+	}
+	w.Win.Resize(w.asked)
+	if o := p.Float(prefSplit); o >= 0.05 && o <= 0.95 {
+		w.Split.Offset = o
+	}
+	w.restored = time.Now()
+}
+
+// keepSize keeps the window's size, when its content was laid out anew.
+// Until the window has the size it asked for (a few layouts at other
+// sizes come first as it is shown), or for a few seconds when a screen
+// too small refuses it, nothing is kept.
+func (w *Window) keepSize(fyne.Size) {
+	size := w.Win.Canvas().Size()
+	if w.asked == (fyne.Size{}) {
+		return // laid out before restoreGeometry
+	}
+	if !w.geometryKept {
+		if size != w.asked && time.Since(w.restored) < 3*time.Second {
+			return
+		}
+		w.geometryKept = true
+	}
+	if size.Width < 480 || size.Height < 320 {
+		return // shrunk to nothing while minimised
+	}
+	p := w.App.Preferences()
+	if float32(p.Float(prefWidth)) != size.Width || float32(p.Float(prefHeight)) != size.Height {
+		p.SetFloat(prefWidth, float64(size.Width))
+		p.SetFloat(prefHeight, float64(size.Height))
+	}
+}
+
+// keepSplit keeps where the split divides, when the queue above it was
+// laid out anew (a drag of the divider lays it out).
+func (w *Window) keepSplit(fyne.Size) {
+	if !w.geometryKept || w.Split == nil {
+		return
+	}
+	if p := w.App.Preferences(); math.Abs(p.Float(prefSplit)-w.Split.Offset) > 0.001 {
+		p.SetFloat(prefSplit, w.Split.Offset)
+	}
+}
+
+// watchLayout stacks its objects over its whole size, as a Stack does,
+// and tells seen each new size it is laid out at.
+type watchLayout struct {
+	last fyne.Size
+	seen func(fyne.Size)
+}
+
+func (l *watchLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Resize(size)
+		o.Move(fyne.NewPos(0, 0))
+	}
+	if size != l.last {
+		l.last = size
+		l.seen(size)
+	}
+}
+
+func (l *watchLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var m fyne.Size
+	for _, o := range objs {
+		m = m.Max(o.MinSize())
+	}
+	return m
+}
 
 // ThemeMode is the theme the user chose in Settings.
 func (w *Window) ThemeMode() ThemeMode {
@@ -58,20 +145,20 @@ func themeNames() map[ThemeMode]string {
 }
 
 // newThemeSelect is the Settings' theme choice, showing m.
-func newThemeSelect(m ThemeMode) *widget.Select {
+func newThemeSelect(m ThemeMode) *keySelect {
 	names := themeNames()
 	order := []ThemeMode{ThemeSystem, ThemeLight, ThemeDark}
 	var opts []string
 	for _, o := range order {
 		opts = append(opts, names[o])
 	}
-	s := widget.NewSelect(opts, nil)
+	s := newKeySelect(opts, nil, nil)
 	s.SetSelected(names[m])
 	return s
 }
 
 // themeChosen is the mode a theme select shows.
-func themeChosen(s *widget.Select) ThemeMode {
+func themeChosen(s *keySelect) ThemeMode {
 	for m, n := range themeNames() {
 		if n == s.Selected {
 			return m

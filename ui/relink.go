@@ -43,27 +43,34 @@ func expiredKind(j Job) bool {
 
 // jobMenuItems are the row menu's items for job id that only some
 // backends and jobs have: "Log in…" for a job a server wants a login
-// for, "Change link…" for a job with one link.
-func (w *Window) jobMenuItems(id JobID) []*fyne.MenuItem {
+// for, "Change link…" for a job with one link. Those that mend what
+// stopped the job (a login asked for, a link expired, a job failed) head
+// the menu, as the next step; a "Change link…" that mends nothing (a
+// download running well) is in rest, for its place after the common
+// actions.
+func (w *Window) jobMenuItems(id JobID) (head, rest []*fyne.MenuItem) {
 	j, ok := w.model.find(id)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	var items []*fyne.MenuItem
 	if _, lg := w.Backend.(LoginGiver); lg && loginKind(j) {
 		it := fyne.NewMenuItem(lang.L("Log in…"), w.LogInSelected)
 		it.Icon = theme.AccountIcon()
-		items = append(items, it)
+		head = append(head, it)
 	}
 	if rl, ok := w.Backend.(Relinker); ok && j.State != Done && j.State != Seeding && j.State != Synced && !j.Sync && canRelink(rl, id) {
 		it := fyne.NewMenuItem(lang.L("Change link…"), w.ChangeLinkSelected)
 		it.Icon = theme.ContentPasteIcon()
-		items = append(items, it)
+		if expiredKind(j) || j.State == Failed {
+			head = append(head, it)
+		} else {
+			rest = append(rest, it)
+		}
 	}
-	if len(items) > 0 {
-		items = append(items, fyne.NewMenuItemSeparator())
+	if len(head) > 0 {
+		head = append(head, fyne.NewMenuItemSeparator())
 	}
-	return items
+	return head, rest
 }
 
 // ChangeLinkSelected asks for a new link for the selected job.

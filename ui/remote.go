@@ -13,9 +13,9 @@ import (
 // remoteSection is the settings dialog's Remote control tab: on or off,
 // the address, the secret with Copy and New, and where clients reach it.
 type remoteSection struct {
-	On      *widget.Check
+	On      *keyCheck
 	Address *Entry
-	Secret  *widget.Entry
+	Secret  *Entry
 	Copy    *widget.Button
 	Renew   *widget.Button
 	Status  *widget.Label
@@ -28,9 +28,9 @@ type remoteSection struct {
 // a text on the clipboard.
 func newRemoteSection(r Remote, copyText func(string)) *remoteSection {
 	s := &remoteSection{
-		On:      widget.NewCheck(lang.L("Answer aria2 clients (AriaNg, browser extensions for aria2)"), nil),
+		On:      newDialogCheck(lang.L("Answer aria2 clients (AriaNg, browser extensions for aria2)"), nil),
 		Address: NewEntry(),
-		Secret:  widget.NewEntry(),
+		Secret:  NewEntry(),
 		Status:  widget.NewLabel(""),
 	}
 	s.On.SetChecked(r.On)

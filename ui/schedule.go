@@ -131,10 +131,10 @@ func (w *Window) ResumeSchedule() {
 
 // ScheduleForm is the schedule dialog's parts, exported for tests.
 type ScheduleForm struct {
-	Limited *widget.Check // only run in the window below
-	From    *Entry        // "01:00"
-	To      *Entry        // "07:00"
-	Days    *widget.CheckGroup
+	Limited *keyCheck // only run in the window below
+	From    *Entry    // "01:00"
+	To      *Entry    // "07:00"
+	Days    *keyCheckGroup
 	Content fyne.CanvasObject
 }
 
@@ -149,12 +149,12 @@ func dayName(d time.Weekday) string {
 func NewScheduleForm(s Schedule) *ScheduleForm {
 	LoadTranslations()
 	f := &ScheduleForm{From: NewEntry(), To: NewEntry()}
-	f.Limited = widget.NewCheck(lang.L("Only download at these times"), nil)
+	f.Limited = newDialogCheck(lang.L("Only download at these times"), nil)
 	var names []string
 	for _, d := range weekdays {
 		names = append(names, dayName(d))
 	}
-	f.Days = widget.NewCheckGroup(names, nil)
+	f.Days = newKeyCheckGroup(names)
 	f.Days.Horizontal = true
 	win := TimeWindow{Start: 60, End: 7 * 60}
 	if len(s.Windows) > 0 {

@@ -27,13 +27,13 @@ type SettingsForm struct {
 	MaxPerMirror  *Entry
 	SpeedLimit    *Entry
 	AltSpeedLimit *Entry
-	StartOnLaunch *widget.Check
+	StartOnLaunch *keyCheck
 	// RequireSignature fails downloads no key of the keyring signed.
-	RequireSignature *widget.Check
+	RequireSignature *keyCheck
 	Torrent          *torrentForm // BitTorrent (torrentsettings.go)
 	// Theme is light, dark or as the desktop prefers: the window's own
 	// preference, not one of the Backend's settings.
-	Theme *widget.Select
+	Theme *keySelect
 	// Keys is the keyring's section; nil when the backend keeps no keys.
 	Keys *KeysSection
 	// Remote is the remote control's section; nil when the backend has
@@ -90,9 +90,9 @@ func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
 	f.AltSpeedLimit.SetText(rateText(s.AltSpeedLimit))
 	f.AltSpeedLimit.SetPlaceHolder(lang.L("no limit"))
 	f.AltSpeedLimit.Validator = func(t string) error { _, err := ParseRate(t); return err }
-	f.StartOnLaunch = widget.NewCheck(lang.L("Start queued downloads when Braid opens"), nil)
+	f.StartOnLaunch = newDialogCheck(lang.L("Start queued downloads when Braid opens"), nil)
 	f.StartOnLaunch.SetChecked(s.StartOnLaunch)
-	f.RequireSignature = widget.NewCheck(lang.L("Require a signature by a key I trust"), nil)
+	f.RequireSignature = newDialogCheck(lang.L("Require a signature by a key I trust"), nil)
 	f.RequireSignature.SetChecked(s.RequireSignature)
 
 	item := func(label string, o fyne.CanvasObject, hint string) *widget.FormItem {
@@ -108,7 +108,7 @@ func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
 		item(lang.L("Downloads at once"), f.MaxJobs, ""),
 		item(lang.L("Connections"), f.MaxConns, lang.L("in total, across all downloads")),
 		item(lang.L("Per mirror"), f.MaxPerMirror, ""),
-		item(lang.L("Speed limit"), f.SpeedLimit, lang.L("for all downloads: 2 MB/s, 500 KB/s; empty for none")),
+		item(lang.L("Speed limit"), f.SpeedLimit, lang.L("for all downloads: 2 MiB/s, 500 KiB/s; empty for none")),
 		item(lang.L("Alternative limit"), f.AltSpeedLimit, lang.L("the slower speed the Slow button (Ctrl+L) switches to")),
 		item("", f.StartOnLaunch, ""),
 		item("", f.RequireSignature, lang.L("a download no key below signed fails and stays NAME.part; a bad signature fails always")),
@@ -254,11 +254,14 @@ func parseCount(s string) (int, error) {
 
 func validInt(s string) error { _, err := parseCount(s); return err }
 
-// ParseRate reads a speed as people write it: "2 MB/s", "500K", "1.5MiB",
+// ParseRate reads a speed as people write it: "2 MiB/s", "500K", "1.5MiB",
 // "800000" (bytes per second). K, M and G are binary (1024), as the window
 // shows sizes. Empty, "0" and "none" mean no limit (0).
 func ParseRate(s string) (int64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
+	// A decimal comma, as German writes "1,5 MiB/s" (and as bytesText
+	// writes it back into the field).
+	t = strings.Replace(t, ",", ".", 1)
 	t = strings.TrimSuffix(strings.TrimSuffix(t, "/s"), "ps")
 	t = strings.TrimSpace(t)
 	switch t {
@@ -282,7 +285,7 @@ func ParseRate(s string) (int64, error) {
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || v < 0 || v*float64(mult) > 1<<50 {
-		return 0, fmt.Errorf(lang.L("%q is not a speed such as 2 MB/s"), s)
+		return 0, fmt.Errorf(lang.L("%q is not a speed such as 2 MiB/s"), s)
 	}
 	return int64(v * float64(mult)), nil
 }

@@ -30,10 +30,14 @@ const (
 
 // defaultQueueWidths are the columns' widths before the user changes
 // them; 0 is the name, which takes what the others leave.
-var defaultQueueWidths = []float32{20, 0, 80, 130, 100, 60, 250, 120}
+var defaultQueueWidths = []float32{20, 0, 80, 130, 100, 60, 240, 110}
 
 // minColumn is the narrowest a column can be dragged.
 const minColumn = 36
+
+// minName is the narrowest the name column is laid out or dragged: the
+// other columns give up width first (columns.flexMin).
+const minName = 120
 
 // The preferences (Fyne's, in the user's config folder) that keep the
 // queue's columns across restarts. The Backend's settings are the queue's
@@ -141,8 +145,25 @@ func parseWidths(v string) []float32 {
 	return out
 }
 
-// addedText is the Added column: the date and time a job was added.
-func addedText(t time.Time) string {
+// addedText is the Added column: the time a job was added today, else
+// the date, so that the column shows it whole at its width (the date
+// and time together were cut: "2026-11-29 0…"). The whole of it is
+// addedFull, in the cell's tooltip.
+func addedText(t time.Time) string { return addedTextAt(t, time.Now()) }
+
+func addedTextAt(t, now time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	t, now = t.Local(), now.Local()
+	if y, m, d := t.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
+		return t.Format("15:04")
+	}
+	return t.Format("2006-01-02")
+}
+
+// addedFull is the date and time a job was added.
+func addedFull(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
@@ -207,12 +228,15 @@ func (h *QueueHeader) show(s sortOrder) {
 // resize moves the edge between column col and the next by dx, as the
 // mouse moves it: the column grows and the next shrinks as much (the
 // name column, which takes what is left, grows by itself), neither
-// below minColumn.
+// below minColumn, and the name not below its minimum (columns.flexMin).
 func (h *QueueHeader) resize(col int, dx float32) {
 	ws := h.cols.widths
 	next := col + 1
 	if ws[col] > 0 {
 		dx = max(dx, minColumn-ws[col])
+	} else if width := h.row.Size().Width; width > 0 && dx < 0 {
+		xs := h.cols.edges(len(ws), width)
+		dx = max(dx, min(0, h.cols.flexMin-(xs[col+1]-xs[col]-theme.Padding())))
 	}
 	if next < len(ws) && ws[next] > 0 {
 		dx = min(dx, ws[next]-minColumn)
@@ -248,7 +272,6 @@ type HeaderCell struct {
 func newHeaderCell(name string, col int) *HeaderCell {
 	l := widget.NewLabelWithStyle(name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	l.SizeName = theme.SizeNameCaptionText
-	l.Importance = widget.LowImportance
 	l.Truncation = fyne.TextTruncateEllipsis
 	if col == colSize || col == colSpeed || col == colETA {
 		l.Alignment = fyne.TextAlignTrailing

@@ -49,7 +49,7 @@ func TestSortByColumn(t *testing.T) {
 	b.update(JobID(1), func(d *Detail) { d.Size = 7 << 30 })
 	w.Locked(w.Tick)
 	if got := shownNames(w); got[0] != "deb" {
-		t.Errorf("after debian grew to 7 GB: %v", got)
+		t.Errorf("after debian grew to 7 GiB: %v", got)
 	}
 	// No moves by drag while sorted.
 	before := len(b.Calls())

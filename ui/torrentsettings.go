@@ -47,7 +47,7 @@ func newTorrentForm(s TorrentSettings, form *widget.Form) *torrentForm {
 	}{
 		{lang.L("Seed ratio"), f.SeedRatio, lang.L("a finished torrent uploads this many times its size; 0 for none")},
 		{lang.L("BitTorrent port"), f.Port, lang.L("where peers reach Braid; from the next start")},
-		{lang.L("Upload limit"), f.UploadLimit, lang.L("to peers: 500 KB/s; empty for none")},
+		{lang.L("Upload limit"), f.UploadLimit, lang.L("to peers: 500 KiB/s; empty for none")},
 	} {
 		fi := widget.NewFormItem(it.label, it.o)
 		fi.HintText = it.hint

@@ -14,7 +14,7 @@ func TestRowOfUnknownSize(t *testing.T) {
 	test.NewTempWindow(t, r)
 	j := Job{ID: 1, Name: "stream.bin", State: Running, Size: -1, Done: 5 << 20, Speed: 1 << 20, ETA: -1}
 	r.show(j, false)
-	if r.size.Text != "5.0 MB so far" || r.speed.Text != "1.0 MB/s" {
+	if r.size.Text != "5.0 MiB so far" || r.speed.Text != "1.0 MiB/s" {
 		t.Errorf("size %q, speed %q; want the bytes so far and the speed", r.size.Text, r.speed.Text)
 	}
 	if got := barText(t, r.progress); got != "" || r.progress.Value >= 0 {
@@ -22,7 +22,7 @@ func TestRowOfUnknownSize(t *testing.T) {
 	}
 	j.Size = 10 << 20
 	r.show(j, false)
-	if r.size.Text != "10.0 MB" || barText(t, r.progress) != "50%" {
+	if r.size.Text != "10.0 MiB" || barText(t, r.progress) != "50%" {
 		t.Errorf("known size: %q, bar %q", r.size.Text, barText(t, r.progress))
 	}
 }

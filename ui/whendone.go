@@ -139,7 +139,7 @@ func organiseText(rt *widget.RichText) string { return rt.String() }
 
 // WhenDoneForm is the "When done" dialog's parts, exported for tests.
 type WhenDoneForm struct {
-	Action  *widget.RadioGroup
+	Action  *keyRadio
 	Command *Entry
 	// Problem says what went wrong last time, with the detail.
 	Problem *widget.Label
@@ -176,14 +176,13 @@ func (w *Window) AskWhenDone() {
 	for i, a := range whenDoneActions {
 		names[i] = a.String()
 	}
-	f.Action = widget.NewRadioGroup(names, func(s string) {
+	f.Action = newKeyRadio(names, func(s string) {
 		if s == WhenDoneCommand.String() {
 			f.Command.Enable()
 		} else {
 			f.Command.Disable()
 		}
-	})
-	f.Action.Required = true
+	}, nil)
 	f.Command.SetPlaceHolder(lang.L(`notify-send "Download done"`))
 	f.Command.SetText(now.WhenDone.Command)
 	f.Action.SetSelected(now.WhenDone.Action.String())

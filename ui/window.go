@@ -105,7 +105,14 @@ type Window struct {
 	dropLine *canvas.Rectangle
 	// cols lays out the header and every row; sort is the list's order.
 	cols *columns
-	sort sortOrder
+	// geometryKept: the window took its kept size and split, and keeps
+	// changes to them from now on (prefs.go).
+	geometryKept bool
+	// tips is the tooltip over the content (tooltip.go).
+	tips     *tipLayer
+	asked    fyne.Size // the size it was given at start
+	restored time.Time // when
+	sort     sortOrder
 	// resizes counts column resizes; see jobRow.layout.
 	resizes int
 	// reselecting is set while the window moves the list's selection
@@ -155,10 +162,11 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.applyThemeMode()
 	w.Win = app.NewWindow("Braid")
+	setWindowOf(w.Win.Canvas(), w) // keys.go
 	w.Win.SetIcon(AppIcon)
 	w.buildToolbar()
 
-	w.cols = &columns{widths: append([]float32(nil), defaultQueueWidths...)}
+	w.cols = &columns{widths: append([]float32(nil), defaultQueueWidths...), flexMin: minName}
 	w.loadColumns()
 	w.model.order = w.sort
 	w.List = newJobList(w.model.length, func() fyne.CanvasObject {
@@ -228,15 +236,19 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Header.show(w.sort)
 	queue := container.NewBorder(container.NewVBox(w.Filters, w.Header.Content), nil, nil, nil,
 		container.NewStack(w.List, w.Empty, container.NewWithoutLayout(w.dropLine)))
-	split := container.NewVSplit(queue, container.NewPadded(w.Details.Content))
+	// The layouts around the queue and the whole content hear the split
+	// moved and the window resized, and keep them (prefs.go).
+	split := container.NewVSplit(container.New(&watchLayout{seen: w.keepSplit}, queue), container.NewPadded(w.Details.Content))
 	split.Offset = 0.45
 	w.Split = split
 	status := container.NewBorder(nil, nil, nil, w.Problem, w.Status)
-	w.Win.SetContent(container.NewBorder(
+	w.tips = newTipLayer()
+	w.tips.changed = w.dumpTexts // for the real window's tests
+	w.Win.SetContent(container.New(&watchLayout{seen: w.keepSize}, container.NewBorder(
 		container.NewVBox(w.Toolbar.Content, widget.NewSeparator()),
 		container.NewVBox(widget.NewSeparator(), status),
-		nil, nil, w.withSidePanel(split)))
-	w.Win.Resize(fyne.NewSize(1100, 720))
+		nil, nil, w.withSidePanel(split)), w.tips.Layer))
+	w.restoreGeometry() // prefs.go: 1100×720 at first
 	w.Win.SetOnDropped(w.dropped)
 	w.addShortcuts()
 	w.buildMenu()
@@ -289,6 +301,7 @@ func (w *Window) Start() {
 func (w *Window) Stop() {
 	w.cancel()
 	w.wg.Wait()
+	setWindowOf(w.Win.Canvas(), nil)
 }
 
 // Tick reads the backend and applies what it read, on the calling

@@ -78,7 +78,7 @@ func TestWindowShowsQueue(t *testing.T) {
 	if w.Empty.Visible() {
 		t.Error("empty-queue hint shown over a full queue")
 	}
-	want := "↓6.4 MB/s  ·  1 active  ·  1 queued  ·  1 paused  ·  1 done  ·  1 checksum mismatch"
+	want := "↓6.4 MiB/s  ·  1 active  ·  1 queued  ·  1 paused  ·  1 done  ·  1 checksum mismatch"
 	if w.Status.Text != want {
 		t.Errorf("status bar\n %q\nwant\n %q", w.Status.Text, want)
 	}
@@ -86,7 +86,7 @@ func TestWindowShowsQueue(t *testing.T) {
 	r := newJobRow().(*jobRow)
 	j, _ := w.model.find(running)
 	r.show(j, false)
-	if r.name.Text != "debian-13.1.0-amd64-DVD-1.iso" || r.size.Text != "140 MB" || r.speed.Text != "6.4 MB/s" || r.eta.Text != "9 s" {
+	if r.name.Text != "debian-13.1.0-amd64-DVD-1.iso" || r.size.Text != "140 MiB" || r.speed.Text != "6.4 MiB/s" || r.eta.Text != "9 s" {
 		t.Errorf("running row shows %q %q %q %q", r.name.Text, r.size.Text, r.speed.Text, r.eta.Text)
 	}
 	if r.state.String() != "Downloading" {
@@ -271,11 +271,11 @@ func TestDetailsPane(t *testing.T) {
 	r := newMirrorRow().(*mirrorRow)
 	d.updateMirrorRow(1, r)
 	if r.host.Text != "ftp.example.net" || r.location.Text != "NL" || r.priority.Text != "1" || r.state.Text != "Active" ||
-		r.speed.Text != "2.2 MB/s" || r.bytes.Text != "35.0 MB" || r.strikesLb.Text != "1" {
+		r.speed.Text != "2.2 MiB/s" || r.bytes.Text != "35.0 MiB" || r.strikesLb.Text != "1" {
 		t.Errorf("mirror row %q %q %q %q %q %q %q", r.host.Text, r.location.Text, r.priority.Text, r.state.Text, r.speed.Text, r.bytes.Text, r.strikesLb.Text)
 	}
 	d.updateMirrorRow(3, r)
-	if !strings.Contains(r.state.Text, "Dropped: size 4 GB") || r.state.Importance != widget.DangerImportance {
+	if !strings.Contains(r.state.Text, "Dropped: size 4 GiB") || r.state.Importance != widget.DangerImportance {
 		t.Errorf("dropped mirror shows %q", r.state.Text)
 	}
 
@@ -292,7 +292,7 @@ func TestDetailsPane(t *testing.T) {
 	if !slices.Equal(d.Segments.Mirrors, []string{"mirror.example.org", "ftp.example.net", "dl.example.de:8080", "slow.example.com"}) {
 		t.Errorf("legend mirrors %q", d.Segments.Mirrors)
 	}
-	if c := dimText(d.SegSummary); !strings.HasPrefix(c, "92 of 140 pieces done") || !strings.Contains(c, "1.0 MB each") {
+	if c := dimText(d.SegSummary); !strings.HasPrefix(c, "92 of 140 pieces done") || !strings.Contains(c, "1.0 MiB each") {
 		t.Errorf("segment caption %q", c)
 	}
 	// The map is live: a tick after progress redraws it.
@@ -316,7 +316,7 @@ func TestDetailsPane(t *testing.T) {
 	for k, want := range map[string]string{
 		"Hashes":       "sha-256  3f0a377b",
 		"Signature":    "present (application/pgp-signature)",
-		"Piece hashes": "sha-256, 140 pieces of 1.0 MB",
+		"Piece hashes": "sha-256, 140 pieces of 1.0 MiB",
 		"Origin":       "",
 		"Source":       "https://cdimage.example.org/",
 		"Publisher":    "Debian",
@@ -571,7 +571,7 @@ func TestSettingsDialog(t *testing.T) {
 	}
 	entries["Languages"].SetText("de, en")
 	entries["Mirror countries"].SetText("DE")
-	entries["Speed limit"].SetText("2 MB/s")
+	entries["Speed limit"].SetText("2 MiB/s")
 	entries["Connections"].SetText("8")
 	test.Tap(overlayButton(t, w, "Save"))
 	w.Settle()
@@ -616,8 +616,8 @@ func TestParseRate(t *testing.T) {
 		bad  bool
 	}{
 		{"", 0, false}, {"0", 0, false}, {"none", 0, false},
-		{"800000", 800000, false}, {"500K", 500 << 10, false}, {"500 KB/s", 500 << 10, false},
-		{"2M", 2 << 20, false}, {"2 MB/s", 2 << 20, false}, {"1.5MiB", 3 << 19, false}, {"1 GB", 1 << 30, false},
+		{"800000", 800000, false}, {"500K", 500 << 10, false}, {"500 KiB/s", 500 << 10, false},
+		{"2M", 2 << 20, false}, {"2 MiB/s", 2 << 20, false}, {"1.5MiB", 3 << 19, false}, {"1 GiB", 1 << 30, false},
 		{"2 mbps", 2 << 20, false},
 		{"fast", 0, true}, {"-1M", 0, true}, {"1e30", 0, true},
 	}

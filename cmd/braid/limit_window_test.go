@@ -115,9 +115,9 @@ func TestWindowJobLimit(t *testing.T) {
 	xdo("click", "3")
 	time.Sleep(400 * time.Millisecond)
 	keep("limit-row-menu")
-	// Change link…, then (past its separator) Pause, Resume, Stop
-	// seeding and Speed limit….
-	for range 5 {
+	// Pause, Resume, Stop seeding and Speed limit… ("Change link…" of a
+	// download running well comes after the common actions).
+	for range 4 {
 		xdo("key", "Down")
 	}
 	xdo("key", "Return")
@@ -144,7 +144,7 @@ func TestWindowJobLimit(t *testing.T) {
 	}
 	// The details line has it beside the speed; the row's speed column
 	// too, cut short at its default width.
-	waitText("the limit shown", func(s string) bool { return strings.Contains(s, "≤ 200 KB/s") })
+	waitText("the limit shown", func(s string) bool { return strings.Contains(s, "≤ 200 KiB/s") })
 	keep("limit-row")
 
 	// Another process lifts it; the window's runner and row follow.
@@ -153,7 +153,7 @@ func TestWindowJobLimit(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("braid queue limit: %v\n%s", err, b)
 	}
-	waitText("the limit gone from the row", func(s string) bool { return !strings.Contains(s, "≤ 200 KB/s") })
+	waitText("the limit gone from the row", func(s string) bool { return !strings.Contains(s, "≤ 200 KiB/s") })
 
 	fromStart := 0
 	for _, r := range m.Ranges() {

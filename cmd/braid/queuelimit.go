@@ -22,7 +22,7 @@ func parseJobLimit(s string) (int64, error) {
 	return parseRate(s)
 }
 
-// rateText is a rate for reading at a glance: 500.0 KiB/s; "-" for none.
+// rateText is a rate for reading at a glance: 500 KiB/s; "-" for none.
 func rateText(bps int64) string {
 	if bps <= 0 {
 		return "-"

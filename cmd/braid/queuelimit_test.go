@@ -13,12 +13,12 @@ import (
 func TestQueueLimit(t *testing.T) {
 	state, _ := queueFixture(t)
 	code, out, errOut := runQueue(t, "--state", state, "limit", "1", "500K")
-	if code != 0 || !strings.Contains(out, "job 1 downloads at most 500.0 KiB/s") {
+	if code != 0 || !strings.Contains(out, "job 1 downloads at most 500 KiB/s") {
 		t.Fatalf("limit: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	_, out, _ = runQueue(t, "--state", state, "list")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 3 || !strings.Contains(lines[0], "LIMIT") || !strings.Contains(lines[1], "500.0 KiB/s") ||
+	if len(lines) != 3 || !strings.Contains(lines[0], "LIMIT") || !strings.Contains(lines[1], "500 KiB/s") ||
 		strings.Contains(lines[2], "KiB/s") {
 		t.Fatalf("list after the limit:\n%s", out)
 	}

@@ -4,24 +4,19 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"braid/units"
 )
 
-// byteText is a byte count in binary units, for reading at a glance:
-// 1023 B, 1.5 KiB, 101.9 MiB. A negative count (unknown) is "?".
+// byteText is a byte count in binary units, for reading at a glance,
+// written as the window writes it (braid/units): 1023 B, 1.5 KiB, 102
+// MiB. A negative count (unknown) is "?". The command line speaks
+// English, and writes its numbers so.
 func byteText(n int64) string {
 	if n < 0 {
 		return "?"
 	}
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+	return units.English.Bytes(n)
 }
 
 // sizeOrUnknown is byteText for a file's size, which may not be known.

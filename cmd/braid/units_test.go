@@ -8,7 +8,7 @@ func TestByteText(t *testing.T) {
 		want string
 	}{
 		{-1, "?"}, {0, "0 B"}, {1023, "1023 B"}, {1024, "1.0 KiB"}, {1536, "1.5 KiB"},
-		{3 << 20, "3.0 MiB"}, {106797808, "101.9 MiB"}, {5 << 40, "5.0 TiB"}, {1 << 62, "4.0 EiB"},
+		{3 << 20, "3.0 MiB"}, {106797808, "102 MiB"}, {5 << 40, "5.0 TiB"}, {1 << 62, "4.0 EiB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

@@ -1,0 +1,119 @@
+//go:build !headless
+
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/theme"
+
+	"braid/engine/metalink"
+	"braid/queue"
+	"braid/ui"
+)
+
+// TestWindowCutTextTooltip runs the real window over a queue with a job
+// whose one mirror refuses connections, shows its Mirrors tab (xdotool
+// clicks), rests the mouse on the mirror's state, cut short ("Waiting:
+// The server refused the co…"), and reads back the window's texts: the
+// whole state shows a second time, in the tooltip. Moved away, the
+// tooltip goes.
+// Where the Mirrors tab and the first mirror's state are in the
+// 1100×720 window, the split where it starts.
+const mirrorsTabX, mirrorsTabY, mirrorStateX, mirrorRowY, mirrorRowY1 = "320", "471", "700", "551", "552"
+
+func TestWindowCutTextTooltip(t *testing.T) {
+	xdotool, err := exec.LookPath("xdotool")
+	if err != nil {
+		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test moves the mouse on a real window with it")
+	}
+	if _, err := exec.LookPath("xwd"); err != nil {
+		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the screen with it")
+	}
+	tmp, bin, display := realWindow(t)
+	state := filepath.Join(tmp, "state")
+	dest := filepath.Join(tmp, "dest")
+	dump := filepath.Join(tmp, "texts.txt")
+	for _, d := range []string{filepath.Join(tmp, "home"), filepath.Join(tmp, "run"), dest} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := "http://127.0.0.1:9/refused.iso" // port 9 refuses
+	doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: "refused.iso", Size: 5 << 20, URLs: []metalink.URL{{URL: link, Priority: 1}}}}}
+	if _, err := q.Add(link, dest, doc, nil); err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump)
+	var out syncBuffer
+	startWindow(ctx, t, bin, env, &out)
+	xdo := xdoRunner(ctx, t, xdotool, env, &out)
+	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
+	waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "tooltip-", "waiting", "Waiting: ")
+	track := ui.NewTheme().Color(theme.ColorNameInputBorder, theme.VariantLight)
+	var bars []bar
+	for end := time.Now().Add(30 * time.Second); len(bars) < 1 && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		bars = findBars(screen(ctx, t, env), track)
+	}
+	if len(bars) < 1 {
+		t.Fatal("the row never showed")
+	}
+	xdo("windowfocus", "--sync", wid)
+	xdo("mousemove", "--sync", strconv.Itoa(bars[0].x0-150), strconv.Itoa(bars[0].y))
+	xdo("click", "1")
+	time.Sleep(800 * time.Millisecond)
+	xdo("mousemove", "--sync", mirrorsTabX, mirrorsTabY)
+	xdo("click", "1")
+	texts := waitWindowText(ctx, t, env, dump, &out, 20*time.Second, "tooltip-", "mirrors tab", "127.0.0.1:9", "Priority")
+	var whole string
+	for _, l := range strings.Split(texts, "\n") {
+		if strings.HasPrefix(l, "Waiting: ") && !strings.Contains(l, " · ") {
+			whole = l
+		}
+	}
+	keepShot(t, screen(ctx, t, env), "tooltip-mirrors")
+	if len(whole) < 30 {
+		t.Fatalf("no mirror waiting in the window's texts:\n%s", texts)
+	}
+	count := func() int {
+		b, _ := os.ReadFile(dump)
+		n := 0
+		for _, l := range strings.Split(string(b), "\n") {
+			if l == whole {
+				n++
+			}
+		}
+		return n
+	}
+	before := count()
+	xdo("windowfocus", "--sync", wid)
+	xdo("mousemove", "--sync", mirrorStateX, mirrorRowY)
+	xdo("mousemove", "--sync", mirrorStateX, mirrorRowY1)
+	for end := time.Now().Add(5 * time.Second); count() <= before && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+	}
+	keepShot(t, screen(ctx, t, env), "tooltip-shown")
+	if n := count(); n <= before {
+		t.Fatalf("resting on the cut cell, the window shows %q %d times, as before (%d): no tooltip\n%s", whole, n, before, out.String())
+	}
+	xdo("mousemove", "--sync", "600", "600")
+	for end := time.Now().Add(5 * time.Second); count() > before && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+	}
+	if n := count(); n > before {
+		t.Errorf("the tooltip stayed after the mouse left the cell")
+	}
+}

@@ -1,0 +1,168 @@
+package ui
+
+import (
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+)
+
+// Fyne 2.7 has no tooltips. A mirror's cell cut short ("Waiting: The
+// server refused the co…") shows its whole text in a tooltip when the
+// mouse rests on it: a box drawn in a layer over the window that takes
+// no clicks, so the click after a tooltip still reaches the row under it.
+// A queue row's whole name and state are in the details pane.
+
+// tipDelay is how long the mouse rests on a cut cell before its tooltip
+// shows.
+const tipDelay = 500 * time.Millisecond
+
+// tipLayer is a window's tooltip: one box over the whole content.
+type tipLayer struct {
+	Layer *fyne.Container // over the window's content, laid out by hand
+	back  *canvas.Rectangle
+	text  *canvas.Text
+	timer *time.Timer
+	// Text is the tooltip showing or about to show; "" for none.
+	Text string
+	// changed hears the tooltip shown or taken away.
+	changed func()
+}
+
+func newTipLayer() *tipLayer {
+	l := &tipLayer{back: canvas.NewRectangle(theme.Color(theme.ColorNameMenuBackground)), text: canvas.NewText("", theme.Color(theme.ColorNameForeground))}
+	l.back.StrokeColor = theme.Color(theme.ColorNameInputBorder)
+	l.back.StrokeWidth = 1
+	l.back.CornerRadius = 3
+	l.Layer = container.NewWithoutLayout(l.back, l.text)
+	l.back.Hide()
+	l.text.Hide()
+	return l
+}
+
+// show shows text near at (absolute) after tipDelay, unless hide or
+// another show comes first.
+func (l *tipLayer) show(text string, at fyne.Position) {
+	if text == l.Text {
+		return
+	}
+	l.hide()
+	l.Text = text
+	l.timer = time.AfterFunc(tipDelay, func() {
+		fyne.Do(func() {
+			if l.Text == text {
+				l.place(text, at)
+			}
+		})
+	})
+}
+
+func (l *tipLayer) place(text string, at fyne.Position) {
+	pad := theme.InnerPadding() / 2
+	l.text.Text = text
+	l.text.TextSize = theme.TextSize()
+	l.text.Color = theme.Color(theme.ColorNameForeground)
+	l.back.FillColor = theme.Color(theme.ColorNameMenuBackground)
+	l.back.StrokeColor = theme.Color(theme.ColorNameInputBorder)
+	size := fyne.MeasureText(text, l.text.TextSize, l.text.TextStyle)
+	box := fyne.NewSize(size.Width+2*pad, size.Height+2*pad)
+	area := l.Layer.Size()
+	at = at.Subtract(fyne.CurrentApp().Driver().AbsolutePositionForObject(l.Layer))
+	pos := fyne.NewPos(at.X+12, at.Y+18)
+	if pos.X+box.Width > area.Width {
+		pos.X = max(0, area.Width-box.Width)
+	}
+	if pos.Y+box.Height > area.Height {
+		pos.Y = max(0, at.Y-box.Height-6)
+	}
+	l.back.Resize(box)
+	l.back.Move(pos)
+	l.text.Resize(size)
+	l.text.Move(pos.AddXY(pad, pad))
+	l.back.Show()
+	l.text.Show()
+	l.Layer.Refresh()
+	if l.changed != nil {
+		l.changed()
+	}
+}
+
+// hide takes the tooltip away, or keeps it from showing.
+func (l *tipLayer) hide() {
+	if l.timer != nil {
+		l.timer.Stop()
+		l.timer = nil
+	}
+	l.Text = ""
+	if l.back.Visible() {
+		l.back.Hide()
+		l.text.Hide()
+		l.Layer.Refresh()
+		if l.changed != nil {
+			l.changed()
+		}
+	}
+}
+
+// tipsFor is the tooltip layer of the window o is shown in; nil when it
+// is in none (a test's bare canvas).
+func tipsFor(o fyne.CanvasObject) *tipLayer {
+	if c := fyne.CurrentApp().Driver().CanvasForObject(o); c != nil {
+		if w := windowOf(c); w != nil {
+			return w.tips
+		}
+	}
+	return nil
+}
+
+// cutText is the whole text of cell i of a row when the cell shows it
+// cut short, or differently (the Added column's date alone); "" when the
+// cell shows it all.
+type cutText func(i int) string
+
+// isCut reports whether text, written in a cell of width w at the
+// theme's text size, is cut short there.
+func isCut(text string, w float32) bool {
+	return fyne.MeasureText(text, theme.TextSize(), fyne.TextStyle{}).Width > w-2*theme.InnerPadding()
+}
+
+// tipRow is a row whose cells cut short show their whole text in a
+// tooltip. The queue's rows are not: a row that is Hoverable as well as
+// Draggable no longer showed the line where a dragged row will land.
+type tipRow struct{ row }
+
+// MouseIn is Fyne's hook; see desktop.Hoverable.
+func (r *tipRow) MouseIn(e *desktop.MouseEvent) { r.MouseMoved(e) }
+
+// MouseMoved is Fyne's hook; see desktop.Hoverable. It finds the cell
+// under the mouse and shows its whole text when the cell cuts it.
+func (r *tipRow) MouseMoved(e *desktop.MouseEvent) {
+	if r.cells == nil || r.whole == nil {
+		return
+	}
+	tips := tipsFor(r.super)
+	if tips == nil {
+		return
+	}
+	for i, o := range r.cells.Objects {
+		p, s := o.Position(), o.Size()
+		if e.Position.X >= p.X && e.Position.X < p.X+s.Width {
+			if text := r.whole(i); text != "" {
+				tips.show(text, e.AbsolutePosition)
+				return
+			}
+			break
+		}
+	}
+	tips.hide()
+}
+
+// MouseOut is Fyne's hook; see desktop.Hoverable.
+func (r *tipRow) MouseOut() {
+	if tips := tipsFor(r.super); tips != nil {
+		tips.hide()
+	}
+}
