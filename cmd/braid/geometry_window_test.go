@@ -143,12 +143,11 @@ func TestWindowGeometryAfterRestart(t *testing.T) {
 	before := look("wide")
 	// The Name|Size edge, dragged to the side panel in steps, stops
 	// where the name has its minimum.
-	hy := strconv.Itoa(0)
-	{
-		img := screen(ctx, t, env)
-		bars := findBars(img, track)
-		hy = strconv.Itoa(bars[0].y - (bars[1].y - bars[0].y))
+	bars := findBars(screen(ctx, t, env), track)
+	if len(bars) != 2 {
+		t.Fatalf("%d rows with a bar on the screen before the drag, want 2", len(bars))
 	}
+	hy := strconv.Itoa(bars[0].y - (bars[1].y - bars[0].y))
 	x := before.nameEdge
 	xdo("mousemove", "--sync", strconv.Itoa(x), hy)
 	xdo("mousedown", "1")

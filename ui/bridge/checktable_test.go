@@ -30,11 +30,10 @@ func TestCheckTable(t *testing.T) {
 		"piece hashes":    full,
 	}
 	type want struct {
-		state      ui.JobState
-		mismatch   bool
-		refused    string // Repair's refusal, "" when it runs
-		says       string // in the file's Verification
-		queueError string // not in the queue's error
+		state    ui.JobState
+		mismatch bool
+		refused  string // Repair's refusal, "" when it runs
+		says     string // in the file's Verification
 	}
 	cells := []struct {
 		kind, action string
