@@ -39,10 +39,7 @@ type actionWindow struct {
 // with extra environment; it skips without xdotool or xwd.
 func startActionWindow(t *testing.T, tmp, bin, display, state, shots string, extra ...string) *actionWindow {
 	t.Helper()
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test types into a real window with it")
-	}
+	xdotool := needXdotool(t)
 	if _, err := exec.LookPath("xwd"); err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window with it")
 	}

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -25,10 +24,7 @@ import (
 // sentence for why and its next try, and no raw error text; when the
 // server comes up, the file lands and the row says Done.
 func TestWindowAddFirstReachLater(t *testing.T) {
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test types into a real window with it")
-	}
+	xdotool := needXdotool(t)
 	tmp, bin, display := realWindow(t)
 	state := filepath.Join(tmp, "state")
 	dump := filepath.Join(tmp, "texts.txt")

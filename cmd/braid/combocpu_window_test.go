@@ -36,10 +36,7 @@ func BenchmarkWindowCPUCombinations(b *testing.B) {
 	if err != nil {
 		b.Skip("Xvfb is not installed (Debian: apt-get install xvfb)")
 	}
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		b.Skip("xdotool is not installed (Debian: apt-get install xdotool)")
-	}
+	xdotool := needXdotool(b)
 	bin := buildBraid(b)
 	display := startXvfb(b, xvfb)
 	for _, c := range []struct {

@@ -34,10 +34,7 @@ import (
 // farthest from that background, which in a glyph's stem is the text's
 // own colour.
 func TestWindowTextContrast(t *testing.T) {
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test finds the real window with it")
-	}
+	xdotool := needXdotool(t)
 	if _, err := exec.LookPath("xwd"); err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the screen with it")
 	}

@@ -31,10 +31,7 @@ import (
 // "At most" radio button clicked and Enter pressed, the limit is set.
 // Fyne's radio group took the focus on the click and ate both keys.
 func TestWindowDialogKeysAfterAClick(t *testing.T) {
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test clicks on a real window with it")
-	}
+	xdotool := needXdotool(t)
 	if _, err := exec.LookPath("xwd"); err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window's pixels with it")
 	}

@@ -23,10 +23,7 @@ import (
 // priority by each fetched file and the skipped one unticked; choosing
 // High for b.bin and ticking c.bin with the mouse reach the queue.
 func TestWindowFilePriorities(t *testing.T) {
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		t.Skip("xdotool is not installed (Debian: apt-get install xdotool); this test clicks on a real window with it")
-	}
+	xdotool := needXdotool(t)
 	if _, err := exec.LookPath("xwd"); err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps)")
 	}

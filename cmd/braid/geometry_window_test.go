@@ -32,10 +32,7 @@ import (
 // columns giving up width (it used to come back at zero width, every
 // row "…").
 func TestWindowGeometryAfterRestart(t *testing.T) {
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test resizes and drags on a real window with it")
-	}
+	xdotool := needXdotool(t)
 	if _, err := exec.LookPath("xwd"); err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the screen with it")
 	}

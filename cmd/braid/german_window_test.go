@@ -40,10 +40,7 @@ var germanAllowed = map[string]bool{
 // every row (xdotool) so the details show, and fails on any English word
 // among the texts the window shows.
 func TestWindowGermanHasNoEnglish(t *testing.T) {
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test clicks on a real window with it")
-	}
+	xdotool := needXdotool(t)
 	tmp, bin, display := realWindow(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -30,10 +30,7 @@ func BenchmarkIdleWindowCPU(b *testing.B) {
 	if err != nil {
 		b.Skip("Xvfb is not installed (Debian: apt-get install xvfb)")
 	}
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		b.Skip("xdotool is not installed (Debian: apt-get install xdotool)")
-	}
+	xdotool := needXdotool(b)
 	tmp := b.TempDir()
 	bin := buildBraid(b)
 	bare := filepath.Join(tmp, "barefyne")

@@ -24,10 +24,7 @@ import (
 // (not be added paused) and finish from the loopback mirror. Nothing is
 // clicked.
 func TestWindowPickerKeyboard(t *testing.T) {
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test types on a real window with it")
-	}
+	xdotool := needXdotool(t)
 	tmp, bin, display := realWindow(t)
 
 	data := make([]byte, 3<<20)

@@ -169,10 +169,7 @@ func folderHolds(dir, s string) []string {
 // folder (state.db, the log), in the window's output or in the texts it
 // showed.
 func TestWindowLoginPrompt(t *testing.T) {
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test types into a real window with it")
-	}
+	xdotool := needXdotool(t)
 	if _, err := exec.LookPath("xwd"); err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window with it")
 	}

@@ -45,10 +45,7 @@ var (
 // A double click must open the finished file with the desktop's opener
 // (xdg-open, here a script that writes down what it was asked to open).
 func TestWindowMouse(t *testing.T) {
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test clicks on a real window with it")
-	}
+	xdotool := needXdotool(t)
 	xwd, err := exec.LookPath("xwd")
 	if err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window's pixels with it")

@@ -26,10 +26,7 @@ import (
 // proxy and its file lands. The proxy's password is then nowhere in the
 // state folder, the window's output or the texts it showed.
 func TestWindowProxySetting(t *testing.T) {
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test uses a real window with it")
-	}
+	xdotool := needXdotool(t)
 	if _, err := exec.LookPath("xwd"); err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window with it")
 	}

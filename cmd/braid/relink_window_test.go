@@ -28,10 +28,7 @@ import (
 // link to the same file: the job resumes, the file lands, and the new
 // link sent only what was missing (and the sampled ranges it compared).
 func TestWindowChangeLink(t *testing.T) {
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test uses a real window with it")
-	}
+	xdotool := needXdotool(t)
 	if _, err := exec.LookPath("xwd"); err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window with it")
 	}

@@ -32,10 +32,7 @@ import (
 // and none in the done colour; the entry shows chosen. A click on "All"
 // brings the five back.
 func TestWindowSidePanelFailed(t *testing.T) {
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test clicks on a real window with it")
-	}
+	xdotool := needXdotool(t)
 	xwd, err := exec.LookPath("xwd")
 	if err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window's pixels with it")

@@ -30,10 +30,7 @@ import (
 // address; the Trackers tab shows opentracker working and the dead one's
 // failure as a sentence, with no raw error text anywhere.
 func TestWindowPeersAndTrackers(t *testing.T) {
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		t.Skip("xdotool is not installed (Debian: apt-get install xdotool); this test clicks on a real window with it")
-	}
+	xdotool := needXdotool(t)
 	if _, err := exec.LookPath("xwd"); err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps)")
 	}

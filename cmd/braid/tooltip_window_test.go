@@ -30,10 +30,7 @@ import (
 const mirrorsTabX, mirrorsTabY, mirrorStateX, mirrorRowY, mirrorRowY1 = "320", "471", "700", "551", "552"
 
 func TestWindowCutTextTooltip(t *testing.T) {
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test moves the mouse on a real window with it")
-	}
+	xdotool := needXdotool(t)
 	if _, err := exec.LookPath("xwd"); err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the screen with it")
 	}

@@ -42,10 +42,7 @@ import (
 // real loopback mirrors; a torrent the window seeds, with a web seed to
 // fetch a bad piece from again; a ResourceSync folder.
 func TestWindowVerifyRepairTable(t *testing.T) {
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test uses a real window with it")
-	}
+	xdotool := needXdotool(t)
 	if _, err := exec.LookPath("xwd"); err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window with it")
 	}

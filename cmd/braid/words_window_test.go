@@ -33,10 +33,7 @@ import (
 // (dial tcp, Get ", connect:) is anywhere, while the sentences for each
 // kind are there.
 func TestWindowWordsWithFailingMirrors(t *testing.T) {
-	xdotool, err := exec.LookPath("xdotool")
-	if err != nil {
-		t.Skip("xdotool is not installed (Debian: apt-get install xdotool, or make setup); this test clicks on a real window with it")
-	}
+	xdotool := needXdotool(t)
 	xwd, err := exec.LookPath("xwd")
 	if err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window's pixels with it")
