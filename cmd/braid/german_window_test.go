@@ -170,10 +170,14 @@ func TestWindowGermanHasNoEnglish(t *testing.T) {
 		scan(string(b))
 		windowShot(ctx, t, env, name)
 	}
+	// The tabs sit right of the side panel; a tab reached shows a text
+	// only it has (the Files tab's headers are the list's), so a click
+	// that misses fails here rather than scanning the queue again.
 	for _, tab := range []struct {
-		name string
-		x    string
-	}{{"files", "60"}, {"mirrors", "155"}, {"info", "350"}} {
+		name  string
+		x     string
+		shows string
+	}{{"files", "245", ""}, {"mirrors", "335", "Priorität"}, {"info", "540", "Gespeichert in"}} {
 		for i := range visible {
 			xdo("windowfocus", "--sync", wid)
 			xdo("mousemove", "--sync", "200", strconv.Itoa(top+i*pitch))
@@ -182,6 +186,9 @@ func TestWindowGermanHasNoEnglish(t *testing.T) {
 				time.Sleep(500 * time.Millisecond)
 				xdo("mousemove", "--sync", tab.x, "452")
 				xdo("click", "1")
+				if tab.shows != "" {
+					waitText("the "+tab.name+" tab", tab.shows)
+				}
 			}
 			look("german-" + tab.name + "-" + strconv.Itoa(i))
 		}
