@@ -78,7 +78,7 @@ func (b *JournalBatch) Landed(job int64, name string, snap *engine.Snapshot) err
 	finish := b.finish[job]
 	b.mu.Unlock()
 	return b.add(fmt.Sprintf("job %d file %s: mark done", job, name), func(tx *sql.Tx) error {
-		if _, err := tx.Exec(landedSQL, landedArgs(job, name, snap)...); err != nil {
+		if _, err := landed(tx, job, name, snap); err != nil {
 			return err
 		}
 		if !finish {

@@ -687,11 +687,85 @@ func (q *Queue) Landed(id int64, name string, s *engine.Snapshot) error {
 	if s == nil {
 		return fmt.Errorf("job %d file %s: mark done: no snapshot of the download", id, name)
 	}
-	return q.exec(fmt.Sprintf("job %d file %s: mark done", id, name), landedSQL, landedArgs(id, name, s)...)
+	op := fmt.Sprintf("job %d file %s: mark done", id, name)
+	found := false
+	err := q.tx(func(tx *sql.Tx) (err error) {
+		found, err = landed(tx, id, name, s)
+		return err
+	})
+	if err != nil {
+		return q.wrap(op, err)
+	}
+	if !found {
+		return fmt.Errorf("%s: %w", op, ErrNotFound)
+	}
+	return nil
 }
 
-// landedSQL and landedArgs record a file that landed (Landed), alone or
-// in a batch's transaction.
+// landed records a file that landed (Landed), alone or in a batch's
+// transaction, with the size its download learnt when the job was added
+// before anyone said it (learnSize). It reports false when the job has no
+// such file (removed meanwhile), which a batch shrugs off.
+func landed(tx *sql.Tx, id int64, name string, s *engine.Snapshot) (bool, error) {
+	res, err := tx.Exec(landedSQL, landedArgs(id, name, s)...)
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return false, nil
+	}
+	return true, learnSize(tx, id, name, s.Size, s.PieceLength)
+}
+
+// learnSize records the size a mirror said of a file the queue knew no
+// size of (-1: added before its server answered), and lays its pieces out
+// as the download did: length is the engine's piece length (0: the one it
+// takes for a file of that size without piece hashes). The bits the
+// journal recorded while the size was unknown are the engine's piece
+// indices, so they are kept, cut to the file's pieces. Without this the
+// file's bytes stay counted in whole pieces of the stored length (a
+// 200 KiB file done as 1 MiB), and a done file's size stays unknown to
+// every face. A file whose size is known is left as it is.
+func learnSize(tx *sql.Tx, id int64, name string, size, length int64) error {
+	if size < 0 {
+		return nil
+	}
+	var fid, stored int64
+	var n int
+	var bits []byte
+	err := tx.QueryRow(`SELECT f.id, f.size, p.count, p.bits FROM files f JOIN pieces p ON p.file = f.id
+		WHERE f.job = ? AND f.name = ?`, id, name).Scan(&fid, &stored, &n, &bits)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil || stored >= 0 {
+		return err
+	}
+	if length <= 0 {
+		length = piece.PlanFor(metalink.File{Size: size}).Length
+	}
+	l := piece.Layout{Size: size, Length: length}
+	old, err := piece.UnmarshalBitfield(bits, n)
+	if err != nil {
+		return err
+	}
+	b := piece.NewBitfield(l.Count())
+	for i := range min(n, l.Count()) {
+		if old.Has(i) {
+			b.Set(i)
+		}
+	}
+	if bits, err = b.MarshalBinary(); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`UPDATE files SET size = ? WHERE id = ?`, size, fid); err != nil {
+		return err
+	}
+	_, err = tx.Exec(`UPDATE pieces SET length = ?, count = ?, bits = ? WHERE file = ?`, l.Length, l.Count(), bits, fid)
+	return err
+}
+
+// landedSQL and landedArgs mark a file that landed done (landed).
 const landedSQL = `UPDATE files SET verified = 1, mismatch = 0, verified_by = ?, saved_as = ?, created = ? WHERE job = ? AND name = ?`
 
 func landedArgs(id int64, name string, s *engine.Snapshot) []any {

@@ -410,6 +410,7 @@ func (b *Backend) verifyTorrentFile(j queue.Job, spec *torrent.Spec, name string
 		if tp, err := b.q.TorrentPieces(j.Dest); err == nil {
 			_ = tp.Set(spec.InfoHash.HexString(), c.Bad, false)
 		}
+		keepCheckedBytes(b.q, j.ID, spec, name, c.Bad) // torrentkept.go
 		return "", fmt.Errorf(lang.L("%w (%d of %d pieces do not match the torrent's hashes)"), engine.ErrHashMismatch, len(c.Bad), c.Pieces)
 	case !c.OK():
 		return "", fmt.Errorf(lang.L("%w (none of its pieces could be checked: they share bytes with files not downloaded)"), engine.ErrHashMismatch)

@@ -1,0 +1,53 @@
+package bridge
+
+import (
+	"bytes"
+	"testing"
+
+	"braid/engine/torrent"
+	"braid/engine/torrent/torrenttest"
+)
+
+// A bad piece shared by two files of a torrent costs each file only its
+// own bytes in that piece.
+func TestKeepCheckedBytesSharedPiece(t *testing.T) {
+	const kib = 1 << 10
+	mi := torrenttest.Make(t, t.TempDir(), "pair", 64*kib, []torrenttest.File{
+		{Path: "a.bin", Data: payload(100 * kib)},
+		{Path: "b.bin", Data: payload(100 * kib)},
+	})
+	var raw bytes.Buffer
+	if err := mi.Write(&raw); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := torrent.ParseMetainfo(raw.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := torrent.Document(spec, "pair.torrent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := openQueue(t)
+	id, err := q.Add("pair.torrent", t.TempDir(), doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Piece 1 holds a's bytes [64 KiB, 100 KiB) and b's first 28 KiB.
+	want := map[string]int64{"pair/a.bin": 64 * kib, "pair/b.bin": 72 * kib}
+	for _, f := range doc.Files {
+		keepCheckedBytes(q, id, spec, f.Name, []int{1})
+	}
+	j, err := q.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Files) != len(want) {
+		t.Fatalf("files %+v", j.Files)
+	}
+	for _, f := range j.Files {
+		if w, ok := want[f.Name]; !ok || f.DoneBytes != w {
+			t.Errorf("%s keeps %d bytes, want %d", f.Name, f.DoneBytes, w)
+		}
+	}
+}
