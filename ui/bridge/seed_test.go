@@ -39,7 +39,7 @@ func TestSeedingPauseResumeStop(t *testing.T) {
 		}
 		return slices.Contains(b.runner.Seeding(), int64(id))
 	}
-	waitFor(t, "the torrent to seed", seeding)
+	waitForJob(t, b, id, "the torrent to seed", seeding)
 
 	if err := b.Pause(id); err != nil {
 		t.Fatalf("pause a seeding torrent: %v", err)
@@ -52,7 +52,7 @@ func TestSeedingPauseResumeStop(t *testing.T) {
 	if err := b.Resume(id); err != nil {
 		t.Fatalf("resume seeding: %v", err)
 	}
-	waitFor(t, "the torrent to seed again", seeding)
+	waitForJob(t, b, id, "the torrent to seed again", seeding)
 	waitFor(t, "its row to say so", func() bool { return jobByID(t, b, id).State == ui.Seeding })
 	got, err := os.ReadFile(filepath.Join(dest, "one.bin"))
 	if err != nil || !bytes.Equal(got, data) {
