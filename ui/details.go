@@ -29,7 +29,7 @@ type Details struct {
 	showDetail bool
 
 	Title      *widget.Label
-	State      *widget.RichText // state, progress, speed and time left, in a line
+	State      *widget.RichText // state, progress, speed and time left, wrapped, never cut
 	Organise   *widget.RichText // category and action when done (whendone.go); hidden when neither
 	FileSelect *widget.Select   // shown when the job has several files
 	Verify     *widget.Button
@@ -87,6 +87,12 @@ func NewDetails() *Details {
 	d.Title.SizeName = theme.SizeNameSubHeadingText
 	d.Title.Truncation = fyne.TextTruncateEllipsis
 	d.State = newStyled(fyne.TextAlignLeading)
+	// The row's state cell is cut where the list is narrow; this line is
+	// where it is read whole ("Waiting: The server refused the
+	// connection. · next try in 8 s · …", the speed with its limit), so it
+	// wraps onto more lines rather than cut.
+	d.State.Truncation = fyne.TextTruncateOff
+	d.State.Wrapping = fyne.TextWrapWord
 	d.Organise = newOrganiseLine()
 	d.FileSelect = widget.NewSelect(nil, func(string) {
 		if i := d.FileSelect.SelectedIndex(); i >= 0 && i != d.File {
