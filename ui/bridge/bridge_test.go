@@ -67,10 +67,13 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // waitForJob is waitFor, saying at the timeout what the job's row and
-// live torrent showed: a stall's cause is then in the failure.
+// live torrent showed: a stall's cause is then in the failure. It waits a
+// minute: a torrent's first start from the test seeder once took more
+// than 30 s in the Windows run (Wine, on a loaded machine), with no
+// failure to show; a minute still ends a real stall.
 func waitForJob(t *testing.T, b *Backend, id ui.JobID, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
 			j := jobByID(t, b, id)
