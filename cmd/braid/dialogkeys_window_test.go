@@ -236,9 +236,9 @@ func TestWindowDialogKeysAfterAClick(t *testing.T) {
 		name, title string // title: the dialog's title, a line of its own
 		open        func()
 		applied     func() // after Enter; nil: Enter closes and changes nothing
-		// Where to click before Escape and before Enter, in the screen's
-		// pixels (FYNE_SCALE=1, the dialog centred in the window); none:
-		// clickInside.
+		// Where to click before Escape and before Enter, x, y pairs in
+		// the screen's pixels (FYNE_SCALE=1, the dialog centred in the
+		// window); none: clickInside.
 		escAt, enterAt []int
 	}
 	walks := []dialogWalk{
@@ -261,10 +261,11 @@ func TestWindowDialogKeysAfterAClick(t *testing.T) {
 		{"About", "About Braid", func() { barMenu(3, 2) }, nil, nil, nil},
 		{"Schedule", "Schedule", func() { barMenu(2, 4) }, nil, nil, nil},
 		// Escape after a click on "Show it in its folder", Enter after one
-		// on "Open the file".
+		// on "Open the file" and one on the greyed out command field
+		// (which took the focus and ignored Enter).
 		{"When done", "When keys.bin is done", func() { rowMenu(9) }, func() {
 			shows("Enter set what is done", true, "When done: open the file")
-		}, []int{300, 328}, []int{300, 289}},
+		}, []int{300, 328}, []int{300, 289, 550, 406}},
 		{"Change link", "Change link", func() { rowMenu(8) }, nil, nil, nil},
 	}
 	typed := map[string]string{"Add URL": m.URL(), "Settings": "_keys", "Change link": m.URL()}
@@ -275,9 +276,11 @@ func TestWindowDialogKeysAfterAClick(t *testing.T) {
 			return
 		}
 		time.Sleep(300 * time.Millisecond)
-		xdo("mousemove", "--sync", strconv.Itoa(at[0]), strconv.Itoa(at[1]))
-		xdo("click", "1")
-		time.Sleep(300 * time.Millisecond)
+		for i := 0; i+1 < len(at); i += 2 {
+			xdo("mousemove", "--sync", strconv.Itoa(at[i]), strconv.Itoa(at[i+1]))
+			xdo("click", "1")
+			time.Sleep(300 * time.Millisecond)
+		}
 		keep("dialogkeys-" + strings.ReplaceAll(name, " ", "-") + "-clicked")
 	}
 	for _, d := range walks {
