@@ -131,6 +131,17 @@ func (e *Entry) TypedKey(k *fyne.KeyEvent) {
 	// Without handlers of its own, a one-line entry hands Enter and
 	// Escape to the dialog it is in.
 	enter := k.Name == fyne.KeyReturn || k.Name == fyne.KeyEnter
+	if enter && e.Disabled() {
+		// A click focuses a disabled entry too (When done's command
+		// field), and Fyne's entry then ignores every key: Enter still
+		// answers.
+		if e.OnSubmitted != nil {
+			e.OnSubmitted(e.Text)
+		} else {
+			passKey(e, nil, k.Name)
+		}
+		return
+	}
 	if (k.Name == fyne.KeyEscape || enter && !e.MultiLine && e.OnSubmitted == nil) && passKey(e, nil, k.Name) {
 		return
 	}
