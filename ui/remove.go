@@ -27,7 +27,7 @@ type RemoveForm struct {
 	Message *widget.Label
 	// Data: also delete the downloaded data; unticked at first, and
 	// hidden when the backend cannot.
-	Data *DialogCheck
+	Data *keyCheck
 	// Keep says what becomes of the files on the disk, as Data stands.
 	Keep    *widget.Label
 	Content fyne.CanvasObject
@@ -52,7 +52,7 @@ func newRemoveForm(jobs []Job, canDelete bool) *RemoveForm {
 			f.Keep.SetText(lang.L("Files already downloaded, finished or not, stay where they are."))
 		}
 	}
-	f.Data = NewDialogCheck(lang.L("Also delete the downloaded data"), keep)
+	f.Data = newDialogCheck(lang.L("Also delete the downloaded data"), keep)
 	keep(false)
 	if !canDelete {
 		f.Data.Hide()
@@ -107,8 +107,6 @@ func (w *Window) RemoveSelected() {
 	}, w.Win)
 	d.SetConfirmImportance(widget.DangerImportance)
 	w.keyed(d, func() { d.Hide(); remove() }, d.Hide)
-	// A click on the box gives it the focus, and the keys with it.
-	f.Data.OnEnter, f.Data.OnEscape = d.Confirm, d.Hide
 	d.Resize(fyne.NewSize(480, d.MinSize().Height))
 	d.Show()
 	w.dumpSoon()
@@ -137,32 +135,4 @@ func (w *Window) showDeleted(paths []string) {
 	w.keyed(d, d.Hide, d.Hide)
 	d.Show()
 	w.dumpSoon()
-}
-
-// DialogCheck is a check box in a dialog that passes Enter and Escape on
-// to the dialog while it has the focus (after a click on it), as the
-// window's other keys do: Space still ticks it.
-type DialogCheck struct {
-	widget.Check
-	OnEnter, OnEscape func()
-}
-
-// NewDialogCheck is widget.NewCheck for a dialog.
-func NewDialogCheck(label string, changed func(bool)) *DialogCheck {
-	c := &DialogCheck{}
-	c.Text, c.OnChanged = label, changed
-	c.ExtendBaseWidget(c)
-	return c
-}
-
-// TypedKey is Fyne's hook; see fyne.Focusable.
-func (c *DialogCheck) TypedKey(k *fyne.KeyEvent) {
-	switch {
-	case (k.Name == fyne.KeyReturn || k.Name == fyne.KeyEnter) && c.OnEnter != nil:
-		c.OnEnter()
-	case k.Name == fyne.KeyEscape && c.OnEscape != nil:
-		c.OnEscape()
-	default:
-		c.Check.TypedKey(k)
-	}
 }

@@ -55,7 +55,7 @@ func textsOf(o fyne.CanvasObject, out *[]string) {
 		add(o.Text)
 	case *widget.Check:
 		add(o.Text)
-	case *DialogCheck:
+	case *keyCheck:
 		add(o.Text)
 	case *widget.Select:
 		add(o.Selected)
