@@ -673,4 +673,5 @@ func (d *Details) updateMirrorRow(i widget.ListItemID, o fyne.CanvasObject) {
 		r.strikesLb.Importance = widget.MediumImportance
 	}
 	r.strikesLb.Refresh()
+	r.retip()
 }

@@ -132,7 +132,11 @@ func isCut(text string, w float32) bool {
 // tipRow is a row whose cells cut short show their whole text in a
 // tooltip. The queue's rows are not: a row that is Hoverable as well as
 // Draggable no longer showed the line where a dragged row will land.
-type tipRow struct{ row }
+type tipRow struct {
+	row
+	// at is where the mouse rests on the row; nil when it is not on it.
+	at *desktop.MouseEvent
+}
 
 // MouseIn is Fyne's hook; see desktop.Hoverable.
 func (r *tipRow) MouseIn(e *desktop.MouseEvent) { r.MouseMoved(e) }
@@ -140,6 +144,22 @@ func (r *tipRow) MouseIn(e *desktop.MouseEvent) { r.MouseMoved(e) }
 // MouseMoved is Fyne's hook; see desktop.Hoverable. It finds the cell
 // under the mouse and shows its whole text when the cell cuts it.
 func (r *tipRow) MouseMoved(e *desktop.MouseEvent) {
+	at := *e
+	r.at = &at
+	r.tip()
+}
+
+// retip follows a row's new texts with the mouse resting on it: a
+// mirror's state that turns from "Active" to "Waiting: The server
+// refused the co…" under a still mouse shows its tooltip then, and one
+// no longer cut loses it. Rows call it when they are updated.
+func (r *tipRow) retip() {
+	if r.at != nil {
+		r.tip()
+	}
+}
+
+func (r *tipRow) tip() {
 	if r.cells == nil || r.whole == nil {
 		return
 	}
@@ -149,9 +169,9 @@ func (r *tipRow) MouseMoved(e *desktop.MouseEvent) {
 	}
 	for i, o := range r.cells.Objects {
 		p, s := o.Position(), o.Size()
-		if e.Position.X >= p.X && e.Position.X < p.X+s.Width {
+		if r.at.Position.X >= p.X && r.at.Position.X < p.X+s.Width {
 			if text := r.whole(i); text != "" {
-				tips.show(text, e.AbsolutePosition)
+				tips.show(text, r.at.AbsolutePosition)
 				return
 			}
 			break
@@ -162,6 +182,7 @@ func (r *tipRow) MouseMoved(e *desktop.MouseEvent) {
 
 // MouseOut is Fyne's hook; see desktop.Hoverable.
 func (r *tipRow) MouseOut() {
+	r.at = nil
 	if tips := tipsFor(r.super); tips != nil {
 		tips.hide()
 	}
