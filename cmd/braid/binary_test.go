@@ -2,11 +2,13 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -16,7 +18,12 @@ const tags = "nosqlite,disable_libutp"
 // buildBraid builds braid as the Makefile does, for tests that run it as a
 // child process: bin/braid headless (the command line, without the GUI
 // toolkit) and braid-window beside it (the same command with the window,
-// which braid hands its window to). It returns the path of braid.
+// which braid hands its window to). It returns the path of braid, in a
+// folder of the test's own that it may change.
+//
+// The two are linked once for the whole test binary (linking them took
+// about 24 s, and some 40 tests run them) and each test gets hard links to
+// them (copies where links cannot be made).
 //
 // On Windows the tests run under Wine (or on a machine) without Go, so
 // braid.exe and braid-window.exe are copies of this test binary, which
@@ -33,16 +40,51 @@ func buildBraid(t testing.TB) string {
 		}
 		return filepath.Join(dir, "braid.exe")
 	}
+	built.Do(buildOnce)
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	for _, name := range []string{"braid", "braid-window"} {
+		from, to := filepath.Join(built.dir, name), filepath.Join(dir, name)
+		if err := os.Link(from, to); err != nil {
+			if err := copyFile(from, to); err != nil {
+				t.Fatalf("give the test its %s: %v", name, err)
+			}
+		}
+	}
+	return filepath.Join(dir, "braid")
+}
+
+// built is braid and braid-window as linked once for this test binary,
+// in a folder TestMain removes (builtDir).
+var built struct {
+	sync.Once
+	dir string
+	err error
+}
+
+func buildOnce() {
+	built.dir, built.err = os.MkdirTemp("", "braid-test-bin-")
+	if built.err != nil {
+		return
+	}
 	for _, b := range []struct{ name, tags string }{
 		{"braid", tags + ",headless"},
 		{"braid-window", tags},
 	} {
-		out, err := exec.Command("go", "build", "-tags", b.tags, "-o", filepath.Join(dir, b.name), ".").CombinedOutput()
+		out, err := exec.Command("go", "build", "-tags", b.tags, "-o", filepath.Join(built.dir, b.name), ".").CombinedOutput()
 		if err != nil {
-			t.Fatalf("go build %s: %v\n%s", b.name, err, out)
+			built.err = fmt.Errorf("go build %s: %v\n%s", b.name, err, out)
+			return
 		}
 	}
-	return filepath.Join(dir, "braid")
+}
+
+// removeBuilt removes what buildOnce linked; TestMain calls it.
+func removeBuilt() {
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
 }
 
 // asBraid reports whether this test binary runs as buildBraid's braid.exe

@@ -29,5 +29,6 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_RUNTIME_DIR", dir)
 	code := m.Run()
 	os.RemoveAll(dir)
+	removeBuilt()
 	os.Exit(code)
 }

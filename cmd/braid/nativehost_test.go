@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -26,10 +25,7 @@ func TestNativeHostCommand(t *testing.T) {
 		// TestQueueRunTakesBrowserLinks and nativehost's tests.
 		t.Skip("builds braid with go, and a test binary under Wine has no Go toolchain (Linux's is not a Windows program)")
 	}
-	bin := filepath.Join(t.TempDir(), "braid")
-	if out, err := exec.Command("go", "build", "-tags", tags+",headless", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBraid(t)
 	m := mirrortest.New(t, mirrortest.Bytes(10<<10, 3))
 	state, dir := t.TempDir(), t.TempDir()
 	var in bytes.Buffer
