@@ -161,10 +161,15 @@ func (d *download) run(ctx context.Context) (err error) {
 				}
 				return fmt.Errorf("%s: %w", name, err)
 			}
-			if err := d.streamUnknown(ctx); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
+			err := d.streamUnknown(ctx)
+			var learned sizeLearned
+			if !errors.As(err, &learned) {
+				if err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				return nil
 			}
-			return nil
+			size = learned.size
 		}
 	}
 	d.initPieces(size)

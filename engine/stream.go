@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 
@@ -28,8 +29,17 @@ var streamMagic = []byte("braid stream\n")
 // errStalled ends a stream that sent nothing for the stall timeout.
 var errStalled = errors.New("stalled: no data for too long")
 
+// sizeLearned ends a stream before its first byte: a mirror tells the
+// size and serves ranges after all (none answered when the download began:
+// the network was down, or the server not up yet). The file is then
+// fetched in pieces, from every mirror, as if its size had been known.
+type sizeLearned struct{ size int64 }
+
+func (e sizeLearned) Error() string { return fmt.Sprintf("a mirror says the size: %d bytes", e.size) }
+
 // streamUnknown fetches a file of unknown size to its end, verifies it and
-// gives it its final name.
+// gives it its final name. It returns a sizeLearned, with nothing of the
+// stream left on disk, when a mirror tells the size before the first byte.
 func (d *download) streamUnknown(ctx context.Context) error {
 	have, err := d.openStream()
 	if err != nil {
@@ -84,9 +94,12 @@ func (d *download) streamUnknown(ctx context.Context) error {
 			break
 		}
 		var de *diskError
+		var learned sizeLearned
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
+		case errors.As(err, &learned):
+			return d.dropStream(learned)
 		case errors.As(err, &de):
 			return de
 		case errors.Is(err, transport.ErrNoRanges):
@@ -110,6 +123,22 @@ func (d *download) streamUnknown(ctx context.Context) error {
 		}
 	}
 	return d.finishStream(have, h)
+}
+
+// dropStream removes the empty NAME.part and the stream's log, so that the
+// file starts afresh in pieces, and returns learned.
+func (d *download) dropStream(learned sizeLearned) error {
+	d.closePieceLog()
+	if d.st.f != nil {
+		d.st.f.Close()
+		d.st.f = nil
+	}
+	for _, name := range []string{d.logName(), d.st.part} {
+		if err := d.st.remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return &diskError{err}
+		}
+	}
+	return learned
 }
 
 // openStream opens NAME.part for a stream: kept, with its length as the
@@ -195,6 +224,9 @@ func (d *download) streamFrom(ctx context.Context, m *mirror, have *int64, h *ha
 		return false, err
 	}
 	defer rc.Close()
+	if *have == 0 && info.Size >= 0 && info.Ranges {
+		return false, sizeLearned{info.Size}
+	}
 	if err := d.agreesDigest(info); err != nil {
 		return false, err
 	}

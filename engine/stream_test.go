@@ -1,12 +1,17 @@
 package engine
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -178,4 +183,87 @@ func TestChunkedResumeAtTheEnd(t *testing.T) {
 			t.Fatalf("fetched %+v of a file already on disk", r)
 		}
 	}
+}
+
+// A file of unknown size whose mirrors were all unreachable when the
+// download began (the network down, the server not up yet) is not
+// streamed on one connection once they answer: the first answer says the
+// size and that ranges are served, and the file is fetched in pieces from
+// every mirror.
+func TestUnknownSizeLearnedLate(t *testing.T) {
+	data := testData(3<<20 + 333)
+	var addrs []string
+	var urls []string
+	for i := range 2 {
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.%d:0", i+2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs = append(addrs, l.Addr().String())
+		urls = append(urls, "http://"+l.Addr().String()+"/f.bin")
+		l.Close() // refused until the server comes up
+	}
+	dir := t.TempDir()
+	c := &Client{}
+	dl := c.Do(t.Context(), &Request{Dir: dir, File: unknown("f.bin", urls...)})
+	for dl.Snapshot().State != StateWaiting {
+		select {
+		case <-dl.Done():
+			t.Fatalf("the download ended before its mirrors came up: %v", dl.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	var ranged [2]atomic.Int64 // range requests each server answered
+	for i, a := range addrs {
+		l, err := net.Listen("tcp", a)
+		if err != nil {
+			t.Skipf("the port was taken meanwhile: %v", err)
+		}
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Range") != "" {
+				ranged[i].Add(1)
+			}
+			http.ServeContent(slowWriter{w}, r, "f.bin", time.Unix(0, 0), bytes.NewReader(data))
+		})}
+		go srv.Serve(l)
+		t.Cleanup(func() { srv.Close() })
+	}
+	select {
+	case <-dl.Done():
+	case <-time.After(time.Minute):
+		t.Fatalf("not done a minute after the servers came up: %+v", dl.Snapshot())
+	}
+	if err := dl.Err(); err != nil {
+		t.Fatal(err)
+	}
+	wantFile(t, dir, "f.bin", data)
+	if s := dl.Snapshot(); s.Size != int64(len(data)) {
+		t.Errorf("final snapshot: size %d, want %d", s.Size, len(data))
+	}
+	if ranged[0].Load() == 0 || ranged[1].Load() == 0 {
+		t.Errorf("range requests per mirror: %d and %d; a file fetched in pieces asks both", ranged[0].Load(), ranged[1].Load())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "f.bin.part")); !os.IsNotExist(err) {
+		t.Errorf("f.bin.part is left: %v", err)
+	}
+}
+
+// slowWriter sends at most 32 KiB each 10 ms: about 3 MiB/s a connection,
+// so that a file of a few MiB is still being fetched when both mirrors
+// are up.
+type slowWriter struct{ http.ResponseWriter }
+
+func (w slowWriter) Write(p []byte) (int, error) {
+	var n int
+	for len(p) > 0 {
+		k := min(len(p), 32<<10)
+		m, err := w.ResponseWriter.Write(p[:k])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		p = p[k:]
+		time.Sleep(10 * time.Millisecond)
+	}
+	return n, nil
 }

@@ -56,14 +56,14 @@ func (s *HTTPSource) Stream(ctx context.Context, off int64) (io.ReadCloser, Info
 		discard(resp)
 		return nil, info, fmt.Errorf("%s: mirror answered with the whole file: %w", where, ErrNoRanges)
 	case resp.StatusCode == http.StatusOK:
-		info.Size = resp.ContentLength
+		info.Size, info.Ranges = resp.ContentLength, acceptsRanges(resp.Header)
 	case resp.StatusCode == http.StatusPartialContent:
 		first, _, total, ok := parseContentRange(resp.Header.Get("Content-Range"))
 		if !ok || first != off {
 			discard(resp)
 			return nil, info, fmt.Errorf("%s: mirror sent Content-Range %q: %w", where, resp.Header.Get("Content-Range"), ErrMismatch)
 		}
-		info.Size = total
+		info.Size, info.Ranges = total, true
 	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && off > 0 && rangeEnds(resp, off):
 		// Nothing after off: the bytes before it were the whole file.
 		discard(resp)

@@ -3,6 +3,7 @@ package bridge
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -15,7 +16,8 @@ import (
 )
 
 // A link added before its server answered learns its file's size from the
-// first mirror that says it. Once done, the row and the queue (what `braid
+// first mirror that says it: the row shows it while the file downloads
+// (not an unknown size, without a percentage). Once done, the row and the queue (what `braid
 // queue list` reads) say that size and that many bytes, not the whole
 // 1 MiB piece the journal counted while the size was unknown.
 func TestLateSizeIsRecorded(t *testing.T) {
@@ -57,11 +59,19 @@ func TestLateSizeIsRecorded(t *testing.T) {
 	if err != nil {
 		t.Skipf("the port was taken meanwhile: %v", err)
 	}
+	// The server sends the first 64 KiB of any request, then holds the
+	// rest until the row has been read mid-download.
+	gate := make(chan struct{})
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.ServeContent(w, r, "late.bin", time.Unix(0, 0), bytes.NewReader(data))
+		http.ServeContent(w, r, "late.bin", time.Unix(0, 0), &gatedReader{Reader: bytes.NewReader(data), after: 64 << 10, gate: gate})
 	})}
 	go srv.Serve(up)
 	t.Cleanup(func() { srv.Close() })
+	waitFor(t, "the row to say the size the server gave, while it downloads", func() bool {
+		j := jobByID(t, b, id)
+		return j.State == ui.Running && j.Size == size && j.Done < size
+	})
+	close(gate)
 	waitFor(t, "the download once the server is up", func() bool { return jobByID(t, b, id).State == ui.Done })
 	if got, err := os.ReadFile(filepath.Join(dir, "late.bin")); err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("late.bin: %v, right bytes %v", err, bytes.Equal(got, data))
@@ -89,4 +99,22 @@ func TestLateSizeIsRecorded(t *testing.T) {
 	if f := qj.Files[0]; f.Size != size || f.Layout.Count() != f.Pieces {
 		t.Errorf("the queue's file: size %d, %d pieces in its bitfield for a layout of %d; want size %d", f.Size, f.Pieces, f.Layout.Count(), size)
 	}
+}
+
+// gatedReader reads as its Reader does up to offset after, then waits
+// for gate to close.
+type gatedReader struct {
+	*bytes.Reader
+	after int64
+	gate  chan struct{}
+}
+
+func (g *gatedReader) Read(p []byte) (int, error) {
+	pos, _ := g.Seek(0, io.SeekCurrent)
+	if pos >= g.after {
+		<-g.gate
+	} else if pos+int64(len(p)) > g.after {
+		p = p[:g.after-pos]
+	}
+	return g.Reader.Read(p)
 }

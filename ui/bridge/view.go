@@ -171,6 +171,9 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 			v.Done += max(f.DoneBytes, l.files[f.Name].bytes)
 		}
 	}
+	if v.Size < 0 {
+		v.Size = lateSize(j, l)
+	}
 	// The job's speed is its running files' together; it waits when
 	// every one of them waits, until the first next try.
 	var speed int64
@@ -603,4 +606,26 @@ func onDisk(fd *ui.FileDetail, j queue.Job, f queue.File) {
 	case errors.Is(err, queue.ErrResized):
 		fd.State = ui.FileChanged
 	}
+}
+
+// lateSize is the size of a job with files the document gave no size for,
+// once a mirror of each has said it (the file's live snapshot); -1 while
+// one is still unknown. The queue records it when the file is done.
+func lateSize(j queue.Job, l *live) int64 {
+	var n int64
+	for _, f := range j.Files {
+		if !f.Selected {
+			continue
+		}
+		size := f.Size
+		if size < 0 {
+			fl, ok := l.files[f.Name]
+			if !ok || fl.size < 0 {
+				return -1
+			}
+			size = fl.size
+		}
+		n += size
+	}
+	return n
 }
