@@ -94,6 +94,16 @@ func TestWindowGeometryAfterRestart(t *testing.T) {
 		}
 		return geo["WIDTH"], geo["HEIGHT"]
 	}
+	// sizeSoon is the window's size once it is w×h, or after 10 s: a
+	// window is mapped, then given the size it asks for, and under load
+	// the second can come a while after the first.
+	sizeSoon := func(w, h int) (int, int) {
+		gw, gh := size()
+		for end := time.Now().Add(10 * time.Second); (gw != w || gh != h) && time.Now().Before(end); gw, gh = size() {
+			time.Sleep(100 * time.Millisecond)
+		}
+		return gw, gh
+	}
 	// look reads the layout off the screen: where the progress column
 	// starts, where the side panel ends, where the Name|Size edge is in
 	// the header, and where the split's divider is.
@@ -174,8 +184,7 @@ func TestWindowGeometryAfterRestart(t *testing.T) {
 	quit()
 
 	start()
-	time.Sleep(500 * time.Millisecond)
-	if w, h := size(); w != 1240 || h != 780 {
+	if w, h := sizeSoon(1240, 780); w != 1240 || h != 780 {
 		t.Errorf("after a restart the window is %d×%d, was left 1240×780", w, h)
 	}
 	again := look("restarted")
@@ -188,8 +197,7 @@ func TestWindowGeometryAfterRestart(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	quit()
 	start()
-	time.Sleep(500 * time.Millisecond)
-	if w, h := size(); w != 1000 || h != 650 {
+	if w, h := sizeSoon(1000, 650); w != 1000 || h != 650 {
 		t.Errorf("after a restart the window is %d×%d, was left 1000×650", w, h)
 	}
 	narrow := look("narrow")
