@@ -28,7 +28,7 @@ type Details struct {
 	// showDetail: the technical text of the problem shows in Info.
 	showDetail bool
 
-	Title      *widget.Label
+	Title      *TipLabel
 	State      *widget.RichText // state, progress, speed and time left, wrapped, never cut
 	Organise   *widget.RichText // category and action when done (whendone.go); hidden when neither
 	FileSelect *widget.Select   // shown when the job has several files
@@ -83,9 +83,7 @@ type Details struct {
 func NewDetails() *Details {
 	LoadTranslations()
 	d := &Details{Empty: true}
-	d.Title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	d.Title.SizeName = theme.SizeNameSubHeadingText
-	d.Title.Truncation = fyne.TextTruncateEllipsis
+	d.Title = NewTitle("")
 	d.State = newStyled(fyne.TextAlignLeading)
 	// The row's state cell is cut where the list is narrow; this line is
 	// where it is read whole ("Waiting: The server refused the

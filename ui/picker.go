@@ -32,7 +32,7 @@ type Picker struct {
 	Ticked []bool
 	Why    []string
 
-	Title       *widget.Label    // identity, or the ticked files' names
+	Title       *TipLabel        // identity, or the ticked files' names
 	Subtitle    *widget.RichText // version and publisher
 	Description *widget.Label
 
@@ -348,9 +348,7 @@ func (p *Picker) buildHeader() {
 	if len(sub) == 0 {
 		sub = append(sub, p.Source)
 	}
-	p.Title = widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	p.Title.SizeName = theme.SizeNameSubHeadingText
-	p.Title.Truncation = fyne.TextTruncateEllipsis
+	p.Title = NewTitle(title)
 	p.Subtitle = newDim(strings.Join(sub, " · "), theme.SizeNameText)
 	p.Description = widget.NewLabel(desc)
 	p.Description.Wrapping = fyne.TextWrapWord

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 )
 
 // Fyne 2.7 has no tooltips. A mirror's cell cut short ("Waiting: The
@@ -184,6 +185,55 @@ func (r *tipRow) tip() {
 func (r *tipRow) MouseOut() {
 	r.at = nil
 	if tips := tipsFor(r.super); tips != nil {
+		tips.hide()
+	}
+}
+
+// TipLabel is a label cut short with an ellipsis that shows its whole
+// text in a tooltip when the mouse rests on it: the details' and the
+// picker's titles, a long file name in bold.
+type TipLabel struct {
+	widget.Label
+}
+
+// NewTitle returns a bold sub-heading TipLabel: a pane's title.
+func NewTitle(text string) *TipLabel {
+	l := &TipLabel{}
+	l.Text, l.Alignment, l.TextStyle = text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}
+	l.SizeName = theme.SizeNameSubHeadingText
+	l.Truncation = fyne.TextTruncateEllipsis
+	l.ExtendBaseWidget(l)
+	return l
+}
+
+// cut reports whether the label shows its text cut short.
+func (l *TipLabel) cut() bool {
+	size := theme.TextSize()
+	if l.SizeName != "" {
+		size = theme.Size(l.SizeName)
+	}
+	return fyne.MeasureText(l.Text, size, l.TextStyle).Width > l.Size().Width-2*theme.InnerPadding()
+}
+
+// MouseIn is Fyne's hook; see desktop.Hoverable.
+func (l *TipLabel) MouseIn(e *desktop.MouseEvent) { l.MouseMoved(e) }
+
+// MouseMoved is Fyne's hook; see desktop.Hoverable.
+func (l *TipLabel) MouseMoved(e *desktop.MouseEvent) {
+	tips := tipsFor(l)
+	if tips == nil {
+		return
+	}
+	if l.cut() {
+		tips.show(l.Text, e.AbsolutePosition)
+	} else {
+		tips.hide()
+	}
+}
+
+// MouseOut is Fyne's hook; see desktop.Hoverable.
+func (l *TipLabel) MouseOut() {
+	if tips := tipsFor(l); tips != nil {
 		tips.hide()
 	}
 }

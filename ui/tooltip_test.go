@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -72,5 +73,37 @@ func TestTooltipFollowsStillMouse(t *testing.T) {
 	show(MirrorWaiting, whole[len("Waiting: "):])
 	if w.tips.Text != "" {
 		t.Errorf("the mouse left the row, and the tooltip says %q", w.tips.Text)
+	}
+}
+
+// TestTitleTooltipWhenCut: the details' bold title, cut short with an
+// ellipsis, shows the whole file name in a tooltip under the mouse; one
+// that fits shows none.
+func TestTitleTooltipWhenCut(t *testing.T) {
+	long := strings.Repeat("very-long-dataset-part-", 8) + "2026-11-29.tar.zst"
+	b := newMemBackend()
+	longID := b.put(Detail{Job: Job{Name: long, State: Done, Size: 1 << 20, Done: 1 << 20}})
+	shortID := b.put(Detail{Job: Job{Name: "short.iso", State: Done, Size: 1 << 20, Done: 1 << 20}})
+	w, _ := newTestWindow(t, b)
+	for _, tc := range []struct {
+		id   JobID
+		want string
+	}{{longID, long}, {shortID, ""}} {
+		w.Select(tc.id)
+		w.Settle()
+		title := w.Details.Title
+		if title.Text != w.Details.Detail.Name {
+			t.Fatalf("the title says %q for %q", title.Text, w.Details.Detail.Name)
+		}
+		at := fyne.NewPos(20, 5)
+		abs := fyne.CurrentApp().Driver().AbsolutePositionForObject(title).Add(at)
+		title.MouseIn(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: at, AbsolutePosition: abs}})
+		if w.tips.Text != tc.want {
+			t.Errorf("resting on the title %q (%v wide), the tooltip is %q, want %q", title.Text, title.Size().Width, w.tips.Text, tc.want)
+		}
+		title.MouseOut()
+		if w.tips.Text != "" {
+			t.Errorf("the mouse left the title, and the tooltip says %q", w.tips.Text)
+		}
 	}
 }
