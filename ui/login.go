@@ -219,6 +219,7 @@ func (w *Window) promptLogin(req LoginRequest, canRemember bool, closed func(), 
 	d := dialog.NewCustomConfirm(lang.L("Log in"), lang.L("Log in"), lang.L("Cancel"), f.Content, func(ok bool) {
 		user, pass, remember := strings.TrimSpace(f.User.Text), f.Password.Text, f.Remember.Checked && canRemember
 		f.Password.SetText("")
+		w.dumpSoon()
 		if closed != nil {
 			closed()
 		}

@@ -218,6 +218,25 @@ func TestWindowLoginPrompt(t *testing.T) {
 		"This system has no keyring (Secret Service): the password is kept only until Braid closes.")
 	time.Sleep(300 * time.Millisecond)
 	windowShot(ctx, t, env, "login-prompt")
+	// A click inside the prompt (the middle of the window), then Escape:
+	// the prompt closes and the job stays stopped; Resume asks again.
+	xdo("mousemove", "--sync", "550", "360")
+	xdo("click", "1")
+	time.Sleep(300 * time.Millisecond)
+	xdo("key", "Escape")
+	for end := time.Now().Add(20 * time.Second); strings.Contains(read(), "asks for a user name and password."); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(end) {
+			windowShot(ctx, t, env, "login-escape")
+			t.Fatalf("Escape after a click inside the prompt left it open\n%s", read())
+		}
+	}
+	waitJob(ctx, t, bin, env, state, "the job stopped after Escape", func(j queueJob) bool { return j.State == "paused" || j.State == "failed" })
+	xdo("mousemove", "--sync", strconv.Itoa(row.x0-60), strconv.Itoa(row.y))
+	xdo("click", "1")
+	time.Sleep(450 * time.Millisecond)
+	xdo("key", "ctrl+r")
+	waitText("the prompt again", "asks for a user name and password.")
+	time.Sleep(300 * time.Millisecond)
 	xdo("type", "--delay", "20", user)
 	xdo("key", "Tab")
 	xdo("type", "--delay", "20", wrong)
