@@ -20,8 +20,8 @@ import (
 // torrent the user paused in the queue from another process. The face
 // only says what happens, through the hooks.
 //
-// Set the fields before Serve or Drain; the methods are safe for
-// concurrent use.
+// Make it with NewService and set the fields before Serve or Drain; the
+// methods are safe for concurrent use.
 type Service struct {
 	// Runner runs the jobs; the service gives it its Client before each
 	// run.
@@ -46,7 +46,6 @@ type Service struct {
 	// Serve (Runner.Run's joined errors), unless it stopped with ctx.
 	Failed func(err error)
 
-	once      sync.Once
 	wake      chan struct{}
 	downloads *engine.Limiter // the one download budget of every client made
 
@@ -55,11 +54,9 @@ type Service struct {
 	stop   func()         // yields the run under way; nil between runs
 }
 
-func (s *Service) init() {
-	s.once.Do(func() {
-		s.wake = make(chan struct{}, 1)
-		s.downloads = engine.NewLimiter(0) // set by each client made
-	})
+// NewService returns a service that keeps r's queue running.
+func NewService(r *Runner) *Service {
+	return &Service{Runner: r, wake: make(chan struct{}, 1), downloads: engine.NewLimiter(0)}
 }
 
 func (s *Service) now() time.Time {
@@ -75,7 +72,6 @@ func (s *Service) now() time.Time {
 // paused in the queue (braid queue pause) stops seeding. It reads the
 // queue once and does not wait for the run.
 func (s *Service) Wake() {
-	s.init()
 	s.stopPausedSeeds()
 	select {
 	case s.wake <- struct{}{}:
@@ -88,7 +84,6 @@ func (s *Service) Wake() {
 // Wake after the queue ran empty. It returns once the run under way has
 // stopped, its jobs paused with their progress.
 func (s *Service) Serve(ctx context.Context, start bool) {
-	s.init()
 	for {
 		if !start {
 			select {
@@ -114,7 +109,6 @@ func (s *Service) Serve(ctx context.Context, start bool) {
 // the runs' errors (Runner.Run); torrents finished may seed on
 // (WaitSeeding).
 func (s *Service) Drain(ctx context.Context) error {
-	s.init()
 	for {
 		again, err := s.runOnce(ctx)
 		if !again {
@@ -225,7 +219,6 @@ func (s *Service) scheduledRun(ctx context.Context) (context.Context, func()) {
 // Client's limits are fixed once it has started a download, so a change
 // of settings (LimitsChanged) takes effect with the next client.
 func (s *Service) Client() *engine.Client {
-	s.init()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.clientLocked()
@@ -281,19 +274,16 @@ func settingsInForce(q *queue.Queue) (queue.Settings, error) {
 // download and torrent takes from, so the ones under way slow down or
 // speed up as they go; the next run's client is made under it.
 func (s *Service) LimitsChanged() {
-	s.init()
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.client = nil
-	c := s.clientLocked()
-	s.mu.Unlock()
-	s.downloads.SetRate(c.Limit)
+	s.clientLocked() // sets the budget's rate
 }
 
 // Rescheduled is for a change of the schedule's times (its windows, a
 // pause of all): the run under way stops, its jobs queued with their
 // progress, and the queue runs again under the new schedule.
 func (s *Service) Rescheduled() {
-	s.init()
 	s.mu.Lock()
 	s.client = nil
 	stop := s.stop
@@ -310,7 +300,6 @@ func (s *Service) Rescheduled() {
 // paused in the queue meanwhile stops: at once on a Wake, else within a
 // poll. report, when not nil, is called every every.
 func (s *Service) WaitSeeding(ctx context.Context, every time.Duration, report func()) {
-	s.init()
 	done := make(chan struct{})
 	go func() {
 		s.Runner.WaitSeeding(ctx)

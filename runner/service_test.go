@@ -70,13 +70,14 @@ func TestServiceWakeRunsAddedJobs(t *testing.T) {
 	m := mirrortest.New(t, data)
 	var mu sync.Mutex
 	var runs int
-	svc := &Service{Runner: &Runner{Queue: q}, Busy: func(busy bool) {
+	svc := NewService(&Runner{Queue: q})
+	svc.Busy = func(busy bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		if busy {
 			runs++
 		}
-	}}
+	}
 	serve(t, svc, false)
 	runsNow := func() int {
 		mu.Lock()
@@ -114,13 +115,14 @@ func TestServiceScheduleHoldsThenRuns(t *testing.T) {
 	fast := mirrortest.New(t, small)
 	held := make(chan time.Time, 10)
 	ended := make(chan struct{}, 10)
-	svc := &Service{Runner: &Runner{Queue: q}, Now: clock.now,
-		Held: func(_ queue.Schedule, now time.Time) { held <- now },
-		Busy: func(busy bool) {
-			if !busy {
-				ended <- struct{}{}
-			}
-		}}
+	svc := NewService(&Runner{Queue: q})
+	svc.Now = clock.now
+	svc.Held = func(_ queue.Schedule, now time.Time) { held <- now }
+	svc.Busy = func(busy bool) {
+		if !busy {
+			ended <- struct{}{}
+		}
+	}
 	id := addJob(t, q, "s.bin", small, fast)
 	serve(t, svc, true)
 	waitHeld := func(what string) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"braid/engine"
+	"braid/engine/torrent"
 	"braid/platform"
 	"braid/queue"
 	"braid/rpc"
@@ -430,8 +431,6 @@ func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) erro
 	cancel()
 	if *stopped {
 		fmt.Fprintln(w, "stopped; the jobs it was running are paused with their progress (braid queue resume ID goes on)")
-	} else if ctx.Err() != nil {
-		fmt.Fprintln(w, "stopped")
 	}
 	if ctx.Err() != nil {
 		sayStillSeeding(r, w)
@@ -448,29 +447,29 @@ func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) erro
 func queueService(ctx context.Context, r *runner.Runner, f runFlags, w io.Writer) (svc *runner.Service, stopped *bool) {
 	held, slow := "", int64(-1) // what was said last; Held and Busy come from one goroutine
 	stopped = new(bool)
-	svc = &runner.Service{Runner: r, MaxConns: f.maxConn, MaxConnsPerHost: f.perHost, Limit: f.rate,
-		Held: func(s queue.Schedule, now time.Time) {
-			if line := heldLine(s, now); line != held {
-				held = line
-				fmt.Fprintln(w, line)
-			}
-		},
-		Busy: func(busy bool) {
-			if !busy {
-				*stopped = ctx.Err() != nil
-				return
-			}
-			if held != "" {
-				held = ""
-				fmt.Fprintln(w, "the schedule lets downloads run now")
-			}
-			if s, err := r.Queue.Schedule(); err == nil && s.AltSpeed && f.rate == 0 && s.AltLimit != slow {
-				slow = s.AltLimit
-				fmt.Fprintf(w, "the schedule's slower speed is on: downloads at most %s\n", rateText(s.AltLimit))
-			}
-		},
-		Failed: func(err error) { fmt.Fprintln(w, err) },
+	svc = runner.NewService(r)
+	svc.MaxConns, svc.MaxConnsPerHost, svc.Limit = f.maxConn, f.perHost, f.rate
+	svc.Held = func(s queue.Schedule, now time.Time) {
+		if line := heldLine(s, now); line != held {
+			held = line
+			fmt.Fprintln(w, line)
+		}
 	}
+	svc.Busy = func(busy bool) {
+		if !busy {
+			*stopped = ctx.Err() != nil
+			return
+		}
+		if held != "" {
+			held = ""
+			fmt.Fprintln(w, "the schedule lets downloads run now")
+		}
+		if s, err := r.Queue.Schedule(); err == nil && s.AltSpeed && f.rate == 0 && s.AltLimit != slow {
+			slow = s.AltLimit
+			fmt.Fprintf(w, "the schedule's slower speed is on: downloads at most %s\n", rateText(s.AltLimit))
+		}
+	}
+	svc.Failed = func(err error) { fmt.Fprintln(w, err) }
 	return svc, stopped
 }
 
@@ -537,26 +536,31 @@ func seedOn(ctx context.Context, q *queue.Queue, svc *runner.Service, w io.Write
 	if ts, err := q.TorrentSettings(); err == nil {
 		goal = seedGoalText(ts.SeedRatio, ts.SeedTime)
 	}
+	jobs := map[int64]*torrent.Job{}
 	for _, id := range ids {
 		if tj, ok := r.LiveTorrent(id); ok {
+			jobs[id] = tj
 			fmt.Fprintf(w, "job %d %s: seeding until %s (Ctrl-C stops; it seeds on at the next start)\n", id, tj.Snapshot().Name, goal)
 		}
 	}
 	say := func() {
 		for _, id := range ids {
-			if tj, ok := r.LiveTorrent(id); ok {
-				s := tj.Snapshot()
-				state := "seeding"
-				select {
-				case <-tj.Done():
-					state = "seeding stopped"
-				default:
-				}
+			tj := jobs[id]
+			if tj == nil {
+				continue
+			}
+			s := tj.Snapshot()
+			state := "seeding"
+			select {
+			case <-tj.Done():
+				state = "seeding stopped" // braid queue pause ID
 				if tj.GoalReached() {
 					state = "done seeding"
 				}
-				fmt.Fprintf(w, "job %d %s: %s, up %s, ratio %.2f, %d peers\n", id, s.Name, state, byteText(s.Uploaded), s.Ratio, s.Peers)
+				delete(jobs, id) // said once
+			default:
 			}
+			fmt.Fprintf(w, "job %d %s: %s, up %s, ratio %.2f, %d peers\n", id, s.Name, state, byteText(s.Uploaded), s.Ratio, s.Peers)
 		}
 	}
 	svc.WaitSeeding(ctx, seedEvery, say)

@@ -174,7 +174,8 @@ func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalin
 	b.runner = &runner.Runner{Queue: q, Progress: b.progress, ActionEnded: func(int64) { b.changed() }}
 	// Every client shares the window's network, and one download budget
 	// with the BitTorrent client.
-	b.svc = &runner.Service{Runner: b.runner, Network: b.networkLocked(), Busy: b.setBusy}
+	b.svc = runner.NewService(b.runner)
+	b.svc.Network, b.svc.Busy = b.networkLocked(), b.setBusy
 	b.runner.UseClient(b.svc.Client()) // its limiter is the torrents' budget too
 	if b.open == nil {
 		b.open = b.openSource
