@@ -411,9 +411,11 @@ func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) erro
 		},
 	}
 	defer r.Close()
+	ctx, shutdown := context.WithCancel(ctx) // aria2.shutdown ends it too
+	defer shutdown()
 	svc, stopped := queueService(ctx, r, f, w)
 	if f.rpc != nil {
-		return serveQueue(ctx, q, svc, stopped, f, w)
+		return serveQueue(ctx, shutdown, q, svc, stopped, f, w)
 	}
 	if msg := queue.NothingToRun(q); msg != "" {
 		fmt.Fprintln(w, msg)
@@ -583,20 +585,19 @@ func seedGoalText(ratio float64, d time.Duration) string {
 }
 
 // serveQueue runs the queue and answers aria2's JSON-RPC until
-// aria2.shutdown or ctx's end, running jobs as they are added.
-func serveQueue(ctx context.Context, q *queue.Queue, svc *runner.Service, stopped *bool, f runFlags, w io.Writer) error {
+// aria2.shutdown (which calls shutdown) or ctx's end, running jobs as
+// they are added.
+func serveQueue(ctx context.Context, shutdown func(), q *queue.Queue, svc *runner.Service, stopped *bool, f runFlags, w io.Writer) error {
 	ln, err := rpc.Listen(f.rpc.listen, f.rpc.remote)
 	if err != nil {
 		return err
 	}
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
 	dl := &rpc.QueueDownloads{Queue: q, Live: svc.Runner, Wake: svc.Wake}
 	dl.Note = func(m string) { fmt.Fprintln(w, m) }
 	dl.SetDir(f.dir)
 	defer serveLinks(ctx, q, dl.Wake, f.dir, w)()
 	srv, err := rpc.New(dl, rpc.Options{Secret: f.rpc.secret, AllowOrigins: f.rpc.origins, AllowRemote: f.rpc.remote,
-		Version: version, Shutdown: func(bool) { stop() }})
+		Version: version, Shutdown: func(bool) { shutdown() }})
 	if err != nil {
 		ln.Close()
 		return err
