@@ -251,14 +251,9 @@ func (r *Runner) batchOf() *queue.JournalBatch {
 // follow applies settings changed since the last look to the Client and
 // to the number of jobs at once. A failed read is tried again next time.
 func (r *Runner) follow() {
-	s, err := r.Queue.Settings()
+	s, err := settingsInForce(r.Queue) // "Slow" holds, as at the run's start
 	if err != nil {
 		return
-	}
-	if sched, err := r.Queue.Schedule(); err == nil {
-		// "Slow" (the schedule's alternative limit) holds over the
-		// speed setting, as at the run's start.
-		s.SpeedLimit = sched.Limit(s.SpeedLimit)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -294,9 +289,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	if _, err := r.client(); err != nil {
 		return err
 	}
-	// Torrents seeding when Braid last stopped seed on (torrentseed.go),
-	// once per runner; one that cannot is logged, and its job stays done.
-	r.tor.firstRun.Do(func() { _, _ = r.SeedAgain() })
+	r.seedOnce()
 	r.mu.Lock()
 	r.jobs = r.Jobs
 	if r.jobs <= 0 {

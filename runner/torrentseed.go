@@ -74,6 +74,13 @@ func (r *Runner) watchSeeding(id int64, tj *torrent.Job) {
 	}()
 }
 
+// seedOnce seeds on the torrents seeding when Braid last stopped, once
+// per runner (at its first run, or when a Service has nothing to run);
+// one that cannot is logged, and its job stays done.
+func (r *Runner) seedOnce() {
+	r.tor.firstRun.Do(func() { _, _ = r.SeedAgain() })
+}
+
 // SeedAgain seeds on the done torrents that were seeding when Braid last
 // stopped (the window closed, braid queue run ended) and have not reached
 // their seed ratio or time, as the settings say now, counting what they

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"braid/engine"
+	"braid/engine/torrent"
 	"braid/platform"
 	"braid/queue"
 	"braid/rpc"
@@ -49,7 +50,10 @@ none is left; Ctrl-C stops it and pauses the jobs it was running, keeping their
 progress (braid queue resume ID, or the window, goes on with them). Torrents
 then seed, as in the window, until their ratio or time (the settings
 torrent_seed_ratio and torrent_seed_minutes); Ctrl-C stops them, and they seed
-on at the next start.
+on at the next start. run keeps to the schedule set in the window: outside
+its time windows, or while all downloads are paused, it holds the queued
+jobs and says until when, a window's end stops the jobs it runs until the
+next one, and its slower speed holds while it is on.
 
 With --rpc-listen, run also answers aria2's JSON-RPC (HTTP and WebSocket on
 /jsonrpc), so aria2 clients (AriaNg, aria2p, the aria2 npm package) can drive
@@ -379,18 +383,9 @@ func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) erro
 	// The runner's progress and the RPC server's notes come from
 	// goroutines of their own: each line goes out whole.
 	w = &lockedWriter{mu: &sync.Mutex{}, w: w}
-	s, err := q.Settings()
-	if err != nil {
-		return err
-	}
-	// The window's one-click slower speed holds here too.
-	if sched, err := q.Schedule(); err == nil {
-		s.SpeedLimit = sched.Limit(s.SpeedLimit)
-	}
 	last := map[int64]time.Time{}
 	r := &runner.Runner{
 		Queue:    q,
-		Client:   queueClient(s, f),
 		Jobs:     f.jobs,
 		RetryFor: f.retryFor,
 		Progress: func(j queue.Job, s engine.Snapshot) {
@@ -416,31 +411,85 @@ func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) erro
 		},
 	}
 	defer r.Close()
+	ctx, shutdown := context.WithCancel(ctx) // aria2.shutdown ends it too
+	defer shutdown()
+	svc, stopped := queueService(ctx, r, f, w)
 	if f.rpc != nil {
-		return serveQueue(ctx, q, r, f, w)
+		return serveQueue(ctx, shutdown, q, svc, stopped, f, w)
 	}
 	if msg := queue.NothingToRun(q); msg != "" {
 		fmt.Fprintln(w, msg)
 		return nil
 	}
-	defer serveLinks(ctx, q, nil, f.dir, w)()
-	err = r.Run(ctx)
-	downloading := ctx.Err() != nil // interrupted with jobs in hand
-	if !downloading {
-		seedOn(ctx, q, r, w)
+	defer serveLinks(ctx, q, svc.Wake, f.dir, w)()
+	err := svc.Drain(ctx)
+	if ctx.Err() == nil {
+		seedOn(ctx, q, svc, w)
 	}
 	// An action run when a job was done (a command) gets a moment to end,
 	// so that how it went is on the job before this process goes.
 	wait, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	_ = r.WaitActions(wait)
 	cancel()
-	if downloading {
+	if *stopped {
 		fmt.Fprintln(w, "stopped; the jobs it was running are paused with their progress (braid queue resume ID goes on)")
 	}
 	if ctx.Err() != nil {
 		sayStillSeeding(r, w)
 	}
 	return err
+}
+
+// queueService keeps the queue running for queue run (runner.Service):
+// the queue's settings, which the window edits too, with --max-conn,
+// --max-conn-per-host and --limit over them. It says when the schedule
+// holds the jobs and when it lets them run, and when its slower speed
+// limits them. stopped tells, once ctx has ended, whether a run was
+// under way then (its jobs are paused).
+func queueService(ctx context.Context, r *runner.Runner, f runFlags, w io.Writer) (svc *runner.Service, stopped *bool) {
+	held, slow := "", int64(-1) // what was said last; Held and Busy come from one goroutine
+	stopped = new(bool)
+	svc = runner.NewService(r)
+	svc.MaxConns, svc.MaxConnsPerHost, svc.Limit = f.maxConn, f.perHost, f.rate
+	svc.Held = func(s queue.Schedule, now time.Time) {
+		if line := heldLine(s, now); line != held {
+			held = line
+			fmt.Fprintln(w, line)
+		}
+	}
+	svc.Busy = func(busy bool) {
+		if !busy {
+			*stopped = ctx.Err() != nil
+			return
+		}
+		if held != "" {
+			held = ""
+			fmt.Fprintln(w, "the schedule lets downloads run now")
+		}
+		if s, err := r.Queue.Schedule(); err == nil && s.AltSpeed && f.rate == 0 && s.AltLimit != slow {
+			slow = s.AltLimit
+			fmt.Fprintf(w, "the schedule's slower speed is on: downloads at most %s\n", rateText(s.AltLimit))
+		}
+	}
+	svc.Failed = func(err error) { fmt.Fprintln(w, err) }
+	return svc, stopped
+}
+
+// heldLine says why the schedule holds the queued jobs at t.
+func heldLine(s queue.Schedule, t time.Time) string {
+	at := func(when time.Time) string {
+		if when.Sub(t) < 20*time.Hour {
+			return when.Local().Format("15:04:05")
+		}
+		return when.Local().Format("Mon 15:04")
+	}
+	if t.Before(s.PausedUntil) {
+		return "the schedule holds the queue: all downloads are paused until " + at(s.PausedUntil)
+	}
+	if next, ok := s.NextChange(t); ok {
+		return "the schedule holds the queue: outside its time windows; downloads start at " + at(next)
+	}
+	return "the schedule holds the queue: outside its time windows"
 }
 
 // sayStillSeeding says, as a run stops, that the torrents it seeds seed
@@ -478,8 +527,9 @@ const seedEvery = time.Minute
 // settings: torrent_seed_ratio, torrent_seed_minutes) seeding until they
 // reach their ratio or time, as the window does, saying so once a
 // minute; ctx's end (Ctrl-C) stops them, and they seed on at the next
-// start.
-func seedOn(ctx context.Context, q *queue.Queue, r *runner.Runner, w io.Writer) {
+// start. braid queue pause ID stops one (runner.Service.WaitSeeding).
+func seedOn(ctx context.Context, q *queue.Queue, svc *runner.Service, w io.Writer) {
+	r := svc.Runner
 	ids := r.Seeding()
 	if len(ids) == 0 {
 		return
@@ -488,40 +538,36 @@ func seedOn(ctx context.Context, q *queue.Queue, r *runner.Runner, w io.Writer) 
 	if ts, err := q.TorrentSettings(); err == nil {
 		goal = seedGoalText(ts.SeedRatio, ts.SeedTime)
 	}
+	jobs := map[int64]*torrent.Job{}
 	for _, id := range ids {
 		if tj, ok := r.LiveTorrent(id); ok {
+			jobs[id] = tj
 			fmt.Fprintf(w, "job %d %s: seeding until %s (Ctrl-C stops; it seeds on at the next start)\n", id, tj.Snapshot().Name, goal)
 		}
 	}
-	done := make(chan struct{})
-	go func() {
-		r.WaitSeeding(ctx)
-		close(done)
-	}()
-	tick := time.NewTicker(seedEvery)
-	defer tick.Stop()
 	say := func() {
 		for _, id := range ids {
-			if tj, ok := r.LiveTorrent(id); ok {
-				s := tj.Snapshot()
-				state := "seeding"
+			tj := jobs[id]
+			if tj == nil {
+				continue
+			}
+			s := tj.Snapshot()
+			state := "seeding"
+			select {
+			case <-tj.Done():
+				state = "seeding stopped" // braid queue pause ID
 				if tj.GoalReached() {
 					state = "done seeding"
 				}
-				fmt.Fprintf(w, "job %d %s: %s, up %s, ratio %.2f, %d peers\n", id, s.Name, state, byteText(s.Uploaded), s.Ratio, s.Peers)
+				delete(jobs, id) // said once
+			default:
 			}
+			fmt.Fprintf(w, "job %d %s: %s, up %s, ratio %.2f, %d peers\n", id, s.Name, state, byteText(s.Uploaded), s.Ratio, s.Peers)
 		}
 	}
-	for {
-		select {
-		case <-done:
-			if ctx.Err() == nil {
-				say()
-			}
-			return
-		case <-tick.C:
-			say()
-		}
+	svc.WaitSeeding(ctx, seedEvery, say)
+	if ctx.Err() == nil {
+		say()
 	}
 }
 
@@ -539,26 +585,19 @@ func seedGoalText(ratio float64, d time.Duration) string {
 }
 
 // serveQueue runs the queue and answers aria2's JSON-RPC until
-// aria2.shutdown or ctx's end, running jobs as they are added.
-func serveQueue(ctx context.Context, q *queue.Queue, r *runner.Runner, f runFlags, w io.Writer) error {
+// aria2.shutdown (which calls shutdown) or ctx's end, running jobs as
+// they are added.
+func serveQueue(ctx context.Context, shutdown func(), q *queue.Queue, svc *runner.Service, stopped *bool, f runFlags, w io.Writer) error {
 	ln, err := rpc.Listen(f.rpc.listen, f.rpc.remote)
 	if err != nil {
 		return err
 	}
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	wake := make(chan struct{}, 1)
-	dl := &rpc.QueueDownloads{Queue: q, Live: r, Wake: func() {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-	}}
+	dl := &rpc.QueueDownloads{Queue: q, Live: svc.Runner, Wake: svc.Wake}
 	dl.Note = func(m string) { fmt.Fprintln(w, m) }
 	dl.SetDir(f.dir)
 	defer serveLinks(ctx, q, dl.Wake, f.dir, w)()
 	srv, err := rpc.New(dl, rpc.Options{Secret: f.rpc.secret, AllowOrigins: f.rpc.origins, AllowRemote: f.rpc.remote,
-		Version: version, Shutdown: func(bool) { stop() }})
+		Version: version, Shutdown: func(bool) { shutdown() }})
 	if err != nil {
 		ln.Close()
 		return err
@@ -566,40 +605,13 @@ func serveQueue(ctx context.Context, q *queue.Queue, r *runner.Runner, f runFlag
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()
 	fmt.Fprintf(w, "answering aria2 JSON-RPC on http://%s/jsonrpc\n", ln.Addr())
-	for {
-		err := r.Run(ctx)
-		if err != nil && ctx.Err() == nil {
-			fmt.Fprintf(w, "%v\n", err)
-		}
-		downloading := ctx.Err() != nil // ended with jobs in hand
-		select {
-		case <-ctx.Done():
-			<-served
-			if downloading {
-				fmt.Fprintln(w, "stopped; the jobs it was running are paused with their progress")
-			} else {
-				fmt.Fprintln(w, "stopped")
-			}
-			sayStillSeeding(r, w)
-			return nil
-		case <-wake:
-		}
+	svc.Serve(ctx, true)
+	<-served
+	if *stopped {
+		fmt.Fprintln(w, "stopped; the jobs it was running are paused with their progress")
+	} else {
+		fmt.Fprintln(w, "stopped")
 	}
-}
-
-// queueClient is the engine client `queue run` uses: the queue's settings
-// (which the window edits too), with --max-conn, --max-conn-per-host and
-// --limit over them.
-func queueClient(s queue.Settings, f runFlags) *engine.Client {
-	c := s.Client()
-	if f.maxConn > 0 {
-		c.MaxConns = f.maxConn
-	}
-	if f.perHost > 0 {
-		c.MaxConnsPerHost = f.perHost
-	}
-	if f.rate > 0 {
-		c.Limit = f.rate
-	}
-	return c
+	sayStillSeeding(svc.Runner, w)
+	return nil
 }

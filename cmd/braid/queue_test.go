@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"braid/engine/piece"
 	"braid/platform"
 	"braid/queue"
+	"braid/runner"
 )
 
 // queueFixture is a state folder with two jobs: 1 queued with 3 of 8
@@ -275,7 +277,16 @@ func TestQueueRun(t *testing.T) {
 }
 
 func TestQueueRunClientFollowsSettings(t *testing.T) {
-	s := queue.Settings{MaxConns: 8, MaxConnsPerMirror: 3, SpeedLimit: 1 << 20}
+	q, err := queue.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if err := q.UpdateSettings(func(s *queue.Settings) {
+		s.MaxConns, s.MaxConnsPerMirror, s.SpeedLimit = 8, 3, 1<<20
+	}); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name      string
 		maxConn   int
@@ -287,7 +298,8 @@ func TestQueueRunClientFollowsSettings(t *testing.T) {
 		{"flags over settings", 4, 500 << 10, 4, 500 << 10},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := queueClient(s, runFlags{maxConn: c.maxConn, rate: c.rate})
+			svc, _ := queueService(context.Background(), &runner.Runner{Queue: q}, runFlags{maxConn: c.maxConn, rate: c.rate}, io.Discard)
+			got := svc.Client()
 			if got.MaxConns != c.wantConns || got.Limit != c.wantLimit || got.MaxConnsPerMirror != 3 {
 				t.Fatalf("client = {MaxConns %d, MaxConnsPerMirror %d, Limit %d}, want {%d, 3, %d}",
 					got.MaxConns, got.MaxConnsPerMirror, got.Limit, c.wantConns, c.wantLimit)

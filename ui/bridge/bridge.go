@@ -1,7 +1,7 @@
 // Package bridge joins Braid's window to its queue and engine: it
 // implements ui.Backend over a queue.Queue (jobs, settings, piece
-// bitfields) and a runner.Runner feeding an engine.Client, and it runs the
-// runner. It is the only package that knows both sides; ui knows neither,
+// bitfields) and a runner.Runner feeding an engine.Client, which a
+// runner.Service keeps running. It is the only package that knows both sides; ui knows neither,
 // and the queue and the engine do not know the window exists.
 //
 // Live progress is read from the engine itself: every Active or Detail
@@ -20,7 +20,7 @@
 // it passes on (queue.Redact).
 //
 // The files hold one concern each: bridge.go the lifecycle (the runner's
-// loop and the live progress it leaves), view.go the view models the
+// service and the live progress it leaves), view.go the view models the
 // window reads, commands.go what the window asks the queue to do,
 // settings.go the settings, source.go how a source is read, check.go
 // verify and repair.
@@ -78,10 +78,11 @@ type Backend struct {
 	// seedPaused holds the done torrents whose seeding the user paused:
 	// they show paused, and Resume seeds them again.
 	seedPaused map[int64]bool
-	client     *engine.Client // for the next run; rebuilt when settings change
-	runner     *runner.Runner // the runner at work; nil between runs
-	stopRun    func()         // stops the runner's run, for the schedule
-	scratch    engine.Snapshot
+	runner     *runner.Runner
+	// svc keeps the queue running: the runner's loop, the schedule, the
+	// client made from the settings.
+	svc     *runner.Service
+	scratch engine.Snapshot
 	// net is the proxy setting every client shares (network.go).
 	net *netconf.Network
 	// openLogins are logins given to read documents, for their Add (login.go).
@@ -99,15 +100,10 @@ type Backend struct {
 	org          organise // categories, actions when done (organise.go)
 	rpc          remote   // aria2 JSON-RPC for remote control (remote.go)
 
-	wake    chan struct{} // wakes the runner loop
 	changes chan struct{} // tells the window the live jobs changed
 	ctx     context.Context
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
-
-	// downloads is the one download limit: every run's Client and the
-	// BitTorrent client take from it, so the setting holds for the sum.
-	downloads *engine.Limiter
 }
 
 // live is a job in progress: the runner's last word on it, or a check.
@@ -172,13 +168,15 @@ func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalin
 		origins:    map[*metalink.Document]queue.Origin{},
 		syncs:      map[int64]*syncRun{},
 		syncDocs:   map[*metalink.Document]string{},
-		wake:       make(chan struct{}, 1),
 		changes:    make(chan struct{}, 1),
 	}
-	b.downloads = engine.NewLimiter(0) // each run sets it (clientLocked)
 	// A when-done action ends after its job's run: its note needs a reload.
 	b.runner = &runner.Runner{Queue: q, Progress: b.progress, ActionEnded: func(int64) { b.changed() }}
-	b.runner.UseClient(b.clientLocked()) // its limiter is the torrents' budget too
+	// Every client shares the window's network, and one download budget
+	// with the BitTorrent client.
+	b.svc = runner.NewService(b.runner)
+	b.svc.Network, b.svc.Busy = b.networkLocked(), b.setBusy
+	b.runner.UseClient(b.svc.Client()) // its limiter is the torrents' budget too
 	if b.open == nil {
 		b.open = b.openSource
 	}
@@ -199,7 +197,7 @@ func (b *Backend) Start(run bool) error {
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
-		b.runLoop(run)
+		b.svc.Serve(b.ctx, run)
 	}()
 	return b.startRemoteFromSettings()
 }
@@ -219,15 +217,8 @@ func (b *Backend) Close() error {
 // browsers' native host), and tells the window its list changed.
 func (b *Backend) Wake() {
 	b.loadSeedPaused() // braid queue resume may have seeded one again
-	b.poke()
+	b.svc.Wake()
 	b.changed()
-}
-
-func (b *Backend) poke() {
-	select {
-	case b.wake <- struct{}{}:
-	default:
-	}
 }
 
 // Changes tells the window when the runner takes up or lets go of a job
@@ -241,78 +232,19 @@ func (b *Backend) changed() {
 	}
 }
 
-// runLoop runs the queue until it is empty, then sleeps until woken.
-func (b *Backend) runLoop(run bool) {
-	for {
-		if !run {
-			select {
-			case <-b.ctx.Done():
-				return
-			case <-b.wake:
-			}
-		}
-		run = false
-		if !b.waitSchedule() {
-			return
-		}
-		ctx, stop := b.scheduledRun()
-		b.mu.Lock()
-		b.busy = true
-		c := b.clientLocked()
-		b.mu.Unlock()
-		b.changed()
-		require, _ := b.q.RequireSignature() // unreadable: not required, as by default
-		r := b.runner
-		r.UseClient(c)
-		r.RequireSignature = require
-		b.mu.Lock()
-		b.stopRun = stop
-		b.mu.Unlock()
-		// A job's own failure is recorded in the queue and shown on its
-		// row; Run's joined error adds nothing the window does not show.
-		// Torrents it finished seed on in the runner after the run.
-		_ = r.Run(ctx)
-		interrupted := ctx.Err() != nil
-		stop()
-		b.mu.Lock()
-		b.busy = false
-		b.stopRun = nil
-		// Stopped by the schedule or a new limit rather than by Close:
-		// the jobs it let go are queued still, so run again once allowed.
-		run = interrupted && b.ctx.Err() == nil
-		for id, l := range b.live {
-			if l.checking == "" {
-				b.keepLocked(id, &l.snap)
-				delete(b.live, id)
-			}
-		}
-		b.mu.Unlock()
-		b.changed()
-		if b.ctx.Err() != nil {
-			return
+// setBusy is the service's word that a run starts (busy) or has
+// stopped: the jobs it let go of keep their last snapshots.
+func (b *Backend) setBusy(busy bool) {
+	b.mu.Lock()
+	b.busy = busy
+	for id, l := range b.live {
+		if !busy && l.checking == "" {
+			b.keepLocked(id, &l.snap)
+			delete(b.live, id)
 		}
 	}
-}
-
-// clientLocked returns the engine client for the next run, made from the
-// settings. A Client's limits are fixed once it has started a download,
-// so a change of settings takes effect from the next job on.
-func (b *Backend) clientLocked() *engine.Client {
-	if b.client != nil {
-		return b.client
-	}
-	c := &engine.Client{}
-	if s, err := b.q.Settings(); err == nil {
-		c = s.Client()
-	}
-	if sched, err := b.q.Schedule(); err == nil {
-		c.Limit = sched.Limit(c.Limit)
-	}
-	b.downloads.SetRate(c.Limit)
-	c.Limiter = b.downloads
-	c.Network = b.networkLocked()
-	b.client = c
-	return c
+	b.mu.Unlock()
+	b.changed()
 }
 
 // refreshLocked reads the engine's snapshots of the files job id has

@@ -203,9 +203,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 		got.MaxConns != 12 || got.SpeedLimit != 1<<20 || got.StartOnLaunch || !slices.Equal(got.Countries, want.Countries) {
 		t.Errorf("settings %+v, want %+v", got, want)
 	}
-	b.mu.Lock()
-	c := b.clientLocked()
-	b.mu.Unlock()
+	c := b.svc.Client()
 	if c.MaxConns != 12 || c.MaxConnsPerMirror != 2 || c.Limit != 1<<20 {
 		t.Errorf("engine client %+v does not follow the settings", c)
 	}

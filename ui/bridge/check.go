@@ -122,7 +122,7 @@ func (b *Backend) check(id ui.JobID, repair bool) error {
 		b.mu.Unlock()
 		b.changed()
 		if err == nil && repair {
-			b.poke()
+			b.svc.Wake()
 		}
 	}()
 	return nil
@@ -439,9 +439,7 @@ func (b *Backend) verifyFile(root *os.Root, mf metalink.File) (string, []int, er
 // proves it afterwards. A file that cannot be mended is reported as a
 // hash mismatch with the engine's reason.
 func (b *Backend) repairFile(j queue.Job, mf metalink.File) (string, error) {
-	b.mu.Lock()
-	c := b.clientLocked()
-	b.mu.Unlock()
+	c := b.svc.Client()
 	var locations []string
 	if s, err := b.q.Settings(); err == nil {
 		locations = s.Countries

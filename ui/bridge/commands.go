@@ -55,7 +55,7 @@ func (b *Backend) Add(_ context.Context, req ui.AddRequest) (ui.JobID, error) {
 	if err := b.q.Resume(id); err != nil {
 		return ui.JobID(id), err
 	}
-	b.poke()
+	b.svc.Wake()
 	return ui.JobID(id), specErr
 }
 
@@ -123,7 +123,7 @@ func (b *Backend) Resume(id ui.JobID) error {
 	b.mu.Lock()
 	delete(b.stopped, int64(id))
 	b.mu.Unlock()
-	b.poke()
+	b.svc.Wake()
 	return nil
 }
 

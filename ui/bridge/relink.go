@@ -53,9 +53,7 @@ func (b *Backend) Relink(id ui.JobID, newURL string) (string, error) {
 		}
 		b.waitLetGo(int64(id))
 	}
-	b.mu.Lock()
-	hc := b.clientLocked().HTTPClient()
-	b.mu.Unlock()
+	hc := b.svc.Client().HTTPClient()
 	ctx, cancel := context.WithTimeout(b.ctx, relinkTimeout)
 	defer cancel()
 	checked, err := runner.Relink(ctx, b.q, hc, int64(id), newURL)

@@ -83,6 +83,6 @@ func (b *Backend) SetSettings(s ui.Settings) error {
 	}
 	// The limit in force may have changed: it reaches the downloads and
 	// torrents under way at once, without stopping them.
-	b.limitsChanged()
+	b.svc.LimitsChanged()
 	return nil
 }

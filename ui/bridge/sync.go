@@ -167,7 +167,7 @@ func (b *Backend) startSync(source, dir string, size int64) (ui.JobID, error) {
 			return ui.JobID(-id), fmt.Errorf(lang.L("sync %s: already running"), queue.Redact(source))
 		}
 	}
-	c := b.clientLocked()
+	c := b.svc.Client()
 	locations := []string(nil)
 	if s, err := b.q.Settings(); err == nil {
 		locations = s.Countries

@@ -69,7 +69,7 @@ func TestWaitingJobShownThenFinishes(t *testing.T) {
 	f := describeData(t, "w.bin", data, m.URL())
 	q := openQueue(t)
 	b := newBackend(t, q)
-	b.client = &engine.Client{StallTimeout: 200 * time.Millisecond, MaxBackoff: 2 * time.Second}
+	b.svc.UseClient(&engine.Client{StallTimeout: 200 * time.Millisecond, MaxBackoff: 2 * time.Second})
 	id := startOne(t, b, "w.meta4", f, t.TempDir())
 	active := func() (ui.Job, bool) {
 		for _, j := range b.Active() {
