@@ -417,6 +417,12 @@ func (ts *torrentStorage) readFile(i int, b []byte, off int64) error {
 	f := ts.files[i]
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	ts.mu.Lock()
+	closed := ts.closed
+	ts.mu.Unlock()
+	if closed {
+		return ts.readClosed(i, b, off)
+	}
 	h, err := ts.handle(i, false)
 	if err != nil || h == nil {
 		return err
@@ -426,6 +432,36 @@ func (ts *torrentStorage) readFile(i int, b []byte, off int64) error {
 		err = nil // the rest was cleared
 	}
 	return err
+}
+
+// readClosed reads file i after the storage closed. The torrent library
+// may still read for a peer's request it took before the torrent was
+// dropped, and anacrolix/torrent v1.59.1 panics (servePeerRequest's
+// panicif) when such a read fails on a closed torrent: the whole program
+// would end. The file is opened for this one read, and closed again.
+// Called with the file's lock held.
+func (ts *torrentStorage) readClosed(i int, b []byte, off int64) error {
+	root, err := os.OpenRoot(ts.root.Name())
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	name := ts.spans[i].name
+	if !ts.files[i].final {
+		name += partSuffix
+	}
+	h, err := root.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // not written yet: zeros, as before the close
+	}
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	if _, err := h.ReadAt(b, off); err != nil && err != io.EOF {
+		return err
+	}
+	return nil
 }
 
 // WriteAt writes to the files the piece spans, at NAME.part. Padding
