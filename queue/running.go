@@ -56,6 +56,11 @@ func (e *pauseError) Error() string { return fmt.Sprintf("%v: %s", ErrPaused, e.
 
 func (e *pauseError) Unwrap() []error { return []error{ErrPaused, e.err} }
 
+// PauseError is the error that pauses a job rather than fail it: reason
+// is what the job's Error says, for the user (PauseReason reads it back),
+// and err the cause, which the error wraps with ErrPaused.
+func PauseError(reason string, err error) error { return &pauseError{reason: reason, err: err} }
+
 // TrustedPieces returns the pieces of a job's file f that the engine may
 // take as done in its .part under dest (Request.Done), or nil to start the
 // file afresh. It checks the .part against the stored bitfield (CheckPart),

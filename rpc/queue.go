@@ -18,6 +18,7 @@ import (
 	"braid/engine/netconf"
 	"braid/engine/torrent"
 	"braid/queue"
+	"braid/runner"
 )
 
 // LiveDownloads gives the engine's download of a file a job is on now,
@@ -159,7 +160,7 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 		// The link itself may be behind the cookie or header.
 		hc = ss.Client(a.HTTPClient)
 	}
-	doc, origin, err := queue.ResolveSource(ctx, first, hc)
+	doc, origin, err := runner.ResolveSource(ctx, first, hc)
 	if err != nil {
 		return 0, err
 	}

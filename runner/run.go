@@ -615,7 +615,7 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 		Journal:    r.journal(j.ID),
 		Locations:  jr.locs,
 		Batch:      jr.batch,
-		Check:      q.SignatureCheck(j.ID, mf, r.RequireSignature),
+		Check:      signatureCheck(q, j.ID, mf, r.RequireSignature),
 		RetryFor:   r.RetryFor,
 		Net:        jr.net,
 		Limiter:    r.jobLimiter(j.ID),
@@ -641,7 +641,7 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 	if linkExpired(err, (done != nil && done.Count() > 0) || snap.Bytes > 0) {
 		// A link that served this job refuses it now: a signed link
 		// expired. The job waits for a fresh one (Relink).
-		return queue.LinkExpired(j.ID, err)
+		return LinkExpired(j.ID, err)
 	}
 	if err != nil {
 		return classify(j.Dest, err)
