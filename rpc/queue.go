@@ -274,7 +274,7 @@ func (a *QueueDownloads) Unpause(id int64) error {
 
 // Remove implements Downloads: the job leaves the queue, its files stay
 // (a running job is stopped by its runner).
-func (a *QueueDownloads) Remove(id int64) error { return mapErr(a.Queue.Remove(id, false)) }
+func (a *QueueDownloads) Remove(id int64) error { return mapErr(a.Queue.Remove(id)) }
 
 // Move implements Downloads.
 func (a *QueueDownloads) Move(id int64, index int) error { return mapErr(a.Queue.Move(id, index)) }

@@ -97,7 +97,7 @@ func (a *QueueDownloads) addTorrent(spec *torrent.Spec, source, dest string, o A
 		return 0, err
 	}
 	if err := a.Queue.SetTorrentSpec(id, spec); err != nil {
-		_ = a.Queue.Remove(id, false)
+		_ = a.Queue.Remove(id)
 		return 0, err
 	}
 	return id, a.started(id, o)

@@ -95,6 +95,6 @@ func (g *Get) reached(src string, w waitingJob, doc *metalink.Document, err erro
 	}
 	_ = q.SetWaiting(w.id, time.Time{})
 	if !slices.ContainsFunc(doc.Files, func(f metalink.File) bool { return f.Name == w.name }) {
-		_ = q.Remove(w.id, false)
+		_ = q.Remove(w.id)
 	}
 }

@@ -266,7 +266,7 @@ func (r *Runner) follow() {
 		r.seen, r.hasSeen = s, true
 		return
 	}
-	s.ApplyChanges(r.seen, r.Client)
+	applyChanges(r.Client, r.seen, s)
 	if s.Jobs != r.seen.Jobs {
 		r.jobs = s.Jobs
 	}

@@ -193,7 +193,11 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			err = q.Resume(id)
 		}
 	case "remove":
-		err = q.Remove(id, *withFiles)
+		if *withFiles {
+			_, err = runner.RemoveWithFiles(q, id)
+		} else {
+			err = q.Remove(id)
+		}
 	case "move":
 		err = moves[fs.Arg(1)](q, id)
 	case "relink":
