@@ -13,7 +13,7 @@ import (
 	"braid/engine/metalink"
 )
 
-// FinishFile records how a download that PrepareFile started ended: err
+// FinishFile records how a download that PrepareFiles started ended: err
 // nil marks the file done (see Landed: snap is the download's last
 // snapshot), and the job done when all its files are;
 // an interruption (context canceled) pauses the job, so only another

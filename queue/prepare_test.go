@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"braid/engine"
+	"braid/engine/metalink"
+	"braid/engine/piece"
 )
 
 // TestPrepareFinishFile follows `braid get --state` through a download
@@ -18,12 +20,11 @@ import (
 func TestPrepareFinishFile(t *testing.T) {
 	state, dest := t.TempDir(), t.TempDir()
 	q := openTest(t, state)
-	ctx := context.Background()
 	const src = "http://example.com/x.meta4"
 	doc := testDoc(4<<20, 1<<20, "a.bin", "b.bin")
 	a, b := doc.Files[0], doc.Files[1]
 
-	id, done, err := q.PrepareFile(ctx, src, dest, a, Origin{})
+	id, done, err := prepareFile(q, src, dest, a, Origin{})
 	if err != nil || done != nil {
 		t.Fatalf("first PrepareFile: %v, done %v", err, done)
 	}
@@ -46,7 +47,7 @@ func TestPrepareFinishFile(t *testing.T) {
 	}
 
 	// get again: the same job, resumed from the journal.
-	id2, done, err := q.PrepareFile(ctx, src, dest, a, Origin{})
+	id2, done, err := prepareFile(q, src, dest, a, Origin{})
 	if err != nil || id2 != id || done == nil || done.Count() != 2 || !done.Has(0) || !done.Has(1) {
 		t.Fatalf("second PrepareFile: job %d (want %d), done %v, %v", id2, id, done, err)
 	}
@@ -56,7 +57,7 @@ func TestPrepareFinishFile(t *testing.T) {
 	changed.Hashes = nil
 	changed.Size = 3 << 20
 	changed.Pieces = nil
-	if _, done, err := q.PrepareFile(ctx, src, dest, changed, Origin{}); err != nil || done != nil {
+	if _, done, err := prepareFile(q, src, dest, changed, Origin{}); err != nil || done != nil {
 		t.Fatalf("PrepareFile of a changed file: done %v, %v", done, err)
 	}
 	if j, _ := q.Get(id); j.Files[0].Size != 3<<20 || j.Files[0].Done != 0 || j.Doc.Files[0].Size != 3<<20 {
@@ -64,7 +65,7 @@ func TestPrepareFinishFile(t *testing.T) {
 	}
 
 	// Another file of the same source joins the job.
-	if id3, _, err := q.PrepareFile(ctx, src, dest, b, Origin{}); err != nil || id3 != id {
+	if id3, _, err := prepareFile(q, src, dest, b, Origin{}); err != nil || id3 != id {
 		t.Fatalf("PrepareFile of a second file: job %d, %v", id3, err)
 	}
 	if err := q.FinishFile(id, "a.bin", &engine.Snapshot{SavedAs: "a.bin", Created: true, VerifiedBy: "sha-256"}, nil); err != nil {
@@ -81,7 +82,7 @@ func TestPrepareFinishFile(t *testing.T) {
 	}
 
 	t.Run("failure", func(t *testing.T) {
-		if _, _, err := q.PrepareFile(ctx, src, dest, b, Origin{}); err != nil {
+		if _, _, err := prepareFile(q, src, dest, b, Origin{}); err != nil {
 			t.Fatal(err)
 		}
 		if err := q.FinishFile(id, "b.bin", nil, errors.New("no usable mirror left")); err != nil {
@@ -96,7 +97,7 @@ func TestPrepareFinishFile(t *testing.T) {
 		if err := os.Mkdir(gone, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		id, _, err := q.PrepareFile(ctx, src, gone, a, Origin{})
+		id, _, err := prepareFile(q, src, gone, a, Origin{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,15 +114,24 @@ func TestPrepareFinishFile(t *testing.T) {
 		if other.Owner() {
 			t.Fatal("second Open owns the queue")
 		}
-		id, _, err := q.PrepareFile(ctx, "busy", dest, a, Origin{})
+		id, _, err := prepareFile(q, "busy", dest, a, Origin{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := other.PrepareFile(ctx, "busy", dest, a, Origin{}); !errors.Is(err, ErrNotOwner) {
+		if _, _, err := prepareFile(other, "busy", dest, a, Origin{}); !errors.Is(err, ErrNotOwner) {
 			t.Errorf("PrepareFile of a job the owner runs: %v, want ErrNotOwner", err)
 		}
 		if j, _ := q.Get(id); j.State != Running {
 			t.Errorf("job is %s", j.State)
 		}
 	})
+}
+
+// prepareFile is PrepareFiles of one file, as braid get starts it.
+func prepareFile(q *Queue, source, dest string, f metalink.File, origin Origin) (int64, *piece.Bitfield, error) {
+	id, done, err := q.PrepareFiles(source, dest, []metalink.File{f}, origin)
+	if err != nil {
+		return 0, nil, err
+	}
+	return id, done[0], nil
 }

@@ -1,13 +1,11 @@
 package queue
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -19,9 +17,9 @@ import (
 // (the reason follows it in the error and is in the job's Error).
 var ErrPaused = errors.New("job paused")
 
-// The store's side of running a job: which job is next, which pieces of a
-// .part may be trusted, and how problems with the destination pause a job
-// rather than fail it. The runner (package runner) drives them.
+// The store's side of running a job: which job is next, which pieces are
+// recorded done, and how problems with the destination pause a job rather
+// than fail it. The runner (package runner) drives them.
 
 // NextQueued returns the first queued job, in queue order, that is not in skip.
 func (q *Queue) NextQueued(skip map[int64]bool) (int64, bool, error) {
@@ -61,13 +59,12 @@ func (e *pauseError) Unwrap() []error { return []error{ErrPaused, e.err} }
 // and err the cause, which the error wraps with ErrPaused.
 func PauseError(reason string, err error) error { return &pauseError{reason: reason, err: err} }
 
-// TrustedPieces returns the pieces of a job's file f that the engine may
-// take as done in its .part under dest (Request.Done), or nil to start the
-// file afresh. It checks the .part against the stored bitfield (CheckPart),
-// re-hashes claimed pieces of a .part that is longer than the file, and
-// stores what it finds, so the journal never claims more than the disk
-// holds.
-func (q *Queue) TrustedPieces(ctx context.Context, id int64, dest string, f metalink.File) (*piece.Bitfield, error) {
+// RecordedPieces returns the pieces of job id's file f that the journal
+// records done, in the layout the engine will use for f, or nil to start
+// the file afresh: none recorded, or recorded in another layout or before
+// f's size was known, when the record is reset to f's layout. Whether the
+// .part on disk still holds them is the runner's to check.
+func (q *Queue) RecordedPieces(id int64, f metalink.File) (*piece.Bitfield, error) {
 	b, l, err := q.Pieces(id, f.Name)
 	if err != nil {
 		return nil, err
@@ -86,62 +83,7 @@ func (q *Queue) TrustedPieces(ctx context.Context, id int64, dest string, f meta
 	if b.Count() == 0 {
 		return nil, nil
 	}
-	root, err := os.OpenRoot(dest)
-	if err != nil {
-		return nil, DestProblem(dest, err)
-	}
-	defer root.Close()
-	part := filepath.FromSlash(f.Name) + ".part"
-	size := int64(-1)
-	if fi, err := root.Stat(part); err == nil && fi.Mode().IsRegular() {
-		size = fi.Size()
-	}
-	t := CheckPart(b, l, size)
-	if t.Recheck {
-		if err := recheck(ctx, root, part, size, f, t.Done); err != nil {
-			return nil, err
-		}
-	}
-	if t.Done.Count() != b.Count() {
-		if err := q.SetPieces(id, f.Name, t.Done); err != nil {
-			return nil, err
-		}
-	}
-	if t.Done.Count() == 0 {
-		return nil, nil
-	}
-	return t.Done, nil
-}
-
-// recheck keeps in done only the pieces whose bytes in part match their
-// piece hashes; without piece hashes nothing in a .part of the wrong size
-// can be vouched for, and done is emptied.
-func recheck(ctx context.Context, root *os.Root, part string, size int64, f metalink.File, done *piece.Bitfield) error {
-	clear := func() {
-		for i := range done.Len() {
-			done.Clear(i)
-		}
-	}
-	if !piece.PlanFor(f).Verifiable() {
-		clear()
-		return nil
-	}
-	file, err := root.Open(part)
-	if err != nil {
-		clear()
-		return nil
-	}
-	defer file.Close()
-	rep, err := piece.Verify(ctx, file, size, f, 0)
-	if err != nil {
-		return fmt.Errorf("recheck %s: %w", part, err)
-	}
-	for i := range done.Len() {
-		if done.Has(i) && !rep.Good.Has(i) {
-			done.Clear(i)
-		}
-	}
-	return nil
+	return b, nil
 }
 
 // HostOf is the host[:port] of a mirror URL in lower case, the key of the

@@ -165,12 +165,12 @@ func (s *queueState) Prepare(ctx context.Context, source string, req *engine.Req
 		return err
 	}
 	origin := queue.Origin{ETag: req.OriginETag, Referer: req.Referer}
-	id, done, err := q.PrepareFile(ctx, source, req.Dir, req.File, origin)
+	id, done, err := prepareFiles(ctx, q, source, req.Dir, []metalink.File{req.File}, origin)
 	if err != nil {
 		return err
 	}
 	s.setJob(req, id)
-	req.Done = done
+	req.Done = done[0]
 	j, err := q.Get(id)
 	if err != nil {
 		return err
@@ -238,7 +238,7 @@ func (s *queueState) forget(req *engine.Request) {
 }
 
 // PrepareAll is Prepare for every request of one source, in one pass over
-// the queue (queue.PrepareFiles); the files record their pieces through
+// the queue (prepareFiles); the files record their pieces through
 // one journal batch. A source the queue has not seen has nothing to
 // resume, so its requests are ready as they are, and the job is recorded
 // when first needed: by the first journal round or the first file's end.
@@ -280,7 +280,7 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 		}
 		return nil
 	}
-	id, done, err := q.PrepareFiles(ctx, source, r0.Dir, files, origin)
+	id, done, err := prepareFiles(ctx, q, source, r0.Dir, files, origin)
 	if err != nil {
 		return err
 	}
@@ -313,7 +313,7 @@ func (s *queueState) record(ctx context.Context, source, dir string, files []met
 	if err != nil {
 		return 0, err
 	}
-	id, done, err := q.PrepareFiles(ctx, source, dir, files, origin)
+	id, done, err := prepareFiles(ctx, q, source, dir, files, origin)
 	if err != nil {
 		return 0, err
 	}

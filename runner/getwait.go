@@ -66,7 +66,7 @@ func (g *Get) noteUnreached(ctx context.Context, src string, w waitingJob, next 
 		if !ok {
 			return w
 		}
-		id, _, err := q.PrepareFiles(ctx, src, g.Dir, []metalink.File{f}, queue.Origin{})
+		id, _, err := q.PrepareFiles(src, g.Dir, []metalink.File{f}, queue.Origin{})
 		if err != nil {
 			return w
 		}

@@ -601,7 +601,7 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 	if err != nil {
 		return err
 	}
-	done, err := q.TrustedPieces(ctx, j.ID, j.Dest, mf)
+	done, err := trustedPieces(ctx, q, j.ID, j.Dest, mf)
 	if err != nil {
 		return err
 	}
