@@ -14,7 +14,7 @@ import (
 // Categories sort downloads by type (issue 23): a job whose selected files
 // all fall in one category, added to the download folder, is saved into
 // that category's folder instead. The choice is made once, when the job is
-// added (SortDest), never by moving finished files: a torrent seeds from
+// added (sortDest), never by moving finished files: a torrent seeds from
 // where it was written, and a verify reads the files where the job says.
 //
 // A category's folder is, by default, a sub-folder of the download folder
@@ -190,7 +190,7 @@ func SplitExtensions(s string) []string {
 	return out
 }
 
-// SortDoc is SortDest for a new job of doc whose files selected are
+// SortDoc is sortDest for a new job of doc whose files selected are
 // chosen (nil: all of them), as Add takes them.
 func (q *Queue) SortDoc(dest string, doc *metalink.Document, selected []string) string {
 	names := selected
@@ -199,16 +199,16 @@ func (q *Queue) SortDoc(dest string, doc *metalink.Document, selected []string) 
 			names = append(names, f.Name)
 		}
 	}
-	dir, _ := q.SortDest(dest, names)
+	dir, _ := q.sortDest(dest, names)
 	return dir
 }
 
-// SortDest is where a new job goes: dest, unless dest is the download
+// sortDest is where a new job goes: dest, unless dest is the download
 // folder (the user did not choose another) and every selected file falls
 // in one category, whose folder it is then, made if missing. category
 // names the category chosen, "" for none. A category folder that cannot be
 // made leaves the job in dest: the download matters more than its folder.
-func (q *Queue) SortDest(dest string, names []string) (dir, category string) {
+func (q *Queue) sortDest(dest string, names []string) (dir, category string) {
 	s, err := q.Settings()
 	if err != nil || s.DownloadDir == "" {
 		return dest, ""

@@ -129,9 +129,9 @@ func TestSortDest(t *testing.T) {
 		{dl, []string{"film.mkv", "a.pdf"}, dl, ""},
 		{dl, []string{"data.bin"}, dl, ""},
 	} {
-		dir, cat := q.SortDest(tc.dest, tc.names)
+		dir, cat := q.sortDest(tc.dest, tc.names)
 		if dir != tc.want || cat != tc.wantCat {
-			t.Errorf("SortDest(%s, %q) = %s, %q; want %s, %q", tc.dest, tc.names, dir, cat, tc.want, tc.wantCat)
+			t.Errorf("sortDest(%s, %q) = %s, %q; want %s, %q", tc.dest, tc.names, dir, cat, tc.want, tc.wantCat)
 		}
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			t.Errorf("%s was not made: %v", dir, err)
@@ -142,7 +142,7 @@ func TestSortDest(t *testing.T) {
 	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if dir, cat := q.SortDest(dl, []string{"a.pdf"}); dir != dl || cat != "" {
+	if dir, cat := q.sortDest(dl, []string{"a.pdf"}); dir != dl || cat != "" {
 		t.Errorf("with a file where the folder goes: %s, %q", dir, cat)
 	}
 }

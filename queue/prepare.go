@@ -117,21 +117,6 @@ func (q *Queue) JobFor(source, dest string) (int64, bool, error) {
 	return id, true, nil
 }
 
-// Known reports whether a job records source downloading into dest: when
-// none does, PrepareFiles will find nothing to resume, and its files may
-// start while it records them.
-func (q *Queue) Known(source, dest string) (bool, error) {
-	abs, err := filepath.Abs(dest)
-	if err != nil {
-		return false, fmt.Errorf("queue %s: destination %q: %w", Redact(source), dest, err)
-	}
-	var n int
-	if err := q.db.QueryRow(`SELECT COUNT(*) FROM jobs WHERE source_key = ? AND dest = ?`, canonical(source), abs).Scan(&n); err != nil {
-		return false, q.wrap("find job for "+Redact(source), err)
-	}
-	return n > 0, nil
-}
-
 // freshFiles returns the layout of each file of job id that has no piece
 // recorded, in one query: for those RecordedPieces has nothing to read.
 func (q *Queue) freshFiles(id int64) (map[string]piece.Layout, error) {

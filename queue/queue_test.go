@@ -3,6 +3,7 @@ package queue
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -166,14 +167,13 @@ func TestMove(t *testing.T) {
 		op   func(q *Queue, id []int64) error
 		want []int // indexes into the original IDs
 	}{
-		{"up", func(q *Queue, id []int64) error { return q.MoveUp(id[2]) }, []int{0, 2, 1, 3, 4}},
-		{"up first", func(q *Queue, id []int64) error { return q.MoveUp(id[0]) }, []int{0, 1, 2, 3, 4}},
-		{"down", func(q *Queue, id []int64) error { return q.MoveDown(id[0]) }, []int{1, 0, 2, 3, 4}},
-		{"down last", func(q *Queue, id []int64) error { return q.MoveDown(id[4]) }, []int{0, 1, 2, 3, 4}},
-		{"top", func(q *Queue, id []int64) error { return q.MoveTop(id[3]) }, []int{3, 0, 1, 2, 4}},
-		{"top first", func(q *Queue, id []int64) error { return q.MoveTop(id[0]) }, []int{0, 1, 2, 3, 4}},
-		{"bottom", func(q *Queue, id []int64) error { return q.MoveBottom(id[1]) }, []int{0, 2, 3, 4, 1}},
-		{"bottom last", func(q *Queue, id []int64) error { return q.MoveBottom(id[4]) }, []int{0, 1, 2, 3, 4}},
+		{"up", func(q *Queue, id []int64) error { return q.MoveBy(id[2], -1) }, []int{0, 2, 1, 3, 4}},
+		{"up first", func(q *Queue, id []int64) error { return q.MoveBy(id[0], -1) }, []int{0, 1, 2, 3, 4}},
+		{"down", func(q *Queue, id []int64) error { return q.MoveBy(id[0], 1) }, []int{1, 0, 2, 3, 4}},
+		{"down last", func(q *Queue, id []int64) error { return q.MoveBy(id[4], 1) }, []int{0, 1, 2, 3, 4}},
+		{"top first", func(q *Queue, id []int64) error { return q.Move(id[0], 0) }, []int{0, 1, 2, 3, 4}},
+		{"bottom", func(q *Queue, id []int64) error { return q.Move(id[1], math.MaxInt) }, []int{0, 2, 3, 4, 1}},
+		{"bottom last", func(q *Queue, id []int64) error { return q.Move(id[4], math.MaxInt) }, []int{0, 1, 2, 3, 4}},
 		{"to front", func(q *Queue, id []int64) error { return q.Move(id[3], 0) }, []int{3, 0, 1, 2, 4}},
 		{"to back", func(q *Queue, id []int64) error { return q.Move(id[1], 4) }, []int{0, 2, 3, 4, 1}},
 		{"past the end", func(q *Queue, id []int64) error { return q.Move(id[0], 99) }, []int{1, 2, 3, 4, 0}},
@@ -188,7 +188,7 @@ func TestMove(t *testing.T) {
 			if err := q.Move(id[4], 0); err != nil {
 				return err
 			}
-			return q.MoveDown(id[4])
+			return q.MoveBy(id[4], 1)
 		}, []int{0, 4, 1, 2, 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -214,11 +214,11 @@ func TestMove(t *testing.T) {
 		})
 	}
 	q := openTest(t, t.TempDir())
-	if err := q.MoveUp(42); !errors.Is(err, ErrNotFound) {
-		t.Errorf("MoveUp of a missing job: %v", err)
+	if err := q.MoveBy(42, -1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("MoveBy of a missing job: %v", err)
 	}
-	if err := q.MoveBottom(42); !errors.Is(err, ErrNotFound) {
-		t.Errorf("MoveBottom of a missing job: %v", err)
+	if err := q.Move(42, math.MaxInt); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Move of a missing job: %v", err)
 	}
 }
 

@@ -265,7 +265,7 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 		if q, err = s.queue(); err != nil {
 			return err
 		}
-		if known, err = q.Known(source, r0.Dir); err != nil {
+		if _, known, err = q.JobFor(source, r0.Dir); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -237,10 +238,10 @@ func wakeRunning(ctx context.Context) {
 
 // moves are the directions of braid queue move.
 var moves = map[string]func(*queue.Queue, int64) error{
-	"up":     (*queue.Queue).MoveUp,
-	"down":   (*queue.Queue).MoveDown,
-	"top":    (*queue.Queue).MoveTop,
-	"bottom": (*queue.Queue).MoveBottom,
+	"up":     func(q *queue.Queue, id int64) error { return q.MoveBy(id, -1) },
+	"down":   func(q *queue.Queue, id int64) error { return q.MoveBy(id, 1) },
+	"top":    func(q *queue.Queue, id int64) error { return q.Move(id, 0) },
+	"bottom": func(q *queue.Queue, id int64) error { return q.Move(id, math.MaxInt) },
 }
 
 func queueUsageErr(err error) int {
