@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"braid/engine"
@@ -92,21 +91,22 @@ func TestPrepareFinishFile(t *testing.T) {
 			t.Errorf("job is %s %q, want failed", j.State, j.Error)
 		}
 	})
-	t.Run("destination vanished", func(t *testing.T) {
+	t.Run("paused with a reason", func(t *testing.T) {
+		// The runner makes a vanished destination a PauseError.
 		gone := filepath.Join(t.TempDir(), "gone")
-		if err := os.Mkdir(gone, 0o755); err != nil {
-			t.Fatal(err)
-		}
 		id, _, err := prepareFile(q, src, gone, a, Origin{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.Remove(gone)
-		if err := q.FinishFile(id, "a.bin", nil, &fs.PathError{Op: "open", Path: gone, Err: fs.ErrNotExist}); err != nil {
+		cause := PauseError("the destination folder "+gone+" no longer exists", &fs.PathError{Op: "open", Path: gone, Err: fs.ErrNotExist})
+		if err := q.FinishFile(id, "a.bin", nil, cause); err != nil {
 			t.Fatal(err)
 		}
-		if j, _ := q.Get(id); j.State != Paused || !strings.Contains(j.Error, "no longer exists") {
+		if j, _ := q.Get(id); j.State != Paused || j.Error != "the destination folder "+gone+" no longer exists" {
 			t.Errorf("job is %s %q, want paused because the folder is gone", j.State, j.Error)
+		}
+		if !errors.Is(cause, ErrPaused) || !errors.Is(cause, fs.ErrNotExist) {
+			t.Errorf("PauseError %v wraps neither ErrPaused nor its cause", cause)
 		}
 	})
 	t.Run("running in another process", func(t *testing.T) {

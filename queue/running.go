@@ -3,11 +3,8 @@ package queue
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
-	"os"
 	"strings"
-	"syscall"
 
 	"braid/engine/metalink"
 	"braid/engine/piece"
@@ -18,8 +15,8 @@ import (
 var ErrPaused = errors.New("job paused")
 
 // The store's side of running a job: which job is next, which pieces are
-// recorded done, and how problems with the destination pause a job rather
-// than fail it. The runner (package runner) drives them.
+// recorded done, and the pause errors that stop a job without failing it.
+// The runner (package runner) drives them.
 
 // NextQueued returns the first queued job, in queue order, that is not in skip.
 func (q *Queue) NextQueued(skip map[int64]bool) (int64, bool, error) {
@@ -44,7 +41,8 @@ func (q *Queue) NextQueued(skip map[int64]bool) (int64, bool, error) {
 }
 
 // pauseError is a problem the user can fix outside Braid (a folder to plug
-// back in, make writable or free): the job pauses rather than fails.
+// back in, make writable or free, a link to renew): the job pauses rather
+// than fails.
 type pauseError struct {
 	reason string
 	err    error
@@ -96,60 +94,9 @@ func HostOf(rawURL string) string {
 	return strings.ToLower(u.Host)
 }
 
-// PrepareDest makes sure the job's folder is there and writable. A folder
-// that is missing is made for a job that has not started; for one with
-// progress it is a vanished folder (an unplugged disk, say) and the job
-// pauses rather than start over somewhere the user did not mean.
-func PrepareDest(j Job) error {
-	fi, err := os.Stat(j.Dest)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		for _, f := range j.Files {
-			if f.Selected && (f.Done > 0 || f.Verified) {
-				return &pauseError{fmt.Sprintf("the destination folder %s no longer exists", j.Dest), err}
-			}
-		}
-		if err := os.MkdirAll(j.Dest, 0o755); err != nil {
-			return DestProblem(j.Dest, err)
-		}
-	case err != nil:
-		return DestProblem(j.Dest, err)
-	case !fi.IsDir():
-		return &pauseError{fmt.Sprintf("the destination %s is not a folder", j.Dest), fs.ErrInvalid}
-	}
-	// Permission bits do not tell (root, ACLs, a read-only mount): try.
-	// A name of its own: jobs going to one folder start side by side.
-	f, err := os.CreateTemp(j.Dest, ".braid-probe-*")
-	if err != nil {
-		return DestProblem(j.Dest, err)
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}
-
-// DestProblem turns a file-system error about the destination into the
-// pause the user can act on, or returns it as it is.
-func DestProblem(dest string, err error) error {
-	switch {
-	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EROFS):
-		return &pauseError{fmt.Sprintf("the destination folder %s is read-only", dest), err}
-	case errors.Is(err, syscall.ENOSPC):
-		return &pauseError{fmt.Sprintf("the disk of %s is full", dest), err}
-	case errors.Is(err, fs.ErrNotExist):
-		if _, statErr := os.Stat(dest); errors.Is(statErr, fs.ErrNotExist) {
-			return &pauseError{fmt.Sprintf("the destination folder %s no longer exists", dest), err}
-		}
-	}
-	return err
-}
-
-// classify turns a download's error about the destination into a pause.
-// The engine's errors already name the file.
-func classify(dest string, err error) error { return DestProblem(dest, err) }
-
-// PauseReason is the reason a job pauses for when err is a problem with
-// its destination the user can fix outside Braid (see DestProblem and
-// PrepareDest); false for any other error.
+// PauseReason is the reason a job pauses for when err is a PauseError (a
+// problem the user can fix outside Braid, such as the runner finds with a
+// job's destination); false for any other error.
 func PauseReason(err error) (string, bool) {
 	var pe *pauseError
 	if errors.As(err, &pe) {

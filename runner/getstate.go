@@ -190,7 +190,21 @@ func (s *queueState) Finish(source string, req *engine.Request, snap *engine.Sna
 		return fmt.Errorf("%s: %s was not prepared", source, req.File.Name)
 	}
 	s.forget(req)
-	return s.open().FinishFile(id, req.File.Name, snap, err)
+	return s.open().FinishFile(id, req.File.Name, snap, finishCause(req, err))
+}
+
+// finishCause is a download's error as the queue records it: a problem
+// with the destination the user can fix is a pause (destProblem), which
+// names the folder as the job stores it (absolute).
+func finishCause(req *engine.Request, err error) error {
+	if err == nil {
+		return nil
+	}
+	dir, aerr := filepath.Abs(req.Dir)
+	if aerr != nil {
+		dir = req.Dir
+	}
+	return destProblem(dir, err)
 }
 
 // Close closes the queue once it is open; a queue that could not be
@@ -394,7 +408,7 @@ func (s *queueState) finish(mu *sync.Mutex, req *engine.Request, snap *engine.Sn
 		// is marked done once its source's files are through (getFiles).
 		return true, s.journalBatch(s.open()).Landed(id, req.File.Name, snap)
 	}
-	return true, s.open().FinishFile(id, req.File.Name, snap, err)
+	return true, s.open().FinishFile(id, req.File.Name, snap, finishCause(req, err))
 }
 
 // TorrentPieces gives BitTorrent downloads the queue's piece completion

@@ -55,7 +55,7 @@ func prepareFiles(ctx context.Context, q *queue.Queue, source, dest string, file
 func checkPart(ctx context.Context, q *queue.Queue, id int64, dest string, f metalink.File, recorded *piece.Bitfield) (*piece.Bitfield, error) {
 	root, err := os.OpenRoot(dest)
 	if err != nil {
-		return nil, queue.DestProblem(dest, err)
+		return nil, destProblem(dest, err)
 	}
 	defer root.Close()
 	part := filepath.FromSlash(f.Name) + ".part"

@@ -212,7 +212,7 @@ func compareKept(ctx context.Context, q *queue.Queue, hc *http.Client, j queue.J
 	}
 	root, err := os.OpenRoot(j.Dest)
 	if err != nil {
-		return 0, queue.DestProblem(j.Dest, err)
+		return 0, destProblem(j.Dest, err)
 	}
 	defer root.Close()
 	part, err := root.Open(filepath.FromSlash(f.Path() + ".part"))

@@ -39,7 +39,7 @@ func classify(dest string, err error) error {
 	if errors.Is(err, errUserPaused) {
 		return err
 	}
-	return queue.DestProblem(dest, err)
+	return destProblem(dest, err)
 }
 
 // pollInterval is how often a running job's snapshot is read, its state
@@ -421,7 +421,7 @@ func (r *Runner) settle(ctx context.Context, j queue.Job, err error) error {
 
 func (r *Runner) run(ctx context.Context, j queue.Job) error {
 	q := r.Queue
-	if err := queue.PrepareDest(j); err != nil {
+	if err := prepareDest(j); err != nil {
 		return err
 	}
 	if err := r.refreshStale(ctx, &j); err != nil {
@@ -444,7 +444,7 @@ func (r *Runner) run(ctx context.Context, j queue.Job) error {
 	}
 	root, err := os.OpenRoot(j.Dest)
 	if err != nil {
-		return queue.DestProblem(j.Dest, err)
+		return destProblem(j.Dest, err)
 	}
 	defer root.Close()
 	var todo []queue.File
