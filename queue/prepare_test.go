@@ -25,7 +25,7 @@ func TestPrepareFinishFile(t *testing.T) {
 
 	id, done, err := prepareFile(q, src, dest, a, Origin{})
 	if err != nil || done != nil {
-		t.Fatalf("first PrepareFile: %v, done %v", err, done)
+		t.Fatalf("first prepareFile: %v, done %v", err, done)
 	}
 	j, _ := q.Get(id)
 	if j.State != Running || len(j.Files) != 1 || j.Doc.Files[0].Name != "a.bin" {
@@ -48,7 +48,7 @@ func TestPrepareFinishFile(t *testing.T) {
 	// get again: the same job, resumed from the journal.
 	id2, done, err := prepareFile(q, src, dest, a, Origin{})
 	if err != nil || id2 != id || done == nil || done.Count() != 2 || !done.Has(0) || !done.Has(1) {
-		t.Fatalf("second PrepareFile: job %d (want %d), done %v, %v", id2, id, done, err)
+		t.Fatalf("second prepareFile: job %d (want %d), done %v, %v", id2, id, done, err)
 	}
 
 	// The document changed under the same name: nothing recorded holds.
@@ -57,7 +57,7 @@ func TestPrepareFinishFile(t *testing.T) {
 	changed.Size = 3 << 20
 	changed.Pieces = nil
 	if _, done, err := prepareFile(q, src, dest, changed, Origin{}); err != nil || done != nil {
-		t.Fatalf("PrepareFile of a changed file: done %v, %v", done, err)
+		t.Fatalf("prepareFile of a changed file: done %v, %v", done, err)
 	}
 	if j, _ := q.Get(id); j.Files[0].Size != 3<<20 || j.Files[0].Done != 0 || j.Doc.Files[0].Size != 3<<20 {
 		t.Errorf("changed file stored as size %d with %d pieces done", j.Files[0].Size, j.Files[0].Done)
@@ -65,7 +65,7 @@ func TestPrepareFinishFile(t *testing.T) {
 
 	// Another file of the same source joins the job.
 	if id3, _, err := prepareFile(q, src, dest, b, Origin{}); err != nil || id3 != id {
-		t.Fatalf("PrepareFile of a second file: job %d, %v", id3, err)
+		t.Fatalf("prepareFile of a second file: job %d, %v", id3, err)
 	}
 	if err := q.FinishFile(id, "a.bin", &engine.Snapshot{SavedAs: "a.bin", Created: true, VerifiedBy: "sha-256"}, nil); err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func TestPrepareFinishFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, _, err := prepareFile(other, "busy", dest, a, Origin{}); !errors.Is(err, ErrNotOwner) {
-			t.Errorf("PrepareFile of a job the owner runs: %v, want ErrNotOwner", err)
+			t.Errorf("prepareFile of a job the owner runs: %v, want ErrNotOwner", err)
 		}
 		if j, _ := q.Get(id); j.State != Running {
 			t.Errorf("job is %s", j.State)

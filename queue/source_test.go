@@ -104,7 +104,7 @@ func TestMigrateKeysSources(t *testing.T) {
 	f := metalink.File{Name: "a", Size: 1}
 	id, _, err := prepareFile(q, "https://example.org/f.meta4#top", dest, f, Origin{})
 	if err != nil || id != 7 {
-		t.Fatalf("PrepareFile after the migration: job %d, %v; want job 7", id, err)
+		t.Fatalf("prepareFile after the migration: job %d, %v; want job 7", id, err)
 	}
 }
 
