@@ -179,7 +179,7 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 		return 0, err
 	}
 	if o.Dir == "" {
-		dest = a.Queue.SortDoc(dest, doc, nil) // its category's folder, as in the window
+		dest = runner.SortDoc(a.Queue, dest, doc, nil) // its category's folder, as in the window
 	}
 	if o.Referer != "" {
 		origin.Referer = o.Referer

@@ -11,6 +11,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/torrent"
 	"braid/queue"
+	"braid/runner"
 )
 
 // addTorrent, addMetalink and a .torrent or magnet given to addUri take
@@ -117,7 +118,7 @@ func (a *QueueDownloads) AddMetalink(_ context.Context, b []byte, o AddOptions) 
 		return nil, err
 	}
 	if o.Dir == "" {
-		dest = a.Queue.SortDoc(dest, doc, nil) // its category's folder, as in the window
+		dest = runner.SortDoc(a.Queue, dest, doc, nil) // its category's folder, as in the window
 	}
 	sum := sha256.Sum256(b)
 	source := "rpc://metalink/" + hex.EncodeToString(sum[:8])
