@@ -7,15 +7,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"braid/engine/metalink"
 )
 
 // Categories sort downloads by type (issue 23): a job whose selected files
 // all fall in one category, added to the download folder, is saved into
 // that category's folder instead. The choice is made once, when the job is
-// added (SortDest), never by moving finished files: a torrent seeds from
-// where it was written, and a verify reads the files where the job says.
+// added (the runner's SortDoc), never by moving finished files: a torrent
+// seeds from where it was written, and a verify reads the files where the
+// job says.
 //
 // A category's folder is, by default, a sub-folder of the download folder
 // (~/Downloads/Video), as qBittorrent's category paths are relative to its
@@ -188,50 +187,4 @@ func SplitExtensions(s string) []string {
 		}
 	}
 	return out
-}
-
-// SortDoc is SortDest for a new job of doc whose files selected are
-// chosen (nil: all of them), as Add takes them.
-func (q *Queue) SortDoc(dest string, doc *metalink.Document, selected []string) string {
-	names := selected
-	if names == nil {
-		for _, f := range doc.Files {
-			names = append(names, f.Name)
-		}
-	}
-	dir, _ := q.SortDest(dest, names)
-	return dir
-}
-
-// SortDest is where a new job goes: dest, unless dest is the download
-// folder (the user did not choose another) and every selected file falls
-// in one category, whose folder it is then, made if missing. category
-// names the category chosen, "" for none. A category folder that cannot be
-// made leaves the job in dest: the download matters more than its folder.
-func (q *Queue) SortDest(dest string, names []string) (dir, category string) {
-	s, err := q.Settings()
-	if err != nil || s.DownloadDir == "" {
-		return dest, ""
-	}
-	abs, err := filepath.Abs(dest)
-	if err != nil {
-		return dest, ""
-	}
-	home, err := filepath.Abs(s.DownloadDir)
-	if err != nil || filepath.Clean(abs) != filepath.Clean(home) {
-		return dest, ""
-	}
-	cs, err := q.Categories()
-	if err != nil {
-		return dest, ""
-	}
-	c, ok := CategoryOf(cs, names)
-	if !ok {
-		return dest, ""
-	}
-	dir = c.Dir(home)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return dest, ""
-	}
-	return dir, c.Name
 }

@@ -4,8 +4,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
-
-	"braid/engine/signature"
 )
 
 // The state folder and the trusted keys' folder are the system's places
@@ -34,7 +32,7 @@ func TestDefaultFolders(t *testing.T) {
 	if got, want := q.Path(), filepath.Join(wantState, DBName); got != want {
 		t.Errorf("the queue is %s, want %s", got, want)
 	}
-	if got, want := q.Keyring().Path(), filepath.Join(wantKeys, signature.KeyringName); got != want {
+	if got, want := KeysDir(filepath.Dir(q.Path())), wantKeys; got != want {
 		t.Errorf("the trusted keys are %s, want %s", got, want)
 	}
 	q.Close()
@@ -49,7 +47,7 @@ func TestDefaultFolders(t *testing.T) {
 		t.Errorf("Dir(--state) with BRAID_STATE = %q, %v; want %q", dir, err, flag)
 	}
 	q = openTest(t, flag)
-	if got, want := q.Keyring().Path(), filepath.Join(flag, signature.KeyringName); got != want {
+	if got, want := KeysDir(filepath.Dir(q.Path())), flag; got != want {
 		t.Errorf("the trusted keys of a --state folder are %s, want %s", got, want)
 	}
 }

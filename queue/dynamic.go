@@ -2,11 +2,7 @@ package queue
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
-
-	"braid/engine/resolve"
 )
 
 // RefreshAfter is how long a dynamic job (its document says its origin
@@ -30,34 +26,6 @@ func (q *Queue) RefreshDue(id int64) (bool, error) {
 func (q *Queue) MarkRefreshed(id int64) error {
 	return q.exec(fmt.Sprintf("job %d: record its refresh", id),
 		`UPDATE jobs SET refreshed_at = ? WHERE id = ?`, time.Now().UnixMilli(), id)
-}
-
-// NewVersion replaces file f of job j by the publisher's new version: its
-// pieces are forgotten, the old version's .part is removed, and the job's
-// Notice says what happened.
-func (q *Queue) NewVersion(j Job, f File, up *resolve.Update) error {
-	if err := q.PutFile(j.ID, up.File, true); err != nil {
-		return err
-	}
-	if up.File.Name != f.Name {
-		if err := q.exec(fmt.Sprintf("job %d: deselect %s", j.ID, f.Name),
-			`UPDATE files SET selected = 0 WHERE job = ? AND name = ?`, j.ID, f.Name); err != nil {
-			return err
-		}
-	}
-	if root, err := os.OpenRoot(j.Dest); err == nil {
-		// What the .part holds is of the old version.
-		_ = root.Remove(filepath.FromSlash(f.Name) + ".part")
-		root.Close()
-	}
-	what := fmt.Sprintf("the publisher has a new version of %s", f.Name)
-	if up.File.Name != f.Name {
-		what += " (now " + up.File.Name + ")"
-	}
-	if up.File.Version != "" {
-		what += ", version " + up.File.Version
-	}
-	return q.SetNotice(j.ID, what+"; started it afresh")
 }
 
 // SetNotice records something the user should hear about job id (a new

@@ -149,10 +149,9 @@ func TestPrepareFileKeepsOrigin(t *testing.T) {
 	q := openTest(t, t.TempDir())
 	dest := t.TempDir()
 	f := testDoc(3<<20, 1<<20, "f.bin").Files[0]
-	ctx := context.Background()
 	const src = "https://user:pw@origin.example/f.bin"
 	v1 := Origin{ETag: `"1"`, Referer: "https://origin.example/f.bin"}
-	id, _, err := q.PrepareFile(ctx, src, dest, f, v1)
+	id, _, err := prepareFile(q, src, dest, f, v1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +172,7 @@ func TestPrepareFileKeepsOrigin(t *testing.T) {
 		t.Fatalf("job after get: origin %+v, source %q", j.Origin, j.Source)
 	}
 
-	id2, done, err := q.PrepareFile(ctx, src, dest, f, v1)
+	id2, done, err := prepareFile(q, src, dest, f, v1)
 	if err != nil || id2 != id || done == nil || done.Count() != 2 {
 		t.Fatalf("resume with the same ETag: job %d (want %d), done %v, %v", id2, id, done, err)
 	}
@@ -181,7 +180,7 @@ func TestPrepareFileKeepsOrigin(t *testing.T) {
 		t.Fatal(err)
 	}
 	v2 := Origin{ETag: `"2"`, Referer: v1.Referer}
-	id3, done, err := q.PrepareFile(ctx, src, dest, f, v2)
+	id3, done, err := prepareFile(q, src, dest, f, v2)
 	if err != nil || id3 != id || done != nil {
 		t.Fatalf("resume after the origin changed: job %d, done %v, %v; want nothing trusted", id3, done, err)
 	}

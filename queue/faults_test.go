@@ -59,7 +59,7 @@ func TestLockedDatabase(t *testing.T) {
 		{"add", func() error { _, err := q.Add("during", t.TempDir(), testDoc(1, 0, "g"), nil); return err }},
 		{"journal", func() error { return q.Journal(id).PiecesDone("f", []int{1}) }},
 		{"pause", func() error { return q.Pause(id, "") }},
-		{"move", func() error { return q.MoveDown(id) }},
+		{"move", func() error { return q.MoveBy(id, 1) }},
 		{"settings", func() error { return q.UpdateSettings(func(s *Settings) { s.MaxConns = 3 }) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

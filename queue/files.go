@@ -13,12 +13,13 @@ import (
 	"braid/engine/metalink"
 )
 
-// FinishFile records how a download that PrepareFile started ended: err
+// FinishFile records how a download that PrepareFiles started ended: err
 // nil marks the file done (see Landed: snap is the download's last
 // snapshot), and the job done when all its files are;
 // an interruption (context canceled) pauses the job, so only another
-// `braid get` or a resume continues it; a missing, read-only or full
-// destination pauses it with the reason; any other error fails it, and
+// `braid get` or a resume continues it; a PauseError (the runner's for a
+// missing, read-only or full destination, or an expired link) pauses it
+// with its reason; any other error fails it, and
 // engine.ErrHashMismatch also marks the file's Mismatch.
 func (q *Queue) FinishFile(id int64, name string, snap *engine.Snapshot, cause error) error {
 	var pe *pauseError
@@ -38,11 +39,7 @@ func (q *Queue) FinishFile(id int64, name string, snap *engine.Snapshot, cause e
 	case errors.Is(cause, context.Canceled):
 		return q.Pause(id, "")
 	default:
-		j, err := q.Get(id)
-		if err != nil {
-			return err
-		}
-		if errors.As(classify(j.Dest, cause), &pe) {
+		if errors.As(cause, &pe) {
 			return q.Pause(id, pe.reason)
 		}
 		if errors.Is(cause, engine.ErrHashMismatch) {

@@ -29,7 +29,7 @@ func TestJobIDsNeverReused(t *testing.T) {
 	}
 	add(q, "a")
 	last := add(q, "b")
-	if err := q.Remove(last, false); err != nil {
+	if err := q.Remove(last); err != nil {
 		t.Fatal(err)
 	}
 	next := add(q, "c")
@@ -41,7 +41,7 @@ func TestJobIDsNeverReused(t *testing.T) {
 	}
 
 	// Removed, and Braid starts again: the ID is still not given.
-	if err := q.Remove(next, false); err != nil {
+	if err := q.Remove(next); err != nil {
 		t.Fatal(err)
 	}
 	q.Close()
@@ -100,7 +100,7 @@ func TestJobIDMigration(t *testing.T) {
 	}
 	// The highest ID is freed: the old schema would give it again.
 	removed := jobs[3]
-	if err := q.Remove(removed, false); err != nil {
+	if err := q.Remove(removed); err != nil {
 		t.Fatal(err)
 	}
 	jobs = jobs[:3]
@@ -165,7 +165,7 @@ func TestJobIDMigration(t *testing.T) {
 	}
 
 	// Removing a job still takes its files, torrent and records with it.
-	if err := q.Remove(jobs[1], false); err != nil {
+	if err := q.Remove(jobs[1]); err != nil {
 		t.Fatal(err)
 	}
 	for _, table := range []string{"files", "torrent_specs", "seed_paused"} {
@@ -184,7 +184,7 @@ func TestJobIDMigration(t *testing.T) {
 	if id <= jobs[2] {
 		t.Errorf("the first job after the migration got ID %d; job %d is in the queue", id, jobs[2])
 	}
-	if err := q.Remove(id, false); err != nil {
+	if err := q.Remove(id); err != nil {
 		t.Fatal(err)
 	}
 	if again, err := q.Add("http://x.example/f.meta4", dest, testDoc(10, 0, "f"), nil); err != nil || again <= id {

@@ -801,79 +801,21 @@ func (q *Queue) AddStrikes(id int64, name, mirrorURL string, n int) error {
 		n, Redact(mirrorURL), id, name)
 }
 
-// Remove deletes a job from the queue. With withFiles it first deletes the
-// files the job created (see File.Created: never one that was there before
-// it) and each file's NAME.part under the destination (through os.Root, so
-// a stored name can never reach outside it); a file that is already gone is
-// fine. If a file cannot be deleted, the job stays queued as it was and the
-// error says which file, so the user can retry.
-func (q *Queue) Remove(id int64, withFiles bool) error {
-	_, err := q.remove(id, withFiles)
-	return err
-}
-
-// RemoveWithFiles is Remove(id, true) that also says what it deleted: the
-// paths of the files that were on the disk and are gone now, in the job's
-// file order. Files that were already gone are not named. On an error the
-// paths deleted before it are returned with it.
-func (q *Queue) RemoveWithFiles(id int64) (deleted []string, err error) {
-	return q.remove(id, true)
-}
-
-func (q *Queue) remove(id int64, withFiles bool) ([]string, error) {
+// Remove takes job id out of the queue, with everything recorded of it
+// and the secret of its network settings; its files stay on disk
+// (runner.RemoveWithFiles deletes them first).
+func (q *Queue) Remove(id int64) error {
 	op := fmt.Sprintf("remove job %d", id)
-	var deleted []string
-	if withFiles {
-		j, err := q.Get(id)
-		if err != nil {
-			return nil, err
-		}
-		deleted, err = removeFiles(j)
-		if err != nil {
-			return deleted, fmt.Errorf("%s: %w", op, err)
-		}
-	}
 	res, err := q.db.Exec(`DELETE FROM jobs WHERE id = ?`, id)
 	if err != nil {
-		return deleted, q.wrap(op, err)
+		return q.wrap(op, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return deleted, fmt.Errorf("%s: %w", op, ErrNotFound)
+		return fmt.Errorf("%s: %w", op, ErrNotFound)
 	}
 	// Its network settings went with the row; their secret goes too.
 	q.forgetSecret(id)
-	return deleted, nil
-}
-
-// removeFiles deletes job j's NAME.part files and the files it created,
-// and returns the paths it deleted.
-func removeFiles(j Job) ([]string, error) {
-	root, err := os.OpenRoot(j.Dest)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil // the folder, and so the files, are gone already
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open destination %s: %w", j.Dest, err)
-	}
-	defer root.Close()
-	var deleted []string
-	for _, f := range j.Files {
-		names := []string{f.Path() + ".part"}
-		if f.Created {
-			names = append(names, f.Path())
-		}
-		for _, name := range names {
-			path := filepath.Join(j.Dest, filepath.FromSlash(name))
-			err := root.Remove(filepath.FromSlash(name))
-			switch {
-			case err == nil:
-				deleted = append(deleted, path)
-			case !errors.Is(err, os.ErrNotExist):
-				return deleted, fmt.Errorf("delete %s: %w", path, err)
-			}
-		}
-	}
-	return deleted, nil
+	return nil
 }
 
 // tx runs fn in one write transaction; any error rolls it all back.

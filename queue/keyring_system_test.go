@@ -126,7 +126,7 @@ func TestKeyringChild(t *testing.T) {
 		fmt.Printf("lost=%v\npasswd-back=%v\ncookie-back=%v\n", lost, got.HTTPPasswd == secretSettings.HTTPPasswd,
 			len(got.Headers) == 2 && strings.Contains(strings.Join(got.Headers, "\n"), "cookie-value-7"))
 		service, user := q.secretKey(id)
-		if err := q.Remove(id, false); err != nil {
+		if err := q.Remove(id); err != nil {
 			t.Fatal(err)
 		}
 		_, err = keyring.Get(service, user)

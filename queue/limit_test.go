@@ -59,7 +59,7 @@ func TestJobLimitKept(t *testing.T) {
 	if n, _ := q.Limit(b); n != 0 {
 		t.Fatalf("a negative limit stored as %d, want none", n)
 	}
-	if err := q.Remove(b, false); err != nil {
+	if err := q.Remove(b); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.SetLimit(b, 1); !errors.Is(err, ErrNotFound) {

@@ -235,7 +235,7 @@ func (q *Queue) AddWithNet(source, dest string, doc *metalink.Document, selected
 		return 0, "", err
 	}
 	if note, err = q.SetNet(id, net); err != nil {
-		_ = q.Remove(id, false)
+		_ = q.Remove(id)
 		return 0, "", err
 	}
 	if !paused {

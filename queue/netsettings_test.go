@@ -100,7 +100,7 @@ func TestNetInKeyringRemovedWithJob(t *testing.T) {
 	if err != nil || lost || got.HTTPPasswd != "pw-in-memory-only" {
 		t.Errorf("from the keyring: lost %v err %v", lost, err)
 	}
-	if err := q.Remove(id, false); err != nil {
+	if err := q.Remove(id); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := keyring.Get(service, user); err == nil {

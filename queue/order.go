@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 )
 
@@ -18,39 +17,14 @@ func (q *Queue) Move(id int64, index int) error {
 	return nil
 }
 
-// MoveUp swaps a job with the one before it; the first job stays first.
-func (q *Queue) MoveUp(id int64) error {
-	err := q.tx(func(tx *sql.Tx) error { return move(tx, id, func(i int) int { return i - 1 }) })
+// MoveBy moves a job by steps places in the queue order: -1 swaps it
+// with the one before it, 1 with the one after; the first job stays
+// first and the last last. Move(id, 0) puts a job first and Move(id,
+// math.MaxInt) last.
+func (q *Queue) MoveBy(id int64, steps int) error {
+	err := q.tx(func(tx *sql.Tx) error { return move(tx, id, func(i int) int { return i + steps }) })
 	if err != nil {
-		return q.wrap(fmt.Sprintf("move job %d up", id), err)
-	}
-	return nil
-}
-
-// MoveDown swaps a job with the one after it; the last job stays last.
-func (q *Queue) MoveDown(id int64) error {
-	err := q.tx(func(tx *sql.Tx) error { return move(tx, id, func(i int) int { return i + 1 }) })
-	if err != nil {
-		return q.wrap(fmt.Sprintf("move job %d down", id), err)
-	}
-	return nil
-}
-
-// MoveTop puts a job first in the queue order.
-func (q *Queue) MoveTop(id int64) error {
-	err := q.tx(func(tx *sql.Tx) error { return move(tx, id, func(int) int { return 0 }) })
-	if err != nil {
-		return q.wrap(fmt.Sprintf("move job %d to the top", id), err)
-	}
-	return nil
-}
-
-// MoveBottom puts a job last in the queue order.
-func (q *Queue) MoveBottom(id int64) error {
-	// move clamps the index to the last job.
-	err := q.tx(func(tx *sql.Tx) error { return move(tx, id, func(int) int { return math.MaxInt }) })
-	if err != nil {
-		return q.wrap(fmt.Sprintf("move job %d to the bottom", id), err)
+		return q.wrap(fmt.Sprintf("move job %d", id), err)
 	}
 	return nil
 }

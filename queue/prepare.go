@@ -1,7 +1,6 @@
 package queue
 
 import (
-	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -13,37 +12,26 @@ import (
 	"braid/engine/piece"
 )
 
-// PrepareFile is braid get (runner.Get) starting one file of source into
-// dest: it finds the job for source and dest (adding one, or adding the
-// file to it, as needed), marks it running, and returns its ID and the
-// pieces the engine may take as done (nil: start afresh; see
-// TrustedPieces). Pass q.Journal(id) as the engine's journal and call
-// FinishFile when the download ends.
+// PrepareFiles is braid get (runner.Get) starting files of source into
+// dest, side by side: it finds the job for source and dest (adding one,
+// or adding the files to it, as needed), marks it running, and returns
+// its ID and, per file in order, the pieces recorded done (nil: start
+// afresh; see RecordedPieces), which the runner checks against the .part
+// on disk before the engine takes them. Pass q.Journal(id) as the
+// engine's journal and call FinishFile when a download ends. A new job
+// gets all the files in one transaction, so a metalink of thousands of
+// files is queued at once rather than file by file (each of which would
+// rewrite the job's stored document).
 //
 // origin is what a plain URL's server said (zero for a metalink), stored
 // with the job so that a later run by the runner sends the same ETag and
-// Referer. When the stored file differs from f (the document changed:
-// another size or hash, or the origin now names another ETag), its
-// recorded pieces are dropped. A job another Braid process is running is
-// refused with ErrNotOwner. Sources are compared in their canonical
+// Referer. When a stored file differs from the one given (the document
+// changed: another size or hash, or the origin now names another ETag),
+// its recorded pieces are dropped. A job another Braid process is running
+// is refused with ErrNotOwner. Sources are compared in their canonical
 // spelling (see canonical): a relative and an absolute path to one
 // metalink are one job.
-func (q *Queue) PrepareFile(ctx context.Context, source, dest string, f metalink.File, origin Origin) (int64, *piece.Bitfield, error) {
-	id, done, err := q.PrepareFiles(ctx, source, dest, []metalink.File{f}, origin)
-	if err != nil {
-		return 0, nil, err
-	}
-	return id, done[0], nil
-}
-
-// PrepareFiles is PrepareFile for all the files of source that braid get
-// is about to download side by side: a new job gets them all in one
-// transaction, so a metalink of thousands of files is queued at once
-// rather than file by file (each of which would rewrite the job's stored
-// document). It returns the job's ID and, per file in order, the pieces
-// the engine may take as done (nil: start afresh). A job another Braid
-// process is running is refused with ErrNotOwner.
-func (q *Queue) PrepareFiles(ctx context.Context, source, dest string, files []metalink.File, origin Origin) (int64, []*piece.Bitfield, error) {
+func (q *Queue) PrepareFiles(source, dest string, files []metalink.File, origin Origin) (int64, []*piece.Bitfield, error) {
 	abs, err := filepath.Abs(dest)
 	if err != nil {
 		return 0, nil, fmt.Errorf("queue %s: destination %q: %w", source, dest, err)
@@ -104,7 +92,7 @@ func (q *Queue) PrepareFiles(ctx context.Context, source, dest string, files []m
 		if l, ok := fresh[f.Name]; ok && l == LayoutOf(f) && l.Size >= 0 {
 			continue // nothing recorded, in the layout the engine will use
 		}
-		if done[i], err = q.TrustedPieces(ctx, id, abs, f); err != nil {
+		if done[i], err = q.RecordedPieces(id, f); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -129,23 +117,8 @@ func (q *Queue) JobFor(source, dest string) (int64, bool, error) {
 	return id, true, nil
 }
 
-// Known reports whether a job records source downloading into dest: when
-// none does, PrepareFiles will find nothing to resume, and its files may
-// start while it records them.
-func (q *Queue) Known(source, dest string) (bool, error) {
-	abs, err := filepath.Abs(dest)
-	if err != nil {
-		return false, fmt.Errorf("queue %s: destination %q: %w", Redact(source), dest, err)
-	}
-	var n int
-	if err := q.db.QueryRow(`SELECT COUNT(*) FROM jobs WHERE source_key = ? AND dest = ?`, canonical(source), abs).Scan(&n); err != nil {
-		return false, q.wrap("find job for "+Redact(source), err)
-	}
-	return n > 0, nil
-}
-
 // freshFiles returns the layout of each file of job id that has no piece
-// recorded, in one query: for those TrustedPieces has nothing to check.
+// recorded, in one query: for those RecordedPieces has nothing to read.
 func (q *Queue) freshFiles(id int64) (map[string]piece.Layout, error) {
 	op := fmt.Sprintf("job %d: read pieces", id)
 	rows, err := q.db.Query(`SELECT f.name, f.size, p.length, p.count, p.bits FROM files f JOIN pieces p ON p.file = f.id

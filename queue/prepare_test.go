@@ -7,10 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"braid/engine"
+	"braid/engine/metalink"
+	"braid/engine/piece"
 )
 
 // TestPrepareFinishFile follows `braid get --state` through a download
@@ -18,14 +19,13 @@ import (
 func TestPrepareFinishFile(t *testing.T) {
 	state, dest := t.TempDir(), t.TempDir()
 	q := openTest(t, state)
-	ctx := context.Background()
 	const src = "http://example.com/x.meta4"
 	doc := testDoc(4<<20, 1<<20, "a.bin", "b.bin")
 	a, b := doc.Files[0], doc.Files[1]
 
-	id, done, err := q.PrepareFile(ctx, src, dest, a, Origin{})
+	id, done, err := prepareFile(q, src, dest, a, Origin{})
 	if err != nil || done != nil {
-		t.Fatalf("first PrepareFile: %v, done %v", err, done)
+		t.Fatalf("first prepareFile: %v, done %v", err, done)
 	}
 	j, _ := q.Get(id)
 	if j.State != Running || len(j.Files) != 1 || j.Doc.Files[0].Name != "a.bin" {
@@ -46,9 +46,9 @@ func TestPrepareFinishFile(t *testing.T) {
 	}
 
 	// get again: the same job, resumed from the journal.
-	id2, done, err := q.PrepareFile(ctx, src, dest, a, Origin{})
+	id2, done, err := prepareFile(q, src, dest, a, Origin{})
 	if err != nil || id2 != id || done == nil || done.Count() != 2 || !done.Has(0) || !done.Has(1) {
-		t.Fatalf("second PrepareFile: job %d (want %d), done %v, %v", id2, id, done, err)
+		t.Fatalf("second prepareFile: job %d (want %d), done %v, %v", id2, id, done, err)
 	}
 
 	// The document changed under the same name: nothing recorded holds.
@@ -56,16 +56,16 @@ func TestPrepareFinishFile(t *testing.T) {
 	changed.Hashes = nil
 	changed.Size = 3 << 20
 	changed.Pieces = nil
-	if _, done, err := q.PrepareFile(ctx, src, dest, changed, Origin{}); err != nil || done != nil {
-		t.Fatalf("PrepareFile of a changed file: done %v, %v", done, err)
+	if _, done, err := prepareFile(q, src, dest, changed, Origin{}); err != nil || done != nil {
+		t.Fatalf("prepareFile of a changed file: done %v, %v", done, err)
 	}
 	if j, _ := q.Get(id); j.Files[0].Size != 3<<20 || j.Files[0].Done != 0 || j.Doc.Files[0].Size != 3<<20 {
 		t.Errorf("changed file stored as size %d with %d pieces done", j.Files[0].Size, j.Files[0].Done)
 	}
 
 	// Another file of the same source joins the job.
-	if id3, _, err := q.PrepareFile(ctx, src, dest, b, Origin{}); err != nil || id3 != id {
-		t.Fatalf("PrepareFile of a second file: job %d, %v", id3, err)
+	if id3, _, err := prepareFile(q, src, dest, b, Origin{}); err != nil || id3 != id {
+		t.Fatalf("prepareFile of a second file: job %d, %v", id3, err)
 	}
 	if err := q.FinishFile(id, "a.bin", &engine.Snapshot{SavedAs: "a.bin", Created: true, VerifiedBy: "sha-256"}, nil); err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestPrepareFinishFile(t *testing.T) {
 	}
 
 	t.Run("failure", func(t *testing.T) {
-		if _, _, err := q.PrepareFile(ctx, src, dest, b, Origin{}); err != nil {
+		if _, _, err := prepareFile(q, src, dest, b, Origin{}); err != nil {
 			t.Fatal(err)
 		}
 		if err := q.FinishFile(id, "b.bin", nil, errors.New("no usable mirror left")); err != nil {
@@ -91,21 +91,22 @@ func TestPrepareFinishFile(t *testing.T) {
 			t.Errorf("job is %s %q, want failed", j.State, j.Error)
 		}
 	})
-	t.Run("destination vanished", func(t *testing.T) {
+	t.Run("paused with a reason", func(t *testing.T) {
+		// The runner makes a vanished destination a PauseError.
 		gone := filepath.Join(t.TempDir(), "gone")
-		if err := os.Mkdir(gone, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		id, _, err := q.PrepareFile(ctx, src, gone, a, Origin{})
+		id, _, err := prepareFile(q, src, gone, a, Origin{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.Remove(gone)
-		if err := q.FinishFile(id, "a.bin", nil, &fs.PathError{Op: "open", Path: gone, Err: fs.ErrNotExist}); err != nil {
+		cause := PauseError("the destination folder "+gone+" no longer exists", &fs.PathError{Op: "open", Path: gone, Err: fs.ErrNotExist})
+		if err := q.FinishFile(id, "a.bin", nil, cause); err != nil {
 			t.Fatal(err)
 		}
-		if j, _ := q.Get(id); j.State != Paused || !strings.Contains(j.Error, "no longer exists") {
+		if j, _ := q.Get(id); j.State != Paused || j.Error != "the destination folder "+gone+" no longer exists" {
 			t.Errorf("job is %s %q, want paused because the folder is gone", j.State, j.Error)
+		}
+		if !errors.Is(cause, ErrPaused) || !errors.Is(cause, fs.ErrNotExist) {
+			t.Errorf("PauseError %v wraps neither ErrPaused nor its cause", cause)
 		}
 	})
 	t.Run("running in another process", func(t *testing.T) {
@@ -113,15 +114,24 @@ func TestPrepareFinishFile(t *testing.T) {
 		if other.Owner() {
 			t.Fatal("second Open owns the queue")
 		}
-		id, _, err := q.PrepareFile(ctx, "busy", dest, a, Origin{})
+		id, _, err := prepareFile(q, "busy", dest, a, Origin{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := other.PrepareFile(ctx, "busy", dest, a, Origin{}); !errors.Is(err, ErrNotOwner) {
-			t.Errorf("PrepareFile of a job the owner runs: %v, want ErrNotOwner", err)
+		if _, _, err := prepareFile(other, "busy", dest, a, Origin{}); !errors.Is(err, ErrNotOwner) {
+			t.Errorf("prepareFile of a job the owner runs: %v, want ErrNotOwner", err)
 		}
 		if j, _ := q.Get(id); j.State != Running {
 			t.Errorf("job is %s", j.State)
 		}
 	})
+}
+
+// prepareFile is PrepareFiles of one file, as braid get starts it.
+func prepareFile(q *Queue, source, dest string, f metalink.File, origin Origin) (int64, *piece.Bitfield, error) {
+	id, done, err := q.PrepareFiles(source, dest, []metalink.File{f}, origin)
+	if err != nil {
+		return 0, nil, err
+	}
+	return id, done[0], nil
 }

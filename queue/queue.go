@@ -114,19 +114,6 @@ func Dir(flag string) (string, error) {
 	return state, nil
 }
 
-// keysDir is where the queue in state folder dir keeps the user's trusted
-// keys: the system's settings folder when dir is the default state folder
-// (on Windows the keys roam with the user in %APPDATA%\Braid while the
-// queue stays on the machine), else dir itself, so a state folder given
-// with --state or BRAID_STATE holds everything of its own.
-func keysDir(dir string) string {
-	state, keys, err := defaultDirs()
-	if err != nil || !samePath(dir, state) {
-		return dir
-	}
-	return keys
-}
-
 // Open opens (creating if needed) the queue in the state folder dir with
 // the default options. See OpenOptions.
 func Open(dir string) (*Queue, error) { return OpenOptions(dir, Options{}) }

@@ -3,6 +3,7 @@ package queue
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -166,20 +167,19 @@ func TestMove(t *testing.T) {
 		op   func(q *Queue, id []int64) error
 		want []int // indexes into the original IDs
 	}{
-		{"up", func(q *Queue, id []int64) error { return q.MoveUp(id[2]) }, []int{0, 2, 1, 3, 4}},
-		{"up first", func(q *Queue, id []int64) error { return q.MoveUp(id[0]) }, []int{0, 1, 2, 3, 4}},
-		{"down", func(q *Queue, id []int64) error { return q.MoveDown(id[0]) }, []int{1, 0, 2, 3, 4}},
-		{"down last", func(q *Queue, id []int64) error { return q.MoveDown(id[4]) }, []int{0, 1, 2, 3, 4}},
-		{"top", func(q *Queue, id []int64) error { return q.MoveTop(id[3]) }, []int{3, 0, 1, 2, 4}},
-		{"top first", func(q *Queue, id []int64) error { return q.MoveTop(id[0]) }, []int{0, 1, 2, 3, 4}},
-		{"bottom", func(q *Queue, id []int64) error { return q.MoveBottom(id[1]) }, []int{0, 2, 3, 4, 1}},
-		{"bottom last", func(q *Queue, id []int64) error { return q.MoveBottom(id[4]) }, []int{0, 1, 2, 3, 4}},
+		{"up", func(q *Queue, id []int64) error { return q.MoveBy(id[2], -1) }, []int{0, 2, 1, 3, 4}},
+		{"up first", func(q *Queue, id []int64) error { return q.MoveBy(id[0], -1) }, []int{0, 1, 2, 3, 4}},
+		{"down", func(q *Queue, id []int64) error { return q.MoveBy(id[0], 1) }, []int{1, 0, 2, 3, 4}},
+		{"down last", func(q *Queue, id []int64) error { return q.MoveBy(id[4], 1) }, []int{0, 1, 2, 3, 4}},
+		{"top first", func(q *Queue, id []int64) error { return q.Move(id[0], 0) }, []int{0, 1, 2, 3, 4}},
+		{"bottom", func(q *Queue, id []int64) error { return q.Move(id[1], math.MaxInt) }, []int{0, 2, 3, 4, 1}},
+		{"bottom last", func(q *Queue, id []int64) error { return q.Move(id[4], math.MaxInt) }, []int{0, 1, 2, 3, 4}},
 		{"to front", func(q *Queue, id []int64) error { return q.Move(id[3], 0) }, []int{3, 0, 1, 2, 4}},
 		{"to back", func(q *Queue, id []int64) error { return q.Move(id[1], 4) }, []int{0, 2, 3, 4, 1}},
 		{"past the end", func(q *Queue, id []int64) error { return q.Move(id[0], 99) }, []int{1, 2, 3, 4, 0}},
 		{"before the start", func(q *Queue, id []int64) error { return q.Move(id[4], -3) }, []int{4, 0, 1, 2, 3}},
 		{"after a removal", func(q *Queue, id []int64) error {
-			if err := q.Remove(id[1], false); err != nil {
+			if err := q.Remove(id[1]); err != nil {
 				return err
 			}
 			return q.Move(id[4], 1)
@@ -188,7 +188,7 @@ func TestMove(t *testing.T) {
 			if err := q.Move(id[4], 0); err != nil {
 				return err
 			}
-			return q.MoveDown(id[4])
+			return q.MoveBy(id[4], 1)
 		}, []int{0, 4, 1, 2, 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -214,11 +214,11 @@ func TestMove(t *testing.T) {
 		})
 	}
 	q := openTest(t, t.TempDir())
-	if err := q.MoveUp(42); !errors.Is(err, ErrNotFound) {
-		t.Errorf("MoveUp of a missing job: %v", err)
+	if err := q.MoveBy(42, -1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("MoveBy of a missing job: %v", err)
 	}
-	if err := q.MoveBottom(42); !errors.Is(err, ErrNotFound) {
-		t.Errorf("MoveBottom of a missing job: %v", err)
+	if err := q.Move(42, math.MaxInt); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Move of a missing job: %v", err)
 	}
 }
 
@@ -500,100 +500,38 @@ func TestNewerSchemaRefused(t *testing.T) {
 	}
 }
 
+// TestRemove takes jobs out of the queue and leaves their files on disk
+// (deleting them is the runner's: runner.RemoveWithFiles); a job removed
+// twice is not found the second time.
 func TestRemove(t *testing.T) {
 	q := openTest(t, t.TempDir())
 	dest := t.TempDir()
-	write := func(name string) {
-		t.Helper()
-		p := filepath.Join(dest, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+	for _, n := range []string{"a.iso", "a.iso.part"} {
+		if err := os.WriteFile(filepath.Join(dest, n), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	exists := func(name string) bool {
-		_, err := os.Stat(filepath.Join(dest, filepath.FromSlash(name)))
-		return err == nil
-	}
-	for _, n := range []string{"keep/a.iso", "keep/a.iso.part", "gone/b.iso", "gone/b.iso.part", "gone/other", "found/c.iso"} {
-		write(n)
-	}
-	keep, err := q.Add("k", dest, testDoc(1, 0, "keep/a.iso"), nil)
+	id, err := q.Add("a", dest, testDoc(1, 0, "a.iso"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gone, err := q.Add("g", dest, testDoc(1, 0, "gone/b.iso"), nil)
-	if err != nil {
+	if err := q.Landed(id, "a.iso", &engine.Snapshot{SavedAs: "a.iso", Created: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Landed(gone, "gone/b.iso", &engine.Snapshot{SavedAs: "gone/b.iso", Created: true}); err != nil {
+	if err := q.Remove(id); err != nil {
 		t.Fatal(err)
 	}
-	// A file that was at its name already, proven by its hash: the job
-	// did not write it, so removing the job with its files keeps it.
-	found, err := q.Add("f", dest, testDoc(1, 0, "found/c.iso"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Landed(found, "found/c.iso", &engine.Snapshot{SavedAs: "found/c.iso", VerifiedBy: "sha-256"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Remove(keep, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Remove(gone, true); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Remove(found, true); err != nil {
-		t.Fatal(err)
-	}
-	for name, want := range map[string]bool{
-		"keep/a.iso": true, "keep/a.iso.part": true, "gone/b.iso": false, "gone/b.iso.part": false, "gone/other": true,
-		"found/c.iso": true,
-	} {
-		if exists(name) != want {
-			t.Errorf("%s exists = %v, want %v", name, !want, want)
+	for _, n := range []string{"a.iso", "a.iso.part"} {
+		if _, err := os.Stat(filepath.Join(dest, n)); err != nil {
+			t.Errorf("%s: %v; want it kept", n, err)
 		}
 	}
 	if jobs, _ := q.List(); len(jobs) != 0 {
 		t.Errorf("%d jobs left", len(jobs))
 	}
-	if err := q.Remove(gone, false); !errors.Is(err, ErrNotFound) {
+	if err := q.Remove(id); !errors.Is(err, ErrNotFound) {
 		t.Errorf("second Remove: %v", err)
 	}
-
-	t.Run("files already gone", func(t *testing.T) {
-		id, err := q.Add("v", filepath.Join(dest, "vanished"), testDoc(1, 0, "x"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := q.Remove(id, true); err != nil {
-			t.Error(err)
-		}
-	})
-	t.Run("a hostile name stays inside", func(t *testing.T) {
-		// The metalink reader refuses such names; the queue does not
-		// rely on it.
-		outside := filepath.Join(filepath.Dir(dest), "outside.txt")
-		if err := os.WriteFile(outside, []byte("precious"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		id, err := q.Add("h", dest, testDoc(1, 0, "../outside.txt"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := q.Remove(id, true); err == nil {
-			t.Error("Remove with files of ../outside.txt did not fail")
-		}
-		if _, err := os.Stat(outside); err != nil {
-			t.Errorf("a file outside the destination was deleted: %v", err)
-		}
-		if _, err := q.Get(id); err != nil {
-			t.Errorf("the job is gone though its files were not deleted: %v", err)
-		}
-	})
 }
 
 func TestSettings(t *testing.T) {
@@ -657,47 +595,6 @@ func TestMirrorSpeed(t *testing.T) {
 	var at int64
 	if err := q.db.QueryRow(`SELECT updated_at FROM mirror_speed WHERE host = 'a:80'`).Scan(&at); err != nil || at < 1.7e12 {
 		t.Errorf("updated_at = %d, %v; want unix milliseconds of now", at, err)
-	}
-}
-
-func TestCheckPart(t *testing.T) {
-	l := piece.Layout{Size: 10<<20 + 5, Length: 1 << 20} // 11 pieces
-	rec := piece.NewBitfield(11)
-	for _, i := range []int{0, 1, 2, 5, 10} {
-		rec.Set(i)
-	}
-	for _, tc := range []struct {
-		name     string
-		l        piece.Layout
-		part     int64
-		want     []int
-		cleared  int
-		rechecks bool
-	}{
-		{"whole length (complete or preallocated)", l, l.Size, []int{0, 1, 2, 5, 10}, 0, false},
-		{"missing", l, -1, nil, 5, false},
-		{"empty", l, 0, nil, 5, false},
-		{"cut inside piece 5", l, 5<<20 + 100, []int{0, 1, 2}, 2, false},
-		{"ends after piece 5", l, 6 << 20, []int{0, 1, 2, 5}, 1, false},
-		{"last piece one byte short", l, l.Size - 1, []int{0, 1, 2, 5}, 1, false},
-		{"longer than the file", l, l.Size + 1, []int{0, 1, 2, 5, 10}, 0, true},
-		{"unknown size", piece.Layout{Size: -1, Length: 1 << 20}, 3 << 20, []int{0, 1, 2}, 2, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tr := CheckPart(rec, tc.l, tc.part)
-			var got []int
-			for i := range tr.Done.Len() {
-				if tr.Done.Has(i) {
-					got = append(got, i)
-				}
-			}
-			if !slices.Equal(got, tc.want) || tr.Cleared != tc.cleared || tr.Recheck != tc.rechecks {
-				t.Errorf("trusted %v cleared %d recheck %v; want %v %d %v", got, tr.Cleared, tr.Recheck, tc.want, tc.cleared, tc.rechecks)
-			}
-			if rec.Count() != 5 {
-				t.Error("CheckPart changed the recorded bitfield")
-			}
-		})
 	}
 }
 

@@ -5,52 +5,23 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"braid/engine/metalink"
 	"braid/engine/netconf"
-	"braid/engine/transport"
 )
 
 // Links that expire (issue 25). A signed CDN or cloud-storage link works
 // for minutes or hours; when it answers 403 or 410 after it served the
 // job, the job pauses in the "link expired" state (its reason starts with
 // LinkExpiredPrefix) rather than failing, and Relink gives it a fresh
-// link, its kept bytes staying.
+// link, its kept bytes staying. Telling an expired link from another
+// refusal is the runner's (runner.LinkExpired).
 
 // LinkExpiredPrefix starts the reason of a job paused because its link
-// expired: Job.LinkExpired tests for it, and --json shows it as the state
-// "link expired".
+// expired (the runner's LinkExpired): Job.LinkExpired tests for it, and
+// --json shows it as the state "link expired".
 const LinkExpiredPrefix = "link expired"
-
-// LinkExpired is the error that pauses job id whose link, which served it
-// before, is now refused (403) or gone (410): the reason says so and what
-// to do next. err is the download's error.
-func LinkExpired(id int64, err error) error {
-	return &pauseError{reason: fmt.Sprintf("%s: the server now refuses the link that served this download (%s); give it a fresh link: braid queue relink %d URL",
-		LinkExpiredPrefix, statusIn(err), id), err: err}
-}
-
-// statusIn is the HTTP status an expired link answered: the transport's
-// typed status when err carries one, else as the error's text says it
-// (an error read back from the database).
-func statusIn(err error) string {
-	var se *transport.StatusError
-	if errors.As(err, &se) {
-		return se.Status
-	}
-	msg := err.Error()
-	for _, s := range []string{"410 Gone", "403 Forbidden"} {
-		if strings.Contains(msg, s) {
-			return s
-		}
-	}
-	if strings.Contains(msg, ": 410 ") {
-		return "410"
-	}
-	return "403"
-}
 
 // LinkExpired reports whether the job is paused because its link expired.
 func (j Job) LinkExpired() bool {
@@ -150,34 +121,4 @@ func (q *Queue) Relink(id int64, name, oldURL, newURL, etag string) error {
 	}
 	q.logins.keep([]metalink.File{{URLs: []metalink.URL{{URL: newURL}}}})
 	return nil
-}
-
-// PauseExpired puts the job of source in dest in the "link expired" state
-// when its link, cause's, now refuses it and the job has bytes kept (it
-// served them): a get or a window that resolves the source again before
-// downloading meets the expiry there. It returns the LinkExpired error
-// the job paused with, or nil when there is no such job with bytes kept.
-func (q *Queue) PauseExpired(source, dest string, cause error) error {
-	abs, err := filepath.Abs(dest)
-	if err != nil {
-		return nil
-	}
-	var id int64
-	if err := q.db.QueryRow(`SELECT id FROM jobs WHERE source_key = ? AND dest = ? AND state IN ('queued', 'paused') ORDER BY id LIMIT 1`,
-		canonical(source), abs).Scan(&id); err != nil {
-		return nil
-	}
-	j, err := q.Get(id)
-	if err != nil {
-		return nil
-	}
-	if _, _, kept, _ := j.Progress(); kept == 0 {
-		return nil
-	}
-	e := LinkExpired(id, cause)
-	reason, _ := PauseReason(e)
-	if err := q.Pause(id, reason); err != nil {
-		return nil
-	}
-	return e
 }

@@ -1,15 +1,10 @@
 package queue
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 
 	"braid/engine/metalink"
 	"braid/engine/piece"
@@ -19,9 +14,9 @@ import (
 // (the reason follows it in the error and is in the job's Error).
 var ErrPaused = errors.New("job paused")
 
-// The store's side of running a job: which job is next, which pieces of a
-// .part may be trusted, and how problems with the destination pause a job
-// rather than fail it. The runner (package runner) drives them.
+// The store's side of running a job: which job is next, which pieces are
+// recorded done, and the pause errors that stop a job without failing it.
+// The runner (package runner) drives them.
 
 // NextQueued returns the first queued job, in queue order, that is not in skip.
 func (q *Queue) NextQueued(skip map[int64]bool) (int64, bool, error) {
@@ -46,7 +41,8 @@ func (q *Queue) NextQueued(skip map[int64]bool) (int64, bool, error) {
 }
 
 // pauseError is a problem the user can fix outside Braid (a folder to plug
-// back in, make writable or free): the job pauses rather than fails.
+// back in, make writable or free, a link to renew): the job pauses rather
+// than fails.
 type pauseError struct {
 	reason string
 	err    error
@@ -56,13 +52,17 @@ func (e *pauseError) Error() string { return fmt.Sprintf("%v: %s", ErrPaused, e.
 
 func (e *pauseError) Unwrap() []error { return []error{ErrPaused, e.err} }
 
-// TrustedPieces returns the pieces of a job's file f that the engine may
-// take as done in its .part under dest (Request.Done), or nil to start the
-// file afresh. It checks the .part against the stored bitfield (CheckPart),
-// re-hashes claimed pieces of a .part that is longer than the file, and
-// stores what it finds, so the journal never claims more than the disk
-// holds.
-func (q *Queue) TrustedPieces(ctx context.Context, id int64, dest string, f metalink.File) (*piece.Bitfield, error) {
+// PauseError is the error that pauses a job rather than fail it: reason
+// is what the job's Error says, for the user (PauseReason reads it back),
+// and err the cause, which the error wraps with ErrPaused.
+func PauseError(reason string, err error) error { return &pauseError{reason: reason, err: err} }
+
+// RecordedPieces returns the pieces of job id's file f that the journal
+// records done, in the layout the engine will use for f, or nil to start
+// the file afresh: none recorded, or recorded in another layout or before
+// f's size was known, when the record is reset to f's layout. Whether the
+// .part on disk still holds them is the runner's to check.
+func (q *Queue) RecordedPieces(id int64, f metalink.File) (*piece.Bitfield, error) {
 	b, l, err := q.Pieces(id, f.Name)
 	if err != nil {
 		return nil, err
@@ -81,62 +81,7 @@ func (q *Queue) TrustedPieces(ctx context.Context, id int64, dest string, f meta
 	if b.Count() == 0 {
 		return nil, nil
 	}
-	root, err := os.OpenRoot(dest)
-	if err != nil {
-		return nil, DestProblem(dest, err)
-	}
-	defer root.Close()
-	part := filepath.FromSlash(f.Name) + ".part"
-	size := int64(-1)
-	if fi, err := root.Stat(part); err == nil && fi.Mode().IsRegular() {
-		size = fi.Size()
-	}
-	t := CheckPart(b, l, size)
-	if t.Recheck {
-		if err := recheck(ctx, root, part, size, f, t.Done); err != nil {
-			return nil, err
-		}
-	}
-	if t.Done.Count() != b.Count() {
-		if err := q.SetPieces(id, f.Name, t.Done); err != nil {
-			return nil, err
-		}
-	}
-	if t.Done.Count() == 0 {
-		return nil, nil
-	}
-	return t.Done, nil
-}
-
-// recheck keeps in done only the pieces whose bytes in part match their
-// piece hashes; without piece hashes nothing in a .part of the wrong size
-// can be vouched for, and done is emptied.
-func recheck(ctx context.Context, root *os.Root, part string, size int64, f metalink.File, done *piece.Bitfield) error {
-	clear := func() {
-		for i := range done.Len() {
-			done.Clear(i)
-		}
-	}
-	if !piece.PlanFor(f).Verifiable() {
-		clear()
-		return nil
-	}
-	file, err := root.Open(part)
-	if err != nil {
-		clear()
-		return nil
-	}
-	defer file.Close()
-	rep, err := piece.Verify(ctx, file, size, f, 0)
-	if err != nil {
-		return fmt.Errorf("recheck %s: %w", part, err)
-	}
-	for i := range done.Len() {
-		if done.Has(i) && !rep.Good.Has(i) {
-			done.Clear(i)
-		}
-	}
-	return nil
+	return b, nil
 }
 
 // HostOf is the host[:port] of a mirror URL in lower case, the key of the
@@ -149,60 +94,9 @@ func HostOf(rawURL string) string {
 	return strings.ToLower(u.Host)
 }
 
-// PrepareDest makes sure the job's folder is there and writable. A folder
-// that is missing is made for a job that has not started; for one with
-// progress it is a vanished folder (an unplugged disk, say) and the job
-// pauses rather than start over somewhere the user did not mean.
-func PrepareDest(j Job) error {
-	fi, err := os.Stat(j.Dest)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		for _, f := range j.Files {
-			if f.Selected && (f.Done > 0 || f.Verified) {
-				return &pauseError{fmt.Sprintf("the destination folder %s no longer exists", j.Dest), err}
-			}
-		}
-		if err := os.MkdirAll(j.Dest, 0o755); err != nil {
-			return DestProblem(j.Dest, err)
-		}
-	case err != nil:
-		return DestProblem(j.Dest, err)
-	case !fi.IsDir():
-		return &pauseError{fmt.Sprintf("the destination %s is not a folder", j.Dest), fs.ErrInvalid}
-	}
-	// Permission bits do not tell (root, ACLs, a read-only mount): try.
-	// A name of its own: jobs going to one folder start side by side.
-	f, err := os.CreateTemp(j.Dest, ".braid-probe-*")
-	if err != nil {
-		return DestProblem(j.Dest, err)
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}
-
-// DestProblem turns a file-system error about the destination into the
-// pause the user can act on, or returns it as it is.
-func DestProblem(dest string, err error) error {
-	switch {
-	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EROFS):
-		return &pauseError{fmt.Sprintf("the destination folder %s is read-only", dest), err}
-	case errors.Is(err, syscall.ENOSPC):
-		return &pauseError{fmt.Sprintf("the disk of %s is full", dest), err}
-	case errors.Is(err, fs.ErrNotExist):
-		if _, statErr := os.Stat(dest); errors.Is(statErr, fs.ErrNotExist) {
-			return &pauseError{fmt.Sprintf("the destination folder %s no longer exists", dest), err}
-		}
-	}
-	return err
-}
-
-// classify turns a download's error about the destination into a pause.
-// The engine's errors already name the file.
-func classify(dest string, err error) error { return DestProblem(dest, err) }
-
-// PauseReason is the reason a job pauses for when err is a problem with
-// its destination the user can fix outside Braid (see DestProblem and
-// PrepareDest); false for any other error.
+// PauseReason is the reason a job pauses for when err is a PauseError (a
+// problem the user can fix outside Braid, such as the runner finds with a
+// job's destination); false for any other error.
 func PauseReason(err error) (string, bool) {
 	var pe *pauseError
 	if errors.As(err, &pe) {

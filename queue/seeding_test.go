@@ -45,7 +45,7 @@ func TestSeededKeptAcrossReopen(t *testing.T) {
 	if err := q.SetFileHigh(a, "nothere.bin", true); err == nil {
 		t.Error("a file the job does not have got a priority")
 	}
-	if err := q.Remove(d, false); err != nil {
+	if err := q.Remove(d); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.SetSeeded(d, rec); err != nil {

@@ -40,7 +40,7 @@ func TestSeedPausedKeptAcrossReopen(t *testing.T) {
 	if err := q.SetSeedPaused(a, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Remove(b, false); err != nil {
+	if err := q.Remove(b); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := q.SeedPaused(); err != nil || len(got) != 0 {

@@ -186,28 +186,10 @@ const DefaultJobs = 3
 
 // Client returns a new engine Client with the settings' limits: total,
 // per-host and per-mirror connections and the speed limit. A Runner
-// applies later changes to it while it downloads (see Runner).
+// applies later changes to it while it downloads (see runner.Runner).
 func (s Settings) Client() *engine.Client {
 	return &engine.Client{MaxConns: s.MaxConns, MaxConnsPerMirror: s.MaxConnsPerMirror,
 		MaxConnsPerHost: s.MaxConnsPerHost, Limit: s.SpeedLimit}
-}
-
-// ApplyChanges gives c the limits that differ between old and s, so a
-// limit given on the command line over the settings stays until the user
-// changes that setting.
-func (s Settings) ApplyChanges(old Settings, c *engine.Client) {
-	if s.SpeedLimit != old.SpeedLimit {
-		c.SetLimit(s.SpeedLimit)
-	}
-	if s.MaxConns != old.MaxConns {
-		c.SetMaxConns(s.MaxConns)
-	}
-	if s.MaxConnsPerMirror != old.MaxConnsPerMirror {
-		c.SetMaxConnsPerMirror(s.MaxConnsPerMirror)
-	}
-	if s.MaxConnsPerHost != old.MaxConnsPerHost {
-		c.SetMaxConnsPerHost(s.MaxConnsPerHost)
-	}
 }
 
 func list(v string) []string {

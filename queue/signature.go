@@ -1,23 +1,31 @@
 package queue
 
 import (
-	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"io"
-	"path/filepath"
-
-	"braid/engine/metalink"
-	"braid/engine/signature"
 )
 
+// Signature is what checking the signature of a job's file found, as the
+// queue stores it: the fields of the engine's signature.Outcome, its
+// Status by name ("good", "unknown-key", "bad", "unreadable";
+// "unchecked" or "" when nothing was checked). The queue only keeps it;
+// the runner checks signatures and turns this record back into an
+// Outcome (runner.Outcome). Its JSON is the Outcome's, so the rows
+// written before the queue had its own type read the same.
+type Signature struct {
+	Status      string
+	Fingerprint string
+	Signer      string
+	Note        string
+}
+
 // SetSignature records what checking the signature of job id's file name
-// found, for `braid queue list` and the window. A zero Outcome clears it.
-func (q *Queue) SetSignature(id int64, name string, o signature.Outcome) error {
+// found, for `braid queue list` and the window. A zero Signature clears it.
+func (q *Queue) SetSignature(id int64, name string, s Signature) error {
 	val := ""
-	if o != (signature.Outcome{}) {
-		b, err := json.Marshal(o)
+	if s != (Signature{}) {
+		b, err := json.Marshal(s)
 		if err != nil {
 			return fmt.Errorf("job %d: file %s: signature: %w", id, name, err)
 		}
@@ -29,24 +37,24 @@ func (q *Queue) SetSignature(id int64, name string, o signature.Outcome) error {
 
 // Signatures returns the recorded signature outcomes of job id's files by
 // name; a file whose signature was never checked is absent.
-func (q *Queue) Signatures(id int64) (map[string]signature.Outcome, error) {
+func (q *Queue) Signatures(id int64) (map[string]Signature, error) {
 	rows, err := q.db.Query(`SELECT name, signature FROM files WHERE job = ? AND signature != ''`, id)
 	if err != nil {
 		return nil, q.wrap(fmt.Sprintf("job %d: read signatures", id), err)
 	}
 	defer rows.Close()
-	out := map[string]signature.Outcome{}
+	out := map[string]Signature{}
 	for rows.Next() {
 		var name string
 		var val sql.NullString
 		if err := rows.Scan(&name, &val); err != nil {
 			return nil, q.wrap(fmt.Sprintf("job %d: read signatures", id), err)
 		}
-		var o signature.Outcome
-		if err := json.Unmarshal([]byte(val.String), &o); err != nil {
+		var s Signature
+		if err := json.Unmarshal([]byte(val.String), &s); err != nil {
 			continue // written by a newer Braid in another shape: not shown
 		}
-		out[name] = o
+		out[name] = s
 	}
 	if err := rows.Err(); err != nil {
 		return nil, q.wrap(fmt.Sprintf("job %d: read signatures", id), err)
@@ -54,20 +62,17 @@ func (q *Queue) Signatures(id int64) (map[string]signature.Outcome, error) {
 	return out, nil
 }
 
-// Keyring is the user's keyring: the public keys the user trusts to sign
-// downloads, kept in the state folder or, for the default one, in the
-// system's settings folder (see keysDir).
-func (q *Queue) Keyring() *signature.Keyring {
-	return signature.OpenKeyring(keysDir(filepath.Dir(q.path)))
-}
-
-// SignatureCheck is the engine's Request.Check for job id's file f: it
-// checks the signature f's document gives (if any) against the queue's
-// keyring and records the outcome (see signature.Keyring.CheckFunc). It
-// fails on a bad signature, and with require also unless a known key
-// signed, so the file stays NAME.part.
-func (q *Queue) SignatureCheck(id int64, f metalink.File, require bool) func(context.Context, io.Reader) error {
-	return q.Keyring().CheckFunc(f.Signature, require, func(o signature.Outcome) error {
-		return q.SetSignature(id, f.Name, o)
-	})
+// KeysDir is the folder that holds the user's trusted keys for the queue
+// in state folder dir (q.Path's folder): the system's settings folder when
+// dir is the default state folder (on Windows the keys roam with the user
+// in %APPDATA%\Braid while the queue stays on the machine), else dir
+// itself, so a state folder given with --state or BRAID_STATE holds
+// everything of its own. The runner opens the keyring there
+// (runner.Keyring).
+func KeysDir(dir string) string {
+	state, keys, err := defaultDirs()
+	if err != nil || !samePath(dir, state) {
+		return dir
+	}
+	return keys
 }

@@ -1,37 +1,12 @@
 package queue
 
 import (
-	"context"
-	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
 
-	"braid/engine/metalink"
 	"braid/engine/redact"
-	"braid/engine/resolve"
 )
-
-// ResolveSource reads a source, a local .meta4 or .metalink file or a URL
-// (a metalink's, or a plain file's with its Metalink/HTTP headers), into
-// the document to download and, for a plain URL, what its server said
-// (zero otherwise). It is the one way the command line and the window read
-// a source. client nil uses the transport's default.
-func ResolveSource(ctx context.Context, source string, client *http.Client) (*metalink.Document, Origin, error) {
-	res, err := resolve.Resolve(ctx, source, resolve.Options{HTTPClient: client})
-	if err != nil {
-		return nil, Origin{}, err
-	}
-	doc := res.Document
-	if doc.Origin == "" {
-		doc.Origin = redact.URL(source)
-	}
-	var origin Origin
-	if res.Origin != nil {
-		origin = Origin{ETag: res.Origin.ETag, Referer: res.Origin.URL}
-	}
-	return doc, origin, nil
-}
 
 // defaultPorts are the ports a URL need not name.
 var defaultPorts = map[string]string{"http": "80", "https": "443", "ftp": "21"}

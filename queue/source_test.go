@@ -61,7 +61,7 @@ func TestPrepareFileOneJobPerSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := testDoc(3<<20, 0, "f.bin").Files[0]
-	id1, _, err := q.PrepareFile(context.Background(), "f.meta4", dest, f, Origin{})
+	id1, _, err := prepareFile(q, "f.meta4", dest, f, Origin{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestPrepareFileOneJobPerSource(t *testing.T) {
 	if err := q.FinishFile(id1, "f.bin", nil, context.Canceled); err != nil {
 		t.Fatal(err)
 	}
-	id2, _, err := q.PrepareFile(context.Background(), filepath.Join(dir, "f.meta4"), dest, f, Origin{})
+	id2, _, err := prepareFile(q, filepath.Join(dir, "f.meta4"), dest, f, Origin{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,9 +102,9 @@ func TestMigrateKeysSources(t *testing.T) {
 	db.Close()
 	q := openTest(t, dir)
 	f := metalink.File{Name: "a", Size: 1}
-	id, _, err := q.PrepareFile(context.Background(), "https://example.org/f.meta4#top", dest, f, Origin{})
+	id, _, err := prepareFile(q, "https://example.org/f.meta4#top", dest, f, Origin{})
 	if err != nil || id != 7 {
-		t.Fatalf("PrepareFile after the migration: job %d, %v; want job 7", id, err)
+		t.Fatalf("prepareFile after the migration: job %d, %v; want job 7", id, err)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"braid/engine/metalink"
-	"braid/engine/signature"
 )
 
 // keyRequireSignature is the setting behind runner.Runner.RequireSignature for
@@ -32,7 +31,7 @@ func (q *Queue) SetRequireSignature(on bool) error {
 // hashes and the outcome of its signature check (zero: not checked).
 type FileTrust struct {
 	Hashes    []metalink.Hash
-	Signature signature.Outcome
+	Signature Signature
 }
 
 // Trust returns, in one query, what vouches for the selected files of

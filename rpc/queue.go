@@ -18,6 +18,7 @@ import (
 	"braid/engine/netconf"
 	"braid/engine/torrent"
 	"braid/queue"
+	"braid/runner"
 )
 
 // LiveDownloads gives the engine's download of a file a job is on now,
@@ -159,7 +160,7 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 		// The link itself may be behind the cookie or header.
 		hc = ss.Client(a.HTTPClient)
 	}
-	doc, origin, err := queue.ResolveSource(ctx, first, hc)
+	doc, origin, err := runner.ResolveSource(ctx, first, hc)
 	if err != nil {
 		return 0, err
 	}
@@ -178,7 +179,7 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 		return 0, err
 	}
 	if o.Dir == "" {
-		dest = a.Queue.SortDoc(dest, doc, nil) // its category's folder, as in the window
+		dest = runner.SortDoc(a.Queue, dest, doc, nil) // its category's folder, as in the window
 	}
 	if o.Referer != "" {
 		origin.Referer = o.Referer
@@ -273,7 +274,7 @@ func (a *QueueDownloads) Unpause(id int64) error {
 
 // Remove implements Downloads: the job leaves the queue, its files stay
 // (a running job is stopped by its runner).
-func (a *QueueDownloads) Remove(id int64) error { return mapErr(a.Queue.Remove(id, false)) }
+func (a *QueueDownloads) Remove(id int64) error { return mapErr(a.Queue.Remove(id)) }
 
 // Move implements Downloads.
 func (a *QueueDownloads) Move(id int64, index int) error { return mapErr(a.Queue.Move(id, index)) }

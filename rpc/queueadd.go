@@ -11,6 +11,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/torrent"
 	"braid/queue"
+	"braid/runner"
 )
 
 // addTorrent, addMetalink and a .torrent or magnet given to addUri take
@@ -97,7 +98,7 @@ func (a *QueueDownloads) addTorrent(spec *torrent.Spec, source, dest string, o A
 		return 0, err
 	}
 	if err := a.Queue.SetTorrentSpec(id, spec); err != nil {
-		_ = a.Queue.Remove(id, false)
+		_ = a.Queue.Remove(id)
 		return 0, err
 	}
 	return id, a.started(id, o)
@@ -117,7 +118,7 @@ func (a *QueueDownloads) AddMetalink(_ context.Context, b []byte, o AddOptions) 
 		return nil, err
 	}
 	if o.Dir == "" {
-		dest = a.Queue.SortDoc(dest, doc, nil) // its category's folder, as in the window
+		dest = runner.SortDoc(a.Queue, dest, doc, nil) // its category's folder, as in the window
 	}
 	sum := sha256.Sum256(b)
 	source := "rpc://metalink/" + hex.EncodeToString(sum[:8])

@@ -3,6 +3,9 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 
 	"braid/engine"
 	"braid/engine/resolve"
@@ -88,7 +91,7 @@ func (r *Runner) refresh(ctx context.Context, j *queue.Job, only string) (bool, 
 		}
 		switch {
 		case up.NewVersion:
-			if err := q.NewVersion(*j, f, up); err != nil {
+			if err := newVersion(q, *j, f, up); err != nil {
 				return changed, err
 			}
 			changed = true
@@ -107,4 +110,31 @@ func (r *Runner) refresh(ctx context.Context, j *queue.Job, only string) (bool, 
 		*j = nj
 	}
 	return changed, nil
+}
+
+// newVersion replaces file f of job j by the publisher's new version up
+// found: its pieces are forgotten, the old version's .part is removed, and
+// the job's Notice says what happened.
+func newVersion(q *queue.Queue, j queue.Job, f queue.File, up *resolve.Update) error {
+	if err := q.PutFile(j.ID, up.File, true); err != nil {
+		return err
+	}
+	if up.File.Name != f.Name {
+		if err := q.SetFileSelected(j.ID, f.Name, false); err != nil {
+			return err
+		}
+	}
+	if root, err := os.OpenRoot(j.Dest); err == nil {
+		// What the .part holds is of the old version.
+		_ = root.Remove(filepath.FromSlash(f.Name) + ".part")
+		root.Close()
+	}
+	what := fmt.Sprintf("the publisher has a new version of %s", f.Name)
+	if up.File.Name != f.Name {
+		what += " (now " + up.File.Name + ")"
+	}
+	if up.File.Version != "" {
+		what += ", version " + up.File.Version
+	}
+	return q.SetNotice(j.ID, what+"; started it afresh")
 }

@@ -141,7 +141,7 @@ func (g *Get) getSource(ctx context.Context, src string) bool {
 		if linkExpired(err, true) {
 			// A job of this link with bytes kept: the link expired.
 			if q, qerr := g.st.queue(); qerr == nil {
-				if e := q.PauseExpired(src, g.Dir, err); e != nil {
+				if e := pauseExpired(q, src, g.Dir, err); e != nil {
 					err = e
 				}
 			}
@@ -250,7 +250,7 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 		if linkExpired(err, worked) {
 			if id, ok := g.st.jobOf(reqs[i]); ok {
 				// Paused in the queue as "link expired", with the next step.
-				err = queue.LinkExpired(id, err)
+				err = LinkExpired(id, err)
 			}
 		}
 		g.Observer.Result(Result{Run: run, Source: src, File: run.Name, Snapshot: snap, Err: err})

@@ -165,12 +165,12 @@ func (s *queueState) Prepare(ctx context.Context, source string, req *engine.Req
 		return err
 	}
 	origin := queue.Origin{ETag: req.OriginETag, Referer: req.Referer}
-	id, done, err := q.PrepareFile(ctx, source, req.Dir, req.File, origin)
+	id, done, err := prepareFiles(ctx, q, source, req.Dir, []metalink.File{req.File}, origin)
 	if err != nil {
 		return err
 	}
 	s.setJob(req, id)
-	req.Done = done
+	req.Done = done[0]
 	j, err := q.Get(id)
 	if err != nil {
 		return err
@@ -190,7 +190,21 @@ func (s *queueState) Finish(source string, req *engine.Request, snap *engine.Sna
 		return fmt.Errorf("%s: %s was not prepared", source, req.File.Name)
 	}
 	s.forget(req)
-	return s.open().FinishFile(id, req.File.Name, snap, err)
+	return s.open().FinishFile(id, req.File.Name, snap, finishCause(req, err))
+}
+
+// finishCause is a download's error as the queue records it: a problem
+// with the destination the user can fix is a pause (destProblem), which
+// names the folder as the job stores it (absolute).
+func finishCause(req *engine.Request, err error) error {
+	if err == nil {
+		return nil
+	}
+	dir, aerr := filepath.Abs(req.Dir)
+	if aerr != nil {
+		dir = req.Dir
+	}
+	return destProblem(dir, err)
 }
 
 // Close closes the queue once it is open; a queue that could not be
@@ -238,7 +252,7 @@ func (s *queueState) forget(req *engine.Request) {
 }
 
 // PrepareAll is Prepare for every request of one source, in one pass over
-// the queue (queue.PrepareFiles); the files record their pieces through
+// the queue (prepareFiles); the files record their pieces through
 // one journal batch. A source the queue has not seen has nothing to
 // resume, so its requests are ready as they are, and the job is recorded
 // when first needed: by the first journal round or the first file's end.
@@ -265,7 +279,7 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 		if q, err = s.queue(); err != nil {
 			return err
 		}
-		if known, err = q.Known(source, r0.Dir); err != nil {
+		if _, known, err = q.JobFor(source, r0.Dir); err != nil {
 			return err
 		}
 	}
@@ -280,7 +294,7 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 		}
 		return nil
 	}
-	id, done, err := q.PrepareFiles(ctx, source, r0.Dir, files, origin)
+	id, done, err := prepareFiles(ctx, q, source, r0.Dir, files, origin)
 	if err != nil {
 		return err
 	}
@@ -313,7 +327,7 @@ func (s *queueState) record(ctx context.Context, source, dir string, files []met
 	if err != nil {
 		return 0, err
 	}
-	id, done, err := q.PrepareFiles(ctx, source, dir, files, origin)
+	id, done, err := prepareFiles(ctx, q, source, dir, files, origin)
 	if err != nil {
 		return 0, err
 	}
@@ -394,7 +408,7 @@ func (s *queueState) finish(mu *sync.Mutex, req *engine.Request, snap *engine.Sn
 		// is marked done once its source's files are through (getFiles).
 		return true, s.journalBatch(s.open()).Landed(id, req.File.Name, snap)
 	}
-	return true, s.open().FinishFile(id, req.File.Name, snap, err)
+	return true, s.open().FinishFile(id, req.File.Name, snap, finishCause(req, err))
 }
 
 // TorrentPieces gives BitTorrent downloads the queue's piece completion

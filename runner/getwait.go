@@ -66,7 +66,7 @@ func (g *Get) noteUnreached(ctx context.Context, src string, w waitingJob, next 
 		if !ok {
 			return w
 		}
-		id, _, err := q.PrepareFiles(ctx, src, g.Dir, []metalink.File{f}, queue.Origin{})
+		id, _, err := q.PrepareFiles(src, g.Dir, []metalink.File{f}, queue.Origin{})
 		if err != nil {
 			return w
 		}
@@ -95,6 +95,6 @@ func (g *Get) reached(src string, w waitingJob, doc *metalink.Document, err erro
 	}
 	_ = q.SetWaiting(w.id, time.Time{})
 	if !slices.ContainsFunc(doc.Files, func(f metalink.File) bool { return f.Name == w.name }) {
-		_ = q.Remove(w.id, false)
+		_ = q.Remove(w.id)
 	}
 }

@@ -291,11 +291,11 @@ func TestRunSpeedLimitLive(t *testing.T) {
 func TestJournalBatchFinishWhenLanded(t *testing.T) {
 	q := openTest(t, t.TempDir())
 	names := []string{"a.bin", "b.bin"}
-	id, _, err := q.PrepareFiles(context.Background(), "two.meta4", t.TempDir(), testDoc(4<<10, 1<<10, names...).Files, queue.Origin{})
+	id, _, err := q.PrepareFiles("two.meta4", t.TempDir(), testDoc(4<<10, 1<<10, names...).Files, queue.Origin{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _, err := q.PrepareFiles(context.Background(), "other.meta4", t.TempDir(), testDoc(4<<10, 1<<10, "c.bin").Files, queue.Origin{})
+	other, _, err := q.PrepareFiles("other.meta4", t.TempDir(), testDoc(4<<10, 1<<10, "c.bin").Files, queue.Origin{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,7 +94,7 @@ func TestGetKeepsNetForQueueRun(t *testing.T) {
 	if err != nil || !bytes.Equal(on, data) {
 		t.Fatalf("c.bin: %v", err)
 	}
-	if err := q.Remove(withCookie, true); err != nil {
+	if _, err := RemoveWithFiles(q, withCookie); err != nil {
 		t.Fatal(err)
 	}
 	// The same job with the cookie given for another host: not sent.

@@ -50,7 +50,7 @@ func TestRunRecordsWhatWasChecked(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dest, "p (1).bin")); !bytes.Equal(got, data) {
 		t.Error("p (1).bin does not hold the download")
 	}
-	if err := q.Remove(unhashed, true); err != nil {
+	if _, err := RemoveWithFiles(q, unhashed); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dest, "p (1).bin")); !os.IsNotExist(err) {

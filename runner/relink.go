@@ -31,6 +31,60 @@ func linkExpired(err error, worked bool) bool {
 	return code == http.StatusForbidden || code == http.StatusGone
 }
 
+// LinkExpired is the error that pauses job id whose link, which served it
+// before, is now refused (403) or gone (410) (see linkExpired): the
+// job's reason starts with queue.LinkExpiredPrefix and says what to do
+// next. err is the download's error.
+func LinkExpired(id int64, err error) error {
+	return queue.PauseError(fmt.Sprintf("%s: the server now refuses the link that served this download (%s); give it a fresh link: braid queue relink %d URL",
+		queue.LinkExpiredPrefix, statusIn(err), id), err)
+}
+
+// statusIn is the HTTP status an expired link answered: the transport's
+// typed status when err carries one, else as the error's text says it
+// (an error read back from the database).
+func statusIn(err error) string {
+	var se *transport.StatusError
+	if errors.As(err, &se) {
+		return se.Status
+	}
+	msg := err.Error()
+	for _, s := range []string{"410 Gone", "403 Forbidden"} {
+		if strings.Contains(msg, s) {
+			return s
+		}
+	}
+	if strings.Contains(msg, ": 410 ") {
+		return "410"
+	}
+	return "403"
+}
+
+// pauseExpired puts the job of source in dest in the "link expired" state
+// when its link, cause's, now refuses it and the job, queued or paused,
+// has bytes kept (it served them): a get that resolves the source again
+// before downloading meets the expiry there. It returns the LinkExpired
+// error the job paused with, or nil when there is no such job.
+func pauseExpired(q *queue.Queue, source, dest string, cause error) error {
+	id, ok, err := q.JobFor(source, dest)
+	if err != nil || !ok {
+		return nil
+	}
+	j, err := q.Get(id)
+	if err != nil || (j.State != queue.Queued && j.State != queue.Paused) {
+		return nil
+	}
+	if _, _, kept, _ := j.Progress(); kept == 0 {
+		return nil
+	}
+	e := LinkExpired(id, cause)
+	reason, _ := queue.PauseReason(e)
+	if err := q.Pause(id, reason); err != nil {
+		return nil
+	}
+	return e
+}
+
 // Samples is how many ranges of the bytes kept on disk Relink compares
 // with the new link, and SampleSize how long each is at most.
 const (
@@ -85,7 +139,7 @@ func Relink(ctx context.Context, q *queue.Queue, hc *http.Client, id int64, newU
 	refuse := func(format string, a ...any) (string, error) {
 		return "", fmt.Errorf("job %d: %w: %s; the job is left as it was", id, queue.ErrRelink, fmt.Sprintf(format, a...))
 	}
-	doc, origin, err := queue.ResolveSource(ctx, newURL, hc)
+	doc, origin, err := ResolveSource(ctx, newURL, hc)
 	if err != nil {
 		return refuse("the new link does not answer as a download (%v)", err)
 	}
@@ -158,7 +212,7 @@ func compareKept(ctx context.Context, q *queue.Queue, hc *http.Client, j queue.J
 	}
 	root, err := os.OpenRoot(j.Dest)
 	if err != nil {
-		return 0, queue.DestProblem(j.Dest, err)
+		return 0, destProblem(j.Dest, err)
 	}
 	defer root.Close()
 	part, err := root.Open(filepath.FromSlash(f.Path() + ".part"))

@@ -32,7 +32,7 @@ func TestRelinkExpiredLink(t *testing.T) {
 
 	first := time.Now().Add(4 * time.Second)
 	link := ng.Link("f.bin", first)
-	doc, origin, err := queue.ResolveSource(ctx, link, nil)
+	doc, origin, err := ResolveSource(ctx, link, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

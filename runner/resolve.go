@@ -23,7 +23,7 @@ var (
 	ResolveMaxWait   = time.Minute
 )
 
-// resolveWaiting reads a source like queue.ResolveSource, but waits for the
+// resolveWaiting reads a source like ResolveSource, but waits for the
 // network, within --retry-for, when the source's server cannot be reached
 // (no network yet, a refused or reset connection, a timeout, a 429 or
 // 503): a download started while the Wi-Fi is down begins when it is back
@@ -41,7 +41,7 @@ func (g *Get) resolveWaiting(ctx context.Context, src string) (doc *metalink.Doc
 	start := time.Now()
 	wait := ResolveFirstWait
 	for {
-		doc, origin, err = queue.ResolveSource(ctx, src, g.httpClient())
+		doc, origin, err = ResolveSource(ctx, src, g.httpClient())
 		if err == nil || !strings.Contains(src, "://") || !NetworkError(err) || ctx.Err() != nil {
 			return doc, origin, err
 		}

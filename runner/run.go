@@ -39,7 +39,7 @@ func classify(dest string, err error) error {
 	if errors.Is(err, errUserPaused) {
 		return err
 	}
-	return queue.DestProblem(dest, err)
+	return destProblem(dest, err)
 }
 
 // pollInterval is how often a running job's snapshot is read, its state
@@ -261,7 +261,7 @@ func (r *Runner) follow() {
 		r.seen, r.hasSeen = s, true
 		return
 	}
-	s.ApplyChanges(r.seen, r.Client)
+	applyChanges(r.Client, r.seen, s)
 	if s.Jobs != r.seen.Jobs {
 		r.jobs = s.Jobs
 	}
@@ -414,7 +414,7 @@ func (r *Runner) settle(ctx context.Context, j queue.Job, err error) error {
 
 func (r *Runner) run(ctx context.Context, j queue.Job) error {
 	q := r.Queue
-	if err := queue.PrepareDest(j); err != nil {
+	if err := prepareDest(j); err != nil {
 		return err
 	}
 	if err := r.refreshStale(ctx, &j); err != nil {
@@ -437,7 +437,7 @@ func (r *Runner) run(ctx context.Context, j queue.Job) error {
 	}
 	root, err := os.OpenRoot(j.Dest)
 	if err != nil {
-		return queue.DestProblem(j.Dest, err)
+		return destProblem(j.Dest, err)
 	}
 	defer root.Close()
 	var todo []queue.File
@@ -594,7 +594,7 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 	if err != nil {
 		return err
 	}
-	done, err := q.TrustedPieces(ctx, j.ID, j.Dest, mf)
+	done, err := trustedPieces(ctx, q, j.ID, j.Dest, mf)
 	if err != nil {
 		return err
 	}
@@ -608,7 +608,7 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 		Journal:    r.journal(j.ID),
 		Locations:  jr.locs,
 		Batch:      jr.batch,
-		Check:      q.SignatureCheck(j.ID, mf, r.RequireSignature),
+		Check:      signatureCheck(q, j.ID, mf, r.RequireSignature),
 		RetryFor:   r.RetryFor,
 		Net:        jr.net,
 		Limiter:    r.jobLimiter(j.ID),
@@ -634,7 +634,7 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 	if linkExpired(err, (done != nil && done.Count() > 0) || snap.Bytes > 0) {
 		// A link that served this job refuses it now: a signed link
 		// expired. The job waits for a fresh one (Relink).
-		return queue.LinkExpired(j.ID, err)
+		return LinkExpired(j.ID, err)
 	}
 	if err != nil {
 		return classify(j.Dest, err)

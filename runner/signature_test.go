@@ -38,7 +38,7 @@ func TestRunChecksSignatures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			state, dest := t.TempDir(), t.TempDir()
 			q := openTest(t, state)
-			if _, err := q.Keyring().ImportFrom(context.Background(), writeKey(t, alice), nil); err != nil {
+			if _, err := Keyring(q).ImportFrom(context.Background(), writeKey(t, alice), nil); err != nil {
 				t.Fatal(err)
 			}
 			doc := describe(t, "x.bin", data, 64<<10, m)
@@ -56,7 +56,7 @@ func TestRunChecksSignatures(t *testing.T) {
 			if !tc.ok && !errors.Is(err, signature.ErrBad) && !errors.Is(err, signature.ErrUnknownKey) {
 				t.Fatalf("run failed for another reason: %v", err)
 			}
-			sigs, err := q.Signatures(id)
+			sigs, err := Signatures(q, id)
 			if err != nil || sigs["x.bin"].Status != tc.want {
 				t.Fatalf("recorded %+v, %v; want %v", sigs, err, tc.want)
 			}

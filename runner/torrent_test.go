@@ -253,7 +253,7 @@ func TestTorrentJobAfterTorrentFileDeleted(t *testing.T) {
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("gone.bin: %v", err)
 	}
-	if err := q.Remove(id, false); err != nil {
+	if err := q.Remove(id); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, err := q.TorrentSpec(id); ok || err != nil {

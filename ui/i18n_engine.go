@@ -41,7 +41,7 @@ type engineRule struct {
 // engineRules are the engine's messages the window shows: why a name is
 // refused for safety (metalink.SafeName), why a document's file is
 // refused (the Metalink reader), and why the queue paused a job for a
-// problem of its own (queue.DestProblem, queue.SecretLost).
+// problem of its own (the runner's destProblem, queue.SecretLost).
 var engineRules = []engineRule{
 	// Why metalink.Select left a file out.
 	{regexp.MustCompile(`^for (.+), not this system \((.+)\)$`), engineKey("for %s, not this system (%s)")},

@@ -23,7 +23,8 @@ import (
 // metalink.SafeName, NameError's own, the reasons the Metalink reader
 // refuses a file for (its fmt.Sprintf calls and "…: " + err.Error()
 // literals in finish, unsafeMetaURL and nameTree.claim), and the reasons
-// the queue pauses a job for (PrepareDest, DestProblem, SecretLost).
+// the runner and the queue pause a job for (prepareDest, destProblem,
+// SecretLost).
 func engineFormats(t *testing.T) []string {
 	t.Helper()
 	var out []string
@@ -32,7 +33,7 @@ func engineFormats(t *testing.T) []string {
 		"engine/metalink/name.go":   {"SafeName"},
 		"engine/metalink/errors.go": {"Error"},
 		"engine/metalink/read.go":   {"finish", "unsafeMetaURL", "claim"},
-		"queue/running.go":          {"PrepareDest", "DestProblem"},
+		"runner/dest.go":            {"prepareDest", "destProblem"},
 		"queue/netsettings.go":      {"SecretLost"},
 	} {
 		f, err := parser.ParseFile(fset, filepath.Join("..", file), nil, parser.SkipObjectResolution)

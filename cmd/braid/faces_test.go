@@ -22,6 +22,7 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/piece"
 	"braid/queue"
+	"braid/runner"
 	"braid/ui"
 	"braid/ui/bridge"
 )
@@ -158,7 +159,7 @@ func (f getFace) start(t *testing.T, run int) faceRun {
 
 // queueRunFace is `braid queue run`. The command line adds no job without
 // running it, so the job is added as the window's picker adds one (the
-// source read by queue.ResolveSource, stored by AddFrom); after the
+// source read by runner.ResolveSource, stored by AddFrom); after the
 // interrupt its user resumes it with `braid queue resume ID` and runs the
 // queue again.
 type queueRunFace struct {
@@ -174,7 +175,7 @@ func (f queueRunFace) start(t *testing.T, run int) faceRun {
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc, origin, err := queue.ResolveSource(context.Background(), f.src.url, nil)
+		doc, origin, err := runner.ResolveSource(context.Background(), f.src.url, nil)
 		if err != nil {
 			q.Close()
 			t.Fatal(err)

@@ -62,7 +62,7 @@ func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "braid keys: %v\n", err)
 		return 1
 	}
-	kr := signature.OpenKeyring(dir)
+	kr := signature.OpenKeyring(queue.KeysDir(dir))
 	switch rest[0] {
 	case "import":
 		keys, err := kr.ImportFrom(ctx, rest[1], nil)

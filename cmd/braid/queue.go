@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -197,7 +198,11 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			err = q.Resume(id)
 		}
 	case "remove":
-		err = q.Remove(id, *withFiles)
+		if *withFiles {
+			_, err = runner.RemoveWithFiles(q, id)
+		} else {
+			err = q.Remove(id)
+		}
 	case "move":
 		err = moves[fs.Arg(1)](q, id)
 	case "relink":
@@ -237,10 +242,10 @@ func wakeRunning(ctx context.Context) {
 
 // moves are the directions of braid queue move.
 var moves = map[string]func(*queue.Queue, int64) error{
-	"up":     (*queue.Queue).MoveUp,
-	"down":   (*queue.Queue).MoveDown,
-	"top":    (*queue.Queue).MoveTop,
-	"bottom": (*queue.Queue).MoveBottom,
+	"up":     func(q *queue.Queue, id int64) error { return q.MoveBy(id, -1) },
+	"down":   func(q *queue.Queue, id int64) error { return q.MoveBy(id, 1) },
+	"top":    func(q *queue.Queue, id int64) error { return q.Move(id, 0) },
+	"bottom": func(q *queue.Queue, id int64) error { return q.Move(id, math.MaxInt) },
 }
 
 func queueUsageErr(err error) int {

@@ -15,6 +15,7 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/netconf/netconftest"
 	"braid/queue"
+	"braid/runner"
 )
 
 // `braid queue run --rpc-listen` takes a download behind nginx's
@@ -96,7 +97,7 @@ func TestQueueRelink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, origin, err := queue.ResolveSource(context.Background(), m.URL()+"?sig=old", nil)
+	doc, origin, err := runner.ResolveSource(context.Background(), m.URL()+"?sig=old", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestQueueRelink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reason, _ := queue.PauseReason(queue.LinkExpired(id, errors.New("GET: 410 Gone: mirror does not have the file")))
+	reason, _ := queue.PauseReason(runner.LinkExpired(id, errors.New("GET: 410 Gone: mirror does not have the file")))
 	if err := q.Pause(id, reason); err != nil {
 		t.Fatal(err)
 	}

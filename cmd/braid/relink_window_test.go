@@ -54,7 +54,7 @@ func TestWindowChangeLink(t *testing.T) {
 	}
 	first := time.Now().Add(4 * time.Second)
 	link := ng.Link("f.bin", first)
-	doc, origin, err := queue.ResolveSource(ctx0, link, nil)
+	doc, origin, err := runner.ResolveSource(ctx0, link, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,11 +13,12 @@ import (
 	"braid/engine/piece"
 	"braid/engine/signature"
 	"braid/queue"
+	"braid/runner"
 )
 
 // The OpenPGP signature outcomes as `braid verify`, `braid get --json`
 // and `braid queue list` tell them; the runner checks them (runner.Get,
-// queue.SignatureCheck).
+// runner's signatureCheck).
 
 // jsonSignature is the --json line of a signature outcome; field names are
 // stable for scripts.
@@ -66,7 +67,7 @@ func (v *verifySigs) check(root *os.Root, f metalink.File, rep *piece.Report) si
 		return sigVerdict{err: err}
 	}
 	defer file.Close()
-	o, err := signature.OpenKeyring(dir).Check(f.Signature, file)
+	o, err := signature.OpenKeyring(queue.KeysDir(dir)).Check(f.Signature, file)
 	if err != nil {
 		return sigVerdict{err: err}
 	}
@@ -103,7 +104,7 @@ func (s sigVerdict) json(name string) *jsonSignature {
 // `braid queue list --json`, in file-name order; nil when none (or the
 // queue cannot say: the list goes on without them).
 func queueSignatures(q *queue.Queue, id int64) []jsonSignature {
-	sigs, err := q.Signatures(id)
+	sigs, err := runner.Signatures(q, id)
 	if err != nil || len(sigs) == 0 {
 		return nil
 	}

@@ -24,6 +24,7 @@ import (
 	"braid/engine/resourcesync/rstest"
 	"braid/engine/torrent/torrenttest"
 	"braid/queue"
+	"braid/runner"
 	"braid/ui"
 )
 
@@ -110,7 +111,7 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 				by = "sha-256"
 			}
 			m := mirrortest.New(t, data, opts...)
-			doc, origin, err := queue.ResolveSource(ctx0, m.URL(), nil)
+			doc, origin, err := runner.ResolveSource(ctx0, m.URL(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -132,7 +132,7 @@ func (b *Backend) Remove(id ui.JobID) error {
 	if id < 0 {
 		return b.removeSync(id)
 	}
-	if err := b.q.Remove(int64(id), false); err != nil {
+	if err := b.q.Remove(int64(id)); err != nil {
 		return err
 	}
 	b.forget(id)

@@ -11,6 +11,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/torrent"
+	"braid/runner"
 	"braid/ui"
 )
 
@@ -98,7 +99,7 @@ func (b *Backend) AddUnread(ctx context.Context, source, dir string, cause error
 
 // RemoveWithData takes job id out of the queue as Remove does, and
 // deletes its downloaded data as `braid queue remove --files` does
-// (queue.Queue.RemoveWithFiles): each file's NAME.part, and the finished
+// (runner.RemoveWithFiles): each file's NAME.part, and the finished
 // files the job itself wrote, never a file that was there before it. The
 // job is stopped first, so no run writes on while its files go and none
 // holds them open (Windows refuses to delete an open file). deleted are
@@ -110,7 +111,7 @@ func (b *Backend) RemoveWithData(id ui.JobID) (deleted []string, err error) {
 	_ = b.q.Pause(int64(id), "") // a done job refuses: nothing runs it
 	b.stopSeeding(int64(id))
 	b.waitLetGo(int64(id)) // relink.go
-	deleted, err = b.q.RemoveWithFiles(int64(id))
+	deleted, err = runner.RemoveWithFiles(b.q, int64(id))
 	if err != nil {
 		return deleted, fmt.Errorf(lang.L("delete the data of job %d: %w"), id, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"braid/engine/netconf"
 	"braid/engine/transport"
 	"braid/queue"
+	"braid/runner"
 	"braid/ui"
 )
 
@@ -148,7 +149,7 @@ func (b *Backend) OpenWithLogin(ctx context.Context, source, user, password stri
 	if err != nil {
 		return nil, err
 	}
-	doc, origin, err := queue.ResolveSource(ctx, source, ss.Client(b.sourceClient()))
+	doc, origin, err := runner.ResolveSource(ctx, source, ss.Client(b.sourceClient()))
 	if err != nil {
 		return nil, err
 	}

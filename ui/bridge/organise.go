@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"braid/queue"
+	"braid/runner"
 	"braid/ui"
 )
 
@@ -69,9 +70,9 @@ func (b *Backend) organiseLocked(j queue.Job, v *ui.Job) {
 }
 
 // sortDest is where an added job goes: the folder of its files' category
-// when the picker left the download folder as it was (queue.SortDoc).
+// when the picker left the download folder as it was (runner.SortDoc).
 func (b *Backend) sortDest(req ui.AddRequest) string {
-	return b.q.SortDoc(req.Dir, req.Doc, req.Files)
+	return runner.SortDoc(b.q, req.Dir, req.Doc, req.Files)
 }
 
 // Categories returns the queue's categories.

@@ -34,7 +34,7 @@ func TestRelinkThroughBridge(t *testing.T) {
 
 	first := time.Now().Add(4 * time.Second)
 	link := ng.Link("f.bin", first)
-	doc, origin, err := queue.ResolveSource(ctx, link, nil)
+	doc, origin, err := runner.ResolveSource(ctx, link, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func (b *Backend) Open(ctx context.Context, source string) (*metalink.Document, 
 const maxOrigins = 16
 
 // openSource reads a source the way the window offers it, with
-// queue.ResolveSource (the command line's way): a local .meta4 or
+// runner.ResolveSource (the command line's way): a local .meta4 or
 // .metalink file, the URL of one, or the plain URL of a file (read as
 // Metalink/HTTP, so the server's mirrors and digests come along), keeping
 // what a plain URL's server said for Add; or a torrent or magnet link
@@ -49,7 +49,7 @@ func (b *Backend) openSource(ctx context.Context, source string) (*metalink.Docu
 }
 
 // resolveSource reads a torrent or magnet link with engine/torrent
-// (torrent.go), any other source with queue.ResolveSource.
+// (torrent.go), any other source with runner.ResolveSource.
 func (b *Backend) resolveSource(ctx context.Context, source string) (*metalink.Document, queue.Origin, error) {
 	ext := strings.ToLower(path.Ext(source))
 	if u, err := url.Parse(source); err == nil && u.Host != "" {
@@ -59,7 +59,7 @@ func (b *Backend) resolveSource(ctx context.Context, source string) (*metalink.D
 		doc, err := b.openTorrent(ctx, source)
 		return doc, queue.Origin{}, err
 	}
-	doc, origin, err := queue.ResolveSource(ctx, source, b.sourceClient())
+	doc, origin, err := runner.ResolveSource(ctx, source, b.sourceClient())
 	if err != nil && runner.NetworkError(err) {
 		if later, ok := unreached(source); ok {
 			return later, queue.Origin{}, nil

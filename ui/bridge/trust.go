@@ -15,6 +15,7 @@ import (
 	"braid/engine/piece"
 	"braid/engine/signature"
 	"braid/queue"
+	"braid/runner"
 	"braid/ui"
 )
 
@@ -22,7 +23,7 @@ var _ ui.Keyring = (*Backend)(nil)
 
 // Keys lists the keyring of the queue's state folder.
 func (b *Backend) Keys() ([]ui.Key, error) {
-	keys, err := b.q.Keyring().Keys()
+	keys, err := runner.Keyring(b.q).Keys()
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +33,7 @@ func (b *Backend) Keys() ([]ui.Key, error) {
 // ImportKey imports the keys of a file or an http(s) URL into the keyring,
 // as `braid keys import` does.
 func (b *Backend) ImportKey(ctx context.Context, source string) ([]ui.Key, error) {
-	keys, err := b.q.Keyring().ImportFrom(ctx, source, nil)
+	keys, err := runner.Keyring(b.q).ImportFrom(ctx, source, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +42,7 @@ func (b *Backend) ImportKey(ctx context.Context, source string) ([]ui.Key, error
 
 // RemoveKey takes a key out of the keyring.
 func (b *Backend) RemoveKey(fingerprint string) error {
-	_, err := b.q.Keyring().Remove(fingerprint)
+	_, err := runner.Keyring(b.q).Remove(fingerprint)
 	return err
 }
 
@@ -58,11 +59,11 @@ func (b *Backend) checkSignature(id int64, root *os.Root, mf metalink.File, path
 		return fmt.Errorf(lang.L("check the signature: %w"), err)
 	}
 	defer file.Close()
-	o, err := b.q.Keyring().Check(mf.Signature, file)
+	o, err := runner.Keyring(b.q).Check(mf.Signature, file)
 	if err != nil {
 		return fmt.Errorf(lang.L("check the signature: %w"), err)
 	}
-	if err := b.q.SetSignature(id, mf.Name, o); err != nil {
+	if err := b.q.SetSignature(id, mf.Name, runner.SignatureRecord(o)); err != nil {
 		return err
 	}
 	require, _ := b.q.RequireSignature()
@@ -94,7 +95,7 @@ func trustLocked(v *ui.Job, j queue.Job, trust map[string]queue.FileTrust) {
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(trust)) {
-		o := trust[name].Signature
+		o := runner.Outcome(trust[name].Signature)
 		switch o.Status {
 		case signature.Bad:
 			v.State = ui.Failed
@@ -139,7 +140,7 @@ func legacyHashed(trust map[string]queue.FileTrust) string {
 // publisher said: the unknown key to import and how, and the notice of a
 // new version.
 func (b *Backend) trustDetail(d *ui.Detail) {
-	sigs, err := b.q.Signatures(int64(d.ID))
+	sigs, err := runner.Signatures(b.q, int64(d.ID))
 	if err == nil {
 		for _, name := range slices.Sorted(maps.Keys(sigs)) {
 			o := sigs[name]

@@ -7,6 +7,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/signature"
 	"braid/queue"
+	"braid/runner"
 	"braid/ui"
 )
 
@@ -16,12 +17,12 @@ func TestTrustUnreadableSignatureWarns(t *testing.T) {
 	j := queue.Job{ID: 1, State: queue.Done, Files: []queue.File{{Name: "f.bin", Selected: true, Verified: true, VerifiedBy: "sha-256"}}}
 	unreadable := signature.Outcome{Status: signature.Unreadable, Note: "no media type"}
 	var v ui.Job
-	trustLocked(&v, j, map[string]queue.FileTrust{"f.bin": {Signature: unreadable}})
+	trustLocked(&v, j, map[string]queue.FileTrust{"f.bin": {Signature: runner.SignatureRecord(unreadable)}})
 	if v.State == ui.Failed || !strings.Contains(v.Outcome, "verified (sha-256)") || !strings.Contains(v.Outcome, unreadable.String()) {
 		t.Errorf("unreadable signature: state %v, outcome %q; want the hash's verdict and the warning", v.State, v.Outcome)
 	}
 	v = ui.Job{}
-	trustLocked(&v, j, map[string]queue.FileTrust{"f.bin": {Signature: signature.Outcome{Status: signature.Bad}}})
+	trustLocked(&v, j, map[string]queue.FileTrust{"f.bin": {Signature: runner.SignatureRecord(signature.Outcome{Status: signature.Bad})}})
 	if v.State != ui.Failed {
 		t.Errorf("bad signature: state %v, want failed", v.State)
 	}

@@ -11,6 +11,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/signature"
 	"braid/queue"
+	"braid/runner"
 	"braid/ui"
 )
 
@@ -72,7 +73,7 @@ func TestOneTruthPerOutcome(t *testing.T) {
 	finish(cases[2].id, plain.Name, "")
 	cases[3].id = add(signed)
 	finish(cases[3].id, signed.Name, "sha-256")
-	if err := q.SetSignature(cases[3].id, signed.Name, signature.Outcome{Status: signature.Good, Fingerprint: "ABCD", Signer: "Alice Publisher"}); err != nil {
+	if err := q.SetSignature(cases[3].id, signed.Name, runner.SignatureRecord(signature.Outcome{Status: signature.Good, Fingerprint: "ABCD", Signer: "Alice Publisher"})); err != nil {
 		t.Fatal(err)
 	}
 	cases[4].id = add(failed)

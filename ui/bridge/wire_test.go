@@ -20,6 +20,7 @@ import (
 	"braid/engine/resourcesync/rstest"
 	"braid/engine/signature"
 	"braid/engine/signature/signaturetest"
+	"braid/runner"
 	"braid/ui"
 )
 
@@ -121,7 +122,7 @@ func TestKeysSection(t *testing.T) {
 		test.Tap(k.Remove)
 	})
 	w.Settle()
-	keys, err := q.Keyring().Keys()
+	keys, err := runner.Keyring(q).Keys()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestSignaturesInTheWindow(t *testing.T) {
 	q := openQueue(t)
 	alice := signaturetest.New(t, "Alice Publisher", "alice@example.org")
 	mallory := signaturetest.New(t, "Mallory", "mallory@example.org")
-	if _, err := q.Keyring().Import(strings.NewReader(string(alice.PublicBinary(t)))); err != nil {
+	if _, err := runner.Keyring(q).Import(strings.NewReader(string(alice.PublicBinary(t)))); err != nil {
 		t.Fatal(err)
 	}
 	good := payload(4 * pieceLen)
@@ -279,7 +280,7 @@ func TestSignaturesInTheWindow(t *testing.T) {
 		test.Tap(importBtn)
 	})
 	w.Settle()
-	if keys, err := q.Keyring().Keys(); err != nil || len(keys) != 2 {
+	if keys, err := runner.Keyring(q).Keys(); err != nil || len(keys) != 2 {
 		t.Fatalf("after Import key the keyring holds %+v, %v", keys, err)
 	}
 	if err := b.Verify(unknownID); err != nil {

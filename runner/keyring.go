@@ -1,0 +1,60 @@
+package runner
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+
+	"braid/engine/metalink"
+	"braid/engine/signature"
+	"braid/queue"
+)
+
+// Keyring is the user's keyring for queue q: the public keys the user
+// trusts to sign downloads, kept in q's state folder or, for the default
+// one, in the system's settings folder (queue.KeysDir).
+func Keyring(q *queue.Queue) *signature.Keyring {
+	return signature.OpenKeyring(queue.KeysDir(filepath.Dir(q.Path())))
+}
+
+// Outcome is the signature outcome the queue recorded as s.
+func Outcome(s queue.Signature) signature.Outcome {
+	return signature.Outcome{Status: signature.ParseStatus(s.Status),
+		Fingerprint: s.Fingerprint, Signer: s.Signer, Note: s.Note}
+}
+
+// SignatureRecord is o as the queue records it (queue.Queue.SetSignature);
+// Outcome turns it back. The zero Outcome is the zero record, which clears
+// what was recorded.
+func SignatureRecord(o signature.Outcome) queue.Signature {
+	if o == (signature.Outcome{}) {
+		return queue.Signature{}
+	}
+	return queue.Signature{Status: o.Status.String(),
+		Fingerprint: o.Fingerprint, Signer: o.Signer, Note: o.Note}
+}
+
+// Signatures returns the signature outcomes recorded for job id's files,
+// by file name; a file whose signature was never checked is absent.
+func Signatures(q *queue.Queue, id int64) (map[string]signature.Outcome, error) {
+	recs, err := q.Signatures(id)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]signature.Outcome, len(recs))
+	for name, s := range recs {
+		out[name] = Outcome(s)
+	}
+	return out, nil
+}
+
+// signatureCheck is the engine's Request.Check for job id's file f: it
+// checks the signature f's document gives (if any) against q's keyring
+// and records the outcome (see signature.Keyring.CheckFunc). It fails on
+// a bad signature, and with require also unless a known key signed, so
+// the file stays NAME.part.
+func signatureCheck(q *queue.Queue, id int64, f metalink.File, require bool) func(context.Context, io.Reader) error {
+	return Keyring(q).CheckFunc(f.Signature, require, func(o signature.Outcome) error {
+		return q.SetSignature(id, f.Name, SignatureRecord(o))
+	})
+}
