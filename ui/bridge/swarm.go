@@ -123,8 +123,13 @@ func (b *Backend) swarmDetail(d *ui.Detail, j queue.Job) {
 	}
 	// The reading Detail has just taken (torrentDetail): no second
 	// snapshot.
+	// Read under the lock that the reading's writer (readTorrentLocked)
+	// holds.
 	b.tor.mu.Lock()
-	r := b.tor.last[int64(d.ID)]
+	var reading bool // the last reading downloads files
+	if r := b.tor.last[int64(d.ID)]; r != nil {
+		reading = r.snap.Phase == torrent.PhaseDownloading && len(r.snap.Files) > 0
+	}
 	b.tor.mu.Unlock()
 	tj, live := b.runner.LiveTorrent(int64(d.ID))
 	if live {
@@ -134,7 +139,7 @@ func (b *Backend) swarmDetail(d *ui.Detail, j queue.Job) {
 		default:
 		}
 	}
-	downloading := live && r != nil && r.snap.Phase == torrent.PhaseDownloading && len(r.snap.Files) > 0
+	downloading := live && reading
 	// Not running now: its files are chosen for its next run. A done
 	// one (not seeding) can have a skipped file fetched on Resume.
 	idle := !live && j.State != queue.Running
