@@ -63,12 +63,15 @@ func buildTags() string {
 }
 
 // buildWindows cross-compiles cmd/braid as the installer ships it:
-// braid.exe (console, headless) and braid-window.exe (GUI subsystem).
+// braid.exe (console, headless) and braid-window.exe (GUI subsystem). Both
+// are built with the braidtest tag too, which adds the window's test modes
+// and nothing else: the test adds a .meta4 without a click in the picker
+// (BRAID_AUTOADD).
 func buildWindows(t *testing.T, dir string) {
 	t.Helper()
 	builds := [][]string{
-		{"-tags=" + buildTags() + ",headless", "-ldflags=-s -w", "-o", filepath.Join(dir, "braid.exe")},
-		{"-tags=" + buildTags(), "-ldflags=-s -w -H=windowsgui", "-o", filepath.Join(dir, "braid-window.exe")},
+		{"-tags=" + buildTags() + ",headless,braidtest", "-ldflags=-s -w", "-o", filepath.Join(dir, "braid.exe")},
+		{"-tags=" + buildTags() + ",braidtest", "-ldflags=-s -w -H=windowsgui", "-o", filepath.Join(dir, "braid-window.exe")},
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(builds))

@@ -292,33 +292,6 @@ func (w *window) kill(t *testing.T) {
 	<-w.done
 }
 
-func TestAutoAddFromEnv(t *testing.T) {
-	tests := []struct {
-		value   string
-		want    bool
-		wantErr bool
-	}{
-		{"", false, false},
-		{"1", true, false},
-		{"true", true, false},
-		{"0", false, false},
-		{"yes", false, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.value, func(t *testing.T) {
-			got, err := autoAddFromEnv(func(k string) string {
-				if k == "BRAID_AUTOADD" {
-					return tt.value
-				}
-				return ""
-			})
-			if got != tt.want || (err != nil) != tt.wantErr {
-				t.Errorf("BRAID_AUTOADD=%q: got %v, %v; want %v, error %v", tt.value, got, err, tt.want, tt.wantErr)
-			}
-		})
-	}
-}
-
 // A second start hands its sources to the running Braid, or says in a
 // sentence why it could not and gives up within handoverTimeout: a Braid
 // that refuses, one that listens but never answers (hung). Beside one
