@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
+
+	"braid/internal/testkit"
 )
 
 // wineTools finds what the installer test needs, or says what is missing.
@@ -360,7 +362,7 @@ func TestWindowsInstaller(t *testing.T) {
 		if err != nil {
 			t.Fatalf("start %s: %v\n%s", doc, err, started)
 		}
-		if waitFor(60*time.Second, func() bool {
+		if testkit.Eventually(60*time.Second, func() bool {
 			list, _ = p.run(time.Minute, nil, filepath.Join(installDir, "braid.exe"), "queue", "list")
 			return strings.Contains(list, "blob.bin") && strings.Contains(list, "installer test.meta4")
 		}) {
@@ -386,7 +388,7 @@ func TestWindowsInstaller(t *testing.T) {
 	// The queue proves the hand-over; whether the busy window starts the
 	// job within the wait is the runner's business, logged only.
 	if reached {
-		t.Logf("the .meta4 reached the queue; fetched from its mirror within 30 s: %v", waitFor(30*time.Second, fetched.Load))
+		t.Logf("the .meta4 reached the queue; fetched from its mirror within 30 s: %v", testkit.Eventually(30*time.Second, fetched.Load))
 	}
 	p.kill()
 	p.run(time.Minute, nil, "reg", "delete", `HKLM\Software\Classes\.meta4`, "/f")
@@ -398,7 +400,7 @@ func TestWindowsInstaller(t *testing.T) {
 	if out, err := p.run(time.Minute, []string{`BRAID_STATE=C:\menu-state`}, "start", "/unix", lnk); err != nil {
 		t.Fatalf("start Braid.lnk: %v\n%s", err, out)
 	}
-	if !waitFor(90*time.Second, func() bool { _, err := os.Stat(menuDB); return err == nil }) {
+	if !testkit.Eventually(90*time.Second, func() bool { _, err := os.Stat(menuDB); return err == nil }) {
 		t.Fatalf("started from the Start menu, Braid made no queue (%s)", menuDB)
 	}
 	p.kill()
@@ -480,13 +482,4 @@ func utf16le(s string) []byte {
 		b = append(b, byte(r), byte(r>>8))
 	}
 	return b
-}
-
-func waitFor(d time.Duration, ok func() bool) bool {
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(500 * time.Millisecond) {
-		if ok() {
-			return true
-		}
-	}
-	return ok()
 }

@@ -20,6 +20,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/platform"
 )
 
@@ -104,11 +105,7 @@ type braids struct {
 
 func newBraids(t *testing.T, bin, display string) *braids {
 	t.Helper()
-	root, err := os.MkdirTemp("", "bri")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
+	root := testkit.ShortDir(t, "bri") // a Unix socket's path must be short
 	b := &braids{bin: bin, display: display, root: root,
 		home: filepath.Join(root, "home"), state: filepath.Join(root, "state")}
 	for _, d := range []string{b.home, filepath.Join(root, "run")} {
@@ -298,11 +295,7 @@ func (w *window) kill(t *testing.T) {
 // that takes no sources (braid queue run) it goes on by itself, and with
 // nobody running it becomes the running one.
 func TestHandOver(t *testing.T) {
-	dir, err := os.MkdirTemp("", "bho") // Unix socket paths are short
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testkit.ShortDir(t, "bho") // Unix socket paths are short
 	n := 0
 	sock := func() string {
 		n++
