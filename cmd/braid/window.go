@@ -151,9 +151,9 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}()
 	}
 	code := 0
-	shotDone := make(chan struct{})
+	modesDone := make(chan struct{})
 	go func() {
-		defer close(shotDone)
+		defer close(modesDone)
 		if took, err := modes.Run(ctx, w); took {
 			if err != nil {
 				fmt.Fprintf(stderr, "braid: %v\n", err)
@@ -177,7 +177,7 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		<-served
 		_ = inst.Close()
 	}
-	<-shotDone
+	<-modesDone
 	w.Stop()
 	if err := back.Close(); err != nil {
 		fmt.Fprintf(stderr, "braid: %v\n", err)
