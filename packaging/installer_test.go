@@ -362,7 +362,8 @@ func TestWindowsInstaller(t *testing.T) {
 		if err != nil {
 			t.Fatalf("start %s: %v\n%s", doc, err, started)
 		}
-		if testkit.Eventually(60*time.Second, func() bool {
+		// Each try runs braid.exe under Wine: ask every half second.
+		if testkit.EventuallyEvery(60*time.Second, 500*time.Millisecond, func() bool {
 			list, _ = p.run(time.Minute, nil, filepath.Join(installDir, "braid.exe"), "queue", "list")
 			return strings.Contains(list, "blob.bin") && strings.Contains(list, "installer test.meta4")
 		}) {

@@ -45,12 +45,18 @@ func WaitWithin(t testing.TB, limit time.Duration, what string, cond func() bool
 // Eventually reports whether cond holds within limit, asking every few
 // milliseconds: for a test that says more than WaitFor when it does not.
 func Eventually(limit time.Duration, cond func() bool) bool {
+	return EventuallyEvery(limit, poll, cond)
+}
+
+// EventuallyEvery is Eventually asking every interval: for a cond that
+// is costly to ask, such as one that starts a program.
+func EventuallyEvery(limit, interval time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(limit)
 	for !cond() {
 		if time.Now().After(deadline) {
 			return cond()
 		}
-		time.Sleep(poll)
+		time.Sleep(interval)
 	}
 	return true
 }

@@ -47,6 +47,11 @@ func TestEventually(t *testing.T) {
 	if took := time.Since(start); took < 100*time.Millisecond {
 		t.Errorf("Eventually gave up after %s, before its limit of 100 ms", took)
 	}
+	asked := 0
+	EventuallyEvery(350*time.Millisecond, 100*time.Millisecond, func() bool { asked++; return false })
+	if asked < 2 || asked > 6 {
+		t.Errorf("EventuallyEvery asked %d times in 350 ms at one ask per 100 ms, want about 4", asked)
+	}
 }
 
 // FreePort's port can be listened on.
