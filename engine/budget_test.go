@@ -7,20 +7,8 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 )
-
-// waitFor polls cond every 20 ms until it holds or the generous timeout
-// passes, and reports whether it held.
-func waitUntil(timeout time.Duration, cond func() bool) bool {
-	end := time.Now().Add(timeout)
-	for time.Now().Before(end) {
-		if cond() {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return cond()
-}
 
 // runAll downloads n copies of data named prefixN.bin side by side from
 // the mirrors and checks that each arrives whole.
@@ -49,7 +37,7 @@ func runAll(t *testing.T, c *Client, n int, prefix string, data []byte, batch bo
 // another (a cut response lingers on the server until it notices, and
 // would blur the count).
 func TestPerHostCapAcrossFiles(t *testing.T) {
-	data := testData(1<<20 + 333)
+	data := testkit.Data(1<<20 + 333)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(2<<20))
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"), mirrortest.Rate(2<<20))
 	c := &Client{MaxConnsPerHost: 3, StallTimeout: time.Minute}
@@ -80,7 +68,7 @@ func TestPerHostCapAcrossFiles(t *testing.T) {
 // on kept-alive connections, and the per-host cap spreads them over the
 // mirrors.
 func TestBatchSmallFilesWhole(t *testing.T) {
-	data := testData(300<<10 + 7)
+	data := testkit.Data(300<<10 + 7)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(1<<20))
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"), mirrortest.Rate(1<<20))
 	const n = 8
@@ -108,7 +96,7 @@ func TestBatchSmallFilesWhole(t *testing.T) {
 // bounds are generous (a loaded machine): what is measured is bytes the
 // mirror served over a window, not how long a step took.
 func TestSetLimitWhileRunning(t *testing.T) {
-	data := testData(32 << 20)
+	data := testkit.Data(32 << 20)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	const limit = 1 << 20
 	c := &Client{Limit: limit}
@@ -141,18 +129,18 @@ func TestSetLimitWhileRunning(t *testing.T) {
 // Lowering MaxConns while connections run cuts the newest down to the new
 // cap; their pieces are fetched again and the file still verifies.
 func TestSetMaxConnsWhileRunning(t *testing.T) {
-	data := testData(8<<20 + 5)
+	data := testkit.Data(8<<20 + 5)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(1<<20))
 	c := &Client{MaxConns: 4, MaxConnsPerMirror: 4}
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	dl := c.Do(ctx, &Request{Dir: dir, File: fileFor("f.bin", data, 256<<10, m.URL())})
-	if !waitUntil(30*time.Second, func() bool { return m.InFlight().Now() == 4 }) {
+	if !testkit.Eventually(30*time.Second, func() bool { return m.InFlight().Now() == 4 }) {
 		t.Fatalf("never 4 requests at once (now %d)", m.InFlight().Now())
 	}
 	c.SetMaxConns(1)
-	if !waitUntil(30*time.Second, func() bool { return m.InFlight().Now() <= 1 }) {
+	if !testkit.Eventually(30*time.Second, func() bool { return m.InFlight().Now() <= 1 }) {
 		t.Fatalf("%d requests at once after the cap was lowered to 1", m.InFlight().Now())
 	}
 	c.SetMaxConns(3)
@@ -168,18 +156,18 @@ func TestSetMaxConnsWhileRunning(t *testing.T) {
 // Raising MaxConnsPerMirror while a file downloads lets it open more
 // connections to its mirror.
 func TestSetMaxConnsPerMirrorWhileRunning(t *testing.T) {
-	data := testData(6<<20 + 1)
+	data := testkit.Data(6<<20 + 1)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(1<<20))
 	c := &Client{}
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	dl := c.Do(ctx, &Request{Dir: dir, File: fileFor("f.bin", data, 256<<10, m.URL())})
-	if !waitUntil(30*time.Second, func() bool { return m.InFlight().Now() == 1 }) {
+	if !testkit.Eventually(30*time.Second, func() bool { return m.InFlight().Now() == 1 }) {
 		t.Fatal("the download never started")
 	}
 	c.SetMaxConnsPerMirror(3)
-	if !waitUntil(30*time.Second, func() bool { return m.InFlight().Now() == 3 }) {
+	if !testkit.Eventually(30*time.Second, func() bool { return m.InFlight().Now() == 3 }) {
 		t.Errorf("%d requests at once after the per-mirror cap was raised to 3", m.InFlight().Now())
 	}
 	if err := dl.Err(); err != nil {
@@ -191,7 +179,7 @@ func TestSetMaxConnsPerMirrorWhileRunning(t *testing.T) {
 // Below any cap, a batch's small files still spread: each goes to the
 // mirror whose host is least busy.
 func TestBatchSpreadsBelowCap(t *testing.T) {
-	data := testData(200<<10 + 1)
+	data := testkit.Data(200<<10 + 1)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(1<<20))
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"), mirrortest.Rate(1<<20))
 	runAll(t, &Client{MaxConnsPerHost: 16}, 6, "s", data, true, a, b)

@@ -10,12 +10,13 @@ import (
 	"testing"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 )
 
 // A Check that refuses the bytes keeps the file as NAME.part with every
 // byte in it; one that accepts them sees exactly the file's bytes first.
 func TestCheckRunsBeforeRename(t *testing.T) {
-	data := testData(300_000)
+	data := testkit.Data(300_000)
 	m := mirrortest.New(t, data)
 	errRefused := errors.New("refused by the check")
 	for _, refuse := range []bool{false, true} {

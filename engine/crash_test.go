@@ -16,6 +16,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/engine/piece"
+	"braid/internal/testkit"
 )
 
 // crashEnv makes the test binary a child that downloads the file described
@@ -124,7 +125,7 @@ func TestCrashKeepsWrittenPieces(t *testing.T) {
 		t.Skip("starts child processes")
 	}
 	const pl = 256 << 10
-	data := testData(24 << 20)
+	data := testkit.Data(24 << 20)
 	ms := []*mirrortest.Mirror{
 		mirrortest.New(t, data, addr(0), mirrortest.Rate(6<<20)),
 		mirrortest.New(t, data, addr(1), mirrortest.Rate(6<<20)),
@@ -245,7 +246,7 @@ func stopChildren(t *testing.T, f metalink.File, data []byte, ms []*mirrortest.M
 // ones are kept.
 func TestPieceLogCheckedAgainstHashes(t *testing.T) {
 	const pl = 64 << 10
-	data := testData(16 * pl)
+	data := testkit.Data(16 * pl)
 	m := mirrortest.New(t, data, addr(0))
 	dir := t.TempDir()
 	part := append([]byte(nil), data[:8*pl]...)
@@ -286,7 +287,7 @@ func TestPieceLogOnlyForSeveralPieces(t *testing.T) {
 		{"four pieces", 4, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			data := testData(tc.pieces * pl)
+			data := testkit.Data(tc.pieces * pl)
 			// The mirror sends the first pieces but never the last byte.
 			m := mirrortest.New(t, data, addr(0), mirrortest.StallAfter(int64(len(data)-1)))
 			dir := t.TempDir()

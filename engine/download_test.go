@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 )
 
 func TestOneMirror(t *testing.T) {
-	data := testData(3<<20 + 12345)
+	data := testkit.Data(3<<20 + 12345)
 	m := mirrortest.New(t, data)
 	dir := t.TempDir()
 	for _, pl := range []int64{0, 256 << 10} {
@@ -29,7 +30,7 @@ func TestOneMirror(t *testing.T) {
 }
 
 func TestManyMirrors(t *testing.T) {
-	data := testData(8<<20 + 777)
+	data := testkit.Data(8<<20 + 777)
 	var ms []*mirrortest.Mirror
 	for i := range 4 {
 		ms = append(ms, mirrortest.New(t, data, mirrortest.Addr("127.0.0."+string(rune('2'+i))), mirrortest.Rate(8<<20)))
@@ -57,7 +58,7 @@ func TestEmptyAndUnhashed(t *testing.T) {
 	}
 	wantFile(t, dir, "empty", nil)
 
-	data := testData(1<<20 + 1)
+	data := testkit.Data(1<<20 + 1)
 	m2 := mirrortest.New(t, data)
 	f := fileFor("plain", data, 0, m2.URL())
 	f.Hashes = nil
@@ -73,7 +74,7 @@ func TestEmptyAndUnhashed(t *testing.T) {
 
 func TestSalvagePart(t *testing.T) {
 	const pl = 64 << 10
-	data := testData(1<<20 + 10)
+	data := testkit.Data(1<<20 + 10)
 	dir := t.TempDir()
 	// A .part from a run that kept no journal: the first half is right.
 	part := make([]byte, len(data))
@@ -95,7 +96,7 @@ func TestSalvagePart(t *testing.T) {
 // TestSharedClient: downloads of one Client share its connections; with a
 // single connection for all of them both still finish.
 func TestSharedClient(t *testing.T) {
-	a, b := testData(1<<20+1), testData(1<<20+2)
+	a, b := testkit.Data(1<<20+1), testkit.Data(1<<20+2)
 	ma, mb := mirrortest.New(t, a), mirrortest.New(t, b)
 	c := &Client{MaxConns: 1}
 	dir := t.TempDir()

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 )
 
 // TestOtherDrive: the download folder on another drive than the temporary
@@ -27,7 +28,7 @@ func TestOtherDrive(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(onWD) })
-	data := testData(512 << 10)
+	data := testkit.Data(512 << 10)
 	m := mirrortest.New(t, data)
 	for _, dir := range []string{
 		tmp,                 // C:\users\...\Temp, absolute, from a process on Z:

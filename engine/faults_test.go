@@ -15,6 +15,7 @@ import (
 
 	"braid/engine/mirrortest"
 	"braid/engine/piece"
+	"braid/internal/testkit"
 )
 
 // addr gives each mirror of a test its own loopback address.
@@ -22,7 +23,7 @@ func addr(i int) mirrortest.Option { return mirrortest.Addr(fmt.Sprintf("127.0.0
 
 func TestFaults(t *testing.T) {
 	const pl = 128 << 10
-	data := testData(4<<20 + 999)
+	data := testkit.Data(4<<20 + 999)
 	tests := []struct {
 		name   string
 		client *Client
@@ -136,7 +137,7 @@ func TestFaults(t *testing.T) {
 
 func TestCorruptMirrorDroppedAfterStrikes(t *testing.T) {
 	const pl = 64 << 10
-	data := testData(2 << 20)
+	data := testkit.Data(2 << 20)
 	bad := mirrortest.New(t, data, addr(0), mirrortest.Corrupt(pl, func(int) bool { return true }))
 	good := mirrortest.New(t, data, addr(1), mirrortest.Rate(2<<20))
 	dir := t.TempDir()
@@ -156,7 +157,7 @@ func TestCorruptMirrorDroppedAfterStrikes(t *testing.T) {
 
 func TestEveryMirrorBad(t *testing.T) {
 	const pl = 64 << 10
-	data := testData(1 << 20)
+	data := testkit.Data(1 << 20)
 	var ms []*mirrortest.Mirror
 	for i := range 2 {
 		ms = append(ms, mirrortest.New(t, data, addr(i), mirrortest.Corrupt(pl, func(i int) bool { return i == 5 })))
@@ -170,7 +171,7 @@ func TestEveryMirrorBad(t *testing.T) {
 }
 
 func TestWholeFileMismatch(t *testing.T) {
-	data := testData(3<<20 + 5)
+	data := testkit.Data(3<<20 + 5)
 	t.Run("every mirror bad: one retry, then failure", func(t *testing.T) {
 		var ms []*mirrortest.Mirror
 		for i := range 2 {
@@ -213,7 +214,7 @@ func TestWholeFileMismatch(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
-	data := testData(3 << 20)
+	data := testkit.Data(3 << 20)
 	ms := []*mirrortest.Mirror{mirrortest.New(t, data, addr(0)), mirrortest.New(t, data, addr(1))}
 	const limit = 4 << 20
 	dir := t.TempDir()
@@ -232,7 +233,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestFasterMirrorDoesMore(t *testing.T) {
-	data := testData(6 << 20)
+	data := testkit.Data(6 << 20)
 	fast := mirrortest.New(t, data, addr(0), mirrortest.Rate(16<<20))
 	slow := mirrortest.New(t, data, addr(1), mirrortest.Rate(1<<20))
 	dir := t.TempDir()
@@ -275,7 +276,7 @@ func (j *journal) PiecesDone(_ string, pieces []int) error {
 
 func TestResume(t *testing.T) {
 	const pl = 128 << 10
-	data := testData(4<<20 + 100)
+	data := testkit.Data(4<<20 + 100)
 	f0 := fileFor("f.bin", data, pl)
 	plan := piece.PlanFor(f0)
 	dir := t.TempDir()
@@ -317,7 +318,7 @@ func TestResume(t *testing.T) {
 }
 
 func TestExistingFile(t *testing.T) {
-	data := testData(1<<20 + 3)
+	data := testkit.Data(1<<20 + 3)
 	m := mirrortest.New(t, data)
 	f := fileFor("f.bin", data, 64<<10, m.URL())
 	t.Run("verifies: done without a byte", func(t *testing.T) {
@@ -353,7 +354,7 @@ func TestExistingFile(t *testing.T) {
 }
 
 func TestPathSafety(t *testing.T) {
-	data := testData(256 << 10)
+	data := testkit.Data(256 << 10)
 	m := mirrortest.New(t, data)
 	outside := t.TempDir()
 	tests := []struct {
@@ -384,7 +385,7 @@ func TestPathSafety(t *testing.T) {
 
 func TestJournalAndCancel(t *testing.T) {
 	const pl = 64 << 10
-	data := testData(3 << 20)
+	data := testkit.Data(3 << 20)
 	m := mirrortest.New(t, data, mirrortest.Rate(1<<20))
 	dir := t.TempDir()
 	j := &journal{}
@@ -436,7 +437,7 @@ func TestJournalAndCancel(t *testing.T) {
 // without reading them back; a piece an earlier run left is not, and
 // garbage in it is caught by the whole-file hash.
 func TestOnePieceResumeReadsBack(t *testing.T) {
-	data := testData(200 << 10)
+	data := testkit.Data(200 << 10)
 	m := mirrortest.New(t, data)
 	f := fileFor("one.bin", data, 256<<10, m.URL())
 	if n := piece.PlanFor(f).Count(); n != 1 {

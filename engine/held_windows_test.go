@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 )
 
 // TestHeldPartWaits: another program (a player, a virus scanner) holds
@@ -16,7 +17,7 @@ import (
 // loses a byte: it waits, says so in its snapshot, and ends verified at
 // its name once the handle is closed.
 func TestHeldPartWaits(t *testing.T) {
-	data := testData(1 << 20)
+	data := testkit.Data(1 << 20)
 	m := mirrortest.New(t, data, mirrortest.Rate(2<<20))
 	dir := t.TempDir()
 	dl := (&Client{}).Do(t.Context(), &Request{Dir: dir, File: fileFor("f.bin", data, 256<<10, m.URL())})

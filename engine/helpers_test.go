@@ -14,9 +14,6 @@ import (
 	"braid/engine/mirrortest"
 )
 
-// testData is n bytes that differ from piece to piece.
-func testData(n int) []byte { return mirrortest.Bytes(n, uint64(n)<<8|7) }
-
 // fileFor describes data as a metalink file named name: sha-256 whole-file
 // hash, and sha-256 piece hashes when pieceLen > 0.
 func fileFor(name string, data []byte, pieceLen int64, urls ...string) metalink.File {

@@ -7,6 +7,7 @@ import (
 
 	"braid/engine/ftptest"
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 )
 
 // servedRate is the bytes per second mirrors served over window, measured
@@ -44,7 +45,7 @@ func running(t *testing.T, dl *Download) {
 // step took.
 func TestRequestLimiterWhileRunning(t *testing.T) {
 	const limit = 512 << 10
-	a, b := testData(24<<20), testData(24<<20+1)
+	a, b := testkit.Data(24<<20), testkit.Data(24<<20+1)
 	ma := mirrortest.New(t, a, mirrortest.Addr("127.0.0.2"))
 	mb := mirrortest.New(t, b, mirrortest.Addr("127.0.0.3"))
 	c := &Client{}
@@ -93,7 +94,7 @@ func TestRequestLimiterWhileRunning(t *testing.T) {
 // lower holds.
 func TestRequestLimiterOnTopOfTheClients(t *testing.T) {
 	const limit = 512 << 10
-	data := testData(16 << 20)
+	data := testkit.Data(16 << 20)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	c := &Client{Limit: limit}
 	dir := t.TempDir()
@@ -116,7 +117,7 @@ func TestRequestLimiterOnTopOfTheClients(t *testing.T) {
 // the first byte).
 func TestRequestLimiterFTP(t *testing.T) {
 	const limit = 512 << 10
-	data := testData(16 << 20)
+	data := testkit.Data(16 << 20)
 	srv := ftptest.New(t, ftptest.File("pub/f.bin", data))
 	c := &Client{}
 	lim := NewLimiter(limit)
@@ -159,7 +160,7 @@ func TestRequestLimiterFTP(t *testing.T) {
 // file ends whole. The mirror serves each byte once.
 func TestRequestLimiterLoweredSharply(t *testing.T) {
 	const pl = 256 << 10
-	data := testData(8 << 20)
+	data := testkit.Data(8 << 20)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(4<<20))
 	c := &Client{StallTimeout: 500 * time.Millisecond}
 	lim := NewLimiter(0)
@@ -167,7 +168,7 @@ func TestRequestLimiterLoweredSharply(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	dl := c.Do(ctx, &Request{Dir: dir, File: fileFor("f.bin", data, pl, m.URL()), Limiter: lim})
-	if !waitUntil(20*time.Second, func() bool { return m.BytesServed() > 1<<20 }) {
+	if !testkit.Eventually(20*time.Second, func() bool { return m.BytesServed() > 1<<20 }) {
 		t.Fatal("the download did not start")
 	}
 	// 16 KiB/s: a read of the 256 KiB the connection asked for under no

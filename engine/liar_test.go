@@ -11,13 +11,14 @@ import (
 	"braid/engine/ftptest"
 	"braid/engine/mirrortest"
 	"braid/engine/resolve"
+	"braid/internal/testkit"
 )
 
 // A mirror sends a corrupt copy of a file that has only a whole-file hash:
 // the check finds it by comparing its pieces with the other mirrors', drops
 // it, and the file is saved verified without its bytes.
 func TestCorruptDuplicateWholeHashOnly(t *testing.T) {
-	data := testData(3<<20 + 77)
+	data := testkit.Data(3<<20 + 77)
 	for _, honest := range []int{1, 2} {
 		t.Run(map[int]string{1: "one honest mirror", 2: "two honest mirrors"}[honest], func(t *testing.T) {
 			liar := mirrortest.New(t, data, addr(0), mirrortest.Corrupt(256<<10, func(i int) bool { return i%3 == 1 }))
@@ -55,7 +56,7 @@ func TestCorruptDuplicateWholeHashOnly(t *testing.T) {
 // rel=duplicate naming a good mirror and the file's Digest on the
 // redirect. The corrupt copy must never be called verified.
 func TestRedirectorInFrontOfCorruptCopy(t *testing.T) {
-	data := testData(2<<20 + 5)
+	data := testkit.Data(2<<20 + 5)
 	sum := sha256.Sum256(data)
 	digest := "SHA-256=" + base64.StdEncoding.EncodeToString(sum[:])
 	for _, tc := range []struct {
@@ -107,7 +108,7 @@ func TestRedirectorInFrontOfCorruptCopy(t *testing.T) {
 // An http URL that redirects to ftp:// is downloaded over FTP, the
 // redirector asked once.
 func TestRedirectHTTPToFTP(t *testing.T) {
-	data := testData(2<<20 + 9)
+	data := testkit.Data(2<<20 + 9)
 	srv := ftptest.New(t, ftptest.File("pub/f.bin", data), ftptest.Anonymous())
 	origin := mirrortest.New(t, data, addr(0), mirrortest.Redirect(srv.URL("pub/f.bin")))
 	dir := t.TempDir()

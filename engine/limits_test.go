@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/piece"
 	"braid/engine/transport"
+	"braid/internal/testkit"
 )
 
 // wire is an http.RoundTripper that watches the engine's HTTP traffic from
@@ -116,7 +116,7 @@ func hostOf(u string) string {
 // asked for it no more at once than the limit either.
 func TestFileMaxConnections(t *testing.T) {
 	const pl = 64 << 10
-	data := testData(3<<20 + 4321)
+	data := testkit.Data(3<<20 + 4321)
 	tests := []struct {
 		limit       int
 		perMirror   int // Client.MaxConnsPerMirror: three mirrors alone would take 3× this
@@ -178,7 +178,7 @@ func TestFileMaxConnections(t *testing.T) {
 // end and never read.
 func TestMirrorBytesAfterSteal(t *testing.T) {
 	const pl = 64 << 10
-	data := testData(4<<20 + 99)
+	data := testkit.Data(4<<20 + 99)
 	slow := mirrortest.New(t, data, addr(0), mirrortest.Rate(512<<10))
 	fast := mirrortest.New(t, data, addr(1), mirrortest.Rate(16<<20))
 	ms := []*mirrortest.Mirror{slow, fast}
@@ -278,7 +278,7 @@ func TestMirrorBytesAfterSteal(t *testing.T) {
 // carries the origin URL as Referer (RFC 6249 §7), without credentials,
 // query (signed-URL tokens) or fragment; without an origin none is sent.
 func TestReferer(t *testing.T) {
-	data := testData(512 << 10)
+	data := testkit.Data(512 << 10)
 	tests := []struct {
 		name, referer, want string
 	}{
@@ -315,7 +315,7 @@ func TestReferer(t *testing.T) {
 // logged out of every control connection they kept for reuse.
 func TestFTPClosed(t *testing.T) {
 	const pl = 64 << 10
-	data := testData(2<<20 + 17)
+	data := testkit.Data(2<<20 + 17)
 	tests := []struct {
 		name string
 		file []byte // what the servers hold
@@ -342,28 +342,10 @@ func TestFTPClosed(t *testing.T) {
 				}
 				// The server closes its side when it reads the QUIT or the
 				// end of the connection, a moment after the engine is done.
-				if !eventually(func() bool { return s.Open() == 0 }) {
+				if !testkit.Eventually(10*time.Second, func() bool { return s.Open() == 0 }) {
 					t.Errorf("server %s: %d control connections still open after the download ended", s.Addr(), s.Open())
 				}
 			}
 		})
 	}
-}
-
-// eventually reports whether cond holds within 10 seconds, asking every
-// few milliseconds; it waits for something the code under test has set in
-// motion, and does not time it.
-func eventually(cond func() bool) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	tk := time.NewTicker(5 * time.Millisecond)
-	defer tk.Stop()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			return cond()
-		case <-tk.C:
-		}
-	}
-	return true
 }

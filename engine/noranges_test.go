@@ -9,6 +9,7 @@ import (
 
 	"braid/engine/mirrortest"
 	"braid/engine/piece"
+	"braid/internal/testkit"
 )
 
 // TestRangelessMirrors checks that mirrors which ignore Range (they answer
@@ -19,7 +20,7 @@ func TestRangelessMirrors(t *testing.T) {
 	const pl = 256 << 10
 	// 37 pieces: more than the first segment a mirror is given
 	// (firstChunk), so a lone mirror is asked for a second one.
-	data := testData(9<<20 + 4321)
+	data := testkit.Data(9<<20 + 4321)
 	tests := []struct {
 		name   string
 		client *Client
@@ -117,7 +118,7 @@ func TestRangelessMirrors(t *testing.T) {
 // stream is still passing bytes the file has.
 func TestRangelessResumeShowsSkipping(t *testing.T) {
 	const pl = 64 << 10
-	data := testData(2 << 20)
+	data := testkit.Data(2 << 20)
 	f0 := fileFor("f.bin", data, pl)
 	plan := piece.PlanFor(f0)
 	dir := t.TempDir()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 )
 
 // waitFor polls the download until ok holds for a snapshot, failing the
@@ -35,7 +36,7 @@ func waitFor(t *testing.T, dl *Download, what string, ok func(Snapshot) bool) Sn
 // The only mirror goes away for longer than every back-off, then comes
 // back: the download waits, visibly, and finishes.
 func TestOutageLongerThanBackoff(t *testing.T) {
-	data := testData(3 << 20)
+	data := testkit.Data(3 << 20)
 	m := mirrortest.New(t, data, addr(0), mirrortest.Rate(2<<20))
 	dir := t.TempDir()
 	c := &Client{StallTimeout: 200 * time.Millisecond, MaxBackoff: 100 * time.Millisecond}
@@ -70,7 +71,7 @@ func TestOutageLongerThanBackoff(t *testing.T) {
 // RetryFor bounds the wait: a mirror that never comes back fails the
 // download with ErrGaveUp, naming why it kept failing.
 func TestRetryForGivesUp(t *testing.T) {
-	data := testData(1 << 20)
+	data := testkit.Data(1 << 20)
 	m := mirrortest.New(t, data, addr(0), mirrortest.Down())
 	dir := t.TempDir()
 	c := &Client{MaxBackoff: 50 * time.Millisecond}
@@ -84,7 +85,7 @@ func TestRetryForGivesUp(t *testing.T) {
 // Temporary answers (5xx, 429 with Retry-After) never drop a mirror, and
 // evidence against it (401, 403, 404) always does, at once.
 func TestTransientVersusPermanent(t *testing.T) {
-	data := testData(1 << 20)
+	data := testkit.Data(1 << 20)
 	for _, tc := range []struct {
 		status int
 		drop   bool

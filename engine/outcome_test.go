@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 )
 
 func TestOutcomeSaysWhichHash(t *testing.T) {
-	data := testData(300 << 10)
+	data := testkit.Data(300 << 10)
 	m := mirrortest.New(t, data)
 	whole := fileFor("w.bin", data, 0, m.URL())
 	pieces := fileFor("p.bin", data, 64<<10, m.URL())
@@ -59,12 +60,12 @@ func TestOutcomeSaysWhichHash(t *testing.T) {
 // A file already at the name with the same size, but nothing published to
 // prove it is this one, is not passed off as the download.
 func TestExistingWithoutHashIsNotTaken(t *testing.T) {
-	data := testData(200 << 10)
+	data := testkit.Data(200 << 10)
 	m := mirrortest.New(t, data)
 	f := fileFor("f.bin", data, 0, m.URL())
 	f.Hashes = nil
 	dir := t.TempDir()
-	other := testData(200<<10 + 1)[:200<<10]
+	other := testkit.Data(200<<10 + 1)[:200<<10]
 	os.WriteFile(filepath.Join(dir, "f.bin"), other, 0o644)
 	snap, err := get(t, &Client{}, &Request{Dir: dir, File: f})
 	if err != nil {
@@ -81,7 +82,7 @@ func TestExistingWithoutHashIsNotTaken(t *testing.T) {
 
 // Two downloads that want the same name at once both land.
 func TestSameNameAtOnce(t *testing.T) {
-	a, b := testData(500<<10), testData(500<<10+7)
+	a, b := testkit.Data(500<<10), testkit.Data(500<<10+7)
 	ma, mb := mirrortest.New(t, a), mirrortest.New(t, b)
 	fa, fb := fileFor("f.bin", a, 0, ma.URL()), fileFor("f.bin", b, 0, mb.URL())
 	dir := t.TempDir()
@@ -121,7 +122,7 @@ func TestFreeName(t *testing.T) {
 // A file that another program puts at the name during the download is
 // left alone: the download lands at a free name and says so.
 func TestNameTakenDuringDownload(t *testing.T) {
-	data := testData(256 << 10)
+	data := testkit.Data(256 << 10)
 	m := mirrortest.New(t, data, mirrortest.Rate(512<<10)) // about half a second
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

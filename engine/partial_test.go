@@ -12,6 +12,7 @@ import (
 
 	"braid/engine/mirrortest"
 	"braid/engine/piece"
+	"braid/internal/testkit"
 )
 
 // A download without piece hashes, paused inside its pieces, keeps every
@@ -31,7 +32,7 @@ func TestPauseKeepsPartialPieces(t *testing.T) {
 		{"one piece, no hash", 900 << 10, 1, 300 << 10, 300 << 10, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			data := testData(tc.size)
+			data := testkit.Data(tc.size)
 			var ms []*mirrortest.Mirror
 			for i := range tc.mirrors {
 				ms = append(ms, mirrortest.New(t, data, addr(i), mirrortest.Rate(tc.rate)))
@@ -154,7 +155,7 @@ func TestStopsWithoutPieceHashes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
-	data := testData(24 << 20)
+	data := testkit.Data(24 << 20)
 	ms := []*mirrortest.Mirror{
 		mirrortest.New(t, data, addr(0), mirrortest.Rate(6<<20)),
 		mirrortest.New(t, data, addr(1), mirrortest.Rate(6<<20)),
@@ -172,7 +173,7 @@ func TestStopsWithoutPieceHashes(t *testing.T) {
 // cannot be checked, so it is asked for again from its start.
 func TestPauseHashedPiecesFromStart(t *testing.T) {
 	const pl = 512 << 10
-	data := testData(4 << 20)
+	data := testkit.Data(4 << 20)
 	m := mirrortest.New(t, data, addr(0), mirrortest.Rate(2<<20))
 	dir := t.TempDir()
 	f := fileFor("h.bin", data, pl, m.URL())
@@ -201,7 +202,7 @@ func TestPauseHashedPiecesFromStart(t *testing.T) {
 // pieces of the file.
 func TestReadPartialRecords(t *testing.T) {
 	dir := t.TempDir()
-	data := testData(3 << 20)
+	data := testkit.Data(3 << 20)
 	f := fileFor("r.bin", data, 0)
 	st, err := openStore(dir, "r.bin")
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 )
 
 // TestLongPath: a download into a deep folder whose path is far longer
@@ -14,7 +15,7 @@ import (
 // long, lands and verifies. os.Root opens each name relative to its
 // folder, so no whole path meets that limit.
 func TestLongPath(t *testing.T) {
-	data := testData(300 << 10)
+	data := testkit.Data(300 << 10)
 	m := mirrortest.New(t, data)
 	dir := t.TempDir()
 	for i := range 3 {

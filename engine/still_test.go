@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 )
 
 // A download whose mirror stops sending shows no speed and no time left
 // within stillAfter, rather than a rate fading over tens of seconds and
 // an ETA of years.
 func TestStalledDownloadShowsNoSpeed(t *testing.T) {
-	data := testData(4 << 20)
+	data := testkit.Data(4 << 20)
 	m := mirrortest.New(t, data, mirrortest.Rate(1<<20), mirrortest.StallAfter(512<<10))
 	f := fileFor("f.bin", data, 256<<10, m.URL())
 	dl := (&Client{}).Do(t.Context(), &Request{Dir: t.TempDir(), File: f})

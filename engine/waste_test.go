@@ -5,6 +5,7 @@ import (
 
 	"braid/engine/ftptest"
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 )
 
 // An HTTP mirror, an FTP server and an HTTP mirror that ignores Range
@@ -13,7 +14,7 @@ import (
 // it, and the range-less mirror's stream ends once the rest is others'.
 func TestMixedProtocolsWasteLittle(t *testing.T) {
 	const pl = 256 << 10
-	data := testData(12<<20 + 99)
+	data := testkit.Data(12<<20 + 99)
 	srv := ftptest.New(t, ftptest.File("pub/f.bin", data), ftptest.Anonymous(), ftptest.Rate(6<<20))
 	h := mirrortest.New(t, data, addr(0), mirrortest.Rate(6<<20))
 	whole := mirrortest.New(t, data, addr(1), mirrortest.Rate(6<<20), mirrortest.NoRanges())

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/platform"
 	"braid/queue"
 	"braid/rpc"
@@ -109,7 +110,7 @@ func startSite(t *testing.T, files map[string][]byte) *nginxSite {
 		write(name, b)
 	}
 	sum := sha256.Sum256(files["files/report.bin"])
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	conf := fmt.Sprintf(`daemon off;
 master_process off;
 worker_processes 1;
@@ -208,11 +209,7 @@ func newBrowserRig(t *testing.T) *browserRig {
 	tmp := t.TempDir()
 	r.home, r.state, r.dl = filepath.Join(tmp, "home"), filepath.Join(tmp, "state"), filepath.Join(tmp, "dl")
 	r.profile, r.browserDL = filepath.Join(r.home, ".config", "chromium"), filepath.Join(tmp, "browser-dl")
-	// A socket's path must be short.
-	if r.run, err = os.MkdirTemp("", "brun"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(r.run) })
+	r.run = testkit.ShortDir(t, "brun") // a socket's path must be short
 	for _, d := range []string{r.profile, r.dl, r.browserDL} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
@@ -447,7 +444,7 @@ func TestBrowserDownloadWithBraid(t *testing.T) {
 		t.Errorf("popup after the capture lists %q, want report.bin and big.bin", res.CapturedRows)
 	}
 	for _, name := range []string{"keep.bin", "notes.txt"} {
-		if !waitFile(filepath.Join(r.browserDL, name), 30*time.Second) {
+		if !testkit.Eventually(30*time.Second, func() bool { _, err := os.Stat(filepath.Join(r.browserDL, name)); return err == nil }) {
 			entries, _ := os.ReadDir(r.browserDL)
 			t.Errorf("%s did not land in the browser's folder (it holds %v)", name, entries)
 		}
@@ -517,16 +514,4 @@ func TestBrowserRPCFallback(t *testing.T) {
 		t.Errorf("queue holds %+v, want %s", jobs, res.Link)
 	}
 	r.noCookieInState(t)
-}
-
-// waitFile waits for a browser's download to finish at path.
-func waitFile(path string, timeout time.Duration) bool {
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if _, err := os.Stat(path); err == nil {
-			return true
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return false
 }

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"braid/internal/testkit"
 )
 
 // marionette is a session of Firefox's remote protocol, Marionette (what
@@ -155,7 +157,7 @@ user_pref("app.update.enabled", false);
 		t.Fatal(err)
 	}
 
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	if f, err := os.OpenFile(filepath.Join(profile, "user.js"), os.O_APPEND|os.O_WRONLY, 0); err != nil {
 		t.Fatal(err)
 	} else {
@@ -239,15 +241,4 @@ user_pref("app.update.enabled", false);
 		}
 	}
 	r.noCookieInState(t)
-}
-
-// freePort is a loopback TCP port nobody listens on now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

@@ -3,10 +3,10 @@ package nativehost
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
+	"braid/internal/testkit"
 	"braid/platform"
 	"braid/queue"
 )
@@ -45,11 +45,7 @@ func runningBraid(t *testing.T, state string) (sock string, q *queue.Queue, woke
 // platform.SocketPath names it for a runtime folder of the test's own.
 func socketPath(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "bsock") // Unix socket paths are short
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testkit.ShortDir(t, "bsock") // Unix socket paths are short
 	return platform.SocketPath(func(k string) string {
 		if k == "XDG_RUNTIME_DIR" {
 			return dir

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
+
+	"braid/internal/testkit"
 )
 
 // wineTools finds what the installer test needs, or says what is missing.
@@ -63,12 +65,15 @@ func buildTags() string {
 }
 
 // buildWindows cross-compiles cmd/braid as the installer ships it:
-// braid.exe (console, headless) and braid-window.exe (GUI subsystem).
+// braid.exe (console, headless) and braid-window.exe (GUI subsystem). Both
+// are built with the braidtest tag too, which adds the window's test modes
+// and nothing else: the test adds a .meta4 without a click in the picker
+// (BRAID_AUTOADD).
 func buildWindows(t *testing.T, dir string) {
 	t.Helper()
 	builds := [][]string{
-		{"-tags=" + buildTags() + ",headless", "-ldflags=-s -w", "-o", filepath.Join(dir, "braid.exe")},
-		{"-tags=" + buildTags(), "-ldflags=-s -w -H=windowsgui", "-o", filepath.Join(dir, "braid-window.exe")},
+		{"-tags=" + buildTags() + ",headless,braidtest", "-ldflags=-s -w", "-o", filepath.Join(dir, "braid.exe")},
+		{"-tags=" + buildTags() + ",braidtest", "-ldflags=-s -w -H=windowsgui", "-o", filepath.Join(dir, "braid-window.exe")},
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(builds))
@@ -357,7 +362,8 @@ func TestWindowsInstaller(t *testing.T) {
 		if err != nil {
 			t.Fatalf("start %s: %v\n%s", doc, err, started)
 		}
-		if waitFor(60*time.Second, func() bool {
+		// Each try runs braid.exe under Wine: ask every half second.
+		if testkit.EventuallyEvery(60*time.Second, 500*time.Millisecond, func() bool {
 			list, _ = p.run(time.Minute, nil, filepath.Join(installDir, "braid.exe"), "queue", "list")
 			return strings.Contains(list, "blob.bin") && strings.Contains(list, "installer test.meta4")
 		}) {
@@ -383,7 +389,7 @@ func TestWindowsInstaller(t *testing.T) {
 	// The queue proves the hand-over; whether the busy window starts the
 	// job within the wait is the runner's business, logged only.
 	if reached {
-		t.Logf("the .meta4 reached the queue; fetched from its mirror within 30 s: %v", waitFor(30*time.Second, fetched.Load))
+		t.Logf("the .meta4 reached the queue; fetched from its mirror within 30 s: %v", testkit.Eventually(30*time.Second, fetched.Load))
 	}
 	p.kill()
 	p.run(time.Minute, nil, "reg", "delete", `HKLM\Software\Classes\.meta4`, "/f")
@@ -395,7 +401,7 @@ func TestWindowsInstaller(t *testing.T) {
 	if out, err := p.run(time.Minute, []string{`BRAID_STATE=C:\menu-state`}, "start", "/unix", lnk); err != nil {
 		t.Fatalf("start Braid.lnk: %v\n%s", err, out)
 	}
-	if !waitFor(90*time.Second, func() bool { _, err := os.Stat(menuDB); return err == nil }) {
+	if !testkit.Eventually(90*time.Second, func() bool { _, err := os.Stat(menuDB); return err == nil }) {
 		t.Fatalf("started from the Start menu, Braid made no queue (%s)", menuDB)
 	}
 	p.kill()
@@ -477,13 +483,4 @@ func utf16le(s string) []byte {
 		b = append(b, byte(r), byte(r>>8))
 	}
 	return b
-}
-
-func waitFor(d time.Duration, ok func() bool) bool {
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(500 * time.Millisecond) {
-		if ok() {
-			return true
-		}
-	}
-	return ok()
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"braid/internal/testkit"
 )
 
 // TestMain lets the test binary play a first Braid in a process of its
@@ -90,12 +92,7 @@ func startListener(t *testing.T, path string) *exec.Cmd {
 // SocketPath names it for a runtime folder of the test's own.
 func socketPath(t *testing.T) string {
 	t.Helper()
-	// Unix socket paths are limited to about 100 bytes; t.TempDir can be longer.
-	dir, err := os.MkdirTemp("", "bsock")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testkit.ShortDir(t, "bsock") // Unix socket paths are short
 	return SocketPath(func(k string) string {
 		if k == "XDG_RUNTIME_DIR" {
 			return dir

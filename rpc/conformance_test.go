@@ -20,6 +20,7 @@ import (
 
 	"braid/engine/mirrortest"
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 )
 
 // The conformance script (testdata/conformance.js) runs through the aria2
@@ -120,7 +121,7 @@ func TestConformanceAria2c(t *testing.T) {
 		t.Skip("aria2c is not installed (Debian: aria2): the script is not checked against aria2 itself")
 	}
 	s := newScript(t)
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	dir := t.TempDir()
 	const secret = "s3cret-for-aria2c"
 	ctx, cancel := context.WithCancel(context.Background())
@@ -136,16 +137,6 @@ func TestConformanceAria2c(t *testing.T) {
 	})
 	waitListening(t, port)
 	s.run(t, node, port, secret, dir)
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // waitListening waits for a server to accept on the loopback port.

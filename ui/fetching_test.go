@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"braid/engine/metalink"
+	"braid/internal/testkit"
 )
 
 // slowMagnets is a memBackend whose Open of a magnet link waits, as
@@ -88,7 +89,7 @@ func TestFetchingMetadataDialog(t *testing.T) {
 	w, _ := newTestWindow(t, b)
 
 	w.OpenSource(testMagnet)
-	waitFor(t, func() bool { return showsFetching(w, "Big Set") })
+	testkit.WaitFor(t, "Big Set shown as fetching", func() bool { return showsFetching(w, "Big Set") })
 	w.Locked(func() { test.Tap(overlayButton(t, w, "Cancel")) })
 	if err := openEnded(t, b); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Cancel ended the open with %v, want canceled", err)
@@ -99,7 +100,7 @@ func TestFetchingMetadataDialog(t *testing.T) {
 	}
 
 	w.OpenSource(testMagnet)
-	waitFor(t, func() bool { return showsFetching(w, "Big Set") })
+	testkit.WaitFor(t, "Big Set shown as fetching", func() bool { return showsFetching(w, "Big Set") })
 	typeKey(w, fyne.KeyEscape)
 	if err := openEnded(t, b); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Escape ended the open with %v, want canceled", err)
@@ -110,7 +111,7 @@ func TestFetchingMetadataDialog(t *testing.T) {
 	}
 
 	w.OpenSource(testMagnet)
-	waitFor(t, func() bool { return showsFetching(w, "Big Set") })
+	testkit.WaitFor(t, "Big Set shown as fetching", func() bool { return showsFetching(w, "Big Set") })
 	mu := metalink.MetaURL{URL: testMagnet, MediaType: "torrent", Priority: 1}
 	b.release <- &metalink.Document{Version: 4, Files: []metalink.File{
 		{Name: "Big Set/a.iso", Size: 3 << 20, MetaURLs: []metalink.MetaURL{mu}},

@@ -32,7 +32,7 @@ var technical = map[string]bool{
 	"no limit": true, "none": true, "unlimited": true, "ps": true, // keywords ParseRate accepts
 	"gib": true, "gb": true, "mib": true, "mb": true, "kib": true, "kb": true,
 	"http": true, "https": true, "ftp": true, "file": true, // URL schemes
-	"windows": true, "darwin": true, "DBUS_SESSION_BUS_ADDRESS": true, "BRAID_DUMP_TEXTS": true, // runtime.GOOS, environment
+	"windows": true, "darwin": true, "DBUS_SESSION_BUS_ADDRESS": true, // runtime.GOOS, environment
 	"DISPLAY": true, "WAYLAND_DISPLAY": true, "BRAID_FILE_DIALOG": true, "fyne": true, // the file chooser's environment
 	"Range":    true,                                              // an HTTP header the bridge sends
 	"starting": true,                                              // the bridge's marker of a check about to begin, never shown

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -249,11 +248,11 @@ func (w *Window) showNote(text string) {
 	d.Show()
 }
 
-// dumpSoon writes the window's texts for a test (BRAID_DUMP_TEXTS) once
-// the once-a-second limit allows: a dialog shown while nothing runs is
-// not followed by a tick that would write them.
+// dumpSoon calls dumpTexts a little later, for a test reading the texts
+// (Options.TextsChanged): a dialog shown while nothing runs is not
+// followed by a tick that would show its texts.
 func (w *Window) dumpSoon() {
-	if os.Getenv("BRAID_DUMP_TEXTS") == "" {
+	if w.opts.TextsChanged == nil {
 		return
 	}
 	time.AfterFunc(1100*time.Millisecond, func() { w.do(w.dumpTexts) })

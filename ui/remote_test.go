@@ -3,9 +3,10 @@ package ui
 import (
 	"sync"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2/test"
+
+	"braid/internal/testkit"
 )
 
 // remoteBackend is the in-memory backend with a remote control.
@@ -55,7 +56,7 @@ func TestRemoteControlSection(t *testing.T) {
 	if got := w.App.Clipboard().Content(); got != "s3cret" {
 		t.Errorf("Copy put %q on the clipboard", got)
 	}
-	waitUI(t, func() bool { return b.Remote().On })
+	testkit.WaitFor(t, "remote control on", func() bool { return b.Remote().On })
 	if r := b.Remote(); r.Address != "127.0.0.1:7800" || r.Secret != "s3cret" {
 		t.Errorf("after Save: %+v", r)
 	}
@@ -68,16 +69,5 @@ func TestRemoteControlSection(t *testing.T) {
 		test.Tap(f.Renew)
 		test.Tap(overlayButton(t, w, "Save"))
 	})
-	waitUI(t, func() bool { return b.Remote().Secret == "fresh-secret" })
-}
-
-// waitUI waits for what a command does in the background.
-func waitUI(t *testing.T, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !ok(); {
-		if time.Now().After(deadline) {
-			t.Fatal("not done in 5 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.WaitFor(t, "the fresh secret", func() bool { return b.Remote().Secret == "fresh-secret" })
 }

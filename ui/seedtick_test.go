@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"braid/internal/testkit"
 )
 
 // liveSeeds is a backend whose seeding jobs are live, as the bridge's are.
@@ -37,14 +39,14 @@ func TestTickerSlowForIdleSeeds(t *testing.T) {
 		defer close(done)
 		p.loop(ctx, time.Millisecond, func(reading) { applied.Add(1) })
 	}()
-	waitFor(t, func() bool { return applied.Load() >= 1 })
+	testkit.WaitFor(t, "a first reading", func() bool { return applied.Load() >= 1 })
 	time.Sleep(100 * time.Millisecond) // a hundred periods
 	if n := applied.Load(); n > 2 {
 		t.Errorf("a seed with no peer was read %d times in 100 ms, want at most every %v", n, seedInterval)
 	}
 	b.update(id, func(d *Detail) { d.Peers, d.Upload = 1, 1024 })
 	p.poke()
-	waitFor(t, func() bool { return applied.Load() >= 30 })
+	testkit.WaitFor(t, "30 readings once a peer came", func() bool { return applied.Load() >= 30 })
 	cancel()
 	<-done
 }

@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"os"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -111,26 +109,21 @@ func listTexts(l *widget.List, out *[]string) {
 	}
 }
 
-// dumpTexts writes the window's visible texts to the file the
-// BRAID_DUMP_TEXTS environment variable names, one a line, at most once
-// a second: how a test of the real window reads what a user reads. A
-// change within the second is written when it is over, so the last one
-// is never missed.
+// dumpTexts hands the window to Options.TextsChanged, if set, after its
+// texts may have changed: how a test of the real window reads what a user
+// reads (cmd/braid's test modes). It runs on the UI goroutine.
 func (w *Window) dumpTexts() {
-	path := os.Getenv("BRAID_DUMP_TEXTS")
-	if path == "" {
-		return
+	if w.opts.TextsChanged != nil {
+		w.opts.TextsChanged(w)
 	}
-	if wait := time.Second - time.Since(w.dumped); wait > 0 {
-		if !w.dumpDue {
-			w.dumpDue = true
-			time.AfterFunc(wait, func() { w.do(w.dumpTexts) })
-		}
-		return
-	}
-	w.dumped, w.dumpDue = time.Now(), false
+}
+
+// Texts are the texts the window and every other window of the app show,
+// one a line (VisibleTexts), for tests; the details' Info is filled first,
+// since it is filled only when its tab shows. It must run on the UI
+// goroutine.
+func (w *Window) Texts() []string {
 	if !w.Details.Empty && w.Details.File < len(w.Details.Detail.Files) {
-		// Info is filled when its tab shows; fill it to read it.
 		w.Details.fillInfo(w.Details.Detail.Files[w.Details.File])
 	}
 	texts := VisibleTexts(w.Win.Canvas())
@@ -139,8 +132,5 @@ func (w *Window) dumpTexts() {
 			texts = append(texts, VisibleTexts(d.Canvas())...)
 		}
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strings.Join(texts, "\n")+"\n"), 0o644); err == nil {
-		_ = os.Rename(tmp, path)
-	}
+	return texts
 }

@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"braid/internal/testkit"
 )
 
 // liveWaits is a backend whose seeding jobs and downloads waiting for the
@@ -42,7 +44,7 @@ func TestTickerPaceOfWaitingAndSeeds(t *testing.T) {
 		defer close(done)
 		p.loop(ctx, full, func(reading) { applied.Add(1) })
 	}()
-	waitFor(t, func() bool { return applied.Load() >= 1 })
+	testkit.WaitFor(t, "a first reading", func() bool { return applied.Load() >= 1 })
 	start := applied.Load()
 	time.Sleep(500 * time.Millisecond) // fifty periods of the full rate
 	if n := applied.Load() - start; n > 1 {
@@ -55,7 +57,7 @@ func TestTickerPaceOfWaitingAndSeeds(t *testing.T) {
 	b.update(waiting, func(d *Detail) { d.State, d.Speed = Running, 1<<20 })
 	p.poke()
 	mark := applied.Load()
-	waitFor(t, func() bool { return applied.Load() >= mark+20 })
+	testkit.WaitFor(t, "20 readings at the full rate", func() bool { return applied.Load() >= mark+20 })
 	cancel()
 	<-done
 }

@@ -47,6 +47,11 @@ type Options struct {
 	// read, with the files the filters tick, without showing the picker
 	// (for scripted runs such as the screenshot).
 	AutoStart bool
+	// TextsChanged, when set, is called on the UI goroutine after the
+	// window's texts may have changed: after each reading, when a tooltip
+	// shows or hides, and a little after a dialog opens. For tests of the
+	// real window, which read the texts with Texts.
+	TextsChanged func(*Window)
 }
 
 // Window is Braid's main window: a toolbar, the queue, a status bar and
@@ -55,9 +60,6 @@ type Options struct {
 // on the UI goroutine; the ticker reads the backend on its own goroutine
 // and applies what it read with fyne.Do.
 type Window struct {
-	dumped  time.Time // when dumpTexts last wrote
-	dumpDue bool      // a dump is due when the second since the last is over
-
 	runningShown bool // the list was scrolled to the running job (inview.go)
 
 	App     fyne.App

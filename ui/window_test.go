@@ -18,6 +18,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"braid/internal/testkit"
 )
 
 // newTestWindow builds the window over b on a test app and reads the
@@ -644,30 +646,19 @@ func TestTickerSleepsWhenIdle(t *testing.T) {
 		defer close(done)
 		p.loop(ctx, time.Millisecond, func(reading) { applied.Add(1) })
 	}()
-	waitFor(t, func() bool { return applied.Load() >= 1 })
+	testkit.WaitFor(t, "a first reading", func() bool { return applied.Load() >= 1 })
 	time.Sleep(50 * time.Millisecond) // fifty periods: an awake ticker would read fifty times
 	if n := applied.Load(); n != 1 {
 		t.Errorf("idle ticker read %d times, want 1", n)
 	}
 	p.reloadSoon()
-	waitFor(t, func() bool { return applied.Load() >= 2 })
+	testkit.WaitFor(t, "the reading asked for", func() bool { return applied.Load() >= 2 })
 
 	b.put(Detail{Job: Job{Name: "x", State: Running, ETA: -1}})
 	p.reloadSoon()
-	waitFor(t, func() bool { return applied.Load() >= 20 })
+	testkit.WaitFor(t, "20 readings with a job running", func() bool { return applied.Load() >= 20 })
 	cancel()
 	<-done
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 // TestWindowGolden draws the whole window over the sample queue with the

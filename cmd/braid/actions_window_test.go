@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,26 +34,18 @@ type actionWindow struct {
 	shotNames string
 }
 
-// startActionWindow starts the real window over the queue in state,
-// with extra environment; it skips without xdotool or xwd.
-func startActionWindow(t *testing.T, tmp, bin, display, state, shots string, extra ...string) *actionWindow {
+// startActionWindow starts the real window of r, with extra
+// environment; it skips without xdotool or xwd.
+func startActionWindow(t *testing.T, r *windowRig, shots string, extra ...string) *actionWindow {
 	t.Helper()
 	xdotool := needXdotool(t)
-	if _, err := exec.LookPath("xwd"); err != nil {
-		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window with it")
-	}
-	for _, d := range []string{filepath.Join(tmp, "home"), filepath.Join(tmp, "run")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dump := filepath.Join(tmp, "texts.txt")
-	env := windowEnv(display, tmp, state, append([]string{"BRAID_DUMP_TEXTS=" + dump}, extra...)...)
+	needXwd(t)
+	env := r.env(extra...)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	var out syncBuffer
-	startWindow(ctx, t, bin, env, &out)
-	a := &actionWindow{t: t, ctx: ctx, bin: bin, env: env, state: state, dump: dump, out: &out, shotNames: shots}
+	startWindow(ctx, t, r.bin, env, &out)
+	a := &actionWindow{t: t, ctx: ctx, bin: r.bin, env: env, state: r.state, dump: r.dump, out: &out, shotNames: shots}
 	a.xdo = xdoRunner(ctx, t, xdotool, env, &out)
 	ids := strings.Fields(a.xdo("search", "--sync", "--name", "^Braid$"))
 	if len(ids) == 0 {
@@ -147,15 +138,14 @@ func (a *actionWindow) jobs() []queueJob { return listJobs(a.t, a.bin, a.state) 
 // Then the first link once more: the window selects its job and says it
 // is already in the queue, and adds no second job.
 func TestWindowAddLinksSayWhatBecameOfEach(t *testing.T) {
-	tmp, bin, display := realWindow(t)
-	state := filepath.Join(tmp, "state")
+	r := newWindowRig(t, "downloads")
 	const user, pass = "ann", "Add-Many-Pw-2718"
 	secret := mirrortest.Bytes(200<<10, 31)
 	login := mirrortest.New(t, secret, mirrortest.Path("/secret.bin"), mirrortest.BasicAuth(user, pass))
 	missing := mirrortest.New(t, []byte("gone"), mirrortest.Path("/missing.bin"), mirrortest.Status(404))
 	unreachable := "http://" + freeAddr(t) + "/pub/later.bin"
 
-	a := startActionWindow(t, tmp, bin, display, state, "addlinks")
+	a := startActionWindow(t, r, "addlinks")
 	a.waitText("start", "Add URL")
 	a.addLinks(unreachable, missing.URL(), login.URL())
 
@@ -192,10 +182,10 @@ func TestWindowAddLinksSayWhatBecameOfEach(t *testing.T) {
 	a.xdo("key", "Tab")
 	a.xdo("type", "--delay", "20", pass)
 	a.xdo("key", "Return")
-	waitJob(a.ctx, t, bin, a.env, state, "the link behind the login", func(j queueJob) bool {
+	waitJob(a.ctx, t, r.bin, a.env, r.state, "the link behind the login", func(j queueJob) bool {
 		return j.Name == "secret.bin" && j.State == "done"
 	})
-	if b, err := os.ReadFile(filepath.Join(tmp, "home", "Downloads", "secret.bin")); err != nil || !bytes.Equal(b, secret) {
+	if b, err := os.ReadFile(filepath.Join(r.tmp, "home", "Downloads", "secret.bin")); err != nil || !bytes.Equal(b, secret) {
 		t.Errorf("secret.bin after the login: %v, right bytes %v", err, bytes.Equal(b, secret))
 	}
 	a.shot("result-after-login")
@@ -220,21 +210,16 @@ func TestWindowAddLinksSayWhatBecameOfEach(t *testing.T) {
 // delete the downloaded data" ticked (its .part is gone, and the window
 // says it deleted it).
 func TestWindowRemoveData(t *testing.T) {
-	tmp, bin, display := realWindow(t)
-	state := filepath.Join(tmp, "state")
-	dest := filepath.Join(tmp, "downloads")
-	if err := os.MkdirAll(dest, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	r := newWindowRig(t, "downloads")
 	data := mirrortest.Bytes(64<<10, 7)
 	for _, name := range []string{"keep.bin", "gone.bin"} {
-		pausedJob(t, state, dest, "http://127.0.0.1:9/"+name, name, data)
-		if err := os.WriteFile(filepath.Join(dest, name+".part"), data[:20<<10], 0o644); err != nil {
+		pausedJob(t, r.state, r.dest, "http://127.0.0.1:9/"+name, name, data)
+		if err := os.WriteFile(filepath.Join(r.dest, name+".part"), data[:20<<10], 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 
-	a := startActionWindow(t, tmp, bin, display, state, "remove")
+	a := startActionWindow(t, r, "remove")
 	a.waitText("the queue", "keep.bin", "gone.bin")
 	row := findRow(a.ctx, t, a.env)
 	clickFirst := func() {
@@ -252,7 +237,7 @@ func TestWindowRemoveData(t *testing.T) {
 	a.shot("dialog")
 	a.key("Return")
 	a.waitGone("keep.bin removed", "keep.bin")
-	if _, err := os.Stat(filepath.Join(dest, "keep.bin.part")); err != nil {
+	if _, err := os.Stat(filepath.Join(r.dest, "keep.bin.part")); err != nil {
 		t.Errorf("removed without its data, keep.bin's .part is gone: %v", err)
 	}
 
@@ -276,9 +261,9 @@ func TestWindowRemoveData(t *testing.T) {
 	a.waitText("the box ticked", "The unfinished data (.part) and the finished files Braid downloaded are deleted from the disk")
 	a.shot("dialog-ticked")
 	a.key("Return")
-	a.waitText("what was deleted", "Deleted from "+dest+": gone.bin.part.")
+	a.waitText("what was deleted", "Deleted from "+r.dest+": gone.bin.part.")
 	a.shot("deleted")
-	if _, err := os.Stat(filepath.Join(dest, "gone.bin.part")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(r.dest, "gone.bin.part")); !os.IsNotExist(err) {
 		t.Errorf("removed with its data, gone.bin's .part is still on the disk: %v", err)
 	}
 	if js := a.jobs(); len(js) != 0 {
@@ -291,12 +276,10 @@ func TestWindowRemoveData(t *testing.T) {
 // does, "no method available"): the window says why, with the opener's
 // words under Details, and its Show in folder opens the file's folder.
 func TestWindowFailedOpen(t *testing.T) {
-	tmp, bin, display := realWindow(t)
-	state := filepath.Join(tmp, "state")
-	dest := filepath.Join(tmp, "downloads")
-	fake := filepath.Join(tmp, "bin")
-	opened := filepath.Join(tmp, "opened.txt")
-	for _, d := range []string{dest, fake} {
+	r := newWindowRig(t, "downloads")
+	fake := filepath.Join(r.tmp, "bin")
+	opened := filepath.Join(r.tmp, "opened.txt")
+	for _, d := range []string{r.dest, fake} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -309,16 +292,16 @@ func TestWindowFailedOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := mirrortest.Bytes(64<<10, 7)
-	if err := os.WriteFile(filepath.Join(dest, "open.xyz"), data, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(r.dest, "open.xyz"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	q, err := queue.Open(state)
+	q, err := queue.Open(r.state)
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: "open.xyz", Size: int64(len(data)),
 		URLs: []metalink.URL{{URL: "http://127.0.0.1:9/open.xyz", Priority: 1}}}}}
-	id, err := q.Add("http://127.0.0.1:9/open.xyz", dest, doc, nil)
+	id, err := q.Add("http://127.0.0.1:9/open.xyz", r.dest, doc, nil)
 	if err == nil {
 		err = q.Finish(id)
 	}
@@ -327,7 +310,7 @@ func TestWindowFailedOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	a := startActionWindow(t, tmp, bin, display, state, "open", "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+	a := startActionWindow(t, r, "open", "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
 	a.waitText("the queue", "open.xyz")
 	row := findRow(a.ctx, t, a.env)
 	a.xdo("windowfocus", "--sync", a.wid)
@@ -341,11 +324,11 @@ func TestWindowFailedOpen(t *testing.T) {
 	a.key("Return") // Show in folder
 	for end := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		b, _ := os.ReadFile(opened)
-		if strings.Contains(string(b), filepath.ToSlash(dest)) {
+		if strings.Contains(string(b), filepath.ToSlash(r.dest)) {
 			break
 		}
 		if time.Now().After(end) {
-			t.Fatalf("Show in folder did not open %s (the opener got %q)\n%s", dest, b, a.out.String())
+			t.Fatalf("Show in folder did not open %s (the opener got %q)\n%s", r.dest, b, a.out.String())
 		}
 	}
 }
@@ -356,9 +339,8 @@ func TestWindowFailedOpen(t *testing.T) {
 // torrent seeding only. Each time the dialog's title and body name what
 // runs and what seeds, and nothing else.
 func TestWindowQuitWhileSeeding(t *testing.T) {
-	tmp, bin, display := realWindow(t)
-	state := filepath.Join(tmp, "state")
-	src := filepath.Join(tmp, "seed")
+	r := newWindowRig(t, "downloads")
+	src := filepath.Join(r.tmp, "seed")
 	files := []torrenttest.File{{Path: "a.bin", Data: mirrortest.Bytes(300<<10, 51)}, {Path: "b.txt", Data: mirrortest.Bytes(4000, 52)}}
 	mi := torrenttest.Make(t, src, "braid-seed", 64<<10, files)
 	peer := torrenttest.Seed(t, src, mi)
@@ -367,7 +349,7 @@ func TestWindowQuitWhileSeeding(t *testing.T) {
 	slowData := mirrortest.Bytes(3<<20, 53)
 	slow := mirrortest.New(t, slowData, mirrortest.Path("/slow.bin"), mirrortest.Rate(100<<10))
 
-	q, err := queue.Open(state)
+	q, err := queue.Open(r.state)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,12 +360,12 @@ func TestWindowQuitWhileSeeding(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	a := startActionWindow(t, tmp, bin, display, state, "quit")
+	a := startActionWindow(t, r, "quit")
 	a.waitText("start", "Add URL")
 
 	// A download running only.
 	a.addLinks(slow.URL())
-	waitJob(a.ctx, t, bin, a.env, state, "the slow download runs", func(j queueJob) bool { return j.State == "running" })
+	waitJob(a.ctx, t, r.bin, a.env, r.state, "the slow download runs", func(j queueJob) bool { return j.State == "running" })
 	a.key("ctrl+q")
 	texts := a.waitText("the quit dialog while downloading", "Quit while downloading?", "1 download running.",
 		"Quitting pauses the running downloads and keeps what they fetched; Resume continues them where they left off.")
@@ -437,15 +419,14 @@ func TestWindowQuitWhileSeeding(t *testing.T) {
 // picker and no second job (which could only fail, "this torrent is
 // already running").
 func TestWindowMagnetInQueue(t *testing.T) {
-	tmp, bin, display := realWindow(t)
-	state := filepath.Join(tmp, "state")
-	src := filepath.Join(tmp, "seed")
+	r := newWindowRig(t, "downloads")
+	src := filepath.Join(r.tmp, "seed")
 	files := []torrenttest.File{{Path: "a.bin", Data: mirrortest.Bytes(300<<10, 61)}, {Path: "b.txt", Data: mirrortest.Bytes(4000, 62)}}
 	mi := torrenttest.Make(t, src, "braid-seed", 64<<10, files)
 	peer := torrenttest.Seed(t, src, mi)
 	ih := mi.HashInfoBytes().HexString()
 	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=braid-seed&x.pe=%s", ih, peer)
-	q, err := queue.Open(state)
+	q, err := queue.Open(r.state)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,7 +436,7 @@ func TestWindowMagnetInQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	a := startActionWindow(t, tmp, bin, display, state, "magnet")
+	a := startActionWindow(t, r, "magnet")
 	a.waitText("start", "Add URL")
 	a.addLinks(magnet)
 	a.waitText("the picker", "a.bin", "b.txt")

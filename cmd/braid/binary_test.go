@@ -18,8 +18,9 @@ const tags = "nosqlite,disable_libutp"
 // buildBraid builds braid as the Makefile does, for tests that run it as a
 // child process: bin/braid headless (the command line, without the GUI
 // toolkit) and braid-window beside it (the same command with the window,
-// which braid hands its window to). It returns the path of braid, in a
-// folder of the test's own that it may change.
+// which braid hands its window to). Both are built with the braidtest tag,
+// which adds the window's test modes (package testmode). It returns the
+// path of braid, in a folder of the test's own that it may change.
 //
 // The two are linked once for the whole test binary (linking them took
 // about 24 s, and some 40 tests run them) and each test gets hard links to
@@ -69,8 +70,8 @@ func buildOnce() {
 		return
 	}
 	for _, b := range []struct{ name, tags string }{
-		{"braid", tags + ",headless"},
-		{"braid-window", tags},
+		{"braid", tags + ",headless,braidtest"},
+		{"braid-window", tags + ",braidtest"},
 	} {
 		out, err := exec.Command("go", "build", "-tags", b.tags, "-o", filepath.Join(built.dir, b.name), ".").CombinedOutput()
 		if err != nil {
@@ -147,6 +148,55 @@ func TestHeadlessBuild(t *testing.T) {
 	}
 	if _, err := os.Stat(state); !os.IsNotExist(err) {
 		t.Errorf("braid opened a queue in %s without a window (stat: %v)", state, err)
+	}
+}
+
+// The window's test modes (screenshots, adding without the picker, the
+// texts written out) are in no shipped build: no package of the Makefile's
+// braid or braid-window holds their variables, and the braidtest tag is
+// what brings them in.
+func TestShippedBuildHasNoTestModes(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("runs go list, which the Windows test run (under Wine) does not have; the build tags are the same on every system")
+	}
+	const modes = "braid/cmd/braid/internal/testmode"
+	deps := func(tags string) map[string][]string {
+		out, err := exec.Command("go", "list", "-deps", "-tags", tags, "-f", `{{.ImportPath}} {{.Dir}} {{join .GoFiles " "}}`, ".").Output()
+		if err != nil {
+			t.Fatalf("go list -tags %s: %v", tags, err)
+		}
+		files := map[string][]string{}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			f := strings.Fields(line)
+			if len(f) < 2 || (f[0] != "braid" && !strings.HasPrefix(f[0], "braid/")) {
+				continue
+			}
+			for _, name := range f[2:] {
+				files[f[0]] = append(files[f[0]], filepath.Join(f[1], name))
+			}
+		}
+		return files
+	}
+	for _, tt := range []string{tags, tags + ",headless"} {
+		for pkg, files := range deps(tt) {
+			if pkg == modes {
+				t.Errorf("braid built with -tags %s links %s", tt, modes)
+			}
+			for _, path := range files {
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, name := range []string{"BRAID_SCREENSHOT", "BRAID_AUTOADD", "BRAID_DUMP_TEXTS"} {
+					if strings.Contains(string(b), name) {
+						t.Errorf("%s, in braid built with -tags %s, names %s", path, tt, name)
+					}
+				}
+			}
+		}
+	}
+	if _, ok := deps(tags + ",braidtest")[modes]; !ok {
+		t.Errorf("braid built with the braidtest tag does not link %s: the tests' braid has no test modes", modes)
 	}
 }
 

@@ -19,7 +19,6 @@ import (
 
 	"fyne.io/fyne/v2/theme"
 
-	"braid/engine/metalink"
 	"braid/queue"
 	"braid/ui"
 )
@@ -35,32 +34,13 @@ import (
 // own colour.
 func TestWindowTextContrast(t *testing.T) {
 	xdotool := needXdotool(t)
-	if _, err := exec.LookPath("xwd"); err != nil {
-		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the screen with it")
-	}
-	tmp, bin, display := realWindow(t)
-	state := filepath.Join(tmp, "state")
-	dest := filepath.Join(tmp, "dest")
-	for _, d := range []string{filepath.Join(tmp, "home"), filepath.Join(tmp, "run"), dest} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	q, err := queue.Open(state)
+	needXwd(t)
+	r := newWindowRig(t, "dest")
+	q, err := queue.Open(r.state)
 	if err != nil {
 		t.Fatal(err)
 	}
-	add := func(name string) int64 {
-		t.Helper()
-		// Port 9 on loopback refuses: nothing here downloads.
-		link := "http://127.0.0.1:9/" + name
-		doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: name, Size: 5 << 20, URLs: []metalink.URL{{URL: link, Priority: 1}}}}}
-		id, err := q.Add(link, dest, doc, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}
+	add := func(name string) int64 { return addRefused(t, q, r.dest, name, 5<<20) }
 	// The first row has an empty progress bar: the test finds the rows
 	// by their bars' tracks, and the header just above the first.
 	if err := q.Pause(add("paused-archive.tar"), ""); err != nil {
@@ -79,7 +59,7 @@ func TestWindowTextContrast(t *testing.T) {
 	if err := q.Pause(add("later-video.mkv"), ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.UpdateSettings(func(s *queue.Settings) { s.DownloadDir = dest }); err != nil {
+	if err := q.UpdateSettings(func(s *queue.Settings) { s.DownloadDir = r.dest }); err != nil {
 		t.Fatal(err)
 	}
 	q.Close()
@@ -92,9 +72,9 @@ func TestWindowTextContrast(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			env := windowEnv(display, tmp, state, "FYNE_THEME="+variant)
+			env := r.env("FYNE_THEME=" + variant)
 			var out syncBuffer
-			win := startWindow(ctx, t, bin, env, &out)
+			win := startWindow(ctx, t, r.bin, env, &out)
 			defer func() {
 				_ = win.Process.Kill()
 				_ = win.Wait()

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"image"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,36 +38,26 @@ import (
 // out command field did for Enter.
 func TestWindowDialogKeysAfterAClick(t *testing.T) {
 	xdotool := needXdotool(t)
-	if _, err := exec.LookPath("xwd"); err != nil {
-		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window's pixels with it")
-	}
-	tmp, bin, display := realWindow(t)
+	needXwd(t)
+	r := newWindowRig(t, "downloads")
 	data := mirrortest.Bytes(64<<20, 23)
 	m := mirrortest.New(t, data, mirrortest.Rate(192<<10)) // runs while the test does
-	dest := filepath.Join(tmp, "downloads")
-	stateDir := filepath.Join(tmp, "state")
-	dump := filepath.Join(tmp, "texts.txt")
-	for _, d := range []string{filepath.Join(tmp, "home"), dest, filepath.Join(tmp, "run")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
 	f, err := piece.Describe(context.Background(), bytes.NewReader(data), int64(len(data)), "keys.bin", 1<<20, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.URLs = []metalink.URL{{URL: m.URL(), Priority: 1}}
-	q, err := queue.Open(stateDir)
+	q, err := queue.Open(r.state)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add(m.URL(), dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+	id, err := q.Add(m.URL(), r.dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
 	q.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	limit := func() int64 {
-		q, err := queue.Open(stateDir)
+		q, err := queue.Open(r.state)
 		if err != nil {
 			return -1
 		}
@@ -78,17 +66,17 @@ func TestWindowDialogKeysAfterAClick(t *testing.T) {
 		return n
 	}
 
-	env := windowEnv(display, tmp, stateDir, "BRAID_DUMP_TEXTS="+dump)
+	env := r.env()
 	ctx, cancel := context.WithTimeout(context.Background(), 7*time.Minute)
 	defer cancel()
 	var out syncBuffer
-	startWindow(ctx, t, bin, env, &out)
+	startWindow(ctx, t, r.bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	keep := func(name string) { windowShot(ctx, t, env, name) }
 	shows := func(what string, want bool, s string) {
 		t.Helper()
 		for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
-			b, _ := os.ReadFile(dump)
+			b, _ := os.ReadFile(r.dump)
 			if strings.Contains(string(b), s) == want {
 				return
 			}
@@ -109,7 +97,7 @@ func TestWindowDialogKeysAfterAClick(t *testing.T) {
 	// count is how many lines of the window's texts are line: a dialog's
 	// title adds one while it is open.
 	count := func(line string) int {
-		b, _ := os.ReadFile(dump)
+		b, _ := os.ReadFile(r.dump)
 		n := 0
 		for _, l := range strings.Split(string(b), "\n") {
 			if l == line {
@@ -128,7 +116,7 @@ func TestWindowDialogKeysAfterAClick(t *testing.T) {
 			}
 		}
 		keep("dialogkeys-" + strings.ReplaceAll(what, " ", "-"))
-		b, _ := os.ReadFile(dump)
+		b, _ := os.ReadFile(r.dump)
 		t.Fatalf("%s: %d lines %q in the window's texts, want %d\n%s\n%s", what, count(line), line, want, b, out.String())
 	}
 	// rowMenu opens the running download's menu with a right click on its
@@ -192,7 +180,7 @@ func TestWindowDialogKeysAfterAClick(t *testing.T) {
 	// state is what a dialog may change: the jobs, their limits, the
 	// settings.
 	state := func() string {
-		q, err := queue.Open(stateDir)
+		q, err := queue.Open(r.state)
 		if err != nil {
 			return err.Error()
 		}
@@ -212,7 +200,7 @@ func TestWindowDialogKeysAfterAClick(t *testing.T) {
 		return b.String()
 	}
 	jobs := func() int {
-		q, err := queue.Open(stateDir)
+		q, err := queue.Open(r.state)
 		if err != nil {
 			return -1
 		}
@@ -221,7 +209,7 @@ func TestWindowDialogKeysAfterAClick(t *testing.T) {
 		return len(js)
 	}
 	downloadDir := func() string {
-		q, err := queue.Open(stateDir)
+		q, err := queue.Open(r.state)
 		if err != nil {
 			return err.Error()
 		}

@@ -5,8 +5,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,18 +22,8 @@ import (
 // High for b.bin and ticking c.bin with the mouse reach the queue.
 func TestWindowFilePriorities(t *testing.T) {
 	xdotool := needXdotool(t)
-	if _, err := exec.LookPath("xwd"); err != nil {
-		t.Skip("xwd is not installed (Debian: apt-get install x11-apps)")
-	}
-	tmp, bin, display := realWindow(t)
-	state := filepath.Join(tmp, "state")
-	dest := filepath.Join(tmp, "downloads")
-	dump := filepath.Join(tmp, "texts.txt")
-	for _, d := range []string{filepath.Join(tmp, "home"), dest, filepath.Join(tmp, "run")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	needXwd(t)
+	r := newWindowRig(t, "downloads")
 	src := t.TempDir()
 	mi := torrenttest.Make(t, src, "album", 64<<10, []torrenttest.File{
 		{Path: "a.bin", Data: mirrortest.Bytes(300<<10, 1)},
@@ -43,14 +31,14 @@ func TestWindowFilePriorities(t *testing.T) {
 		{Path: "c.bin", Data: mirrortest.Bytes(100<<10, 3)},
 	})
 	tf := torrenttest.WriteFile(t, mi, "album.torrent")
-	q, err := queue.Open(state)
+	q, err := queue.Open(r.state)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var id int64
 	spec, err := torrent.Resolve(context.Background(), tf, nil)
 	if err == nil {
-		id, err = q.Add(tf, dest, must(torrent.Document(spec, tf)), []string{"album/a.bin", "album/b.bin"})
+		id, err = q.Add(tf, r.dest, must(torrent.Document(spec, tf)), []string{"album/a.bin", "album/b.bin"})
 	}
 	if err == nil {
 		err = q.SetTorrentSpec(id, spec)
@@ -66,16 +54,16 @@ func TestWindowFilePriorities(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump)
+	env := r.env()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out syncBuffer
-	startWindow(ctx, t, bin, env, &out)
+	startWindow(ctx, t, r.bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	keep := func(name string) { windowShot(ctx, t, env, name) }
 	waitText := func(what string, want ...string) string {
 		t.Helper()
-		return waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "files-", what, want...)
+		return waitWindowText(ctx, t, env, r.dump, &out, 60*time.Second, "files-", what, want...)
 	}
 	ids := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))
 	if len(ids) == 0 {
@@ -113,7 +101,7 @@ func TestWindowFilePriorities(t *testing.T) {
 	click("C_BOX", "212,610")
 	keep("files-priority-ticked")
 	for end := time.Now().Add(20 * time.Second); ; time.Sleep(300 * time.Millisecond) {
-		q, err := queue.Open(state)
+		q, err := queue.Open(r.state)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,9 +6,7 @@ import (
 	"context"
 	"image"
 	"image/color"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,7 +14,6 @@ import (
 
 	"fyne.io/fyne/v2/theme"
 
-	"braid/engine/metalink"
 	"braid/queue"
 	"braid/ui"
 )
@@ -33,37 +30,19 @@ import (
 // row "…").
 func TestWindowGeometryAfterRestart(t *testing.T) {
 	xdotool := needXdotool(t)
-	if _, err := exec.LookPath("xwd"); err != nil {
-		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the screen with it")
-	}
-	tmp, bin, display := realWindow(t)
-	state := filepath.Join(tmp, "state")
-	dest := filepath.Join(tmp, "dest")
-	for _, d := range []string{filepath.Join(tmp, "home"), filepath.Join(tmp, "run"), dest} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
+	needXwd(t)
+	r := newWindowRig(t, "dest")
+	r.fillQueue(t, func(q *queue.Queue) {
+		for _, name := range []string{"first-archive.tar", "second-archive.tar"} {
+			if err := q.Pause(addRefused(t, q, r.dest, name, 5<<20), ""); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"first-archive.tar", "second-archive.tar"} {
-		link := "http://127.0.0.1:9/" + name // refused: nothing downloads
-		doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: name, Size: 5 << 20, URLs: []metalink.URL{{URL: link, Priority: 1}}}}}
-		id, err := q.Add(link, dest, doc, nil)
-		if err == nil {
-			err = q.Pause(id, "")
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	q.Close()
+	})
 
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	env := windowEnv(display, tmp, state)
+	env := r.env()
 	var out syncBuffer
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	th := ui.NewTheme()
@@ -74,7 +53,7 @@ func TestWindowGeometryAfterRestart(t *testing.T) {
 	var win *exec.Cmd
 	var wid string
 	start := func() {
-		win = startWindow(ctx, t, bin, env, &out)
+		win = startWindow(ctx, t, r.bin, env, &out)
 		wid = strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
 	}
 	quit := func() {

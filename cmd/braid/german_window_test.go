@@ -41,7 +41,7 @@ var germanAllowed = map[string]bool{
 // among the texts the window shows.
 func TestWindowGermanHasNoEnglish(t *testing.T) {
 	xdotool := needXdotool(t)
-	tmp, bin, display := realWindow(t)
+	r := newWindowRig(t, "ziel")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -50,16 +50,7 @@ func TestWindowGermanHasNoEnglish(t *testing.T) {
 	l.Close()
 	missing := httptest.NewServer(http.NotFoundHandler())
 	defer missing.Close()
-
-	state := filepath.Join(tmp, "state")
-	dest := filepath.Join(tmp, "ziel")
-	dump := filepath.Join(tmp, "texts.txt")
-	for _, d := range []string{filepath.Join(tmp, "home"), filepath.Join(tmp, "run"), dest} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	q, err := queue.Open(state)
+	q, err := queue.Open(r.state)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +60,7 @@ func TestWindowGermanHasNoEnglish(t *testing.T) {
 		for _, n := range names {
 			doc.Files = append(doc.Files, metalink.File{Name: n, Size: 1 << 20, URLs: []metalink.URL{{URL: url + "/" + n, Priority: 1}}})
 		}
-		id, err := q.Add(url+"/"+names[0], dest, doc, nil)
+		id, err := q.Add(url+"/"+names[0], r.dest, doc, nil)
 		if err != nil {
 			q.Close()
 			t.Fatal(err)
@@ -96,7 +87,7 @@ func TestWindowGermanHasNoEnglish(t *testing.T) {
 
 	// A document with a build for French users, one for Windows, and a
 	// name refused for safety, opened in the picker.
-	meta := filepath.Join(tmp, "paket.meta4")
+	meta := filepath.Join(r.tmp, "paket.meta4")
 	doc := `<?xml version="1.0" encoding="UTF-8"?>
 <metalink xmlns="urn:ietf:params:xml:ns:metalink">
   <file name="handbuch-fr.pdf"><size>1000</size><language>fr</language><url priority="1">` + closed + `/handbuch-fr.pdf</url></file>
@@ -108,12 +99,11 @@ func TestWindowGermanHasNoEnglish(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump,
-		"LANG=de_DE.UTF-8", "LANGUAGE=", "LC_ALL=", "LC_MESSAGES=")
+	env := r.env("LANG=de_DE.UTF-8", "LANGUAGE=", "LC_ALL=", "LC_MESSAGES=")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var out syncBuffer
-	cmd := exec.CommandContext(ctx, bin, meta)
+	cmd := exec.CommandContext(ctx, r.bin, meta)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -144,13 +134,13 @@ func TestWindowGermanHasNoEnglish(t *testing.T) {
 	}
 	waitText := func(what string, want ...string) string {
 		t.Helper()
-		return waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "german-", what, want...)
+		return waitWindowText(ctx, t, env, r.dump, &out, 60*time.Second, "german-", what, want...)
 	}
 
 	// The picker first: its files and why some are left out.
 	waitText("picker", "Downloads hinzufügen", "handbuch-fr.pdf", "programm.exe", "liesmich.txt")
 	time.Sleep(1500 * time.Millisecond) // one more dump, with every row drawn
-	b, _ := os.ReadFile(dump)
+	b, _ := os.ReadFile(r.dump)
 	windowShot(ctx, t, env, "german-picker")
 	scan(string(b))
 	xdo("windowfocus", "--sync", wid)
@@ -166,7 +156,7 @@ func TestWindowGermanHasNoEnglish(t *testing.T) {
 	const top, pitch, visible = 172, 39, 5 // the first row's middle, the rows' pitch
 	look := func(name string) {
 		time.Sleep(1500 * time.Millisecond) // a dump of the texts follows within a second
-		b, _ := os.ReadFile(dump)
+		b, _ := os.ReadFile(r.dump)
 		scan(string(b))
 		windowShot(ctx, t, env, name)
 	}
@@ -207,7 +197,7 @@ func TestWindowGermanHasNoEnglish(t *testing.T) {
 		t.Errorf("English %q in the German window: %q", w, line)
 	}
 	if t.Failed() {
-		b, _ := os.ReadFile(dump)
+		b, _ := os.ReadFile(r.dump)
 		t.Logf("the last texts:\n%s", bytes.TrimSpace(b))
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/platform"
 )
 
@@ -104,11 +105,7 @@ type braids struct {
 
 func newBraids(t *testing.T, bin, display string) *braids {
 	t.Helper()
-	root, err := os.MkdirTemp("", "bri")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
+	root := testkit.ShortDir(t, "bri") // a Unix socket's path must be short
 	b := &braids{bin: bin, display: display, root: root,
 		home: filepath.Join(root, "home"), state: filepath.Join(root, "state")}
 	for _, d := range []string{b.home, filepath.Join(root, "run")} {
@@ -292,44 +289,13 @@ func (w *window) kill(t *testing.T) {
 	<-w.done
 }
 
-func TestAutoAddFromEnv(t *testing.T) {
-	tests := []struct {
-		value   string
-		want    bool
-		wantErr bool
-	}{
-		{"", false, false},
-		{"1", true, false},
-		{"true", true, false},
-		{"0", false, false},
-		{"yes", false, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.value, func(t *testing.T) {
-			got, err := autoAddFromEnv(func(k string) string {
-				if k == "BRAID_AUTOADD" {
-					return tt.value
-				}
-				return ""
-			})
-			if got != tt.want || (err != nil) != tt.wantErr {
-				t.Errorf("BRAID_AUTOADD=%q: got %v, %v; want %v, error %v", tt.value, got, err, tt.want, tt.wantErr)
-			}
-		})
-	}
-}
-
 // A second start hands its sources to the running Braid, or says in a
 // sentence why it could not and gives up within handoverTimeout: a Braid
 // that refuses, one that listens but never answers (hung). Beside one
 // that takes no sources (braid queue run) it goes on by itself, and with
 // nobody running it becomes the running one.
 func TestHandOver(t *testing.T) {
-	dir, err := os.MkdirTemp("", "bho") // Unix socket paths are short
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testkit.ShortDir(t, "bho") // Unix socket paths are short
 	n := 0
 	sock := func() string {
 		n++

@@ -7,7 +7,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,46 +32,36 @@ func TestWindowJobLimit(t *testing.T) {
 	if err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window's pixels with it")
 	}
-	tmp, bin, display := realWindow(t)
+	r := newWindowRig(t, "downloads")
 	data := mirrortest.Bytes(64<<20, 17)
 	m := mirrortest.New(t, data, mirrortest.Rate(512<<10)) // two minutes: it runs while the test does
-
-	home := filepath.Join(tmp, "home")
-	dest := filepath.Join(tmp, "downloads")
-	state := filepath.Join(tmp, "state")
-	dump := filepath.Join(tmp, "texts.txt")
-	for _, d := range []string{home, dest, filepath.Join(tmp, "run")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
 	f, err := piece.Describe(context.Background(), bytes.NewReader(data), int64(len(data)), "limited.bin", 1<<20, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.URLs = []metalink.URL{{URL: m.URL(), Priority: 1}}
-	q, err := queue.Open(state)
+	q, err := queue.Open(r.state)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add(m.URL(), dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+	id, err := q.Add(m.URL(), r.dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
 	q.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump)
+	env := r.env()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var out syncBuffer
-	startWindow(ctx, t, bin, env, &out)
+	startWindow(ctx, t, r.bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	keep := func(name string) { windowShot(ctx, t, env, name) }
 	waitText := func(what string, ok func(string) bool) string {
 		t.Helper()
 		var texts string
 		for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(300 * time.Millisecond) {
-			b, _ := os.ReadFile(dump)
+			b, _ := os.ReadFile(r.dump)
 			if texts = string(b); texts != "" && ok(texts) {
 				return texts
 			}
@@ -125,7 +114,7 @@ func TestWindowJobLimit(t *testing.T) {
 	xdo("key", "Return")
 
 	limit := func() int64 {
-		q, err := queue.Open(state)
+		q, err := queue.Open(r.state)
 		if err != nil {
 			return -1
 		}
@@ -145,7 +134,7 @@ func TestWindowJobLimit(t *testing.T) {
 	keep("limit-row")
 
 	// Another process lifts it; the window's runner and row follow.
-	cmd := exec.CommandContext(ctx, bin, "queue", "--state", state, "limit", strconv.FormatInt(id, 10), "none")
+	cmd := exec.CommandContext(ctx, r.bin, "queue", "--state", r.state, "limit", strconv.FormatInt(id, 10), "none")
 	cmd.Env = env
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("braid queue limit: %v\n%s", err, b)
@@ -161,7 +150,7 @@ func TestWindowJobLimit(t *testing.T) {
 	if fromStart != 1 {
 		t.Errorf("%d requests from the file's first byte: setting the limit restarted the download (%+v)", fromStart, m.Ranges())
 	}
-	q, err = queue.Open(state)
+	q, err = queue.Open(r.state)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -170,9 +170,7 @@ func folderHolds(dir, s string) []string {
 // showed.
 func TestWindowLoginPrompt(t *testing.T) {
 	xdotool := needXdotool(t)
-	if _, err := exec.LookPath("xwd"); err != nil {
-		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window with it")
-	}
+	needXwd(t)
 	const (
 		user  = "ann"
 		pass  = "Window-Typed-Pw-4711"
@@ -180,28 +178,20 @@ func TestWindowLoginPrompt(t *testing.T) {
 	)
 	data := bytes.Repeat([]byte("braid login prompt "), 40<<10)
 	origin := netconftest.Nginx(t, map[string][]byte{"f.bin": data, "g.bin": data}, user, pass)
-	tmp, bin, display := realWindow(t)
-	dest := filepath.Join(tmp, "downloads")
-	state := filepath.Join(tmp, "state")
-	dump := filepath.Join(tmp, "texts.txt")
-	for _, d := range []string{filepath.Join(tmp, "home"), dest, filepath.Join(tmp, "run")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r := newWindowRig(t, "downloads")
 	link := origin.URL + "/basic/f.bin"
-	pausedJob(t, state, dest, link, "f.bin", data)
+	pausedJob(t, r.state, r.dest, link, "f.bin", data)
 
-	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump)
+	env := r.env()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var out syncBuffer
-	win := startWindow(ctx, t, bin, env, &out)
+	win := startWindow(ctx, t, r.bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
-	read := func() string { b, _ := os.ReadFile(dump); return string(b) }
+	read := func() string { b, _ := os.ReadFile(r.dump); return string(b) }
 	waitText := func(what string, want ...string) string {
 		t.Helper()
-		return waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "login-", what, want...)
+		return waitWindowText(ctx, t, env, r.dump, &out, 60*time.Second, "login-", what, want...)
 	}
 	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
 	waitText("the queue", "f.bin")
@@ -230,7 +220,7 @@ func TestWindowLoginPrompt(t *testing.T) {
 			t.Fatalf("Escape after a click inside the prompt left it open\n%s", read())
 		}
 	}
-	waitJob(ctx, t, bin, env, state, "the job stopped after Escape", func(j queueJob) bool { return j.State == "paused" || j.State == "failed" })
+	waitJob(ctx, t, r.bin, env, r.state, "the job stopped after Escape", func(j queueJob) bool { return j.State == "paused" || j.State == "failed" })
 	xdo("mousemove", "--sync", strconv.Itoa(row.x0-60), strconv.Itoa(row.y))
 	xdo("click", "1")
 	time.Sleep(450 * time.Millisecond)
@@ -249,7 +239,7 @@ func TestWindowLoginPrompt(t *testing.T) {
 	xdo("type", "--delay", "20", pass)
 	xdo("key", "Return")
 
-	got := filepath.Join(dest, "f.bin")
+	got := filepath.Join(r.dest, "f.bin")
 	for end := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		if b, err := os.ReadFile(got); err == nil && bytes.Equal(b, data) {
 			break
@@ -259,7 +249,7 @@ func TestWindowLoginPrompt(t *testing.T) {
 			t.Fatalf("the file never landed after the login\n%s\n%s", read(), out.String())
 		}
 	}
-	waitJob(ctx, t, bin, env, state, "the download after the login", func(j queueJob) bool {
+	waitJob(ctx, t, r.bin, env, r.state, "the download after the login", func(j queueJob) bool {
 		return j.State == "done" && j.Checked == "verified (sha-256)"
 	})
 
@@ -281,10 +271,10 @@ func TestWindowLoginPrompt(t *testing.T) {
 	xdo("key", "Tab")
 	xdo("type", "--delay", "20", pass)
 	xdo("key", "Return")
-	waitJob(ctx, t, bin, env, state, "the link opened with the login", func(j queueJob) bool {
+	waitJob(ctx, t, r.bin, env, r.state, "the link opened with the login", func(j queueJob) bool {
 		return j.Name == "g.bin" && j.State == "done"
 	})
-	if b, _ := os.ReadFile(filepath.Join(tmp, "home", "Downloads", "g.bin")); !bytes.Equal(b, data) {
+	if b, _ := os.ReadFile(filepath.Join(r.tmp, "home", "Downloads", "g.bin")); !bytes.Equal(b, data) {
 		t.Error("g.bin, opened with the login, is not the origin's file")
 	}
 
@@ -293,7 +283,7 @@ func TestWindowLoginPrompt(t *testing.T) {
 	_ = win.Wait()
 
 	for _, secret := range []string{pass, wrong} {
-		if files := folderHolds(state, secret); len(files) > 0 {
+		if files := folderHolds(r.state, secret); len(files) > 0 {
 			t.Errorf("the state folder holds a password typed in the prompt: %v", files)
 		}
 		if strings.Contains(out.String(), secret) {
@@ -303,7 +293,7 @@ func TestWindowLoginPrompt(t *testing.T) {
 			t.Errorf("the texts the window showed hold a password typed in the prompt")
 		}
 	}
-	if len(folderHolds(state, "f.bin")) == 0 {
+	if len(folderHolds(r.state, "f.bin")) == 0 {
 		t.Error("the grep for passwords looks at nothing: the state folder does not even name the job's file")
 	}
 	if b, _ := os.ReadFile(filepath.Join(origin.Dir, "access.log")); !strings.Contains(string(b), "\"GET /basic/f.bin HTTP/1.1\" 401") ||

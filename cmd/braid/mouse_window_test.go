@@ -23,7 +23,6 @@ import (
 
 	"fyne.io/fyne/v2/theme"
 
-	"braid/engine/metalink"
 	"braid/queue"
 	"braid/ui"
 )
@@ -50,17 +49,11 @@ func TestWindowMouse(t *testing.T) {
 	if err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window's pixels with it")
 	}
-	tmp, bin, display := realWindow(t)
-
-	home := filepath.Join(tmp, "home")
-	dest := filepath.Join(tmp, "downloads")
-	state := filepath.Join(tmp, "state")
-	fake := filepath.Join(tmp, "bin")
-	opened := filepath.Join(tmp, "opened.txt")
-	for _, d := range []string{home, dest, fake, filepath.Join(tmp, "run")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
+	r := newWindowRig(t, "downloads")
+	fake := filepath.Join(r.tmp, "bin")
+	opened := filepath.Join(r.tmp, "opened.txt")
+	if err := os.MkdirAll(fake, 0o700); err != nil {
+		t.Fatal(err)
 	}
 	// The opener the window calls for a file: Fyne runs xdg-open.
 	script := "#!/bin/sh\nprintf '%s\\n' \"$1\" >> " + opened + "\n"
@@ -69,36 +62,24 @@ func TestWindowMouse(t *testing.T) {
 	}
 
 	const rows = 5 // all in view in a 1100×720 window
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range rows {
-		name := fmt.Sprintf("row-%d.bin", i)
-		data := bytes.Repeat([]byte{byte(i)}, 1000+i)
-		if err := os.WriteFile(filepath.Join(dest, name), data, 0o644); err != nil {
-			t.Fatal(err)
+	r.fillQueue(t, func(q *queue.Queue) {
+		for i := range rows {
+			name := fmt.Sprintf("row-%d.bin", i)
+			data := bytes.Repeat([]byte{byte(i)}, 1000+i)
+			if err := os.WriteFile(filepath.Join(r.dest, name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := q.Finish(addRefused(t, q, r.dest, name, int64(len(data)))); err != nil {
+				t.Fatal(err)
+			}
 		}
-		doc := &metalink.Document{Version: 4, Files: []metalink.File{{
-			Name: name, Size: int64(len(data)),
-			URLs: []metalink.URL{{URL: "http://127.0.0.1:9/" + name, Priority: 1}},
-		}}}
-		id, err := q.Add("http://127.0.0.1:9/"+name, dest, doc, nil)
-		if err == nil {
-			err = q.Finish(id)
-		}
-		if err != nil {
-			q.Close()
-			t.Fatal(err)
-		}
-	}
-	q.Close()
+	})
 
-	env := windowEnv(display, tmp, state, "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env := r.env("PATH=" + fake + string(os.PathListSeparator) + os.Getenv("PATH"))
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var out syncBuffer
-	win := startWindow(ctx, t, bin, env, &out)
+	win := startWindow(ctx, t, r.bin, env, &out)
 
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	ids := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))
@@ -220,7 +201,7 @@ func TestWindowMouse(t *testing.T) {
 	xdo("mousemove", "--sync", x, y)
 	xdo("click", "--repeat", "2", "--delay", "80", "1")
 	expect("double click on row 2", 2)
-	want := filepath.Join(dest, "row-2.bin")
+	want := filepath.Join(r.dest, "row-2.bin")
 	for end := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		b, _ := os.ReadFile(opened)
 		if strings.Contains(string(b), want) {
@@ -236,7 +217,7 @@ func TestWindowMouse(t *testing.T) {
 
 	jobs := func() []string {
 		t.Helper()
-		cmd := exec.CommandContext(ctx, bin, "queue", "--state", state, "list", "--json")
+		cmd := exec.CommandContext(ctx, r.bin, "queue", "--state", r.state, "list", "--json")
 		cmd.Env = env
 		b, err := cmd.Output()
 		if err != nil {
@@ -375,7 +356,7 @@ func TestWindowMouse(t *testing.T) {
 	if err := win.Wait(); err != nil {
 		t.Fatalf("Quit: %v\n%s", err, out.String())
 	}
-	win = startWindow(ctx, t, bin, env, &out)
+	win = startWindow(ctx, t, r.bin, env, &out)
 	wid = strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
 	var again []bar
 	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {

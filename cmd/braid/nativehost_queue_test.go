@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/platform"
 	"braid/queue"
 )
@@ -33,11 +34,7 @@ const hostCookie = "s3ss10n-from-the-browser-4e1d"
 func TestQueueRunTakesBrowserLinks(t *testing.T) {
 	queue.UseKeyring(nil)
 	t.Cleanup(func() { queue.UseKeyring(nil) })
-	run, err := os.MkdirTemp("", "brun") // a socket's path must be short
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(run) })
+	run := testkit.ShortDir(t, "brun") // a socket's path must be short
 	t.Setenv("XDG_RUNTIME_DIR", run)
 	t.Setenv("BRAID_RPC_SECRET", "rpc-s3cret")
 	body := mirrortest.Bytes(200<<10, 6)

@@ -27,9 +27,7 @@ import (
 // state folder, the window's output or the texts it showed.
 func TestWindowProxySetting(t *testing.T) {
 	xdotool := needXdotool(t)
-	if _, err := exec.LookPath("xwd"); err != nil {
-		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window with it")
-	}
+	needXwd(t)
 	const proxyPass = "Window-Proxy-Pw-6620"
 	proxy := netconftest.Tinyproxy(t, "pu", proxyPass)
 	pu, err := url.Parse(proxy)
@@ -38,21 +36,13 @@ func TestWindowProxySetting(t *testing.T) {
 	}
 	data := bytes.Repeat([]byte("through the proxy "), 30<<10)
 	origin := netconftest.ProxiedOnly(t, map[string][]byte{"p.bin": data})
-	tmp, bin, display := realWindow(t)
-	dest := filepath.Join(tmp, "downloads")
-	state := filepath.Join(tmp, "state")
-	dump := filepath.Join(tmp, "texts.txt")
-	for _, d := range []string{filepath.Join(tmp, "home"), dest, filepath.Join(tmp, "run")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r := newWindowRig(t, "downloads")
 	link := origin.URL + "/p/p.bin"
-	pausedJob(t, state, dest, link, "p.bin", data)
+	pausedJob(t, r.state, r.dest, link, "p.bin", data)
 
 	// No proxy in the environment: the system's setting is direct here.
 	var env []string
-	for _, kv := range windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump) {
+	for _, kv := range r.env() {
 		if name, _, _ := strings.Cut(kv, "="); !strings.HasSuffix(strings.ToLower(name), "_proxy") {
 			env = append(env, kv)
 		}
@@ -60,9 +50,9 @@ func TestWindowProxySetting(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var out syncBuffer
-	win := startWindow(ctx, t, bin, env, &out)
+	win := startWindow(ctx, t, r.bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
-	read := func() string { b, _ := os.ReadFile(dump); return string(b) }
+	read := func() string { b, _ := os.ReadFile(r.dump); return string(b) }
 	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
 	row := findRow(ctx, t, env)
 	at := func(x, y int) {
@@ -77,7 +67,7 @@ func TestWindowProxySetting(t *testing.T) {
 	at(row.x0-60, row.y)
 	time.Sleep(200 * time.Millisecond)
 	xdo("key", "ctrl+r")
-	waitJob(ctx, t, bin, env, state, "the direct try", func(j queueJob) bool { return j.State == "failed" })
+	waitJob(ctx, t, r.bin, env, r.state, "the direct try", func(j queueJob) bool { return j.State == "failed" })
 
 	// Settings → Network → Manual, the proxy's URL and password, Save.
 	// The dialog is centred and its width follows its content: the parts
@@ -101,10 +91,10 @@ func TestWindowProxySetting(t *testing.T) {
 	xdo("windowfocus", "--sync", wid)
 	at(row.x0-60, row.y)
 	xdo("key", "ctrl+r")
-	waitJob(ctx, t, bin, env, state, "the download through the proxy", func(j queueJob) bool {
+	waitJob(ctx, t, r.bin, env, r.state, "the download through the proxy", func(j queueJob) bool {
 		return j.State == "done" && j.Checked == "verified (sha-256)"
 	})
-	if got, _ := os.ReadFile(filepath.Join(dest, "p.bin")); !bytes.Equal(got, data) {
+	if got, _ := os.ReadFile(filepath.Join(r.dest, "p.bin")); !bytes.Equal(got, data) {
 		t.Fatal("p.bin is not the origin's file")
 	}
 	xdo("windowfocus", "--sync", wid)
@@ -115,13 +105,13 @@ func TestWindowProxySetting(t *testing.T) {
 	if !strings.Contains(string(log), "403 ") || !strings.Contains(string(log), "tinyproxy") {
 		t.Errorf("the origin did not see the direct try and the proxied download:\n%s", log)
 	}
-	if files := folderHolds(state, proxyPass); len(files) > 0 {
+	if files := folderHolds(r.state, proxyPass); len(files) > 0 {
 		t.Errorf("the state folder holds the proxy password: %v", files)
 	}
 	if strings.Contains(out.String(), proxyPass) || strings.Contains(read(), proxyPass) {
 		t.Error("the window's output or texts hold the proxy password")
 	}
-	if len(folderHolds(state, "pu@"+pu.Host)) == 0 {
+	if len(folderHolds(r.state, "pu@"+pu.Host)) == 0 {
 		t.Error("the proxy setting was not stored: the grep for its password proves nothing")
 	}
 }

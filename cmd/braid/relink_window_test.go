@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,26 +28,16 @@ import (
 // link sent only what was missing (and the sampled ranges it compared).
 func TestWindowChangeLink(t *testing.T) {
 	xdotool := needXdotool(t)
-	if _, err := exec.LookPath("xwd"); err != nil {
-		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window with it")
-	}
+	needXwd(t)
 	const size = 10<<20 + 5
 	data := mirrortest.Bytes(size, 51)
 	ng := netconftest.SignedNginx(t, map[string][]byte{"f.bin": data, "g.bin": mirrortest.Bytes(size, 52)})
-	tmp, bin, display := realWindow(t)
-	dest := filepath.Join(tmp, "downloads")
-	state := filepath.Join(tmp, "state")
-	dump := filepath.Join(tmp, "texts.txt")
-	for _, d := range []string{filepath.Join(tmp, "home"), dest, filepath.Join(tmp, "run")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r := newWindowRig(t, "downloads")
 
 	// The job's life before the window: a few pieces, a pause, the link
 	// expires, a run meets the expiry.
 	ctx0 := context.Background()
-	q, err := queue.Open(state)
+	q, err := queue.Open(r.state)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,14 +47,14 @@ func TestWindowChangeLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.AddFrom(link, dest, doc, nil, origin)
+	id, err := q.AddFrom(link, r.dest, doc, nil, origin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &runner.Runner{Queue: q, Client: &engine.Client{MaxConns: 2}}
+	rn := &runner.Runner{Queue: q, Client: &engine.Client{MaxConns: 2}}
 	runCtx, stop := context.WithCancel(ctx0)
 	ran := make(chan error, 1)
-	go func() { ran <- r.RunJob(runCtx, id) }()
+	go func() { ran <- rn.RunJob(runCtx, id) }()
 	for {
 		b, _, err := q.Pieces(id, "f.bin")
 		if err != nil {
@@ -85,9 +74,9 @@ func TestWindowChangeLink(t *testing.T) {
 	if err := q.Resume(id); err != nil {
 		t.Fatal(err)
 	}
-	_ = r.RunJob(ctx0, id)
+	_ = rn.RunJob(ctx0, id)
 	j, _ := q.Get(id)
-	_ = r.Close()
+	_ = rn.Close()
 	q.Close()
 	if !j.LinkExpired() {
 		t.Fatalf("the job is %s (%q), want link expired", j.State, j.Error)
@@ -96,15 +85,15 @@ func TestWindowChangeLink(t *testing.T) {
 	// had not finished (a file without piece hashes).
 	_, _, keptBytes, _ := j.Progress()
 
-	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump)
+	env := r.env()
 	ctx, cancel := context.WithTimeout(ctx0, 4*time.Minute)
 	defer cancel()
 	var out syncBuffer
-	win := startWindow(ctx, t, bin, env, &out)
+	win := startWindow(ctx, t, r.bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	waitText := func(what string, want ...string) string {
 		t.Helper()
-		return waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "relink-", what, want...)
+		return waitWindowText(ctx, t, env, r.dump, &out, 60*time.Second, "relink-", what, want...)
 	}
 	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
 	waitText("the queue", "f.bin")
@@ -130,7 +119,7 @@ func TestWindowChangeLink(t *testing.T) {
 	waitText("the refusal", "The new link cannot replace the old one:", "it serves a different file")
 	time.Sleep(300 * time.Millisecond)
 	windowShot(ctx, t, env, "relink-refused")
-	if b, _ := os.ReadFile(filepath.Join(dest, "f.bin")); b != nil {
+	if b, _ := os.ReadFile(filepath.Join(r.dest, "f.bin")); b != nil {
 		t.Fatal("the file landed after a refused link")
 	}
 
@@ -138,8 +127,8 @@ func TestWindowChangeLink(t *testing.T) {
 	xdo("key", "ctrl+a")
 	xdo("type", "--delay", "2", ng.Link("f.bin", good))
 	xdo("key", "Return")
-	waitJob(ctx, t, bin, env, state, "the download after the new link", func(j queueJob) bool { return j.State == "done" })
-	if got, _ := os.ReadFile(filepath.Join(dest, "f.bin")); !bytes.Equal(got, data) {
+	waitJob(ctx, t, r.bin, env, r.state, "the download after the new link", func(j queueJob) bool { return j.State == "done" })
+	if got, _ := os.ReadFile(filepath.Join(r.dest, "f.bin")); !bytes.Equal(got, data) {
 		t.Fatal("f.bin is not the origin's file")
 	}
 	again := ng.Sent(t, good)

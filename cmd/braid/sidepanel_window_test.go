@@ -19,7 +19,6 @@ import (
 
 	"fyne.io/fyne/v2/theme"
 
-	"braid/engine/metalink"
 	"braid/queue"
 	"braid/ui"
 )
@@ -37,42 +36,28 @@ func TestWindowSidePanelFailed(t *testing.T) {
 	if err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window's pixels with it")
 	}
-	tmp, bin, display := realWindow(t)
-	dest := filepath.Join(tmp, "downloads")
-	state := filepath.Join(tmp, "state")
-	for _, d := range []string{filepath.Join(tmp, "home"), dest, filepath.Join(tmp, "run")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newWindowRig(t, "downloads")
 	names := []string{"done-0.bin", "done-1.bin", "broken-2.bin", "done-3.bin", "broken-4.bin"}
-	for _, name := range names {
-		doc := &metalink.Document{Version: 4, Files: []metalink.File{{
-			Name: name, Size: 1000,
-			URLs: []metalink.URL{{URL: "http://127.0.0.1:9/" + name, Priority: 1}},
-		}}}
-		id, err := q.Add("http://127.0.0.1:9/"+name, dest, doc, nil)
-		if err == nil && strings.HasPrefix(name, "broken") {
-			err = q.Fail(id, errors.New("404 Not Found from every mirror"))
-		} else if err == nil {
-			err = q.Finish(id)
+	r.fillQueue(t, func(q *queue.Queue) {
+		for _, name := range names {
+			id := addRefused(t, q, r.dest, name, 1000)
+			var err error
+			if strings.HasPrefix(name, "broken") {
+				err = q.Fail(id, errors.New("404 Not Found from every mirror"))
+			} else {
+				err = q.Finish(id)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
 		}
-		if err != nil {
-			q.Close()
-			t.Fatal(err)
-		}
-	}
-	q.Close()
+	})
 
-	env := windowEnv(display, tmp, state)
+	env := r.env()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out syncBuffer
-	win := startWindow(ctx, t, bin, env, &out)
+	win := startWindow(ctx, t, r.bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	ids := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))
 	if len(ids) == 0 {

@@ -7,8 +7,6 @@ import (
 	"image"
 	"image/color"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,38 +45,18 @@ func TestWindowStatusLineWhole(t *testing.T) {
 
 func statusLineWhole(t *testing.T, locale, waiting string, wrapped bool) {
 	xdotool := needXdotool(t)
-	if _, err := exec.LookPath("xwd"); err != nil {
-		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the screen with it")
-	}
-	tmp, bin, display := realWindow(t)
-	state := filepath.Join(tmp, "state")
-	dest := filepath.Join(tmp, "dest")
-	dump := filepath.Join(tmp, "texts.txt")
-	for _, d := range []string{filepath.Join(tmp, "home"), filepath.Join(tmp, "run"), dest} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	link := "http://127.0.0.1:9/refused.iso" // port 9 refuses
-	doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: "refused.iso", Size: 5 << 20, URLs: []metalink.URL{{URL: link, Priority: 1}}}}}
-	if _, err := q.Add(link, dest, doc, nil); err != nil {
-		t.Fatal(err)
-	}
-	q.Close()
+	needXwd(t)
+	r := newWindowRig(t, "dest")
+	r.fillQueue(t, func(q *queue.Queue) { addRefused(t, q, r.dest, "refused.iso", 5<<20) })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump,
-		"LANG="+locale, "LANGUAGE=", "LC_ALL=", "LC_MESSAGES=")
+	env := r.env("LANG="+locale, "LANGUAGE=", "LC_ALL=", "LC_MESSAGES=")
 	var out syncBuffer
-	startWindow(ctx, t, bin, env, &out)
+	startWindow(ctx, t, r.bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
-	waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "statusline-", "waiting", waiting)
+	waitWindowText(ctx, t, env, r.dump, &out, 60*time.Second, "statusline-", "waiting", waiting)
 	track := ui.NewTheme().Color(theme.ColorNameInputBorder, theme.VariantLight)
 	var bars []bar
 	for end := time.Now().Add(30 * time.Second); len(bars) < 1 && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
@@ -93,7 +71,7 @@ func statusLineWhole(t *testing.T, locale, waiting string, wrapped bool) {
 	xdo("click", "1")
 	// The status line says when the next try is: wait until it does, in
 	// the row and in the pane, so both are drawn in the waiting colour.
-	waitWindowText(ctx, t, env, dump, &out, 20*time.Second, "statusline-", "details", "127.0.0.1:9")
+	waitWindowText(ctx, t, env, r.dump, &out, 20*time.Second, "statusline-", "details", "127.0.0.1:9")
 	time.Sleep(time.Second)
 	warn := ui.NewTheme().Color(theme.ColorNameWarning, theme.VariantLight)
 	var img image.Image
@@ -169,26 +147,16 @@ func TestWindowLimitReadable(t *testing.T) {
 
 func limitReadable(t *testing.T, locale, running string) {
 	xdotool := needXdotool(t)
-	if _, err := exec.LookPath("xwd"); err != nil {
-		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the screen with it")
-	}
-	tmp, bin, display := realWindow(t)
+	needXwd(t)
+	r := newWindowRig(t, "dest")
 	data := mirrortest.Bytes(64<<20, 17)
 	m := mirrortest.New(t, data, mirrortest.Rate(512<<10)) // two minutes: it runs while the test does
-	state := filepath.Join(tmp, "state")
-	dest := filepath.Join(tmp, "dest")
-	dump := filepath.Join(tmp, "texts.txt")
-	for _, d := range []string{filepath.Join(tmp, "home"), filepath.Join(tmp, "run"), dest} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	q, err := queue.Open(state)
+	q, err := queue.Open(r.state)
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: "limited.bin", Size: int64(len(data)), URLs: []metalink.URL{{URL: m.URL(), Priority: 1}}}}}
-	id, err := q.Add(m.URL(), dest, doc, nil)
+	id, err := q.Add(m.URL(), r.dest, doc, nil)
 	if err == nil {
 		err = q.SetLimit(id, 200<<10)
 	}
@@ -199,13 +167,12 @@ func limitReadable(t *testing.T, locale, running string) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump,
-		"LANG="+locale, "LANGUAGE=", "LC_ALL=", "LC_MESSAGES=")
+	env := r.env("LANG="+locale, "LANGUAGE=", "LC_ALL=", "LC_MESSAGES=")
 	var out syncBuffer
-	startWindow(ctx, t, bin, env, &out)
+	startWindow(ctx, t, r.bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
-	waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "statusline-limit-", "the limit in the row", "≤ 200 KiB/s")
+	waitWindowText(ctx, t, env, r.dump, &out, 60*time.Second, "statusline-limit-", "the limit in the row", "≤ 200 KiB/s")
 	row := findRow(ctx, t, env)
 	xdo("windowfocus", "--sync", wid)
 	xdo("mousemove", "--sync", strconv.Itoa(row.x0-150), strconv.Itoa(row.y))
@@ -213,7 +180,7 @@ func limitReadable(t *testing.T, locale, running string) {
 	// The status line, once the pane shows the job running with a speed.
 	var line string
 	for end := time.Now().Add(30 * time.Second); line == "" && time.Now().Before(end); time.Sleep(300 * time.Millisecond) {
-		b, _ := os.ReadFile(dump)
+		b, _ := os.ReadFile(r.dump)
 		for _, l := range strings.Split(string(b), "\n") {
 			if strings.HasPrefix(l, running) && strings.Contains(l, "KiB/s ≤ 200 KiB/s") {
 				line = l
@@ -227,7 +194,7 @@ func limitReadable(t *testing.T, locale, running string) {
 	}
 	keepShot(t, screen(ctx, t, env), "statusline-limit-"+lang)
 	if line == "" {
-		b, _ := os.ReadFile(dump)
+		b, _ := os.ReadFile(r.dump)
 		t.Fatalf("the selected job's status line never showed its speed beside its limit:\n%s\n%s", b, out.String())
 	}
 	t.Logf("the status line: %q", line)

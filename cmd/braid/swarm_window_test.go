@@ -31,22 +31,12 @@ import (
 // failure as a sentence, with no raw error text anywhere.
 func TestWindowPeersAndTrackers(t *testing.T) {
 	xdotool := needXdotool(t)
-	if _, err := exec.LookPath("xwd"); err != nil {
-		t.Skip("xwd is not installed (Debian: apt-get install x11-apps)")
-	}
+	needXwd(t)
 	tracker, err := exec.LookPath("opentracker")
 	if err != nil {
 		t.Skip("opentracker is not installed (Debian: opentracker); the Trackers tab needs a real tracker")
 	}
-	tmp, bin, display := realWindow(t)
-	state := filepath.Join(tmp, "state")
-	dest := filepath.Join(tmp, "downloads")
-	dump := filepath.Join(tmp, "texts.txt")
-	for _, d := range []string{filepath.Join(tmp, "home"), dest, filepath.Join(tmp, "run")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r := newWindowRig(t, "downloads")
 
 	src := t.TempDir()
 	mi := torrenttest.Make(t, src, "ubuntu-like.iso", 64<<10, []torrenttest.File{{Data: mirrortest.Bytes(16<<20, 3)}})
@@ -58,7 +48,7 @@ func TestWindowPeersAndTrackers(t *testing.T) {
 	mi.AnnounceList = [][]string{{good}, {dead}}
 	tf := torrenttest.WriteFile(t, mi, "ubuntu-like.iso.torrent")
 
-	q, err := queue.Open(state)
+	q, err := queue.Open(r.state)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +57,7 @@ func TestWindowPeersAndTrackers(t *testing.T) {
 		spec.Peers = []string{seeder}
 		var doc = must(torrent.Document(spec, tf))
 		var id int64
-		if id, err = q.Add(tf, dest, doc, nil); err == nil {
+		if id, err = q.Add(tf, r.dest, doc, nil); err == nil {
 			err = q.SetTorrentSpec(id, spec)
 		}
 	}
@@ -84,17 +74,17 @@ func TestWindowPeersAndTrackers(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump)
+	env := r.env()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var out syncBuffer
-	startWindow(ctx, t, bin, env, &out)
+	startWindow(ctx, t, r.bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	shots := os.Getenv("BRAID_TEST_SHOTS")
 	keep := func(name string) { windowShot(ctx, t, env, name) }
 	waitText := func(what string, want ...string) string {
 		t.Helper()
-		return waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "swarm-", what, want...)
+		return waitWindowText(ctx, t, env, r.dump, &out, 60*time.Second, "swarm-", what, want...)
 	}
 	ids := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))
 	if len(ids) == 0 {

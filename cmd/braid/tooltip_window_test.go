@@ -5,8 +5,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,7 +12,6 @@ import (
 
 	"fyne.io/fyne/v2/theme"
 
-	"braid/engine/metalink"
 	"braid/queue"
 	"braid/ui"
 )
@@ -31,37 +28,18 @@ const mirrorsTabX, mirrorsTabY, mirrorStateX, mirrorRowY, mirrorRowY1 = "320", "
 
 func TestWindowCutTextTooltip(t *testing.T) {
 	xdotool := needXdotool(t)
-	if _, err := exec.LookPath("xwd"); err != nil {
-		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the screen with it")
-	}
-	tmp, bin, display := realWindow(t)
-	state := filepath.Join(tmp, "state")
-	dest := filepath.Join(tmp, "dest")
-	dump := filepath.Join(tmp, "texts.txt")
-	for _, d := range []string{filepath.Join(tmp, "home"), filepath.Join(tmp, "run"), dest} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	link := "http://127.0.0.1:9/refused.iso" // port 9 refuses
-	doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: "refused.iso", Size: 5 << 20, URLs: []metalink.URL{{URL: link, Priority: 1}}}}}
-	if _, err := q.Add(link, dest, doc, nil); err != nil {
-		t.Fatal(err)
-	}
-	q.Close()
+	needXwd(t)
+	r := newWindowRig(t, "dest")
+	r.fillQueue(t, func(q *queue.Queue) { addRefused(t, q, r.dest, "refused.iso", 5<<20) })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump)
+	env := r.env()
 	var out syncBuffer
-	startWindow(ctx, t, bin, env, &out)
+	startWindow(ctx, t, r.bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
-	waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "tooltip-", "waiting", "Waiting: ")
+	waitWindowText(ctx, t, env, r.dump, &out, 60*time.Second, "tooltip-", "waiting", "Waiting: ")
 	track := ui.NewTheme().Color(theme.ColorNameInputBorder, theme.VariantLight)
 	var bars []bar
 	for end := time.Now().Add(30 * time.Second); len(bars) < 1 && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
@@ -76,7 +54,7 @@ func TestWindowCutTextTooltip(t *testing.T) {
 	time.Sleep(800 * time.Millisecond)
 	xdo("mousemove", "--sync", mirrorsTabX, mirrorsTabY)
 	xdo("click", "1")
-	texts := waitWindowText(ctx, t, env, dump, &out, 20*time.Second, "tooltip-", "mirrors tab", "127.0.0.1:9", "Priority")
+	texts := waitWindowText(ctx, t, env, r.dump, &out, 20*time.Second, "tooltip-", "mirrors tab", "127.0.0.1:9", "Priority")
 	var whole string
 	for _, l := range strings.Split(texts, "\n") {
 		if strings.HasPrefix(l, "Waiting: ") && !strings.Contains(l, " · ") {
@@ -88,7 +66,7 @@ func TestWindowCutTextTooltip(t *testing.T) {
 		t.Fatalf("no mirror waiting in the window's texts:\n%s", texts)
 	}
 	count := func() int {
-		b, _ := os.ReadFile(dump)
+		b, _ := os.ReadFile(r.dump)
 		n := 0
 		for _, l := range strings.Split(string(b), "\n") {
 			if l == whole {

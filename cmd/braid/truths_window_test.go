@@ -22,21 +22,13 @@ import (
 // runningSize is the size of truthsQueue's running download.
 const runningSize = 64 << 20
 
-// truthsQueue makes the state folder of a real window test: done jobs
-// named done-N.bin, then (with mismatch) one that failed because its file
-// did not match its hash, then (with running) one that downloads from a
-// slow mirror, last in the queue.
-func truthsQueue(t *testing.T, tmp string, done int, mismatch bool, running string) (state, dump string) {
+// truthsQueue fills the queue of r: done jobs named done-N.bin, then
+// (with mismatch) one that failed because its file did not match its
+// hash, then (with running) one that downloads from a slow mirror, last
+// in the queue.
+func truthsQueue(t *testing.T, r *windowRig, done int, mismatch bool, running string) {
 	t.Helper()
-	dest := filepath.Join(tmp, "downloads")
-	state = filepath.Join(tmp, "state")
-	dump = filepath.Join(tmp, "texts.txt")
-	for _, d := range []string{filepath.Join(tmp, "home"), dest, filepath.Join(tmp, "run")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	q, err := queue.Open(state)
+	q, err := queue.Open(r.state)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +36,7 @@ func truthsQueue(t *testing.T, tmp string, done int, mismatch bool, running stri
 	add := func(name, url string, size int64) int64 {
 		t.Helper()
 		doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: name, Size: size, URLs: []metalink.URL{{URL: url, Priority: 1}}}}}
-		id, err := q.Add(url, dest, doc, nil)
+		id, err := q.Add(url, r.dest, doc, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +45,7 @@ func truthsQueue(t *testing.T, tmp string, done int, mismatch bool, running stri
 	for i := range done {
 		name := fmt.Sprintf("done-%d.bin", i+1)
 		id := add(name, "http://127.0.0.1:9/"+name, 1<<20)
-		if err := os.WriteFile(filepath.Join(dest, name), make([]byte, 1<<20), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(r.dest, name), make([]byte, 1<<20), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if err := q.MarkVerified(id, name, ""); err != nil {
@@ -75,21 +67,20 @@ func truthsQueue(t *testing.T, tmp string, done int, mismatch bool, running stri
 	if running != "" {
 		add("running.bin", running, runningSize)
 	}
-	return state, dump
 }
 
 // TestWindowCountsEachJobOnce: the status bar counts a job that failed its
 // checksum once, as the checksum mismatch its row shows, not as a failure
 // as well ("2 done · 1 failed · 1 checksum mismatch" for three jobs).
 func TestWindowCountsEachJobOnce(t *testing.T) {
-	tmp, bin, display := realWindow(t)
-	state, dump := truthsQueue(t, tmp, 2, true, "")
-	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump)
+	r := newWindowRig(t, "downloads")
+	truthsQueue(t, r, 2, true, "")
+	env := r.env()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out syncBuffer
-	startWindow(ctx, t, bin, env, &out)
-	texts := waitWindowText(ctx, t, env, dump, &out, time.Minute, "counts-", "the status bar",
+	startWindow(ctx, t, r.bin, env, &out)
+	texts := waitWindowText(ctx, t, env, r.dump, &out, time.Minute, "counts-", "the status bar",
 		"0 active  ·  0 queued  ·  2 done  ·  1 checksum mismatch")
 	windowShot(ctx, t, env, "counts-status-bar")
 	for _, line := range strings.Split(texts, "\n") {
@@ -108,15 +99,15 @@ func TestWindowShowsRunningJob(t *testing.T) {
 	if err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window's pixels with it")
 	}
-	tmp, bin, display := realWindow(t)
+	r := newWindowRig(t, "downloads")
 	m := mirrortest.New(t, mirrortest.Bytes(runningSize, 5), mirrortest.Rate(512<<10)) // runs for minutes
-	state, dump := truthsQueue(t, tmp, 30, false, m.URL())
-	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump)
+	truthsQueue(t, r, 30, false, m.URL())
+	env := r.env()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out syncBuffer
-	startWindow(ctx, t, bin, env, &out)
-	waitWindowText(ctx, t, env, dump, &out, time.Minute, "inview-", "the download running", "1 active", "30 done")
+	startWindow(ctx, t, r.bin, env, &out)
+	waitWindowText(ctx, t, env, r.dump, &out, time.Minute, "inview-", "the download running", "1 active", "30 done")
 
 	shot := func() image.Image {
 		cmd := exec.CommandContext(ctx, xwd, "-root", "-silent")

@@ -44,28 +44,18 @@ import (
 // fetch a bad piece from again; a ResourceSync folder.
 func TestWindowVerifyRepairTable(t *testing.T) {
 	xdotool := needXdotool(t)
-	if _, err := exec.LookPath("xwd"); err != nil {
-		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window with it")
-	}
-	tmp, bin, display := realWindow(t)
-	dest := filepath.Join(tmp, "downloads")
-	state := filepath.Join(tmp, "state")
-	dump := filepath.Join(tmp, "texts.txt")
-	for _, d := range []string{filepath.Join(tmp, "home"), dest, filepath.Join(tmp, "run")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	needXwd(t)
+	r := newWindowRig(t, "downloads")
 	const size = 8 * 64 << 10
 	ctx0 := context.Background()
-	q, err := queue.Open(state)
+	q, err := queue.Open(r.state)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 100, Discovery: false}); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetSetting("download_dir", dest); err != nil {
+	if err := q.SetSetting("download_dir", r.dest); err != nil {
 		t.Fatal(err)
 	}
 	// done adds a job for the document of one file that ended done
@@ -80,10 +70,10 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 			on[3*64<<10+77] ^= 0x5a
 		}
 		originals[name] = data
-		if err := os.WriteFile(filepath.Join(dest, name), on, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(r.dest, name), on, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		id, err := q.AddFrom(source, dest, doc, nil, origin)
+		id, err := q.AddFrom(source, r.dest, doc, nil, origin)
 		if err == nil {
 			err = q.MarkVerified(id, name, by)
 		}
@@ -135,7 +125,7 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 			}
 			f.URLs = []metalink.URL{{URL: m.URL(), Priority: 1}}
 			doc := &metalink.Document{Version: 4, Files: []metalink.File{f}}
-			meta := filepath.Join(tmp, name+".meta4")
+			meta := filepath.Join(r.tmp, name+".meta4")
 			var b bytes.Buffer
 			if err := metalink.Write(&b, doc); err != nil {
 				t.Fatal(err)
@@ -152,10 +142,10 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 	// checks it and seeds it. Its web seed serves the same bytes, for a
 	// repair to fetch a bad piece from.
 	seedData := mirrortest.Bytes(size, 90)
-	webseed := filepath.Join(tmp, "webseed")
+	webseed := filepath.Join(r.tmp, "webseed")
 	ws := torrenttest.ServeDir(t, webseed)
 	mi := torrenttest.Make(t, webseed, "seed.bin", 64<<10, []torrenttest.File{{Data: seedData}}, ws+"/")
-	if err := os.WriteFile(filepath.Join(dest, "seed.bin"), seedData, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(r.dest, "seed.bin"), seedData, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	torrentFile := torrenttest.WriteFile(t, mi, "seed.torrent")
@@ -163,15 +153,15 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 	// A ResourceSync folder, synced once.
 	src := rstest.New(t)
 	src.Put("/synced.txt", mirrortest.Bytes(10<<10, 91))
-	syncDir := filepath.Join(tmp, "synced")
-	if out, err := exec.Command(bin, "sync", "--state", state, src.URL(), "-d", syncDir).CombinedOutput(); err != nil {
+	syncDir := filepath.Join(r.tmp, "synced")
+	if out, err := exec.Command(r.bin, "sync", "--state", r.state, src.URL(), "-d", syncDir).CombinedOutput(); err != nil {
 		t.Fatalf("braid sync: %v\n%s", err, out)
 	}
 
 	// The opener the window calls for a file (Fyne runs xdg-open): a
 	// script that writes down what it was asked to open.
-	fake := filepath.Join(tmp, "bin")
-	opened := filepath.Join(tmp, "opened.txt")
+	fake := filepath.Join(r.tmp, "bin")
+	opened := filepath.Join(r.tmp, "opened.txt")
 	if err := os.MkdirAll(fake, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -179,12 +169,12 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(fake, "xdg-open"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump, "BRAID_AUTOADD=1",
+	env := r.env("BRAID_AUTOADD=1",
 		"PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
 	ctx, cancel := context.WithTimeout(ctx0, 8*time.Minute)
 	defer cancel()
 	var out syncBuffer
-	win := exec.CommandContext(ctx, bin, torrentFile)
+	win := exec.CommandContext(ctx, r.bin, torrentFile)
 	win.Env = env
 	win.Stdout, win.Stderr = &out, &out
 	if err := win.Start(); err != nil {
@@ -195,10 +185,10 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 		_ = win.Wait()
 	})
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
-	read := func() string { b, _ := os.ReadFile(dump); return string(b) }
+	read := func() string { b, _ := os.ReadFile(r.dump); return string(b) }
 	waitText := func(what string, want ...string) string {
 		t.Helper()
-		return waitWindowText(ctx, t, env, dump, &out, 90*time.Second, "verify-", what, want...)
+		return waitWindowText(ctx, t, env, r.dump, &out, 90*time.Second, "verify-", what, want...)
 	}
 	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
 	waitText("the queue", "plain-good.bin", "pieces-bad.bin")
@@ -261,7 +251,7 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 	}
 	listed := func(name string) queueJob {
 		t.Helper()
-		cmd := exec.CommandContext(ctx, bin, "queue", "--state", state, "list", "--json")
+		cmd := exec.CommandContext(ctx, r.bin, "queue", "--state", r.state, "list", "--json")
 		cmd.Env = env
 		b, err := cmd.Output()
 		if err != nil {
@@ -361,7 +351,7 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 	pick(2)
 	texts = waitText(name+" Repair", "Repair checked it again at")
 	never(name+" Repair", texts, "Checksum mismatch")
-	if got, _ := os.ReadFile(filepath.Join(dest, name)); !bytes.Equal(got, originals[name]) {
+	if got, _ := os.ReadFile(filepath.Join(r.dest, name)); !bytes.Equal(got, originals[name]) {
 		t.Errorf("%s Repair: the file is not the mirror's", name)
 	}
 
@@ -382,7 +372,7 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 	xdo("mousemove", "--sync", x, y)
 	xdo("click", "--repeat", "2", "--delay", "80", "1")
 	for end := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		if b, _ := os.ReadFile(opened); strings.Contains(string(b), filepath.Join(dest, name)) {
+		if b, _ := os.ReadFile(opened); strings.Contains(string(b), filepath.Join(r.dest, name)) {
 			break
 		}
 		if time.Now().After(end) {
@@ -391,7 +381,7 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 	}
 	pick(2)
 	waitText(name+" Repair", "verified (BitTorrent piece hashes); Repair checked it again at")
-	file := filepath.Join(dest, name)
+	file := filepath.Join(r.dest, name)
 	fh, err := os.OpenFile(file, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -7,19 +7,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"image"
-	"image/png"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
-	"fyne.io/fyne/v2/driver/software"
 
 	"braid/platform"
 	"braid/queue"
@@ -37,19 +32,6 @@ Flags:
 `
 
 // cmdWindow is `braid [SOURCE...]`: the window over the queue.
-//
-// Screenshot mode, for the Xvfb test and the README: with
-// BRAID_SCREENSHOT=out.png the window adds the sources without showing the
-// picker, waits until a download is visibly under way (a job at 20% or
-// more, or finished) and at least BRAID_SCREENSHOT_AFTER (a Go duration,
-// default 2s) has passed, shows that job's segment map, writes the
-// window's canvas to out.png and quits. BRAID_SCREENSHOT_TIMEOUT (default
-// 2m) bounds the wait; on timeout it captures what it has and exits 1.
-//
-// BRAID_AUTOADD=1 is a switch for automated runs (the single-instance test):
-// every source, from the command line or handed over by a second `braid`,
-// is added with the picker's default selection instead of waiting for a
-// click in the picker. People never need it.
 func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("braid", flag.ContinueOnError)
 	fset.SetOutput(stderr)
@@ -72,15 +54,13 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	cwd, _ := os.Getwd()
 	sources := absSources(fset.Args(), cwd)
 
-	shot, err := screenshotFromEnv(os.Getenv)
-	if err != nil {
-		fmt.Fprintf(stderr, "braid: %v\n", err)
-		return 2
-	}
-	autoAdd, err := autoAddFromEnv(os.Getenv)
-	if err != nil {
-		fmt.Fprintf(stderr, "braid: %v\n", err)
-		return 2
+	var modes windowModes = noModes{}
+	if testModes != nil {
+		var err error
+		if modes, err = testModes(os.Getenv); err != nil {
+			fmt.Fprintf(stderr, "braid: %v\n", err)
+			return 2
+		}
 	}
 
 	// One window per user: a second `braid SOURCE` (a double-click on a
@@ -130,13 +110,14 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	a.Settings().SetTheme(ui.NewTheme())
 	// The platform's opener waits for the desktop's answer, so an open
 	// that fails (no application for the type) is said in the window.
-	w := ui.New(a, back, ui.Options{AutoStart: autoAdd || shot.path != "", Version: version, Commit: commit, CommitModified: modified,
-		OpenFile: platform.OpenFile})
+	opts := ui.Options{Version: version, Commit: commit, CommitModified: modified, OpenFile: platform.OpenFile}
+	modes.Options(&opts)
+	w := ui.New(a, back, opts)
 	s, err := back.Settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "braid: %v\n", err)
 	}
-	if err := back.Start(s.StartOnLaunch || shot.path != ""); err != nil {
+	if err := back.Start(s.StartOnLaunch || modes.StartQueue()); err != nil {
 		fmt.Fprintf(stderr, "braid: %v\n", err)
 	}
 	w.SetupTray()
@@ -170,12 +151,12 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}()
 	}
 	code := 0
-	shotDone := make(chan struct{})
+	modesDone := make(chan struct{})
 	go func() {
-		defer close(shotDone)
-		if shot.path != "" {
-			if err := shot.take(ctx, w); err != nil {
-				fmt.Fprintf(stderr, "braid: screenshot: %v\n", err)
+		defer close(modesDone)
+		if took, err := modes.Run(ctx, w); took {
+			if err != nil {
+				fmt.Fprintf(stderr, "braid: %v\n", err)
 				code = 1
 			}
 			fyne.Do(w.Quit)
@@ -196,7 +177,7 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		<-served
 		_ = inst.Close()
 	}
-	<-shotDone
+	<-modesDone
 	w.Stop()
 	if err := back.Close(); err != nil {
 		fmt.Fprintf(stderr, "braid: %v\n", err)
@@ -276,169 +257,29 @@ func absSources(args []string, dir string) []string {
 	return out
 }
 
-// autoAddFromEnv reads BRAID_AUTOADD: unset or empty is off, otherwise a
-// boolean as strconv.ParseBool reads it.
-func autoAddFromEnv(getenv func(string) string) (bool, error) {
-	raw := getenv("BRAID_AUTOADD")
-	if raw == "" {
-		return false, nil
-	}
-	on, err := strconv.ParseBool(raw)
-	if err != nil {
-		return false, fmt.Errorf("BRAID_AUTOADD=%q: want 1 or 0", raw)
-	}
-	return on, nil
+// testModes reads the window's modes for automated runs from the
+// environment (a screenshot, sources added without the picker, the texts
+// shown written to a file: package testmode). Only a build for tests sets
+// it: braid built with the braidtest tag (testmode.go) and this package's
+// test binary; a shipped braid has none of the modes.
+var testModes func(getenv func(string) string) (windowModes, error)
+
+// windowModes are the modes testModes reads.
+type windowModes interface {
+	// Options sets the window's options the modes need.
+	Options(o *ui.Options)
+	// StartQueue reports whether the queue runs from the start whatever
+	// the settings say.
+	StartQueue() bool
+	// Run does what the modes do while the window is open and reports
+	// whether it did anything: then the window quits, and braid exits 1
+	// if it failed.
+	Run(ctx context.Context, w *ui.Window) (bool, error)
 }
 
-// screenshot is the screenshot mode's settings; path "" means off.
-type screenshot struct {
-	path           string
-	after, timeout time.Duration
-}
+// noModes is a shipped braid's windowModes: none.
+type noModes struct{}
 
-func screenshotFromEnv(getenv func(string) string) (screenshot, error) {
-	s := screenshot{path: getenv("BRAID_SCREENSHOT"), after: 2 * time.Second, timeout: 2 * time.Minute}
-	for _, v := range []struct {
-		name string
-		d    *time.Duration
-	}{{"BRAID_SCREENSHOT_AFTER", &s.after}, {"BRAID_SCREENSHOT_TIMEOUT", &s.timeout}} {
-		if raw := getenv(v.name); raw != "" {
-			d, err := time.ParseDuration(raw)
-			if err != nil || d < 0 {
-				return s, fmt.Errorf("%s=%q: want a duration such as 3s", v.name, raw)
-			}
-			*v.d = d
-		}
-	}
-	return s, nil
-}
-
-// screenshotProgress is how far a download must be to count as visibly
-// under way.
-const screenshotProgress = 0.2
-
-// take waits until a download is visibly under way, shows its segment map
-// and writes the window to s.path.
-func (s screenshot) take(ctx context.Context, w *ui.Window) error {
-	start := time.Now()
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-	timeout := time.NewTimer(s.timeout)
-	defer timeout.Stop()
-	ready, shown := false, false
-	for !ready || !shown {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-timeout.C:
-			_ = s.write(ctx, w)
-			return fmt.Errorf("no download under way after %s", s.timeout)
-		case <-tick.C:
-		}
-		wasReady := ready
-		onUI(ctx, func() {
-			// The running job is the picture; a finished one will do
-			// when nothing runs any more.
-			var best ui.Job
-			for _, j := range w.Jobs() {
-				if j.State == ui.Running && j.Progress() >= screenshotProgress {
-					best = j
-					break
-				}
-				if j.State == ui.Done && best.ID == 0 {
-					best = j
-				}
-			}
-			if best.State == ui.Done && slices.ContainsFunc(w.Jobs(), func(j ui.Job) bool { return j.State.Live() }) {
-				best = ui.Job{}
-			}
-			ready = best.ID != 0 && time.Since(start) >= s.after
-			if ready {
-				if w.Selected() != best.ID {
-					w.Select(best.ID)
-				}
-				w.Details.Tabs.Select(w.Details.SegmentsTab)
-			}
-		})
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		// One more tick after the map is chosen, so it has been drawn
-		// from a fresh snapshot.
-		shown = ready && wasReady
-	}
-	return s.write(ctx, w)
-}
-
-// onUI runs f on the UI goroutine and waits for it, or for ctx: once the
-// app has quit, nothing runs f.
-func onUI(ctx context.Context, f func()) {
-	done := make(chan struct{})
-	fyne.Do(func() {
-		defer close(done)
-		f()
-	})
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
-}
-
-func (s screenshot) write(ctx context.Context, w *ui.Window) error {
-	res := make(chan error, 1)
-	onUI(ctx, func() { res <- s.capture(w) })
-	select {
-	case err := <-res:
-		return err
-	default:
-		return fmt.Errorf("the window closed before the screenshot: %w", ctx.Err())
-	}
-}
-
-// capture writes the window to s.path; it runs on the UI goroutine.
-func (s screenshot) capture(w *ui.Window) error {
-	img := w.Win.Canvas().Capture()
-	if uniform(img) {
-		img = softwareCapture(w.Win)
-	}
-	f, err := os.Create(s.path)
-	if err != nil {
-		return err
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// uniform reports whether every pixel of img is the same: what the GL
-// driver's Capture returns where the front buffer cannot be read back (Mesa
-// on Xvfb).
-func uniform(img image.Image) bool {
-	b := img.Bounds()
-	first := img.At(b.Min.X, b.Min.Y)
-	for y := b.Min.Y; y < b.Max.Y; y += 3 {
-		for x := b.Min.X; x < b.Max.X; x += 3 {
-			if img.At(x, y) != first {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// softwareCapture draws the window's content with Fyne's software painter
-// at the window's size and scale, then gives the content back to the
-// window.
-func softwareCapture(win fyne.Window) image.Image {
-	content := win.Content()
-	c := software.NewCanvas()
-	c.SetPadded(win.Padded())
-	c.SetScale(win.Canvas().Scale())
-	c.SetContent(content)
-	c.Resize(win.Canvas().Size())
-	img := c.Capture()
-	win.SetContent(content)
-	return img
-}
+func (noModes) Options(*ui.Options)                           {}
+func (noModes) StartQueue() bool                              { return false }
+func (noModes) Run(context.Context, *ui.Window) (bool, error) { return false, nil }

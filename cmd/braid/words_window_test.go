@@ -38,8 +38,7 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 	if err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window's pixels with it")
 	}
-	tmp, bin, display := realWindow(t)
-
+	r := newWindowRig(t, "downloads")
 	// A port nobody listens on; a server without the file; a server that
 	// hangs up before answering.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -56,16 +55,6 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 		}
 	}))
 	defer hangup.Close()
-
-	home := filepath.Join(tmp, "home")
-	dest := filepath.Join(tmp, "downloads")
-	state := filepath.Join(tmp, "state")
-	dump := filepath.Join(tmp, "texts.txt")
-	for _, d := range []string{home, dest, filepath.Join(tmp, "run")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// The failing ones, then two finished before: one with no hash
 	// published, one verified by its sha-256. Each row's details must
 	// say what the row says.
@@ -82,7 +71,7 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 		{name: "hashed-done.iso", url: closed + "/hashed-done.iso", done: true, by: "sha-256",
 			says: []string{"Done · verified (sha-256)", "Outcome\nverified (sha-256)", "Verified", "Verification\nverified (sha-256)"}},
 	}
-	q, err := queue.Open(state)
+	q, err := queue.Open(r.state)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,10 +80,10 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 			Name: j.name, Size: 1 << 20,
 			URLs: []metalink.URL{{URL: j.url, Priority: 1}},
 		}}}
-		id, err := q.Add(j.url, dest, doc, nil)
+		id, err := q.Add(j.url, r.dest, doc, nil)
 		if err == nil && j.done {
 			// In its folder, as a finished download leaves it.
-			if err = os.WriteFile(filepath.Join(dest, j.name), make([]byte, 1<<20), 0o644); err == nil {
+			if err = os.WriteFile(filepath.Join(r.dest, j.name), make([]byte, 1<<20), 0o644); err == nil {
 				err = q.MarkVerified(id, j.name, j.by)
 			}
 			if err == nil {
@@ -108,11 +97,11 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 	}
 	q.Close()
 
-	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump)
+	env := r.env()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var out syncBuffer
-	startWindow(ctx, t, bin, env, &out)
+	startWindow(ctx, t, r.bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	keep := func(name string) {
 		dir := os.Getenv("BRAID_TEST_SHOTS")
@@ -133,13 +122,13 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 		}
 	}
 	read := func() string {
-		b, _ := os.ReadFile(dump)
+		b, _ := os.ReadFile(r.dump)
 		return string(b)
 	}
 	// waitText waits until the dump holds every one of want.
 	waitText := func(what string, want ...string) string {
 		t.Helper()
-		return waitWindowText(ctx, t, env, dump, &out, 90*time.Second, "words-", what, want...)
+		return waitWindowText(ctx, t, env, r.dump, &out, 90*time.Second, "words-", what, want...)
 	}
 	clean := func(what, texts string) {
 		t.Helper()

@@ -17,6 +17,7 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/signature"
 	"braid/engine/signature/signaturetest"
+	"braid/internal/testkit"
 )
 
 // describing is a Metalink 4 document for data named name, with sha-256
@@ -43,7 +44,7 @@ func describing(t *testing.T, name string, data []byte, urls ...string) []byte {
 
 // A describedby metalink's mirrors join the download and carry bytes.
 func TestDescribedByMirrorsCarryBytes(t *testing.T) {
-	data := testData(1 << 20)
+	data := testkit.Data(1 << 20)
 	_, digest := sha256Of(data)
 	m1 := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	m2 := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"))
@@ -83,7 +84,7 @@ func TestDescribedByMirrorsCarryBytes(t *testing.T) {
 // A signature named by the origin's Link header is fetched and checked
 // over the finished file.
 func TestSignatureOnLinkHeader(t *testing.T) {
-	data := testData(200_000)
+	data := testkit.Data(200_000)
 	_, digest := sha256Of(data)
 	alice := signaturetest.New(t, "Alice", "alice@example.org")
 	kr := signaturetest.Keyring(t, alice)

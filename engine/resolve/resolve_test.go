@@ -18,9 +18,8 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/resolve"
 	"braid/engine/transport"
+	"braid/internal/testkit"
 )
-
-func testData(n int) []byte { return mirrortest.Bytes(n, uint64(n)<<8|5) }
 
 // meta4 is a Metalink 4 document for data named name, with sha-256 piece
 // hashes of pieceLen bytes and the given whole-file hashes.
@@ -62,7 +61,7 @@ func resolveOK(t *testing.T, source string) *resolve.Result {
 }
 
 func TestLocalFile(t *testing.T) {
-	data := testData(5000)
+	data := testkit.Data(5000)
 	dir := t.TempDir()
 	p := filepath.Join(dir, "x.meta4")
 	if err := os.WriteFile(p, meta4("x.bin", data, 1024), 0o644); err != nil {
@@ -93,7 +92,7 @@ func TestLocalFile(t *testing.T) {
 }
 
 func TestMetalinkURL(t *testing.T) {
-	data := testData(3000)
+	data := testkit.Data(3000)
 	doc := meta4("y.bin", data, 1000)
 	tests := []struct {
 		name string
@@ -122,7 +121,7 @@ func TestMetalinkURL(t *testing.T) {
 }
 
 func TestMetalinkHTTP(t *testing.T) {
-	data := testData(10000)
+	data := testkit.Data(10000)
 	want, digest := sha256Of(data)
 	m1 := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	m2 := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"))
@@ -175,7 +174,7 @@ func TestMetalinkHTTP(t *testing.T) {
 }
 
 func TestMetalinkHTTPWithoutDigest(t *testing.T) {
-	data := testData(100)
+	data := testkit.Data(100)
 	m := mirrortest.New(t, data, mirrortest.Header("Link", `<http://m.example/f>; rel=duplicate`))
 	r := resolveOK(t, m.URL())
 	f := r.Document.Files[0]
@@ -188,7 +187,7 @@ func TestMetalinkHTTPWithoutDigest(t *testing.T) {
 }
 
 func TestDescribedBy(t *testing.T) {
-	data := testData(5000)
+	data := testkit.Data(5000)
 	want, digest := sha256Of(data)
 	s1 := sha1.Sum(data)
 	sha1Hash := metalink.Hash{Type: "sha-1", Value: hex.EncodeToString(s1[:])}
@@ -240,7 +239,7 @@ func TestDescribedBy(t *testing.T) {
 }
 
 func TestFileName(t *testing.T) {
-	data := testData(10)
+	data := testkit.Data(10)
 	tests := []struct {
 		name    string
 		opts    []mirrortest.Option
@@ -274,7 +273,7 @@ func TestFileName(t *testing.T) {
 }
 
 func TestFTP(t *testing.T) {
-	data := testData(7777)
+	data := testkit.Data(7777)
 	s := ftptest.New(t, ftptest.File("pub/img.raw", data))
 	r := resolveOK(t, s.URL("pub/img.raw"))
 	f := r.Document.Files[0]

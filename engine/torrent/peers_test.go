@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/anacrolix/torrent/metainfo"
+
+	"braid/internal/testkit"
 )
 
 // slowLeecher starts mi from a real seeder into a new folder through a
@@ -45,17 +47,6 @@ func seeded(t *testing.T, name string) ([]byte, *metainfo.MetaInfo, string) {
 	return data, mi, seeder(t, src, mi)
 }
 
-func waitUntil(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // The peers of a running torrent name the real seeder it downloads from:
 // its address, a seeder with every piece, the program its handshake
 // names, the flags the library's status text gives, and a download rate
@@ -65,7 +56,7 @@ func TestPeersListsTheSeeder(t *testing.T) {
 	j, _, _ := slowLeecher(t, mi, addr, 256<<10, Config{})
 
 	var got []Peer
-	waitUntil(t, "the seeder to send data", func() bool {
+	testkit.WaitWithin(t, time.Minute, "the seeder to send data", func() bool {
 		got = j.Peers()
 		return len(got) == 1 && got[0].Downloaded > 0 && got[0].Flags
 	})
@@ -123,10 +114,10 @@ func TestTrackersOfATorrent(t *testing.T) {
 	data := randomBytes(t, 1<<20)
 	mi := makeTorrent(t, src, "t.bin", []testFile{{Data: data}})
 	addr := seeder(t, src, mi)
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	startOpentracker(t, bin, port, mi.HashInfoBytes())
 	good := fmt.Sprintf("http://127.0.0.1:%d/announce", port)
-	dead := fmt.Sprintf("http://127.0.0.1:%d/announce", freePort(t))
+	dead := fmt.Sprintf("http://127.0.0.1:%d/announce", testkit.FreePort(t))
 	mi.AnnounceList = [][]string{{good}, {dead}}
 
 	off, _, _ := slowLeecher(t, mi, addr, 64<<10, Config{})
@@ -142,7 +133,7 @@ func TestTrackersOfATorrent(t *testing.T) {
 	off.Stop()
 
 	j, _, _ := slowLeecher(t, mi, addr, 64<<10, Config{Trackers: true})
-	waitUntil(t, "both announces to end", func() bool {
+	testkit.WaitWithin(t, time.Minute, "both announces to end", func() bool {
 		trs = j.Trackers()
 		return len(trs) == 2 && trs[0].Status != TrackerNotContacted && trs[1].Status != TrackerNotContacted
 	})
@@ -166,7 +157,7 @@ func TestSkipAFileWhileRunning(t *testing.T) {
 	addr := seeder(t, src, mi)
 	j, c, dir := slowLeecher(t, mi, addr, 128<<10, Config{})
 
-	waitUntil(t, "the file list", func() bool { return len(j.Files()) == 2 })
+	testkit.WaitWithin(t, time.Minute, "the file list", func() bool { return len(j.Files()) == 2 })
 	if err := j.SetPriority("two/b.bin", Skip); err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +220,7 @@ func startOpentracker(t *testing.T, bin string, port int, ih metainfo.Hash) {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	waitUntil(t, "opentracker to listen", func() bool {
+	testkit.WaitWithin(t, time.Minute, "opentracker to listen", func() bool {
 		c, err := net.Dial("tcp", "127.0.0.1:"+p)
 		if err == nil {
 			c.Close()
@@ -282,7 +273,7 @@ func BenchmarkPeersAndTrackers(b *testing.B) {
 func TestSeedingTorrentIsNotInterested(t *testing.T) {
 	_, mi, addr := seeded(t, "s.bin")
 	bj, bc, _ := slowLeecher(t, mi, addr, 512<<10, Config{})
-	waitUntil(t, "B's first pieces", func() bool { return bj.Snapshot().Verified >= 4 })
+	testkit.WaitWithin(t, time.Minute, "B's first pieces", func() bool { return bj.Snapshot().Verified >= 4 })
 
 	ac := NewClient(Config{ListenHost: "127.0.0.1", Logger: discard, DownloadLimit: 1 << 20})
 	t.Cleanup(func() { ac.Close() })
@@ -296,7 +287,7 @@ func TestSeedingTorrentIsNotInterested(t *testing.T) {
 	}
 	t.Cleanup(a.Stop)
 	interested := false
-	waitUntil(t, "A to seed", func() bool {
+	testkit.WaitWithin(t, time.Minute, "A to seed", func() bool {
 		for _, p := range a.Peers() {
 			interested = interested || p.AmInterested && p.Port == bc.Port()
 		}
@@ -306,7 +297,7 @@ func TestSeedingTorrentIsNotInterested(t *testing.T) {
 		t.Skip("A never wanted a piece of B's, so there was no interest to keep")
 	}
 	var b *Peer
-	waitUntil(t, "B's flags as a peer of the seeding A", func() bool {
+	testkit.WaitWithin(t, time.Minute, "B's flags as a peer of the seeding A", func() bool {
 		for _, p := range a.Peers() {
 			if p.Flags && !p.Seeder {
 				b = &p

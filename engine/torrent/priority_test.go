@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"braid/internal/testkit"
 )
 
 // A file named in Request.High is fetched before the others: from a real
@@ -26,7 +28,7 @@ func TestHighFileFirst(t *testing.T) {
 	}
 	t.Cleanup(j.Stop)
 	var fs []File
-	waitUntil(t, "a file to be done", func() bool {
+	testkit.WaitWithin(t, time.Minute, "a file to be done", func() bool {
 		fs = j.Snapshot().Files
 		return len(fs) == 2 && (fs[0].Done || fs[1].Done)
 	})

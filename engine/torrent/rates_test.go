@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 )
 
 // Every place a torrent's speed shows is one measurement: a Braid
@@ -39,7 +40,7 @@ func TestOneRateForTheTorrentAndItsPeers(t *testing.T) {
 	noSeeds := *mi
 	noSeeds.UrlList = nil
 	leech, _, _ := slowLeecher(t, &noSeeds, fmt.Sprintf("127.0.0.1:%d", sc.Port()), limit, Config{})
-	waitUntil(t, "the leecher to connect", func() bool { return len(leech.Peers()) == 1 })
+	testkit.WaitWithin(t, time.Minute, "the leecher to connect", func() bool { return len(leech.Peers()) == 1 })
 
 	var sawDown, sawUp bool
 	for i := range 40 {

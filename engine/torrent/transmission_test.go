@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"github.com/anacrolix/torrent/metainfo"
 
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 )
 
 // Transmission is the only seeder, a client Braid did not write. It
@@ -71,7 +71,7 @@ func startTransmission(t *testing.T, bin, dir string, mi *metainfo.MetaInfo) str
 			t.Fatal(err)
 		}
 	}
-	peerPort, rpcPort := freePort(t), freePort(t)
+	peerPort, rpcPort := testkit.FreePort(t), testkit.FreePort(t)
 	settings := map[string]any{
 		"bind-address-ipv4": "127.0.0.1", "bind-address-ipv6": "::1",
 		"peer-port": peerPort, "peer-port-random-on-start": false,
@@ -124,17 +124,6 @@ func startTransmission(t *testing.T, bin, dir string, mi *metainfo.MetaInfo) str
 		time.Sleep(200 * time.Millisecond)
 	}
 	return fmt.Sprintf("127.0.0.1:%d", peerPort)
-}
-
-// freePort returns a loopback TCP port that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // transmissionRPC asks transmission-daemon's JSON RPC about its torrents.

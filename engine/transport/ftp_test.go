@@ -12,6 +12,7 @@ import (
 	"braid/engine/ftptest"
 	"braid/engine/transport"
 	"braid/engine/transport/transporttest"
+	"braid/internal/testkit"
 )
 
 func newFTP(t testing.TB, rawURL string, opts transport.Options) *transport.FTPSource {
@@ -25,7 +26,7 @@ func newFTP(t testing.TB, rawURL string, opts transport.Options) *transport.FTPS
 }
 
 func TestFTPConformance(t *testing.T) {
-	data := testData(256 << 10)
+	data := testkit.Data(256 << 10)
 	transporttest.Run(t, data, func(t *testing.T, data []byte) transport.Source {
 		s := ftptest.New(t, ftptest.File("pub/data.bin", data))
 		return newFTP(t, s.URL("pub/data.bin"), transport.Options{Size: int64(len(data))})
@@ -39,7 +40,7 @@ func TestFTPConformance(t *testing.T) {
 }
 
 func TestFTPFaults(t *testing.T) {
-	data := testData(10000)
+	data := testkit.Data(10000)
 	s := ftptest.New(t, ftptest.File("f.bin", data))
 	tests := []struct {
 		name string
@@ -75,7 +76,7 @@ func TestFTPFaults(t *testing.T) {
 }
 
 func TestFTPLogin(t *testing.T) {
-	data := testData(1000)
+	data := testkit.Data(1000)
 	s := ftptest.New(t, ftptest.File("f", data), ftptest.User("carol", "pa ss"))
 	src := newFTP(t, s.UserURL("f", "carol", "pa ss"), transport.Options{Size: 1000})
 	if strings.Contains(src.Mirror(), "carol") || strings.Contains(src.Mirror(), "pa") {
@@ -95,7 +96,7 @@ func TestFTPLogin(t *testing.T) {
 }
 
 func TestFTPBusy(t *testing.T) {
-	s := ftptest.New(t, ftptest.File("f", testData(100000)), ftptest.MaxConns(1))
+	s := ftptest.New(t, ftptest.File("f", testkit.Data(100000)), ftptest.MaxConns(1))
 	src := newFTP(t, s.URL("f"), transport.Options{Size: 100000})
 	first, err := src.ReadRange(context.Background(), 0, 100000)
 	if err != nil {
@@ -112,7 +113,7 @@ func TestFTPBusy(t *testing.T) {
 // TestFTPPoolReuse: ranges read to the end, ranges cut short and Stat all
 // share one login; a shared pool serves two sources of one server.
 func TestFTPPoolReuse(t *testing.T) {
-	data := testData(200000)
+	data := testkit.Data(200000)
 	s := ftptest.New(t, ftptest.File("a", data), ftptest.File("b", data))
 	pool := transport.NewFTPPool(2)
 	defer pool.Close()
@@ -152,7 +153,7 @@ func TestFTPPoolReuse(t *testing.T) {
 // TestFTPCancelDiscardsLogin: a transfer ended by its context leaves the
 // control connection in an unknown state, so the next range logs in anew.
 func TestFTPCancelDiscardsLogin(t *testing.T) {
-	data := testData(1 << 20)
+	data := testkit.Data(1 << 20)
 	s := ftptest.New(t, ftptest.File("f", data))
 	src := newFTP(t, s.URL("f"), transport.Options{Size: 1 << 20})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -177,7 +178,7 @@ func TestFTPCancelDiscardsLogin(t *testing.T) {
 }
 
 func TestFTPCloseLogsOut(t *testing.T) {
-	s := ftptest.New(t, ftptest.File("f", testData(100)))
+	s := ftptest.New(t, ftptest.File("f", testkit.Data(100)))
 	src, err := transport.NewFTP(s.URL("f"), transport.Options{Size: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +247,7 @@ func TestNewDispatch(t *testing.T) {
 }
 
 func BenchmarkFTPSourceRead(b *testing.B) {
-	data := testData(32 << 20)
+	data := testkit.Data(32 << 20)
 	s := ftptest.New(b, ftptest.File("f", data))
 	src := newFTP(b, s.URL("f"), transport.Options{Size: int64(len(data))})
 	buf := make([]byte, 256<<10)

@@ -17,9 +17,8 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/transport"
 	"braid/engine/transport/transporttest"
+	"braid/internal/testkit"
 )
-
-func testData(n int) []byte { return mirrortest.Bytes(n, 79) }
 
 func newHTTP(t testing.TB, rawURL string, opts transport.Options) *transport.HTTPSource {
 	t.Helper()
@@ -37,7 +36,7 @@ func newHTTP(t testing.TB, rawURL string, opts transport.Options) *transport.HTT
 }
 
 func TestHTTPConformance(t *testing.T) {
-	data := testData(256 << 10)
+	data := testkit.Data(256 << 10)
 	transporttest.Run(t, data, func(t *testing.T, data []byte) transport.Source {
 		m := mirrortest.New(t, data)
 		return newHTTP(t, m.URL(), transport.Options{Size: int64(len(data))})
@@ -60,7 +59,7 @@ func readAll(ctx context.Context, src transport.Source, off, n int64) ([]byte, e
 }
 
 func TestHTTPMirrorFaults(t *testing.T) {
-	data := testData(10000)
+	data := testkit.Data(10000)
 	size := int64(len(data))
 	tests := []struct {
 		name   string
@@ -113,7 +112,7 @@ func TestHTTPMirrorFaults(t *testing.T) {
 }
 
 func TestHTTPRetry(t *testing.T) {
-	data := testData(1000)
+	data := testkit.Data(1000)
 	date := time.Now().Add(90 * time.Second).UTC().Format(http.TimeFormat)
 	tests := []struct {
 		name     string
@@ -144,7 +143,7 @@ func TestHTTPRetry(t *testing.T) {
 		})
 	}
 	t.Run("MaxConns", func(t *testing.T) {
-		m := mirrortest.New(t, testData(100000), mirrortest.MaxConns(1), mirrortest.StallAfter(10), mirrortest.RetryAfter("3"))
+		m := mirrortest.New(t, testkit.Data(100000), mirrortest.MaxConns(1), mirrortest.StallAfter(10), mirrortest.RetryAfter("3"))
 		src := newHTTP(t, m.URL(), transport.Options{Size: 100000})
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -162,7 +161,7 @@ func TestHTTPRetry(t *testing.T) {
 }
 
 func TestHTTPKeepAlive(t *testing.T) {
-	data := testData(200000)
+	data := testkit.Data(200000)
 	m := mirrortest.New(t, data)
 	src := newHTTP(t, m.URL(), transport.Options{Size: int64(len(data))})
 	for i := range int64(10) {
@@ -180,7 +179,7 @@ func TestHTTPKeepAlive(t *testing.T) {
 }
 
 func TestHTTPCredentials(t *testing.T) {
-	data := testData(5000)
+	data := testkit.Data(5000)
 	// Elsewhere on another address, and elsewhere on the same address but
 	// another port (net/http itself would forward to the latter).
 	for _, addr := range []string{"127.0.0.2", "127.0.0.1"} {
@@ -237,7 +236,7 @@ func TestHTTPCredentials(t *testing.T) {
 }
 
 func TestHTTPStat(t *testing.T) {
-	data := testData(3000)
+	data := testkit.Data(3000)
 	sum := sha256.Sum256(data)
 	digest := "SHA-256=" + base64.StdEncoding.EncodeToString(sum[:])
 	headers := []mirrortest.Option{
@@ -353,7 +352,7 @@ func TestHTTPFetch(t *testing.T) {
 }
 
 func BenchmarkHTTPSourceRead(b *testing.B) {
-	data := testData(32 << 20)
+	data := testkit.Data(32 << 20)
 	m := mirrortest.New(b, data)
 	src := newHTTP(b, m.URL(), transport.Options{Size: int64(len(data))})
 	buf := make([]byte, 256<<10)

@@ -23,6 +23,7 @@ import (
 	"braid/engine/netconf"
 	"braid/engine/netconf/netconftest"
 	"braid/engine/transport"
+	"braid/internal/testkit"
 )
 
 // seen collects everything a test's code produced (errors, descriptions,
@@ -100,7 +101,7 @@ func hostOf(raw string) string {
 // proxy: the bytes can only have come through it. A login in the link
 // travels through the proxy to the origin.
 func TestThroughProxies(t *testing.T) {
-	data := testData(300 << 10)
+	data := testkit.Data(300 << 10)
 	origin := netconftest.Nginx(t, map[string][]byte{"f.bin": data}, "ann", "origin-pw-1")
 	const proxyPass = "proxy-pw-2"
 	seen := watch(t, proxyPass, "origin-pw-1")
@@ -249,7 +250,7 @@ func TestThroughProxies(t *testing.T) {
 // TestFTPThroughProxies reads from an FTP server through SOCKS5 and
 // through an HTTP proxy's CONNECT, control and data connections alike.
 func TestFTPThroughProxies(t *testing.T) {
-	data := testData(200 << 10)
+	data := testkit.Data(200 << 10)
 	srv := ftptest.New(t, ftptest.File("f.bin", data), ftptest.User("carol", "ftp-pw-3"))
 	seen := watch(t, "ftp-pw-3")
 	tiny := netconftest.Tinyproxy(t, "", "")
@@ -307,7 +308,7 @@ func open(t *testing.T, s netconf.Settings) *netconf.Session {
 // LoginError that says which; nothing shows a password.
 func TestLogins(t *testing.T) {
 	const pw = "login-pw-4"
-	data := testData(64 << 10)
+	data := testkit.Data(64 << 10)
 	files := map[string][]byte{"f.bin": data}
 	basic := netconftest.Nginx(t, files, "ann", pw)
 	dig := netconftest.Lighttpd(t, files, "ann", pw)
@@ -399,7 +400,7 @@ func count401(t *testing.T, o *netconftest.Origin) int {
 // where the link has no login; a server that wants one says so.
 func TestFTPLogins(t *testing.T) {
 	const pw = "ftp-pw-5"
-	data := testData(10 << 10)
+	data := testkit.Data(10 << 10)
 	srv := ftptest.New(t, ftptest.File("f.bin", data), ftptest.User("dan", pw))
 	seen := watch(t, pw)
 	host, _, _ := net.SplitHostPort(srv.Addr())
@@ -443,7 +444,7 @@ func TestFTPLogins(t *testing.T) {
 // with --header, both pass; a header given for another host's link is
 // not sent, nor a cookie for another domain.
 func TestCookiesAndHeaders(t *testing.T) {
-	data := testData(20 << 10)
+	data := testkit.Data(20 << 10)
 	origin := netconftest.Nginx(t, map[string][]byte{"f.bin": data}, "x", "y")
 	seen := watch(t, netconftest.CookieValue, netconftest.HeaderValue)
 	dir := t.TempDir()
@@ -494,7 +495,7 @@ func TestCookiesAndHeaders(t *testing.T) {
 // BenchmarkThroughProxies reads 8 MiB ranges from nginx directly and
 // through each proxy, to show what a proxy costs on loopback.
 func BenchmarkThroughProxies(b *testing.B) {
-	data := testData(8 << 20)
+	data := testkit.Data(8 << 20)
 	origin := netconftest.Nginx(b, map[string][]byte{"f.bin": data}, "u", "p")
 	tiny := netconftest.Tinyproxy(b, "", "")
 	socks := netconftest.Microsocks(b, "", "")

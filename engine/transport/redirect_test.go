@@ -16,6 +16,7 @@ import (
 	"braid/engine/ftptest"
 	"braid/engine/mirrortest"
 	"braid/engine/transport"
+	"braid/internal/testkit"
 )
 
 func readSpan(t *testing.T, src transport.Source, off, n int64) []byte {
@@ -36,7 +37,7 @@ func readSpan(t *testing.T, src transport.Source, off, n int64) []byte {
 // probe reports them, the digest as the origin's, the links absolute; and
 // the ranges after the first go straight to where the file was found.
 func TestHTTPRedirectHeadersAndLocation(t *testing.T) {
-	data := testData(256 << 10)
+	data := testkit.Data(256 << 10)
 	sum := sha256.Sum256(data)
 	digest := "SHA-256=" + base64.StdEncoding.EncodeToString(sum[:])
 	other := sha256.Sum256([]byte("another file"))
@@ -75,7 +76,7 @@ func TestHTTPRedirectHeadersAndLocation(t *testing.T) {
 // A remembered location that fails is forgotten: the next request asks
 // the redirector again, which may send it elsewhere.
 func TestHTTPRedirectLocationForgotten(t *testing.T) {
-	data := testData(64 << 10)
+	data := testkit.Data(64 << 10)
 	target := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	origin := mirrortest.New(t, data, mirrortest.Redirect(target.URL()))
 	src := newHTTP(t, origin.URL(), transport.Options{Size: int64(len(data))})
@@ -92,7 +93,7 @@ func TestHTTPRedirectLocationForgotten(t *testing.T) {
 
 // An http URL that redirects to ftp:// is read over FTP.
 func TestHTTPRedirectToFTP(t *testing.T) {
-	data := testData(300 << 10)
+	data := testkit.Data(300 << 10)
 	srv := ftptest.New(t, ftptest.File("pub/f.bin", data), ftptest.Anonymous())
 	origin := mirrortest.New(t, data, mirrortest.Redirect(srv.URL("pub/f.bin")))
 	src := newHTTP(t, origin.URL(), transport.Options{Size: int64(len(data))})
@@ -119,7 +120,7 @@ func TestHTTPRedirectToFTP(t *testing.T) {
 // 404: the error is temporary, and the next request asks the redirector,
 // which may know a better place.
 func TestHTTPRedirectTargetGone(t *testing.T) {
-	data := testData(64 << 10)
+	data := testkit.Data(64 << 10)
 	var gone atomic.Bool
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if gone.Load() {

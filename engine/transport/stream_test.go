@@ -10,6 +10,7 @@ import (
 	"braid/engine/ftptest"
 	"braid/engine/mirrortest"
 	"braid/engine/transport"
+	"braid/internal/testkit"
 )
 
 func streamAll(t *testing.T, src transport.Streamer, off int64) ([]byte, error) {
@@ -25,7 +26,7 @@ func streamAll(t *testing.T, src transport.Streamer, off int64) ([]byte, error) 
 // Stream reads from an offset to the end, over HTTP (chunked or not) and
 // FTP; a server without ranges refuses an offset with ErrNoRanges.
 func TestStream(t *testing.T) {
-	data := testData(500<<10 + 3)
+	data := testkit.Data(500<<10 + 3)
 	srv := ftptest.New(t, ftptest.File("f.bin", data), ftptest.Anonymous())
 	sources := map[string]transport.Streamer{
 		"http":    newHTTP(t, mirrortest.New(t, data).URL(), transport.Options{Size: -1}),
@@ -62,7 +63,7 @@ func TestStream(t *testing.T) {
 // Contiguous ranges from an FTP mirror continue one transfer: one RETR,
 // and the server sends the file once.
 func TestFTPContinuesTransfer(t *testing.T) {
-	data := testData(3<<20 + 11)
+	data := testkit.Data(3<<20 + 11)
 	srv := ftptest.New(t, ftptest.File("f.bin", data), ftptest.Anonymous())
 	src := newFTP(t, srv.URL("f.bin"), transport.Options{Size: int64(len(data))})
 	const step = 256 << 10

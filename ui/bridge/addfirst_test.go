@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/ui"
 )
 
@@ -41,7 +42,7 @@ func TestUnreachableLinkIsQueued(t *testing.T) {
 	if err := b.Start(true); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the job to wait for the network", func() bool {
+	testkit.WaitFor(t, "the job to wait for the network", func() bool {
 		j := jobByID(t, b, id)
 		if j.State == ui.Failed {
 			t.Fatalf("the job failed: %s", j.Err)
@@ -58,7 +59,7 @@ func TestUnreachableLinkIsQueued(t *testing.T) {
 	})}
 	go srv.Serve(up)
 	t.Cleanup(func() { srv.Close() })
-	waitFor(t, "the download once the server is up", func() bool { return jobByID(t, b, id).State == ui.Done })
+	testkit.WaitFor(t, "the download once the server is up", func() bool { return jobByID(t, b, id).State == ui.Done })
 	if got, err := os.ReadFile(filepath.Join(dir, "late.bin")); err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("late.bin: %v, right bytes %v", err, bytes.Equal(got, data))
 	}

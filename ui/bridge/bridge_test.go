@@ -15,6 +15,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/engine/piece"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/ui"
 )
@@ -55,20 +56,7 @@ func describeData(t *testing.T, name string, data []byte, urls ...string) metali
 	return f
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	// A minute: under load (make test runs packages side by side on two
-	// cores) a torrent's first seed took over 30 s with nothing wrong.
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// waitForJob is waitFor, saying at the timeout what the job's row and
+// waitForJob is testkit.WaitFor, saying at the timeout what the job's row and
 // live torrent showed: a stall's cause is then in the failure. It waits a
 // minute: a torrent's first start from the test seeder once took more
 // than 30 s in the Windows run (Wine, on a loaded machine), with no
@@ -236,7 +224,7 @@ func TestDownloadVerifyRepair(t *testing.T) {
 	// While it runs, Active reports it live and Detail shows the engine's
 	// own view: mirrors by host and a piece map.
 	sawLive := false
-	waitFor(t, "the download to finish", func() bool {
+	testkit.WaitFor(t, "the download to finish", func() bool {
 		for _, j := range b.Active() {
 			if j.ID == id && j.State == ui.Running && j.Done > 0 {
 				if d, err := b.Detail(id, true); err == nil && d.Files[0].Pieces.Len() == 40 && len(d.Files[0].Mirrors) == 2 {
@@ -287,7 +275,7 @@ func TestDownloadVerifyRepair(t *testing.T) {
 	if err := b.Verify(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
+	testkit.WaitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
 	if j := jobByID(t, b, id); j.State != ui.Done || j.Mismatch {
 		t.Fatalf("verified job %+v", j)
 	}
@@ -311,7 +299,7 @@ func TestDownloadVerifyRepair(t *testing.T) {
 	if err := b.Verify(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
+	testkit.WaitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
 	j := jobByID(t, b, id)
 	if j.State != ui.Failed || !j.Mismatch || j.Err != "What arrived does not match the file's hash." || !strings.Contains(j.ErrDetail, "(1 bad piece)") {
 		t.Fatalf("damaged job %+v", j)
@@ -335,7 +323,7 @@ func TestDownloadVerifyRepair(t *testing.T) {
 	if err := b.Repair(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the repair", func() bool {
+	testkit.WaitFor(t, "the repair", func() bool {
 		if _, err := os.Stat(filepath.Join(dir, "data.bin.part")); err == nil {
 			t.Fatal("the repair renamed the file to data.bin.part")
 		}

@@ -9,6 +9,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/ui"
 )
 
@@ -73,7 +74,7 @@ func TestBadPiecesKeptAcrossARestart(t *testing.T) {
 	if err := b.Verify(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "Verify", func() bool { return len(b.Active()) == 0 })
+	testkit.WaitFor(t, "Verify", func() bool { return len(b.Active()) == 0 })
 	if j := jobByID(t, b, id); !j.Mismatch {
 		t.Fatalf("after Verify of a damaged file: %+v", j)
 	}
@@ -97,7 +98,7 @@ func TestBadPiecesKeptAcrossARestart(t *testing.T) {
 	if err := again.Repair(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "Repair", func() bool {
+	testkit.WaitFor(t, "Repair", func() bool {
 		j := jobByID(t, again, id)
 		return len(again.Active()) == 0 && j.State == ui.Done
 	})

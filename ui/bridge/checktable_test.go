@@ -9,6 +9,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/ui"
 )
@@ -82,7 +83,7 @@ func TestCheckTable(t *testing.T) {
 			case c.want.refused == "" && err != nil:
 				t.Fatal(err)
 			}
-			waitFor(t, c.action, func() bool { return len(b.Active()) == 0 })
+			testkit.WaitFor(t, c.action, func() bool { return len(b.Active()) == 0 })
 			j := jobByID(t, b, id)
 			if j.State != c.want.state || j.Mismatch != c.want.mismatch {
 				t.Errorf("the job is %s (mismatch %v, %q), want %s (mismatch %v)", j.State, j.Mismatch, j.Err, c.want.state, c.want.mismatch)
@@ -124,7 +125,7 @@ func TestVerifyNoHashChangedSize(t *testing.T) {
 	if err := b.Verify(ui.JobID(qid)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
+	testkit.WaitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
 	j := jobByID(t, b, ui.JobID(qid))
 	if j.State != ui.Failed || j.Mismatch || !strings.Contains(j.Err+j.ErrDetail, "1,000 bytes, not the size its download left") {
 		t.Errorf("the job is %s (mismatch %v): %q / %q", j.State, j.Mismatch, j.Err, j.ErrDetail)
@@ -171,11 +172,11 @@ func TestVerifySeedingTorrent(t *testing.T) {
 	state, id, file, _, _ := seedingAtQuit(t)
 	q := openQueue2(t, state)
 	b := startedBackend(t, q)
-	waitFor(t, "it to seed again", func() bool { return jobByID(t, b, id).State == ui.Seeding })
+	testkit.WaitFor(t, "it to seed again", func() bool { return jobByID(t, b, id).State == ui.Seeding })
 	if err := b.Verify(id); err != nil {
 		t.Fatalf("Verify of a seeding torrent: %v", err)
 	}
-	waitFor(t, "the check", func() bool { return jobByID(t, b, id).State == ui.Seeding })
+	testkit.WaitFor(t, "the check", func() bool { return jobByID(t, b, id).State == ui.Seeding })
 	if qj, err := q.Get(int64(id)); err != nil || qj.State != queue.Done || !qj.Files[0].Verified || qj.Files[0].Mismatch {
 		t.Errorf("the queue after Verify: %+v, %v", qj, err)
 	}
@@ -197,7 +198,7 @@ func TestVerifySeedingTorrent(t *testing.T) {
 	if err := b.Verify(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the check", func() bool { return jobByID(t, b, id).State == ui.Failed })
+	testkit.WaitFor(t, "the check", func() bool { return jobByID(t, b, id).State == ui.Failed })
 	if j := jobByID(t, b, id); !j.Mismatch {
 		t.Errorf("after a changed byte: %s, mismatch %v", j.State, j.Mismatch)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/ui"
 )
@@ -25,7 +26,7 @@ func TestJobLimitFromTheWindow(t *testing.T) {
 	}
 	b := New(q, nil)
 	id := startOne(t, b, "limited.meta4", f, t.TempDir())
-	waitFor(t, "the download to start", func() bool { return jobByID(t, b, id).Done > 0 })
+	testkit.WaitFor(t, "the download to start", func() bool { return jobByID(t, b, id).Done > 0 })
 	dl, ok := b.runner.Live(int64(id))
 	if !ok {
 		t.Fatal("no live download for the job")
@@ -57,7 +58,7 @@ func TestJobLimitFromTheWindow(t *testing.T) {
 	if err := q.SetLimit(int64(id), 128<<10); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the row to show the limit set elsewhere", func() bool {
+	testkit.WaitFor(t, "the row to show the limit set elsewhere", func() bool {
 		for _, j := range b.Active() {
 			if j.ID == id {
 				return j.Limit == 128<<10

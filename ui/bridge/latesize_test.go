@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/ui"
 )
 
@@ -46,7 +47,7 @@ func TestLateSizeIsRecorded(t *testing.T) {
 	if err := b.Start(true); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the job to wait for the network", func() bool {
+	testkit.WaitFor(t, "the job to wait for the network", func() bool {
 		j := jobByID(t, b, id)
 		if j.State == ui.Failed {
 			t.Fatalf("the job failed: %s", j.Err)
@@ -67,12 +68,12 @@ func TestLateSizeIsRecorded(t *testing.T) {
 	})}
 	go srv.Serve(up)
 	t.Cleanup(func() { srv.Close() })
-	waitFor(t, "the row to say the size the server gave, while it downloads", func() bool {
+	testkit.WaitFor(t, "the row to say the size the server gave, while it downloads", func() bool {
 		j := jobByID(t, b, id)
 		return j.State == ui.Running && j.Size == size && j.Done < size
 	})
 	close(gate)
-	waitFor(t, "the download once the server is up", func() bool { return jobByID(t, b, id).State == ui.Done })
+	testkit.WaitFor(t, "the download once the server is up", func() bool { return jobByID(t, b, id).State == ui.Done })
 	if got, err := os.ReadFile(filepath.Join(dir, "late.bin")); err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("late.bin: %v, right bytes %v", err, bytes.Equal(got, data))
 	}
@@ -80,7 +81,7 @@ func TestLateSizeIsRecorded(t *testing.T) {
 	if j := jobByID(t, b, id); j.Size != size || j.Done != size {
 		t.Errorf("the done row says %d of %d bytes, want %d of %d", j.Done, j.Size, size, size)
 	}
-	waitFor(t, "the bridge to let go of the run", func() bool {
+	testkit.WaitFor(t, "the bridge to let go of the run", func() bool {
 		b.Active()
 		b.mu.Lock()
 		defer b.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/ui"
 )
 
@@ -38,7 +39,7 @@ func TestOneSpeedLimitForDownloadsAndTorrents(t *testing.T) {
 		return c.Limits().Limit
 	}
 	id := startOne(t, b, "big.meta4", f, t.TempDir())
-	waitFor(t, "the download to start", func() bool { return jobByID(t, b, id).Done > 0 })
+	testkit.WaitFor(t, "the download to start", func() bool { return jobByID(t, b, id).Done > 0 })
 	if h, bt := httpLimit(), torrentLimit(); h != 256<<10 || bt != 256<<10 {
 		t.Fatalf("limits: HTTP %d, torrents %d, want both the setting's %d", h, bt, 256<<10)
 	}
@@ -47,7 +48,7 @@ func TestOneSpeedLimitForDownloadsAndTorrents(t *testing.T) {
 	if err := b.SetSettings(s); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "both to follow the new speed limit", func() bool {
+	testkit.WaitFor(t, "both to follow the new speed limit", func() bool {
 		return httpLimit() == 1<<20 && torrentLimit() == 1<<20
 	})
 
@@ -60,17 +61,17 @@ func TestOneSpeedLimitForDownloadsAndTorrents(t *testing.T) {
 	if err := b.SetSchedule(ui.Schedule{AltSpeed: true}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "both to take the alternative limit", func() bool {
+	testkit.WaitFor(t, "both to take the alternative limit", func() bool {
 		return httpLimit() == 128<<10 && torrentLimit() == 128<<10
 	})
-	waitFor(t, "the download to go on", func() bool { return jobByID(t, b, id).State == ui.Running })
+	testkit.WaitFor(t, "the download to go on", func() bool { return jobByID(t, b, id).State == ui.Running })
 	if now, ok := b.runner.Live(int64(id)); !ok || now != dl {
 		t.Error("turning Slow on restarted the download")
 	}
 	if err := b.SetSchedule(ui.Schedule{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "both to take the speed limit again", func() bool {
+	testkit.WaitFor(t, "both to take the speed limit again", func() bool {
 		return httpLimit() == 1<<20 && torrentLimit() == 1<<20
 	})
 	if now, ok := b.runner.Live(int64(id)); !ok || now != dl {

@@ -13,6 +13,7 @@ import (
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/ui"
 )
@@ -38,7 +39,7 @@ func TestLiveProgressIsTheEngines(t *testing.T) {
 		t.Fatal(err)
 	}
 	var dl *engine.Download
-	waitFor(t, "the download to start", func() bool {
+	testkit.WaitFor(t, "the download to start", func() bool {
 		b.mu.Lock()
 		r := b.runner
 		b.mu.Unlock()
@@ -55,7 +56,7 @@ func TestLiveProgressIsTheEngines(t *testing.T) {
 	last := int64(-1)
 	for i := 0; i < samples; {
 		if dl.Snapshot().Bytes == last {
-			waitFor(t, "the engine to move on", func() bool { return dl.Snapshot().Bytes != last })
+			testkit.WaitFor(t, "the engine to move on", func() bool { return dl.Snapshot().Bytes != last })
 		}
 		before := dl.Snapshot()
 		var job ui.Job
@@ -215,7 +216,7 @@ func TestPlainURLThroughTheWindow(t *testing.T) {
 	if err := b.Resume(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the download", func() bool {
+	testkit.WaitFor(t, "the download", func() bool {
 		if s := jobByID(t, b, id).State; s == ui.Failed {
 			t.Fatalf("the download failed: %s", jobByID(t, b, id).Err)
 		}

@@ -17,6 +17,7 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/netconf/netconftest"
 	"braid/engine/transport"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/ui"
 )
@@ -56,7 +57,7 @@ func TestLoginThroughBridge(t *testing.T) {
 	if err := b.Start(true); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the job to stop for a login", func() bool { return state1() == queue.Failed })
+	testkit.WaitFor(t, "the job to stop for a login", func() bool { return state1() == queue.Failed })
 	req, ok := b.LoginWanted(id)
 	host := strings.TrimPrefix(origin.URL, "http://")
 	if !ok || req.Host != host || req.Refused || req.User != "" {
@@ -69,7 +70,7 @@ func TestLoginThroughBridge(t *testing.T) {
 	if _, err := b.GiveLogin(id, user, "wrong-"+pass, true); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the wrong password refused", func() bool {
+	testkit.WaitFor(t, "the wrong password refused", func() bool {
 		r, ok := b.LoginWanted(id)
 		return state1() == queue.Failed && ok && r.Refused
 	})
@@ -79,7 +80,7 @@ func TestLoginThroughBridge(t *testing.T) {
 	if _, err := b.GiveLogin(id, user, pass, true); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the file after the login", func() bool { return state1() == queue.Done })
+	testkit.WaitFor(t, "the file after the login", func() bool { return state1() == queue.Done })
 	if got, _ := os.ReadFile(filepath.Join(dir, "f.bin")); !bytes.Equal(got, data) {
 		t.Error("f.bin is not the origin's")
 	}
@@ -154,7 +155,7 @@ func TestOpenWithLogin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the file read with the login", func() bool { s, _ := q.StateOf(int64(id)); return s == queue.Done })
+	testkit.WaitFor(t, "the file read with the login", func() bool { s, _ := q.StateOf(int64(id)); return s == queue.Done })
 	if got, _ := os.ReadFile(filepath.Join(dir, "g.bin")); !bytes.Equal(got, data) {
 		t.Error("g.bin is not the origin's")
 	}

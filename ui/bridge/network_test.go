@@ -12,6 +12,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/engine/netconf/netconftest"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/ui"
 )
@@ -64,14 +65,14 @@ func TestProxySettingThroughBridge(t *testing.T) {
 	if err := b.Start(true); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "a.bin through the proxy", func() bool { return state1(a) == queue.Done })
+	testkit.WaitFor(t, "a.bin through the proxy", func() bool { return state1(a) == queue.Done })
 
 	if _, err := b.SetProxy(ui.ProxySetting{Mode: ui.ProxyNone}); err != nil {
 		t.Fatal(err)
 	}
 	bj := add("b.bin")
 	b.Wake()
-	waitFor(t, "b.bin refused when direct", func() bool { return state1(bj) == queue.Failed })
+	testkit.WaitFor(t, "b.bin refused when direct", func() bool { return state1(bj) == queue.Failed })
 	j, _ := q.Get(bj)
 	if !strings.Contains(j.Error, "403") {
 		t.Errorf("direct, b.bin failed with %q; want the origin's 403", j.Error)
@@ -84,7 +85,7 @@ func TestProxySettingThroughBridge(t *testing.T) {
 	if err := b.Resume(ui.JobID(bj)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "b.bin through the proxy again", func() bool { return state1(bj) == queue.Done })
+	testkit.WaitFor(t, "b.bin through the proxy again", func() bool { return state1(bj) == queue.Done })
 	if got, _ := os.ReadFile(filepath.Join(dir, "b.bin")); !bytes.Equal(got, data) {
 		t.Error("b.bin is not the origin's")
 	}

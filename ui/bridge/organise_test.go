@@ -9,6 +9,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/ui"
 )
@@ -47,7 +48,7 @@ func TestCategoriesAndCounts(t *testing.T) {
 	paper := add("paper.pdf", doc, mDoc, chosen, false)
 	broken := add("broken.iso", bad, mBad, dl, false)
 	later := add("later.mp3", doc, mDoc, dl, true)
-	waitFor(t, "the downloads to end", func() bool {
+	testkit.WaitFor(t, "the downloads to end", func() bool {
 		return jobByID(t, b, video).State == ui.Done && jobByID(t, b, paper).State == ui.Done && jobByID(t, b, broken).State == ui.Failed
 	})
 	if got, err := os.ReadFile(filepath.Join(dl, "Video", "film.mkv")); err != nil || !bytes.Equal(got, film) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/ui"
 )
 
@@ -43,11 +44,11 @@ func TestPauseKeepsBytesWithoutHashes(t *testing.T) {
 	if err := b.Resume(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "a fifth of the download", func() bool { return jobByID(t, b, id).Progress() >= 0.2 })
+	testkit.WaitFor(t, "a fifth of the download", func() bool { return jobByID(t, b, id).Progress() >= 0.2 })
 	if err := b.Pause(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the pause", func() bool { return jobByID(t, b, id).State == ui.Paused })
+	testkit.WaitFor(t, "the pause", func() bool { return jobByID(t, b, id).State == ui.Paused })
 	kept := jobByID(t, b, id).Done
 	served := m.BytesServed()
 	if qj, err := q.Get(int64(id)); err == nil {
@@ -78,7 +79,7 @@ func TestPauseKeepsBytesWithoutHashes(t *testing.T) {
 	if err := b.Resume(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the download", func() bool {
+	testkit.WaitFor(t, "the download", func() bool {
 		j := jobByID(t, b, id)
 		if j.State == ui.Failed {
 			t.Fatalf("failed: %s", j.Err)

@@ -11,6 +11,7 @@ import (
 
 	"braid/engine/mirrortest"
 	"braid/engine/netconf/netconftest"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/runner"
 	"braid/ui"
@@ -46,7 +47,7 @@ func TestRelinkThroughBridge(t *testing.T) {
 	if err := b.Start(true); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "three pieces kept", func() bool {
+	testkit.WaitFor(t, "three pieces kept", func() bool {
 		bits, _, err := q.Pieces(id64, "f.bin")
 		return err == nil && bits.Count() >= 3
 	})
@@ -61,7 +62,7 @@ func TestRelinkThroughBridge(t *testing.T) {
 	if err := b.Resume(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "link expired", func() bool {
+	testkit.WaitFor(t, "link expired", func() bool {
 		j, err := q.Get(id64)
 		return err == nil && j.LinkExpired()
 	})
@@ -94,7 +95,7 @@ func TestRelinkThroughBridge(t *testing.T) {
 	if !strings.Contains(checked, "agree") {
 		t.Errorf("checked: %q", checked)
 	}
-	waitFor(t, "the job done after the new link", func() bool {
+	testkit.WaitFor(t, "the job done after the new link", func() bool {
 		s, err := q.StateOf(id64)
 		return err == nil && s == queue.Done
 	})

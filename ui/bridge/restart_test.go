@@ -6,6 +6,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/ui"
 )
 
@@ -31,7 +32,7 @@ func TestFinishedFileAfterARestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the first file to finish and the second to start", func() bool {
+	testkit.WaitFor(t, "the first file to finish and the second to start", func() bool {
 		j, err := q.Get(int64(id))
 		if err != nil || len(j.Files) != 2 {
 			return false
@@ -52,7 +53,7 @@ func TestFinishedFileAfterARestart(t *testing.T) {
 		}
 	}
 	checked := 0
-	waitFor(t, "the job to end", func() bool {
+	testkit.WaitFor(t, "the job to end", func() bool {
 		d, err := again.Detail(id, false)
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/ui"
 )
 
@@ -38,7 +39,7 @@ func TestScheduleHoldsTheQueue(t *testing.T) {
 	}
 	// The runner has been woken by the Add; give it the chance to run
 	// the job it must not run, then look.
-	waitFor(t, "the runner to look at the schedule", func() bool {
+	testkit.WaitFor(t, "the runner to look at the schedule", func() bool {
 		s, err := q.Schedule()
 		return err == nil && s.AltSpeed
 	})
@@ -58,7 +59,7 @@ func TestScheduleHoldsTheQueue(t *testing.T) {
 	if err := b.SetSchedule(ui.Schedule{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the job to finish once the pause ended", func() bool { return jobByID(t, b, id).State == ui.Done })
+	testkit.WaitFor(t, "the job to finish once the pause ended", func() bool { return jobByID(t, b, id).State == ui.Done })
 }
 
 // TestScheduleStopsARun pauses everything through the schedule while a
@@ -77,18 +78,18 @@ func TestScheduleStopsARun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the download to be under way", func() bool { return m.BytesServed() > 256<<10 })
+	testkit.WaitFor(t, "the download to be under way", func() bool { return m.BytesServed() > 256<<10 })
 	if err := b.SetSchedule(ui.Schedule{PausedUntil: time.Now().Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the run to stop", func() bool { return len(b.Active()) == 0 && jobByID(t, b, id).State == ui.Queued })
+	testkit.WaitFor(t, "the run to stop", func() bool { return len(b.Active()) == 0 && jobByID(t, b, id).State == ui.Queued })
 	if j := jobByID(t, b, id); j.Done == 0 || j.Done >= j.Size {
 		t.Errorf("stopped with %d of %d bytes: the progress was not kept, or it finished anyway", j.Done, j.Size)
 	}
 	if err := b.SetSchedule(ui.Schedule{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the job to finish after the pause", func() bool { return jobByID(t, b, id).State == ui.Done })
+	testkit.WaitFor(t, "the job to finish after the pause", func() bool { return jobByID(t, b, id).State == ui.Done })
 }
 
 // TestHeldJobSaysWhy: a queued job the schedule holds says why on its

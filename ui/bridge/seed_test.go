@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/ui"
 )
 
@@ -44,7 +45,7 @@ func TestSeedingPauseResumeStop(t *testing.T) {
 	if err := b.Pause(id); err != nil {
 		t.Fatalf("pause a seeding torrent: %v", err)
 	}
-	waitFor(t, "the seeding to stop", func() bool { return !slices.Contains(b.runner.Seeding(), int64(id)) })
+	testkit.WaitFor(t, "the seeding to stop", func() bool { return !slices.Contains(b.runner.Seeding(), int64(id)) })
 	if j := jobByID(t, b, id); j.State != ui.Paused || !j.State.Resumable() {
 		t.Errorf("a torrent whose seeding was paused shows %v %q", j.State, j.Err)
 	}
@@ -53,7 +54,7 @@ func TestSeedingPauseResumeStop(t *testing.T) {
 		t.Fatalf("resume seeding: %v", err)
 	}
 	waitForJob(t, b, id, "the torrent to seed again", seeding)
-	waitFor(t, "its row to say so", func() bool { return jobByID(t, b, id).State == ui.Seeding })
+	testkit.WaitFor(t, "its row to say so", func() bool { return jobByID(t, b, id).State == ui.Seeding })
 	got, err := os.ReadFile(filepath.Join(dest, "one.bin"))
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("one.bin after seeding again: %v", err)
@@ -62,7 +63,7 @@ func TestSeedingPauseResumeStop(t *testing.T) {
 	if err := b.StopSeeding(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the seeding to stop for good", func() bool {
+	testkit.WaitFor(t, "the seeding to stop for good", func() bool {
 		return !slices.Contains(b.runner.Seeding(), int64(id)) && jobByID(t, b, id).State == ui.Done
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/ui"
 
@@ -69,8 +70,8 @@ func TestSeedingGoesOnAfterARestart(t *testing.T) {
 	// The next start.
 	q := openQueue2(t, state)
 	b := startedBackend(t, q)
-	waitFor(t, "it to seed again", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
-	waitFor(t, "its row to say so", func() bool { return jobByID(t, b, id).State == ui.Seeding })
+	testkit.WaitFor(t, "it to seed again", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
+	testkit.WaitFor(t, "its row to say so", func() bool { return jobByID(t, b, id).State == ui.Seeding })
 	tj, ok := b.runner.LiveTorrent(int64(id))
 	if !ok {
 		t.Fatal("no live torrent for the job seeding")
@@ -94,8 +95,8 @@ func TestSeedingGoesOnAfterARestart(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(dir, "again.bin")); err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("the leecher's file: %v", err)
 	}
-	waitFor(t, "the ratio of 1 to end the seeding", func() bool { return !slices.Contains(b.runner.Seeding(), int64(id)) })
-	waitFor(t, "its row to show it done", func() bool { return jobByID(t, b, id).State == ui.Done })
+	testkit.WaitFor(t, "the ratio of 1 to end the seeding", func() bool { return !slices.Contains(b.runner.Seeding(), int64(id)) })
+	testkit.WaitFor(t, "its row to show it done", func() bool { return jobByID(t, b, id).State == ui.Done })
 	b.Close()
 	s, err := q.Seeded(int64(id))
 	if err != nil || s.Active || s.Uploaded < int64(len(data)) {
@@ -138,7 +139,7 @@ func TestRowSaysWhyATorrentDoesNotSeedOn(t *testing.T) {
 			defer q.Close()
 			b := startedBackend(t, q)
 			var j ui.Job
-			waitFor(t, "the row to say why it does not seed", func() bool {
+			testkit.WaitFor(t, "the row to say why it does not seed", func() bool {
 				j = jobByID(t, b, id)
 				return j.SeedNote != ""
 			})

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/ui"
 )
@@ -37,7 +38,7 @@ func TestPausedSeedingKeptAcrossRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the torrent to seed", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
+	testkit.WaitFor(t, "the torrent to seed", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
 	if err := b.Pause(id); err != nil {
 		t.Fatal(err)
 	}
@@ -56,8 +57,8 @@ func TestPausedSeedingKeptAcrossRestart(t *testing.T) {
 	if err := b.Resume(id); err != nil {
 		t.Fatalf("resume: %v", err)
 	}
-	waitFor(t, "it to seed again", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
-	waitFor(t, "its row to say so", func() bool { return jobByID(t, b, id).State == ui.Seeding })
+	testkit.WaitFor(t, "it to seed again", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
+	testkit.WaitFor(t, "its row to say so", func() bool { return jobByID(t, b, id).State == ui.Seeding })
 	if got, err := q.SeedPaused(); err != nil || got[int64(id)] {
 		t.Fatalf("still recorded paused after Resume: %v %v", got, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/ui"
 )
@@ -32,13 +33,13 @@ func TestSeedingPausedAndResumedByAnotherProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the torrent to seed", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
+	testkit.WaitFor(t, "the torrent to seed", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
 
 	other := openQueue2(t, state) // the command line's own connection
 	if other.Owner() {
 		t.Fatal("the second opening owns the queue")
 	}
-	waitFor(t, "the queue to say it is done", func() bool {
+	testkit.WaitFor(t, "the queue to say it is done", func() bool {
 		s, err := other.StateOf(int64(id))
 		return err == nil && s == queue.Done
 	})
@@ -46,13 +47,13 @@ func TestSeedingPausedAndResumedByAnotherProcess(t *testing.T) {
 		t.Fatalf("PauseSeeding from another process: %v, %v", ok, err)
 	}
 	b.Wake() // what braid queue pause's wakeRunning does
-	waitFor(t, "it to stop seeding", func() bool { return !slices.Contains(b.runner.Seeding(), int64(id)) })
-	waitFor(t, "its row to show paused", func() bool { return jobByID(t, b, id).State == ui.Paused })
+	testkit.WaitFor(t, "it to stop seeding", func() bool { return !slices.Contains(b.runner.Seeding(), int64(id)) })
+	testkit.WaitFor(t, "its row to show paused", func() bool { return jobByID(t, b, id).State == ui.Paused })
 
 	if ok, err := other.ResumeSeeding(int64(id)); err != nil || !ok {
 		t.Fatalf("ResumeSeeding from another process: %v, %v", ok, err)
 	}
 	b.Wake() // what braid queue resume's wakeRunning does
-	waitFor(t, "it to seed again", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
-	waitFor(t, "its row to say so", func() bool { return jobByID(t, b, id).State == ui.Seeding })
+	testkit.WaitFor(t, "it to seed again", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
+	testkit.WaitFor(t, "its row to say so", func() bool { return jobByID(t, b, id).State == ui.Seeding })
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/ui"
 )
 
@@ -44,7 +45,7 @@ func TestSwarmThroughTheWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	var peers []ui.PeerDetail
-	waitFor(t, "the seeder to send", func() bool {
+	testkit.WaitFor(t, "the seeder to send", func() bool {
 		var ok bool
 		peers, ok = b.Peers(id)
 		return ok && len(peers) == 1 && peers[0].Progress == 1
@@ -56,7 +57,7 @@ func TestSwarmThroughTheWindow(t *testing.T) {
 		t.Errorf("trackers of a magnet without any: %+v %v", trs, ok)
 	}
 	// The torrent's speed is no one file's: its files show none.
-	waitFor(t, "the torrent's speed", func() bool { return jobByID(t, b, id).Speed > 0 })
+	testkit.WaitFor(t, "the torrent's speed", func() bool { return jobByID(t, b, id).Speed > 0 })
 	if d, err := b.Detail(id, false); err != nil || len(d.Files) != 2 {
 		t.Fatalf("detail: %+v, %v", d.Files, err)
 	} else {
@@ -67,7 +68,7 @@ func TestSwarmThroughTheWindow(t *testing.T) {
 		}
 	}
 	var d ui.Detail
-	waitFor(t, "both files to be choosable", func() bool {
+	testkit.WaitFor(t, "both files to be choosable", func() bool {
 		d, err = b.Detail(id, false)
 		return err == nil && len(d.Files) == 2 && d.Files[0].Choosable && d.Files[1].Choosable
 	})
@@ -80,7 +81,7 @@ func TestSwarmThroughTheWindow(t *testing.T) {
 	if err := b.SetFileWanted(id, "pair/a.bin", false); err == nil || strings.Contains(err.Error(), "job") {
 		t.Errorf("skipping the last file: %v (want a sentence)", err)
 	}
-	waitFor(t, "b.bin to show skipped", func() bool {
+	testkit.WaitFor(t, "b.bin to show skipped", func() bool {
 		d, err = b.Detail(id, false)
 		return err == nil && len(d.Files) == 2 && d.Files[1].Name == "pair/b.bin" && d.Files[1].Skipped && d.Files[1].Choosable
 	})
@@ -88,7 +89,7 @@ func TestSwarmThroughTheWindow(t *testing.T) {
 	if err := b.SetSettings(s); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the job to be done", func() bool { return jobByID(t, b, id).State == ui.Done })
+	testkit.WaitFor(t, "the job to be done", func() bool { return jobByID(t, b, id).State == ui.Done })
 	d, err = b.Detail(id, false)
 	if err != nil {
 		t.Fatal(err)

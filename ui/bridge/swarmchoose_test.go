@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/ui"
 )
 
@@ -70,7 +71,7 @@ func TestChooseFilesOfAPausedAndADoneTorrent(t *testing.T) {
 	if err := b.Resume(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the job to be done", func() bool { return jobByID(t, b, id).State == ui.Done })
+	testkit.WaitFor(t, "the job to be done", func() bool { return jobByID(t, b, id).State == ui.Done })
 	bPath, aPath := filepath.Join(dest, "pair", "b.bin"), filepath.Join(dest, "pair", "a.bin")
 	if got, err := os.ReadFile(bPath); err != nil || !bytes.Equal(got, b2) {
 		t.Fatalf("b.bin: %v", err)
@@ -97,7 +98,7 @@ func TestChooseFilesOfAPausedAndADoneTorrent(t *testing.T) {
 	if err := b.Resume(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the job to be done again", func() bool { return jobByID(t, b, id).State == ui.Done })
+	testkit.WaitFor(t, "the job to be done again", func() bool { return jobByID(t, b, id).State == ui.Done })
 	if got, err := os.ReadFile(aPath); err != nil || !bytes.Equal(got, a) {
 		t.Fatalf("a.bin fetched on resume: %v", err)
 	}

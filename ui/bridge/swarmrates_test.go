@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/ui"
 )
 
@@ -35,7 +36,7 @@ func TestRowAndPeersAgreeOnSpeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the seeder to send", func() bool {
+	testkit.WaitFor(t, "the seeder to send", func() bool {
 		ps, ok := b.Peers(id)
 		return ok && len(ps) == 1 && jobByID(t, b, id).Speed > 0
 	})

@@ -15,6 +15,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/ui"
 )
@@ -65,7 +66,7 @@ func TestTorrentFileThroughTheWindow(t *testing.T) {
 	b := startedBackend(t, q)
 	dest := t.TempDir()
 	id := pickOne(t, b, tf, map[string]int64{"pack/a.bin": 300<<10 + 1, "pack/b/c.bin": 200 << 10}, "pack/b/c.bin", dest)
-	waitFor(t, "the torrent job to finish", func() bool {
+	testkit.WaitFor(t, "the torrent job to finish", func() bool {
 		j := jobByID(t, b, id)
 		if j.State == ui.Failed {
 			t.Fatalf("job failed: %s", j.Err)
@@ -137,7 +138,7 @@ func TestMagnetThroughTheWindowSeeds(t *testing.T) {
 	}
 	var row ui.Job
 	var peers, seeds int
-	waitFor(t, "the magnet's job to seed", func() bool {
+	testkit.WaitFor(t, "the magnet's job to seed", func() bool {
 		for _, j := range b.Active() {
 			if j.ID == id {
 				row = j
@@ -180,7 +181,7 @@ func TestMagnetThroughTheWindowSeeds(t *testing.T) {
 	if err := b.Remove(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "seeding to end with the job", func() bool {
+	testkit.WaitFor(t, "seeding to end with the job", func() bool {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		_, ok := b.liveTorrentLocked(int64(id))
@@ -264,7 +265,7 @@ func TestMagnetFetchingMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	var row ui.Job
-	waitFor(t, "the row to say it fetches metadata", func() bool {
+	testkit.WaitFor(t, "the row to say it fetches metadata", func() bool {
 		for _, j := range b.Active() {
 			if j.ID == id {
 				row = j
@@ -278,7 +279,7 @@ func TestMagnetFetchingMetadata(t *testing.T) {
 	if err := b.Remove(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the runner to let the magnet go", func() bool {
+	testkit.WaitFor(t, "the runner to let the magnet go", func() bool {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		_, ok := b.liveTorrentLocked(int64(id))
@@ -305,7 +306,7 @@ func TestMagnetPickerShowsFiles(t *testing.T) {
 	if err != nil || !ok || !bytes.Equal(stored.InfoBytes, mi.InfoBytes) {
 		t.Fatalf("the job's torrent: stored %v (%v)", ok, err)
 	}
-	waitFor(t, "the magnet's job to finish", func() bool {
+	testkit.WaitFor(t, "the magnet's job to finish", func() bool {
 		j := jobByID(t, b, id)
 		if j.State == ui.Failed {
 			t.Fatalf("job failed: %s", j.Err)

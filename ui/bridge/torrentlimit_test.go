@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/ui"
 )
 
@@ -42,7 +43,7 @@ func TestSpeedChangesNeverRestartATorrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the torrent to download", func() bool {
+	testkit.WaitFor(t, "the torrent to download", func() bool {
 		j := jobByID(t, b, id)
 		if j.State == ui.Failed {
 			t.Fatalf("failed: %s (%s)", j.Err, j.ErrDetail)
@@ -59,7 +60,7 @@ func TestSpeedChangesNeverRestartATorrent(t *testing.T) {
 		// asked for one: the download moves on, the seed stays a while.
 		if want == ui.Running {
 			before := jobByID(t, b, id).Done
-			waitFor(t, "the download to go on after "+when, func() bool { return jobByID(t, b, id).Done > before })
+			testkit.WaitFor(t, "the download to go on after "+when, func() bool { return jobByID(t, b, id).Done > before })
 		} else {
 			time.Sleep(time.Second)
 		}
@@ -96,8 +97,8 @@ func TestSpeedChangesNeverRestartATorrent(t *testing.T) {
 	if err := b.SetSettings(s); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the torrent to seed", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
-	waitFor(t, "its row to say so", func() bool { return jobByID(t, b, id).State == ui.Seeding })
+	testkit.WaitFor(t, "the torrent to seed", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
+	testkit.WaitFor(t, "its row to say so", func() bool { return jobByID(t, b, id).State == ui.Seeding })
 	live, _ = b.runner.LiveTorrent(int64(id))
 	changes(ui.Seeding)
 	if !slices.Contains(b.runner.Seeding(), int64(id)) {

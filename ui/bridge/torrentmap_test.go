@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"braid/internal/testkit"
 	"braid/ui"
 )
 
@@ -51,7 +52,7 @@ func TestVerifyTorrentJob(t *testing.T) {
 	if err := b.Verify(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
+	testkit.WaitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
 	j := jobByID(t, b, id)
 	if j.State != ui.Done || j.Mismatch {
 		t.Fatalf("a good torrent after Verify: %s, mismatch %v, %q", j.State, j.Mismatch, j.Err)
@@ -72,7 +73,7 @@ func TestVerifyTorrentJob(t *testing.T) {
 	if err := b.Verify(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
+	testkit.WaitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
 	j = jobByID(t, b, id)
 	qj, err := q.Get(int64(id))
 	if err != nil {
@@ -97,7 +98,7 @@ func TestVerifyTorrentJob(t *testing.T) {
 	if err := b.Repair(id); err != nil {
 		t.Fatalf("Repair of a torrent: %v", err)
 	}
-	waitFor(t, "repair", func() bool { return len(b.Active()) == 0 })
+	testkit.WaitFor(t, "repair", func() bool { return len(b.Active()) == 0 })
 	if j := jobByID(t, b, id); j.State != ui.Queued {
 		t.Errorf("after Repair found a bad piece the job is %s (%q), want queued for its run", j.State, j.Err)
 	}
@@ -109,7 +110,7 @@ func TestVerifyTorrentJob(t *testing.T) {
 	if err := b.Start(true); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the run to mend it", func() bool { return jobByID(t, b, id).State == ui.Done || jobByID(t, b, id).State == ui.Seeding })
+	testkit.WaitFor(t, "the run to mend it", func() bool { return jobByID(t, b, id).State == ui.Done || jobByID(t, b, id).State == ui.Seeding })
 	if got, err := os.ReadFile(file); err != nil || !bytes.Equal(got, data) {
 		t.Errorf("after the run the file is not the seeder's: %v", err)
 	}

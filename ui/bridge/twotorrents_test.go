@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/ui"
 )
 
@@ -101,7 +102,7 @@ func TestTwoTorrentsLiveAtOnce(t *testing.T) {
 	t.Logf("%d readings with both torrents live; from %v to %v bytes", readings, first.done, last.done)
 
 	for _, tr := range tors {
-		waitFor(t, tr.name+" to finish", func() bool {
+		testkit.WaitFor(t, tr.name+" to finish", func() bool {
 			j := jobByID(t, b, tr.id)
 			if j.State == ui.Failed {
 				t.Fatalf("%s failed: %s", tr.name, j.Err)

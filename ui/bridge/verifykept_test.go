@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"braid/internal/testkit"
 	"braid/ui"
 )
 
@@ -27,7 +28,7 @@ func TestVerifyTorrentKeepsGoodBytes(t *testing.T) {
 	if err := b.Verify(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
+	testkit.WaitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
 	size := int64(len(data))
 	want := size - 64<<10
 	j := jobByID(t, b, id)

@@ -11,6 +11,7 @@ import (
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/ui"
 )
@@ -30,7 +31,7 @@ func TestSavedUnderFreeNameShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := startOne(t, b, "f.meta4", f, dir)
-	waitFor(t, "the download", func() bool { return jobByID(t, b, id).State == ui.Done })
+	testkit.WaitFor(t, "the download", func() bool { return jobByID(t, b, id).State == ui.Done })
 	if got, err := os.ReadFile(filepath.Join(dir, "f.bin")); err != nil || string(got) != string(other) {
 		t.Fatalf("the file that was there was changed (%v)", err)
 	}
@@ -54,7 +55,7 @@ func TestSavedUnderFreeNameShown(t *testing.T) {
 	if err := b.Verify(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
+	testkit.WaitFor(t, "verify", func() bool { return len(b.Active()) == 0 })
 	if j := jobByID(t, b, id); j.State != ui.Done || j.Mismatch || j.Outcome != "verified (sha-256)" {
 		t.Errorf("verify of the file saved under a free name: %+v", j)
 	}
@@ -79,10 +80,10 @@ func TestWaitingJobShownThenFinishes(t *testing.T) {
 		}
 		return ui.Job{}, false
 	}
-	waitFor(t, "progress", func() bool { j, ok := active(); return ok && j.Done > 0 })
+	testkit.WaitFor(t, "progress", func() bool { j, ok := active(); return ok && j.Done > 0 })
 	m.Pause()
 	var waiting ui.Job
-	waitFor(t, "the Waiting state", func() bool {
+	testkit.WaitFor(t, "the Waiting state", func() bool {
 		j, ok := active()
 		waiting = j
 		return ok && j.State == ui.Waiting
@@ -109,7 +110,7 @@ func TestWaitingJobShownThenFinishes(t *testing.T) {
 		}
 	}
 	m.Resume()
-	waitFor(t, "the download after the outage", func() bool { return jobByID(t, b, id).State == ui.Done })
+	testkit.WaitFor(t, "the download after the outage", func() bool { return jobByID(t, b, id).State == ui.Done })
 	if j := jobByID(t, b, id); j.Err != "" {
 		t.Errorf("the finished job still says %q", j.Err)
 	}
@@ -173,7 +174,7 @@ func TestThreeJobsLiveAtOnce(t *testing.T) {
 	}
 	// One at a time, as set; then three, a change the running runner
 	// follows.
-	waitFor(t, "one job live with progress", func() bool {
+	testkit.WaitFor(t, "one job live with progress", func() bool {
 		live := running()
 		if len(live) > 1 {
 			t.Fatalf("%d jobs run with one download at once set", len(live))
@@ -186,7 +187,7 @@ func TestThreeJobsLiveAtOnce(t *testing.T) {
 	if err := b.SetSettings(ui.Settings{Dir: t.TempDir(), MaxJobs: 3}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "three jobs live with progress", func() bool {
+	testkit.WaitFor(t, "three jobs live with progress", func() bool {
 		live := running()
 		for _, id := range ids {
 			if live[id].Done == 0 {
@@ -200,7 +201,7 @@ func TestThreeJobsLiveAtOnce(t *testing.T) {
 		return err != nil || j.State != queue.Running
 	}
 	w := newWindow(t, b)
-	waitFor(t, "the three jobs", func() bool {
+	testkit.WaitFor(t, "the three jobs", func() bool {
 		// The window's rows, read as its ticker does, keep each running
 		// job's progress from tick to tick.
 		w.Tick()
@@ -259,7 +260,7 @@ func TestRepairOfMissingFileFetchesItAgain(t *testing.T) {
 	b := newBackend(t, q)
 	dir := t.TempDir()
 	id := startOne(t, b, "gone.meta4", f, dir)
-	waitFor(t, "the download", func() bool { return jobByID(t, b, id).State == ui.Done })
+	testkit.WaitFor(t, "the download", func() bool { return jobByID(t, b, id).State == ui.Done })
 	if err := os.Remove(filepath.Join(dir, "gone.bin")); err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestRepairOfMissingFileFetchesItAgain(t *testing.T) {
 	if err := b.Repair(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the file fetched again", func() bool {
+	testkit.WaitFor(t, "the file fetched again", func() bool {
 		_, err := os.Stat(filepath.Join(dir, "gone.bin"))
 		return err == nil && jobByID(t, b, id).State == ui.Done
 	})

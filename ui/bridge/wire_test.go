@@ -20,6 +20,7 @@ import (
 	"braid/engine/resourcesync/rstest"
 	"braid/engine/signature"
 	"braid/engine/signature/signaturetest"
+	"braid/internal/testkit"
 	"braid/runner"
 	"braid/ui"
 )
@@ -202,7 +203,7 @@ func TestSignaturesInTheWindow(t *testing.T) {
 	goodID := add(signedFile(t, "good.bin", good, alice))
 	unknownID := add(signedFile(t, "unknown.bin", unknown, mallory))
 	badID := add(badFile)
-	waitFor(t, "the downloads to end", func() bool {
+	testkit.WaitFor(t, "the downloads to end", func() bool {
 		for _, id := range []ui.JobID{goodID, unknownID, badID} {
 			if jobByID(t, b, id).State.Live() {
 				return false
@@ -286,7 +287,7 @@ func TestSignaturesInTheWindow(t *testing.T) {
 	if err := b.Verify(unknownID); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the check", func() bool { return !jobByID(t, b, unknownID).State.Live() })
+	testkit.WaitFor(t, "the check", func() bool { return !jobByID(t, b, unknownID).State.Live() })
 	if u := jobByID(t, b, unknownID); u.State != ui.Done || u.SignerUnknown || !strings.Contains(u.Signer, "Mallory") {
 		t.Errorf("after importing the key, Verify says %+v", u)
 	}
@@ -343,7 +344,7 @@ func TestResourceSyncInTheWindow(t *testing.T) {
 	w.Locked(p.Accept)
 	w.Settle()
 	var id ui.JobID
-	waitFor(t, "the sync", func() bool {
+	testkit.WaitFor(t, "the sync", func() bool {
 		for _, j := range jobsOf(t, b) {
 			if j.Sync {
 				id = j.ID
@@ -390,7 +391,7 @@ func TestResourceSyncInTheWindow(t *testing.T) {
 	src.Put("/data/c.txt", payload(700))
 	w.Locked(func() { test.Tap(w.Details.SyncAgain) })
 	w.Settle()
-	waitFor(t, "the second sync", func() bool {
+	testkit.WaitFor(t, "the second sync", func() bool {
 		j := jobByID(t, b, id)
 		return j.State == ui.Synced && strings.Contains(j.Outcome, "1 fetched")
 	})
@@ -502,7 +503,7 @@ func TestSyncJobLive(t *testing.T) {
 		t.Fatalf("sync job ID %d is not a sync set's", id)
 	}
 	var live ui.Job
-	waitFor(t, "the sync to move bytes", func() bool {
+	testkit.WaitFor(t, "the sync to move bytes", func() bool {
 		for _, j := range b.Active() {
 			if j.ID == id {
 				live = j
@@ -539,7 +540,7 @@ func TestSyncJobLive(t *testing.T) {
 	if err := b.Resume(id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the sync to finish", func() bool { return jobByID(t, b, id).State == ui.Synced })
+	testkit.WaitFor(t, "the sync to finish", func() bool { return jobByID(t, b, id).State == ui.Synced })
 	if got, err := os.ReadFile(filepath.Join(dir, "big.bin")); err != nil || len(got) != len(big) {
 		t.Errorf("big.bin: %d bytes, %v", len(got), err)
 	}
