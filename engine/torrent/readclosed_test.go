@@ -2,6 +2,9 @@ package torrent
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"braid/engine/mirrortest"
@@ -40,5 +43,55 @@ func TestReadAfterClose(t *testing.T) {
 	}
 	if got, err := read(); err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("after the close: %v, right bytes %v", err, bytes.Equal(got, want))
+	}
+}
+
+// Pieces recorded done whose bytes are no longer on disk (the download
+// folder emptied, a file deleted or cut short since) are not taken as
+// done: they are fetched again. A download once stayed "downloading" at
+// 256 of 256 pieces, with no file, waiting for nothing.
+func TestRecordedPiecesGoneFromDisk(t *testing.T) {
+	dir := t.TempDir()
+	a, b := mirrortest.Bytes(100<<10, 33), mirrortest.Bytes(60<<10, 34)
+	mi := torrenttest.Make(t, dir, "pair", 64<<10, []torrenttest.File{{Path: "a.bin", Data: a}, {Path: "b.bin", Data: b}})
+	info, err := mi.UnmarshalInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp := &MemCompletion{}
+	if err := comp.Set(mi.HashInfoBytes().HexString(), []int{0, 1, 2}, true); err != nil {
+		t.Fatal(err)
+	}
+	complete := func() []bool {
+		t.Helper()
+		s := &braidStorage{dir: dir, comp: comp}
+		ts, err := s.open(&info, mi.HashInfoBytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ts.close()
+		var out []bool
+		for i := range info.NumPieces() {
+			c := ts.piece(info.Piece(i)).Completion()
+			out = append(out, c.Ok && c.Complete)
+		}
+		return out
+	}
+	if got := complete(); !slices.Equal(got, []bool{true, true, true}) {
+		t.Fatalf("with both files there, pieces done %v, want all", got)
+	}
+	// b.bin cut to 20 KiB: piece 1 (a.bin's end, b.bin's first 28 KiB)
+	// and piece 2 lose bytes; piece 0 is all a.bin's.
+	if err := os.Truncate(filepath.Join(dir, "pair", "b.bin"), 20<<10); err != nil {
+		t.Fatal(err)
+	}
+	if got := complete(); !slices.Equal(got, []bool{true, false, false}) {
+		t.Errorf("with b.bin cut short, pieces done %v, want only piece 0", got)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "pair")); err != nil {
+		t.Fatal(err)
+	}
+	if got := complete(); !slices.Equal(got, []bool{false, false, false}) {
+		t.Errorf("with the folder gone, pieces done %v, want none", got)
 	}
 }

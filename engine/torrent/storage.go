@@ -187,15 +187,23 @@ func (s *braidStorage) open(info *metainfo.Info, ih metainfo.Hash) (*torrentStor
 		done:     make([]bool, info.NumPieces()),
 		recorded: make([]bool, info.NumPieces()),
 	}
+	// onDisk is how many bytes of each file are on disk, at either name.
+	onDisk := make([]int64, len(spans))
 	for i, sp := range spans {
 		ts.files[i] = &openFile{}
 		if sp.pad {
 			continue
 		}
-		_, errPart := root.Stat(sp.name + partSuffix)
-		_, errFinal := root.Stat(sp.name)
+		part, errPart := root.Stat(sp.name + partSuffix)
+		final, errFinal := root.Stat(sp.name)
 		ts.files[i].final = errFinal == nil && errors.Is(errPart, fs.ErrNotExist)
 		ts.files[i].exists.Store(errFinal == nil || errPart == nil)
+		switch {
+		case errPart == nil:
+			onDisk[i] = part.Size()
+		case errFinal == nil:
+			onDisk[i] = final.Size()
+		}
 	}
 	recorded, err := s.comp.Load(ts.ih)
 	if err != nil {
@@ -203,12 +211,36 @@ func (s *braidStorage) open(info *metainfo.Info, ih metainfo.Hash) (*torrentStor
 		return nil, fmt.Errorf("piece completion: %w", err)
 	}
 	for i, ok := range recorded {
-		if i < len(ts.done) {
-			ts.recorded[i] = true
-			ts.done[i] = ok
+		if i >= len(ts.done) {
+			continue
 		}
+		if ok && !ts.onDisk(i, onDisk) {
+			// Recorded done, but its bytes are gone (the folder was
+			// emptied, a file deleted or cut short): fetched again, not
+			// trusted to a record of files no longer there.
+			continue
+		}
+		ts.recorded[i] = true
+		ts.done[i] = ok
 	}
 	return ts, nil
+}
+
+// onDisk reports whether every file that piece i spans holds the piece's
+// bytes of it, by the files' lengths on disk.
+func (ts *torrentStorage) onDisk(i int, lengths []int64) bool {
+	off := int64(i) * ts.info.PieceLength
+	end := min(off+ts.info.PieceLength, ts.info.TotalLength())
+	for _, f := range ts.spansOf(off, end-off) {
+		sp := ts.spans[f]
+		if sp.pad {
+			continue
+		}
+		if lengths[f] < min(end, sp.offset+sp.length)-sp.offset {
+			return false
+		}
+	}
+	return true
 }
 
 const partSuffix = ".part"
