@@ -3,18 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"braid/engine/metalink"
-	"braid/engine/mirrortest"
-	"braid/engine/torrent"
-	"braid/engine/torrent/torrenttest"
 	"braid/queue"
 )
 
@@ -25,40 +19,8 @@ import (
 // and seeds it. A done job that does not seed is still refused.
 func TestQueueResumeSeeding(t *testing.T) {
 	t.Parallel()
-	data := getData(256<<10 + 5)
-	m := mirrortest.New(t, data)
-	mi := torrenttest.Make(t, t.TempDir(), "p.bin", 32<<10, []torrenttest.File{{Data: data}}, m.URL())
-	tf := torrenttest.WriteFile(t, mi, "p.torrent")
-	state, dest := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(dest, "p.bin"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1, Discovery: false, Port: port}); err != nil {
-		t.Fatal(err)
-	}
-	spec, err := torrent.Resolve(context.Background(), tf, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := torrent.Document(spec, tf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := q.Add(tf, dest, doc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sq := newSeedQueue(t, "p.bin", getData(256<<10+5), 32<<10, true)
+	state, dest, q, id, m, data := sq.state, sq.dest, sq.q, sq.id, sq.m, sq.data
 	plain, err := q.Add(m.URL(), dest, &metalink.Document{Version: 4, Files: []metalink.File{
 		{Name: "plain.bin", Size: int64(len(data)), URLs: []metalink.URL{{URL: m.URL(), Priority: 1}}}}}, nil)
 	if err != nil {

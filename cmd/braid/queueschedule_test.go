@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,8 +15,6 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/engine/piece"
-	"braid/engine/torrent"
-	"braid/engine/torrent/torrenttest"
 	"braid/queue"
 )
 
@@ -140,42 +137,10 @@ func TestQueueRunHoldsForTheSchedule(t *testing.T) {
 func TestQueuePauseStopsQueueRunSeeding(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	bin := buildBraid(t)
-	data := getData(256<<10 + 5)
-	m := mirrortest.New(t, data)
-	mi := torrenttest.Make(t, t.TempDir(), "p.bin", 32<<10, []torrenttest.File{{Data: data}}, m.URL())
-	tf := torrenttest.WriteFile(t, mi, "p.torrent")
-	state, dest := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(dest, "p.bin"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A ratio no leecher here reaches: it seeds until stopped.
-	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1, Discovery: false, Port: port}); err != nil {
-		t.Fatal(err)
-	}
-	spec, err := torrent.Resolve(context.Background(), tf, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := torrent.Document(spec, tf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := q.Add(tf, dest, doc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sq := newSeedQueue(t, "p.bin", getData(256<<10+5), 32<<10, true)
+	state, id := sq.state, sq.id
 	// Queued with its file there: the run checks it and seeds.
-	q.Close()
+	sq.q.Close()
 
 	out, exited := startQueueRun(t, bin, state)
 	waitSays(t, out, fmt.Sprintf("job %d p.bin: seeding until it has sent 1.00 times its size", id), time.Minute)
@@ -188,7 +153,7 @@ func TestQueuePauseStopsQueueRunSeeding(t *testing.T) {
 	if want := fmt.Sprintf("job %d p.bin: seeding stopped", id); !strings.Contains(out.String(), want) {
 		t.Errorf("queue run did not say %q:\n%s", want, out.String())
 	}
-	q, err = queue.Open(state)
+	q, err := queue.Open(state)
 	if err != nil {
 		t.Fatal(err)
 	}

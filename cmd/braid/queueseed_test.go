@@ -3,13 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
-	"braid/engine/mirrortest"
-	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
 	"braid/queue"
 )
@@ -31,37 +28,8 @@ func waitSays(t *testing.T, out *syncBuffer, want string, limit time.Duration) {
 // queue run, with nothing queued, seeds them on; a leecher that takes the
 // whole file from it brings the ratio to 1 and ends that run by itself.
 func TestQueueRunSeedsOn(t *testing.T) {
-	data := getData(1<<20 + 7)
-	m := mirrortest.New(t, data)
-	mi := torrenttest.Make(t, t.TempDir(), "s.bin", 64<<10, []torrenttest.File{{Data: data}}, m.URL())
-	tf := torrenttest.WriteFile(t, mi, "s.torrent")
-	state, dest := t.TempDir(), t.TempDir()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1, Discovery: false, Port: port}); err != nil {
-		t.Fatal(err)
-	}
-	spec, err := torrent.Resolve(context.Background(), tf, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := torrent.Document(spec, tf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := q.Add(tf, dest, doc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sq := newSeedQueue(t, "s.bin", getData(1<<20+7), 64<<10, false)
+	state, q, mi, port, id := sq.state, sq.q, sq.mi, sq.port, sq.id
 	q.Close()
 
 	run := func(ctx context.Context, out *syncBuffer) <-chan int {
@@ -91,7 +59,7 @@ func TestQueueRunSeedsOn(t *testing.T) {
 	if !strings.Contains(out.String(), "the torrents seeding now seed on at the next start") {
 		t.Errorf("Ctrl-C while seeding did not say the torrent seeds on:\n%s", out.String())
 	}
-	q, err = queue.Open(state)
+	q, err := queue.Open(state)
 	if err != nil {
 		t.Fatal(err)
 	}
