@@ -14,6 +14,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // origin serves a dynamic metalink that a test can change, and counts
@@ -159,7 +160,7 @@ func TestDynamicRefreshWhenStale(t *testing.T) {
 func addDynamic(t *testing.T, o *origin, doc *metalink.Document, dest string) (*queue.Queue, int64) {
 	t.Helper()
 	doc.Origin, doc.Dynamic = o.URL(), true
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	id, err := q.Add(o.URL(), dest, doc, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // TestRunMarksMismatch runs a job whose mirror serves other bytes than the
@@ -30,7 +31,7 @@ func TestRunMarksMismatch(t *testing.T) {
 		Hashes: []metalink.Hash{{Type: "sha-256", Value: strings.Repeat("ab", 32)}},
 		URLs:   []metalink.URL{{URL: m.URL(), Priority: 1}, {URL: other.URL(), Priority: 2}},
 	}}}
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	id, err := q.Add("x.meta4", t.TempDir(), doc, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func TestRunSendsOrigin(t *testing.T) {
 				Hashes: []metalink.Hash{{Type: "sha-256", Value: hex.EncodeToString(sum[:])}},
 				URLs:   []metalink.URL{{URL: pref.URL + "/p.bin", Priority: 1, Pref: true}},
 			}}}
-			q := openTest(t, t.TempDir())
+			q := queuetest.Open(t, queue.Open, t.TempDir())
 			id, err := q.AddFrom("https://origin.example/p.bin", t.TempDir(), doc, nil, tc.origin)
 			if err != nil {
 				t.Fatal(err)
@@ -114,7 +115,7 @@ func TestRunSendsOrigin(t *testing.T) {
 func TestRunnerClientFromSettings(t *testing.T) {
 	data := testData(200 << 10)
 	m := mirrortest.New(t, data)
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	if err := q.UpdateSettings(func(s *queue.Settings) { s.MaxConns, s.MaxConnsPerMirror, s.SpeedLimit = 5, 3, 1<<30 }); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestRunnerClientFromSettings(t *testing.T) {
 func TestRunnerLive(t *testing.T) {
 	data := testData(2 << 20)
 	m := mirrortest.New(t, data, mirrortest.Rate(512<<10))
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	id, err := q.Add("l.meta4", t.TempDir(), describe(t, "l.bin", data, 128<<10, m), nil)
 	if err != nil {
 		t.Fatal(err)

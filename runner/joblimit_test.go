@@ -11,6 +11,7 @@ import (
 
 	"braid/engine/mirrortest"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // limitWindow is the bytes per second the job's download read over a
@@ -106,7 +107,7 @@ func TestJobLimitFollowedAndKept(t *testing.T) {
 	if err := q.Close(); err != nil {
 		t.Fatal(err)
 	}
-	q = openTest(t, state)
+	q = queuetest.Open(t, queue.Open, state)
 	if got, err := q.Limit(id); err != nil || got != 2*limit {
 		t.Fatalf("after a reopen the job's limit is %d, %v, want %d", got, err, 2*limit)
 	}

@@ -14,6 +14,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // describeMany is a document of n files of data under distinct names.
@@ -32,7 +33,7 @@ func TestRunJobsAndFilesSideBySide(t *testing.T) {
 	data := testData(400<<10 + 9)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(1<<20))
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"), mirrortest.Rate(1<<20))
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := t.TempDir()
 	var jobs []int64
 	for i := range 4 {
@@ -138,7 +139,7 @@ func TestRunOrderKeptAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	q = openTest(t, dir)
+	q = queuetest.Open(t, queue.Open, dir)
 	if err := q.Resume(b); err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestRunOrderKeptAcrossRestart(t *testing.T) {
 // over the settings (as by a command-line flag) stays until that setting
 // changes.
 func TestRunnerFollowsSettings(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	r := &Runner{Queue: q, Client: &engine.Client{Limit: 5 << 20}}
 	if _, err := r.client(); err != nil {
 		t.Fatal(err)
@@ -208,9 +209,9 @@ func TestRunnerFollowsSettings(t *testing.T) {
 // record (a piece outside its file) fails alone, costing the others
 // nothing.
 func TestJournalBatch(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	names := []string{"a.bin", "b.bin", "c.bin", "d.bin"}
-	id, err := q.Add("batch.meta4", t.TempDir(), testDoc(4<<10, 1<<10, names...), nil)
+	id, err := q.Add("batch.meta4", t.TempDir(), queuetest.Doc(4<<10, 1<<10, names...), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +254,7 @@ func TestJournalBatch(t *testing.T) {
 func TestRunSpeedLimitLive(t *testing.T) {
 	data := testData(24 << 20)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	const limit = 1 << 20
 	if err := q.UpdateSettings(func(s *queue.Settings) { s.SpeedLimit = limit }); err != nil {
 		t.Fatal(err)
@@ -289,13 +290,13 @@ func TestRunSpeedLimitLive(t *testing.T) {
 // A batch told to finish a job marks it done in the round that lands its
 // last selected file, and not before; FinishIfComplete then writes nothing.
 func TestJournalBatchFinishWhenLanded(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	names := []string{"a.bin", "b.bin"}
-	id, _, err := q.PrepareFiles("two.meta4", t.TempDir(), testDoc(4<<10, 1<<10, names...).Files, queue.Origin{})
+	id, _, err := q.PrepareFiles("two.meta4", t.TempDir(), queuetest.Doc(4<<10, 1<<10, names...).Files, queue.Origin{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _, err := q.PrepareFiles("other.meta4", t.TempDir(), testDoc(4<<10, 1<<10, "c.bin").Files, queue.Origin{})
+	other, _, err := q.PrepareFiles("other.meta4", t.TempDir(), queuetest.Doc(4<<10, 1<<10, "c.bin").Files, queue.Origin{})
 	if err != nil {
 		t.Fatal(err)
 	}

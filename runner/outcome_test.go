@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"braid/engine/mirrortest"
+	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // TestRunRecordsWhatWasChecked: a job run by the runner records which hash
@@ -18,7 +20,7 @@ import (
 func TestRunRecordsWhatWasChecked(t *testing.T) {
 	data := testData(1<<20 + 9)
 	m := mirrortest.New(t, data)
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := t.TempDir()
 
 	hashed, err := q.Add("h.meta4", dest, describe(t, "h.bin", data, 256<<10, m), nil)

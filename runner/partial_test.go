@@ -14,6 +14,7 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/piece"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // A plain link with no published hash, paused by the user inside its
@@ -136,7 +137,7 @@ func pauseInsidePieces(t *testing.T, data []byte, plan piece.Plan, stop func(*qu
 	for i, m := range ms {
 		f.URLs = append(f.URLs, metalink.URL{URL: m.URL(), Priority: i + 1})
 	}
-	q = openTest(t, t.TempDir()) // a real SQLite file
+	q = queuetest.Open(t, queue.Open, t.TempDir()) // a real SQLite file
 	dest = t.TempDir()
 	id, err := q.Add("plain.meta4", dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"braid/engine/piece"
 	"braid/engine/torrent/torrenttest"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // testData is size reproducible pseudo-random bytes.
@@ -51,7 +52,7 @@ func TestRunDownloads(t *testing.T) {
 	data := testData(3<<20 + 123)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"))
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := filepath.Join(t.TempDir(), "new folder")
 	id, err := q.Add("x.meta4", dest, describe(t, "sub/x.bin", data, 256<<10, a, b), nil)
 	if err != nil {
@@ -116,7 +117,7 @@ func TestRunResumes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := mirrortest.New(t, data)
-			q := openTest(t, t.TempDir())
+			q := queuetest.Open(t, queue.Open, t.TempDir())
 			dest := t.TempDir()
 			id, err := q.Add("r.meta4", dest, describe(t, "r.bin", data, pl, m), nil)
 			if err != nil {
@@ -152,7 +153,7 @@ func TestRunPausesOnDestinationProblems(t *testing.T) {
 	data := testData(1 << 20)
 	t.Run("folder vanished", func(t *testing.T) {
 		m := mirrortest.New(t, data)
-		q := openTest(t, t.TempDir())
+		q := queuetest.Open(t, queue.Open, t.TempDir())
 		dest := filepath.Join(t.TempDir(), "usb")
 		if err := os.Mkdir(dest, 0o755); err != nil {
 			t.Fatal(err)
@@ -198,7 +199,7 @@ func TestRunPausesOnDestinationProblems(t *testing.T) {
 	})
 	t.Run("folder read-only", func(t *testing.T) {
 		m := mirrortest.New(t, data)
-		q := openTest(t, t.TempDir())
+		q := queuetest.Open(t, queue.Open, t.TempDir())
 		dest := t.TempDir()
 		id, err := q.Add("ro.meta4", dest, describe(t, "ro.bin", data, 256<<10, m), nil)
 		if err != nil {
@@ -257,7 +258,7 @@ func TestRunStopsWhenPausedOrInterrupted(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := mirrortest.New(t, data, mirrortest.Rate(1<<20))
-			q := openTest(t, t.TempDir())
+			q := queuetest.Open(t, queue.Open, t.TempDir())
 			id, err := q.Add("s.meta4", t.TempDir(), describe(t, "s.bin", data, 256<<10, m), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -378,7 +379,7 @@ func TestCrashResume(t *testing.T) {
 	}
 
 	// Watch the journal from outside, as another program would.
-	db := rawDB(t, filepath.Join(state, queue.DBName))
+	db := queuetest.RawDB(t, filepath.Join(state, queue.DBName))
 	recorded := func() int {
 		var bits []byte
 		var n int

@@ -8,6 +8,7 @@ import (
 
 	"braid/engine/mirrortest"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // testClock is a clock a test moves by hand, for Service.Now.
@@ -65,7 +66,7 @@ func stateIs(t *testing.T, q *queue.Queue, id int64, want queue.State) func() bo
 // sleeps until the next Wake: a job added later runs at that Wake, by
 // the same service.
 func TestServiceWakeRunsAddedJobs(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	data := testData(300 << 10)
 	m := mirrortest.New(t, data)
 	var mu sync.Mutex
@@ -104,7 +105,7 @@ func TestServiceWakeRunsAddedJobs(t *testing.T) {
 // reaches the window's end stops, its job queued again with its progress,
 // and it finishes in the next window.
 func TestServiceScheduleHoldsThenRuns(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	// 04:00 to 05:00 every day.
 	if err := q.SetSchedule(queue.Schedule{Windows: []queue.TimeWindow{{Start: 4 * 60, End: 5 * 60}}}); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/signature"
 	"braid/engine/signature/signaturetest"
+	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // The runner checks a file's signature with the state folder's keyring
@@ -37,8 +39,8 @@ func TestRunChecksSignatures(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			state, dest := t.TempDir(), t.TempDir()
-			q := openTest(t, state)
-			if _, err := Keyring(q).ImportFrom(context.Background(), writeKey(t, alice), nil); err != nil {
+			q := queuetest.Open(t, queue.Open, state)
+			if _, err := Keyring(q).ImportFrom(context.Background(), alice.KeyFile(t), nil); err != nil {
 				t.Fatal(err)
 			}
 			doc := describe(t, "x.bin", data, 64<<10, m)

@@ -12,6 +12,8 @@ import (
 
 	"braid/engine"
 	"braid/engine/resourcesync/rstest"
+	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // TestSyncJob watches a sync in the background as the window does: a file
@@ -26,7 +28,7 @@ func TestSyncJob(t *testing.T) {
 	}
 	src.Put("/big.bin", data)
 	src.Put("/small.txt", []byte("small\n"))
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dir := t.TempDir()
 
 	slow := &engine.Client{Limit: 32 << 10}

@@ -16,6 +16,7 @@ import (
 	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // torrentRunner is a runner whose BitTorrent client has discovery off and
@@ -108,7 +109,7 @@ func TestTorrentSeedsAfterDone(t *testing.T) {
 	m := mirrortest.New(t, data)
 	mi := torrenttest.Make(t, src, "s.bin", 64<<10, []torrenttest.File{{Data: data}}, m.URL())
 	tf := torrenttest.WriteFile(t, mi, "s.torrent")
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	ts, err := q.TorrentSettings()
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +150,7 @@ func TestTorrentJobPause(t *testing.T) {
 	slow := mirrortest.New(t, data, mirrortest.Rate(128<<10))
 	mi := torrenttest.Make(t, src, "p.bin", 64<<10, []torrenttest.File{{Data: data}}, slow.URL())
 	tf := torrenttest.WriteFile(t, mi, "p.torrent")
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	id := addTorrent(t, q, tf, t.TempDir(), nil)
 	r := torrentRunner(t, q)
 	errc := make(chan error, 1)
@@ -207,7 +208,7 @@ func mustJob(t *testing.T, q *queue.Queue, id int64) queue.Job {
 // noSeedQueue is a test queue whose finished torrents do not seed.
 func noSeedQueue(t *testing.T) *queue.Queue {
 	t.Helper()
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 0}); err != nil {
 		t.Fatal(err)
 	}

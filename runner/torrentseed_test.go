@@ -10,6 +10,7 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/torrent/torrenttest"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // Run seeds on the torrents that were seeding when the last runner
@@ -17,7 +18,7 @@ import (
 // they have; one whose file is gone does not seed, and is not tried
 // again.
 func TestRunSeedsOnAfterARestart(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1000}); err != nil {
 		t.Fatal(err)
 	}

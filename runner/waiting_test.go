@@ -8,6 +8,7 @@ import (
 	"braid/engine"
 	"braid/engine/mirrortest"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // A job whose only mirror goes away waits instead of failing, and the
@@ -17,7 +18,7 @@ import (
 func TestRunWaitsForTheNetwork(t *testing.T) {
 	data := testData(2 << 20)
 	m := mirrortest.New(t, data, mirrortest.Rate(1<<20))
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	id, err := q.Add("w.meta4", t.TempDir(), describe(t, "w.bin", data, 128<<10, m), nil)
 	if err != nil {
 		t.Fatal(err)
