@@ -13,6 +13,7 @@ import (
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/queue/queuetest"
 )
@@ -30,7 +31,7 @@ func describeMany(t *testing.T, prefix string, n int, data []byte, mirrors ...*m
 // Jobs run side by side up to the runner's Jobs, the files of a job side
 // by side too, and all of them within the Client's per-host cap.
 func TestRunJobsAndFilesSideBySide(t *testing.T) {
-	data := testData(400<<10 + 9)
+	data := testkit.Data(400<<10 + 9)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(1<<20))
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"), mirrortest.Rate(1<<20))
 	q := queuetest.Open(t, queue.Open, t.TempDir())
@@ -113,7 +114,7 @@ func TestRunJobsAndFilesSideBySide(t *testing.T) {
 // in its place) holds across closing and opening the queue: the runner
 // starts the jobs in that order.
 func TestRunOrderKeptAcrossRestart(t *testing.T) {
-	data := testData(100<<10 + 3)
+	data := testkit.Data(100<<10 + 3)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	dir, dest := t.TempDir(), t.TempDir()
 	q, err := queue.Open(dir)
@@ -252,7 +253,7 @@ func TestJournalBatch(t *testing.T) {
 // the limit is lifted. Rates are bytes the mirror served over a window,
 // with generous bounds.
 func TestRunSpeedLimitLive(t *testing.T) {
-	data := testData(24 << 20)
+	data := testkit.Data(24 << 20)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	const limit = 1 << 20

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/queue/queuetest"
 )
@@ -18,7 +19,7 @@ import (
 // hash proves is left alone, the download is saved beside it, and removing
 // the job with its files deletes only the file the job wrote.
 func TestRunRecordsWhatWasChecked(t *testing.T) {
-	data := testData(1<<20 + 9)
+	data := testkit.Data(1<<20 + 9)
 	m := mirrortest.New(t, data)
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := t.TempDir()

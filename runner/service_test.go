@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/queue/queuetest"
 )
@@ -67,7 +68,7 @@ func stateIs(t *testing.T, q *queue.Queue, id int64, want queue.State) func() bo
 // the same service.
 func TestServiceWakeRunsAddedJobs(t *testing.T) {
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	data := testData(300 << 10)
+	data := testkit.Data(300 << 10)
 	m := mirrortest.New(t, data)
 	var mu sync.Mutex
 	var runs int
@@ -88,10 +89,10 @@ func TestServiceWakeRunsAddedJobs(t *testing.T) {
 
 	a := addJob(t, q, "a.bin", data, m)
 	svc.Wake()
-	waitTrue(t, "the first job to finish", stateIs(t, q, a, queue.Done))
+	testkit.WaitFor(t, "the first job to finish", stateIs(t, q, a, queue.Done))
 	b := addJob(t, q, "b.bin", data, m)
 	svc.Wake()
-	waitTrue(t, "the job added after the queue ran empty to finish", stateIs(t, q, b, queue.Done))
+	testkit.WaitFor(t, "the job added after the queue ran empty to finish", stateIs(t, q, b, queue.Done))
 	if n := runsNow(); n != 2 {
 		t.Errorf("%d runs for two wakes, one job each; want 2", n)
 	}
@@ -112,7 +113,7 @@ func TestServiceScheduleHoldsThenRuns(t *testing.T) {
 	}
 	day := time.Date(2026, time.March, 2, 0, 0, 0, 0, time.Local)
 	clock := &testClock{t: day.Add(3 * time.Hour)}
-	small := testData(200 << 10)
+	small := testkit.Data(200 << 10)
 	fast := mirrortest.New(t, small)
 	held := make(chan time.Time, 10)
 	ended := make(chan struct{}, 10)
@@ -142,11 +143,11 @@ func TestServiceScheduleHoldsThenRuns(t *testing.T) {
 	}
 	clock.set(day.Add(4 * time.Hour))
 	svc.Wake()
-	waitTrue(t, "the job to finish in the window", stateIs(t, q, id, queue.Done))
+	testkit.WaitFor(t, "the job to finish in the window", stateIs(t, q, id, queue.Done))
 	<-ended
 
 	// A slow download at 04:59:59: the window ends a second later.
-	big := testData(4 << 20)
+	big := testkit.Data(4 << 20)
 	slow := mirrortest.New(t, big, mirrortest.Rate(1<<20))
 	clock.set(day.Add(5*time.Hour - time.Second))
 	id = addJob(t, q, "w.bin", big, slow)
@@ -168,5 +169,5 @@ func TestServiceScheduleHoldsThenRuns(t *testing.T) {
 	}
 	clock.set(day.Add(28 * time.Hour)) // 04:00 the next day
 	svc.Wake()
-	waitTrue(t, "the job to finish in the next window", stateIs(t, q, id, queue.Done))
+	testkit.WaitFor(t, "the job to finish in the next window", stateIs(t, q, id, queue.Done))
 }

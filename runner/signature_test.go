@@ -11,6 +11,7 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/signature"
 	"braid/engine/signature/signaturetest"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/queue/queuetest"
 )
@@ -18,7 +19,7 @@ import (
 // The runner checks a file's signature with the state folder's keyring
 // before the rename and records the outcome.
 func TestRunChecksSignatures(t *testing.T) {
-	data := testData(400_000)
+	data := testkit.Data(400_000)
 	m := mirrortest.New(t, data)
 	alice := signaturetest.New(t, "Alice", "alice@example.org")
 	mallory := signaturetest.New(t, "Mallory", "mallory@example.org")

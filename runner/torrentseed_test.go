@@ -9,6 +9,7 @@ import (
 
 	"braid/engine/mirrortest"
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/queue/queuetest"
 )
@@ -26,7 +27,7 @@ func TestRunSeedsOnAfterARestart(t *testing.T) {
 	var dests []string
 	for _, name := range []string{"kept.bin", "gone.bin"} {
 		src := t.TempDir()
-		data := testData(200 << 10)
+		data := testkit.Data(200 << 10)
 		// A single file's web seed is the file's own URL.
 		mi := torrenttest.Make(t, src, name, 64<<10, []torrenttest.File{{Data: data}}, mirrortest.New(t, data).URL())
 		dest := t.TempDir()
