@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"braid/engine/metalink"
+	"braid/queue/queuetest"
 )
 
 // BenchmarkOpen measures opening a state folder whose queue holds 10,000
@@ -50,7 +51,7 @@ func fill(b *testing.B, dir string, n int) {
 	err = q.tx(func(tx *sql.Tx) error {
 		for i := range n {
 			name := fmt.Sprintf("file-%05d.iso", i)
-			doc := testDoc(1<<30, 0, name)
+			doc := queuetest.Doc(1<<30, 0, name)
 			blob := fmt.Sprintf(`{"Version":4,"Files":[{"Name":%q,"Size":%d,"URLs":[{"URL":"http://a.example/%s","Priority":1}]}]}`, name, 1<<30, name)
 			res, err := tx.Exec(`INSERT INTO jobs (source, dest, state, position, added_at, document)
 				VALUES (?, '/dl', 'queued', ?, 0, ?)`, "http://x.example/"+name+".meta4", i, blob)

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"braid/queue/queuetest"
 )
 
 // The state folder and the trusted keys' folder are the system's places
@@ -28,7 +30,7 @@ func TestDefaultFolders(t *testing.T) {
 	if err != nil || dir != wantState {
 		t.Fatalf("Dir() = %q, %v; want %q", dir, err, wantState)
 	}
-	q := openTest(t, dir)
+	q := queuetest.Open(t, Open, dir)
 	if got, want := q.Path(), filepath.Join(wantState, DBName); got != want {
 		t.Errorf("the queue is %s, want %s", got, want)
 	}
@@ -46,7 +48,7 @@ func TestDefaultFolders(t *testing.T) {
 	if dir, err := Dir(flag); err != nil || dir != flag {
 		t.Errorf("Dir(--state) with BRAID_STATE = %q, %v; want %q", dir, err, flag)
 	}
-	q = openTest(t, flag)
+	q = queuetest.Open(t, Open, flag)
 	if got, want := KeysDir(filepath.Dir(q.Path())), flag; got != want {
 		t.Errorf("the trusted keys of a --state folder are %s, want %s", got, want)
 	}

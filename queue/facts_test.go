@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"braid/engine"
+	"braid/queue/queuetest"
 )
 
 // TestMigrateFromV2 opens a database as Braid with schema version 2 left
@@ -45,7 +46,7 @@ func TestMigrateFromV2(t *testing.T) {
 	}
 	db.Close()
 
-	q := openTest(t, dir)
+	q := queuetest.Open(t, Open, dir)
 	var v int
 	if err := q.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != schemaVersion {
 		t.Fatalf("user_version after Open = %d, %v; want %d", v, err, schemaVersion)
@@ -85,8 +86,8 @@ func TestMigrateFromV2(t *testing.T) {
 }
 
 func TestMismatchFlag(t *testing.T) {
-	q := openTest(t, t.TempDir())
-	id, err := q.Add("m.meta4", t.TempDir(), testDoc(10, 0, "a", "b", "c"), []string{"a", "b"})
+	q := queuetest.Open(t, Open, t.TempDir())
+	id, err := q.Add("m.meta4", t.TempDir(), queuetest.Doc(10, 0, "a", "b", "c"), []string{"a", "b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,9 +147,9 @@ func TestMismatchFlag(t *testing.T) {
 // facts, and a new ETag from the origin means the recorded pieces are of
 // another file.
 func TestPrepareFileKeepsOrigin(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, Open, t.TempDir())
 	dest := t.TempDir()
-	f := testDoc(3<<20, 1<<20, "f.bin").Files[0]
+	f := queuetest.Doc(3<<20, 1<<20, "f.bin").Files[0]
 	const src = "https://user:pw@origin.example/f.bin"
 	v1 := Origin{ETag: `"1"`, Referer: "https://origin.example/f.bin"}
 	id, _, err := prepareFile(q, src, dest, f, v1)

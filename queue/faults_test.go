@@ -3,7 +3,6 @@ package queue
 import (
 	"bytes"
 	"crypto/rand"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -11,20 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// rawDB opens a database file directly, as another program (or another
-// Braid) would.
-func rawDB(t *testing.T, path string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
-	return db
-}
+	"braid/queue/queuetest"
+)
 
 func TestLockedDatabase(t *testing.T) {
 	dir := t.TempDir()
@@ -33,13 +21,13 @@ func TestLockedDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer q.Close()
-	id, err := q.Add("before", t.TempDir(), testDoc(4<<20, 1<<20, "f"), nil)
+	id, err := q.Add("before", t.TempDir(), queuetest.Doc(4<<20, 1<<20, "f"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	// Another connection takes the write lock and keeps it.
-	other := rawDB(t, q.Path())
+	other := queuetest.RawDB(t, q.Path())
 	tx, err := other.Begin()
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +44,7 @@ func TestLockedDatabase(t *testing.T) {
 		name string
 		op   func() error
 	}{
-		{"add", func() error { _, err := q.Add("during", t.TempDir(), testDoc(1, 0, "g"), nil); return err }},
+		{"add", func() error { _, err := q.Add("during", t.TempDir(), queuetest.Doc(1, 0, "g"), nil); return err }},
 		{"journal", func() error { return q.Journal(id).PiecesDone("f", []int{1}) }},
 		{"pause", func() error { return q.Pause(id, "") }},
 		{"move", func() error { return q.MoveBy(id, 1) }},
@@ -137,9 +125,9 @@ func TestCorruptDatabase(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, DBName)
-			q := openTest(t, dir)
+			q := queuetest.Open(t, Open, dir)
 			for i := range 50 {
-				if _, err := q.Add(fmt.Sprint("src", i), t.TempDir(), testDoc(64<<20, 1<<20, "f"), nil); err != nil {
+				if _, err := q.Add(fmt.Sprint("src", i), t.TempDir(), queuetest.Doc(64<<20, 1<<20, "f"), nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -175,14 +163,14 @@ func TestCorruptDatabase(t *testing.T) {
 			if jobs, err := q.List(); err != nil || len(jobs) != 0 {
 				t.Errorf("fresh queue: %d jobs, %v", len(jobs), err)
 			}
-			if _, err := q.Add("new", t.TempDir(), testDoc(1, 0, "f"), nil); err != nil {
+			if _, err := q.Add("new", t.TempDir(), queuetest.Doc(1, 0, "f"), nil); err != nil {
 				t.Errorf("Add to the fresh queue: %v", err)
 			}
 		})
 	}
 	t.Run("not the owner", func(t *testing.T) {
 		dir := t.TempDir()
-		owner := openTest(t, dir)
+		owner := queuetest.Open(t, Open, dir)
 		// Everything in the file itself, so a new connection reads it.
 		if _, err := owner.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 			t.Fatal(err)
@@ -202,8 +190,8 @@ func TestCorruptDatabase(t *testing.T) {
 
 func TestDiskFull(t *testing.T) {
 	dir := t.TempDir()
-	q := openTest(t, dir)
-	first, err := q.Add("first", t.TempDir(), testDoc(8<<20, 1<<20, "f"), nil)
+	q := queuetest.Open(t, Open, dir)
+	first, err := q.Add("first", t.TempDir(), queuetest.Doc(8<<20, 1<<20, "f"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +211,7 @@ func TestDiskFull(t *testing.T) {
 	var full error
 	for i := 0; i < 1000 && full == nil; i++ {
 		// Large documents (many piece hashes) fill pages fast.
-		id, err := q.Add(fmt.Sprint("src", i), t.TempDir(), testDoc(1<<30, 1<<20, "big"), nil)
+		id, err := q.Add(fmt.Sprint("src", i), t.TempDir(), queuetest.Doc(1<<30, 1<<20, "big"), nil)
 		if err != nil {
 			full = err
 			break
@@ -270,14 +258,14 @@ func TestDiskFull(t *testing.T) {
 	if _, err := q.db.Exec("PRAGMA max_page_count = 1073741823"); err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add("after", t.TempDir(), testDoc(1<<30, 1<<20, "big"), nil)
+	id, err := q.Add("after", t.TempDir(), queuetest.Doc(1<<30, 1<<20, "big"), nil)
 	if err != nil {
 		t.Fatalf("Add after space came back: %v", err)
 	}
 	added = append(added, id)
 	check()
 	q.Close()
-	q = openTest(t, dir)
+	q = queuetest.Open(t, Open, dir)
 	check()
 }
 
@@ -291,7 +279,7 @@ func TestConcurrentFirstOpen(t *testing.T) {
 			go func() {
 				q, err := Open(dir)
 				if err == nil {
-					_, err = q.Add("s", t.TempDir(), testDoc(1, 0, "f"), nil)
+					_, err = q.Add("s", t.TempDir(), queuetest.Doc(1, 0, "f"), nil)
 					q.Close()
 				}
 				errs <- err
@@ -321,7 +309,7 @@ func TestTorrentPiecesAllOrNone(t *testing.T) {
 	}
 	const ih = "0123456789abcdef0123456789abcdef01234567"
 
-	other := rawDB(t, q.Path())
+	other := queuetest.RawDB(t, q.Path())
 	tx, err := other.Begin()
 	if err != nil {
 		t.Fatal(err)

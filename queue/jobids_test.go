@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"braid/engine/torrent"
+	"braid/queue/queuetest"
 )
 
 // TestJobIDsNeverReused: after the last job is removed, the next job gets
@@ -18,10 +19,10 @@ func TestJobIDsNeverReused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	dest := filepath.Join(dir, "dl")
-	q := openTest(t, dir)
+	q := queuetest.Open(t, Open, dir)
 	add := func(q *Queue, name string) int64 {
 		t.Helper()
-		id, err := q.Add("http://x.example/"+name+".meta4", dest, testDoc(10, 0, name), nil)
+		id, err := q.Add("http://x.example/"+name+".meta4", dest, queuetest.Doc(10, 0, name), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +46,7 @@ func TestJobIDsNeverReused(t *testing.T) {
 		t.Fatal(err)
 	}
 	q.Close()
-	q = openTest(t, dir)
+	q = queuetest.Open(t, Open, dir)
 	if again := add(q, "d"); again <= next {
 		t.Fatalf("after job %d was removed and Braid restarted the next job is %d", next, again)
 	}
@@ -83,7 +84,7 @@ func TestJobIDMigration(t *testing.T) {
 	}
 	var jobs []int64
 	for _, name := range []string{"a", "b", "c", "d"} {
-		id, err := q.Add("http://x.example/"+name+".meta4", dest, testDoc(3<<20, 1<<20, name+"1", name+"2"), nil)
+		id, err := q.Add("http://x.example/"+name+".meta4", dest, queuetest.Doc(3<<20, 1<<20, name+"1", name+"2"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +117,7 @@ func TestJobIDMigration(t *testing.T) {
 	q.Close()
 
 	schemaVersion = before
-	q = openTest(t, dir)
+	q = queuetest.Open(t, Open, dir)
 	var v int
 	if err := q.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != len(migrations) {
 		t.Fatalf("user_version after the migration = %d, %v; want %d", v, err, len(migrations))
@@ -177,7 +178,7 @@ func TestJobIDMigration(t *testing.T) {
 
 	// An ID freed before the migration cannot be known (the old table
 	// kept no record of it); one freed after it is never given again.
-	id, err := q.Add("http://x.example/e.meta4", dest, testDoc(10, 0, "e"), nil)
+	id, err := q.Add("http://x.example/e.meta4", dest, queuetest.Doc(10, 0, "e"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestJobIDMigration(t *testing.T) {
 	if err := q.Remove(id); err != nil {
 		t.Fatal(err)
 	}
-	if again, err := q.Add("http://x.example/f.meta4", dest, testDoc(10, 0, "f"), nil); err != nil || again <= id {
+	if again, err := q.Add("http://x.example/f.meta4", dest, queuetest.Doc(10, 0, "f"), nil); err != nil || again <= id {
 		t.Errorf("after job %d was removed the next job is %d, %v", id, again, err)
 	}
 }

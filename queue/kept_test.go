@@ -3,15 +3,17 @@ package queue
 import (
 	"errors"
 	"testing"
+
+	"braid/queue/queuetest"
 )
 
 // The bytes a pause keeps inside unfinished pieces count in the job's
 // progress, across a reopen, until pieces are recorded or reset.
 func TestKeptBytes(t *testing.T) {
 	dir := t.TempDir()
-	q := openTest(t, dir)
+	q := queuetest.Open(t, Open, dir)
 	const size = 5<<20 + 7
-	id, err := q.Add("k.meta4", t.TempDir(), testDoc(size, 0, "k.bin"), nil)
+	id, err := q.Add("k.meta4", t.TempDir(), queuetest.Doc(size, 0, "k.bin"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +37,7 @@ func TestKeptBytes(t *testing.T) {
 		t.Fatalf("progress %d bytes, want %d (a piece and the bytes kept)", got, want)
 	}
 	q.Close()
-	q = openTest(t, dir)
+	q = queuetest.Open(t, Open, dir)
 	j = q.Journal(id)
 	if got, want := progress(q), int64(1<<20+300<<10); got != want {
 		t.Fatalf("after a reopen: progress %d bytes, want %d", got, want)

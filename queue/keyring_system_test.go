@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"braid/queue/queuetest"
+
 	"github.com/zalando/go-keyring"
 )
 
@@ -95,7 +97,7 @@ func TestKeyringChild(t *testing.T) {
 		t.Skip("run by TestNetInSystemKeyring and TestNetWithoutSecretService")
 	}
 	dir := os.Getenv(keyringDir)
-	q := openTest(t, dir)
+	q := queuetest.Open(t, Open, dir)
 	switch step {
 	case "add":
 		// The Secret Service's daemon may still be registering its name.
@@ -112,7 +114,7 @@ func TestKeyringChild(t *testing.T) {
 		}
 		fallthrough
 	case "add-no-service":
-		id, note, err := q.AddWithNet("https://files.example/f.bin", t.TempDir(), testDoc(100, 0, "f.bin"), nil, Origin{}, secretSettings, true)
+		id, note, err := q.AddWithNet("https://files.example/f.bin", t.TempDir(), queuetest.Doc(100, 0, "f.bin"), nil, Origin{}, secretSettings, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/piece"
+	"braid/queue/queuetest"
 )
 
 // A file added before anyone said its size is counted, while it runs, in
@@ -14,8 +15,8 @@ import (
 func TestLandedRecordsLateSize(t *testing.T) {
 	const size = 200 << 10
 	for _, batch := range []bool{false, true} {
-		q := openTest(t, t.TempDir())
-		doc := testDoc(-1, 0, "late.bin")
+		q := queuetest.Open(t, Open, t.TempDir())
+		doc := queuetest.Doc(-1, 0, "late.bin")
 		doc.Files[0].Hashes = nil
 		id, err := q.Add("http://a.example/late.bin", t.TempDir(), doc, nil)
 		if err != nil {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"maps"
 	"testing"
+
+	"braid/queue/queuetest"
 )
 
 // A job's own speed limit is kept in the state database: set, changed,
@@ -15,11 +17,11 @@ func TestJobLimitKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := q.Add("http://x.example/a.meta4", t.TempDir(), testDoc(10, 0, "a"), nil)
+	a, err := q.Add("http://x.example/a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := q.Add("http://x.example/b.meta4", t.TempDir(), testDoc(10, 0, "b"), nil)
+	b, err := q.Add("http://x.example/b.meta4", t.TempDir(), queuetest.Doc(10, 0, "b"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func TestJobLimitKept(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	q = openTest(t, dir)
+	q = queuetest.Open(t, Open, dir)
 	got, err := q.Limits()
 	if err != nil {
 		t.Fatal(err)
@@ -72,8 +74,8 @@ func TestJobLimitKept(t *testing.T) {
 
 // Get and List carry a job's own limit.
 func TestJobLimitInGetAndList(t *testing.T) {
-	q := openTest(t, t.TempDir())
-	id, err := q.Add("http://x.example/a.meta4", t.TempDir(), testDoc(10, 0, "a"), nil)
+	q := queuetest.Open(t, Open, t.TempDir())
+	id, err := q.Add("http://x.example/a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package queue
 import (
 	"fmt"
 	"testing"
+
+	"braid/queue/queuetest"
 )
 
 // BenchmarkQueue10000Files measures queueing a metalink of 10,000 files
@@ -14,7 +16,7 @@ func BenchmarkQueue10000Files(b *testing.B) {
 	for i := range names {
 		names[i] = fmt.Sprintf("data/f%05d.bin", i)
 	}
-	doc := testDoc(64<<10, 16<<10, names...)
+	doc := queuetest.Doc(64<<10, 16<<10, names...)
 	for i := range doc.Files {
 		doc.Files[i].URLs = append(doc.Files[i].URLs, doc.Files[i].URLs[0])
 		doc.Files[i].URLs[2].URL += "?third"

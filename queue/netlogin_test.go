@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"braid/queue/queuetest"
+
 	"github.com/zalando/go-keyring"
 )
 
@@ -20,10 +22,10 @@ func TestSetLogin(t *testing.T) {
 		t.Fatal("the mock keyring is not available")
 	}
 	dir := t.TempDir()
-	q := openTest(t, dir)
+	q := queuetest.Open(t, Open, dir)
 	withHeader := secretSettings
 	withHeader.HTTPUser, withHeader.HTTPPasswd = "", ""
-	id, _, err := q.AddWithNet("https://files.example/f.bin", t.TempDir(), testDoc(100, 0, "f.bin"), nil, Origin{}, withHeader, true)
+	id, _, err := q.AddWithNet("https://files.example/f.bin", t.TempDir(), queuetest.Doc(100, 0, "f.bin"), nil, Origin{}, withHeader, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +76,7 @@ func TestProxyPassword(t *testing.T) {
 	UseKeyring(systemKeyring{})
 	t.Cleanup(func() { UseKeyring(nil) })
 	dir := t.TempDir()
-	q := openTest(t, dir)
+	q := queuetest.Open(t, Open, dir)
 	const pw = "proxy-pw-in-keyring-3"
 	if note := q.SetProxyPassword(pw, true); note != "" {
 		t.Errorf("note %q", note)

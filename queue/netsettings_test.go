@@ -10,6 +10,7 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"braid/engine/netconf"
+	"braid/queue/queuetest"
 )
 
 // stateHolds reports whether any file of the state folder dir holds s.
@@ -36,8 +37,8 @@ var secretSettings = netconf.Settings{HTTPUser: "ann", HTTPPasswd: "pw-in-memory
 func TestNetKeptWithoutKeyring(t *testing.T) {
 	UseKeyring(nil)
 	dir := t.TempDir()
-	q := openTest(t, dir)
-	id, note, err := q.AddWithNet("https://files.example/f.bin", t.TempDir(), testDoc(100, 0, "f.bin"), nil, Origin{}, secretSettings, false)
+	q := queuetest.Open(t, Open, dir)
+	id, note, err := q.AddWithNet("https://files.example/f.bin", t.TempDir(), queuetest.Doc(100, 0, "f.bin"), nil, Origin{}, secretSettings, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,12 +48,12 @@ func TestNetKeptWithoutKeyring(t *testing.T) {
 	if s, _ := q.StateOf(id); s != Queued {
 		t.Errorf("added as %s, want queued", s)
 	}
-	if _, note2, _ := q.AddWithNet("https://files.example/g.bin", t.TempDir(), testDoc(100, 0, "g.bin"), nil, Origin{}, secretSettings, true); note2 != "" {
+	if _, note2, _ := q.AddWithNet("https://files.example/g.bin", t.TempDir(), queuetest.Doc(100, 0, "g.bin"), nil, Origin{}, secretSettings, true); note2 != "" {
 		t.Errorf("the sentence said twice: %q", note2)
 	}
 	// Another Queue of the same folder in this process (the window's and
 	// a get's) finds the secret.
-	q2 := openTest(t, dir)
+	q2 := queuetest.Open(t, Open, dir)
 	got, ok, lost, err := q2.Net(id)
 	if err != nil || !ok || lost {
 		t.Fatalf("Net: ok %v lost %v err %v", ok, lost, err)
@@ -84,8 +85,8 @@ func TestNetInKeyringRemovedWithJob(t *testing.T) {
 	UseKeyring(systemKeyring{})
 	t.Cleanup(func() { UseKeyring(nil) })
 	dir := t.TempDir()
-	q := openTest(t, dir)
-	id, note, err := q.AddWithNet("https://files.example/f.bin", t.TempDir(), testDoc(100, 0, "f.bin"), nil, Origin{}, secretSettings, true)
+	q := queuetest.Open(t, Open, dir)
+	id, note, err := q.AddWithNet("https://files.example/f.bin", t.TempDir(), queuetest.Doc(100, 0, "f.bin"), nil, Origin{}, secretSettings, true)
 	if err != nil || note != "" {
 		t.Fatalf("add: note %q err %v", note, err)
 	}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"runtime"
 	"testing"
+
+	"braid/queue/queuetest"
 )
 
 // TestCategoryOf: a job takes a category only when all its files fall in
@@ -78,7 +80,7 @@ func TestCategoryDir(t *testing.T) {
 // kept tidy in the settings, refused when a name is missing or twice,
 // and nil resets.
 func TestCategoriesStored(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, Open, t.TempDir())
 	cs, err := q.Categories()
 	if err != nil || !reflect.DeepEqual(cs, DefaultCategories()) {
 		t.Fatalf("fresh queue: %v, %v", cs, err)
@@ -138,12 +140,12 @@ func TestSplitCommand(t *testing.T) {
 // TestWhenDoneStored: a job's action and note are kept with it, a new
 // action forgets the old note, and a bad command is refused.
 func TestWhenDoneStored(t *testing.T) {
-	q := openTest(t, t.TempDir())
-	id, err := q.Add("a.meta4", t.TempDir(), testDoc(10, 0, "a.bin"), nil)
+	q := queuetest.Open(t, Open, t.TempDir())
+	id, err := q.Add("a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a.bin"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := q.Add("b.meta4", t.TempDir(), testDoc(10, 0, "b.bin"), nil)
+	other, err := q.Add("b.meta4", t.TempDir(), queuetest.Doc(10, 0, "b.bin"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

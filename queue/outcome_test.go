@@ -3,14 +3,16 @@ package queue
 import (
 	"strings"
 	"testing"
+
+	"braid/queue/queuetest"
 )
 
 func TestNothingToRun(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, Open, t.TempDir())
 	if msg := NothingToRun(q); !strings.Contains(msg, "no job is queued") {
 		t.Errorf("empty queue: %q", msg)
 	}
-	id, err := q.Add("a.meta4", t.TempDir(), testDoc(10, 0, "a.bin"), nil)
+	id, err := q.Add("a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a.bin"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,8 +28,8 @@ func TestNothingToRun(t *testing.T) {
 }
 
 func TestMarkVerified(t *testing.T) {
-	q := openTest(t, t.TempDir())
-	id, err := q.Add("a.meta4", t.TempDir(), testDoc(10, 0, "a.bin"), nil)
+	q := queuetest.Open(t, Open, t.TempDir())
+	id, err := q.Add("a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a.bin"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"braid/queue/queuetest"
 )
 
 // ownerChildDir names the state folder the owner child opens; the child
@@ -93,8 +95,8 @@ func startOwner(t *testing.T, dir string) *exec.Cmd {
 // queue asks the system whether the recorded owner still lives.
 func TestCrashedOwnerTakenOver(t *testing.T) {
 	dir := t.TempDir()
-	q := openTest(t, dir)
-	id, err := q.Add("src", t.TempDir(), testDoc(10, 0, "f"), nil)
+	q := queuetest.Open(t, Open, dir)
+	id, err := q.Add("src", t.TempDir(), queuetest.Doc(10, 0, "f"), nil)
 	if err != nil || id != 1 {
 		t.Fatalf("add: %d, %v", id, err)
 	}
@@ -128,8 +130,8 @@ func TestCrashedOwnerTakenOver(t *testing.T) {
 // and leaves its running job running.
 func TestLiveOwnerRespected(t *testing.T) {
 	dir := t.TempDir()
-	q := openTest(t, dir)
-	if _, err := q.Add("src", t.TempDir(), testDoc(10, 0, "f"), nil); err != nil {
+	q := queuetest.Open(t, Open, dir)
+	if _, err := q.Add("src", t.TempDir(), queuetest.Doc(10, 0, "f"), nil); err != nil {
 		t.Fatal(err)
 	}
 	q.Close()

@@ -4,6 +4,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"braid/queue/queuetest"
 )
 
 // Windows may keep a dead process's file lock for a while ("depending on
@@ -14,8 +16,8 @@ import (
 // live owner after it must be respected.
 func TestDeadOwnersLockStillHeld(t *testing.T) {
 	dir := t.TempDir()
-	q := openTest(t, dir)
-	if _, err := q.Add("src", t.TempDir(), testDoc(10, 0, "f"), nil); err != nil {
+	q := queuetest.Open(t, Open, dir)
+	if _, err := q.Add("src", t.TempDir(), queuetest.Doc(10, 0, "f"), nil); err != nil {
 		t.Fatal(err)
 	}
 	q.Close()
@@ -66,7 +68,7 @@ func TestDeadOwnersLockStillHeld(t *testing.T) {
 	// next Open owns the queue on the new lock file and removes the old.
 	q.Close()
 	system.closeLock()
-	q = openTest(t, dir)
+	q = queuetest.Open(t, Open, dir)
 	if !q.Owner() {
 		t.Error("Open after the owner quit does not own the queue")
 	}

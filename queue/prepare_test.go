@@ -12,15 +12,16 @@ import (
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/piece"
+	"braid/queue/queuetest"
 )
 
 // TestPrepareFinishFile follows `braid get --state` through a download
 // that is interrupted, resumed, changed and finished.
 func TestPrepareFinishFile(t *testing.T) {
 	state, dest := t.TempDir(), t.TempDir()
-	q := openTest(t, state)
+	q := queuetest.Open(t, Open, state)
 	const src = "http://example.com/x.meta4"
-	doc := testDoc(4<<20, 1<<20, "a.bin", "b.bin")
+	doc := queuetest.Doc(4<<20, 1<<20, "a.bin", "b.bin")
 	a, b := doc.Files[0], doc.Files[1]
 
 	id, done, err := prepareFile(q, src, dest, a, Origin{})
@@ -110,7 +111,7 @@ func TestPrepareFinishFile(t *testing.T) {
 		}
 	})
 	t.Run("running in another process", func(t *testing.T) {
-		other := openTest(t, state)
+		other := queuetest.Open(t, Open, state)
 		if other.Owner() {
 			t.Fatal("second Open owns the queue")
 		}

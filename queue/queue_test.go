@@ -12,46 +12,11 @@ import (
 	"testing"
 
 	"braid/engine"
+	"braid/queue/queuetest"
 
 	"braid/engine/metalink"
 	"braid/engine/piece"
 )
-
-// testDoc is a document with one file per name, each of size bytes in
-// pieces of pieceLen (0: no piece hashes), served by two mirrors.
-func testDoc(size, pieceLen int64, names ...string) *metalink.Document {
-	doc := &metalink.Document{Version: 4, Generator: "test"}
-	for _, name := range names {
-		f := metalink.File{
-			Name:   name,
-			Size:   size,
-			Hashes: []metalink.Hash{{Type: "sha-256", Value: strings.Repeat("ab", 32)}},
-			URLs: []metalink.URL{
-				{URL: "http://a.example/" + name, Location: "DE", Priority: 1},
-				{URL: "http://b.example/" + name, Priority: 2},
-			},
-		}
-		if pieceLen > 0 {
-			l := piece.Layout{Size: size, Length: pieceLen}
-			f.Pieces = &metalink.Pieces{Type: "sha-1", Length: pieceLen, Hashes: make([]string, l.Count())}
-			for i := range f.Pieces.Hashes {
-				f.Pieces.Hashes[i] = fmt.Sprintf("%040x", i)
-			}
-		}
-		doc.Files = append(doc.Files, f)
-	}
-	return doc
-}
-
-func openTest(t *testing.T, dir string) *Queue {
-	t.Helper()
-	q, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { q.Close() })
-	return q
-}
 
 func ids(t *testing.T, q *Queue) []int64 {
 	t.Helper()
@@ -71,13 +36,13 @@ func ids(t *testing.T, q *Queue) []int64 {
 
 func TestAddGetList(t *testing.T) {
 	dir := t.TempDir()
-	q := openTest(t, dir)
-	doc := testDoc(5<<20+3, 1<<20, "a.iso", "b.iso", "c.iso")
+	q := queuetest.Open(t, Open, dir)
+	doc := queuetest.Doc(5<<20+3, 1<<20, "a.iso", "b.iso", "c.iso")
 	id, err := q.Add("http://x.example/a.meta4", "dl", doc, []string{"a.iso", "c.iso"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	id2, err := q.Add("/tmp/b.meta4", filepath.Join(dir, "dl2"), testDoc(10, 0, "small"), nil)
+	id2, err := q.Add("/tmp/b.meta4", filepath.Join(dir, "dl2"), queuetest.Doc(10, 0, "small"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +102,7 @@ func TestAddGetList(t *testing.T) {
 }
 
 func TestAddRefuses(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, Open, t.TempDir())
 	for _, tc := range []struct {
 		name     string
 		doc      *metalink.Document
@@ -146,8 +111,8 @@ func TestAddRefuses(t *testing.T) {
 	}{
 		{"nil document", nil, nil, "no files"},
 		{"no files", &metalink.Document{}, nil, "no files"},
-		{"unknown selection", testDoc(1, 0, "a"), []string{"a", "b"}, `"b" is not in the document`},
-		{"empty selection", testDoc(1, 0, "a"), []string{}, "no file selected"},
+		{"unknown selection", queuetest.Doc(1, 0, "a"), []string{"a", "b"}, `"b" is not in the document`},
+		{"empty selection", queuetest.Doc(1, 0, "a"), []string{}, "no file selected"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := q.Add("src", t.TempDir(), tc.doc, tc.selected)
@@ -192,10 +157,10 @@ func TestMove(t *testing.T) {
 		}, []int{0, 4, 1, 2, 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q := openTest(t, t.TempDir())
+			q := queuetest.Open(t, Open, t.TempDir())
 			var id []int64
 			for i := range 5 {
-				n, err := q.Add(fmt.Sprint("src", i), t.TempDir(), testDoc(1, 0, "f"), nil)
+				n, err := q.Add(fmt.Sprint("src", i), t.TempDir(), queuetest.Doc(1, 0, "f"), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -213,7 +178,7 @@ func TestMove(t *testing.T) {
 			}
 		})
 	}
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, Open, t.TempDir())
 	if err := q.MoveBy(42, -1); !errors.Is(err, ErrNotFound) {
 		t.Errorf("MoveBy of a missing job: %v", err)
 	}
@@ -264,8 +229,8 @@ func TestStates(t *testing.T) {
 		{"missing job", func(q *Queue, id int64) error { return q.Pause(id+1, "") }, Queued, "", ErrNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q := openTest(t, t.TempDir())
-			id, err := q.Add("src", t.TempDir(), testDoc(1, 0, "f"), nil)
+			q := queuetest.Open(t, Open, t.TempDir())
+			id, err := q.Add("src", t.TempDir(), queuetest.Doc(1, 0, "f"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -291,9 +256,9 @@ func TestStates(t *testing.T) {
 }
 
 func TestJournal(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, Open, t.TempDir())
 	const size = 10<<20 + 5 // 11 pieces of 1 MiB, the last 5 bytes
-	id, err := q.Add("src", t.TempDir(), testDoc(size, 1<<20, "a", "b"), nil)
+	id, err := q.Add("src", t.TempDir(), queuetest.Doc(size, 1<<20, "a", "b"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +311,7 @@ func TestJournal(t *testing.T) {
 		}
 	})
 	t.Run("unknown size grows", func(t *testing.T) {
-		id, err := q.Add("src2", t.TempDir(), testDoc(-1, 0, "u"), nil)
+		id, err := q.Add("src2", t.TempDir(), queuetest.Doc(-1, 0, "u"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -398,7 +363,7 @@ func TestReopenResumes(t *testing.T) {
 	}
 	want := map[int64]State{}
 	for _, s := range []State{Queued, Running, Paused, Done, Failed, Running} {
-		id, err := q.Add("src", t.TempDir(), testDoc(1, 0, "f"), nil)
+		id, err := q.Add("src", t.TempDir(), queuetest.Doc(1, 0, "f"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -413,7 +378,7 @@ func TestReopenResumes(t *testing.T) {
 
 	// A second process (here: a second Queue) opening while the owner
 	// runs must not touch the running jobs.
-	other := openTest(t, dir)
+	other := queuetest.Open(t, Open, dir)
 	if other.Owner() {
 		t.Error("a second Open owns the queue too")
 	}
@@ -440,7 +405,7 @@ func TestReopenResumes(t *testing.T) {
 	other.Close()
 	q.Close() // as if it died: SIGKILL leaves the same state (see run_test.go)
 
-	q = openTest(t, dir)
+	q = queuetest.Open(t, Open, dir)
 	if !q.Owner() {
 		t.Error("Open after the owner closed does not own the queue")
 	}
@@ -464,7 +429,7 @@ func TestMigrateFromV1(t *testing.T) {
 	}
 	db.Close()
 
-	q := openTest(t, dir)
+	q := queuetest.Open(t, Open, dir)
 	var v int
 	if err := q.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != schemaVersion {
 		t.Fatalf("user_version after Open = %d, %v; want %d", v, err, schemaVersion)
@@ -483,8 +448,8 @@ func TestMigrateFromV1(t *testing.T) {
 
 func TestNewerSchemaRefused(t *testing.T) {
 	dir := t.TempDir()
-	openTest(t, dir).Close()
-	db := rawDB(t, filepath.Join(dir, DBName))
+	queuetest.Open(t, Open, dir).Close()
+	db := queuetest.RawDB(t, filepath.Join(dir, DBName))
 	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d", schemaVersion+1)); err != nil {
 		t.Fatal(err)
 	}
@@ -504,14 +469,14 @@ func TestNewerSchemaRefused(t *testing.T) {
 // (deleting them is the runner's: runner.RemoveWithFiles); a job removed
 // twice is not found the second time.
 func TestRemove(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, Open, t.TempDir())
 	dest := t.TempDir()
 	for _, n := range []string{"a.iso", "a.iso.part"} {
 		if err := os.WriteFile(filepath.Join(dest, n), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	id, err := q.Add("a", dest, testDoc(1, 0, "a.iso"), nil)
+	id, err := q.Add("a", dest, queuetest.Doc(1, 0, "a.iso"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -535,7 +500,7 @@ func TestRemove(t *testing.T) {
 }
 
 func TestSettings(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, Open, t.TempDir())
 	s, err := q.Settings()
 	if err != nil {
 		t.Fatal(err)
@@ -576,7 +541,7 @@ func TestSettings(t *testing.T) {
 }
 
 func TestMirrorSpeed(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, Open, t.TempDir())
 	if _, ok, err := q.MirrorSpeed("a:80"); ok || err != nil {
 		t.Fatalf("unknown host: %v %v", ok, err)
 	}

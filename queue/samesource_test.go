@@ -6,15 +6,16 @@ import (
 	"github.com/anacrolix/torrent/metainfo"
 
 	"braid/engine/torrent"
+	"braid/queue/queuetest"
 )
 
 // TestJobWithSourceAndTorrentJob finds a job by its link however it is
 // spelled, and a torrent's job by its info hash however the torrent was
 // added: by the torrent stored with the job, or by its magnet alone.
 func TestJobWithSourceAndTorrentJob(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, Open, t.TempDir())
 	dest := t.TempDir()
-	link, err := q.Add("https://Example.org/pub/a.iso#top", dest, testDoc(1, 0, "a.iso"), nil)
+	link, err := q.Add("https://Example.org/pub/a.iso#top", dest, queuetest.Doc(1, 0, "a.iso"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,14 +30,14 @@ func TestJobWithSourceAndTorrentJob(t *testing.T) {
 
 	stored := metainfo.HashBytes([]byte("stored"))
 	bare := metainfo.HashBytes([]byte("bare"))
-	withSpec, err := q.Add("/some/where/s.torrent", dest, testDoc(1, 0, "s.bin"), nil)
+	withSpec, err := q.Add("/some/where/s.torrent", dest, queuetest.Doc(1, 0, "s.bin"), nil)
 	if err == nil {
 		err = q.SetTorrentSpec(withSpec, &torrent.Spec{Name: "s", InfoHash: stored})
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	magnet, err := q.Add("magnet:?xt=urn:btih:"+bare.HexString()+"&dn=m", dest, testDoc(1, 0, "m.bin"), nil)
+	magnet, err := q.Add("magnet:?xt=urn:btih:"+bare.HexString()+"&dn=m", dest, queuetest.Doc(1, 0, "m.bin"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

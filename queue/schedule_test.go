@@ -3,6 +3,8 @@ package queue
 import (
 	"testing"
 	"time"
+
+	"braid/queue/queuetest"
 )
 
 func TestScheduleAllowed(t *testing.T) {
@@ -86,7 +88,7 @@ func TestSchedulePersists(t *testing.T) {
 	}
 	q.Close()
 
-	q = openTest(t, dir)
+	q = queuetest.Open(t, Open, dir)
 	got, err := q.Schedule()
 	if err != nil {
 		t.Fatal(err)

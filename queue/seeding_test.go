@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"braid/queue/queuetest"
 )
 
 // What a torrent seeded is kept in the database file: the done jobs that
@@ -18,7 +20,7 @@ func TestSeededKeptAcrossReopen(t *testing.T) {
 	}
 	var ids []int64
 	for _, n := range []string{"a", "b", "c", "d"} {
-		id, err := q.Add(n, t.TempDir(), testDoc(2, 0, n+"1.bin", n+"2.bin"), nil)
+		id, err := q.Add(n, t.TempDir(), queuetest.Doc(2, 0, n+"1.bin", n+"2.bin"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +55,7 @@ func TestSeededKeptAcrossReopen(t *testing.T) {
 	}
 	q.Close()
 
-	q = openTest(t, dir)
+	q = queuetest.Open(t, Open, dir)
 	on, err := q.SeedingOn()
 	if err != nil || !slices.Equal(on, []int64{a}) {
 		t.Fatalf("seeding on: %v %v; want only %d (b paused, c not done, d removed)", on, err, a)

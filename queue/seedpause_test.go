@@ -3,6 +3,8 @@ package queue
 import (
 	"errors"
 	"testing"
+
+	"braid/queue/queuetest"
 )
 
 // A paused seeding is kept in the database file: it is there after the
@@ -14,11 +16,11 @@ func TestSeedPausedKeptAcrossReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := q.Add("a", t.TempDir(), testDoc(1, 0, "a.bin"), nil)
+	a, err := q.Add("a", t.TempDir(), queuetest.Doc(1, 0, "a.bin"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := q.Add("b", t.TempDir(), testDoc(1, 0, "b.bin"), nil)
+	b, err := q.Add("b", t.TempDir(), queuetest.Doc(1, 0, "b.bin"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func TestSeedPausedKeptAcrossReopen(t *testing.T) {
 	}
 	q.Close()
 
-	q = openTest(t, dir)
+	q = queuetest.Open(t, Open, dir)
 	got, err := q.SeedPaused()
 	if err != nil || !got[a] || !got[b] || len(got) != 2 {
 		t.Fatalf("after reopening: %v, %v", got, err)
@@ -50,8 +52,8 @@ func TestSeedPausedKeptAcrossReopen(t *testing.T) {
 
 // A file is deselected and selected again; the last selected file stays.
 func TestSetFileSelected(t *testing.T) {
-	q := openTest(t, t.TempDir())
-	id, err := q.Add("t", t.TempDir(), testDoc(1, 0, "x/a.bin", "x/b.bin"), nil)
+	q := queuetest.Open(t, Open, t.TempDir())
+	id, err := q.Add("t", t.TempDir(), queuetest.Doc(1, 0, "x/a.bin", "x/b.bin"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"braid/engine/metalink"
+	"braid/queue/queuetest"
 )
 
 func TestCanonical(t *testing.T) {
@@ -54,13 +55,13 @@ func TestCanonical(t *testing.T) {
 // A relative and an absolute path to the same metalink are one job: the
 // second get resumes the first's instead of fetching again.
 func TestPrepareFileOneJobPerSource(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, Open, t.TempDir())
 	dir, dest := t.TempDir(), t.TempDir()
 	t.Chdir(dir)
 	if err := os.WriteFile("f.meta4", []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f := testDoc(3<<20, 0, "f.bin").Files[0]
+	f := queuetest.Doc(3<<20, 0, "f.bin").Files[0]
 	id1, _, err := prepareFile(q, "f.meta4", dest, f, Origin{})
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +101,7 @@ func TestMigrateKeysSources(t *testing.T) {
 		}
 	}
 	db.Close()
-	q := openTest(t, dir)
+	q := queuetest.Open(t, Open, dir)
 	f := metalink.File{Name: "a", Size: 1}
 	id, _, err := prepareFile(q, "https://example.org/f.meta4#top", dest, f, Origin{})
 	if err != nil || id != 7 {
@@ -113,12 +114,12 @@ func TestMigrateKeysSources(t *testing.T) {
 func oldDB(t *testing.T, version int) (string, *sql.DB) {
 	t.Helper()
 	dir := t.TempDir()
-	openTest(t, dir).Close()
+	queuetest.Open(t, Open, dir).Close()
 	path := filepath.Join(dir, DBName)
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	db := rawDB(t, path)
+	db := queuetest.RawDB(t, path)
 	if err := migrate(db, version); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"braid/engine/metalink"
+	"braid/queue/queuetest"
 )
 
 // TestSyncRecord: what a sync records survives closing the queue, per
@@ -13,7 +14,7 @@ import (
 func TestSyncRecord(t *testing.T) {
 	dir := t.TempDir()
 	dest := t.TempDir()
-	q := openTest(t, dir)
+	q := queuetest.Open(t, Open, dir)
 	s, err := q.SyncSet("http://x/capabilitylist.xml", dest)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func TestSyncRecord(t *testing.T) {
 	}
 	q.Close()
 
-	q = openTest(t, dir)
+	q = queuetest.Open(t, Open, dir)
 	// The same folder named relative to the working folder (on the
 	// destination's drive: on Windows the temporary folder and the
 	// package's may be on different drives).

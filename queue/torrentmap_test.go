@@ -7,6 +7,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
+	"braid/queue/queuetest"
 )
 
 // A torrent job's map is the torrent's own: its pieces per file, a piece
@@ -25,7 +26,7 @@ func TestTorrentMapCountsTheTorrentsPieces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, Open, t.TempDir())
 	dest := t.TempDir()
 	id, err := q.Add(tf, dest, doc, nil)
 	if err != nil {

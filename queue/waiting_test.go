@@ -3,14 +3,16 @@ package queue
 import (
 	"testing"
 	"time"
+
+	"braid/queue/queuetest"
 )
 
 // A running job's next try is kept in its own column: set and cleared by
 // SetWaiting, shown only while the job runs, and gone when it is claimed
 // again; the error column is left alone.
 func TestSetWaiting(t *testing.T) {
-	q := openTest(t, t.TempDir())
-	id, err := q.Add("w.meta4", t.TempDir(), testDoc(10, 0, "w.bin"), nil)
+	q := queuetest.Open(t, Open, t.TempDir())
+	id, err := q.Add("w.meta4", t.TempDir(), queuetest.Doc(10, 0, "w.bin"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

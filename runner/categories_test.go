@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // TestSortDest: a job added to the download folder goes to its
 // category's folder, made on the way; one given another folder, or with
 // files of no single category, stays where it was sent.
 func TestSortDest(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dl := t.TempDir()
 	if err := q.UpdateSettings(func(s *queue.Settings) { s.DownloadDir = dl }); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,9 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // origin serves a dynamic metalink that a test can change, and counts
@@ -55,7 +57,7 @@ func (o *origin) serve(t *testing.T, doc *metalink.Document) *metalink.Document 
 // lists a second mirror; the pieces the first mirror sent are kept.
 func TestDynamicAddsMirrorAfterMirrorsFail(t *testing.T) {
 	const pl = 128 << 10
-	data := testData(2 << 20)
+	data := testkit.Data(2 << 20)
 	bad := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"),
 		mirrortest.Corrupt(pl, func(i int) bool { return i >= 6 }))
 	good := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"))
@@ -98,7 +100,7 @@ func TestDynamicAddsMirrorAfterMirrorsFail(t *testing.T) {
 // the job says so and downloads it from scratch.
 func TestDynamicNewVersion(t *testing.T) {
 	const pl = 64 << 10
-	old, fresh := testData(500_000), testData(600_000)
+	old, fresh := testkit.Data(500_000), testkit.Data(600_000)
 	gone := mirrortest.New(t, old, mirrortest.Status(http.StatusNotFound))
 	m := mirrortest.New(t, fresh)
 	o := newOrigin(t)
@@ -133,7 +135,7 @@ func TestDynamicNewVersion(t *testing.T) {
 
 // A dynamic job that resumes after queue.RefreshAfter asks its origin first.
 func TestDynamicRefreshWhenStale(t *testing.T) {
-	data := testData(300_000)
+	data := testkit.Data(300_000)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"))
 	o := newOrigin(t)
@@ -159,7 +161,7 @@ func TestDynamicRefreshWhenStale(t *testing.T) {
 func addDynamic(t *testing.T, o *origin, doc *metalink.Document, dest string) (*queue.Queue, int64) {
 	t.Helper()
 	doc.Origin, doc.Dynamic = o.URL(), true
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	id, err := q.Add(o.URL(), dest, doc, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -16,13 +16,15 @@ import (
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // TestRunMarksMismatch runs a job whose mirror serves other bytes than the
 // metalink's hash: the runner fails it and flags the file.
 func TestRunMarksMismatch(t *testing.T) {
-	data := testData(300 << 10)
+	data := testkit.Data(300 << 10)
 	m := mirrortest.New(t, data)
 	other := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	doc := &metalink.Document{Version: 4, Files: []metalink.File{{
@@ -30,7 +32,7 @@ func TestRunMarksMismatch(t *testing.T) {
 		Hashes: []metalink.Hash{{Type: "sha-256", Value: strings.Repeat("ab", 32)}},
 		URLs:   []metalink.URL{{URL: m.URL(), Priority: 1}, {URL: other.URL(), Priority: 2}},
 	}}}
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	id, err := q.Add("x.meta4", t.TempDir(), doc, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +53,7 @@ func TestRunMarksMismatch(t *testing.T) {
 // the runner, not the command that resolved the URL, sends them: the pref
 // mirror is held to the ETag and every mirror gets the Referer.
 func TestRunSendsOrigin(t *testing.T) {
-	data := testData(300 << 10)
+	data := testkit.Data(300 << 10)
 	sum := sha256.Sum256(data)
 	const etag = `"v1"`
 	var mu sync.Mutex
@@ -81,7 +83,7 @@ func TestRunSendsOrigin(t *testing.T) {
 				Hashes: []metalink.Hash{{Type: "sha-256", Value: hex.EncodeToString(sum[:])}},
 				URLs:   []metalink.URL{{URL: pref.URL + "/p.bin", Priority: 1, Pref: true}},
 			}}}
-			q := openTest(t, t.TempDir())
+			q := queuetest.Open(t, queue.Open, t.TempDir())
 			id, err := q.AddFrom("https://origin.example/p.bin", t.TempDir(), doc, nil, tc.origin)
 			if err != nil {
 				t.Fatal(err)
@@ -112,9 +114,9 @@ func TestRunSendsOrigin(t *testing.T) {
 // TestRunnerClientFromSettings: a Runner without a Client downloads with
 // the limits the user set.
 func TestRunnerClientFromSettings(t *testing.T) {
-	data := testData(200 << 10)
+	data := testkit.Data(200 << 10)
 	m := mirrortest.New(t, data)
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	if err := q.UpdateSettings(func(s *queue.Settings) { s.MaxConns, s.MaxConnsPerMirror, s.SpeedLimit = 5, 3, 1<<30 }); err != nil {
 		t.Fatal(err)
 	}
@@ -134,9 +136,9 @@ func TestRunnerClientFromSettings(t *testing.T) {
 // TestRunnerLive reads a running job's download through Live, as the
 // window does, and finds the engine's own snapshot of the file.
 func TestRunnerLive(t *testing.T) {
-	data := testData(2 << 20)
+	data := testkit.Data(2 << 20)
 	m := mirrortest.New(t, data, mirrortest.Rate(512<<10))
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	id, err := q.Add("l.meta4", t.TempDir(), describe(t, "l.bin", data, 128<<10, m), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -148,15 +150,11 @@ func TestRunnerLive(t *testing.T) {
 	res := make(chan error, 1)
 	go func() { res <- r.RunJob(context.Background(), id) }()
 	var dl *engine.Download
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	testkit.WaitFor(t, "a live download with bytes", func() bool {
 		var ok bool
-		if dl, ok = r.Live(id); ok && dl.Snapshot().Bytes > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no live download with bytes in 20 s")
-		}
-	}
+		dl, ok = r.Live(id)
+		return ok && dl.Snapshot().Bytes > 0
+	})
 	if _, ok := r.Live(id + 1); ok {
 		t.Error("Live of a job that is not running")
 	}

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // limitWindow is the bytes per second the job's download read over a
@@ -43,15 +45,6 @@ func limitWindow(t *testing.T, what string, r *Runner, id, limit int64, res <-ch
 	}
 }
 
-func waitTrue(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 20 s for %s", what)
-		}
-	}
-}
-
 // A job's own limit, stored in the queue, holds for its run; a change
 // made by another process (straight in the queue) reaches the running
 // download within a poll interval and one made through the runner at
@@ -61,7 +54,7 @@ func waitTrue(t *testing.T, what string, cond func() bool) {
 // the next run takes it.
 func TestJobLimitFollowedAndKept(t *testing.T) {
 	const limit = 512 << 10
-	data := testData(24 << 20)
+	data := testkit.Data(24 << 20)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	state, dest := t.TempDir(), t.TempDir()
 	q, err := queue.Open(state)
@@ -78,7 +71,7 @@ func TestJobLimitFollowedAndKept(t *testing.T) {
 	r := runner(q)
 	res := make(chan error, 1)
 	go func() { res <- r.RunJob(context.Background(), id) }()
-	waitTrue(t, "the download to start", func() bool { _, ok := r.Live(id); return ok })
+	testkit.WaitFor(t, "the download to start", func() bool { _, ok := r.Live(id); return ok })
 	dl, _ := r.Live(id)
 	if got, ok := r.JobLimit(id); !ok || got != limit {
 		t.Fatalf("the run's limit is %d (running %v), want the job's %d", got, ok, limit)
@@ -89,7 +82,7 @@ func TestJobLimitFollowedAndKept(t *testing.T) {
 	if err := q.SetLimit(id, 2*limit); err != nil {
 		t.Fatal(err)
 	}
-	waitTrue(t, "the run to follow the queue's new limit", func() bool { got, _ := r.JobLimit(id); return got == 2*limit })
+	testkit.WaitFor(t, "the run to follow the queue's new limit", func() bool { got, _ := r.JobLimit(id); return got == 2*limit })
 	limitWindow(t, "raised in the queue", r, id, 2*limit, res)
 	if now, ok := r.Live(id); !ok || now != dl {
 		t.Fatal("a change of the job's limit restarted its download")
@@ -106,7 +99,7 @@ func TestJobLimitFollowedAndKept(t *testing.T) {
 	if err := q.Close(); err != nil {
 		t.Fatal(err)
 	}
-	q = openTest(t, state)
+	q = queuetest.Open(t, queue.Open, state)
 	if got, err := q.Limit(id); err != nil || got != 2*limit {
 		t.Fatalf("after a reopen the job's limit is %d, %v, want %d", got, err, 2*limit)
 	}
@@ -115,7 +108,7 @@ func TestJobLimitFollowedAndKept(t *testing.T) {
 	}
 	r = runner(q)
 	go func() { res <- r.RunJob(context.Background(), id) }()
-	waitTrue(t, "the download to start again", func() bool { _, ok := r.Live(id); return ok })
+	testkit.WaitFor(t, "the download to start again", func() bool { _, ok := r.Live(id); return ok })
 	dl, _ = r.Live(id)
 	if got, ok := r.JobLimit(id); !ok || got != 2*limit {
 		t.Fatalf("the new run's limit is %d (running %v), want the kept %d", got, ok, 2*limit)
@@ -177,7 +170,7 @@ func TestTorrentJobLimit(t *testing.T) {
 	r := torrentRunner(t, q)
 	res := make(chan error, 1)
 	go func() { res <- r.RunJob(context.Background(), id) }()
-	waitTrue(t, "the torrent to start", func() bool { _, ok := r.LiveTorrent(id); return ok })
+	testkit.WaitFor(t, "the torrent to start", func() bool { _, ok := r.LiveTorrent(id); return ok })
 	tj, _ := r.LiveTorrent(id)
 	read := func() (n int64) {
 		for _, m := range tj.Snapshot().Mirrors {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"braid/engine/signature"
+	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // TestSignatureRecordsReadAsBefore: the queue stores a signature outcome
@@ -13,8 +15,8 @@ import (
 // outcome goes through SignatureRecord and Outcome unchanged. A zero
 // outcome clears what was recorded.
 func TestSignatureRecordsReadAsBefore(t *testing.T) {
-	q := openTest(t, t.TempDir())
-	id, err := q.Add("s.meta4", t.TempDir(), testDoc(1, 0, "old.bin", "new.bin"), nil)
+	q := queuetest.Open(t, queue.Open, t.TempDir())
+	id, err := q.Add("s.meta4", t.TempDir(), queuetest.Doc(1, 0, "old.bin", "new.bin"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +25,7 @@ func TestSignatureRecordsReadAsBefore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rawDB(t, q.Path()).Exec(`UPDATE files SET signature = ? WHERE job = ? AND name = 'old.bin'`, string(raw), id); err != nil {
+	if _, err := queuetest.RawDB(t, q.Path()).Exec(`UPDATE files SET signature = ? WHERE job = ? AND name = 'old.bin'`, string(raw), id); err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range []signature.Outcome{

@@ -1,15 +1,17 @@
 package runner
 
 import (
-	"braid/queue"
 	"testing"
+
+	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // The BitTorrent client a runner makes takes from its engine Client's
 // download limit: one budget, set from the settings, and a change of the
 // speed limit the runner follows reaches torrents too.
 func TestRunnerTorrentSharesTheSpeedLimit(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	if err := q.UpdateSettings(func(s *queue.Settings) { s.SpeedLimit = 300 << 10 }); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,9 @@ import (
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // describeMany is a document of n files of data under distinct names.
@@ -29,10 +31,10 @@ func describeMany(t *testing.T, prefix string, n int, data []byte, mirrors ...*m
 // Jobs run side by side up to the runner's Jobs, the files of a job side
 // by side too, and all of them within the Client's per-host cap.
 func TestRunJobsAndFilesSideBySide(t *testing.T) {
-	data := testData(400<<10 + 9)
+	data := testkit.Data(400<<10 + 9)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(1<<20))
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"), mirrortest.Rate(1<<20))
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := t.TempDir()
 	var jobs []int64
 	for i := range 4 {
@@ -112,7 +114,7 @@ func TestRunJobsAndFilesSideBySide(t *testing.T) {
 // in its place) holds across closing and opening the queue: the runner
 // starts the jobs in that order.
 func TestRunOrderKeptAcrossRestart(t *testing.T) {
-	data := testData(100<<10 + 3)
+	data := testkit.Data(100<<10 + 3)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	dir, dest := t.TempDir(), t.TempDir()
 	q, err := queue.Open(dir)
@@ -138,7 +140,7 @@ func TestRunOrderKeptAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	q = openTest(t, dir)
+	q = queuetest.Open(t, queue.Open, dir)
 	if err := q.Resume(b); err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +165,7 @@ func TestRunOrderKeptAcrossRestart(t *testing.T) {
 // over the settings (as by a command-line flag) stays until that setting
 // changes.
 func TestRunnerFollowsSettings(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	r := &Runner{Queue: q, Client: &engine.Client{Limit: 5 << 20}}
 	if _, err := r.client(); err != nil {
 		t.Fatal(err)
@@ -208,9 +210,9 @@ func TestRunnerFollowsSettings(t *testing.T) {
 // record (a piece outside its file) fails alone, costing the others
 // nothing.
 func TestJournalBatch(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	names := []string{"a.bin", "b.bin", "c.bin", "d.bin"}
-	id, err := q.Add("batch.meta4", t.TempDir(), testDoc(4<<10, 1<<10, names...), nil)
+	id, err := q.Add("batch.meta4", t.TempDir(), queuetest.Doc(4<<10, 1<<10, names...), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,9 +253,9 @@ func TestJournalBatch(t *testing.T) {
 // the limit is lifted. Rates are bytes the mirror served over a window,
 // with generous bounds.
 func TestRunSpeedLimitLive(t *testing.T) {
-	data := testData(24 << 20)
+	data := testkit.Data(24 << 20)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	const limit = 1 << 20
 	if err := q.UpdateSettings(func(s *queue.Settings) { s.SpeedLimit = limit }); err != nil {
 		t.Fatal(err)
@@ -289,13 +291,13 @@ func TestRunSpeedLimitLive(t *testing.T) {
 // A batch told to finish a job marks it done in the round that lands its
 // last selected file, and not before; FinishIfComplete then writes nothing.
 func TestJournalBatchFinishWhenLanded(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	names := []string{"a.bin", "b.bin"}
-	id, _, err := q.PrepareFiles("two.meta4", t.TempDir(), testDoc(4<<10, 1<<10, names...).Files, queue.Origin{})
+	id, _, err := q.PrepareFiles("two.meta4", t.TempDir(), queuetest.Doc(4<<10, 1<<10, names...).Files, queue.Origin{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _, err := q.PrepareFiles("other.meta4", t.TempDir(), testDoc(4<<10, 1<<10, "c.bin").Files, queue.Origin{})
+	other, _, err := q.PrepareFiles("other.meta4", t.TempDir(), queuetest.Doc(4<<10, 1<<10, "c.bin").Files, queue.Origin{})
 	if err != nil {
 		t.Fatal(err)
 	}

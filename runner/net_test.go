@@ -15,6 +15,7 @@ import (
 	"braid/engine/netconf/netconftest"
 	"braid/engine/signature"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // quietObserver keeps the results of a get.
@@ -60,7 +61,7 @@ func TestGetKeepsNetForQueueRun(t *testing.T) {
 	if !g.Run(context.Background(), []string{link}) {
 		t.Fatalf("get failed: %+v", obs.results)
 	}
-	q := openTest(t, state)
+	q := queuetest.Open(t, queue.Open, state)
 	jobs, err := q.List()
 	if err != nil || len(jobs) != 1 {
 		t.Fatalf("jobs %v (%v)", jobs, err)
@@ -71,7 +72,7 @@ func TestGetKeepsNetForQueueRun(t *testing.T) {
 	}
 
 	cookieLink := ng.URL + "/cookie/f.bin"
-	doc := testDoc(int64(len(data)), 0, "c.bin")
+	doc := queuetest.Doc(int64(len(data)), 0, "c.bin")
 	doc.Files[0].URLs = doc.Files[0].URLs[:1]
 	doc.Files[0].URLs[0].URL = cookieLink
 	doc.Files[0].Hashes = nil

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
+	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // TestRunRecordsWhatWasChecked: a job run by the runner records which hash
@@ -16,9 +19,9 @@ import (
 // hash proves is left alone, the download is saved beside it, and removing
 // the job with its files deletes only the file the job wrote.
 func TestRunRecordsWhatWasChecked(t *testing.T) {
-	data := testData(1<<20 + 9)
+	data := testkit.Data(1<<20 + 9)
 	m := mirrortest.New(t, data)
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := t.TempDir()
 
 	hashed, err := q.Add("h.meta4", dest, describe(t, "h.bin", data, 256<<10, m), nil)

@@ -1,10 +1,12 @@
 package runner
 
 import (
-	"braid/queue"
 	"context"
 	"errors"
 	"testing"
+
+	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 func TestOwnershipPassesOn(t *testing.T) {
@@ -13,11 +15,11 @@ func TestOwnershipPassesOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	second := openTest(t, dir)
+	second := queuetest.Open(t, queue.Open, dir)
 	if !first.Owner() || second.Owner() {
 		t.Fatalf("owners: first %v, second %v", first.Owner(), second.Owner())
 	}
-	id, err := second.Add("s", t.TempDir(), testDoc(1, 0, "f"), nil)
+	id, err := second.Add("s", t.TempDir(), queuetest.Doc(1, 0, "f"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +33,7 @@ func TestOwnershipPassesOn(t *testing.T) {
 	if !second.TryOwn() || !second.Owner() {
 		t.Error("ownership did not pass on when the owner closed")
 	}
-	third := openTest(t, dir)
+	third := queuetest.Open(t, queue.Open, dir)
 	if third.Owner() {
 		t.Error("a third queue.Open owns the queue too")
 	}

@@ -13,7 +13,9 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/engine/piece"
+	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // A plain link with no published hash, paused by the user inside its
@@ -30,7 +32,7 @@ func TestPauseResumesInsidePieces(t *testing.T) {
 		{"interrupted", func(_ *queue.Queue, _ int64, cancel context.CancelFunc) error { cancel(); return nil }, context.Canceled},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			data := testData(10 << 20)
+			data := testkit.Data(10 << 20)
 			var (
 				ms       []*mirrortest.Mirror
 				q        *queue.Queue
@@ -136,7 +138,7 @@ func pauseInsidePieces(t *testing.T, data []byte, plan piece.Plan, stop func(*qu
 	for i, m := range ms {
 		f.URLs = append(f.URLs, metalink.URL{URL: m.URL(), Priority: i + 1})
 	}
-	q = openTest(t, t.TempDir()) // a real SQLite file
+	q = queuetest.Open(t, queue.Open, t.TempDir()) // a real SQLite file
 	dest = t.TempDir()
 	id, err := q.Add("plain.meta4", dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
 	if err != nil {
@@ -147,11 +149,8 @@ func pauseInsidePieces(t *testing.T, data []byte, plan piece.Plan, stop func(*qu
 	defer cancel()
 	res := make(chan error, 1)
 	go func() { res <- runner(q).RunJob(ctx, id) }()
-	for deadline := time.Now().Add(30 * time.Second); served(ms...) < 5<<19; {
-		if time.Now().After(deadline) {
-			t.Fatalf("the mirrors served %d bytes in 30 s", served(ms...))
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testkit.Eventually(testkit.Patience, func() bool { return served(ms...) >= 5<<19 }) {
+		t.Fatalf("the mirrors served %d bytes in %s", served(ms...), testkit.Patience)
 	}
 	if err := stop(q, id, cancel); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/netconf/netconftest"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // TestRelinkExpiredLink: a signed link serves part of a file, the job is
@@ -27,7 +28,7 @@ func TestRelinkExpiredLink(t *testing.T) {
 	other := mirrortest.Bytes(size, 22)
 	ng := netconftest.SignedNginx(t, map[string][]byte{"f.bin": data, "g.bin": other})
 	dir := t.TempDir()
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	ctx := context.Background()
 
 	first := time.Now().Add(4 * time.Second)
@@ -153,7 +154,7 @@ func TestGetLinkExpired(t *testing.T) {
 		}
 		if q == nil {
 			if _, err := os.Stat(filepath.Join(state, "state.db")); err == nil {
-				q = openTest(t, state)
+				q = queuetest.Open(t, queue.Open, state)
 			}
 		}
 		time.Sleep(20 * time.Millisecond)

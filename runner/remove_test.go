@@ -9,6 +9,7 @@ import (
 
 	"braid/engine"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // TestRemoveWithFiles removes jobs with and without their files: the
@@ -17,7 +18,7 @@ import (
 // a folder already gone is fine, and a stored name cannot reach outside
 // the destination.
 func TestRemoveWithFiles(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := t.TempDir()
 	write := func(name string) {
 		t.Helper()
@@ -36,11 +37,11 @@ func TestRemoveWithFiles(t *testing.T) {
 	for _, n := range []string{"keep/a.iso", "keep/a.iso.part", "gone/b.iso", "gone/b.iso.part", "gone/other", "found/c.iso"} {
 		write(n)
 	}
-	keep, err := q.Add("k", dest, testDoc(1, 0, "keep/a.iso"), nil)
+	keep, err := q.Add("k", dest, queuetest.Doc(1, 0, "keep/a.iso"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gone, err := q.Add("g", dest, testDoc(1, 0, "gone/b.iso"), nil)
+	gone, err := q.Add("g", dest, queuetest.Doc(1, 0, "gone/b.iso"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestRemoveWithFiles(t *testing.T) {
 	}
 	// A file that was at its name already, proven by its hash: the job
 	// did not write it, so removing the job with its files keeps it.
-	found, err := q.Add("f", dest, testDoc(1, 0, "found/c.iso"), nil)
+	found, err := q.Add("f", dest, queuetest.Doc(1, 0, "found/c.iso"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestRemoveWithFiles(t *testing.T) {
 	}
 
 	t.Run("files already gone", func(t *testing.T) {
-		id, err := q.Add("v", filepath.Join(dest, "vanished"), testDoc(1, 0, "x"), nil)
+		id, err := q.Add("v", filepath.Join(dest, "vanished"), queuetest.Doc(1, 0, "x"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +97,7 @@ func TestRemoveWithFiles(t *testing.T) {
 		if err := os.WriteFile(outside, []byte("precious"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		id, err := q.Add("h", dest, testDoc(1, 0, "../outside.txt"), nil)
+		id, err := q.Add("h", dest, queuetest.Doc(1, 0, "../outside.txt"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +118,7 @@ func TestRemoveWithFiles(t *testing.T) {
 // .part of an unfinished file, the finished file the job wrote, and
 // neither a file that was there before the job nor one already gone.
 func TestRemoveWithFilesSaysWhatItDeleted(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := t.TempDir()
 	write := func(name string) {
 		t.Helper()
@@ -132,18 +133,18 @@ func TestRemoveWithFilesSaysWhatItDeleted(t *testing.T) {
 	for _, n := range []string{"a.iso.part", "b/b.iso", "b/b.iso.part", "c.iso"} {
 		write(n)
 	}
-	part, err := q.Add("a", dest, testDoc(1, 0, "a.iso"), nil)
+	part, err := q.Add("a", dest, queuetest.Doc(1, 0, "a.iso"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wrote, err := q.Add("b", dest, testDoc(1, 0, "b/b.iso", "b/never.iso"), nil)
+	wrote, err := q.Add("b", dest, queuetest.Doc(1, 0, "b/b.iso", "b/never.iso"), nil)
 	if err == nil {
 		err = q.Landed(wrote, "b/b.iso", &engine.Snapshot{SavedAs: "b/b.iso", Created: true})
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	found, err := q.Add("c", dest, testDoc(1, 0, "c.iso"), nil)
+	found, err := q.Add("c", dest, queuetest.Doc(1, 0, "c.iso"), nil)
 	if err == nil {
 		err = q.Landed(found, "c.iso", &engine.Snapshot{SavedAs: "c.iso", VerifiedBy: "sha-256"})
 	}

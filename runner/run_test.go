@@ -17,11 +17,10 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/piece"
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
-
-// testData is size reproducible pseudo-random bytes.
-func testData(size int) []byte { return mirrortest.Bytes(size, uint64(size)<<8|7) }
 
 // describe makes the metalink file for data, with piece hashes of
 // pieceLen, served by the mirrors.
@@ -48,10 +47,10 @@ func served(ms ...*mirrortest.Mirror) int64 {
 func runner(q *queue.Queue) *Runner { return &Runner{Queue: q, Client: &engine.Client{}} }
 
 func TestRunDownloads(t *testing.T) {
-	data := testData(3<<20 + 123)
+	data := testkit.Data(3<<20 + 123)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"))
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := filepath.Join(t.TempDir(), "new folder")
 	id, err := q.Add("x.meta4", dest, describe(t, "sub/x.bin", data, 256<<10, a, b), nil)
 	if err != nil {
@@ -96,7 +95,7 @@ func TestRunDownloads(t *testing.T) {
 // states of agreement and checks what it fetches again.
 func TestRunResumes(t *testing.T) {
 	const pl = 256 << 10
-	data := testData(4 << 20) // 16 pieces
+	data := testkit.Data(4 << 20) // 16 pieces
 	half := func(part []byte) []byte { return part[:len(data)/2] }
 	for _, tc := range []struct {
 		name      string
@@ -116,7 +115,7 @@ func TestRunResumes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := mirrortest.New(t, data)
-			q := openTest(t, t.TempDir())
+			q := queuetest.Open(t, queue.Open, t.TempDir())
 			dest := t.TempDir()
 			id, err := q.Add("r.meta4", dest, describe(t, "r.bin", data, pl, m), nil)
 			if err != nil {
@@ -149,10 +148,10 @@ func TestRunResumes(t *testing.T) {
 }
 
 func TestRunPausesOnDestinationProblems(t *testing.T) {
-	data := testData(1 << 20)
+	data := testkit.Data(1 << 20)
 	t.Run("folder vanished", func(t *testing.T) {
 		m := mirrortest.New(t, data)
-		q := openTest(t, t.TempDir())
+		q := queuetest.Open(t, queue.Open, t.TempDir())
 		dest := filepath.Join(t.TempDir(), "usb")
 		if err := os.Mkdir(dest, 0o755); err != nil {
 			t.Fatal(err)
@@ -198,7 +197,7 @@ func TestRunPausesOnDestinationProblems(t *testing.T) {
 	})
 	t.Run("folder read-only", func(t *testing.T) {
 		m := mirrortest.New(t, data)
-		q := openTest(t, t.TempDir())
+		q := queuetest.Open(t, queue.Open, t.TempDir())
 		dest := t.TempDir()
 		id, err := q.Add("ro.meta4", dest, describe(t, "ro.bin", data, 256<<10, m), nil)
 		if err != nil {
@@ -242,7 +241,7 @@ func makeReadOnly(t *testing.T, dir string) {
 }
 
 func TestRunStopsWhenPausedOrInterrupted(t *testing.T) {
-	data := testData(4 << 20)
+	data := testkit.Data(4 << 20)
 	for _, tc := range []struct {
 		name      string
 		stop      func(q *queue.Queue, id int64, cancel context.CancelCauseFunc)
@@ -257,7 +256,7 @@ func TestRunStopsWhenPausedOrInterrupted(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := mirrortest.New(t, data, mirrortest.Rate(1<<20))
-			q := openTest(t, t.TempDir())
+			q := queuetest.Open(t, queue.Open, t.TempDir())
 			id, err := q.Add("s.meta4", t.TempDir(), describe(t, "s.bin", data, 256<<10, m), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -267,15 +266,10 @@ func TestRunStopsWhenPausedOrInterrupted(t *testing.T) {
 			res := make(chan error, 1)
 			go func() { res <- runner(q).RunJob(ctx, id) }()
 			// Stop once some pieces are recorded.
-			for deadline := time.Now().Add(20 * time.Second); ; {
-				if b, _, _ := q.Pieces(id, "s.bin"); b != nil && b.Count() >= 2 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("no piece recorded in 20 s")
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
+			testkit.WaitFor(t, "two pieces recorded", func() bool {
+				b, _, _ := q.Pieces(id, "s.bin")
+				return b != nil && b.Count() >= 2
+			})
 			stopped := time.Now()
 			tc.stop(q, id, cancel)
 			var err2 error
@@ -341,7 +335,7 @@ func TestCrashResume(t *testing.T) {
 		t.Skip("starts child processes and downloads for several seconds")
 	}
 	const size = 8 << 20
-	data := testData(size)
+	data := testkit.Data(size)
 	var ms []*mirrortest.Mirror
 	for i := range 3 {
 		ms = append(ms, mirrortest.New(t, data, mirrortest.Rate(512<<10), mirrortest.Addr(fmt.Sprintf("127.0.0.%d", i+2))))
@@ -378,7 +372,7 @@ func TestCrashResume(t *testing.T) {
 	}
 
 	// Watch the journal from outside, as another program would.
-	db := rawDB(t, filepath.Join(state, queue.DBName))
+	db := queuetest.RawDB(t, filepath.Join(state, queue.DBName))
 	recorded := func() int {
 		var bits []byte
 		var n int
@@ -394,11 +388,8 @@ func TestCrashResume(t *testing.T) {
 
 	first := child()
 	total := (piece.Layout{Size: size, Length: 256 << 10}).Count()
-	for deadline := time.Now().Add(60 * time.Second); recorded() < total/2; {
-		if time.Now().After(deadline) {
-			t.Fatalf("half the file was not recorded in 60 s (%d of %d pieces)", recorded(), total)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testkit.Eventually(testkit.Patience, func() bool { return recorded() >= total/2 }) {
+		t.Fatalf("half the file was not recorded in %s (%d of %d pieces)", testkit.Patience, recorded(), total)
 	}
 	if err := first.Process.Kill(); err != nil { // SIGKILL
 		t.Fatal(err)

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // testClock is a clock a test moves by hand, for Service.Now.
@@ -65,8 +67,8 @@ func stateIs(t *testing.T, q *queue.Queue, id int64, want queue.State) func() bo
 // sleeps until the next Wake: a job added later runs at that Wake, by
 // the same service.
 func TestServiceWakeRunsAddedJobs(t *testing.T) {
-	q := openTest(t, t.TempDir())
-	data := testData(300 << 10)
+	q := queuetest.Open(t, queue.Open, t.TempDir())
+	data := testkit.Data(300 << 10)
 	m := mirrortest.New(t, data)
 	var mu sync.Mutex
 	var runs int
@@ -87,10 +89,10 @@ func TestServiceWakeRunsAddedJobs(t *testing.T) {
 
 	a := addJob(t, q, "a.bin", data, m)
 	svc.Wake()
-	waitTrue(t, "the first job to finish", stateIs(t, q, a, queue.Done))
+	testkit.WaitFor(t, "the first job to finish", stateIs(t, q, a, queue.Done))
 	b := addJob(t, q, "b.bin", data, m)
 	svc.Wake()
-	waitTrue(t, "the job added after the queue ran empty to finish", stateIs(t, q, b, queue.Done))
+	testkit.WaitFor(t, "the job added after the queue ran empty to finish", stateIs(t, q, b, queue.Done))
 	if n := runsNow(); n != 2 {
 		t.Errorf("%d runs for two wakes, one job each; want 2", n)
 	}
@@ -104,14 +106,14 @@ func TestServiceWakeRunsAddedJobs(t *testing.T) {
 // reaches the window's end stops, its job queued again with its progress,
 // and it finishes in the next window.
 func TestServiceScheduleHoldsThenRuns(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	// 04:00 to 05:00 every day.
 	if err := q.SetSchedule(queue.Schedule{Windows: []queue.TimeWindow{{Start: 4 * 60, End: 5 * 60}}}); err != nil {
 		t.Fatal(err)
 	}
 	day := time.Date(2026, time.March, 2, 0, 0, 0, 0, time.Local)
 	clock := &testClock{t: day.Add(3 * time.Hour)}
-	small := testData(200 << 10)
+	small := testkit.Data(200 << 10)
 	fast := mirrortest.New(t, small)
 	held := make(chan time.Time, 10)
 	ended := make(chan struct{}, 10)
@@ -141,11 +143,11 @@ func TestServiceScheduleHoldsThenRuns(t *testing.T) {
 	}
 	clock.set(day.Add(4 * time.Hour))
 	svc.Wake()
-	waitTrue(t, "the job to finish in the window", stateIs(t, q, id, queue.Done))
+	testkit.WaitFor(t, "the job to finish in the window", stateIs(t, q, id, queue.Done))
 	<-ended
 
 	// A slow download at 04:59:59: the window ends a second later.
-	big := testData(4 << 20)
+	big := testkit.Data(4 << 20)
 	slow := mirrortest.New(t, big, mirrortest.Rate(1<<20))
 	clock.set(day.Add(5*time.Hour - time.Second))
 	id = addJob(t, q, "w.bin", big, slow)
@@ -167,5 +169,5 @@ func TestServiceScheduleHoldsThenRuns(t *testing.T) {
 	}
 	clock.set(day.Add(28 * time.Hour)) // 04:00 the next day
 	svc.Wake()
-	waitTrue(t, "the job to finish in the next window", stateIs(t, q, id, queue.Done))
+	testkit.WaitFor(t, "the job to finish in the next window", stateIs(t, q, id, queue.Done))
 }

@@ -11,12 +11,15 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/signature"
 	"braid/engine/signature/signaturetest"
+	"braid/internal/testkit"
+	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // The runner checks a file's signature with the state folder's keyring
 // before the rename and records the outcome.
 func TestRunChecksSignatures(t *testing.T) {
-	data := testData(400_000)
+	data := testkit.Data(400_000)
 	m := mirrortest.New(t, data)
 	alice := signaturetest.New(t, "Alice", "alice@example.org")
 	mallory := signaturetest.New(t, "Mallory", "mallory@example.org")
@@ -37,8 +40,8 @@ func TestRunChecksSignatures(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			state, dest := t.TempDir(), t.TempDir()
-			q := openTest(t, state)
-			if _, err := Keyring(q).ImportFrom(context.Background(), writeKey(t, alice), nil); err != nil {
+			q := queuetest.Open(t, queue.Open, state)
+			if _, err := Keyring(q).ImportFrom(context.Background(), alice.KeyFile(t), nil); err != nil {
 				t.Fatal(err)
 			}
 			doc := describe(t, "x.bin", data, 64<<10, m)

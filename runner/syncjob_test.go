@@ -7,11 +7,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
-	"time"
 
 	"braid/engine"
 	"braid/engine/resourcesync/rstest"
+	"braid/internal/testkit"
+	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // TestSyncJob watches a sync in the background as the window does: a file
@@ -26,26 +29,19 @@ func TestSyncJob(t *testing.T) {
 	}
 	src.Put("/big.bin", data)
 	src.Put("/small.txt", []byte("small\n"))
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dir := t.TempDir()
 
 	slow := &engine.Client{Limit: 32 << 10}
 	j := StartSync(context.Background(), q, src.URL(), dir, SyncOptions{Client: slow, Jobs: 2})
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(time.Minute)
-	for seen := false; !seen; {
+	testkit.WaitFor(t, "big.bin to show progress", func() bool {
 		select {
-		case <-tick.C:
-			for _, f := range j.Snapshot().Files {
-				seen = seen || (f.Name == "big.bin" && f.Bytes > 0)
-			}
-		case <-deadline:
-			t.Fatal("big.bin never showed progress in a minute")
 		case <-j.Done():
 			t.Fatal("the sync ended before it was canceled")
+		default:
 		}
-	}
+		return slices.ContainsFunc(j.Snapshot().Files, func(f engine.Snapshot) bool { return f.Name == "big.bin" && f.Bytes > 0 })
+	})
 	if _, err := j.Cancel(); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Cancel: %v, want context.Canceled", err)
 	}

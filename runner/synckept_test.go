@@ -11,6 +11,8 @@ import (
 
 	"braid/engine"
 	"braid/engine/resourcesync/rstest"
+	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // A file the source deleted, kept by a sync without --delete, is deleted
@@ -31,7 +33,7 @@ func TestSyncDeleteFindsWhatAnEarlierSyncKept(t *testing.T) {
 			src := rstest.New(t)
 			src.Put("/keep.txt", []byte("stays\n"))
 			src.Put("/gone.txt", []byte("deleted at the source\n"))
-			q := openTest(t, t.TempDir())
+			q := queuetest.Open(t, queue.Open, t.TempDir())
 			dir := t.TempDir()
 			sync := func(del bool) *SyncResult {
 				t.Helper()

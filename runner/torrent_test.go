@@ -15,7 +15,9 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // torrentRunner is a runner whose BitTorrent client has discovery off and
@@ -51,7 +53,7 @@ func addTorrent(t *testing.T, q *queue.Queue, tf, dest string, selected []string
 
 func TestRunTorrentJob(t *testing.T) {
 	src := t.TempDir()
-	files := []torrenttest.File{{Path: "a.bin", Data: testData(300<<10 + 1)}, {Path: "b/c.bin", Data: testData(200 << 10)}}
+	files := []torrenttest.File{{Path: "a.bin", Data: testkit.Data(300<<10 + 1)}, {Path: "b/c.bin", Data: testkit.Data(200 << 10)}}
 	// The torrent's data comes from its web seed: a file server of the
 	// folder Make wrote it to (its URL without the trailing slash that
 	// BEP 19 wants for a folder; Braid adds it).
@@ -104,11 +106,11 @@ func TestRunTorrentJob(t *testing.T) {
 // is stopped.
 func TestTorrentSeedsAfterDone(t *testing.T) {
 	src := t.TempDir()
-	data := testData(256 << 10)
+	data := testkit.Data(256 << 10)
 	m := mirrortest.New(t, data)
 	mi := torrenttest.Make(t, src, "s.bin", 64<<10, []torrenttest.File{{Data: data}}, m.URL())
 	tf := torrenttest.WriteFile(t, mi, "s.torrent")
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	ts, err := q.TorrentSettings()
 	if err != nil {
 		t.Fatal(err)
@@ -145,26 +147,19 @@ func TestTorrentSeedsAfterDone(t *testing.T) {
 // Pausing a running torrent job stops it with its pieces kept.
 func TestTorrentJobPause(t *testing.T) {
 	src := t.TempDir()
-	data := testData(2 << 20)
+	data := testkit.Data(2 << 20)
 	slow := mirrortest.New(t, data, mirrortest.Rate(128<<10))
 	mi := torrenttest.Make(t, src, "p.bin", 64<<10, []torrenttest.File{{Data: data}}, slow.URL())
 	tf := torrenttest.WriteFile(t, mi, "p.torrent")
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	id := addTorrent(t, q, tf, t.TempDir(), nil)
 	r := torrentRunner(t, q)
 	errc := make(chan error, 1)
 	go func() { errc <- r.RunJob(context.Background(), id) }()
-	deadline := time.After(time.Minute)
-	for {
-		if tj, ok := r.LiveTorrent(id); ok && tj.Snapshot().Verified > 0 {
-			break
-		}
-		select {
-		case <-deadline:
-			t.Fatal("no piece in a minute")
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	testkit.WaitFor(t, "a piece", func() bool {
+		tj, ok := r.LiveTorrent(id)
+		return ok && tj.Snapshot().Verified > 0
+	})
 	if err := q.Pause(id, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +202,7 @@ func mustJob(t *testing.T, q *queue.Queue, id int64) queue.Job {
 // noSeedQueue is a test queue whose finished torrents do not seed.
 func noSeedQueue(t *testing.T) *queue.Queue {
 	t.Helper()
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 0}); err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +213,7 @@ func noSeedQueue(t *testing.T) *queue.Queue {
 // a mirror test server as its web seed, and writes its .torrent.
 func webSeeded(t *testing.T, name string, size int) (data []byte, mi *metainfo.MetaInfo, tf string) {
 	t.Helper()
-	data = testData(size)
+	data = testkit.Data(size)
 	m := mirrortest.New(t, data)
 	mi = torrenttest.Make(t, t.TempDir(), name, 64<<10, []torrenttest.File{{Data: data}}, m.URL())
 	return data, mi, torrenttest.WriteFile(t, mi, name+".torrent")
@@ -288,7 +283,7 @@ func TestTorrentJobStoresItsSpec(t *testing.T) {
 // the metadata the peer sent, so the next run needs no peer for it.
 func TestMagnetJobStoresItsMetadata(t *testing.T) {
 	src := t.TempDir()
-	files := []torrenttest.File{{Path: "a.bin", Data: testData(100 << 10)}, {Path: "b.bin", Data: testData(70 << 10)}}
+	files := []torrenttest.File{{Path: "a.bin", Data: testkit.Data(100 << 10)}, {Path: "b.bin", Data: testkit.Data(70 << 10)}}
 	mi := torrenttest.Make(t, src, "two", 32<<10, files)
 	peer := torrenttest.Seed(t, src, mi)
 	magnet := "magnet:?xt=urn:btih:" + mi.HashInfoBytes().HexString() + "&dn=two&x.pe=" + peer
@@ -329,8 +324,8 @@ func TestMagnetJobStoresItsMetadata(t *testing.T) {
 // v1.59.1 takes any metadata for a v1 link); nothing is stored for it.
 func TestMagnetJobRefusesAnotherTorrentsMetadata(t *testing.T) {
 	src := t.TempDir()
-	wanted := torrenttest.Make(t, src, "wanted.bin", 32<<10, []torrenttest.File{{Data: testData(64 << 10)}})
-	other := torrenttest.Make(t, src, "other.bin", 32<<10, []torrenttest.File{{Data: testData(96 << 10)}})
+	wanted := torrenttest.Make(t, src, "wanted.bin", 32<<10, []torrenttest.File{{Data: testkit.Data(64 << 10)}})
+	other := torrenttest.Make(t, src, "other.bin", 32<<10, []torrenttest.File{{Data: testkit.Data(96 << 10)}})
 	liar := torrenttest.MetadataLiar(t, other.InfoBytes)
 	magnet := "magnet:?xt=urn:btih:" + wanted.HashInfoBytes().HexString() + "&dn=wanted.bin&x.pe=" + liar
 	q := noSeedQueue(t)

@@ -13,6 +13,7 @@ import (
 	"braid/engine"
 	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/queue"
 )
 
@@ -62,7 +63,7 @@ func TestTorrentJobEndedWhileTheRunnerWasBusy(t *testing.T) {
 	var all []job
 	src := t.TempDir()
 	for i := range jobs {
-		data := testData(192<<10 + i)
+		data := testkit.Data(192<<10 + i)
 		name := fmt.Sprintf("d%d.bin", i)
 		mi := torrenttest.Make(t, src, name, 32<<10, []torrenttest.File{{Data: data}})
 		peer := torrenttest.Seed(t, src, mi)

@@ -12,6 +12,7 @@ import (
 
 	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/queue"
 )
 
@@ -22,7 +23,7 @@ import (
 func TestRunnerTorrentPeersAndSkip(t *testing.T) {
 	src := t.TempDir()
 	const size = 1 << 20 // whole pieces: the files share none
-	a, b := testData(size), testData(size+64<<10)
+	a, b := testkit.Data(size), testkit.Data(size+64<<10)
 	mi := torrenttest.Make(t, src, "two", 64<<10, []torrenttest.File{{Path: "a.bin", Data: a}, {Path: "b.bin", Data: b}})
 	seeder := torrenttest.Seed(t, src, mi)
 	tf := torrenttest.WriteFile(t, mi, "two.torrent")
@@ -49,16 +50,12 @@ func TestRunnerTorrentPeersAndSkip(t *testing.T) {
 	go func() { errc <- r.RunJob(context.Background(), id) }()
 
 	var peers []torrent.Peer
-	deadline := time.Now().Add(time.Minute)
-	for {
+	if !testkit.Eventually(testkit.Patience, func() bool {
 		var ok bool
-		if peers, ok = r.TorrentPeers(id); ok && len(peers) == 1 && peers[0].Downloaded > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no peer sending in a minute: %+v", peers)
-		}
-		time.Sleep(50 * time.Millisecond)
+		peers, ok = r.TorrentPeers(id)
+		return ok && len(peers) == 1 && peers[0].Downloaded > 0
+	}) {
+		t.Fatalf("no peer sending in %s: %+v", testkit.Patience, peers)
 	}
 	if peers[0].Addr != seeder || !peers[0].Seeder {
 		t.Errorf("peer %s (seeder %v), the seeder is %s", peers[0].Addr, peers[0].Seeder, seeder)

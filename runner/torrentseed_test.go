@@ -9,7 +9,9 @@ import (
 
 	"braid/engine/mirrortest"
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // Run seeds on the torrents that were seeding when the last runner
@@ -17,7 +19,7 @@ import (
 // they have; one whose file is gone does not seed, and is not tried
 // again.
 func TestRunSeedsOnAfterARestart(t *testing.T) {
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1000}); err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +27,7 @@ func TestRunSeedsOnAfterARestart(t *testing.T) {
 	var dests []string
 	for _, name := range []string{"kept.bin", "gone.bin"} {
 		src := t.TempDir()
-		data := testData(200 << 10)
+		data := testkit.Data(200 << 10)
 		// A single file's web seed is the file's own URL.
 		mi := torrenttest.Make(t, src, name, 64<<10, []torrenttest.File{{Data: data}}, mirrortest.New(t, data).URL())
 		dest := t.TempDir()

@@ -7,7 +7,9 @@ import (
 
 	"braid/engine"
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // A job whose only mirror goes away waits instead of failing, and the
@@ -15,9 +17,9 @@ import (
 // leaving its error empty; once the mirror is back the next try goes and
 // the job finishes.
 func TestRunWaitsForTheNetwork(t *testing.T) {
-	data := testData(2 << 20)
+	data := testkit.Data(2 << 20)
 	m := mirrortest.New(t, data, mirrortest.Rate(1<<20))
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	id, err := q.Add("w.meta4", t.TempDir(), describe(t, "w.bin", data, 128<<10, m), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -29,19 +31,15 @@ func TestRunWaitsForTheNetwork(t *testing.T) {
 	go func() { res <- r.RunJob(ctx, id) }()
 	wait := func(what string, ok func(queue.Job) bool) {
 		t.Helper()
-		for deadline := time.Now().Add(60 * time.Second); ; {
-			if j, err := q.Get(id); err == nil && ok(j) {
-				return
-			}
+		testkit.WaitFor(t, what, func() bool {
 			select {
 			case err := <-res:
 				t.Fatalf("the job ended (%v) before %s", err, what)
-			case <-time.After(20 * time.Millisecond):
+			default:
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no %s in 60 s", what)
-			}
-		}
+			j, err := q.Get(id)
+			return err == nil && ok(j)
+		})
 	}
 	wait("progress", func(j queue.Job) bool { done, _, _, _ := j.Progress(); return done > 0 })
 	m.Pause()

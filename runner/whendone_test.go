@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // The test binary is the command a job runs when done: started with
@@ -62,9 +64,9 @@ func TestWhenDoneCommand(t *testing.T) {
 	t.Setenv(argvOutEnv, out)
 	// (Double quotes are refused in file names, as Windows refuses them.)
 	const name = `it's my 'film' $(touch PWNED) ` + "`touch PWNED2`" + `; touch PWNED3 & $HOME.mkv`
-	data := testData(300 << 10)
+	data := testkit.Data(300 << 10)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	id, err := q.Add("film.meta4", dest, describe(t, name, data, 64<<10, m), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -132,9 +134,9 @@ func TestWhenDoneFailure(t *testing.T) {
 	}
 	t.Setenv(argvOutEnv, filepath.Join(t.TempDir(), "argv.json"))
 	t.Setenv(argvExitEnv, "3")
-	data := testData(100 << 10)
+	data := testkit.Data(100 << 10)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	failing, err := q.Add("a.meta4", t.TempDir(), describe(t, "a.bin", data, 0, m), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -254,9 +256,9 @@ func TestWhenDoneOpen(t *testing.T) {
 		}
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	data := testData(50 << 10)
+	data := testkit.Data(50 << 10)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
-	q := openTest(t, t.TempDir())
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dir := t.TempDir()
 	r := runner(q)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -17,19 +17,16 @@ import (
 	"braid/engine/piece"
 	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 	"braid/ui"
 )
 
 const pieceLen = 64 << 10
 
+// openQueue opens a queue in a fresh folder for one test.
 func openQueue(t *testing.T) *queue.Queue {
 	t.Helper()
-	q, err := queue.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { q.Close() })
-	return q
+	return queuetest.Open(t, queue.Open, t.TempDir())
 }
 
 func newBackend(t *testing.T, q *queue.Queue) *Backend {

@@ -11,6 +11,7 @@ import (
 	"braid/engine/mirrortest"
 	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 	"braid/ui"
 )
 
@@ -170,7 +171,7 @@ func doneJob(t *testing.T, q *queue.Queue, dir string, f metalink.File) int64 {
 // seeding, so no peer is sent the bad piece.
 func TestVerifySeedingTorrent(t *testing.T) {
 	state, id, file, _, _ := seedingAtQuit(t)
-	q := openQueue2(t, state)
+	q := queuetest.Open(t, queue.Open, state)
 	b := startedBackend(t, q)
 	testkit.WaitFor(t, "it to seed again", func() bool { return jobByID(t, b, id).State == ui.Seeding })
 	if err := b.Verify(id); err != nil {

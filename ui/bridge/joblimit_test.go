@@ -7,6 +7,7 @@ import (
 	"braid/engine/mirrortest"
 	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 	"braid/ui"
 )
 
@@ -74,19 +75,9 @@ func TestJobLimitFromTheWindow(t *testing.T) {
 	if err := q.Close(); err != nil {
 		t.Fatal(err)
 	}
-	q = openQueueAt(t, state)
+	q = queuetest.Open(t, queue.Open, state)
 	b = newBackend(t, q)
 	if got := jobByID(t, b, id).Limit; got != 128<<10 {
 		t.Errorf("after a restart the job's limit is %d, want %d", got, 128<<10)
 	}
-}
-
-func openQueueAt(t *testing.T, dir string) *queue.Queue {
-	t.Helper()
-	q, err := queue.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { q.Close() })
-	return q
 }

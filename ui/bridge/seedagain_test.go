@@ -13,6 +13,7 @@ import (
 	"braid/engine/torrent/torrenttest"
 	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 	"braid/ui"
 
 	"github.com/anacrolix/torrent/metainfo"
@@ -36,7 +37,7 @@ func seedingAtQuit(t *testing.T) (state string, id ui.JobID, file string, mi *me
 	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=again.bin&x.pe=%s", mi.HashInfoBytes().HexString(), peer)
 
 	state = t.TempDir()
-	q := openQueue2(t, state)
+	q := queuetest.Open(t, queue.Open, state)
 	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestSeedingGoesOnAfterARestart(t *testing.T) {
 	}
 
 	// The next start.
-	q := openQueue2(t, state)
+	q := queuetest.Open(t, queue.Open, state)
 	b := startedBackend(t, q)
 	testkit.WaitFor(t, "it to seed again", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
 	testkit.WaitFor(t, "its row to say so", func() bool { return jobByID(t, b, id).State == ui.Seeding })
@@ -104,7 +105,7 @@ func TestSeedingGoesOnAfterARestart(t *testing.T) {
 	}
 	q.Close()
 
-	q = openQueue2(t, state)
+	q = queuetest.Open(t, queue.Open, state)
 	b = startedBackend(t, q)
 	time.Sleep(time.Second)
 	if slices.Contains(b.runner.Seeding(), int64(id)) {
@@ -135,7 +136,7 @@ func TestRowSaysWhyATorrentDoesNotSeedOn(t *testing.T) {
 			if err := tc.change(file); err != nil {
 				t.Fatal(err)
 			}
-			q := openQueue2(t, state)
+			q := queuetest.Open(t, queue.Open, state)
 			defer q.Close()
 			b := startedBackend(t, q)
 			var j ui.Job

@@ -9,6 +9,7 @@ import (
 	"braid/engine/torrent/torrenttest"
 	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 	"braid/ui"
 )
 
@@ -45,7 +46,7 @@ func TestPausedSeedingKeptAcrossRestart(t *testing.T) {
 	b.Close()
 	q.Close()
 
-	q = openQueue2(t, state)
+	q = queuetest.Open(t, queue.Open, state)
 	b = startedBackend(t, q)
 	j := jobByID(t, b, id)
 	if j.State != ui.Paused || !j.State.Resumable() {
@@ -62,14 +63,4 @@ func TestPausedSeedingKeptAcrossRestart(t *testing.T) {
 	if got, err := q.SeedPaused(); err != nil || got[int64(id)] {
 		t.Fatalf("still recorded paused after Resume: %v %v", got, err)
 	}
-}
-
-func openQueue2(t *testing.T, state string) *queue.Queue {
-	t.Helper()
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { q.Close() })
-	return q
 }

@@ -9,6 +9,7 @@ import (
 	"braid/engine/torrent/torrenttest"
 	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 	"braid/ui"
 )
 
@@ -23,7 +24,7 @@ func TestSeedingPausedAndResumedByAnotherProcess(t *testing.T) {
 	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=other.bin&x.pe=%s", mi.HashInfoBytes().HexString(), peer)
 
 	state := t.TempDir()
-	q := openQueue2(t, state)
+	q := queuetest.Open(t, queue.Open, state)
 	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1000}); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestSeedingPausedAndResumedByAnotherProcess(t *testing.T) {
 	}
 	testkit.WaitFor(t, "the torrent to seed", func() bool { return slices.Contains(b.runner.Seeding(), int64(id)) })
 
-	other := openQueue2(t, state) // the command line's own connection
+	other := queuetest.Open(t, queue.Open, state) // the command line's own connection
 	if other.Owner() {
 		t.Fatal("the second opening owns the queue")
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"braid/internal/testkit"
+	"braid/queue"
+	"braid/queue/queuetest"
 	"braid/ui"
 )
 
@@ -16,7 +18,7 @@ import (
 // beside "verified".
 func TestStoredTorrentShowsItsPieces(t *testing.T) {
 	state, id, _, _, _ := seedingAtQuit(t)
-	q := openQueue2(t, state)
+	q := queuetest.Open(t, queue.Open, state)
 	b := New(q, nil) // not started: nothing seeds, nothing is live
 	d, err := b.Detail(id, true)
 	if err != nil {
@@ -46,7 +48,7 @@ func TestStoredTorrentShowsItsPieces(t *testing.T) {
 // the swarm: the file is the seeder's again, at its name.
 func TestVerifyTorrentJob(t *testing.T) {
 	state, id, file, _, data := seedingAtQuit(t)
-	q := openQueue2(t, state)
+	q := queuetest.Open(t, queue.Open, state)
 	b := New(q, nil)
 	t.Cleanup(func() { b.Close() })
 	if err := b.Verify(id); err != nil {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"braid/internal/testkit"
+	"braid/queue"
+	"braid/queue/queuetest"
 	"braid/ui"
 )
 
@@ -13,7 +15,7 @@ import (
 // which `braid queue list` reads.
 func TestVerifyTorrentKeepsGoodBytes(t *testing.T) {
 	state, id, file, _, data := seedingAtQuit(t)
-	q := openQueue2(t, state)
+	q := queuetest.Open(t, queue.Open, state)
 	b := New(q, nil)
 	t.Cleanup(func() { b.Close() })
 	// One byte changed in piece 5 of 12 (64 KiB pieces).

@@ -63,10 +63,7 @@ func TestKeysSection(t *testing.T) {
 	w := newWindow(t, b)
 	alice := signaturetest.New(t, "Alice Publisher", "alice@example.org")
 	bob := signaturetest.New(t, "Bob Mirror", "bob@example.org")
-	file := filepath.Join(t.TempDir(), "alice.asc")
-	if err := os.WriteFile(file, alice.PublicArmored(t), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := alice.KeyFile(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		_, _ = rw.Write(bob.PublicBinary(t))
 	}))
@@ -275,7 +272,7 @@ func TestSignaturesInTheWindow(t *testing.T) {
 	if entry == nil || importBtn == nil {
 		t.Fatal("the Import key dialog has no entry or no Import button")
 	}
-	keyFile := writeKey(t, mallory)
+	keyFile := mallory.KeyFile(t)
 	w.Locked(func() {
 		entry.SetText(keyFile)
 		test.Tap(importBtn)
@@ -291,15 +288,6 @@ func TestSignaturesInTheWindow(t *testing.T) {
 	if u := jobByID(t, b, unknownID); u.State != ui.Done || u.SignerUnknown || !strings.Contains(u.Signer, "Mallory") {
 		t.Errorf("after importing the key, Verify says %+v", u)
 	}
-}
-
-func writeKey(t *testing.T, s *signaturetest.Signer) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "key.asc")
-	if err := os.WriteFile(p, s.PublicArmored(t), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // TestResourceSyncInTheWindow opens a ResourceSync source served on

@@ -5,6 +5,8 @@ package signaturetest
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,6 +64,17 @@ func (s *Signer) PublicArmored(t testing.TB) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// KeyFile writes the public key, armored, to a file of the test's own and
+// returns its path: for what imports a key from a file.
+func (s *Signer) KeyFile(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "key.asc")
+	if err := os.WriteFile(p, s.PublicArmored(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // SignArmored is an armored detached signature of data (gpg --armor
