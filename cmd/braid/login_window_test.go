@@ -278,9 +278,7 @@ func TestWindowLoginPrompt(t *testing.T) {
 		t.Error("g.bin, opened with the login, is not the origin's file")
 	}
 
-	xdo("windowfocus", "--sync", wid)
-	xdo("key", "ctrl+q")
-	_ = win.Wait()
+	quitWindow(ctx, t, xdo, env, wid, win, &out)
 
 	for _, secret := range []string{pass, wrong} {
 		if files := folderHolds(r.state, secret); len(files) > 0 {

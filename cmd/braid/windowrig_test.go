@@ -3,10 +3,13 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"braid/engine/metalink"
 	"braid/queue"
@@ -79,4 +82,29 @@ func needXwd(t *testing.T) string {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the window's pixels with it")
 	}
 	return xwd
+}
+
+// quitWindow quits the real window as a user does: Ctrl+Q, then Enter
+// (Quit) in the dialog that asks first while jobs run or torrents seed.
+// It fails the test when the window is still open a minute later. (Tests
+// that waited for the window's end without this sat out their whole
+// timeout, minutes each, behind the dialog.)
+func quitWindow(ctx context.Context, t *testing.T, xdo func(...string) string, env []string, wid string, win *exec.Cmd, out fmt.Stringer) {
+	t.Helper()
+	exited := make(chan error, 1)
+	go func() { exited <- win.Wait() }()
+	xdo("windowfocus", "--sync", wid)
+	xdo("key", "ctrl+q")
+	for end := time.Now().Add(time.Minute); ; {
+		select {
+		case <-exited:
+			return
+		case <-time.After(2 * time.Second):
+		}
+		if time.Now().After(end) {
+			windowShot(ctx, t, env, "quit-stuck")
+			t.Fatalf("the window did not quit after Ctrl+Q and Enter\n%s", out.String())
+		}
+		xdo("key", "Return") // Quit, in the dialog that asks
+	}
 }
