@@ -21,10 +21,12 @@ package testmode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -153,6 +155,17 @@ const screenshotProgress = 0.2
 // take waits until a download is visibly under way, shows its segment map
 // and writes the window to s.path.
 func (s screenshot) take(ctx context.Context, w *ui.Window) error {
+	// A window that stops answering (its UI goroutine stuck) would keep
+	// the wait below from seeing its own timeout: past it, every
+	// goroutine's stack is written out, for the test that waits on us.
+	ctx, cancel := context.WithTimeout(ctx, s.timeout+30*time.Second)
+	defer cancel()
+	defer func() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			fmt.Fprintf(os.Stderr, "braid: the window did not answer for %s; its goroutines:\n", s.timeout+30*time.Second)
+			_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 2)
+		}
+	}()
 	start := time.Now()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
