@@ -126,8 +126,12 @@ type cutText func(i int) string
 
 // isCut reports whether text, written in a cell of width w at the
 // theme's text size, is cut short there.
-func isCut(text string, w float32) bool {
-	return fyne.MeasureText(text, theme.TextSize(), fyne.TextStyle{}).Width > w-2*theme.InnerPadding()
+func isCut(text string, w float32) bool { return cutAt(text, theme.TextSize(), fyne.TextStyle{}, w) }
+
+// cutAt reports whether text, written at size in style in a cell of
+// width w, is cut short there.
+func cutAt(text string, size float32, style fyne.TextStyle, w float32) bool {
+	return fyne.MeasureText(text, size, style).Width > w-2*theme.InnerPadding()
 }
 
 // tipRow is a row whose cells cut short show their whole text in a
@@ -212,7 +216,7 @@ func (l *TipLabel) cut() bool {
 	if l.SizeName != "" {
 		size = theme.Size(l.SizeName)
 	}
-	return fyne.MeasureText(l.Text, size, l.TextStyle).Width > l.Size().Width-2*theme.InnerPadding()
+	return cutAt(l.Text, size, l.TextStyle, l.Size().Width)
 }
 
 // MouseIn is Fyne's hook; see desktop.Hoverable.

@@ -5,12 +5,10 @@ package main
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"braid/engine/metalink"
 	"braid/queue"
 )
 
@@ -21,36 +19,20 @@ import (
 // the tooltip goes.
 func TestWindowTitleTooltip(t *testing.T) {
 	xdotool := needXdotool(t)
-	tmp, bin, display := realWindow(t)
-	state := filepath.Join(tmp, "state")
-	dest := filepath.Join(tmp, "dest")
-	dump := filepath.Join(tmp, "texts.txt")
-	for _, d := range []string{filepath.Join(tmp, "home"), filepath.Join(tmp, "run"), dest} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
+	r := newWindowRig(t, "dest")
+	name := strings.Repeat("very-long-dataset-part-", 6) + "2026-11-29.tar.zst"
+	r.fillQueue(t, func(q *queue.Queue) {
+		// Refused: nothing downloads, and paused, it stays as it is.
+		if err := q.Pause(addRefused(t, q, r.dest, name, 5<<20), ""); err != nil {
 			t.Fatal(err)
 		}
-	}
-	name := strings.Repeat("very-long-dataset-part-", 6) + "2026-11-29.tar.zst"
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	link := "http://127.0.0.1:9/" + name // refused: nothing downloads
-	doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: name, Size: 5 << 20, URLs: []metalink.URL{{URL: link, Priority: 1}}}}}
-	id, err := q.Add(link, dest, doc, nil)
-	if err == nil {
-		err = q.Pause(id, "")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	q.Close()
+	})
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	env := windowEnv(display, tmp, state, "BRAID_DUMP_TEXTS="+dump)
+	env, dump := r.env(), r.dump
 	var out syncBuffer
-	startWindow(ctx, t, bin, env, &out)
+	startWindow(ctx, t, r.bin, env, &out)
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
 	waitWindowText(ctx, t, env, dump, &out, 60*time.Second, "titletip-", "the queue", name)
