@@ -74,6 +74,11 @@ func (w *Window) keepSize(fyne.Size) {
 // keepSplit keeps where the split divides, when the queue above it was
 // laid out anew (a drag of the divider lays it out).
 func (w *Window) keepSplit(fyne.Size) {
+	if !w.geometryKept {
+		// A screen too small refused the size asked for, and no new
+		// size has come since: past keepSize's wait, that one is kept.
+		w.keepSize(fyne.Size{})
+	}
 	if !w.geometryKept || w.Split == nil {
 		return
 	}

@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"math"
 	"strings"
 	"testing"
+	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -173,5 +176,29 @@ func TestAboutThirdPartyLicences(t *testing.T) {
 	typeKey(w, "Escape")
 	if dialogOpen(w) {
 		t.Error("Escape twice left a dialog open")
+	}
+}
+
+// TestSplitKeptOnSmallScreen: a screen too small refuses the size the
+// window asks for, and no other size comes; a split dragged a while
+// later is still kept, and so is the size the window has.
+func TestSplitKeptOnSmallScreen(t *testing.T) {
+	w, _ := newTestWindow(t, newMemBackend())
+	p := w.App.Preferences()
+	w.Locked(func() {
+		// As on a screen that refused 1600×1000: the window stayed
+		// 1100×720, and keepSize's wait has passed.
+		w.asked = fyne.NewSize(1600, 1000)
+		w.geometryKept = false
+		w.restored = time.Now().Add(-4 * time.Second)
+		p.RemoveValue(prefWidth)
+		p.RemoveValue(prefSplit)
+		w.Split.SetOffset(0.6)
+	})
+	if got := p.Float(prefSplit); math.Abs(got-0.6) > 0.001 {
+		t.Errorf("the split dragged to 0.6 is kept as %v", got)
+	}
+	if got := p.Float(prefWidth); got != 1100 {
+		t.Errorf("the window's width is kept as %v, want the 1100 it has", got)
 	}
 }

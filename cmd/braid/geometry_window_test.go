@@ -54,7 +54,10 @@ func TestWindowGeometryAfterRestart(t *testing.T) {
 	var wid string
 	start := func() {
 		win = startWindow(ctx, t, r.bin, env, &out)
-		wid = strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
+		// --onlyvisible: the window exists, titled, a moment before it
+		// is shown and given the size it asks for; a resize in that
+		// moment would be undone.
+		wid = strings.Fields(xdo("search", "--sync", "--onlyvisible", "--name", "^Braid$"))[0]
 	}
 	quit := func() {
 		time.Sleep(600 * time.Millisecond) // Fyne writes its preferences shortly after a change
@@ -123,9 +126,23 @@ func TestWindowGeometryAfterRestart(t *testing.T) {
 		return l
 	}
 
+	// resize makes the window w×h as a window manager would, once it
+	// has the size it asked for (1100×720 at first): Fyne sizes a new
+	// window after it is shown, and that would undo a resize before it.
+	resize := func(from, to [2]int) {
+		t.Helper()
+		if w, h := sizeSoon(from[0], from[1]); w != from[0] || h != from[1] {
+			t.Fatalf("the window is %d×%d, asked for %d×%d\n%s", w, h, from[0], from[1], out.String())
+		}
+		xdo("windowsize", "--sync", wid, strconv.Itoa(to[0]), strconv.Itoa(to[1]))
+		if w, h := sizeSoon(to[0], to[1]); w != to[0] || h != to[1] {
+			t.Fatalf("made %d×%d, the window is %d×%d", to[0], to[1], w, h)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+
 	start()
-	xdo("windowsize", "--sync", wid, "1240", "780")
-	time.Sleep(500 * time.Millisecond)
+	resize([2]int{1100, 720}, [2]int{1240, 780})
 	before := look("wide")
 	// The Name|Size edge, dragged to the side panel in steps, stops
 	// where the name has its minimum.
@@ -172,8 +189,7 @@ func TestWindowGeometryAfterRestart(t *testing.T) {
 	}
 
 	// Another size, and a restart at it: the name keeps its minimum.
-	xdo("windowsize", "--sync", wid, "1000", "650")
-	time.Sleep(500 * time.Millisecond)
+	resize([2]int{1240, 780}, [2]int{1000, 650})
 	quit()
 	start()
 	if w, h := sizeSoon(1000, 650); w != 1000 || h != 650 {
