@@ -49,6 +49,8 @@ func Sentence(k explain.Kind) string {
 		return lang.L("A different file is already there under this name.")
 	case explain.BadSignature:
 		return lang.L("The file's signature does not check out.")
+	case explain.BadDocument:
+		return lang.L("Braid cannot read this metalink: it is damaged, cut short or not a metalink. The details say where.")
 	}
 	return lang.L("The download stopped; the details say why.")
 }

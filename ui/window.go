@@ -586,7 +586,10 @@ func (w *Window) open(source string, pick bool) {
 					return // the user canceled, or the window closes
 				}
 				if !w.askOpenLogin(source, pick, err) { // login.go
-					w.showError(fmt.Errorf(lang.L("open %s: %w"), source, err))
+					if !strings.Contains(err.Error(), source) {
+						err = fmt.Errorf(lang.L("open %s: %w"), source, err)
+					}
+					w.showError(err)
 				}
 				return
 			}

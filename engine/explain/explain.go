@@ -49,11 +49,12 @@ const (
 	Exists                   // a different file is at the name
 	BadSignature             // the file's signature does not check out
 	DiskError                // the file system refused to make, rename or remove a file
+	BadDocument              // a metalink that cannot be read: malformed, cut short, not one
 )
 
 var names = [...]string{"unknown", "unreachable", "name not found", "refused", "timed out",
 	"connection dropped", "certificate", "not found", "expired", "login needed", "forbidden",
-	"busy", "server error", "disk full", "no permission", "bad data", "no mirror left", "exists", "bad signature", "disk error"}
+	"busy", "server error", "disk full", "no permission", "bad data", "no mirror left", "exists", "bad signature", "disk error", "bad document"}
 
 func (k Kind) String() string {
 	if int(k) < len(names) {
@@ -162,6 +163,10 @@ var clues = []struct {
 	kind Kind
 }{
 	{"bad openpgp signature", BadSignature},
+	// metalink.SyntaxError and the sentinels Parse wraps without a line.
+	{"metalink: line ", BadDocument},
+	{"not a metalink document", BadDocument},
+	{"document lists no files", BadDocument},
 	{"the proxy asks for a login", LoginNeeded},
 	{"asks for a login", LoginNeeded},
 	{"login was refused", LoginNeeded},

@@ -7,10 +7,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 
 	"braid/engine"
+	"braid/engine/metalink"
 	"braid/engine/transport"
 )
 
@@ -142,5 +144,32 @@ func TestNoMirrorLeftSaysWhy(t *testing.T) {
 	}
 	if !Refused.Retrying() || DiskFull.Retrying() {
 		t.Error("Retrying: refused waits, a full disk does not")
+	}
+}
+
+// TestBadDocuments: a metalink Parse refuses (cut short, not XML, not a
+// metalink, no files) is a bad document, as Open wraps it, and never a
+// cause Braid would wait and retry on.
+func TestBadDocuments(t *testing.T) {
+	for _, doc := range []string{
+		`<?xml version="1.0"?><metalink xmlns="urn:ietf:params:xml:ns:metalink"><file name="a`,
+		`this is no XML`,
+		`<?xml version="1.0"?><html><body>a login page</body></html>`,
+		`<?xml version="1.0"?><metalink xmlns="urn:ietf:params:xml:ns:metalink"></metalink>`,
+	} {
+		_, perr := metalink.Parse(strings.NewReader(doc))
+		if perr == nil {
+			t.Fatalf("Parse(%q) took it", doc)
+		}
+		err := fmt.Errorf("source /tmp/broken.meta4: %w", perr)
+		if got := Of(err); got != BadDocument {
+			t.Errorf("Of(%q) = %v, want bad document", err, got)
+		}
+		if got := OfText(err.Error()); got != BadDocument {
+			t.Errorf("OfText(%q) = %v, want bad document", err, got)
+		}
+	}
+	if BadDocument.Retrying() {
+		t.Error("a bad document is retried like the network")
 	}
 }
