@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"image"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,8 +28,10 @@ import (
 // TestWindowDialogKeysAfterAClick walks the dialogs of the real window
 // (Xvfb, keys and clicks through the X server with xdotool): Add URL
 // (Ctrl+N), Settings (Ctrl+,), Keyboard shortcuts (F1), About and
-// Schedule (the menu bar), When done and Change link (a row's menu),
-// Speed limit (a row's menu) and Remove (Ctrl+Delete). Each is opened,
+// Schedule (the menu bar), When done and Change link (a row's menu), an
+// information (a link already in the queue), an error with Details (a
+// broken metalink handed over), Speed limit (a row's menu) and Remove
+// (Ctrl+Delete). Each is opened,
 // clicked inside (an entry, a radio button, else its middle), and
 // Escape must close it with the queue as it was; opened again and
 // clicked, Enter must close it and apply it where it applies (the link
@@ -66,6 +70,10 @@ func TestWindowDialogKeysAfterAClick(t *testing.T) {
 		return n
 	}
 
+	broken := filepath.Join(r.tmp, "broken.meta4")
+	if err := os.WriteFile(broken, []byte(`<?xml version="1.0"?><metalink xmlns="urn:ietf:params:xml:ns:metalink"><file name="a`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	env := r.env()
 	ctx, cancel := context.WithTimeout(context.Background(), 7*time.Minute)
 	defer cancel()
@@ -255,8 +263,30 @@ func TestWindowDialogKeysAfterAClick(t *testing.T) {
 			shows("Enter set what is done", true, "When done: open the file")
 		}, []int{300, 328}, []int{300, 289, 550, 406}},
 		{"Change link", "Change link", func() { rowMenu(8) }, nil, nil, nil},
+		// An information: the download's own link added once more.
+		{"Already in the queue", "Already in the queue", func() {
+			base := count("Add URL")
+			xdo("windowfocus", "--sync", wid)
+			xdo("key", "ctrl+n")
+			waitCount("Add URL open for a link in the queue", "Add URL", -(base + 1))
+			time.Sleep(300 * time.Millisecond)
+			xdo("type", "--delay", "20", m.URL())
+			xdo("key", "Return")
+		}, nil, nil, nil},
+		// An error with its Details: a broken metalink handed to the
+		// running window by a second start, as a double-click does. The
+		// click opens the Details.
+		{"Error", "Error", func() {
+			cmd := exec.CommandContext(ctx, r.bin, broken)
+			cmd.Env = env
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("handing %s to the window: %v\n%s", broken, err, b)
+			}
+		}, nil, []int{356, 386}, []int{356, 386}},
 	}
 	typed := map[string]string{"Add URL": m.URL(), "Settings": "_keys", "Change link": m.URL()}
+	// What the click before Escape shows: the error's Details open.
+	clicked := map[string]string{"Error": "metalink: line 1: the document ends inside"}
 	click := func(name string, at []int) {
 		t.Helper()
 		if at == nil {
@@ -277,6 +307,9 @@ func TestWindowDialogKeysAfterAClick(t *testing.T) {
 		d.open()
 		waitCount(d.name+" open", d.title, -(base + 1))
 		click(d.name, d.escAt)
+		if s := clicked[d.name]; s != "" {
+			shows("the click in "+d.name, true, s)
+		}
 		xdo("key", "Escape")
 		waitCount("Escape in "+d.name+" after a click", d.title, base)
 		if now := state(); now != before {

@@ -41,7 +41,8 @@ import (
 // metalinks with a whole-file hash only and with piece hashes, each once
 // with its file as downloaded and once with a byte changed since, all on
 // real loopback mirrors; a torrent the window seeds, with a web seed to
-// fetch a bad piece from again; a ResourceSync folder.
+// fetch a bad piece from again, then stopped seeding and verified once
+// more; a ResourceSync folder.
 func TestWindowVerifyRepairTable(t *testing.T) {
 	xdotool := needXdotool(t)
 	needXwd(t)
@@ -406,6 +407,27 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 			t.Fatalf("%s Repair: the file never became the torrent's again; the queue says %+v\n%s", name, listed(name), read())
 		}
 	}
+	// The torrent done and not seeding: Stop seeding (the menu's fifth
+	// item, after Verify, Repair, Pause and Resume), then Verify checks
+	// it and leaves it done, not seeding.
+	waitText(name+" seeding after Repair", "Seeding")
+	pick(5)
+	for end := time.Now().Add(30 * time.Second); listed(name).State != "done" || lines(read())["Seeding"]; time.Sleep(300 * time.Millisecond) {
+		if time.Now().After(end) {
+			windowShot(ctx, t, env, "verify-torrent-stop-seeding")
+			t.Fatalf("%s: Stop seeding left it %+v\n%s", name, listed(name), read())
+		}
+	}
+	if strings.Contains(read(), "Verify checked it again at") {
+		t.Fatalf("%s: before Verify the window says Verify checked it again:\n%s", name, read())
+	}
+	pick(1)
+	waitText(name+" Verify, not seeding", "verified (BitTorrent piece hashes); Verify checked it again at")
+	windowShot(ctx, t, env, "verify-torrent-done")
+	time.Sleep(time.Second) // a Verify that started seeding would show it by now
+	if j := listed(name); j.State != "done" || lines(read())["Seeding"] {
+		t.Errorf("%s Verify, not seeding: the queue says %+v; the window:\n%s", name, j, read())
+	}
 
 	// A sync: Sync again checks it; Verify and Repair are not offered.
 	show(src.Host())
@@ -414,6 +436,6 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 		t.Errorf("a sync offers Verify or Repair:\n%s", texts)
 	}
 
-	// The torrent seeds: the window asks first, and Enter quits.
+	// Quit: Ctrl+Q, and Enter if the window asks first.
 	quitWindow(ctx, t, xdo, env, wid, win, &out)
 }
