@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"braid/engine"
+	"braid/engine/explain"
 	"braid/engine/signature"
 	"braid/engine/torrent"
 	"braid/runner"
@@ -135,7 +136,7 @@ func (p *textPrinter) Note(n runner.Note) {
 	case runner.NoteSkipped:
 		fmt.Fprintf(p.stdout, "%s: skipped (%s)\n", n.File, n.Message)
 	case runner.NoteWaiting:
-		fmt.Fprintf(p.stderr, "%s: waiting for the network, next try in %s (%v)\n", n.Source, waitText(n.Wait), n.Err)
+		fmt.Fprintf(p.stderr, "%s: waiting for the network, next try in %s (%s)\n", n.Source, waitText(n.Wait), waitReason(n.Err))
 	case runner.NoteNews:
 		fmt.Fprintf(p.stderr, "%s: %s\n", n.File, n.Message)
 	case runner.NoteState:
@@ -145,6 +146,15 @@ func (p *textPrinter) Note(n runner.Note) {
 
 // writeStateNote says what the state folder said or why it failed: the
 // same words in both output formats, on stderr.
+// waitReason is why a source waits, in words: the kind of err, else
+// its text.
+func waitReason(err error) string {
+	if c := explain.Of(err).Clause(); c != "" {
+		return c
+	}
+	return err.Error()
+}
+
 func writeStateNote(w io.Writer, n runner.Note) {
 	switch {
 	case n.Err == nil:

@@ -35,8 +35,9 @@ func freeAddr(t *testing.T) string {
 	return addr
 }
 
-// A get started while its server is unreachable waits for it and then
-// downloads, as a download started while the Wi-Fi is down should.
+// A get started while its server is unreachable waits for it, saying
+// why in words, and then downloads, as a download started while the
+// Wi-Fi is down should.
 func TestGetWaitsForTheSourceServer(t *testing.T) {
 	shortResolveWaits(t)
 	data := mirrortest.Bytes(300<<10, 7)
@@ -65,8 +66,13 @@ func TestGetWaitsForTheSourceServer(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stderr, "waiting for the network") {
+	if !strings.Contains(stderr, "waiting for the network, next try in") {
 		t.Fatalf("stderr does not say it waited: %q", stderr)
+	}
+	// Why, in words, not in Go's ("dial tcp …: connect: connection
+	// refused").
+	if !strings.Contains(stderr, "(the server refused the connection)") || strings.Contains(stderr, "dial tcp") {
+		t.Errorf("stderr does not say why it waits in words: %q", stderr)
 	}
 	got, err := os.ReadFile(filepath.Join(out, "f.bin"))
 	if err != nil || !bytes.Equal(got, data) {

@@ -63,6 +63,29 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
+// clauses say each kind in words, for a line of the command line
+// ("next try in 6 s: the server refused the connection"); the window
+// has its own sentences, translated.
+var clauses = [...]string{"", "the server cannot be reached", "the server's name is not known",
+	"the server refused the connection", "the server did not answer in time",
+	"the connection to the server broke off", "the server's certificate is not trusted",
+	"the server does not have the file (not found)", "the link has expired",
+	"the server asks for a login, or refused the one given", "the server refuses access",
+	"the server is busy", "the server failed (an error on its side)", "the disk is full",
+	"no permission to write the folder or the file", "what arrived does not match its hash",
+	"no server is left that can send the file", "a different file is already at the name",
+	"the signature does not check out", "the file system refused to make, rename or remove a file",
+	"the metalink cannot be read"}
+
+// Clause is the kind in words, lower case, for a line of the command
+// line; "" for Unknown, whose error text says it all.
+func (k Kind) Clause() string {
+	if int(k) < len(clauses) {
+		return clauses[k]
+	}
+	return ""
+}
+
 // Retrying reports whether errors of the kind are passing: Braid waits
 // and tries again rather than giving up.
 func (k Kind) Retrying() bool {

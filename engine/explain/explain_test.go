@@ -173,3 +173,25 @@ func TestBadDocuments(t *testing.T) {
 		t.Error("a bad document is retried like the network")
 	}
 }
+
+// TestEveryKindHasItsClause: each kind has words of its own for the
+// command line, and a kind added without them is caught here.
+func TestEveryKindHasItsClause(t *testing.T) {
+	if Unknown.Clause() != "" {
+		t.Errorf("Unknown has a clause: %q", Unknown.Clause())
+	}
+	seen := map[string]Kind{}
+	for k := Unknown + 1; k.String() != Unknown.String(); k++ {
+		c := k.Clause()
+		if c == "" {
+			t.Errorf("kind %q has no clause", k)
+		}
+		if other, ok := seen[c]; ok {
+			t.Errorf("kinds %q and %q share the clause %q", other, k, c)
+		}
+		seen[c] = k
+	}
+	if len(seen) != len(clauses)-1 {
+		t.Errorf("%d kinds have clauses, %d clauses written", len(seen), len(clauses)-1)
+	}
+}
