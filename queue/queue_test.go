@@ -526,9 +526,6 @@ func TestSettings(t *testing.T) {
 	if s, err := q.Settings(); err != nil || !reflect.DeepEqual(s, want) {
 		t.Errorf("Settings = %+v, %v; want %+v", s, err, want)
 	}
-	if c := want.Client(); c.MaxConns != 8 || c.MaxConnsPerMirror != 3 || c.Limit != 1<<20 {
-		t.Errorf("Client() = %+v, does not follow %+v", c, want)
-	}
 	if err := q.SetSetting(keyMaxConns, "lots"); err != nil {
 		t.Fatal(err)
 	}

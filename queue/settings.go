@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"braid/engine"
 )
 
 // Settings are the user's choices, kept in the queue database so the
@@ -183,14 +181,6 @@ func readSettings(tx *sql.Tx) (Settings, error) {
 
 // DefaultJobs is how many downloads run at once unless the user says.
 const DefaultJobs = 3
-
-// Client returns a new engine Client with the settings' limits: total,
-// per-host and per-mirror connections and the speed limit. A Runner
-// applies later changes to it while it downloads (see runner.Runner).
-func (s Settings) Client() *engine.Client {
-	return &engine.Client{MaxConns: s.MaxConns, MaxConnsPerMirror: s.MaxConnsPerMirror,
-		MaxConnsPerHost: s.MaxConnsPerHost, Limit: s.SpeedLimit}
-}
 
 func list(v string) []string {
 	var out []string

@@ -194,7 +194,7 @@ func (r *Runner) client() (*engine.Client, error) {
 			return nil, err
 		}
 		if r.Client == nil {
-			r.Client = s.Client()
+			r.Client = NewClient(s)
 		}
 		r.seen, r.hasSeen = s, true
 	}

@@ -238,7 +238,7 @@ func (s *Service) clientLocked() *engine.Client {
 	}
 	c := &engine.Client{}
 	if st, err := settingsInForce(s.Runner.Queue); err == nil {
-		c = st.Client()
+		c = NewClient(st)
 	}
 	if s.MaxConns > 0 {
 		c.MaxConns = s.MaxConns
@@ -254,6 +254,14 @@ func (s *Service) clientLocked() *engine.Client {
 	c.Network = s.Network
 	s.client = c
 	return c
+}
+
+// NewClient returns a new engine Client with the settings' limits:
+// total, per-host and per-mirror connections and the speed limit. A
+// Runner applies later changes to it while it downloads.
+func NewClient(s queue.Settings) *engine.Client {
+	return &engine.Client{MaxConns: s.MaxConns, MaxConnsPerMirror: s.MaxConnsPerMirror,
+		MaxConnsPerHost: s.MaxConnsPerHost, Limit: s.SpeedLimit}
 }
 
 // settingsInForce are the queue's settings with the schedule's

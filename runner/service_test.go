@@ -171,3 +171,13 @@ func TestServiceScheduleHoldsThenRuns(t *testing.T) {
 	svc.Wake()
 	testkit.WaitFor(t, "the job to finish in the next window", stateIs(t, q, id, queue.Done))
 }
+
+// TestNewClientFollowsTheSettings: the client a run starts with has the
+// settings' connection limits and speed limit.
+func TestNewClientFollowsTheSettings(t *testing.T) {
+	s := queue.Settings{MaxConns: 8, MaxConnsPerMirror: 3, MaxConnsPerHost: 5, SpeedLimit: 1 << 20}
+	if c := NewClient(s); c.MaxConns != 8 || c.MaxConnsPerMirror != 3 || c.MaxConnsPerHost != 5 || c.Limit != 1<<20 {
+		t.Errorf("NewClient = {MaxConns %d, MaxConnsPerMirror %d, MaxConnsPerHost %d, Limit %d}, does not follow %+v",
+			c.MaxConns, c.MaxConnsPerMirror, c.MaxConnsPerHost, c.Limit, s)
+	}
+}

@@ -298,7 +298,7 @@ func queueRelink(ctx context.Context, q *queue.Queue, id int64, u string, w io.W
 	if err != nil {
 		return err
 	}
-	checked, err := runner.Relink(ctx, q, s.Client().HTTPClient(), id, u)
+	checked, err := runner.Relink(ctx, q, runner.NewClient(s).HTTPClient(), id, u)
 	if err != nil {
 		return err
 	}
