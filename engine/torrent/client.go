@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -254,6 +255,20 @@ func (c *Client) Port() int {
 		return 0
 	}
 	return c.cl.LocalPort()
+}
+
+// WriteStatus writes the BitTorrent client's own account of its
+// torrents and peer connections (anacrolix's status page) to w: for a
+// report on a download that stalls.
+func (c *Client) WriteStatus(w io.Writer) {
+	c.mu.Lock()
+	cl := c.cl
+	c.mu.Unlock()
+	if cl == nil {
+		fmt.Fprintln(w, "no BitTorrent client running")
+		return
+	}
+	cl.WriteStatus(w)
 }
 
 // Close stops every job (they end as canceled, or done if they were

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,6 +93,13 @@ func WriteFile(t testing.TB, mi *metainfo.MetaInfo, name string) string {
 func Seed(t testing.TB, dir string, mi *metainfo.MetaInfo) string {
 	t.Helper()
 	cl, tt := start(t, dir, mi, true)
+	t.Cleanup(func() { // before start's Close
+		if t.Failed() {
+			var st strings.Builder
+			cl.WriteStatus(&st)
+			t.Logf("the seeder on port %d, at the failure:\n%s", cl.LocalPort(), st.String())
+		}
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := tt.VerifyDataContext(ctx); err != nil {
