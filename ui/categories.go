@@ -41,7 +41,11 @@ type CategoryKeeper interface {
 // translated, the user's own as they are.
 func categoryName(name string) string {
 	// The defaults' keys are "category.Video" and so on; a name of the
-	// user's own has none and shows as it is.
+	// user's own has none and shows as it is. A new category has no name
+	// yet, and no key to look up.
+	if name == "" {
+		return ""
+	}
 	return lang.X("category."+name, name)
 }
 
@@ -228,11 +232,7 @@ func newCategoryEditor(c Category, win fyne.Window, done func(Category) error) *
 	e.Folder.SetText(c.Folder)
 	e.Folder.SetPlaceHolder(lang.L("a folder inside the download folder, or a full path"))
 	e.Browse = widget.NewButtonWithIcon("", theme.FolderOpenIcon(), func() {
-		dialog.ShowFolderOpen(func(dir fyne.ListableURI, err error) {
-			if err == nil && dir != nil {
-				e.Folder.SetText(dir.Path())
-			}
-		}, win)
+		chooseFolder(win, lang.L("Folder"), e.Folder.Text, e.Folder.SetText)
 	})
 	items := []*widget.FormItem{
 		widget.NewFormItem(lang.L("Name"), e.Name),
@@ -248,12 +248,21 @@ func newCategoryEditor(c Category, win fyne.Window, done func(Category) error) *
 			return
 		}
 		if err := done(e.value()); err != nil {
-			dialog.ShowError(err, win)
+			if w := windowOf(win.Canvas()); w != nil {
+				w.showError(err)
+			} else {
+				dialog.ShowError(err, win)
+			}
 		}
 	}, win)
 	for _, en := range []*Entry{e.Name, e.Extensions, e.Folder} {
 		en.OnSubmitted = func(string) { e.dialog.Submit() }
 		en.OnEscape = e.dialog.Hide
+	}
+	// Enter and Escape with nothing in focus answer the editor, not the
+	// Settings it is opened over.
+	if w := windowOf(win.Canvas()); w != nil {
+		w.keyed(e.dialog, e.dialog.Submit, e.dialog.Hide)
 	}
 	e.dialog.Resize(fyne.NewSize(560, e.dialog.MinSize().Height))
 	e.dialog.Show()

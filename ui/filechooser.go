@@ -192,6 +192,17 @@ func existingDir(dir string) string {
 // prefOpenDir is the folder a file was last opened from.
 const prefOpenDir = "chooser.dir"
 
+// chooseFolder asks for a folder, starting in dir: with the system's
+// dialog, else with Fyne's over parent, which Escape closes (not the
+// dialog under it) when parent is a Window's.
+func chooseFolder(parent fyne.Window, title, dir string, chosen func(string)) {
+	var shown func(dialog.Dialog)
+	if w := windowOf(parent.Canvas()); w != nil {
+		shown = func(d dialog.Dialog) { w.keyed(d, nil, d.Hide) }
+	}
+	newChooser(shown).ChooseFolder(parent, title, dir, chosen)
+}
+
 // chooseFile asks for a file with Chooser, starting where the last one
 // was chosen, and remembers the folder of the one chosen.
 func (w *Window) chooseFile(title string, exts []string, chosen func(string)) {

@@ -273,3 +273,75 @@ func TestWhenDoneDialog(t *testing.T) {
 	}
 	w.Locked(f.dialog.Hide)
 }
+
+// TestCategoryEditorKeys: in the category editor, opened over Settings,
+// Escape and Enter with nothing in focus answer the editor, not the
+// Settings under it; the folder dialog of its Browse button and the
+// error of a name taken answer Escape themselves, each leaving the
+// editor open.
+func TestCategoryEditorKeys(t *testing.T) {
+	t.Setenv("BRAID_FILE_DIALOG", "fyne")
+	b := newOrganisedBackend()
+	w, _ := newTestWindow(t, b)
+	w.Locked(w.ShowSettings)
+	s := w.SettingsForm.Categories
+	overlays := func() int {
+		w.doMu.Lock()
+		defer w.doMu.Unlock()
+		return len(w.Win.Canvas().Overlays().List())
+	}
+	settingsOnly := overlays()
+
+	w.Locked(func() { test.Tap(s.Add) })
+	if overlays() != settingsOnly+1 {
+		t.Fatalf("Add… opened %d dialogs over Settings, want 1", overlays()-settingsOnly)
+	}
+	w.Locked(func() { w.Win.Canvas().Unfocus() })
+	typeKey(w, fyne.KeyEscape)
+	if overlays() != settingsOnly {
+		t.Fatalf("Escape in the category editor left %d dialogs, want Settings alone (%d)", overlays(), settingsOnly)
+	}
+	if w.SettingsForm == nil || !dialogOpen(w) {
+		t.Fatal("Escape in the category editor closed Settings")
+	}
+
+	// Enter with nothing in focus keeps the edited category.
+	w.Locked(func() {
+		s.List.Select(0)
+		test.Tap(s.Edit)
+		s.editing.Extensions.SetText("mkv webm")
+		w.Win.Canvas().Unfocus()
+	})
+	typeKey(w, fyne.KeyReturn)
+	if overlays() != settingsOnly {
+		t.Fatalf("Enter in the category editor left %d dialogs, want Settings alone (%d)", overlays(), settingsOnly)
+	}
+	if got := s.Cats[0].Extensions; !slices.Equal(got, []string{"mkv", "webm"}) {
+		t.Errorf("Enter in the editor kept %v, want mkv webm", got)
+	}
+
+	// Browse, then Escape: the folder dialog closes, the editor stays.
+	w.Locked(func() { test.Tap(s.Add) })
+	w.Locked(func() { test.Tap(s.editing.Browse) })
+	if overlays() != settingsOnly+2 {
+		t.Fatalf("Browse opened %d dialogs over the editor, want 1", overlays()-settingsOnly-1)
+	}
+	w.Locked(func() { w.Win.Canvas().Unfocus() })
+	typeKey(w, fyne.KeyEscape)
+	if overlays() != settingsOnly+1 {
+		t.Fatalf("Escape in the folder dialog left %d dialogs over Settings, want the editor alone", overlays()-settingsOnly)
+	}
+
+	// A name taken: its error closes on Escape, the editor stays.
+	w.Locked(func() {
+		s.editing.Name.SetText("video")
+		s.editing.dialog.Submit()
+	})
+	if overlays() != settingsOnly+1 {
+		t.Fatalf("a name taken: %d dialogs over Settings, want its error alone (the editor closes on OK)", overlays()-settingsOnly)
+	}
+	typeKey(w, fyne.KeyEscape)
+	if overlays() != settingsOnly {
+		t.Fatalf("Escape in the error left %d dialogs over Settings", overlays()-settingsOnly)
+	}
+}

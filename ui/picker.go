@@ -260,7 +260,7 @@ func (p *Picker) finish(paused bool) {
 }
 
 func (p *Picker) browse() {
-	newChooser(nil).ChooseFolder(p.parent, lang.L("Save to"), p.Dir.Text, p.Dir.SetText)
+	chooseFolder(p.parent, lang.L("Save to"), p.Dir.Text, p.Dir.SetText)
 }
 
 func (p *Picker) updateSummary() {

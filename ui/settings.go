@@ -67,7 +67,7 @@ func NewSettingsForm(s Settings, parent fyne.Window) *SettingsForm {
 	}
 	f.Dir.SetText(s.Dir)
 	f.Browse = widget.NewButtonWithIcon("", theme.FolderOpenIcon(), func() {
-		newChooser(nil).ChooseFolder(parent, lang.L("Download folder"), f.Dir.Text, f.Dir.SetText)
+		chooseFolder(parent, lang.L("Download folder"), f.Dir.Text, f.Dir.SetText)
 	})
 	f.Languages.SetText(strings.Join(s.Languages, ", "))
 	f.Languages.SetPlaceHolder(lang.L("any language"))
