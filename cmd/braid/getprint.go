@@ -144,8 +144,6 @@ func (p *textPrinter) Note(n runner.Note) {
 	}
 }
 
-// writeStateNote says what the state folder said or why it failed: the
-// same words in both output formats, on stderr.
 // waitReason is why a source waits, in words: the kind of err, else
 // its text.
 func waitReason(err error) string {
@@ -155,6 +153,8 @@ func waitReason(err error) string {
 	return err.Error()
 }
 
+// writeStateNote says what the state folder said or why it failed: the
+// same words in both output formats, on stderr.
 func writeStateNote(w io.Writer, n runner.Note) {
 	switch {
 	case n.Err == nil:
