@@ -9,20 +9,31 @@ import (
 
 	"braid/engine/mirrortest"
 	"braid/engine/torrent/torrenttest"
+
+	"github.com/anacrolix/torrent/metainfo"
 )
+
+// pairOnDisk makes the torrent "pair" in a folder of the test's own: a.bin
+// (100 KiB of seed's bytes) and b.bin (60 KiB of seed+1's), in 64 KiB
+// pieces, so that piece 1 spans both files.
+func pairOnDisk(t *testing.T, seed uint64) (dir string, a, b []byte, mi *metainfo.MetaInfo, info metainfo.Info) {
+	t.Helper()
+	dir = t.TempDir()
+	a, b = mirrortest.Bytes(100<<10, seed), mirrortest.Bytes(60<<10, seed+1)
+	mi = torrenttest.Make(t, dir, "pair", 64<<10, []torrenttest.File{{Path: "a.bin", Data: a}, {Path: "b.bin", Data: b}})
+	info, err := mi.UnmarshalInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, a, b, mi, info
+}
 
 // A read of a piece after the storage closed (what the torrent library
 // does for a peer's request it took before the torrent was dropped) gets
 // the piece's bytes, not an error: anacrolix/torrent panics on an error
 // there, and the whole program would end.
 func TestReadAfterClose(t *testing.T) {
-	dir := t.TempDir()
-	a, b := mirrortest.Bytes(100<<10, 31), mirrortest.Bytes(60<<10, 32)
-	mi := torrenttest.Make(t, dir, "pair", 64<<10, []torrenttest.File{{Path: "a.bin", Data: a}, {Path: "b.bin", Data: b}})
-	info, err := mi.UnmarshalInfo()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, a, b, mi, info := pairOnDisk(t, 31)
 	s := &braidStorage{dir: dir, comp: &MemCompletion{}}
 	ts, err := s.open(&info, mi.HashInfoBytes())
 	if err != nil {
@@ -51,13 +62,7 @@ func TestReadAfterClose(t *testing.T) {
 // done: they are fetched again. A download once stayed "downloading" at
 // 256 of 256 pieces, with no file, waiting for nothing.
 func TestRecordedPiecesGoneFromDisk(t *testing.T) {
-	dir := t.TempDir()
-	a, b := mirrortest.Bytes(100<<10, 33), mirrortest.Bytes(60<<10, 34)
-	mi := torrenttest.Make(t, dir, "pair", 64<<10, []torrenttest.File{{Path: "a.bin", Data: a}, {Path: "b.bin", Data: b}})
-	info, err := mi.UnmarshalInfo()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, _, _, mi, info := pairOnDisk(t, 33)
 	comp := &MemCompletion{}
 	if err := comp.Set(mi.HashInfoBytes().HexString(), []int{0, 1, 2}, true); err != nil {
 		t.Fatal(err)
