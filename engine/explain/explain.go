@@ -52,36 +52,45 @@ const (
 	BadDocument              // a metalink that cannot be read: malformed, cut short, not one
 )
 
-var names = [...]string{"unknown", "unreachable", "name not found", "refused", "timed out",
-	"connection dropped", "certificate", "not found", "expired", "login needed", "forbidden",
-	"busy", "server error", "disk full", "no permission", "bad data", "no mirror left", "exists", "bad signature", "disk error", "bad document"}
+// kinds are each kind's name and its words for a line of the command
+// line ("next try in 6 s (the server refused the connection)"), in the
+// order of the constants; the window has its own sentences, translated.
+var kinds = [...]struct{ name, clause string }{
+	Unknown:      {"unknown", ""},
+	Unreachable:  {"unreachable", "the server cannot be reached"},
+	NameNotFound: {"name not found", "the server's name is not known"},
+	Refused:      {"refused", "the server refused the connection"},
+	TimedOut:     {"timed out", "the server did not answer in time"},
+	Dropped:      {"connection dropped", "the connection to the server broke off"},
+	Certificate:  {"certificate", "the server's certificate is not trusted"},
+	NotFound:     {"not found", "the server does not have the file (not found)"},
+	Expired:      {"expired", "the link has expired"},
+	LoginNeeded:  {"login needed", "the server asks for a login, or refused the one given"},
+	Forbidden:    {"forbidden", "the server refuses access"},
+	Busy:         {"busy", "the server is busy"},
+	ServerError:  {"server error", "the server failed (an error on its side)"},
+	DiskFull:     {"disk full", "the disk is full"},
+	NoPermission: {"no permission", "no permission to write the folder or the file"},
+	BadData:      {"bad data", "what arrived does not match its hash"},
+	NoMirrorLeft: {"no mirror left", "no server is left that can send the file"},
+	Exists:       {"exists", "a different file is already at the name"},
+	BadSignature: {"bad signature", "the signature does not check out"},
+	DiskError:    {"disk error", "the file system refused to make, rename or remove a file"},
+	BadDocument:  {"bad document", "the metalink cannot be read"},
+}
 
 func (k Kind) String() string {
-	if int(k) < len(names) {
-		return names[k]
+	if int(k) < len(kinds) {
+		return kinds[k].name
 	}
 	return "unknown"
 }
 
-// clauses say each kind in words, for a line of the command line
-// ("next try in 6 s: the server refused the connection"); the window
-// has its own sentences, translated.
-var clauses = [...]string{"", "the server cannot be reached", "the server's name is not known",
-	"the server refused the connection", "the server did not answer in time",
-	"the connection to the server broke off", "the server's certificate is not trusted",
-	"the server does not have the file (not found)", "the link has expired",
-	"the server asks for a login, or refused the one given", "the server refuses access",
-	"the server is busy", "the server failed (an error on its side)", "the disk is full",
-	"no permission to write the folder or the file", "what arrived does not match its hash",
-	"no server is left that can send the file", "a different file is already at the name",
-	"the signature does not check out", "the file system refused to make, rename or remove a file",
-	"the metalink cannot be read"}
-
 // Clause is the kind in words, lower case, for a line of the command
 // line; "" for Unknown, whose error text says it all.
 func (k Kind) Clause() string {
-	if int(k) < len(clauses) {
-		return clauses[k]
+	if int(k) < len(kinds) {
+		return kinds[k].clause
 	}
 	return ""
 }

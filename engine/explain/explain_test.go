@@ -191,7 +191,7 @@ func TestEveryKindHasItsClause(t *testing.T) {
 		}
 		seen[c] = k
 	}
-	if len(seen) != len(clauses)-1 {
-		t.Errorf("%d kinds have clauses, %d clauses written", len(seen), len(clauses)-1)
+	if len(seen) != len(kinds)-1 {
+		t.Errorf("%d kinds have clauses, %d kinds written", len(seen), len(kinds)-1)
 	}
 }
