@@ -243,12 +243,13 @@ func newCategoryEditor(c Category, win fyne.Window, done func(Category) error) *
 	if c.Name == "" {
 		title = lang.L("New category")
 	}
+	w := windowOf(win.Canvas()) // nil: a window not made by New
 	e.dialog = dialog.NewForm(title, lang.L("OK"), lang.L("Cancel"), items, func(ok bool) {
 		if !ok {
 			return
 		}
 		if err := done(e.value()); err != nil {
-			if w := windowOf(win.Canvas()); w != nil {
+			if w != nil {
 				w.showError(err)
 			} else {
 				dialog.ShowError(err, win)
@@ -261,7 +262,7 @@ func newCategoryEditor(c Category, win fyne.Window, done func(Category) error) *
 	}
 	// Enter and Escape with nothing in focus answer the editor, not the
 	// Settings it is opened over.
-	if w := windowOf(win.Canvas()); w != nil {
+	if w != nil {
 		w.keyed(e.dialog, e.dialog.Submit, e.dialog.Hide)
 	}
 	e.dialog.Resize(fyne.NewSize(560, e.dialog.MinSize().Height))
