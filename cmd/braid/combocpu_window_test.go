@@ -16,7 +16,6 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
-	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
 	"braid/queue"
 )
@@ -95,14 +94,7 @@ func BenchmarkWindowCPUCombinations(b *testing.B) {
 				mi := torrenttest.Make(b, dir, "seed.bin", 256<<10, []torrenttest.File{{Data: mirrortest.Bytes(48<<20, 41)}})
 				mi.Announce = "http://" + closed + "/announce"
 				tf := torrenttest.WriteFile(b, mi, "seed.torrent")
-				spec, err := torrent.Resolve(context.Background(), tf, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				doc, err := torrent.Document(spec, tf)
-				if err != nil {
-					b.Fatal(err)
-				}
+				spec, doc := torrentDoc(b, tf)
 				id := add(tf, doc)
 				if c.peer {
 					spec.Peers = []string{torrenttest.Seed(b, dir, mi)}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
-	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
 	"braid/queue"
 )
@@ -31,15 +30,12 @@ func TestWindowFilePriorities(t *testing.T) {
 		{Path: "c.bin", Data: mirrortest.Bytes(100<<10, 3)},
 	})
 	tf := torrenttest.WriteFile(t, mi, "album.torrent")
+	spec, doc := torrentDoc(t, tf)
 	q, err := queue.Open(r.state)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var id int64
-	spec, err := torrent.Resolve(context.Background(), tf, nil)
-	if err == nil {
-		id, err = q.Add(tf, r.dest, must(torrent.Document(spec, tf)), []string{"album/a.bin", "album/b.bin"})
-	}
+	id, err := q.Add(tf, r.dest, doc, []string{"album/a.bin", "album/b.bin"})
 	if err == nil {
 		err = q.SetTorrentSpec(id, spec)
 	}

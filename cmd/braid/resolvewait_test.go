@@ -6,11 +6,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/internal/testkit"
 	"braid/runner"
 )
 
@@ -26,13 +28,7 @@ func shortResolveWaits(t *testing.T) {
 // comes up later.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
+	return "127.0.0.1:" + strconv.Itoa(testkit.FreePort(t))
 }
 
 // A get started while its server is unreachable waits for it, saying

@@ -2,16 +2,17 @@ package main
 
 import (
 	"context"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/anacrolix/torrent/metainfo"
 
+	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/queue"
 )
 
@@ -41,12 +42,8 @@ func newSeedQueue(t *testing.T, name string, data []byte, pieceLen int64, presen
 			t.Fatal(err)
 		}
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.port = l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	s.port = testkit.FreePort(t)
+	var err error
 	if s.q, err = queue.Open(s.state); err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +51,17 @@ func newSeedQueue(t *testing.T, name string, data []byte, pieceLen int64, presen
 	if err := s.q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1, Discovery: false, Port: s.port}); err != nil {
 		t.Fatal(err)
 	}
+	_, doc := torrentDoc(t, tf)
+	if s.id, err = s.q.Add(tf, s.dest, doc, nil); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// torrentDoc reads the .torrent file tf as the queue takes it: its spec
+// and the document of its files.
+func torrentDoc(t testing.TB, tf string) (*torrent.Spec, *metalink.Document) {
+	t.Helper()
 	spec, err := torrent.Resolve(context.Background(), tf, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -62,8 +70,5 @@ func newSeedQueue(t *testing.T, name string, data []byte, pieceLen int64, presen
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.id, err = s.q.Add(tf, s.dest, doc, nil); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return spec, doc
 }

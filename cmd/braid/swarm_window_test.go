@@ -18,8 +18,8 @@ import (
 
 	"braid/engine/explain"
 	"braid/engine/mirrortest"
-	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/queue"
 )
 
@@ -41,25 +41,22 @@ func TestWindowPeersAndTrackers(t *testing.T) {
 	src := t.TempDir()
 	mi := torrenttest.Make(t, src, "ubuntu-like.iso", 64<<10, []torrenttest.File{{Data: mirrortest.Bytes(16<<20, 3)}})
 	seeder := torrenttest.Seed(t, src, mi)
-	port := freeTCPPort(t)
+	port := testkit.FreePort(t)
 	runOpentracker(t, tracker, port, mi.HashInfoBytes())
 	good := fmt.Sprintf("http://127.0.0.1:%d/announce", port)
-	dead := fmt.Sprintf("http://127.0.0.1:%d/announce", freeTCPPort(t))
+	dead := fmt.Sprintf("http://127.0.0.1:%d/announce", testkit.FreePort(t))
 	mi.AnnounceList = [][]string{{good}, {dead}}
 	tf := torrenttest.WriteFile(t, mi, "ubuntu-like.iso.torrent")
 
+	spec, doc := torrentDoc(t, tf)
+	spec.Peers = []string{seeder}
 	q, err := queue.Open(r.state)
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := torrent.Resolve(context.Background(), tf, nil)
+	id, err := q.Add(tf, r.dest, doc, nil)
 	if err == nil {
-		spec.Peers = []string{seeder}
-		var doc = must(torrent.Document(spec, tf))
-		var id int64
-		if id, err = q.Add(tf, r.dest, doc, nil); err == nil {
-			err = q.SetTorrentSpec(id, spec)
-		}
+		err = q.SetTorrentSpec(id, spec)
 	}
 	if err == nil {
 		// Slow enough to be downloading while the test looks; trackers
@@ -139,16 +136,6 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
-}
-
-func freeTCPPort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // runOpentracker runs opentracker on 127.0.0.1:port for the one info hash
