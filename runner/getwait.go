@@ -27,11 +27,12 @@ type waitingJob struct {
 	name string // its one file, named after the link
 }
 
-// unreachedFile is the one file of a plain link whose server cannot be
-// reached now: named after the link, of a size not known yet, with the link
-// as its mirror. A link to a metalink or a torrent has none: its file
-// would be the document itself.
-func unreachedFile(source string) (metalink.File, bool) {
+// UnreachedFile is the one file of a plain link whose server cannot be
+// reached now (or whose reading failed): named after the link, of a size
+// not known yet, with the link as its mirror, so the link can be a job
+// that waits and tries again rather than be refused. A link to a metalink
+// or a torrent has none (false): its file would be the document itself.
+func UnreachedFile(source string) (metalink.File, bool) {
 	u, err := url.Parse(source)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ftp") {
 		return metalink.File{}, false
@@ -62,7 +63,7 @@ func (g *Get) noteUnreached(ctx context.Context, src string, w waitingJob, next 
 		return w
 	}
 	if w.id == 0 {
-		f, ok := unreachedFile(src)
+		f, ok := UnreachedFile(src)
 		if !ok {
 			return w
 		}

@@ -69,29 +69,16 @@ func (b *Backend) resolveSource(ctx context.Context, source string) (*metalink.D
 }
 
 // unreached is the document of a plain link whose server cannot be
-// reached now: one file named after the link, of a size not known yet,
-// with the link as its mirror. Added, it waits and tries again like any
-// waiting job, instead of being refused. A link to a metalink or a
-// torrent is not taken so: its file would be the document itself.
+// reached now (runner.UnreachedFile). Added, it waits and tries again like
+// any waiting job, instead of being refused.
 func unreached(source string) (*metalink.Document, bool) {
-	u, err := url.Parse(source)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ftp") {
-		return nil, false
-	}
-	switch strings.ToLower(path.Ext(u.Path)) {
-	case ".meta4", ".metalink", ".torrent":
-		return nil, false
-	}
-	name := path.Base(u.Path)
-	if metalink.SafeName(name) != nil {
-		name = u.Hostname()
-	}
-	if metalink.SafeName(name) != nil {
+	f, ok := runner.UnreachedFile(source)
+	if !ok {
 		return nil, false
 	}
 	return &metalink.Document{
 		Version:  4,
-		Files:    []metalink.File{{Name: name, Size: -1, URLs: []metalink.URL{{URL: source, Priority: 1}}}},
+		Files:    []metalink.File{f},
 		Warnings: []string{lang.L("the server cannot be reached now; the download waits and tries again")},
 	}, true
 }
