@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -13,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -169,57 +169,36 @@ func writeMetalink(t *testing.T, dir, meta string, data []byte, name string, pie
 	return path
 }
 
-// startXvfb starts Xvfb on a free display and returns the display name;
-// the server is killed when the test ends.
+// startXvfb starts Xvfb on a display it finds free and returns the display
+// name; the server is stopped when the test ends. Xvfb picks the number
+// itself (-displayfd) and writes it once it accepts connections: the lock
+// files make the pick atomic, so tests and packages that start displays at
+// the same time never share one (a test that looked for a free display's
+// socket could take another server's for its own).
 func startXvfb(t testing.TB, xvfb string) string {
 	t.Helper()
-	for n := 90; n < 190; n++ {
-		if displayTaken(n) {
-			continue
-		}
-		if tryXvfb(t, xvfb, n) {
-			return fmt.Sprintf(":%d", n)
-		}
-	}
-	t.Fatal("no free X display between :90 and :189")
-	return ""
-}
-
-// displayTaken reports whether an X server holds display n: its lock file
-// names a process that is alive. A lock left by a server that was killed
-// is stale, and Xvfb takes the display over (it removes such a lock and
-// its socket itself), so stale locks never use up the displays.
-func displayTaken(n int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/tmp/.X%d-lock", n))
+	r, w, err := os.Pipe()
 	if err != nil {
-		return false
+		t.Fatal(err)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 0 {
-		return true // not a lock we can read: leave it alone
-	}
-	return processAlive(pid)
-}
-
-// tryXvfb starts Xvfb on display n and waits for its socket; false when
-// another server took the display first.
-func tryXvfb(t testing.TB, xvfb string, n int) bool {
-	t.Helper()
-	cmd := exec.Command(xvfb, fmt.Sprintf(":%d", n), "-screen", "0", "1280x800x24", "-nolisten", "tcp")
-	var log bytes.Buffer
+	defer r.Close()
+	cmd := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{w} // fd 3
+	var log syncBuffer
 	cmd.Stderr = &log
 	if err := cmd.Start(); err != nil {
+		w.Close()
 		t.Fatalf("start Xvfb: %v", err)
 	}
+	w.Close()
 	done := make(chan struct{})
-	var werr error
 	go func() {
-		werr = cmd.Wait()
+		_ = cmd.Wait()
 		close(done)
 	}()
 	t.Cleanup(func() {
 		// SIGTERM lets Xvfb remove its lock file and socket; a killed
-		// server leaves them, and after a hundred runs no display is free.
+		// server leaves them behind.
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-done:
@@ -228,24 +207,21 @@ func tryXvfb(t testing.TB, xvfb string, n int) bool {
 			<-done
 		}
 	})
-	deadline := time.After(20 * time.Second)
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
-			return true
+	said := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n') // or "" when Xvfb exits first
+		said <- strings.TrimSpace(line)
+	}()
+	select {
+	case n := <-said:
+		if n == "" {
+			t.Fatalf("Xvfb did not say which display it took\n%s", log.String())
 		}
-		select {
-		case <-done:
-			if strings.Contains(log.String(), "already active") {
-				return false
-			}
-			t.Fatalf("Xvfb exited: %v\n%s", werr, log.String())
-		case <-deadline:
-			t.Fatalf("Xvfb did not start on :%d\n%s", n, log.String())
-		case <-tick.C:
-		}
+		return ":" + n
+	case <-time.After(20 * time.Second):
+		t.Fatalf("Xvfb did not start in 20 s\n%s", log.String())
 	}
+	return ""
 }
 
 // colours counts the distinct colours of img, up to 10,000.
@@ -305,9 +281,18 @@ func startWindow(ctx context.Context, t testing.TB, path string, env []string, o
 
 // xdoRunner runs xdotool in env and returns what it printed; a failure
 // fails the test with what the window said (out).
+//
+// `mousemove --sync X Y` waits until the pointer has moved; when it is at
+// X Y already it never moves, and xdotool waits out its own timeout (about
+// 15 s) before it goes on. Such a move is made without --sync: there is
+// nothing to wait for.
 func xdoRunner(ctx context.Context, t testing.TB, xdotool string, env []string, out fmt.Stringer) func(args ...string) string {
-	return func(args ...string) string {
+	var run func(args ...string) string
+	run = func(args ...string) string {
 		t.Helper()
+		if len(args) == 4 && args[0] == "mousemove" && args[1] == "--sync" && pointerAt(run("getmouselocation", "--shell"), args[2], args[3]) {
+			args = []string{"mousemove", args[2], args[3]}
+		}
 		cmd := exec.CommandContext(ctx, xdotool, args...)
 		cmd.Env = env
 		b, err := cmd.Output()
@@ -316,6 +301,13 @@ func xdoRunner(ctx context.Context, t testing.TB, xdotool string, env []string, 
 		}
 		return string(b)
 	}
+	return run
+}
+
+// pointerAt reports whether xdotool's `getmouselocation --shell` output
+// puts the pointer at x, y.
+func pointerAt(location, x, y string) bool {
+	return strings.Contains("\n"+location, "\nX="+x+"\n") && strings.Contains("\n"+location, "\nY="+y+"\n")
 }
 
 func realWindow(t *testing.T) (tmp, bin, display string) {
