@@ -14,6 +14,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,6 +32,7 @@ import (
 // is visibly under way. With BRAID_UPDATE_SCREENSHOT=1 the picture becomes
 // docs/screenshot.png, the one the README shows.
 func TestWindowScreenshot(t *testing.T) {
+	t.Parallel()
 	tmp, bin, display := realWindow(t)
 
 	const size = 24 << 20
@@ -282,16 +285,23 @@ func startWindow(ctx context.Context, t testing.TB, path string, env []string, o
 // xdoRunner runs xdotool in env and returns what it printed; a failure
 // fails the test with what the window said (out).
 //
-// `mousemove --sync X Y` waits until the pointer has moved; when it is at
-// X Y already it never moves, and xdotool waits out its own timeout (about
-// 15 s) before it goes on. Such a move is made without --sync: there is
-// nothing to wait for.
+// `mousemove --sync` waits until the pointer has moved; when it is at the
+// place asked already it never moves, and xdotool waits out its own
+// timeout (about 15 s) before it goes on. Such a move is made without
+// --sync: there is nothing to wait for.
 func xdoRunner(ctx context.Context, t testing.TB, xdotool string, env []string, out fmt.Stringer) func(args ...string) string {
 	var run func(args ...string) string
 	run = func(args ...string) string {
 		t.Helper()
-		if len(args) == 4 && args[0] == "mousemove" && args[1] == "--sync" && pointerAt(run("getmouselocation", "--shell"), args[2], args[3]) {
-			args = []string{"mousemove", args[2], args[3]}
+		if sync := slices.Index(args, "--sync"); sync > 0 && args[0] == "mousemove" && len(args) >= 4 {
+			x, y := args[len(args)-2], args[len(args)-1]
+			if w := slices.Index(args, "--window"); w > 0 && w+1 < len(args) {
+				// The place is relative to the window.
+				x, y = offset(run("getwindowgeometry", "--shell", args[w+1]), x, y)
+			}
+			if at := run("getmouselocation", "--shell"); shellVar(at, "X") == x && shellVar(at, "Y") == y {
+				args = slices.Delete(slices.Clone(args), sync, sync+1)
+			}
 		}
 		cmd := exec.CommandContext(ctx, xdotool, args...)
 		cmd.Env = env
@@ -304,10 +314,23 @@ func xdoRunner(ctx context.Context, t testing.TB, xdotool string, env []string, 
 	return run
 }
 
-// pointerAt reports whether xdotool's `getmouselocation --shell` output
-// puts the pointer at x, y.
-func pointerAt(location, x, y string) bool {
-	return strings.Contains("\n"+location, "\nX="+x+"\n") && strings.Contains("\n"+location, "\nY="+y+"\n")
+// shellVar is NAME's value in xdotool's --shell output ("" when absent).
+func shellVar(shell, name string) string {
+	for _, l := range strings.Split(shell, "\n") {
+		if v, ok := strings.CutPrefix(l, name+"="); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// offset is x, y moved by the X and Y of xdotool's --shell geometry.
+func offset(geometry, x, y string) (string, string) {
+	gx, _ := strconv.Atoi(shellVar(geometry, "X"))
+	gy, _ := strconv.Atoi(shellVar(geometry, "Y"))
+	px, _ := strconv.Atoi(x)
+	py, _ := strconv.Atoi(y)
+	return strconv.Itoa(gx + px), strconv.Itoa(gy + py)
 }
 
 func realWindow(t *testing.T) (tmp, bin, display string) {
