@@ -50,11 +50,13 @@ cross: setup
 wintest: setup
 	@GO=$(GO) tools/wintest.sh $(PKGS)
 
-# cmd/braid's real-window tests run one after another under -race (braid
-# and braid-window are linked once for them all); the timeout leaves room
-# for a loaded machine.
+# Tests that are independent of each other call t.Parallel: most of them
+# wait on servers, timers and windows rather than compute, so -parallel 4
+# runs them side by side even on two cores. cmd/braid's real-window tests
+# each have an X display of their own, and braid and braid-window are
+# linked once for them all. The timeout leaves room for a loaded machine.
 test: lint cross wintest
-	$(GO) test -race -count=1 -timeout 50m ./...
+	$(GO) test -race -count=1 -parallel 4 -timeout 50m ./...
 
 # deb builds dist/braid_VERSION_ARCH.deb with dpkg-deb (packaging/deb/build.sh).
 VERSION ?= $(shell sed -n 's/^var version = "\(.*\)"$$/\1/p' cmd/braid/cli.go)

@@ -138,6 +138,7 @@ func (a *actionWindow) jobs() []queueJob { return listJobs(a.t, a.bin, a.state) 
 // Then the first link once more: the window selects its job and says it
 // is already in the queue, and adds no second job.
 func TestWindowAddLinksSayWhatBecameOfEach(t *testing.T) {
+	t.Parallel()
 	r := newWindowRig(t, "downloads")
 	const user, pass = "ann", "Add-Many-Pw-2718"
 	secret := mirrortest.Bytes(200<<10, 31)
@@ -210,6 +211,7 @@ func TestWindowAddLinksSayWhatBecameOfEach(t *testing.T) {
 // delete the downloaded data" ticked (its .part is gone, and the window
 // says it deleted it).
 func TestWindowRemoveData(t *testing.T) {
+	t.Parallel()
 	r := newWindowRig(t, "downloads")
 	data := mirrortest.Bytes(64<<10, 7)
 	for _, name := range []string{"keep.bin", "gone.bin"} {
@@ -276,6 +278,7 @@ func TestWindowRemoveData(t *testing.T) {
 // does, "no method available"): the window says why, with the opener's
 // words under Details, and its Show in folder opens the file's folder.
 func TestWindowFailedOpen(t *testing.T) {
+	t.Parallel()
 	r := newWindowRig(t, "downloads")
 	fake := filepath.Join(r.tmp, "bin")
 	opened := filepath.Join(r.tmp, "opened.txt")
@@ -339,6 +342,7 @@ func TestWindowFailedOpen(t *testing.T) {
 // torrent seeding only. Each time the dialog's title and body name what
 // runs and what seeds, and nothing else.
 func TestWindowQuitWhileSeeding(t *testing.T) {
+	t.Parallel()
 	r := newWindowRig(t, "downloads")
 	src := filepath.Join(r.tmp, "seed")
 	files := []torrenttest.File{{Path: "a.bin", Data: mirrortest.Bytes(300<<10, 51)}, {Path: "b.txt", Data: mirrortest.Bytes(4000, 52)}}
@@ -419,6 +423,7 @@ func TestWindowQuitWhileSeeding(t *testing.T) {
 // picker and no second job (which could only fail, "this torrent is
 // already running").
 func TestWindowMagnetInQueue(t *testing.T) {
+	t.Parallel()
 	r := newWindowRig(t, "downloads")
 	src := filepath.Join(r.tmp, "seed")
 	files := []torrenttest.File{{Path: "a.bin", Data: mirrortest.Bytes(300<<10, 61)}, {Path: "b.txt", Data: mirrortest.Bytes(4000, 62)}}

@@ -24,6 +24,7 @@ import (
 // sentence for why and its next try, and no raw error text; when the
 // server comes up, the file lands and the row says Done.
 func TestWindowAddFirstReachLater(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	tmp, bin, display := realWindow(t)
 	state := filepath.Join(tmp, "state")

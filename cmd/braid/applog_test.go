@@ -14,6 +14,7 @@ import (
 // write to braid.log in the state folder, a large old log is set aside,
 // and closing restores the default.
 func TestOpenLog(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, logName)
 	if err := os.WriteFile(path, make([]byte, maxLog+1), 0o600); err != nil {

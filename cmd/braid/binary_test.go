@@ -106,6 +106,7 @@ func copyFile(from, to string) error {
 // The headless braid links no GUI toolkit, and hands the window to the real
 // braid-window beside it, or says plainly that there is none.
 func TestHeadlessBuild(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("builds braid with go, which the Windows test run (under Wine) does not have; the headless build is the same code on every system")
 	}
@@ -156,6 +157,7 @@ func TestHeadlessBuild(t *testing.T) {
 // braid or braid-window holds their variables, and the braidtest tag is
 // what brings them in.
 func TestShippedBuildHasNoTestModes(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("runs go list, which the Windows test run (under Wine) does not have; the build tags are the same on every system")
 	}

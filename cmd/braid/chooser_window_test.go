@@ -24,6 +24,7 @@ import (
 // and Enter queues it. Opened again, the dialog starts in the folder the
 // last file came from.
 func TestWindowFileChooserTakesATypedPath(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	if _, err := exec.LookPath("zenity"); err != nil {
 		t.Skip("zenity is not installed (Debian: apt-get install zenity, or make setup); this test types a path into the system's file dialog")

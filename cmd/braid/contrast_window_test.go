@@ -33,6 +33,7 @@ import (
 // farthest from that background, which in a glyph's stem is the text's
 // own colour.
 func TestWindowTextContrast(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	needXwd(t)
 	r := newWindowRig(t, "dest")

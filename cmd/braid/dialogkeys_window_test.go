@@ -41,6 +41,7 @@ import (
 // keys shows: the Speed limit's radio group did, and When done's greyed
 // out command field did for Enter.
 func TestWindowDialogKeysAfterAClick(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	needXwd(t)
 	r := newWindowRig(t, "downloads")

@@ -18,6 +18,7 @@ import (
 // get of a dynamic metalink whose mirrors fail asks its origin, which
 // lists another mirror, and finishes from it.
 func TestGetDynamicMetalink(t *testing.T) {
+	t.Parallel()
 	data := getData(300_000)
 	gone := mirrortest.New(t, data, mirrortest.Status(http.StatusNotFound), mirrortest.Addr("127.0.0.2"))
 	good := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"))

@@ -463,6 +463,7 @@ func (r faceRecord) paused() faceRecord {
 // only what was missing and that every face ends with the same bytes,
 // the same outcome in its own words and the same queue record.
 func TestFacesRunOneDownloadAlike(t *testing.T) {
+	t.Parallel()
 	src := newFaceSource(t)
 	pausedRecords := map[string]faceRecord{}
 	doneRecords := map[string]faceRecord{}
@@ -581,12 +582,16 @@ func dbJob(t *testing.T, state string) (int64, time.Time) {
 // middle of the download: whichever face runs the job, the queue records
 // its next try (what `braid queue list` and a window read), the face says
 // it waits for the network, and once the mirrors are back the job goes on
-// and ends done with its next try cleared.
+// and ends done with its next try cleared. Each face has mirrors of its
+// own, so the three outages run side by side.
 func TestFacesWaitForTheNetwork(t *testing.T) {
-	src := newFaceSource(t)
-	for _, fc := range faces(t, src) {
-		d := fc.dirs()
-		t.Run(fc.name(), func(t *testing.T) {
+	t.Parallel()
+	for i, named := range faces(t, nil) {
+		t.Run(named.name(), func(t *testing.T) {
+			t.Parallel()
+			src := newFaceSource(t)
+			fc := faces(t, src)[i]
+			d := fc.dirs()
 			run := fc.start(t, 0)
 			waitPieces(t, d.state, 2, run)
 			src.m1.Pause()
@@ -640,6 +645,7 @@ func TestFacesWaitForTheNetwork(t *testing.T) {
 // face runs it, the download stops within a few seconds, and the job
 // stays paused with its pieces, NAME.part on disk.
 func TestFacesStopWhenPausedElsewhere(t *testing.T) {
+	t.Parallel()
 	src := newFaceSource(t)
 	for _, fc := range faces(t, src) {
 		d := fc.dirs()
@@ -678,6 +684,7 @@ func TestFacesStopWhenPausedElsewhere(t *testing.T) {
 // the same way, in the words the queue keeps, and the queue keeps the
 // same record of the failure.
 func TestFacesFailAlike(t *testing.T) {
+	t.Parallel()
 	src := newFaceSourceWith(t, 0, func(f *metalink.File) {
 		f.Hashes = []metalink.Hash{{Type: "sha-256", Value: strings.Repeat("ab", 32)}}
 	})

@@ -20,6 +20,7 @@ import (
 // priority by each fetched file and the skipped one unticked; choosing
 // High for b.bin and ticking c.bin with the mouse reach the queue.
 func TestWindowFilePriorities(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	needXwd(t)
 	r := newWindowRig(t, "downloads")

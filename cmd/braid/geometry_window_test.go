@@ -29,6 +29,7 @@ import (
 // columns giving up width (it used to come back at zero width, every
 // row "…").
 func TestWindowGeometryAfterRestart(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	needXwd(t)
 	r := newWindowRig(t, "dest")

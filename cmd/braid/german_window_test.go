@@ -40,6 +40,7 @@ var germanAllowed = map[string]bool{
 // every row (xdotool) so the details show, and fails on any English word
 // among the texts the window shows.
 func TestWindowGermanHasNoEnglish(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	r := newWindowRig(t, "ziel")
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -57,6 +57,7 @@ func runGet(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 func TestGetUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -76,6 +77,7 @@ func TestGetUsage(t *testing.T) {
 }
 
 func TestGetMeta4(t *testing.T) {
+	t.Parallel()
 	data := getData(2<<20 + 11)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"))
@@ -99,6 +101,7 @@ func TestGetMeta4(t *testing.T) {
 // A source given twice is fetched once, not twice side by side into
 // "f (1).bin".
 func TestGetSourceTwice(t *testing.T) {
+	t.Parallel()
 	data := getData(512<<10 + 9)
 	m := mirrortest.New(t, data)
 	meta := writeMeta4(t, t.TempDir(), "twice.bin", data, 64<<10, "", m.URL())
@@ -123,6 +126,7 @@ func TestGetSourceTwice(t *testing.T) {
 }
 
 func TestGetFailures(t *testing.T) {
+	t.Parallel()
 	data := getData(1 << 20)
 	m := mirrortest.New(t, data)
 	t.Run("hash mismatch: exit 1, no file", func(t *testing.T) {
@@ -160,6 +164,7 @@ func TestGetFailures(t *testing.T) {
 }
 
 func TestGetPlainURL(t *testing.T) {
+	t.Parallel()
 	data := getData(1<<20 + 3)
 	s := sha256.Sum256(data)
 	dup := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"))
@@ -181,6 +186,7 @@ func TestGetPlainURL(t *testing.T) {
 }
 
 func TestProgressLine(t *testing.T) {
+	t.Parallel()
 	s := &engine.Snapshot{Name: "f.iso", Size: 1000, Bytes: 250, Speed: 2048, ETA: 3 * time.Second, State: engine.StateDownloading,
 		Mirrors: []engine.MirrorSnapshot{{State: engine.MirrorActive}, {State: engine.MirrorIdle}, {State: engine.MirrorDropped}}}
 	got := progressLine(s)

@@ -20,6 +20,7 @@ import (
 // A plain URL with no hash anywhere is done but not verified, and says so;
 // --require-hash makes that a failure.
 func TestGetSaysWhatWasChecked(t *testing.T) {
+	t.Parallel()
 	data := getData(300<<10 + 1)
 	m := mirrortest.New(t, data, mirrortest.Path("/pub/plain.bin"))
 	t.Run("no hash: not verified, exit 0", func(t *testing.T) {
@@ -58,6 +59,7 @@ func TestGetSaysWhatWasChecked(t *testing.T) {
 // Two URLs that name files alike both land, under two names. They download
 // side by side, so either may take the plain name.
 func TestGetTwoSourcesOneName(t *testing.T) {
+	t.Parallel()
 	a, b := getData(200<<10), getData(200<<10 + 5)[:200<<10]
 	ma := mirrortest.New(t, a, mirrortest.Addr("127.0.0.2"), mirrortest.Path("/x/f.bin"))
 	mb := mirrortest.New(t, b, mirrortest.Addr("127.0.0.3"), mirrortest.Path("/y/f.bin"))
@@ -78,6 +80,7 @@ func TestGetTwoSourcesOneName(t *testing.T) {
 
 // An interrupted get says how to resume, not only "context canceled".
 func TestGetInterruptedSaysResume(t *testing.T) {
+	t.Parallel()
 	data := getData(4 << 20)
 	m := mirrortest.New(t, data, mirrortest.Rate(256<<10))
 	src, out := t.TempDir(), t.TempDir()
@@ -140,6 +143,7 @@ func (w *notifyWriter) Write(p []byte) (int, error) {
 // TestSpeedAfterResume: the speed is over the bytes this run fetched, not
 // over the whole file a resume finished.
 func TestSpeedAfterResume(t *testing.T) {
+	t.Parallel()
 	s := &engine.Snapshot{Name: "f.bin", State: engine.StateDone, Created: true, Elapsed: 2 * time.Second, Bytes: 10 << 20,
 		Mirrors: []engine.MirrorSnapshot{{Bytes: 2 << 20, Useful: 2 << 20}}}
 	got := transferText(s, fetchedBytes(s))
@@ -158,6 +162,7 @@ func TestSpeedAfterResume(t *testing.T) {
 // file the first one wrote (the queue says so) and does not fetch it again
 // beside itself; still not verified.
 func TestGetAgainNoHash(t *testing.T) {
+	t.Parallel()
 	data := getData(100<<10 + 3)
 	m := mirrortest.New(t, data, mirrortest.Path("/pub/again.bin"))
 	state, out := t.TempDir(), t.TempDir()

@@ -42,6 +42,7 @@ func writeManyMeta4(t *testing.T, path, prefix string, n int, data []byte, urls 
 // per-host cap across all of them (--max-conn-per-host), and a second
 // get of the same sources finds them done.
 func TestGetSideBySide(t *testing.T) {
+	t.Parallel()
 	data := getData(300<<10 + 5)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(1<<20))
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"), mirrortest.Rate(1<<20))
@@ -83,6 +84,7 @@ func TestGetSideBySide(t *testing.T) {
 
 // --jobs and --max-conn-per-host below 1 are usage errors.
 func TestGetJobsUsage(t *testing.T) {
+	t.Parallel()
 	for _, flag := range []string{"--jobs", "--max-conn-per-host"} {
 		if code, _, stderr := runGet(t, flag, "0", "x.meta4"); code != 2 || !strings.Contains(stderr, flag) {
 			t.Errorf("%s 0: exit %d, %q; want 2 naming the flag", flag, code, stderr)
@@ -95,6 +97,7 @@ func TestGetJobsUsage(t *testing.T) {
 // while get runs, and every file's bytes arrive before the lock is
 // released; then get records the job and ends with it done.
 func TestGetNewSourceStartsBeforeRecorded(t *testing.T) {
+	t.Parallel()
 	data := getData(64<<10 + 3)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	src, out, state := t.TempDir(), t.TempDir(), t.TempDir()
@@ -194,6 +197,7 @@ func slowQueueOpen(t *testing.T, fail error) (release func()) {
 // arrives while the open is held back; then get records the job and ends
 // with it done.
 func TestGetFreshStateStartsBeforeOpen(t *testing.T) {
+	t.Parallel()
 	data := getData(64<<10 + 5)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	src, out := t.TempDir(), t.TempDir()

@@ -20,6 +20,7 @@ import (
 // queue with its .part and recorded pieces kept, braid says how to go on
 // and exits 1, and the same command then finishes the file.
 func TestGetInterruptPauses(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs braid as a child process for several seconds")
 	}

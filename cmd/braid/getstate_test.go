@@ -22,6 +22,7 @@ import (
 // runs it again: the second run fetches only what the journal had not
 // recorded, and the queue shows the job done.
 func TestGetResumesThroughQueue(t *testing.T) {
+	t.Parallel()
 	const size = 4 << 20
 	data := bytes.Repeat([]byte("get resumes via the queue. "), size/27+1)[:size]
 	m := mirrortest.New(t, data, mirrortest.Rate(1<<20))
@@ -112,6 +113,7 @@ func TestGetResumesThroughQueue(t *testing.T) {
 // --state`: the queue moves it aside and starts afresh, and get says so on
 // stderr, naming where the old one went, then downloads as usual.
 func TestGetStateNotices(t *testing.T) {
+	t.Parallel()
 	data := getData(200 << 10)
 	m := mirrortest.New(t, data)
 	src := writeMeta4(t, t.TempDir(), "n.bin", data, 64<<10, "", m.URL())
@@ -147,6 +149,7 @@ func TestGetStateNotices(t *testing.T) {
 // sends an ETag: the queue keeps the origin's ETag and Referer for later
 // runs, and `braid queue list` shows the source without the password.
 func TestGetStateKeepsOrigin(t *testing.T) {
+	t.Parallel()
 	data := getData(300 << 10)
 	m := mirrortest.New(t, data, mirrortest.Path("/pub/o.iso"), mirrortest.BasicAuth("me", "s3cret"),
 		mirrortest.Header("ETag", `"o1"`))

@@ -155,6 +155,7 @@ var inspectSpots = map[string]struct {
 
 // TestInspectPeerCorpus runs inspect over every document of the corpus.
 func TestInspectPeerCorpus(t *testing.T) {
+	t.Parallel()
 	dir := peercorpus.Dir(t)
 	spots := 0
 	for _, name := range peercorpus.Files(t, dir, "") {
@@ -192,6 +193,7 @@ func TestInspectPeerCorpus(t *testing.T) {
 // fuzzer seeds (written to a file each, as a user would have them): never
 // a panic, and a refusal is one line with exit 1.
 func TestInspectPeerCorpusWget2Seeds(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("2115 documents; -short skips them")
 	}

@@ -65,6 +65,7 @@ func mirrorURLs(f inspectFile) []string {
 }
 
 func TestInspectJSON(t *testing.T) {
+	t.Parallel()
 	r := inspectJSON(t, metalink.Prefs{}, "--lang", "en", "--os", "linux/amd64", "--location", "fr", twoFiles)
 
 	if r.Version != 1 || r.MetalinkVersion != 4 || r.Source != twoFiles || r.Kind != "metalink_file" || r.Server != nil {
@@ -134,6 +135,7 @@ func TestInspectJSON(t *testing.T) {
 
 // TestInspectJSONKeys pins the schema's key names: scripts depend on them.
 func TestInspectJSONKeys(t *testing.T) {
+	t.Parallel()
 	_, out, _ := inspectRun(t, metalink.Prefs{}, "--json", "--lang=", "--os=", twoFiles)
 	var raw map[string]any
 	if err := json.Unmarshal([]byte(out), &raw); err != nil {
@@ -182,6 +184,7 @@ func TestInspectJSONKeys(t *testing.T) {
 }
 
 func TestInspectText(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := inspectRun(t, metalink.Prefs{}, "--lang", "en", "--os", "linux/amd64", "--location", "FR", twoFiles)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -222,6 +225,7 @@ func TestInspectText(t *testing.T) {
 }
 
 func TestInspectV3MirrorOrder(t *testing.T) {
+	t.Parallel()
 	// The user's country first, then Metalink 3 preference (higher
 	// first).
 	r := inspectJSON(t, metalink.Prefs{}, "--lang", "de", "--os", "windows/386", "--location", "de", nero)
@@ -268,6 +272,7 @@ func TestInspectV3MirrorOrder(t *testing.T) {
 }
 
 func TestInspectDefaults(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		defaults metalink.Prefs
@@ -303,6 +308,7 @@ func TestInspectDefaults(t *testing.T) {
 }
 
 func TestInspectFlagsAfterSource(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := inspectRun(t, metalink.Prefs{}, twoFiles, "--json", "--lang", "de")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -317,6 +323,7 @@ func TestInspectFlagsAfterSource(t *testing.T) {
 }
 
 func TestInspectExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
@@ -368,6 +375,7 @@ func TestInspectExitCodes(t *testing.T) {
 }
 
 func TestInspectHTTP(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile(twoFiles)
 	if err != nil {
 		t.Fatal(err)
@@ -420,6 +428,7 @@ func TestInspectHTTP(t *testing.T) {
 // TestInspectPlainURL inspects the plain URL of a file whose server names
 // mirrors and a digest (RFC 6249), as the resolver reads them.
 func TestInspectPlainURL(t *testing.T) {
+	t.Parallel()
 	data := bytes.Repeat([]byte("braid "), 1000)
 	sum := sha256.Sum256(data)
 	m1 := mirrortest.New(t, data, mirrortest.Path("/pub/tool.bin"))
@@ -463,6 +472,7 @@ func TestInspectPlainURL(t *testing.T) {
 // TestInspectTooLarge: a document over the size limit is refused with a
 // clear message, from a file and over HTTP.
 func TestInspectTooLarge(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile(twoFiles)
 	if err != nil {
 		t.Fatal(err)
@@ -497,6 +507,7 @@ func TestInspectTooLarge(t *testing.T) {
 }
 
 func TestInspectClean(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"plain name.iso", "plain name.iso"},
 		{"ünïcödé 名前", "ünïcödé 名前"},
@@ -514,6 +525,7 @@ func TestInspectClean(t *testing.T) {
 }
 
 func TestInspectShorten(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		n    int
@@ -537,6 +549,7 @@ func TestInspectShorten(t *testing.T) {
 // TestInspectSaysWhyDefaultsDidNotFilter: when no file is for the running
 // system, the OS default selects nothing away, and inspect says why.
 func TestInspectSaysWhyDefaultsDidNotFilter(t *testing.T) {
+	t.Parallel()
 	defaults := metalink.Prefs{Languages: []string{"en"}, OS: []string{"darwin/arm64"}}
 	code, out, errOut := inspectRun(t, defaults, twoFiles)
 	if code != 0 {
@@ -556,6 +569,7 @@ func TestInspectSaysWhyDefaultsDidNotFilter(t *testing.T) {
 // English build rather than none or all, and inspect says so; with no
 // English build, the first listed. A --lang the user gives stays a filter.
 func TestInspectLanguageFallback(t *testing.T) {
+	t.Parallel()
 	doc := func(langs ...string) string {
 		var b strings.Builder
 		b.WriteString(`<metalink xmlns="urn:ietf:params:xml:ns:metalink">`)
@@ -619,6 +633,7 @@ func TestInspectLanguageFallback(t *testing.T) {
 // TestInspectSignatureKinds: inspect says when a file's signature cannot be
 // checked (no media type, not OpenPGP), and that its hashes decide.
 func TestInspectSignatureKinds(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "sig.meta4")
 	doc := `<metalink xmlns="urn:ietf:params:xml:ns:metalink">` +
 		`<file name="a"><url>http://x/a</url><signature>junk</signature></file>` +

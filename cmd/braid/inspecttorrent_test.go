@@ -21,6 +21,7 @@ import (
 // file that is not a torrent gets a sentence naming it, not the bencode
 // decoder's words alone.
 func TestInspectTorrent(t *testing.T) {
+	t.Parallel()
 	data := mirrortest.Bytes(300<<10+5, 9)
 	src := t.TempDir()
 	files := []torrenttest.File{{Path: "a.bin", Data: data}, {Path: "docs/b.txt", Data: data[:1000]}}

@@ -12,6 +12,7 @@ import (
 // The desktop entry, the icon and the window must share the packaged
 // app's ID, or desktops treat them as different applications.
 func TestAppIDMatchesFyneApp(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "..", "FyneApp.toml"))
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ import (
 // (not be added paused) and finish from the loopback mirror. Nothing is
 // clicked.
 func TestWindowPickerKeyboard(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	tmp, bin, display := realWindow(t)
 

@@ -18,6 +18,7 @@ import (
 // finish in about half the time. A limit is a floor on the time taken,
 // so a slow machine cannot make this fail.
 func TestGetLimitSharedWithTorrent(t *testing.T) {
+	t.Parallel()
 	const limit = 1 << 20
 	httpData, btData := getData(3<<20+1), getData(3<<20+7)
 	hm := mirrortest.New(t, httpData, mirrortest.Addr("127.0.0.2"))

@@ -27,6 +27,7 @@ import (
 // `braid queue limit ID none` from another process removes it, and the
 // window follows.
 func TestWindowJobLimit(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	xwd, err := exec.LookPath("xwd")
 	if err != nil {

@@ -169,6 +169,7 @@ func folderHolds(dir, s string) []string {
 // folder (state.db, the log), in the window's output or in the texts it
 // showed.
 func TestWindowLoginPrompt(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	needXwd(t)
 	const (

@@ -20,6 +20,7 @@ import (
 // (not one entry of unknown size named after the link) and the torrent
 // itself, for its runs.
 func TestMagnetWindowFetchesMetadata(t *testing.T) {
+	t.Parallel()
 	tmp, bin, display := realWindow(t)
 	src := filepath.Join(tmp, "seed")
 	files := []torrenttest.File{{Path: "a.bin", Data: mirrortest.Bytes(600<<10, 41)}, {Path: "docs/b.txt", Data: mirrortest.Bytes(5000, 42)}}

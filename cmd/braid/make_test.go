@@ -15,6 +15,7 @@ import (
 )
 
 func TestMakeCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := pcData(5*(64<<10)+321, 7) // 6 pieces of 64 KiB, the last short
 	b := pcData(100, 8)
@@ -86,6 +87,7 @@ func TestMakeCommand(t *testing.T) {
 }
 
 func TestMakeDefaultPieceLength(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := pcData(3*piece.MinPieceLength+1, 9)
 	pcWrite(t, dir, "x", data)
@@ -109,6 +111,7 @@ func TestMakeDefaultPieceLength(t *testing.T) {
 // TestMakeURLEscaped: a base URL and a name with spaces give a valid URL
 // in the document, escaped, that names the file.
 func TestMakeURLEscaped(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pcWrite(t, dir, "my file.bin", pcData(1000, 10))
 	code, out, errOut := pcRun(t, cmdMake, "--url", "http://m.example/my dir/", filepath.Join(dir, "my file.bin"))
@@ -130,6 +133,7 @@ func TestMakeURLEscaped(t *testing.T) {
 // TestMakeHelpTellsPieces: -h says how the default piece length is chosen
 // in the numbers the code uses.
 func TestMakeHelpTellsPieces(t *testing.T) {
+	t.Parallel()
 	_, _, errOut := pcRun(t, cmdMake, "-h")
 	want := fmt.Sprintf("at most %d pieces", piece.TargetPieces)
 	if !strings.Contains(errOut, want) || strings.Contains(errOut, "about 2000") {
@@ -141,6 +145,7 @@ func TestMakeHelpTellsPieces(t *testing.T) {
 }
 
 func TestMakeErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pcWrite(t, dir, "x", []byte("x"))
 	pcWrite(t, dir, "sub/x", []byte("y"))
@@ -176,6 +181,7 @@ func TestMakeErrors(t *testing.T) {
 }
 
 func TestPieceLengthFlag(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want int64 // 0: an error

@@ -30,6 +30,7 @@ import (
 // both priority 1, in document order). inspect said "mirrors in US first"
 // and listed the DE mirror first; the picker's best was the DE mirror.
 func TestMirrorOrderAgrees(t *testing.T) {
+	t.Parallel()
 	data := getData(1<<20 + 11)
 	de := mirrortest.New(t, data)
 	none := mirrortest.New(t, data)

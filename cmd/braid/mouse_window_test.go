@@ -44,6 +44,7 @@ var (
 // A double click must open the finished file with the desktop's opener
 // (xdg-open, here a script that writes down what it was asked to open).
 func TestWindowMouse(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	xwd, err := exec.LookPath("xwd")
 	if err != nil {

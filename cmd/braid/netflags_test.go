@@ -47,6 +47,7 @@ func assertNoSecret(t *testing.T, secret, printed, state string) {
 // .netrc; a wrong one fails with a sentence that says so. The password is
 // never in the output nor in the state folder.
 func TestGetLogins(t *testing.T) {
+	t.Parallel()
 	const user, pass = "alice", "S3cret-pa55"
 	data := mirrortest.Bytes(200<<10, 11)
 	o := netconftest.Nginx(t, map[string][]byte{"f.bin": data}, user, pass)
@@ -88,6 +89,7 @@ func TestGetLogins(t *testing.T) {
 // A cookie-guarded and a header-guarded place: cookies from a Netscape
 // cookies.txt and a --header open them; without, the server refuses.
 func TestGetCookiesAndHeaders(t *testing.T) {
+	t.Parallel()
 	data := mirrortest.Bytes(64<<10, 12)
 	o := netconftest.Nginx(t, map[string][]byte{"f.bin": data}, "u", "p")
 	cookies := filepath.Join(t.TempDir(), "cookies.txt")
@@ -126,6 +128,7 @@ func TestGetCookiesAndHeaders(t *testing.T) {
 // microsocks with socks5h), and a proxy that is not there fails the get
 // though the origin itself could be reached: nothing goes around it.
 func TestGetThroughProxy(t *testing.T) {
+	t.Parallel()
 	data := mirrortest.Bytes(300<<10, 13)
 	o := netconftest.Nginx(t, map[string][]byte{"f.bin": data}, "u", "p")
 	for _, tc := range []struct{ name, proxy string }{

@@ -22,6 +22,7 @@ import (
 // window that read them side by side would queue them in the order the
 // answers came. The queue must hold them in the order given, both times.
 func TestWindowKeepsTheOrderGiven(t *testing.T) {
+	t.Parallel()
 	_, bin, display := realWindow(t)
 
 	const first, later = 30, 10

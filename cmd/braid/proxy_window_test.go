@@ -26,6 +26,7 @@ import (
 // proxy and its file lands. The proxy's password is then nowhere in the
 // state folder, the window's output or the texts it showed.
 func TestWindowProxySetting(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	needXwd(t)
 	const proxyPass = "Window-Proxy-Pw-6620"

@@ -109,6 +109,7 @@ func TestQueueList(t *testing.T) {
 }
 
 func TestQueueChanges(t *testing.T) {
+	t.Parallel()
 	state, dest := queueFixture(t)
 	stateOf := func(id int64) string {
 		t.Helper()
@@ -162,6 +163,7 @@ func TestQueueChanges(t *testing.T) {
 // TestQueueMove moves jobs with braid queue move and reads the order back
 // from the database in a fresh process's way: a new queue.Open.
 func TestQueueMove(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	q, err := queue.Open(state)
 	if err != nil {
@@ -214,6 +216,7 @@ func TestQueueMove(t *testing.T) {
 }
 
 func TestQueueUsage(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	for _, args := range [][]string{
 		{},
@@ -242,6 +245,7 @@ func TestQueueUsage(t *testing.T) {
 }
 
 func TestQueueRun(t *testing.T) {
+	t.Parallel()
 	data := bytes.Repeat([]byte("braid queue run "), 1<<16) // 1 MiB
 	m := mirrortest.New(t, data)
 	f, err := piece.Describe(context.Background(), bytes.NewReader(data), int64(len(data)), "run.bin", 256<<10, 0)
@@ -277,6 +281,7 @@ func TestQueueRun(t *testing.T) {
 }
 
 func TestQueueRunClientFollowsSettings(t *testing.T) {
+	t.Parallel()
 	q, err := queue.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -312,7 +317,8 @@ func TestQueueRunClientFollowsSettings(t *testing.T) {
 // the window (or a queue run) runs the queue reaches it at once: the
 // command tells it over the user's socket, so a job resumed here starts
 // there instead of showing paused until something else refreshes the list.
-// Listing changes nothing and says nothing.
+// Listing changes nothing and says nothing. Not parallel: it listens on
+// the process's one socket, which other tests' queue commands would wake.
 func TestQueueChangesWakeTheRunningBraid(t *testing.T) {
 	state, _ := queueFixture(t)
 	in, err := platform.Listen(platform.SocketPath(os.Getenv))

@@ -13,6 +13,7 @@ import (
 // TestQueueListSaysWhatWasChecked: `queue list` has a CHECKED column
 // (and --json a "checked" key) saying how a done job's files were checked.
 func TestQueueListSaysWhatWasChecked(t *testing.T) {
+	t.Parallel()
 	state, _ := queueFixture(t)
 	q, err := queue.Open(state)
 	if err != nil {
@@ -42,6 +43,7 @@ func TestQueueListSaysWhatWasChecked(t *testing.T) {
 
 // TestQueueRunNothingQueued: `queue run` with only paused jobs says so.
 func TestQueueRunNothingQueued(t *testing.T) {
+	t.Parallel()
 	state, _ := queueFixture(t)
 	if code, _, errOut := runQueue(t, "--state", state, "pause", "1"); code != 0 {
 		t.Fatalf("pause: exit %d: %s", code, errOut)
@@ -55,6 +57,7 @@ func TestQueueRunNothingQueued(t *testing.T) {
 // TestQueueRunSaysWhatWasChecked: the line of a finished job says which
 // hash verified it.
 func TestQueueRunSaysWhatWasChecked(t *testing.T) {
+	t.Parallel()
 	data := mirrortest.Bytes(512<<10, 41)
 	m := mirrortest.New(t, data)
 	state, dest := t.TempDir(), t.TempDir()

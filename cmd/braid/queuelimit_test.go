@@ -11,6 +11,7 @@ import (
 // per second); 0 or none removes it; bad input is a usage error with a
 // sentence, a job that is not there a failure.
 func TestQueueLimit(t *testing.T) {
+	t.Parallel()
 	state, _ := queueFixture(t)
 	code, out, errOut := runQueue(t, "--state", state, "limit", "1", "500K")
 	if code != 0 || !strings.Contains(out, "job 1 downloads at most 500 KiB/s") {

@@ -89,6 +89,7 @@ func TestQueueRunRPCCookieNotKept(t *testing.T) {
 // to compare) and queues it; a link of another size is refused with a
 // sentence, the job as it was.
 func TestQueueRelink(t *testing.T) {
+	t.Parallel()
 	data := mirrortest.Bytes(300<<10, 24)
 	m := mirrortest.New(t, data)
 	short := mirrortest.New(t, data[:1000])

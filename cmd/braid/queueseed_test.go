@@ -28,6 +28,7 @@ func waitSays(t *testing.T, out *syncBuffer, want string, limit time.Duration) {
 // queue run, with nothing queued, seeds them on; a leecher that takes the
 // whole file from it brings the ratio to 1 and ends that run by itself.
 func TestQueueRunSeedsOn(t *testing.T) {
+	t.Parallel()
 	sq := newSeedQueue(t, "s.bin", getData(1<<20+7), 64<<10, false)
 	state, q, mi, port, id := sq.state, sq.q, sq.mi, sq.port, sq.id
 	q.Close()

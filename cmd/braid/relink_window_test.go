@@ -27,6 +27,7 @@ import (
 // link to the same file: the job resumes, the file lands, and the new
 // link sent only what was missing (and the sampled ranges it compared).
 func TestWindowChangeLink(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	needXwd(t)
 	const size = 10<<20 + 5

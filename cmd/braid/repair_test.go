@@ -91,6 +91,7 @@ func rRead(t *testing.T, path string) []byte {
 }
 
 func TestRepair(t *testing.T) {
+	t.Parallel()
 	data := pcData(24*rL+100, 20) // 25 pieces, the last of 100 bytes
 	size := int64(len(data))
 	tests := []struct {
@@ -187,6 +188,7 @@ func TestRepair(t *testing.T) {
 // TestRepairMirrorCorruptsAgain: the first mirror sends the bad piece
 // corrupt again; it gets a strike and the second mirror supplies it.
 func TestRepairMirrorCorruptsAgain(t *testing.T) {
+	t.Parallel()
 	data := pcData(12*rL, 21)
 	liar := mirrortest.New(t, data, mirrortest.Corrupt(rL, func(p int) bool { return p == 5 }))
 	good := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
@@ -215,6 +217,7 @@ func TestRepairMirrorCorruptsAgain(t *testing.T) {
 // TestRepairFailsAtomically: when no mirror sends a good piece, the file
 // stays exactly as it was and nothing is left behind.
 func TestRepairFailsAtomically(t *testing.T) {
+	t.Parallel()
 	data := pcData(12*rL, 22)
 	every := func(int) bool { return true }
 	m1 := mirrortest.New(t, data, mirrortest.Corrupt(rL, every))
@@ -241,6 +244,7 @@ func TestRepairFailsAtomically(t *testing.T) {
 }
 
 func TestRepairKeepsPermissions(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("Windows files have no Unix permission bits: Go reports 0666, or 0444 for the read-only attribute, whatever chmod was asked")
 	}
@@ -266,6 +270,7 @@ func TestRepairKeepsPermissions(t *testing.T) {
 }
 
 func TestRepairWithoutPieceHashes(t *testing.T) {
+	t.Parallel()
 	// Three engine pieces (piece.DefaultLength each), the last short.
 	data := pcData(2*piece.DefaultLength+5000, 24)
 	tests := []struct {
@@ -317,6 +322,7 @@ func TestRepairWithoutPieceHashes(t *testing.T) {
 }
 
 func TestRepairCannot(t *testing.T) {
+	t.Parallel()
 	data := pcData(4*rL, 25)
 	tests := []struct {
 		name string
@@ -356,6 +362,7 @@ func TestRepairCannot(t *testing.T) {
 }
 
 func TestRepairUsage(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{nil, {"--metalink"}, {"--metalink", "x.meta4", "extra"}, {"--max-conn", "-1", "--metalink", "x"}} {
 		if code, _, _ := pcRun(t, cmdRepair, args...); code != 2 {
 			t.Errorf("braid repair %q: exit %d, want 2", args, code)
@@ -400,6 +407,7 @@ func BenchmarkRepair(b *testing.B) {
 }
 
 func TestRepairSubfolder(t *testing.T) {
+	t.Parallel()
 	data := pcData(6*rL, 27)
 	m := mirrortest.New(t, data)
 	meta := pcMeta4(t, pcFile("sub/dir/a.bin", data, rL, m.URL()))
@@ -420,6 +428,7 @@ func TestRepairSubfolder(t *testing.T) {
 
 // TestRepairCanceled: a repair stopped half way leaves the file as it was.
 func TestRepairCanceled(t *testing.T) {
+	t.Parallel()
 	data := pcData(8*rL, 28)
 	m := mirrortest.New(t, data, mirrortest.Rate(4<<10)) // 4 KiB/s: a piece takes 4 s
 	meta := pcMeta4(t, pcFile("a.bin", data, rL, m.URL()))

@@ -16,6 +16,7 @@ import (
 // TestRepairCrashChild is the braid repair that TestRepairAfterCrash kills
 // half way; it does nothing unless that test started it.
 func TestRepairCrashChild(t *testing.T) {
+	t.Parallel()
 	meta, dir := os.Getenv("BRAID_REPAIR_CRASH_META"), os.Getenv("BRAID_REPAIR_CRASH_DIR")
 	if meta == "" {
 		t.Skip("run by TestRepairAfterCrash")
@@ -29,6 +30,7 @@ func TestRepairCrashChild(t *testing.T) {
 // copy beside it), the crash leaves the first piece good and the second
 // bad, and a second repair fetches only the second.
 func TestRepairAfterCrash(t *testing.T) {
+	t.Parallel()
 	data := pcData(8*rL, 29)
 	m := mirrortest.New(t, data, mirrortest.Rate(4<<10)) // a piece takes 4 s
 	meta := pcMeta4(t, pcFile("a.bin", data, rL, m.URL()))
@@ -102,6 +104,7 @@ func TestRepairAfterCrash(t *testing.T) {
 // ignores ranges) is let go, and the repair says the file is not repaired
 // rather than calling it good.
 func TestRepairNoUsableMirror(t *testing.T) {
+	t.Parallel()
 	data := pcData(6*rL, 30)
 	m := mirrortest.New(t, data, mirrortest.NoRanges())
 	meta := pcMeta4(t, pcFile("a.bin", data, rL, m.URL()))
@@ -120,6 +123,7 @@ func TestRepairNoUsableMirror(t *testing.T) {
 // TestRepairReadOnlyGoodFile: a good file the user may not write is
 // checked, not opened for writing, and found OK.
 func TestRepairReadOnlyGoodFile(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() == 0 {
 		t.Skip("root writes any file: a read-only file cannot refuse it")
 	}

@@ -17,7 +17,8 @@ import (
 )
 
 // shortResolveWaits makes get's back-off before a source answers short
-// for the test.
+// for the test. The waits are the runner's package variables, so a test
+// that calls it does not run in parallel with others.
 func shortResolveWaits(t *testing.T) {
 	first, most := runner.ResolveFirstWait, runner.ResolveMaxWait
 	runner.ResolveFirstWait, runner.ResolveMaxWait = 50*time.Millisecond, 200*time.Millisecond

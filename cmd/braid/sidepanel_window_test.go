@@ -31,6 +31,7 @@ import (
 // and none in the done colour; the entry shows chosen. A click on "All"
 // brings the five back.
 func TestWindowSidePanelFailed(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	xwd, err := exec.LookPath("xwd")
 	if err != nil {

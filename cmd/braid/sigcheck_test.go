@@ -52,6 +52,7 @@ func runIn(t *testing.T, cmd command, args ...string) (int, string, string) {
 }
 
 func TestGetChecksSignatures(t *testing.T) {
+	t.Parallel()
 	data := getData(200_000)
 	m := mirrortest.New(t, data)
 	alice := signaturetest.New(t, "Alice Publisher", "alice@example.org")
@@ -126,6 +127,7 @@ func TestGetChecksSignatures(t *testing.T) {
 
 // After importing the key, the same get finishes the file kept as .part.
 func TestGetRequireSignatureThenImport(t *testing.T) {
+	t.Parallel()
 	data := getData(150_000)
 	m := mirrortest.New(t, data)
 	alice := signaturetest.New(t, "Alice", "alice@example.org")
@@ -155,6 +157,7 @@ func TestGetRequireSignatureThenImport(t *testing.T) {
 }
 
 func TestKeysCommand(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	alice := signaturetest.New(t, "Alice", "alice@example.org")
 	keyFile := filepath.Join(t.TempDir(), "alice.asc")
@@ -187,6 +190,7 @@ func TestKeysCommand(t *testing.T) {
 }
 
 func TestVerifyChecksSignatures(t *testing.T) {
+	t.Parallel()
 	data := getData(100_000)
 	alice := signaturetest.New(t, "Alice", "alice@example.org")
 	mallory := signaturetest.New(t, "Mallory", "mallory@example.org")
@@ -237,6 +241,7 @@ func TestVerifyChecksSignatures(t *testing.T) {
 // get of a plain URL whose server names a detached signature in its Link
 // header (RFC 6249) fetches it and checks the file against it.
 func TestGetSignatureFromLinkHeader(t *testing.T) {
+	t.Parallel()
 	data := getData(250_000)
 	alice := signaturetest.New(t, "Alice Publisher", "alice@example.org")
 	sigSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -21,6 +21,7 @@ import (
 // could not be checked, and the queue records "unreadable". Only
 // --require-signature makes it a failure, and then the file stays .part.
 func TestGetUnreadableSignatureIsAWarning(t *testing.T) {
+	t.Parallel()
 	data := getData(150_000)
 	m := mirrortest.New(t, data)
 	sum := sha256.Sum256(data)

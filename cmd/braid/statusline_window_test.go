@@ -30,6 +30,7 @@ import (
 // waiting colour's pixels: the header's first band of them is measured
 // against the row's own line of the same text.
 func TestWindowStatusLineWhole(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, lang, waiting string
 		wrapped             bool // the line is too long for one line at 1100 px
@@ -135,6 +136,7 @@ func absDiff(a, b uint32) uint32 {
 // pane is where the limit is read, beside the speed. Screenshots show
 // both (statusline-limit-en, -de).
 func TestWindowLimitReadable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, locale, running string }{
 		{"English", "en_US.UTF-8", "Downloading · "},
 		{"German", "de_DE.UTF-8", "Lädt herunter · "},

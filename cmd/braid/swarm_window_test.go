@@ -30,6 +30,7 @@ import (
 // address; the Trackers tab shows opentracker working and the dead one's
 // failure as a sentence, with no raw error text anywhere.
 func TestWindowPeersAndTrackers(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	needXwd(t)
 	tracker, err := exec.LookPath("opentracker")

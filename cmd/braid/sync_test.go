@@ -76,6 +76,7 @@ func checkFile(t *testing.T, dir, name string, want []byte) {
 }
 
 func TestSyncUsage(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{nil, {"ftp://x/"}, {"--jobs", "0", "http://x/"}, {"http://a/", "http://b/"}, {"--bogus", "http://x/"}} {
 		var out, errb bytes.Buffer
 		if code := cmdSync(context.Background(), args, &out, &errb); code != 2 || errb.Len() == 0 {
@@ -89,6 +90,7 @@ func TestSyncUsage(t *testing.T) {
 // Change List with an update, a creation and a deletion, --check, and
 // --delete.
 func TestSyncLifecycle(t *testing.T) {
+	t.Parallel()
 	src := rstest.New(t)
 	files := map[string][]byte{
 		"/a.bin":        getData(300 << 10),
@@ -172,6 +174,7 @@ func TestSyncLifecycle(t *testing.T) {
 // length and hash, fetching only what differs, including a file damaged
 // locally.
 func TestSyncCompare(t *testing.T) {
+	t.Parallel()
 	src := rstest.New(t)
 	src.PartSize = 2
 	src.NoChangeList = true
@@ -208,6 +211,7 @@ func TestSyncCompare(t *testing.T) {
 // the resource's name, and a resource whose <loc> is down comes from its
 // rel="duplicate" mirror. The other resources still sync.
 func TestSyncRefusals(t *testing.T) {
+	t.Parallel()
 	src := rstest.New(t)
 	good := getData(50 << 10)
 	src.Put("/ok.bin", good)
@@ -256,6 +260,7 @@ func TestSyncRefusals(t *testing.T) {
 // sync; the next run finishes it without fetching again the files that
 // were done.
 func TestSyncKilled(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and kills the braid binary; skipped with -short")
 	}
@@ -336,6 +341,7 @@ func contains(list []string, s string) bool {
 // the specification's examples) take them from a Resource List at least
 // as new, so the changed files are still verified.
 func TestSyncBareChanges(t *testing.T) {
+	t.Parallel()
 	src := rstest.New(t)
 	src.BareChanges = true
 	src.Put("/a", getData(1000))
@@ -357,6 +363,7 @@ func TestSyncBareChanges(t *testing.T) {
 // compares the Resource List with the folder instead, and fetches only
 // what changed.
 func TestSyncGap(t *testing.T) {
+	t.Parallel()
 	src := rstest.New(t)
 	src.Put("/a", getData(5000))
 	src.Put("/b", getData(6000))

@@ -18,6 +18,7 @@ import (
 // ellipsis: the whole name shows once more, in the tooltip. Moved away,
 // the tooltip goes.
 func TestWindowTitleTooltip(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	r := newWindowRig(t, "dest")
 	name := strings.Repeat("very-long-dataset-part-", 6) + "2026-11-29.tar.zst"

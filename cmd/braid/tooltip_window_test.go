@@ -27,6 +27,7 @@ import (
 const mirrorsTabX, mirrorsTabY, mirrorStateX, mirrorRowY, mirrorRowY1 = "320", "471", "700", "551", "552"
 
 func TestWindowCutTextTooltip(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	needXwd(t)
 	r := newWindowRig(t, "dest")

@@ -36,6 +36,7 @@ func jsonLines(t *testing.T, stdout string) []map[string]any {
 // --json lines as for HTTP, with the swarm's fields, and a second get on
 // the same state finds every piece recorded and fetches nothing.
 func TestGetTorrentFile(t *testing.T) {
+	t.Parallel()
 	data := getData(3<<20 + 17)
 	m := mirrortest.New(t, data)
 	src := t.TempDir()
@@ -96,6 +97,7 @@ func TestGetTorrentFile(t *testing.T) {
 }
 
 func TestGetMagnetFromPeer(t *testing.T) {
+	t.Parallel()
 	data := getData(1<<20 + 3)
 	src := t.TempDir()
 	mi := torrenttest.Make(t, src, "m.bin", 64<<10, []torrenttest.File{{Data: data}})
@@ -118,6 +120,7 @@ func TestGetMagnetFromPeer(t *testing.T) {
 // A magnet link's ws= web seed fetches the data: the link's only peer
 // (x.pe) gives the metadata and has no piece.
 func TestGetMagnetWebSeed(t *testing.T) {
+	t.Parallel()
 	data := getData(2<<20 + 5)
 	m := mirrortest.New(t, data)
 	mi := torrenttest.Make(t, t.TempDir(), "w.bin", 64<<10, []torrenttest.File{{Data: data}})
@@ -143,6 +146,7 @@ func TestGetMagnetWebSeed(t *testing.T) {
 // A metalink whose file names a torrent in a metaurl is fetched through
 // the torrent, with the metalink's mirror as its web seed.
 func TestGetMetalinkWithTorrent(t *testing.T) {
+	t.Parallel()
 	data := getData(2<<20 + 5)
 	m := mirrortest.New(t, data)
 	src := t.TempDir()
@@ -176,6 +180,7 @@ func TestGetMetalinkWithTorrent(t *testing.T) {
 // torrents side by side with --bt-port share the port instead of the
 // second failing to listen on it.
 func TestGetTwoTorrentsOnePort(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 // torrent's details: peers, ratio and the piece map coloured by source. BRAID_UPDATE_SCREENSHOT=1 writes
 // it to docs/torrent_details.png, the one the README shows.
 func TestTorrentWindowScreenshot(t *testing.T) {
+	t.Parallel()
 	tmp, bin, display := realWindow(t)
 
 	const name = "braid-demo-1.0-amd64.iso"

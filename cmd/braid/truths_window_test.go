@@ -73,6 +73,7 @@ func truthsQueue(t *testing.T, r *windowRig, done int, mismatch bool, running st
 // checksum once, as the checksum mismatch its row shows, not as a failure
 // as well ("2 done · 1 failed · 1 checksum mismatch" for three jobs).
 func TestWindowCountsEachJobOnce(t *testing.T) {
+	t.Parallel()
 	r := newWindowRig(t, "downloads")
 	truthsQueue(t, r, 2, true, "")
 	env := r.env()
@@ -95,6 +96,7 @@ func TestWindowCountsEachJobOnce(t *testing.T) {
 // progress bar (filled in the primary colour up to where its track
 // begins) is on the screen.
 func TestWindowShowsRunningJob(t *testing.T) {
+	t.Parallel()
 	xwd, err := exec.LookPath("xwd")
 	if err != nil {
 		t.Skip("xwd is not installed (Debian: apt-get install x11-apps); this test reads the real window's pixels with it")

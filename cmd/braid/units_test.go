@@ -3,6 +3,7 @@ package main
 import "testing"
 
 func TestByteText(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		n    int64
 		want string
@@ -23,6 +24,7 @@ func TestByteText(t *testing.T) {
 }
 
 func TestParseRate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want int64

@@ -14,6 +14,7 @@ import (
 const vL = 16 << 10 // piece length of the verify tests
 
 func TestVerifyCommand(t *testing.T) {
+	t.Parallel()
 	a := pcData(10*vL+500, 1) // 11 pieces, the last of 500 bytes
 	b := pcData(3*vL, 2)
 	fa, fb := pcFile("a.bin", a, vL), pcFile("sub/b.bin", b, vL)
@@ -147,6 +148,7 @@ func TestVerifyCommand(t *testing.T) {
 }
 
 func TestVerifyWithoutPieceHashes(t *testing.T) {
+	t.Parallel()
 	data := pcData(50_000, 3)
 	meta := pcMeta4(t, pcFile("x.bin", data, 0))
 	tests := []struct {
@@ -172,6 +174,7 @@ func TestVerifyWithoutPieceHashes(t *testing.T) {
 }
 
 func TestVerifyNoUsableHash(t *testing.T) {
+	t.Parallel()
 	data := pcData(1000, 4)
 	f := metalink.File{Name: "x.bin", Size: 1000}
 	dir := t.TempDir()
@@ -185,6 +188,7 @@ func TestVerifyNoUsableHash(t *testing.T) {
 // TestVerifyHostileName checks that a name leading out of DIR is refused
 // by the reader and never opened, while the other files are verified.
 func TestVerifyHostileName(t *testing.T) {
+	t.Parallel()
 	data := pcData(1000, 5)
 	top := t.TempDir()
 	dir := filepath.Join(top, "dl")
@@ -201,6 +205,7 @@ func TestVerifyHostileName(t *testing.T) {
 }
 
 func TestVerifyUsage(t *testing.T) {
+	t.Parallel()
 	meta := pcMeta4(t, pcFile("x.bin", pcData(10, 6), 0))
 	bad := filepath.Join(t.TempDir(), "bad.meta4")
 	if err := os.WriteFile(bad, []byte("<metalink xmlns=\"urn:ietf:params:xml:ns:metalink\"><file name=\"x\">"), 0o644); err != nil {

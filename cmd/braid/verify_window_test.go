@@ -44,6 +44,7 @@ import (
 // fetch a bad piece from again, then stopped seeding and verified once
 // more; a ResourceSync folder.
 func TestWindowVerifyRepairTable(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	needXwd(t)
 	r := newWindowRig(t, "downloads")

@@ -15,6 +15,7 @@ import (
 // terminal line, in --json and once in a plain log; a download of unknown
 // size shows bytes without a percentage.
 func TestWaitingAndUnknownSizeProgress(t *testing.T) {
+	t.Parallel()
 	waiting := engine.Snapshot{Name: "f.bin", Size: 100, Bytes: 40, State: engine.StateWaiting,
 		NextTry: time.Now().Add(19500 * time.Millisecond)}
 	if line := progressLine(&waiting); !strings.Contains(line, "waiting for the network, next try in 20 s") {
@@ -52,6 +53,7 @@ func TestWaitingAndUnknownSizeProgress(t *testing.T) {
 }
 
 func TestRetryForFlag(t *testing.T) {
+	t.Parallel()
 	var stderr bytes.Buffer
 	o, code := parseGet([]string{"--retry-for", "90s", "x.meta4"}, &bytes.Buffer{}, &stderr)
 	if code >= 0 || o.retryFor != 90*time.Second {
@@ -69,6 +71,7 @@ func TestRetryForFlag(t *testing.T) {
 // so on the terminal line, in --json and in a plain log, not "waiting for
 // the network".
 func TestHeldFileProgress(t *testing.T) {
+	t.Parallel()
 	why := "f.bin.part is open in another program; Braid renames it to f.bin when that program closes it"
 	held := engine.Snapshot{Name: "f.bin", Size: 100, Bytes: 100, State: engine.StateWaiting, Held: why}
 	if line := progressLine(&held); !strings.Contains(line, why) || strings.Contains(line, "network") {

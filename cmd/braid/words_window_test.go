@@ -33,6 +33,7 @@ import (
 // (dial tcp, Get ", connect:) is anywhere, while the sentences for each
 // kind are there.
 func TestWindowWordsWithFailingMirrors(t *testing.T) {
+	t.Parallel()
 	xdotool := needXdotool(t)
 	xwd, err := exec.LookPath("xwd")
 	if err != nil {
