@@ -57,7 +57,7 @@ func quitText(t Totals) (title, body string) {
 // stops until the next start), keeping them running in the tray (when
 // there is one) and going back.
 func (w *Window) closeRequested() {
-	title, msg := quitText(w.model.totals())
+	title, msg := quitText(w.quitTotals())
 	if title == "" {
 		w.Quit()
 		return
@@ -88,4 +88,20 @@ func (w *Window) closeRequested() {
 	d.Resize(fyne.NewSize(480, d.MinSize().Height))
 	d.Show()
 	w.dumpSoon()
+}
+
+// quitTotals are what the quit dialog counts: the queue as the backend has
+// it now, not as the last reading left the list, so that a download which
+// started a moment ago is named running (a reading comes about once a
+// second, and later on a loaded machine). The list's counts stand in when
+// the queue cannot be read.
+func (w *Window) quitTotals() Totals {
+	all, err := w.Backend.Jobs()
+	if err != nil {
+		return w.model.totals()
+	}
+	var now model
+	now.load(all)
+	now.merge(w.Backend.Active())
+	return now.totals()
 }

@@ -540,6 +540,24 @@ func TestCloseWhileRunningAsks(t *testing.T) {
 	}
 }
 
+// TestQuitCountsTheQueueAsItIsNow asks to quit right after a queued
+// download started, before the window's next reading: the dialog names it
+// running, as the queue has it, not queued, as the list still shows it.
+func TestQuitCountsTheQueueAsItIsNow(t *testing.T) {
+	b := newMemBackend()
+	id := b.put(Detail{Job: Job{Name: "next.iso", Dir: "/home/user/Downloads", State: Queued, Size: 1 << 30, ETA: -1}})
+	w, _ := newTestWindow(t, b)
+	if got := w.model.totals(); got.Queued != 1 || got.Running != 0 {
+		t.Fatalf("the list counts %+v before the start, want 1 queued", got)
+	}
+	b.update(id, func(d *Detail) { d.State = Running })
+	w.closeRequested()
+	labels := strings.Join(overlayLabels(w), "\n")
+	if !strings.Contains(labels, "1 download running") || strings.Contains(labels, "queued") {
+		t.Errorf("the quit dialog says:\n%s\nwant 1 download running, nothing queued", labels)
+	}
+}
+
 func TestSettingsDialog(t *testing.T) {
 	b := newMemBackend()
 	w, _ := newTestWindow(t, b)
