@@ -271,7 +271,6 @@ func (w *Window) showFates(fates []linkFate) {
 	d.Resize(fyne.NewSize(min(640, size.Width-40), min(max(float32(len(fates))*130+100, 240), size.Height-40)))
 	w.keyed(d, d.Hide, d.Hide)
 	d.Show()
-	w.dumpSoon()
 }
 
 // showInQueue selects job id, which source is already in the queue as,
@@ -282,5 +281,4 @@ func (w *Window) showInQueue(id JobID, name string) {
 	d := dialog.NewInformation(lang.L("Already in the queue"), fmt.Sprintf(lang.L("Already in the queue: %s."), name), w.Win)
 	w.keyed(d, d.Hide, d.Hide)
 	d.Show()
-	w.dumpSoon()
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -218,7 +217,6 @@ func (w *Window) promptLogin(req LoginRequest, canRemember bool, closed func(), 
 	d := dialog.NewCustomConfirm(lang.L("Log in"), lang.L("Log in"), lang.L("Cancel"), f.Content, func(ok bool) {
 		user, pass, remember := strings.TrimSpace(f.User.Text), f.Password.Text, f.Remember.Checked && canRemember
 		f.Password.SetText("")
-		w.dumpSoon()
 		if closed != nil {
 			closed()
 		}
@@ -238,7 +236,6 @@ func (w *Window) promptLogin(req LoginRequest, canRemember bool, closed func(), 
 	} else {
 		w.Win.Canvas().Focus(f.User)
 	}
-	w.dumpSoon()
 }
 
 // showNote shows a sentence in a dialog that Enter and Escape close.
@@ -246,16 +243,6 @@ func (w *Window) showNote(text string) {
 	d := dialog.NewInformation(lang.L("Log in"), text, w.Win)
 	w.keyed(d, d.Hide, d.Hide)
 	d.Show()
-}
-
-// dumpSoon calls dumpTexts a little later, for a test reading the texts
-// (Options.TextsChanged): a dialog shown while nothing runs is not
-// followed by a tick that would show its texts.
-func (w *Window) dumpSoon() {
-	if w.opts.TextsChanged == nil {
-		return
-	}
-	time.AfterFunc(1100*time.Millisecond, func() { w.do(w.dumpTexts) })
 }
 
 // LoginOpener is a Backend that can read a source whose server asks for a

@@ -53,7 +53,6 @@ func (w *Window) showOpenFailed(p string, err error) {
 	w.keyed(d, show.OnTapped, d.Hide)
 	d.Resize(fyne.NewSize(520, d.MinSize().Height))
 	d.Show()
-	w.dumpSoon()
 }
 
 // showFolder shows dir in the desktop's file manager, off the UI

@@ -87,7 +87,6 @@ func (w *Window) closeRequested() {
 	d.SetButtons(buttons)
 	d.Resize(fyne.NewSize(480, d.MinSize().Height))
 	d.Show()
-	w.dumpSoon()
 }
 
 // quitTotals are what the quit dialog counts: the queue as the backend has

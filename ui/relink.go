@@ -141,7 +141,6 @@ func (w *Window) ChangeLink(id JobID) {
 					// for another link.
 					f.Problem.Importance = widget.DangerImportance
 					f.Problem.SetText(relinkSentence(err))
-					w.dumpSoon()
 					return
 				}
 				d.Hide()
@@ -158,7 +157,6 @@ func (w *Window) ChangeLink(id JobID) {
 	d.Resize(fyne.NewSize(560, d.MinSize().Height))
 	d.Show()
 	w.Win.Canvas().Focus(f.URL)
-	w.dumpSoon()
 }
 
 // relinkSentence is a refusal as the dialog shows it: why the new link

@@ -75,11 +75,6 @@ func (w *Window) RemoveSelected() {
 	}
 	dr, canDelete := w.Backend.(DataRemover)
 	f := newRemoveForm(sel, canDelete)
-	said := f.Data.OnChanged
-	f.Data.OnChanged = func(on bool) {
-		said(on)
-		w.dumpSoon()
-	}
 	remove := func() {
 		withData := canDelete && f.Data.Checked
 		w.command(lang.L("Remove"), func() error {
@@ -109,7 +104,6 @@ func (w *Window) RemoveSelected() {
 	w.keyed(d, func() { d.Hide(); remove() }, d.Hide)
 	d.Resize(fyne.NewSize(480, d.MinSize().Height))
 	d.Show()
-	w.dumpSoon()
 }
 
 // showDeleted says which files a remove deleted from the disk.
@@ -134,5 +128,4 @@ func (w *Window) showDeleted(paths []string) {
 	d.Resize(fyne.NewSize(480, d.MinSize().Height))
 	w.keyed(d, d.Hide, d.Hide)
 	d.Show()
-	w.dumpSoon()
 }

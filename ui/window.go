@@ -48,9 +48,10 @@ type Options struct {
 	// (for scripted runs such as the screenshot).
 	AutoStart bool
 	// TextsChanged, when set, is called on the UI goroutine after the
-	// window's texts may have changed: after each reading, when a tooltip
-	// shows or hides, and a little after a dialog opens. For tests of the
-	// real window, which read the texts with Texts.
+	// window's texts may have changed: after each reading, and when a
+	// tooltip shows or hides. For tests of the real window, which read the
+	// texts with Texts; the test builds' dumper (cmd/braid's testmode)
+	// also looks on its own, for what changes between readings (a dialog).
 	TextsChanged func(*Window)
 }
 
@@ -504,7 +505,6 @@ func (w *Window) AskURL() {
 	w.askText(lang.L("Add URL"), lang.L("Links"), lang.L("Add"), e, func(text string) {
 		w.OpenSources(nonEmptyLines(text))
 	})
-	w.dumpSoon()
 }
 
 // nonEmptyLines are text's lines, trimmed, blank ones left out.

@@ -15,8 +15,8 @@
 //     by a second braid, is added with the picker's default selection
 //     instead of waiting for a click in the picker.
 //   - BRAID_DUMP_TEXTS=file: the texts the window shows are written to
-//     file, one a line, at most once a second: how a test of the real
-//     window reads what a user reads.
+//     file, one a line, within half a second of each change: how a test
+//     of the real window reads what a user reads.
 package testmode
 
 import (
@@ -30,6 +30,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -99,29 +100,39 @@ func autoAddFromEnv(getenv func(string) string) (bool, error) {
 	return on, nil
 }
 
-// dumper writes the window's texts to path at most once a second; a
-// change within the second is written when it is over, so the last one is
-// never missed.
+// dumper writes the window's texts to path whenever they change. It
+// looks twice a second from the first time the window hands itself over
+// (ui.Options.TextsChanged), and writes only what differs from the last
+// file: a change is on file within half a second whatever made it (a
+// reading of the queue, a dialog opened by a key), and a window that
+// stays the same costs a look, not a write. Only test builds have it.
 type dumper struct {
-	path   string
-	dumped time.Time // when the texts were last written
-	due    bool      // a write is due when the second since the last is over
+	path  string
+	start sync.Once
 }
+
+// dumpEvery is how often the dumper looks at the window's texts.
+const dumpEvery = 500 * time.Millisecond
 
 // changed runs on the UI goroutine, as ui.Options.TextsChanged does.
 func (d *dumper) changed(w *ui.Window) {
-	wait := time.Second - time.Since(d.dumped)
-	if wait > 0 {
-		if !d.due {
-			d.due = true
-			time.AfterFunc(wait, func() { fyne.Do(func() { w.Locked(func() { d.changed(w) }) }) })
+	d.start.Do(func() { go d.watch(w) })
+}
+
+// watch writes the window's texts when they differ from the last written,
+// until the app quits (the process ends with it).
+func (d *dumper) watch(w *ui.Window) {
+	var last string
+	for {
+		var texts string
+		fyne.DoAndWait(func() { w.Locked(func() { texts = strings.Join(w.Texts(), "\n") + "\n" }) })
+		if texts != last {
+			tmp := d.path + ".tmp"
+			if err := os.WriteFile(tmp, []byte(texts), 0o644); err == nil && os.Rename(tmp, d.path) == nil {
+				last = texts
+			}
 		}
-		return
-	}
-	d.dumped, d.due = time.Now(), false
-	tmp := d.path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strings.Join(w.Texts(), "\n")+"\n"), 0o644); err == nil {
-		_ = os.Rename(tmp, d.path)
+		time.Sleep(dumpEvery)
 	}
 }
 
