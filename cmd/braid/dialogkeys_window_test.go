@@ -40,6 +40,11 @@ import (
 // dispatch, so this is where a widget that takes the focus and eats the
 // keys shows: the Speed limit's radio group did, and When done's greyed
 // out command field did for Enter.
+//
+// It takes one to two minutes, the longest of the tests: eleven dialogs,
+// each opened twice, clicked and closed, each step waiting for the window
+// to draw it. Split, each part would start its own window and queue for
+// a dialog or two; it runs beside the other tests instead.
 func TestWindowDialogKeysAfterAClick(t *testing.T) {
 	t.Parallel()
 	xdotool := needXdotool(t)

@@ -39,6 +39,9 @@ var germanAllowed = map[string]bool{
 // another language and system and a name refused for safety. It clicks
 // every row (xdotool) so the details show, and fails on any English word
 // among the texts the window shows.
+//
+// It takes about 40 s: every row is clicked and its details read in
+// turn, each after the window has drawn them.
 func TestWindowGermanHasNoEnglish(t *testing.T) {
 	t.Parallel()
 	xdotool := needXdotool(t)

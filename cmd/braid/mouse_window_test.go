@@ -43,6 +43,9 @@ var (
 // from the queue: the order after a drop, the jobs a menu's Remove took.
 // A double click must open the finished file with the desktop's opener
 // (xdg-open, here a script that writes down what it was asked to open).
+//
+// It takes about 30 s: each gesture waits for the window to draw and for
+// the queue to change, and the column widths are checked after a restart.
 func TestWindowMouse(t *testing.T) {
 	t.Parallel()
 	xdotool := needXdotool(t)

@@ -43,6 +43,10 @@ import (
 // real loopback mirrors; a torrent the window seeds, with a web seed to
 // fetch a bad piece from again, then stopped seeding and verified once
 // more; a ResourceSync folder.
+//
+// It takes about a minute: some twenty cells, each a search, a click, a
+// menu and a wait for the window's words, and a torrent that must seed,
+// fail and be repaired from its web seed in between.
 func TestWindowVerifyRepairTable(t *testing.T) {
 	t.Parallel()
 	xdotool := needXdotool(t)
