@@ -20,6 +20,7 @@ import (
 // used to read many times it, and the two windows of measurement 14.7
 // against 26.1 KB/s for one peer).
 func TestOneRateForTheTorrentAndItsPeers(t *testing.T) {
+	t.Parallel()
 	const limit = 64 << 10
 	src := t.TempDir()
 	data := randomBytes(t, 4<<20)
