@@ -96,6 +96,7 @@ func jobByID(t *testing.T, b *Backend, id ui.JobID) ui.Job {
 }
 
 func TestCommands(t *testing.T) {
+	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
 	dir := t.TempDir()
@@ -172,6 +173,7 @@ func TestCommands(t *testing.T) {
 }
 
 func TestSettingsRoundTrip(t *testing.T) {
+	t.Parallel()
 	b := newBackend(t, openQueue(t))
 	s, err := b.Settings()
 	if err != nil {
@@ -207,6 +209,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 // into a real folder, Verify finds the file good, a damaged byte makes it
 // a checksum mismatch, and Repair fetches only the bad piece again.
 func TestDownloadVerifyRepair(t *testing.T) {
+	t.Parallel()
 	data := payload(40 * pieceLen)
 	m1 := mirrortest.New(t, data, mirrortest.Rate(400<<10))
 	m2 := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(400<<10))
@@ -354,6 +357,7 @@ func TestDownloadVerifyRepair(t *testing.T) {
 }
 
 func TestVerifyRefusesRunningJob(t *testing.T) {
+	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
 	doc := &metalink.Document{Version: 4, Files: []metalink.File{describeData(t, "x.bin", payload(1000), "https://a.example/x.bin")}}
@@ -367,6 +371,7 @@ func TestVerifyRefusesRunningJob(t *testing.T) {
 }
 
 func TestOpen(t *testing.T) {
+	t.Parallel()
 	b := newBackend(t, openQueue(t))
 	data := payload(1000)
 	f := describeData(t, "x.bin", data, "https://a.example/x.bin")

@@ -62,6 +62,7 @@ func seedingAtQuit(t *testing.T) (state string, id ui.JobID, file string, mi *me
 }
 
 func TestSeedingGoesOnAfterARestart(t *testing.T) {
+	t.Parallel()
 	state, id, file, mi, data := seedingAtQuit(t)
 	before, err := os.Stat(file)
 	if err != nil {
@@ -122,6 +123,7 @@ func TestSeedingGoesOnAfterARestart(t *testing.T) {
 // its folder, or it has changed. The Files tab says the same, not
 // "Verified".
 func TestRowSaysWhyATorrentDoesNotSeedOn(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		change func(file string) error
