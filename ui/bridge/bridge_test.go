@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,6 +39,17 @@ func newBackend(t *testing.T, q *queue.Queue) *Backend {
 
 // payload is n bytes that differ from piece to piece.
 func payload(n int) []byte { return mirrortest.Bytes(n, 12) }
+
+// ownPayload is n bytes of t's own, so a torrent of them is t's own: two
+// tests that run in parallel with one torrent (the same name and
+// payload) can meet, as when a leecher of one redialed a port the
+// other's client had been given since, and was all that client had as
+// a peer (its download stalled, a failure seen under load).
+func ownPayload(t *testing.T, n int) []byte {
+	h := fnv.New64a()
+	h.Write([]byte(t.Name()))
+	return mirrortest.Bytes(n, h.Sum64())
+}
 
 // describeData returns the metalink description of data, with piece hashes,
 // and the given mirrors.

@@ -21,7 +21,7 @@ import (
 func TestSeedingPauseResumeStop(t *testing.T) {
 	t.Parallel()
 	src := t.TempDir()
-	data := payload(512 << 10)
+	data := ownPayload(t, 512<<10)
 	mi := torrenttest.Make(t, src, "one.bin", 64<<10, []torrenttest.File{{Data: data}})
 	peer := torrenttest.Seed(t, src, mi)
 	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=one.bin&x.pe=%s", mi.HashInfoBytes().HexString(), peer)

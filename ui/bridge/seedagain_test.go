@@ -31,7 +31,7 @@ import (
 func seedingAtQuit(t *testing.T) (state string, id ui.JobID, file string, mi *metainfo.MetaInfo, data []byte) {
 	t.Helper()
 	src := t.TempDir()
-	data = payload(768 << 10)
+	data = ownPayload(t, 768<<10)
 	mi = torrenttest.Make(t, src, "again.bin", 64<<10, []torrenttest.File{{Data: data}})
 	peer := torrenttest.Seed(t, src, mi)
 	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=again.bin&x.pe=%s", mi.HashInfoBytes().HexString(), peer)
