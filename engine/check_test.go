@@ -16,6 +16,7 @@ import (
 // A Check that refuses the bytes keeps the file as NAME.part with every
 // byte in it; one that accepts them sees exactly the file's bytes first.
 func TestCheckRunsBeforeRename(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(300_000)
 	m := mirrortest.New(t, data)
 	errRefused := errors.New("refused by the check")

@@ -121,6 +121,7 @@ func (j *fileJournal) PiecesDone(_ string, pieces []int) error {
 // killed one wrote (journaled or only logged), so the mirrors serve the
 // file once plus at most a few pieces in flight per kill.
 func TestCrashKeepsWrittenPieces(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
@@ -245,6 +246,7 @@ func stopChildren(t *testing.T, f metalink.File, data []byte, ms []*mirrortest.M
 // (a power loss): each is checked against its hash, and only the good
 // ones are kept.
 func TestPieceLogCheckedAgainstHashes(t *testing.T) {
+	t.Parallel()
 	const pl = 64 << 10
 	data := testkit.Data(16 * pl)
 	m := mirrortest.New(t, data, addr(0))
@@ -277,6 +279,7 @@ func TestPieceLogCheckedAgainstHashes(t *testing.T) {
 // A file of one piece keeps no piece log (see openPieceLog); a file of
 // several pieces keeps one while it downloads.
 func TestPieceLogOnlyForSeveralPieces(t *testing.T) {
+	t.Parallel()
 	const pl = 64 << 10
 	for _, tc := range []struct {
 		name   string
@@ -321,6 +324,7 @@ func TestPieceLogOnlyForSeveralPieces(t *testing.T) {
 // A store is clean after a sync until the next change, so finish syncs
 // only what the sync loop did not.
 func TestStoreClean(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st, err := openStore(dir, "f.bin")
 	if err != nil {

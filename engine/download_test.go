@@ -10,6 +10,7 @@ import (
 )
 
 func TestOneMirror(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(3<<20 + 12345)
 	m := mirrortest.New(t, data)
 	dir := t.TempDir()
@@ -30,6 +31,7 @@ func TestOneMirror(t *testing.T) {
 }
 
 func TestManyMirrors(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(8<<20 + 777)
 	var ms []*mirrortest.Mirror
 	for i := range 4 {
@@ -51,6 +53,7 @@ func TestManyMirrors(t *testing.T) {
 }
 
 func TestEmptyAndUnhashed(t *testing.T) {
+	t.Parallel()
 	m := mirrortest.New(t, []byte{})
 	dir := t.TempDir()
 	if _, err := get(t, &Client{}, &Request{Dir: dir, File: fileFor("empty", nil, 0, m.URL())}); err != nil {
@@ -73,6 +76,7 @@ func TestEmptyAndUnhashed(t *testing.T) {
 }
 
 func TestSalvagePart(t *testing.T) {
+	t.Parallel()
 	const pl = 64 << 10
 	data := testkit.Data(1<<20 + 10)
 	dir := t.TempDir()
@@ -96,6 +100,7 @@ func TestSalvagePart(t *testing.T) {
 // TestSharedClient: downloads of one Client share its connections; with a
 // single connection for all of them both still finish.
 func TestSharedClient(t *testing.T) {
+	t.Parallel()
 	a, b := testkit.Data(1<<20+1), testkit.Data(1<<20+2)
 	ma, mb := mirrortest.New(t, a), mirrortest.New(t, b)
 	c := &Client{MaxConns: 1}

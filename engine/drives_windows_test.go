@@ -15,6 +15,7 @@ import (
 // machines with a data drive; both ways land and verify, and a paused
 // download resumes on the other drive.
 func TestOtherDrive(t *testing.T) {
+	t.Parallel()
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 // TestEarlyDrop: a mirror whose size, ETag or digest disagrees is dropped
 // before it sends a byte of the file.
 func TestEarlyDrop(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(1<<20 + 77)
 	other := sha256.Sum256([]byte("another file"))
 	tests := []struct {
@@ -57,6 +58,7 @@ func TestEarlyDrop(t *testing.T) {
 
 // TestUnknownSize: without a size in the metalink the mirrors tell it.
 func TestUnknownSize(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(700<<10 + 3)
 	m := mirrortest.New(t, data)
 	f := fileFor("f.bin", data, 0, m.URL())
@@ -74,6 +76,7 @@ func TestUnknownSize(t *testing.T) {
 
 // TestFTPMixed: an FTP mirror works beside HTTP mirrors and does its share.
 func TestFTPMixed(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(4<<20 + 5)
 	srv := ftptest.New(t, ftptest.File("pub/f.bin", data))
 	h := mirrortest.New(t, data, addr(0))
@@ -98,6 +101,7 @@ func TestFTPMixed(t *testing.T) {
 // TestMetalinkHTTP: a plain URL whose server sends Link: rel=duplicate and
 // Digest (RFC 6249) becomes a verified download from all the mirrors.
 func TestMetalinkHTTP(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(3<<20 + 9)
 	sum := sha256.Sum256(data)
 	digest := "SHA-256=" + base64.StdEncoding.EncodeToString(sum[:])

@@ -22,6 +22,7 @@ import (
 func addr(i int) mirrortest.Option { return mirrortest.Addr(fmt.Sprintf("127.0.0.%d", i+2)) }
 
 func TestFaults(t *testing.T) {
+	t.Parallel()
 	const pl = 128 << 10
 	data := testkit.Data(4<<20 + 999)
 	tests := []struct {
@@ -136,6 +137,7 @@ func TestFaults(t *testing.T) {
 }
 
 func TestCorruptMirrorDroppedAfterStrikes(t *testing.T) {
+	t.Parallel()
 	const pl = 64 << 10
 	data := testkit.Data(2 << 20)
 	bad := mirrortest.New(t, data, addr(0), mirrortest.Corrupt(pl, func(int) bool { return true }))
@@ -156,6 +158,7 @@ func TestCorruptMirrorDroppedAfterStrikes(t *testing.T) {
 }
 
 func TestEveryMirrorBad(t *testing.T) {
+	t.Parallel()
 	const pl = 64 << 10
 	data := testkit.Data(1 << 20)
 	var ms []*mirrortest.Mirror
@@ -171,6 +174,7 @@ func TestEveryMirrorBad(t *testing.T) {
 }
 
 func TestWholeFileMismatch(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(3<<20 + 5)
 	t.Run("every mirror bad: one retry, then failure", func(t *testing.T) {
 		var ms []*mirrortest.Mirror
@@ -214,6 +218,7 @@ func TestWholeFileMismatch(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(3 << 20)
 	ms := []*mirrortest.Mirror{mirrortest.New(t, data, addr(0)), mirrortest.New(t, data, addr(1))}
 	const limit = 4 << 20
@@ -232,6 +237,9 @@ func TestRateLimit(t *testing.T) {
 	}
 }
 
+// Not parallel: the fast mirror must fill over three times the slow one's
+// pieces, a ratio of speeds that tests beside it on the same cores could
+// squeeze.
 func TestFasterMirrorDoesMore(t *testing.T) {
 	data := testkit.Data(6 << 20)
 	fast := mirrortest.New(t, data, addr(0), mirrortest.Rate(16<<20))
@@ -275,6 +283,7 @@ func (j *journal) PiecesDone(_ string, pieces []int) error {
 }
 
 func TestResume(t *testing.T) {
+	t.Parallel()
 	const pl = 128 << 10
 	data := testkit.Data(4<<20 + 100)
 	f0 := fileFor("f.bin", data, pl)
@@ -318,6 +327,7 @@ func TestResume(t *testing.T) {
 }
 
 func TestExistingFile(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(1<<20 + 3)
 	m := mirrortest.New(t, data)
 	f := fileFor("f.bin", data, 64<<10, m.URL())
@@ -354,6 +364,7 @@ func TestExistingFile(t *testing.T) {
 }
 
 func TestPathSafety(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(256 << 10)
 	m := mirrortest.New(t, data)
 	outside := t.TempDir()
@@ -384,6 +395,7 @@ func TestPathSafety(t *testing.T) {
 }
 
 func TestJournalAndCancel(t *testing.T) {
+	t.Parallel()
 	const pl = 64 << 10
 	data := testkit.Data(3 << 20)
 	m := mirrortest.New(t, data, mirrortest.Rate(1<<20))
@@ -437,6 +449,7 @@ func TestJournalAndCancel(t *testing.T) {
 // without reading them back; a piece an earlier run left is not, and
 // garbage in it is caught by the whole-file hash.
 func TestOnePieceResumeReadsBack(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(200 << 10)
 	m := mirrortest.New(t, data)
 	f := fileFor("one.bin", data, 256<<10, m.URL())

@@ -17,6 +17,7 @@ import (
 // loses a byte: it waits, says so in its snapshot, and ends verified at
 // its name once the handle is closed.
 func TestHeldPartWaits(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(1 << 20)
 	m := mirrortest.New(t, data, mirrortest.Rate(2<<20))
 	dir := t.TempDir()

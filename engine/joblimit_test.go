@@ -44,6 +44,7 @@ func running(t *testing.T, dl *Download) {
 // bytes the mirrors served over a window, an upper bound, not how long a
 // step took.
 func TestRequestLimiterWhileRunning(t *testing.T) {
+	t.Parallel()
 	const limit = 512 << 10
 	a, b := testkit.Data(24<<20), testkit.Data(24<<20+1)
 	ma := mirrortest.New(t, a, mirrortest.Addr("127.0.0.2"))
@@ -93,6 +94,7 @@ func TestRequestLimiterWhileRunning(t *testing.T) {
 // A download's limit above the Client's does not lift the Client's: the
 // lower holds.
 func TestRequestLimiterOnTopOfTheClients(t *testing.T) {
+	t.Parallel()
 	const limit = 512 << 10
 	data := testkit.Data(16 << 20)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
@@ -116,6 +118,7 @@ func TestRequestLimiterOnTopOfTheClients(t *testing.T) {
 // an HTTP one's: the transfer goes on from where it was (one RETR from
 // the first byte).
 func TestRequestLimiterFTP(t *testing.T) {
+	t.Parallel()
 	const limit = 512 << 10
 	data := testkit.Data(16 << 20)
 	srv := ftptest.New(t, ftptest.File("pub/f.bin", data))
@@ -159,6 +162,7 @@ func TestRequestLimiterFTP(t *testing.T) {
 // counting as stalled: nothing is cut, no piece is asked for again, the
 // file ends whole. The mirror serves each byte once.
 func TestRequestLimiterLoweredSharply(t *testing.T) {
+	t.Parallel()
 	const pl = 256 << 10
 	data := testkit.Data(8 << 20)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(4<<20))

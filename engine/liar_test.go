@@ -18,6 +18,7 @@ import (
 // the check finds it by comparing its pieces with the other mirrors', drops
 // it, and the file is saved verified without its bytes.
 func TestCorruptDuplicateWholeHashOnly(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(3<<20 + 77)
 	for _, honest := range []int{1, 2} {
 		t.Run(map[int]string{1: "one honest mirror", 2: "two honest mirrors"}[honest], func(t *testing.T) {
@@ -56,6 +57,7 @@ func TestCorruptDuplicateWholeHashOnly(t *testing.T) {
 // rel=duplicate naming a good mirror and the file's Digest on the
 // redirect. The corrupt copy must never be called verified.
 func TestRedirectorInFrontOfCorruptCopy(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(2<<20 + 5)
 	sum := sha256.Sum256(data)
 	digest := "SHA-256=" + base64.StdEncoding.EncodeToString(sum[:])
@@ -108,6 +110,7 @@ func TestRedirectorInFrontOfCorruptCopy(t *testing.T) {
 // An http URL that redirects to ftp:// is downloaded over FTP, the
 // redirector asked once.
 func TestRedirectHTTPToFTP(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(2<<20 + 9)
 	srv := ftptest.New(t, ftptest.File("pub/f.bin", data), ftptest.Anonymous())
 	origin := mirrortest.New(t, data, addr(0), mirrortest.Redirect(srv.URL("pub/f.bin")))

@@ -47,6 +47,9 @@ func payFor(l *Limiter, callers int, sizes []int, stop <-chan struct{}) func() i
 // get about the limit: never more than it allows over the window (the
 // burst and one read per caller in flight aside, with a margin for a
 // loaded machine), and a clear part of it.
+//
+// Not parallel: it measures what eight callers get paid in three seconds,
+// a floor that tests beside it on the same cores could push it under.
 func TestLimiterHoldsForTheSum(t *testing.T) {
 	const limit = 2 << 20
 	l := NewLimiter(limit)
@@ -77,6 +80,7 @@ func TestLimiterHoldsForTheSum(t *testing.T) {
 // limit at once (within maxWait), not after the debt it ran up at the old
 // rate; a canceled one returns at once with the context's error.
 func TestLimiterWaiterSeesChanges(t *testing.T) {
+	t.Parallel()
 	// 4 MiB at 16 KiB/s: over four minutes of debt.
 	const slow, debt = 16 << 10, 4 << 20
 	for _, tc := range []struct {
@@ -116,6 +120,7 @@ func TestLimiterWaiterSeesChanges(t *testing.T) {
 
 // No limit costs no waiting and no tokens; a nil Limiter is no limit.
 func TestLimiterNone(t *testing.T) {
+	t.Parallel()
 	var none *Limiter
 	if err := none.wait(context.Background(), 1<<30); err != nil || none.Rate() != 0 || none.chunk(1<<20) != 1<<20 {
 		t.Fatalf("nil limiter: %v, rate %d", err, none.Rate())
@@ -136,6 +141,7 @@ func TestLimiterNone(t *testing.T) {
 // library cut to the burst in force when it started can always be paid
 // for after the rate drops (anacrolix/torrent panics otherwise).
 func TestLimiterBurst(t *testing.T) {
+	t.Parallel()
 	l := NewLimiter(100 << 20)
 	rl := l.RateLimiter()
 	if got := rl.Burst(); got != 10<<20 {
@@ -183,6 +189,7 @@ func BenchmarkLimiterWait(b *testing.B) {
 // rate.Inf: the BitTorrent library takes requests up to the burst it
 // sees, and must be able to send every one it took after any change.
 func TestUploadLimiterBurstFixed(t *testing.T) {
+	t.Parallel()
 	l := NewUploadLimiter(0)
 	for _, r := range []int64{0, 10e6, 100e3, 1 << 30, 0, 1} {
 		l.SetRate(r)

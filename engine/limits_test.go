@@ -115,6 +115,7 @@ func hostOf(u string) string {
 // file still completes and verifies. With an unknown size the mirrors are
 // asked for it no more at once than the limit either.
 func TestFileMaxConnections(t *testing.T) {
+	t.Parallel()
 	const pl = 64 << 10
 	data := testkit.Data(3<<20 + 4321)
 	tests := []struct {
@@ -177,6 +178,7 @@ func TestFileMaxConnections(t *testing.T) {
 // Bytes only by what they sent in answers the engine closed before their
 // end and never read.
 func TestMirrorBytesAfterSteal(t *testing.T) {
+	t.Parallel()
 	const pl = 64 << 10
 	data := testkit.Data(4<<20 + 99)
 	slow := mirrortest.New(t, data, addr(0), mirrortest.Rate(512<<10))
@@ -278,6 +280,7 @@ func TestMirrorBytesAfterSteal(t *testing.T) {
 // carries the origin URL as Referer (RFC 6249 §7), without credentials,
 // query (signed-URL tokens) or fragment; without an origin none is sent.
 func TestReferer(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(512 << 10)
 	tests := []struct {
 		name, referer, want string
@@ -314,6 +317,7 @@ func TestReferer(t *testing.T) {
 // TestFTPClosed: when a download ends, done or failed, its FTP sources have
 // logged out of every control connection they kept for reuse.
 func TestFTPClosed(t *testing.T) {
+	t.Parallel()
 	const pl = 64 << 10
 	data := testkit.Data(2<<20 + 17)
 	tests := []struct {

@@ -57,6 +57,7 @@ func (m *headerMirror) headers() []http.Header {
 // given for the nginx link go to nginx alone; the mirror gets neither; the
 // user agent option goes to both.
 func TestDownloadThroughProxyWithLogin(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(6<<20 + 4321)
 	const pw = "engine-pw-6"
 	origin := netconftest.Nginx(t, map[string][]byte{"f.bin": data}, "ann", pw)
@@ -110,6 +111,7 @@ func TestDownloadThroughProxyWithLogin(t *testing.T) {
 // login, given none or a wrong one, fails with a transport.LoginError
 // that errors.As finds in the download's error, and no password in it.
 func TestDownloadAsksForLogin(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(100 << 10)
 	const pw = "engine-pw-8"
 	origin := netconftest.Nginx(t, map[string][]byte{"f.bin": data}, "ann", pw)

@@ -17,6 +17,7 @@ import (
 // does) still deliver a file of many segments: alone, together, and beside
 // a mirror that serves ranges.
 func TestRangelessMirrors(t *testing.T) {
+	t.Parallel()
 	const pl = 256 << 10
 	// 37 pieces: more than the first segment a mirror is given
 	// (firstChunk), so a lone mirror is asked for a second one.
@@ -117,6 +118,7 @@ func TestRangelessMirrors(t *testing.T) {
 // counts it, so the row does not promise the end in seconds while the
 // stream is still passing bytes the file has.
 func TestRangelessResumeShowsSkipping(t *testing.T) {
+	t.Parallel()
 	const pl = 64 << 10
 	data := testkit.Data(2 << 20)
 	f0 := fileFor("f.bin", data, pl)

@@ -36,6 +36,7 @@ func waitFor(t *testing.T, dl *Download, what string, ok func(Snapshot) bool) Sn
 // The only mirror goes away for longer than every back-off, then comes
 // back: the download waits, visibly, and finishes.
 func TestOutageLongerThanBackoff(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(3 << 20)
 	m := mirrortest.New(t, data, addr(0), mirrortest.Rate(2<<20))
 	dir := t.TempDir()
@@ -71,6 +72,7 @@ func TestOutageLongerThanBackoff(t *testing.T) {
 // RetryFor bounds the wait: a mirror that never comes back fails the
 // download with ErrGaveUp, naming why it kept failing.
 func TestRetryForGivesUp(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(1 << 20)
 	m := mirrortest.New(t, data, addr(0), mirrortest.Down())
 	dir := t.TempDir()
@@ -85,6 +87,7 @@ func TestRetryForGivesUp(t *testing.T) {
 // Temporary answers (5xx, 429 with Retry-After) never drop a mirror, and
 // evidence against it (401, 403, 404) always does, at once.
 func TestTransientVersusPermanent(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(1 << 20)
 	for _, tc := range []struct {
 		status int
@@ -123,6 +126,7 @@ func TestTransientVersusPermanent(t *testing.T) {
 // The back-off doubles with each failure in a row, never beyond the cap
 // nor below half of it once there, and starts over once bytes arrive.
 func TestBackoffCappedWithJitter(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	m := &mirror{}
 	const limit = 8 * time.Second
@@ -154,6 +158,7 @@ func TestBackoffCappedWithJitter(t *testing.T) {
 // A slow mirror may go longer without a byte than a fast one before it is
 // called stalled.
 func TestStallLimitFollowsSpeed(t *testing.T) {
+	t.Parallel()
 	d := &download{c: &Client{StallTimeout: time.Second, MaxBackoff: time.Minute}}
 	fast, slow, unknown := &mirror{rate: 50 << 20}, &mirror{rate: 16 << 10}, &mirror{}
 	if got := d.stallLimit(fast); got != time.Second {

@@ -12,6 +12,7 @@ import (
 )
 
 func TestOutcomeSaysWhichHash(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(300 << 10)
 	m := mirrortest.New(t, data)
 	whole := fileFor("w.bin", data, 0, m.URL())
@@ -60,6 +61,7 @@ func TestOutcomeSaysWhichHash(t *testing.T) {
 // A file already at the name with the same size, but nothing published to
 // prove it is this one, is not passed off as the download.
 func TestExistingWithoutHashIsNotTaken(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(200 << 10)
 	m := mirrortest.New(t, data)
 	f := fileFor("f.bin", data, 0, m.URL())
@@ -82,6 +84,7 @@ func TestExistingWithoutHashIsNotTaken(t *testing.T) {
 
 // Two downloads that want the same name at once both land.
 func TestSameNameAtOnce(t *testing.T) {
+	t.Parallel()
 	a, b := testkit.Data(500<<10), testkit.Data(500<<10+7)
 	ma, mb := mirrortest.New(t, a), mirrortest.New(t, b)
 	fa, fb := fileFor("f.bin", a, 0, ma.URL()), fileFor("f.bin", b, 0, mb.URL())
@@ -106,6 +109,7 @@ func TestSameNameAtOnce(t *testing.T) {
 }
 
 func TestFreeName(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"f.bin":          "f (2).bin",
 		"a.tar.gz":       "a (2).tar.gz",
@@ -122,6 +126,7 @@ func TestFreeName(t *testing.T) {
 // A file that another program puts at the name during the download is
 // left alone: the download lands at a free name and says so.
 func TestNameTakenDuringDownload(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(256 << 10)
 	m := mirrortest.New(t, data, mirrortest.Rate(512<<10)) // about half a second
 	dir := t.TempDir()

@@ -20,6 +20,7 @@ import (
 // each piece in flight, the mirror serves the file about once, and the
 // file is whole.
 func TestPauseKeepsPartialPieces(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		size    int
@@ -152,6 +153,7 @@ func TestPauseKeepsPartialPieces(t *testing.T) {
 // killed (SIGKILL) in turn: a pause costs at most a read per connection,
 // a kill at most the pieces in flight, and the file is whole.
 func TestStopsWithoutPieceHashes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
@@ -172,6 +174,7 @@ func TestStopsWithoutPieceHashes(t *testing.T) {
 // A file with piece hashes keeps only its whole pieces: a partial piece
 // cannot be checked, so it is asked for again from its start.
 func TestPauseHashedPiecesFromStart(t *testing.T) {
+	t.Parallel()
 	const pl = 512 << 10
 	data := testkit.Data(4 << 20)
 	m := mirrortest.New(t, data, addr(0), mirrortest.Rate(2<<20))
@@ -201,6 +204,7 @@ func TestPauseHashedPiecesFromStart(t *testing.T) {
 // The records of partial pieces are read back only whole, and only for
 // pieces of the file.
 func TestReadPartialRecords(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := testkit.Data(3 << 20)
 	f := fileFor("r.bin", data, 0)

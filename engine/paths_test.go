@@ -15,6 +15,7 @@ import (
 // long, lands and verifies. os.Root opens each name relative to its
 // folder, so no whole path meets that limit.
 func TestLongPath(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(300 << 10)
 	m := mirrortest.New(t, data)
 	dir := t.TempDir()

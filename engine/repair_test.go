@@ -17,6 +17,7 @@ import (
 // which do not prove a sha-256, the mended file is checked against its
 // whole-file sha-256, and the result says so.
 func TestRepairChecksTheWholeFileWhenPiecesDoNotCover(t *testing.T) {
+	t.Parallel()
 	const pl = 64 << 10
 	data := mirrortest.Bytes(10*pl+5, 51)
 	m := mirrortest.New(t, data)
@@ -51,6 +52,7 @@ func TestRepairChecksTheWholeFileWhenPiecesDoNotCover(t *testing.T) {
 // TestRepairMissingFile: a file that is not there is not repaired, and
 // the error says so in a way callers can test.
 func TestRepairMissingFile(t *testing.T) {
+	t.Parallel()
 	data := mirrortest.Bytes(1000, 52)
 	_, err := (&Client{}).Repair(context.Background(), t.TempDir(), fileFor("x.bin", data, 0), RepairOptions{})
 	if !errors.Is(err, ErrCannotRepair) || !errors.Is(err, os.ErrNotExist) {

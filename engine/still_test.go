@@ -12,6 +12,7 @@ import (
 // within stillAfter, rather than a rate fading over tens of seconds and
 // an ETA of years.
 func TestStalledDownloadShowsNoSpeed(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(4 << 20)
 	m := mirrortest.New(t, data, mirrortest.Rate(1<<20), mirrortest.StallAfter(512<<10))
 	f := fileFor("f.bin", data, 256<<10, m.URL())

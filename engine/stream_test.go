@@ -39,6 +39,7 @@ func digestOf(b []byte) string {
 // the Digest the server sends, when it sends one, verifies it, and a
 // Digest that disagrees fails it.
 func TestChunkedUnknownSize(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(3<<20 + 333)
 	for _, tc := range []struct {
 		name   string
@@ -104,6 +105,7 @@ func TestChunkedUnknownSize(t *testing.T) {
 // A stream cut short resumes with a Range from the bytes on disk when the
 // server serves ranges, and starts over, saying so, when it does not.
 func TestChunkedResume(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(2<<20 + 1)
 	const cut = 700 << 10
 	for _, ranges := range []bool{true, false} {
@@ -144,6 +146,7 @@ func TestChunkedResume(t *testing.T) {
 
 // A file already at the final name is never replaced by a stream.
 func TestChunkedKeepsExistingFile(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(100 << 10)
 	m := mirrortest.New(t, data, addr(0), mirrortest.Chunked(), mirrortest.NoRanges())
 	dir := t.TempDir()
@@ -166,6 +169,7 @@ func TestChunkedKeepsExistingFile(t *testing.T) {
 // resumes at the end of the file: nothing more to fetch, and the file is
 // checked and saved.
 func TestChunkedResumeAtTheEnd(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(300 << 10)
 	m := mirrortest.New(t, data, addr(0), mirrortest.Chunked(), mirrortest.Header("Digest", digestOf(data)))
 	dir := t.TempDir()
@@ -192,6 +196,7 @@ func TestChunkedResumeAtTheEnd(t *testing.T) {
 // size and that ranges are served, and the file is fetched in pieces from
 // every mirror.
 func TestUnknownSizeLearnedLate(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(3<<20 + 333)
 	var addrs []string
 	var urls []string

@@ -13,6 +13,7 @@ import (
 // transfer running across its ranges instead of aborting and restarting
 // it, and the range-less mirror's stream ends once the rest is others'.
 func TestMixedProtocolsWasteLittle(t *testing.T) {
+	t.Parallel()
 	const pl = 256 << 10
 	data := testkit.Data(12<<20 + 99)
 	srv := ftptest.New(t, ftptest.File("pub/f.bin", data), ftptest.Anonymous(), ftptest.Rate(6<<20))

@@ -68,6 +68,7 @@ func call(t *testing.T, opts Options, msgs ...string) []map[string]any {
 }
 
 func TestAddWithCookiesThenList(t *testing.T) {
+	t.Parallel()
 	srv, body, referer := loginServerReferers(t)
 	state, dl := t.TempDir(), t.TempDir()
 	woken := 0
@@ -147,6 +148,7 @@ func TestAddWithCookiesThenList(t *testing.T) {
 }
 
 func TestAddWithoutLoginFailsWithoutCookieInError(t *testing.T) {
+	t.Parallel()
 	srv, _ := loginServer(t)
 	state := t.TempDir()
 	got := call(t, Options{StateDir: state, Dir: t.TempDir()},
@@ -167,6 +169,7 @@ func TestAddWithoutLoginFailsWithoutCookieInError(t *testing.T) {
 }
 
 func TestAddFilenameAndQueueDefaultFolder(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.ServeContent(w, r, "x", fixedTime, strings.NewReader("hello"))
 	}))

@@ -64,6 +64,10 @@ func forwardTo(sock string) func(context.Context, platform.Link) (platform.Answe
 // reads it with the browser's cookie and user agent, adds the job to the
 // queue it owns and keeps the cookie in its memory (no keyring here), so
 // its runner has it; the host never opens the queue.
+//
+// Not parallel: it sets the queue's process-wide keyring
+// (queue.UseKeyring), which also resets the once-per-process note that
+// secrets are kept for the session only.
 func TestAddHandsOverToTheRunningBraid(t *testing.T) {
 	queue.UseKeyring(nil)
 	t.Cleanup(func() { queue.UseKeyring(nil) })
@@ -100,6 +104,7 @@ func TestAddHandsOverToTheRunningBraid(t *testing.T) {
 // A refusal of the running Braid is the answer (the link's own error,
 // without the cookie), not a second try by the host.
 func TestAddHandedOverFailsWithoutCookieInError(t *testing.T) {
+	t.Parallel()
 	srv, _ := loginServer(t)
 	state := t.TempDir()
 	sock, q, _ := runningBraid(t, state)
@@ -117,6 +122,7 @@ func TestAddHandedOverFailsWithoutCookieInError(t *testing.T) {
 // A running Braid of another state folder does not take the link: the
 // host adds it to its own queue.
 func TestAddForAnotherQueueStaysWithTheHost(t *testing.T) {
+	t.Parallel()
 	srv, _ := loginServer(t)
 	sock, other, woken := runningBraid(t, t.TempDir())
 	state := t.TempDir()
@@ -140,6 +146,10 @@ func TestAddForAnotherQueueStaysWithTheHost(t *testing.T) {
 
 // With no Braid running, the host queues the link as before; without a
 // keyring it says the cookies could not be kept.
+//
+// Not parallel: it sets the queue's process-wide keyring
+// (queue.UseKeyring), which also resets the once-per-process note that
+// secrets are kept for the session only.
 func TestAddWithNobodyRunning(t *testing.T) {
 	queue.UseKeyring(nil)
 	t.Cleanup(func() { queue.UseKeyring(nil) })

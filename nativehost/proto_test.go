@@ -39,6 +39,7 @@ func replies(t *testing.T, out []byte) []map[string]any {
 }
 
 func TestFramingRoundTrip(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	msgs := []any{map[string]any{"a": 1}, "é ✓", []int{1, 2, 3}}
 	for _, m := range msgs {
@@ -62,6 +63,7 @@ func TestFramingRoundTrip(t *testing.T) {
 }
 
 func TestReadMessageLimitsAndCuts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		in    []byte
@@ -90,6 +92,7 @@ func TestReadMessageLimitsAndCuts(t *testing.T) {
 }
 
 func TestWriteMessageRefusesOverMaxFromHost(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	err := WriteMessage(&buf, strings.Repeat("x", MaxFromHost))
 	if !errors.Is(err, ErrTooLarge) {
@@ -103,6 +106,7 @@ func TestWriteMessageRefusesOverMaxFromHost(t *testing.T) {
 // TestServeBadInput: a message that is not a request gets an answer that
 // says why, and the host goes on to the next; nothing here opens a queue.
 func TestServeBadInput(t *testing.T) {
+	t.Parallel()
 	var in bytes.Buffer
 	for _, m := range []string{
 		`not json`,
@@ -142,6 +146,7 @@ func TestServeBadInput(t *testing.T) {
 // TestServeOversizedEnds: a length over the limit cannot be skipped; the
 // host answers why and stops with ErrTooLarge.
 func TestServeOversizedEnds(t *testing.T) {
+	t.Parallel()
 	in := append(frame([]byte(`{"type":"ping"}`)), binary.NativeEndian.AppendUint32(nil, MaxToHost+1)...)
 	var out bytes.Buffer
 	err := Serve(context.Background(), bytes.NewReader(in), &out, Options{StateDir: t.TempDir()})
@@ -155,6 +160,7 @@ func TestServeOversizedEnds(t *testing.T) {
 }
 
 func TestCaller(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string

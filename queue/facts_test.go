@@ -18,6 +18,7 @@ import (
 // error text), a job whose source holds a password, and the per-mirror
 // connection limit the window stored as a raw setting.
 func TestMigrateFromV2(t *testing.T) {
+	t.Parallel()
 	dir, db := oldDB(t, 2)
 	const doc = `{"Version":4,"Files":[{"Name":"a","Size":1},{"Name":"b","Size":1}]}`
 	for _, stmt := range []string{
@@ -86,6 +87,7 @@ func TestMigrateFromV2(t *testing.T) {
 }
 
 func TestMismatchFlag(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	id, err := q.Add("m.meta4", t.TempDir(), queuetest.Doc(10, 0, "a", "b", "c"), []string{"a", "b"})
 	if err != nil {
@@ -147,6 +149,7 @@ func TestMismatchFlag(t *testing.T) {
 // facts, and a new ETag from the origin means the recorded pieces are of
 // another file.
 func TestPrepareFileKeepsOrigin(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	dest := t.TempDir()
 	f := queuetest.Doc(3<<20, 1<<20, "f.bin").Files[0]
@@ -191,6 +194,7 @@ func TestPrepareFileKeepsOrigin(t *testing.T) {
 }
 
 func TestRedact(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"https://user:pass@example.org/a@b.iso", "https://example.org/a@b.iso"},
 		{"ftp://anonymous@ftp.example.org/pub/x", "ftp://ftp.example.org/pub/x"},

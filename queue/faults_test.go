@@ -15,6 +15,7 @@ import (
 )
 
 func TestLockedDatabase(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q, err := OpenOptions(dir, Options{BusyTimeout: 200 * time.Millisecond})
 	if err != nil {
@@ -91,6 +92,7 @@ func TestLockedDatabase(t *testing.T) {
 }
 
 func TestCorruptDatabase(t *testing.T) {
+	t.Parallel()
 	garbage := func(t *testing.T, path string) {
 		junk := make([]byte, 64<<10)
 		rand.Read(junk)
@@ -189,6 +191,7 @@ func TestCorruptDatabase(t *testing.T) {
 }
 
 func TestDiskFull(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
 	first, err := q.Add("first", t.TempDir(), queuetest.Doc(8<<20, 1<<20, "f"), nil)
@@ -272,6 +275,7 @@ func TestDiskFull(t *testing.T) {
 // Two processes (here: four connections) opening a new state folder at
 // once must not both create the schema.
 func TestConcurrentFirstOpen(t *testing.T) {
+	t.Parallel()
 	for round := range 5 {
 		dir := t.TempDir()
 		errs := make(chan error, 4)
@@ -297,6 +301,7 @@ func TestConcurrentFirstOpen(t *testing.T) {
 // none when the database is locked, and a piece recorded bad after stays
 // bad.
 func TestTorrentPiecesAllOrNone(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q, err := OpenOptions(dir, Options{BusyTimeout: 100 * time.Millisecond})
 	if err != nil {

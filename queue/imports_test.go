@@ -13,6 +13,7 @@ import (
 // reading the transport's errors are the runner's. No file of the package
 // (for any system) imports the engine's packages that do them.
 func TestStoreImportsNoPolicy(t *testing.T) {
+	t.Parallel()
 	banned := map[string]bool{"braid/engine/resolve": true, "braid/engine/transport": true, "braid/engine/signature": true}
 	entries, err := os.ReadDir(".")
 	if err != nil {

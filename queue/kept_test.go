@@ -10,6 +10,7 @@ import (
 // The bytes a pause keeps inside unfinished pieces count in the job's
 // progress, across a reopen, until pieces are recorded or reset.
 func TestKeptBytes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
 	const size = 5<<20 + 7

@@ -92,6 +92,7 @@ func keyringChild(t *testing.T, env []string, step, dir, job string) string {
 // TestKeyringChild is the child's side of the tests below; it does
 // nothing unless run by them.
 func TestKeyringChild(t *testing.T) {
+	t.Parallel()
 	step := os.Getenv(keyringStep)
 	if step == "" {
 		t.Skip("run by TestNetInSystemKeyring and TestNetWithoutSecretService")
@@ -147,6 +148,7 @@ func field(out, name string) string {
 }
 
 func TestNetInSystemKeyring(t *testing.T) {
+	t.Parallel()
 	env := sessionBus(t, true)
 	dir := t.TempDir()
 	out := keyringChild(t, env, "add", dir, "")
@@ -179,6 +181,7 @@ func TestNetInSystemKeyring(t *testing.T) {
 // (a desktop without a keyring) keeps the secret for the session only and
 // says so.
 func TestNetWithoutSecretService(t *testing.T) {
+	t.Parallel()
 	env := sessionBus(t, false)
 	dir := t.TempDir()
 	out := keyringChild(t, env, "add-no-service", dir, "")

@@ -13,6 +13,7 @@ import (
 // the size its download learnt and counts its bytes by it, alone or in a
 // batch's transaction.
 func TestLandedRecordsLateSize(t *testing.T) {
+	t.Parallel()
 	const size = 200 << 10
 	for _, batch := range []bool{false, true} {
 		q := queuetest.Open(t, Open, t.TempDir())

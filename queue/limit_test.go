@@ -12,6 +12,7 @@ import (
 // listed, kept across a close and reopen, removed with 0, and gone with
 // the job; a job that is not there is ErrNotFound.
 func TestJobLimitKept(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q, err := Open(dir)
 	if err != nil {
@@ -74,6 +75,7 @@ func TestJobLimitKept(t *testing.T) {
 
 // Get and List carry a job's own limit.
 func TestJobLimitInGetAndList(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	id, err := q.Add("http://x.example/a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a"), nil)
 	if err != nil {

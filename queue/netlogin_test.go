@@ -14,6 +14,9 @@ import (
 // and found by a new process; not remembered, it is in memory only, the
 // keyring's copy is gone, and a new process finds it lost. Neither way is
 // it in the state folder.
+//
+// Not parallel: it sets the package's keyring (UseKeyring), which the
+// other tests read.
 func TestSetLogin(t *testing.T) {
 	keyring.MockInit()
 	UseKeyring(systemKeyring{})
@@ -71,6 +74,9 @@ func TestSetLogin(t *testing.T) {
 // TestProxyPassword: remembered in the keyring and found by a new
 // process; not remembered, for this process only; "" forgets it. Never in
 // the state folder.
+//
+// Not parallel: it sets the package's keyring (UseKeyring), which the
+// other tests read.
 func TestProxyPassword(t *testing.T) {
 	keyring.MockInit()
 	UseKeyring(systemKeyring{})

@@ -34,6 +34,8 @@ var secretSettings = netconf.Settings{HTTPUser: "ann", HTTPPasswd: "pw-in-memory
 	Headers: []string{"Cookie: sid=cookie-value-7", "X-Token: token-value-9"}, UserAgent: "UA/1",
 	Links: []string{"https://ann:link-pw-3@files.example/f.bin"}, NoNetrc: true}
 
+// Not parallel: it sets the package's keyring (UseKeyring), which the
+// other tests read.
 func TestNetKeptWithoutKeyring(t *testing.T) {
 	UseKeyring(nil)
 	dir := t.TempDir()
@@ -80,6 +82,8 @@ func TestNetKeptWithoutKeyring(t *testing.T) {
 	}
 }
 
+// Not parallel: it sets the package's keyring (UseKeyring), which the
+// other tests read.
 func TestNetInKeyringRemovedWithJob(t *testing.T) {
 	keyring.MockInit() // go-keyring's in-memory provider
 	UseKeyring(systemKeyring{})

@@ -14,6 +14,7 @@ import (
 // TestCategoryOf: a job takes a category only when all its files fall in
 // the same one, by extension, case and folders aside.
 func TestCategoryOf(t *testing.T) {
+	t.Parallel()
 	cs := DefaultCategories()
 	for _, tc := range []struct {
 		names []string
@@ -44,6 +45,7 @@ func TestCategoryOf(t *testing.T) {
 // TestCategoryDir: relative folders are under the download folder,
 // absolute ones and ~/ are used as they are.
 func TestCategoryDir(t *testing.T) {
+	t.Parallel()
 	home, err := os.UserHomeDir()
 	if err != nil {
 		t.Skip("no home folder")
@@ -80,6 +82,7 @@ func TestCategoryDir(t *testing.T) {
 // kept tidy in the settings, refused when a name is missing or twice,
 // and nil resets.
 func TestCategoriesStored(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	cs, err := q.Categories()
 	if err != nil || !reflect.DeepEqual(cs, DefaultCategories()) {
@@ -113,6 +116,7 @@ func TestCategoriesStored(t *testing.T) {
 // TestSplitCommand reads command lines as a shell quotes them and
 // nothing more: no expansion of any kind.
 func TestSplitCommand(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want []string
@@ -140,6 +144,7 @@ func TestSplitCommand(t *testing.T) {
 // TestWhenDoneStored: a job's action and note are kept with it, a new
 // action forgets the old note, and a bad command is refused.
 func TestWhenDoneStored(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	id, err := q.Add("a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a.bin"), nil)
 	if err != nil {

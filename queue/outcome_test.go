@@ -8,6 +8,7 @@ import (
 )
 
 func TestNothingToRun(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	if msg := NothingToRun(q); !strings.Contains(msg, "no job is queued") {
 		t.Errorf("empty queue: %q", msg)
@@ -28,6 +29,7 @@ func TestNothingToRun(t *testing.T) {
 }
 
 func TestMarkVerified(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	id, err := q.Add("a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a.bin"), nil)
 	if err != nil {

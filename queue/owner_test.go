@@ -19,6 +19,7 @@ const ownerChildDir = "BRAID_QUEUE_OWNER_CHILD"
 // TestLiveOwnerRespected: it opens the queue, starts job 1, says "owner"
 // and waits to be killed (or for stdin to close).
 func TestOwnerChild(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv(ownerChildDir)
 	if dir == "" {
 		t.Skip("run by TestCrashedOwnerTakenOver and TestLiveOwnerRespected")
@@ -94,6 +95,7 @@ func startOwner(t *testing.T, dir string) *exec.Cmd {
 // LockFileEx locks "depending on available system resources", so there the
 // queue asks the system whether the recorded owner still lives.
 func TestCrashedOwnerTakenOver(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
 	id, err := q.Add("src", t.TempDir(), queuetest.Doc(10, 0, "f"), nil)
@@ -129,6 +131,7 @@ func TestCrashedOwnerTakenOver(t *testing.T) {
 // A live owner keeps the queue: a second Open shares it without owning it,
 // and leaves its running job running.
 func TestLiveOwnerRespected(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
 	if _, err := q.Add("src", t.TempDir(), queuetest.Doc(10, 0, "f"), nil); err != nil {

@@ -15,6 +15,7 @@ import (
 // the system would: the next Open must still take over at once, and a
 // live owner after it must be respected.
 func TestDeadOwnersLockStillHeld(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
 	if _, err := q.Add("src", t.TempDir(), queuetest.Doc(10, 0, "f"), nil); err != nil {

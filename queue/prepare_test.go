@@ -18,6 +18,7 @@ import (
 // TestPrepareFinishFile follows `braid get --state` through a download
 // that is interrupted, resumed, changed and finished.
 func TestPrepareFinishFile(t *testing.T) {
+	t.Parallel()
 	state, dest := t.TempDir(), t.TempDir()
 	q := queuetest.Open(t, Open, state)
 	const src = "http://example.com/x.meta4"

@@ -35,6 +35,7 @@ func ids(t *testing.T, q *Queue) []int64 {
 }
 
 func TestAddGetList(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
 	doc := queuetest.Doc(5<<20+3, 1<<20, "a.iso", "b.iso", "c.iso")
@@ -102,6 +103,7 @@ func TestAddGetList(t *testing.T) {
 }
 
 func TestAddRefuses(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	for _, tc := range []struct {
 		name     string
@@ -127,6 +129,7 @@ func TestAddRefuses(t *testing.T) {
 }
 
 func TestMove(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		op   func(q *Queue, id []int64) error
@@ -188,6 +191,7 @@ func TestMove(t *testing.T) {
 }
 
 func TestStates(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		ops       func(q *Queue, id int64) error
@@ -256,6 +260,7 @@ func TestStates(t *testing.T) {
 }
 
 func TestJournal(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	const size = 10<<20 + 5 // 11 pieces of 1 MiB, the last 5 bytes
 	id, err := q.Add("src", t.TempDir(), queuetest.Doc(size, 1<<20, "a", "b"), nil)
@@ -356,6 +361,7 @@ func TestJournal(t *testing.T) {
 }
 
 func TestReopenResumes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q, err := Open(dir)
 	if err != nil {
@@ -414,6 +420,7 @@ func TestReopenResumes(t *testing.T) {
 }
 
 func TestMigrateFromV1(t *testing.T) {
+	t.Parallel()
 	// Make a database as Braid with schema version 1 left it.
 	dir, db := oldDB(t, 1)
 	if _, err := db.Exec(`INSERT INTO jobs (id, source, dest, state, position, added_at, document)
@@ -447,6 +454,7 @@ func TestMigrateFromV1(t *testing.T) {
 }
 
 func TestNewerSchemaRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	queuetest.Open(t, Open, dir).Close()
 	db := queuetest.RawDB(t, filepath.Join(dir, DBName))
@@ -469,6 +477,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 // (deleting them is the runner's: runner.RemoveWithFiles); a job removed
 // twice is not found the second time.
 func TestRemove(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	dest := t.TempDir()
 	for _, n := range []string{"a.iso", "a.iso.part"} {
@@ -500,6 +509,7 @@ func TestRemove(t *testing.T) {
 }
 
 func TestSettings(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	s, err := q.Settings()
 	if err != nil {
@@ -538,6 +548,7 @@ func TestSettings(t *testing.T) {
 }
 
 func TestMirrorSpeed(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	if _, ok, err := q.MirrorSpeed("a:80"); ok || err != nil {
 		t.Fatalf("unknown host: %v %v", ok, err)
@@ -563,6 +574,7 @@ func TestMirrorSpeed(t *testing.T) {
 // countDone reads the stored bytes directly; it must agree with
 // piece.Bitfield, whose format it relies on.
 func TestCountDoneMatchesBitfield(t *testing.T) {
+	t.Parallel()
 	for n := 1; n <= 70; n++ {
 		l := piece.Layout{Size: int64(n)*100 - 37, Length: 100}
 		for _, pattern := range []func(i int) bool{

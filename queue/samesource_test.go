@@ -13,6 +13,7 @@ import (
 // spelled, and a torrent's job by its info hash however the torrent was
 // added: by the torrent stored with the job, or by its magnet alone.
 func TestJobWithSourceAndTorrentJob(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	dest := t.TempDir()
 	link, err := q.Add("https://Example.org/pub/a.iso#top", dest, queuetest.Doc(1, 0, "a.iso"), nil)

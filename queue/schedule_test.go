@@ -8,6 +8,7 @@ import (
 )
 
 func TestScheduleAllowed(t *testing.T) {
+	t.Parallel()
 	// Monday 23 November 2026, local time.
 	at := func(day, h, m int) time.Time { return time.Date(2026, 11, 23+day, h, m, 0, 0, time.Local) }
 	night := TimeWindow{Start: 60, End: 7 * 60}                             // 01:00 to 07:00 every day
@@ -65,6 +66,7 @@ func TestScheduleAllowed(t *testing.T) {
 // TestSchedulePersists stores a schedule in a real database file and
 // reads it back after the queue is closed and opened again.
 func TestSchedulePersists(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q, err := Open(dir)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 // they are not done, or they were removed; a record for a removed job is
 // not made. A file's high priority is kept likewise.
 func TestSeededKeptAcrossReopen(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q, err := Open(dir)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 // queue is closed and opened again, gone once resumed, and gone with its
 // job.
 func TestSeedPausedKeptAcrossReopen(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q, err := Open(dir)
 	if err != nil {
@@ -52,6 +53,7 @@ func TestSeedPausedKeptAcrossReopen(t *testing.T) {
 
 // A file is deselected and selected again; the last selected file stays.
 func TestSetFileSelected(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	id, err := q.Add("t", t.TempDir(), queuetest.Doc(1, 0, "x/a.bin", "x/b.bin"), nil)
 	if err != nil {

@@ -87,6 +87,7 @@ func TestPrepareFileOneJobPerSource(t *testing.T) {
 // TestMigrateKeysSources: a job stored before source_key existed is found
 // by any spelling of its source after the migration.
 func TestMigrateKeysSources(t *testing.T) {
+	t.Parallel()
 	dir, db := oldDB(t, 3)
 	dest := t.TempDir()
 	const doc = `{"Version":4,"Files":[{"Name":"a","Size":1}]}`

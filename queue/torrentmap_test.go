@@ -13,6 +13,7 @@ import (
 // A torrent job's map is the torrent's own: its pieces per file, a piece
 // two files share counted once, done as recorded in its folder.
 func TestTorrentMapCountsTheTorrentsPieces(t *testing.T) {
+	t.Parallel()
 	const pl = 64 << 10
 	// a.bin ends inside piece 2, which b.bin starts in.
 	files := []torrenttest.File{{Path: "a.bin", Data: make([]byte, 2*pl+100)}, {Path: "b.bin", Data: make([]byte, pl)}}

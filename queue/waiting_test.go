@@ -11,6 +11,7 @@ import (
 // SetWaiting, shown only while the job runs, and gone when it is claimed
 // again; the error column is left alone.
 func TestSetWaiting(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	id, err := q.Add("w.meta4", t.TempDir(), queuetest.Doc(10, 0, "w.bin"), nil)
 	if err != nil {

@@ -104,6 +104,7 @@ func (s script) run(t *testing.T, node string, port int, secret, dir string) {
 }
 
 func TestConformanceBraid(t *testing.T) {
+	t.Parallel()
 	node := clientLibrary(t)
 	b := newBraid(t, Options{})
 	u, err := url.Parse(b.http.URL)
@@ -114,6 +115,9 @@ func TestConformanceBraid(t *testing.T) {
 	newScript(t).run(t, node, port, b.secret, b.dir)
 }
 
+// Not parallel: aria2c, a separate program, listens on a port found free a
+// moment before, and a dial that another test's listener on that port
+// answered would pass for it.
 func TestConformanceAria2c(t *testing.T) {
 	node := clientLibrary(t)
 	aria2c, err := exec.LookPath("aria2c")

@@ -15,6 +15,7 @@ import (
 // (the runner's limit for the job, the same engine download), and kept
 // across a restart of Braid. 0 removes it.
 func TestChangeOptionSpeedLimit(t *testing.T) {
+	t.Parallel()
 	state, dir := t.TempDir(), t.TempDir()
 	data := mirrortest.Bytes(32<<20, 3)
 	m := mirrortest.New(t, data, mirrortest.Rate(2<<20))
@@ -66,6 +67,7 @@ func TestChangeOptionSpeedLimit(t *testing.T) {
 // addUri's max-download-limit option gives the new download its limit; a
 // size that does not read is refused with aria2's words and adds nothing.
 func TestAddURIWithSpeedLimit(t *testing.T) {
+	t.Parallel()
 	b := newBraid(t, Options{})
 	m := mirrortest.New(t, mirrortest.Bytes(1000, 1))
 	gid := b.call(t, "aria2.addUri", []string{m.URL()}, map[string]any{"pause": "true", "max-download-limit": "2M"}).(string)

@@ -19,6 +19,10 @@ import (
 // before they run, and finds the files landed: the queue kept the
 // headers with the jobs. Then no file of the state folder holds the
 // cookie's or the token's value.
+//
+// Not parallel: it sets the queue's process-wide keyring
+// (queue.UseKeyring), which also resets the once-per-process note that
+// secrets are kept for the session only.
 func TestHeadersKeptPerJob(t *testing.T) {
 	queue.UseKeyring(nil) // as on a machine without one: kept for the session
 	t.Cleanup(func() { queue.UseKeyring(nil) })

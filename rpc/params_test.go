@@ -11,6 +11,7 @@ import (
 // Every method with parameters of the wrong kinds answers an error or a
 // result, never a panic, and never with the secret in it.
 func TestHostileParams(t *testing.T) {
+	t.Parallel()
 	b := newBraid(t, Options{Shutdown: func(bool) {}, Rate: 1e6})
 	bad := [][]any{
 		nil,

@@ -20,6 +20,7 @@ import (
 // downloading (held to 64 KiB/s) from a real seeder: the seeder is
 // listed in aria2's shape, by its address, as a seeder with every piece.
 func TestGetPeersLists(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	data := mirrortest.Bytes(4<<20, 7)
 	mi := torrenttest.Make(t, src, "peers.bin", 32<<10, []torrenttest.File{{Data: data}})
@@ -102,6 +103,7 @@ func TestGetPeersLists(t *testing.T) {
 }
 
 func TestPercentEncode(t *testing.T) {
+	t.Parallel()
 	if got := percentEncode([]byte("-A2-1.37~_z\x00\xff %")); got != "-A2-1.37~_z%00%FF%20%25" {
 		t.Errorf("percentEncode: %q", got)
 	}

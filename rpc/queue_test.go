@@ -51,6 +51,7 @@ func meta4(name string, data []byte, urls ...string) string {
 }
 
 func TestMetalinkVerified(t *testing.T) {
+	t.Parallel()
 	b := newBraid(t, Options{})
 	data := mirrortest.Bytes(2<<20+17, 3)
 	m := mirrortest.New(t, data)
@@ -90,6 +91,7 @@ func TestMetalinkVerified(t *testing.T) {
 }
 
 func TestGIDStableAcrossRestarts(t *testing.T) {
+	t.Parallel()
 	state, dir := t.TempDir(), t.TempDir()
 	m := mirrortest.New(t, mirrortest.Bytes(1000, 1))
 	b := openBraid(t, state, dir, Options{})
@@ -126,6 +128,7 @@ func TestGIDStableAcrossRestarts(t *testing.T) {
 }
 
 func TestRefusedOptions(t *testing.T) {
+	t.Parallel()
 	b := newBraid(t, Options{})
 	m := mirrortest.New(t, mirrortest.Bytes(1000, 1))
 	tests := []struct {
@@ -160,6 +163,7 @@ func TestRefusedOptions(t *testing.T) {
 }
 
 func TestCredentialsNotEchoed(t *testing.T) {
+	t.Parallel()
 	b := newBraid(t, Options{})
 	msg := b.callErr(t, "aria2.addUri", []string{"http://ann:pa55word@127.0.0.1:1/x.bin"})
 	if strings.Contains(msg, "pa55word") {
@@ -168,6 +172,7 @@ func TestCredentialsNotEchoed(t *testing.T) {
 }
 
 func TestMirrorsOfOneFile(t *testing.T) {
+	t.Parallel()
 	b := newBraid(t, Options{})
 	data := mirrortest.Bytes(4<<20, 5)
 	m1, m2 := mirrortest.New(t, data), mirrortest.New(t, data, mirrortest.Path("/other.bin"))
@@ -227,6 +232,7 @@ func dial(t *testing.T, b *braid) *websocket.Conn {
 }
 
 func TestErrorNotification(t *testing.T) {
+	t.Parallel()
 	b := newBraid(t, Options{})
 	ws := dial(t, b)
 	data := mirrortest.Bytes(100000, 9)
@@ -243,6 +249,7 @@ func TestErrorNotification(t *testing.T) {
 }
 
 func TestWebSocketCalls(t *testing.T) {
+	t.Parallel()
 	b := newBraid(t, Options{})
 	ws := dial(t, b)
 	call := func(body string) map[string]any {
@@ -281,6 +288,7 @@ func TestWebSocketCalls(t *testing.T) {
 }
 
 func TestTorrent(t *testing.T) {
+	t.Parallel()
 	b := newBraid(t, Options{})
 	src := t.TempDir()
 	mi := torrenttest.Make(t, src, "album", 32<<10, []torrenttest.File{
@@ -308,6 +316,7 @@ func TestTorrent(t *testing.T) {
 }
 
 func TestTorrentFromWebSeed(t *testing.T) {
+	t.Parallel()
 	b := newBraid(t, Options{})
 	// Only the web seed: no trackers, no DHT, on loopback.
 	ts, err := b.q.TorrentSettings()

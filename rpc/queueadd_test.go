@@ -55,6 +55,10 @@ func noSecretIn(t *testing.T, dir string, secrets ...string) {
 // across a restart of Braid; unpaused, the file lands under that name,
 // verified by the metalink's SHA-256, and nginx saw the user agent and
 // the referrer. The cookie is in no file of the state folder.
+//
+// Not parallel: it sets the queue's process-wide keyring
+// (queue.UseKeyring), which also resets the once-per-process note that
+// secrets are kept for the session only.
 func TestAddMetalinkKeepsOptions(t *testing.T) {
 	queue.UseKeyring(nil) // as on a machine without one: kept for the session
 	t.Cleanup(func() { queue.UseKeyring(nil) })
@@ -102,6 +106,7 @@ func TestAddMetalinkKeepsOptions(t *testing.T) {
 // addTorrent keeps dir, pause and the referrer, and refuses a header, a
 // user agent and a name, which a torrent's run could not honour.
 func TestTorrentOptions(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	mi := torrenttest.Make(t, src, "album", 32<<10, []torrenttest.File{{Path: "one.bin", Data: mirrortest.Bytes(70000, 1)}})
 	var buf bytes.Buffer
@@ -144,6 +149,7 @@ func TestTorrentOptions(t *testing.T) {
 // category's folder, as one added in the window does; one given a dir
 // stays there.
 func TestAddSortedByCategory(t *testing.T) {
+	t.Parallel()
 	data := mirrortest.Bytes(64<<10, 9)
 	film := mirrortest.New(t, data, mirrortest.Path("/film.mkv"))
 	song := mirrortest.New(t, data, mirrortest.Path("/song.mp3"))

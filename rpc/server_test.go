@@ -36,6 +36,7 @@ func rawPost(t *testing.T, url string, body string, header ...string) (*http.Res
 }
 
 func TestToken(t *testing.T) {
+	t.Parallel()
 	b := newBraid(t, Options{})
 	errOf := func(m map[string]any) string {
 		e, _ := m["error"].(map[string]any)
@@ -71,6 +72,7 @@ func TestToken(t *testing.T) {
 }
 
 func TestMulticall(t *testing.T) {
+	t.Parallel()
 	b := newBraid(t, Options{})
 	good, bad := "token:"+b.secret, "token:wrong"
 	status, m := b.post(t, map[string]any{"id": "m", "method": "system.multicall", "params": []any{[]any{
@@ -101,6 +103,7 @@ func TestMulticall(t *testing.T) {
 }
 
 func TestBatchAndParseErrors(t *testing.T) {
+	t.Parallel()
 	b := newBraid(t, Options{})
 	url := b.http.URL + Path
 	resp, body := rawPost(t, url, `[{"jsonrpc":"2.0","id":"a","method":"aria2.getVersion","params":["token:`+b.secret+`"]},`+
@@ -125,6 +128,7 @@ func TestBatchAndParseErrors(t *testing.T) {
 }
 
 func TestOriginsAndHosts(t *testing.T) {
+	t.Parallel()
 	b := newBraid(t, Options{AllowOrigins: []string{"http://ariang.test"}})
 	url := b.http.URL + Path
 	call := `{"jsonrpc":"2.0","id":1,"method":"system.listMethods"}`
@@ -164,6 +168,7 @@ func TestOriginsAndHosts(t *testing.T) {
 }
 
 func TestBounds(t *testing.T) {
+	t.Parallel()
 	b := newBraid(t, Options{MaxRequest: 1024})
 	resp, _ := rawPost(t, b.http.URL+Path, `{"jsonrpc":"2.0","id":1,"method":"aria2.addUri","params":["`+strings.Repeat("x", 2048)+`"]}`)
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
@@ -184,6 +189,7 @@ func TestBounds(t *testing.T) {
 }
 
 func TestWrongTokensAreBounded(t *testing.T) {
+	t.Parallel()
 	b := newBraid(t, Options{})
 	for range failedAuthBurst {
 		b.post(t, map[string]any{"id": 1, "method": "aria2.getVersion", "params": []any{"token:guess"}})
@@ -195,6 +201,7 @@ func TestWrongTokensAreBounded(t *testing.T) {
 }
 
 func TestListenLoopbackOnly(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{"0.0.0.0:0", "[::]:0", ":0"} {
 		if ln, err := Listen(addr, false); err == nil {
 			ln.Close()
@@ -216,12 +223,14 @@ func TestListenLoopbackOnly(t *testing.T) {
 }
 
 func TestNewNeedsSecret(t *testing.T) {
+	t.Parallel()
 	if _, err := New(&QueueDownloads{}, Options{}); err == nil {
 		t.Error("a server without a secret was made")
 	}
 }
 
 func TestShutdown(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	forced := make(chan bool, 2)
 	b := newBraid(t, Options{Shutdown: func(force bool) { calls.Add(1); forced <- force }})
@@ -250,6 +259,7 @@ func TestShutdown(t *testing.T) {
 }
 
 func TestPage(t *testing.T) {
+	t.Parallel()
 	all := []int{0, 1, 2, 3, 4}
 	tests := []struct {
 		offset, num int64
@@ -273,6 +283,7 @@ func TestPage(t *testing.T) {
 }
 
 func TestParseSize(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want int64
@@ -290,6 +301,7 @@ func TestParseSize(t *testing.T) {
 }
 
 func TestGet(t *testing.T) {
+	t.Parallel()
 	b := newBraid(t, Options{})
 	get := func(query string) (int, string) {
 		resp, err := http.Get(b.http.URL + Path + "?" + query)

@@ -13,6 +13,7 @@ import (
 // category's folder, made on the way; one given another folder, or with
 // files of no single category, stays where it was sent.
 func TestSortDest(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dl := t.TempDir()
 	if err := q.UpdateSettings(func(s *queue.Settings) { s.DownloadDir = dl }); err != nil {

@@ -56,6 +56,7 @@ func (o *origin) serve(t *testing.T, doc *metalink.Document) *metalink.Document 
 // A dynamic job whose only mirror fails asks its origin again, which now
 // lists a second mirror; the pieces the first mirror sent are kept.
 func TestDynamicAddsMirrorAfterMirrorsFail(t *testing.T) {
+	t.Parallel()
 	const pl = 128 << 10
 	data := testkit.Data(2 << 20)
 	bad := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"),
@@ -99,6 +100,7 @@ func TestDynamicAddsMirrorAfterMirrorsFail(t *testing.T) {
 // When the origin describes other bytes, the publisher has a new version:
 // the job says so and downloads it from scratch.
 func TestDynamicNewVersion(t *testing.T) {
+	t.Parallel()
 	const pl = 64 << 10
 	old, fresh := testkit.Data(500_000), testkit.Data(600_000)
 	gone := mirrortest.New(t, old, mirrortest.Status(http.StatusNotFound))
@@ -134,6 +136,9 @@ func TestDynamicNewVersion(t *testing.T) {
 }
 
 // A dynamic job that resumes after queue.RefreshAfter asks its origin first.
+//
+// Not parallel: it sets queue.RefreshAfter, which the other tests' runs
+// read (parallel tests wait until every sequential one has ended).
 func TestDynamicRefreshWhenStale(t *testing.T) {
 	data := testkit.Data(300_000)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))

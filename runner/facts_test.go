@@ -24,6 +24,7 @@ import (
 // TestRunMarksMismatch runs a job whose mirror serves other bytes than the
 // metalink's hash: the runner fails it and flags the file.
 func TestRunMarksMismatch(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(300 << 10)
 	m := mirrortest.New(t, data)
 	other := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
@@ -53,6 +54,7 @@ func TestRunMarksMismatch(t *testing.T) {
 // the runner, not the command that resolved the URL, sends them: the pref
 // mirror is held to the ETag and every mirror gets the Referer.
 func TestRunSendsOrigin(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(300 << 10)
 	sum := sha256.Sum256(data)
 	const etag = `"v1"`
@@ -114,6 +116,7 @@ func TestRunSendsOrigin(t *testing.T) {
 // TestRunnerClientFromSettings: a Runner without a Client downloads with
 // the limits the user set.
 func TestRunnerClientFromSettings(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(200 << 10)
 	m := mirrortest.New(t, data)
 	q := queuetest.Open(t, queue.Open, t.TempDir())
@@ -136,6 +139,7 @@ func TestRunnerClientFromSettings(t *testing.T) {
 // TestRunnerLive reads a running job's download through Live, as the
 // window does, and finds the engine's own snapshot of the file.
 func TestRunnerLive(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(2 << 20)
 	m := mirrortest.New(t, data, mirrortest.Rate(512<<10))
 	q := queuetest.Open(t, queue.Open, t.TempDir())

@@ -53,6 +53,7 @@ func limitWindow(t *testing.T, what string, r *Runner, id, limit int64, res <-ch
 // once. The limit is kept across a pause and a reopen of the queue, and
 // the next run takes it.
 func TestJobLimitFollowedAndKept(t *testing.T) {
+	t.Parallel()
 	const limit = 512 << 10
 	data := testkit.Data(24 << 20)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
@@ -159,6 +160,7 @@ func TestJobLimitFollowedAndKept(t *testing.T) {
 // lifting it while the torrent runs reaches it at once: the same torrent
 // job goes on to the end, nothing restarts.
 func TestTorrentJobLimit(t *testing.T) {
+	t.Parallel()
 	const limit = 512 << 10
 	data, _, tf := webSeeded(t, "lim.bin", 16<<20)
 	q := noSeedQueue(t)

@@ -15,6 +15,7 @@ import (
 // outcome goes through SignatureRecord and Outcome unchanged. A zero
 // outcome clears what was recorded.
 func TestSignatureRecordsReadAsBefore(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	id, err := q.Add("s.meta4", t.TempDir(), queuetest.Doc(1, 0, "old.bin", "new.bin"), nil)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 // download limit: one budget, set from the settings, and a change of the
 // speed limit the runner follows reaches torrents too.
 func TestRunnerTorrentSharesTheSpeedLimit(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	if err := q.UpdateSettings(func(s *queue.Settings) { s.SpeedLimit = 300 << 10 }); err != nil {
 		t.Fatal(err)

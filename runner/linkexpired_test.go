@@ -12,6 +12,7 @@ import (
 // TestLinkExpiredByStatus: a link counts as expired by the transport's
 // typed status (403 or 410 after it served), never by an error's text.
 func TestLinkExpiredByStatus(t *testing.T) {
+	t.Parallel()
 	status := func(code int, status string, sentinel error) error {
 		return fmt.Errorf("http://cdn/f.bin: bytes 0-99: %w", &transport.StatusError{Code: code, Status: status, Err: sentinel})
 	}

@@ -31,6 +31,7 @@ func describeMany(t *testing.T, prefix string, n int, data []byte, mirrors ...*m
 // Jobs run side by side up to the runner's Jobs, the files of a job side
 // by side too, and all of them within the Client's per-host cap.
 func TestRunJobsAndFilesSideBySide(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(400<<10 + 9)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(1<<20))
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"), mirrortest.Rate(1<<20))
@@ -114,6 +115,7 @@ func TestRunJobsAndFilesSideBySide(t *testing.T) {
 // in its place) holds across closing and opening the queue: the runner
 // starts the jobs in that order.
 func TestRunOrderKeptAcrossRestart(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(100<<10 + 3)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	dir, dest := t.TempDir(), t.TempDir()
@@ -165,6 +167,7 @@ func TestRunOrderKeptAcrossRestart(t *testing.T) {
 // over the settings (as by a command-line flag) stays until that setting
 // changes.
 func TestRunnerFollowsSettings(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	r := &Runner{Queue: q, Client: &engine.Client{Limit: 5 << 20}}
 	if _, err := r.client(); err != nil {
@@ -210,6 +213,7 @@ func TestRunnerFollowsSettings(t *testing.T) {
 // record (a piece outside its file) fails alone, costing the others
 // nothing.
 func TestJournalBatch(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	names := []string{"a.bin", "b.bin", "c.bin", "d.bin"}
 	id, err := q.Add("batch.meta4", t.TempDir(), queuetest.Doc(4<<10, 1<<10, names...), nil)
@@ -252,6 +256,9 @@ func TestJournalBatch(t *testing.T) {
 // has running, through its poll: held to the limit first, much faster once
 // the limit is lifted. Rates are bytes the mirror served over a window,
 // with generous bounds.
+//
+// Not parallel: it measures throughput and wants the lifted limit
+// exceeded, which tests beside it on the same cores could keep it from.
 func TestRunSpeedLimitLive(t *testing.T) {
 	data := testkit.Data(24 << 20)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
@@ -291,6 +298,7 @@ func TestRunSpeedLimitLive(t *testing.T) {
 // A batch told to finish a job marks it done in the round that lands its
 // last selected file, and not before; FinishIfComplete then writes nothing.
 func TestJournalBatchFinishWhenLanded(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	names := []string{"a.bin", "b.bin"}
 	id, _, err := q.PrepareFiles("two.meta4", t.TempDir(), queuetest.Doc(4<<10, 1<<10, names...).Files, queue.Origin{})

@@ -44,6 +44,10 @@ func (o *quietObserver) Result(r Result) {
 // from nginx's header-guarded place and keeps the header with its job;
 // a job added to the queue with a cookie is run by RunJob with it (the
 // window's and `braid queue run`'s way). Without them nginx answers 403.
+//
+// Not parallel: it sets the queue's process-wide keyring
+// (queue.UseKeyring), which also resets the once-per-process note that
+// secrets are kept for the session only.
 func TestGetKeepsNetForQueueRun(t *testing.T) {
 	queue.UseKeyring(nil)
 	data := mirrortest.Bytes(1<<20+5, 4)

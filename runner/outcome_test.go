@@ -19,6 +19,7 @@ import (
 // hash proves is left alone, the download is saved beside it, and removing
 // the job with its files deletes only the file the job wrote.
 func TestRunRecordsWhatWasChecked(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(1<<20 + 9)
 	m := mirrortest.New(t, data)
 	q := queuetest.Open(t, queue.Open, t.TempDir())

@@ -10,6 +10,7 @@ import (
 )
 
 func TestOwnershipPassesOn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	first, err := queue.Open(dir)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 // TestPartTrust: recorded pieces past a .part's end are dropped, and a
 // .part longer than its file is marked for a recheck.
 func TestPartTrust(t *testing.T) {
+	t.Parallel()
 	l := piece.Layout{Size: 10<<20 + 5, Length: 1 << 20} // 11 pieces
 	rec := piece.NewBitfield(11)
 	for _, i := range []int{0, 1, 2, 5, 10} {

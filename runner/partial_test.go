@@ -22,6 +22,7 @@ import (
 // pieces, resumes from the bytes it wrote: each piece in flight is asked
 // for from where its bytes end, and the mirrors serve the file once.
 func TestPauseResumesInsidePieces(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		stop    func(q *queue.Queue, id int64, cancel context.CancelFunc) error

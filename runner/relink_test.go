@@ -23,6 +23,7 @@ import (
 // and the job left as it was; a fresh link to the same file is taken and
 // only the missing bytes are fetched again.
 func TestRelinkExpiredLink(t *testing.T) {
+	t.Parallel()
 	const size = 12<<20 + 333
 	data := mirrortest.Bytes(size, 21)
 	other := mirrortest.Bytes(size, 22)
@@ -126,6 +127,7 @@ func TestRelinkExpiredLink(t *testing.T) {
 // way; once the link has expired, the next get says "link expired" with
 // the next step, and the queue holds the job in that state, not failed.
 func TestGetLinkExpired(t *testing.T) {
+	t.Parallel()
 	const size = 8 << 20
 	data := mirrortest.Bytes(size, 25)
 	ng := netconftest.SignedNginx(t, map[string][]byte{"f.bin": data})

@@ -18,6 +18,7 @@ import (
 // a folder already gone is fine, and a stored name cannot reach outside
 // the destination.
 func TestRemoveWithFiles(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := t.TempDir()
 	write := func(name string) {
@@ -118,6 +119,7 @@ func TestRemoveWithFiles(t *testing.T) {
 // .part of an unfinished file, the finished file the job wrote, and
 // neither a file that was there before the job nor one already gone.
 func TestRemoveWithFilesSaysWhatItDeleted(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := t.TempDir()
 	write := func(name string) {

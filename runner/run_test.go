@@ -47,6 +47,7 @@ func served(ms ...*mirrortest.Mirror) int64 {
 func runner(q *queue.Queue) *Runner { return &Runner{Queue: q, Client: &engine.Client{}} }
 
 func TestRunDownloads(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(3<<20 + 123)
 	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"))
@@ -94,6 +95,7 @@ func TestRunDownloads(t *testing.T) {
 // TestRunResumes gives the runner a .part and a bitfield in several
 // states of agreement and checks what it fetches again.
 func TestRunResumes(t *testing.T) {
+	t.Parallel()
 	const pl = 256 << 10
 	data := testkit.Data(4 << 20) // 16 pieces
 	half := func(part []byte) []byte { return part[:len(data)/2] }
@@ -148,6 +150,7 @@ func TestRunResumes(t *testing.T) {
 }
 
 func TestRunPausesOnDestinationProblems(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(1 << 20)
 	t.Run("folder vanished", func(t *testing.T) {
 		m := mirrortest.New(t, data)
@@ -241,6 +244,7 @@ func makeReadOnly(t *testing.T, dir string) {
 }
 
 func TestRunStopsWhenPausedOrInterrupted(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(4 << 20)
 	for _, tc := range []struct {
 		name      string
@@ -331,6 +335,7 @@ func helperRun() int {
 }
 
 func TestCrashResume(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts child processes and downloads for several seconds")
 	}

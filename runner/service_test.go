@@ -67,6 +67,7 @@ func stateIs(t *testing.T, q *queue.Queue, id int64, want queue.State) func() bo
 // sleeps until the next Wake: a job added later runs at that Wake, by
 // the same service.
 func TestServiceWakeRunsAddedJobs(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	data := testkit.Data(300 << 10)
 	m := mirrortest.New(t, data)
@@ -106,6 +107,7 @@ func TestServiceWakeRunsAddedJobs(t *testing.T) {
 // reaches the window's end stops, its job queued again with its progress,
 // and it finishes in the next window.
 func TestServiceScheduleHoldsThenRuns(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	// 04:00 to 05:00 every day.
 	if err := q.SetSchedule(queue.Schedule{Windows: []queue.TimeWindow{{Start: 4 * 60, End: 5 * 60}}}); err != nil {
@@ -175,6 +177,7 @@ func TestServiceScheduleHoldsThenRuns(t *testing.T) {
 // TestNewClientFollowsTheSettings: the client a run starts with has the
 // settings' connection limits and speed limit.
 func TestNewClientFollowsTheSettings(t *testing.T) {
+	t.Parallel()
 	s := queue.Settings{MaxConns: 8, MaxConnsPerMirror: 3, MaxConnsPerHost: 5, SpeedLimit: 1 << 20}
 	if c := NewClient(s); c.MaxConns != 8 || c.MaxConnsPerMirror != 3 || c.MaxConnsPerHost != 5 || c.Limit != 1<<20 {
 		t.Errorf("NewClient = {MaxConns %d, MaxConnsPerMirror %d, MaxConnsPerHost %d, Limit %d}, does not follow %+v",

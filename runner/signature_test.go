@@ -19,6 +19,7 @@ import (
 // The runner checks a file's signature with the state folder's keyring
 // before the rename and records the outcome.
 func TestRunChecksSignatures(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(400_000)
 	m := mirrortest.New(t, data)
 	alice := signaturetest.New(t, "Alice", "alice@example.org")

@@ -21,6 +21,7 @@ import (
 // in progress shows in Snapshot, Cancel stops it, and a second job
 // finishes the folder and records it.
 func TestSyncJob(t *testing.T) {
+	t.Parallel()
 	src := rstest.New(t)
 	data := make([]byte, 256<<10)
 	r := rand.New(rand.NewPCG(1, 2))

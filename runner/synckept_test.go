@@ -21,6 +21,7 @@ import (
 // Lists no longer covered the time since the last sync, by comparing the
 // Resource List.
 func TestSyncDeleteFindsWhatAnEarlierSyncKept(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		rotate bool   // the source's Change Lists start after the deletion

@@ -52,6 +52,7 @@ func addTorrent(t *testing.T, q *queue.Queue, tf, dest string, selected []string
 }
 
 func TestRunTorrentJob(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	files := []torrenttest.File{{Path: "a.bin", Data: testkit.Data(300<<10 + 1)}, {Path: "b/c.bin", Data: testkit.Data(200 << 10)}}
 	// The torrent's data comes from its web seed: a file server of the
@@ -105,6 +106,7 @@ func TestRunTorrentJob(t *testing.T) {
 // A finished torrent seeds on after its job is done, visibly, until it
 // is stopped.
 func TestTorrentSeedsAfterDone(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	data := testkit.Data(256 << 10)
 	m := mirrortest.New(t, data)
@@ -146,6 +148,7 @@ func TestTorrentSeedsAfterDone(t *testing.T) {
 
 // Pausing a running torrent job stops it with its pieces kept.
 func TestTorrentJobPause(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	data := testkit.Data(2 << 20)
 	slow := mirrortest.New(t, data, mirrortest.Rate(128<<10))
@@ -223,6 +226,7 @@ func webSeeded(t *testing.T, name string, size int) (data []byte, mi *metainfo.M
 // window's Add stores it, runs to completion after the .torrent file was
 // deleted; removing the job removes what was stored.
 func TestTorrentJobAfterTorrentFileDeleted(t *testing.T) {
+	t.Parallel()
 	data, _, tf := webSeeded(t, "gone.bin", 300<<10)
 	q := noSeedQueue(t)
 	spec, err := torrent.Resolve(context.Background(), tf, nil)
@@ -259,6 +263,7 @@ func TestTorrentJobAfterTorrentFileDeleted(t *testing.T) {
 // A job queued before its torrent was stored resolves it on its first
 // run and stores it, so the next run does not need the .torrent file.
 func TestTorrentJobStoresItsSpec(t *testing.T) {
+	t.Parallel()
 	_, mi, tf := webSeeded(t, "s.bin", 200<<10)
 	q := noSeedQueue(t)
 	id := addTorrent(t, q, tf, t.TempDir(), nil)
@@ -282,6 +287,7 @@ func TestTorrentJobStoresItsSpec(t *testing.T) {
 // placeholder file) downloads every file from its x.pe peer and stores
 // the metadata the peer sent, so the next run needs no peer for it.
 func TestMagnetJobStoresItsMetadata(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	files := []torrenttest.File{{Path: "a.bin", Data: testkit.Data(100 << 10)}, {Path: "b.bin", Data: testkit.Data(70 << 10)}}
 	mi := torrenttest.Make(t, src, "two", 32<<10, files)
@@ -323,6 +329,7 @@ func TestMagnetJobStoresItsMetadata(t *testing.T) {
 // saying so, instead of downloading that torrent (anacrolix/torrent
 // v1.59.1 takes any metadata for a v1 link); nothing is stored for it.
 func TestMagnetJobRefusesAnotherTorrentsMetadata(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	wanted := torrenttest.Make(t, src, "wanted.bin", 32<<10, []torrenttest.File{{Data: testkit.Data(64 << 10)}})
 	other := torrenttest.Make(t, src, "other.bin", 32<<10, []torrenttest.File{{Data: testkit.Data(96 << 10)}})

@@ -25,6 +25,7 @@ import (
 // either of two ready cases at random, so several jobs run: each one the
 // old runner took through Done failed (all 8 passing by chance: 1 in 256).
 func TestTorrentJobEndedWhileTheRunnerWasBusy(t *testing.T) {
+	t.Parallel()
 	const jobs = 8
 	q := noSeedQueue(t)
 	// Three seconds for all: the runner's first look at each job (after

@@ -21,6 +21,7 @@ import (
 // effect at once and is kept in the queue, and the job ends done with the
 // other file verified and the skipped one not fetched.
 func TestRunnerTorrentPeersAndSkip(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	const size = 1 << 20 // whole pieces: the files share none
 	a, b := testkit.Data(size), testkit.Data(size+64<<10)

@@ -19,6 +19,7 @@ import (
 // they have; one whose file is gone does not seed, and is not tried
 // again.
 func TestRunSeedsOnAfterARestart(t *testing.T) {
+	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1000}); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 // leaving its error empty; once the mirror is back the next try goes and
 // the job finishes.
 func TestRunWaitsForTheNetwork(t *testing.T) {
+	t.Parallel()
 	data := testkit.Data(2 << 20)
 	m := mirrortest.New(t, data, mirrortest.Rate(1<<20))
 	q := queuetest.Open(t, queue.Open, t.TempDir())

@@ -75,6 +75,7 @@ func crashChild() int {
 }
 
 func TestCrashResume(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a child process and downloads for several seconds")
 	}

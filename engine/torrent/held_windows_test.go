@@ -18,6 +18,7 @@ import (
 // fails nor loses a byte: it waits, says so in its snapshot, and ends with
 // the file at its name once the handle is closed.
 func TestHeldPartWaits(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	data := randomBytes(t, 16*testPieceLen)
 	m := mirrortest.New(t, data, mirrortest.Rate(int64(len(data))))

@@ -24,6 +24,7 @@ import (
 // length) let it take such requests. The peer here is a raw connection
 // speaking the protocol; a normal leecher still gets the file afterwards.
 func TestHostilePeerLongRequests(t *testing.T) {
+	t.Parallel()
 	const pieceLen = 4 << 20
 	const askLen = 512 << 10
 	src := t.TempDir()

@@ -14,6 +14,9 @@ import (
 // connection aside). Raising and then lifting it while the torrent runs
 // reaches it at once and restarts nothing: the same job goes on, and the
 // piece data it reads in all is the file's size, not more.
+//
+// Not parallel: it measures throughput and wants the raised limit reached,
+// which tests beside it on the same cores could keep it from.
 func TestTorrentOwnLimitWhileRunning(t *testing.T) {
 	const limit = 512 << 10
 	src := t.TempDir()

@@ -34,6 +34,7 @@ func (d *failingDHT) Announce([20]byte, int, bool) (torrent.DhtAnnounce, error) 
 // announcer did, and spun a core while offline. Within a second (a fifth
 // of the first back-off) there is one announce, not thousands.
 func TestDHTAnnounceBacksOff(t *testing.T) {
+	t.Parallel()
 	mi := makeTorrent(t, t.TempDir(), "a.bin", []testFile{{Data: randomBytes(t, testPieceLen)}})
 	cfg := torrent.NewDefaultClientConfig()
 	cfg.ListenHost = func(string) string { return "127.0.0.1" }
@@ -62,6 +63,7 @@ func TestDHTAnnounceBacksOff(t *testing.T) {
 // webseed.go expects it: a library that moved it would leave web seeds
 // waiting up to 5 s again.
 func TestWebSeedTimerFound(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t)
 	cl, err := c.client()
 	if err != nil {

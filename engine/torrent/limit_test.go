@@ -28,6 +28,9 @@ func received(dl *engine.Download, j *Job) (http, bt int64) {
 // the burst and a read per connection aside), each gets a clear share,
 // and after the limit is raised both go faster while their sum stays
 // within the new one.
+//
+// Not parallel: it measures throughput and wants the raised limit reached,
+// which tests beside it on the same cores could keep it from.
 func TestOneLimitForHTTPAndTorrent(t *testing.T) {
 	const limit = 1 << 20
 	httpData := randomBytes(t, 32<<20)
@@ -125,6 +128,7 @@ func TestOneLimitForHTTPAndTorrent(t *testing.T) {
 // Clients given the same budgets (braid get makes one per torrent) share
 // them: a change made through one is the limit of all.
 func TestClientsShareBudgets(t *testing.T) {
+	t.Parallel()
 	down, up := engine.NewLimiter(1<<20), engine.NewLimiter(256<<10)
 	a := NewClient(Config{ListenHost: "127.0.0.1", Logger: discard, Downloads: down, Uploads: up, DownloadLimit: 5, UploadLimit: 5})
 	b := NewClient(Config{ListenHost: "127.0.0.1", Logger: discard, Downloads: down, Uploads: up})
@@ -146,6 +150,7 @@ func TestClientsShareBudgets(t *testing.T) {
 // and again, neither panics the library (a read begun under the high
 // limit's burst is paid for under the low one's) nor spoils the file.
 func TestLimitLoweredMidDownload(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	data := randomBytes(t, 24<<20+3)
 	mi := makeTorrent(t, src, "swing.bin", []testFile{{Path: "", Data: data}})

@@ -15,6 +15,7 @@ import (
 // knows the metadata and has no piece, so every byte must come from the
 // mirror.
 func TestMagnetWebSeed(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	data := randomBytes(t, 9*testPieceLen+77)
 	m := mirrortest.New(t, data)
@@ -38,6 +39,7 @@ func TestMagnetWebSeed(t *testing.T) {
 // A multi-file torrent's ws= names the folder the torrent's name is
 // appended to (BEP 19); given without its trailing slash it still serves.
 func TestMagnetWebSeedMultiFile(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	a, b := randomBytes(t, 4*testPieceLen+3), randomBytes(t, 3*testPieceLen)
 	mi := makeTorrent(t, src, "pack", []testFile{{Path: "a.bin", Data: a}, {Path: "sub/b.bin", Data: b}})

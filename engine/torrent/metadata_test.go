@@ -99,6 +99,7 @@ func TestFetchMetadataFromPeer(t *testing.T) {
 // Without a peer, FetchMetadata waits until its context ends, says so,
 // and leaves nothing behind: the torrent can be added again.
 func TestFetchMetadataCanceled(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -136,6 +137,7 @@ func TestFetchMetadataCanceled(t *testing.T) {
 // info hash (the library does not check it for a v1 link), and for
 // paths that climb out.
 func TestCheckMetadata(t *testing.T) {
+	t.Parallel()
 	good := metainfo.Info{Name: "ok.bin", PieceLength: testPieceLen, Length: 10, Pieces: make([]byte, 20)}
 	b, err := bencode.Marshal(good)
 	if err != nil {
@@ -189,6 +191,7 @@ func TestFetchMetadataOfAnotherTorrent(t *testing.T) {
 // metadata, lending it the peers it knows, and leaves the job's torrent
 // alone: the job then downloads from that peer to the end.
 func TestFetchMetadataWhileItsJobRuns(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	data := randomBytes(t, 4*testPieceLen)
 	mi := makeTorrent(t, src, "shared.bin", []testFile{{Data: data}})
@@ -226,6 +229,7 @@ func TestFetchMetadataWhileItsJobRuns(t *testing.T) {
 // would take the metadata and the job would end "verified" with the
 // wrong file.
 func TestMagnetJobRefusesAnotherTorrent(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	wanted := makeTorrent(t, src, "wanted.bin", []testFile{{Data: randomBytes(t, 2*testPieceLen)}})
 	otherData := randomBytes(t, 3*testPieceLen+7)

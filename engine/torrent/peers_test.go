@@ -52,6 +52,7 @@ func seeded(t *testing.T, name string) ([]byte, *metainfo.MetaInfo, string) {
 // names, the flags the library's status text gives, and a download rate
 // once bytes have come.
 func TestPeersListsTheSeeder(t *testing.T) {
+	t.Parallel()
 	data, mi, addr := seeded(t, "p.bin")
 	j, _, _ := slowLeecher(t, mi, addr, 256<<10, Config{})
 
@@ -105,6 +106,10 @@ func TestPeersListsTheSeeder(t *testing.T) {
 // opentracker (a real tracker, not ours) has answered, with the peers it
 // gave and a next announce; a tracker nobody listens on as failed, with
 // the library's reason.
+//
+// Not parallel: opentracker, a separate program, listens on a port found
+// free a moment before, and a dial that another test's listener on that
+// port answered would pass for it.
 func TestTrackersOfATorrent(t *testing.T) {
 	bin, err := exec.LookPath("opentracker")
 	if err != nil {
@@ -150,6 +155,7 @@ func TestTrackersOfATorrent(t *testing.T) {
 // the job completes with the other file verified, and the skipped file's
 // bytes beyond what had come before are never fetched.
 func TestSkipAFileWhileRunning(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	const size = 1 << 20 // a whole number of pieces: no piece is shared
 	a, b := randomBytes(t, size), randomBytes(t, size+testPieceLen)
@@ -271,6 +277,7 @@ func BenchmarkPeersAndTrackers(b *testing.B) {
 // and from Braid B, a slower leecher that had pieces A lacked; once A
 // seeds, B is still there, downloading from it.
 func TestSeedingTorrentIsNotInterested(t *testing.T) {
+	t.Parallel()
 	_, mi, addr := seeded(t, "s.bin")
 	bj, bc, _ := slowLeecher(t, mi, addr, 512<<10, Config{})
 	testkit.WaitWithin(t, time.Minute, "B's first pieces", func() bool { return bj.Snapshot().Verified >= 4 })

@@ -12,6 +12,7 @@ import (
 // seeder, through a limit slow enough to see the order, the second file
 // of two (High) is at its final name while the first is still under way.
 func TestHighFileFirst(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	files := []testFile{{Path: "a.bin", Data: randomBytes(t, 512<<10)}, {Path: "b.bin", Data: randomBytes(t, 512<<10+1)}}
 	mi := makeTorrent(t, src, "two", files)

@@ -21,6 +21,7 @@ import (
 // other than to the proxy refused (so the bytes can only have come
 // through it), and fails through a proxy that is not there.
 func TestWebSeedThroughProxy(t *testing.T) {
+	t.Parallel()
 	tiny := netconftest.Tinyproxy(t, "", "")
 	src := t.TempDir()
 	data := make([]byte, 3<<20+99)
@@ -84,6 +85,7 @@ func TestWebSeedThroughProxy(t *testing.T) {
 // tinyproxy's CONNECT, with every direct connection refused, and finds no
 // peer through a proxy that is not there.
 func TestPeersThroughProxy(t *testing.T) {
+	t.Parallel()
 	tiny := netconftest.Tinyproxy(t, "", "")
 	src := t.TempDir()
 	data := make([]byte, 2<<20+5)

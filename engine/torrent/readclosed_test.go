@@ -33,6 +33,7 @@ func pairOnDisk(t *testing.T, seed uint64) (dir string, a, b []byte, mi *metainf
 // the piece's bytes, not an error: anacrolix/torrent panics on an error
 // there, and the whole program would end.
 func TestReadAfterClose(t *testing.T) {
+	t.Parallel()
 	dir, a, b, mi, info := pairOnDisk(t, 31)
 	s := &braidStorage{dir: dir, comp: &MemCompletion{}}
 	ts, err := s.open(&info, mi.HashInfoBytes())
@@ -62,6 +63,7 @@ func TestReadAfterClose(t *testing.T) {
 // done: they are fetched again. A download once stayed "downloading" at
 // 256 of 256 pieces, with no file, waiting for nothing.
 func TestRecordedPiecesGoneFromDisk(t *testing.T) {
+	t.Parallel()
 	dir, _, _, mi, info := pairOnDisk(t, 33)
 	comp := &MemCompletion{}
 	if err := comp.Set(mi.HashInfoBytes().HexString(), []int{0, 1, 2}, true); err != nil {

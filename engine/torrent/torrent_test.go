@@ -22,6 +22,7 @@ import (
 )
 
 func TestFromLoopbackSeeder(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	data := randomBytes(t, 200*testPieceLen+1234)
 	mi := makeTorrent(t, src, "one.bin", []testFile{{Path: "", Data: data}})
@@ -51,6 +52,7 @@ func TestFromLoopbackSeeder(t *testing.T) {
 }
 
 func TestWebSeedOnly(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	data := randomBytes(t, 7*testPieceLen+99)
 	m := mirrortest.New(t, data)
@@ -86,6 +88,7 @@ func allFromWebSeed(t *testing.T, j *Job, m *mirrortest.Mirror, n int) {
 // A multi-file web seed given without its trailing slash panics inside
 // the library (upstream #1019) unless Braid adds the slash.
 func TestMultiFileWebSeedWithoutSlash(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	a, b := randomBytes(t, 3*testPieceLen+5), randomBytes(t, 2*testPieceLen)
 	mi := makeTorrent(t, src, "pack", []testFile{{Path: "a.bin", Data: a}, {Path: "sub/b.bin", Data: b}}, torrenttest.ServeDir(t, src))
@@ -99,6 +102,7 @@ func TestMultiFileWebSeedWithoutSlash(t *testing.T) {
 }
 
 func TestMagnetWithPeer(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	data := randomBytes(t, 5*testPieceLen)
 	mi := makeTorrent(t, src, "mag.bin", []testFile{{Path: "", Data: data}})
@@ -122,6 +126,7 @@ func TestMagnetWithPeer(t *testing.T) {
 // Without any peer a magnet link stays in "fetching metadata", visibly,
 // until it is stopped; nothing is written.
 func TestMagnetFetchingMetadata(t *testing.T) {
+	t.Parallel()
 	spec, err := ParseMagnet("magnet:?xt=urn:btih:0123456789abcdef0123456789abcdef01234567&dn=x")
 	if err != nil {
 		t.Fatal(err)
@@ -149,6 +154,7 @@ func TestMagnetFetchingMetadata(t *testing.T) {
 }
 
 func TestDeselectedFile(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	// Sizes that put file boundaries inside pieces.
 	files := []testFile{
@@ -213,6 +219,7 @@ func hostileInfo(t *testing.T) []byte {
 }
 
 func TestHostilePathRefused(t *testing.T) {
+	t.Parallel()
 	infoBytes := hostileInfo(t)
 	mi := metainfo.MetaInfo{InfoBytes: infoBytes}
 	var buf strings.Builder
@@ -245,6 +252,7 @@ func TestHostilePathRefused(t *testing.T) {
 }
 
 func TestSafeLayoutTable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		paths [][]string
@@ -288,6 +296,7 @@ func TestSafeLayoutTable(t *testing.T) {
 // A web seed that corrupts a piece costs that piece only: the good peer
 // fills it, and the file verifies.
 func TestCorruptWebSeed(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	data := randomBytes(t, 8*testPieceLen)
 	bad := mirrortest.New(t, data, mirrortest.Corrupt(testPieceLen, func(p int) bool { return p%2 == 1 }))
@@ -311,6 +320,7 @@ func TestCorruptWebSeed(t *testing.T) {
 // match but whose file does not match the metalink fails, and the file
 // stays at NAME.part.
 func TestMetalinkHashChecked(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	data := randomBytes(t, 3*testPieceLen)
 	m := mirrortest.New(t, data)
@@ -365,6 +375,7 @@ func TestMetalinkHashChecked(t *testing.T) {
 // Stopping a job and starting it again with the same Completion fetches
 // only the pieces not recorded.
 func TestResumeKeepsRecordedPieces(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	data := randomBytes(t, 16*testPieceLen)
 	slow := mirrortest.New(t, data, mirrortest.Rate(4*testPieceLen))
@@ -431,6 +442,7 @@ func sha256hex(b []byte) string {
 // anacrolix leecher on loopback fetches the whole file from Braid, a
 // second one takes it past the ratio of 1.5, and the seeding ends.
 func TestSeedsUntilRatio(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	data := randomBytes(t, 200*testPieceLen)
 	m := mirrortest.New(t, data)
@@ -488,6 +500,7 @@ func TestSeedsUntilRatio(t *testing.T) {
 // A file that is at the final name but does not match the torrent is never
 // overwritten: the job fails and says so.
 func TestExistingDifferentFileKept(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	data := randomBytes(t, 4*testPieceLen)
 	m := mirrortest.New(t, data)
@@ -509,6 +522,7 @@ func TestExistingDifferentFileKept(t *testing.T) {
 // An empty file inside a torrent is created at its final name too, even
 // where its neighbour is left out.
 func TestEmptyFile(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	files := []testFile{
 		{Path: "a.bin", Data: randomBytes(t, testPieceLen+10)},

@@ -24,6 +24,7 @@ import (
 // download stalled for good at 16,744,448 bytes, so the file is larger
 // than that.
 func TestFromTransmission(t *testing.T) {
+	t.Parallel()
 	bin, err := exec.LookPath("transmission-daemon")
 	if err != nil {
 		t.Skip("needs transmission-daemon (Debian: transmission-daemon)")

@@ -14,6 +14,7 @@ import (
 // a file not on disk is unchecked, and a file on disk at neither name is
 // missing.
 func TestVerifyChecksAgainstThePieces(t *testing.T) {
+	t.Parallel()
 	a, b := randomBytes(t, 2*testPieceLen+100), randomBytes(t, testPieceLen+7)
 	src := t.TempDir()
 	mi := torrenttest.Make(t, src, "pack", testPieceLen, []testFile{{Path: "a.bin", Data: a}, {Path: "b.bin", Data: b}})

@@ -18,6 +18,7 @@ import (
 // Add first, reach later: a link whose server cannot be reached becomes a
 // job at once, waits and tries again, and lands when the server comes up.
 func TestUnreachableLinkIsQueued(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

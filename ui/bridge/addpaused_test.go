@@ -17,6 +17,7 @@ import (
 // between downloaded it. Another connection to the database, as another
 // Braid's runner would, watches every job's state while the window adds.
 func TestAddedPausedIsNeverQueued(t *testing.T) {
+	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
 	db, err := sql.Open("sqlite3", "file:"+q.Path()+"?_busy_timeout=1000")

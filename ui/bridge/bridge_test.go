@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,6 +39,17 @@ func newBackend(t *testing.T, q *queue.Queue) *Backend {
 
 // payload is n bytes that differ from piece to piece.
 func payload(n int) []byte { return mirrortest.Bytes(n, 12) }
+
+// ownPayload is n bytes of t's own, so a torrent of them is t's own: two
+// tests that run in parallel with one torrent (the same name and
+// payload) can meet, as when a leecher of one redialed a port the
+// other's client had been given since, and was all that client had as
+// a peer (its download stalled, a failure seen under load).
+func ownPayload(t *testing.T, n int) []byte {
+	h := fnv.New64a()
+	h.Write([]byte(t.Name()))
+	return mirrortest.Bytes(n, h.Sum64())
+}
 
 // describeData returns the metalink description of data, with piece hashes,
 // and the given mirrors.
@@ -96,6 +108,7 @@ func jobByID(t *testing.T, b *Backend, id ui.JobID) ui.Job {
 }
 
 func TestCommands(t *testing.T) {
+	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
 	dir := t.TempDir()
@@ -172,6 +185,7 @@ func TestCommands(t *testing.T) {
 }
 
 func TestSettingsRoundTrip(t *testing.T) {
+	t.Parallel()
 	b := newBackend(t, openQueue(t))
 	s, err := b.Settings()
 	if err != nil {
@@ -207,6 +221,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 // into a real folder, Verify finds the file good, a damaged byte makes it
 // a checksum mismatch, and Repair fetches only the bad piece again.
 func TestDownloadVerifyRepair(t *testing.T) {
+	t.Parallel()
 	data := payload(40 * pieceLen)
 	m1 := mirrortest.New(t, data, mirrortest.Rate(400<<10))
 	m2 := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(400<<10))
@@ -354,6 +369,7 @@ func TestDownloadVerifyRepair(t *testing.T) {
 }
 
 func TestVerifyRefusesRunningJob(t *testing.T) {
+	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
 	doc := &metalink.Document{Version: 4, Files: []metalink.File{describeData(t, "x.bin", payload(1000), "https://a.example/x.bin")}}
@@ -367,6 +383,7 @@ func TestVerifyRefusesRunningJob(t *testing.T) {
 }
 
 func TestOpen(t *testing.T) {
+	t.Parallel()
 	b := newBackend(t, openQueue(t))
 	data := payload(1000)
 	f := describeData(t, "x.bin", data, "https://a.example/x.bin")

@@ -19,6 +19,7 @@ import (
 // for a file that failed its hash); after a Repair every piece counts
 // again.
 func TestBadPiecesKeptAcrossARestart(t *testing.T) {
+	t.Parallel()
 	data := payload(16 * pieceLen)
 	m := mirrortest.New(t, data)
 	f := describeData(t, "kept.bin", data, m.URL())

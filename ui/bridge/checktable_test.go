@@ -21,6 +21,7 @@ import (
 // file is good or has bytes changed at its size, then Verify or Repair,
 // and what the job, its file and the queue's record say after.
 func TestCheckTable(t *testing.T) {
+	t.Parallel()
 	data := payload(8 * pieceLen)
 	bad := slices.Clone(data)
 	bad[3*pieceLen+7] ^= 0xff
@@ -116,6 +117,7 @@ func TestCheckTable(t *testing.T) {
 // not the size its download left is the one thing Verify can find wrong
 // with it; it says so, and calls it no checksum mismatch.
 func TestVerifyNoHashChangedSize(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "f.bin"), payload(1000), 0o644); err != nil {
 		t.Fatal(err)
@@ -170,6 +172,7 @@ func doneJob(t *testing.T, q *queue.Queue, dir string, f metalink.File) int64 {
 // hashes, and leaves it seeding; a changed byte found so stops the
 // seeding, so no peer is sent the bad piece.
 func TestVerifySeedingTorrent(t *testing.T) {
+	t.Parallel()
 	state, id, file, _, _ := seedingAtQuit(t)
 	q := queuetest.Open(t, queue.Open, state)
 	b := startedBackend(t, q)

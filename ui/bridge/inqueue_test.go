@@ -20,6 +20,7 @@ import (
 // and for the 401 one whose LoginWanted names the server. A .meta4 link
 // is no job of one file: it is not added.
 func TestAddUnreadListsTheLinkFailed(t *testing.T) {
+	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
 	dest := t.TempDir()
@@ -59,6 +60,7 @@ func TestAddUnreadListsTheLinkFailed(t *testing.T) {
 // magnet alone, and an Add of the torrent read again is refused with
 // the job it has already.
 func TestSecondAddOfATorrentIsRefused(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	mi := torrenttest.Make(t, src, "pack", 64<<10, []torrenttest.File{{Path: "a.bin", Data: payload(100 << 10)}})
 	tf := torrenttest.WriteFile(t, mi, "pack.torrent")
@@ -89,6 +91,7 @@ func TestSecondAddOfATorrentIsRefused(t *testing.T) {
 // data: its .part is gone and named; another job removed without its data
 // keeps its .part.
 func TestRemoveWithDataDeletesThePart(t *testing.T) {
+	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
 	dest := t.TempDir()

@@ -17,6 +17,7 @@ import (
 // and opens again the job still has it. A change made elsewhere shows
 // too.
 func TestJobLimitFromTheWindow(t *testing.T) {
+	t.Parallel()
 	data := payload(256 * pieceLen)
 	m := mirrortest.New(t, data, mirrortest.Rate(1<<20))
 	f := describeData(t, "limited.bin", data, m.URL())

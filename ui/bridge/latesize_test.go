@@ -22,6 +22,7 @@ import (
 // queue list` reads) say that size and that many bytes, not the whole
 // 1 MiB piece the journal counted while the size was unknown.
 func TestLateSizeIsRecorded(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

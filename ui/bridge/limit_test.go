@@ -13,6 +13,7 @@ import (
 // follows a change of the setting while the download runs, and the
 // alternative limit when the one-click slower speed is turned on.
 func TestOneSpeedLimitForDownloadsAndTorrents(t *testing.T) {
+	t.Parallel()
 	data := payload(64 * pieceLen)
 	m := mirrortest.New(t, data)
 	f := describeData(t, "big.bin", data, m.URL())

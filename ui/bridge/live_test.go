@@ -26,6 +26,7 @@ import (
 // is taken right after the engine's byte count moved, so a bridge that
 // showed an older reading (the runner's once-a-second callback) fails.
 func TestLiveProgressIsTheEngines(t *testing.T) {
+	t.Parallel()
 	data := payload(48 * pieceLen)
 	m := mirrortest.New(t, data, mirrortest.Rate(256<<10))
 	f := describeData(t, "live.bin", data, m.URL())
@@ -112,6 +113,7 @@ func TestLiveProgressIsTheEngines(t *testing.T) {
 // TestMismatchIsTheFlag: the window's red mark follows the queue's flag,
 // not the words of an error.
 func TestMismatchIsTheFlag(t *testing.T) {
+	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
 	doc := &metalink.Document{Version: 4, Files: []metalink.File{describeData(t, "a.bin", payload(1000), "https://a.example/a.bin")}}
@@ -155,6 +157,7 @@ func TestMismatchIsTheFlag(t *testing.T) {
 // Referer for the runner, the download uses the credentials, and nothing
 // the window shows carries the password.
 func TestPlainURLThroughTheWindow(t *testing.T) {
+	t.Parallel()
 	data := payload(8 * pieceLen)
 	m := mirrortest.New(t, data, mirrortest.Path("/pub/file.iso"), mirrortest.BasicAuth("me", "s3cret"),
 		mirrortest.Header("ETag", `"e1"`))

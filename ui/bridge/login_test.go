@@ -28,6 +28,10 @@ import (
 // the user name kept; the right one lands the file. Remembered, the
 // password is in the keyring (go-keyring's in-memory one here) and not in
 // the state folder.
+//
+// Not parallel: it sets the queue's process-wide keyring
+// (queue.UseKeyring), which also resets the once-per-process note that
+// secrets are kept for the session only.
 func TestLoginThroughBridge(t *testing.T) {
 	keyring.MockInit()
 	queue.UseKeyring(keyringOf{})
@@ -121,6 +125,10 @@ func folderHoldsIn(dir, s string) []string {
 // without a login (the error is the transport's LoginError, which the
 // window asks a login for); with one it opens, and the job Add makes of it
 // carries the login from its first run (not remembered: for the session).
+//
+// Not parallel: it sets the queue's process-wide keyring
+// (queue.UseKeyring), which also resets the once-per-process note that
+// secrets are kept for the session only.
 func TestOpenWithLogin(t *testing.T) {
 	queue.UseKeyring(nil)
 	const user, pass = "bob", "open-login-pw-8"

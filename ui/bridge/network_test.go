@@ -24,6 +24,10 @@ import (
 // running window's new requests. Set to Manual again without typing the
 // password, the kept one is used and the refused job completes. The
 // password is never in the state folder nor in the stored setting.
+//
+// Not parallel: it sets the queue's process-wide keyring
+// (queue.UseKeyring), which also resets the once-per-process note that
+// secrets are kept for the session only.
 func TestProxySettingThroughBridge(t *testing.T) {
 	queue.UseKeyring(nil)
 	const proxyPass = "tiny-proxy-pw-77"

@@ -113,6 +113,7 @@ func shownJobs(w *ui.Window) []ui.JobID {
 // with the job and shown on its row; a bad command is refused with the
 // reason.
 func TestWhenDoneThroughTheBridge(t *testing.T) {
+	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
 	id, err := q.Add("a.meta4", t.TempDir(), &metalink.Document{Version: 4, Files: []metalink.File{{Name: "a.bin", Size: 10}}}, nil)

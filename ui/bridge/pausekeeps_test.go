@@ -21,6 +21,7 @@ import (
 // connection had of a piece it had not finished, under 1 MiB each, is
 // fetched again: progress is kept by the piece.)
 func TestPauseKeepsBytesWithoutHashes(t *testing.T) {
+	t.Parallel()
 	data := payload(256 * pieceLen)
 	m := mirrortest.New(t, data, mirrortest.Path("/pub/plain.bin"), mirrortest.Rate(4<<20))
 	q := openQueue(t)

@@ -25,6 +25,7 @@ import (
 // itself and the new link sends only the bytes that were missing (and
 // the few the check compared).
 func TestRelinkThroughBridge(t *testing.T) {
+	t.Parallel()
 	const size = 10<<20 + 77
 	data := mirrortest.Bytes(size, 31)
 	ng := netconftest.SignedNginx(t, map[string][]byte{"f.bin": data, "g.bin": mirrortest.Bytes(size, 32)})

@@ -18,6 +18,7 @@ import (
 // the next start, the secret is not (never in the database); off, nothing
 // answers.
 func TestRemoteControl(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	q, err := queue.Open(state)
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 // file's part of it back, and the torrent ends done with both files the
 // seeder's.
 func TestRepairTorrentPieceAcrossTwoFiles(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	a, b2 := mirrortest.Bytes(100<<10, 21), mirrortest.Bytes(200<<10, 22)
 	mi := torrenttest.Make(t, src, "pair", 64<<10, []torrenttest.File{{Path: "a.bin", Data: a}, {Path: "b.bin", Data: b2}})

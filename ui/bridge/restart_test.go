@@ -16,6 +16,7 @@ import (
 // finished file's row in the Files tab says it is verified and whole
 // (not "Downloading" at what it had once), and the job's bytes count it.
 func TestFinishedFileAfterARestart(t *testing.T) {
+	t.Parallel()
 	fast, slow := payload(8*pieceLen), payload(16*pieceLen)
 	mf := mirrortest.New(t, fast)
 	ms := mirrortest.New(t, slow, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(128<<10))

@@ -17,6 +17,7 @@ import (
 // waits, then runs when the pause ends. The schedule is read back from
 // the queue's database.
 func TestScheduleHoldsTheQueue(t *testing.T) {
+	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
 	data := payload(200_000)
@@ -66,6 +67,7 @@ func TestScheduleHoldsTheQueue(t *testing.T) {
 // rate-limited download runs: the job goes back to queued with its
 // progress kept, and finishes once the pause is lifted.
 func TestScheduleStopsARun(t *testing.T) {
+	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
 	data := payload(3 << 20)
@@ -95,6 +97,7 @@ func TestScheduleStopsARun(t *testing.T) {
 // TestHeldJobSaysWhy: a queued job the schedule holds says why on its
 // row, not just "Queued".
 func TestHeldJobSaysWhy(t *testing.T) {
+	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
 	data := payload(pieceLen)

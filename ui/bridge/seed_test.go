@@ -19,8 +19,9 @@ import (
 // in the job's state"), Resume seeds it again from the file it has (the
 // bytes on disk stay), and Stop seeding leaves it done.
 func TestSeedingPauseResumeStop(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
-	data := payload(512 << 10)
+	data := ownPayload(t, 512<<10)
 	mi := torrenttest.Make(t, src, "one.bin", 64<<10, []torrenttest.File{{Data: data}})
 	peer := torrenttest.Seed(t, src, mi)
 	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=one.bin&x.pe=%s", mi.HashInfoBytes().HexString(), peer)

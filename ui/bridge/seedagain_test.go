@@ -31,7 +31,7 @@ import (
 func seedingAtQuit(t *testing.T) (state string, id ui.JobID, file string, mi *metainfo.MetaInfo, data []byte) {
 	t.Helper()
 	src := t.TempDir()
-	data = payload(768 << 10)
+	data = ownPayload(t, 768<<10)
 	mi = torrenttest.Make(t, src, "again.bin", 64<<10, []torrenttest.File{{Data: data}})
 	peer := torrenttest.Seed(t, src, mi)
 	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=again.bin&x.pe=%s", mi.HashInfoBytes().HexString(), peer)
@@ -62,6 +62,7 @@ func seedingAtQuit(t *testing.T) (state string, id ui.JobID, file string, mi *me
 }
 
 func TestSeedingGoesOnAfterARestart(t *testing.T) {
+	t.Parallel()
 	state, id, file, mi, data := seedingAtQuit(t)
 	before, err := os.Stat(file)
 	if err != nil {
@@ -122,6 +123,7 @@ func TestSeedingGoesOnAfterARestart(t *testing.T) {
 // its folder, or it has changed. The Files tab says the same, not
 // "Verified".
 func TestRowSaysWhyATorrentDoesNotSeedOn(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		change func(file string) error

@@ -17,6 +17,7 @@ import (
 // of the window (the queue closed and opened again from its file): it
 // shows paused, does not seed, and Resume seeds it again.
 func TestPausedSeedingKeptAcrossRestart(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	mi := torrenttest.Make(t, src, "kept.bin", 64<<10, []torrenttest.File{{Data: payload(512 << 10)}})
 	peer := torrenttest.Seed(t, src, mi)

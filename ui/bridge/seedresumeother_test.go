@@ -18,6 +18,7 @@ import (
 // ResumeSeeding, each followed by a wake): the window stops seeding it
 // and its row says paused, then it seeds again and its row says so.
 func TestSeedingPausedAndResumedByAnotherProcess(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	mi := torrenttest.Make(t, src, "other.bin", 64<<10, []torrenttest.File{{Data: payload(256 << 10)}})
 	peer := torrenttest.Seed(t, src, mi)

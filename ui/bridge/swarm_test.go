@@ -20,6 +20,7 @@ import (
 // (listed as skipped while the torrent downloads; the job ends done with
 // the other file verified and the skipped one not fetched, still listed).
 func TestSwarmThroughTheWindow(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	a, b2 := payload(1<<20), payload(1<<20+64<<10)
 	mi := torrenttest.Make(t, src, "pair", 64<<10, []torrenttest.File{{Path: "a.bin", Data: a}, {Path: "b.bin", Data: b2}})

@@ -21,6 +21,7 @@ import (
 // skipped one pauses the job, whose Resume fetches it, leaving the file
 // it had as it was.
 func TestChooseFilesOfAPausedAndADoneTorrent(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	a, b2 := payload(256<<10), payload(320<<10+17)
 	mi := torrenttest.Make(t, src, "pair", 64<<10, []torrenttest.File{{Path: "a.bin", Data: a}, {Path: "b.bin", Data: b2}})

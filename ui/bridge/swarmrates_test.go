@@ -16,6 +16,7 @@ import (
 // Peers tab say one speed for a torrent with one peer: read in one
 // refresh they agree to the byte, whatever the limit's bursts.
 func TestRowAndPeersAgreeOnSpeed(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	mi := torrenttest.Make(t, src, "rate.bin", 64<<10, []torrenttest.File{{Data: payload(4 << 20)}})
 	peer := torrenttest.Seed(t, src, mi)

@@ -57,6 +57,7 @@ func openDoc(t *testing.T, b *Backend, src string) *metalink.Document {
 // show each file's slice of the torrent's piece map, coloured by the web
 // seed that sent the pieces.
 func TestTorrentFileThroughTheWindow(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	files := []torrenttest.File{{Path: "a.bin", Data: payload(300<<10 + 1)}, {Path: "b/c.bin", Data: payload(200 << 10)}}
 	mi := torrenttest.Make(t, src, "pack", 64<<10, files, torrenttest.ServeDir(t, src))
@@ -112,8 +113,9 @@ func TestTorrentFileThroughTheWindow(t *testing.T) {
 // peer, then seeding with its ratio; the details colour the pieces as
 // the peers'; removing the job ends its seeding.
 func TestMagnetThroughTheWindowSeeds(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
-	data := payload(512 << 10)
+	data := ownPayload(t, 512<<10)
 	mi := torrenttest.Make(t, src, "one.bin", 64<<10, []torrenttest.File{{Data: data}})
 	peer := torrenttest.Seed(t, src, mi)
 	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=one.bin&x.pe=%s", mi.HashInfoBytes().HexString(), peer)
@@ -192,6 +194,7 @@ func TestMagnetThroughTheWindowSeeds(t *testing.T) {
 // The settings dialog's BitTorrent settings are the queue's: the defaults
 // shown, what is saved stored, and what the dialog does not offer kept.
 func TestTorrentSettingsThroughTheWindow(t *testing.T) {
+	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
 	s, err := b.Settings()
@@ -223,6 +226,7 @@ func TestTorrentSettingsThroughTheWindow(t *testing.T) {
 // before) shows as fetching metadata, of unknown size, until it is
 // removed.
 func TestMagnetFetchingMetadata(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	mi := torrenttest.Make(t, src, "lone.bin", 64<<10, []torrenttest.File{{Data: payload(128 << 10)}})
 	// x.pe names a port nobody listens on: a listener closed at once.
@@ -292,6 +296,7 @@ func TestMagnetFetchingMetadata(t *testing.T) {
 // sizes, the one ticked alone is downloaded, and the job keeps the
 // metadata, so its runs need no peer for it.
 func TestMagnetPickerShowsFiles(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	files := []torrenttest.File{{Path: "a.bin", Data: payload(150<<10 + 3)}, {Path: "d/b.bin", Data: payload(90 << 10)}}
 	mi := torrenttest.Make(t, src, "set", 32<<10, files)

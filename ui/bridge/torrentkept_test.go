@@ -11,6 +11,7 @@ import (
 // A bad piece shared by two files of a torrent costs each file only its
 // own bytes in that piece.
 func TestKeepCheckedBytesSharedPiece(t *testing.T) {
+	t.Parallel()
 	const kib = 1 << 10
 	mi := torrenttest.Make(t, t.TempDir(), "pair", 64*kib, []torrenttest.File{
 		{Path: "a.bin", Data: payload(100 * kib)},

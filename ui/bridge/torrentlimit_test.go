@@ -21,6 +21,7 @@ import (
 // runner holds is the same one throughout each phase (never stopped and
 // started again), the row never leaves its state, and the file is whole.
 func TestSpeedChangesNeverRestartATorrent(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	data := payload(4 << 20)
 	mi := torrenttest.Make(t, src, "slow.bin", 64<<10, []torrenttest.File{{Data: data}})

@@ -17,6 +17,7 @@ import (
 // all done, not the queue's metalink layout of one 1 MiB piece missing
 // beside "verified".
 func TestStoredTorrentShowsItsPieces(t *testing.T) {
+	t.Parallel()
 	state, id, _, _, _ := seedingAtQuit(t)
 	q := queuetest.Open(t, queue.Open, state)
 	b := New(q, nil) // not started: nothing seeds, nothing is live
@@ -47,6 +48,7 @@ func TestStoredTorrentShowsItsPieces(t *testing.T) {
 // name and queues the job, whose next run fetches that piece again from
 // the swarm: the file is the seeder's again, at its name.
 func TestVerifyTorrentJob(t *testing.T) {
+	t.Parallel()
 	state, id, file, _, data := seedingAtQuit(t)
 	q := queuetest.Open(t, queue.Open, state)
 	b := New(q, nil)

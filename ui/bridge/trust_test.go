@@ -14,6 +14,7 @@ import (
 // An unreadable signature is a warning beside the hashes' verdict on the
 // job's row; a bad one is the job's failure.
 func TestTrustUnreadableSignatureWarns(t *testing.T) {
+	t.Parallel()
 	j := queue.Job{ID: 1, State: queue.Done, Files: []queue.File{{Name: "f.bin", Selected: true, Verified: true, VerifiedBy: "sha-256"}}}
 	unreadable := signature.Outcome{Status: signature.Unreadable, Note: "no media type"}
 	var v ui.Job
@@ -30,6 +31,7 @@ func TestTrustUnreadableSignatureWarns(t *testing.T) {
 
 // A row says when its job joined the queue, for the Added column.
 func TestViewAdded(t *testing.T) {
+	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
 	id, err := q.Add("a.meta4", t.TempDir(), &metalink.Document{Version: 4, Files: []metalink.File{{Name: "a.bin", Size: 1}}}, nil)

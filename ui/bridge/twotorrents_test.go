@@ -20,6 +20,7 @@ import (
 // same time. (A runner that kept one slot for "the torrent running now"
 // lost the first one's live state to the second.)
 func TestTwoTorrentsLiveAtOnce(t *testing.T) {
+	t.Parallel()
 	const size = 2 << 20
 	type tor struct {
 		name, magnet string

@@ -14,6 +14,7 @@ import (
 // bytes: its row says so (not "0 B of 768 KiB"), and so does the queue,
 // which `braid queue list` reads.
 func TestVerifyTorrentKeepsGoodBytes(t *testing.T) {
+	t.Parallel()
 	state, id, file, _, data := seedingAtQuit(t)
 	q := queuetest.Open(t, queue.Open, state)
 	b := New(q, nil)

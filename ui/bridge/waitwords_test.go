@@ -15,6 +15,7 @@ import (
 // the next try, or "trying again now" while its tries are under way
 // (connections open, no answer yet: the engine has no next try then).
 func TestWaitingFileSaysWhenItTries(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		next    time.Time
@@ -42,6 +43,7 @@ func TestWaitingFileSaysWhenItTries(t *testing.T) {
 // unknown number of bytes (the queue keeps its strikes, not its bytes):
 // the Mirrors tab leaves them blank rather than saying 0 B.
 func TestMirrorBytesUnknownBeforeARun(t *testing.T) {
+	t.Parallel()
 	j := queue.Job{ID: 1, State: queue.Paused}
 	f := queue.File{Name: "f.bin", Size: 100, Selected: true,
 		Mirrors: []queue.Mirror{{URL: "http://a.example/f.bin", Priority: 1, Strikes: 2}}}

@@ -18,6 +18,7 @@ import (
 // (The window reads the queue only when told; the note used to stay
 // unseen until something else changed.)
 func TestWhenDoneNoteReachesTheWindow(t *testing.T) {
+	t.Parallel()
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		t.Skip("needs sh for the command that fails a moment later")

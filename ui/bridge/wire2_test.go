@@ -120,6 +120,7 @@ func TestWaitingJobShownThenFinishes(t *testing.T) {
 // when another process runs it) shows as Waiting until its next try, not
 // as an error.
 func TestWaitingNoteFromQueue(t *testing.T) {
+	t.Parallel()
 	b := newBackend(t, openQueue(t))
 	next := time.Now().Add(90 * time.Second).Truncate(time.Second)
 	j := queue.Job{ID: 7, State: queue.Running, NextTry: next}
@@ -225,6 +226,7 @@ func TestThreeJobsLiveAtOnce(t *testing.T) {
 // The "downloads at once" setting is the queue's Settings.Jobs, both
 // ways, under its one key.
 func TestDownloadsAtOnceIsSettingsJobs(t *testing.T) {
+	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
 	if err := b.SetSettings(ui.Settings{Dir: t.TempDir(), MaxJobs: 5}); err != nil {
@@ -253,6 +255,7 @@ func TestDownloadsAtOnceIsSettingsJobs(t *testing.T) {
 // Repair of a file that is gone has nothing to mend: the runner fetches
 // it again whole, to its name.
 func TestRepairOfMissingFileFetchesItAgain(t *testing.T) {
+	t.Parallel()
 	data := payload(8 * pieceLen)
 	m := mirrortest.New(t, data)
 	f := describeData(t, "gone.bin", data, m.URL())

@@ -25,7 +25,9 @@ import (
 	"braid/ui"
 )
 
-// newWindow is the real window over b on Fyne's test driver.
+// newWindow is the real window over b on Fyne's test driver. A test that
+// calls it does not call t.Parallel: test.NewTempApp makes its app the
+// process's one current app, and gives it back to a new one at the end.
 func newWindow(t *testing.T, b *Backend) *ui.Window {
 	t.Helper()
 	a := test.NewTempApp(t)
@@ -461,6 +463,7 @@ func jobsOf(t *testing.T, b *Backend) []ui.Job {
 // progress in its details; Pause stops it, and Resume (Sync again)
 // finishes it.
 func TestSyncJobLive(t *testing.T) {
+	t.Parallel()
 	src := rstest.New(t)
 	big := payload(2 << 20)
 	src.Put("/big.bin", big)
