@@ -197,6 +197,11 @@ func (j *Job) run(ctx context.Context, cl *torrent.Client) {
 		defer close(announced)
 		announceDHT(ctx, cl, j.t)
 	}()
+	redialed := make(chan struct{})
+	go func() {
+		defer close(redialed)
+		j.keepDirectPeers(ctx)
+	}()
 	err := j.download(ctx, cl)
 	j.mu.Lock()
 	ts := j.ts
@@ -225,7 +230,44 @@ func (j *Job) run(ctx context.Context, cl *torrent.Client) {
 	j.markComplete()
 	j.cancel()
 	<-announced
+	<-redialed
 	close(j.done)
+}
+
+// redialEvery is how often a torrent with no peer connection is given its
+// direct peers again (keepDirectPeers).
+const redialEvery = 5 * time.Second
+
+// keepDirectPeers gives the library the torrent's direct peers (a magnet
+// link's x.pe, Spec.Peers) again every redialEvery while the torrent
+// downloads with no peer connection. The library dials a peer it was
+// given once and forgets it when the dial or the handshake fails: a peer
+// that was not up yet, or that answered slowly on a loaded machine, would
+// be lost for the torrent's life, and a torrent whose only source is that
+// peer would wait for ever. Once the files are complete it stops: a seed
+// waits for peers to come to it.
+func (j *Job) keepDirectPeers(ctx context.Context) {
+	if len(j.req.Spec.Peers) == 0 {
+		return
+	}
+	peers := make([]torrent.PeerInfo, len(j.req.Spec.Peers))
+	for i, a := range j.req.Spec.Peers {
+		peers[i] = torrent.PeerInfo{Addr: torrent.StringAddr(a), Source: torrent.PeerSourceDirect, Trusted: true}
+	}
+	tick := time.NewTicker(redialEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-j.complete:
+			return
+		case <-tick.C:
+			if len(j.t.PeerConns()) == 0 {
+				j.t.AddPeers(peers)
+			}
+		}
+	}
 }
 
 func (j *Job) markComplete() { j.compOnce.Do(func() { close(j.complete) }) }

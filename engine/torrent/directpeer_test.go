@@ -1,0 +1,80 @@
+package torrent
+
+import (
+	"context"
+	"io"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestDirectPeerTriedAgain gives a torrent one direct peer (x.pe in a
+// magnet link) that refuses the first connections, as a peer that is not
+// up yet, or a handshake that times out on a loaded machine, would: the
+// download still comes from it once it answers. The library dials a peer
+// it was given once and forgets it after a failure; the job gives it again
+// while the torrent has no connection.
+func TestDirectPeerTriedAgain(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	data := randomBytes(t, 20*testPieceLen+77)
+	mi := makeTorrent(t, src, "late.bin", []testFile{{Path: "", Data: data}})
+	seed := seeder(t, src, mi)
+
+	// The gate closes every connection for its first 2 s, then passes
+	// them on to the seeder.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	open := time.Now().Add(2 * time.Second)
+	var refused atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if time.Now().Before(open) {
+				refused.Add(1)
+				c.Close()
+				continue
+			}
+			go pass(c, seed)
+		}
+	}()
+
+	spec := specOf(t, mi)
+	spec.Peers = []string{ln.Addr().String()}
+	dest := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	j, err := newTestClient(t).Start(ctx, &Request{Dir: dest, Spec: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Err(); err != nil {
+		t.Fatalf("the download through a peer that answered late: %v (refused %d connections first)", err, refused.Load())
+	}
+	if refused.Load() == 0 {
+		t.Fatal("the gate refused no connection: the test tried nothing")
+	}
+	sameFile(t, dest, "late.bin", data)
+}
+
+// pass copies bytes both ways between c and the server at addr until
+// either side closes.
+func pass(c net.Conn, addr string) {
+	defer c.Close()
+	s, err := net.Dial("tcp", addr)
+	if err != nil {
+		return
+	}
+	defer s.Close()
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(s, c); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(c, s); done <- struct{}{} }()
+	<-done
+}
