@@ -109,15 +109,6 @@ func listTexts(l *widget.List, out *[]string) {
 	}
 }
 
-// dumpTexts hands the window to Options.TextsChanged, if set, after its
-// texts may have changed: how a test of the real window reads what a user
-// reads (cmd/braid's test modes). It runs on the UI goroutine.
-func (w *Window) dumpTexts() {
-	if w.opts.TextsChanged != nil {
-		w.opts.TextsChanged(w)
-	}
-}
-
 // Texts are the texts the window and every other window of the app show,
 // one a line (VisibleTexts), for tests; the details' Info is filled first,
 // since it is filled only when its tab shows. It must run on the UI

@@ -29,8 +29,6 @@ type tipLayer struct {
 	timer *time.Timer
 	// Text is the tooltip showing or about to show; "" for none.
 	Text string
-	// changed hears the tooltip shown or taken away.
-	changed func()
 }
 
 func newTipLayer() *tipLayer {
@@ -86,9 +84,6 @@ func (l *tipLayer) place(text string, at fyne.Position) {
 	l.back.Show()
 	l.text.Show()
 	l.Layer.Refresh()
-	if l.changed != nil {
-		l.changed()
-	}
 }
 
 // hide takes the tooltip away, or keeps it from showing.
@@ -102,9 +97,6 @@ func (l *tipLayer) hide() {
 		l.back.Hide()
 		l.text.Hide()
 		l.Layer.Refresh()
-		if l.changed != nil {
-			l.changed()
-		}
 	}
 }
 

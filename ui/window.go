@@ -47,12 +47,6 @@ type Options struct {
 	// read, with the files the filters tick, without showing the picker
 	// (for scripted runs such as the screenshot).
 	AutoStart bool
-	// TextsChanged, when set, is called on the UI goroutine after the
-	// window's texts may have changed: after each reading, and when a
-	// tooltip shows or hides. For tests of the real window, which read the
-	// texts with Texts; the test builds' dumper (cmd/braid's testmode)
-	// also looks on its own, for what changes between readings (a dialog).
-	TextsChanged func(*Window)
 }
 
 // Window is Braid's main window: a toolbar, the queue, a status bar and
@@ -246,7 +240,6 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	w.Split = split
 	status := container.NewBorder(nil, nil, nil, w.Problem, w.Status)
 	w.tips = newTipLayer()
-	w.tips.changed = w.dumpTexts // for the real window's tests
 	w.Win.SetContent(container.New(&watchLayout{seen: w.keepSize}, container.NewBorder(
 		container.NewVBox(w.Toolbar.Content, widget.NewSeparator()),
 		container.NewVBox(widget.NewSeparator(), status),
@@ -320,7 +313,6 @@ func (w *Window) Settle() {
 
 // apply shows one reading. It runs on the UI goroutine.
 func (w *Window) apply(r reading) {
-	defer w.dumpTexts()
 	localNames(r.all)
 	localNames(r.live)
 	if r.detail != nil {

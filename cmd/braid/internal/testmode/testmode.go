@@ -30,7 +30,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -61,22 +60,22 @@ func FromEnv(getenv func(string) string) (*Modes, error) {
 }
 
 // Options sets the window's options the modes need: adding without the
-// picker, and the texts written as they change.
+// picker.
 func (m *Modes) Options(o *ui.Options) {
 	o.AutoStart = o.AutoStart || m.autoAdd || m.shot.path != ""
-	if m.dump != "" {
-		d := &dumper{path: m.dump}
-		o.TextsChanged = d.changed
-	}
 }
 
 // StartQueue reports whether the queue runs from the start whatever the
 // settings say: a screenshot waits for a download under way.
 func (m *Modes) StartQueue() bool { return m.shot.path != "" }
 
-// Run takes the screenshot, if one is asked for, and reports whether it
-// did: the window quits after it.
+// Run starts writing the window's texts, if asked to, takes the
+// screenshot, if one is asked for, and reports whether it did: the window
+// quits after it.
 func (m *Modes) Run(ctx context.Context, w *ui.Window) (bool, error) {
+	if m.dump != "" {
+		go dumpTexts(m.dump, w)
+	}
 	if m.shot.path == "" {
 		return false, nil
 	}
@@ -100,35 +99,23 @@ func autoAddFromEnv(getenv func(string) string) (bool, error) {
 	return on, nil
 }
 
-// dumper writes the window's texts to path whenever they change. It
-// looks twice a second from the first time the window hands itself over
-// (ui.Options.TextsChanged), and writes only what differs from the last
-// file: a change is on file within half a second whatever made it (a
-// reading of the queue, a dialog opened by a key), and a window that
-// stays the same costs a look, not a write. Only test builds have it.
-type dumper struct {
-	path  string
-	start sync.Once
-}
-
-// dumpEvery is how often the dumper looks at the window's texts.
+// dumpEvery is how often dumpTexts looks at the window's texts.
 const dumpEvery = 500 * time.Millisecond
 
-// changed runs on the UI goroutine, as ui.Options.TextsChanged does.
-func (d *dumper) changed(w *ui.Window) {
-	d.start.Do(func() { go d.watch(w) })
-}
-
-// watch writes the window's texts when they differ from the last written,
-// until the app quits (the process ends with it).
-func (d *dumper) watch(w *ui.Window) {
+// dumpTexts writes the window's texts to path whenever they change, until
+// the app quits (the process ends with it). It looks twice a second and
+// writes only what differs from the last file: a change is on file within
+// half a second whatever made it (a reading of the queue, a dialog opened
+// by a key), and a window that stays the same costs a look, not a write.
+// The window needs no hook for it; only test builds have it.
+func dumpTexts(path string, w *ui.Window) {
 	var last string
 	for {
 		var texts string
 		fyne.DoAndWait(func() { w.Locked(func() { texts = strings.Join(w.Texts(), "\n") + "\n" }) })
 		if texts != last {
-			tmp := d.path + ".tmp"
-			if err := os.WriteFile(tmp, []byte(texts), 0o644); err == nil && os.Rename(tmp, d.path) == nil {
+			tmp := path + ".tmp"
+			if err := os.WriteFile(tmp, []byte(texts), 0o644); err == nil && os.Rename(tmp, path) == nil {
 				last = texts
 			}
 		}

@@ -53,7 +53,7 @@ func TestFromEnv(t *testing.T) {
 	}
 	var o ui.Options
 	m.Options(&o)
-	if o.AutoStart || o.TextsChanged != nil || m.StartQueue() {
+	if o.AutoStart || m.dump != "" || m.StartQueue() {
 		t.Errorf("no variables: options %+v, start queue %v; want no mode", o, m.StartQueue())
 	}
 	if took, err := m.Run(t.Context(), nil); took || err != nil {
@@ -66,7 +66,7 @@ func TestFromEnv(t *testing.T) {
 	}
 	o = ui.Options{}
 	m.Options(&o)
-	if !o.AutoStart || o.TextsChanged == nil || !m.StartQueue() || m.shot.after.String() != "5s" || m.shot.timeout.String() != "2m0s" {
+	if !o.AutoStart || m.dump != "dump" || !m.StartQueue() || m.shot.after.String() != "5s" || m.shot.timeout.String() != "2m0s" {
 		t.Errorf("screenshot and dump: options %+v, start queue %v, shot %+v", o, m.StartQueue(), m.shot)
 	}
 
