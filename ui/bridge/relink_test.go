@@ -67,7 +67,13 @@ func TestRelinkThroughBridge(t *testing.T) {
 		j, err := q.Get(id64)
 		return err == nil && j.LinkExpired()
 	})
-	if v := jobByID(t, b, id); v.Mend != ui.MendLink || v.State != ui.Paused {
+	// The row says paused once the run has let go of the job, a moment
+	// after the queue records why it stopped.
+	var v ui.Job
+	if !testkit.Eventually(testkit.Patience, func() bool {
+		v = jobByID(t, b, id)
+		return v.Mend == ui.MendLink && v.State == ui.Paused
+	}) {
 		t.Errorf("the window shows the expired job as %v (mend %d), want paused with Change link", v.State, v.Mend)
 	}
 	if ok, expired := b.CanRelink(id); !ok || !expired {
