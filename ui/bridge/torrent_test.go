@@ -140,7 +140,7 @@ func TestMagnetThroughTheWindowSeeds(t *testing.T) {
 	}
 	var row ui.Job
 	var peers, seeds int
-	testkit.WaitFor(t, "the magnet's job to seed", func() bool {
+	waitForJob(t, b, id, "the magnet's job to seed", func() bool {
 		for _, j := range b.Active() {
 			if j.ID == id {
 				row = j
