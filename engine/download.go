@@ -64,6 +64,8 @@ type download struct {
 	heldFrom    State           // the state that wait interrupted
 	verifiedBy  string          // the hash that proved the file; "" none
 	adopted     bool            // a file already there was proven to be it
+	trusted     bool            // pieces were taken on the journal's word, unchecked in this run
+	byPieces    bool            // the piece hashes alone proved the file (see piecesSuffice)
 
 	plog      *pieceLog    // NAME.part.done, see piecelog.go
 	earlier   bool         // pieces of an earlier run were checked (liar.go)
@@ -190,6 +192,7 @@ func (d *download) run(ctx context.Context) (err error) {
 	}
 
 	logged, partial := d.readPieceLog(d.req.Done)
+	trusted := d.req.Done != nil // a salvage reads each piece back and checks it
 	if d.req.Done == nil && len(logged) == 0 {
 		d.req.Done = d.salvage(ctx)
 	}
@@ -200,7 +203,7 @@ func (d *download) run(ctx context.Context) (err error) {
 	}
 	if kept {
 		if journaled {
-			d.markDone(d.req.Done)
+			d.markDone(d.req.Done, trusted)
 		}
 		d.salvageLogged(ctx, logged)
 		d.keepPartials(partial)
@@ -303,12 +306,14 @@ func (d *download) initPieces(size int64) {
 	}
 }
 
-// markDone takes the pieces a resume says are on disk.
-func (d *download) markDone(b *piece.Bitfield) {
+// markDone takes the pieces a resume says are on disk; trusted when they
+// are taken on the journal's word, not checked again in this run.
+func (d *download) markDone(b *piece.Bitfield, trusted bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for i := range d.pieces {
 		if b.Has(i) {
+			d.trusted = d.trusted || trusted
 			d.pieces[i] = PieceDone
 			_, n := d.plan.Bounds(i)
 			d.done++

@@ -145,11 +145,11 @@ var ErrNoFreeName = errors.New("no free name left for the file")
 
 // setVerifiedBy records, once the file checked out, which hash proved it.
 func (d *download) setVerifiedBy() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	by := d.whole.Type
-	if by == "" && d.plan.Verifiable() {
+	if (by == "" || d.byPieces) && d.plan.Verifiable() {
 		by = d.plan.Type + " pieces"
 	}
-	d.mu.Lock()
 	d.verifiedBy = by
-	d.mu.Unlock()
 }

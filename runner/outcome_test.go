@@ -43,7 +43,9 @@ func TestRunRecordsWhatWasChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	h, _ := q.Get(hashed)
-	if f := h.Files[0]; f.VerifiedBy != "sha-256" || f.Outcome() != "verified (sha-256)" || h.Checked() != "verified (sha-256)" || !f.Created {
+	// sha-256 piece hashes cover every byte: they prove the file, with no
+	// whole-file pass (DESIGN, "The engine's contract").
+	if f := h.Files[0]; f.VerifiedBy != "sha-256 pieces" || f.Outcome() != "verified (sha-256 piece hashes)" || h.Checked() != "verified (sha-256 piece hashes)" || !f.Created {
 		t.Errorf("hashed file: verified by %q, outcome %q, job %q, created %v", f.VerifiedBy, f.Outcome(), h.Checked(), f.Created)
 	}
 	p, _ := q.Get(unhashed)

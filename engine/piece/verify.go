@@ -117,7 +117,7 @@ func (r *Report) VerifiedBy() string {
 // hash Braid can compute, in the same single read of the file. The
 // whole-file hash is skipped when piece hashes at least as strong (sha-256
 // or better) cover every byte: it could only repeat what they prove, and it
-// is the one part that cannot run in parallel (see Covered; aria2 makes the
+// is the one part that cannot run in parallel (see Covers; aria2 makes the
 // same choice). VerifyFull always computes it. Reading
 // takes half a megabyte per worker whatever the file's size; the report
 // takes a few bytes per piece.
@@ -137,10 +137,12 @@ func VerifyFull(ctx context.Context, r io.ReaderAt, size int64, f metalink.File,
 	return verify(ctx, r, size, f, workers, true)
 }
 
-// covers reports whether piece hashes of type pieces prove as much as a
-// whole-file hash of type whole: they must resist collisions and be at
-// least as strong.
-func covers(pieces, whole string) bool {
+// Covers reports whether piece hashes of type pieces, covering every
+// byte, prove as much as a whole-file hash of type whole: they must resist
+// collisions (sha-256 or stronger) and be at least as strong. Where they
+// do, a download and Verify skip the whole-file pass (DESIGN, "The
+// engine's contract").
+func Covers(pieces, whole string) bool {
 	rank := func(name string) int {
 		for i, s := range strength {
 			if s.name == name {
@@ -188,7 +190,7 @@ func verify(ctx context.Context, r io.ReaderAt, size int64, f metalink.File, wor
 	if h, ok := Strongest(f.Hashes); ok {
 		rep.HashType = h.Type
 		rep.Whole = Mismatch
-		skipWhole = !full && plan.Verifiable() && covers(plan.Type, h.Type)
+		skipWhole = !full && plan.Verifiable() && Covers(plan.Type, h.Type)
 		if size >= expected && !skipWhole {
 			var err error
 			if want, err = hex.DecodeString(h.Value); err != nil {
