@@ -630,7 +630,7 @@ func TestFacesWaitForTheNetwork(t *testing.T) {
 				t.Errorf("the face never said it waits for the network (%q):\n%s", want, said)
 			}
 			j := theJob(t, d.state)
-			if j.State != queue.Done || !j.NextTry.IsZero() || j.Checked() != "verified (sha-256)" {
+			if j.State != queue.Done || !j.NextTry.IsZero() || j.Checked() != "verified (sha-256 piece hashes)" {
 				t.Errorf("after the outage the job is %s, next try %v, %q", j.State, j.NextTry, j.Checked())
 			}
 			if got, err := os.ReadFile(filepath.Join(d.dest, "faces.bin")); err != nil || !bytes.Equal(got, src.data) {
@@ -686,7 +686,10 @@ func TestFacesStopWhenPausedElsewhere(t *testing.T) {
 func TestFacesFailAlike(t *testing.T) {
 	t.Parallel()
 	src := newFaceSourceWith(t, 0, func(f *metalink.File) {
+		// A whole-file hash alone, which the file does not match (sha-256
+		// piece hashes would prove the file without it).
 		f.Hashes = []metalink.Hash{{Type: "sha-256", Value: strings.Repeat("ab", 32)}}
+		f.Pieces = nil
 	})
 	records := map[string]faceRecord{}
 	var order []string

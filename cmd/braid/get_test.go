@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,22 @@ func writeMeta4(t *testing.T, dir, name string, data []byte, pl int, hash string
 		t.Fatal(err)
 	}
 	return p
+}
+
+// noPieces takes the piece hashes out of the .meta4 at path.
+func noPieces(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := regexp.MustCompile(`(?s)<pieces .*?</pieces>\n`).ReplaceAll(b, nil)
+	if bytes.Equal(out, b) {
+		t.Fatalf("%s has no pieces element", path)
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func runGet(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -131,14 +148,31 @@ func TestGetFailures(t *testing.T) {
 	m := mirrortest.New(t, data)
 	t.Run("hash mismatch: exit 1, no file", func(t *testing.T) {
 		src, out := t.TempDir(), t.TempDir()
-		// Pieces match but the whole-file hash does not.
+		// A whole-file hash alone, which the file does not match.
 		meta := writeMeta4(t, src, "f.bin", data, 256<<10, strings.Repeat("ab", 32), m.URL())
+		noPieces(t, meta)
 		code, _, stderr := runGet(t, "-d", out, meta)
 		if code != 1 || !strings.Contains(stderr, "does not match") {
 			t.Fatalf("exit %d, stderr %q; want 1 and a mismatch message", code, stderr)
 		}
 		if _, err := os.Stat(filepath.Join(out, "f.bin")); !os.IsNotExist(err) {
 			t.Fatalf("file at the final name: %v", err)
+		}
+	})
+	t.Run("sha-256 pieces prove the file without the whole-file hash", func(t *testing.T) {
+		src, out := t.TempDir(), t.TempDir()
+		// The pieces match and the whole-file hash does not: the pieces,
+		// each checked as it arrived, prove the file, and the whole-file
+		// pass that would find the metalink's disagreement is left to
+		// verify --full.
+		meta := writeMeta4(t, src, "f.bin", data, 256<<10, strings.Repeat("ab", 32), m.URL())
+		code, stdout, stderr := runGet(t, "-d", out, meta)
+		if code != 0 || !strings.Contains(stdout, "f.bin: done, verified (sha-256 piece hashes)") {
+			t.Fatalf("exit %d, stdout %q, stderr %q; want done, verified by the piece hashes", code, stdout, stderr)
+		}
+		var vout, verr bytes.Buffer
+		if code := cmdVerify(context.Background(), []string{"--metalink", meta, "-d", out, "--full"}, &vout, &verr); code != 1 {
+			t.Fatalf("verify --full: exit %d, %s%s; want 1, the whole-file hash disagreeing", code, vout.String(), verr.String())
 		}
 	})
 	t.Run("existing different file: kept, saved beside it", func(t *testing.T) {

@@ -46,8 +46,8 @@ func TestGetSaysWhatWasChecked(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		r := lastJSON(t, stdout)
-		if r["outcome"] != "verified" || r["verified_by"] != "sha-256" || r["saved_as"] != "f.bin" {
-			t.Fatalf("result %v, want verified by sha-256", r)
+		if r["outcome"] != "verified" || r["verified_by"] != "sha-256 pieces" || r["saved_as"] != "f.bin" {
+			t.Fatalf("result %v, want verified by sha-256 pieces", r)
 		}
 		code, stdout, _ = runGet(t, "--json", "-d", t.TempDir(), m.URL())
 		if r := lastJSON(t, stdout); code != 0 || r["outcome"] != "not verified" || r["verified_by"] != nil {

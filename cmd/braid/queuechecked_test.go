@@ -71,7 +71,7 @@ func TestQueueRunSaysWhatWasChecked(t *testing.T) {
 	}
 	q.Close()
 	code, out, errOut := runQueue(t, "--state", state, "run")
-	if code != 0 || !strings.Contains(out, "run.bin: done, verified (sha-256)") {
+	if code != 0 || !strings.Contains(out, "run.bin: done, verified (sha-256 piece hashes)") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
