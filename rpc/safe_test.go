@@ -367,3 +367,19 @@ func TestTokenlessFloodIsBounded(t *testing.T) {
 		t.Errorf("%d MiB allocated for 20 refused batches", alloc>>20)
 	}
 }
+
+// TestPlainWarning: a plain listener that other machines reach is warned
+// about in words; one on loopback is not.
+func TestPlainWarning(t *testing.T) {
+	t.Parallel()
+	for _, addr := range []string{"127.0.0.1:6800", "[::1]:6800", "localhost:6800", "127.0.0.2:6800"} {
+		if w := PlainWarning(addr); w != "" {
+			t.Errorf("PlainWarning(%q) = %q, want none", addr, w)
+		}
+	}
+	for _, addr := range []string{"0.0.0.0:6800", ":6800", "[::]:6800", "192.168.1.5:6800", "nas.lan:6800"} {
+		if w := PlainWarning(addr); !strings.Contains(w, addr) || !strings.Contains(w, "in clear") || !strings.HasSuffix(w, ".") {
+			t.Errorf("PlainWarning(%q) = %q, want a sentence that names it", addr, w)
+		}
+	}
+}

@@ -191,6 +191,17 @@ func Listen(addr string, allowRemote bool) (net.Listener, error) {
 	return ln, nil
 }
 
+// PlainWarning is what a user is told of a plain (not TLS) listener on
+// addr: nothing on a loopback address, else a sentence that says that the
+// secret and the answers cross the network in clear.
+func PlainWarning(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err == nil && loopbackHost(host) {
+		return ""
+	}
+	return fmt.Sprintf("warning: the RPC on %s is plain HTTP that other machines can reach: the secret and every answer cross the network in clear, for anyone on the way to read. Reach it through an SSH tunnel or a TLS proxy, or listen on 127.0.0.1.", addr)
+}
+
 // Serve answers on ln until ctx ends, then closes the server.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}

@@ -33,7 +33,8 @@ const queueUsage = `Usage:
   braid queue [--state DIR] relink ID URL
   braid queue [--state DIR] limit ID RATE|none
   braid queue [--state DIR] run [--max-conn N] [--max-conn-per-host N] [--jobs N] [--limit RATE]
-                              [--retry-for D] [-d DIR] [--rpc-listen ADDR --rpc-secret SECRET
+                              [--retry-for D] [-d DIR] [--rpc-listen ADDR
+                              --rpc-secret SECRET|--rpc-secret-file FILE
                               [--rpc-allow-origin ORIGIN]... [--rpc-allow-remote]]
 
 --state DIR is the folder of the queue database (default: $BRAID_STATE, else
@@ -59,8 +60,11 @@ next one, and its slower speed holds while it is on.
 With --rpc-listen, run also answers aria2's JSON-RPC (HTTP and WebSocket on
 /jsonrpc), so aria2 clients (AriaNg, aria2p, the aria2 npm package) can drive
 the queue, and keeps serving when the queue is empty until aria2.shutdown or
-Ctrl-C. The secret may come from $BRAID_RPC_SECRET instead, which keeps it out
-of the process list. -d is where downloads added without a dir go.
+Ctrl-C. The secret comes from --rpc-secret (other users see it in the process
+list), else the first line of --rpc-secret-file FILE, else $BRAID_RPC_SECRET;
+the last two keep it out of the process list. A plain listener on an address
+other machines reach carries the secret in clear: run it behind TLS (a reverse
+proxy) or an SSH tunnel. -d is where downloads added without a dir go.
 `
 
 // cmdQueue shows and manages the persistent queue the window shares.
@@ -90,7 +94,8 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	retryFor := fs.Duration("retry-for", 0, "run: how long a download waits for the network while every mirror fails with temporary errors (0: for ever)")
 	dlDir := fs.String("d", "", "run: where downloads added over RPC without a dir go (default: the download folder setting)")
 	rpcListen := fs.String("rpc-listen", "", "run: answer aria2 JSON-RPC on this address, e.g. 127.0.0.1:6800")
-	rpcSecret := fs.String("rpc-secret", "", "run: the RPC secret clients send as token:SECRET (default: $BRAID_RPC_SECRET)")
+	rpcSecret := fs.String("rpc-secret", "", "run: the RPC secret clients send as token:SECRET (default: $BRAID_RPC_SECRET); given here it shows in the process list to other users: prefer --rpc-secret-file or the variable")
+	rpcSecretFile := fs.String("rpc-secret-file", "", "run: read the RPC secret from the first line of FILE")
 	var rpcOrigins headerList
 	fs.Func("rpc-allow-origin", "run: a web origin whose pages may call the RPC, e.g. http://localhost:6880 (repeatable; * for any)", func(v string) error {
 		rpcOrigins = append(rpcOrigins, v)
@@ -217,9 +222,12 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		defer closeLog()
 		f := runFlags{maxConn: *maxConn, perHost: *perHost, jobs: *jobs, rate: rate, retryFor: *retryFor, dir: *dlDir}
 		if *rpcListen != "" {
-			f.rpc = &rpcFlags{listen: *rpcListen, secret: cmp.Or(*rpcSecret, os.Getenv("BRAID_RPC_SECRET")), origins: rpcOrigins, remote: *rpcRemote}
+			f.rpc = &rpcFlags{listen: *rpcListen, origins: rpcOrigins, remote: *rpcRemote}
+			f.rpc.secret, err = rpcSecretOf(*rpcSecret, *rpcSecretFile, *rpcListen, *rpcRemote, stderr)
 		}
-		err = queueRun(ctx, q, f, stdout)
+		if err == nil {
+			err = queueRun(ctx, q, f, stdout)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "braid queue %s: %v\n", sub, err)
