@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -92,6 +93,10 @@ type Options struct {
 	Shutdown func(force bool)
 	// Version is Braid's version, given as braidVersion in getVersion.
 	Version string
+	// TLS, when set, makes Serve answer HTTPS and WSS only (aria2's
+	// --rpc-secure): the secret and the answers then cross the network
+	// encrypted. LoadTLS makes one from aria2's certificate and key files.
+	TLS *tls.Config
 }
 
 // Server answers aria2's JSON-RPC over a Downloads. Use it as an
@@ -202,8 +207,22 @@ func PlainWarning(addr string) string {
 	return fmt.Sprintf("warning: the RPC on %s is plain HTTP that other machines can reach: the secret and every answer cross the network in clear, for anyone on the way to read. Reach it through an SSH tunnel or a TLS proxy, or listen on 127.0.0.1.", addr)
 }
 
-// Serve answers on ln until ctx ends, then closes the server.
+// LoadTLS reads a certificate (PEM, with its chain) and its private key
+// (PEM) for Options.TLS; its error is a sentence that names the files.
+func LoadTLS(certFile, keyFile string) (*tls.Config, error) {
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("cannot use %s and %s as the RPC's TLS certificate and private key (both PEM): %w", certFile, keyFile, err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// Serve answers on ln until ctx ends, then closes the server. With
+// Options.TLS it answers TLS only.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if s.o.TLS != nil {
+		ln = tls.NewListener(ln, s.o.TLS)
+	}
 	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {

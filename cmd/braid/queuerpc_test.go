@@ -107,10 +107,10 @@ func startQueueRPC(t *testing.T, state, dir string, extra ...string) (endpoint s
 		args := append([]string{"--state", state, "run", "-d", dir, "--rpc-listen", "127.0.0.1:0"}, extra...)
 		exit <- cmdQueue(context.Background(), args, out, errOut)
 	}()
-	addr := regexp.MustCompile(`answering aria2 JSON-RPC on http://\S*:(\d+)/jsonrpc`)
+	addr := regexp.MustCompile(`answering aria2 JSON-RPC on (https?)://\S*:(\d+)/jsonrpc`)
 	for deadline := time.Now().Add(20 * time.Second); ; {
 		if m := addr.FindStringSubmatch(out.String()); m != nil {
-			return "http://127.0.0.1:" + m[1] + "/jsonrpc", exit, out, errOut
+			return m[1] + "://127.0.0.1:" + m[2] + "/jsonrpc", exit, out, errOut
 		}
 		select {
 		case code := <-exit:

@@ -66,14 +66,15 @@ func readSecretFile(flag, file string) (string, error) {
 }
 
 // rpcSecretOf is queue run's RPC secret: --rpc-secret, else the first line
-// of --rpc-secret-file, else $BRAID_RPC_SECRET. It warns on stderr when the
-// listener (plain HTTP) is one other machines reach.
-func rpcSecretOf(value, file, listen string, remote bool, stderr io.Writer) (string, error) {
+// of --rpc-secret-file, else $BRAID_RPC_SECRET. With plainRemote (plain
+// HTTP, remote clients allowed) it warns on stderr when listen is an
+// address other machines reach.
+func rpcSecretOf(value, file, listen string, plainRemote bool, stderr io.Writer) (string, error) {
 	s, err := secret{"--rpc-secret", value, "--rpc-secret-file", file, "BRAID_RPC_SECRET"}.get(nil)
 	if err != nil {
 		return "", err
 	}
-	if w := rpc.PlainWarning(listen); remote && w != "" {
+	if w := rpc.PlainWarning(listen); plainRemote && w != "" {
 		fmt.Fprintln(stderr, "braid queue run: "+w)
 	}
 	return s, nil
