@@ -1,16 +1,21 @@
 package rpc
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"braid/internal/testkit"
 )
 
 // wsURL is the WebSocket address of b's server on host (with the port of
@@ -381,5 +386,75 @@ func TestPlainWarning(t *testing.T) {
 		if w := PlainWarning(addr); !strings.Contains(w, addr) || !strings.Contains(w, "in clear") || !strings.HasSuffix(w, ".") {
 			t.Errorf("PlainWarning(%q) = %q, want a sentence that names it", addr, w)
 		}
+	}
+}
+
+// startAria2c runs aria2c's RPC on a free loopback port for the test and
+// returns the port and its secret; the test is skipped without aria2c.
+func startAria2c(t *testing.T) (port int, secret string) {
+	t.Helper()
+	aria2c, err := exec.LookPath("aria2c")
+	if err != nil {
+		t.Skip("aria2c is not installed (Debian: aria2): Braid is not compared with aria2 itself")
+	}
+	port, secret = testkit.FreePort(t), "s3cret-for-aria2c"
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, aria2c, "--no-conf", "--enable-rpc", "--rpc-listen-port="+strconv.Itoa(port),
+		"--rpc-secret="+secret, "--dir="+dir, "--quiet", "--disable-ipv6", "--auto-save-interval=0")
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+	})
+	waitListening(t, port)
+	return port, secret
+}
+
+// TestSameOriginLikeAria2c: the WebSocket handshake python's
+// websocket-client makes (Origin: the server's own http://127.0.0.1:PORT)
+// is accepted by aria2c and by Braid alike, and both answer a call with
+// the token over it. Not parallel: aria2c listens on a port found free a
+// moment before (see TestConformanceAria2c).
+func TestSameOriginLikeAria2c(t *testing.T) {
+	aPort, aSecret := startAria2c(t)
+	b := newBraid(t, Options{})
+	bPort, _ := strconv.Atoi(b.port())
+	for _, tc := range []struct {
+		name   string
+		port   int
+		secret string
+	}{{"aria2c", aPort, aSecret}, {"braid", bPort, b.secret}} {
+		url := fmt.Sprintf("ws://127.0.0.1:%d%s", tc.port, Path)
+		ws, resp, err := websocket.DefaultDialer.Dial(url, http.Header{"Origin": {fmt.Sprintf("http://127.0.0.1:%d", tc.port)}})
+		if err != nil {
+			status := 0
+			if resp != nil {
+				status = resp.StatusCode
+			}
+			t.Errorf("%s: same-origin WebSocket: HTTP %d %v", tc.name, status, err)
+			continue
+		}
+		if err := ws.WriteMessage(websocket.TextMessage, []byte(`{"jsonrpc":"2.0","id":"v","method":"aria2.getVersion","params":["token:`+tc.secret+`"]}`)); err != nil {
+			t.Fatal(err)
+		}
+		_ = ws.SetReadDeadline(time.Now().Add(10 * time.Second))
+		for {
+			_, msg, err := ws.ReadMessage()
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			var m map[string]any
+			if json.Unmarshal(msg, &m) == nil && m["id"] == "v" {
+				if r, _ := m["result"].(map[string]any); r["version"] == nil {
+					t.Errorf("%s: getVersion over the same-origin WebSocket: %s", tc.name, msg)
+				}
+				break
+			}
+		}
+		ws.Close()
 	}
 }
