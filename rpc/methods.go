@@ -73,7 +73,7 @@ func init() {
 
 // errTokenless answers the calls that need no token past maxTokenless in
 // one request.
-var errTokenless = failf("Only %d calls without a token (system.listMethods, system.listNotifications) are answered in one request.", maxTokenless)
+var errTokenless = failf("Only %d calls without a token are answered in one request.", maxTokenless)
 
 // call runs one method; inMulti forbids a nested system.multicall. The
 // request's budget, if ctx has one, bounds the calls that need no token.

@@ -333,6 +333,41 @@ func TestBatchCaps(t *testing.T) {
 	if len(body) > small.srv.maxAnswer+4096 {
 		t.Errorf("answer of %d bytes over a cap of %d", len(body), small.srv.maxAnswer)
 	}
+
+	// A multicall's results count against the same cap.
+	multi := make([]any, 50)
+	for i := range multi {
+		multi[i] = map[string]any{"methodName": "aria2.getVersion", "params": []any{"token:" + small.secret}}
+	}
+	status, m = small.post(t, map[string]any{"id": "m", "method": "system.multicall", "params": []any{multi}})
+	res, _ := m["result"].([]any)
+	if status != http.StatusOK || len(res) != 50 {
+		t.Fatalf("a multicall over the answer cap: HTTP %d %v", status, m)
+	}
+	if _, ok := res[0].([]any); !ok {
+		t.Errorf("first multicall result: %v", res[0])
+	}
+	if msg := errMessage(res[49]); !strings.Contains(msg, "answer") {
+		t.Errorf("last multicall result past the cap: %v", res[49])
+	}
+	if enc, _ := json.Marshal(m); len(enc) > small.srv.maxAnswer+4096 {
+		t.Errorf("multicall answer of %d bytes over a cap of %d", len(enc), small.srv.maxAnswer)
+	}
+
+	// A batch's calls and its multicalls' share one cap.
+	half := make([]any, defaultMaxCalls/2+1)
+	for i := range half {
+		half[i] = map[string]any{"methodName": "aria2.getVersion", "params": []any{"token:" + b.secret}}
+	}
+	mc, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "m", "method": "system.multicall", "params": []any{half}})
+	resp, body = rawPost(t, b.http.URL+Path, strings.TrimSuffix(batchOf(defaultMaxCalls/2, list), "]")+","+string(mc)+"]")
+	out = nil
+	if err := json.Unmarshal([]byte(body), &out); err != nil || len(out) != defaultMaxCalls/2+1 {
+		t.Fatalf("a batch with a multicall: HTTP %d %.200s", resp.StatusCode, body)
+	}
+	if msg := errMessage(out[len(out)-1]); !strings.Contains(msg, fmt.Sprint(defaultMaxCalls)) {
+		t.Errorf("a multicall that takes the batch over the cap: %v", out[len(out)-1])
+	}
 }
 
 // TestTokenlessFloodIsBounded is the measurement: a batch of
