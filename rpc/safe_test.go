@@ -432,7 +432,7 @@ func startAria2c(t *testing.T) (port int, secret string) {
 	t.Helper()
 	aria2c, err := exec.LookPath("aria2c")
 	if err != nil {
-		t.Skip("aria2c is not installed (Debian: aria2): Braid is not compared with aria2 itself")
+		t.Skip("aria2c is not installed (Debian: aria2; under Wine a test binary finds only Windows programs): Braid is not compared with aria2 itself")
 	}
 	port, secret = testkit.FreePort(t), "s3cret-for-aria2c"
 	dir := t.TempDir()
