@@ -46,14 +46,14 @@ func (h *headerList) Set(v string) error {
 func addNetFlags(fs *flag.FlagSet) *netFlags {
 	n := &netFlags{}
 	fs.StringVar(&n.allProxy, "all-proxy", "", "send every connection through this proxy: http://, https://, socks5:// (names resolved here) or socks5h:// (names resolved by the proxy), with user@ or user:password@ if it asks for a login; a password here shows in the process list to other users: give it with --all-proxy-passwd-file or $BRAID_ALL_PROXY_PASSWD, or the whole URL in all_proxy (default: http_proxy, https_proxy, ftp_proxy, all_proxy as curl reads them)")
-	fs.StringVar(&n.proxyPasswdFile, "all-proxy-passwd-file", "", "read the password of the --all-proxy URL's user (http://user@host:port) from the first line of FILE (default: $BRAID_ALL_PROXY_PASSWD)")
+	fs.StringVar(&n.proxyPasswdFile, "all-proxy-passwd-file", "", "read the password of the --all-proxy URL's user (http://user@host:port) from the first line of `FILE` (default: $BRAID_ALL_PROXY_PASSWD)")
 	fs.StringVar(&n.noProxy, "no-proxy", "", "hosts reached directly, comma separated: names (with their subdomains), IP addresses, CIDR ranges, or * (default: no_proxy)")
 	fs.StringVar(&n.httpUser, "http-user", "", "user name for HTTP(S) servers of the given links that ask for a login")
 	fs.StringVar(&n.httpPasswd, "http-passwd", "", "its password (default: $BRAID_HTTP_PASSWD); given here it shows in the process list to other users: prefer --http-passwd-file, the variable or .netrc")
-	fs.StringVar(&n.httpPasswdFile, "http-passwd-file", "", "read the --http-user's password from the first line of FILE")
+	fs.StringVar(&n.httpPasswdFile, "http-passwd-file", "", "read the --http-user's password from the first line of `FILE`")
 	fs.StringVar(&n.ftpUser, "ftp-user", "", "user name for FTP servers of the given links (default: anonymous)")
 	fs.StringVar(&n.ftpPasswd, "ftp-passwd", "", "its password (default: $BRAID_FTP_PASSWD); given here it shows in the process list to other users: prefer --ftp-passwd-file, the variable or .netrc")
-	fs.StringVar(&n.ftpPasswdFile, "ftp-passwd-file", "", "read the --ftp-user's password from the first line of FILE")
+	fs.StringVar(&n.ftpPasswdFile, "ftp-passwd-file", "", "read the --ftp-user's password from the first line of `FILE`")
 	fs.StringVar(&n.netrcFile, "netrc-file", "", "take logins from FILE (default: ~/.netrc when it exists)")
 	fs.BoolVar(&n.noNetrc, "no-netrc", false, "read no .netrc")
 	fs.StringVar(&n.cookies, "load-cookies", "", "send cookies from FILE (Netscape cookies.txt, as curl, wget and browser exports write it) where their domain and path allow")
