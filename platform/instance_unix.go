@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -26,11 +27,7 @@ func SocketPath(getenv func(string) string) string {
 // listen listens on the Unix socket at path, in a private folder; a socket
 // that nobody answers any more (its Braid died) is replaced.
 func listen(path string) (net.Listener, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("socket folder %s: %w", dir, err)
-	}
-	if err := privateDir(dir); err != nil {
+	if err := socketDir(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("unix", path)
@@ -48,6 +45,66 @@ func listen(path string) (net.Listener, error) {
 		return nil, fmt.Errorf("listening on %s: %w", path, err)
 	}
 	return ln, nil
+}
+
+// socketDir makes dir, the socket's folder, this user's alone, without
+// following a link: in /tmp (no XDG_RUNTIME_DIR) another user may have
+// planted a symbolic link or a folder of theirs at its name. Those are
+// refused, never changed; a folder of ours that others may enter is made
+// private through a handle opened without following links.
+func socketDir(dir string) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return fmt.Errorf("cannot make the folder for Braid's socket, %s: %w", filepath.Dir(dir), err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("cannot make the folder for Braid's socket, %s: %w", dir, err)
+	}
+	if err := refuseForeign(dir); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return fmt.Errorf("cannot open the folder for Braid's socket, %s: %w", dir, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("cannot read the folder for Braid's socket, %s: %w", dir, err)
+	}
+	if err := foreign(dir, fi); err != nil {
+		return err // swapped since the first look
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := f.Chmod(0o700); err != nil {
+			return fmt.Errorf("cannot make the folder for Braid's socket, %s, private: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// refuseForeign looks at dir without following a link and refuses what is
+// not a folder of this user's.
+func refuseForeign(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("cannot read the folder for Braid's socket, %s: %w", dir, err)
+	}
+	return foreign(dir, fi)
+}
+
+// foreign refuses fi, dir's as Lstat sees it, unless it is a folder of
+// this user's.
+func foreign(dir string, fi fs.FileInfo) error {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("the folder for Braid's socket, %s, is a symbolic link, which Braid does not follow (remove it if you did not make it)", dir)
+	case !fi.IsDir():
+		return fmt.Errorf("the folder for Braid's socket, %s, is not a folder (remove it if you did not make it)", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("the folder for Braid's socket, %s, belongs to another user", dir)
+	}
+	return nil
 }
 
 func alive(path string) bool {

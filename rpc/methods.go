@@ -71,12 +71,24 @@ func init() {
 	}
 }
 
-// call runs one method; inMulti forbids a nested system.multicall.
+// errTokenless answers the calls that need no token past maxTokenless in
+// one request.
+var errTokenless = failf("Only %d calls without a token are answered in one request.", maxTokenless)
+
+// call runs one method; inMulti forbids a nested system.multicall. The
+// request's budget, if ctx has one, bounds the calls that need no token.
 func (s *Server) call(ctx context.Context, name string, raw []json.RawMessage, inMulti bool) (any, error) {
 	switch name {
-	case "system.listMethods":
-		return methodNames, nil
-	case "system.listNotifications":
+	case "system.listMethods", "system.listNotifications":
+		if b := budgetOf(ctx); b != nil {
+			if b.tokenless <= 0 {
+				return nil, errTokenless
+			}
+			b.tokenless--
+		}
+		if name == "system.listMethods" {
+			return methodNames, nil
+		}
 		return notificationNames, nil
 	case "system.multicall":
 		if inMulti {
@@ -97,7 +109,9 @@ func (s *Server) call(ctx context.Context, name string, raw []json.RawMessage, i
 
 // multicall runs system.multicall: each call carries its own token; a
 // result is wrapped in a one-element array, a failure is its error
-// object.
+// object. Its calls count in the request's budget, and each result is
+// charged to the answer cap as it is made (one that does not fit is
+// replaced by an error).
 func (s *Server) multicall(ctx context.Context, raw []json.RawMessage) (any, error) {
 	var calls []struct {
 		MethodName string            `json:"methodName"`
@@ -106,18 +120,33 @@ func (s *Server) multicall(ctx context.Context, raw []json.RawMessage) (any, err
 	if len(raw) != 1 || json.Unmarshal(raw[0], &calls) != nil {
 		return nil, failf("The parameter of system.multicall must be an array of structs.")
 	}
+	b := budgetOf(ctx)
+	if b != nil {
+		if len(calls) > b.calls {
+			return nil, tooManyCalls(s.maxCalls-b.calls+len(calls), s.maxCalls)
+		}
+		b.calls -= len(calls)
+	}
 	out := make([]any, 0, len(calls))
 	for _, c := range calls {
+		var item any
 		if c.MethodName == "" {
-			out = append(out, errorObject{codeFailed, "Missing methodName."})
+			item = errorObject{codeFailed, "Missing methodName."}
+		} else if res, err := s.call(ctx, c.MethodName, c.Params, true); err != nil {
+			item = errorObject{codeFailed, errorText(err)}
+		} else {
+			item = []any{res}
+		}
+		if b == nil {
+			out = append(out, item)
 			continue
 		}
-		res, err := s.call(ctx, c.MethodName, c.Params, true)
-		if err != nil {
-			out = append(out, errorObject{codeFailed, errorText(err)})
-			continue
+		enc := json.RawMessage(marshal(item))
+		if _, failed := item.(errorObject); !failed && len(enc)+1 > b.bytes {
+			enc = marshal(*answerTooBig(s.maxAnswer))
 		}
-		out = append(out, []any{res})
+		b.bytes -= len(enc) + 1 // and a comma
+		out = append(out, enc)
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -38,10 +40,30 @@ const (
 )
 
 // failedAuthRate bounds wrong tokens over all clients, so a secret
-// cannot be guessed at the request rate.
+// cannot be guessed at the request rate. Every call counts, those of a
+// batch and a system.multicall too.
 const (
 	failedAuthRate  = 1 // per second
 	failedAuthBurst = 10
+)
+
+// Caps of one request (an HTTP body or a WebSocket message), so that
+// nobody, with the token or without, makes the server build an answer
+// without bound.
+const (
+	// defaultMaxCalls bounds the calls of one request: a batch's and
+	// those of its system.multicalls together. aria2 clients send tens to
+	// hundreds (AriaNg acts on a selection of downloads in one multicall;
+	// aria2 keeps 1000 stopped ones).
+	defaultMaxCalls = 5000
+	// maxTokenless bounds the calls that need no token
+	// (system.listMethods, system.listNotifications) answered in one
+	// request: a client asks once, and without a token an answer must
+	// stay cheap.
+	maxTokenless = 8
+	// defaultMaxAnswer bounds the answer to one request in bytes; a
+	// result past it is replaced by an error that says so.
+	defaultMaxAnswer = 64 << 20
 )
 
 // Options configure a Server.
@@ -51,8 +73,10 @@ type Options struct {
 	Secret string
 	// AllowOrigins are the web origins ("http://localhost:6880") whose
 	// pages may call the server (CORS) and open its WebSocket; "*" allows
-	// any. Requests from other origins are refused; requests without an
-	// Origin (programs, not pages) are let through.
+	// any. The server's own origin (http://127.0.0.1:PORT as the client
+	// reached it, or http://localhost:PORT on loopback) is always allowed,
+	// as aria2 allows it. Requests from other origins are refused;
+	// requests without an Origin (programs, not pages) are let through.
 	AllowOrigins []string
 	// AllowRemote accepts requests whose Host is not a loopback name;
 	// without it only http://localhost, 127.0.0.1 and [::1] are answered,
@@ -69,6 +93,10 @@ type Options struct {
 	Shutdown func(force bool)
 	// Version is Braid's version, given as braidVersion in getVersion.
 	Version string
+	// TLS, when set, makes Serve answer HTTPS and WSS only (aria2's
+	// --rpc-secure): the secret and the answers then cross the network
+	// encrypted. LoadTLS makes one from aria2's certificate and key files.
+	TLS *tls.Config
 }
 
 // Server answers aria2's JSON-RPC over a Downloads. Use it as an
@@ -82,6 +110,9 @@ type Server struct {
 	limit   *rate.Limiter
 	failed  authGuard
 	up      websocket.Upgrader
+
+	maxCalls  int // calls in one request; tests lower them
+	maxAnswer int // bytes of one answer
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -112,17 +143,19 @@ func New(d Downloads, o Options) (*Server, error) {
 	sid := make([]byte, 20)
 	_, _ = rand.Read(sid)
 	s := &Server{
-		d:       d,
-		o:       o,
-		secret:  []byte(o.Secret),
-		session: hex.EncodeToString(sid),
-		limit:   rate.NewLimiter(rate.Limit(o.Rate), 2*int(o.Rate)+1),
-		failed:  authGuard{tokens: failedAuthBurst},
-		poke:    make(chan struct{}, 1),
-		conns:   map[*wsConn]bool{},
-		removed: map[int64]Job{},
+		d:         d,
+		o:         o,
+		secret:    []byte(o.Secret),
+		session:   hex.EncodeToString(sid),
+		limit:     rate.NewLimiter(rate.Limit(o.Rate), 2*int(o.Rate)+1),
+		failed:    authGuard{tokens: failedAuthBurst},
+		maxCalls:  defaultMaxCalls,
+		maxAnswer: defaultMaxAnswer,
+		poke:      make(chan struct{}, 1),
+		conns:     map[*wsConn]bool{},
+		removed:   map[int64]Job{},
 	}
-	s.up = websocket.Upgrader{CheckOrigin: func(r *http.Request) bool { return s.originAllowed(r.Header.Get("Origin")) }}
+	s.up = websocket.Upgrader{CheckOrigin: s.originAllowed}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.wg.Add(1)
 	go func() {
@@ -163,8 +196,33 @@ func Listen(addr string, allowRemote bool) (net.Listener, error) {
 	return ln, nil
 }
 
-// Serve answers on ln until ctx ends, then closes the server.
+// PlainWarning is what a user is told of a plain (not TLS) listener on
+// addr: nothing on a loopback address, else a sentence that says that the
+// secret and the answers cross the network in clear.
+func PlainWarning(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err == nil && loopbackHost(host) {
+		return ""
+	}
+	return fmt.Sprintf("warning: the RPC on %s is plain HTTP that other machines can reach: the secret and every answer cross the network in clear, for anyone on the way to read. Reach it through an SSH tunnel or a TLS proxy, or listen on 127.0.0.1.", addr)
+}
+
+// LoadTLS reads a certificate (PEM, with its chain) and its private key
+// (PEM) for Options.TLS; its error is a sentence that names the files.
+func LoadTLS(certFile, keyFile string) (*tls.Config, error) {
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("cannot use %s and %s as the RPC's TLS certificate and private key (both PEM): %w", certFile, keyFile, err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// Serve answers on ln until ctx ends, then closes the server. With
+// Options.TLS it answers TLS only.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if s.o.TLS != nil {
+		ln = tls.NewListener(ln, s.o.TLS)
+	}
 	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {
@@ -194,8 +252,11 @@ func loopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func (s *Server) originAllowed(origin string) bool {
-	if origin == "" {
+// originAllowed tells whether r may be answered for its Origin: none (a
+// program, not a page), the server's own, or one of AllowOrigins.
+func (s *Server) originAllowed(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" || sameOrigin(r, origin) {
 		return true
 	}
 	for _, o := range s.o.AllowOrigins {
@@ -204,6 +265,45 @@ func (s *Server) originAllowed(origin string) bool {
 		}
 	}
 	return false
+}
+
+// sameOrigin tells whether origin is the server's own as the client
+// reached it: the scheme of the connection, the port it reached, and as
+// host the address it reached, or localhost when that is a loopback
+// address. Python's websocket-client sends this Origin by default, and
+// aria2 accepts it. A DNS name other than localhost is never the
+// server's own: a page on a name rebound to this machine sends such an
+// Origin, and it stays refused unless allowed.
+func sameOrigin(r *http.Request, origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Opaque != "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return false
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || !strings.EqualFold(u.Scheme, scheme) {
+		return false
+	}
+	lhost, lport, err := net.SplitHostPort(local.String())
+	if err != nil {
+		return false
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[scheme]
+	}
+	lip := net.ParseIP(lhost)
+	if port != lport || lip == nil {
+		return false
+	}
+	if strings.EqualFold(u.Hostname(), "localhost") {
+		return lip.IsLoopback()
+	}
+	ip := net.ParseIP(u.Hostname())
+	return ip != nil && ip.Equal(lip)
 }
 
 // ServeHTTP answers Path: POST with a JSON-RPC request or batch, GET with
@@ -225,7 +325,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	origin := r.Header.Get("Origin")
-	if !s.originAllowed(origin) {
+	if !s.originAllowed(r) {
 		http.Error(w, "origin not allowed", http.StatusForbidden)
 		return
 	}
@@ -344,30 +444,87 @@ const (
 	codeFailed  = 1 // any failure of a method, aria2's only code
 )
 
+// budget is what is left to one request of the caps (calls, calls
+// without a token, answer bytes). A request is answered by one goroutine,
+// so it needs no lock.
+type budget struct {
+	calls     int
+	tokenless int
+	bytes     int
+}
+
+type budgetKey struct{}
+
+// budgetOf is ctx's request budget; nil (no caps) for a call that comes
+// from no request (the benchmarks).
+func budgetOf(ctx context.Context) *budget {
+	b, _ := ctx.Value(budgetKey{}).(*budget)
+	return b
+}
+
+// tooManyCalls is the refusal of a batch or multicall over the cap.
+func tooManyCalls(n, limit int) error {
+	return failf("A request may hold at most %d calls, batches and system.multicall together; this one has %d. Send them in smaller batches.", limit, n)
+}
+
+// answerTooBig is the error that replaces a result past the answer cap.
+func answerTooBig(limit int) *errorObject {
+	return &errorObject{codeFailed, fmt.Sprintf("This result is left out: the answer to one request may not pass %d MiB. Ask for less at once.", limit>>20)}
+}
+
 // handle answers one HTTP body or WebSocket message, with the HTTP status
 // aria2 gives: 200 for success and for any batch, 400 for a single call
-// that failed, 500 for a body that is not JSON.
+// that failed or a batch refused whole, 500 for a body that is not JSON.
 func (s *Server) handle(ctx context.Context, body []byte) ([]byte, int) {
+	b := &budget{calls: s.maxCalls, tokenless: maxTokenless, bytes: s.maxAnswer}
+	ctx = context.WithValue(ctx, budgetKey{}, b)
 	body = bytes.TrimSpace(body)
 	if len(body) > 0 && body[0] == '[' {
 		var batch []json.RawMessage
 		if err := json.Unmarshal(body, &batch); err != nil {
 			return marshal(response{JSONRPC: "2.0", Error: &errorObject{codeParse, "Parse error."}}), http.StatusInternalServerError
 		}
-		out := make([]response, 0, len(batch))
-		for _, raw := range batch {
-			out = append(out, s.one(ctx, raw))
+		if len(batch) > b.calls {
+			return marshal(response{JSONRPC: "2.0", Error: &errorObject{codeInvalid, tooManyCalls(len(batch), s.maxCalls).Error()}}), http.StatusBadRequest
 		}
-		return marshal(out), http.StatusOK
+		b.calls -= len(batch)
+		out := []byte{'['}
+		for i, raw := range batch {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			one, _ := s.answer(ctx, b, raw)
+			out = append(out, one...)
+		}
+		return append(out, ']'), http.StatusOK
 	}
 	if !json.Valid(body) {
 		return marshal(response{JSONRPC: "2.0", Error: &errorObject{codeParse, "Parse error."}}), http.StatusInternalServerError
 	}
-	resp := s.one(ctx, body)
-	if resp.Error != nil {
-		return marshal(resp), http.StatusBadRequest
+	b.calls--
+	out, failed := s.answer(ctx, b, body)
+	if failed {
+		return out, http.StatusBadRequest
 	}
-	return marshal(resp), http.StatusOK
+	return out, http.StatusOK
+}
+
+// answer runs one call and encodes its answer, within what is left of the
+// answer cap: a result that does not fit is replaced by an error that
+// says so (its call has run). Errors are small and always fit. failed
+// tells that the answer is an error.
+func (s *Server) answer(ctx context.Context, b *budget, raw json.RawMessage) (out []byte, failed bool) {
+	before := b.bytes
+	resp := s.one(ctx, raw)
+	out = marshal(resp)
+	// A multicall charged its results as it made them.
+	charged := before - b.bytes
+	if resp.Error == nil && charged == 0 && len(out) > b.bytes {
+		resp = response{ID: resp.ID, JSONRPC: "2.0", Error: answerTooBig(s.maxAnswer)}
+		out = marshal(resp)
+	}
+	b.bytes = before - len(out)
+	return out, resp.Error != nil
 }
 
 func marshal(v any) []byte {
@@ -407,11 +564,17 @@ func failf(format string, args ...any) error { return &rpcError{fmt.Sprintf(form
 
 var errUnauthorized = &rpcError{"Unauthorized"}
 
+// errLockedOut answers every call while too many wrong tokens were sent
+// lately, the right token too.
+var errLockedOut = &rpcError{"Too many wrong tokens were sent; try again in a few seconds."}
+
 // errorText is what a client reads of err.
 func errorText(err error) string { return err.Error() }
 
 // authorize takes the token off params, as aria2 does: a first string
 // parameter that starts with "token:" is the token, whatever the method.
+// Each call counts against the wrong-token limit, one of a batch or a
+// multicall as much as a request of its own.
 func (s *Server) authorize(params []json.RawMessage) ([]json.RawMessage, error) {
 	token := ""
 	if len(params) > 0 {
@@ -420,8 +583,11 @@ func (s *Server) authorize(params []json.RawMessage) ([]json.RawMessage, error) 
 			token, params = strings.TrimPrefix(t, "token:"), params[1:]
 		}
 	}
-	if subtle.ConstantTimeCompare([]byte(token), s.secret) != 1 {
-		s.failed.fail()
+	right := subtle.ConstantTimeCompare([]byte(token), s.secret) == 1
+	switch {
+	case !s.failed.attempt(right):
+		return params, errLockedOut
+	case !right:
 		return params, errUnauthorized
 	}
 	return params, nil
@@ -433,6 +599,14 @@ type authGuard struct {
 	mu     sync.Mutex
 	tokens float64
 	last   time.Time
+	clock  func() time.Time // nil: time.Now; tests stop it
+}
+
+func (g *authGuard) now() time.Time {
+	if g.clock != nil {
+		return g.clock()
+	}
+	return time.Now()
 }
 
 func (g *authGuard) refill(now time.Time) {
@@ -446,16 +620,24 @@ func (g *authGuard) refill(now time.Time) {
 func (g *authGuard) ok() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.refill(time.Now())
+	g.refill(g.now())
 	return g.tokens >= 1
 }
 
-// fail counts one wrong token.
-func (g *authGuard) fail() {
+// attempt counts one call with a token, right or not, and reports whether
+// it may be answered: not while the limit is reached, whatever its token.
+// A wrong token is counted when it is answered.
+func (g *authGuard) attempt(right bool) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.refill(time.Now())
-	g.tokens = max(0, g.tokens-1)
+	g.refill(g.now())
+	if g.tokens < 1 {
+		return false
+	}
+	if !right {
+		g.tokens--
+	}
+	return true
 }
 
 // wsConn is one WebSocket client; writes are serialised by mu.

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -33,8 +34,10 @@ const queueUsage = `Usage:
   braid queue [--state DIR] relink ID URL
   braid queue [--state DIR] limit ID RATE|none
   braid queue [--state DIR] run [--max-conn N] [--max-conn-per-host N] [--jobs N] [--limit RATE]
-                              [--retry-for D] [-d DIR] [--rpc-listen ADDR --rpc-secret SECRET
-                              [--rpc-allow-origin ORIGIN]... [--rpc-allow-remote]]
+                              [--retry-for D] [-d DIR] [--rpc-listen ADDR
+                              --rpc-secret SECRET|--rpc-secret-file FILE
+                              [--rpc-allow-origin ORIGIN]... [--rpc-allow-remote]
+                              [--rpc-secure --rpc-certificate FILE --rpc-private-key FILE]]
 
 --state DIR is the folder of the queue database (default: $BRAID_STATE, else
 the user config folder's braid/). pause also pauses the seeding of a finished
@@ -59,8 +62,12 @@ next one, and its slower speed holds while it is on.
 With --rpc-listen, run also answers aria2's JSON-RPC (HTTP and WebSocket on
 /jsonrpc), so aria2 clients (AriaNg, aria2p, the aria2 npm package) can drive
 the queue, and keeps serving when the queue is empty until aria2.shutdown or
-Ctrl-C. The secret may come from $BRAID_RPC_SECRET instead, which keeps it out
-of the process list. -d is where downloads added without a dir go.
+Ctrl-C. The secret comes from --rpc-secret (other users see it in the process
+list), else the first line of --rpc-secret-file FILE, else $BRAID_RPC_SECRET;
+the last two keep it out of the process list. --rpc-secure answers HTTPS and
+WSS only, with the PEM certificate and private key given (aria2's flags); a
+plain listener on an address other machines reach carries the secret in clear,
+and run says so. -d is where downloads added without a dir go.
 `
 
 // cmdQueue shows and manages the persistent queue the window shares.
@@ -90,13 +97,17 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	retryFor := fs.Duration("retry-for", 0, "run: how long a download waits for the network while every mirror fails with temporary errors (0: for ever)")
 	dlDir := fs.String("d", "", "run: where downloads added over RPC without a dir go (default: the download folder setting)")
 	rpcListen := fs.String("rpc-listen", "", "run: answer aria2 JSON-RPC on this address, e.g. 127.0.0.1:6800")
-	rpcSecret := fs.String("rpc-secret", "", "run: the RPC secret clients send as token:SECRET (default: $BRAID_RPC_SECRET)")
+	rpcSecret := fs.String("rpc-secret", "", "run: the RPC secret clients send as token:SECRET (default: $BRAID_RPC_SECRET); given here it shows in the process list to other users: prefer --rpc-secret-file or the variable")
+	rpcSecretFile := fs.String("rpc-secret-file", "", "run: read the RPC secret from the first line of FILE")
 	var rpcOrigins headerList
 	fs.Func("rpc-allow-origin", "run: a web origin whose pages may call the RPC, e.g. http://localhost:6880 (repeatable; * for any)", func(v string) error {
 		rpcOrigins = append(rpcOrigins, v)
 		return nil
 	})
 	rpcRemote := fs.Bool("rpc-allow-remote", false, "run: answer RPC clients on other machines too (the address must then not be loopback-only)")
+	rpcSecure := fs.Bool("rpc-secure", false, "run: answer the RPC over TLS only (HTTPS, WSS)")
+	rpcCert := fs.String("rpc-certificate", "", "run: the RPC's TLS certificate, a PEM FILE (with its chain)")
+	rpcKey := fs.String("rpc-private-key", "", "run: the RPC's TLS private key, a PEM FILE")
 	if err := fs.Parse(rest); err != nil {
 		return queueUsageErr(err)
 	}
@@ -217,9 +228,15 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		defer closeLog()
 		f := runFlags{maxConn: *maxConn, perHost: *perHost, jobs: *jobs, rate: rate, retryFor: *retryFor, dir: *dlDir}
 		if *rpcListen != "" {
-			f.rpc = &rpcFlags{listen: *rpcListen, secret: cmp.Or(*rpcSecret, os.Getenv("BRAID_RPC_SECRET")), origins: rpcOrigins, remote: *rpcRemote}
+			f.rpc = &rpcFlags{listen: *rpcListen, origins: rpcOrigins, remote: *rpcRemote}
+			f.rpc.tls, err = rpcTLS(*rpcSecure, *rpcCert, *rpcKey)
+			if err == nil {
+				f.rpc.secret, err = rpcSecretOf(*rpcSecret, *rpcSecretFile, *rpcListen, *rpcRemote && f.rpc.tls == nil, stderr)
+			}
 		}
-		err = queueRun(ctx, q, f, stdout)
+		if err == nil {
+			err = queueRun(ctx, q, f, stdout)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "braid queue %s: %v\n", sub, err)
@@ -382,6 +399,7 @@ type rpcFlags struct {
 	listen, secret string
 	origins        []string
 	remote         bool
+	tls            *tls.Config // nil: plain HTTP
 }
 
 func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) error {
@@ -602,14 +620,18 @@ func serveQueue(ctx context.Context, shutdown func(), q *queue.Queue, svc *runne
 	dl.SetDir(f.dir)
 	defer serveLinks(ctx, q, dl.Wake, f.dir, w)()
 	srv, err := rpc.New(dl, rpc.Options{Secret: f.rpc.secret, AllowOrigins: f.rpc.origins, AllowRemote: f.rpc.remote,
-		Version: version, Shutdown: func(bool) { shutdown() }})
+		TLS: f.rpc.tls, Version: version, Shutdown: func(bool) { shutdown() }})
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()
-	fmt.Fprintf(w, "answering aria2 JSON-RPC on http://%s/jsonrpc\n", ln.Addr())
+	scheme := "http"
+	if f.rpc.tls != nil {
+		scheme = "https"
+	}
+	fmt.Fprintf(w, "answering aria2 JSON-RPC on %s://%s/jsonrpc\n", scheme, ln.Addr())
 	svc.Serve(ctx, true)
 	<-served
 	if *stopped {

@@ -95,19 +95,22 @@ func TestQueueRunServesRPC(t *testing.T) {
 }
 
 // startQueueRPC runs `braid queue run --rpc-listen 127.0.0.1:0` on state,
-// saving in dir, and returns the endpoint it says it answers on, the
-// channel its exit status comes on, and its output so far.
-func startQueueRPC(t *testing.T, state, dir string) (endpoint string, done <-chan int, out, errOut *syncBuffer) {
+// saving in dir, with the flags extra after (a later --rpc-listen wins),
+// and returns the endpoint it says it answers on (on 127.0.0.1 for a
+// listener on every address), the channel its exit status comes on, and
+// its output so far.
+func startQueueRPC(t *testing.T, state, dir string, extra ...string) (endpoint string, done <-chan int, out, errOut *syncBuffer) {
 	t.Helper()
 	out, errOut = &syncBuffer{}, &syncBuffer{}
 	exit := make(chan int, 1)
 	go func() {
-		exit <- cmdQueue(context.Background(), []string{"--state", state, "run", "-d", dir, "--rpc-listen", "127.0.0.1:0"}, out, errOut)
+		args := append([]string{"--state", state, "run", "-d", dir, "--rpc-listen", "127.0.0.1:0"}, extra...)
+		exit <- cmdQueue(context.Background(), args, out, errOut)
 	}()
-	addr := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)/jsonrpc`)
+	addr := regexp.MustCompile(`answering aria2 JSON-RPC on (https?)://\S*:(\d+)/jsonrpc`)
 	for deadline := time.Now().Add(20 * time.Second); ; {
 		if m := addr.FindStringSubmatch(out.String()); m != nil {
-			return "http://" + m[1] + "/jsonrpc", exit, out, errOut
+			return m[1] + "://127.0.0.1:" + m[2] + "/jsonrpc", exit, out, errOut
 		}
 		select {
 		case code := <-exit:
