@@ -161,8 +161,19 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 		hc = ss.Client(a.HTTPClient)
 	}
 	doc, origin, err := runner.ResolveSource(ctx, first, hc)
+	// A link that cannot be read now is added all the same, as aria2
+	// adds it (failadd.go): it fails with its reason, or waits and tries
+	// again when the network is the reason.
+	var failing error
 	if err != nil {
-		return 0, err
+		var ok bool
+		if doc, ok = unreadDoc(first); !ok {
+			return 0, err
+		}
+		origin = queue.Origin{}
+		if !runner.NetworkError(err) {
+			failing = err
+		}
 	}
 	if len(uris) > 1 {
 		if len(doc.Files) != 1 {
@@ -185,15 +196,25 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 		origin.Referer = o.Referer
 	}
 	if len(o.Headers) == 0 && o.UserAgent == "" {
+		if failing != nil {
+			id, err := a.Queue.AddPaused(first, dest, doc, nil, origin)
+			if err != nil {
+				return 0, err
+			}
+			return a.failAdded(id, o, failing)
+		}
 		id, err := a.Queue.AddFrom(first, dest, doc, nil, origin)
 		if err != nil {
 			return 0, err
 		}
 		return id, a.started(id, o)
 	}
-	id, note, err := a.Queue.AddWithNet(first, dest, doc, nil, origin, net, o.Pause)
+	id, note, err := a.Queue.AddWithNet(first, dest, doc, nil, origin, net, o.Pause || failing != nil)
 	if err != nil {
 		return 0, err
+	}
+	if failing != nil {
+		return a.failAdded(id, o, failing)
 	}
 	if err := a.limitNew(id, o); err != nil {
 		return 0, err
@@ -425,6 +446,13 @@ func (a *QueueDownloads) job(j queue.Job, want Want) (Job, error) {
 		}
 		v.Files = append(v.Files, vf)
 	}
+	if j.State == queue.Running && (!j.NextTry.IsZero() || snap != nil && snap.State == engine.StateWaiting) {
+		// It waits for the network, and tries again by itself.
+		v.State = Waiting
+		if v.Error == "" && snap != nil {
+			v.Error = waitReason(snap)
+		}
+	}
 	if snap != nil {
 		v.Speed = snap.Speed
 		for _, m := range snap.Mirrors {
@@ -453,6 +481,20 @@ func (a *QueueDownloads) job(j queue.Job, want Want) (Job, error) {
 		v.InfoHash = spec.InfoHash.HexString()
 	}
 	return v, nil
+}
+
+// waitReason is why a download waits: a program holds its file, or its
+// mirrors' reasons to retry (the first one's; "" when none said).
+func waitReason(s *engine.Snapshot) string {
+	if s.Held != "" {
+		return s.Held
+	}
+	for _, m := range s.Mirrors {
+		if m.Reason != "" {
+			return queue.Redact(m.Reason)
+		}
+	}
+	return ""
 }
 
 // markUsed marks the URIs the engine has connections on.
