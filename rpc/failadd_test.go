@@ -59,7 +59,9 @@ func TestAddURIOfMissingFileIsListed(t *testing.T) {
 	if !ok || len(gid) != 16 {
 		t.Fatalf("addUri of a 404 answered %v, want a GID", res)
 	}
-	notifications(t, ws, gid, "aria2.onDownloadError")
+	if seen := notifications(t, ws, gid, "aria2.onDownloadStart", "aria2.onDownloadError"); len(seen) != 2 {
+		t.Errorf("notifications %v, want aria2c's onDownloadStart, onDownloadError", seen)
+	}
 
 	stopped := b.call(t, "aria2.tellStopped", 0, 10).([]any)
 	if len(stopped) != 1 {
