@@ -148,6 +148,9 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 		return 0, err
 	}
 	first := uris[0]
+	if !remoteLink(first) {
+		return 0, errNoURI // the server drops them first; no caller reads a local file
+	}
 	if isTorrent(first) {
 		return a.addTorrentURI(ctx, uris, dest, o)
 	}

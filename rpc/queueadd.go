@@ -45,6 +45,11 @@ func refuseTorrentHeaders(o AddOptions) error {
 // uris being web seeds; the link is read with o's headers and user agent.
 func (a *QueueDownloads) addTorrentURI(ctx context.Context, uris []string, dest string, o AddOptions) (int64, error) {
 	first := uris[0]
+	if u, err := url.Parse(first); !torrent.IsSource(first) || err != nil ||
+		(u.Scheme != "magnet" && u.Scheme != "http" && u.Scheme != "https") {
+		// torrent.Resolve would read anything else as a local file.
+		return 0, fmt.Errorf("the .torrent %s: %w: give its http or https link, or send it with addTorrent", queue.Redact(first), ErrUnsupported)
+	}
 	hc := a.HTTPClient
 	if len(o.Headers) > 0 || o.UserAgent != "" {
 		_, ss, err := netOf(uris[:1], o)
