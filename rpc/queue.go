@@ -615,8 +615,10 @@ func (a *QueueDownloads) GlobalOptions() (GlobalOptions, error) {
 }
 
 // SetGlobalOptions implements Downloads: the queue's settings, which a
-// running runner follows within about a second. A new dir replaces the
-// folder SetDir gave, for this process.
+// running runner follows within about a second. A new dir lasts for this
+// process, as in aria2: it replaces the folder SetDir gave, and the
+// download folder the window and the command line keep in the settings
+// stays the user's.
 func (a *QueueDownloads) SetGlobalOptions(o GlobalOptions) error {
 	old, err := a.GlobalOptions()
 	if err != nil {
@@ -630,17 +632,9 @@ func (a *QueueDownloads) SetGlobalOptions(o GlobalOptions) error {
 		if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
 			return fmt.Errorf("%s is not a folder", abs)
 		}
-		a.mu.Lock()
-		if a.dir != "" {
-			a.dir = abs
-		}
-		a.mu.Unlock()
-		o.Dir = abs
+		a.SetDir(abs)
 	}
 	err = a.Queue.UpdateSettings(func(s *queue.Settings) {
-		if o.Dir != old.Dir && o.Dir != "" {
-			s.DownloadDir = o.Dir
-		}
 		s.Jobs = o.MaxConcurrent
 		s.SpeedLimit = o.MaxOverallDownload
 		s.MaxConnsPerHost = o.MaxConnectionsPerSrv
