@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -391,7 +392,7 @@ var states = map[queue.State]State{
 func (a *QueueDownloads) job(j queue.Job, want Want) (Job, error) {
 	v := Job{
 		ID: j.ID, AddedAt: j.AddedAt, State: states[j.State], Dir: j.Dest, Name: j.Name(),
-		Source: j.Source, Error: j.Error, Checked: j.Checked(),
+		Source: j.Source, Error: j.Error, Checked: j.Checked(), Referer: j.Origin.Referer,
 	}
 	if v.State == "" {
 		v.State = Waiting
@@ -590,7 +591,8 @@ func (a *QueueDownloads) SetJobOptions(id int64, o JobOptions) error {
 	return mapErr(a.Queue.SetLimit(id, o.MaxDownloadLimit))
 }
 
-// GlobalOptions implements Downloads.
+// GlobalOptions implements Downloads: the queue's settings with their
+// defaults, and this run's folder.
 func (a *QueueDownloads) GlobalOptions() (GlobalOptions, error) {
 	s, err := a.Queue.Settings()
 	if err != nil {
@@ -610,15 +612,34 @@ func (a *QueueDownloads) GlobalOptions() (GlobalOptions, error) {
 	}
 	return GlobalOptions{
 		Dir: dir, MaxConcurrent: jobs, MaxOverallDownload: s.SpeedLimit,
-		MaxOverallUpload: t.UploadLimit, MaxConnectionsPerSrv: s.MaxConnsPerHost,
+		MaxOverallUpload: t.UploadLimit, MaxConnectionsPerSrv: perServer(s),
+		SeedRatio: t.SeedRatio, SeedTime: t.SeedTime, Discovery: t.Discovery,
 	}, nil
 }
 
+// perServer is how many connections one download opens to one server:
+// as many as it may open to one mirror, within what all downloads may
+// open to one host.
+func perServer(s queue.Settings) int {
+	mirror := cmp.Or(s.MaxConnsPerMirror, engine.DefaultMaxConnsPerMirror)
+	host := cmp.Or(s.MaxConnsPerHost, engine.DefaultMaxConnsPerHost)
+	return min(mirror, host)
+}
+
+// TorrentClients is an optional power of a LiveDownloads: the BitTorrent
+// client its torrents run in, made on first use; runner.Runner has it.
+type TorrentClients interface {
+	TorrentClient() (*torrent.Client, error)
+}
+
 // SetGlobalOptions implements Downloads: the queue's settings, which a
-// running runner follows within about a second. A new dir lasts for this
-// process, as in aria2: it replaces the folder SetDir gave, and the
-// download folder the window and the command line keep in the settings
-// stays the user's.
+// running runner follows within about a second (the upload limit at once
+// when Live has a TorrentClients). A new dir lasts for this process, as
+// in aria2: it replaces the folder SetDir gave, and the download folder
+// the window and the command line keep in the settings stays the user's.
+// max-connection-per-server sets the connections to one mirror of a
+// file, and raises the connections to one host over all downloads to as
+// many when they were fewer, so that the number holds.
 func (a *QueueDownloads) SetGlobalOptions(o GlobalOptions) error {
 	old, err := a.GlobalOptions()
 	if err != nil {
@@ -637,18 +658,31 @@ func (a *QueueDownloads) SetGlobalOptions(o GlobalOptions) error {
 	err = a.Queue.UpdateSettings(func(s *queue.Settings) {
 		s.Jobs = o.MaxConcurrent
 		s.SpeedLimit = o.MaxOverallDownload
-		s.MaxConnsPerHost = o.MaxConnectionsPerSrv
+		if o.MaxConnectionsPerSrv != old.MaxConnectionsPerSrv {
+			s.MaxConnsPerMirror = o.MaxConnectionsPerSrv
+			if cmp.Or(s.MaxConnsPerHost, engine.DefaultMaxConnsPerHost) < o.MaxConnectionsPerSrv {
+				s.MaxConnsPerHost = o.MaxConnectionsPerSrv
+			}
+		}
 	})
 	if err != nil {
 		return err
 	}
-	if o.MaxOverallUpload != old.MaxOverallUpload {
-		t, err := a.Queue.TorrentSettings()
-		if err != nil {
-			return err
+	if o.MaxOverallUpload == old.MaxOverallUpload && o.SeedRatio == old.SeedRatio && o.SeedTime == old.SeedTime {
+		return nil
+	}
+	t, err := a.Queue.TorrentSettings()
+	if err != nil {
+		return err
+	}
+	t.UploadLimit, t.SeedRatio, t.SeedTime = o.MaxOverallUpload, o.SeedRatio, o.SeedTime
+	if err := a.Queue.SetTorrentSettings(t); err != nil {
+		return err
+	}
+	if tc, ok := a.Live.(TorrentClients); ok && o.MaxOverallUpload != old.MaxOverallUpload {
+		if c, err := tc.TorrentClient(); err == nil {
+			c.SetUploadLimit(o.MaxOverallUpload) // as the window does
 		}
-		t.UploadLimit = o.MaxOverallUpload
-		return a.Queue.SetTorrentSettings(t)
 	}
 	return nil
 }
