@@ -79,6 +79,9 @@ func TestAddURIOfMissingFileIsListed(t *testing.T) {
 	if d, _ := st["braidErrorDetail"].(string); !strings.Contains(d, "404") {
 		t.Errorf("braidErrorDetail %q lost the server's answer", d)
 	}
+	if _, ok := st["bitfield"]; ok {
+		t.Errorf("a download that never knew its pieces has a bitfield (aria2 leaves it out): %v", st["bitfield"])
+	}
 	files := st["files"].([]any)
 	uris := files[0].(map[string]any)["uris"].([]any)
 	if len(uris) != 1 || uris[0].(map[string]any)["uri"] != link {

@@ -58,7 +58,7 @@ func status(j Job, keys []string) map[string]any {
 	if detail != "" {
 		m["braidErrorDetail"] = detail
 	}
-	if j.Bitfield != nil {
+	if len(j.Bitfield) > 0 { // as aria2: none before a download knows its pieces
 		m["bitfield"] = hex.EncodeToString(j.Bitfield)
 	}
 	if j.Checked != "" {
