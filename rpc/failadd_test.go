@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 
 	"braid/engine/explain"
 	"braid/engine/mirrortest"
+	"braid/queue"
 )
 
 // waitFor polls tellStatus until ok says the answer is what the test
@@ -171,4 +173,34 @@ func TestMetalinkFailingLaterHasCode(t *testing.T) {
 		t.Errorf("errorCode %v, want 3: %v", st["errorCode"], st)
 	}
 	noRawText(t, st["errorMessage"].(string))
+}
+
+// A failing add with headers is listed the same way, keeps them for when
+// the user tries again (the job's network settings), and shows none of
+// their values.
+//
+// Not parallel: it sets the queue's process-wide keyring
+// (queue.UseKeyring), so the header stays out of the system's keyring.
+func TestAddURIOfMissingFileWithHeaders(t *testing.T) {
+	queue.UseKeyring(nil) // as on a machine without one: kept for the session
+	t.Cleanup(func() { queue.UseKeyring(nil) })
+	b := newBraid(t, Options{})
+	gone := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(gone.Close)
+	gid := b.call(t, "aria2.addUri", []string{gone.URL + "/h.bin"}, map[string]any{
+		"header": []string{"X-Token: hunter2"}, "max-download-limit": "64K"}).(string)
+	st := b.waitStatus(t, gid, "error")
+	if st["errorCode"] != "3" {
+		t.Errorf("errorCode %v, want 3", st["errorCode"])
+	}
+	if raw, _ := json.Marshal(st); strings.Contains(string(raw), "hunter2") {
+		t.Errorf("tellStatus shows the header's value: %s", raw)
+	}
+	j := b.lastJob(t)
+	if s, ok, _, err := b.q.Net(j.ID); err != nil || !ok || len(s.Headers) != 1 {
+		t.Errorf("the failed job's headers: %v %v (%v)", s.Headers, ok, err)
+	}
+	if got := b.call(t, "aria2.getOption", gid).(map[string]any)["max-download-limit"]; got != "65536" {
+		t.Errorf("the failed job's own limit: %v", got)
+	}
 }
