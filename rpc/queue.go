@@ -169,6 +169,9 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 	// adds it (failadd.go): it fails with its reason, or waits and tries
 	// again when the network is the reason.
 	var failing error
+	if err != nil && ctx.Err() != nil {
+		return 0, err // the client went away: it wants no download
+	}
 	if err != nil {
 		var ok bool
 		if doc, ok = unreadDoc(first); !ok {
