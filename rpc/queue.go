@@ -453,8 +453,9 @@ func (a *QueueDownloads) job(j queue.Job, want Want) (Job, error) {
 		}
 		v.Files = append(v.Files, vf)
 	}
-	if j.State == queue.Running && (!j.NextTry.IsZero() || snap != nil && snap.State == engine.StateWaiting) {
-		// It waits for the network, and tries again by itself.
+	if j.State == queue.Running && tor == nil && (!j.NextTry.IsZero() || snap != nil && snap.State == engine.StateWaiting) {
+		// It waits for the network, and tries again by itself. (A
+		// torrent that waits for peers is active, as in aria2.)
 		v.State = Waiting
 		if v.Error == "" && snap != nil {
 			v.Error = waitReason(snap)
