@@ -3,6 +3,9 @@ package rpc
 import (
 	"context"
 	"errors"
+	"strings"
+
+	"braid/engine/transport"
 )
 
 func (s *Server) addURI(ctx context.Context, p params) (any, error) {
@@ -10,8 +13,8 @@ func (s *Server) addURI(ctx context.Context, p params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(uris) == 0 {
-		return nil, failf("No URI to download.")
+	if uris = remoteLinks(uris); len(uris) == 0 {
+		return nil, errNoURI
 	}
 	a, err := p.addOptionsAt(1)
 	if err != nil {
@@ -33,6 +36,7 @@ func (s *Server) addTorrent(ctx context.Context, p params) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	seeds = remoteLinks(seeds)
 	a, err := p.addOptionsAt(2)
 	if err != nil {
 		return nil, err
@@ -66,6 +70,30 @@ func (s *Server) addMetalink(ctx context.Context, p params) (any, error) {
 		gids = append(gids, g.(string))
 	}
 	return gids, nil
+}
+
+// errNoURI is aria2's answer to an addUri with nothing it can fetch,
+// and why.
+var errNoURI = failf("No URI to download. Over RPC, Braid takes http, https and ftp links and magnet links, " +
+	"never a file or folder of this computer; send a .torrent or a metalink itself with addTorrent or addMetalink.")
+
+// remoteLinks keeps of uris those an add may fetch, as aria2 drops the
+// URIs it cannot use: http, https and ftp URLs with a host, and magnet
+// links. A local path or a file: URL is never opened for a client, who
+// may be on another machine (or a web page): it could read any file
+// Braid may read, or hang on a FIFO.
+func remoteLinks(uris []string) []string {
+	var out []string
+	for _, u := range uris {
+		if remoteLink(u) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func remoteLink(u string) bool {
+	return transport.Fetchable(u) || strings.HasPrefix(strings.ToLower(u), "magnet:?")
 }
 
 // added answers an add with the new job's GID, first putting it at the

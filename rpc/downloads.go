@@ -142,6 +142,9 @@ type Job struct {
 	InfoHash string
 	Seeders  int
 	Seeding  bool
+	// Referer is the page the download was added from (aria2's
+	// referer option), "" when none was given.
+	Referer string
 	// Checked says what was checked of a finished download ("verified
 	// (sha-256)", "not verified (no hash published)"); Braid's own fact.
 	Checked string
@@ -172,11 +175,22 @@ type JobOptions struct {
 	MaxDownloadLimit int64
 }
 
-// GlobalOptions are the queue-wide settings aria2 clients change.
+// GlobalOptions are the queue-wide settings aria2 clients change, with
+// their real values (defaults filled in).
 type GlobalOptions struct {
-	Dir                  string // where downloads without a dir go
-	MaxConcurrent        int    // downloads at once
-	MaxOverallDownload   int64  // bytes per second over all; 0: none
-	MaxOverallUpload     int64  // BitTorrent, bytes per second; 0: none
-	MaxConnectionsPerSrv int    // connections to one host; 0: Braid's default
+	Dir                string // where downloads without a dir go
+	MaxConcurrent      int    // downloads at once
+	MaxOverallDownload int64  // bytes per second over all; 0: none
+	MaxOverallUpload   int64  // BitTorrent, bytes per second; 0: none
+	// MaxConnectionsPerSrv is how many connections one download opens to
+	// one server (aria2's max-connection-per-server); at least 1.
+	MaxConnectionsPerSrv int
+	// SeedRatio and SeedTime end the seeding of a finished torrent: it
+	// seeds until it has sent SeedRatio times its size (0: it does not
+	// seed), or for SeedTime (0: no time limit). They hold for torrents
+	// that finish from when they are changed.
+	SeedRatio float64
+	SeedTime  time.Duration
+	// Discovery: torrents find peers through trackers, DHT and PEX.
+	Discovery bool
 }

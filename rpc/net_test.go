@@ -32,9 +32,12 @@ func TestHeadersKeptPerJob(t *testing.T) {
 
 	b := openBraid(t, state, dir, Options{})
 	// Without the cookie the place answers 403: the test's guard holds.
-	if msg := b.callErr(t, "aria2.addUri", []string{ng.URL + "/cookie/f.bin"}); !strings.Contains(msg, "403") {
-		t.Fatalf("without the cookie: %q", msg)
+	// The download is listed, failed, as aria2 lists it.
+	denied := b.call(t, "aria2.addUri", []string{ng.URL + "/cookie/f.bin"}).(string)
+	if st := b.waitStatus(t, denied, "error"); !strings.Contains(st["braidErrorDetail"].(string), "403") {
+		t.Fatalf("without the cookie: %v", st)
 	}
+	b.call(t, "aria2.removeDownloadResult", denied)
 	gidCookie := b.call(t, "aria2.addUri", []string{ng.URL + "/cookie/f.bin"}, map[string]any{"pause": "true", "out": "c.bin",
 		"header": []string{"Cookie: " + netconftest.CookieName + "=" + netconftest.CookieValue}}).(string)
 	gidHeader := b.call(t, "aria2.addUri", []string{ng.URL + "/header/f.bin"}, map[string]any{"pause": "true", "out": "h.bin",

@@ -65,6 +65,11 @@ func (s *Server) notifyChanges(before, now map[int64]Job) {
 			}
 			s.broadcast("aria2.onDownloadComplete", gid)
 		case Error:
+			// aria2 starts a download before it fails, even one whose
+			// link answered 404 at once.
+			if !seen || was.State != Active {
+				s.broadcast("aria2.onDownloadStart", gid)
+			}
 			s.broadcast("aria2.onDownloadError", gid)
 		}
 	}

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -148,6 +149,9 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 		return 0, err
 	}
 	first := uris[0]
+	if !remoteLink(first) {
+		return 0, errNoURI // the server drops them first; no caller reads a local file
+	}
 	if isTorrent(first) {
 		return a.addTorrentURI(ctx, uris, dest, o)
 	}
@@ -161,8 +165,22 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 		hc = ss.Client(a.HTTPClient)
 	}
 	doc, origin, err := runner.ResolveSource(ctx, first, hc)
+	// A link that cannot be read now is added all the same, as aria2
+	// adds it (failadd.go): it fails with its reason, or waits and tries
+	// again when the network is the reason.
+	var failing error
+	if err != nil && ctx.Err() != nil {
+		return 0, err // the client went away: it wants no download
+	}
 	if err != nil {
-		return 0, err
+		var ok bool
+		if doc, ok = unreadDoc(first); !ok {
+			return 0, err
+		}
+		origin = queue.Origin{}
+		if !runner.NetworkError(err) {
+			failing = err
+		}
 	}
 	if len(uris) > 1 {
 		if len(doc.Files) != 1 {
@@ -185,15 +203,25 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 		origin.Referer = o.Referer
 	}
 	if len(o.Headers) == 0 && o.UserAgent == "" {
+		if failing != nil {
+			id, err := a.Queue.AddPaused(first, dest, doc, nil, origin)
+			if err != nil {
+				return 0, err
+			}
+			return a.failAdded(id, o, failing)
+		}
 		id, err := a.Queue.AddFrom(first, dest, doc, nil, origin)
 		if err != nil {
 			return 0, err
 		}
 		return id, a.started(id, o)
 	}
-	id, note, err := a.Queue.AddWithNet(first, dest, doc, nil, origin, net, o.Pause)
+	id, note, err := a.Queue.AddWithNet(first, dest, doc, nil, origin, net, o.Pause || failing != nil)
 	if err != nil {
 		return 0, err
+	}
+	if failing != nil {
+		return a.failAdded(id, o, failing)
 	}
 	if err := a.limitNew(id, o); err != nil {
 		return 0, err
@@ -367,7 +395,7 @@ var states = map[queue.State]State{
 func (a *QueueDownloads) job(j queue.Job, want Want) (Job, error) {
 	v := Job{
 		ID: j.ID, AddedAt: j.AddedAt, State: states[j.State], Dir: j.Dest, Name: j.Name(),
-		Source: j.Source, Error: j.Error, Checked: j.Checked(),
+		Source: j.Source, Error: j.Error, Checked: j.Checked(), Referer: j.Origin.Referer,
 	}
 	if v.State == "" {
 		v.State = Waiting
@@ -425,6 +453,14 @@ func (a *QueueDownloads) job(j queue.Job, want Want) (Job, error) {
 		}
 		v.Files = append(v.Files, vf)
 	}
+	if j.State == queue.Running && tor == nil && (!j.NextTry.IsZero() || snap != nil && snap.State == engine.StateWaiting) {
+		// It waits for the network, and tries again by itself. (A
+		// torrent that waits for peers is active, as in aria2.)
+		v.State = Waiting
+		if v.Error == "" && snap != nil {
+			v.Error = waitReason(snap)
+		}
+	}
 	if snap != nil {
 		v.Speed = snap.Speed
 		for _, m := range snap.Mirrors {
@@ -453,6 +489,20 @@ func (a *QueueDownloads) job(j queue.Job, want Want) (Job, error) {
 		v.InfoHash = spec.InfoHash.HexString()
 	}
 	return v, nil
+}
+
+// waitReason is why a download waits: a program holds its file, or its
+// mirrors' reasons to retry (the first one's; "" when none said).
+func waitReason(s *engine.Snapshot) string {
+	if s.Held != "" {
+		return s.Held
+	}
+	for _, m := range s.Mirrors {
+		if m.Reason != "" {
+			return queue.Redact(m.Reason)
+		}
+	}
+	return ""
 }
 
 // markUsed marks the URIs the engine has connections on.
@@ -545,7 +595,8 @@ func (a *QueueDownloads) SetJobOptions(id int64, o JobOptions) error {
 	return mapErr(a.Queue.SetLimit(id, o.MaxDownloadLimit))
 }
 
-// GlobalOptions implements Downloads.
+// GlobalOptions implements Downloads: the queue's settings with their
+// defaults, and this run's folder.
 func (a *QueueDownloads) GlobalOptions() (GlobalOptions, error) {
 	s, err := a.Queue.Settings()
 	if err != nil {
@@ -565,13 +616,34 @@ func (a *QueueDownloads) GlobalOptions() (GlobalOptions, error) {
 	}
 	return GlobalOptions{
 		Dir: dir, MaxConcurrent: jobs, MaxOverallDownload: s.SpeedLimit,
-		MaxOverallUpload: t.UploadLimit, MaxConnectionsPerSrv: s.MaxConnsPerHost,
+		MaxOverallUpload: t.UploadLimit, MaxConnectionsPerSrv: perServer(s),
+		SeedRatio: t.SeedRatio, SeedTime: t.SeedTime, Discovery: t.Discovery,
 	}, nil
 }
 
+// perServer is how many connections one download opens to one server:
+// as many as it may open to one mirror, within what all downloads may
+// open to one host.
+func perServer(s queue.Settings) int {
+	mirror := cmp.Or(s.MaxConnsPerMirror, engine.DefaultMaxConnsPerMirror)
+	host := cmp.Or(s.MaxConnsPerHost, engine.DefaultMaxConnsPerHost)
+	return min(mirror, host)
+}
+
+// TorrentClients is an optional power of a LiveDownloads: the BitTorrent
+// client its torrents run in, made on first use; runner.Runner has it.
+type TorrentClients interface {
+	TorrentClient() (*torrent.Client, error)
+}
+
 // SetGlobalOptions implements Downloads: the queue's settings, which a
-// running runner follows within about a second. A new dir replaces the
-// folder SetDir gave, for this process.
+// running runner follows within about a second (the upload limit at once
+// when Live has a TorrentClients). A new dir lasts for this process, as
+// in aria2: it replaces the folder SetDir gave, and the download folder
+// the window and the command line keep in the settings stays the user's.
+// max-connection-per-server sets the connections to one mirror of a
+// file, and raises the connections to one host over all downloads to as
+// many when they were fewer, so that the number holds.
 func (a *QueueDownloads) SetGlobalOptions(o GlobalOptions) error {
 	old, err := a.GlobalOptions()
 	if err != nil {
@@ -585,31 +657,36 @@ func (a *QueueDownloads) SetGlobalOptions(o GlobalOptions) error {
 		if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
 			return fmt.Errorf("%s is not a folder", abs)
 		}
-		a.mu.Lock()
-		if a.dir != "" {
-			a.dir = abs
-		}
-		a.mu.Unlock()
-		o.Dir = abs
+		a.SetDir(abs)
 	}
 	err = a.Queue.UpdateSettings(func(s *queue.Settings) {
-		if o.Dir != old.Dir && o.Dir != "" {
-			s.DownloadDir = o.Dir
-		}
 		s.Jobs = o.MaxConcurrent
 		s.SpeedLimit = o.MaxOverallDownload
-		s.MaxConnsPerHost = o.MaxConnectionsPerSrv
+		if o.MaxConnectionsPerSrv != old.MaxConnectionsPerSrv {
+			s.MaxConnsPerMirror = o.MaxConnectionsPerSrv
+			if cmp.Or(s.MaxConnsPerHost, engine.DefaultMaxConnsPerHost) < o.MaxConnectionsPerSrv {
+				s.MaxConnsPerHost = o.MaxConnectionsPerSrv
+			}
+		}
 	})
 	if err != nil {
 		return err
 	}
-	if o.MaxOverallUpload != old.MaxOverallUpload {
-		t, err := a.Queue.TorrentSettings()
-		if err != nil {
-			return err
+	if o.MaxOverallUpload == old.MaxOverallUpload && o.SeedRatio == old.SeedRatio && o.SeedTime == old.SeedTime {
+		return nil
+	}
+	t, err := a.Queue.TorrentSettings()
+	if err != nil {
+		return err
+	}
+	t.UploadLimit, t.SeedRatio, t.SeedTime = o.MaxOverallUpload, o.SeedRatio, o.SeedTime
+	if err := a.Queue.SetTorrentSettings(t); err != nil {
+		return err
+	}
+	if tc, ok := a.Live.(TorrentClients); ok && o.MaxOverallUpload != old.MaxOverallUpload {
+		if c, err := tc.TorrentClient(); err == nil {
+			c.SetUploadLimit(o.MaxOverallUpload) // as the window does
 		}
-		t.UploadLimit = o.MaxOverallUpload
-		return a.Queue.SetTorrentSettings(t)
 	}
 	return nil
 }

@@ -45,6 +45,11 @@ func refuseTorrentHeaders(o AddOptions) error {
 // uris being web seeds; the link is read with o's headers and user agent.
 func (a *QueueDownloads) addTorrentURI(ctx context.Context, uris []string, dest string, o AddOptions) (int64, error) {
 	first := uris[0]
+	if u, err := url.Parse(first); !torrent.IsSource(first) || err != nil ||
+		(u.Scheme != "magnet" && u.Scheme != "http" && u.Scheme != "https") {
+		// torrent.Resolve would read anything else as a local file.
+		return 0, fmt.Errorf("the .torrent %s: %w: give its http or https link, or send it with addTorrent", queue.Redact(first), ErrUnsupported)
+	}
 	hc := a.HTTPClient
 	if len(o.Headers) > 0 || o.UserAgent != "" {
 		_, ss, err := netOf(uris[:1], o)
@@ -159,4 +164,40 @@ func (a *QueueDownloads) AddMetalink(_ context.Context, b []byte, o AddOptions) 
 		a.Wake()
 	}
 	return []int64{id}, nil
+}
+
+// Add first, reach later, as aria2 does and as the window's "Add links"
+// does (ui/bridge AddUnread): addUri of a link that cannot be read now
+// answers a GID all the same. A link whose server cannot be reached is
+// a waiting job that tries again; any other failure (404, a login
+// refused) is a failed job whose reason the client reads in tellStatus
+// (errorCode, errorMessage) after an onDownloadError. Either way the
+// download is listed, so a web front end shows a row that lasts.
+
+// unreadDoc is the document of a plain link that could not be read: one
+// file named after the link, of a size not known yet, with the link as
+// its mirror (runner.UnreachedFile). A link to a metalink or a torrent
+// has none (false): its file would be the document itself, so such a
+// link is refused as before.
+func unreadDoc(link string) (*metalink.Document, bool) {
+	f, ok := runner.UnreachedFile(link)
+	if !ok {
+		return nil, false
+	}
+	return &metalink.Document{Version: 4, Files: []metalink.File{f}}, true
+}
+
+// failAdded fails new job id, added paused so that no runner took it,
+// with cause, the reason its link could not be read; its own speed limit
+// is kept for when the user tries it again.
+func (a *QueueDownloads) failAdded(id int64, o AddOptions, cause error) (int64, error) {
+	if err := a.limitNew(id, o); err != nil {
+		_ = a.Queue.Remove(id)
+		return 0, err
+	}
+	if err := a.Queue.Fail(id, cause); err != nil {
+		_ = a.Queue.Remove(id)
+		return 0, mapErr(err)
+	}
+	return id, nil
 }

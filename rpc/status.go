@@ -4,6 +4,11 @@ import (
 	"encoding/hex"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"braid/engine/explain"
 )
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
@@ -28,10 +33,7 @@ func statuses(jobs []Job, keys []string) []map[string]any {
 // Numbers are strings, as in aria2. Keys that start with "braid" are
 // Braid's own facts; aria2 clients ignore them.
 func status(j Job, keys []string) map[string]any {
-	errorCode := "0"
-	if j.State == Error {
-		errorCode = "1" // aria2's "unknown error": the message says more
-	}
+	errorCode, errorMessage, detail := errorOf(j)
 	m := map[string]any{
 		"gid":             GID(j.ID, j.AddedAt),
 		"status":          string(j.State),
@@ -50,10 +52,13 @@ func status(j Job, keys []string) map[string]any {
 		"braidName":       j.Name,
 		"braidSource":     j.Source,
 	}
-	if j.Error != "" {
-		m["errorMessage"] = j.Error
+	if errorMessage != "" {
+		m["errorMessage"] = errorMessage
 	}
-	if j.Bitfield != nil {
+	if detail != "" {
+		m["braidErrorDetail"] = detail
+	}
+	if len(j.Bitfield) > 0 { // as aria2: none before a download knows its pieces
 		m["bitfield"] = hex.EncodeToString(j.Bitfield)
 	}
 	if j.Checked != "" {
@@ -112,4 +117,71 @@ func uris(f File) []map[string]string {
 		out = append(out, map[string]string{"uri": u.URI, "status": st})
 	}
 	return out
+}
+
+// aria2's error codes (its manual's EXIT STATUS), which clients show and
+// sort failures by, for each kind of error Braid tells apart.
+var ariaCodes = map[explain.Kind]int{
+	explain.Unknown:      1,  // an unknown error
+	explain.TimedOut:     2,  // time out
+	explain.NotFound:     3,  // resource not found
+	explain.Expired:      3,  // a link gone for good is not found either
+	explain.Unreachable:  6,  // network problem
+	explain.Refused:      6,  //
+	explain.Dropped:      6,  //
+	explain.DiskFull:     9,  // not enough disk space
+	explain.Exists:       13, // the file already existed
+	explain.NoPermission: 16, // could not create the file
+	explain.DiskError:    17, // file I/O error
+	explain.NameNotFound: 19, // name resolution failed
+	explain.BadDocument:  20, // could not parse the metalink
+	explain.Forbidden:    22, // an HTTP answer aria2 does not expect (403)
+	explain.ServerError:  22, //
+	explain.LoginNeeded:  24, // HTTP authorization failed
+	explain.Busy:         29, // the server is overloaded or in maintenance
+	explain.BadData:      32, // checksum validation failed
+}
+
+// errorOf is a download's error in aria2's terms: its errorCode ("0"
+// when it has none), its errorMessage as a sentence, and Braid's own
+// text behind it when the sentence is not that text. A failed or waiting
+// download's code is its last error's; a paused one says why Braid
+// paused it, with no code, as aria2 gives codes only to errors.
+func errorOf(j Job) (code, message, detail string) {
+	code = "0"
+	if j.Error == "" {
+		if j.State == Error {
+			code = "1"
+		}
+		return code, "", ""
+	}
+	k := explain.OfText(j.Error)
+	if j.State == Error || j.State == Waiting {
+		code = strconv.Itoa(ariaCodes[k])
+	}
+	if k == explain.Unknown && explain.RawFragment(j.Error) == "" {
+		return code, sentence(j.Error), "" // Braid's own words already
+	}
+	message = sentence(k.Clause())
+	if k == explain.Unknown {
+		message = "The download stopped; braidErrorDetail says why."
+	}
+	if j.State == Waiting {
+		message += " Braid tries again by itself."
+	}
+	return code, message, j.Error
+}
+
+// sentence starts s with a capital and ends it with a full stop.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	s = string(unicode.ToUpper(r)) + s[n:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
 }
