@@ -35,7 +35,9 @@ var commands = map[string]command{
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	endProfile := profileCPU(os.Stderr)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	endProfile()
 	stop()
 	os.Exit(code)
 }
