@@ -54,6 +54,7 @@ type linkFate struct {
 	text, detail string
 	bad          bool // it did not become a job that runs
 	login        bool // its job waits for a login
+	added        bool // a link that could not be read is listed as a job all the same
 }
 
 // OpenSources opens sources one after the other, in their order: each
@@ -185,6 +186,7 @@ func (w *Window) unread(src string, err error) linkFate {
 		f.text = fmt.Sprintf(lang.L("Not added: %s"), why)
 		return f
 	}
+	f.added = true
 	var le *transport.LoginError
 	if errors.As(err, &le) && !le.Proxy {
 		host := ""

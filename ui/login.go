@@ -251,20 +251,29 @@ type LoginOpener interface {
 	OpenWithLogin(ctx context.Context, source, user, password string, remember bool) (*metalink.Document, error)
 }
 
+// canAskLogin reports whether opening source failed because its server
+// asks for a login the window can ask the user for (askOpenLogin).
+func (w *Window) canAskLogin(source string, err error) bool {
+	var le *transport.LoginError
+	if _, ok := w.Backend.(LoginOpener); !ok || !errors.As(err, &le) || le.Proxy {
+		return false
+	}
+	u, perr := url.Parse(source)
+	return perr == nil && u.Host != ""
+}
+
 // askOpenLogin takes an error of opening source that says its server
 // wants a login (not the proxy): it asks for one and opens source again
 // with it. It reports whether it took the error. It runs on the UI
 // goroutine.
 func (w *Window) askOpenLogin(source string, pick bool, err error) bool {
-	lo, ok := w.Backend.(LoginOpener)
+	if !w.canAskLogin(source, err) {
+		return false
+	}
+	lo := w.Backend.(LoginOpener)
 	var le *transport.LoginError
-	if !ok || !errors.As(err, &le) || le.Proxy {
-		return false
-	}
-	u, perr := url.Parse(source)
-	if perr != nil || u.Host == "" {
-		return false
-	}
+	errors.As(err, &le)
+	u, _ := url.Parse(source)
 	canRemember := false
 	if lg, ok := w.Backend.(LoginGiver); ok {
 		canRemember = lg.CanRemember()

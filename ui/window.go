@@ -569,6 +569,19 @@ func (w *Window) open(source string, pick bool) {
 			w.do(func() { fetching = w.showFetching(name, cancel) })
 		}
 		doc, err := w.Backend.Open(ctx, source)
+		if err != nil && ctx.Err() == nil && !w.canAskLogin(source, err) {
+			// Add first, reach later: a plain link that fails is listed,
+			// failed with its reason, as it is among several links.
+			if f := w.unread(source, err); f.added {
+				w.do(func() {
+					if fetching != nil {
+						fetching.Hide()
+					}
+					w.showFates([]linkFate{f})
+				})
+				return
+			}
+		}
 		w.do(func() {
 			if fetching != nil {
 				fetching.Hide()
