@@ -328,8 +328,10 @@ func AddLink(ctx context.Context, q *queue.Queue, l platform.Link, o AddOptions)
 		return platform.Answer{}, err
 	}
 	var note string
+	// A link Braid cannot read is refused: the browser then keeps the
+	// download (the extension falls back to it), and lists no row here.
 	d := &rpc.QueueDownloads{Queue: q, Wake: o.Wake, HTTPClient: client(o.HTTPClient, u, l.Cookies, l.UserAgent, l.Referrer),
-		Note: func(n string) { note = n }}
+		Note: func(n string) { note = n }, RefuseUnread: true}
 	if l.Dir != "" {
 		d.SetDir(l.Dir)
 	}

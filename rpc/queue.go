@@ -59,6 +59,11 @@ type QueueDownloads struct {
 	// has no keyring, so its cookies and headers last for this session);
 	// nil: not said.
 	Note func(string)
+	// RefuseUnread refuses, with its reason, a link that cannot be read
+	// now, where AddURIs otherwise lists it (failed, or waiting for the
+	// network) as aria2 does: the native host's browser keeps such a
+	// download itself, and a row for it here would be a second copy.
+	RefuseUnread bool
 
 	mu      sync.Mutex
 	dir     string // SetDir's folder, over the queue's setting
@@ -169,8 +174,8 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 	// adds it (failadd.go): it fails with its reason, or waits and tries
 	// again when the network is the reason.
 	var failing error
-	if err != nil && ctx.Err() != nil {
-		return 0, err // the client went away: it wants no download
+	if err != nil && (ctx.Err() != nil || a.RefuseUnread) {
+		return 0, err // the client went away, or keeps the download
 	}
 	if err != nil {
 		var ok bool
