@@ -630,6 +630,13 @@ func perServer(s queue.Settings) int {
 	return min(mirror, host)
 }
 
+// SettingsFollowers is an optional power of a LiveDownloads: it applies
+// the queue's settings to the downloads running now at once, rather than
+// at its next look; runner.Runner has it.
+type SettingsFollowers interface {
+	SettingsChanged()
+}
+
 // TorrentClients is an optional power of a LiveDownloads: the BitTorrent
 // client its torrents run in, made on first use; runner.Runner has it.
 type TorrentClients interface {
@@ -637,8 +644,10 @@ type TorrentClients interface {
 }
 
 // SetGlobalOptions implements Downloads: the queue's settings, which a
-// running runner follows within about a second (the upload limit at once
-// when Live has a TorrentClients). A new dir lasts for this process, as
+// running runner follows at once when Live has SettingsFollowers (so a
+// new limit holds from the next byte, for the downloads running and the
+// ones to come), else within about a second; the upload limit at once
+// when Live has TorrentClients. A new dir lasts for this process, as
 // in aria2: it replaces the folder SetDir gave, and the download folder
 // the window and the command line keep in the settings stays the user's.
 // max-connection-per-server sets the connections to one mirror of a
@@ -671,6 +680,9 @@ func (a *QueueDownloads) SetGlobalOptions(o GlobalOptions) error {
 	})
 	if err != nil {
 		return err
+	}
+	if f, ok := a.Live.(SettingsFollowers); ok {
+		f.SettingsChanged()
 	}
 	if o.MaxOverallUpload == old.MaxOverallUpload && o.SeedRatio == old.SeedRatio && o.SeedTime == old.SeedTime {
 		return nil

@@ -176,6 +176,15 @@ func (r *Runner) UseClient(c *engine.Client) {
 	r.Client, r.hasSeen = c, false
 }
 
+// useClient is UseClient for a client made from the settings made: the
+// settings changed since then are applied to it when the next download
+// starts (client), not taken for its own.
+func (r *Runner) useClient(c *engine.Client, made queue.Settings) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Client, r.seen, r.hasSeen = c, made, true
+}
+
 // ClientNow is the Client the runner downloads with now; nil before it
 // made or was given one. Safe for concurrent use.
 func (r *Runner) ClientNow() *engine.Client {
@@ -184,20 +193,24 @@ func (r *Runner) ClientNow() *engine.Client {
 	return r.Client
 }
 
-// client is the Client to download with.
+// client is the Client to download with, the settings changed since the
+// last look applied to it first (follow), so that a download starting now
+// starts under the limits in force rather than a second later.
 func (r *Runner) client() (*engine.Client, error) {
+	s, err := settingsInForce(r.Queue)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.Client == nil || !r.hasSeen {
-		s, err := r.Queue.Settings()
-		if err != nil {
-			return nil, err
+	if err != nil {
+		if r.Client != nil {
+			return r.Client, nil // the read is tried again at the next look
 		}
-		if r.Client == nil {
-			r.Client = NewClient(s)
-		}
+		return nil, err
+	}
+	if r.Client == nil {
+		r.Client = NewClient(s)
 		r.seen, r.hasSeen = s, true
 	}
+	r.applyLocked(s)
 	return r.Client, nil
 }
 
@@ -257,16 +270,32 @@ func (r *Runner) follow() {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.applyLocked(s)
+}
+
+// applyLocked applies the settings s in force now, where they differ from
+// the last ones seen, to the Client and to the number of jobs at once.
+// The first settings seen are the Client's own. Called with r.mu held.
+func (r *Runner) applyLocked(s queue.Settings) {
 	if !r.hasSeen {
 		r.seen, r.hasSeen = s, true
 		return
 	}
-	applyChanges(r.Client, r.seen, s)
+	if r.Client != nil {
+		applyChanges(r.Client, r.seen, s)
+	}
 	if s.Jobs != r.seen.Jobs {
 		r.jobs = s.Jobs
 	}
 	r.seen = s
 }
+
+// SettingsChanged applies the queue's settings to the Client and the jobs
+// running now, at once rather than at the runner's next look (about a
+// second later): for a face that has just changed them in this process,
+// so a lowered speed limit holds from that moment. Safe for concurrent
+// use.
+func (r *Runner) SettingsChanged() { r.follow() }
 
 func (r *Runner) jobsAtOnce() int {
 	r.mu.Lock()

@@ -1,0 +1,72 @@
+package rpc
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"braid/engine/mirrortest"
+)
+
+// limitBurst is what a limit may let through at once beyond its rate:
+// the engine's bucket holds at most 128 KiB at such rates.
+const limitBurst = 128 << 10
+
+// inFlight is what loopback sockets may hold between what the mirror
+// wrote and what Braid read, which the mirror counts as served: Linux
+// lets a sender's buffer grow to 4 MiB (net.ipv4.tcp_wmem) and the
+// receiver's window adds to it.
+const inFlight = 8 << 20
+
+// number reads one of tellStatus's numbers, which aria2 sends as strings.
+func number(t *testing.T, st map[string]any, key string) int64 {
+	t.Helper()
+	s, _ := st[key].(string)
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatalf("%s is %v, not a number: %v", key, st[key], err)
+	}
+	return n
+}
+
+// A global limit changed over the RPC holds for a download added after
+// it from its first byte: the mirror serves no more than the limit over
+// the time since the add, plus one burst and what sockets hold. It held
+// only after the runner's next look at the settings (up to a second
+// later), and a daemon whose queue had run empty (braid queue run
+// --rpc-listen, idle) never applied it to that run at all: the whole
+// 40 MB came at full speed.
+func TestGlobalLimitHoldsFromTheFirstByte(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		start func(testing.TB, Options) *braid
+	}{{"runner", newBraid}, {"daemon", newDaemon}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := tc.start(t, Options{})
+			m := mirrortest.New(t, mirrortest.Bytes(40<<20, 5))
+			const limit = 256 << 10
+			if res := b.call(t, "aria2.changeGlobalOption", map[string]any{"max-overall-download-limit": "256K"}); res != "OK" {
+				t.Fatalf("changeGlobalOption: %v", res)
+			}
+			start := time.Now()
+			gid := b.call(t, "aria2.addUri", []string{m.URL()}).(string)
+			var st map[string]any
+			for time.Since(start) < 2*time.Second {
+				st = b.call(t, "aria2.tellStatus", gid, []string{"status", "completedLength"}).(map[string]any)
+				time.Sleep(100 * time.Millisecond)
+			}
+			served, elapsed := m.BytesServed(), time.Since(start)
+			if most := int64(limit*elapsed.Seconds()) + limitBurst + inFlight; served > most {
+				t.Errorf("the mirror served %d bytes in %s under a limit of %d B/s, at most %d expected (Braid has %v)", served, elapsed, limit, most, st)
+			}
+			if got, most := number(t, st, "completedLength"), int64(limit*elapsed.Seconds())+limitBurst; got > most {
+				t.Errorf("%d bytes done in %s under a limit of %d B/s, at most %d expected", got, elapsed, limit, most)
+			}
+			if served == 0 {
+				t.Errorf("nothing was served in %s: the download did not run (%v)", elapsed, st)
+			}
+		})
+	}
+}
