@@ -70,3 +70,57 @@ func TestGlobalLimitHoldsFromTheFirstByte(t *testing.T) {
 		})
 	}
 }
+
+// downloadSpeed follows the real rate within about a second: after a
+// download slows from megabytes a second to a limit, the speed it reports
+// a second later is the limit's, as the bytes it completes say, not an
+// average still fading from the faster rate (it took over four seconds
+// to come near it).
+func TestDownloadSpeedFollowsTheRealRate(t *testing.T) {
+	t.Parallel()
+	b := newDaemon(t, Options{})
+	m := mirrortest.New(t, mirrortest.Bytes(64<<20, 6), mirrortest.Rate(8<<20))
+	const limit = 128 << 10
+	gid := b.call(t, "aria2.addUri", []string{m.URL()}).(string)
+	keys := []string{"status", "completedLength", "downloadSpeed"}
+	fast := b.waitFor(t, gid, "a speed of megabytes a second", func(st map[string]any) bool {
+		return number(t, st, "downloadSpeed") >= 3<<20
+	})
+	b.call(t, "aria2.changeGlobalOption", map[string]any{"max-overall-download-limit": strconv.Itoa(limit)})
+	changed := time.Now()
+	type reading struct {
+		at          time.Duration
+		done, speed int64
+	}
+	var rs []reading
+	for time.Since(changed) < 3*time.Second {
+		st := b.call(t, "aria2.tellStatus", gid, keys).(map[string]any)
+		if st["status"] != "active" {
+			t.Fatalf("the download is %v before the test is over", st)
+		}
+		at := time.Since(changed)
+		if at >= 2*time.Second {
+			rs = append(rs, reading{at, number(t, st, "completedLength"), number(t, st, "downloadSpeed")})
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(rs) < 2 {
+		t.Fatalf("%d readings in the third second", len(rs))
+	}
+	first, last := rs[0], rs[len(rs)-1]
+	real := float64(last.done-first.done) / (last.at - first.at).Seconds()
+	t.Logf("before: %v B/s; real rate in the third second %.0f B/s under a limit of %d", fast["downloadSpeed"], real, limit)
+	for _, r := range rs {
+		// The limit lets a burst through (limitBurst); the speed is
+		// never far above it, and never far below what arrives.
+		if most := int64(real)*2 + limitBurst; r.speed > most {
+			t.Errorf("%s after the limit: downloadSpeed %d B/s while %.0f B/s arrive (at most %d expected)", r.at.Round(time.Millisecond), r.speed, real, most)
+		}
+		if least := int64(real) / 2; r.speed < least {
+			t.Errorf("%s after the limit: downloadSpeed %d B/s while %.0f B/s arrive (at least %d expected)", r.at.Round(time.Millisecond), r.speed, real, least)
+		}
+	}
+	if most := float64(limit + limitBurst); real > most {
+		t.Errorf("%.0f B/s arrived under a limit of %d B/s", real, limit)
+	}
+}
