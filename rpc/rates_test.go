@@ -124,3 +124,48 @@ func TestDownloadSpeedFollowsTheRealRate(t *testing.T) {
 		t.Errorf("%.0f B/s arrived under a limit of %d B/s", real, limit)
 	}
 }
+
+// Paused means no more bytes: once aria2.pause (or forcePause) has
+// answered, tellStatus says paused and completedLength stays where it is,
+// and the mirror soon sends nothing more. The status said paused at once
+// while the runner went on downloading until its next look at the queue
+// (up to a second), and completedLength went from the queue's last
+// record to what had arrived meanwhile.
+func TestPausedMeansNoMoreBytes(t *testing.T) {
+	t.Parallel()
+	for _, method := range []string{"aria2.pause", "aria2.forcePause"} {
+		t.Run(method, func(t *testing.T) {
+			t.Parallel()
+			b := newDaemon(t, Options{})
+			m := mirrortest.New(t, mirrortest.Bytes(48<<20, 7), mirrortest.Rate(4<<20))
+			gid := b.call(t, "aria2.addUri", []string{m.URL()}).(string)
+			before := b.waitFor(t, gid, "a megabyte", func(st map[string]any) bool {
+				return number(t, st, "completedLength") >= 1<<20
+			})
+			asked := time.Now()
+			if res := b.call(t, method, gid); res != gid {
+				t.Fatalf("%s answered %v", method, res)
+			}
+			paused := time.Now()
+			var first map[string]any
+			var served int64
+			for time.Since(paused) < 1500*time.Millisecond {
+				st := b.call(t, "aria2.tellStatus", gid, []string{"status", "completedLength"}).(map[string]any)
+				if first == nil {
+					first = st
+				}
+				if st["status"] != "paused" || st["completedLength"] != first["completedLength"] {
+					t.Errorf("%s after %s: %v; the first answer was %v", time.Since(paused).Round(time.Millisecond), method, st, first)
+				}
+				if served == 0 && time.Since(paused) > 500*time.Millisecond {
+					served = m.BytesServed()
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if now := m.BytesServed(); now != served {
+				t.Errorf("the mirror served %d bytes from half a second after the pause to a second later", now-served)
+			}
+			t.Logf("%v bytes before the pause, %v after it; it answered in %s", before["completedLength"], first, paused.Sub(asked).Round(time.Millisecond))
+		})
+	}
+}

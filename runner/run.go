@@ -107,6 +107,8 @@ type Runner struct {
 	seen    queue.Settings // the settings last applied to Client
 	hasSeen bool
 	batch   *queue.JournalBatch
+	look    chan struct{}           // closed to make the runs look now (letgo.go)
+	runs    map[int64]chan struct{} // job → closed when its run has ended
 
 	progressMu sync.Mutex // one Progress call at a time
 	after      actions    // when-done actions under way (whendone.go)
@@ -399,6 +401,7 @@ func (r *Runner) RunJob(ctx context.Context, id int64) error {
 		return fmt.Errorf("run job %d: %w: it is %s", id, queue.ErrState, s)
 	}
 	j.State = queue.Running
+	defer r.startRun(id)()
 	return r.settle(ctx, j, r.run(ctx, j))
 }
 
@@ -533,7 +536,7 @@ func (jr *jobRun) runFiles(ctx context.Context, todo []queue.File) error {
 	guarded := make(chan struct{})
 	go func() {
 		defer close(guarded)
-		guard(ctx, func() *queue.Queue { return jr.r.Queue }, func() (int64, bool) { return jr.j.ID, true }, cancel)
+		guard(ctx, func() *queue.Queue { return jr.r.Queue }, func() (int64, bool) { return jr.j.ID, true }, cancel, jr.r.lookNow)
 	}()
 	var (
 		files sync.WaitGroup
@@ -586,27 +589,33 @@ func (jr *jobRun) runFiles(ctx context.Context, todo []queue.File) error {
 // guard stops a job's files when the job is paused or removed elsewhere
 // (the window, another braid command), checking once a poll interval from
 // when job reports it (a job not yet in the queue is nobody else's to
-// pause); q gives the queue then.
-func guard(ctx context.Context, q func() *queue.Queue, job func() (int64, bool), stop context.CancelCauseFunc) {
+// pause), and at once when the channel look returns is closed (nil: no
+// such channel); q gives the queue then.
+func guard(ctx context.Context, q func() *queue.Queue, job func() (int64, bool), stop context.CancelCauseFunc, look func() <-chan struct{}) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	for {
+		var now <-chan struct{}
+		if look != nil {
+			now = look()
+		}
 		select {
 		case <-ctx.Done():
 			return
+		case <-now:
 		case <-t.C:
-			id, ok := job()
-			if !ok {
-				continue
-			}
-			s, err := q().StateOf(id)
-			if errors.Is(err, queue.ErrNotFound) || (err == nil && s != queue.Running) {
-				stop(errUserPaused)
-				return
-			}
-			// A read that fails (the database busy for a moment) is
-			// retried on the next tick; the download goes on.
 		}
+		id, ok := job()
+		if !ok {
+			continue
+		}
+		s, err := q().StateOf(id)
+		if errors.Is(err, queue.ErrNotFound) || (err == nil && s != queue.Running) {
+			stop(errUserPaused)
+			return
+		}
+		// A read that fails (the database busy for a moment) is retried
+		// on the next tick; the download goes on.
 	}
 }
 
