@@ -57,7 +57,9 @@ const pollInterval = time.Second
 // setting), and each job runs several of its files at once; the Client's
 // connection budget (a total and a per-host cap) holds across all of them.
 // While Run runs it follows the queue's settings: a changed speed or
-// connection limit reaches the running downloads within about a second.
+// connection limit reaches the running downloads within about a second,
+// at once after SettingsChanged, and a download that starts starts under
+// the settings of that moment.
 // Run and RunJob may be called from several goroutines, each on its own
 // jobs; Live may be called from any goroutine meanwhile. Only the queue's
 // owner (Queue.Owner) may run jobs.
