@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,7 +53,8 @@ type download struct {
 	prefix      int             // pieces done from the start without a gap
 	pending     []int           // done pieces not yet synced and journaled
 	unjournaled []int           // synced pieces the journal refused; retried
-	speed       float64         // bytes/s, smoothed
+	speed       float64         // bytes/s over the last speedSpan
+	rates       rateWindow      // what speed is measured from
 	sampled     int64           // total bytes at the last sample
 	lost        []*MirrorError  // why mirrors were dropped
 	perMirror   int             // the Client's per-mirror cap the mirrors have (see trim)
@@ -419,10 +419,12 @@ func (d *download) sample(dt time.Duration) {
 		m.sample(dt, m.conns > 0)
 		total += m.bytes.Load()
 	}
-	inst := float64(total-d.sampled) / dt.Seconds()
+	now := time.Now()
+	if len(d.rates.samples) == 0 {
+		d.rates.add(now.Add(-dt), d.sampled) // where the first span starts
+	}
 	d.sampled = total
-	a := 1 - math.Exp(-dt.Seconds()/rateTau.Seconds())
-	d.speed += a * (inst - d.speed)
+	d.speed = d.rates.add(now, total)
 }
 
 // stillAfter is how long without a byte makes a download's speed 0 in

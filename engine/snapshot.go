@@ -119,8 +119,9 @@ type Snapshot struct {
 	// must still send again before the first byte the file needs: bytes
 	// it read and threw away. Speed counts them; ETA includes them.
 	Skipping int64
-	// Speed is the download rate in bytes per second, smoothed over about
-	// two seconds.
+	// Speed is the download rate in bytes per second: the bytes received
+	// over the last second (speedSpan), so it follows a change of rate
+	// within a second.
 	Speed int64
 	// ETA is the expected time left at the current speed, or -1 when it
 	// cannot be told.
@@ -168,4 +169,41 @@ type MirrorSnapshot struct {
 	Useful  int64
 	Speed   int64 // bytes per second now; 0 when idle
 	Strikes int   // pieces it sent that failed their hash
+}
+
+// speedSpan is the time a download's Speed is measured over: the bytes of
+// the last second, so that a change of rate (a limit set, a mirror lost)
+// shows in full within it, as aria2 clients expect of downloadSpeed, and
+// a display shows no rate that has already ended.
+const speedSpan = time.Second
+
+// rateWindow measures a rate over the last speedSpan from samples of a
+// running total. Its zero value is empty; it is not safe for concurrent
+// use.
+type rateWindow struct {
+	samples []rateSample
+}
+
+type rateSample struct {
+	at    time.Time
+	total int64
+}
+
+// add notes the total at a moment and returns the rate over the last
+// speedSpan in units a second: since the first sample while it is
+// younger than that.
+func (w *rateWindow) add(at time.Time, total int64) float64 {
+	w.samples = append(w.samples, rateSample{at, total})
+	// The oldest sample kept is the newest one at least speedSpan old.
+	drop := 0
+	for drop+1 < len(w.samples) && !w.samples[drop+1].at.After(at.Add(-speedSpan)) {
+		drop++
+	}
+	w.samples = append(w.samples[:0], w.samples[drop:]...)
+	first, last := w.samples[0], w.samples[len(w.samples)-1]
+	dt := last.at.Sub(first.at).Seconds()
+	if dt <= 0 {
+		return 0
+	}
+	return float64(last.total-first.total) / dt
 }

@@ -35,18 +35,30 @@ func newBraid(t testing.TB, o Options) *braid {
 // ends it before the test does (a restart).
 func openBraid(t testing.TB, state, dir string, o Options) *braid {
 	t.Helper()
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &runner.Runner{Queue: q}
+	return startBraid(t, state, dir, o, loopRunner)
+}
+
+// newDaemon is newBraid wired as braid queue run --rpc-listen wires it:
+// a runner.Service keeps the queue running, with its engine client made
+// from the settings, and the server wakes it.
+func newDaemon(t testing.TB, o Options) *braid {
+	t.Helper()
+	return startBraid(t, t.TempDir(), t.TempDir(), o, serveRunner)
+}
+
+// A runs keeps r running the queue until ctx ends, and returns what wakes
+// it and a channel closed once it has stopped.
+type runs func(ctx context.Context, r *runner.Runner) (wake func(), done <-chan struct{})
+
+// loopRunner runs r.Run again whenever woken (a job's failure is recorded
+// in the queue).
+func loopRunner(ctx context.Context, r *runner.Runner) (func(), <-chan struct{}) {
 	wake := make(chan struct{}, 1)
-	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for {
-			_ = r.Run(ctx) // a job's failure is recorded in the queue
+			_ = r.Run(ctx)
 			select {
 			case <-ctx.Done():
 				return
@@ -54,13 +66,36 @@ func openBraid(t testing.TB, state, dir string, o Options) *braid {
 			}
 		}
 	}()
-	b := &braid{q: q, dir: dir, secret: "s3cret-for-tests"}
-	b.dl = &QueueDownloads{Queue: q, Live: r, Wake: func() {
+	return func() {
 		select {
 		case wake <- struct{}{}:
 		default:
 		}
-	}}
+	}, done
+}
+
+// serveRunner keeps r's queue running with a runner.Service.
+func serveRunner(ctx context.Context, r *runner.Runner) (func(), <-chan struct{}) {
+	svc := runner.NewService(r)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		svc.Serve(ctx, true)
+	}()
+	return svc.Wake, done
+}
+
+func startBraid(t testing.TB, state, dir string, o Options, run runs) *braid {
+	t.Helper()
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner.Runner{Queue: q}
+	ctx, cancel := context.WithCancel(context.Background())
+	wake, done := run(ctx, r)
+	b := &braid{q: q, dir: dir, secret: "s3cret-for-tests"}
+	b.dl = &QueueDownloads{Queue: q, Live: r, Wake: wake}
 	b.dl.SetDir(b.dir)
 	if o.Secret == "" {
 		o.Secret = b.secret

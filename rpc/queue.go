@@ -34,6 +34,17 @@ type LiveTorrents interface {
 	LiveTorrent(id int64) (*torrent.Job, bool)
 }
 
+// LetGoers is an optional power of a LiveDownloads: the run of a job
+// just paused in the queue stops now, and LetGo returns once no more
+// bytes arrive for it and its progress is recorded; runner.Runner has it.
+type LetGoers interface {
+	LetGo(ctx context.Context, id int64) error
+}
+
+// letGoWait bounds how long Pause waits for the runner to let go of a
+// job; it takes a few milliseconds, or a piece's write on a slow disk.
+const letGoWait = 5 * time.Second
+
 // JobLimits is an optional power of a LiveDownloads: a job's own speed
 // limit, set in the queue and at once on the job's running downloads;
 // runner.Runner has it.
@@ -291,8 +302,20 @@ func (a *QueueDownloads) started(id int64, o AddOptions) error {
 	return nil
 }
 
-// Pause implements Downloads.
-func (a *QueueDownloads) Pause(id int64) error { return mapErr(a.Queue.Pause(id, "")) }
+// Pause implements Downloads. When Live has LetGoers it returns once the
+// job's run has stopped, so paused means no more bytes, as in aria2 (after
+// letGoWait it returns all the same: the job shows as active until then).
+func (a *QueueDownloads) Pause(id int64) error {
+	if err := a.Queue.Pause(id, ""); err != nil {
+		return mapErr(err)
+	}
+	if l, ok := a.Live.(LetGoers); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), letGoWait)
+		defer cancel()
+		_ = l.LetGo(ctx, id) // a run that takes longer is shown running
+	}
+	return nil
+}
 
 // Unpause implements Downloads.
 func (a *QueueDownloads) Unpause(id int64) error {
@@ -407,10 +430,14 @@ func (a *QueueDownloads) job(j queue.Job, want Want) (Job, error) {
 	}
 	var snap *engine.Snapshot
 	var tor *torrent.Snapshot
-	if a.Live != nil && j.State == queue.Running {
+	if a.Live != nil && (j.State == queue.Running || j.State == queue.Paused) {
 		if dl, ok := a.Live.Live(j.ID); ok {
 			s := dl.Snapshot()
 			snap = &s
+			// Paused in the queue, and its bytes still arriving until the
+			// runner lets go: active until then, so that paused means no
+			// more bytes.
+			v.State = Active
 		}
 	}
 	if lt, ok := a.Live.(LiveTorrents); ok && snap == nil {
@@ -635,6 +662,13 @@ func perServer(s queue.Settings) int {
 	return min(mirror, host)
 }
 
+// SettingsFollowers is an optional power of a LiveDownloads: it applies
+// the queue's settings to the downloads running now at once, rather than
+// at its next look; runner.Runner has it.
+type SettingsFollowers interface {
+	SettingsChanged()
+}
+
 // TorrentClients is an optional power of a LiveDownloads: the BitTorrent
 // client its torrents run in, made on first use; runner.Runner has it.
 type TorrentClients interface {
@@ -642,8 +676,10 @@ type TorrentClients interface {
 }
 
 // SetGlobalOptions implements Downloads: the queue's settings, which a
-// running runner follows within about a second (the upload limit at once
-// when Live has a TorrentClients). A new dir lasts for this process, as
+// running runner follows at once when Live has SettingsFollowers (so a
+// new limit holds from the next byte, for the downloads running and the
+// ones to come), else within about a second; the upload limit at once
+// when Live has TorrentClients. A new dir lasts for this process, as
 // in aria2: it replaces the folder SetDir gave, and the download folder
 // the window and the command line keep in the settings stays the user's.
 // max-connection-per-server sets the connections to one mirror of a
@@ -676,6 +712,9 @@ func (a *QueueDownloads) SetGlobalOptions(o GlobalOptions) error {
 	})
 	if err != nil {
 		return err
+	}
+	if f, ok := a.Live.(SettingsFollowers); ok {
+		f.SettingsChanged()
 	}
 	if o.MaxOverallUpload == old.MaxOverallUpload && o.SeedRatio == old.SeedRatio && o.SeedTime == old.SeedTime {
 		return nil

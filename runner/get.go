@@ -236,7 +236,7 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 			defer close(guarded)
 			// As a queue run's guard: a pause or remove from elsewhere
 			// stops the source's files.
-			guard(ctx, g.st.open, job.known, stop)
+			guard(ctx, g.st.open, job.known, stop, nil)
 		}()
 	}
 	runEach(ctx, len(reqs), g.Client.FilesAtOnce(), func(i int) {

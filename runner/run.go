@@ -57,7 +57,9 @@ const pollInterval = time.Second
 // setting), and each job runs several of its files at once; the Client's
 // connection budget (a total and a per-host cap) holds across all of them.
 // While Run runs it follows the queue's settings: a changed speed or
-// connection limit reaches the running downloads within about a second.
+// connection limit reaches the running downloads within about a second,
+// at once after SettingsChanged, and a download that starts starts under
+// the settings of that moment.
 // Run and RunJob may be called from several goroutines, each on its own
 // jobs; Live may be called from any goroutine meanwhile. Only the queue's
 // owner (Queue.Owner) may run jobs.
@@ -107,6 +109,8 @@ type Runner struct {
 	seen    queue.Settings // the settings last applied to Client
 	hasSeen bool
 	batch   *queue.JournalBatch
+	look    chan struct{}           // closed to make the runs look now (letgo.go)
+	runs    map[int64]chan struct{} // job → closed when its run has ended
 
 	progressMu sync.Mutex // one Progress call at a time
 	after      actions    // when-done actions under way (whendone.go)
@@ -176,6 +180,15 @@ func (r *Runner) UseClient(c *engine.Client) {
 	r.Client, r.hasSeen = c, false
 }
 
+// useClient is UseClient for a client made from the settings made: the
+// settings changed since then are applied to it when the next download
+// starts (client), not taken for its own.
+func (r *Runner) useClient(c *engine.Client, made queue.Settings) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Client, r.seen, r.hasSeen = c, made, true
+}
+
 // ClientNow is the Client the runner downloads with now; nil before it
 // made or was given one. Safe for concurrent use.
 func (r *Runner) ClientNow() *engine.Client {
@@ -184,20 +197,24 @@ func (r *Runner) ClientNow() *engine.Client {
 	return r.Client
 }
 
-// client is the Client to download with.
+// client is the Client to download with, the settings changed since the
+// last look applied to it first (follow), so that a download starting now
+// starts under the limits in force rather than a second later.
 func (r *Runner) client() (*engine.Client, error) {
+	s, err := settingsInForce(r.Queue)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.Client == nil || !r.hasSeen {
-		s, err := r.Queue.Settings()
-		if err != nil {
-			return nil, err
+	if err != nil {
+		if r.Client != nil {
+			return r.Client, nil // the read is tried again at the next look
 		}
-		if r.Client == nil {
-			r.Client = NewClient(s)
-		}
+		return nil, err
+	}
+	if r.Client == nil {
+		r.Client = NewClient(s)
 		r.seen, r.hasSeen = s, true
 	}
+	r.applyLocked(s)
 	return r.Client, nil
 }
 
@@ -257,16 +274,32 @@ func (r *Runner) follow() {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.applyLocked(s)
+}
+
+// applyLocked applies the settings s in force now, where they differ from
+// the last ones seen, to the Client and to the number of jobs at once.
+// The first settings seen are the Client's own. Called with r.mu held.
+func (r *Runner) applyLocked(s queue.Settings) {
 	if !r.hasSeen {
 		r.seen, r.hasSeen = s, true
 		return
 	}
-	applyChanges(r.Client, r.seen, s)
+	if r.Client != nil {
+		applyChanges(r.Client, r.seen, s)
+	}
 	if s.Jobs != r.seen.Jobs {
 		r.jobs = s.Jobs
 	}
 	r.seen = s
 }
+
+// SettingsChanged applies the queue's settings to the Client and the jobs
+// running now, at once rather than at the runner's next look (about a
+// second later): for a face that has just changed them in this process,
+// so a lowered speed limit holds from that moment. Safe for concurrent
+// use.
+func (r *Runner) SettingsChanged() { r.follow() }
 
 func (r *Runner) jobsAtOnce() int {
 	r.mu.Lock()
@@ -370,6 +403,7 @@ func (r *Runner) RunJob(ctx context.Context, id int64) error {
 		return fmt.Errorf("run job %d: %w: it is %s", id, queue.ErrState, s)
 	}
 	j.State = queue.Running
+	defer r.startRun(id)()
 	return r.settle(ctx, j, r.run(ctx, j))
 }
 
@@ -504,7 +538,7 @@ func (jr *jobRun) runFiles(ctx context.Context, todo []queue.File) error {
 	guarded := make(chan struct{})
 	go func() {
 		defer close(guarded)
-		guard(ctx, func() *queue.Queue { return jr.r.Queue }, func() (int64, bool) { return jr.j.ID, true }, cancel)
+		guard(ctx, func() *queue.Queue { return jr.r.Queue }, func() (int64, bool) { return jr.j.ID, true }, cancel, jr.r.lookNow)
 	}()
 	var (
 		files sync.WaitGroup
@@ -557,27 +591,33 @@ func (jr *jobRun) runFiles(ctx context.Context, todo []queue.File) error {
 // guard stops a job's files when the job is paused or removed elsewhere
 // (the window, another braid command), checking once a poll interval from
 // when job reports it (a job not yet in the queue is nobody else's to
-// pause); q gives the queue then.
-func guard(ctx context.Context, q func() *queue.Queue, job func() (int64, bool), stop context.CancelCauseFunc) {
+// pause), and at once when the channel look returns is closed (nil: no
+// such channel); q gives the queue then.
+func guard(ctx context.Context, q func() *queue.Queue, job func() (int64, bool), stop context.CancelCauseFunc, look func() <-chan struct{}) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	for {
+		var now <-chan struct{}
+		if look != nil {
+			now = look()
+		}
 		select {
 		case <-ctx.Done():
 			return
+		case <-now:
 		case <-t.C:
-			id, ok := job()
-			if !ok {
-				continue
-			}
-			s, err := q().StateOf(id)
-			if errors.Is(err, queue.ErrNotFound) || (err == nil && s != queue.Running) {
-				stop(errUserPaused)
-				return
-			}
-			// A read that fails (the database busy for a moment) is
-			// retried on the next tick; the download goes on.
 		}
+		id, ok := job()
+		if !ok {
+			continue
+		}
+		s, err := q().StateOf(id)
+		if errors.Is(err, queue.ErrNotFound) || (err == nil && s != queue.Running) {
+			stop(errUserPaused)
+			return
+		}
+		// A read that fails (the database busy for a moment) is retried
+		// on the next tick; the download goes on.
 	}
 }
 

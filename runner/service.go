@@ -51,7 +51,10 @@ type Service struct {
 
 	mu     sync.Mutex
 	client *engine.Client // for the next run; nil: make one
-	stop   func()         // yields the run under way; nil between runs
+	// made are the settings client was made from; nil when it was given
+	// (UseClient) or made without them.
+	made *queue.Settings
+	stop func() // yields the run under way; nil between runs
 }
 
 // NewService returns a service that keeps r's queue running.
@@ -135,7 +138,15 @@ func (s *Service) runOnce(ctx context.Context) (again bool, err error) {
 	run, stop := s.scheduledRun(ctx)
 	defer stop()
 	s.mu.Lock()
-	r.UseClient(s.clientLocked())
+	// A client made for an earlier run is given with the settings it was
+	// made from, so the runner applies what changed since before a
+	// download starts (a limit set between runs holds from its first
+	// byte).
+	if c := s.clientLocked(); s.made != nil {
+		r.useClient(c, *s.made)
+	} else {
+		r.UseClient(c)
+	}
 	s.stop = stop
 	s.mu.Unlock()
 	r.RequireSignature, _ = r.Queue.RequireSignature() // unreadable: not required, as by default
@@ -229,7 +240,7 @@ func (s *Service) Client() *engine.Client {
 func (s *Service) UseClient(c *engine.Client) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.client = c
+	s.client, s.made = c, nil
 }
 
 func (s *Service) clientLocked() *engine.Client {
@@ -237,8 +248,9 @@ func (s *Service) clientLocked() *engine.Client {
 		return s.client
 	}
 	c := &engine.Client{}
+	s.made = nil
 	if st, err := settingsInForce(s.Runner.Queue); err == nil {
-		c = NewClient(st)
+		c, s.made = NewClient(st), &st
 	}
 	if s.MaxConns > 0 {
 		c.MaxConns = s.MaxConns

@@ -374,6 +374,19 @@ func (r *Runner) runTorrent(ctx context.Context, j queue.Job, src metalink.MetaU
 		}
 	}()
 
+	// letGo stops the torrent when the queue no longer has the job
+	// running (paused or removed elsewhere), keeping its bytes.
+	letGo := func() bool {
+		s, err := q.StateOf(j.ID)
+		if errors.Is(err, queue.ErrNotFound) || (err == nil && s != queue.Running) {
+			tj.Stop()
+			if err == nil {
+				keepTorrentBytes(q, j.ID, tj.Snapshot())
+			}
+			return true
+		}
+		return false
+	}
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 loop:
@@ -393,18 +406,17 @@ loop:
 			tj.Stop()
 			keepTorrentBytes(q, j.ID, tj.Snapshot())
 			return ctx.Err()
+		case <-r.lookNow(): // a face paused a job here (LetGo)
+			if letGo() {
+				return errUserPaused
+			}
 		case <-tick.C:
 			r.progress(j, tj.Snapshot().Snapshot)
 			if err := keepInfo(tj); err != nil {
 				tj.Stop()
 				return err
 			}
-			s, err := q.StateOf(j.ID)
-			if errors.Is(err, queue.ErrNotFound) || (err == nil && s != queue.Running) {
-				tj.Stop()
-				if err == nil {
-					keepTorrentBytes(q, j.ID, tj.Snapshot())
-				}
+			if letGo() {
 				return errUserPaused
 			}
 		}

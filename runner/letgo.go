@@ -1,0 +1,72 @@
+package runner
+
+import "context"
+
+// A job paused or removed in the queue is stopped by its run's guard,
+// which reads the job's state once a poll interval: the bytes go on
+// arriving for up to a second. A face that paused the job in this process
+// need not wait for that: LetGo makes every guard look now, and waits
+// for the run to end.
+
+// lookNow is closed when the runs are to read their jobs' states in the
+// queue at once (LetGo); each look takes the channel anew.
+func (r *Runner) lookNow() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.look == nil {
+		r.look = make(chan struct{})
+	}
+	return r.look
+}
+
+// lookAll makes every run read its job's state now.
+func (r *Runner) lookAll() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.look != nil {
+		close(r.look)
+		r.look = nil
+	}
+}
+
+// startRun notes that a run of job id is under way, until the function
+// it returns is called, once the run has ended and its end is recorded.
+func (r *Runner) startRun(id int64) (ended func()) {
+	done := make(chan struct{})
+	r.mu.Lock()
+	if r.runs == nil {
+		r.runs = map[int64]chan struct{}{}
+	}
+	r.runs[id] = done
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		if r.runs[id] == done {
+			delete(r.runs, id)
+		}
+		r.mu.Unlock()
+		close(done)
+	}
+}
+
+// LetGo stops the run of job id, which was just paused or removed in the
+// queue, now rather than at its next look at the queue, and returns once
+// the run has ended: no more bytes arrive for the job, and what it kept
+// is in the queue's record. It returns at once when this runner does not
+// run the job, and ctx's error when ctx ends first (a job the queue still
+// has running goes on). Safe for concurrent use.
+func (r *Runner) LetGo(ctx context.Context, id int64) error {
+	r.mu.Lock()
+	done, ok := r.runs[id]
+	r.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	r.lookAll()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
