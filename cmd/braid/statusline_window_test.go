@@ -77,7 +77,11 @@ func statusLineWhole(t *testing.T, locale, waiting string, wrapped bool) {
 	warn := ui.NewTheme().Color(theme.ColorNameWarning, theme.VariantLight)
 	var img image.Image
 	var rowBand, head [2]int
-	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(300 * time.Millisecond) {
+	// The line ends with the time to the next try, which counts down and
+	// grows as the tries back off ("in 9 s", "in 1 min 4 s"): the German
+	// line is longer than the pane for most of them, not for all, so the
+	// screen is read until the line is drawn as expected or 30 s pass.
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(300 * time.Millisecond) {
 		img = screen(ctx, t, env)
 		b := img.Bounds()
 		// The row's State cell, right of its progress bar (the state
@@ -88,7 +92,9 @@ func statusLineWhole(t *testing.T, locale, waiting string, wrapped bool) {
 		hb := bands(row.y+16, b.Max.Y*3/4, 9, func(y int) bool { return nearColor(img, b.Min.X, b.Max.X, y, warn) })
 		if len(rb) > 0 && len(hb) > 0 {
 			rowBand, head = rb[0], hb[0]
-			break
+			if two := head[1]-head[0] >= (rowBand[1]-rowBand[0])*17/10; two == wrapped {
+				break
+			}
 		}
 	}
 	lang := "en"
