@@ -70,7 +70,9 @@ func TestWindowListsALinkThatFails(t *testing.T) {
 		t.Fatalf("%s: the job of %s: listed %v, %+v; want failed, with a note\n%s\n%s", how, link, found, j, texts(), out.String())
 	}
 
-	base := strings.Count(texts(), "Add URL") // a button says it too
+	// The window is drawn (its toolbar's Add URL) before it takes keys.
+	waitWindowText(ctx, t, env, r.dump, &out, 60*time.Second, "unreadlink-", "the window", "Add URL")
+	base := strings.Count(texts(), "Add URL") // the toolbar says it too
 	xdo("windowfocus", "--sync", wid)
 	xdo("key", "ctrl+n")
 	for end := time.Now().Add(30 * time.Second); strings.Count(texts(), "Add URL") <= base && time.Now().Before(end); {
