@@ -311,9 +311,9 @@ func (d *download) initPieces(size int64) {
 func (d *download) markDone(b *piece.Bitfield, trusted bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.trusted = d.trusted || trusted && b.Count() > 0
 	for i := range d.pieces {
 		if b.Has(i) {
-			d.trusted = d.trusted || trusted
 			d.pieces[i] = PieceDone
 			_, n := d.plan.Bounds(i)
 			d.done++

@@ -89,15 +89,15 @@ func (d *download) pieceIsWhole() bool {
 // that reading it back for the whole-file hash would only repeat them
 // (DESIGN, "The engine's contract"; BitTorrent's rule, and aria2's): they
 // are sha-256 or stronger and at least as strong as the whole-file hash
-// (piece.Covers), they cover every byte, each piece is checked in this
+// (piece.Covers), they cover every byte (a plan has hashes only when it
+// has one for each piece), each piece is checked in this
 // run (none taken on the journal's word from an earlier one, whose bytes
 // a crash may have changed since), and no signature is published, whose
 // check the whole-file pass still goes with.
 func (d *download) piecesSuffice() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.plan.Verifiable() && d.plan.Size == d.size && piece.Covers(d.plan.Type, d.whole.Type) &&
-		!d.trusted && d.file.Signature == nil
+	return d.plan.Verifiable() && piece.Covers(d.plan.Type, d.whole.Type) && !d.trusted && d.file.Signature == nil
 }
 
 // awaitPieces returns, once every piece has passed its check, the
