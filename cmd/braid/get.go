@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"braid/engine"
@@ -77,8 +79,18 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// openQueue opens get's queue; tests make it slow or fail.
-var openQueue = queue.Open
+// openQueue opens get's queue in the state folder dir, through the hook
+// a test set for that folder, if any.
+func openQueue(dir string) (*queue.Queue, error) {
+	if hook, ok := queueOpenHooks.Load(filepath.Clean(dir)); ok {
+		return hook.(func(string) (*queue.Queue, error))(dir)
+	}
+	return queue.Open(dir)
+}
+
+// queueOpenHooks holds tests' slow or failing opens, by state folder: tests
+// that run side by side each hook only their own folder.
+var queueOpenHooks sync.Map
 
 const getUsage = `Usage: braid get [flags] SOURCE...
 

@@ -170,26 +170,28 @@ func waitServed(m *mirrortest.Mirror, want int64, within time.Duration) int64 {
 	return m.BytesServed()
 }
 
-// slowQueueOpen makes get's queue open wait for release, then end with
-// fail (nil: the real open), for the rest of the test.
-func slowQueueOpen(t *testing.T, fail error) (release func()) {
+// slowQueueOpen makes the open of get's queue in the state folder wait
+// for release, then end with fail (nil: the real open), until fixed is
+// called or the test ends.
+func slowQueueOpen(t *testing.T, state string, fail error) (release, fixed func()) {
 	t.Helper()
 	ch := make(chan struct{})
-	real := openQueue
-	openQueue = func(dir string) (*queue.Queue, error) {
+	key := filepath.Clean(state)
+	queueOpenHooks.Store(key, func(dir string) (*queue.Queue, error) {
 		<-ch
 		if fail != nil {
 			return nil, fail
 		}
-		return real(dir)
-	}
+		return queue.Open(dir)
+	})
 	var once sync.Once
 	release = func() { once.Do(func() { close(ch) }) }
-	t.Cleanup(func() {
+	fixed = func() {
 		release()
-		openQueue = real
-	})
-	return release
+		queueOpenHooks.Delete(key)
+	}
+	t.Cleanup(fixed)
+	return release, fixed
 }
 
 // In a state folder that holds no queue yet, nothing can be resumed, so
@@ -205,7 +207,7 @@ func TestGetFreshStateStartsBeforeOpen(t *testing.T) {
 	meta := filepath.Join(src, "fresh.meta4")
 	const files = 3
 	writeManyMeta4(t, meta, "f", files, data, m.URL())
-	release := slowQueueOpen(t, nil)
+	release, _ := slowQueueOpen(t, state, nil)
 
 	var stdout, stderr bytes.Buffer
 	ended := make(chan int, 1)
@@ -299,7 +301,7 @@ func TestGetStateOpenFails(t *testing.T) {
 		}
 		out := t.TempDir()
 		state := filepath.Join(t.TempDir(), "state")
-		release := slowQueueOpen(t, errors.New("disk on fire"))
+		release, fixed := slowQueueOpen(t, state, errors.New("disk on fire"))
 		var stdout, stderr bytes.Buffer
 		ended := make(chan int, 1)
 		go func() {
@@ -318,7 +320,7 @@ func TestGetStateOpenFails(t *testing.T) {
 			t.Fatalf("the mirror served %d bytes before the state failed; the test needs some, not all", first)
 		}
 
-		openQueue = queue.Open // the disk is fixed
+		fixed() // the disk is fixed
 		stdout.Reset()
 		stderr.Reset()
 		if code := cmdGet(t.Context(), []string{"--state", state, "-d", out, meta}, &stdout, &stderr); code != 0 {
