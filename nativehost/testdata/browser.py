@@ -26,6 +26,15 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
+
+def row_texts(driver):
+    """The popup's download rows' texts, read in one step in the page: the
+    popup redraws its list as it polls, so an element found a moment
+    before may be gone when its text is asked."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('li.download'), r => r.innerText);")
+
+
 chromium, chromedriver, ext, user_data, site, ext_id, downloads = sys.argv[1:8]
 rpc_url, rpc_secret = (sys.argv[8:10] + ["", ""])[:2]
 
@@ -77,7 +86,7 @@ try:
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "li.download"))
     except Exception:
         pass
-    out["rows"] = [r.text for r in driver.find_elements(By.CSS_SELECTOR, "li.download")]
+    out["rows"] = row_texts(driver)
 
     if rpc_url:
         print(json.dumps(out))
@@ -117,7 +126,7 @@ try:
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "li.download"))
     except Exception:
         pass
-    out["captured_rows"] = [r.text for r in driver.find_elements(By.CSS_SELECTOR, "li.download")]
+    out["captured_rows"] = row_texts(driver)
 finally:
     driver.quit()
 if not rpc_url:
