@@ -130,10 +130,13 @@ func pauseInsidePieces(t *testing.T, data []byte, plan piece.Plan, stop func(*qu
 	// The runner notices a pause on its next poll of the queue
 	// (pollInterval, a second), later on a loaded machine; the bytes
 	// that go on flowing meanwhile must not finish the file, or no
-	// piece is left in flight. At 1 MiB/s a mirror, pausing at a
-	// quarter leaves the download more than 3 s.
+	// piece is left in flight. At 800 KiB/s a mirror, pausing at a
+	// quarter leaves the download more than 4 s. A mirror takes 1.28 s
+	// for a 1 MiB piece, not the poll's whole second: at 1 MiB/s the
+	// polls fell on the pieces' ends, and a loaded machine paused
+	// between pieces three times running.
 	for i := range 2 {
-		ms = append(ms, mirrortest.New(t, data, mirrortest.Rate(1<<20), mirrortest.Addr([]string{"127.0.0.2", "127.0.0.3"}[i])))
+		ms = append(ms, mirrortest.New(t, data, mirrortest.Rate(800<<10), mirrortest.Addr([]string{"127.0.0.2", "127.0.0.3"}[i])))
 	}
 	f := metalink.File{Name: "plain.bin", Size: int64(len(data))}
 	for i, m := range ms {
