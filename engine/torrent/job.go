@@ -385,6 +385,7 @@ func (j *Job) download(ctx context.Context, cl *torrent.Client) error {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	stall := newReplanner(t, ts)
+	idle := newIdleWatch(t, j.req.Limiter, j.c.down)
 	for !j.allFinished() {
 		var now time.Time
 		select {
@@ -405,6 +406,7 @@ func (j *Job) download(ctx context.Context, cl *torrent.Client) error {
 		j.held = held
 		j.mu.Unlock()
 		stall.check(now)
+		idle.check(now)
 	}
 	if j.req.SeedRatio > 0 || j.req.SeedTime > 0 {
 		// Before Complete, so whoever it wakes sees the job seeding.
