@@ -192,8 +192,13 @@ func (d *download) run(ctx context.Context) (err error) {
 	}
 
 	logged, partial := d.readPieceLog(d.req.Done)
-	trusted := d.req.Done != nil // a salvage reads each piece back and checks it
-	if d.req.Done == nil && len(logged) == 0 {
+	// Pieces the journal names are taken on its word; a salvage reads
+	// each piece back and checks it. A journal that names no piece says
+	// nothing of the .part (its pieces may have been written by a run
+	// that ended before it recorded them): the .part is salvaged, not
+	// emptied.
+	trusted := d.req.Done != nil && d.req.Done.Count() > 0
+	if !trusted && len(logged) == 0 {
 		d.req.Done = d.salvage(ctx)
 	}
 	journaled := d.req.Done != nil && d.req.Done.Len() == d.plan.Count() && d.req.Done.Count() > 0

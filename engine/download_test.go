@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"braid/engine/mirrortest"
+	"braid/engine/piece"
 	"braid/internal/testkit"
 )
 
@@ -75,25 +76,40 @@ func TestEmptyAndUnhashed(t *testing.T) {
 	}
 }
 
+// A .part whose pieces no record names (a run that kept no journal, or
+// whose journal names no piece yet) is checked against the piece hashes,
+// and its good pieces are kept, never truncated away.
 func TestSalvagePart(t *testing.T) {
 	t.Parallel()
 	const pl = 64 << 10
 	data := testkit.Data(1<<20 + 10)
-	dir := t.TempDir()
-	// A .part from a run that kept no journal: the first half is right.
-	part := make([]byte, len(data))
-	copy(part, data[:len(data)/2])
-	if err := os.WriteFile(filepath.Join(dir, "f.bin.part"), part, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m := mirrortest.New(t, data)
-	if _, err := get(t, &Client{}, &Request{Dir: dir, File: fileFor("f.bin", data, pl, m.URL())}); err != nil {
-		t.Fatal(err)
-	}
-	wantFile(t, dir, "f.bin", data)
-	good := int64(len(data)/2) / pl * pl
-	if served := m.BytesServed(); served != int64(len(data))-good {
-		t.Fatalf("served %d bytes, want only the %d not in the .part", served, int64(len(data))-good)
+	count := (len(data) + pl - 1) / pl
+	for _, tc := range []struct {
+		name string
+		done *piece.Bitfield
+	}{
+		{"no journal", nil},
+		{"a journal that names no piece", piece.NewBitfield(count)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			// The first half is right.
+			part := make([]byte, len(data))
+			copy(part, data[:len(data)/2])
+			if err := os.WriteFile(filepath.Join(dir, "f.bin.part"), part, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			m := mirrortest.New(t, data)
+			if _, err := get(t, &Client{}, &Request{Dir: dir, File: fileFor("f.bin", data, pl, m.URL()), Done: tc.done}); err != nil {
+				t.Fatal(err)
+			}
+			wantFile(t, dir, "f.bin", data)
+			good := int64(len(data)/2) / pl * pl
+			if served := m.BytesServed(); served != int64(len(data))-good {
+				t.Fatalf("served %d bytes, want only the %d not in the .part", served, int64(len(data))-good)
+			}
+		})
 	}
 }
 
