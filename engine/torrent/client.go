@@ -63,6 +63,9 @@ type Config struct {
 	// dhtNodes, when set, replaces the DHT's bootstrap nodes (tests: a
 	// DHT that reaches nobody, as offline, without leaving loopback).
 	dhtNodes dht.StartingNodesGetter
+	// idleDrop, when set, replaces idleDrop (tests: a stall met in
+	// seconds).
+	idleDrop time.Duration
 }
 
 // Client is the app's one BitTorrent client. It starts with the first

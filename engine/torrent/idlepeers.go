@@ -19,7 +19,9 @@ import (
 //
 // So when a torrent has received nothing useful for idleDrop while
 // pieces it wants are missing, its connections to peers that hold some
-// of those pieces and sent nothing in that time are closed. A direct peer
+// of those pieces and sent not a byte in that time are closed. A peer
+// that sends, however slowly (a chunk may take longer than idleDrop at a
+// few hundred bytes a second), is kept. A direct peer
 // is dialed again by keepDirectPeers, others come back through the
 // trackers and the DHT; a fresh connection starts with no request held.
 
@@ -33,15 +35,27 @@ const idleLookEvery = time.Second
 
 type idleWatch struct {
 	t      *torrent.Torrent
+	after  time.Duration     // idleDrop, or a test's
 	limits []*engine.Limiter // a rate this low may leave a peer quiet for idleDrop
 	look   time.Time         // the last look
 	useful int64             // the torrent's useful bytes at the last change
 	since  time.Time         // when useful last changed, or the last drop
-	chunks map[*torrent.PeerConn]int64
+	conns  map[*torrent.PeerConn]heard
 }
 
-func newIdleWatch(t *torrent.Torrent, limits ...*engine.Limiter) *idleWatch {
-	return &idleWatch{t: t, limits: limits, chunks: map[*torrent.PeerConn]int64{}}
+// heard is what a connection had sent at a look, and since when.
+type heard struct {
+	read  int64     // bytes read from it
+	since time.Time // when read last changed, or the connection was first seen
+}
+
+// newIdleWatch watches t; after is how long a stall lasts before idle
+// connections close (0: idleDrop).
+func newIdleWatch(t *torrent.Torrent, after time.Duration, limits ...*engine.Limiter) *idleWatch {
+	if after <= 0 {
+		after = idleDrop
+	}
+	return &idleWatch{t: t, after: after, limits: limits, conns: map[*torrent.PeerConn]heard{}}
 }
 
 // slowLimit is the download limit under which a peer may rightly send
@@ -55,34 +69,42 @@ func (w *idleWatch) check(now time.Time) {
 		return
 	}
 	w.look = now
+	conns := w.t.PeerConns()
+	w.listen(conns, now)
 	stats := w.t.Stats()
 	useful := stats.BytesReadUsefulData.Int64()
 	if useful != w.useful || w.since.IsZero() || w.limited() || w.t.BytesMissing() == 0 {
 		w.useful, w.since = useful, now
-		w.remember()
 		return
 	}
-	if now.Sub(w.since) < idleDrop {
+	if now.Sub(w.since) < w.after {
 		return
 	}
 	w.since = now
-	for _, pc := range w.t.PeerConns() {
-		read, seen := w.chunks[pc]
-		st := pc.Stats()
-		if !seen || st.ChunksRead.Int64() != read || !w.holdsWanted(pc) {
-			continue // new since the last look, or gave something, or has nothing we want
+	for _, pc := range conns {
+		if now.Sub(w.conns[pc].since) < w.after || !w.holdsWanted(pc) {
+			continue // it sent something lately, or has nothing we want
 		}
 		_ = pc.Close() // it always returns nil
+		delete(w.conns, pc)
 	}
-	w.remember()
 }
 
-// remember notes each connection's chunks read so far.
-func (w *idleWatch) remember() {
-	clear(w.chunks)
-	for _, pc := range w.t.PeerConns() {
+// listen notes what each connection has sent, and forgets those gone.
+func (w *idleWatch) listen(conns []*torrent.PeerConn, now time.Time) {
+	live := make(map[*torrent.PeerConn]bool, len(conns))
+	for _, pc := range conns {
+		live[pc] = true
 		st := pc.Stats()
-		w.chunks[pc] = st.ChunksRead.Int64()
+		read := st.BytesRead.Int64()
+		if h, ok := w.conns[pc]; !ok || h.read != read {
+			w.conns[pc] = heard{read: read, since: now}
+		}
+	}
+	for pc := range w.conns {
+		if !live[pc] {
+			delete(w.conns, pc)
+		}
 	}
 }
 

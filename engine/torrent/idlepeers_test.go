@@ -48,11 +48,11 @@ func TestIdlePeerDropped(t *testing.T) {
 	spec.Peers = []string{ln.Addr().String()}
 	dest := t.TempDir()
 	// Without the idle watch the download waits for ever; with it, it
-	// ends about idleDrop and one redial after the hold.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*idleDrop+redialEvery+10*time.Second)
+	// ends about testIdleDrop and one redial after the hold.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*testIdleDrop+redialEvery+20*time.Second)
 	defer cancel()
 	start := time.Now()
-	j, err := newTestClient(t).Start(ctx, &Request{Dir: dest, Spec: spec})
+	j, err := idleClient(t).Start(ctx, &Request{Dir: dest, Spec: spec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +64,100 @@ func TestIdlePeerDropped(t *testing.T) {
 	}
 	sameFile(t, dest, "held.bin", data)
 	t.Logf("done after %s over %d connections", time.Since(start).Round(time.Second), conns.Load())
+}
+
+// TestSlowPeerKept: a peer that sends, however slowly, is not closed as
+// idle, though at 300 bytes a second no chunk of 16 KiB arrives within
+// the stall's wait. The gate in front of the seeder passes its bytes at
+// that pace for three waits, then at full speed; the download ends over
+// the one connection.
+func TestSlowPeerKept(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	data := randomBytes(t, 20*testPieceLen+77)
+	mi := makeTorrent(t, src, "slow.bin", []testFile{{Path: "", Data: data}})
+	seed := seeder(t, src, mi)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	slowUntil := time.Now().Add(3 * testIdleDrop)
+	var conns atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			go passSlowly(c, seed, 300, slowUntil)
+		}
+	}()
+
+	spec := specOf(t, mi)
+	spec.Peers = []string{ln.Addr().String()}
+	dest := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*testIdleDrop+redialEvery+20*time.Second)
+	defer cancel()
+	j, err := idleClient(t).Start(ctx, &Request{Dir: dest, Spec: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Err(); err != nil {
+		t.Fatalf("the download through a slow peer: %v (%d connections)", err, conns.Load())
+	}
+	if time.Now().Before(slowUntil) {
+		t.Fatal("the download ended while the gate was slow: the test tried nothing")
+	}
+	if n := conns.Load(); n != 1 {
+		t.Fatalf("%d connections to the slow peer, want 1: it was closed as idle while it sent", n)
+	}
+	sameFile(t, dest, "slow.bin", data)
+}
+
+// passSlowly is pass, except that until the server's bytes go to c at
+// about rate bytes a second.
+func passSlowly(c net.Conn, addr string, rate int, until time.Time) {
+	defer c.Close()
+	s, err := net.Dial("tcp", addr)
+	if err != nil {
+		return
+	}
+	defer s.Close()
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(s, c); done <- struct{}{} }()
+	go func() {
+		buf := make([]byte, rate/10)
+		for time.Now().Before(until) {
+			n, err := s.Read(buf)
+			if n > 0 {
+				if _, werr := c.Write(buf[:n]); werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		_, _ = io.Copy(c, s)
+		done <- struct{}{}
+	}()
+	<-done
+}
+
+// testIdleDrop is how long the tests' torrents wait in a stall before
+// they close idle connections (idleDrop, 20 s, for users).
+const testIdleDrop = 3 * time.Second
+
+// idleClient is newTestClient with a stall met after testIdleDrop.
+func idleClient(t *testing.T) *Client {
+	t.Helper()
+	c := NewClient(Config{ListenHost: "127.0.0.1", Logger: discard, idleDrop: testIdleDrop})
+	t.Cleanup(func() { c.Close() })
+	return c
 }
 
 // passUntil is pass, except that after limit bytes from the server it

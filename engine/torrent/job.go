@@ -385,7 +385,7 @@ func (j *Job) download(ctx context.Context, cl *torrent.Client) error {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	stall := newReplanner(t, ts)
-	idle := newIdleWatch(t, j.req.Limiter, j.c.down)
+	idle := newIdleWatch(t, j.c.cfg.idleDrop, j.req.Limiter, j.c.down)
 	for !j.allFinished() {
 		var now time.Time
 		select {
