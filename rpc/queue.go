@@ -35,14 +35,16 @@ type LiveTorrents interface {
 }
 
 // LetGoers is an optional power of a LiveDownloads: the run of a job
-// just paused in the queue stops now, and LetGo returns once no more
-// bytes arrive for it and its progress is recorded; runner.Runner has it.
+// just paused or removed in the queue stops now, and LetGo returns once
+// no more bytes arrive for it and its progress is recorded; runner.Runner
+// has it.
 type LetGoers interface {
 	LetGo(ctx context.Context, id int64) error
 }
 
-// letGoWait bounds how long Pause waits for the runner to let go of a
-// job; it takes a few milliseconds, or a piece's write on a slow disk.
+// letGoWait bounds how long Pause and Remove wait for the runner to let
+// go of a job; it takes a few milliseconds, or a piece's write on a slow
+// disk.
 const letGoWait = 5 * time.Second
 
 // JobLimits is an optional power of a LiveDownloads: a job's own speed
@@ -309,11 +311,7 @@ func (a *QueueDownloads) Pause(id int64) error {
 	if err := a.Queue.Pause(id, ""); err != nil {
 		return mapErr(err)
 	}
-	if l, ok := a.Live.(LetGoers); ok {
-		ctx, cancel := context.WithTimeout(context.Background(), letGoWait)
-		defer cancel()
-		_ = l.LetGo(ctx, id) // a run that takes longer is shown running
-	}
+	a.letGo(id) // a run that takes longer is shown running
 	return nil
 }
 
@@ -328,9 +326,30 @@ func (a *QueueDownloads) Unpause(id int64) error {
 	return nil
 }
 
-// Remove implements Downloads: the job leaves the queue, its files stay
-// (a running job is stopped by its runner).
-func (a *QueueDownloads) Remove(id int64) error { return mapErr(a.Queue.Remove(id)) }
+// Remove implements Downloads: the job leaves the queue, its files stay.
+// When Live has LetGoers it returns once the job's run has stopped, as
+// Pause does, so a client that removes a download and adds the same file
+// again never meets a run still writing it (after letGoWait it returns
+// all the same; the run stops at its next look at the queue).
+func (a *QueueDownloads) Remove(id int64) error {
+	if err := a.Queue.Remove(id); err != nil {
+		return mapErr(err)
+	}
+	a.letGo(id)
+	return nil
+}
+
+// letGo waits, letGoWait at most, for the runner to let go of job id,
+// just paused or removed in the queue, when Live can tell.
+func (a *QueueDownloads) letGo(id int64) {
+	l, ok := a.Live.(LetGoers)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), letGoWait)
+	defer cancel()
+	_ = l.LetGo(ctx, id) // a run that takes longer is shown as it is
+}
 
 // Move implements Downloads.
 func (a *QueueDownloads) Move(id int64, index int) error { return mapErr(a.Queue.Move(id, index)) }
