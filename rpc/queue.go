@@ -79,7 +79,8 @@ type QueueDownloads struct {
 	RefuseUnread bool
 
 	mu      sync.Mutex
-	dir     string // SetDir's folder, over the queue's setting
+	dir     string     // SetDir's folder, over the queue's setting
+	held    RunOptions // HoldRunOptions's, over the queue's settings
 	mirrors map[int64]mirrorsRead
 }
 
@@ -647,12 +648,14 @@ func (a *QueueDownloads) SetJobOptions(id int64, o JobOptions) error {
 }
 
 // GlobalOptions implements Downloads: the queue's settings with their
-// defaults, and this run's folder.
+// defaults, the options this run holds over them (HoldRunOptions), and
+// this run's folder.
 func (a *QueueDownloads) GlobalOptions() (GlobalOptions, error) {
-	s, err := a.Queue.Settings()
+	saved, err := a.Queue.Settings()
 	if err != nil {
 		return GlobalOptions{}, err
 	}
+	s := a.runOptions().inForce(saved)
 	t, err := a.Queue.TorrentSettings()
 	if err != nil {
 		return GlobalOptions{}, err
@@ -698,16 +701,24 @@ type TorrentClients interface {
 // running runner follows at once when Live has SettingsFollowers (so a
 // new limit holds from the next byte, for the downloads running and the
 // ones to come), else within about a second; the upload limit at once
-// when Live has TorrentClients. A new dir lasts for this process, as
-// in aria2: it replaces the folder SetDir gave, and the download folder
-// the window and the command line keep in the settings stays the user's.
-// max-connection-per-server sets the connections to one mirror of a
-// file, and raises the connections to one host over all downloads to as
-// many when they were fewer, so that the number holds.
+// when Live has TorrentClients. Only the options that change are written.
+// A new dir lasts for this process, as in aria2: it replaces the folder
+// SetDir gave, and the download folder the window and the command line
+// keep in the settings stays the user's. max-connection-per-server sets
+// the connections to one mirror of a file, and raises the connections to
+// one host over all downloads to as many when they were fewer, so that
+// the number holds. An option this run holds over the settings
+// (HoldRunOptions) is changed in the settings, and its hold ends; but
+// max-concurrent-downloads held by --jobs is refused, as the runner would
+// take --jobs again at its next start.
 func (a *QueueDownloads) SetGlobalOptions(o GlobalOptions) error {
 	old, err := a.GlobalOptions()
 	if err != nil {
 		return err
+	}
+	held := a.runOptions()
+	if o.MaxConcurrent != old.MaxConcurrent && held.MaxConcurrent > 0 {
+		return failf("The option max-concurrent-downloads is held at %d by braid queue run --jobs for this run. Nothing was changed.", held.MaxConcurrent)
 	}
 	if o.Dir != old.Dir && o.Dir != "" {
 		abs, err := filepath.Abs(o.Dir)
@@ -719,22 +730,50 @@ func (a *QueueDownloads) SetGlobalOptions(o GlobalOptions) error {
 		}
 		a.SetDir(abs)
 	}
+	saved, err := a.Queue.Settings()
+	if err != nil {
+		return err
+	}
+	jobs := o.MaxConcurrent != old.MaxConcurrent
+	limit := o.MaxOverallDownload != old.MaxOverallDownload
+	perSrv := o.MaxConnectionsPerSrv != old.MaxConnectionsPerSrv
+	host := perSrv && cmp.Or(held.inForce(saved).MaxConnsPerHost, engine.DefaultMaxConnsPerHost) < o.MaxConnectionsPerSrv
+	// The held options that are written: their holds end.
+	var ending RunOptions
+	if limit {
+		ending.MaxOverallDownload = held.MaxOverallDownload
+	}
+	if host {
+		ending.MaxConnsPerHost = held.MaxConnsPerHost
+	}
+	if ending != (RunOptions{}) {
+		// The runner follows what changes in the settings. What it has in
+		// force is the held value, not the saved one: recorded first, the
+		// change is seen from it, even to a value the settings had.
+		if err := a.Queue.UpdateSettings(func(s *queue.Settings) { *s = ending.inForce(*s) }); err != nil {
+			return err
+		}
+		a.followSettings()
+	}
 	err = a.Queue.UpdateSettings(func(s *queue.Settings) {
-		s.Jobs = o.MaxConcurrent
-		s.SpeedLimit = o.MaxOverallDownload
-		if o.MaxConnectionsPerSrv != old.MaxConnectionsPerSrv {
+		if jobs {
+			s.Jobs = o.MaxConcurrent
+		}
+		if limit {
+			s.SpeedLimit = o.MaxOverallDownload
+		}
+		if perSrv {
 			s.MaxConnsPerMirror = o.MaxConnectionsPerSrv
-			if cmp.Or(s.MaxConnsPerHost, engine.DefaultMaxConnsPerHost) < o.MaxConnectionsPerSrv {
-				s.MaxConnsPerHost = o.MaxConnectionsPerSrv
-			}
+		}
+		if host {
+			s.MaxConnsPerHost = o.MaxConnectionsPerSrv
 		}
 	})
 	if err != nil {
 		return err
 	}
-	if f, ok := a.Live.(SettingsFollowers); ok {
-		f.SettingsChanged()
-	}
+	a.endHolds(ending)
+	a.followSettings()
 	if o.MaxOverallUpload == old.MaxOverallUpload && o.SeedRatio == old.SeedRatio && o.SeedTime == old.SeedTime {
 		return nil
 	}
