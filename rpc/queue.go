@@ -35,14 +35,16 @@ type LiveTorrents interface {
 }
 
 // LetGoers is an optional power of a LiveDownloads: the run of a job
-// just paused in the queue stops now, and LetGo returns once no more
-// bytes arrive for it and its progress is recorded; runner.Runner has it.
+// just paused or removed in the queue stops now, and LetGo returns once
+// no more bytes arrive for it and its progress is recorded; runner.Runner
+// has it.
 type LetGoers interface {
 	LetGo(ctx context.Context, id int64) error
 }
 
-// letGoWait bounds how long Pause waits for the runner to let go of a
-// job; it takes a few milliseconds, or a piece's write on a slow disk.
+// letGoWait bounds how long Pause and Remove wait for the runner to let
+// go of a job; it takes a few milliseconds, or a piece's write on a slow
+// disk.
 const letGoWait = 5 * time.Second
 
 // JobLimits is an optional power of a LiveDownloads: a job's own speed
@@ -77,7 +79,8 @@ type QueueDownloads struct {
 	RefuseUnread bool
 
 	mu      sync.Mutex
-	dir     string // SetDir's folder, over the queue's setting
+	dir     string     // SetDir's folder, over the queue's setting
+	held    RunOptions // HoldRunOptions's, over the queue's settings
 	mirrors map[int64]mirrorsRead
 }
 
@@ -309,11 +312,7 @@ func (a *QueueDownloads) Pause(id int64) error {
 	if err := a.Queue.Pause(id, ""); err != nil {
 		return mapErr(err)
 	}
-	if l, ok := a.Live.(LetGoers); ok {
-		ctx, cancel := context.WithTimeout(context.Background(), letGoWait)
-		defer cancel()
-		_ = l.LetGo(ctx, id) // a run that takes longer is shown running
-	}
+	a.letGo(id) // a run that takes longer is shown running
 	return nil
 }
 
@@ -328,9 +327,30 @@ func (a *QueueDownloads) Unpause(id int64) error {
 	return nil
 }
 
-// Remove implements Downloads: the job leaves the queue, its files stay
-// (a running job is stopped by its runner).
-func (a *QueueDownloads) Remove(id int64) error { return mapErr(a.Queue.Remove(id)) }
+// Remove implements Downloads: the job leaves the queue, its files stay.
+// When Live has LetGoers it returns once the job's run has stopped, as
+// Pause does, so a client that removes a download and adds the same file
+// again never meets a run still writing it (after letGoWait it returns
+// all the same; the run stops at its next look at the queue).
+func (a *QueueDownloads) Remove(id int64) error {
+	if err := a.Queue.Remove(id); err != nil {
+		return mapErr(err)
+	}
+	a.letGo(id)
+	return nil
+}
+
+// letGo waits, letGoWait at most, for the runner to let go of job id,
+// just paused or removed in the queue, when Live can tell.
+func (a *QueueDownloads) letGo(id int64) {
+	l, ok := a.Live.(LetGoers)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), letGoWait)
+	defer cancel()
+	_ = l.LetGo(ctx, id) // a run that takes longer is shown as it is
+}
 
 // Move implements Downloads.
 func (a *QueueDownloads) Move(id int64, index int) error { return mapErr(a.Queue.Move(id, index)) }
@@ -628,12 +648,14 @@ func (a *QueueDownloads) SetJobOptions(id int64, o JobOptions) error {
 }
 
 // GlobalOptions implements Downloads: the queue's settings with their
-// defaults, and this run's folder.
+// defaults, the options this run holds over them (HoldRunOptions), and
+// this run's folder.
 func (a *QueueDownloads) GlobalOptions() (GlobalOptions, error) {
-	s, err := a.Queue.Settings()
+	saved, err := a.Queue.Settings()
 	if err != nil {
 		return GlobalOptions{}, err
 	}
+	s := a.runOptions().inForce(saved)
 	t, err := a.Queue.TorrentSettings()
 	if err != nil {
 		return GlobalOptions{}, err
@@ -679,16 +701,24 @@ type TorrentClients interface {
 // running runner follows at once when Live has SettingsFollowers (so a
 // new limit holds from the next byte, for the downloads running and the
 // ones to come), else within about a second; the upload limit at once
-// when Live has TorrentClients. A new dir lasts for this process, as
-// in aria2: it replaces the folder SetDir gave, and the download folder
-// the window and the command line keep in the settings stays the user's.
-// max-connection-per-server sets the connections to one mirror of a
-// file, and raises the connections to one host over all downloads to as
-// many when they were fewer, so that the number holds.
+// when Live has TorrentClients. Only the options that change are written.
+// A new dir lasts for this process, as in aria2: it replaces the folder
+// SetDir gave, and the download folder the window and the command line
+// keep in the settings stays the user's. max-connection-per-server sets
+// the connections to one mirror of a file, and raises the connections to
+// one host over all downloads to as many when they were fewer, so that
+// the number holds. An option this run holds over the settings
+// (HoldRunOptions) is changed in the settings, and its hold ends; but
+// max-concurrent-downloads held by --jobs is refused, as the runner would
+// take --jobs again at its next start.
 func (a *QueueDownloads) SetGlobalOptions(o GlobalOptions) error {
 	old, err := a.GlobalOptions()
 	if err != nil {
 		return err
+	}
+	held := a.runOptions()
+	if o.MaxConcurrent != old.MaxConcurrent && held.MaxConcurrent > 0 {
+		return failf("The option max-concurrent-downloads is held at %d by braid queue run --jobs for this run. Nothing was changed.", held.MaxConcurrent)
 	}
 	if o.Dir != old.Dir && o.Dir != "" {
 		abs, err := filepath.Abs(o.Dir)
@@ -700,22 +730,50 @@ func (a *QueueDownloads) SetGlobalOptions(o GlobalOptions) error {
 		}
 		a.SetDir(abs)
 	}
+	saved, err := a.Queue.Settings()
+	if err != nil {
+		return err
+	}
+	jobs := o.MaxConcurrent != old.MaxConcurrent
+	limit := o.MaxOverallDownload != old.MaxOverallDownload
+	perSrv := o.MaxConnectionsPerSrv != old.MaxConnectionsPerSrv
+	host := perSrv && cmp.Or(held.inForce(saved).MaxConnsPerHost, engine.DefaultMaxConnsPerHost) < o.MaxConnectionsPerSrv
+	// The held options that are written: their holds end.
+	var ending RunOptions
+	if limit {
+		ending.MaxOverallDownload = held.MaxOverallDownload
+	}
+	if host {
+		ending.MaxConnsPerHost = held.MaxConnsPerHost
+	}
+	if ending != (RunOptions{}) {
+		// The runner follows what changes in the settings. What it has in
+		// force is the held value, not the saved one: recorded first, the
+		// change is seen from it, even to a value the settings had.
+		if err := a.Queue.UpdateSettings(func(s *queue.Settings) { *s = ending.inForce(*s) }); err != nil {
+			return err
+		}
+		a.followSettings()
+	}
 	err = a.Queue.UpdateSettings(func(s *queue.Settings) {
-		s.Jobs = o.MaxConcurrent
-		s.SpeedLimit = o.MaxOverallDownload
-		if o.MaxConnectionsPerSrv != old.MaxConnectionsPerSrv {
+		if jobs {
+			s.Jobs = o.MaxConcurrent
+		}
+		if limit {
+			s.SpeedLimit = o.MaxOverallDownload
+		}
+		if perSrv {
 			s.MaxConnsPerMirror = o.MaxConnectionsPerSrv
-			if cmp.Or(s.MaxConnsPerHost, engine.DefaultMaxConnsPerHost) < o.MaxConnectionsPerSrv {
-				s.MaxConnsPerHost = o.MaxConnectionsPerSrv
-			}
+		}
+		if host {
+			s.MaxConnsPerHost = o.MaxConnectionsPerSrv
 		}
 	})
 	if err != nil {
 		return err
 	}
-	if f, ok := a.Live.(SettingsFollowers); ok {
-		f.SettingsChanged()
-	}
+	a.endHolds(ending)
+	a.followSettings()
 	if o.MaxOverallUpload == old.MaxOverallUpload && o.SeedRatio == old.SeedRatio && o.SeedTime == old.SeedTime {
 		return nil
 	}
