@@ -13,6 +13,7 @@ import (
 
 	"github.com/anacrolix/torrent/metainfo"
 
+	"braid/engine"
 	"braid/internal/testkit"
 )
 
@@ -275,12 +276,17 @@ func BenchmarkPeersAndTrackers(b *testing.B) {
 // (the Peers tab said "downloading" beside a seeding torrent), though the
 // library keeps the interest it once showed. Braid A fetches from a seeder
 // and from Braid B, a slower leecher that had pieces A lacked; once A
-// seeds, B is still there, downloading from it.
+// seeds, B is still there, downloading from it. Once B has its first
+// pieces its limit drops to 64 KiB/s, a minute for the rest: at 512 KiB/s
+// a loaded machine once let B finish before A seeded, and no leecher was
+// left to read.
 func TestSeedingTorrentIsNotInterested(t *testing.T) {
 	t.Parallel()
 	_, mi, addr := seeded(t, "s.bin")
-	bj, bc, _ := slowLeecher(t, mi, addr, 512<<10, Config{})
+	limit := engine.NewLimiter(512 << 10)
+	bj, bc, _ := slowLeecher(t, mi, addr, 512<<10, Config{Downloads: limit})
 	testkit.WaitWithin(t, time.Minute, "B's first pieces", func() bool { return bj.Snapshot().Verified >= 4 })
+	limit.SetRate(64 << 10)
 
 	ac := NewClient(Config{ListenHost: "127.0.0.1", Logger: discard, DownloadLimit: 1 << 20})
 	t.Cleanup(func() { ac.Close() })
