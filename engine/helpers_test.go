@@ -56,6 +56,30 @@ func get(t *testing.T, c *Client, req *Request) (Snapshot, error) {
 	return dl.Snapshot(), err
 }
 
+// getWatching is get, calling watch with the download's snapshot every
+// 10 ms while it runs, and with its last.
+func getWatching(t *testing.T, c *Client, req *Request, watch func(*Snapshot)) (Snapshot, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dl := c.Do(ctx, req)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	var snap Snapshot
+	for {
+		select {
+		case <-dl.Done():
+			err := dl.Err()
+			dl.SnapshotInto(&snap)
+			watch(&snap)
+			return snap, err
+		case <-tick.C:
+			dl.SnapshotInto(&snap)
+			watch(&snap)
+		}
+	}
+}
+
 // wantFile checks that dir holds name with exactly data and no .part.
 func wantFile(t *testing.T, dir, name string, data []byte) {
 	t.Helper()
