@@ -123,8 +123,9 @@ func writeArchiveText(pf func(string, ...any), a *inspectArchive) {
 			packed += m.CompressedSize
 		}
 	}
-	pf("%-10s %d files in the ZIP archive, %s (%s packed); the list cost %d requests, %s\n",
-		"members", files, byteText(size), byteText(packed), a.Requests, byteText(a.BytesRead))
+	pf("%-10s %d %s in the ZIP archive, %s (%s packed); reading the list took %d %s, %s\n",
+		"members", files, plural(files, "file", "files"), byteText(size), byteText(packed),
+		a.Requests, plural(a.Requests, "range request", "range requests"), byteText(a.BytesRead))
 	pf("    %12s %12s  %-8s %-8s  %s\n", "size", "packed", "method", "crc-32", "path")
 	for _, m := range a.Members {
 		if m.Folder {

@@ -80,11 +80,11 @@ func TestNginxMembersMatchUnzip(t *testing.T) {
 	deflated := text(3<<20, 11)
 	stored := mirrortest.Bytes(2<<20, 12)
 	archive := makeZip(t,
-		entry{name: "data/log.txt", data: deflated, method: zip.Deflate},
-		entry{name: "data/", method: zip.Store},
-		entry{name: "blob.bin", data: stored, method: zip.Store},
-		entry{name: "small.txt", data: text(700, 13), method: zip.Deflate},
-		entry{name: "empty", method: zip.Deflate},
+		entry{Name: "data/log.txt", Data: deflated, Method: zip.Deflate},
+		entry{Name: "data/", Method: zip.Store},
+		entry{Name: "blob.bin", Data: stored, Method: zip.Store},
+		entry{Name: "small.txt", Data: text(700, 13), Method: zip.Deflate},
+		entry{Name: "empty", Method: zip.Deflate},
 	)
 	srv := netconftest.Nginx(t, map[string][]byte{"a.zip": archive}, "zipper", "zip-pass")
 	link := srv.URL + "/basic/a.zip"
@@ -145,7 +145,7 @@ func TestNginxMembersMatchUnzip(t *testing.T) {
 // login error, not a broken archive.
 func TestNginxWrongLogin(t *testing.T) {
 	t.Parallel()
-	archive := makeZip(t, entry{name: "x", data: []byte("x"), method: zip.Store})
+	archive := makeZip(t, entry{Name: "x", Data: []byte("x"), Method: zip.Store})
 	srv := netconftest.Nginx(t, map[string][]byte{"a.zip": archive}, "zipper", "zip-pass")
 	src, err := transport.NewHTTP(srv.URL+"/basic/a.zip", transport.Options{Size: -1})
 	if err != nil {

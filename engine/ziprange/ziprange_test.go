@@ -4,12 +4,9 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,90 +16,17 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/engine/transport"
+	"braid/engine/ziprange/ziptest"
 )
 
-// entry is one member of a test archive.
-type entry struct {
-	name   string
-	data   []byte
-	method uint16
-	raw    bool // data is already compressed: written with CreateRaw
-	size   int  // for raw: the inflated size to state
-}
+// The test archives' makers, by their short names here.
+var (
+	makeZip      = ziptest.Make
+	setEncrypted = ziptest.SetEncrypted
+	text         = ziptest.Text
+)
 
-// makeZip writes an archive with archive/zip.
-func makeZip(t testing.TB, entries ...entry) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, e := range entries {
-		fh := &zip.FileHeader{Name: e.name, Method: e.method}
-		var w io.Writer
-		var err error
-		if e.raw {
-			fh.CompressedSize64 = uint64(len(e.data))
-			fh.UncompressedSize64 = uint64(e.size)
-			fh.CRC32 = 0x12345678
-			w, err = zw.CreateRaw(fh)
-		} else {
-			w, err = zw.CreateHeader(fh)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write(e.data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// setEncrypted sets the encrypted flag (general purpose bit 0) of the
-// member name in its local header and its directory record, as an
-// encrypting archiver would; the bytes stay as they are.
-func setEncrypted(t testing.TB, archive []byte, name string) {
-	t.Helper()
-	found := 0
-	for _, h := range []struct {
-		magic                  uint32
-		flags, nameLen, nameAt int
-	}{
-		{0x04034b50, 6, 26, 30}, // local header
-		{0x02014b50, 8, 28, 46}, // directory record
-	} {
-		var magic [4]byte
-		binary.LittleEndian.PutUint32(magic[:], h.magic)
-		for i := 0; ; i += 4 {
-			j := bytes.Index(archive[i:], magic[:])
-			if j < 0 {
-				break
-			}
-			i += j
-			n := int(binary.LittleEndian.Uint16(archive[i+h.nameLen:]))
-			if i+h.nameAt+n <= len(archive) && string(archive[i+h.nameAt:i+h.nameAt+n]) == name {
-				archive[i+h.flags] |= 1
-				found++
-			}
-		}
-	}
-	if found != 2 {
-		t.Fatalf("setEncrypted: found %s %d times, want its local header and its record", name, found)
-	}
-}
-
-// text is compressible test data: lines of hex digits, which deflate
-// halves.
-func text(n int, seed uint64) []byte {
-	h := make([]byte, n)
-	hex.Encode(h[:n/2*2], mirrortest.Bytes(n/2, seed))
-	for i := 64; i < n; i += 65 {
-		h[i] = '\n'
-	}
-	return h
-}
+type entry = ziptest.Entry
 
 // source is a transport source for the mirror's URL.
 func source(t testing.TB, url string) transport.Source {
@@ -149,9 +73,9 @@ func TestOpenListsMembersFromTheEnd(t *testing.T) {
 	big := mirrortest.Bytes(3<<20, 1) // stored, incompressible: the directory is far from the start
 	small := text(5000, 2)
 	archive := makeZip(t,
-		entry{name: "big.bin", data: big, method: zip.Store},
-		entry{name: "docs/readme.txt", data: small, method: zip.Deflate},
-		entry{name: "docs/", method: zip.Store},
+		entry{Name: "big.bin", Data: big, Method: zip.Store},
+		entry{Name: "docs/readme.txt", Data: small, Method: zip.Deflate},
+		entry{Name: "docs/", Method: zip.Store},
 	)
 	m := mirrortest.New(t, archive, mirrortest.Path("/a.zip"))
 	a, err := Open(context.Background(), source(t, m.URL()), -1)
@@ -256,8 +180,8 @@ func TestExtractReadsOnlyTheMember(t *testing.T) {
 	first := text(3<<20, 4)
 	second := mirrortest.Bytes(3<<20, 5)
 	archive := makeZip(t,
-		entry{name: "deep/a.txt", data: first, method: zip.Deflate},
-		entry{name: "b.bin", data: second, method: zip.Store},
+		entry{Name: "deep/a.txt", Data: first, Method: zip.Deflate},
+		entry{Name: "b.bin", Data: second, Method: zip.Store},
 	)
 	m := mirrortest.New(t, archive, mirrortest.Path("/x.zip"))
 	a, err := Open(context.Background(), source(t, m.URL()), -1)
@@ -322,11 +246,11 @@ func TestExtractRefusals(t *testing.T) {
 	t.Parallel()
 	plain := text(20000, 6)
 	archive := makeZip(t,
-		entry{name: "secret.txt", data: plain, method: zip.Deflate},
-		entry{name: "bz.bin", data: []byte("BZh91AY&SY not really"), method: 12, raw: true, size: 100},
-		entry{name: "../escape.txt", data: plain, method: zip.Store},
-		entry{name: "bad.txt", data: plain, method: zip.Store},
-		entry{name: "ok.txt", data: plain, method: zip.Deflate},
+		entry{Name: "secret.txt", Data: plain, Method: zip.Deflate},
+		entry{Name: "bz.bin", Data: []byte("BZh91AY&SY not really"), Method: 12, Raw: true, Size: 100},
+		entry{Name: "../escape.txt", Data: plain, Method: zip.Store},
+		entry{Name: "bad.txt", Data: plain, Method: zip.Store},
+		entry{Name: "ok.txt", Data: plain, Method: zip.Deflate},
 	)
 	setEncrypted(t, archive, "secret.txt")
 	// Damage bad.txt's bytes: its CRC-32 no longer matches.
@@ -387,8 +311,8 @@ func TestExtractRefusals(t *testing.T) {
 func TestOpenWithoutRanges(t *testing.T) {
 	t.Parallel()
 	archive := makeZip(t,
-		entry{name: "big.bin", data: mirrortest.Bytes(1<<20, 7), method: zip.Store},
-		entry{name: "b.txt", data: text(1000, 8), method: zip.Deflate},
+		entry{Name: "big.bin", Data: mirrortest.Bytes(1<<20, 7), Method: zip.Store},
+		entry{Name: "b.txt", Data: text(1000, 8), Method: zip.Deflate},
 	)
 	m := mirrortest.New(t, archive, mirrortest.Path("/n.zip"), mirrortest.NoRanges())
 	_, err := Open(context.Background(), source(t, m.URL()), -1)
@@ -401,7 +325,7 @@ func TestOpenWithoutRanges(t *testing.T) {
 
 	// A small archive comes whole in the first request: a server without
 	// ranges serves its list and members all the same.
-	small := makeZip(t, entry{name: "s.txt", data: text(3000, 9), method: zip.Deflate})
+	small := makeZip(t, entry{Name: "s.txt", Data: text(3000, 9), Method: zip.Deflate})
 	ms := mirrortest.New(t, small, mirrortest.Path("/s.zip"), mirrortest.NoRanges())
 	a, err := Open(context.Background(), source(t, ms.URL()), -1)
 	if err != nil {
