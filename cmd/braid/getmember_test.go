@@ -4,12 +4,14 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"braid/engine/mirrortest"
+	"braid/engine/netconf/netconftest"
 	"braid/engine/ziprange/ziptest"
 )
 
@@ -114,4 +116,67 @@ func TestGetMemberRefusals(t *testing.T) {
 	if code, _, errOut := runGet(t, "-d", dir, "--member", "good.txt", m.URL(), nr.URL()); code != 2 || !strings.Contains(errOut, "give one SOURCE, not 2") {
 		t.Errorf("two sources: exit %d, %s", code, errOut)
 	}
+}
+
+// TestGetMemberNetwork: --member reads through get's network flags. From
+// Debian's nginx: a login from --http-user, a cookie from --load-cookies,
+// a --header, and a proxy (tinyproxy) that is the only way there; a
+// refused login gets the transport's sentence. The bytes equal what was
+// zipped.
+func TestGetMemberNetwork(t *testing.T) {
+	t.Parallel()
+	const user, pass = "zip-user", "Zip-pa55"
+	member := ziptest.Text(200<<10, 56)
+	archive := ziptest.Make(t,
+		ziptest.Entry{Name: "pad.bin", Data: mirrortest.Bytes(512<<10, 57), Method: zip.Store},
+		ziptest.Entry{Name: "m.txt", Data: member, Method: zip.Deflate},
+		ziptest.Entry{Name: "pad2.bin", Data: mirrortest.Bytes(256<<10, 58), Method: zip.Store},
+	)
+	o := netconftest.Nginx(t, map[string][]byte{"a.zip": archive}, user, pass)
+	cookies := filepath.Join(t.TempDir(), "cookies.txt")
+	line := "127.0.0.2\tFALSE\t/\tFALSE\t0\t" + netconftest.CookieName + "\t" + netconftest.CookieValue + "\n"
+	if err := os.WriteFile(cookies, []byte("# Netscape HTTP Cookie File\n"+line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	proxy := netconftest.Tinyproxy(t, "", "")
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"login", []string{"--no-netrc", "--http-user", user, "--http-passwd", pass, o.URL + "/basic/a.zip"}},
+		{"cookie", []string{"--load-cookies", cookies, o.URL + "/cookie/a.zip"}},
+		{"header", []string{"--header", netconftest.HeaderName + ": " + netconftest.HeaderValue, o.URL + "/header/a.zip"}},
+		{"proxy", []string{"--all-proxy", proxy, o.URL + "/open/a.zip"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			code, out, errOut := runGet(t, append([]string{"-d", dir, "--member", "m.txt"}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+			}
+			if got, _ := os.ReadFile(filepath.Join(dir, "m.txt")); !bytes.Equal(got, member) {
+				t.Fatal("m.txt differs from what was zipped")
+			}
+			if strings.Contains(out+errOut, pass) {
+				t.Error("the password is in the output")
+			}
+		})
+	}
+	t.Run("refused", func(t *testing.T) {
+		code, _, errOut := runGet(t, "--no-netrc", "-d", t.TempDir(), "--member", "m.txt", "--http-user", user, "--http-passwd", "wrong", o.URL+"/basic/a.zip")
+		if code != 1 || !strings.Contains(errOut, "the archive's list cannot be read: the login was refused (401 Unauthorized)") {
+			t.Fatalf("exit %d, %q: want a failure that says the login was refused", code, errOut)
+		}
+	})
+	t.Run("no proxy there", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		gone := l.Addr().String()
+		l.Close()
+		if code, _, errOut := runGet(t, "-d", t.TempDir(), "--member", "m.txt", "--all-proxy", "http://"+gone, o.URL+"/open/a.zip"); code != 1 {
+			t.Fatalf("exit %d through a proxy that is not there: %s", code, errOut)
+		}
+	})
 }

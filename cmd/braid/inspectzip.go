@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 
+	"braid/engine/explain"
 	"braid/engine/resolve"
 	"braid/engine/transport"
 	"braid/engine/ziprange"
@@ -102,6 +103,13 @@ func archiveSentence(err error) string {
 	}
 	if errors.Is(err, ziprange.ErrNotZip) {
 		return ziprange.ErrNotZip.Error()
+	}
+	var login *transport.LoginError
+	if errors.As(err, &login) {
+		return "the archive's list cannot be read: " + login.Error()
+	}
+	if clause := explain.Of(err).Clause(); clause != "" {
+		return fmt.Sprintf("the archive's list cannot be read: %s (%v)", clause, err)
 	}
 	return "the archive's list cannot be read: " + err.Error()
 }
