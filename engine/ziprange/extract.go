@@ -127,7 +127,7 @@ func (a *Archive) body(ctx context.Context, m *Member) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("the member's local header cannot be read: %w", err)
 	}
 	n := m.CompressedSize
-	if off < 0 || n < 0 || off+n > a.Size {
+	if off < 0 || n < 0 || off > a.Size || n > a.Size-off {
 		return nil, fmt.Errorf("the member's bytes %d-%d lie past the end of the %d-byte archive: %w", off, off+n-1, a.Size, ErrNotZip)
 	}
 	ra.mu.Lock()

@@ -317,6 +317,9 @@ func (r *rangeReaderAt) headerOffsets(count int) []headerOffset {
 		if off >= 0 {
 			off += shift
 		}
+		if off < 0 || off >= r.size {
+			off = -1 // a record that points outside the archive
+		}
 		out = append(out, headerOffset{name: string(d[46 : 46+nameLen]), off: off})
 		d = d[46+nameLen+extraLen+commentLen:]
 	}
@@ -330,7 +333,7 @@ func (r *rangeReaderAt) headerOffsets(count int) []headerOffset {
 func (r *rangeReaderAt) directoryStart() (start, shift int64, ok bool) {
 	le := binary.LittleEndian
 	at := func(off, n int64) []byte { // bytes [off, off+n) of the archive, nil outside the run
-		if off < r.base || off+n > r.size {
+		if off < r.base || off > r.size-n {
 			return nil
 		}
 		return r.run[off-r.base : off-r.base+n]
