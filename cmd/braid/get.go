@@ -44,6 +44,9 @@ type getOptions struct {
 	// requireSignature: a file counts as done only if a known key signed it.
 	requireSignature bool
 	jobs             int // sources downloading at once (--jobs)
+	// members are the paths inside the one ZIP SOURCE to fetch alone
+	// (--member, getmember.go); none: the whole source.
+	members memberList
 }
 
 // cmdGet adds the sources as jobs of the queue, runs them through the
@@ -56,6 +59,9 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := os.MkdirAll(o.dir, 0o755); err != nil {
 		fmt.Fprintf(stderr, "braid get: -d: %v\n", err)
 		return 1
+	}
+	if len(o.members) > 0 {
+		return getMembers(ctx, o)
 	}
 	g := &runner.Get{
 		Dir:              o.dir,
@@ -133,6 +139,8 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	netf := addNetFlags(fs)
 	requireHash := fs.Bool("require-hash", false, "fail (exit 1) for a file that no published hash can verify")
 	requireSig := fs.Bool("require-signature", false, "fail a file unless an OpenPGP key of the keyring (braid keys) signed it; it stays NAME.part")
+	var members memberList
+	fs.Var(&members, "member", "fetch only this file out of the ZIP archive SOURCE (its path inside, as braid inspect lists it; repeatable): read by range, inflated, checked against its CRC-32")
 	retryFor := fs.Duration("retry-for", defaultRetryFor, "how long to wait for the network while every mirror fails with temporary errors, e.g. 30m (0: forever)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -152,6 +160,10 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "braid get: no SOURCE given")
 		fs.Usage()
+		return nil, 2
+	}
+	if len(members) > 0 && fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "braid get: --member takes the members of one ZIP archive: give one SOURCE, not %d\n", fs.NArg())
 		return nil, 2
 	}
 	network, err := netf.network()
@@ -193,6 +205,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		torrent:     tor,
 	}
 	o.requireSignature = *requireSig
+	o.members = members
 	return o, -1
 }
 

@@ -154,7 +154,7 @@ func TestInspectJSONKeys(t *testing.T) {
 		obj  map[string]any
 		want []string
 	}{
-		{"report", raw, []string{"dynamic", "files", "generator", "kind", "metalink_version", "notes", "origin", "prefs",
+		{"report", raw, []string{"archive", "dynamic", "files", "generator", "kind", "metalink_version", "notes", "origin", "prefs",
 			"published", "rejected", "selected", "server", "source", "torrent", "updated", "version", "warnings"}},
 		{"file", raw["files"].([]any)[0].(map[string]any), []string{"description", "hashes", "identity",
 			"languages", "license", "metaurls", "mirrors", "name", "os", "pieces", "publisher", "reason",

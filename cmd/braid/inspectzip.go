@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"braid/engine/explain"
+	"braid/engine/resolve"
+	"braid/engine/transport"
+	"braid/engine/ziprange"
+)
+
+// inspectArchive is the member list of a ZIP archive at a plain URL, read
+// from its end record and central directory alone.
+type inspectArchive struct {
+	Format string `json:"format"` // "zip"
+	// Listed: the members were read. Otherwise Error says why not, in a
+	// sentence, and Members is empty.
+	Listed  bool            `json:"listed"`
+	Error   string          `json:"error"`
+	Members []inspectMember `json:"members"` // in the archive's order
+	// Requests and BytesRead are what reading the list cost: range
+	// requests made and bytes received.
+	Requests  int   `json:"requests"`
+	BytesRead int64 `json:"bytes_read"`
+}
+
+// inspectMember is one member of an archive.
+type inspectMember struct {
+	Path           string `json:"path"` // as stored, slash-separated
+	Size           int64  `json:"size"`
+	CompressedSize int64  `json:"compressed_size"`
+	Method         string `json:"method"`    // "stored", "deflate", "method 12 (bzip2)", ...
+	MethodID       uint16 `json:"method_id"` // the ZIP method number
+	CRC32          string `json:"crc32"`     // 8 lower-case hex digits
+	Encrypted      bool   `json:"encrypted"`
+	Folder         bool   `json:"folder"`
+	Offset         int64  `json:"offset"` // of its local header; -1 when unknown
+}
+
+// zipExtensions are the names of files that are ZIP archives inside;
+// inspect lists the members of a plain URL with one of them.
+var zipExtensions = []string{".zip", ".jar", ".war", ".ear", ".apk", ".aab", ".whl", ".nupkg", ".xpi", ".ipa", ".epub"}
+
+// isZipName reports whether name ends with a ZIP archive's extension.
+func isZipName(name string) bool {
+	ext := strings.ToLower(path.Ext(name))
+	for _, e := range zipExtensions {
+		if ext == e {
+			return true
+		}
+	}
+	return false
+}
+
+// zipListing reads the members of the ZIP archive at a plain URL. A list
+// that cannot be read is said in Error: the source itself was inspected.
+func zipListing(ctx context.Context, source string, origin *resolve.Origin) *inspectArchive {
+	out := &inspectArchive{Format: "zip", Members: []inspectMember{}}
+	size := int64(-1)
+	if origin != nil {
+		size = origin.Size
+	}
+	src, err := transport.NewHTTP(source, transport.Options{Size: size})
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	a, err := ziprange.Open(ctx, src, size)
+	if err != nil {
+		out.Error = archiveSentence(err)
+		return out
+	}
+	out.Listed = true
+	out.Requests, out.BytesRead = a.Requests(), a.BytesRead()
+	for _, m := range a.Members {
+		out.Members = append(out.Members, inspectMember{
+			Path:           m.Name,
+			Size:           m.Size,
+			CompressedSize: m.CompressedSize,
+			Method:         ziprange.MethodName(m.Method),
+			MethodID:       m.Method,
+			CRC32:          fmt.Sprintf("%08x", m.CRC32),
+			Encrypted:      m.Encrypted,
+			Folder:         m.Dir,
+			Offset:         m.HeaderOffset,
+		})
+	}
+	return out
+}
+
+// archiveSentence is what to tell a user about an archive that could not
+// be read: ziprange's sentence alone for what it knows, with the
+// technical detail after it otherwise.
+func archiveSentence(err error) string {
+	for _, known := range []error{ziprange.ErrNoRanges, ziprange.ErrUnknownSize, ziprange.ErrDirectoryTooLarge} {
+		if errors.Is(err, known) {
+			return known.Error()
+		}
+	}
+	if errors.Is(err, ziprange.ErrNotZip) {
+		return ziprange.ErrNotZip.Error()
+	}
+	var login *transport.LoginError
+	if errors.As(err, &login) {
+		return "the archive's list cannot be read: " + login.Error()
+	}
+	if clause := explain.Of(err).Clause(); clause != "" {
+		return fmt.Sprintf("the archive's list cannot be read: %s (%v)", clause, err)
+	}
+	return "the archive's list cannot be read: " + err.Error()
+}
+
+// writeArchiveText prints an archive's members for people: one line each,
+// size, compressed size, method, CRC-32 and path.
+func writeArchiveText(pf func(string, ...any), a *inspectArchive) {
+	pf("\n")
+	if !a.Listed {
+		pf("%-10s cannot be listed: %s\n", "members", inspectClean(a.Error))
+		return
+	}
+	var size, packed int64
+	files := 0
+	for _, m := range a.Members {
+		if !m.Folder {
+			files++
+			size += m.Size
+			packed += m.CompressedSize
+		}
+	}
+	pf("%-10s %d %s in the ZIP archive, %s (%s packed); reading the list took %d %s, %s\n",
+		"members", files, plural(files, "file", "files"), byteText(size), byteText(packed),
+		a.Requests, plural(a.Requests, "range request", "range requests"), byteText(a.BytesRead))
+	pf("    %12s %12s  %-8s %-8s  %s\n", "size", "packed", "method", "crc-32", "path")
+	for _, m := range a.Members {
+		if m.Folder {
+			continue
+		}
+		note := ""
+		if m.Encrypted {
+			note = "  (encrypted)"
+		}
+		pf("    %12d %12d  %-8s %-8s  %s%s\n", m.Size, m.CompressedSize, inspectClean(m.Method), m.CRC32, inspectClean(m.Path), note)
+	}
+}

@@ -1,0 +1,261 @@
+package ziprange
+
+import (
+	"bytes"
+	"compress/flate"
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"braid/engine/metalink"
+	"braid/engine/rootfile"
+)
+
+// partSuffix marks a member being written, as the engine marks a file
+// that is not verified yet.
+const partSuffix = ".part"
+
+// maxFreeNames bounds the numbered alternatives tried for a taken name.
+const maxFreeNames = 999
+
+// ErrFolder: the member named is a folder entry, which has no bytes.
+var ErrFolder = errors.New("the member is a folder in the archive; name the files inside it")
+
+// Extracted is what Extract wrote.
+type Extracted struct {
+	// Name is where the member is, relative to the folder,
+	// slash-separated: its own name, or a numbered alternative ("f (1).bin")
+	// when another file was at that name.
+	Name string
+	// Size is the member's size in bytes.
+	Size int64
+	// Existing: a file with the member's size and CRC-32 was already at
+	// Name, and nothing was fetched.
+	Existing bool
+}
+
+// Extract fetches member m and writes it into the folder dir under its
+// name: its local header in one small request, then its compressed bytes
+// in one more, inflated as they arrive (bytes the directory's requests
+// already read are not fetched again). It is written as NAME.part inside
+// an os.Root for dir, so no name or symlink can lead outside dir, and
+// renamed to NAME only once its size and CRC-32 match the directory's. A
+// name metalink.SafeName refuses is never written. A file already at the
+// name stays: one with the member's size and CRC-32 is taken as the member
+// (Existing); otherwise the member goes to a free numbered name.
+//
+// It fails with ErrFolder, ErrEncrypted, a *MethodError, a
+// *metalink.NameError, ErrNoRanges, ErrChecksum, or the transfer's error.
+func (a *Archive) Extract(ctx context.Context, m *Member, dir string) (Extracted, error) {
+	out := Extracted{Name: m.Name, Size: m.Size}
+	switch {
+	case m.Dir:
+		return out, ErrFolder
+	case m.Encrypted:
+		return out, ErrEncrypted
+	case m.Method != 0 && m.Method != 8:
+		return out, &MethodError{Method: m.Method}
+	}
+	if err := metalink.SafeName(m.Name); err != nil {
+		return out, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return out, fmt.Errorf("open folder: %w", err)
+	}
+	defer root.Close()
+	if d := path.Dir(m.Name); d != "." {
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			return out, fmt.Errorf("make folder %s: %w", d, err)
+		}
+	}
+	name, same, err := freeName(root, m)
+	if err != nil || same {
+		out.Name, out.Existing = name, same
+		return out, err
+	}
+	out.Name = name
+
+	body, err := a.body(ctx, m)
+	if err != nil {
+		return out, err
+	}
+	defer body.Close()
+	part := name + partSuffix
+	f, err := root.OpenFile(part, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return out, fmt.Errorf("open %s: %w", part, err)
+	}
+	err = inflate(f, body, m)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		// A member is fetched whole or not at all: there is no journal
+		// to resume a half-written one from.
+		_ = rootfile.Remove(root, part)
+		return out, err
+	}
+	if err := rootfile.Retry(ctx, func() error { return root.Rename(part, name) }, nil); err != nil {
+		return out, fmt.Errorf("rename %s: %w", part, err)
+	}
+	return out, nil
+}
+
+// body is the member's compressed bytes: from the run when Open read
+// them already, else in one request. It reads the local header first,
+// for where the bytes start.
+func (a *Archive) body(ctx context.Context, m *Member) (io.ReadCloser, error) {
+	ra := a.ra
+	ra.mu.Lock()
+	ra.ctx = ctx
+	ra.mu.Unlock()
+	off, err := m.file.DataOffset()
+	if err != nil {
+		if errors.Is(err, ErrNoRanges) || ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("the member's local header cannot be read: %w", err)
+	}
+	n := m.CompressedSize
+	if off < 0 || n < 0 || off > a.Size || n > a.Size-off {
+		return nil, fmt.Errorf("the member's bytes %d-%d lie past the end of the %d-byte archive: %w", off, off+n-1, a.Size, ErrNotZip)
+	}
+	ra.mu.Lock()
+	if off >= ra.base {
+		b := ra.run[off-ra.base : off-ra.base+n]
+		ra.mu.Unlock()
+		return io.NopCloser(bytes.NewReader(b)), nil
+	}
+	ra.mu.Unlock()
+	rc, err := a.src.ReadRange(ctx, off, n)
+	if err != nil {
+		return nil, rangeError(err)
+	}
+	ra.requests.Add(1)
+	return &counted{rc: rc, n: &ra.bytes}, nil
+}
+
+// inflate writes the member's bytes from its compressed body to w and
+// checks their size and CRC-32.
+func inflate(w io.Writer, body io.Reader, m *Member) error {
+	in := &eofReader{r: body}
+	var r io.Reader = in
+	if m.Method == 8 {
+		fr := flate.NewReader(in)
+		defer fr.Close()
+		r = fr
+	}
+	sum := crc32.NewIEEE()
+	// One byte more than the member's size shows a member that is longer
+	// than the directory says.
+	n, err := io.Copy(io.MultiWriter(w, sum), io.LimitReader(r, m.Size+1))
+	var corrupt flate.CorruptInputError
+	switch {
+	case errors.As(err, &corrupt):
+		return fmt.Errorf("%w (its deflate stream is damaged: %v)", ErrChecksum, err)
+	case errors.Is(err, io.ErrUnexpectedEOF) && in.eof:
+		// Every compressed byte arrived and the stream wants more.
+		return fmt.Errorf("%w (its deflate stream ends early)", ErrChecksum)
+	case err != nil:
+		return err
+	case n != m.Size:
+		return fmt.Errorf("%w (%d bytes inflated, the directory says %d)", ErrChecksum, n, m.Size)
+	case sum.Sum32() != m.CRC32:
+		return fmt.Errorf("%w (CRC-32 %08x, the directory says %08x)", ErrChecksum, sum.Sum32(), m.CRC32)
+	}
+	return nil
+}
+
+// eofReader notes that its reader ended cleanly, with io.EOF.
+type eofReader struct {
+	r   io.Reader
+	eof bool
+}
+
+func (e *eofReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err == io.EOF {
+		e.eof = true
+	}
+	return n, err
+}
+
+// freeName is the name to write m under: its own when free, a numbered
+// alternative ("f (1).bin", "a (1).tar.gz") when another file is there.
+// same reports that the file at m's own name is the member already (its
+// size and CRC-32 match).
+func freeName(root *os.Root, m *Member) (name string, same bool, err error) {
+	for i := 0; i <= maxFreeNames; i++ {
+		name = m.Name
+		if i > 0 {
+			name = numbered(m.Name, i)
+		}
+		fi, err := root.Lstat(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, err := root.Lstat(name + partSuffix); err == nil && i > 0 {
+				continue // another run is writing this alternative
+			}
+			return name, false, nil
+		}
+		if err != nil {
+			return "", false, err
+		}
+		if i == 0 && fi.Mode().IsRegular() && fi.Size() == m.Size && fileCRC(root, name) == m.CRC32 {
+			return name, true, nil
+		}
+	}
+	return "", false, fmt.Errorf("no free name left for %s", m.Name)
+}
+
+// numbered is the n-th alternative to name, the way the engine and
+// browsers number a download whose name is taken.
+func numbered(name string, n int) string {
+	dir, base := path.Split(name)
+	stem, ext := base, ""
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		stem, ext = base[:i], base[i:]
+		if j := strings.LastIndexByte(stem, '.'); j > 0 && strings.EqualFold(stem[j:], ".tar") {
+			stem, ext = stem[:j], stem[j:]+ext
+		}
+	}
+	return fmt.Sprintf("%s%s (%d)%s", dir, stem, n, ext)
+}
+
+// fileCRC is the CRC-32 of the file name in root; a file that cannot be
+// read gets the CRC of nothing, which a non-empty member never has.
+func fileCRC(root *os.Root, name string) uint32 {
+	f, err := root.Open(name)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	h := crc32.NewIEEE()
+	if _, err := io.Copy(h, f); err != nil {
+		return 0
+	}
+	return h.Sum32()
+}
+
+// counted counts the bytes read through it into n.
+type counted struct {
+	rc io.ReadCloser
+	n  interface{ Add(int64) int64 }
+}
+
+func (c *counted) Read(p []byte) (int, error) {
+	k, err := c.rc.Read(p)
+	c.n.Add(int64(k))
+	return k, err
+}
+
+func (c *counted) Close() error { return c.rc.Close() }
