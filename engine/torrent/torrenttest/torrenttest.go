@@ -97,7 +97,10 @@ func Seed(t testing.TB, dir string, mi *metainfo.MetaInfo) string {
 		if t.Failed() {
 			var st strings.Builder
 			cl.WriteStatus(&st)
-			t.Logf("the seeder on port %d, at the failure:\n%s", cl.LocalPort(), st.String())
+			// Clean-ups run last first: the clients the test made after
+			// this seeder are closed by now, and their connections gone
+			// from this status; its byte counts still hold them.
+			t.Logf("the seeder on port %d, after the test's own clean-ups (its clients closed):\n%s", cl.LocalPort(), st.String())
 		}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
