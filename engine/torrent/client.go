@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/anacrolix/dht/v2"
@@ -138,9 +139,28 @@ func (noStorage) OpenTorrent(context.Context, *metainfo.Info, metainfo.Hash) (st
 // connection accepts) of 16 KiB chunks never wait.
 const MaxPeerRequestData = 1024 * 16 << 10
 
-// routeGlobalLog sends the library's global logger (used by code that
-// has no client at hand) to slog once.
-var routeGlobalLog sync.Once
+// globalLog is the handler of the library's global logger (alog.Default,
+// used by code that has no client at hand): the first client's
+// Config.Logger, slog's default before one starts.
+var globalLog atomic.Pointer[slog.Logger]
+
+// toGlobalLog is alog.Default's one handler, set while the package
+// initialises: every anacrolix client reads alog.Default when it starts
+// (log.NewLogger), and setting it later raced with another client
+// starting at that moment (a test's seeder; the race detector failed
+// TestMagnetThroughTheWindowSeeds). The handler reads globalLog
+// atomically instead.
+type toGlobalLog struct{}
+
+func (toGlobalLog) Handle(r alog.Record) {
+	l := globalLog.Load()
+	if l == nil {
+		l = slog.Default()
+	}
+	alog.SlogHandlerAsHandler{SlogHandler: l.Handler()}.Handle(r)
+}
+
+func init() { alog.Default.SetHandlers(toGlobalLog{}) }
 
 // client starts the anacrolix client on first use.
 func (c *Client) client() (*torrent.Client, error) {
@@ -152,9 +172,7 @@ func (c *Client) client() (*torrent.Client, error) {
 	if c.cl != nil {
 		return c.cl, nil
 	}
-	routeGlobalLog.Do(func() {
-		alog.Default.SetHandlers(alog.SlogHandlerAsHandler{SlogHandler: c.cfg.Logger.Handler()})
-	})
+	globalLog.CompareAndSwap(nil, c.cfg.Logger)
 	tc := torrent.NewDefaultClientConfig()
 	if host := c.cfg.ListenHost; host != "" {
 		tc.ListenHost = func(string) string { return host }

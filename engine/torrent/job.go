@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -335,6 +336,9 @@ func (j *Job) download(ctx context.Context, cl *torrent.Client) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		// j.files holds list, which Snapshot reads under j.mu while
+		// Select waits: the choice goes into a copy, published below.
+		list = slices.Clone(list)
 		for k := range list {
 			list[k].Selected = k < len(sel) && sel[k]
 		}

@@ -80,11 +80,15 @@ func waitForJob(t *testing.T, b *Backend, id ui.JobID, what string, cond func() 
 			if tj, ok := b.runner.LiveTorrent(int64(id)); ok {
 				s := tj.Snapshot()
 				msg += fmt.Sprintf("; the torrent: phase %v, %d of %d pieces verified, %d bytes, %d peers, error %v", s.Phase, s.Verified, len(s.Pieces), s.Bytes, s.Peers, s.Err)
-				if cl, err := b.runner.TorrentClient(); err == nil {
-					var st strings.Builder
-					cl.WriteStatus(&st)
-					msg += "\nthe BitTorrent client's status:\n" + st.String()
-				}
+			} else {
+				msg += "; no torrent running for it"
+			}
+			// Whether or not the job runs a torrent now: the client's
+			// account shows a torrent that ended or never started too.
+			if cl, err := b.runner.TorrentClient(); err == nil {
+				var st strings.Builder
+				cl.WriteStatus(&st)
+				msg += "\nBraid's BitTorrent client's status:\n" + st.String()
 			}
 			t.Fatal(msg)
 		}

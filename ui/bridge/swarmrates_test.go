@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"braid/engine/torrent/torrenttest"
-	"braid/internal/testkit"
 	"braid/ui"
 )
 
@@ -37,9 +36,13 @@ func TestRowAndPeersAgreeOnSpeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testkit.WaitFor(t, "the seeder to send", func() bool {
+	waitForJob(t, b, id, "the seeder to send", func() bool {
+		j := jobByID(t, b, id)
+		if j.State == ui.Failed {
+			t.Fatalf("the job failed: %s", j.Err)
+		}
 		ps, ok := b.Peers(id)
-		return ok && len(ps) == 1 && jobByID(t, b, id).Speed > 0
+		return ok && len(ps) == 1 && j.Speed > 0
 	})
 	agreed := 0
 	for range 12 {

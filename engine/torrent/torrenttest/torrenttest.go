@@ -97,7 +97,10 @@ func Seed(t testing.TB, dir string, mi *metainfo.MetaInfo) string {
 		if t.Failed() {
 			var st strings.Builder
 			cl.WriteStatus(&st)
-			t.Logf("the seeder on port %d, at the failure:\n%s", cl.LocalPort(), st.String())
+			// Clean-ups run last first: the clients the test made after
+			// this seeder are closed by now, and their connections gone
+			// from this status; its byte counts still hold them.
+			t.Logf("the seeder on port %d, after the test's own clean-ups (its clients closed):\n%s", cl.LocalPort(), st.String())
 		}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -155,6 +158,16 @@ func start(t testing.TB, dir string, mi *metainfo.MetaInfo, seed bool) (*torrent
 	cfg.Seed = seed
 	// See torrent.MaxPeerRequestData: the default deadlocks uploads.
 	cfg.MaxAllocPeerRequestDataPerConn = 1024 * 16 << 10
+	// A connection's writer in anacrolix v1.59.1 misses a wake-up when a
+	// request's data is read from storage between its look for work and
+	// its wait (it takes the condition's channel after releasing the
+	// client's lock): the chunk then waits for the keep-alive timer. With
+	// the library's minute, a leecher whose only request was that one got
+	// nothing for 60 s (ui/bridge's TestRowAndPeersAgreeOnSpeed timed out
+	// on it in CI). Braid's own client wakes every 5 s for the same
+	// reason (engine/torrent's keepAliveEvery); a test's seeder does as
+	// Braid seeding would.
+	cfg.KeepAliveTimeout = 5 * time.Second
 	cfg.Slogger = slog.New(slog.DiscardHandler)
 	cfg.DefaultStorage = storage.NewFileOpts(storage.NewFileClientOpts{
 		ClientBaseDir: dir, PieceCompletion: storage.NewMapPieceCompletion(),
