@@ -44,6 +44,10 @@ type torrentLive struct {
 	made    *torrent.Client // made by the runner; closed by Close
 	running map[int64]*torrent.Job
 	seeding map[int64]*torrent.Job // finished jobs seeding on
+	// noSeed holds the running jobs whose seeding was stopped before it
+	// began (StopSeeding while the run still held the job): the run
+	// stops them instead of seeding on. Cleared when the run ends.
+	noSeed map[int64]bool
 	// life is what seeding torrents run under: it ends with Close, not
 	// with the run that downloaded them.
 	life context.Context
@@ -121,6 +125,14 @@ func (r *Runner) StopSeeding(id int64) {
 	r.tor.mu.Lock()
 	j := r.tor.seeding[id]
 	delete(r.tor.seeding, id)
+	if _, running := r.tor.running[id]; j == nil && running {
+		// Its files may be done and the row show it seeding while the
+		// run has yet to hand it over to seeding: it must not begin.
+		if r.tor.noSeed == nil {
+			r.tor.noSeed = map[int64]bool{}
+		}
+		r.tor.noSeed[id] = true
+	}
 	r.tor.mu.Unlock()
 	if j != nil {
 		j.Stop()
@@ -224,6 +236,7 @@ func (r *Runner) setRunning(id int64, tj *torrent.Job) {
 	defer r.tor.mu.Unlock()
 	if tj == nil {
 		delete(r.tor.running, id)
+		delete(r.tor.noSeed, id)
 		return
 	}
 	if r.tor.running == nil {
@@ -437,13 +450,21 @@ loop:
 	// Seeding on, or done already (no seeding asked): either way
 	// LiveTorrent gives its last snapshot once more.
 	r.tor.mu.Lock()
-	if r.tor.seeding == nil {
-		r.tor.seeding = map[int64]*torrent.Job{}
+	stopped := r.tor.noSeed[j.ID]
+	if !stopped {
+		if r.tor.seeding == nil {
+			r.tor.seeding = map[int64]*torrent.Job{}
+		}
+		r.tor.seeding[j.ID] = tj
 	}
-	r.tor.seeding[j.ID] = tj
 	r.tor.mu.Unlock()
-	seeds = true
-	r.watchSeeding(j.ID, tj)
+	if stopped {
+		// Removed or stopped by the user as it finished: done, not seeding.
+		tj.Stop()
+	} else {
+		seeds = true
+		r.watchSeeding(j.ID, tj)
+	}
 	selected = fetched(j, selected, tj.Wanted())
 	for _, name := range selected {
 		landed := engine.Snapshot{State: engine.StateDone, VerifiedBy: snap.VerifiedBy, SavedAs: name, Created: snap.Created}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"braid/engine/mirrortest"
+	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
 	"braid/internal/testkit"
 	"braid/queue"
@@ -67,5 +69,50 @@ func TestRunSeedsOnAfterARestart(t *testing.T) {
 	}
 	if j, err := q.Get(ids[1]); err != nil || j.State != queue.Done {
 		t.Fatalf("the job whose file is gone: %v %v", j.State, err)
+	}
+}
+
+// A seeding stopped while its job still downloads (the row may already
+// show the files done and the torrent seeding, while the run has yet to
+// hand it over) never begins: the user removed the job or stopped its
+// seeding, and it must not seed on unseen.
+func TestStopSeedingBeforeItBegins(t *testing.T) {
+	t.Parallel()
+	q := queuetest.Open(t, queue.Open, t.TempDir())
+	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	src := t.TempDir()
+	data := testkit.Data(512 << 10)
+	mi := torrenttest.Make(t, src, "late.bin", 64<<10, []torrenttest.File{{Data: data}}, mirrortest.New(t, data, mirrortest.Rate(256<<10)).URL())
+	dest := t.TempDir()
+	id := addTorrent(t, q, torrenttest.WriteFile(t, mi, "late.torrent"), dest, nil)
+	r := torrentRunner(t, q)
+	defer r.Close()
+	ran := make(chan error, 1)
+	go func() { ran <- r.RunJob(context.Background(), id) }()
+	var tj *torrent.Job
+	testkit.WaitFor(t, "the torrent to run", func() bool {
+		var ok bool
+		tj, ok = r.LiveTorrent(id)
+		return ok && tj.Snapshot().Bytes > 0
+	})
+	select {
+	case <-tj.Complete():
+		t.Skip("the torrent finished before its seeding could be stopped: the test shows nothing")
+	default:
+	}
+	r.StopSeeding(id)
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Seeding(); len(got) != 0 {
+		t.Fatalf("seeding %v after its seeding was stopped during the download", got)
+	}
+	if j, err := q.Get(id); err != nil || j.State != queue.Done {
+		t.Fatalf("job after the run: %v %v, want done", j.State, err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dest, "late.bin")); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("late.bin: %d bytes, %v", len(got), err)
 	}
 }
