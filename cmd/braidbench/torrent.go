@@ -162,6 +162,11 @@ func startSeeder(ctx context.Context, dir string, mi *metainfo.MetaInfo) (*torre
 	// anacrolix v1.59.1 deadlocks uploads with its default (see
 	// engine/torrent.MaxPeerRequestData).
 	cfg.MaxAllocPeerRequestDataPerConn = 1024 * 16 << 10
+	// Its connection writer can miss a wake-up and hold a served chunk
+	// until the keep-alive timer (torrenttest.Seed says how); with the
+	// library's minute one such miss would decide a run, for braid or
+	// aria2c alike. Braid's own client wakes every 5 s.
+	cfg.KeepAliveTimeout = 5 * time.Second
 	cfg.DefaultStorage = storage.NewFileOpts(storage.NewFileClientOpts{
 		ClientBaseDir: dir, PieceCompletion: storage.NewMapPieceCompletion(),
 	})
