@@ -7,9 +7,10 @@ import (
 
 // parseInterspersed parses args with fs, letting flags follow the
 // positional arguments (`braid inspect X.meta4 --json`), which the flag
-// package alone stops at. It returns the positional arguments in order; on
-// a parse error or -h it returns ok false and the exit status to use (2,
-// or 0 for help).
+// package alone stops at. After "--" every argument is positional (a file
+// named -x). It returns the positional arguments in order; on a parse
+// error or -h it returns ok false and the exit status to use (2, or 0 for
+// help).
 func parseInterspersed(fs *flag.FlagSet, args []string) (positional []string, code int, ok bool) {
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -18,10 +19,14 @@ func parseInterspersed(fs *flag.FlagSet, args []string) (positional []string, co
 			}
 			return nil, 2, false
 		}
-		if fs.NArg() == 0 {
+		rest := fs.Args()
+		if len(rest) == 0 {
 			return positional, 0, true
 		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
+		if i := len(args) - len(rest) - 1; i >= 0 && args[i] == "--" {
+			return append(positional, rest...), 0, true
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
 	}
 }

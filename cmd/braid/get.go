@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -142,11 +141,11 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	var members memberList
 	fs.Var(&members, "member", "fetch only this file out of the ZIP archive SOURCE (its path inside, as braid inspect lists it; repeatable): read by range, inflated, checked against its CRC-32")
 	retryFor := fs.Duration("retry-for", defaultRetryFor, "how long to wait for the network while every mirror fails with temporary errors, e.g. 30m (0: forever)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, 0
-		}
-		return nil, 2
+	// Flags may follow the sources (braid get URL -d DIR), as aria2c and
+	// curl take them.
+	sources, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return nil, code
 	}
 	rate, err := parseRate(*limit)
 	if err != nil {
@@ -157,13 +156,13 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		fmt.Fprintln(stderr, "braid get: --max-conn, --max-conn-per-mirror, --max-conn-per-host and --jobs must be at least 1")
 		return nil, 2
 	}
-	if fs.NArg() == 0 {
+	if len(sources) == 0 {
 		fmt.Fprintln(stderr, "braid get: no SOURCE given")
 		fs.Usage()
 		return nil, 2
 	}
-	if len(members) > 0 && fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "braid get: --member takes the members of one ZIP archive: give one SOURCE, not %d\n", fs.NArg())
+	if len(members) > 0 && len(sources) != 1 {
+		fmt.Fprintf(stderr, "braid get: --member takes the members of one ZIP archive: give one SOURCE, not %d\n", len(sources))
 		return nil, 2
 	}
 	network, err := netf.network()
@@ -171,7 +170,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		fmt.Fprintf(stderr, "braid get: --all-proxy: %v\n", err)
 		return nil, 2
 	}
-	session, err := netf.session(fs.Args())
+	session, err := netf.session(sources)
 	if err != nil {
 		fmt.Fprintf(stderr, "braid get: %v\n", err)
 		return nil, 2
@@ -198,7 +197,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		json:        *jsonOut,
 		requireHash: *requireHash,
 		retryFor:    *retryFor,
-		sources:     onceEach(fs.Args(), stderr, *jsonOut),
+		sources:     onceEach(sources, stderr, *jsonOut),
 		tty:         isTerminal(stdout),
 		stdout:      stdout,
 		stderr:      stderr,

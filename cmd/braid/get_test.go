@@ -101,7 +101,8 @@ func TestGetMeta4(t *testing.T) {
 	src := t.TempDir()
 	meta := writeMeta4(t, src, "dir/f.bin", data, 256<<10, "", a.URL(), b.URL())
 	out := t.TempDir()
-	code, stdout, stderr := runGet(t, "-d", out, "--json", meta)
+	// Flags after the source count, as they do for aria2c and curl.
+	code, stdout, stderr := runGet(t, meta, "-d", out, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
