@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -174,6 +176,32 @@ func TestRemoteBackendDrivesDaemons(t *testing.T) {
 			if err != nil || len(det.Files) != 1 || det.Files[0].Name != "first.bin" || det.Files[0].Size != int64(len(data)) ||
 				len(det.Files[0].Mirrors) != 1 || det.Files[0].Mirrors[0].URL != m.URL() {
 				t.Errorf("Detail of the done link: %+v, %v", det, err)
+			}
+
+			// A local .meta4 is read here for the picker and uploaded.
+			mdata := testkit.Data(1 << 20)
+			mm := mirrortest.New(t, mdata, mirrortest.Path("/from-meta4.bin"))
+			sum := sha256.Sum256(mdata)
+			meta := filepath.Join(t.TempDir(), "one.meta4")
+			if err := os.WriteFile(meta, []byte(`<?xml version="1.0" encoding="UTF-8"?>
+<metalink xmlns="urn:ietf:params:xml:ns:metalink"><file name="from-meta4.bin"><size>`+strconv.Itoa(len(mdata))+`</size>
+<hash type="sha-256">`+hex.EncodeToString(sum[:])+`</hash><url priority="1">`+mm.URL()+`</url></file></metalink>`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			doc, err := b.Open(context.Background(), meta)
+			if err != nil || len(doc.Files) != 1 || doc.Files[0].Size != int64(len(mdata)) {
+				t.Fatalf("Open of a local .meta4: %+v, %v", doc, err)
+			}
+			fromMeta, err := b.Add(context.Background(), ui.AddRequest{Source: meta, Doc: doc, Files: []string{"from-meta4.bin"}})
+			if err != nil {
+				t.Fatalf("Add of the .meta4: %v", err)
+			}
+			testkit.WaitWithin(t, 30*time.Second, "the .meta4's file done", func() bool {
+				j, _ := findJob(t, b, fromMeta)
+				return j.State == ui.Done && j.Size == int64(len(mdata))
+			})
+			if got, err := os.ReadFile(filepath.Join(d.dir, "from-meta4.bin")); err != nil || !bytes.Equal(got, mdata) {
+				t.Errorf("from-meta4.bin in the daemon's folder: %v, right bytes %v", err, bytes.Equal(got, mdata))
 			}
 
 			slow := mirrortest.New(t, testkit.Data(8<<20), mirrortest.Path("/slow.bin"), mirrortest.Rate(256<<10))
