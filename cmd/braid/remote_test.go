@@ -240,6 +240,46 @@ func TestRemoteBackendDrivesDaemons(t *testing.T) {
 				t.Error("removing one download took the done one too")
 			}
 
+			// Two added paused; the second moved before the first.
+			var paused []ui.JobID
+			for _, name := range []string{"/a.bin", "/b.bin"} {
+				pm := mirrortest.New(t, testkit.Data(64<<10), mirrortest.Path(name))
+				doc, err := b.Open(context.Background(), pm.URL())
+				if err != nil {
+					t.Fatal(err)
+				}
+				id, err := b.Add(context.Background(), ui.AddRequest{Source: pm.URL(), Doc: doc, Paused: true})
+				if err != nil {
+					t.Fatalf("Add paused: %v", err)
+				}
+				paused = append(paused, id)
+			}
+			order := func() []ui.JobID {
+				jobs, err := b.Jobs()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ids []ui.JobID
+				for _, j := range jobs {
+					if j.ID == paused[0] || j.ID == paused[1] {
+						if j.State != ui.Paused {
+							t.Errorf("%s added paused is %v", j.Name, j.State)
+						}
+						ids = append(ids, j.ID)
+					}
+				}
+				return ids
+			}
+			if got := order(); len(got) != 2 || got[0] != paused[0] {
+				t.Fatalf("paused downloads in the order %v, want %v", got, paused)
+			}
+			if err := b.Move(paused[1], 0); err != nil {
+				t.Fatalf("Move: %v", err)
+			}
+			if got := order(); len(got) != 2 || got[0] != paused[1] {
+				t.Errorf("after moving the second first: %v, want %v first", got, paused[1])
+			}
+
 			if err := b.Verify(first); err == nil || !strings.Contains(err.Error(), "cannot verify") {
 				t.Errorf("Verify on a remote daemon: %v, want the sentence that it cannot", err)
 			}

@@ -246,7 +246,7 @@ func (s status) name() string {
 		if f.Selected == "false" {
 			continue
 		}
-		n := filepath.Base(filepath.FromSlash(f.Path))
+		n := base(f.Path)
 		if f.Path == "" && len(f.URIs) > 0 {
 			n = path.Base(f.URIs[0].URI)
 			if u, err := url.Parse(f.URIs[0].URI); err == nil {
@@ -359,8 +359,8 @@ func (b *Backend) Detail(id ui.JobID, _ bool) (ui.Detail, error) {
 			ETA:   -1,
 			State: fileState(d.State, num(f.Length), num(f.CompletedLength)),
 		}
-		if rel, err := filepath.Rel(s.Dir, f.Path); err == nil && !strings.HasPrefix(rel, "..") {
-			fd.Name = filepath.ToSlash(rel)
+		if rel, ok := under(s.Dir, f.Path); ok {
+			fd.Name = rel
 		}
 		if f.Selected == "false" {
 			fd.Skipped = true
@@ -389,6 +389,29 @@ func (b *Backend) Detail(id ui.JobID, _ bool) (ui.Detail, error) {
 		d.Files = append(d.Files, fd)
 	}
 	return d, nil
+}
+
+// base is the last element of a path on the daemon's machine, which may
+// separate with / or \ whatever this one does.
+func base(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// under is p relative to dir, both paths on the daemon's machine, with
+// slashes; false when p is not in dir.
+func under(dir, p string) (string, bool) {
+	if dir == "" {
+		return "", false
+	}
+	dir = strings.TrimRight(dir, `/\`)
+	rest, ok := strings.CutPrefix(p, dir)
+	if !ok || rest == "" || (rest[0] != '/' && rest[0] != '\\') {
+		return "", false
+	}
+	return strings.ReplaceAll(rest[1:], `\`, "/"), true
 }
 
 // fileState is a file's state from its download's and its bytes.
@@ -582,10 +605,16 @@ func (b *Backend) Remove(id ui.JobID) error {
 	return b.call(ctx, nil, "aria2.removeDownloadResult", GID(id))
 }
 
-// Move puts a waiting download at index among the waiting ones.
+// Move puts a waiting download at index in the list Jobs gives, where
+// the active ones come first: aria2 orders only the waiting ones.
 func (b *Backend) Move(id ui.JobID, index int) error {
+	ctx := context.Background()
+	var active []struct{}
+	if err := b.call(ctx, &active, "aria2.tellActive", []string{"gid"}); err != nil {
+		return err
+	}
 	var pos int
-	return b.call(context.Background(), &pos, "aria2.changePosition", GID(id), max(0, index), "POS_SET")
+	return b.call(ctx, &pos, "aria2.changePosition", GID(id), max(0, index-len(active)), "POS_SET")
 }
 
 // errNotHere is what the window says of a command only the local engine

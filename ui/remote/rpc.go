@@ -124,7 +124,7 @@ func (b *Backend) unreachable(err error) error {
 	var dns *net.DNSError
 	var ne net.Error
 	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
+	case refused(err):
 		why = "nothing answers there"
 	case errors.As(err, &dns):
 		why = "its name is not known"
