@@ -15,13 +15,21 @@ import (
 )
 
 // `braid --remote URL LINK` opens the window on an aria2c's downloads,
-// with the secret from BRAID_REMOTE_SECRET: the link, handed to aria2c,
-// shows as a finished row with its size, beside a download aria2c was
-// given before. Stopped, the daemon is a sentence in the window; started
-// again, the window lists its downloads again. The secret is nowhere in
-// what the window showed or printed.
-func TestRemoteWindowOnAria2c(t *testing.T) {
-	d := aria2cDaemon(t)
+// and on a braid queue run's, with the secret from BRAID_REMOTE_SECRET:
+// the link, handed to the daemon, shows as a finished row with its size.
+// Stopped, the daemon is a sentence in the window; started again, the
+// window reads it again. The secret is nowhere in what the window showed
+// or printed.
+func TestRemoteWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		start func(*testing.T) *remoteDaemon
+	}{{"aria2c", aria2cDaemon}, {"braid", braidDaemon}} {
+		t.Run(tc.name, func(t *testing.T) { remoteWindow(t, tc.name, tc.start(t)) })
+	}
+}
+
+func remoteWindow(t *testing.T, name string, d *remoteDaemon) {
 	r := newWindowRig(t, "dest")
 	xdotool := needXdotool(t)
 	m := mirrortest.New(t, testkit.Data(2<<20), mirrortest.Path("/remote-done.bin"))
@@ -43,20 +51,19 @@ func TestRemoteWindowOnAria2c(t *testing.T) {
 	if ids := strings.Fields(xdo("search", "--sync", "--name", "^Braid — http://127.0.0.1")); len(ids) == 0 {
 		t.Fatalf("the window never showed\n%s", out.String())
 	}
-	texts := waitWindowText(ctx, t, env, r.dump, &out, time.Minute, "remote-", "finished row", "remote-done.bin", "2.0 MiB")
-	windowShot(ctx, t, env, "remote-done")
-	t.Logf("the window shows:\n%s", texts)
+	texts := waitWindowText(ctx, t, env, r.dump, &out, time.Minute, "remote-"+name+"-", "finished row", "remote-done.bin", "2.0 MiB", "1 done")
+	windowShot(ctx, t, env, "remote-"+name+"-done")
 	if strings.Contains(texts+out.String(), d.secret) {
 		t.Error("the secret shows in the window or its output")
 	}
 
 	d.stop()
-	waitWindowText(ctx, t, env, r.dump, &out, 30*time.Second, "remote-", "daemon gone",
+	waitWindowText(ctx, t, env, r.dump, &out, 30*time.Second, "remote-"+name+"-", "daemon gone",
 		"Cannot reach the downloads at "+d.endpoint+": nothing answers there.")
-	windowShot(ctx, t, env, "remote-gone")
+	windowShot(ctx, t, env, "remote-"+name+"-gone")
 	d.start()
-	// aria2c keeps no session here: its list is empty again, and the
-	// sentence goes once the window reads it.
+	// The sentence goes once the window reads the daemon again (aria2c
+	// keeps no session here: its list is empty then).
 	for end := time.Now().Add(30 * time.Second); ; time.Sleep(250 * time.Millisecond) {
 		raw, _ := os.ReadFile(r.dump)
 		b := string(raw)
@@ -64,9 +71,9 @@ func TestRemoteWindowOnAria2c(t *testing.T) {
 			break
 		}
 		if time.Now().After(end) {
-			windowShot(ctx, t, env, "remote-back")
+			windowShot(ctx, t, env, "remote-"+name+"-back")
 			t.Fatalf("the window still says the daemon is gone 30 s after it came back:\n%s", b)
 		}
 	}
-	windowShot(ctx, t, env, "remote-back")
+	windowShot(ctx, t, env, "remote-"+name+"-back")
 }

@@ -192,9 +192,10 @@ func (s status) job() ui.Job {
 		Seeds:  int(num(s.NumSeeders)),
 		// aria2 says nothing of how a download was checked; a Braid
 		// daemon does.
-		Outcome:   s.BraidChecked,
-		ErrDetail: s.BraidErrorDetail,
-		Torrent:   s.Bittorrent != nil || s.InfoHash != "",
+		Outcome:    s.BraidChecked,
+		Unverified: strings.HasPrefix(s.BraidChecked, "not verified"),
+		ErrDetail:  s.BraidErrorDetail,
+		Torrent:    s.Bittorrent != nil || s.InfoHash != "",
 	}
 	if j.Done > 0 {
 		j.Ratio = float64(num(s.UploadLength)) / float64(j.Done)
