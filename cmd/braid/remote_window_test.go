@@ -33,11 +33,12 @@ func remoteWindow(t *testing.T, name string, d *remoteDaemon) {
 	r := newWindowRig(t, "dest")
 	xdotool := needXdotool(t)
 	m := mirrortest.New(t, testkit.Data(2<<20), mirrortest.Path("/remote-done.bin"))
+	slow := mirrortest.New(t, testkit.Data(32<<20), mirrortest.Path("/remote-slow.bin"), mirrortest.Rate(256<<10))
 	env := r.env("BRAID_REMOTE_SECRET="+d.secret, "BRAID_AUTOADD=1")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var out syncBuffer
-	win := exec.CommandContext(ctx, r.bin, "--remote", d.endpoint, m.URL())
+	win := exec.CommandContext(ctx, r.bin, "--remote", d.endpoint, m.URL(), slow.URL())
 	win.Env = env
 	win.Stdout, win.Stderr = &out, &out
 	if err := win.Start(); err != nil {
@@ -51,8 +52,17 @@ func remoteWindow(t *testing.T, name string, d *remoteDaemon) {
 	if ids := strings.Fields(xdo("search", "--sync", "--name", "^Braid — http://127.0.0.1")); len(ids) == 0 {
 		t.Fatalf("the window never showed\n%s", out.String())
 	}
-	texts := waitWindowText(ctx, t, env, r.dump, &out, time.Minute, "remote-"+name+"-", "finished row", "remote-done.bin", "2.0 MiB", "1 done")
+	texts := waitWindowText(ctx, t, env, r.dump, &out, time.Minute, "remote-"+name+"-", "finished row", "remote-done.bin", "2.0 MiB", "1 done", "1 active")
 	windowShot(ctx, t, env, "remote-"+name+"-done")
+	// The slow one, added last, is the one selected: Ctrl+P pauses it on
+	// the daemon, Ctrl+R resumes it.
+	wids := strings.Fields(xdo("search", "--name", "^Braid — http://127.0.0.1"))
+	xdo("windowfocus", "--sync", wids[0])
+	xdo("key", "ctrl+p")
+	waitWindowText(ctx, t, env, r.dump, &out, 30*time.Second, "remote-"+name+"-", "paused", "0 active", "1 paused")
+	windowShot(ctx, t, env, "remote-"+name+"-paused")
+	xdo("key", "ctrl+r")
+	waitWindowText(ctx, t, env, r.dump, &out, 30*time.Second, "remote-"+name+"-", "resumed", "1 active")
 	if strings.Contains(texts+out.String(), d.secret) {
 		t.Error("the secret shows in the window or its output")
 	}
