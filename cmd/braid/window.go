@@ -23,10 +23,17 @@ import (
 )
 
 const windowUsage = `usage: braid [--state DIR] [SOURCE...]
+       braid --remote URL [--remote-secret-file FILE] [SOURCE...]
 
 Opens the window and adds each SOURCE (a .meta4, .metalink or .torrent
 file, or a link), showing the picker for documents with files to choose.
 When Braid is already open, the sources are handed to it instead.
+
+With --remote, the window drives the downloads of an aria2 (aria2c
+--enable-rpc) or a braid queue run --rpc-listen at URL over aria2's
+JSON-RPC instead of this computer's queue. Its secret comes from the first
+line of --remote-secret-file, else from BRAID_REMOTE_SECRET: never from the
+command line, where other users see it.
 
 Flags:
 `
@@ -41,11 +48,16 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprint(stderr, "\n"+usage)
 	}
 	stateFlag := fset.String("state", "", "the queue's `folder` (default: BRAID_STATE, else the user config folder)")
+	remoteFlag := fset.String("remote", "", "drive the downloads of the aria2 JSON-RPC at `URL` (http://host:6800/jsonrpc) instead of this computer's")
+	remoteSecretFile := fset.String("remote-secret-file", "", "read --remote's secret from the first line of `FILE` (default: BRAID_REMOTE_SECRET)")
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
+	}
+	if *remoteFlag != "" || *remoteSecretFile != "" {
+		return cmdRemoteWindow(ctx, *remoteFlag, *remoteSecretFile, *stateFlag, fset.Args(), stderr)
 	}
 	if err := checkSources(fset.Args()); err != nil {
 		fmt.Fprintf(stderr, "braid: %v\n", err)

@@ -1,0 +1,99 @@
+package remote
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"braid/ui"
+)
+
+// An address is made a JSON-RPC URL, or refused in a sentence that hides
+// a password in it.
+func TestNormalize(t *testing.T) {
+	for in, want := range map[string]string{
+		"127.0.0.1:6800":                   "http://127.0.0.1:6800/jsonrpc",
+		"http://nas.local:6800/":           "http://nas.local:6800/jsonrpc",
+		"https://seedbox.example/rpc/json": "https://seedbox.example/rpc/json",
+	} {
+		if got, err := normalize(in); err != nil || got != want {
+			t.Errorf("normalize(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	_, err := normalize("ftp://user:pa55word@host/")
+	if err == nil || strings.Contains(err.Error(), "pa55word") || !strings.HasSuffix(err.Error(), ".") {
+		t.Errorf("an ftp address: %v, want a sentence without the password", err)
+	}
+}
+
+// A GID and the window's ID name the same download both ways, and paths
+// of the daemon's machine are read whatever its separator.
+func TestNames(t *testing.T) {
+	for _, gid := range []string{"2089b05ecca3d829", "ffffffffffffffff", "0000000000000001"} {
+		if got := GID(ID(gid)); got != gid {
+			t.Errorf("GID(ID(%s)) = %s", gid, got)
+		}
+	}
+	if ID("2089b05ecca3d829") == 0 {
+		t.Error("a GID made the window's no-job ID 0")
+	}
+	for _, c := range []struct{ dir, p, rel string }{
+		{"/srv/dl", "/srv/dl/a/b.iso", "a/b.iso"},
+		{"/srv/dl/", "/srv/dl/b.iso", "b.iso"},
+		{`D:\Downloads`, `D:\Downloads\sub\c.bin`, "sub/c.bin"},
+		{"/srv/dl", "/srv/dlx/b.iso", ""},
+	} {
+		if rel, ok := under(c.dir, c.p); rel != c.rel || ok != (c.rel != "") {
+			t.Errorf("under(%q, %q) = %q, %v; want %q", c.dir, c.p, rel, ok, c.rel)
+		}
+	}
+	if base(`D:\Downloads\c.bin`) != "c.bin" || base("/srv/dl/a.iso") != "a.iso" {
+		t.Error("base splits a path of the daemon's machine wrong")
+	}
+}
+
+// A port nothing listens on, and a web server that is no JSON-RPC, are
+// sentences naming the address, not an empty list; the secret is in
+// neither.
+func TestUnreachableAndNotRPC(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	b, err := New("http://"+addr+"/jsonrpc", "s3cret-here")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	jobs, err := b.Jobs()
+	var un *Unreachable
+	want := "Cannot reach the downloads at http://" + addr + "/jsonrpc: nothing answers there."
+	if jobs != nil || !errors.As(err, &un) || err.Error() != want {
+		t.Errorf("nothing listening: %v, %v; want %q", jobs, err, want)
+	}
+	if got, _ := ui.Explain(err.Error()); got != want {
+		t.Errorf("the window would say %q", got)
+	}
+
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte("<html>a router's login page</html>"))
+	}))
+	defer page.Close()
+	p, err := New(page.URL, "s3cret-here")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, err = p.Jobs()
+	if err == nil || !strings.Contains(err.Error(), "something other than aria2's JSON-RPC") || strings.Contains(err.Error(), "s3cret-here") {
+		t.Errorf("a web page: %v", err)
+	}
+	if err := p.Verify(1); err == nil || err.Error() != "The download runs on a remote aria2, which cannot verify files from here." {
+		t.Errorf("Verify: %v", err)
+	}
+}
