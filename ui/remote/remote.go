@@ -85,7 +85,7 @@ func normalize(endpoint string) (string, error) {
 	}
 	u, err := url.Parse(e)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return "", fmt.Errorf("%q is not the address of downloads to drive: give one like http://host:6800/jsonrpc.", redacted(endpoint))
+		return "", sayf("%q is not the address of downloads to drive: give one like http://host:6800/jsonrpc.", redacted(endpoint))
 	}
 	if u.Path == "" || u.Path == "/" {
 		u.Path = "/jsonrpc"
@@ -443,7 +443,7 @@ func (b *Backend) Open(ctx context.Context, source string) (*metalink.Document, 
 	if strings.HasPrefix(source, "magnet:") {
 		spec, err := torrent.ParseMagnet(source)
 		if err != nil {
-			return nil, fmt.Errorf("%s is not a magnet link Braid can read: %w", source, err)
+			return nil, sayf("%s is not a magnet link Braid can read: %w", source, err)
 		}
 		return torrent.Document(spec, source)
 	}
@@ -460,7 +460,7 @@ func (b *Backend) Open(ctx context.Context, source string) (*metalink.Document, 
 	}
 	data, err := os.ReadFile(source)
 	if err != nil {
-		return nil, fmt.Errorf("Cannot read %s: %w", source, err)
+		return nil, sayf("Cannot read %s: %w", source, err)
 	}
 	var doc *metalink.Document
 	var up upload
@@ -468,7 +468,7 @@ func (b *Backend) Open(ctx context.Context, source string) (*metalink.Document, 
 	case ".torrent":
 		spec, err := torrent.ParseMetainfo(data)
 		if err != nil {
-			return nil, fmt.Errorf("%s is not a torrent Braid can read: %w", source, err)
+			return nil, sayf("%s is not a torrent Braid can read: %w", source, err)
 		}
 		if doc, err = torrent.Document(spec, source); err != nil {
 			return nil, err
@@ -476,7 +476,7 @@ func (b *Backend) Open(ctx context.Context, source string) (*metalink.Document, 
 		up = upload{method: "aria2.addTorrent", data: data}
 	default:
 		if doc, err = metalink.Parse(strings.NewReader(string(data))); err != nil {
-			return nil, fmt.Errorf("%s is not a metalink Braid can read: %w", source, err)
+			return nil, sayf("%s is not a metalink Braid can read: %w", source, err)
 		}
 		up = upload{method: "aria2.addMetalink", data: data}
 	}
@@ -494,7 +494,7 @@ func (b *Backend) Open(ctx context.Context, source string) (*metalink.Document, 
 // select-file.
 func (b *Backend) Add(ctx context.Context, req ui.AddRequest) (ui.JobID, error) {
 	if req.Doc == nil || len(req.Doc.Files) == 0 {
-		return 0, errors.New("There is nothing to add.")
+		return 0, sayf("There is nothing to add.")
 	}
 	opts := map[string]string{}
 	if req.Dir != "" {
@@ -518,7 +518,7 @@ func (b *Backend) Add(ctx context.Context, req ui.AddRequest) (ui.JobID, error) 
 			links = append(links, m.URL)
 		}
 		if len(links) == 0 {
-			return 0, errors.New("The document has no link the remote downloads can fetch.")
+			return 0, sayf("The document has no link the remote downloads can fetch.")
 		}
 		if err := b.call(ctx, &gid, "aria2.addUri", links, opts); err != nil {
 			return 0, err
@@ -540,7 +540,7 @@ func (b *Backend) Add(ctx context.Context, req ui.AddRequest) (ui.JobID, error) 
 		return 0, err
 	}
 	if len(gids) == 0 {
-		return 0, errors.New("The remote downloads took the metalink but started nothing.")
+		return 0, sayf("The remote downloads took the metalink but started nothing.")
 	}
 	return ID(gids[0]), nil
 }
@@ -576,7 +576,7 @@ func (b *Backend) Resume(id ui.JobID) error {
 	if s.Status == "paused" {
 		return b.call(ctx, nil, "aria2.unpause", GID(id))
 	}
-	return fmt.Errorf("The remote download is %s: only a paused one can be resumed from here.", s.Status)
+	return sayf("The remote download is %s: only a paused one can be resumed from here.", s.Status)
 }
 
 // Remove takes a download out of the daemon's list, stopping it; its
@@ -621,7 +621,7 @@ func (b *Backend) Move(id ui.JobID, index int) error {
 // errNotHere is what the window says of a command only the local engine
 // can carry out.
 func errNotHere(what string) error {
-	return fmt.Errorf("The download runs on a remote aria2, which cannot %s from here.", what)
+	return sayf("The download runs on a remote aria2, which cannot %s from here.", what)
 }
 
 // Verify is not possible on a remote daemon: aria2's JSON-RPC has no
@@ -633,12 +633,12 @@ func (b *Backend) Repair(ui.JobID) error { return errNotHere("repair files") }
 
 // Schedule is not kept by a remote daemon.
 func (b *Backend) Schedule() (ui.Schedule, error) {
-	return ui.Schedule{}, errors.New("The downloads run on a remote aria2, which keeps no schedule from here.")
+	return ui.Schedule{}, sayf("The downloads run on a remote aria2, which keeps no schedule from here.")
 }
 
 // SetSchedule is not kept by a remote daemon.
 func (b *Backend) SetSchedule(ui.Schedule) error {
-	return errors.New("The downloads run on a remote aria2, which keeps no schedule from here.")
+	return sayf("The downloads run on a remote aria2, which keeps no schedule from here.")
 }
 
 // Settings are the daemon's folder, speed limit and downloads at once.

@@ -45,7 +45,7 @@ func (b *Backend) call(ctx context.Context, out any, method string, params ...an
 	}
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "braid", "method": method, "params": params})
 	if err != nil {
-		return fmt.Errorf("The call %s could not be written: %w", method, err)
+		return sayf("The call %s could not be written: %w", method, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
@@ -68,7 +68,7 @@ func (b *Backend) call(ctx context.Context, out any, method string, params ...an
 		Error  *rpcError       `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &answer); err != nil {
-		return fmt.Errorf("The downloads at %s answered with something other than aria2's JSON-RPC (HTTP %d).", b.shown, resp.StatusCode)
+		return sayf("The downloads at %s answered with something other than aria2's JSON-RPC (HTTP %d).", b.shown, resp.StatusCode)
 	}
 	if answer.Error != nil {
 		if answer.Error.Message == "Unauthorized" {
@@ -80,13 +80,13 @@ func (b *Backend) call(ctx context.Context, out any, method string, params ...an
 		return nil
 	}
 	if err := json.Unmarshal(answer.Result, out); err != nil {
-		return fmt.Errorf("The downloads at %s answered %s in a form Braid does not know.", b.shown, method)
+		return sayf("The downloads at %s answered %s in a form Braid does not know.", b.shown, method)
 	}
 	return nil
 }
 
 // ErrSecret is a daemon's refusal of the secret (aria2's "Unauthorized").
-var ErrSecret = errors.New("The remote refused the secret.")
+var ErrSecret error = &said{text: "The remote refused the secret."}
 
 // DaemonError is an error the daemon answered a call with.
 type DaemonError struct {
@@ -142,4 +142,20 @@ func redacted(endpoint string) string {
 		return u.Redacted()
 	}
 	return endpoint
+}
+
+// said is an error whose text is a whole sentence, as the window shows it
+// (capitalised, with its full stop), wrapping the error behind it if any.
+type said struct {
+	text string
+	err  error
+}
+
+func (s *said) Error() string { return s.text }
+func (s *said) Unwrap() error { return s.err }
+
+// sayf is fmt.Errorf for a sentence the window shows as it is.
+func sayf(format string, args ...any) error {
+	e := fmt.Errorf(format, args...)
+	return &said{text: e.Error(), err: errors.Unwrap(e)}
 }
