@@ -818,6 +818,44 @@ func (q *Queue) Remove(id int64) error {
 	return nil
 }
 
+// RemoveMany takes the jobs ids out of the queue as Remove does, in one
+// transaction: thousands removed at once cost one commit, one sync of
+// the disk, where Remove one by one took a minute for 10,000. A job not
+// in the queue is an error (ErrNotFound) naming it; the others go all
+// the same.
+func (q *Queue) RemoveMany(ids []int64) error {
+	var gone []int64
+	var missing []error
+	err := q.tx(func(tx *sql.Tx) error {
+		gone, missing = gone[:0], missing[:0]
+		del, err := tx.Prepare(`DELETE FROM jobs WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		defer del.Close()
+		for _, id := range ids {
+			res, err := del.Exec(id)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				missing = append(missing, fmt.Errorf("remove job %d: %w", id, ErrNotFound))
+				continue
+			}
+			gone = append(gone, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return q.wrap(fmt.Sprintf("remove %d jobs", len(ids)), err)
+	}
+	// Their network settings went with the rows; their secrets go too.
+	for _, id := range gone {
+		q.forgetSecret(id)
+	}
+	return errors.Join(missing...)
+}
+
 // tx runs fn in one write transaction; any error rolls it all back.
 func (q *Queue) tx(fn func(*sql.Tx) error) error {
 	tx, err := q.db.Begin()

@@ -111,6 +111,15 @@ func (w *Window) Selection() []Job {
 		}
 		return out
 	}
+	if len(w.marked) > selectionScan {
+		// Many marked (select all): the queue in its order, with no sort.
+		for _, j := range w.model.jobs {
+			if w.marked[j.ID] || j.ID == w.selected {
+				out = append(out, j)
+			}
+		}
+		return out
+	}
 	for id := range w.marked {
 		if j, ok := w.model.find(id); ok {
 			out = append(out, j)
@@ -122,6 +131,12 @@ func (w *Window) Selection() []Job {
 	slices.SortFunc(out, func(a, b Job) int { return w.model.index[a.ID] - w.model.index[b.ID] })
 	return out
 }
+
+// selectionScan is how many marked jobs make Selection walk the whole
+// queue rather than sort the marked ones: the toolbar asks at every
+// click, and sorting 10,000 selected jobs by their place took a tenth of
+// a second each time.
+const selectionScan = 256
 
 func (w *Window) setToolbar() {
 	sel := w.Selection()

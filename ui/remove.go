@@ -22,6 +22,13 @@ type DataRemover interface {
 	RemoveWithData(id JobID) (deleted []string, err error)
 }
 
+// ManyRemover is a Backend that removes many jobs at once, as Remove does
+// each but cheaper: the remove dialog hands it every job selected. An
+// error says which jobs stayed; the others are gone.
+type ManyRemover interface {
+	RemoveMany(ids []JobID) error
+}
+
 // RemoveForm is the remove dialog's parts, exported for tests.
 type RemoveForm struct {
 	Message *widget.Label
@@ -78,6 +85,9 @@ func (w *Window) RemoveSelected() {
 	remove := func() {
 		withData := canDelete && f.Data.Checked
 		w.command(lang.L("Remove"), func() error {
+			if mr, ok := w.Backend.(ManyRemover); ok && !withData {
+				return mr.RemoveMany(ids)
+			}
 			var errs []error
 			var deleted []string
 			for _, id := range ids {

@@ -15,7 +15,7 @@ const maxListRows = 500
 // VisibleTexts returns the words a canvas shows, in tree order: every
 // visible label, button, entry, rich text and canvas text, in the content
 // and in the overlays (dialogs, pop-ups). A list's rows are read by
-// filling a fresh row for each item, as the list itself does, so rows
+// filling a row of its own for each item, as the list itself does, so rows
 // scrolled out of sight count too; every tab of a set of tabs is read,
 // as it shows once chosen; texts cut short on the screen are given whole.
 // It must run on the UI goroutine.
@@ -102,12 +102,31 @@ func listTexts(l *widget.List, out *[]string) {
 	if l.Length == nil || l.CreateItem == nil || l.UpdateItem == nil {
 		return
 	}
-	for i := range min(l.Length(), maxListRows) {
-		item := l.CreateItem()
-		l.UpdateItem(i, item)
-		walkTexts(item, out)
+	if len(listRows) > maxReadLists {
+		clear(listRows)
 	}
+	rows := listRows[l]
+	for i := range min(l.Length(), maxListRows) {
+		if i == len(rows) {
+			rows = append(rows, l.CreateItem())
+		}
+		l.UpdateItem(i, rows[i])
+		walkTexts(rows[i], out)
+	}
+	listRows[l] = rows
 }
+
+// listRows are the rows listTexts filled for each list it read, kept for
+// the next read: a list read again refills them, as the list itself
+// refills the rows it shows, rather than making them anew. A new row
+// draws its icons from their SVG, and the test mode that dumps the
+// window's texts (twice a second) spent some 5 % of a core making 500
+// rows over a queue of 10,000. Only the UI goroutine touches it.
+var listRows = map[*widget.List][]fyne.CanvasObject{}
+
+// maxReadLists bounds listRows: past it, the rows of lists long gone
+// (dialogs closed) are let go with the others.
+const maxReadLists = 32
 
 // Texts are the texts the window and every other window of the app show,
 // one a line (VisibleTexts), for tests; the details' Info is filled first,

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -138,6 +139,28 @@ func (b *Backend) Remove(id ui.JobID) error {
 	b.forget(id)
 	b.stopSeeding(int64(id))
 	return nil
+}
+
+// RemoveMany removes the jobs ids as Remove does each, the queue's in one
+// transaction (see ui.ManyRemover).
+func (b *Backend) RemoveMany(ids []ui.JobID) error {
+	var errs []error
+	var queued []int64
+	for _, id := range ids {
+		if id < 0 {
+			errs = append(errs, b.removeSync(id))
+			continue
+		}
+		queued = append(queued, int64(id))
+	}
+	if len(queued) > 0 {
+		errs = append(errs, b.q.RemoveMany(queued))
+	}
+	for _, id := range queued {
+		b.forget(ui.JobID(id))
+		b.stopSeeding(id)
+	}
+	return errors.Join(errs...)
 }
 
 // forget drops a job's live progress; a late progress call for it (the
