@@ -238,7 +238,11 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	split := container.NewVSplit(container.New(&watchLayout{seen: w.keepSplit}, queue), container.NewPadded(w.Details.Content))
 	split.Offset = 0.45
 	w.Split = split
-	status := container.NewBorder(nil, nil, nil, w.Problem, w.Status)
+	// The problem takes the width the status line leaves: at the edge of
+	// a border a truncated label is as narrow as its ellipsis, and every
+	// problem showed as a red "…".
+	w.Problem.Alignment = fyne.TextAlignTrailing
+	status := container.NewBorder(nil, nil, w.Status, nil, w.Problem)
 	w.tips = newTipLayer()
 	w.Win.SetContent(container.New(&watchLayout{seen: w.keepSize}, container.NewBorder(
 		container.NewVBox(w.Toolbar.Content, widget.NewSeparator()),
