@@ -1,10 +1,8 @@
 package torrent
 
 import (
-	"context"
 	"io"
 	"net"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -23,40 +21,19 @@ func TestIdlePeerDropped(t *testing.T) {
 	mi := makeTorrent(t, src, "held.bin", []testFile{{Path: "", Data: data}})
 	seed := seeder(t, src, mi)
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	const passed = 100 << 10 // the first connection's bytes from the seeder
-	var conns atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			if conns.Add(1) == 1 {
-				go passUntil(c, seed, passed)
-				continue
-			}
-			go pass(c, seed)
+	addr, conns := gate(t, func(c net.Conn, n int32) {
+		if n == 1 {
+			passUntil(c, seed, passed)
+			return
 		}
-	}()
-
-	spec := specOf(t, mi)
-	spec.Peers = []string{ln.Addr().String()}
-	dest := t.TempDir()
+		pass(c, seed)
+	})
 	// Without the idle watch the download waits for ever; with it, it
 	// ends about testIdleDrop and one redial after the hold.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*testIdleDrop+redialEvery+20*time.Second)
-	defer cancel()
 	start := time.Now()
-	j, err := idleClient(t).Start(ctx, &Request{Dir: dest, Spec: spec})
+	dest, err := throughGate(t, idleClient(t), mi, addr, 2*testIdleDrop+redialEvery+20*time.Second)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Err(); err != nil {
 		t.Fatalf("the download through a peer that held its requests: %v after %s (%d connections)", err, time.Since(start).Round(time.Second), conns.Load())
 	}
 	if n := conns.Load(); n < 2 {
@@ -78,34 +55,10 @@ func TestSlowPeerKept(t *testing.T) {
 	mi := makeTorrent(t, src, "slow.bin", []testFile{{Path: "", Data: data}})
 	seed := seeder(t, src, mi)
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	slowUntil := time.Now().Add(3 * testIdleDrop)
-	var conns atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns.Add(1)
-			go passSlowly(c, seed, 300, slowUntil)
-		}
-	}()
-
-	spec := specOf(t, mi)
-	spec.Peers = []string{ln.Addr().String()}
-	dest := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*testIdleDrop+redialEvery+20*time.Second)
-	defer cancel()
-	j, err := idleClient(t).Start(ctx, &Request{Dir: dest, Spec: spec})
+	addr, conns := gate(t, func(c net.Conn, _ int32) { passSlowly(c, seed, 300, slowUntil) })
+	dest, err := throughGate(t, idleClient(t), mi, addr, 3*testIdleDrop+redialEvery+20*time.Second)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Err(); err != nil {
 		t.Fatalf("the download through a slow peer: %v (%d connections)", err, conns.Load())
 	}
 	if time.Now().Before(slowUntil) {
