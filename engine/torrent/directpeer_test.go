@@ -89,6 +89,11 @@ func throughGate(t *testing.T, c *Client, mi *metainfo.MetaInfo, addr string, wi
 // pass copies bytes both ways between c and the server at addr until
 // either side closes.
 func pass(c net.Conn, addr string) {
+	passWith(c, addr, func(c, s net.Conn) { _, _ = io.Copy(c, s) })
+}
+
+// passWith is pass with down doing the copy from the server s to c.
+func passWith(c net.Conn, addr string, down func(c, s net.Conn)) {
 	defer c.Close()
 	s, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -97,6 +102,6 @@ func pass(c net.Conn, addr string) {
 	defer s.Close()
 	done := make(chan struct{}, 2)
 	go func() { _, _ = io.Copy(s, c); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(c, s); done <- struct{}{} }()
+	go func() { down(c, s); done <- struct{}{} }()
 	<-done
 }

@@ -73,32 +73,22 @@ func TestSlowPeerKept(t *testing.T) {
 // passSlowly is pass, except that until the server's bytes go to c at
 // about rate bytes a second.
 func passSlowly(c net.Conn, addr string, rate int, until time.Time) {
-	defer c.Close()
-	s, err := net.Dial("tcp", addr)
-	if err != nil {
-		return
-	}
-	defer s.Close()
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(s, c); done <- struct{}{} }()
-	go func() {
+	passWith(c, addr, func(c, s net.Conn) {
 		buf := make([]byte, rate/10)
 		for time.Now().Before(until) {
 			n, err := s.Read(buf)
 			if n > 0 {
 				if _, werr := c.Write(buf[:n]); werr != nil {
-					break
+					return
 				}
 			}
 			if err != nil {
-				break
+				return
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
 		_, _ = io.Copy(c, s)
-		done <- struct{}{}
-	}()
-	<-done
+	})
 }
 
 // testIdleDrop is how long the tests' torrents wait in a stall before
@@ -117,18 +107,8 @@ func idleClient(t *testing.T) *Client {
 // passes nothing more to c, while it keeps both connections open and
 // the client's bytes flowing: a peer that stops serving.
 func passUntil(c net.Conn, addr string, limit int64) {
-	defer c.Close()
-	s, err := net.Dial("tcp", addr)
-	if err != nil {
-		return
-	}
-	defer s.Close()
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(s, c); done <- struct{}{} }()
-	go func() {
+	passWith(c, addr, func(c, s net.Conn) {
 		_, _ = io.CopyN(c, s, limit)
 		_, _ = io.Copy(io.Discard, s)
-		done <- struct{}{}
-	}()
-	<-done
+	})
 }
