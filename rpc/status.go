@@ -4,9 +4,6 @@ import (
 	"encoding/hex"
 	"slices"
 	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"braid/engine/explain"
 )
@@ -160,9 +157,9 @@ func errorOf(j Job) (code, message, detail string) {
 		code = strconv.Itoa(ariaCodes[k])
 	}
 	if k == explain.Unknown && explain.RawFragment(j.Error) == "" {
-		return code, sentence(j.Error), "" // Braid's own words already
+		return code, explain.AsSentence(j.Error), "" // Braid's own words already
 	}
-	message = sentence(k.Clause())
+	message = explain.AsSentence(k.Clause())
 	if k == explain.Unknown {
 		message = "The download stopped; braidErrorDetail says why."
 	}
@@ -170,18 +167,4 @@ func errorOf(j Job) (code, message, detail string) {
 		message += " Braid tries again by itself."
 	}
 	return code, message, j.Error
-}
-
-// sentence starts s with a capital and ends it with a full stop.
-func sentence(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return s
-	}
-	r, n := utf8.DecodeRuneInString(s)
-	s = string(unicode.ToUpper(r)) + s[n:]
-	if !strings.HasSuffix(s, ".") {
-		s += "."
-	}
-	return s
 }

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
+	"braid/engine/explain"
 	"braid/engine/redact"
 	"braid/engine/transport"
 )
@@ -146,7 +147,7 @@ func (w *Window) openOne(src string) (linkFate, bool) {
 		}
 		f.text = fmt.Sprintf(lang.L("Added as %s."), name)
 		if len(req.Doc.Warnings) > 0 {
-			f.text += " " + sentence(strings.Join(req.Doc.Warnings, "; "))
+			f.text += " " + explain.AsSentence(strings.Join(req.Doc.Warnings, "; "))
 		}
 	}
 	w.do(func() { w.pendingSelect = id })
@@ -201,21 +202,6 @@ func (w *Window) unread(src string, err error) linkFate {
 	w.do(func() { w.pendingSelect = id })
 	w.poll.reloadSoon()
 	return f
-}
-
-// sentence is s with a capital first letter and a full stop.
-func sentence(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return s
-	}
-	r := []rune(s)
-	r[0] = []rune(strings.ToUpper(string(r[0])))[0]
-	s = string(r)
-	if !strings.HasSuffix(s, ".") {
-		s += "."
-	}
-	return s
 }
 
 // inQueue asks the backend, when it can tell, whether source is in the

@@ -8,6 +8,8 @@ import (
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"braid/engine/explain"
 )
 
 // quitText is what the quit dialog says of t: a title and a body that
@@ -38,7 +40,7 @@ func quitText(t Totals) (title, body string) {
 	if t.Seeding > 0 {
 		now = append(now, countL("%s torrent seeding", t.Seeding))
 	}
-	lines := []string{sentence(strings.Join(now, ", "))}
+	lines := []string{explain.AsSentence(strings.Join(now, ", "))}
 	if t.Running+t.Waiting > 0 {
 		lines = append(lines, lang.L("Quitting pauses the running downloads and keeps what they fetched; Resume continues them where they left off."))
 	}

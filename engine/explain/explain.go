@@ -18,6 +18,8 @@ import (
 	"net"
 	"os"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 	"syscall"
 
 	"braid/engine"
@@ -285,4 +287,20 @@ func RawFragment(s string) string {
 		}
 	}
 	return ""
+}
+
+// AsSentence is s with a capital first letter and a full stop, as a face
+// shows a message it did not write (a server's, the queue's) among its own
+// sentences.
+func AsSentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	s = string(unicode.ToUpper(r)) + s[n:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
 }

@@ -195,3 +195,19 @@ func TestEveryKindHasItsClause(t *testing.T) {
 		t.Errorf("%d kinds have clauses, %d kinds written", len(seen), len(kinds)-1)
 	}
 }
+
+func TestAsSentence(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"":                           "",
+		"  ":                         "",
+		"server busy":                "Server busy.",
+		"already a sentence.":        "Already a sentence.",
+		"épée in the name ":          "Épée in the name.",
+		"1 file, 2 torrents seeding": "1 file, 2 torrents seeding.",
+	} {
+		if got := AsSentence(in); got != want {
+			t.Errorf("AsSentence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

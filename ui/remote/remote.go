@@ -15,9 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
+	"braid/engine/explain"
 	"braid/engine/metalink"
 	"braid/engine/torrent"
 	"braid/runner"
@@ -222,7 +221,7 @@ func (s status) job() ui.Job {
 		if j.Err == "" {
 			j.Err = fmt.Sprintf("The download failed (aria2's error code %s).", s.ErrorCode)
 		}
-		j.Err = sentence(j.Err)
+		j.Err = explain.AsSentence(j.Err)
 	}
 	if j.Size == 0 && j.State != ui.Done {
 		j.Size = -1 // not known before the first answer
@@ -674,18 +673,4 @@ func (b *Backend) SetSettings(s ui.Settings) error {
 		return nil
 	}
 	return b.call(context.Background(), nil, "aria2.changeGlobalOption", opts)
-}
-
-// sentence starts s with a capital and ends it with a full stop.
-func sentence(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return s
-	}
-	r, n := utf8.DecodeRuneInString(s)
-	s = string(unicode.ToUpper(r)) + s[n:]
-	if !strings.HasSuffix(s, ".") {
-		s += "."
-	}
-	return s
 }

@@ -17,6 +17,8 @@ import (
 	"net/url"
 	"syscall"
 	"time"
+
+	"braid/engine/explain"
 )
 
 // callTimeout bounds one call: a daemon that hangs is a sentence after
@@ -97,7 +99,7 @@ type DaemonError struct {
 
 // Error is the daemon's message, as a sentence.
 func (e *DaemonError) Error() string {
-	return "The remote downloads answered: " + sentence(e.Message)
+	return "The remote downloads answered: " + explain.AsSentence(e.Message)
 }
 
 // Unreachable is a daemon that could not be reached: nothing listens, it
