@@ -8,12 +8,7 @@ import (
 	"io"
 	"os"
 
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/app"
-
-	"braid/platform"
 	"braid/queue"
-	"braid/ui"
 	"braid/ui/remote"
 )
 
@@ -66,43 +61,17 @@ func cmdRemoteWindow(ctx context.Context, endpoint, secretFile, state string, ar
 		}
 	}
 
-	ui.LoadTranslations()
-	commit, modified := buildRevision()
-	a := app.NewWithID(platform.AppID)
-	a.SetIcon(ui.AppIcon)
-	a.Settings().SetTheme(ui.NewTheme())
-	opts := ui.Options{Version: version, Commit: commit, CommitModified: modified, OpenFile: platform.OpenFile}
-	modes.Options(&opts)
-	w := ui.New(a, back, opts)
+	a, w := newWindow(back, modes)
 	w.Win.SetTitle("Braid — " + back.Endpoint())
 	w.Start()
 	w.OpenSources(sources)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	done := make(chan struct{})
-	code := 0
-	modesDone := make(chan struct{})
-	go func() {
-		defer close(modesDone)
-		if took, err := modes.Run(ctx, w); took {
-			if err != nil {
-				fmt.Fprintf(stderr, "braid: %v\n", err)
-				code = 1
-			}
-			fyne.Do(w.Quit)
-			return
-		}
-		select {
-		case <-ctx.Done():
-			fyne.Do(w.Quit)
-		case <-done:
-		}
-	}()
+	modesEnded := runModes(ctx, w, modes, stderr)
 	a.Run()
-	close(done)
 	cancel()
-	<-modesDone
+	code := modesEnded()
 	w.Stop()
 	return code
 }

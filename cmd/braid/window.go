@@ -114,17 +114,8 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	defer closeLog()
 
-	ui.LoadTranslations()
 	back := bridge.New(q, nil)
-	commit, modified := buildRevision()
-	a := app.NewWithID(platform.AppID)
-	a.SetIcon(ui.AppIcon)
-	a.Settings().SetTheme(ui.NewTheme())
-	// The platform's opener waits for the desktop's answer, so an open
-	// that fails (no application for the type) is said in the window.
-	opts := ui.Options{Version: version, Commit: commit, CommitModified: modified, OpenFile: platform.OpenFile}
-	modes.Options(&opts)
-	w := ui.New(a, back, opts)
+	a, w := newWindow(back, modes)
 	s, err := back.Settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "braid: %v\n", err)
@@ -162,8 +153,48 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			})
 		}()
 	}
-	code := 0
+	modesEnded := runModes(ctx, w, modes, stderr)
+	a.Run()
+	// Shut down from the outside in: no more handoffs, then the window's
+	// goroutines, then the runner (the job in hand goes back to queued).
+	close(done)
+	cancel()
+	if inst != nil {
+		<-served
+		_ = inst.Close()
+	}
+	code := modesEnded()
+	w.Stop()
+	if err := back.Close(); err != nil {
+		fmt.Fprintf(stderr, "braid: %v\n", err)
+	}
+	return code
+}
+
+// newWindow makes the app and its window over back, in the user's
+// language, with the test modes' options when a test set them.
+func newWindow(back ui.Backend, modes windowModes) (fyne.App, *ui.Window) {
+	ui.LoadTranslations()
+	commit, modified := buildRevision()
+	a := app.NewWithID(platform.AppID)
+	a.SetIcon(ui.AppIcon)
+	a.Settings().SetTheme(ui.NewTheme())
+	// The platform's opener waits for the desktop's answer, so an open
+	// that fails (no application for the type) is said in the window.
+	opts := ui.Options{Version: version, Commit: commit, CommitModified: modified, OpenFile: platform.OpenFile}
+	modes.Options(&opts)
+	return a, ui.New(a, back, opts)
+}
+
+// runModes runs the test modes' script on w when a test set one, and
+// quits the window when the script ends or ctx does (Ctrl-C, SIGTERM).
+// Call ended once the window's loop has returned and ctx is cancelled: it
+// waits for the script and returns the exit status, 1 when the script
+// failed.
+func runModes(ctx context.Context, w *ui.Window, modes windowModes, stderr io.Writer) (ended func() int) {
+	done := make(chan struct{})
 	modesDone := make(chan struct{})
+	code := 0
 	go func() {
 		defer close(modesDone)
 		if took, err := modes.Run(ctx, w); took {
@@ -175,26 +206,16 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return
 		}
 		select {
-		case <-ctx.Done(): // Ctrl-C or SIGTERM
+		case <-ctx.Done():
 			fyne.Do(w.Quit)
 		case <-done:
 		}
 	}()
-	a.Run()
-	// Shut down from the outside in: no more handoffs, then the window's
-	// goroutines, then the runner (the job in hand goes back to queued).
-	close(done)
-	cancel()
-	if inst != nil {
-		<-served
-		_ = inst.Close()
+	return func() int {
+		close(done)
+		<-modesDone
+		return code
 	}
-	<-modesDone
-	w.Stop()
-	if err := back.Close(); err != nil {
-		fmt.Fprintf(stderr, "braid: %v\n", err)
-	}
-	return code
 }
 
 // handoverTimeout bounds a second start's hand-over to the running
