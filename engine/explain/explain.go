@@ -18,9 +18,9 @@ import (
 	"net"
 	"os"
 	"strings"
+	"syscall"
 	"unicode"
 	"unicode/utf8"
-	"syscall"
 
 	"braid/engine"
 	"braid/engine/transport"
