@@ -31,7 +31,7 @@ func (d *download) place(ctx context.Context) (adopted bool, err error) {
 	for n := 0; n < maxFreeNames; n++ {
 		name := want
 		if n > 0 {
-			name = freeName(d.file.Name, n)
+			name = metalink.Numbered(d.file.Name, n)
 			if name == want {
 				continue
 			}
@@ -100,7 +100,7 @@ func (d *download) finish() error {
 	err := d.st.finish()
 	taken := d.st.name
 	for n := 1; errors.Is(err, ErrExists) && n < maxFreeNames; n++ {
-		alt := freeName(d.file.Name, n)
+		alt := metalink.Numbered(d.file.Name, n)
 		if alt == taken || !claim(d.req.Dir, alt) {
 			continue
 		}

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"errors"
-	"fmt"
-	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -123,21 +121,6 @@ func release(dir, name string) {
 	claims.Lock()
 	delete(claims.names, k)
 	claims.Unlock()
-}
-
-// freeName returns the n-th alternative to name, the way browsers number
-// a download whose name is taken: "f.bin" → "f (1).bin", "a.tar.gz" →
-// "a (1).tar.gz", "dir/README" → "dir/README (1)".
-func freeName(name string, n int) string {
-	dir, base := path.Split(name)
-	stem, ext := base, ""
-	if i := strings.LastIndexByte(base, '.'); i > 0 {
-		stem, ext = base[:i], base[i:]
-		if j := strings.LastIndexByte(stem, '.'); j > 0 && strings.EqualFold(stem[j:], ".tar") {
-			stem, ext = stem[:j], stem[j:]+ext
-		}
-	}
-	return fmt.Sprintf("%s%s (%d)%s", dir, stem, n, ext)
 }
 
 // ErrNoFreeName: every alternative name tried was taken.

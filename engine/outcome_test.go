@@ -108,21 +108,6 @@ func TestSameNameAtOnce(t *testing.T) {
 	wantFile(t, dir, sb.SavedAs, b)
 }
 
-func TestFreeName(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"f.bin":          "f (2).bin",
-		"a.tar.gz":       "a (2).tar.gz",
-		"dir/README":     "dir/README (2)",
-		".hidden":        ".hidden (2)",
-		"d.x/archive.7z": "d.x/archive (2).7z",
-	} {
-		if got := freeName(in, 2); got != want {
-			t.Errorf("freeName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // A file that another program puts at the name during the download is
 // left alone: the download lands at a free name and says so.
 func TestNameTakenDuringDownload(t *testing.T) {

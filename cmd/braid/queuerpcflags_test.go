@@ -3,7 +3,6 @@ package main
 import (
 	"net/http"
 	"testing"
-	"time"
 
 	"braid/queue"
 )
@@ -38,15 +37,5 @@ func TestQueueRunRPCShowsItsFlags(t *testing.T) {
 			t.Errorf("getGlobalOption %s = %v, want %q (the flag's)", key, g[key], want)
 		}
 	}
-	if code, v := rpcCall(t, endpoint, "aria2.shutdown", "token:rpc-s3cret"); code != http.StatusOK {
-		t.Fatalf("shutdown: HTTP %d, %v", code, v)
-	}
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("queue run ended with %d: %s", code, errOut.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("queue run still serving 20 s after aria2.shutdown")
-	}
+	stopQueueRPC(t, endpoint, "token:rpc-s3cret", done, errOut)
 }

@@ -2,6 +2,7 @@ package metalink
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -121,4 +122,19 @@ func isReservedOnWindows(elem string) bool {
 		return true
 	}
 	return false
+}
+
+// Numbered returns the n-th alternative to name for a file whose name is
+// taken, the way browsers number a download: "f.bin" → "f (1).bin",
+// "a.tar.gz" → "a (1).tar.gz", "dir/README" → "dir/README (1)".
+func Numbered(name string, n int) string {
+	dir, base := path.Split(name)
+	stem, ext := base, ""
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		stem, ext = base[:i], base[i:]
+		if j := strings.LastIndexByte(stem, '.'); j > 0 && strings.EqualFold(stem[j:], ".tar") {
+			stem, ext = stem[:j], stem[j:]+ext
+		}
+	}
+	return fmt.Sprintf("%s%s (%d)%s", dir, stem, n, ext)
 }

@@ -222,3 +222,18 @@ func TestClashAgreesWithClaim(t *testing.T) {
 		t.Errorf("%d names accepted, want 5 (a/b/c.iso, a/b/d.iso, x, y/z and the deep file)", accepted)
 	}
 }
+
+func TestNumbered(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"f.bin":          "f (2).bin",
+		"a.tar.gz":       "a (2).tar.gz",
+		"dir/README":     "dir/README (2)",
+		".hidden":        ".hidden (2)",
+		"d.x/archive.7z": "d.x/archive (2).7z",
+	} {
+		if got := Numbered(in, 2); got != want {
+			t.Errorf("Numbered(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"strings"
 
 	"braid/engine/metalink"
 	"braid/engine/rootfile"
@@ -198,7 +197,7 @@ func freeName(root *os.Root, m *Member) (name string, same bool, err error) {
 	for i := 0; i <= maxFreeNames; i++ {
 		name = m.Name
 		if i > 0 {
-			name = numbered(m.Name, i)
+			name = metalink.Numbered(m.Name, i)
 		}
 		fi, err := root.Lstat(name)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -215,20 +214,6 @@ func freeName(root *os.Root, m *Member) (name string, same bool, err error) {
 		}
 	}
 	return "", false, fmt.Errorf("no free name left for %s", m.Name)
-}
-
-// numbered is the n-th alternative to name, the way the engine and
-// browsers number a download whose name is taken.
-func numbered(name string, n int) string {
-	dir, base := path.Split(name)
-	stem, ext := base, ""
-	if i := strings.LastIndexByte(base, '.'); i > 0 {
-		stem, ext = base[:i], base[i:]
-		if j := strings.LastIndexByte(stem, '.'); j > 0 && strings.EqualFold(stem[j:], ".tar") {
-			stem, ext = stem[:j], stem[j:]+ext
-		}
-	}
-	return fmt.Sprintf("%s%s (%d)%s", dir, stem, n, ext)
 }
 
 // fileCRC is the CRC-32 of the file name in root; a file that cannot be
