@@ -347,7 +347,9 @@ func (s *Service) WaitSeeding(ctx context.Context, every time.Duration, report f
 // is paused (braid queue pause, in another process). A failed read is
 // tried again at the next look.
 func (s *Service) stopPausedSeeds() {
-	seeding := s.Runner.Seeding()
+	// The torrents are read before the queue: one paused and resumed
+	// between the two readings seeds as a new torrent, which stays.
+	seeding := s.Runner.seedingNow()
 	if len(seeding) == 0 {
 		return
 	}
@@ -355,9 +357,9 @@ func (s *Service) stopPausedSeeds() {
 	if err != nil {
 		return
 	}
-	for _, id := range seeding {
+	for id, tj := range seeding {
 		if paused[id] {
-			s.Runner.StopSeeding(id)
+			s.Runner.stopSeedingOf(id, tj)
 		}
 	}
 }

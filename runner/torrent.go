@@ -104,6 +104,30 @@ func (r *Runner) Seeding() []int64 {
 	return ids
 }
 
+// seedingNow returns the torrents seeding now, by job. A caller that
+// decides on a reading of the queue stops one through stopSeedingOf, so
+// that a job resumed meanwhile (a new run, a new torrent) is left alone.
+func (r *Runner) seedingNow() map[int64]*torrent.Job {
+	r.tor.mu.Lock()
+	defer r.tor.mu.Unlock()
+	return maps.Clone(r.tor.seeding)
+}
+
+// stopSeedingOf stops job id's seeding if tj is still what seeds it. It
+// never marks a running job (StopSeeding does): a decision read before
+// the job was resumed must not keep its new run from seeding.
+func (r *Runner) stopSeedingOf(id int64, tj *torrent.Job) {
+	r.tor.mu.Lock()
+	still := r.tor.seeding[id] == tj
+	if still {
+		delete(r.tor.seeding, id)
+	}
+	r.tor.mu.Unlock()
+	if still {
+		tj.Stop()
+	}
+}
+
 // WaitSeeding waits until every torrent seeding now has reached its seed
 // ratio or time (or was stopped), or ctx ends.
 func (r *Runner) WaitSeeding(ctx context.Context) {
