@@ -541,40 +541,23 @@ func (jr *jobRun) runFiles(ctx context.Context, todo []queue.File) error {
 		guard(ctx, func() *queue.Queue { return jr.r.Queue }, func() (int64, bool) { return jr.j.ID, true }, cancel, jr.r.lookNow)
 	}()
 	var (
-		files sync.WaitGroup
-		mu    sync.Mutex // guards next and first
-		next  int
+		mu    sync.Mutex // guards first
 		first error
 	)
-	for range min(len(todo), jr.client.FilesAtOnce()) {
-		files.Add(1)
-		go func() {
-			defer files.Done()
-			for {
-				mu.Lock()
-				if next == len(todo) || ctx.Err() != nil {
-					mu.Unlock()
-					return
-				}
-				f := todo[next]
-				next++
-				mu.Unlock()
-				err := jr.runFile(ctx, f)
-				if err == nil {
-					continue
-				}
-				mu.Lock()
-				if first == nil {
-					first = err
-				}
-				mu.Unlock()
-				if errors.Is(err, queue.ErrPaused) {
-					cancel(err)
-				}
-			}
-		}()
-	}
-	files.Wait()
+	runEach(ctx, len(todo), jr.client.FilesAtOnce(), func(i int) {
+		err := jr.runFile(ctx, todo[i])
+		if err == nil {
+			return
+		}
+		mu.Lock()
+		if first == nil {
+			first = err
+		}
+		mu.Unlock()
+		if errors.Is(err, queue.ErrPaused) {
+			cancel(err)
+		}
+	})
 	jr.heard.record(jr.r.Queue)
 	cause := context.Cause(ctx)
 	cancel(nil)
@@ -638,7 +621,9 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 	if err != nil {
 		return err
 	}
-	dl := jr.client.Do(ctx, &engine.Request{
+	progress := func(s *engine.Snapshot) { r.progress(j, *s) }
+	job := func() (*queue.Queue, int64, bool) { return q, j.ID, true }
+	snap, err := r.fetch(ctx, jr.client, &engine.Request{
 		Dir:        j.Dest,
 		File:       mf,
 		OriginETag: j.Origin.ETag,
@@ -648,14 +633,17 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 		Journal:    r.journal(j.ID),
 		Locations:  jr.locs,
 		Batch:      jr.batch,
-		Check:      signatureCheck(q, j.ID, mf, r.RequireSignature),
+		Check:      signatureCheck(Keyring(q), &mf, r.RequireSignature, job, nil),
 		RetryFor:   r.RetryFor,
 		Net:        jr.net,
 		Limiter:    r.jobLimiter(j.ID),
+	}, watching{
+		every: pollInterval,
+		job:   job,
+		live:  j.ID,
+		begin: progress, tick: progress, end: progress,
+		heard: jr.heard.heard,
 	})
-	r.addLive(j.ID, dl)
-	err = r.watch(j, dl, jr.heard.heard)
-	r.dropLive(j.ID, dl)
 	if again, ok := r.refreshOnNoMirrors(ctx, &j, f, err); ok {
 		// The origin lists mirrors the file did not have, or a new
 		// version: fetch the file again as the job now stands.
@@ -670,7 +658,6 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 			return errors.Join(err, dbErr)
 		}
 	}
-	snap := dl.Snapshot()
 	if linkExpired(err, (done != nil && done.Count() > 0) || snap.Bytes > 0) {
 		// A link that served this job refuses it now: a signed link
 		// expired. The job waits for a fresh one (Relink).
@@ -787,39 +774,6 @@ func (jr *jobRun) speed(host string) (float64, error) {
 	return bps, nil
 }
 
-// watch follows a download to its end: it reports progress and
-// afterwards tells heard the mirrors' speeds and records their strikes.
-// Stopping it when the job is paused elsewhere is the job's guard's work.
-func (r *Runner) watch(j queue.Job, dl *engine.Download, heard func(host string, bps float64)) error {
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	var snap engine.Snapshot
-	speeds := map[string][]float64{}
-	sample := func() {
-		dl.SnapshotInto(&snap)
-		sampleSpeeds(&snap, speeds)
-	}
-	sample()
-	r.progress(j, snap)
-	var waiting time.Time // the next try the job's note names, zero when none
-loop:
-	for {
-		select {
-		case <-dl.Done():
-			break loop
-		case <-tick.C:
-			sample()
-			waiting = noteWaiting(r.Queue, j.ID, &snap, waiting)
-			r.progress(j, snap)
-		}
-	}
-	err := dl.Err()
-	dl.SnapshotInto(&snap)
-	r.progress(j, snap)
-	learn(r.Queue, j.ID, snap, speeds, heard)
-	return err
-}
-
 // sampleSpeeds adds the speeds of a snapshot's busy mirrors to speeds, by
 // host.
 func sampleSpeeds(snap *engine.Snapshot, speeds map[string][]float64) {
@@ -854,4 +808,34 @@ func learn(q *queue.Queue, id int64, snap engine.Snapshot, speeds map[string][]f
 			_ = q.AddStrikes(id, snap.Name, m.URL, m.Strikes)
 		}
 	}
+}
+
+// runEach calls do(i) for i in [0, n), in order, at most k at once, and
+// returns when every call has returned. Once ctx ends no new call
+// starts. It is the runner's one pool of workers, for a job's files and
+// get's sources and files alike.
+func runEach(ctx context.Context, n, k int, do func(i int)) {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		next int
+	)
+	for range min(n, max(k, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				if i == n || ctx.Err() != nil {
+					mu.Unlock()
+					return
+				}
+				next++
+				mu.Unlock()
+				do(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
