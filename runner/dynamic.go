@@ -1,13 +1,16 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 
 	"braid/engine"
+	"braid/engine/metalink"
 	"braid/engine/resolve"
 	"braid/queue"
 )
@@ -29,7 +32,7 @@ func (r *Runner) refreshStale(ctx context.Context, j *queue.Job) error {
 	if due, err := r.Queue.RefreshDue(j.ID); err != nil || !due {
 		return err
 	}
-	_, err := r.refresh(ctx, j, "")
+	_, err := r.refresh(ctx, j, "", refreshing{})
 	return err
 }
 
@@ -44,11 +47,26 @@ func (r *Runner) refreshOnNoMirrors(ctx context.Context, j *queue.Job, f queue.F
 	if !out || j.Doc == nil || !j.Doc.Dynamic || runs >= maxRefreshRuns {
 		return ctx, false
 	}
-	changed, rerr := r.refresh(ctx, j, f.Name)
+	changed, rerr := r.refresh(ctx, j, f.Name, refreshing{})
 	if rerr != nil || !changed {
 		return ctx, false
 	}
 	return context.WithValue(ctx, refreshRunsKey{}, runs+1), true
+}
+
+// refreshing is how get asks refresh for news of a job it runs: zero for
+// a queue run.
+type refreshing struct {
+	// doc is the document to fetch again from its origin; nil is the
+	// job's stored one. Get has the document it read, which the files it
+	// recorded do not carry the origin of.
+	doc *metalink.Document
+	// hc reads the origin; nil is the job's (httpClientOf).
+	hc *http.Client
+	// tell, when not nil, is told in words what the origin said of a
+	// file (that it could not be read, more mirrors, a new version), and
+	// the file's name now (a new version may have another).
+	tell func(file, now, msg string)
 }
 
 // refresh fetches job j's document from its origin and applies it to the
@@ -57,11 +75,20 @@ func (r *Runner) refreshOnNoMirrors(ctx context.Context, j *queue.Job, f queue.F
 // whose bytes changed is a new version, started afresh, and the job's
 // Notice says so. It reports whether anything changed, and reloads j.
 // Failing to reach the origin is not an error (the job goes on with what
-// it has); failing to store what was found is.
-func (r *Runner) refresh(ctx context.Context, j *queue.Job, only string) (bool, error) {
+// it has); failing to store what was found is. It is the one refresh of
+// a dynamic document, for queue runs and get alike.
+func (r *Runner) refresh(ctx context.Context, j *queue.Job, only string, how refreshing) (bool, error) {
 	q := r.Queue
-	fresh, err := resolve.Refetch(ctx, j.Doc, resolve.Options{HTTPClient: r.httpClientOf(j.ID)})
+	doc, hc, tell := cmp.Or(how.doc, j.Doc), how.hc, how.tell
+	if hc == nil {
+		hc = r.httpClientOf(j.ID)
+	}
+	if tell == nil {
+		tell = func(string, string, string) {}
+	}
+	fresh, err := resolve.Refetch(ctx, doc, resolve.Options{HTTPClient: hc})
 	if err != nil {
+		tell(only, only, fmt.Sprintf("asked the metalink's origin for news: %v", err))
 		return false, nil
 	}
 	if err := q.MarkRefreshed(j.ID); err != nil {
@@ -79,13 +106,13 @@ func (r *Runner) refresh(ctx context.Context, j *queue.Job, only string) (bool, 
 			return changed, err
 		}
 		base := mf
-		for _, df := range j.Doc.Files {
+		for _, df := range doc.Files {
 			if df.Name == f.Name {
 				base = df
 				base.URLs = mf.URLs
 			}
 		}
-		up, err := resolve.Compare(j.Doc, base, fresh)
+		up, err := resolve.Compare(doc, base, fresh)
 		if err != nil {
 			continue // the file is gone from the origin: keep trying what it has
 		}
@@ -95,11 +122,17 @@ func (r *Runner) refresh(ctx context.Context, j *queue.Job, only string) (bool, 
 				return changed, err
 			}
 			changed = true
+			news := "the publisher has a new version"
+			if up.File.Version != "" {
+				news += " (" + up.File.Version + ")"
+			}
+			tell(f.Name, up.File.Name, news+"; downloading it from the start")
 		case len(up.Added) > 0:
 			if err := q.PutFile(j.ID, up.File, false); err != nil {
 				return changed, err
 			}
 			changed = true
+			tell(f.Name, f.Name, fmt.Sprintf("the metalink's origin lists %d more mirrors; going on with them", len(up.Added)))
 		}
 	}
 	if changed {

@@ -59,7 +59,7 @@ type Get struct {
 	OpenQueue func(dir string) (*queue.Queue, error)
 
 	st        *queueState
-	stMu      sync.Mutex // one Prepare or Finish of the state at a time
+	stMu      sync.Mutex // one PrepareAll, or one finish's look-up, at a time
 	runner    *Runner    // runs the torrents' jobs; its Queue is set once open
 	queueOnce sync.Once
 	dir       string // the state folder, resolved
@@ -280,12 +280,7 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 // finish records how a file's download ended in the queue: files of one
 // source landing together share a transaction.
 func (g *Get) finish(req *engine.Request, snap *engine.Snapshot, err error) error {
-	if done, ferr := g.st.finish(&g.stMu, req, snap, err); done {
-		return ferr
-	}
-	g.stMu.Lock()
-	defer g.stMu.Unlock()
-	return g.st.Finish("", req, snap, err)
+	return g.st.finish(&g.stMu, req, snap, err)
 }
 
 // jobOf is the job of a request get prepared, once it is recorded (which

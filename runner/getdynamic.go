@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"braid/engine"
 	"braid/engine/metalink"
-	"braid/engine/resolve"
+	"braid/queue"
 )
 
 // downloadDynamic is download for a file of doc that, when doc is dynamic
@@ -16,7 +17,8 @@ import (
 // refreshed long ago (queue.RefreshAfter), and goes on with the mirrors
 // the origin lists now (the pieces verified so far are kept), or, when the
 // origin describes other bytes, says that the publisher has a new version
-// and downloads that from the start.
+// and downloads that from the start: the runner's refresh, as a queue run
+// does it.
 func (g *Get) downloadDynamic(ctx context.Context, run *FileRun, doc *metalink.Document, req *engine.Request, heard func(string, float64)) (*engine.Snapshot, error) {
 	if !doc.Dynamic || doc.Origin == "" {
 		return g.download(ctx, run, req, heard)
@@ -46,66 +48,56 @@ func (g *Get) downloadDynamic(ctx context.Context, run *FileRun, doc *metalink.D
 // refreshDue reports whether a dynamic document that did not come from its
 // origin just now is stale for the job get is resuming.
 func (g *Get) refreshDue(src string, doc *metalink.Document, req *engine.Request) bool {
-	qs := g.st
 	if req.Done == nil || src == doc.Origin {
 		return false // a fresh start, or the document was just read from its origin
 	}
-	id, ok := qs.jobOf(req)
+	q, id, ok := g.jobOf(req)()
 	if !ok {
 		return false
 	}
-	due, err := qs.open().RefreshDue(id)
+	due, err := q.RefreshDue(id)
 	return err == nil && due
 }
 
-// refresh fetches doc from its origin and makes req the download of what
-// it now says about req's file; it reports whether anything changed. An
-// origin that cannot be read is told, not an error: the download goes on
-// with what it has.
+// refresh asks doc's origin for news of req's file through the runner's
+// refresh of its job, telling what it said, and when anything changed
+// makes req the download of the file as the job now stands (its mirrors,
+// the pieces kept); it reports whether anything changed.
 func (g *Get) refresh(ctx context.Context, src string, doc *metalink.Document, req *engine.Request) (bool, error) {
-	name := req.File.Name
-	up, err := resolve.Refresh(ctx, doc, req.File, resolve.Options{HTTPClient: g.httpClient()})
-	qs := g.st
-	if !errors.Is(err, resolve.ErrNotDynamic) {
-		if id, ok := qs.jobOf(req); ok {
-			_ = qs.open().MarkRefreshed(id) // at worst the origin is asked again next time
-		}
+	q, id, ok := g.jobOf(req)()
+	if !ok {
+		return false, nil // a job that could not be recorded is told with its file
 	}
-	if err != nil {
-		g.news(src, name, fmt.Sprintf("asked the metalink's origin for news: %v", err))
-		return false, nil
-	}
-	notice := ""
-	switch {
-	case up.NewVersion:
-		notice = "the publisher has a new version"
-		if up.File.Version != "" {
-			notice += " (" + up.File.Version + ")"
-		}
-		notice += "; downloading it from the start"
-	case len(up.Added) > 0:
-		g.news(src, name, fmt.Sprintf("the metalink's origin lists %d more mirrors; going on with them", len(up.Added)))
-	default:
-		return false, nil
-	}
-	*doc = *up.Document
-	req.File, req.Done, req.Journal = up.File, nil, nil
-	g.stMu.Lock()
-	err = qs.Prepare(ctx, src, req)
-	g.stMu.Unlock()
+	g.useQueue(q)
+	j, err := q.Get(id)
 	if err != nil {
 		return false, fmt.Errorf("%s: state: %w", req.File.Name, err)
 	}
-	if notice != "" {
-		g.news(src, name, notice)
-		if id, ok := qs.jobOf(req); ok {
-			_ = qs.open().SetNotice(id, name+": "+notice) // shown by queue list; the user was told here
+	now := req.File.Name
+	changed, err := g.runner.refresh(ctx, &j, now, refreshing{doc: doc, hc: g.httpClient(),
+		tell: func(file, name, msg string) {
+			now = name
+			g.Observer.Note(Note{Kind: NoteNews, Source: src, File: file, Message: msg})
+		}})
+	if err != nil || !changed {
+		if err != nil {
+			err = fmt.Errorf("%s: state: %w", req.File.Name, err)
 		}
+		return false, err
 	}
+	i := slices.IndexFunc(j.Files, func(f queue.File) bool { return f.Name == now })
+	if i < 0 {
+		return false, fmt.Errorf("%s: state: the job has no such file after the refresh", now)
+	}
+	f := j.Files[i]
+	mf, err := g.runner.newJobRun(j).fileOf(j, f)
+	if err != nil {
+		return false, fmt.Errorf("%s: state: %w", now, err)
+	}
+	done, err := trustedPieces(ctx, q, id, j.Dest, mf)
+	if err != nil {
+		return false, fmt.Errorf("%s: state: %w", now, err)
+	}
+	req.File, req.Done, req.SaveAs = mf, done, f.SavedAs
 	return true, nil
-}
-
-// news tells what a dynamic metalink's origin said of a file.
-func (g *Get) news(src, name, msg string) {
-	g.Observer.Note(Note{Kind: NoteNews, Source: src, File: name, Message: msg})
 }
