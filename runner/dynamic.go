@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"braid/engine"
 	"braid/engine/metalink"
@@ -19,8 +20,6 @@ import (
 // refresh found new mirrors or a new version, so an origin that changes on
 // every fetch cannot keep a job going round.
 const maxRefreshRuns = 3
-
-type refreshRunsKey struct{}
 
 // refreshStale fetches a dynamic job's document again when it was last
 // fetched (or added) more than queue.RefreshAfter ago. An origin that cannot be
@@ -36,22 +35,62 @@ func (r *Runner) refreshStale(ctx context.Context, j *queue.Job) error {
 	return err
 }
 
-// refreshOnNoMirrors fetches a dynamic job's document again when file f
-// ran out of mirrors (err: every mirror dropped, or none left that could
-// send a good copy of a piece), and reports whether the job should run again
-// (with the context to run it with): the origin listed mirrors f did not
-// have, or a new version.
-func (r *Runner) refreshOnNoMirrors(ctx context.Context, j *queue.Job, f queue.File, err error) (context.Context, bool) {
-	runs, _ := ctx.Value(refreshRunsKey{}).(int)
-	out := errors.Is(err, engine.ErrNoMirrors) || errors.Is(err, engine.ErrBadPiece)
-	if !out || j.Doc == nil || !j.Doc.Dynamic || runs >= maxRefreshRuns {
-		return ctx, false
+// fetchRefreshing is fetch for a file of a dynamic document: when the
+// file runs out of mirrors (every mirror dropped, or none left that could
+// send a good copy of a piece), refresh (nil: none) asks the origin for
+// news and, when there is (mirrors the file did not have, or a new
+// version), has made req the file as it now stands, and it is fetched
+// again. For a queue run's files and get's alike.
+func (r *Runner) fetchRefreshing(ctx context.Context, c *engine.Client, req *engine.Request, w watching, refresh func() (bool, error)) (engine.Snapshot, error) {
+	snap, err := r.fetch(ctx, c, req, w)
+	for range maxRefreshRuns {
+		if refresh == nil || (!errors.Is(err, engine.ErrNoMirrors) && !errors.Is(err, engine.ErrBadPiece)) {
+			return snap, err
+		}
+		changed, rerr := refresh()
+		if rerr != nil {
+			return snap, rerr
+		}
+		if !changed {
+			return snap, err
+		}
+		snap, err = r.fetch(ctx, c, req, w)
 	}
-	changed, rerr := r.refresh(ctx, j, f.Name, refreshing{})
-	if rerr != nil || !changed {
-		return ctx, false
+	return snap, err
+}
+
+// refreshFile asks the origin of job j's dynamic document for news of
+// req's file (refresh) and, when anything changed, makes req the download
+// of the file as j now stands: its mirrors, the pieces it keeps, and for
+// a new version its name. It reports whether anything changed.
+func (jr *jobRun) refreshFile(ctx context.Context, j *queue.Job, req *engine.Request, how refreshing) (bool, error) {
+	now := req.File.Name
+	tell := how.tell
+	how.tell = func(file, name, msg string) {
+		now = name
+		if tell != nil {
+			tell(file, name, msg)
+		}
 	}
-	return context.WithValue(ctx, refreshRunsKey{}, runs+1), true
+	changed, err := jr.r.refresh(ctx, j, now, how)
+	if err != nil || !changed {
+		return false, err
+	}
+	i := slices.IndexFunc(j.Files, func(f queue.File) bool { return f.Name == now })
+	if i < 0 {
+		return false, fmt.Errorf("job %d: file %s is not in the refreshed document", j.ID, now)
+	}
+	f := j.Files[i]
+	mf, err := jr.fileOf(*j, f)
+	if err != nil {
+		return false, err
+	}
+	done, err := trustedPieces(ctx, jr.r.Queue, j.ID, j.Dest, mf)
+	if err != nil {
+		return false, err
+	}
+	req.File, req.Done, req.SaveAs = mf, done, f.SavedAs
+	return true, nil
 }
 
 // refreshing is how get asks refresh for news of a job it runs: zero for

@@ -243,7 +243,7 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 		run := &FileRun{Source: src, Name: reqs[i].File.Name, Size: reqs[i].File.Size, Mirrors: len(reqs[i].File.URLs)}
 		var sig signature.Outcome
 		reqs[i].Check = signatureCheck(signature.OpenKeyring(queue.KeysDir(g.dir)), &reqs[i].File, g.RequireSignature, g.jobOf(reqs[i]), &sig)
-		snap, err := g.downloadDynamic(ctx, run, doc, reqs[i], heard.heard)
+		snap, err := g.download(ctx, run, doc, reqs[i], heard.heard)
 		if snap != nil && err == nil && snap.Outcome() == engine.OutcomeNotVerified && g.RequireHash {
 			err = fmt.Errorf("%s: %w", snap.Name, ErrNotVerified)
 		}
@@ -292,17 +292,27 @@ func (g *Get) jobOf(req *engine.Request) func() (*queue.Queue, int64, bool) {
 	}
 }
 
-// download runs one file to its end through the runner's fetch, telling
-// its progress, and returns its last snapshot and its error. What it
-// learnt of the mirrors (their speeds, their strikes) is kept with the
-// job, as a queue run keeps it.
-func (g *Get) download(ctx context.Context, run *FileRun, req *engine.Request, heard func(host string, bps float64)) (*engine.Snapshot, error) {
-	snap, err := g.runner.fetch(ctx, g.Client, req, watching{
+// download runs one file of doc to its end through the runner's fetch,
+// telling its progress, and returns its last snapshot and its error. What
+// it learnt of the mirrors (their speeds, their strikes) is kept with the
+// job, as a queue run keeps it. A dynamic doc is refreshed as a queue
+// run's (getdynamic.go).
+func (g *Get) download(ctx context.Context, run *FileRun, doc *metalink.Document, req *engine.Request, heard func(host string, bps float64)) (*engine.Snapshot, error) {
+	var refresh func() (bool, error)
+	if doc.Dynamic && doc.Origin != "" {
+		refresh = func() (bool, error) { return g.refresh(ctx, run.Source, doc, req) }
+		if g.refreshDue(run.Source, doc, req) {
+			if _, err := refresh(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	snap, err := g.runner.fetchRefreshing(ctx, g.Client, req, watching{
 		every: g.Observer.Interval(),
 		job:   g.jobOf(req),
 		begin: func(*engine.Snapshot) { g.Observer.Start(run) },
 		tick:  func(s *engine.Snapshot) { g.Observer.Progress(run, Progress{Snapshot: s}) },
 		heard: heard,
-	})
+	}, refresh)
 	return &snap, err
 }

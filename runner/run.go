@@ -609,8 +609,7 @@ func (jr *jobRun) runFile(ctx context.Context, f queue.File) error {
 	return jr.runFileOf(ctx, jr.j, f)
 }
 
-// runFileOf is runFile for f as job j now stands: the job as this run
-// began, or as a refresh of its dynamic document left it.
+// runFileOf is runFile for f of job j as this run began.
 func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) error {
 	r, q := jr.r, jr.r.Queue
 	mf, err := jr.fileOf(j, f)
@@ -623,7 +622,7 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 	}
 	progress := func(s *engine.Snapshot) { r.progress(j, *s) }
 	job := func() (*queue.Queue, int64, bool) { return q, j.ID, true }
-	snap, err := r.fetch(ctx, jr.client, &engine.Request{
+	req := &engine.Request{
 		Dir:        j.Dest,
 		File:       mf,
 		OriginETag: j.Origin.ETag,
@@ -633,32 +632,29 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 		Journal:    r.journal(j.ID),
 		Locations:  jr.locs,
 		Batch:      jr.batch,
-		Check:      signatureCheck(Keyring(q), &mf, r.RequireSignature, job, nil),
 		RetryFor:   r.RetryFor,
 		Net:        jr.net,
 		Limiter:    r.jobLimiter(j.ID),
-	}, watching{
+	}
+	req.Check = signatureCheck(Keyring(q), &req.File, r.RequireSignature, job, nil)
+	var refresh func() (bool, error)
+	if j.Doc != nil && j.Doc.Dynamic {
+		refresh = func() (bool, error) { return jr.refreshFile(ctx, &j, req, refreshing{}) }
+	}
+	snap, err := r.fetchRefreshing(ctx, jr.client, req, watching{
 		every: pollInterval,
 		job:   job,
 		live:  j.ID,
 		begin: progress, tick: progress, end: progress,
 		heard: jr.heard.heard,
-	})
-	if again, ok := r.refreshOnNoMirrors(ctx, &j, f, err); ok {
-		// The origin lists mirrors the file did not have, or a new
-		// version: fetch the file again as the job now stands.
-		for _, nf := range j.Files {
-			if nf.Name == f.Name {
-				return jr.runFileOf(again, j, nf)
-			}
-		}
-	}
+	}, refresh)
+	name := req.File.Name // a new version may have a new name
 	if errors.Is(err, engine.ErrHashMismatch) {
-		if dbErr := q.SetMismatch(j.ID, f.Name, true); dbErr != nil {
+		if dbErr := q.SetMismatch(j.ID, name, true); dbErr != nil {
 			return errors.Join(err, dbErr)
 		}
 	}
-	if linkExpired(err, (done != nil && done.Count() > 0) || snap.Bytes > 0) {
+	if linkExpired(err, (req.Done != nil && req.Done.Count() > 0) || snap.Bytes > 0) {
 		// A link that served this job refuses it now: a signed link
 		// expired. The job waits for a fresh one (Relink).
 		return LinkExpired(j.ID, err)
@@ -668,9 +664,9 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 	}
 	if jr.batch {
 		// Files of a batch ending together share a transaction.
-		return r.batchOf().Landed(j.ID, f.Name, &snap)
+		return r.batchOf().Landed(j.ID, name, &snap)
 	}
-	return q.Landed(j.ID, f.Name, &snap)
+	return q.Landed(j.ID, name, &snap)
 }
 
 // hostSpeeds are the speeds of mirror hosts heard in the files of one
