@@ -15,6 +15,7 @@ import (
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/netconf"
+	"braid/engine/signature"
 	"braid/engine/torrent"
 	"braid/queue"
 )
@@ -93,6 +94,15 @@ type Runner struct {
 	// mirror fails with temporary errors (0: for ever, as a queue job
 	// waits).
 	RetryFor time.Duration
+	// Observer, when not nil, is told of each file a job's run downloads
+	// over HTTP or FTP as get's observer is: Start, Progress once its
+	// Interval, Result with the file's error, then what checking its
+	// signature found. It is told beside Progress, from the files'
+	// goroutines.
+	Observer Observer
+	// RequireHash fails a file that no published hash could check
+	// (ErrNotVerified), as get's --require-hash does.
+	RequireHash bool
 	// ActionEnded, when not nil, is called when a job's action for when it
 	// is done has ended and what went wrong is recorded (whendone.go), so a
 	// face that shows the note reads the queue again. It comes from the
@@ -636,18 +646,48 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 		Net:        jr.net,
 		Limiter:    r.jobLimiter(j.ID),
 	}
-	req.Check = signatureCheck(Keyring(q), &req.File, r.RequireSignature, job, nil)
+	var sig signature.Outcome
+	req.Check = signatureCheck(Keyring(q), &req.File, r.RequireSignature, job, &sig)
 	var refresh func() (bool, error)
 	if j.Doc != nil && j.Doc.Dynamic {
 		refresh = func() (bool, error) { return jr.refreshFile(ctx, &j, req, refreshing{}) }
 	}
-	snap, err := r.fetchRefreshing(ctx, jr.client, req, watching{
+	w := watching{
 		every: pollInterval,
 		job:   job,
 		live:  j.ID,
 		begin: progress, tick: progress, end: progress,
 		heard: jr.heard.heard,
-	}, refresh)
+	}
+	o := r.Observer
+	var run *FileRun
+	if o != nil {
+		run = &FileRun{Source: j.Source, Name: mf.Name, Size: mf.Size, Mirrors: len(mf.URLs)}
+		w.every = min(w.every, o.Interval())
+		w.begin = func(s *engine.Snapshot) { progress(s); o.Start(run) }
+		w.tick = func(s *engine.Snapshot) { progress(s); o.Progress(run, Progress{Snapshot: s}) }
+	}
+	snap, err := r.fetchRefreshing(ctx, jr.client, req, w, refresh)
+	if err == nil && r.RequireHash && snap.Outcome() == engine.OutcomeNotVerified {
+		err = fmt.Errorf("%s: %w", snap.Name, ErrNotVerified)
+	}
+	err = jr.ended(j, req, &snap, err)
+	if o != nil {
+		o.Result(Result{Run: run, Source: j.Source, File: run.Name, Snapshot: &snap, Err: err})
+		if sig.Status != signature.Unchecked {
+			o.Signature(run, sig)
+		}
+	}
+	return err
+}
+
+// ended records how req's download of a file of job j ended, and returns
+// the file's error as the job's run sees it: a hash mismatch is kept with
+// the file, a link that served the job and refuses it now waits for a
+// fresh one (LinkExpired), a problem with the destination is a pause
+// (classify), and a file that landed is recorded.
+func (jr *jobRun) ended(j queue.Job, req *engine.Request, snap *engine.Snapshot, err error) error {
+	q := jr.r.Queue
 	name := req.File.Name // a new version may have a new name
 	if errors.Is(err, engine.ErrHashMismatch) {
 		if dbErr := q.SetMismatch(j.ID, name, true); dbErr != nil {
@@ -664,9 +704,9 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 	}
 	if jr.batch {
 		// Files of a batch ending together share a transaction.
-		return r.batchOf().Landed(j.ID, name, &snap)
+		return jr.r.batchOf().Landed(j.ID, name, snap)
 	}
-	return q.Landed(j.ID, name, &snap)
+	return q.Landed(j.ID, name, snap)
 }
 
 // hostSpeeds are the speeds of mirror hosts heard in the files of one
