@@ -1,13 +1,17 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"braid/engine"
+	"braid/engine/metalink"
 	"braid/engine/resolve"
 	"braid/queue"
 )
@@ -16,8 +20,6 @@ import (
 // refresh found new mirrors or a new version, so an origin that changes on
 // every fetch cannot keep a job going round.
 const maxRefreshRuns = 3
-
-type refreshRunsKey struct{}
 
 // refreshStale fetches a dynamic job's document again when it was last
 // fetched (or added) more than queue.RefreshAfter ago. An origin that cannot be
@@ -29,26 +31,81 @@ func (r *Runner) refreshStale(ctx context.Context, j *queue.Job) error {
 	if due, err := r.Queue.RefreshDue(j.ID); err != nil || !due {
 		return err
 	}
-	_, err := r.refresh(ctx, j, "")
+	_, err := r.refresh(ctx, j, "", refreshing{})
 	return err
 }
 
-// refreshOnNoMirrors fetches a dynamic job's document again when file f
-// ran out of mirrors (err: every mirror dropped, or none left that could
-// send a good copy of a piece), and reports whether the job should run again
-// (with the context to run it with): the origin listed mirrors f did not
-// have, or a new version.
-func (r *Runner) refreshOnNoMirrors(ctx context.Context, j *queue.Job, f queue.File, err error) (context.Context, bool) {
-	runs, _ := ctx.Value(refreshRunsKey{}).(int)
-	out := errors.Is(err, engine.ErrNoMirrors) || errors.Is(err, engine.ErrBadPiece)
-	if !out || j.Doc == nil || !j.Doc.Dynamic || runs >= maxRefreshRuns {
-		return ctx, false
+// fetchRefreshing is fetch for a file of a dynamic document: when the
+// file runs out of mirrors (every mirror dropped, or none left that could
+// send a good copy of a piece), refresh (nil: none) asks the origin for
+// news and, when there is (mirrors the file did not have, or a new
+// version), has made req the file as it now stands, and it is fetched
+// again. For a queue run's files and get's alike.
+func (r *Runner) fetchRefreshing(ctx context.Context, c *engine.Client, req *engine.Request, w watching, refresh func() (bool, error)) (engine.Snapshot, error) {
+	snap, err := r.fetch(ctx, c, req, w)
+	for range maxRefreshRuns {
+		if refresh == nil || (!errors.Is(err, engine.ErrNoMirrors) && !errors.Is(err, engine.ErrBadPiece)) {
+			return snap, err
+		}
+		changed, rerr := refresh()
+		if rerr != nil {
+			return snap, rerr
+		}
+		if !changed {
+			return snap, err
+		}
+		snap, err = r.fetch(ctx, c, req, w)
 	}
-	changed, rerr := r.refresh(ctx, j, f.Name)
-	if rerr != nil || !changed {
-		return ctx, false
+	return snap, err
+}
+
+// refreshFile asks the origin of job j's dynamic document for news of
+// req's file (refresh) and, when anything changed, makes req the download
+// of the file as j now stands: its mirrors, the pieces it keeps, and for
+// a new version its name. It reports whether anything changed.
+func (jr *jobRun) refreshFile(ctx context.Context, j *queue.Job, req *engine.Request, how refreshing) (bool, error) {
+	now := req.File.Name
+	tell := how.tell
+	how.tell = func(file, name, msg string) {
+		now = name
+		if tell != nil {
+			tell(file, name, msg)
+		}
 	}
-	return context.WithValue(ctx, refreshRunsKey{}, runs+1), true
+	changed, err := jr.r.refresh(ctx, j, now, how)
+	if err != nil || !changed {
+		return false, err
+	}
+	i := slices.IndexFunc(j.Files, func(f queue.File) bool { return f.Name == now })
+	if i < 0 {
+		return false, fmt.Errorf("job %d: file %s is not in the refreshed document", j.ID, now)
+	}
+	f := j.Files[i]
+	mf, err := jr.fileOf(*j, f)
+	if err != nil {
+		return false, err
+	}
+	done, err := trustedPieces(ctx, jr.r.Queue, j.ID, j.Dest, mf)
+	if err != nil {
+		return false, err
+	}
+	req.File, req.Done, req.SaveAs = mf, done, f.SavedAs
+	return true, nil
+}
+
+// refreshing is how get asks refresh for news of a job it runs: zero for
+// a queue run.
+type refreshing struct {
+	// doc is the document to fetch again from its origin; nil is the
+	// job's stored one. Get has the document it read, which the files it
+	// recorded do not carry the origin of.
+	doc *metalink.Document
+	// hc reads the origin; nil is the job's (httpClientOf).
+	hc *http.Client
+	// tell, when not nil, is told in words what the origin said of a
+	// file (that it could not be read, more mirrors, a new version), and
+	// the file's name now (a new version may have another).
+	tell func(file, now, msg string)
 }
 
 // refresh fetches job j's document from its origin and applies it to the
@@ -57,11 +114,20 @@ func (r *Runner) refreshOnNoMirrors(ctx context.Context, j *queue.Job, f queue.F
 // whose bytes changed is a new version, started afresh, and the job's
 // Notice says so. It reports whether anything changed, and reloads j.
 // Failing to reach the origin is not an error (the job goes on with what
-// it has); failing to store what was found is.
-func (r *Runner) refresh(ctx context.Context, j *queue.Job, only string) (bool, error) {
+// it has); failing to store what was found is. It is the one refresh of
+// a dynamic document, for queue runs and get alike.
+func (r *Runner) refresh(ctx context.Context, j *queue.Job, only string, how refreshing) (bool, error) {
 	q := r.Queue
-	fresh, err := resolve.Refetch(ctx, j.Doc, resolve.Options{HTTPClient: r.httpClientOf(j.ID)})
+	doc, hc, tell := cmp.Or(how.doc, j.Doc), how.hc, how.tell
+	if hc == nil {
+		hc = r.httpClientOf(j.ID)
+	}
+	if tell == nil {
+		tell = func(string, string, string) {}
+	}
+	fresh, err := resolve.Refetch(ctx, doc, resolve.Options{HTTPClient: hc})
 	if err != nil {
+		tell(only, only, fmt.Sprintf("asked the metalink's origin for news: %v", err))
 		return false, nil
 	}
 	if err := q.MarkRefreshed(j.ID); err != nil {
@@ -79,13 +145,13 @@ func (r *Runner) refresh(ctx context.Context, j *queue.Job, only string) (bool, 
 			return changed, err
 		}
 		base := mf
-		for _, df := range j.Doc.Files {
+		for _, df := range doc.Files {
 			if df.Name == f.Name {
 				base = df
 				base.URLs = mf.URLs
 			}
 		}
-		up, err := resolve.Compare(j.Doc, base, fresh)
+		up, err := resolve.Compare(doc, base, fresh)
 		if err != nil {
 			continue // the file is gone from the origin: keep trying what it has
 		}
@@ -95,11 +161,17 @@ func (r *Runner) refresh(ctx context.Context, j *queue.Job, only string) (bool, 
 				return changed, err
 			}
 			changed = true
+			news := "the publisher has a new version"
+			if up.File.Version != "" {
+				news += " (" + up.File.Version + ")"
+			}
+			tell(f.Name, up.File.Name, news+"; downloading it from the start")
 		case len(up.Added) > 0:
 			if err := q.PutFile(j.ID, up.File, false); err != nil {
 				return changed, err
 			}
 			changed = true
+			tell(f.Name, f.Name, fmt.Sprintf("the metalink's origin lists %d more mirrors; going on with them", len(up.Added)))
 		}
 	}
 	if changed {

@@ -59,7 +59,7 @@ type Get struct {
 	OpenQueue func(dir string) (*queue.Queue, error)
 
 	st        *queueState
-	stMu      sync.Mutex // one Prepare or Finish of the state at a time
+	stMu      sync.Mutex // one PrepareAll, or one finish's look-up, at a time
 	runner    *Runner    // runs the torrents' jobs; its Queue is set once open
 	queueOnce sync.Once
 	dir       string // the state folder, resolved
@@ -241,8 +241,9 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 	}
 	runEach(ctx, len(reqs), g.Client.FilesAtOnce(), func(i int) {
 		run := &FileRun{Source: src, Name: reqs[i].File.Name, Size: reqs[i].File.Size, Mirrors: len(reqs[i].File.URLs)}
-		sig := g.checkSignature(reqs[i])
-		snap, err := g.downloadDynamic(ctx, run, doc, reqs[i], heard.heard)
+		var sig signature.Outcome
+		reqs[i].Check = signatureCheck(signature.OpenKeyring(queue.KeysDir(g.dir)), &reqs[i].File, g.RequireSignature, g.jobOf(reqs[i]), &sig)
+		snap, err := g.download(ctx, run, doc, reqs[i], heard.heard)
 		if snap != nil && err == nil && snap.Outcome() == engine.OutcomeNotVerified && g.RequireHash {
 			err = fmt.Errorf("%s: %w", snap.Name, ErrNotVerified)
 		}
@@ -255,7 +256,7 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 		}
 		g.Observer.Result(Result{Run: run, Source: src, File: run.Name, Snapshot: snap, Err: err})
 		if sig.Status != signature.Unchecked {
-			g.Observer.Signature(run, *sig)
+			g.Observer.Signature(run, sig)
 		}
 		if serr := g.finish(reqs[i], snap, err); serr != nil && !stateFailed(ctx) {
 			g.Observer.Note(Note{Kind: NoteState, Source: src, File: run.Name, Err: serr})
@@ -279,74 +280,39 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 // finish records how a file's download ended in the queue: files of one
 // source landing together share a transaction.
 func (g *Get) finish(req *engine.Request, snap *engine.Snapshot, err error) error {
-	if done, ferr := g.st.finish(&g.stMu, req, snap, err); done {
-		return ferr
-	}
-	g.stMu.Lock()
-	defer g.stMu.Unlock()
-	return g.st.Finish("", req, snap, err)
+	return g.st.finish(&g.stMu, req, snap, err)
 }
 
-// download runs one file to its end, telling its progress, and returns
-// its last snapshot and its error. What it learnt of the mirrors (their
-// speeds, their strikes) is kept with the job, as a queue run keeps it.
-func (g *Get) download(ctx context.Context, run *FileRun, req *engine.Request, heard func(host string, bps float64)) (*engine.Snapshot, error) {
-	dl := g.Client.Do(ctx, req)
-	g.Observer.Start(run)
-	t := time.NewTicker(g.Observer.Interval())
-	defer t.Stop()
-	var snap engine.Snapshot
-	speeds := map[string][]float64{}
-	var waiting time.Time // the next try the queue holds, zero when none
-	for {
-		select {
-		case <-dl.Done():
-			err := dl.Err()
-			dl.SnapshotInto(&snap)
-			if id, ok := g.st.jobOf(req); ok {
-				// Kept with the job once it is recorded: a job never
-				// recorded has nowhere to keep it.
-				learn(g.st.open(), id, snap, speeds, heard)
+// jobOf is the job of a request get prepared, once it is recorded (which
+// it waits for), with its queue.
+func (g *Get) jobOf(req *engine.Request) func() (*queue.Queue, int64, bool) {
+	return func() (*queue.Queue, int64, bool) {
+		id, ok := g.st.jobOf(req)
+		return g.st.open(), id, ok
+	}
+}
+
+// download runs one file of doc to its end through the runner's fetch,
+// telling its progress, and returns its last snapshot and its error. What
+// it learnt of the mirrors (their speeds, their strikes) is kept with the
+// job, as a queue run keeps it. A dynamic doc is refreshed as a queue
+// run's (getdynamic.go).
+func (g *Get) download(ctx context.Context, run *FileRun, doc *metalink.Document, req *engine.Request, heard func(host string, bps float64)) (*engine.Snapshot, error) {
+	var refresh func() (bool, error)
+	if doc.Dynamic && doc.Origin != "" {
+		refresh = func() (bool, error) { return g.refresh(ctx, run.Source, doc, req) }
+		if g.refreshDue(run.Source, doc, req) {
+			if _, err := refresh(); err != nil {
+				return nil, err
 			}
-			return &snap, err
-		case <-t.C:
-			dl.SnapshotInto(&snap)
-			sampleSpeeds(&snap, speeds)
-			if snap.State == engine.StateWaiting || !waiting.IsZero() {
-				// The queue says so too, for queue list and a window.
-				if id, ok := g.st.jobOf(req); ok {
-					waiting = noteWaiting(g.st.open(), id, &snap, waiting)
-				}
-			}
-			g.Observer.Progress(run, Progress{Snapshot: &snap})
 		}
 	}
-}
-
-// runEach calls do(i) for i in [0, n), in order, at most k at once, and
-// returns when every call has returned. Once ctx ends no new call starts.
-func runEach(ctx context.Context, n, k int, do func(i int)) {
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		next int
-	)
-	for range min(n, max(k, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				if i == n || ctx.Err() != nil {
-					mu.Unlock()
-					return
-				}
-				next++
-				mu.Unlock()
-				do(i)
-			}
-		}()
-	}
-	wg.Wait()
+	snap, err := g.runner.fetchRefreshing(ctx, g.Client, req, watching{
+		every: g.Observer.Interval(),
+		job:   g.jobOf(req),
+		begin: func(*engine.Snapshot) { g.Observer.Start(run) },
+		tick:  func(s *engine.Snapshot) { g.Observer.Progress(run, Progress{Snapshot: s}) },
+		heard: heard,
+	}, refresh)
+	return &snap, err
 }

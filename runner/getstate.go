@@ -89,16 +89,9 @@ func (s *queueState) journalBatch(q *queue.Queue) *queue.JournalBatch {
 type pendingJob struct {
 	once     sync.Once
 	record   func() (int64, error) // records the job; nil when it is known
-	batched  bool                  // prepared by PrepareAll: its files land through the journal batch
 	id       int64
 	err      error
 	recorded atomic.Bool // wait has returned a job
-}
-
-func knownJob(id int64) *pendingJob {
-	p := &pendingJob{id: id}
-	p.recorded.Store(true)
-	return p
 }
 
 // wait returns the job, recording it first if it is not yet, or why it
@@ -156,43 +149,6 @@ func openQueueState(dir string, openQueue func(string) (*queue.Queue, error), op
 	return s, nil
 }
 
-// Prepare stores the request's file with the job, and the origin's ETag
-// and Referer too, so that the window or `braid queue run` can run the
-// job later as get would.
-func (s *queueState) Prepare(ctx context.Context, source string, req *engine.Request) error {
-	q, err := s.queue()
-	if err != nil {
-		return err
-	}
-	origin := queue.Origin{ETag: req.OriginETag, Referer: req.Referer}
-	id, done, err := prepareFiles(ctx, q, source, req.Dir, []metalink.File{req.File}, origin)
-	if err != nil {
-		return err
-	}
-	s.setJob(req, id)
-	req.Done = done[0]
-	j, err := q.Get(id)
-	if err != nil {
-		return err
-	}
-	for _, f := range j.Files {
-		if f.Name == req.File.Name {
-			req.SaveAs, req.Landed = f.SavedAs, f.Verified && f.Created
-		}
-	}
-	req.Journal = q.Journal(id)
-	return nil
-}
-
-func (s *queueState) Finish(source string, req *engine.Request, snap *engine.Snapshot, err error) error {
-	id, ok := s.jobOf(req)
-	if !ok {
-		return fmt.Errorf("%s: %s was not prepared", source, req.File.Name)
-	}
-	s.forget(req)
-	return s.open().FinishFile(id, req.File.Name, snap, finishCause(req, err))
-}
-
 // finishCause is a download's error as the queue records it: a problem
 // with the destination the user can fix is a pause (destProblem), which
 // names the folder as the job stores it (absolute).
@@ -237,8 +193,6 @@ func (s *queueState) pendingOf(req *engine.Request) *pendingJob {
 	return s.jobs[req]
 }
 
-func (s *queueState) setJob(req *engine.Request, id int64) { s.setPending(req, knownJob(id)) }
-
 func (s *queueState) setPending(req *engine.Request, p *pendingJob) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -251,9 +205,11 @@ func (s *queueState) forget(req *engine.Request) {
 	delete(s.jobs, req)
 }
 
-// PrepareAll is Prepare for every request of one source, in one pass over
-// the queue (prepareFiles); the files record their pieces through
-// one journal batch. A source the queue has not seen has nothing to
+// PrepareAll stores every request's file of one source with its job, and
+// the origin's ETag and Referer, in one pass over the queue
+// (prepareFiles), so that the window or `braid queue run` can run the job
+// later as get would; the files record their pieces through one journal
+// batch. A source the queue has not seen has nothing to
 // resume, so its requests are ready as they are, and the job is recorded
 // when first needed: by the first journal round or the first file's end.
 // Recording a large source takes longer than its first bytes do, and done
@@ -285,7 +241,7 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 	}
 	if !known {
 		dir := r0.Dir
-		p := &pendingJob{batched: true, record: func() (int64, error) {
+		p := &pendingJob{record: func() (int64, error) {
 			return s.record(ctx, source, dir, files, origin)
 		}}
 		for _, r := range reqs {
@@ -307,7 +263,7 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 	if err != nil {
 		return err
 	}
-	p := &pendingJob{id: id, batched: true}
+	p := &pendingJob{id: id}
 	for i, r := range reqs {
 		s.setPending(r, p)
 		r.Done = done[i]
@@ -386,29 +342,27 @@ func (j pendingJournal) KeptBytes(file string, n int64) error {
 	return nil
 }
 
-// finish is Finish for a request PrepareAll prepared, holding mu only to
-// look the request up, so that files ending together do not wait for each
-// other's bookkeeping; it reports false for a request it does not know.
-func (s *queueState) finish(mu *sync.Mutex, req *engine.Request, snap *engine.Snapshot, err error) (bool, error) {
+// finish records how a prepared request's download ended, holding mu
+// only to look the request up, so that files ending together do not wait
+// for each other's bookkeeping.
+func (s *queueState) finish(mu *sync.Mutex, req *engine.Request, snap *engine.Snapshot, err error) error {
 	mu.Lock()
 	p := s.pendingOf(req)
-	if p != nil && p.batched {
-		s.forget(req)
-	}
+	s.forget(req)
 	mu.Unlock()
-	if p == nil || !p.batched {
-		return false, nil
+	if p == nil {
+		return fmt.Errorf("%s was not prepared", req.File.Name)
 	}
 	id, perr := p.wait()
 	if perr != nil {
-		return true, perr
+		return perr
 	}
 	if err == nil && snap != nil {
 		// Files landing together share the batch's transaction; the job
 		// is marked done once its source's files are through (getFiles).
-		return true, s.journalBatch(s.open()).Landed(id, req.File.Name, snap)
+		return s.journalBatch(s.open()).Landed(id, req.File.Name, snap)
 	}
-	return true, s.open().FinishFile(id, req.File.Name, snap, finishCause(req, err))
+	return s.open().FinishFile(id, req.File.Name, snap, finishCause(req, err))
 }
 
 // TorrentPieces gives BitTorrent downloads the queue's piece completion

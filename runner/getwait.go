@@ -51,6 +51,18 @@ func UnreachedFile(source string) (metalink.File, bool) {
 	return metalink.File{Name: name, Size: -1, URLs: []metalink.URL{{URL: source, Priority: 1}}}, true
 }
 
+// UnreachedDoc is the document of a plain link whose server cannot be
+// reached now: its one file is UnreachedFile's. Added, it is a job that
+// waits and tries again like any waiting job, for get, the window and the
+// RPC server alike; false for a link that has no such file.
+func UnreachedDoc(source string) (*metalink.Document, bool) {
+	f, ok := UnreachedFile(source)
+	if !ok {
+		return nil, false
+	}
+	return &metalink.Document{Version: 4, Files: []metalink.File{f}}, true
+}
+
 // noteUnreached records src's job the first time its server cannot be
 // reached (w is zero), and each time keeps its next try in the queue. A
 // queue that cannot take it costs only the early sight of the job.
@@ -63,16 +75,16 @@ func (g *Get) noteUnreached(ctx context.Context, src string, w waitingJob, next 
 		return w
 	}
 	if w.id == 0 {
-		f, ok := UnreachedFile(src)
+		doc, ok := UnreachedDoc(src)
 		if !ok {
 			return w
 		}
-		id, _, err := q.PrepareFiles(src, g.Dir, []metalink.File{f}, queue.Origin{})
+		id, _, err := q.PrepareFiles(src, g.Dir, doc.Files, queue.Origin{})
 		if err != nil {
 			return w
 		}
 		g.st.keepNet(q, id)
-		w = waitingJob{id: id, name: f.Name}
+		w = waitingJob{id: id, name: doc.Files[0].Name}
 	}
 	_ = q.SetWaiting(w.id, next)
 	return w

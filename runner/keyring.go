@@ -48,13 +48,25 @@ func Signatures(q *queue.Queue, id int64) (map[string]signature.Outcome, error) 
 	return out, nil
 }
 
-// signatureCheck is the engine's Request.Check for job id's file f: it
-// checks the signature f's document gives (if any) against q's keyring
-// and records the outcome (see signature.Keyring.CheckFunc). It fails on
-// a bad signature, and with require also unless a known key signed, so
-// the file stays NAME.part.
-func signatureCheck(q *queue.Queue, id int64, f metalink.File, require bool) func(context.Context, io.Reader) error {
-	return Keyring(q).CheckFunc(f.Signature, require, func(o signature.Outcome) error {
-		return q.SetSignature(id, f.Name, SignatureRecord(o))
-	})
+// signatureCheck is the engine's Request.Check for the file *f (read when
+// the check runs: a dynamic metalink's new version comes with its own
+// signature), for a queue run's files and get's alike: it checks the
+// signature f's document gives (if any) against the keyring kr and
+// records the outcome with the file's job, once job has one, and in seen
+// when not nil (see signature.Keyring.CheckFunc). It fails on a bad
+// signature, and with require also unless a known key signed, so the
+// file stays NAME.part.
+func signatureCheck(kr *signature.Keyring, f *metalink.File, require bool, job func() (*queue.Queue, int64, bool), seen *signature.Outcome) func(context.Context, io.Reader) error {
+	return func(ctx context.Context, r io.Reader) error {
+		return kr.CheckFunc(f.Signature, require, func(o signature.Outcome) error {
+			if seen != nil {
+				*seen = o
+			}
+			q, id, ok := job()
+			if !ok {
+				return nil
+			}
+			return q.SetSignature(id, f.Name, SignatureRecord(o))
+		})(ctx, r)
+	}
 }

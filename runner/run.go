@@ -15,6 +15,7 @@ import (
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/netconf"
+	"braid/engine/signature"
 	"braid/engine/torrent"
 	"braid/queue"
 )
@@ -93,6 +94,15 @@ type Runner struct {
 	// mirror fails with temporary errors (0: for ever, as a queue job
 	// waits).
 	RetryFor time.Duration
+	// Observer, when not nil, is told of each file a job's run downloads
+	// over HTTP or FTP as get's observer is: Start, Progress once its
+	// Interval, Result with the file's error, then what checking its
+	// signature found. It is told beside Progress, from the files'
+	// goroutines.
+	Observer Observer
+	// RequireHash fails a file that no published hash could check
+	// (ErrNotVerified), as get's --require-hash does.
+	RequireHash bool
 	// ActionEnded, when not nil, is called when a job's action for when it
 	// is done has ended and what went wrong is recorded (whendone.go), so a
 	// face that shows the note reads the queue again. It comes from the
@@ -541,40 +551,23 @@ func (jr *jobRun) runFiles(ctx context.Context, todo []queue.File) error {
 		guard(ctx, func() *queue.Queue { return jr.r.Queue }, func() (int64, bool) { return jr.j.ID, true }, cancel, jr.r.lookNow)
 	}()
 	var (
-		files sync.WaitGroup
-		mu    sync.Mutex // guards next and first
-		next  int
+		mu    sync.Mutex // guards first
 		first error
 	)
-	for range min(len(todo), jr.client.FilesAtOnce()) {
-		files.Add(1)
-		go func() {
-			defer files.Done()
-			for {
-				mu.Lock()
-				if next == len(todo) || ctx.Err() != nil {
-					mu.Unlock()
-					return
-				}
-				f := todo[next]
-				next++
-				mu.Unlock()
-				err := jr.runFile(ctx, f)
-				if err == nil {
-					continue
-				}
-				mu.Lock()
-				if first == nil {
-					first = err
-				}
-				mu.Unlock()
-				if errors.Is(err, queue.ErrPaused) {
-					cancel(err)
-				}
-			}
-		}()
-	}
-	files.Wait()
+	runEach(ctx, len(todo), jr.client.FilesAtOnce(), func(i int) {
+		err := jr.runFile(ctx, todo[i])
+		if err == nil {
+			return
+		}
+		mu.Lock()
+		if first == nil {
+			first = err
+		}
+		mu.Unlock()
+		if errors.Is(err, queue.ErrPaused) {
+			cancel(err)
+		}
+	})
 	jr.heard.record(jr.r.Queue)
 	cause := context.Cause(ctx)
 	cancel(nil)
@@ -626,8 +619,7 @@ func (jr *jobRun) runFile(ctx context.Context, f queue.File) error {
 	return jr.runFileOf(ctx, jr.j, f)
 }
 
-// runFileOf is runFile for f as job j now stands: the job as this run
-// began, or as a refresh of its dynamic document left it.
+// runFileOf is runFile for f of job j as this run began.
 func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) error {
 	r, q := jr.r, jr.r.Queue
 	mf, err := jr.fileOf(j, f)
@@ -638,7 +630,9 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 	if err != nil {
 		return err
 	}
-	dl := jr.client.Do(ctx, &engine.Request{
+	progress := func(s *engine.Snapshot) { r.progress(j, *s) }
+	job := func() (*queue.Queue, int64, bool) { return q, j.ID, true }
+	req := &engine.Request{
 		Dir:        j.Dest,
 		File:       mf,
 		OriginETag: j.Origin.ETag,
@@ -648,30 +642,59 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 		Journal:    r.journal(j.ID),
 		Locations:  jr.locs,
 		Batch:      jr.batch,
-		Check:      signatureCheck(q, j.ID, mf, r.RequireSignature),
 		RetryFor:   r.RetryFor,
 		Net:        jr.net,
 		Limiter:    r.jobLimiter(j.ID),
-	})
-	r.addLive(j.ID, dl)
-	err = r.watch(j, dl, jr.heard.heard)
-	r.dropLive(j.ID, dl)
-	if again, ok := r.refreshOnNoMirrors(ctx, &j, f, err); ok {
-		// The origin lists mirrors the file did not have, or a new
-		// version: fetch the file again as the job now stands.
-		for _, nf := range j.Files {
-			if nf.Name == f.Name {
-				return jr.runFileOf(again, j, nf)
-			}
+	}
+	var sig signature.Outcome
+	req.Check = signatureCheck(Keyring(q), &req.File, r.RequireSignature, job, &sig)
+	var refresh func() (bool, error)
+	if j.Doc != nil && j.Doc.Dynamic {
+		refresh = func() (bool, error) { return jr.refreshFile(ctx, &j, req, refreshing{}) }
+	}
+	w := watching{
+		every: pollInterval,
+		job:   job,
+		live:  j.ID,
+		begin: progress, tick: progress, end: progress,
+		heard: jr.heard.heard,
+	}
+	o := r.Observer
+	var run *FileRun
+	if o != nil {
+		run = &FileRun{Source: j.Source, Name: mf.Name, Size: mf.Size, Mirrors: len(mf.URLs)}
+		w.every = min(w.every, o.Interval())
+		w.begin = func(s *engine.Snapshot) { progress(s); o.Start(run) }
+		w.tick = func(s *engine.Snapshot) { progress(s); o.Progress(run, Progress{Snapshot: s}) }
+	}
+	snap, err := r.fetchRefreshing(ctx, jr.client, req, w, refresh)
+	if err == nil && r.RequireHash && snap.Outcome() == engine.OutcomeNotVerified {
+		err = fmt.Errorf("%s: %w", snap.Name, ErrNotVerified)
+	}
+	err = jr.ended(j, req, &snap, err)
+	if o != nil {
+		o.Result(Result{Run: run, Source: j.Source, File: run.Name, Snapshot: &snap, Err: err})
+		if sig.Status != signature.Unchecked {
+			o.Signature(run, sig)
 		}
 	}
+	return err
+}
+
+// ended records how req's download of a file of job j ended, and returns
+// the file's error as the job's run sees it: a hash mismatch is kept with
+// the file, a link that served the job and refuses it now waits for a
+// fresh one (LinkExpired), a problem with the destination is a pause
+// (classify), and a file that landed is recorded.
+func (jr *jobRun) ended(j queue.Job, req *engine.Request, snap *engine.Snapshot, err error) error {
+	q := jr.r.Queue
+	name := req.File.Name // a new version may have a new name
 	if errors.Is(err, engine.ErrHashMismatch) {
-		if dbErr := q.SetMismatch(j.ID, f.Name, true); dbErr != nil {
+		if dbErr := q.SetMismatch(j.ID, name, true); dbErr != nil {
 			return errors.Join(err, dbErr)
 		}
 	}
-	snap := dl.Snapshot()
-	if linkExpired(err, (done != nil && done.Count() > 0) || snap.Bytes > 0) {
+	if linkExpired(err, (req.Done != nil && req.Done.Count() > 0) || snap.Bytes > 0) {
 		// A link that served this job refuses it now: a signed link
 		// expired. The job waits for a fresh one (Relink).
 		return LinkExpired(j.ID, err)
@@ -681,9 +704,9 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 	}
 	if jr.batch {
 		// Files of a batch ending together share a transaction.
-		return r.batchOf().Landed(j.ID, f.Name, &snap)
+		return jr.r.batchOf().Landed(j.ID, name, snap)
 	}
-	return q.Landed(j.ID, f.Name, &snap)
+	return q.Landed(j.ID, name, snap)
 }
 
 // hostSpeeds are the speeds of mirror hosts heard in the files of one
@@ -787,39 +810,6 @@ func (jr *jobRun) speed(host string) (float64, error) {
 	return bps, nil
 }
 
-// watch follows a download to its end: it reports progress and
-// afterwards tells heard the mirrors' speeds and records their strikes.
-// Stopping it when the job is paused elsewhere is the job's guard's work.
-func (r *Runner) watch(j queue.Job, dl *engine.Download, heard func(host string, bps float64)) error {
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	var snap engine.Snapshot
-	speeds := map[string][]float64{}
-	sample := func() {
-		dl.SnapshotInto(&snap)
-		sampleSpeeds(&snap, speeds)
-	}
-	sample()
-	r.progress(j, snap)
-	var waiting time.Time // the next try the job's note names, zero when none
-loop:
-	for {
-		select {
-		case <-dl.Done():
-			break loop
-		case <-tick.C:
-			sample()
-			waiting = noteWaiting(r.Queue, j.ID, &snap, waiting)
-			r.progress(j, snap)
-		}
-	}
-	err := dl.Err()
-	dl.SnapshotInto(&snap)
-	r.progress(j, snap)
-	learn(r.Queue, j.ID, snap, speeds, heard)
-	return err
-}
-
 // sampleSpeeds adds the speeds of a snapshot's busy mirrors to speeds, by
 // host.
 func sampleSpeeds(snap *engine.Snapshot, speeds map[string][]float64) {
@@ -854,4 +844,34 @@ func learn(q *queue.Queue, id int64, snap engine.Snapshot, speeds map[string][]f
 			_ = q.AddStrikes(id, snap.Name, m.URL, m.Strikes)
 		}
 	}
+}
+
+// runEach calls do(i) for i in [0, n), in order, at most k at once, and
+// returns when every call has returned. Once ctx ends no new call
+// starts. It is the runner's one pool of workers, for a job's files and
+// get's sources and files alike.
+func runEach(ctx context.Context, n, k int, do func(i int)) {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		next int
+	)
+	for range min(n, max(k, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				if i == n || ctx.Err() != nil {
+					mu.Unlock()
+					return
+				}
+				next++
+				mu.Unlock()
+				do(i)
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -69,16 +69,11 @@ func (b *Backend) resolveSource(ctx context.Context, source string) (*metalink.D
 }
 
 // unreached is the document of a plain link whose server cannot be
-// reached now (runner.UnreachedFile). Added, it waits and tries again like
-// any waiting job, instead of being refused.
+// reached now (runner.UnreachedDoc), with a warning for the picker.
 func unreached(source string) (*metalink.Document, bool) {
-	f, ok := runner.UnreachedFile(source)
-	if !ok {
-		return nil, false
+	doc, ok := runner.UnreachedDoc(source)
+	if ok {
+		doc.Warnings = []string{lang.L("the server cannot be reached now; the download waits and tries again")}
 	}
-	return &metalink.Document{
-		Version:  4,
-		Files:    []metalink.File{f},
-		Warnings: []string{lang.L("the server cannot be reached now; the download waits and tries again")},
-	}, true
+	return doc, ok
 }
