@@ -34,7 +34,7 @@ func BenchmarkQueue10000Files(b *testing.B) {
 	b.Run("prepare", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			q := openBench(b)
-			if _, _, err := q.PrepareFiles(fmt.Sprintf("many%d.meta4", i), b.TempDir(), doc.Files, Origin{}); err != nil {
+			if _, _, err := q.PrepareFiles(fmt.Sprintf("many%d.meta4", i), b.TempDir(), doc, doc.Files, Origin{}); err != nil {
 				b.Fatal(err)
 			}
 		}

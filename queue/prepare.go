@@ -23,7 +23,10 @@ import (
 // files is queued at once rather than file by file (each of which would
 // rewrite the job's stored document).
 //
-// origin is what a plain URL's server said (zero for a metalink), stored
+// doc is the document files come from: its own facts (where a fresh copy
+// lives, whether it is dynamic) are stored with a new job, so that a
+// later run refreshes it as get would; nil when there is none. origin is
+// what a plain URL's server said (zero for a metalink), stored
 // with the job so that a later run by the runner sends the same ETag and
 // Referer. When a stored file differs from the one given (the document
 // changed: another size or hash, or the origin now names another ETag),
@@ -31,7 +34,7 @@ import (
 // is refused with ErrNotOwner. Sources are compared in their canonical
 // spelling (see canonical): a relative and an absolute path to one
 // metalink are one job.
-func (q *Queue) PrepareFiles(source, dest string, files []metalink.File, origin Origin) (int64, []*piece.Bitfield, error) {
+func (q *Queue) PrepareFiles(source, dest string, doc *metalink.Document, files []metalink.File, origin Origin) (int64, []*piece.Bitfield, error) {
 	abs, err := filepath.Abs(dest)
 	if err != nil {
 		return 0, nil, fmt.Errorf("queue %s: destination %q: %w", source, dest, err)
@@ -46,7 +49,13 @@ func (q *Queue) PrepareFiles(source, dest string, files []metalink.File, origin 
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		// A new job: it starts running, and nothing is recorded to resume.
-		if id, err = q.addJob(source, abs, &metalink.Document{Version: 4, Files: files}, nil, origin, Running); err != nil {
+		kept := metalink.Document{Version: 4}
+		if doc != nil {
+			kept = metalink.Document{Version: doc.Version, Generator: doc.Generator, Origin: doc.Origin, Dynamic: doc.Dynamic,
+				Published: doc.Published, Updated: doc.Updated}
+		}
+		kept.Files = files
+		if id, err = q.addJob(source, abs, &kept, nil, origin, Running); err != nil {
 			return 0, nil, err
 		}
 		return id, make([]*piece.Bitfield, len(files)), nil

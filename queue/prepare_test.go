@@ -131,9 +131,33 @@ func TestPrepareFinishFile(t *testing.T) {
 
 // prepareFile is PrepareFiles of one file, as braid get starts it.
 func prepareFile(q *Queue, source, dest string, f metalink.File, origin Origin) (int64, *piece.Bitfield, error) {
-	id, done, err := q.PrepareFiles(source, dest, []metalink.File{f}, origin)
+	id, done, err := q.PrepareFiles(source, dest, nil, []metalink.File{f}, origin)
 	if err != nil {
 		return 0, nil, err
 	}
 	return id, done[0], nil
+}
+
+// A job get prepares from a dynamic metalink keeps where a fresh copy of
+// the document lives, so that a later run of the job (braid queue run,
+// the window) refreshes it as get does; only the selected files are kept.
+func TestPrepareFilesKeepsTheDocumentsOrigin(t *testing.T) {
+	t.Parallel()
+	q := queuetest.Open(t, Open, t.TempDir())
+	doc := queuetest.Doc(4<<10, 1<<10, "a.bin", "b.bin")
+	doc.Origin, doc.Dynamic, doc.Generator = "https://example.com/live.meta4", true, "mirrorbrain"
+	id, _, err := q.PrepareFiles("https://example.com/live.meta4", t.TempDir(), doc, doc.Files[:1], Origin{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := q.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !j.Doc.Dynamic || j.Doc.Origin != doc.Origin || j.Doc.Generator != doc.Generator {
+		t.Errorf("stored document: dynamic %v, origin %q, generator %q; want the document's", j.Doc.Dynamic, j.Doc.Origin, j.Doc.Generator)
+	}
+	if len(j.Doc.Files) != 1 || j.Doc.Files[0].Name != "a.bin" {
+		t.Errorf("stored files %v, want only a.bin", j.Doc.Files)
+	}
 }

@@ -210,7 +210,7 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 		}
 	}
 	g.stMu.Lock()
-	err := g.st.PrepareAll(ctx, src, reqs)
+	err := g.st.PrepareAll(ctx, src, doc, reqs)
 	g.stMu.Unlock()
 	if err != nil {
 		if stateFailed(ctx) {

@@ -205,7 +205,8 @@ func (s *queueState) forget(req *engine.Request) {
 	delete(s.jobs, req)
 }
 
-// PrepareAll stores every request's file of one source with its job, and
+// PrepareAll stores every request's file of one source, and doc's own facts
+// (its origin, whether it is dynamic), with its job, and
 // the origin's ETag and Referer, in one pass over the queue
 // (prepareFiles), so that the window or `braid queue run` can run the job
 // later as get would; the files record their pieces through one journal
@@ -218,7 +219,7 @@ func (s *queueState) forget(req *engine.Request) {
 // through their piece logs. In a state folder that held no queue when get
 // began no source can be known, and its files need not even wait for the
 // queue to be created.
-func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engine.Request) error {
+func (s *queueState) PrepareAll(ctx context.Context, source string, doc *metalink.Document, reqs []*engine.Request) error {
 	if len(reqs) == 0 {
 		return nil
 	}
@@ -242,7 +243,7 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 	if !known {
 		dir := r0.Dir
 		p := &pendingJob{record: func() (int64, error) {
-			return s.record(ctx, source, dir, files, origin)
+			return s.record(ctx, source, dir, doc, files, origin)
 		}}
 		for _, r := range reqs {
 			s.setPending(r, p)
@@ -250,7 +251,7 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 		}
 		return nil
 	}
-	id, done, err := prepareFiles(ctx, q, source, r0.Dir, files, origin)
+	id, done, err := prepareFiles(ctx, q, source, r0.Dir, doc, files, origin)
 	if err != nil {
 		return err
 	}
@@ -278,12 +279,12 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, reqs []*engi
 // download, once the queue is open. Another braid that recorded the same
 // source in the meantime may have recorded pieces these downloads did not
 // start from: then the job is not taken.
-func (s *queueState) record(ctx context.Context, source, dir string, files []metalink.File, origin queue.Origin) (int64, error) {
+func (s *queueState) record(ctx context.Context, source, dir string, doc *metalink.Document, files []metalink.File, origin queue.Origin) (int64, error) {
 	q, err := s.queue()
 	if err != nil {
 		return 0, err
 	}
-	id, done, err := prepareFiles(ctx, q, source, dir, files, origin)
+	id, done, err := prepareFiles(ctx, q, source, dir, doc, files, origin)
 	if err != nil {
 		return 0, err
 	}

@@ -79,7 +79,7 @@ func (g *Get) noteUnreached(ctx context.Context, src string, w waitingJob, next 
 		if !ok {
 			return w
 		}
-		id, _, err := q.PrepareFiles(src, g.Dir, doc.Files, queue.Origin{})
+		id, _, err := q.PrepareFiles(src, g.Dir, doc, doc.Files, queue.Origin{})
 		if err != nil {
 			return w
 		}

@@ -301,11 +301,11 @@ func TestJournalBatchFinishWhenLanded(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	names := []string{"a.bin", "b.bin"}
-	id, _, err := q.PrepareFiles("two.meta4", t.TempDir(), queuetest.Doc(4<<10, 1<<10, names...).Files, queue.Origin{})
+	id, _, err := q.PrepareFiles("two.meta4", t.TempDir(), nil, queuetest.Doc(4<<10, 1<<10, names...).Files, queue.Origin{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _, err := q.PrepareFiles("other.meta4", t.TempDir(), queuetest.Doc(4<<10, 1<<10, "c.bin").Files, queue.Origin{})
+	other, _, err := q.PrepareFiles("other.meta4", t.TempDir(), nil, queuetest.Doc(4<<10, 1<<10, "c.bin").Files, queue.Origin{})
 	if err != nil {
 		t.Fatal(err)
 	}

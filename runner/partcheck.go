@@ -32,8 +32,8 @@ func trustedPieces(ctx context.Context, q *queue.Queue, id int64, dest string, f
 // prepareFiles is queue.Queue.PrepareFiles with each file's recorded
 // pieces checked against its .part under dest (checkPart): what braid get
 // resumes from.
-func prepareFiles(ctx context.Context, q *queue.Queue, source, dest string, files []metalink.File, origin queue.Origin) (int64, []*piece.Bitfield, error) {
-	id, done, err := q.PrepareFiles(source, dest, files, origin)
+func prepareFiles(ctx context.Context, q *queue.Queue, source, dest string, doc *metalink.Document, files []metalink.File, origin queue.Origin) (int64, []*piece.Bitfield, error) {
+	id, done, err := q.PrepareFiles(source, dest, doc, files, origin)
 	if err != nil {
 		return 0, nil, err
 	}
