@@ -2,6 +2,7 @@ package par2
 
 import (
 	"context"
+	"encoding/binary"
 	"runtime"
 	"sync"
 )
@@ -68,36 +69,56 @@ func combine(ctx context.Context, sliceSize int64, inputs []sliceSource, coef []
 	return nil
 }
 
+// Cache blocking: the inputs come in batches of about batchBytes, and the
+// workers walk the batch a column block at a time, so a block of each input
+// and of the output stay in cache while every input of the batch is added.
+// Without it, each input slice streamed every output (outputs × slice bytes,
+// 50 MB for 100 recovery slices of 512 KiB) through memory: making the
+// parity of 1 GiB was memory-bound, several times slower.
+const (
+	batchBytes = 8 << 20
+	maxBatch   = 64
+	blockBytes = 32 << 10
+)
+
 // combinePart adds every input's part [a, a+n) into the outputs.
 func combinePart(ctx context.Context, a, n int64, inputs []sliceSource, coef [][]uint16, outs [][]byte, tables []*mulTable) error {
-	type filled struct {
-		i   int
-		buf []byte
+	type batch struct {
+		first int // number of the batch's first input
+		bufs  [][]byte
 	}
+	g := int(min(maxBatch, max(1, batchBytes/n)))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	free := make(chan []byte, 3)
-	for range 3 {
-		free <- make([]byte, n)
+	free := make(chan [][]byte, 2)
+	for range 2 {
+		bufs := make([][]byte, g)
+		for i := range bufs {
+			bufs[i] = make([]byte, n)
+		}
+		free <- bufs
 	}
-	ready := make(chan filled, 2)
+	ready := make(chan batch, 1)
 	readErr := make(chan error, 1)
 	go func() {
 		defer close(ready)
-		for i, in := range inputs {
-			var buf []byte
+		for first := 0; first < len(inputs); first += g {
+			var bufs [][]byte
 			select {
-			case buf = <-free:
+			case bufs = <-free:
 			case <-ctx.Done():
 				readErr <- ctx.Err()
 				return
 			}
-			if err := in(buf, a); err != nil {
-				readErr <- err
-				return
+			cnt := min(g, len(inputs)-first)
+			for j := range cnt {
+				if err := inputs[first+j](bufs[j], a); err != nil {
+					readErr <- err
+					return
+				}
 			}
 			select {
-			case ready <- filled{i, buf}:
+			case ready <- batch{first, bufs[:cnt]}:
 			case <-ctx.Done():
 				readErr <- ctx.Err()
 				return
@@ -108,27 +129,32 @@ func combinePart(ctx context.Context, a, n int64, inputs []sliceSource, coef [][
 
 	var wg sync.WaitGroup
 	nOut := len(outs)
-	for f := range ready {
+	for b := range ready {
 		for w, t := range tables {
 			lo, hi := w*nOut/len(tables), (w+1)*nOut/len(tables)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for k := lo; k < hi; k++ {
-					c := coef[k][f.i]
-					switch c {
-					case 0:
-					case 1:
-						xorInto(outs[k][:n], f.buf)
-					default:
-						t.fill(c)
-						t.mulAdd(outs[k][:n], f.buf)
+				for c := int64(0); c < n; c += blockBytes {
+					e := min(n, c+blockBytes)
+					for k := lo; k < hi; k++ {
+						out := outs[k][c:e]
+						for j, in := range b.bufs {
+							switch cf := coef[k][b.first+j]; cf {
+							case 0:
+							case 1:
+								xorInto(out, in[c:e])
+							default:
+								t.fill(cf)
+								t.mulAdd(out, in[c:e])
+							}
+						}
 					}
 				}
 			}()
 		}
 		wg.Wait()
-		free <- f.buf
+		free <- b.bufs[:cap(b.bufs)]
 	}
 	if err := <-readErr; err != nil {
 		return err
@@ -138,7 +164,11 @@ func combinePart(ctx context.Context, a, n int64, inputs []sliceSource, coef [][
 
 func xorInto(dst, src []byte) {
 	dst = dst[:len(src)]
-	for i := range src {
+	n := len(src) &^ 7
+	for i := 0; i < n; i += 8 {
+		binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(dst[i:])^binary.LittleEndian.Uint64(src[i:]))
+	}
+	for i := n; i < len(src); i++ {
 		dst[i] ^= src[i]
 	}
 }
