@@ -201,3 +201,20 @@ func TestVerifyPar2Errors(t *testing.T) {
 		}
 	}
 }
+
+func TestInspectPar2(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	parityFile(t, dir, "e.bin", pcData(40000, 35), "10%")
+	index := filepath.Join(dir, "e.bin.par2")
+	code, out, errOut := pcRun(t, cmdInspect, index)
+	want := "PAR2 parity set " + index + " (made by Braid)\n  2000 slices of 20 bytes, 200 recovery blocks in 8 volumes\n  mends up to 200 damaged slices (10.0% of the data)\n  file e.bin: 40000 bytes, 2000 slices, md5 "
+	if code != 0 || !strings.HasPrefix(out, want) {
+		t.Fatalf("exit %d\n%s%s\nwant prefix\n%s", code, out, errOut, want)
+	}
+	code, out, _ = pcRun(t, cmdInspect, "--json", index)
+	var j parityInspectJSON
+	if err := json.Unmarshal([]byte(out), &j); err != nil || code != 0 || j.RecoveryBlocks != 200 || len(j.Volumes) != 8 || j.Files[0].Name != "e.bin" {
+		t.Fatalf("exit %d %v\n%s", code, err, out)
+	}
+}
