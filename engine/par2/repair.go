@@ -2,7 +2,6 @@ package par2
 
 import (
 	"context"
-	"crypto/md5"
 	"fmt"
 	"io"
 	"sort"
@@ -150,13 +149,14 @@ func (s *Set) Repair(ctx context.Context, files []ReadWriterAt, reports []FileRe
 	}
 	// Read back what was written: a disk error or a set that lies shows
 	// here, not later.
-	buf := make([]byte, s.SliceSize)
+	buf := make([]byte, min(s.SliceSize, verifyBuf))
 	for _, w := range where {
 		fi, n := w[0], w[1]
-		if err := s.fileSlice(files[fi], fi, n)(buf, 0); err != nil {
+		sum, crc, err := s.sliceSums(files[fi], fi, n, buf, nil)
+		if err != nil {
 			return m, err
 		}
-		if md5.Sum(buf) != s.Files[fi].Slices[n].MD5 {
+		if want := s.Files[fi].Slices[n]; sum != want.MD5 || crc != want.CRC32 {
 			return m, fmt.Errorf("slice %d of %s is still damaged after repair", n, s.Files[fi].Name)
 		}
 	}

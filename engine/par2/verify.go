@@ -33,32 +33,31 @@ func (s *Set) Verify(ctx context.Context, i int, r io.ReaderAt, size int64) (Fil
 		}
 		return rep, nil
 	}
-	buf := make([]byte, s.SliceSize)
 	whole := md5.New()
 	wholeOK := true
+	buf := make([]byte, min(s.SliceSize, verifyBuf))
 	for n, want := range f.Slices {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
 		start := int64(n) * s.SliceSize
 		end := min(start+s.SliceSize, f.Size)
-		avail := min(end, size) - start
-		if avail < end-start {
+		if min(end, size) < end {
 			// Cut short: what is there cannot be the slice, and the
 			// whole-file hash cannot match either.
 			rep.Damaged = append(rep.Damaged, n)
 			wholeOK = false
 			continue
 		}
-		b := buf[:end-start]
-		if err := readAt(r, b, start); err != nil {
-			return rep, fmt.Errorf("slice %d of %s: %w", n, f.Name, err)
-		}
-		clear(buf[len(b):])
+		var feed io.Writer
 		if wholeOK {
-			whole.Write(b)
+			feed = whole
 		}
-		if md5.Sum(buf) != want.MD5 || crc32.ChecksumIEEE(buf) != want.CRC32 {
+		sum, crc, err := s.sliceSums(r, i, n, buf, feed)
+		if err != nil {
+			return rep, err
+		}
+		if sum != want.MD5 || crc != want.CRC32 {
 			rep.Damaged = append(rep.Damaged, n)
 			wholeOK = false
 		}
@@ -69,6 +68,41 @@ func (s *Set) Verify(ctx context.Context, i int, r io.ReaderAt, size int64) (Fil
 		rep.WholeOK = sum == f.MD5
 	}
 	return rep, nil
+}
+
+// verifyBuf bounds the buffer a slice is hashed through: a set may name
+// slices of any size, and reading one must not cost its size in memory.
+const verifyBuf = 1 << 20
+
+// sliceSums streams slice n of file fi from r through MD5 and CRC32, padded
+// with zeros to the slice size as the spec hashes a last slice; the file's
+// own bytes also go to whole, if not nil.
+func (s *Set) sliceSums(r io.ReaderAt, fi, n int, buf []byte, whole io.Writer) ([16]byte, uint32, error) {
+	f := s.Files[fi]
+	m := md5.New()
+	c := crc32.NewIEEE()
+	start := int64(n) * s.SliceSize
+	have := max(0, min(s.SliceSize, f.Size-start))
+	for off := int64(0); off < s.SliceSize; {
+		b := buf[:min(int64(len(buf)), s.SliceSize-off)]
+		if off < have {
+			b = b[:min(int64(len(b)), have-off)]
+			if err := readAt(r, b, start+off); err != nil {
+				return [16]byte{}, 0, fmt.Errorf("slice %d of %s: %w", n, f.Name, err)
+			}
+			if whole != nil {
+				whole.Write(b)
+			}
+		} else {
+			clear(b)
+		}
+		m.Write(b)
+		c.Write(b)
+		off += int64(len(b))
+	}
+	var sum [16]byte
+	m.Sum(sum[:0])
+	return sum, c.Sum32(), nil
 }
 
 // ShortError is the error of a repair that needs more recovery slices than
