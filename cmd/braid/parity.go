@@ -139,7 +139,8 @@ func damagedSlices(results []parityResult) int {
 }
 
 // sliceRanges merges runs of damaged slices into byte ranges of the file.
-func sliceRanges(f par2.File, sliceSize int64, damaged []int) [][3]int64 { // offset, length, first slice, as {off, n, first}
+// Each range is {offset, length, number of slices}.
+func sliceRanges(f par2.File, sliceSize int64, damaged []int) [][3]int64 {
 	var out [][3]int64
 	for i := 0; i < len(damaged); {
 		j := i
@@ -306,7 +307,7 @@ func writeParityJSON(w io.Writer, ps *paritySet, results []parityResult) error {
 	return enc.Encode(out)
 }
 
-// repairFromParity rebuilds the damaged slices of every file of the set in
+// repair rebuilds the damaged slices of every file of the set in
 // place (creating a missing file) and checks the result. It returns the
 // slices rebuilt; on a *par2.ShortError no file was changed.
 func (ps *paritySet) repair(ctx context.Context, results []parityResult) (int, error) {
@@ -359,8 +360,7 @@ func repairParity(ctx context.Context, index string, files []string, dir string,
 		fmt.Fprintf(stderr, "braid repair: %v\n", err)
 		return 1
 	}
-	n, err := ps.repair(ctx, before)
-	if err != nil {
+	if _, err := ps.repair(ctx, before); err != nil {
 		for _, r := range before {
 			if r.status() == statusOK {
 				fmt.Fprintf(stdout, "%s: OK, nothing to repair; verified (PAR2 MD5)\n", r.file.Name)
@@ -388,7 +388,6 @@ func repairParity(ctx context.Context, index string, files []string, dir string,
 			fmt.Fprintf(stdout, "%s: repaired: %s; verified (PAR2 MD5)\n", r.file.Name, rebuiltText(len(b.rep.Damaged), len(b.file.Slices), b.rep.Size-b.file.Size))
 		}
 	}
-	_ = n
 	return code
 }
 
