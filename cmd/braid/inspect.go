@@ -37,6 +37,9 @@ braid get --member PATH fetches one of them.
 For a .torrent (a path or an http(s) URL) or a magnet link it shows the info
 hash, trackers, web seeds, pieces and files; a magnet link's files are known
 only once peers send its metadata, which braid get fetches.
+For a PAR2 index file (NAME.par2, a path) it shows the parity set: its
+files, slices, recovery blocks in the volumes beside it, and how much damage
+they can mend.
 
 --lang, --os and --location are comma lists that replace the defaults taken
 from the locale and the running system; an empty list (--lang=) selects any
@@ -85,6 +88,9 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 		return 2
 	}
 
+	if isPar2Path(sources[0]) {
+		return inspectParity(sources[0], *asJSON, stdout, stderr)
+	}
 	rctx, cancel := context.WithTimeout(ctx, inspectTimeout)
 	defer cancel()
 	var report *inspectReport

@@ -30,9 +30,13 @@ func cmdMake(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&length, "piece-length", fmt.Sprintf("piece length in bytes: 1048576, 256K, 1M, 4MiB (default: by file size, the smallest power of two from %s that makes at most %d pieces, up to %s)",
 		fmt.Sprintf("%dK", piece.MinPieceLength>>10), piece.TargetPieces, fmt.Sprintf("%dM", piece.MaxPieceLength>>20)))
 	fs.Var(&bases, "url", "mirror base URL; each file is offered at BASE/NAME (repeat for more mirrors, first is preferred)")
+	var parity parityPercentFlag
+	fs.Var(&parity, "parity", "also write a PAR2 parity set of this share of each FILE beside it (10% mends up to 10% damage), NAME.par2 and NAME.volA+B.par2, and list it in the .meta4")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: braid make [--piece-length N] [--url BASE]... FILE...")
+		fmt.Fprintln(stderr, "Usage: braid make [--piece-length N] [--url BASE]... [--parity P%] FILE...")
 		fmt.Fprintln(stderr, "Hashes each FILE and writes a .meta4 describing them to stdout.")
+		fmt.Fprintln(stderr, "With --parity, each FILE gets a PAR2 set beside it, readable by par2cmdline,")
+		fmt.Fprintln(stderr, "from which braid repair --par2 (or par2 repair) mends damage no mirror can.")
 		fs.PrintDefaults()
 	}
 	paths, code, ok := parseInterspersed(fs, args)
@@ -67,6 +71,34 @@ func cmdMake(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			f.URLs = append(f.URLs, metalink.URL{URL: base + "/" + url.PathEscape(name), Priority: i + 1})
 		}
 		doc.Files = append(doc.Files, f)
+		if parity == 0 {
+			continue
+		}
+		// Metalink has no element for parity: the set is listed as files
+		// beside NAME, whose names say what they are (par2cmdline's naming).
+		made, err := makeParity(ctx, path, int(parity))
+		if err != nil {
+			fmt.Fprintf(stderr, "braid make: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "braid make: wrote %s and %d parity %s beside it\n", made[0], len(made)-1, plural(len(made)-1, "volume", "volumes"))
+		for _, p := range made {
+			pname := filepath.Base(p)
+			if other, ok := seen[pname]; ok {
+				fmt.Fprintf(stderr, "braid make: the parity file %s has the name of %s; a metalink needs distinct names\n", p, other)
+				return 1
+			}
+			seen[pname] = p
+			pf, err := makeDescribe(ctx, p, pname, int64(length))
+			if err != nil {
+				fmt.Fprintf(stderr, "braid make: %v\n", err)
+				return 1
+			}
+			for i, base := range bases {
+				pf.URLs = append(pf.URLs, metalink.URL{URL: base + "/" + url.PathEscape(pname), Priority: i + 1})
+			}
+			doc.Files = append(doc.Files, pf)
+		}
 	}
 	if err := metalink.Write(stdout, doc); err != nil {
 		fmt.Fprintf(stderr, "braid make: write: %v\n", err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,7 +10,8 @@ import (
 	"braid/engine"
 )
 
-const repairUsage = `Usage: braid repair --metalink M [-d DIR]
+const repairUsage = `Usage: braid repair --metalink M [-d DIR] [--par2 NAME.par2]
+       braid repair --par2 NAME.par2 [-d DIR] [FILE]...
 
 Verifies every file of the metalink M found in DIR and mends each damaged one
 in place: only the pieces that fail their hash are fetched again, from the
@@ -22,6 +22,14 @@ and nothing else changed, and running it again finishes the job.
 
 A file whose metalink has no piece hashes can only be completed when it is
 short; otherwise only a full download (braid get) can fix it.
+
+With --par2 as well, a file the mirrors cannot mend (no mirror has good
+bytes, or none is left) is mended from the PAR2 parity set NAME.par2 and
+its volumes (NAME.volA+B.par2): mirrors first, then parity, and the file is
+checked against the metalink's hashes after. With --par2 alone the files of
+the set (found in DIR, default the folder of NAME.par2, or given as FILE)
+are mended from parity only. When the damage needs more recovery blocks
+than the set holds, the shortfall is printed and the file is left as it was.
 Exit status: 0 every file verified, 1 a file is missing or could not be
 repaired, 2 usage error.
 
@@ -40,13 +48,21 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	dir := fset.String("d", ".", "the folder holding the files")
 	maxConn := fset.Int("max-conn", 0, "most connections at once (default 16)")
 	perMirror := fset.Int("max-conn-per-mirror", 0, "most connections to one mirror (default 1)")
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	par2Index := fset.String("par2", "", "mend from the PAR2 parity set whose index is `NAME.par2` what the mirrors cannot")
+	positional, code, ok := parseInterspersed(fset, args)
+	if !ok {
+		return code
 	}
-	if *mpath == "" || fset.NArg() > 0 || *maxConn < 0 || *perMirror < 0 {
+	if *par2Index != "" && *mpath == "" && *maxConn >= 0 && *perMirror >= 0 {
+		pdir := ""
+		fset.Visit(func(f *flag.Flag) {
+			if f.Name == "d" {
+				pdir = *dir
+			}
+		})
+		return repairParity(ctx, *par2Index, positional, pdir, stdout, stderr)
+	}
+	if *mpath == "" || len(positional) > 0 || *maxConn < 0 || *perMirror < 0 {
 		fmt.Fprintln(stderr, "braid repair: want --metalink M and no other arguments")
 		fset.Usage()
 		return 2
@@ -60,13 +76,29 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	client := &engine.Client{MaxConns: *maxConn, MaxConnsPerMirror: *perMirror}
-	code := 0
+	var parity *paritySet
+	if *par2Index != "" {
+		if parity, err = openParity(*par2Index, nil, *dir); err != nil {
+			fmt.Fprintf(stderr, "braid repair: %v\n", err)
+			return 1
+		}
+		defer parity.set.Close()
+	}
+	code = 0
 	if len(doc.Files) == 0 {
 		fmt.Fprintln(stderr, "braid repair: the metalink has no file Braid can check")
 		code = 1
 	}
 	for _, f := range doc.Files {
 		res, err := client.Repair(ctx, *dir, f, engine.RepairOptions{})
+		if err != nil && parity != nil && parity.has(f.Name) && ctx.Err() == nil {
+			text, perr := repairAfterMirrors(ctx, parity, *dir, f)
+			if perr == nil {
+				fmt.Fprintf(stdout, "%s: %s\n", f.Name, text)
+				continue
+			}
+			err = fmt.Errorf("%w; then from parity: %s", err, perr.Error())
+		}
 		if err != nil {
 			fmt.Fprintf(stdout, "%s: NOT REPAIRED: %v\n", f.Name, err)
 			code = 1

@@ -16,6 +16,7 @@ import (
 )
 
 const verifyUsage = `Usage: braid verify --metalink M [-d DIR] [--full] [--json]
+       braid verify --par2 NAME.par2 [-d DIR] [--json] [FILE]...
 
 Checks every file of the metalink M found in DIR against its piece hashes
 and its whole-file hash, and prints OK or the bad byte ranges of each. A
@@ -24,6 +25,12 @@ piece hashes cover every byte, the whole-file hash would only repeat what
 they prove and is skipped; --full computes it too.
 Exit status: 0 every file verified, 1 a file is bad, missing or cannot be
 checked, 2 usage error.
+
+With --par2 the files are checked against a PAR2 parity set instead: its
+index NAME.par2 and the volumes beside it (NAME.volA+B.par2). Each file is
+checked slice by slice; the damaged slices are listed with how many
+recovery blocks the set holds and how many a repair needs. The files are
+found by name in DIR (default: the folder of NAME.par2), or given as FILE.
 
 Flags:
 `
@@ -78,13 +85,26 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	asJSON := fset.Bool("json", false, "print the result as JSON")
 	full := fset.Bool("full", false, "compute the whole-file hash even where the piece hashes cover every byte")
 	sigs := verifySignatureFlags(fset)
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	par2Index := fset.String("par2", "", "check against the PAR2 parity set whose index is `NAME.par2` instead of a metalink")
+	positional, code, ok := parseInterspersed(fset, args)
+	if !ok {
+		return code
 	}
-	if *mpath == "" || fset.NArg() > 0 {
+	if *par2Index != "" {
+		if *mpath != "" || *full {
+			fmt.Fprintln(stderr, "braid verify: --par2 checks against parity alone; give it without --metalink and --full")
+			fset.Usage()
+			return 2
+		}
+		pdir := ""
+		fset.Visit(func(f *flag.Flag) {
+			if f.Name == "d" {
+				pdir = *dir
+			}
+		})
+		return verifyParity(ctx, *par2Index, positional, pdir, *asJSON, stdout, stderr)
+	}
+	if *mpath == "" || len(positional) > 0 {
 		fmt.Fprintln(stderr, "braid verify: want --metalink M and no other arguments")
 		fset.Usage()
 		return 2
