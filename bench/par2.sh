@@ -7,8 +7,8 @@
 #
 # It builds braid, writes SIZE_MB of random data, makes a PAR2 set of
 # PERCENT redundancy (2000 slices, par2cmdline's default) with par2cmdline,
-# or with `braid make --parity` when SET_BY=braid (par2cmdline 0.8.1 makes
-# a set about 7 times slower than braid: minutes for 1 GiB), then for
+# or with `braid make --parity` when SET_BY=braid (either takes minutes
+# to make a 1 GiB set on a small machine), then for
 # each tool: copies the good file, flips one byte in DAMAGE_PERCENT of the
 # slices (spread over the file), and times the repair with /usr/bin/time -v
 # (wall clock and peak RSS). Each repair must leave the exact original bytes.
