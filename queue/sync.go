@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -77,14 +78,40 @@ func (q *Queue) SyncSet(source, dest string) (*SyncSet, error) {
 // called as each file finishes, so a sync killed half-way keeps the record
 // of what it did.
 func (q *Queue) SyncedFile(id int64, f SyncedFile) error {
-	hashes, err := json.Marshal(f.Hashes)
-	if err != nil {
-		return err
+	return q.SyncedFiles(id, []SyncedFile{f})
+}
+
+// SyncedFiles records that fs were written and verified in set id, in one
+// transaction: a sync of 100,000 files records them in batches, one
+// commit (and one fsync) each, rather than one per file. Either every
+// file of fs is recorded or none is.
+func (q *Queue) SyncedFiles(id int64, fs []SyncedFile) error {
+	if len(fs) == 0 {
+		return nil
 	}
-	_, err = q.db.Exec(`INSERT INTO sync_files (sync, name, url, size, hashes) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (sync, name) DO UPDATE SET url = excluded.url, size = excluded.size, hashes = excluded.hashes`,
-		id, f.Name, f.URL, f.Size, string(hashes))
-	return q.wrapErr(fmt.Sprintf("record synced file %s", f.Name), err)
+	op := fmt.Sprintf("record synced file %s", fs[0].Name)
+	if len(fs) > 1 {
+		op = fmt.Sprintf("record %d synced files", len(fs))
+	}
+	err := q.tx(func(tx *sql.Tx) error {
+		st, err := tx.Prepare(`INSERT INTO sync_files (sync, name, url, size, hashes) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (sync, name) DO UPDATE SET url = excluded.url, size = excluded.size, hashes = excluded.hashes`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, f := range fs {
+			hashes, err := json.Marshal(f.Hashes)
+			if err != nil {
+				return err
+			}
+			if _, err := st.Exec(id, f.Name, f.URL, f.Size, string(hashes)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return q.wrapErr(op, err)
 }
 
 // SyncForget removes name from the files of set id (the source deleted

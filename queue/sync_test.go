@@ -68,3 +68,39 @@ func TestSyncRecord(t *testing.T) {
 		t.Fatalf("SyncSets: %+v, %v", sets, err)
 	}
 }
+
+// TestSyncedFiles: a batch records every file in it, updating those
+// already recorded, and a batch for a set that does not exist fails and
+// records nothing.
+func TestSyncedFiles(t *testing.T) {
+	q := queuetest.Open(t, Open, t.TempDir())
+	s, err := q.SyncSet("http://x/capabilitylist.xml", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SyncedFile(s.ID, SyncedFile{Name: "a", URL: "http://x/a", Size: 1}); err != nil {
+		t.Fatal(err)
+	}
+	batch := []SyncedFile{
+		{Name: "a", URL: "http://x/a", Size: 2},
+		{Name: "b", URL: "http://x/b", Size: 3, Hashes: []metalink.Hash{{Type: "sha-256", Value: "cd"}}},
+		{Name: "c/d", URL: "http://x/c/d", Size: -1},
+	}
+	if err := q.SyncedFiles(s.ID, batch); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SyncedFiles(s.ID+1, batch); err == nil {
+		t.Fatal("a batch for a set that does not exist was recorded")
+	}
+	again, err := q.SyncSet(s.Source, s.Dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Files) != 3 || again.Files["a"].Size != 2 || again.Files["b"].Hashes[0].Value != "cd" || again.Files["c/d"].Size != -1 {
+		t.Fatalf("files after a batch: %+v", again.Files)
+	}
+	var n int
+	if err := q.db.QueryRow(`SELECT count(*) FROM sync_files`).Scan(&n); err != nil || n != 3 {
+		t.Fatalf("%d rows in sync_files (%v), want the set's 3", n, err)
+	}
+}

@@ -155,6 +155,11 @@ type syncRun struct {
 	// gone are the deletions of the set being synced that were kept here
 	// (no --delete): the next sync must list them again.
 	gone []*resourcesync.Resource
+
+	recMu     sync.Mutex         // guards the fields below; held while a batch is recorded
+	pending   []queue.SyncedFile // verified, not yet recorded (see record)
+	flushed   time.Time          // when a batch was last recorded
+	recFailed bool               // the queue failed to record a batch
 }
 
 func (r *syncRun) event(e SyncEvent) {
@@ -321,6 +326,9 @@ func (r *syncRun) warnings(doc string, ws []string) {
 // apply brings every resource of rs to the source's state, o.Jobs at a
 // time, and reports whether any failed.
 func (r *syncRun) apply(ctx context.Context, rec *queue.SyncSet, rs []resourcesync.Resource) (failed bool) {
+	r.recMu.Lock()
+	r.recFailed, r.flushed = false, time.Now()
+	r.recMu.Unlock()
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.o.Jobs)
@@ -341,7 +349,10 @@ func (r *syncRun) apply(ctx context.Context, rec *queue.SyncSet, rs []resourcesy
 		})
 	}
 	g.Wait()
-	return failed
+	r.flush(rec)
+	r.recMu.Lock()
+	defer r.recMu.Unlock()
+	return failed || r.recFailed
 }
 
 // one brings one resource to the source's state and reports whether it
@@ -379,7 +390,8 @@ func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.R
 	}
 	if state == SyncKept {
 		r.event(SyncEvent{Kind: SyncKept, Name: name})
-		return r.record(rec, x) == nil
+		r.record(rec, x)
+		return true
 	}
 	if r.o.Check {
 		r.event(SyncEvent{Kind: state, Name: name})
@@ -413,15 +425,52 @@ func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.R
 		e.Verified = x.File.Pieces.Type + " pieces"
 	}
 	r.event(e)
-	return r.record(rec, x) == nil
+	r.record(rec, x)
+	return true
 }
 
-func (r *syncRun) record(rec *queue.SyncSet, x *resourcesync.Resource) error {
-	err := r.q.SyncedFile(rec.ID, queue.SyncedFile{Name: x.File.Name, URL: x.Loc, Size: x.File.Size, Hashes: x.File.Hashes})
-	if err != nil {
-		r.event(SyncEvent{Kind: SyncFailed, Name: x.File.Name, Err: err})
+// syncBatch and syncBatchAge bound the verified files a sync holds before
+// it records them: one transaction (one fsync) per batch rather than one
+// per file. A sync killed before a batch is recorded loses only the
+// record: the next sync finds those files right on disk and keeps them.
+const (
+	syncBatch    = 512
+	syncBatchAge = time.Second
+)
+
+// record notes that x is right on disk. A file recorded as it is already
+// (a sync that finds nothing changed) costs no write.
+func (r *syncRun) record(rec *queue.SyncSet, x *resourcesync.Resource) {
+	f := queue.SyncedFile{Name: x.File.Name, URL: x.Loc, Size: x.File.Size, Hashes: x.File.Hashes}
+	if old, ok := rec.Files[f.Name]; ok && old.URL == f.URL && old.Size == f.Size && slices.Equal(old.Hashes, f.Hashes) {
+		return
 	}
-	return err
+	r.recMu.Lock()
+	defer r.recMu.Unlock()
+	r.pending = append(r.pending, f)
+	if len(r.pending) >= syncBatch || time.Since(r.flushed) >= syncBatchAge {
+		r.flushLocked(rec)
+	}
+}
+
+// flush records the files verified and not yet recorded.
+func (r *syncRun) flush(rec *queue.SyncSet) {
+	r.recMu.Lock()
+	defer r.recMu.Unlock()
+	r.flushLocked(rec)
+}
+
+// flushLocked is flush with recMu held. When the queue fails, every file
+// of the batch is a failure: the set is not recorded as in sync.
+func (r *syncRun) flushLocked(rec *queue.SyncSet) {
+	batch := r.pending
+	r.pending, r.flushed = nil, time.Now()
+	if err := r.q.SyncedFiles(rec.ID, batch); err != nil {
+		r.recFailed = true
+		for _, f := range batch {
+			r.event(SyncEvent{Kind: SyncFailed, Name: f.Name, Err: err})
+		}
+	}
 }
 
 // local compares the file on disk with the resource: SyncKept when it has

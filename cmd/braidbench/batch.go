@@ -39,7 +39,7 @@ type ariaMode struct {
 type ariaResult struct {
 	mode      string
 	wall, cpu time.Duration
-	rss       int64
+	rss, anon int64 // peak resident memory, and its anonymous part
 	err       error
 }
 
@@ -89,7 +89,7 @@ func measure(ctx context.Context, dir string, res *result, rn benchRun, braid, a
 			return fmt.Errorf("braid get: %w", err)
 		}
 		braidRuns = append(braidRuns, r)
-		res.braidRSS = max(res.braidRSS, r.rss)
+		res.braidRSS, res.braidAnon = max(res.braidRSS, r.rss), max(res.braidAnon, r.anon)
 		for k, m := range modes {
 			if aria == "" || res.arias[k].err != nil {
 				continue
@@ -105,11 +105,11 @@ func measure(ctx context.Context, dir string, res *result, rn benchRun, braid, a
 			ariaRuns[k] = append(ariaRuns[k], r)
 		}
 	}
-	res.braid, res.braidCPU, _ = bestOf(braidRuns)
+	res.braid, res.braidCPU, _, _ = bestOf(braidRuns)
 	for k := range res.arias {
 		if res.arias[k].err == nil && len(ariaRuns[k]) > 0 {
 			a := &res.arias[k]
-			a.wall, a.cpu, a.rss = bestOf(ariaRuns[k])
+			a.wall, a.cpu, a.rss, a.anon = bestOf(ariaRuns[k])
 		}
 	}
 	return nil
@@ -117,13 +117,14 @@ func measure(ctx context.Context, dir string, res *result, rn benchRun, braid, a
 
 // bestOf is the shortest wall time and the least CPU time of runs, each
 // the best of its own (a run slowed by the neighbours says more about
-// them than about the tool), and the highest peak memory of any run.
-func bestOf(runs []childRun) (wall, cpu time.Duration, rss int64) {
+// them than about the tool), and the highest peak memory (and anonymous
+// memory) of any run.
+func bestOf(runs []childRun) (wall, cpu time.Duration, rss, anon int64) {
 	wall, cpu = best(runs).wall, runs[0].cpu
 	for _, r := range runs {
-		cpu, rss = min(cpu, r.cpu), max(rss, r.rss)
+		cpu, rss, anon = min(cpu, r.cpu), max(rss, r.rss), max(anon, r.anon)
 	}
-	return wall, cpu, rss
+	return wall, cpu, rss, anon
 }
 
 // batch is a scenario of many files: count files of size bytes, on

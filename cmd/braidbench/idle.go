@@ -149,7 +149,7 @@ func runIdleChild(ctx context.Context, bin string, args []string, ready string, 
 		}
 		cmd.Process.Signal(os.Interrupt)
 		werr := cmd.Wait()
-		r.rss = peak(cmd.ProcessState)
+		r.rss = peak(cmd.ProcessState).rss
 		if err != nil {
 			return r, err
 		}

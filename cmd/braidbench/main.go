@@ -142,7 +142,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 	tw := out
 	fmt.Fprintf(tw, "%d cores, load %s, best of %d runs\n", runtime.NumCPU(), loadAvg(), max(*runs, 1))
-	fmt.Fprintln(tw, "CPU is user + system seconds of the whole process, RSS its peak; the best run of each (least CPU, shortest time), the highest peak")
+	fmt.Fprintln(tw, "CPU is user + system seconds of the whole process, RSS its peak and, in brackets, the anonymous part of it (heap and stacks, without the pages of the program's own binary and libraries); the best run of each (least CPU, shortest time), the highest peak")
 	fmt.Fprintf(tw, rowFormat, "scenario", "size", "ideal", "braid", "braid÷ideal", "aria2c", "aria2c÷ideal", "tuned", "tuned÷ideal",
 		"CPU s braid/aria/tuned", "CPU ÷aria", "RSS MiB braid/aria/tuned", "targets")
 	missed := false
@@ -240,7 +240,7 @@ type benchEnv struct {
 
 // rowFormat lays out the table in fixed columns, so rows can be printed
 // as each scenario ends.
-const rowFormat = "%-10s %9s %7s %7s %12s %7s %13s %7s %12s %23s %9s %25s  %s\n"
+const rowFormat = "%-10s %9s %7s %7s %12s %7s %13s %7s %12s %23s %9s %37s  %s\n"
 
 // result is one scenario's figures.
 type result struct {
@@ -249,11 +249,13 @@ type result struct {
 	ideal    time.Duration // 0: unlimited
 	braid    time.Duration
 	braidRSS int64
-	braidCPU time.Duration // user + system time of the leanest run
-	arias    []ariaResult  // one per aria2c mode, when aria2c is installed
-	target   float64       // most braid÷ideal allowed; 0: none
-	maxRSS   int64         // most resident memory allowed; 0: no check
-	lean     bool          // no more CPU than aria2c's defaults allowed
+	// braidAnon is the anonymous part of braid's peak (see rss_linux.go).
+	braidAnon int64
+	braidCPU  time.Duration // user + system time of the leanest run
+	arias     []ariaResult  // one per aria2c mode, when aria2c is installed
+	target    float64       // most braid÷ideal allowed; 0: none
+	maxRSS    int64         // most resident memory allowed; 0: no check
+	lean      bool          // no more CPU than aria2c's defaults allowed
 }
 
 // ok reports whether braid met the scenario's targets: its ratio to the
@@ -301,10 +303,15 @@ func (r result) print(w io.Writer) {
 	if r.ideal > 0 {
 		ideal = fmt.Sprintf("%.2fs", r.ideal.Seconds())
 	}
-	mib := func(n int64) string { return fmt.Sprintf("%.1f", float64(n)/(1<<20)) }
+	mib := func(n, anon int64) string {
+		if anon == 0 {
+			return fmt.Sprintf("%.1f", float64(n)/(1<<20))
+		}
+		return fmt.Sprintf("%.1f (%.1f)", float64(n)/(1<<20), float64(anon)/(1<<20))
+	}
 	cols := []string{"-", "-", "-", "-"} // aria2c default and tuned: time, ratio
 	cpu := fmt.Sprintf("%.2f", r.braidCPU.Seconds())
-	rss := mib(r.braidRSS)
+	rss := mib(r.braidRSS, r.braidAnon)
 	for i, a := range r.arias[:min(len(r.arias), 2)] {
 		switch {
 		case a.err != nil:
@@ -313,7 +320,7 @@ func (r result) print(w io.Writer) {
 		case a.wall > 0:
 			cols[2*i], cols[2*i+1] = fmt.Sprintf("%.2fs", a.wall.Seconds()), ratio(a.wall)
 			cpu += fmt.Sprintf(" / %.2f", a.cpu.Seconds())
-			rss += " / " + mib(a.rss)
+			rss += " / " + mib(a.rss, a.anon)
 		}
 	}
 	cpuRatio := "-"
@@ -404,17 +411,18 @@ func runChild(ctx context.Context, dir, bin string, args ...string) (childRun, e
 	err := cmd.Run()
 	elapsed := time.Since(start)
 	ps := cmd.ProcessState
-	rss := peak(ps)
+	mem := peak(ps)
 	if err != nil {
 		return childRun{}, fmt.Errorf("%w: %s", err, lastLines(stderr.String(), 5))
 	}
-	return childRun{wall: elapsed, cpu: ps.UserTime() + ps.SystemTime(), rss: rss}, nil
+	return childRun{wall: elapsed, cpu: ps.UserTime() + ps.SystemTime(), rss: mem.rss, anon: mem.anon}, nil
 }
 
 // childRun is one child process's figures.
 type childRun struct {
 	wall, cpu time.Duration
 	rss       int64
+	anon      int64 // peak anonymous memory (see rss_linux.go); 0: unknown
 }
 
 func lastLines(s string, n int) string {

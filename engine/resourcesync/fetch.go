@@ -58,7 +58,7 @@ func (f *Fetcher) get(ctx context.Context, u string) (*Document, *transport.Prob
 	if err != nil {
 		return nil, p, err
 	}
-	doc, err := f.Limits.Parse(bytes.NewReader(body))
+	doc, err := f.Limits.ParseBytes(body)
 	if err != nil {
 		return nil, p, fmt.Errorf("%s: %w", u, err)
 	}

@@ -86,7 +86,7 @@ func Resources(entries []Entry, base *url.URL) ([]Resource, []metalink.Rejected)
 	for i, e := range entries {
 		last[e.Loc] = i
 	}
-	var out []Resource
+	out := make([]Resource, 0, len(entries))
 	var refused []metalink.Rejected
 	names := make(map[string]bool, len(entries))
 	for i, e := range entries {

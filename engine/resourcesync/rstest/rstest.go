@@ -44,7 +44,8 @@ type Source struct {
 type file struct {
 	data    []byte
 	lastmod time.Time
-	hash    string // the listed hash attribute; "" computes it from data
+	hash    string // the listed hash attribute; "" lists sum
+	sum     string // Hash(data), computed once: lists of 100,000 are served
 }
 
 type change struct {
@@ -83,7 +84,7 @@ func (s *Source) Put(path string, data []byte) {
 		kind = "updated"
 	}
 	now := s.now()
-	s.files[path] = &file{data: data, lastmod: now}
+	s.files[path] = &file{data: data, lastmod: now, sum: Hash(data)}
 	s.changes = append(s.changes, change{path, kind, now})
 }
 
@@ -200,7 +201,7 @@ func (s *Source) resourceList(part int) string {
 		f := s.files[p]
 		hash := f.hash
 		if hash == "" {
-			hash = Hash(f.data)
+			hash = f.sum
 		}
 		fmt.Fprintf(&b, "<url>\n  <loc>%s%s</loc>\n  <lastmod>%s</lastmod>\n  <rs:md hash=\"%s\"\n    length=\"%d\"/>\n</url>\n",
 			s.srv.URL, p, f.lastmod.Format(time.RFC3339Nano), hash, len(f.data))
@@ -223,7 +224,7 @@ func (s *Source) changeList() string {
 	for _, c := range s.changes {
 		md := fmt.Sprintf("change=%q", c.kind)
 		if f := s.files[c.path]; f != nil && c.kind != "deleted" && f.lastmod.Equal(c.at) && !s.BareChanges {
-			md += fmt.Sprintf(" hash=%q length=\"%d\"", Hash(f.data), len(f.data))
+			md += fmt.Sprintf(" hash=%q length=\"%d\"", f.sum, len(f.data))
 		}
 		fmt.Fprintf(&b, "<url><loc>%s%s</loc><lastmod>%s</lastmod><rs:md %s/></url>\n", s.srv.URL, c.path, c.at.Format(time.RFC3339Nano), md)
 	}
