@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"braid/engine/mirrortest"
+)
+
+// orderRun downloads data (1 MiB pieces) from three throttled mirrors, one
+// of them slow, in order or not, and returns the largest lead seen: how
+// many pieces past the done prefix the furthest done piece lay, and the
+// highest piece done when the first firstN pieces were all done.
+func orderRun(t *testing.T, data []byte, inOrder bool, firstN int) (lead, doneAtN int) {
+	t.Helper()
+	const pl = 1 << 20
+	a := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(4<<20))
+	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"), mirrortest.Rate(4<<20))
+	c := mirrortest.New(t, data, mirrortest.Addr("127.0.0.4"), mirrortest.Rate(2<<20))
+	dir := t.TempDir()
+	f := fileFor("f.bin", data, pl, urls(a, b, c)...)
+	doneAtN = -1
+	snap, err := getWatching(t, &Client{}, &Request{Dir: dir, File: f, InOrder: inOrder}, func(s *Snapshot) {
+		prefix, top := 0, -1
+		for prefix < len(s.Pieces) && s.Pieces[prefix] == PieceDone {
+			prefix++
+		}
+		for i, st := range s.Pieces {
+			if st == PieceDone {
+				top = i
+			}
+		}
+		lead = max(lead, top+1-prefix)
+		if doneAtN < 0 && prefix >= firstN {
+			doneAtN = top
+		}
+	})
+	if err != nil {
+		t.Fatalf("in order %v: %v (%+v)", inOrder, err, snap.Mirrors)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "f.bin"))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("in order %v: the file differs from the mirrors' (%v)", inOrder, err)
+	}
+	for _, m := range snap.Mirrors {
+		if m.Useful == 0 {
+			t.Errorf("in order %v: mirror %s filled no piece; every mirror should", inOrder, m.URL)
+		}
+	}
+	return lead, doneAtN
+}
+
+// A download in order completes its first pieces before later ones: from
+// three throttled mirrors (one slow) the done pieces never run more than a
+// few segments ahead of the whole prefix, so the first 8 MiB are whole
+// before any piece past the next few MiB lands, and all mirrors still
+// work. The normal schedule, on the same mirrors, runs much further ahead
+// (which shows the check can fail).
+func TestInOrderCompletesTheFrontFirst(t *testing.T) {
+	if testing.Short() {
+		t.Skip("downloads 2 × 48 MiB at 10 MiB/s")
+	}
+	const firstN = 8 // pieces of 1 MiB
+	const bound = 8  // pieces of lead allowed: about two rounds of the three connections
+	data := mirrortest.Bytes(48<<20, 36)
+	lead, top := orderRun(t, data, true, firstN)
+	t.Logf("in order: largest lead %d pieces; highest piece done when the first %d MiB were whole: %d", lead, firstN, top)
+	if lead > bound {
+		t.Errorf("in order, a done piece lay %d pieces past the whole prefix; want at most %d", lead, bound)
+	}
+	if top >= firstN+bound {
+		t.Errorf("in order, piece %d was done before the first %d MiB were whole; want none past piece %d", top, firstN, firstN+bound-1)
+	}
+	normal, ntop := orderRun(t, data, false, firstN)
+	t.Logf("normal schedule: largest lead %d pieces; highest piece done when the first %d MiB were whole: %d", normal, firstN, ntop)
+	if normal <= bound {
+		t.Errorf("the normal schedule ran only %d pieces ahead; the test cannot tell it from one in order", normal)
+	}
+}
