@@ -652,6 +652,7 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 		RetryFor:   r.RetryFor,
 		Net:        jr.net,
 		Limiter:    r.jobLimiter(j.ID),
+		InOrder:    r.inOrder(j.ID),
 	})
 	r.addLive(j.ID, dl)
 	err = r.watch(j, dl, jr.heard.heard)
