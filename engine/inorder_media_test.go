@@ -19,7 +19,8 @@ import (
 // engine's holds them back), so once the first pieces are whole, ffprobe
 // reads the container's header and streams from the growing .part, long
 // before the rest is there. The video is made by ffmpeg (lavfi's test
-// pattern, Matroska) and served by two throttled mirrors.
+// pattern under noise, so it is about 5 MB of Matroska) and served by two
+// throttled mirrors.
 func TestInOrderPartPlaysWhileItArrives(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("ffmpeg and ffprobe are Linux programs here; Wine has none (the .part's sharing on Windows is held_windows_test's)")
