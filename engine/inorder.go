@@ -32,15 +32,18 @@ const (
 // reports false when there is nothing for m now. Called with d.mu held.
 func (d *download) pickInOrder(m *mirror, now time.Time) (start, end int, ok bool) {
 	n := len(d.pieces)
-	first, runEnd := -1, 0
+	first, runEnd, free := -1, 0, 0
 	for i := d.prefix; i < n; i++ {
-		if d.free(i, m) {
+		if !d.free(i, m) {
+			continue
+		}
+		free++
+		if first < 0 {
 			first, runEnd = i, i+1
 			// A partial piece ends the run, as in pick.
 			for runEnd < n && d.free(runEnd, m) && d.partial[runEnd] == 0 {
 				runEnd++
 			}
-			break
 		}
 	}
 	if first < 0 {
@@ -50,7 +53,11 @@ func (d *download) pickInOrder(m *mirror, now time.Time) (start, end int, ok boo
 		// The front is slow in coming: help there, or wait for it.
 		return d.steal(m, now)
 	}
-	return first, min(runEnd, first+d.orderChunk(m)), true
+	// Toward the end of the file the normal schedule's shrinking share
+	// (chunk) is the smaller: every mirror then finishes at about the
+	// same time, in order or not.
+	k := min(d.orderChunk(m), d.chunk(m, free, now))
+	return first, min(runEnd, first+k), true
 }
 
 // orderChunk is how many pieces a segment in order gives m: what it
