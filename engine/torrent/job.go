@@ -34,9 +34,10 @@ type Request struct {
 	// High names the selected files whose pieces are asked for before
 	// the others' (SetPriority's High, from the start).
 	High []string
-	// InOrder fetches every selected file from its start, a window of
-	// pieces ahead of the others, and a media file's first and last
-	// pieces before all (inorder.go).
+	// InOrder fetches every selected file from its start: only a window
+	// of pieces from each file's first missing one is asked for, and a
+	// media file's first and last pieces before all (inorder.go). High
+	// then makes no difference.
 	InOrder bool
 	// SeedRatio and SeedTime say how long a finished torrent seeds while
 	// the job runs: until it has uploaded SeedRatio times the selected
