@@ -96,3 +96,58 @@ func TestInOrderTorrentMediaEdgesFirst(t *testing.T) {
 		t.Errorf("without order the pieces ran only %d of %d pieces ahead; the test cannot tell order from none", normal, n)
 	}
 }
+
+// A file skipped while a torrent runs in order is no longer fetched for
+// the window's sake: the pieces raised for it go back to nothing. From a
+// real seeder through a 1 MiB/s limit, a.bin (4 MiB) is skipped once its
+// first 256 KiB are done; the job completes with b.bin (4 MiB) alone, and
+// a.bin has little more than what was done or asked for when it was
+// skipped. With the lowering taken out, a.bin ends whole (checked by
+// hand).
+func TestInOrderTorrentSkipLowersTheWindow(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	files := []testFile{{Path: "a.bin", Data: randomBytes(t, 4<<20)}, {Path: "b.bin", Data: randomBytes(t, 4<<20+3)}}
+	mi := makeTorrent(t, src, "two", files)
+	addr := seeder(t, src, mi)
+	c := NewClient(Config{ListenHost: "127.0.0.1", Logger: discard, DownloadLimit: 1 << 20})
+	t.Cleanup(func() { c.Close() })
+	spec := specOf(t, mi)
+	spec.Peers = []string{addr}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	j, err := c.Start(ctx, &Request{Dir: dir, Spec: spec, InOrder: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(j.Stop)
+	var fs []File
+	for end := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if fs = j.Snapshot().Files; len(fs) == 2 && fs[0].Bytes >= 256<<10 {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("a.bin did not start within a minute: %+v", fs)
+		}
+	}
+	if err := j.SetPriority("two/a.bin", Skip); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-j.Done():
+	case <-ctx.Done():
+		t.Fatal("the job did not end")
+	}
+	if err := j.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sameFile(t, dir, "two/b.bin", files[1].Data)
+	a := j.Snapshot().Files[0]
+	t.Logf("a.bin: %d of %d bytes when the job ended", a.Bytes, len(files[0].Data))
+	// The window is 4 MiB, all of a.bin: had it stayed raised, a.bin
+	// would be whole by the time b.bin is.
+	if a.Bytes >= int64(len(files[0].Data))*3/4 {
+		t.Errorf("a.bin, skipped, has %d of its %d bytes: its window kept it wanted", a.Bytes, len(files[0].Data))
+	}
+}
