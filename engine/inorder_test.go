@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"braid/engine/mirrortest"
 )
@@ -66,7 +67,13 @@ func TestInOrderCompletesTheFrontFirst(t *testing.T) {
 	const firstN = 8 // pieces of 1 MiB
 	const ahead = 6  // pieces past the first N that may be done: the segments the three connections hold
 	data := mirrortest.Bytes(48<<20, 36)
+	start := time.Now()
 	lead, top := orderRun(t, data, true, firstN)
+	if took, ideal := time.Since(start), 48*time.Second/10; took > 3*ideal {
+		// The mirrors' throttles no longer set the pace: which piece
+		// lands first is then the CPU's doing, not the schedule's.
+		t.Skipf("the machine is too busy for this test: %s for what the mirrors send in %s (in order: piece %d done when the first %d MiB were whole)", took.Round(time.Millisecond), ideal, top, firstN)
+	}
 	t.Logf("in order: highest piece done when the first %d MiB were whole: %d; largest lead %d pieces", firstN, top, lead)
 	if top >= firstN+ahead {
 		t.Errorf("in order, piece %d was done before the first %d MiB were whole; want none past piece %d", top, firstN, firstN+ahead-1)

@@ -38,6 +38,7 @@ func TestJobInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runner(q)
+	start := time.Now()
 	res := make(chan error, 1)
 	go func() { res <- r.RunJob(context.Background(), id) }()
 	testkit.WaitFor(t, "the download to start", func() bool { _, ok := r.Live(id); return ok })
@@ -62,10 +63,15 @@ func TestJobInOrder(t *testing.T) {
 		}
 	}
 	t.Logf("highest piece done when the first %d MiB were whole: %d", firstN, top)
-	if top >= firstN+ahead {
-		t.Errorf("piece %d was done before the first %d MiB were whole: the job did not download in order", top, firstN)
-	}
 	if err := <-res; err != nil {
 		t.Fatal(err)
+	}
+	if took, ideal := time.Since(start), 48*time.Second/10; took > 3*ideal {
+		// The mirrors' throttles no longer set the pace: which piece
+		// lands first is then the CPU's doing, not the schedule's.
+		t.Skipf("the machine is too busy for this test: %s for what the mirrors send in %s (piece %d done when the first %d MiB were whole)", took.Round(time.Millisecond), ideal, top, firstN)
+	}
+	if top >= firstN+ahead {
+		t.Errorf("piece %d was done before the first %d MiB were whole: the job did not download in order", top, firstN)
 	}
 }
