@@ -275,6 +275,11 @@ type Request struct {
 	// downloads of one job for a limit on the job; change it with SetRate
 	// while they run. nil: only the Client's limit.
 	Limiter *Limiter
+	// InOrder hands the file's pieces out from the front, in small
+	// segments, so that its start is whole and usable while the rest
+	// arrives (see inorder.go); the mirrors still fill the next pieces side
+	// by side. It costs a little throughput.
+	InOrder bool
 }
 
 // Download is a running or finished download. Its methods are safe for

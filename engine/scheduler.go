@@ -97,6 +97,9 @@ func (d *download) pick(m *mirror, now time.Time) (start, end int, ok bool) {
 	if m.noRanges {
 		return d.pickStream(m, now)
 	}
+	if d.req.InOrder {
+		return d.pickInOrder(m, now)
+	}
 	if start, end, ok := d.pickPlaced(m, now); ok {
 		return start, end, true
 	}

@@ -240,6 +240,11 @@ ALTER TABLE files ADD COLUMN high INTEGER NOT NULL DEFAULT 0; -- a torrent's fil
 CREATE INDEX files_name ON files (job, name);
 CREATE INDEX files_unverified ON files (job) WHERE selected AND NOT verified;
 `},
+	// issue 36 (download in order): a job whose files are fetched from
+	// the front, to be used while they arrive (inorder.go).
+	{sql: `
+ALTER TABLE jobs ADD COLUMN in_order INTEGER NOT NULL DEFAULT 0; -- 1: download in order
+`},
 }
 
 // moveWaitingNotes clears the notes that older runners left in the error

@@ -645,6 +645,7 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 		RetryFor:   r.RetryFor,
 		Net:        jr.net,
 		Limiter:    r.jobLimiter(j.ID),
+		InOrder:    r.inOrder(j.ID),
 	}
 	var sig signature.Outcome
 	req.Check = signatureCheck(Keyring(q), &req.File, r.RequireSignature, job, &sig)

@@ -396,6 +396,7 @@ func (r *Runner) runTorrent(ctx context.Context, j queue.Job, src metalink.MetaU
 		High:    slices.Collect(maps.Keys(high)),
 		Limiter: r.jobLimiter(j.ID),
 		Select:  selectNamed(selected),
+		InOrder: r.inOrder(j.ID),
 	})
 	if err != nil {
 		return err

@@ -462,3 +462,44 @@ func (w *Window) syncAgain(id JobID) {
 	}
 	w.command(lang.L("Sync again"), func() error { return s.SyncAgain(id) })
 }
+
+// InOrderer is an optional power of a Backend: a download in order, whose
+// files are fetched from the front so they can be watched or read while
+// they arrive. It is kept with the job.
+type InOrderer interface {
+	// InOrder reports whether job id downloads in order.
+	InOrder(id JobID) bool
+	// SetInOrder sets whether job id downloads in order; a running job
+	// follows when it next starts a file, or is paused and resumed.
+	SetInOrder(id JobID, on bool) error
+}
+
+// inOrderItem is the row menu's "Download in order" check item for job
+// id's row, checked when that job downloads in order; choosing it sets
+// the opposite for every selected job. nil when the backend keeps no such
+// choice, or for a folder kept in sync (negative id), which has no order.
+func (w *Window) inOrderItem(id JobID) *fyne.MenuItem {
+	o, ok := w.Backend.(InOrderer)
+	if !ok || id < 0 {
+		return nil
+	}
+	on := o.InOrder(id)
+	it := fyne.NewMenuItem(lang.L("Download in order"), func() {
+		w.each(lang.L("Download in order"), func(j Job) bool { return j.ID >= 0 }, func(id JobID) error {
+			return o.SetInOrder(id, !on)
+		})
+	})
+	it.Checked = on
+	return it
+}
+
+// withInOrder is the row menu's items with job id's "Download in order"
+// (inOrderItem) after the actions on the job's run, before the first
+// separator.
+func (w *Window) withInOrder(items []*fyne.MenuItem, id JobID) []*fyne.MenuItem {
+	i := slices.IndexFunc(items, func(it *fyne.MenuItem) bool { return it.IsSeparator })
+	if i < 0 {
+		i = len(items)
+	}
+	return withItem(items, i, w.inOrderItem(id))
+}

@@ -99,6 +99,7 @@ func (w *Window) ShowRowMenu(id JobID, at fyne.Position) {
 	menu := fyne.NewMenu("", m.pause, m.resume, m.stopSeed, sep(), m.openFile, m.folder, m.copyURL, m.whenDone, sep(),
 		m.top, m.up, m.down, m.bottom, sep(), m.remove)
 	menu.Items = withItem(menu.Items, 3, m.limit) // joblimit.go
+	menu.Items = w.withInOrder(menu.Items, id)    // actions.go
 	head, rest := w.jobMenuItems(id)              // login.go, relink.go
 	menu.Items = slices.Insert(menu.Items, slices.Index(menu.Items, m.copyURL)+1, rest...)
 	menu.Items = append(head, menu.Items...)

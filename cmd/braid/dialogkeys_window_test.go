@@ -265,10 +265,10 @@ func TestWindowDialogKeysAfterAClick(t *testing.T) {
 		// Escape after a click on "Show it in its folder", Enter after one
 		// on "Open the file" and one on the greyed out command field
 		// (which took the focus and ignored Enter).
-		{"When done", "When keys.bin is done", func() { rowMenu(9) }, func() {
+		{"When done", "When keys.bin is done", func() { rowMenu(10) }, func() {
 			shows("Enter set what is done", true, "When done: open the file")
 		}, []int{300, 328}, []int{300, 289, 550, 406}},
-		{"Change link", "Change link", func() { rowMenu(8) }, nil, nil, nil},
+		{"Change link", "Change link", func() { rowMenu(9) }, nil, nil, nil},
 		// An information: the download's own link added once more.
 		{"Already in the queue", "Already in the queue", func() {
 			base := count("Add URL")

@@ -33,6 +33,7 @@ const queueUsage = `Usage:
   braid queue [--state DIR] move ID up|down|top|bottom
   braid queue [--state DIR] relink ID URL
   braid queue [--state DIR] limit ID RATE|none
+  braid queue [--state DIR] in-order ID on|off
   braid queue [--state DIR] run [--max-conn N] [--max-conn-per-host N] [--jobs N] [--limit RATE]
                               [--retry-for D] [-d DIR] [--rpc-listen ADDR
                               --rpc-secret SECRET|--rpc-secret-file FILE
@@ -49,7 +50,12 @@ sampled ranges of what is on disk equal), otherwise it is refused and the job
 is left as it was. limit gives a job a speed limit of its own, such as 500K
 or 2M bytes per second, on top of the global one (0 or none removes it); it is
 kept with the job and reaches a running download within about a second,
-without restarting it. run downloads queued jobs in order until
+without restarting it. in-order on makes a job download in order: its
+files from the front, a video or an image to be used while it arrives (all
+mirrors still fill the next pieces; a torrent fetches a window from each
+file's start, and a media file's first and last pieces first); it is kept
+with the job and reaches a running job at its next file, or when it is
+paused and resumed. run downloads queued jobs in order until
 none is left; Ctrl-C stops it and pauses the jobs it was running, keeping their
 progress (braid queue resume ID, or the window, goes on with them). Torrents
 then seed, as in the window, until their ratio or time (the settings
@@ -113,6 +119,7 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 
 	var id, jobRate int64
+	var inOrder bool
 	switch sub {
 	case "list", "run":
 		if fs.NArg() != 0 {
@@ -151,6 +158,20 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		if jobRate, err = parseJobLimit(fs.Arg(1)); err != nil {
 			fmt.Fprintf(stderr, "braid queue limit: %v\n", err)
+			return 2
+		}
+	case "in-order":
+		if fs.NArg() != 2 {
+			fmt.Fprintf(stderr, "braid queue in-order: want a job ID and on or off\n")
+			return 2
+		}
+		var err error
+		if id, err = parseJobID(sub, fs.Arg(0)); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		if inOrder, err = parseOnOff(fs.Arg(1)); err != nil {
+			fmt.Fprintf(stderr, "braid queue in-order: %v\n", err)
 			return 2
 		}
 	case "move":
@@ -220,6 +241,8 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		err = queueRelink(ctx, q, id, fs.Arg(1), stdout)
 	case "limit":
 		err = queueLimit(q, id, jobRate, stdout)
+	case "in-order":
+		err = queueInOrder(q, id, inOrder, stdout)
 	case "run":
 		closeLog, lerr := openLog(dir)
 		if lerr != nil {

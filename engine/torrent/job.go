@@ -34,6 +34,11 @@ type Request struct {
 	// High names the selected files whose pieces are asked for before
 	// the others' (SetPriority's High, from the start).
 	High []string
+	// InOrder fetches every selected file from its start: only a window
+	// of pieces from each file's first missing one is asked for, and a
+	// media file's first and last pieces before all (inorder.go). High
+	// then makes no difference.
+	InOrder bool
 	// SeedRatio and SeedTime say how long a finished torrent seeds while
 	// the job runs: until it has uploaded SeedRatio times the selected
 	// size, or for SeedTime, whichever comes first. Both 0: no seeding.
@@ -388,6 +393,11 @@ func (j *Job) download(ctx context.Context, cl *torrent.Client) error {
 
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
+	var order *orderer
+	if j.req.InOrder {
+		order = newOrderer(t, ts)
+		order.slide(selected, 0)
+	}
 	stall := newReplanner(t, ts)
 	idle := newIdleWatch(t, j.c.cfg.idleDrop, j.req.Limiter, j.c.down)
 	for !j.allFinished() {
@@ -411,6 +421,9 @@ func (j *Job) download(ctx context.Context, cl *torrent.Client) error {
 		j.mu.Unlock()
 		stall.check(now)
 		idle.check(now)
+		if order != nil {
+			order.slide(j.selection(), j.rates().down)
+		}
 	}
 	if j.req.SeedRatio > 0 || j.req.SeedTime > 0 {
 		// Before Complete, so whoever it wakes sees the job seeding.

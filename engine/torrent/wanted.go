@@ -58,6 +58,11 @@ func (j *Job) SetPriority(name string, p Priority) error {
 	if err != nil {
 		return err
 	}
+	if j.req.InOrder {
+		// The files keep priority None: the orderer's windows follow the
+		// selection at its next tick (inorder.go).
+		return nil
+	}
 	files[span].SetPriority(p.library())
 	return nil
 }

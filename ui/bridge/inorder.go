@@ -1,0 +1,30 @@
+package bridge
+
+import (
+	"errors"
+
+	"fyne.io/fyne/v2/lang"
+
+	"braid/ui"
+)
+
+var _ ui.InOrderer = (*Backend)(nil)
+
+// InOrder implements ui.InOrderer: whether the queue keeps job id as one
+// that downloads in order; false when it cannot tell.
+func (b *Backend) InOrder(id ui.JobID) bool {
+	if id < 0 {
+		return false
+	}
+	on, err := b.q.InOrder(int64(id))
+	return err == nil && on
+}
+
+// SetInOrder implements ui.InOrderer: the queue keeps the choice, and the
+// runner gives it to the job's next file (runner/inorder.go).
+func (b *Backend) SetInOrder(id ui.JobID, on bool) error {
+	if id < 0 {
+		return errors.New(lang.L("a folder kept in sync is not downloaded in order"))
+	}
+	return b.q.SetInOrder(int64(id), on)
+}
