@@ -51,6 +51,9 @@ type Get struct {
 	RetryFor time.Duration
 	// Jobs is how many sources download at once.
 	Jobs int
+	// InOrder fetches each file from its start (engine.Request.InOrder),
+	// to use it while it arrives.
+	InOrder bool
 	// Torrent is the BitTorrent choices (braid get's --seed-ratio, --bt-*).
 	Torrent  TorrentOptions
 	Observer Observer
@@ -207,6 +210,7 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 			Batch:      len(files) > 1,
 			RetryFor:   g.RetryFor,
 			Net:        g.Net,
+			InOrder:    g.InOrder,
 		}
 	}
 	g.stMu.Lock()

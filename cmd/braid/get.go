@@ -46,6 +46,8 @@ type getOptions struct {
 	// members are the paths inside the one ZIP SOURCE to fetch alone
 	// (--member, getmember.go); none: the whole source.
 	members memberList
+	// inOrder fetches each file from its start (--in-order).
+	inOrder bool
 }
 
 // cmdGet adds the sources as jobs of the queue, runs them through the
@@ -77,6 +79,7 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Net:              o.net,
 		Observer:         newPrinter(o),
 		OpenQueue:        openQueue,
+		InOrder:          o.inOrder,
 	}
 	if !g.Run(ctx, o.sources) {
 		return 1
@@ -138,6 +141,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	netf := addNetFlags(fs)
 	requireHash := fs.Bool("require-hash", false, "fail (exit 1) for a file that no published hash can verify")
 	requireSig := fs.Bool("require-signature", false, "fail a file unless an OpenPGP key of the keyring (braid keys) signed it; it stays NAME.part")
+	inOrder := fs.Bool("in-order", false, "fetch each file from its start, to use it while it arrives (every mirror still fills the next pieces; a torrent asks for a window from each file's start, a media file's first and last pieces first)")
 	var members memberList
 	fs.Var(&members, "member", "fetch only this file out of the ZIP archive SOURCE (its path inside, as braid inspect lists it; repeatable): read by range, inflated, checked against its CRC-32")
 	retryFor := fs.Duration("retry-for", defaultRetryFor, "how long to wait for the network while every mirror fails with temporary errors, e.g. 30m (0: forever)")
@@ -205,6 +209,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	}
 	o.requireSignature = *requireSig
 	o.members = members
+	o.inOrder = *inOrder
 	return o, -1
 }
 
