@@ -50,6 +50,17 @@ func Select(files []File, given, defaults Prefs) (choices []Choice, notes []stri
 			choices[i].Why += "; " + why
 		}
 	}
+	// A PAR2 parity set listed beside its file (braid make --parity) is
+	// for mending the file, not a file to download with it.
+	names := make(map[string]bool, len(files))
+	for _, f := range files {
+		names[f.Name] = true
+	}
+	for i, f := range files {
+		if of, ok := ParityOf(f.Name); ok && names[of] {
+			drop(i, fmt.Sprintf("PAR2 parity for %s: not needed to download it (braid repair --par2 mends the file with it)", of))
+		}
+	}
 	if given.OS != nil {
 		for i, f := range files {
 			if !f.MatchesOS(given.OS) {
@@ -122,6 +133,33 @@ func Select(files []File, given, defaults Prefs) (choices []Choice, notes []stri
 		}
 	}
 	return choices, notes
+}
+
+// ParityOf returns the name of the file that name, a file of a PAR2 set
+// in par2cmdline's naming (NAME.par2, NAME.vol00+01.par2), holds parity
+// for; false for any other name.
+func ParityOf(name string) (string, bool) {
+	const ext = ".par2"
+	if len(name) <= len(ext) || !strings.EqualFold(name[len(name)-len(ext):], ext) {
+		return "", false
+	}
+	base := name[:len(name)-len(ext)]
+	if dot := strings.LastIndexByte(base, '.'); dot > 0 {
+		first, count, ok := strings.Cut(base[dot+1:], "+")
+		if ok && len(first) > 3 && strings.EqualFold(first[:3], "vol") && digits(first[3:]) && digits(count) {
+			base = base[:dot]
+		}
+	}
+	return base, base != ""
+}
+
+func digits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // bestLanguage picks, among the files named (alternatives by language),

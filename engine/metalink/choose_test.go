@@ -98,3 +98,29 @@ func TestSelectOSDefaultsNeverEmpty(t *testing.T) {
 		t.Errorf("selected %q, notes %q; want app.tar.gz alone", got, notes)
 	}
 }
+
+// A PAR2 set listed beside its file (as braid make --parity lists it) is
+// left out of what is downloaded, with the reason; a .par2 file whose
+// file the document does not list is an ordinary file.
+func TestSelectLeavesParityOut(t *testing.T) {
+	names := []string{"big.iso", "big.iso.par2", "big.iso.vol000+01.par2", "big.iso.vol127+73.PAR2", "other.par2", "big.iso.volume+1.par2"}
+	files := make([]File, len(names))
+	for i, n := range names {
+		files[i] = File{Name: n}
+	}
+	choices, _ := Select(files, Prefs{}, Prefs{})
+	want := []bool{true, false, false, false, true, true}
+	for i, c := range choices {
+		if c.Selected != want[i] {
+			t.Errorf("%s: selected %v (%s), want %v", names[i], c.Selected, c.Why, want[i])
+		}
+		if !c.Selected && !strings.Contains(c.Why, "PAR2 parity for big.iso") {
+			t.Errorf("%s: why %q", names[i], c.Why)
+		}
+	}
+	for name, want := range map[string]string{"a.bin.par2": "a.bin", "a.bin.vol00+01.par2": "a.bin", "x.vol1+2.par2": "x", "a.bin.volx+1.par2": "a.bin.volx+1", ".par2": ""} {
+		if got, _ := ParityOf(name); got != want {
+			t.Errorf("ParityOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
