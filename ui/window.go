@@ -327,7 +327,9 @@ func (w *Window) apply(r reading) {
 	} else if r.reloaded {
 		w.Problem.SetText("")
 	}
-	if r.reloaded && r.err == nil {
+	// A backend that cannot read its queue may still give the rows it
+	// knows, each saying so (state Unknown): they replace stale ones.
+	if r.reloaded && (r.err == nil || r.all != nil) {
 		w.askLogins(r.all)
 		w.notifyTransitions(r.all)
 		w.model.load(r.all)
