@@ -60,6 +60,9 @@ type Window struct {
 	App     fyne.App
 	Win     fyne.Window
 	Backend Backend
+	// Connections keeps where the downloads run (connections.go); nil:
+	// only here.
+	Connections ConnectionKeeper
 
 	Toolbar *Toolbar
 	// Search and the side panel (Side: states and categories) narrow

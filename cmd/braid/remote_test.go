@@ -108,6 +108,17 @@ func waitPort(t *testing.T, port int) {
 	})
 }
 
+// remoteBackend is the window's backend over d, for the test's own calls.
+func remoteBackend(t *testing.T, d *remoteDaemon) *remote.Backend {
+	t.Helper()
+	b, err := remote.New(d.endpoint, d.secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
 // findJob is the job with id in b's list, and whether it is there.
 func findJob(t *testing.T, b *remote.Backend, id ui.JobID) (ui.Job, bool) {
 	t.Helper()

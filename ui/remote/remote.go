@@ -76,6 +76,11 @@ func New(endpoint, secret string) (*Backend, error) {
 	return b, nil
 }
 
+// Normalize makes an address as the user typed it the JSON-RPC URL New
+// would drive (a bare host:port gets http:// and /jsonrpc), or says in a
+// sentence why it cannot be one.
+func Normalize(endpoint string) (string, error) { return normalize(endpoint) }
+
 // normalize makes endpoint a JSON-RPC URL, or says in a sentence why it
 // cannot be one.
 func normalize(endpoint string) (string, error) {
