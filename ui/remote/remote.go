@@ -347,6 +347,9 @@ func unknownJob(j ui.Job) ui.Job {
 	j.Speed, j.Upload, j.ETA = 0, 0, -1
 	j.Peers, j.Seeds = 0, 0
 	j.Err, j.ErrDetail = "", ""
+	// Nor its peers and trackers: the pane drops their tabs until the
+	// daemon answers again, rather than say the torrent does not run.
+	j.Torrent = false
 	return j
 }
 
