@@ -13,9 +13,9 @@ import (
 
 // Peers is the details pane's Peers tab on a remote torrent: aria2's
 // getPeers. aria2 does not say a peer's program, how it was found or
-// whether it is interested; a Braid daemon adds the first two and says
-// when its choke flags were read (braid* keys). false when the torrent
-// does not run or seed now, or the daemon cannot be asked.
+// whether it is interested; a Braid daemon adds the first two (braid*
+// keys). false when the torrent does not run or seed now, or the daemon
+// cannot be asked.
 func (b *Backend) Peers(id ui.JobID) ([]ui.PeerDetail, bool) {
 	ctx := context.Background()
 	var s struct {
@@ -26,17 +26,14 @@ func (b *Backend) Peers(id ui.JobID) ([]ui.PeerDetail, bool) {
 		return nil, false
 	}
 	var peers []struct {
-		IP              string `json:"ip"`
-		Port            string `json:"port"`
-		Bitfield        string `json:"bitfield"`
-		AmChoking       string `json:"amChoking"`
-		PeerChoking     string `json:"peerChoking"`
-		DownloadSpeed   string `json:"downloadSpeed"`
-		UploadSpeed     string `json:"uploadSpeed"`
-		Seeder          string `json:"seeder"`
-		BraidClient     string `json:"braidClient"`
-		BraidSource     string `json:"braidSource"`
-		BraidFlagsKnown string `json:"braidFlagsKnown"`
+		IP            string `json:"ip"`
+		Port          string `json:"port"`
+		Bitfield      string `json:"bitfield"`
+		DownloadSpeed string `json:"downloadSpeed"`
+		UploadSpeed   string `json:"uploadSpeed"`
+		Seeder        string `json:"seeder"`
+		BraidClient   string `json:"braidClient"`
+		BraidSource   string `json:"braidSource"`
 	}
 	if err := b.call(ctx, &peers, "aria2.getPeers", GID(id)); err != nil {
 		return nil, false
@@ -52,13 +49,10 @@ func (b *Backend) Peers(id ui.JobID) ([]ui.PeerDetail, bool) {
 			Up:     float64(num(p.UploadSpeed)),
 			Seeder: p.Seeder == "true",
 		}
-		// The flags read are a choke each way: without word of
-		// interest they are shown only from a Braid daemon that says
-		// it read them, where the rest of the pane's flags stay unsaid.
-		if p.BraidFlagsKnown == "true" {
-			d.Flags = true
-			d.AmChoking, d.PeerChoking = p.AmChoking == "true", p.PeerChoking == "true"
-		}
+		// Flags stays false: aria2's getPeers gives the chokes but not
+		// who is interested, and the pane's words for a connection
+		// ("downloading", "idle") need both; said without interest,
+		// a peer sending to us would read "idle".
 		if d.Seeder {
 			d.Progress = 1
 		} else if pieces > 0 {
