@@ -148,9 +148,8 @@ func TestRemoteConnectionsWindow(t *testing.T) {
 
 	// The window opens again, on the aria2c.
 	title := "^Braid — " + regexp.QuoteMeta(d.endpoint) + "$"
-	if ids := strings.Fields(xdo("search", "--sync", "--name", title)); len(ids) == 0 {
-		b, _ := os.ReadFile(outFile)
-		t.Fatalf("the window did not open again on the aria2c\n%s", b)
+	if !waitTitle(ctx, xdotool, env, title) {
+		t.Fatal("the window did not open again on the aria2c")
 	}
 	// The side panel's rows are not among the texts a window dumps: its
 	// list (This computer, the aria2c marked) is in the screenshot and in
@@ -172,15 +171,29 @@ func TestRemoteConnectionsWindow(t *testing.T) {
 	windowShot(ctx, t, env, "connections-ask")
 	waitWindowText(ctx, t, env, r.dump, &out, 10*time.Second, "connections-", "the question", "Braid closes this window and opens it again on this computer's downloads.")
 	xdo("key", "Return")
-	if ids := strings.Fields(xdo("search", "--sync", "--name", "^Braid$")); len(ids) == 0 {
-		b, _ := os.ReadFile(outFile)
-		t.Fatalf("the window did not open again on this computer\n%s", b)
+	if !waitTitle(ctx, xdotool, env, "^Braid$") {
+		t.Fatal("the window did not open again on this computer")
 	}
 	waitWindowText(ctx, t, env, r.dump, &out, time.Minute, "connections-", "back here", "Drop a .meta4", "0 active")
 	if b, _ := os.ReadFile(r.dump); strings.Contains(string(b), "on-the-nas.bin") {
 		t.Error("back on this computer, the window still lists the aria2c's download")
 	}
 	windowShot(ctx, t, env, "connections-back")
+}
+
+// waitTitle waits up to a minute for a window whose title matches re.
+// Not xdotool's search --sync: it fails, rather than waits, when a window
+// it looks at goes away meanwhile, as the one that closes to open again
+// does.
+func waitTitle(ctx context.Context, xdotool string, env []string, re string) bool {
+	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
+		cmd := exec.CommandContext(ctx, xdotool, "search", "--name", re)
+		cmd.Env = env
+		if b, _ := cmd.Output(); len(strings.Fields(string(b))) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Where the parts of the settings dialog's Downloads run on tab are, from
