@@ -298,7 +298,9 @@ type AddRequest struct {
 // concurrent use. Reads must be cheap: Active and Detail run four times a
 // second while something downloads.
 type Backend interface {
-	// Jobs lists the whole queue in queue order.
+	// Jobs lists the whole queue in queue order. With an error it may
+	// still list the jobs it knew, in state Unknown, which the window
+	// shows beside the error.
 	Jobs() ([]Job, error)
 	// Active returns live progress of the jobs whose progress is changing
 	// (running or verifying, and queued jobs the runner is about to start),

@@ -48,6 +48,9 @@ type SettingsForm struct {
 	// Categories is Settings → Categories (categories.go); nil when the
 	// backend sorts no downloads.
 	Categories *CategoriesSection
+	// Connections is Settings → Downloads run on (connections.go); nil
+	// without a ConnectionKeeper.
+	Connections *connectionsSection
 }
 
 // NewSettingsForm builds the settings screen showing s. parent is the
@@ -182,6 +185,9 @@ func (w *Window) ShowSettings() {
 		f.Categories = w.newCategoriesSection(ck, func() string { return strings.TrimSpace(f.Dir.Text) })
 		tabs = append(tabs, container.NewTabItemWithIcon(lang.L("Categories"), theme.FolderIcon(), f.Categories.Content))
 	}
+	if tab := w.connectionsTab(f); tab != nil {
+		tabs = append(tabs, tab)
+	}
 	if len(tabs) > 1 {
 		f.Content = container.NewAppTabs(tabs...)
 	}
@@ -208,6 +214,7 @@ func (w *Window) ShowSettings() {
 			w.saveCategories(f.Categories)
 		}
 		w.saveNetworkOf(f)
+		w.saveConnections(f.Connections)
 		if remote {
 			now := rc.Remote()
 			if want := f.Remote.value(now); want.On != now.On || want.Address != now.Address || want.Secret != now.Secret {
@@ -221,6 +228,12 @@ func (w *Window) ShowSettings() {
 	for _, e := range []*Entry{f.Dir, f.Languages, f.OS, f.Countries, f.MaxJobs, f.MaxConns, f.MaxPerMirror, f.SpeedLimit, f.AltSpeedLimit} {
 		e.OnSubmitted = func(string) { d.Confirm() }
 		e.OnEscape = d.Hide
+	}
+	if f.Connections != nil {
+		for _, e := range []*Entry{f.Connections.Name, f.Connections.Address, f.Connections.Secret} {
+			e.OnSubmitted = func(string) { d.Confirm() }
+			e.OnEscape = d.Hide
+		}
 	}
 	f.Torrent.keyed(d.Confirm, d.Hide)
 	f.keyedNetwork(d.Confirm, d.Hide)

@@ -32,6 +32,10 @@ const (
 	groupFailed
 	groupCategory // an entry of categories: sideKey.category names it
 	groupHeading  // a heading, not an entry one can choose
+	// groupConnection is an entry of Downloads run on (connections.go):
+	// sideKey.category is its URL, "" for this computer. A click on it
+	// offers to switch, it filters nothing.
+	groupConnection
 )
 
 // stateGroups are the state entries, in the panel's order.
@@ -75,6 +79,8 @@ func (g stateGroup) icon() fyne.Resource {
 		return theme.ConfirmIcon()
 	case groupFailed:
 		return theme.ErrorIcon()
+	case groupConnection:
+		return theme.ComputerIcon()
 	}
 	return theme.FolderIcon()
 }
@@ -123,6 +129,7 @@ type sideEntry struct {
 	key   sideKey
 	label string
 	count int
+	mark  bool // the connection whose downloads the window shows
 }
 
 // SidePanel is the side panel's parts, exported for tests. It runs on
@@ -141,6 +148,12 @@ type SidePanel struct {
 	loaded bool
 	// onChoose hears a choice of entry, by click or key.
 	onChoose func(sideKey)
+	// conns are the saved connections listed under Downloads run on,
+	// shown the URL of the one the window drives ("" this computer),
+	// and onConnection hears a click on another one.
+	conns        []Connection
+	shown        string
+	onConnection func(url string)
 }
 
 // sidePanelWidth is the panel's width.
@@ -175,6 +188,17 @@ func (p *SidePanel) setEntries(counts map[sideKey]int, total int) bool {
 			entries = append(entries, sideEntry{key: k, label: categoryName(c.Name), count: counts[k]})
 		}
 	}
+	if len(p.conns) > 0 {
+		entries = append(entries, sideEntry{key: sideKey{group: groupHeading}, label: lang.L("Downloads run on")},
+			sideEntry{key: sideKey{group: groupConnection}, label: lang.L("This computer"), mark: p.shown == ""})
+		for _, c := range p.conns {
+			name := c.Name
+			if name == "" {
+				name = c.URL
+			}
+			entries = append(entries, sideEntry{key: sideKey{group: groupConnection, category: c.URL}, label: name, mark: p.shown == c.URL})
+		}
+	}
 	if slices.Equal(entries, p.entries) {
 		return false
 	}
@@ -198,6 +222,14 @@ func (p *SidePanel) count(k sideKey) (int, bool) {
 func (p *SidePanel) choose(i int) {
 	if i < 0 || i >= len(p.entries) || p.entries[i].key.group == groupHeading {
 		p.List.selectKey(p.chosen)
+		return
+	}
+	if e := p.entries[i]; e.key.group == groupConnection {
+		// The filter stays; the click offers the other downloads.
+		p.List.selectKey(p.chosen)
+		if !e.mark && p.onConnection != nil {
+			p.onConnection(e.key.category)
+		}
 		return
 	}
 	if k := p.entries[i].key; k != p.chosen {
@@ -245,7 +277,9 @@ func (l *sideList) TypedKey(e *fyne.KeyEvent) {
 	}
 	at := slices.IndexFunc(l.p.entries, func(s sideEntry) bool { return s.key == l.p.chosen })
 	for i := at + step; i >= 0 && i < len(l.p.entries); i += step {
-		if l.p.entries[i].key.group != groupHeading {
+		// Connections are for a click: an arrow key passing one would
+		// offer to switch.
+		if g := l.p.entries[i].key.group; g != groupHeading && g != groupConnection {
 			l.focusOn(i)
 			l.Select(i)
 			return
@@ -298,13 +332,16 @@ func newSideRow() fyne.CanvasObject {
 // refreshes its rows on every count's change.
 func (r *sideRow) show(e sideEntry) {
 	old := r.shown
-	if r.fresh || old.key.group != e.key.group {
+	if r.fresh || old.key.group != e.key.group || old.mark != e.mark {
 		var icon fyne.Resource
 		if e.key.group != groupHeading {
 			icon = e.key.group.icon()
 		}
+		if e.mark {
+			icon = theme.NewColoredResource(theme.ConfirmIcon(), theme.ColorNamePrimary)
+		}
 		r.icon.SetResource(icon)
-		r.label.TextStyle = fyne.TextStyle{Bold: e.key.group == groupHeading}
+		r.label.TextStyle = fyne.TextStyle{Bold: e.key.group == groupHeading || e.mark}
 		r.label.Refresh()
 	}
 	if r.fresh || old.label != e.label {

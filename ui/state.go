@@ -33,6 +33,10 @@ const (
 	Repairing // fetching again the pieces a check found bad
 	Seeding   // done, and sending to peers; Job.Ratio and Job.Upload say how much
 	Synced    // a ResourceSync job whose files match the source's list
+	// Unknown is a job of downloads the window cannot reach now (a
+	// remote daemon that is gone): its last reading is all there is, so
+	// it shows no speed and no time left.
+	Unknown
 )
 
 // States lists every state, in the order the state filter offers them.
@@ -174,6 +178,8 @@ func lookOf(j Job) Look {
 		return Look{icon(theme.ViewRestoreIcon(), theme.ColorNameSuccess), theme.ColorNameSuccess, with(j.State.String(), j.Outcome)}
 	case Failed:
 		return Look{icon(theme.ErrorIcon(), theme.ColorNameError), theme.ColorNameError, with(j.State.String(), j.Err)}
+	case Unknown:
+		return Look{icon(theme.QuestionIcon(), theme.ColorNamePlaceHolder), theme.ColorNamePlaceHolder, with(j.State.String(), lang.L("not connected"))}
 	}
 	return Look{icon(theme.QuestionIcon(), theme.ColorNamePlaceHolder), theme.ColorNamePlaceHolder, j.State.String()}
 }

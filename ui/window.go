@@ -60,6 +60,9 @@ type Window struct {
 	App     fyne.App
 	Win     fyne.Window
 	Backend Backend
+	// Connections keeps where the downloads run (connections.go); nil:
+	// only here.
+	Connections ConnectionKeeper
 
 	Toolbar *Toolbar
 	// Search and the side panel (Side: states and categories) narrow
@@ -327,7 +330,9 @@ func (w *Window) apply(r reading) {
 	} else if r.reloaded {
 		w.Problem.SetText("")
 	}
-	if r.reloaded && r.err == nil {
+	// A backend that cannot read its queue may still give the rows it
+	// knows, each saying so (state Unknown): they replace stale ones.
+	if r.reloaded && (r.err == nil || r.all != nil) {
 		w.askLogins(r.all)
 		w.notifyTransitions(r.all)
 		w.model.load(r.all)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -105,6 +106,17 @@ func waitPort(t *testing.T, port int) {
 		}
 		return err == nil
 	})
+}
+
+// remoteBackend is the window's backend over d, for the test's own calls.
+func remoteBackend(t *testing.T, d *remoteDaemon) *remote.Backend {
+	t.Helper()
+	b, err := remote.New(d.endpoint, d.secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b
 }
 
 // findJob is the job with id in b's list, and whether it is there.
@@ -306,9 +318,28 @@ func TestRemoteBackendDrivesDaemons(t *testing.T) {
 				t.Errorf("the error holds the secret: %v", err)
 			}
 
+			// A download running when the daemon goes keeps its row,
+			// with no speed or time left: nothing is known of it then.
+			going := mirrortest.New(t, testkit.Data(16<<20), mirrortest.Path("/going.bin"), mirrortest.Rate(256<<10))
+			running := addLink(t, b, going.URL())
+			testkit.WaitWithin(t, 20*time.Second, "the last link downloading", func() bool {
+				j, _ := findJob(t, b, running)
+				return j.State == ui.Running && j.Speed > 0
+			})
 			drain(b.Changes())
 			d.stop()
-			_, err = b.Jobs()
+			jobs, err := b.Jobs()
+			if len(jobs) < 4 {
+				t.Errorf("a stopped daemon's Jobs lists %d downloads, want the 4 it last had", len(jobs))
+			}
+			for _, j := range jobs {
+				if j.State != ui.Unknown || j.Speed != 0 || j.ETA != -1 || j.Upload != 0 {
+					t.Errorf("%s while the daemon is gone: %v at %.0f B/s, ETA %v; want Unknown, none", j.Name, j.State, j.Speed, j.ETA)
+				}
+			}
+			if det, derr := b.Detail(running, false); derr != nil || det.State != ui.Unknown || det.Speed != 0 {
+				t.Errorf("the running one's detail while the daemon is gone: %v at %.0f B/s, %v", det.State, det.Speed, derr)
+			}
 			var un *remote.Unreachable
 			want := "Cannot reach the downloads at " + d.endpoint + ": nothing answers there."
 			if !errors.As(err, &un) || err.Error() != want {
@@ -323,8 +354,10 @@ func TestRemoteBackendDrivesDaemons(t *testing.T) {
 				t.Error("no change signalled when the daemon went away")
 			}
 			d.start()
-			if _, err := b.Jobs(); err != nil {
+			if jobs, err := b.Jobs(); err != nil {
 				t.Errorf("the restarted daemon's Jobs: %v", err)
+			} else if slices.ContainsFunc(jobs, func(j ui.Job) bool { return j.State == ui.Unknown }) {
+				t.Errorf("the restarted daemon's Jobs still has unknown rows: %+v", jobs)
 			}
 			select {
 			case <-b.Changes():

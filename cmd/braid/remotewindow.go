@@ -4,10 +4,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 
+	"fyne.io/fyne/v2"
+
+	"braid/platform"
 	"braid/queue"
 	"braid/ui/remote"
 )
@@ -60,18 +64,65 @@ func cmdRemoteWindow(ctx context.Context, endpoint, secretFile, state string, ar
 			defer closeLog()
 		}
 	}
+	return runRemoteWindow(ctx, back, modes, sources, nil, nil, stderr)
+}
 
+// chosenRemoteWindow is `braid` when Settings → Downloads run on chose
+// another computer: the window over the downloads at link, with the
+// settings' connections (conns) to switch back, taking hand-overs (inst)
+// as the local window does. opened is false, the reason said on stderr,
+// when link is no address to drive: the local window opens instead.
+func chosenRemoteWindow(ctx context.Context, link string, conns *connKeeper, modes windowModes, sources []string, inst *platform.Instance, stderr io.Writer) (code int, opened bool) {
+	back, err := remote.New(link, conns.secret(link))
+	if err != nil {
+		fmt.Fprintf(stderr, "braid: %v The window opens on this computer's downloads.\n", err)
+		return 0, false
+	}
+	defer back.Close()
+	conns.shown = back.Endpoint()
+	return runRemoteWindow(ctx, back, modes, sources, conns, inst, stderr), true
+}
+
+// runRemoteWindow shows the window over back until it closes.
+func runRemoteWindow(ctx context.Context, back *remote.Backend, modes windowModes, sources []string, conns *connKeeper, inst *platform.Instance, stderr io.Writer) int {
 	a, w := newWindow(back, modes)
 	w.Win.SetTitle("Braid — " + back.Endpoint())
+	if conns != nil {
+		w.Connections, conns.quit = conns, quitter(w)
+		w.ShowConnections()
+	}
 	w.Start()
 	w.OpenSources(sources)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var served chan struct{}
+	if inst != nil {
+		served = make(chan struct{})
+		go func() {
+			defer close(served)
+			_ = inst.Serve(ctx, func(h platform.Handoff) (platform.Answer, error) {
+				if h.Add != nil || h.Wake {
+					return platform.Answer{}, errRemoteHandoff
+				}
+				w.OpenSources(absSources(h.Args, h.Dir))
+				fyne.Do(w.ShowWindow)
+				return platform.Answer{}, nil
+			})
+		}()
+	}
 	modesEnded := runModes(ctx, w, modes, stderr)
 	a.Run()
 	cancel()
+	if inst != nil {
+		<-served
+		_ = inst.Close()
+	}
 	code := modesEnded()
 	w.Stop()
 	return code
 }
+
+// errRemoteHandoff answers a browser's link or a queue's wake-up while the
+// window drives another computer's downloads.
+var errRemoteHandoff = errors.New("the open Braid window drives another computer's downloads now: open the link in that window, or choose this computer in Settings → Downloads run on")

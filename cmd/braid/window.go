@@ -102,6 +102,8 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "braid: %v\n", err)
 		return 1
 	}
+	conns := &connKeeper{state: dir}
+	defer conns.reopen(stderr) // after the queue is closed
 	q, err := queue.Open(dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "braid: %v\n", err)
@@ -113,9 +115,17 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "braid: %v\n", err)
 	}
 	defer closeLog()
+	conns.q = q
+	if link := conns.chosen(stderr); link != "" {
+		if code, opened := chosenRemoteWindow(ctx, link, conns, modes, sources, inst, stderr); opened {
+			return code
+		}
+	}
 
 	back := bridge.New(q, nil)
 	a, w := newWindow(back, modes)
+	w.Connections, conns.quit = conns, quitter(w)
+	w.ShowConnections()
 	s, err := back.Settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "braid: %v\n", err)

@@ -34,6 +34,7 @@ type Backend struct {
 
 	mu      sync.Mutex
 	uploads map[*metalink.Document]upload // opened local files, for Add
+	known   []ui.Job                      // the last list read, for while the daemon cannot be
 
 	changes chan struct{}
 	stop    context.CancelFunc
@@ -74,6 +75,11 @@ func New(endpoint, secret string) (*Backend, error) {
 	go b.listen(ctx)
 	return b, nil
 }
+
+// Normalize makes an address as the user typed it the JSON-RPC URL New
+// would drive (a bare host:port gets http:// and /jsonrpc), or says in a
+// sentence why it cannot be one.
+func Normalize(endpoint string) (string, error) { return normalize(endpoint) }
 
 // normalize makes endpoint a JSON-RPC URL, or says in a sentence why it
 // cannot be one.
@@ -302,16 +308,49 @@ func (b *Backend) tell(ctx context.Context, active, rest bool) ([]status, error)
 
 // Jobs lists the daemon's downloads. An unreachable daemon or a refused
 // secret is an error, never an empty list.
+// While it cannot be read, the downloads it last listed come with the
+// error, in state Unknown: the window then shows no stale speed or time
+// left beside the sentence that says why.
 func (b *Backend) Jobs() ([]ui.Job, error) {
 	all, err := b.tell(context.Background(), true, true)
 	if err != nil {
-		return nil, err
+		return b.unknown(), err
 	}
 	out := make([]ui.Job, 0, len(all))
 	for _, s := range all {
 		out = append(out, s.job())
 	}
+	b.mu.Lock()
+	b.known = out
+	b.mu.Unlock()
 	return out, nil
+}
+
+// unknown is the last list read with nothing left in it that only a
+// daemon that answers could say: no state, speed, time left or peers.
+// Sizes and bytes done stay as last read. nil when none was read.
+func (b *Backend) unknown() []ui.Job {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.known == nil {
+		return nil
+	}
+	out := make([]ui.Job, len(b.known))
+	for i, j := range b.known {
+		out[i] = unknownJob(j)
+	}
+	return out
+}
+
+func unknownJob(j ui.Job) ui.Job {
+	j.State = ui.Unknown
+	j.Speed, j.Upload, j.ETA = 0, 0, -1
+	j.Peers, j.Seeds = 0, 0
+	j.Err, j.ErrDetail = "", ""
+	// Nor its peers and trackers: the pane drops their tabs until the
+	// daemon answers again, rather than say the torrent does not run.
+	j.Torrent = false
+	return j
 }
 
 // Active lists the downloads the daemon runs now; none when it cannot be
@@ -334,6 +373,18 @@ func (b *Backend) Detail(id ui.JobID, _ bool) (ui.Detail, error) {
 	ctx := context.Background()
 	var s status
 	if err := b.call(ctx, &s, "aria2.tellStatus", GID(id), statusKeys); err != nil {
+		var gone *Unreachable
+		if errors.As(err, &gone) || errors.Is(err, ErrSecret) {
+			// Nothing is known of it now: the pane says so rather
+			// than keep its last speed.
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			for _, j := range b.known {
+				if j.ID == id {
+					return ui.Detail{Job: unknownJob(j)}, nil
+				}
+			}
+		}
 		return ui.Detail{}, err
 	}
 	d := ui.Detail{Job: s.job()}

@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"syscall"
 	"time"
 
@@ -39,6 +40,28 @@ type rpcError struct {
 // ignored). The secret goes first in params as aria2 wants it, and never
 // into an error.
 func (b *Backend) call(ctx context.Context, out any, method string, params ...any) error {
+	err := b.callOnce(ctx, out, method, params...)
+	var un *Unreachable
+	if errors.As(err, &un) && un.Why == whyClosed && readOnly(method) {
+		// A kept-alive connection to a daemon that went away fails
+		// with the daemon's close, not with what a new one would
+		// meet: a call that changes nothing is made again on a new
+		// connection, whose failure says what is there now.
+		b.client.CloseIdleConnections()
+		err = b.callOnce(ctx, out, method, params...)
+	}
+	return err
+}
+
+// whyClosed is the words of a connection the daemon closed.
+const whyClosed = "it closed the connection"
+
+// readOnly reports whether method only reads, and so can be called again.
+func readOnly(method string) bool {
+	return strings.HasPrefix(method, "aria2.tell") || strings.HasPrefix(method, "aria2.get") || method == "system.listMethods"
+}
+
+func (b *Backend) callOnce(ctx context.Context, out any, method string, params ...any) error {
 	if b.secret != "" {
 		params = append([]any{"token:" + b.secret}, params...)
 	}
@@ -133,7 +156,7 @@ func (b *Backend) unreachable(err error) error {
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		why = fmt.Sprintf("it did not answer within %d s", int(callTimeout/time.Second))
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
-		why = "it closed the connection"
+		why = whyClosed
 	}
 	return &Unreachable{Endpoint: b.shown, Why: why, Err: err}
 }

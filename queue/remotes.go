@@ -1,0 +1,159 @@
+package queue
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// Where the window's downloads run (issue 34): this computer's queue, or
+// the downloads of another computer (a `braid queue run --rpc-listen` or
+// an aria2 with --enable-rpc) that the window drives over aria2's
+// JSON-RPC. The list of such connections and the one chosen are two rows
+// of the settings table; each connection's secret is kept as a job's
+// passwords are (netsettings.go): in this process's memory and, where
+// the system has one, in its keyring, never in state.db.
+
+// Settings keys of the connections.
+const (
+	keyConnections = "remote_connections" // JSON list of Connection
+	keyRunOn       = "downloads_run_on"   // "" for this computer, else a Connection's URL
+)
+
+// Connection is the downloads of another computer the window can drive:
+// a JSON-RPC URL and the name the user gave it. Its secret is kept apart
+// (ConnectionSecret).
+type Connection struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+// NoKeyringConnectionNote is the sentence said when a connection's secret
+// cannot outlive the session.
+const NoKeyringConnectionNote = "This system has no keyring (Secret Service): the secret is kept until Braid closes. After a restart, give it again here or in BRAID_REMOTE_SECRET."
+
+// connSecrets are the connections' secrets held for this process, by
+// keyring user; guarded by secrets.mu.
+var connSecrets = map[string]string{}
+
+func (q *Queue) connectionUser(link string) string {
+	return "connection " + link + " of " + q.path
+}
+
+// Connections returns the saved connections in the user's order and the
+// URL of the one the downloads run on ("" for this computer).
+func (q *Queue) Connections() ([]Connection, string, error) {
+	raw, ok, err := q.Setting(keyConnections)
+	if err != nil {
+		return nil, "", err
+	}
+	var list []Connection
+	if ok {
+		if err := json.Unmarshal([]byte(raw), &list); err != nil {
+			return nil, "", fmt.Errorf("the saved connections are not readable: %w", err)
+		}
+	}
+	active, _, err := q.Setting(keyRunOn)
+	if err != nil {
+		return nil, "", err
+	}
+	if active != "" && !slices.ContainsFunc(list, func(c Connection) bool { return c.URL == active }) {
+		active = "" // a connection removed meanwhile
+	}
+	return list, active, nil
+}
+
+// SetConnections keeps list and active (one of list's URLs, or "" for
+// this computer). A URL carrying a password, which state.db would hold in
+// clear, is refused in a sentence, as are duplicates and an active URL
+// not in the list. Secrets of connections no longer listed are dropped.
+func (q *Queue) SetConnections(list []Connection, active string) error {
+	seen := map[string]bool{}
+	for _, c := range list {
+		u, err := url.Parse(c.URL)
+		if err != nil || u.Host == "" {
+			return fmt.Errorf("%q is not the address of downloads to drive: give one like http://host:6800/jsonrpc", Redact(c.URL))
+		}
+		if _, has := u.User.Password(); has {
+			return fmt.Errorf("the address %s carries a password: give it as the secret instead, which the keyring keeps", u.Redacted())
+		}
+		if seen[c.URL] {
+			return fmt.Errorf("%s is listed twice", c.URL)
+		}
+		seen[c.URL] = true
+	}
+	if active != "" && !seen[active] {
+		return fmt.Errorf("the downloads cannot run on %s: it is not a saved connection", Redact(active))
+	}
+	old, _, err := q.Connections()
+	if err != nil {
+		old = nil // unreadable: replaced below
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		return err
+	}
+	if err := q.SetSetting(keyConnections, string(b)); err != nil {
+		return err
+	}
+	if err := q.SetSetting(keyRunOn, active); err != nil {
+		return err
+	}
+	for _, c := range old {
+		if !seen[c.URL] {
+			_, _ = q.SetConnectionSecret(c.URL, "")
+		}
+	}
+	return nil
+}
+
+// SetConnectionSecret keeps secret for the connection at link, in memory
+// and in the system keyring; "" forgets it. note is
+// NoKeyringConnectionNote when it could not go to a keyring.
+func (q *Queue) SetConnectionSecret(link, secret string) (note string, err error) {
+	user := q.connectionUser(link)
+	secrets.mu.Lock()
+	defer secrets.mu.Unlock()
+	ring := ringLocked()
+	if secret == "" {
+		delete(connSecrets, user)
+		if ring != nil {
+			_ = ring.Delete(keyringService, user)
+		}
+		return "", nil
+	}
+	connSecrets[user] = secret
+	if ring != nil && ring.Set(keyringService, user, secret) == nil {
+		return "", nil
+	}
+	return NoKeyringConnectionNote, nil
+}
+
+// ConnectionSecret is the secret kept for the connection at link, and
+// whether one is.
+func (q *Queue) ConnectionSecret(link string) (string, bool) {
+	user := q.connectionUser(link)
+	secrets.mu.Lock()
+	defer secrets.mu.Unlock()
+	if s, ok := connSecrets[user]; ok {
+		return s, true
+	}
+	if ring := ringLocked(); ring != nil {
+		if s, err := ring.Get(keyringService, user); err == nil && s != "" {
+			connSecrets[user] = s
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// ConnectionName is the name a connection at link goes by when the user
+// gave none: its host and port.
+func ConnectionName(link string) string {
+	if u, err := url.Parse(link); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return strings.TrimSpace(link)
+}
