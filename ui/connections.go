@@ -319,7 +319,8 @@ func (w *Window) saveConnections(s *connectionsSection) {
 }
 
 // ShowConnections lists the saved connections in the side panel under
-// Downloads run on, the one shown marked; a click on another offers to
+// Computers (the heading Settings → Downloads run on is too wide for
+// the panel), the one shown marked; a click on another offers to
 // switch to it. Call it once Connections is set; with no connection
 // saved the panel lists none.
 func (w *Window) ShowConnections() {

@@ -93,7 +93,7 @@ func TestConnectionsSection(t *testing.T) {
 }
 
 // The side panel lists This computer and the saved connections under
-// Downloads run on, the one shown marked; a click on another asks, and
+// Computers, the one shown marked; a click on another asks, and
 // Yes keeps the choice and switches; the marked one asks nothing.
 func TestSidePanelConnections(t *testing.T) {
 	w, _ := newTestWindow(t, newMemBackend())
@@ -111,7 +111,7 @@ func TestSidePanelConnections(t *testing.T) {
 			marked = append(marked, e.label)
 		}
 	}
-	if !slices.Contains(labels, "Downloads run on") || !slices.Contains(labels, "This computer") || !slices.Contains(labels, "nas") || !slices.Equal(marked, []string{"nas"}) {
+	if !slices.Contains(labels, "Computers") || !slices.Contains(labels, "This computer") || !slices.Contains(labels, "nas") || !slices.Equal(marked, []string{"nas"}) {
 		t.Fatalf("side panel %v, marked %v", labels, marked)
 	}
 	if _, ok := w.Side.Count("nas"); !ok {

@@ -189,7 +189,7 @@ func (p *SidePanel) setEntries(counts map[sideKey]int, total int) bool {
 		}
 	}
 	if len(p.conns) > 0 {
-		entries = append(entries, sideEntry{key: sideKey{group: groupHeading}, label: lang.L("Downloads run on")},
+		entries = append(entries, sideEntry{key: sideKey{group: groupHeading}, label: lang.L("Computers")},
 			sideEntry{key: sideKey{group: groupConnection}, label: lang.L("This computer"), mark: p.shown == ""})
 		for _, c := range p.conns {
 			name := c.Name
