@@ -142,6 +142,9 @@ type Job struct {
 	InfoHash string
 	Seeders  int
 	Seeding  bool
+	// Trackers are the torrent's announce list, tier by tier (aria2's
+	// bittorrent.announceList), credentials in their URLs removed.
+	Trackers [][]string
 	// Referer is the page the download was added from (aria2's
 	// referer option), "" when none was given.
 	Referer string

@@ -539,6 +539,13 @@ func (a *QueueDownloads) job(j queue.Job, want Want) (Job, error) {
 	}
 	if ok {
 		v.InfoHash = spec.InfoHash.HexString()
+		for _, tier := range spec.Trackers {
+			shown := make([]string, len(tier))
+			for i, u := range tier {
+				shown[i] = queue.Redact(u)
+			}
+			v.Trackers = append(v.Trackers, shown)
+		}
 	}
 	return v, nil
 }

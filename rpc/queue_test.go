@@ -298,6 +298,7 @@ func TestTorrent(t *testing.T) {
 		{Path: "one.bin", Data: mirrortest.Bytes(100000, 1)},
 		{Path: "two.bin", Data: mirrortest.Bytes(50000, 2)},
 	})
+	mi.AnnounceList = [][]string{{"http://tracker.example/announce"}, {"udp://user:pass@backup.example:6969/announce"}}
 	var buf bytes.Buffer
 	if err := mi.Write(&buf); err != nil {
 		t.Fatal(err)
@@ -308,6 +309,10 @@ func TestTorrent(t *testing.T) {
 	bt, _ := st["bittorrent"].(map[string]any)
 	if st["infoHash"] != info || bt == nil || bt["mode"] != "multi" || st["totalLength"] != "150000" {
 		t.Errorf("tellStatus of a torrent: %v", st)
+	}
+	// aria2's announce list, tier by tier; a tracker's login is not told.
+	if got := fmt.Sprint(bt["announceList"]); got != "[[http://tracker.example/announce] [udp://backup.example:6969/announce]]" {
+		t.Errorf("bittorrent.announceList: %s", got)
 	}
 	files := b.call(t, "aria2.getFiles", gid).([]any)
 	if len(files) != 2 || files[1].(map[string]any)["path"] != filepath.Join(b.dir, "album", "two.bin") {

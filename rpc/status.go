@@ -69,7 +69,11 @@ func status(j Job, keys []string) map[string]any {
 		if len(j.Files) > 1 {
 			mode = "multi"
 		}
-		m["bittorrent"] = map[string]any{"mode": mode, "info": map[string]string{"name": j.Name}}
+		trackers := j.Trackers
+		if trackers == nil {
+			trackers = [][]string{} // as aria2: a list, empty for a trackerless magnet
+		}
+		m["bittorrent"] = map[string]any{"mode": mode, "info": map[string]string{"name": j.Name}, "announceList": trackers}
 	}
 	if len(keys) == 0 {
 		return m

@@ -11,14 +11,13 @@ import (
 	"braid/engine/torrent/torrenttest"
 	"braid/internal/testkit"
 	"braid/ui"
-	"braid/ui/remote"
 )
 
 // The details pane's Peers and Trackers on a remote torrent. From a braid
 // queue run, held to 256 KiB/s, downloading a magnet link from a real
 // seeder named in it: the seeder is listed by its address, as a seeder
 // with every piece, with its program and "found by the link"; the
-// trackers, which a Braid daemon does not list, are one row saying so.
+// trackers, the magnet's one, listed from the daemon's announce list.
 // From an aria2c, a .torrent whose one tracker does not answer: that
 // tracker is listed, its status not known (aria2 does not say), and no
 // peer. A download that does not run has neither.
@@ -37,7 +36,8 @@ func TestRemoteSwarm(t *testing.T) {
 		src := t.TempDir()
 		mi := torrenttest.Make(t, src, "swarm.bin", 64<<10, []torrenttest.File{{Data: mirrortest.Bytes(16<<20, 3)}})
 		seeder := torrenttest.Seed(t, src, mi)
-		id := addLink(t, b, fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=swarm.bin&x.pe=%s", mi.HashInfoBytes().HexString(), seeder))
+		dead := "http://127.0.0.1:" + fmt.Sprint(testkit.FreePort(t)) + "/announce"
+		id := addLink(t, b, fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=swarm.bin&x.pe=%s&tr=%s", mi.HashInfoBytes().HexString(), seeder, dead))
 		var peers []ui.PeerDetail
 		testkit.WaitWithin(t, time.Minute, "the seeder listed as sending", func() bool {
 			var ok bool
@@ -49,8 +49,8 @@ func TestRemoteSwarm(t *testing.T) {
 			t.Errorf("the seeder as the pane gets it: %+v; want %s, a seeder with every piece, found by the link, its program named", p, seeder)
 		}
 		tr, ok := b.Trackers(id)
-		if !ok || len(tr) != 1 || tr[0].URL != remote.NoTrackerList || tr[0].State != ui.TrackerUnknown {
-			t.Errorf("trackers from a Braid daemon: %+v, %v; want the one row that says it does not list them", tr, ok)
+		if !ok || len(tr) != 1 || tr[0].URL != dead || tr[0].State != ui.TrackerUnknown {
+			t.Errorf("trackers from a Braid daemon: %+v, %v; want the magnet's one tracker, %s", tr, ok, dead)
 		}
 		if err := b.Pause(id); err != nil {
 			t.Fatal(err)
