@@ -51,6 +51,19 @@ func cmdMake(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	doc := &metalink.Document{Version: 4, Generator: "Braid"}
 	seen := map[string]string{}
+	// list adds the file at path to doc as name, offered under each base.
+	list := func(path, name string) bool {
+		f, err := makeDescribe(ctx, path, name, int64(length))
+		if err != nil {
+			fmt.Fprintf(stderr, "braid make: %v\n", err)
+			return false
+		}
+		for i, base := range bases {
+			f.URLs = append(f.URLs, metalink.URL{URL: base + "/" + url.PathEscape(name), Priority: i + 1})
+		}
+		doc.Files = append(doc.Files, f)
+		return true
+	}
 	for _, path := range paths {
 		name := filepath.Base(path)
 		if err := metalink.SafeName(name); err != nil {
@@ -62,15 +75,9 @@ func cmdMake(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		seen[name] = path
-		f, err := makeDescribe(ctx, path, name, int64(length))
-		if err != nil {
-			fmt.Fprintf(stderr, "braid make: %v\n", err)
+		if !list(path, name) {
 			return 1
 		}
-		for i, base := range bases {
-			f.URLs = append(f.URLs, metalink.URL{URL: base + "/" + url.PathEscape(name), Priority: i + 1})
-		}
-		doc.Files = append(doc.Files, f)
 		if parity == 0 {
 			continue
 		}
@@ -89,15 +96,9 @@ func cmdMake(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return 1
 			}
 			seen[pname] = p
-			pf, err := makeDescribe(ctx, p, pname, int64(length))
-			if err != nil {
-				fmt.Fprintf(stderr, "braid make: %v\n", err)
+			if !list(p, pname) {
 				return 1
 			}
-			for i, base := range bases {
-				pf.URLs = append(pf.URLs, metalink.URL{URL: base + "/" + url.PathEscape(pname), Priority: i + 1})
-			}
-			doc.Files = append(doc.Files, pf)
 		}
 	}
 	if err := metalink.Write(stdout, doc); err != nil {
