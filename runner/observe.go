@@ -8,9 +8,9 @@ import (
 	"braid/engine/torrent"
 )
 
-// Observer is how a face hears what Get does: the command line's text and
-// JSON lines are two implementations of it (cmd/braid), and a window or a
-// remote-control server can be others. Its methods are called from the
+// Observer is how a face hears what Get or a Runner does: get's text and
+// JSON lines and queue run's log lines are implementations of it
+// (cmd/braid), and a window or a remote-control server can be others. Its methods are called from the
 // goroutines of the downloads running side by side, so an implementation
 // must be safe for concurrent use; they must return quickly.
 type Observer interface {
@@ -34,6 +34,7 @@ type Observer interface {
 // FileRun is one file's download as an Observer sees it; its pointer is
 // the same in every call about that download.
 type FileRun struct {
+	Job     int64 // the queue job it is a file of; 0 while get has not recorded it
 	Source  string
 	Name    string
 	Size    int64 // -1 unknown

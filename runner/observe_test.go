@@ -11,6 +11,7 @@ import (
 	"braid/engine"
 	"braid/engine/mirrortest"
 	"braid/engine/signature"
+	"braid/engine/torrent/torrenttest"
 	"braid/internal/testkit"
 	"braid/queue"
 	"braid/queue/queuetest"
@@ -20,7 +21,9 @@ import (
 type recorder struct {
 	mu       sync.Mutex
 	started  []string
+	runs     []*FileRun
 	progress int
+	swarm    int // Progress calls with a torrent's snapshot
 	results  []Result
 }
 
@@ -30,12 +33,24 @@ func (r *recorder) Start(f *FileRun) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.started = append(r.started, f.Name)
+	r.runs = append(r.runs, f)
 }
 
-func (r *recorder) Progress(*FileRun, Progress) {
+func (r *recorder) Progress(_ *FileRun, p Progress) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.progress++
+	if p.Torrent != nil {
+		r.swarm++
+	}
+}
+
+// told returns how many Progress calls with a torrent's snapshot and
+// Results it has had.
+func (r *recorder) told() (swarm, results int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.swarm, len(r.results)
 }
 
 func (r *recorder) Note(Note)                             {}
@@ -99,5 +114,66 @@ func TestRunTellsAnObserver(t *testing.T) {
 	}
 	if s, _ := q.StateOf(unhashed); s != queue.Failed {
 		t.Errorf("unhashed job: %s; want failed", s)
+	}
+}
+
+// TestRunTellsAnObserverOfATorrent: a torrent job is one FileRun to the
+// Observer (Torrent set, its job's ID): Start, Progress with the swarm's
+// snapshot once an Interval, and a Result both when its run is stopped
+// (the context's error, the bytes so far) and when it completes (done).
+func TestRunTellsAnObserverOfATorrent(t *testing.T) {
+	t.Parallel()
+	data := testkit.Data(2 << 20)
+	m := mirrortest.New(t, data, mirrortest.Rate(512<<10)) // about 4 s: ticks to see
+	mi := torrenttest.Make(t, t.TempDir(), "o.bin", 64<<10, []torrenttest.File{{Data: data}}, m.URL())
+	tf := torrenttest.WriteFile(t, mi, "o.bin.torrent")
+	q := noSeedQueue(t)
+	id := addTorrent(t, q, tf, t.TempDir(), nil)
+	rec := &recorder{}
+	r := torrentRunner(t, q)
+	r.Observer = rec
+
+	// Stopped once the observer heard of its swarm.
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- r.RunJob(ctx, id) }()
+	testkit.WaitFor(t, "a Progress with the torrent's snapshot", func() bool {
+		n, _ := rec.told()
+		return n > 0
+	})
+	cancel()
+	if err := <-stopped; !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped run: %v; want context.Canceled", err)
+	}
+	rec.mu.Lock()
+	if len(rec.runs) != 1 || len(rec.results) != 1 {
+		t.Fatalf("after the stop: %d starts, %d results; want 1 and 1", len(rec.runs), len(rec.results))
+	}
+	run, res := rec.runs[0], rec.results[0]
+	rec.mu.Unlock()
+	if !run.Torrent || run.Job != id || run.Name != "o.bin" {
+		t.Errorf("its FileRun: %+v; want a torrent of job %d named o.bin", run, id)
+	}
+	if res.Run != run || !errors.Is(res.Err, context.Canceled) || res.Torrent == nil || res.Snapshot == nil ||
+		res.Snapshot.State == engine.StateDone || res.Snapshot.Bytes >= int64(len(data)) {
+		t.Fatalf("the stopped run's result: %+v; want its run, context.Canceled and a snapshot short of done", res)
+	}
+
+	// Run again to the end.
+	if err := q.Resume(id); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RunJob(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.runs) != 2 || len(rec.results) != 2 {
+		t.Fatalf("after both runs: %d starts, %d results; want 2 and 2", len(rec.runs), len(rec.results))
+	}
+	res = rec.results[1]
+	if res.Run != rec.runs[1] || res.Err != nil || res.Torrent == nil || res.Snapshot.State != engine.StateDone ||
+		res.Snapshot.Bytes != int64(len(data)) || res.Source != tf || res.File != "o.bin" {
+		t.Fatalf("the completed run's result: %+v (snapshot %+v); want done, all %d bytes", res, res.Snapshot, len(data))
 	}
 }

@@ -97,8 +97,9 @@ type Runner struct {
 	// Observer, when not nil, is told of each file a job's run downloads
 	// over HTTP or FTP as get's observer is: Start, Progress once its
 	// Interval, Result with the file's error, then what checking its
-	// signature found. It is told beside Progress, from the files'
-	// goroutines.
+	// signature found. A torrent job is one FileRun (Torrent set): Start,
+	// Progress with the swarm's snapshot, and Result when it completes or
+	// stops. It is told beside Progress, from the jobs' goroutines.
 	Observer Observer
 	// RequireHash fails a file that no published hash could check
 	// (ErrNotVerified), as get's --require-hash does.
@@ -663,7 +664,7 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 	o := r.Observer
 	var run *FileRun
 	if o != nil {
-		run = &FileRun{Source: j.Source, Name: mf.Name, Size: mf.Size, Mirrors: len(mf.URLs)}
+		run = &FileRun{Job: j.ID, Source: j.Source, Name: mf.Name, Size: mf.Size, Mirrors: len(mf.URLs)}
 		w.every = min(w.every, o.Interval())
 		w.begin = func(s *engine.Snapshot) { progress(s); o.Start(run) }
 		w.tick = func(s *engine.Snapshot) { progress(s); o.Progress(run, Progress{Snapshot: s}) }

@@ -318,7 +318,7 @@ func docFile(j queue.Job, name string) (metalink.File, bool) {
 // runTorrent runs a job whose files come from a torrent: its selection,
 // the queue's piece completion, seeding by the settings, pause and remove
 // as for any job.
-func (r *Runner) runTorrent(ctx context.Context, j queue.Job, src metalink.MetaURL) error {
+func (r *Runner) runTorrent(ctx context.Context, j queue.Job, src metalink.MetaURL) (err error) {
 	q := r.Queue
 	var selected []string
 	var one metalink.File
@@ -403,6 +403,32 @@ func (r *Runner) runTorrent(ctx context.Context, j queue.Job, src metalink.MetaU
 	}
 	r.setRunning(j.ID, tj)
 	defer r.setRunning(j.ID, nil)
+	// The Observer hears of the job as one FileRun, at its own Interval
+	// (observed) apart from the queue's polls (tick).
+	o := r.Observer
+	var run *FileRun
+	var observed <-chan time.Time
+	var snap torrent.Snapshot // at its end, once it completed
+	completed := false
+	if o != nil {
+		run = &FileRun{Job: j.ID, Source: j.Source, Name: spec.Name, Size: -1, Mirrors: len(spec.WebSeeds), Torrent: true}
+		o.Start(run)
+		every := time.NewTicker(o.Interval())
+		defer every.Stop()
+		observed = every.C
+		defer func() {
+			switch {
+			case !completed: // stopped or failed before it completed
+				snap = tj.Snapshot()
+			case err == nil && snap.State < engine.StateDone:
+				// Every selected piece is verified and its files are
+				// recorded done, though the swarm's phase may not have
+				// moved on yet when Complete closed.
+				snap.State = engine.StateDone
+			}
+			o.Result(Result{Run: run, Source: j.Source, File: run.Name, Snapshot: &snap.Snapshot, Torrent: &snap, Err: err})
+		}()
+	}
 	seeds := false
 	defer func() {
 		if !seeds {
@@ -448,6 +474,9 @@ loop:
 			if letGo() {
 				return errUserPaused
 			}
+		case <-observed:
+			s := tj.Snapshot()
+			o.Progress(run, Progress{Snapshot: &s.Snapshot, Torrent: &s})
 		case <-tick.C:
 			r.progress(j, tj.Snapshot().Snapshot)
 			if err := keepInfo(tj); err != nil {
@@ -459,7 +488,7 @@ loop:
 			}
 		}
 	}
-	snap := tj.Snapshot()
+	snap, completed = tj.Snapshot(), true
 	r.progress(j, snap.Snapshot)
 	if err := keepInfo(tj); err != nil {
 		tj.Stop()

@@ -17,7 +17,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"braid/engine"
 	"braid/engine/torrent"
 	"braid/platform"
 	"braid/queue"
@@ -426,36 +425,10 @@ type rpcFlags struct {
 }
 
 func queueRun(ctx context.Context, q *queue.Queue, f runFlags, w io.Writer) error {
-	// The runner's progress and the RPC server's notes come from
+	// The runner's observer and the RPC server's notes write from
 	// goroutines of their own: each line goes out whole.
 	w = &lockedWriter{mu: &sync.Mutex{}, w: w}
-	last := map[int64]time.Time{}
-	r := &runner.Runner{
-		Queue:    q,
-		Jobs:     f.jobs,
-		RetryFor: f.retryFor,
-		Progress: func(j queue.Job, s engine.Snapshot) {
-			// One line every few seconds per job is enough for a log.
-			if time.Since(last[j.ID]) < 5*time.Second && s.State < engine.StateDone {
-				return
-			}
-			last[j.ID] = time.Now()
-			pct := 0.0
-			if s.Size > 0 {
-				pct = 100 * float64(s.Bytes) / float64(s.Size)
-			}
-			if s.State == engine.StateWaiting {
-				fmt.Fprintf(w, "job %d %s: waiting for the network, %s\n", j.ID, s.Name, tryText(&s))
-				return
-			}
-			state := s.State.String()
-			if s.State == engine.StateDone {
-				state = "done, " + engine.OutcomeText(s.Outcome(), s.VerifiedBy)
-			}
-			fmt.Fprintf(w, "job %d %s: %s %.0f%% %s/%s %s/s\n", j.ID, s.Name, state, pct,
-				byteText(s.Bytes), byteText(s.Size), byteText(s.Speed))
-		},
-	}
+	r := &runner.Runner{Queue: q, Jobs: f.jobs, RetryFor: f.retryFor, Observer: newQueueLog(w)}
 	defer r.Close()
 	ctx, shutdown := context.WithCancel(ctx) // aria2.shutdown ends it too
 	defer shutdown()
