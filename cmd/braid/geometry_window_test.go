@@ -135,9 +135,18 @@ func TestWindowGeometryAfterRestart(t *testing.T) {
 		if w, h := sizeSoon(from[0], from[1]); w != from[0] || h != from[1] {
 			t.Fatalf("the window is %d×%d, asked for %d×%d\n%s", w, h, from[0], from[1], out.String())
 		}
-		xdo("windowsize", "--sync", wid, strconv.Itoa(to[0]), strconv.Itoa(to[1]))
-		if w, h := sizeSoon(to[0], to[1]); w != to[0] || h != to[1] {
-			t.Fatalf("made %d×%d, the window is %d×%d", to[0], to[1], w, h)
+		for try := 1; ; try++ {
+			xdo("windowsize", "--sync", wid, strconv.Itoa(to[0]), strconv.Itoa(to[1]))
+			w, h := sizeSoon(to[0], to[1])
+			if w == to[0] && h == to[1] {
+				break
+			}
+			// On a loaded machine Fyne's own sizing of the new window
+			// (to the size it asked for) can land after the resize and
+			// undo it; a window manager would then resize again too.
+			if try == 3 || w != from[0] || h != from[1] {
+				t.Fatalf("made %d×%d (try %d), the window is %d×%d", to[0], to[1], try, w, h)
+			}
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
