@@ -248,9 +248,7 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 		var sig signature.Outcome
 		reqs[i].Check = signatureCheck(signature.OpenKeyring(queue.KeysDir(g.dir)), &reqs[i].File, g.RequireSignature, g.jobOf(reqs[i]), &sig)
 		snap, err := g.download(ctx, run, doc, reqs[i], heard.heard)
-		if snap != nil && err == nil && snap.Outcome() == engine.OutcomeNotVerified && g.RequireHash {
-			err = fmt.Errorf("%s: %w", snap.Name, ErrNotVerified)
-		}
+		err = hashRequired(snap, err, g.RequireHash)
 		worked := (reqs[i].Done != nil && reqs[i].Done.Count() > 0) || (snap != nil && snap.Bytes > 0)
 		if linkExpired(err, worked) {
 			if id, ok := g.st.jobOf(reqs[i]); ok {
@@ -258,10 +256,7 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 				err = LinkExpired(id, err)
 			}
 		}
-		g.Observer.Result(Result{Run: run, Source: src, File: run.Name, Snapshot: snap, Err: err})
-		if sig.Status != signature.Unchecked {
-			g.Observer.Signature(run, sig)
-		}
+		tellEnd(g.Observer, Result{Run: run, Source: src, File: run.Name, Snapshot: snap, Err: err}, sig)
 		if serr := g.finish(reqs[i], snap, err); serr != nil && !stateFailed(ctx) {
 			g.Observer.Note(Note{Kind: NoteState, Source: src, File: run.Name, Err: serr})
 		}

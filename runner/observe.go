@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"time"
 
 	"braid/engine"
@@ -93,4 +94,23 @@ type Result struct {
 	Snapshot *engine.Snapshot // the download's last; nil when it never started
 	Torrent  *torrent.Snapshot
 	Err      error
+}
+
+// hashRequired is err, or ErrNotVerified for a download that ended well
+// with no published hash to check it (snap's outcome) when required, as
+// get's --require-hash asks.
+func hashRequired(snap *engine.Snapshot, err error, required bool) error {
+	if required && err == nil && snap != nil && snap.Outcome() == engine.OutcomeNotVerified {
+		return fmt.Errorf("%s: %w", snap.Name, ErrNotVerified)
+	}
+	return err
+}
+
+// tellEnd tells o how a file's download ended: its Result, then what
+// checking its signature found, when it was checked.
+func tellEnd(o Observer, r Result, sig signature.Outcome) {
+	o.Result(r)
+	if sig.Status != signature.Unchecked {
+		o.Signature(r.Run, sig)
+	}
 }

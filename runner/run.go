@@ -670,15 +670,9 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 		w.tick = func(s *engine.Snapshot) { progress(s); o.Progress(run, Progress{Snapshot: s}) }
 	}
 	snap, err := r.fetchRefreshing(ctx, jr.client, req, w, refresh)
-	if err == nil && r.RequireHash && snap.Outcome() == engine.OutcomeNotVerified {
-		err = fmt.Errorf("%s: %w", snap.Name, ErrNotVerified)
-	}
-	err = jr.ended(j, req, &snap, err)
+	err = jr.ended(j, req, &snap, hashRequired(&snap, err, r.RequireHash))
 	if o != nil {
-		o.Result(Result{Run: run, Source: j.Source, File: run.Name, Snapshot: &snap, Err: err})
-		if sig.Status != signature.Unchecked {
-			o.Signature(run, sig)
-		}
+		tellEnd(o, Result{Run: run, Source: j.Source, File: run.Name, Snapshot: &snap, Err: err}, sig)
 	}
 	return err
 }
