@@ -136,13 +136,24 @@ type Snapshot struct {
 	// hash mismatch of a file without piece hashes.
 	Attempt int
 
+	// Rebuilding is how many pieces no mirror could send good are being
+	// rebuilt from the file's PAR2 parity set now (Request.Parity);
+	// Rebuilt is how many were, in this download. A rebuilt piece's
+	// Filler is FilledByParity.
+	Rebuilding int
+	Rebuilt    int
+
 	Mirrors []MirrorSnapshot
 	// Pieces holds each piece's state; Filler the index in Mirrors of the
-	// mirror that filled (done) or is filling (active) the piece, or -1.
-	// Both have one entry per piece.
+	// mirror that filled (done) or is filling (active) the piece, -1, or
+	// FilledByParity. Both have one entry per piece.
 	Pieces []PieceState
 	Filler []int16
 }
+
+// FilledByParity is the Snapshot.Filler of a piece that was rebuilt from
+// the file's PAR2 parity set, not fetched from a mirror.
+const FilledByParity int16 = -2
 
 // MirrorSnapshot is one mirror's part in a Snapshot.
 type MirrorSnapshot struct {

@@ -135,33 +135,6 @@ func Select(files []File, given, defaults Prefs) (choices []Choice, notes []stri
 	return choices, notes
 }
 
-// ParityOf returns the name of the file that name, a file of a PAR2 set
-// in par2cmdline's naming (NAME.par2, NAME.vol00+01.par2), holds parity
-// for; false for any other name.
-func ParityOf(name string) (string, bool) {
-	const ext = ".par2"
-	if len(name) <= len(ext) || !strings.EqualFold(name[len(name)-len(ext):], ext) {
-		return "", false
-	}
-	base := name[:len(name)-len(ext)]
-	if dot := strings.LastIndexByte(base, '.'); dot > 0 {
-		first, count, ok := strings.Cut(base[dot+1:], "+")
-		if ok && len(first) > 3 && strings.EqualFold(first[:3], "vol") && digits(first[3:]) && digits(count) {
-			base = base[:dot]
-		}
-	}
-	return base, base != ""
-}
-
-func digits(s string) bool {
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
 // bestLanguage picks, among the files named (alternatives by language),
 // those in the best match for the user's languages: the first of langs
 // that any of them is in (see File.MatchesLanguage), and among those the
