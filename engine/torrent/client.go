@@ -162,6 +162,13 @@ func (toGlobalLog) Handle(r alog.Record) {
 
 func init() { alog.Default.SetHandlers(toGlobalLog{}) }
 
+// How long client waits for a fixed port to be free, trying every
+// portRetry.
+const (
+	portFreedIn = 3 * time.Second
+	portRetry   = 50 * time.Millisecond
+)
+
 // client starts the anacrolix client on first use.
 func (c *Client) client() (*torrent.Client, error) {
 	c.mu.Lock()
@@ -231,12 +238,24 @@ func (c *Client) client() (*torrent.Client, error) {
 	tc.Callbacks.ReceivedUsefulData = append(tc.Callbacks.ReceivedUsefulData, c.receivedUseful)
 	tc.Callbacks.ReadExtendedHandshake = fitRequestQueue
 	cl, err := torrent.NewClient(tc)
+	// The library closes a client's sockets in goroutines of their own, so
+	// the port of a client this program has just closed (the settings
+	// changed, a run ended and the next began) may be held a moment
+	// longer: a fixed port is tried again for a while before it is given
+	// up as another program's.
+	for wait := portFreedIn; err != nil && tc.ListenPort != 0 && portBusy(err) && wait > 0; wait -= portRetry {
+		time.Sleep(portRetry)
+		cl, err = torrent.NewClient(tc)
+	}
 	if err != nil && udpUnsupported(err) {
 		// Wine 8 refuses an option Go sets on every UDP socket on
 		// Windows (see udp_windows.go): peers over TCP still work.
 		c.cfg.Logger.Warn("this system refuses UDP sockets; BitTorrent goes on over TCP only, without uTP and the DHT", "err", err)
 		tc.DisableUTP, tc.NoDHT = true, true
 		cl, err = torrent.NewClient(tc)
+	}
+	if err != nil && portBusy(err) {
+		return nil, fmt.Errorf("start BitTorrent: port %d is in use by another program; choose another BitTorrent port in the settings (%w)", tc.ListenPort, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("start BitTorrent: %w", err)

@@ -11,3 +11,7 @@ import (
 // Go turns off SIO_UDP_NETRESET on each UDP socket it opens on Windows,
 // and Wine 8 answers WSAEOPNOTSUPP, so the socket is never made.
 func udpUnsupported(err error) bool { return errors.Is(err, windows.WSAEOPNOTSUPP) }
+
+// portBusy reports that a socket could not be bound because its address
+// is in use.
+func portBusy(err error) bool { return errors.Is(err, windows.WSAEADDRINUSE) }
