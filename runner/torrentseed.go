@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"time"
 
 	"braid/engine/torrent"
@@ -89,8 +90,9 @@ func (r *Runner) seedOnce() {
 // completion recorded when it was downloaded: nothing is fetched and
 // nothing hashed (a piece not recorded is hashed, as at any start). A job
 // whose files are gone or changed in size does not seed, and is not
-// tried again at the next start; the error (and the log) says which. Only the queue's
-// owner seeds. Safe for concurrent use.
+// tried again at the next start; one that fails for a passing cause is
+// (seedsNoMore). The error, the log and NotSeedingOn say which. Only the
+// queue's owner seeds. Safe for concurrent use.
 func (r *Runner) SeedAgain() ([]int64, error) {
 	if !r.Queue.TryOwn() {
 		return nil, fmt.Errorf("seed again: %w", queue.ErrNotOwner)
@@ -117,16 +119,44 @@ func (r *Runner) SeedAgain() ([]int64, error) {
 			r.tor.notAgain[id] = err
 			r.tor.mu.Unlock()
 			errs = append(errs, err)
-			prior, _ := r.Queue.Seeded(id)
-			prior.Active = false
-			errs = append(errs, r.Queue.SetSeeded(id, prior))
+			if seedsNoMore(err) {
+				prior, _ := r.Queue.Seeded(id)
+				prior.Active = false
+				errs = append(errs, r.Queue.SetSeeded(id, prior))
+			}
 			continue
 		}
 		if ok {
 			started = append(started, id)
+			r.tor.mu.Lock()
+			delete(r.tor.notAgain, id)
+			r.tor.mu.Unlock()
 		}
 	}
 	return started, errors.Join(errs...)
+}
+
+// errNotStored: a done torrent job whose torrent the queue does not hold
+// cannot be seeded again.
+var errNotStored = errors.New("its torrent was not stored")
+
+// seedsNoMore tells whether why a torrent did not seed on (SeedAgain) holds
+// for good, so that it is not tried at the next start either: its files
+// are gone or changed, or its torrent was not kept. A passing cause (the
+// BitTorrent port still held by a program that is closing, a disk not
+// mounted yet) leaves it to seed on at the next start.
+func seedsNoMore(err error) bool {
+	var gone *SeedGoneError
+	return errors.As(err, &gone) || errors.Is(err, errNotStored)
+}
+
+// NotSeedingOn returns why each done job that was to seed on at this
+// runner's start did not (SeedAgain), by job; empty when all did. Safe
+// for concurrent use.
+func (r *Runner) NotSeedingOn() map[int64]error {
+	r.tor.mu.Lock()
+	defer r.tor.mu.Unlock()
+	return maps.Clone(r.tor.notAgain)
 }
 
 // NotSeedingAgain returns why done job id did not seed on at this
@@ -171,7 +201,7 @@ func (r *Runner) seedAgain(id int64) (bool, error) {
 		return false, err
 	}
 	if !stored {
-		return false, fmt.Errorf("job %d: seed again: its torrent was not stored", id)
+		return false, fmt.Errorf("job %d: seed again: %w", id, errNotStored)
 	}
 	ts, err := r.torrentSettings()
 	if err != nil {
@@ -206,7 +236,7 @@ func (r *Runner) seedAgain(id int64) (bool, error) {
 	}
 	client, err := r.TorrentClient()
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("job %d: seed again: %w", id, err)
 	}
 	tj, err := client.Start(r.seedLife(), &torrent.Request{
 		Dir: j.Dest, Spec: spec, Completion: comp,

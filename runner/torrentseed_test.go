@@ -3,9 +3,13 @@ package runner
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"braid/engine/mirrortest"
@@ -180,5 +184,60 @@ func TestStaleSeedPauseLeavesTheResumedRun(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(dest, "again.bin")); err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("again.bin: %d bytes, %v", len(got), err)
+	}
+}
+
+// A torrent that cannot seed on for a passing cause (its BitTorrent port
+// held by another program) says why, and seeds on at the next start: only
+// files gone or changed end its seeding for good.
+func TestSeedOnAfterAPortWasHeld(t *testing.T) {
+	t.Parallel()
+	q := queuetest.Open(t, queue.Open, t.TempDir())
+	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	data := testkit.Data(200 << 10)
+	mi := torrenttest.Make(t, t.TempDir(), "s.bin", 64<<10, []torrenttest.File{{Data: data}}, mirrortest.New(t, data).URL())
+	id := addTorrent(t, q, torrenttest.WriteFile(t, mi, "s.bin.torrent"), t.TempDir(), nil)
+	r := torrentRunner(t, q)
+	if err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	held, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := held.Addr().(*net.TCPAddr).Port
+	busy := torrent.NewClient(torrent.Config{ListenHost: "127.0.0.1", ListenPort: port, Logger: slog.New(slog.DiscardHandler)})
+	r = runner(q)
+	r.Torrent = busy
+	if err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	why := r.NotSeedingOn()[id]
+	if want := fmt.Sprintf("port %d is in use by another program", port); why == nil || !strings.Contains(why.Error(), want) {
+		t.Fatalf("why job %d does not seed on: %v; want it to say %q", id, why, want)
+	}
+	if s, err := q.Seeded(id); err != nil || !s.Active {
+		t.Fatalf("after a held port: %+v %v; want it to seed on at the next start", s, err)
+	}
+	r.Close()
+	busy.Close()
+	held.Close()
+
+	r = torrentRunner(t, q)
+	defer r.Close()
+	if err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Seeding(); !slices.Equal(got, []int64{id}) {
+		t.Fatalf("seeding %v once the port was free, want [%d]", got, id)
+	}
+	if len(r.NotSeedingOn()) != 0 {
+		t.Errorf("NotSeedingOn after it seeds on: %v", r.NotSeedingOn())
 	}
 }

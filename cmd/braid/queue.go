@@ -9,8 +9,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -549,6 +551,11 @@ const seedEvery = time.Minute
 // start. braid queue pause ID stops one (runner.Service.WaitSeeding).
 func seedOn(ctx context.Context, q *queue.Queue, svc *runner.Service, w io.Writer) {
 	r := svc.Runner
+	not := r.NotSeedingOn()
+	for _, id := range slices.Sorted(maps.Keys(not)) {
+		why := strings.TrimPrefix(not[id].Error(), fmt.Sprintf("job %d: seed again: ", id))
+		fmt.Fprintf(w, "job %d does not seed on: %s\n", id, queue.Redact(why))
+	}
 	ids := r.Seeding()
 	if len(ids) == 0 {
 		return

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -98,4 +99,63 @@ func TestQueueRunSeedsOn(t *testing.T) {
 		t.Errorf("the run's end lacks %q:\n%s", want, out2.String())
 	}
 	t.Logf("the first run said:\n%s\nthe second:\n%s", out.String(), out2.String())
+}
+
+// A queue run whose torrent cannot seed on says why, in a sentence, and
+// leaves it to seed on at the next start.
+func TestQueueRunSaysWhyItDoesNotSeedOn(t *testing.T) {
+	t.Parallel()
+	sq := newSeedQueue(t, "h.bin", getData(256<<10), 64<<10, false)
+	state, q, port, id := sq.state, sq.q, sq.port, sq.id
+	q.Close()
+	run := func(ctx context.Context, out *syncBuffer) <-chan int {
+		code := make(chan int, 1)
+		go func() { code <- cmdQueue(ctx, []string{"--state", state, "run"}, out, out) }()
+		return code
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out syncBuffer
+	code := run(ctx, &out)
+	waitSays(t, &out, "h.bin: seeding until", time.Minute)
+	cancel()
+	<-code
+
+	// Another program takes the port once the first run has let it go.
+	var held net.Listener
+	end := time.Now().Add(30 * time.Second)
+	for held == nil {
+		l, err := net.Listen("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
+		switch {
+		case err == nil:
+			held = l
+		case time.Now().After(end):
+			t.Fatalf("port %d still held 30 s after the run ended: %v", port, err)
+		default:
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	defer held.Close()
+
+	var out2 syncBuffer
+	select {
+	case c := <-run(context.Background(), &out2):
+		if c != 0 {
+			t.Errorf("exit %d:\n%s", c, out2.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("queue run went on with its torrent's port held:\n%s", out2.String())
+	}
+	t.Logf("the second run said:\n%s", out2.String())
+	if want := fmt.Sprintf("job %d does not seed on: ", id); !strings.Contains(out2.String(), want) || !strings.Contains(out2.String(), fmt.Sprintf("port %d is in use by another program", port)) {
+		t.Fatalf("the run does not say why the torrent does not seed on (%q, the port):\n%s", want, out2.String())
+	}
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if s, err := q.Seeded(id); err != nil || !s.Active {
+		t.Fatalf("after a held port the torrent is not to seed on at the next start: %+v, %v", s, err)
+	}
 }
