@@ -157,9 +157,12 @@ func ParseMetainfo(b []byte) (*Spec, error) {
 func ParseMagnet(uri string) (*Spec, error) {
 	m, err := metainfo.ParseMagnetV2Uri(uri)
 	if err != nil {
-		return nil, fmt.Errorf("magnet link: %w", err)
+		return nil, magnetError(uri, err)
 	}
 	ih, ok := m.InfoHash.Value, m.InfoHash.Ok
+	if !ok && !m.V2InfoHash.Ok {
+		return nil, errNoInfoHash
+	}
 	if !ok {
 		return nil, errors.New("magnet link: only a v2 info hash (btmh); Braid needs a v1 btih")
 	}
@@ -174,6 +177,33 @@ func ParseMagnet(uri string) (*Spec, error) {
 		s.Trackers = [][]string{m.Trackers}
 	}
 	return s, nil
+}
+
+var errNoInfoHash = errors.New("the magnet link names no torrent: it has no info hash (xt=urn:btih:…)")
+
+// magnetError says in a sentence what is wrong with a magnet link the
+// library could not read: it names no torrent, or its info hash is not
+// one.
+func magnetError(uri string, err error) error {
+	u, perr := url.Parse(uri)
+	if perr != nil || !strings.EqualFold(u.Scheme, "magnet") {
+		return fmt.Errorf("magnet link: %w", err)
+	}
+	var hashes []string
+	for _, xt := range u.Query()["xt"] {
+		if len(xt) >= len("urn:btih:") && strings.EqualFold(xt[:len("urn:btih:")], "urn:btih:") {
+			hashes = append(hashes, xt[len("urn:btih:"):])
+		}
+	}
+	switch {
+	case len(hashes) == 0 && strings.Contains(strings.ToLower(u.RawQuery), "urn:btmh:"):
+		return fmt.Errorf("magnet link: only a v2 info hash (btmh), which Braid cannot read: %w", err)
+	case len(hashes) == 0 || hashes[0] == "":
+		return errNoInfoHash
+	case len(hashes[0]) != 40 && len(hashes[0]) != 32:
+		return fmt.Errorf("the magnet link's info hash %q is not one: a torrent's is 40 hexadecimal digits (or 32 base32 letters)", hashes[0])
+	}
+	return fmt.Errorf("the magnet link's info hash %q is not one (%w)", hashes[0], err)
 }
 
 // HasTorrent reports whether a metalink file names a torrent for itself.
