@@ -248,12 +248,12 @@ func (r *Ranges) ReadRange(ctx context.Context, off, n int64) (io.ReadCloser, er
 		ready := len(rr.units) == 0 || rr.units[0].state == PieceDone
 		err, ch := rr.err, rr.change
 		d.mu.Unlock()
+		if ready {
+			return rr, nil
+		}
 		if err != nil {
 			rr.Close()
 			return nil, err
-		}
-		if ready {
-			return rr, nil
 		}
 		<-ch
 	}
