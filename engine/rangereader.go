@@ -499,8 +499,11 @@ var errBadRangePiece = errors.New("a piece failed its hash")
 func (rr *rangeRead) fetch(c *rangeConn) error {
 	d, r := rr.r.d, rr.r
 	m := c.m
-	first, last := rr.units[c.first], rr.units[c.end-1]
-	rc, err := m.src.ReadRange(c.ctx, first.off, last.off+last.n-first.off)
+	// A unit's piece, off and n never change; its other fields are
+	// guarded by download.mu.
+	from := rr.units[c.first].off
+	to := rr.units[c.end-1].off + rr.units[c.end-1].n
+	rc, err := m.src.ReadRange(c.ctx, from, to-from)
 	if err != nil {
 		return err
 	}
@@ -508,7 +511,10 @@ func (rr *rangeRead) fetch(c *rangeConn) error {
 	var sum []byte
 	hasher, _ := piece.NewHash(d.plan.Type)
 	for i := c.first; i < c.end; i++ {
-		u := rr.units[i] // off and n never change
+		u := struct {
+			piece int
+			n     int64
+		}{rr.units[i].piece, rr.units[i].n}
 		buf := make([]byte, u.n)
 		for at := 0; at < len(buf); {
 			k := min(len(buf)-at, d.readChunk(readSize))

@@ -42,12 +42,13 @@ const memberCheck = "CRC-32"
 // status.
 //
 // A plain http(s) URL is read from that one URL (its redirects followed).
-// A metalink (a .meta4 or .metalink path or URL) of one file is read
-// through the engine from all its mirrors at once (engine.Ranges): where
-// the metalink has piece hashes, the pieces that cover the directory and
-// the member are fetched whole and checked too, and a mirror that sends a
-// bad piece is struck and dropped as in a download. Either way get's
-// proxy, logins, cookies and headers apply.
+// A metalink (a .meta4 or .metalink path or URL) of one file, or a
+// .torrent of one file with web seeds, is read through the engine from
+// all its mirrors at once (engine.Ranges): where it has piece hashes
+// (a torrent always does), the pieces that cover the directory and the
+// member are fetched whole and checked too, and a mirror that sends a bad
+// piece is struck and dropped as in a download. Either way get's proxy,
+// logins, cookies and headers apply.
 //
 // A member is fetched whole or not at all; it is not a queue job, so an
 // interrupted run starts it again.
@@ -64,20 +65,11 @@ func getMembers(ctx context.Context, o *getOptions) int {
 	}
 	var a *ziprange.Archive
 	var ranges *engine.Ranges
-	if isMetalinkSource(source) {
-		hc := o.client.HTTPClient()
-		if o.net != nil {
-			hc = o.net.Client(hc)
-		}
-		doc, origin, err := runner.ResolveSource(ctx, source, hc)
+	if isMetalinkSource(source) || torrent.IsSource(source) {
+		req, err := memberRequest(ctx, o, source)
 		if err != nil {
 			return fail("%v", err)
 		}
-		if len(doc.Files) != 1 {
-			return fail("%s lists %d files: --member reads the members of a metalink of one ZIP archive", source, len(doc.Files))
-		}
-		req := &engine.Request{File: doc.Files[0], Net: o.net, Locations: o.prefs.Locations, RetryFor: o.retryFor,
-			OriginETag: origin.ETag, Referer: origin.Referer}
 		ranges, err = o.client.OpenRanges(ctx, req)
 		if err != nil {
 			return fail("%s: %s", source, mirrorsSentence(err))
@@ -111,6 +103,33 @@ func getMembers(ctx context.Context, o *getOptions) int {
 		tellStruck(o.stderr, ranges.Stats())
 	}
 	return code
+}
+
+// memberRequest is the engine request for the archive a metalink of one
+// file, or a torrent of one file with web seeds, describes.
+func memberRequest(ctx context.Context, o *getOptions, source string) (*engine.Request, error) {
+	hc := o.client.HTTPClient()
+	if o.net != nil {
+		hc = o.net.Client(hc)
+	}
+	req := &engine.Request{Net: o.net, Locations: o.prefs.Locations, RetryFor: o.retryFor}
+	if torrent.IsSource(source) {
+		f, err := torrentArchive(ctx, source, hc)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
+		}
+		req.File = f
+		return req, nil
+	}
+	doc, origin, err := runner.ResolveSource(ctx, source, hc)
+	if err != nil {
+		return nil, err
+	}
+	if len(doc.Files) != 1 {
+		return nil, fmt.Errorf("%s lists %d files: --member reads the members of a metalink of one ZIP archive", source, len(doc.Files))
+	}
+	req.File, req.OriginETag, req.Referer = doc.Files[0], origin.ETag, origin.Referer
+	return req, nil
 }
 
 // isMetalinkSource reports whether source names a metalink: a local path

@@ -10,6 +10,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/engine/torrent/torrenttest"
 	"braid/engine/ziprange/ziptest"
 )
 
@@ -101,5 +102,46 @@ func TestInspectMetalinkZip(t *testing.T) {
 	code, out, errOut := inspectRun(t, metalink.Prefs{}, meta)
 	if code != 0 || !strings.Contains(out, "whole pieces, checked against their sha-256 hashes") || !strings.Contains(out, "doc/notes.txt") {
 		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestGetMemberTorrent fetches a member of the ZIP a .torrent of one file
+// holds from its two web seeds at once, each piece checked against the
+// torrent's sha-1 hashes, and inspect lists the members; a torrent without
+// web seeds is refused in a sentence.
+func TestGetMemberTorrent(t *testing.T) {
+	t.Parallel()
+	big := ziptest.Text(2<<20, 66)
+	archive := ziptest.Make(t,
+		ziptest.Entry{Name: "pad.bin", Data: mirrortest.Bytes(1<<20, 67), Method: zip.Store},
+		ziptest.Entry{Name: "doc/big.txt", Data: big, Method: zip.Deflate},
+	)
+	a := mirrortest.New(t, archive, mirrortest.Path("/kit.zip"))
+	b := mirrortest.New(t, archive, mirrortest.Path("/kit.zip"))
+	mi := torrenttest.Make(t, t.TempDir(), "kit.zip", 32<<10, []torrenttest.File{{Data: archive}}, a.URL(), b.URL())
+	tf := torrenttest.WriteFile(t, mi, "kit.zip.torrent")
+	dir := t.TempDir()
+	code, out, errOut := runGet(t, "-d", dir, "--member", "doc/big.txt", tf)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "doc", "big.txt")); err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("doc/big.txt differs from what was zipped (%v)", err)
+	}
+	if !strings.Contains(out, "doc/big.txt: done, verified (CRC-32 and sha-1 pieces)") || !strings.Contains(out, "from 2 mirrors") {
+		t.Errorf("output:\n%s", out)
+	}
+	if a.BytesServed() == 0 || b.BytesServed() == 0 || a.BytesServed()+b.BytesServed() > int64(len(big))+256<<10 {
+		t.Errorf("the web seeds served %d and %d bytes for a member of %d bytes before compression", a.BytesServed(), b.BytesServed(), len(big))
+	}
+	r := inspectJSON(t, metalink.Prefs{}, tf)
+	if r.Archive == nil || !r.Archive.Listed || len(r.Archive.Members) != 2 || r.Archive.PieceCheck != "sha-1" {
+		t.Errorf("inspect: archive %+v", r.Archive)
+	}
+
+	bare := torrenttest.WriteFile(t, torrenttest.Make(t, t.TempDir(), "kit.zip", 32<<10, []torrenttest.File{{Data: archive}}), "bare.torrent")
+	code, _, errOut = runGet(t, "-d", dir, "--member", "doc/big.txt", bare)
+	if code != 1 || !strings.Contains(errOut, "the torrent names no web seeds (HTTP mirrors): Braid reads a torrent's archive members by range from its web seeds, not from peers") {
+		t.Errorf("no web seeds: exit %d, %s", code, errOut)
 	}
 }

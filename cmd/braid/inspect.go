@@ -105,6 +105,9 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 			fmt.Fprintf(stderr, "braid inspect: %v\n", err)
 			return 1
 		}
+		if len(report.Files) == 1 && isZipName(report.Files[0].Name) {
+			report.Archive = torrentZipListing(rctx, sources[0], opts.HTTPClient)
+		}
 		return writeInspect(report, *asJSON, stdout, stderr)
 	}
 	res, err := resolve.Resolve(rctx, sources[0], opts)
