@@ -128,3 +128,33 @@ func TestRangesNoRanges(t *testing.T) {
 		t.Errorf("the ranged mirror served %d bytes for a 1000-byte read", good.BytesServed())
 	}
 }
+
+// TestRangesMirrorFailsMidway: a mirror that cuts its answers and one that
+// serves another file leave the reading to the good mirror; the one with
+// the other file is dropped.
+func TestRangesMirrorFailsMidway(t *testing.T) {
+	t.Parallel()
+	const pieceLen = 64 << 10
+	data := mirrortest.Bytes(2<<20, 44)
+	cut := mirrortest.New(t, data, mirrortest.CutAfter(100<<10))
+	other := mirrortest.New(t, data, mirrortest.WrongSize(3<<20))
+	good := mirrortest.New(t, data, mirrortest.Rate(4<<20))
+	r := openRanges(t, &Client{MaxBackoff: 100 * time.Millisecond}, &Request{File: fileFor("a.zip", data, pieceLen, cut.URL(), other.URL(), good.URL())})
+	got, err := readRange(t, r, 10, int64(len(data))-20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, data[10:len(data)-10]) {
+		t.Fatal("the bytes read differ from the file's")
+	}
+	st := r.Stats()
+	if st.Mirrors[1].Dropped == "" || st.Mirrors[1].Pieces != 0 {
+		t.Errorf("the mirror with another file: %+v", st.Mirrors[1])
+	}
+	if st.Mirrors[2].Pieces == 0 {
+		t.Errorf("the good mirror delivered nothing: %+v", st.Mirrors[2])
+	}
+	if cut.Requests() > 0 && st.Mirrors[0].Dropped != "" {
+		t.Errorf("the mirror that cut its answer was dropped: %s", st.Mirrors[0].Dropped)
+	}
+}
