@@ -39,6 +39,7 @@ func TestGetMemberMetalink(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
+	t.Logf("stdout:\n%s\nstderr:\n%s", out, errOut)
 	for name, want := range map[string][]byte{"doc/big.txt": big, "bin/tool": tool} {
 		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
 		if err != nil || !bytes.Equal(got, want) {

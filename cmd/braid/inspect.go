@@ -38,7 +38,9 @@ pieces checked against its piece hashes); braid get --member PATH fetches one
 of them.
 For a .torrent (a path or an http(s) URL) or a magnet link it shows the info
 hash, trackers, web seeds, pieces and files; a magnet link's files are known
-only once peers send its metadata, which braid get fetches.
+only once peers send its metadata, which braid get fetches. A .torrent of one
+ZIP archive that names web seeds gets its members listed too, read from the
+web seeds by whole pieces checked against the torrent's sha-1 hashes.
 For a PAR2 index file (NAME.par2, a path) it shows the parity set: its
 files, slices, recovery blocks in the volumes beside it, and how much damage
 they can mend.
