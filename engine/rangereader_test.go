@@ -158,3 +158,29 @@ func TestRangesMirrorFailsMidway(t *testing.T) {
 		t.Errorf("the mirror that cut its answer was dropped: %s", st.Mirrors[0].Dropped)
 	}
 }
+
+// TestRangesEmptyAndClosed: an empty range reads nothing and asks no
+// mirror; a read closed halfway stops its connections.
+func TestRangesEmptyAndClosed(t *testing.T) {
+	t.Parallel()
+	data := mirrortest.Bytes(4<<20, 45)
+	slow := mirrortest.New(t, data, mirrortest.Rate(256<<10))
+	r := openRanges(t, &Client{}, &Request{File: fileFor("a.zip", data, 64<<10, slow.URL())})
+	got, err := readRange(t, r, 5, 0)
+	if err != nil || len(got) != 0 || slow.Requests() != 0 {
+		t.Fatalf("empty range: %d bytes, %v, %d requests", len(got), err, slow.Requests())
+	}
+	rc, err := r.ReadRange(context.Background(), 0, int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 1000)
+	if _, err := io.ReadFull(rc, buf); err != nil || !bytes.Equal(buf, data[:1000]) {
+		t.Fatalf("first bytes: %v", err)
+	}
+	rc.Close() // waits for the read's connections to end
+	st := r.Stats()
+	if st.Mirrors[0].Bytes >= int64(len(data)) {
+		t.Errorf("a read closed after 1000 bytes received the whole %d-byte file", st.Mirrors[0].Bytes)
+	}
+}
