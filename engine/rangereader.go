@@ -52,7 +52,7 @@ type Ranges struct {
 	checked  int            // pieces checked against their hash
 	reads    int            // ReadRange calls running
 	closed   bool
-	waitFrom time.Time // when every mirror began backing off; zero when not
+	waitFrom time.Time // when every mirror began backing off, since the last good piece; zero when not
 }
 
 // Tuning of Ranges.
@@ -366,8 +366,6 @@ func (rr *rangeRead) coordinate() {
 				d.mu.Unlock()
 				return
 			}
-		} else if len(rr.live) > 0 {
-			r.waitFrom = time.Time{}
 		}
 		ch := rr.change
 		d.mu.Unlock()
@@ -560,6 +558,7 @@ func (rr *rangeRead) fetch(c *rangeConn) error {
 		uu.state, uu.data = PieceDone, buf
 		r.served[m.idx]++
 		m.fails, m.stalls = 0, 0
+		r.waitFrom = time.Time{} // bytes arrive: no longer waiting
 		if d.plan.Verifiable() {
 			r.checked++
 			r.keep(u.piece, buf)

@@ -184,3 +184,15 @@ func TestRangesEmptyAndClosed(t *testing.T) {
 		t.Errorf("a read closed after 1000 bytes received the whole %d-byte file", st.Mirrors[0].Bytes)
 	}
 }
+
+// TestRangesGiveUp: with every mirror down, a read waits for the
+// request's RetryFor and fails with ErrGaveUp.
+func TestRangesGiveUp(t *testing.T) {
+	t.Parallel()
+	data := mirrortest.Bytes(1<<20, 46)
+	down := mirrortest.New(t, data, mirrortest.Down())
+	r := openRanges(t, &Client{MaxBackoff: 100 * time.Millisecond}, &Request{File: fileFor("a.zip", data, 64<<10, down.URL()), RetryFor: 500 * time.Millisecond})
+	if _, err := readRange(t, r, 100, 1000); !errors.Is(err, ErrGaveUp) {
+		t.Fatalf("read from a mirror that is down: %v; want ErrGaveUp", err)
+	}
+}

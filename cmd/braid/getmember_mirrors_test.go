@@ -146,3 +146,18 @@ func TestGetMemberTorrent(t *testing.T) {
 		t.Errorf("no web seeds: exit %d, %s", code, errOut)
 	}
 }
+
+// TestInspectMetalinkZipMirrorDown: a metalink whose only mirror is not
+// there still inspects: the list says in a sentence why it cannot be read.
+func TestInspectMetalinkZipMirrorDown(t *testing.T) {
+	t.Parallel()
+	archive := ziptest.Make(t, ziptest.Entry{Name: "a.txt", Data: []byte("a"), Method: zip.Store})
+	gone := mirrortest.New(t, archive, mirrortest.Path("/kit.zip"))
+	link := gone.URL()
+	gone.Close()
+	meta := writeMeta4(t, t.TempDir(), "kit.zip", archive, 64<<10, "", link)
+	r := inspectJSON(t, metalink.Prefs{}, meta)
+	if r.Archive == nil || r.Archive.Listed || !strings.HasPrefix(r.Archive.Error, "the archive's list cannot be read: ") {
+		t.Fatalf("archive %+v", r.Archive)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"time"
 
 	"braid/engine"
 	"braid/engine/explain"
@@ -88,6 +89,10 @@ func zipListing(ctx context.Context, source string, origin *resolve.Origin) *ins
 	return out
 }
 
+// listRetryFor bounds how long inspect waits for mirrors that fail with
+// temporary errors before it says the list cannot be read.
+const listRetryFor = 15 * time.Second
+
 // zipListingMirrors reads the members of the ZIP archive a metalink
 // describes as file, from all its mirrors at once through the engine:
 // where the metalink has piece hashes, the pieces holding the archive's
@@ -96,7 +101,7 @@ func zipListing(ctx context.Context, source string, origin *resolve.Origin) *ins
 func zipListingMirrors(ctx context.Context, file metalink.File, hc *http.Client) *inspectArchive {
 	out := &inspectArchive{Format: "zip", Members: []inspectMember{}}
 	c := &engine.Client{HTTP: hc}
-	ranges, err := c.OpenRanges(ctx, &engine.Request{File: file})
+	ranges, err := c.OpenRanges(ctx, &engine.Request{File: file, RetryFor: listRetryFor})
 	if err != nil {
 		out.Error = mirrorsSentence(err)
 		return out
