@@ -30,13 +30,17 @@ the file is selected (and why not), then the files refused as unsafe and the
 warnings. SOURCE is a .meta4 or .metalink file (a path or a file:// URL),
 the http(s) URL of one, or the plain http(s) or ftp URL of a file, whose
 server's Link and Digest headers (RFC 6249) name its mirrors and hashes.
-For the plain http(s) URL of a ZIP archive (.zip, .jar, .whl, .apk, ...) it
-also lists the members: size, compressed size, method, CRC-32 and path, read
-from the archive's end and its directory in two or three range requests;
-braid get --member PATH fetches one of them.
+For the plain http(s) URL of a ZIP archive (.zip, .jar, .whl, .apk, ...), or a
+metalink of one such file, it also lists the members: size, compressed size,
+method, CRC-32 and path, read from the archive's end and its directory in two
+or three range requests (from a metalink's mirrors side by side, by whole
+pieces checked against its piece hashes); braid get --member PATH fetches one
+of them.
 For a .torrent (a path or an http(s) URL) or a magnet link it shows the info
 hash, trackers, web seeds, pieces and files; a magnet link's files are known
-only once peers send its metadata, which braid get fetches.
+only once peers send its metadata, which braid get fetches. A .torrent of one
+ZIP archive that names web seeds gets its members listed too, read from the
+web seeds by whole pieces checked against the torrent's sha-1 hashes.
 For a PAR2 index file (NAME.par2, a path) it shows the parity set: its
 files, slices, recovery blocks in the volumes beside it, and how much damage
 they can mend.
@@ -103,6 +107,9 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 			fmt.Fprintf(stderr, "braid inspect: %v\n", err)
 			return 1
 		}
+		if len(report.Files) == 1 && isZipName(report.Files[0].Name) {
+			report.Archive = torrentZipListing(rctx, sources[0], opts.HTTPClient)
+		}
 		return writeInspect(report, *asJSON, stdout, stderr)
 	}
 	res, err := resolve.Resolve(rctx, sources[0], opts)
@@ -122,8 +129,12 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 		}
 	})
 	report = newInspectReport(sources[0], res, prefs, given, defaults)
-	if res.Kind == resolve.KindPlainURL && len(res.Document.Files) == 1 && isZipName(res.Document.Files[0].Name) {
-		report.Archive = zipListing(rctx, sources[0], res.Origin)
+	if len(res.Document.Files) == 1 && isZipName(res.Document.Files[0].Name) {
+		if res.Kind == resolve.KindPlainURL {
+			report.Archive = zipListing(rctx, sources[0], res.Origin)
+		} else {
+			report.Archive = zipListingMirrors(rctx, res.Document.Files[0], opts.HTTPClient)
+		}
 	}
 	return writeInspect(report, *asJSON, stdout, stderr)
 }
@@ -205,7 +216,7 @@ type inspectReport struct {
 	Rejected        []inspectRejected `json:"rejected"`         // files refused as unsafe
 	Warnings        []string          `json:"warnings"`         // things skipped or repaired
 	Torrent         *inspectTorrent   `json:"torrent"`          // torrent_file, torrent_url and magnet only, else null
-	Archive         *inspectArchive   `json:"archive"`          // a plain_url of a ZIP archive only, else null
+	Archive         *inspectArchive   `json:"archive"`          // a plain_url or a one-file metalink of a ZIP archive only, else null
 }
 
 // inspectServer is what the server of a plain URL said about the file.

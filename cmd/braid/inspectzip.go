@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"path"
 	"strings"
+	"time"
 
+	"braid/engine"
 	"braid/engine/explain"
+	"braid/engine/metalink"
 	"braid/engine/resolve"
 	"braid/engine/transport"
 	"braid/engine/ziprange"
@@ -26,6 +30,11 @@ type inspectArchive struct {
 	// requests made and bytes received.
 	Requests  int   `json:"requests"`
 	BytesRead int64 `json:"bytes_read"`
+	// Mirrors is how many mirrors sent bytes of the list (a metalink's;
+	// 1 for a plain URL), and PieceCheck the hash whole pieces of it were
+	// checked against ("sha-256"), "" when none.
+	Mirrors    int    `json:"mirrors"`
+	PieceCheck string `json:"piece_check"`
 }
 
 // inspectMember is one member of an archive.
@@ -74,8 +83,49 @@ func zipListing(ctx context.Context, source string, origin *resolve.Origin) *ins
 		out.Error = archiveSentence(err)
 		return out
 	}
-	out.Listed = true
+	out.Listed, out.Mirrors = true, 1
 	out.Requests, out.BytesRead = a.Requests(), a.BytesRead()
+	out.addMembers(a)
+	return out
+}
+
+// listRetryFor bounds how long inspect waits for mirrors that fail with
+// temporary errors before it says the list cannot be read.
+const listRetryFor = 15 * time.Second
+
+// zipListingMirrors reads the members of the ZIP archive a metalink
+// describes as file, from all its mirrors at once through the engine:
+// where the metalink has piece hashes, the pieces holding the archive's
+// end and directory are fetched whole and checked. hc, when not nil, is
+// the HTTP client to use.
+func zipListingMirrors(ctx context.Context, file metalink.File, hc *http.Client) *inspectArchive {
+	out := &inspectArchive{Format: "zip", Members: []inspectMember{}}
+	c := &engine.Client{HTTP: hc}
+	ranges, err := c.OpenRanges(ctx, &engine.Request{File: file, RetryFor: listRetryFor})
+	if err != nil {
+		out.Error = mirrorsSentence(err)
+		return out
+	}
+	defer ranges.Close()
+	a, err := ziprange.Open(ctx, ranges, ranges.Size())
+	if err != nil {
+		out.Error = mirrorsSentence(err)
+		return out
+	}
+	st := ranges.Stats()
+	out.Listed = true
+	out.Requests, out.BytesRead, out.PieceCheck = a.Requests(), st.Bytes(), st.PieceType
+	for _, m := range st.Mirrors {
+		if m.Bytes > 0 {
+			out.Mirrors++
+		}
+	}
+	out.addMembers(a)
+	return out
+}
+
+// addMembers lists a's members.
+func (out *inspectArchive) addMembers(a *ziprange.Archive) {
 	for _, m := range a.Members {
 		out.Members = append(out.Members, inspectMember{
 			Path:           m.Name,
@@ -89,7 +139,6 @@ func zipListing(ctx context.Context, source string, origin *resolve.Origin) *ins
 			Offset:         m.HeaderOffset,
 		})
 	}
-	return out
 }
 
 // archiveSentence is what to tell a user about an archive that could not
@@ -114,6 +163,25 @@ func archiveSentence(err error) string {
 	return "the archive's list cannot be read: " + err.Error()
 }
 
+// errMirrorsNoRanges and errMirrorsUnknownSize are ziprange's sentences
+// for an archive read from a metalink's mirrors.
+var (
+	errMirrorsNoRanges    = errors.New("no mirror of the archive sends parts of files (byte ranges): reading an archive's list or one member needs them, so the whole archive must be downloaded")
+	errMirrorsUnknownSize = errors.New("neither the metalink nor any mirror tells the archive's size, so its list at the end cannot be found")
+)
+
+// mirrorsSentence is archiveSentence for an archive read from a
+// metalink's mirrors.
+func mirrorsSentence(err error) string {
+	switch {
+	case errors.Is(err, ziprange.ErrNoRanges):
+		return errMirrorsNoRanges.Error()
+	case errors.Is(err, engine.ErrUnknownSize):
+		return errMirrorsUnknownSize.Error()
+	}
+	return archiveSentence(err)
+}
+
 // writeArchiveText prints an archive's members for people: one line each,
 // size, compressed size, method, CRC-32 and path.
 func writeArchiveText(pf func(string, ...any), a *inspectArchive) {
@@ -131,9 +199,16 @@ func writeArchiveText(pf func(string, ...any), a *inspectArchive) {
 			packed += m.CompressedSize
 		}
 	}
-	pf("%-10s %d %s in the ZIP archive, %s (%s packed); reading the list took %d %s, %s\n",
+	from := ""
+	if a.Mirrors > 1 {
+		from = fmt.Sprintf(" from %d mirrors", a.Mirrors)
+	}
+	if a.PieceCheck != "" {
+		from += fmt.Sprintf(" (whole pieces, checked against their %s hashes)", a.PieceCheck)
+	}
+	pf("%-10s %d %s in the ZIP archive, %s (%s packed); reading the list took %d %s, %s%s\n",
 		"members", files, plural(files, "file", "files"), byteText(size), byteText(packed),
-		a.Requests, plural(a.Requests, "range request", "range requests"), byteText(a.BytesRead))
+		a.Requests, plural(a.Requests, "range request", "range requests"), byteText(a.BytesRead), from)
 	pf("    %12s %12s  %-8s %-8s  %s\n", "size", "packed", "method", "crc-32", "path")
 	for _, m := range a.Members {
 		if m.Folder {
