@@ -59,8 +59,8 @@ func TestRebuildingFromParityWords(t *testing.T) {
 
 	// Rebuilding: three pieces no mirror could send good.
 	snap := engine.Snapshot{Name: "big.iso", Size: 4 << 20, Bytes: 3 << 20, State: engine.StateDownloading, ETA: -1, Rebuilding: 3,
-		Pieces: []engine.PieceState{engine.PieceDone, engine.PieceActive, engine.PieceDone, engine.PieceDone},
-		Filler: []int16{0, engine.FilledByParity, engine.FilledByParity, 0},
+		Pieces:  []engine.PieceState{engine.PieceDone, engine.PieceActive, engine.PieceDone, engine.PieceDone},
+		Filler:  []int16{0, engine.FilledByParity, engine.FilledByParity, 0},
 		Mirrors: []engine.MirrorSnapshot{{URL: "http://127.0.0.1:9/big.iso", Host: "127.0.0.1:9"}}}
 	var fd ui.FileDetail
 	applySnapshot(&fd, &snap, true)
