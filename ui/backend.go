@@ -32,6 +32,9 @@ type Job struct {
 	// resume sends again before the ones the job needs (they count in
 	// Speed and ETA).
 	Skipping int64
+	// Rebuilding is how many pieces no mirror could send good are being
+	// rebuilt from the PAR2 parity set of a file of the job now.
+	Rebuilding int
 	// Mismatch marks a job with a file whose bytes did not match the
 	// metalink's hash: the mark the list shows in red.
 	Mismatch bool
@@ -196,6 +199,11 @@ type FileDetail struct {
 	// file the same words as the job's row ("verified (sha-256)", "not
 	// verified (no hash published)"), else how far a check is.
 	Verification string
+	// HasParity marks a file the document lists a PAR2 parity set for
+	// (NAME.par2, NAME.volXX+YY.par2); ParityBlocks is how many recovery
+	// blocks its volumes hold, each able to rebuild one damaged slice.
+	HasParity    bool
+	ParityBlocks int
 
 	Mirrors []MirrorDetail
 	Pieces  PieceMap

@@ -347,6 +347,9 @@ func (d *Details) fillInfo(f FileDetail) {
 	// What the last check found comes first: after Verify or Repair the
 	// pane turns to Info (check.go) and says it without a scroll.
 	add(lang.L("Verification"), cmpOrState(f))
+	if f.HasParity {
+		add(lang.L("Parity"), parityText(f))
+	}
 	if canVerify(det.Job) {
 		add(lang.L("Repair"), repairWhyNot(det)) // check.go
 	}
@@ -468,6 +471,15 @@ func cmpOrState(f FileDetail) string {
 		return f.Verification
 	}
 	return f.State.String()
+}
+
+// parityText says what a file's PAR2 parity set can mend: "120 recovery
+// blocks available".
+func parityText(f FileDetail) string {
+	if f.ParityBlocks == 0 {
+		return lang.L("the index only: no recovery blocks listed")
+	}
+	return countL("%s recovery blocks available", f.ParityBlocks)
 }
 
 func sizeLong(n int64) string {

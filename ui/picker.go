@@ -46,6 +46,12 @@ type Picker struct {
 	Sync  bool
 	Path  *Entry
 	Shown []int
+	// parity is the document's PAR2 parity sets by the name of the file
+	// each mends (metalink.ParitySets), and parityFile marks their files:
+	// they are not files to choose but a line under the file they mend.
+	// A sync lists every resource as it is.
+	parity     map[string]metalink.ParitySet
+	parityFile []bool
 
 	Files   *widget.List
 	Summary *widget.Label // "2 of 5 files · 1.4 GiB"
@@ -85,6 +91,18 @@ func NewPicker(source string, doc *metalink.Document, s Settings, parent fyne.Wi
 
 func newPicker(source string, doc *metalink.Document, s Settings, parent fyne.Window, sync bool) *Picker {
 	p := &Picker{Source: source, Doc: doc, parent: parent, Sync: sync}
+	p.parityFile = make([]bool, len(doc.Files))
+	if !sync {
+		p.parity = metalink.ParitySets(doc.Files)
+		for _, set := range p.parity {
+			if set.Index >= 0 {
+				p.parityFile[set.Index] = true
+			}
+			for _, v := range set.Volumes {
+				p.parityFile[v.File] = true
+			}
+		}
+	}
 	p.buildHeader()
 
 	p.Languages = filterEntry(strings.Join(s.Languages, ", "), lang.L("any language"))
@@ -185,6 +203,12 @@ func (p *Picker) ApplyFilters() {
 			continue
 		}
 		p.Ticked[i], p.Why[i] = choices[i].Selected, choiceWhy(choices[i].Why)
+		if p.parityFile[i] {
+			// Shown under the file it mends (updateRow), never ticked:
+			// it is fetched only when the file needs mending.
+			p.Ticked[i] = false
+			continue
+		}
 		p.Shown = append(p.Shown, i)
 	}
 	p.Files.Refresh()
@@ -193,7 +217,7 @@ func (p *Picker) ApplyFilters() {
 
 // SetTicked ticks or unticks file i, as a tap on its box does.
 func (p *Picker) SetTicked(i int, on bool) {
-	if i < 0 || i >= len(p.Ticked) || p.Ticked[i] == on || p.Sync {
+	if i < 0 || i >= len(p.Ticked) || p.Ticked[i] == on || p.Sync || p.parityFile[i] {
 		return
 	}
 	p.Ticked[i] = on
@@ -266,7 +290,11 @@ func (p *Picker) browse() {
 func (p *Picker) updateSummary() {
 	files, known := 0, true
 	var size int64
+	listed := 0 // the files to choose from: not the parity sets
 	for i, f := range p.Doc.Files {
+		if !p.parityFile[i] {
+			listed++
+		}
 		if !p.Ticked[i] {
 			continue
 		}
@@ -277,8 +305,8 @@ func (p *Picker) updateSummary() {
 			size += f.Size
 		}
 	}
-	s := fmt.Sprintf(lang.L("%s of %s files"), count(files), count(len(p.Doc.Files)))
-	if len(p.Doc.Files) == 1 {
+	s := fmt.Sprintf(lang.L("%s of %s files"), count(files), count(listed))
+	if listed == 1 {
 		s = lang.L("1 file")
 		if files == 0 {
 			s = lang.L("The file is left out")
@@ -375,24 +403,29 @@ type pickerRow struct {
 	name  *widget.Label
 	meta  *widget.RichText
 	why   *widget.Label
-	size  *widget.Label
-	index int
+	// parity is the file's PAR2 parity set, when the document lists one:
+	// "parity for NAME (120 recovery blocks, 52 MiB)".
+	parity *widget.RichText
+	size   *widget.Label
+	index  int
 }
 
 func (p *Picker) createRow() fyne.CanvasObject {
 	r := &pickerRow{
-		name: widget.NewLabel(""),
-		meta: newDim("", theme.SizeNameCaptionText),
-		why:  widget.NewLabel(""),
-		size: widget.NewLabel(""),
+		name:   widget.NewLabel(""),
+		meta:   newDim("", theme.SizeNameCaptionText),
+		why:    widget.NewLabel(""),
+		parity: newDim("", theme.SizeNameCaptionText),
+		size:   widget.NewLabel(""),
 	}
 	r.check = newKeyCheck(func(on bool) { p.SetTicked(r.index, on) }, p.key)
+	r.parity.Hide() // shown by updateRow for a file with a parity set
 	r.name.TextStyle.Bold = true
 	r.name.Truncation = fyne.TextTruncateEllipsis
 	r.why.SizeName = theme.SizeNameCaptionText
 	r.why.Importance = widget.WarningImportance
 	r.why.Truncation = fyne.TextTruncateEllipsis
-	lines := container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), r.name, r.meta, r.why)
+	lines := container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), r.name, r.meta, r.parity, r.why)
 	r.size.Alignment = fyne.TextAlignTrailing
 	r.content = container.New(&columns{widths: []float32{32, 0, 90}}, r.check, lines, r.size)
 	r.ExtendBaseWidget(r)
@@ -417,6 +450,13 @@ func (p *Picker) updateRow(row widget.ListItemID, o fyne.CanvasObject) {
 	r.name.SetText(f.Name)
 	r.size.SetText(bytesText(f.Size))
 	setDim(r.meta, fileMeta(f, p.Prefs().Locations))
+	if set, ok := p.parity[f.Name]; ok {
+		setDim(r.parity, parityLine(set, p.Doc.Files))
+		r.parity.Show()
+	} else {
+		setDim(r.parity, "")
+		r.parity.Hide()
+	}
 	if p.Why[i] != "" {
 		r.why.SetText(fmt.Sprintf(lang.L("Left out: %s"), p.Why[i]))
 		r.why.Show()
@@ -459,6 +499,17 @@ func fileMeta(f metalink.File, countries []string) string {
 		parts = append(parts, lang.L("verified by hash"))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// parityLine is the line under a file the document lists a PAR2 parity
+// set for: "parity for big.iso (120 recovery blocks, 52 MiB)"; the size
+// is left out when the document gives none of the set's sizes.
+func parityLine(set metalink.ParitySet, files []metalink.File) string {
+	blocks := countL("%s recovery blocks", set.Blocks())
+	if size := set.Size(files); size > 0 {
+		return fmt.Sprintf(lang.L("parity for %s (%s, %s)"), set.Of, blocks, bytesText(size))
+	}
+	return fmt.Sprintf(lang.L("parity for %s (%s)"), set.Of, blocks)
 }
 
 // offered lists the distinct values the document's files carry, for a

@@ -31,9 +31,15 @@ const (
 // touched (missing, or done in an earlier session).
 const NoMirror = -1
 
+// RebuiltFromParity is the PieceMap.Mirror of a piece no mirror could send
+// good, rebuilt from the file's PAR2 parity set instead (the engine's
+// FilledByParity). It is drawn in a colour of its own.
+const RebuiltFromParity = -2
+
 // PieceMap is which pieces of a file are in which state, and which mirror
 // filled each (or is filling it, or sent it bad). Both slices have one entry
-// per piece; Mirror holds indexes into the file's mirror list, or NoMirror.
+// per piece; Mirror holds indexes into the file's mirror list, NoMirror, or
+// RebuiltFromParity: any other value below 0 is read as NoMirror.
 type PieceMap struct {
 	State  []PieceState
 	Mirror []int16
@@ -105,6 +111,7 @@ type segRenderer struct {
 	palette palette
 	names   []string // the mirror names the legend was built for
 	bad     bool     // the legend shows the "failed hash" entry
+	parity  bool     // the legend shows the "rebuilt from parity" entry
 }
 
 // Geometry of the grid in device-independent units.
@@ -137,7 +144,7 @@ func (r *segRenderer) MinSize() fyne.Size {
 
 func (r *segRenderer) Refresh() {
 	r.applyTheme()
-	if !slices.Equal(r.names, r.m.Mirrors) || r.bad != r.m.Map.hasBad() {
+	if !slices.Equal(r.names, r.m.Mirrors) || r.bad != r.m.Map.hasBad() || r.parity != r.m.Map.hasRebuilt() {
 		r.rebuildLegend()
 		r.Layout(r.m.Size())
 	}
@@ -174,11 +181,13 @@ const (
 	keyActive
 	keyEarlier
 	keyBad
+	keyParity
 )
 
 func (r *segRenderer) rebuildLegend() {
 	r.names = slices.Clone(r.m.Mirrors)
 	r.bad = r.m.Map.hasBad()
+	r.parity = r.m.Map.hasRebuilt()
 	var items []fyne.CanvasObject
 	for i, name := range r.names {
 		items = append(items, newLegendItem(i, name, r.palette))
@@ -187,6 +196,9 @@ func (r *segRenderer) rebuildLegend() {
 		newLegendItem(keyActive, lang.L("In progress"), r.palette),
 		newLegendItem(keyEarlier, lang.L("Done earlier"), r.palette),
 		newLegendItem(keyMissing, lang.L("Missing"), r.palette))
+	if r.parity {
+		items = append(items, newLegendItem(keyParity, lang.L("Rebuilt from parity"), r.palette))
+	}
 	if r.bad {
 		items = append(items, newLegendItem(keyBad, lang.L("Failed hash"), r.palette))
 	}
@@ -268,7 +280,7 @@ func planGrid(pieces, w, h int, scale float64) grid {
 // cell is what one drawn cell stands for: a run of pieces.
 type cell struct {
 	state  PieceState // worst state in the run: bad, active, done (all), else missing
-	mirror int        // the mirror that filled (or is filling) most of the run
+	mirror int        // the mirror that filled (or is filling) most of the run, or RebuiltFromParity
 	done   float64    // share of the run done, in [0, 1]
 }
 
@@ -286,7 +298,12 @@ func bucket(p PieceMap, n int) []cell {
 		end := int(int64(c+1) * int64(total) / int64(n))
 		done, active, bad := 0, false, false
 		votes = votes[:0]
+		rebuilt := 0 // pieces of the run rebuilt from parity
 		vote := func(m int) {
+			if m == RebuiltFromParity {
+				rebuilt++
+				return
+			}
 			if m < 0 {
 				return
 			}
@@ -317,6 +334,9 @@ func bucket(p PieceMap, n int) []cell {
 			if v > best {
 				best, k.mirror = v, m
 			}
+		}
+		if rebuilt > best {
+			k.mirror = RebuiltFromParity
 		}
 		switch {
 		case bad:
@@ -371,7 +391,18 @@ func MirrorColor(i int) color.Color {
 // palette is the segment map's colours for the current theme.
 type palette struct {
 	bg, missing, earlier, bad color.NRGBA
+	parity                    color.NRGBA // pieces rebuilt from parity
 }
+
+// Pieces rebuilt from parity are a deep indigo, nearly black, on the light
+// theme and a pale lavender on the dark one: far in lightness from every
+// mirror colour (all mid-tones), from the failed-hash red and from the
+// greys of missing and earlier pieces, so they stand apart for readers
+// who do not tell hues apart too (TestParityColourStandsApart).
+var (
+	parityLight = color.NRGBA{0x2b, 0x23, 0x50, 0xff}
+	parityDark  = color.NRGBA{0xe6, 0xdc, 0xff, 0xff}
+)
 
 func newPalette(th fyne.Theme, v fyne.ThemeVariant) palette {
 	bg := nrgba(th.Color(theme.ColorNameInputBackground, v))
@@ -381,10 +412,25 @@ func newPalette(th fyne.Theme, v fyne.ThemeVariant) palette {
 		missing: mix(bg, fg, 0.13),
 		earlier: mix(bg, fg, 0.42),
 		bad:     nrgba(th.Color(theme.ColorNameError, v)),
+		parity:  parityColour(th, v),
 	}
 }
 
+// parityColour picks the light or the dark theme's parity colour by the
+// background's lightness, so a theme that names its own variant still
+// gets the one that reads on it.
+func parityColour(th fyne.Theme, v fyne.ThemeVariant) color.NRGBA {
+	bg := nrgba(th.Color(theme.ColorNameInputBackground, v))
+	if int(bg.R)+int(bg.G)+int(bg.B) < 3*0x80 {
+		return parityDark
+	}
+	return parityLight
+}
+
 func (p palette) mirror(i int) color.NRGBA {
+	if i == RebuiltFromParity {
+		return p.parity
+	}
 	if i < 0 {
 		return p.earlier
 	}
@@ -398,7 +444,7 @@ func (p palette) cellColor(c cell) color.NRGBA {
 	case PieceActive:
 		// A tint of the mirror filling it: plainly the same hue, plainly
 		// not finished.
-		return mix(p.missing, p.mirror(c.mirror), 0.45)
+		return mix(p.missing, p.mirror(c.mirror), activeTint(c.mirror))
 	case PieceDone:
 		return p.mirror(c.mirror)
 	}
@@ -406,6 +452,17 @@ func (p palette) cellColor(c cell) color.NRGBA {
 		return mix(p.missing, p.mirror(c.mirror), 0.25+0.6*c.done)
 	}
 	return p.missing
+}
+
+// activeTint is how far toward its filler's colour a piece in hand is
+// drawn. Parity's colour is near the theme's text colour, so a light tint
+// of it would be a grey like the pieces done earlier: a piece being
+// rebuilt takes more of it.
+func activeTint(filler int) float64 {
+	if filler == RebuiltFromParity {
+		return 0.7
+	}
+	return 0.45
 }
 
 func (p palette) legendColor(key int) color.NRGBA {
@@ -418,11 +475,24 @@ func (p palette) legendColor(key int) color.NRGBA {
 		return p.earlier
 	case keyBad:
 		return p.bad
+	case keyParity:
+		return p.parity
 	}
 	return p.mirror(key)
 }
 
 func (p PieceMap) hasBad() bool { return slices.Contains(p.State, PieceBad) }
+
+// hasRebuilt reports whether a piece done or in hand was rebuilt from
+// parity.
+func (p PieceMap) hasRebuilt() bool {
+	for i, s := range p.State {
+		if s != PieceMissing && p.mirrorAt(i) == RebuiltFromParity {
+			return true
+		}
+	}
+	return false
+}
 
 func nrgba(c color.Color) color.NRGBA {
 	return color.NRGBAModel.Convert(c).(color.NRGBA)
@@ -437,11 +507,14 @@ func mix(a, b color.NRGBA, t float64) color.NRGBA {
 // Summary describes a piece map in a line: "412 of 1,024 pieces done · 3
 // in progress · 1 failed its hash".
 func (p PieceMap) Summary() string {
-	var done, active, bad int
-	for _, s := range p.State {
+	var done, active, bad, rebuilt int
+	for i, s := range p.State {
 		switch s {
 		case PieceDone:
 			done++
+			if p.mirrorAt(i) == RebuiltFromParity {
+				rebuilt++
+			}
 		case PieceActive:
 			active++
 		case PieceBad:
@@ -449,6 +522,9 @@ func (p PieceMap) Summary() string {
 		}
 	}
 	s := fmt.Sprintf(lang.L("%s of %s pieces done"), count(done), count(p.Len()))
+	if rebuilt > 0 {
+		s += " · " + fmt.Sprintf(lang.L("%s rebuilt from parity"), count(rebuilt))
+	}
 	if active > 0 {
 		s += " · " + fmt.Sprintf(lang.L("%s in progress"), count(active))
 	}

@@ -50,6 +50,17 @@ func bigMap() PieceMap {
 	)
 }
 
+// parityMap is a download whose mirrors all sent three pieces bad: the
+// three were rebuilt from the file's parity set, one is being rebuilt
+// now, and a run of a 4-cell grid is mostly parity's.
+func parityMap() PieceMap {
+	return pieceMap(
+		run{30, PieceDone, 0}, run{1, PieceDone, RebuiltFromParity}, run{25, PieceDone, 1},
+		run{2, PieceDone, RebuiltFromParity}, run{20, PieceDone, 2}, run{1, PieceActive, RebuiltFromParity},
+		run{15, PieceDone, 0}, run{6, PieceMissing, NoMirror},
+	)
+}
+
 var threeMirrors = []string{"mirror.example.org", "ftp.example.net", "dl.example.de:8080"}
 
 func TestBucket(t *testing.T) {
@@ -108,6 +119,31 @@ func TestBucket(t *testing.T) {
 			},
 		},
 		{
+			name: "a piece rebuilt from parity has parity's colour, not a mirror's",
+			p:    pieceMap(run{1, PieceDone, RebuiltFromParity}, run{1, PieceActive, RebuiltFromParity}, run{1, PieceBad, RebuiltFromParity}),
+			n:    3,
+			want: []cell{
+				{state: PieceDone, mirror: RebuiltFromParity, done: 1},
+				{state: PieceActive, mirror: RebuiltFromParity, done: 0},
+				{state: PieceBad, mirror: RebuiltFromParity, done: 0},
+			},
+		},
+		{
+			name: "a run mostly rebuilt from parity takes parity's colour",
+			p:    pieceMap(run{1, PieceDone, 1}, run{2, PieceDone, RebuiltFromParity}, run{1, PieceDone, 1}, run{1, PieceDone, RebuiltFromParity}),
+			n:    2,
+			want: []cell{
+				{state: PieceDone, mirror: 1, done: 1},                 // pieces 0–1: a tie goes to the mirror
+				{state: PieceDone, mirror: RebuiltFromParity, done: 1}, // pieces 2–4: two of three rebuilt
+			},
+		},
+		{
+			name: "a filler below the known ones is no mirror, never an index",
+			p:    pieceMap(run{2, PieceDone, -7}),
+			n:    1,
+			want: []cell{{state: PieceDone, mirror: NoMirror, done: 1}},
+		},
+		{
 			name: "no pieces",
 			p:    PieceMap{},
 			n:    2,
@@ -159,6 +195,8 @@ func TestSegmentMapGolden(t *testing.T) {
 		{"segmap_dark.png", darkTheme, smallMap(), threeMirrors, fyne.NewSize(420, 170)},
 		{"segmap_100k.png", lightTheme, bigMap(), threeMirrors, fyne.NewSize(420, 170)},
 		{"segmap_empty.png", lightTheme, PieceMap{}, nil, fyne.NewSize(300, 100)},
+		{"segmap_parity_light.png", lightTheme, parityMap(), threeMirrors, fyne.NewSize(420, 170)},
+		{"segmap_parity_dark.png", darkTheme, parityMap(), threeMirrors, fyne.NewSize(420, 170)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -178,7 +216,8 @@ func TestSegmentMapColours(t *testing.T) {
 	a := test.NewTempApp(t)
 	a.Settings().SetTheme(lightTheme())
 	m := NewSegmentMap()
-	p := pieceMap(run{1, PieceDone, 0}, run{1, PieceDone, 1}, run{1, PieceActive, 1}, run{1, PieceBad, 2}, run{1, PieceMissing, NoMirror}, run{1, PieceDone, NoMirror})
+	p := pieceMap(run{1, PieceDone, 0}, run{1, PieceDone, 1}, run{1, PieceActive, 1}, run{1, PieceBad, 2}, run{1, PieceMissing, NoMirror}, run{1, PieceDone, NoMirror},
+		run{1, PieceDone, RebuiltFromParity}, run{1, PieceActive, RebuiltFromParity}, run{1, PieceDone, -9})
 	m.Set(p, threeMirrors)
 	w := test.NewTempWindow(t, m)
 	w.SetPadded(false)
@@ -195,6 +234,9 @@ func TestSegmentMapColours(t *testing.T) {
 		pal.bad,
 		pal.missing,
 		pal.earlier,
+		parityLight,
+		mix(pal.missing, parityLight, 0.7),
+		pal.earlier, // an unknown filler below 0: no mirror's colour
 	}
 	for i, c := range want {
 		x, y := (i%g.cols)*g.pitch+g.size/2, (i/g.cols)*g.pitch+g.size/2
@@ -229,6 +271,18 @@ func TestSegmentMapLegend(t *testing.T) {
 	if got, want := labels(), []string{"mirror.example.org", "In progress", "Done earlier", "Missing"}; !slices.Equal(got, want) {
 		t.Errorf("legend %q, want %q", got, want)
 	}
+	m.Set(parityMap(), threeMirrors)
+	if got, want := labels(), append(slices.Clone(threeMirrors), "In progress", "Done earlier", "Missing", "Rebuilt from parity"); !slices.Equal(got, want) {
+		t.Errorf("legend %q, want %q", got, want)
+	}
+	last := r.legend.Objects[len(r.legend.Objects)-1].(*legendItem)
+	if got := nrgba(last.swatch.FillColor); got != r.palette.parity || (got != parityLight && got != parityDark) {
+		t.Errorf("the parity swatch is %v, want the theme's parity colour %v", got, r.palette.parity)
+	}
+	m.Set(pieceMap(run{4, PieceDone, 0}, run{1, PieceMissing, RebuiltFromParity}), threeMirrors)
+	if got := labels(); slices.Contains(got, "Rebuilt from parity") {
+		t.Errorf("legend %q names parity for a piece still missing", got)
+	}
 	m.Set(smallMap(), threeMirrors)
 	if got, want := labels(), append(slices.Clone(threeMirrors), "In progress", "Done earlier", "Missing", "Failed hash"); !slices.Equal(got, want) {
 		t.Errorf("legend %q, want %q", got, want)
@@ -248,6 +302,7 @@ func TestPieceMapSummary(t *testing.T) {
 		{PieceMap{}, "0 of 0 pieces done"},
 		{smallMap(), "92 of 140 pieces done · 12 in progress · 1 failed the hash"},
 		{bigMap(), "65,000 of 100,000 pieces done · 800 in progress"},
+		{parityMap(), "93 of 100 pieces done · 3 rebuilt from parity · 1 in progress"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

@@ -141,7 +141,10 @@ func lookOf(j Job) Look {
 			return Look{icon(theme.ViewRestoreIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, lang.L("Syncing")}
 		}
 		text := j.State.String()
-		if j.Skipping > 0 {
+		switch {
+		case j.Rebuilding > 0:
+			text = with(text, RebuildingText(j.Rebuilding))
+		case j.Skipping > 0:
 			text = with(text, fmt.Sprintf(lang.L("passing %s already on disk, as the server cannot resume"), bytesText(j.Skipping)))
 		}
 		return Look{icon(theme.DownloadIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, text}
@@ -158,9 +161,9 @@ func lookOf(j Job) Look {
 		return Look{icon(theme.MediaPauseIcon(), theme.ColorNamePlaceHolder), theme.ColorNamePlaceHolder, j.State.String()}
 	case Verifying:
 		// Err says how far the check is.
-		return Look{icon(theme.SearchIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, with(j.State.String(), j.Err)}
+		return Look{icon(theme.SearchIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, with(j.State.String(), rebuildingOr(j))}
 	case Repairing:
-		return Look{icon(theme.ViewRefreshIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, with(j.State.String(), j.Err)}
+		return Look{icon(theme.ViewRefreshIcon(), theme.ColorNamePrimary), theme.ColorNamePrimary, with(j.State.String(), rebuildingOr(j))}
 	case Seeding:
 		text := j.State.String()
 		if j.Ratio > 0 || j.Peers > 0 {
@@ -182,6 +185,31 @@ func lookOf(j Job) Look {
 		return Look{icon(theme.QuestionIcon(), theme.ColorNamePlaceHolder), theme.ColorNamePlaceHolder, with(j.State.String(), lang.L("not connected"))}
 	}
 	return Look{icon(theme.QuestionIcon(), theme.ColorNamePlaceHolder), theme.ColorNamePlaceHolder, j.State.String()}
+}
+
+// RebuildingText says how many pieces are being rebuilt from parity now:
+// "rebuilding 3 pieces from parity".
+func RebuildingText(n int) string { return countL("rebuilding %s pieces from parity", n) }
+
+// RebuiltText is what a file's verification words gain when pieces of it
+// were rebuilt from parity: ", 3 pieces rebuilt from parity".
+func RebuiltText(n int) string { return countL(", %s pieces rebuilt from parity", n) }
+
+// RebuiltTextOr is RebuiltText for n above 0, else "".
+func RebuiltTextOr(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return RebuiltText(n)
+}
+
+// rebuildingOr is what a check under way says after its state: the pieces
+// being rebuilt from parity, when there are, else Err.
+func rebuildingOr(j Job) string {
+	if j.Rebuilding > 0 {
+		return RebuildingText(j.Rebuilding)
+	}
+	return j.Err
 }
 
 // doneLook tells finished jobs apart by what vouches for them: a

@@ -129,13 +129,14 @@ type fileLive struct {
 	nextTry            time.Time
 	reason             string // why its mirrors wait, in StateWaiting
 	held               string // Snapshot.Held: another program holds the file open
+	rebuilding         int    // Snapshot.Rebuilding: pieces being rebuilt from parity
 }
 
 func newLive() *live { return &live{files: map[string]fileLive{}} }
 
 // note records what a snapshot of one of the job's files says.
 func (l *live) note(s *engine.Snapshot) {
-	f := fileLive{bytes: s.Bytes, size: s.Size, speed: s.Speed, skipping: s.Skipping, state: s.State, nextTry: s.NextTry, held: s.Held}
+	f := fileLive{bytes: s.Bytes, size: s.Size, speed: s.Speed, skipping: s.Skipping, state: s.State, nextTry: s.NextTry, held: s.Held, rebuilding: s.Rebuilding}
 	if s.State == engine.StateWaiting {
 		for _, m := range s.Mirrors {
 			if f.reason = m.Reason; f.reason != "" {

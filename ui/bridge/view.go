@@ -128,6 +128,10 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 		v.Name = v.Source
 	}
 	trustLocked(&v, j, b.trust[j.ID])
+	if v.State == ui.Done && v.Outcome != "" && !v.Unverified {
+		// Pieces of its files rebuilt from parity this session.
+		v.Outcome += ui.RebuiltTextOr(b.rebuiltLocked(j))
+	}
 	for _, f := range j.Files {
 		if f.Selected && f.Size < 0 {
 			v.Size = -1
@@ -185,6 +189,7 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 		running = true
 		speed += f.speed
 		v.Skipping += f.skipping
+		v.Rebuilding += f.rebuilding
 		if f.size < 0 {
 			v.Size = -1 // shown without a percentage until a mirror says
 		}
@@ -274,6 +279,10 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		b.mu.Unlock()
 	}
 	d := ui.Detail{Job: view, Origin: queue.Redact(j.Doc.Origin)}
+	var parity map[string]metalink.ParitySet
+	if j.Doc != nil {
+		parity = metalink.ParitySets(j.Doc.Files)
+	}
 	for _, f := range j.Files {
 		if !f.Selected {
 			continue
@@ -285,6 +294,9 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		d.Description = cmpOr(d.Description, mf.Description)
 		d.License = cmpOr(d.License, mf.License.Name)
 		fd := fileDetail(j, f, mf)
+		if set, ok := parity[f.Name]; ok {
+			fd.HasParity, fd.ParityBlocks = true, set.Blocks()
+		}
 		if j.State == queue.Done && view.State != ui.Seeding {
 			onDisk(&fd, j, f)
 		}
@@ -327,6 +339,17 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 				// Finished this session: who filled each piece is known.
 				applyPast(&fd, last, bits)
 			}
+		}
+		if snap == nil || snap.Name != f.Name {
+			// Verified this session with pieces rebuilt from parity: the
+			// queue's words say by which hash, the last snapshot how
+			// many pieces parity gave (moved or deleted since, the
+			// file's state says so; its check found what it found).
+			b.mu.Lock()
+			if last := b.recent[fileKey{j.ID, f.Name}]; last != nil && f.Verified && fd.State != ui.FileUnverified {
+				fd.Verification += ui.RebuiltTextOr(last.Rebuilt)
+			}
+			b.mu.Unlock()
 		}
 		d.Files = append(d.Files, fd)
 	}
@@ -471,7 +494,7 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 	case engine.StateVerifying:
 		fd.State = ui.FileVerifying
 	case engine.StateDone:
-		fd.State, fd.Verification = ui.FileVerified, verifiedText(queue.ProofWords(s.VerifiedBy))
+		fd.State, fd.Verification = ui.FileVerified, verifiedText(queue.ProofWords(s.VerifiedBy))+ui.RebuiltTextOr(s.Rebuilt)
 		if s.VerifiedBy == "" {
 			fd.State, fd.Verification = ui.FileUnverified, notVerifiedText()
 		}
@@ -488,6 +511,9 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 	}
 	if s.Checked {
 		fd.Verification = fmt.Sprintf(lang.L("%s of %s pieces checked against their hashes so far"), count(s.Verified), count(len(s.Pieces)))
+	}
+	if s.Rebuilding > 0 {
+		fd.Verification = ui.RebuildingText(s.Rebuilding)
 	}
 	fd.Mirrors = fd.Mirrors[:0]
 	for _, m := range s.Mirrors {
@@ -509,6 +535,18 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 			fd.Pieces.State[i] = ui.PieceState(p)
 		}
 	}
+}
+
+// rebuiltLocked is how many pieces of j's files were rebuilt from parity
+// in the downloads of this session the engine let go of.
+func (b *Backend) rebuiltLocked(j queue.Job) int {
+	n := 0
+	for _, f := range j.Files {
+		if last := b.recent[fileKey{j.ID, f.Name}]; f.Selected && last != nil {
+			n += last.Rebuilt
+		}
+	}
+	return n
 }
 
 // applyPast shows which mirror filled each done piece of a file that the
