@@ -347,13 +347,9 @@ func (w *Window) OpenSelectedFolder() {
 }
 
 // OpenSelectedFile opens the selected finished job's first file with the
-// desktop's application for it; a job that can be opened while it
-// arrives (openLive) is opened so.
+// desktop's application for it.
 func (w *Window) OpenSelectedFile() {
 	j, ok := w.model.find(w.selected)
-	if ok && w.openLive(j) {
-		return
-	}
 	if !ok || !finished(j) {
 		return
 	}
@@ -529,6 +525,17 @@ func (w *Window) liveOpenable(j Job) bool {
 		return false
 	}
 	return o.CanOpenLive(j.ID)
+}
+
+// openFromMenu is the menus' Open: the selected finished job's file, or
+// the file of one that can be opened while it arrives (openLive). A
+// double click and Enter open finished files only: a player should not
+// start from a click meant to select a running download.
+func (w *Window) openFromMenu() {
+	if j, ok := w.model.find(w.selected); ok && w.openLive(j) {
+		return
+	}
+	w.OpenSelectedFile()
 }
 
 // openLive opens job j's file while it arrives, off the UI goroutine, and

@@ -36,7 +36,7 @@ func (w *Window) buildMenu() {
 	m.down = item(lang.L("Move down"), ctrl(fyne.KeyDown), w.MoveSelectedDown)
 	m.top = item(lang.L("Move to the top"), ctrl(fyne.KeyHome), w.MoveSelectedTop)
 	m.bottom = item(lang.L("Move to the bottom"), ctrl(fyne.KeyEnd), w.MoveSelectedBottom)
-	m.openFile = item(openLabel(false), nil, w.OpenSelectedFile)
+	m.openFile = item(openLabel(false), nil, w.openFromMenu) // actions.go
 	m.folder = item(lang.L("Show in folder"), ctrl(fyne.KeyE), w.OpenSelectedFolder)
 	m.copyURL = item(lang.L("Copy source URL"), ctrlShift(fyne.KeyC), w.CopySourceURL)
 	m.whenDone = item(lang.L("When done…"), nil, w.AskWhenDone)
