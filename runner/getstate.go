@@ -241,9 +241,13 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, doc *metalin
 		}
 	}
 	if !known {
-		dir := r0.Dir
+		dir, inOrder := r0.Dir, r0.InOrder
 		p := &pendingJob{record: func() (int64, error) {
-			return s.record(ctx, source, dir, doc, files, origin)
+			id, err := s.record(ctx, source, dir, doc, files, origin)
+			if err == nil {
+				s.keepInOrder(s.open(), id, inOrder) // inorder.go
+			}
+			return id, err
 		}}
 		for _, r := range reqs {
 			s.setPending(r, p)
@@ -256,6 +260,7 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, doc *metalin
 		return err
 	}
 	s.keepNet(q, id)
+	inOrder := s.keepInOrder(q, id, r0.InOrder) // inorder.go
 	// The round that lands the job's last file marks it done as well;
 	// getFiles' FinishIfComplete then finds nothing to write.
 	b := s.journalBatch(q)
@@ -269,6 +274,7 @@ func (s *queueState) PrepareAll(ctx context.Context, source string, doc *metalin
 		s.setPending(r, p)
 		r.Done = done[i]
 		r.Journal = b.Journal(id)
+		r.InOrder = inOrder
 		f := stored[r.File.Name]
 		r.SaveAs, r.Landed = f.SavedAs, f.Verified && f.Created
 	}

@@ -503,3 +503,57 @@ func (w *Window) withInOrder(items []*fyne.MenuItem, id JobID) []*fyne.MenuItem 
 	}
 	return withItem(items, i, w.inOrderItem(id))
 }
+
+// LiveOpener is an optional power of a Backend: a download's file opened
+// while it arrives, with the application of its final name (a .part has
+// none), to watch or read what is there so far.
+type LiveOpener interface {
+	// CanOpenLive reports whether job id's file can be opened before it
+	// is done: a torrent that runs (the player's reads are fetched
+	// first), or a download in order (its front is whole first).
+	CanOpenLive(id JobID) bool
+	// OpenLive opens job id's first file that is not done yet; the error
+	// says in a sentence why it did not.
+	OpenLive(id JobID) error
+}
+
+// liveOpenable reports whether job j is not finished and can be opened
+// while it arrives: it runs, waits or is paused, and the backend says so.
+func (w *Window) liveOpenable(j Job) bool {
+	o, ok := w.Backend.(LiveOpener)
+	if !ok || finished(j) || (j.State != Running && j.State != Waiting && j.State != Paused) {
+		return false
+	}
+	return o.CanOpenLive(j.ID)
+}
+
+// openFromMenu is the menus' Open: the selected finished job's file, or
+// the file of one that can be opened while it arrives (openLive). A
+// double click and Enter open finished files only: a player should not
+// start from a click meant to select a running download.
+func (w *Window) openFromMenu() {
+	if j, ok := w.model.find(w.selected); ok && w.openLive(j) {
+		return
+	}
+	w.OpenSelectedFile()
+}
+
+// openLive opens job j's file while it arrives, off the UI goroutine, and
+// says why when it cannot. It reports false, doing nothing, for a job
+// that is not opened so (finished, or neither in order nor a torrent).
+func (w *Window) openLive(j Job) bool {
+	if !w.liveOpenable(j) {
+		return false
+	}
+	o := w.Backend.(LiveOpener)
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		if err := o.OpenLive(j.ID); err != nil {
+			w.do(func() {
+				w.showError(fmt.Errorf(lang.L("Open while it downloads: %w"), err))
+			})
+		}
+	}()
+	return true
+}

@@ -36,7 +36,7 @@ func (w *Window) buildMenu() {
 	m.down = item(lang.L("Move down"), ctrl(fyne.KeyDown), w.MoveSelectedDown)
 	m.top = item(lang.L("Move to the top"), ctrl(fyne.KeyHome), w.MoveSelectedTop)
 	m.bottom = item(lang.L("Move to the bottom"), ctrl(fyne.KeyEnd), w.MoveSelectedBottom)
-	m.openFile = item(lang.L("Open file"), nil, w.OpenSelectedFile)
+	m.openFile = item(openLabel(false), nil, w.openFromMenu) // actions.go
 	m.folder = item(lang.L("Show in folder"), ctrl(fyne.KeyE), w.OpenSelectedFolder)
 	m.copyURL = item(lang.L("Copy source URL"), ctrlShift(fyne.KeyC), w.CopySourceURL)
 	m.whenDone = item(lang.L("When done…"), nil, w.AskWhenDone)
@@ -140,7 +140,12 @@ func (w *Window) setMenu(sel []Job) {
 	for _, it := range []*fyne.MenuItem{m.remove, m.up, m.down, m.top, m.bottom, m.folder, m.copyURL} {
 		set(it, some)
 	}
-	set(m.openFile, done && len(sel) == 1)
+	live := len(sel) == 1 && w.liveOpenable(sel[0]) // actions.go
+	set(m.openFile, (done || live) && len(sel) == 1)
+	if label := openLabel(live); m.openFile.Label != label {
+		m.openFile.Label = label
+		changed = true
+	}
 	_, whenDone := w.Backend.(WhenDoneSetter)
 	set(m.whenDone, whenDone && some)
 	if m.limit != nil {
@@ -164,4 +169,13 @@ func durationText(d time.Duration) string {
 		return lang.L("1 hour")
 	}
 	return countL("%s hours", int(d.Hours()))
+}
+
+// openLabel is the Open item's label: "Open file", or for a file that is
+// still arriving (live) what it opens.
+func openLabel(live bool) string {
+	if live {
+		return lang.L("Open while it downloads")
+	}
+	return lang.L("Open file")
 }

@@ -99,6 +99,7 @@ type Backend struct {
 	tor          torrents // BitTorrent: the client, seeders, readings (torrent.go)
 	org          organise // categories, actions when done (organise.go)
 	rpc          remote   // aria2 JSON-RPC for remote control (remote.go)
+	opener       openLive // files opened while they arrive (open.go)
 
 	changes chan struct{} // tells the window the live jobs changed
 	ctx     context.Context
