@@ -66,6 +66,9 @@ type download struct {
 	adopted     bool            // a file already there was proven to be it
 	trusted     bool            // pieces were taken on the journal's word, unchecked in this run
 	byPieces    bool            // the piece hashes alone proved the file (see piecesSuffice)
+	parityTried bool            // Request.Parity was asked (once a download; see parity.go)
+	rebuilding  int             // pieces being rebuilt from parity now
+	rebuilt     int             // pieces rebuilt from parity
 
 	plog      *pieceLog    // NAME.part.done, see piecelog.go
 	earlier   bool         // pieces of an earlier run were checked (liar.go)
@@ -247,6 +250,9 @@ func (d *download) run(ctx context.Context) (err error) {
 
 	for {
 		sum, err := d.fetchAndHash(ctx)
+		if err == nil {
+			sum, err = d.parityProof(ctx, sum)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -453,6 +459,7 @@ func (d *download) snapshot(s *Snapshot) {
 	s.State = d.state
 	s.Err = d.err
 	s.Attempt = d.attempt
+	s.Rebuilding, s.Rebuilt = d.rebuilding, d.rebuilt
 	s.Elapsed = now.Sub(d.started)
 	s.Bytes = d.doneB
 	s.Hashed = d.hashed.Load()

@@ -206,7 +206,7 @@ func (p *textPrinter) Result(r runner.Result) {
 	case err != nil:
 		fmt.Fprintf(p.stderr, "braid get: %v\n", err)
 	default:
-		fmt.Fprintf(p.stdout, "%s: done, %s%s (%s)\n", s.Name, engine.OutcomeText(out, s.VerifiedBy), savedAsText(s), transferText(s, fetchedBytes(s)))
+		fmt.Fprintf(p.stdout, "%s: done, %s%s%s (%s)\n", s.Name, engine.OutcomeText(out, s.VerifiedBy), parityText(s), savedAsText(s), transferText(s, fetchedBytes(s)))
 	}
 }
 
@@ -327,7 +327,7 @@ func transferText(s *engine.Snapshot, fetched int64) string {
 	if took > 0 && fetched > 0 {
 		text += fmt.Sprintf(", %s/s", byteText(int64(float64(fetched)/took.Seconds())))
 	}
-	if kept := s.Bytes - usefulBytes(s); kept > 0 {
+	if kept := s.Bytes - usefulBytes(s) - rebuiltBytes(s); kept > 0 {
 		text += fmt.Sprintf("; %s were on disk from before", byteText(kept))
 	}
 	return text
@@ -414,6 +414,9 @@ type jsonResult struct {
 	Bytes      int64   `json:"bytes"`
 	Fetched    int64   `json:"fetched"`
 	Seconds    float64 `json:"seconds"`
+	// Rebuilt is the pieces no mirror could send good that were rebuilt
+	// from the file's PAR2 parity set.
+	Rebuilt int `json:"rebuilt_from_parity,omitempty"`
 }
 
 func (p *jsonPrinter) Interval() time.Duration { return 500 * time.Millisecond }
@@ -476,9 +479,29 @@ func (p *jsonPrinter) Result(r runner.Result) {
 		return
 	}
 	j := jsonResult{Type: "result", Source: r.Source, File: s.Name, SavedAs: s.SavedAs, OK: r.Err == nil,
-		Outcome: s.Outcome().String(), VerifiedBy: s.VerifiedBy, Note: s.Note, Bytes: s.Bytes, Fetched: fetchedBytes(s), Seconds: s.Elapsed.Seconds()}
+		Outcome: s.Outcome().String(), VerifiedBy: s.VerifiedBy, Note: s.Note, Bytes: s.Bytes, Fetched: fetchedBytes(s), Seconds: s.Elapsed.Seconds(), Rebuilt: s.Rebuilt}
 	if r.Err != nil {
 		j.Error = r.Err.Error()
 	}
 	writeJSON(p.stdout, j)
+}
+
+// parityText follows a file's outcome when pieces of it were rebuilt
+// from its parity set: ", 3 pieces rebuilt from parity".
+func parityText(s *engine.Snapshot) string {
+	if s.Rebuilt == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d %s rebuilt from parity", s.Rebuilt, plural(s.Rebuilt, "piece", "pieces"))
+}
+
+// rebuiltBytes is the bytes of the pieces rebuilt from parity in this run.
+func rebuiltBytes(s *engine.Snapshot) int64 {
+	var n int64
+	for i, f := range s.Filler {
+		if f == engine.FilledByParity && i < len(s.Pieces) && s.Pieces[i] == engine.PieceDone {
+			n += min(s.PieceLength, s.Size-int64(i)*s.PieceLength)
+		}
+	}
+	return n
 }
