@@ -426,8 +426,10 @@ const maxProbes = 64
 // The set's block count is not in its index, so the widths are found by
 // asking for the first volume (NAME.vol0+1.par2, vol00+01, ...); after
 // it each full volume's name is known, and the last, shorter one is
-// looked for only when the full ones hold too few blocks. It asks with
-// HEAD and stops at maxProbes.
+// looked for only when the full ones hold too few blocks, and only with
+// the counts that would be enough. It asks with HEAD and stops at
+// maxProbes. (A set made with par2cmdline's -u, volumes of one size, is
+// not found this way: list it in a metalink, or give --par2 a FILE.)
 func probeVolumes(ctx context.Context, hc *http.Client, index metalink.File, need int) ([]ParityVolume, error) {
 	if len(index.URLs) == 0 {
 		return nil, errors.New("the parity index has no URL")
@@ -507,7 +509,8 @@ widths:
 		have += count
 	}
 	// The last volume holds the rest: fewer than count blocks from first.
-	for c := count - 1; have < need && c >= 1 && probes < maxProbes; c-- {
+	// Only one with at least the blocks still needed would do.
+	for c := count - 1; have < need && c >= need-have && probes < maxProbes; c-- {
 		if len(fmt.Sprint(first)) > wa || len(fmt.Sprint(c)) > wb {
 			continue
 		}
