@@ -97,6 +97,17 @@ func ParityArg(arg string) (*Parity, error) {
 	return p, nil
 }
 
+// For says whether p is the parity set of the file name, by the name of
+// its index (NAME.par2); a set whose index has another name may still be.
+func (p *Parity) For(name string) bool {
+	index := p.Local
+	if index == "" {
+		index = p.Index.Name
+	}
+	of, ok := metalink.ParityOf(filepath.Base(index))
+	return ok && of == path.Base(name)
+}
+
 // volumeBlocks is the recovery blocks a volume's name (NAME.volXX+YY.par2)
 // says it holds; 0 for any other name.
 func volumeBlocks(name string) int {
@@ -134,6 +145,18 @@ func (p *Parity) mender(pf parityFetch, dir string) func(context.Context, *engin
 	return func(ctx context.Context, m *engine.Mend) error {
 		return p.mend(ctx, pf, dir, m)
 	}
+}
+
+// Mender is p's engine.Request.Parity (or RepairOptions.Parity) for a file
+// in dir: it fetches the set's files with c (through net's logins, waiting
+// up to retryFor for the network; 0: two minutes) into a scratch folder in
+// dir that it removes afterwards, and rebuilds the damaged pieces in place.
+// nil p gives nil.
+func (p *Parity) Mender(c *engine.Client, net *netconf.Session, retryFor time.Duration, dir string) func(context.Context, *engine.Mend) error {
+	if p == nil {
+		return nil
+	}
+	return p.mender(parityFetch{client: c, net: net, retryFor: retryFor}, dir)
 }
 
 // mend fetches the index, maps the damaged pieces to the set's slices,
@@ -253,17 +276,28 @@ func setFile(set *par2.Set, m *engine.Mend) (int, error) {
 	return 0, fmt.Errorf("the parity set has no file %s of %d bytes", base, m.Size)
 }
 
-// damagedSlices maps the pieces to rebuild to the set's slices (a slice
-// touching a damaged byte is damaged), and returns them with the byte runs
-// a rebuild may write. Without piece hashes the other bytes are checked
-// against the set too.
+// damagedSlices maps the pieces to rebuild to the set's slices: of the
+// slices that touch them, those that fail the set's checksums (a piece is
+// often larger than a slice, and its damage smaller). It returns them with
+// the byte runs a rebuild may write. Without piece hashes the other bytes
+// are checked against the set too.
 func damagedSlices(ctx context.Context, set *par2.Set, fi int, m *engine.Mend) ([]int, []engine.Span, error) {
 	ss := set.SliceSize
-	bad := map[int]bool{}
+	var touched []int
 	for _, d := range m.Damaged {
 		for n := d.Off / ss; n <= (d.Off+d.Len-1)/ss; n++ {
-			bad[int(n)] = true
+			if len(touched) == 0 || touched[len(touched)-1] < int(n) {
+				touched = append(touched, int(n))
+			}
 		}
+	}
+	failing, err := set.CheckSlices(ctx, fi, m.Part, touched)
+	if err != nil {
+		return nil, nil, err
+	}
+	bad := map[int]bool{}
+	for _, n := range failing {
+		bad[n] = true
 	}
 	allowed := slices.Clone(m.Damaged)
 	if !m.Checked {

@@ -97,12 +97,20 @@ type parityFixture struct {
 	volBlocks map[string]int
 }
 
-func newParityFixture(t *testing.T, name string, size, pieceLen int, badPieces []int, opt par2.CreateOptions) *parityFixture {
+// newParityFixture damages each bad piece in one byte, or in one every
+// stride bytes when stride is not 0.
+func newParityFixture(t *testing.T, name string, size, pieceLen int, badPieces []int, stride int, opt par2.CreateOptions) *parityFixture {
 	t.Helper()
 	f := &parityFixture{name: name, data: getData(size), pieceLen: pieceLen, badPieces: badPieces, set: map[string][]byte{}, volBlocks: map[string]int{}}
 	f.bad = bytes.Clone(f.data)
 	for _, p := range badPieces {
-		f.bad[p*pieceLen+pieceLen/2] ^= 0x5a
+		if stride == 0 {
+			f.bad[p*pieceLen+pieceLen/2] ^= 0x5a
+			continue
+		}
+		for off := p * pieceLen; off < (p+1)*pieceLen; off += stride {
+			f.bad[off] ^= 0x5a
+		}
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, name)
@@ -133,17 +141,17 @@ func newParityFixture(t *testing.T, name string, size, pieceLen int, badPieces [
 	return f
 }
 
-// need is the slices the bad pieces touch: the recovery blocks a
-// rebuild needs.
+// need is the slices whose bytes differ in the damaged copy: the
+// recovery blocks a rebuild needs.
 func (f *parityFixture) need() int {
-	slices := map[int64]bool{}
-	for _, p := range f.badPieces {
-		off, end := int64(p*f.pieceLen), min(int64((p+1)*f.pieceLen), int64(len(f.data)))
-		for s := off / f.sliceSize; s <= (end-1)/f.sliceSize; s++ {
-			slices[s] = true
+	n := 0
+	for off := int64(0); off < int64(len(f.data)); off += f.sliceSize {
+		end := min(off+f.sliceSize, int64(len(f.data)))
+		if !bytes.Equal(f.data[off:end], f.bad[off:end]) {
+			n++
 		}
 	}
-	return len(slices)
+	return n
 }
 
 // cheapest is the volumes, by name, that hold need blocks in the fewest
@@ -232,7 +240,7 @@ func TestGetRebuildsFromParity(t *testing.T) {
 	t.Parallel()
 	const pl = 4 << 10
 	// Slices of 3000 bytes: a damaged 4 KiB piece touches two or three.
-	fx := newParityFixture(t, "f.bin", 256*pl, pl, []int{253, 254, 255}, par2.CreateOptions{Percent: 5, SliceSize: 3000})
+	fx := newParityFixture(t, "f.bin", 256*pl, pl, []int{253, 254, 255}, 0, par2.CreateOptions{Percent: 5, SliceSize: 3000})
 	a, b := fx.serve(t), fx.serve(t)
 	out := t.TempDir()
 	meta := fx.meta4(t, t.TempDir(), true, a, b)
@@ -331,7 +339,7 @@ func TestGetRebuildsFromParity(t *testing.T) {
 func TestGetParityTooShort(t *testing.T) {
 	t.Parallel()
 	const pl = 16 << 10
-	fx := newParityFixture(t, "g.bin", 64*pl, pl, []int{61, 62, 63}, par2.CreateOptions{Blocks: 6})
+	fx := newParityFixture(t, "g.bin", 64*pl, pl, []int{61, 62, 63}, 512, par2.CreateOptions{Blocks: 6})
 	a, b := fx.serve(t), fx.serve(t)
 	out, state := t.TempDir(), t.TempDir()
 	meta := fx.meta4(t, t.TempDir(), true, a, b)
