@@ -36,10 +36,8 @@ type Mend struct {
 	// are only complete, and a rebuild should check them against the
 	// parity set too.
 	Checked bool
-	// Rebuilding, when the rebuild learns which pieces it will rebuild,
-	// may be called with their count; the download's snapshot shows it.
-	// Mend sets it before calling Request.Parity.
-	Rebuilding func(pieces int)
+	// Wrote is set by the rebuild: the byte runs it wrote, in order.
+	Wrote []Span
 }
 
 // ErrParity wraps why a file's parity set could not rebuild the pieces no
@@ -72,11 +70,6 @@ func (d *download) mendFromParity(ctx context.Context, cause error) error {
 		return nil
 	}
 	m := &Mend{Name: d.file.Name, Size: d.size, Part: d.st, Pieces: len(missing), Checked: d.plan.Verifiable()}
-	m.Rebuilding = func(n int) {
-		d.mu.Lock()
-		d.rebuilding = n
-		d.mu.Unlock()
-	}
 	for _, i := range missing {
 		off, n := d.plan.Bounds(i)
 		if k := len(m.Damaged) - 1; k >= 0 && m.Damaged[k].Off+m.Damaged[k].Len == off {
@@ -140,16 +133,40 @@ func (d *download) mendFromParity(ctx context.Context, cause error) error {
 	return nil
 }
 
-// parityProof reads the whole file through its whole-file hash after
-// pieces were rebuilt from parity, when the piece hashes alone would
-// otherwise have proved it: a rebuild is checked by the file's own hash.
-func (d *download) parityProof(ctx context.Context, sum string) (string, error) {
-	d.mu.Lock()
-	redo := d.rebuilt > 0 && d.byPieces
-	d.mu.Unlock()
-	if !redo {
-		return sum, nil
+// mendMismatch asks Request.Parity, once, to find and rebuild the damaged
+// slices of a complete file without piece hashes whose whole-file hash
+// did not match (mismatch says so), and returns the file's hash after,
+// in hex. The pieces it wrote in count as rebuilt.
+func (d *download) mendMismatch(ctx context.Context, mismatch error) (string, error) {
+	m := &Mend{Name: d.file.Name, Size: d.size, Part: d.st}
+	if err := d.req.Parity(ctx, m); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", fmt.Errorf("%w; %w: %w", mismatch, ErrParity, err)
 	}
+	d.mu.Lock()
+	for _, w := range m.Wrote {
+		if w.Len <= 0 {
+			continue
+		}
+		for i := int(w.Off / d.plan.Length); i < len(d.pieces); i++ {
+			if off, _ := d.plan.Bounds(i); off >= w.Off+w.Len {
+				break
+			}
+			if d.filler[i] != FilledByParity {
+				d.filler[i] = FilledByParity
+				d.rebuilt++
+			}
+		}
+	}
+	d.mu.Unlock()
+	return d.hashAll(ctx)
+}
+
+// hashAll reads the whole file through its whole-file hash and returns
+// the sum in hex.
+func (d *download) hashAll(ctx context.Context) (string, error) {
 	d.setState(StateVerifying)
 	h, err := piece.NewHash(d.whole.Type)
 	if err != nil {
@@ -171,8 +188,24 @@ func (d *download) parityProof(ctx context.Context, sum string) (string, error) 
 		at += n
 		d.hashed.Store(at)
 	}
-	d.mu.Lock()
-	d.byPieces = false
-	d.mu.Unlock()
 	return fmt.Sprintf("%x", h.Sum(nil)), nil
+}
+
+// parityProof reads the whole file through its whole-file hash after
+// pieces were rebuilt from parity, when the piece hashes alone would
+// otherwise have proved it: a rebuild is checked by the file's own hash.
+func (d *download) parityProof(ctx context.Context, sum string) (string, error) {
+	d.mu.Lock()
+	redo := d.rebuilt > 0 && d.byPieces
+	d.mu.Unlock()
+	if !redo {
+		return sum, nil
+	}
+	sum, err := d.hashAll(ctx)
+	if err == nil {
+		d.mu.Lock()
+		d.byPieces = false
+		d.mu.Unlock()
+	}
+	return sum, err
 }

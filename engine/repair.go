@@ -676,7 +676,7 @@ func (r *repair) mendFromParity(ctx context.Context, plan piece.Plan, cause erro
 		r.opts.Rebuilding(len(left))
 		defer r.opts.Rebuilding(0)
 	}
-	m := &Mend{Name: r.f.Name, Size: r.rep.Expected, Part: r.file, Pieces: len(left), Checked: true, Rebuilding: func(int) {}}
+	m := &Mend{Name: r.f.Name, Size: r.rep.Expected, Part: r.file, Pieces: len(left), Checked: true}
 	for _, i := range left {
 		off, n := plan.Bounds(i)
 		if k := len(m.Damaged) - 1; k >= 0 && m.Damaged[k].Off+m.Damaged[k].Len == off {

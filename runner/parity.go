@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -198,8 +199,15 @@ func (p *Parity) mend(ctx context.Context, pf parityFetch, dir string, m *engine
 		}
 	}
 	short := func(have int) error {
-		return fmt.Errorf("not enough recovery blocks to rebuild %d %s: %d short (%d damaged PAR2 %s, %d recovery %s in the parity set)",
-			m.Pieces, plural(m.Pieces, "piece", "pieces"), need-have, need, plural(need, "slice", "slices"), have, plural(have, "block", "blocks"))
+		what := fmt.Sprintf("%d %s", m.Pieces, plural(m.Pieces, "piece", "pieces"))
+		if m.Pieces == 0 {
+			what = "the file"
+		}
+		return fmt.Errorf("not enough recovery blocks to rebuild %s: %d short (%d damaged PAR2 %s, %d recovery %s in the parity set)",
+			what, need-have, need, plural(need, "slice", "slices"), have, plural(have, "block", "blocks"))
+	}
+	if need == 0 {
+		return errors.New("the parity set finds no damaged slice: the bytes it describes differ from the ones the hashes want")
 	}
 	listed := 0
 	for _, v := range vols {
@@ -255,6 +263,16 @@ func (p *Parity) mend(ctx context.Context, pf parityFetch, dir string, m *engine
 		}
 		return err
 	}
+	for _, n := range damaged {
+		off := int64(n) * set.SliceSize
+		end := min(off+set.SliceSize, m.Size)
+		for _, a := range allowed {
+			if lo, hi := max(off, a.Off), min(end, a.Off+a.Len); lo < hi {
+				m.Wrote = append(m.Wrote, engine.Span{Off: lo, Len: hi - lo})
+			}
+		}
+	}
+	slices.SortFunc(m.Wrote, func(a, b engine.Span) int { return cmp.Compare(a.Off, b.Off) })
 	return nil
 }
 

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -27,7 +30,11 @@ type parityServer struct {
 	mu    sync.Mutex
 	files map[string][]byte
 	reqs  map[string]int
+	gets  map[string]int
 	bytes map[string]int64
+	// digest, when set, is sent as the Digest header (RFC 3230) of the
+	// file of that name: what a plain URL's server publishes.
+	digest map[string]string
 }
 
 type countingWriter struct {
@@ -45,12 +52,18 @@ func (w countingWriter) Write(b []byte) (int, error) {
 }
 
 func newParityServer(t *testing.T, files map[string][]byte) *parityServer {
-	s := &parityServer{files: files, reqs: map[string]int{}, bytes: map[string]int64{}}
+	s := &parityServer{files: files, reqs: map[string]int{}, gets: map[string]int{}, bytes: map[string]int64{}, digest: map[string]string{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(r.URL.Path, "/")
 		s.mu.Lock()
 		s.reqs[name]++
+		if r.Method == http.MethodGet {
+			s.gets[name]++
+		}
 		data, ok := s.files[name]
+		if d := s.digest[name]; d != "" {
+			w.Header().Set("Digest", d)
+		}
 		n := new(int64)
 		s.mu.Unlock()
 		defer func() {
@@ -382,5 +395,74 @@ func TestGetParityTooShort(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(out, "g.bin")); err != nil || !bytes.Equal(got, fx.data) {
 		t.Fatalf("after the second get: %v", err)
+	}
+}
+
+// --par2 with a plain URL: the server publishes only a whole-file hash
+// (Digest), so the damage shows as a mismatch; the index --par2 names
+// finds the damaged slices, and the volumes beside it are found by
+// par2cmdline's naming (HEAD), only as many as the damage needs, and
+// fetched. --par2 FILE reads a set on disk and fetches nothing more.
+func TestGetPar2PlainURL(t *testing.T) {
+	t.Parallel()
+	const pl = 4 << 10
+	// 350 slices, 5%: 17 blocks in vol00+1, vol01+2, vol03+4, vol07+8,
+	// vol15+2; 3 damaged slices need the first two.
+	fx := newParityFixture(t, "p.bin", 256*pl, pl, []int{100, 101, 102}, 0, par2.CreateOptions{Percent: 5, SliceSize: 3000})
+	s := fx.serve(t)
+	sum := sha256.Sum256(fx.data)
+	s.digest["p.bin"] = "SHA-256=" + base64.StdEncoding.EncodeToString(sum[:])
+	proof := regexp.MustCompile(`p\.bin: done, verified \(sha-256\), [1-9][0-9]* pieces? rebuilt from parity \(`)
+
+	out := t.TempDir()
+	code, stdout, stderr := runGet(t, "-d", out, "--par2", s.srv.URL+"/p.bin.par2", s.srv.URL+"/p.bin")
+	if code != 0 || !proof.MatchString(stdout) {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	t.Logf("%s", stdout)
+	if got, err := os.ReadFile(filepath.Join(out, "p.bin")); err != nil || !bytes.Equal(got, fx.data) {
+		t.Fatalf("the file is not the original: %v", err)
+	}
+	s.mu.Lock()
+	gets := maps.Clone(s.gets)
+	s.mu.Unlock()
+	want := map[string]bool{"p.bin.vol00+1.par2": true, "p.bin.vol01+2.par2": true}
+	for v := range fx.volBlocks {
+		switch {
+		case want[v] && gets[v] == 0:
+			t.Errorf("%s, which the damage needs, was not fetched", v)
+		case !want[v] && gets[v] > 0:
+			t.Errorf("%s was fetched %d times, though the damage needs only %v", v, gets[v], want)
+		}
+	}
+	if gets["p.bin.par2"] == 0 {
+		t.Error("the index was not fetched")
+	}
+
+	// --par2 FILE: the set on disk.
+	local := t.TempDir()
+	for n, b := range fx.set {
+		if err := os.WriteFile(filepath.Join(local, n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2 := fx.serve(t)
+	s2.digest["p.bin"] = s.digest["p.bin"]
+	out = t.TempDir()
+	code, stdout, stderr = runGet(t, "-d", out, "--par2", filepath.Join(local, "p.bin.par2"), s2.srv.URL+"/p.bin")
+	if code != 0 || !proof.MatchString(stdout) {
+		t.Fatalf("--par2 FILE: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for n := range fx.set {
+		if reqs, _ := parityCounts(n, s2); reqs > 0 {
+			t.Errorf("--par2 FILE: %s was asked of the server", n)
+		}
+	}
+	// Usage.
+	if code, _, stderr := runGet(t, "--par2", filepath.Join(local, "nothing.par2"), s2.srv.URL+"/p.bin"); code != 2 || !strings.Contains(stderr, "nothing.par2") {
+		t.Errorf("--par2 of a missing file: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := runGet(t, "--par2", filepath.Join(local, "p.bin.par2"), s2.srv.URL+"/p.bin", s2.srv.URL+"/q.bin"); code != 2 || !strings.Contains(stderr, "give one SOURCE") {
+		t.Errorf("--par2 with two sources: exit %d, %q", code, stderr)
 	}
 }
