@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -464,5 +465,40 @@ func TestGetPar2PlainURL(t *testing.T) {
 	}
 	if code, _, stderr := runGet(t, "--par2", filepath.Join(local, "p.bin.par2"), s2.srv.URL+"/p.bin", s2.srv.URL+"/q.bin"); code != 2 || !strings.Contains(stderr, "give one SOURCE") {
 		t.Errorf("--par2 with two sources: exit %d, %q", code, stderr)
+	}
+}
+
+// braid repair --metalink, of a file the mirrors have only damaged: the
+// parity set the metalink lists is fetched (the index and the volumes the
+// damage needs), mirrors first, then parity.
+func TestRepairMetalinkFetchesParity(t *testing.T) {
+	t.Parallel()
+	const pl = 4 << 10
+	fx := newParityFixture(t, "m.bin", 128*pl, pl, []int{20, 90}, 0, par2.CreateOptions{Percent: 5, SliceSize: 2000})
+	s := fx.serve(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "m.bin"), fx.bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	meta := fx.meta4(t, t.TempDir(), true, s)
+	code, out, errOut := pcRun(t, cmdRepair, "--metalink", meta, "-d", dir)
+	if code != 0 || !strings.HasPrefix(out, "m.bin: repaired: 0 of 128 pieces fetched again, ") ||
+		!strings.Contains(out, ", 2 pieces rebuilt from parity; verified (sha-256)\n") || !strings.Contains(out, "m.bin.par2: SKIPPED (PAR2 parity for m.bin, not downloaded)\n") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "m.bin")); err != nil || !bytes.Equal(got, fx.data) {
+		t.Fatalf("the file is not the original: %v", err)
+	}
+	if reqs, _ := parityCounts("m.bin", s); reqs == 0 {
+		t.Error("the mirror was not asked first")
+	}
+	want := fx.cheapest(fx.need())
+	for v := range fx.volBlocks {
+		if reqs, _ := parityCounts(v, s); (reqs > 0) != slices.Contains(want, v) {
+			t.Errorf("volume %s asked %d times; the damage needs %v", v, reqs, want)
+		}
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 1 {
+		t.Errorf("the folder holds %d entries, want only m.bin", len(left))
 	}
 }
