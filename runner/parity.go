@@ -491,7 +491,7 @@ func probeVolumes(ctx context.Context, hc *http.Client, index metalink.File, nee
 		return nil, err
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("Braid looks for parity volumes beside an http or https index, not %s", u.Scheme)
+		return nil, fmt.Errorf("parity volumes are looked for beside an http or https index, not a %s one", u.Scheme)
 	}
 	base := strings.TrimSuffix(index.Name, path.Ext(index.Name))
 	probes := 0

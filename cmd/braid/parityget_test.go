@@ -40,7 +40,7 @@ type parityServer struct {
 
 type countingWriter struct {
 	http.ResponseWriter
-	n *int64
+	n  *int64
 	mu *sync.Mutex
 }
 
