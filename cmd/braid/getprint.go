@@ -241,6 +241,8 @@ func progressLine(s *engine.Snapshot) string {
 	}
 	name := shortName(s.Name)
 	switch {
+	case s.Rebuilding > 0:
+		return fmt.Sprintf("%s  no mirror has good bytes: rebuilding %d %s from parity  %5.1f%%", name, s.Rebuilding, plural(s.Rebuilding, "piece", "pieces"), pct)
 	case s.State == engine.StateWaiting && s.Held != "":
 		return fmt.Sprintf("%s  %s  %s so far", name, s.Held, byteText(s.Bytes))
 	case s.State == engine.StateWaiting:
