@@ -183,6 +183,7 @@ func (p *Parity) mend(ctx context.Context, pf parityFetch, dir string, m *engine
 		return err
 	}
 	fi, err := setFile(set, m)
+	inIndex := set.RecoveryBlocks() // an index may hold some blocks too
 	set.Close()
 	if err != nil {
 		return err
@@ -209,7 +210,7 @@ func (p *Parity) mend(ctx context.Context, pf parityFetch, dir string, m *engine
 	if need == 0 {
 		return errors.New("the parity set finds no damaged slice: the bytes it describes differ from the ones the hashes want")
 	}
-	listed := 0
+	listed := inIndex
 	for _, v := range vols {
 		listed += v.Blocks
 	}
