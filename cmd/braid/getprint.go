@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"braid/engine"
 	"braid/engine/explain"
+	"braid/engine/metalink"
 	"braid/engine/signature"
 	"braid/engine/torrent"
 	"braid/runner"
@@ -63,6 +65,7 @@ type textPrinter struct {
 	shown     []*runner.FileRun        // downloads running, oldest first (tty)
 	waiting   map[*runner.FileRun]bool // a log said the download waits
 	announced map[*runner.FileRun]bool // a log named the torrent's size
+	parity    map[[2]string]bool       // source and file whose parity set was told
 }
 
 func (p *textPrinter) Interval() time.Duration {
@@ -134,6 +137,20 @@ func (p *textPrinter) Note(n runner.Note) {
 	case runner.NoteSelection:
 		fmt.Fprintf(p.stderr, "%s: note: %s\n", n.Source, n.Message)
 	case runner.NoteSkipped:
+		if of, ok := metalink.ParityOf(n.File); ok && strings.HasPrefix(n.Message, "PAR2 parity for ") {
+			// A parity set is one line, not one a volume.
+			p.mu.Lock()
+			told := p.parity[[2]string{n.Source, of}]
+			if p.parity == nil {
+				p.parity = map[[2]string]bool{}
+			}
+			p.parity[[2]string{n.Source, of}] = true
+			p.mu.Unlock()
+			if !told {
+				fmt.Fprintf(p.stdout, "%s: has a PAR2 parity set, fetched only if no mirror has good bytes for it\n", of)
+			}
+			return
+		}
 		fmt.Fprintf(p.stdout, "%s: skipped (%s)\n", n.File, n.Message)
 	case runner.NoteWaiting:
 		fmt.Fprintf(p.stderr, "%s: waiting for the network, next try in %s (%s)\n", n.Source, waitText(n.Wait), waitReason(n.Err))

@@ -269,6 +269,9 @@ func TestGetRebuildsFromParity(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(out, "f.bin")); err != nil || !bytes.Equal(got, fx.data) {
 		t.Fatalf("the file is not the original: %v", err)
 	}
+	if strings.Count(stdout, "f.bin: has a PAR2 parity set, fetched only if no mirror has good bytes for it\n") != 1 || strings.Contains(stdout, ".par2: skipped") {
+		t.Errorf("the parity set is not told in one line:\n%s", stdout)
+	}
 	if left, _ := os.ReadDir(out); len(left) != 1 {
 		var names []string
 		for _, e := range left {
