@@ -33,9 +33,11 @@ func (d *download) dispatch(ctx context.Context) error {
 			switch {
 			case fatal == nil:
 				d.startWaiting(now)
-			case d.req.Parity != nil && !d.parityTried && (errors.Is(fatal, ErrBadPiece) || errors.Is(fatal, ErrNoMirrors)):
+			case d.req.Parity != nil && !d.parityTried && d.done > 0 && (errors.Is(fatal, ErrBadPiece) || errors.Is(fatal, ErrNoMirrors)):
 				// No mirror can send what is missing, and every
-				// other piece is done: the parity set's turn.
+				// other piece is done: the parity set's turn (not
+				// for a file no mirror sent a piece of: that is a
+				// broken link, not damage).
 				d.parityTried, mend = true, true
 			}
 		}
