@@ -390,9 +390,12 @@ func (d *download) finishPiece(s *segment, good bool) bool {
 	} else {
 		d.pieces[i] = PieceBad
 		d.filler[i] = int16(m.idx)
+		if len(d.bad[i]) == 0 {
+			m.blamed++
+		}
 		d.bad[i] = append(d.bad[i], int16(m.idx))
 		m.strikes++
-		if m.strikes >= maxStrikes && m.state != MirrorDropped {
+		if m.blamed >= maxStrikes && m.state != MirrorDropped {
 			d.dropMirror(m, fmt.Errorf("sent %d pieces that fail their %s hash (last: piece %d)", m.strikes, d.plan.Type, i))
 		}
 	}

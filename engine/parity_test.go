@@ -20,9 +20,10 @@ func TestParityHook(t *testing.T) {
 	t.Parallel()
 	const pl = 16 << 10
 	data := mirrortest.Bytes(40*pl, 77)
-	// The file's last pieces: a mirror is dropped at its third bad piece,
-	// and so only with nothing good left in its work.
-	bad := func(p int) bool { return p >= 37 }
+	// Three pieces spread over the file, bad on both mirrors alike: a
+	// piece every mirror sends bad is not held against them, so neither
+	// is dropped and every other piece comes from them.
+	bad := func(p int) bool { return p == 3 || p == 4 || p == 30 }
 	for _, tc := range []struct {
 		name   string
 		write  func(m *Mend) error // what the rebuild does
@@ -60,7 +61,7 @@ func TestParityHook(t *testing.T) {
 				t.Fatalf("Parity asked %d times", calls.Load())
 			}
 			if seen.Pieces != 3 || !seen.Checked || seen.Size != int64(len(data)) ||
-				len(seen.Damaged) != 1 || seen.Damaged[0] != (Span{37 * pl, 3 * pl}) {
+				len(seen.Damaged) != 2 || seen.Damaged[0] != (Span{3 * pl, 2 * pl}) || seen.Damaged[1] != (Span{30 * pl, pl}) {
 				t.Fatalf("Parity was given %+v", *seen)
 			}
 			if !tc.wantOK {
