@@ -283,7 +283,10 @@ type Request struct {
 	// Parity, when set, rebuilds from the file's PAR2 parity set the
 	// pieces no mirror can send good (every mirror sent bad data for
 	// them, or none is left), once every other piece is done: it writes
-	// them into Mend.Part in place. The engine then checks each rebuilt
+	// them into Mend.Part in place. For a file without piece hashes it is
+	// also asked when the whole-file hash does not match, with Damaged
+	// empty and Checked false: it finds the damage by the set's own
+	// checksums, before any mirror is suspected. The engine then checks each rebuilt
 	// piece against its hash and the file against its whole-file hash,
 	// read in full (Snapshot.Rebuilt counts the pieces). Asked at most
 	// once a download; an error ends it (wrapping ErrParity), keeping
