@@ -280,6 +280,18 @@ type Request struct {
 	// arrives (see inorder.go); the mirrors still fill the next pieces side
 	// by side. It costs a little throughput.
 	InOrder bool
+	// Parity, when set, rebuilds from the file's PAR2 parity set the
+	// pieces no mirror can send good (every mirror sent bad data for
+	// them, or none is left), once every other piece is done: it writes
+	// them into Mend.Part in place. For a file without piece hashes it is
+	// also asked when the whole-file hash does not match, with Damaged
+	// empty and Checked false: it finds the damage by the set's own
+	// checksums, before any mirror is suspected. The engine then checks each rebuilt
+	// piece against its hash and the file against its whole-file hash,
+	// read in full (Snapshot.Rebuilt counts the pieces). Asked at most
+	// once a download; an error ends it (wrapping ErrParity), keeping
+	// NAME.part and the pieces done for a later try.
+	Parity func(ctx context.Context, m *Mend) error
 }
 
 // Download is a running or finished download. Its methods are safe for

@@ -27,16 +27,29 @@ func (d *download) dispatch(ctx context.Context) error {
 		}
 		active := len(d.segs)
 		complete := d.done == len(d.pieces)
+		mend := false
 		if active == 0 && !stopping && !complete && !wanted {
 			fatal = d.stuck(now)
-			if fatal == nil {
+			switch {
+			case fatal == nil:
 				d.startWaiting(now)
+			case d.req.Parity != nil && !d.parityTried && d.done > 0 && (errors.Is(fatal, ErrBadPiece) || errors.Is(fatal, ErrNoMirrors)):
+				// No mirror can send what is missing, and every
+				// other piece is done: the parity set's turn (not
+				// for a file no mirror sent a piece of: that is a
+				// broken link, not damage).
+				d.parityTried, mend = true, true
 			}
 		}
 		if fatal == nil && !stopping {
 			fatal = d.checkWaiting(now)
 		}
 		d.mu.Unlock()
+		if mend {
+			if fatal = d.mendFromParity(ctx, fatal); fatal == nil {
+				continue
+			}
+		}
 		if active == 0 {
 			switch {
 			case fatal != nil:

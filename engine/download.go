@@ -66,6 +66,9 @@ type download struct {
 	adopted     bool            // a file already there was proven to be it
 	trusted     bool            // pieces were taken on the journal's word, unchecked in this run
 	byPieces    bool            // the piece hashes alone proved the file (see piecesSuffice)
+	parityTried bool            // Request.Parity was asked (once a download; see parity.go)
+	rebuilding  int             // pieces being rebuilt from parity now
+	rebuilt     int             // pieces rebuilt from parity
 
 	plog      *pieceLog    // NAME.part.done, see piecelog.go
 	earlier   bool         // pieces of an earlier run were checked (liar.go)
@@ -245,10 +248,18 @@ func (d *download) run(ctx context.Context) (err error) {
 		}
 	}()
 
+	parityDone := false // the parity set mended a mismatch, and the file now matches
 	for {
-		sum, err := d.fetchAndHash(ctx)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+		sum := d.whole.Value
+		if !parityDone {
+			var err error
+			sum, err = d.fetchAndHash(ctx)
+			if err == nil {
+				sum, err = d.parityProof(ctx, sum)
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
 		}
 		if d.whole.Type == "" || sum == d.whole.Value {
 			d.convictSuspect()
@@ -266,6 +277,22 @@ func (d *download) run(ctx context.Context) (err error) {
 			return nil
 		}
 		mismatch := fmt.Errorf("%s: %w: %s %s, expected %s", name, ErrHashMismatch, d.whole.Type, sum, d.whole.Value)
+		if d.req.Parity != nil && !d.parityTried && !d.plan.Verifiable() {
+			// Without piece hashes the parity set's own checksums find
+			// the bad bytes: cheaper than fetching again.
+			d.parityTried = true
+			mended, err := d.mendMismatch(ctx, mismatch)
+			if ctx.Err() != nil {
+				return fmt.Errorf("%s: %w", name, ctx.Err())
+			}
+			if err == nil && mended == d.whole.Value {
+				parityDone = true
+				continue
+			}
+			if err != nil {
+				mismatch = err
+			}
+		}
 		if d.plan.Verifiable() {
 			return fmt.Errorf("%w, although every piece matched its hash: the metalink's hashes disagree; %s kept", mismatch, st.part)
 		}
@@ -363,9 +390,12 @@ func (d *download) finishPiece(s *segment, good bool) bool {
 	} else {
 		d.pieces[i] = PieceBad
 		d.filler[i] = int16(m.idx)
+		if len(d.bad[i]) == 0 {
+			m.blamed++
+		}
 		d.bad[i] = append(d.bad[i], int16(m.idx))
 		m.strikes++
-		if m.strikes >= maxStrikes && m.state != MirrorDropped {
+		if m.blamed >= maxStrikes && m.state != MirrorDropped {
 			d.dropMirror(m, fmt.Errorf("sent %d pieces that fail their %s hash (last: piece %d)", m.strikes, d.plan.Type, i))
 		}
 	}
@@ -453,6 +483,7 @@ func (d *download) snapshot(s *Snapshot) {
 	s.State = d.state
 	s.Err = d.err
 	s.Attempt = d.attempt
+	s.Rebuilding, s.Rebuilt = d.rebuilding, d.rebuilt
 	s.Elapsed = now.Sub(d.started)
 	s.Bytes = d.doneB
 	s.Hashed = d.hashed.Load()

@@ -49,6 +49,10 @@ type mirror struct {
 	retryAt time.Time
 	fails   int // temporary errors in a row without a byte received
 	strikes int
+	// blamed counts its strikes on pieces no other mirror had sent bad
+	// before: the ones that are its own fault, which decide its drop (a
+	// piece every mirror sends bad is the source's fault, for parity).
+	blamed  int
 	stalls  int  // connections in a row cut for sending nothing
 	probed  bool // Stat has been asked (or the source cannot Stat)
 	probing bool // a connection is asking it about the file

@@ -36,6 +36,14 @@ type RepairOptions struct {
 	// the bad pieces are mended. It is called from the repair's
 	// goroutines, one call at a time, and must return quickly.
 	Progress func(mended, bad int)
+	// Parity, when set, rebuilds from the file's PAR2 parity set the
+	// pieces no mirror sent good, as Request.Parity does for a download:
+	// mirrors first, then parity. Each rebuilt piece is checked against
+	// its hash, and the file against its whole-file hash.
+	Parity func(ctx context.Context, m *Mend) error
+	// Rebuilding, when set, is told how many pieces are being rebuilt
+	// from parity when that begins, and 0 when it ends.
+	Rebuilding func(pieces int)
 }
 
 // RepairResult is what a repair found and did.
@@ -55,6 +63,10 @@ type RepairResult struct {
 	// VerifiedBy names the hash that proves the file now, as in
 	// Snapshot.VerifiedBy; "" when the repair failed.
 	VerifiedBy string
+	// Rebuilt is how many of the bad pieces no mirror sent good were
+	// rebuilt from the parity set (RepairOptions.Parity); they are not
+	// in Fetched.
+	Rebuilt int
 }
 
 // Repair checks the file f.Name in dir against f's hashes and, when it is
@@ -220,11 +232,15 @@ func (r *repair) pieces(ctx context.Context) error {
 	}
 	plan := piece.PlanFor(r.f)
 	fx := newFixer(r, plan, srcs)
-	if err := fx.run(ctx); err != nil {
+	err := fx.run(ctx)
+	r.res.Bytes = fx.bytes
+	if err != nil && r.opts.Parity != nil && ctx.Err() == nil && (errors.Is(err, ErrBadPiece) || errors.Is(err, ErrNoMirrors)) {
+		err = r.mendFromParity(ctx, plan, err)
+	}
+	if err != nil {
 		return err
 	}
-	r.res.Fetched = len(r.rep.Bad)
-	r.res.Bytes = fx.bytes
+	r.res.Fetched = len(r.rep.Bad) - r.res.Rebuilt
 	if r.rep.Trailing > 0 {
 		if err := r.file.Truncate(r.rep.Expected); err != nil {
 			return fmt.Errorf("cut %s to %d bytes: %w", r.f.Name, r.rep.Expected, err)
@@ -235,8 +251,9 @@ func (r *repair) pieces(ctx context.Context) error {
 		return fmt.Errorf("sync %s: %w", r.f.Name, err)
 	}
 	// Verify computed the whole-file hash only where the piece hashes do
-	// not cover it; then it must be checked on the mended file.
-	if r.rep.HashType != "" && (r.rep.Whole == piece.Match || r.rep.Whole == piece.Mismatch) {
+	// not cover it; then it must be checked on the mended file. A rebuild
+	// from parity is checked by the file's own hash too, read in full.
+	if r.rep.HashType != "" && (r.rep.Whole == piece.Match || r.rep.Whole == piece.Mismatch || r.res.Rebuilt > 0) {
 		return r.checkWhole(ctx)
 	}
 	r.res.VerifiedBy = r.rep.PieceType + " pieces"
@@ -623,8 +640,68 @@ func RepairText(res *RepairResult) string {
 		return fmt.Sprintf("repaired: cut off %d bytes past the end; %s", res.Cut, OutcomeText(OutcomeVerified, res.VerifiedBy))
 	}
 	text := fmt.Sprintf("repaired: %d of %d pieces fetched again, %d bytes from mirrors", res.Fetched, res.Before.Layout.Count(), res.Bytes)
+	if res.Rebuilt > 0 {
+		text += fmt.Sprintf(", %d %s rebuilt from parity", res.Rebuilt, pluralPieces(res.Rebuilt))
+	}
 	if res.Cut > 0 {
 		text += fmt.Sprintf(", %d bytes past the end cut off", res.Cut)
 	}
 	return text + "; " + OutcomeText(OutcomeVerified, res.VerifiedBy)
+}
+
+func pluralPieces(n int) string {
+	if n == 1 {
+		return "piece"
+	}
+	return "pieces"
+}
+
+// mendFromParity rebuilds from RepairOptions.Parity the bad pieces no
+// mirror sent good (cause says why the mirrors could not), and checks each
+// against its hash.
+func (r *repair) mendFromParity(ctx context.Context, plan piece.Plan, cause error) error {
+	var left []int
+	buf := make([]byte, plan.Length)
+	for _, i := range r.rep.Bad {
+		off, n := plan.Bounds(i)
+		if k, _ := r.file.ReadAt(buf[:n], off); int64(k) == n && plan.Check(i, buf[:n]) {
+			continue // a mirror mended it
+		}
+		left = append(left, i)
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	if r.opts.Rebuilding != nil {
+		r.opts.Rebuilding(len(left))
+		defer r.opts.Rebuilding(0)
+	}
+	m := &Mend{Name: r.f.Name, Size: r.rep.Expected, Part: r.file, Pieces: len(left), Checked: true}
+	for _, i := range left {
+		off, n := plan.Bounds(i)
+		if k := len(m.Damaged) - 1; k >= 0 && m.Damaged[k].Off+m.Damaged[k].Len == off {
+			m.Damaged[k].Len += n
+			continue
+		}
+		m.Damaged = append(m.Damaged, Span{off, n})
+	}
+	if err := r.opts.Parity(ctx, m); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%w; %w: %w", cause, ErrParity, err)
+	}
+	failed := 0
+	for _, i := range left {
+		off, n := plan.Bounds(i)
+		if k, _ := r.file.ReadAt(buf[:n], off); int64(k) != n || !plan.Check(i, buf[:n]) {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%w; %w: %d of the %d pieces rebuilt from it fail their %s hash (the parity set is for other bytes)",
+			cause, ErrParity, failed, len(left), plan.Type)
+	}
+	r.res.Rebuilt = len(left)
+	return nil
 }

@@ -54,6 +54,9 @@ type Get struct {
 	// InOrder fetches each file from its start (engine.Request.InOrder),
 	// to use it while it arrives.
 	InOrder bool
+	// Par2 is --par2's parity set (ParityArg) for the file of a plain
+	// URL; nil uses the parity a metalink lists beside each file.
+	Par2 *Parity
 	// Torrent is the BitTorrent choices (braid get's --seed-ratio, --bt-*).
 	Torrent  TorrentOptions
 	Observer Observer
@@ -212,6 +215,7 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 			Net:        g.Net,
 			InOrder:    g.InOrder,
 		}
+		reqs[i].Parity = g.parityFor(doc, f)
 	}
 	g.stMu.Lock()
 	err := g.st.PrepareAll(ctx, src, doc, reqs)

@@ -647,6 +647,7 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 		Net:        jr.net,
 		Limiter:    r.jobLimiter(j.ID),
 		InOrder:    r.inOrder(j.ID),
+		Parity:     jr.parityFor(j, mf),
 	}
 	var sig signature.Outcome
 	req.Check = signatureCheck(Keyring(q), &req.File, r.RequireSignature, job, &sig)

@@ -48,6 +48,9 @@ type getOptions struct {
 	members memberList
 	// inOrder fetches each file from its start (--in-order).
 	inOrder bool
+	// par2 is --par2's parity set for the one file of a plain URL; nil:
+	// the parity a metalink lists.
+	par2 *runner.Parity
 }
 
 // cmdGet adds the sources as jobs of the queue, runs them through the
@@ -80,6 +83,7 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Observer:         newPrinter(o),
 		OpenQueue:        openQueue,
 		InOrder:          o.inOrder,
+		Par2:             o.par2,
 	}
 	if !g.Run(ctx, o.sources) {
 		return 1
@@ -109,6 +113,11 @@ Each file ends verified (saying by which hash), not verified (no hash
 published: its bytes are what the mirrors sent), or failed. A file already at
 the name is taken only if a hash proves it is the same; otherwise the download
 is saved under a free name, "f (1).bin", and get says so.
+When no mirror can send some pieces good (every mirror sends the same damaged
+bytes, or none is left) and the file has a PAR2 parity set (listed beside it
+in the metalink, or named with --par2), the index and the fewest volumes the
+damage needs are fetched and the pieces are rebuilt: "verified (sha-256),
+3 pieces rebuilt from parity".
 
 Exit status: 0 every selected file is done (verified, or not verified when no
 hash is published; with --require-hash only verified counts, with
@@ -144,6 +153,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	inOrder := fs.Bool("in-order", false, "fetch each file from its start, to use it while it arrives (every mirror still fills the next pieces; a torrent asks for a window from each file's start, a media file's first and last pieces first)")
 	var members memberList
 	fs.Var(&members, "member", "fetch only this file out of the ZIP archive SOURCE (its path inside, as braid inspect lists it; repeatable): read by range, inflated, checked against its CRC-32")
+	par2Arg := fs.String("par2", "", "the PAR2 parity set of a plain URL's file, used only when no mirror can send pieces good: the URL of its index NAME.par2 (its volumes NAME.volXX+YY.par2 are looked for beside it) or the path of one on disk, its volumes beside it")
 	retryFor := fs.Duration("retry-for", defaultRetryFor, "how long to wait for the network while every mirror fails with temporary errors, e.g. 30m (0: forever)")
 	// Flags may follow the sources (braid get URL -d DIR), as aria2c and
 	// curl take them.
@@ -168,6 +178,17 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	if len(members) > 0 && len(sources) != 1 {
 		fmt.Fprintf(stderr, "braid get: --member takes the members of one ZIP archive: give one SOURCE, not %d\n", len(sources))
 		return nil, 2
+	}
+	var par2Set *runner.Parity
+	if *par2Arg != "" {
+		if len(sources) != 1 || len(members) > 0 {
+			fmt.Fprintln(stderr, "braid get: --par2 names the parity set of one file: give one SOURCE (a plain URL), without --member")
+			return nil, 2
+		}
+		if par2Set, err = runner.ParityArg(*par2Arg); err != nil {
+			fmt.Fprintf(stderr, "braid get: %v\n", err)
+			return nil, 2
+		}
 	}
 	network, err := netf.network()
 	if err != nil {
@@ -210,6 +231,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	o.requireSignature = *requireSig
 	o.members = members
 	o.inOrder = *inOrder
+	o.par2 = par2Set
 	return o, -1
 }
 

@@ -234,4 +234,8 @@ func TestProgressLine(t *testing.T) {
 	if got := progressLine(s); !strings.Contains(got, "verifying  50.0%") {
 		t.Errorf("verifying line %q, want the hashed share", got)
 	}
+	s.State, s.Rebuilding = engine.StateDownloading, 3
+	if got := progressLine(s); !strings.Contains(got, "f.iso  no mirror has good bytes: rebuilding 3 pieces from parity") {
+		t.Errorf("rebuilding line %q", got)
+	}
 }

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"braid/engine"
 	"braid/engine/explain"
+	"braid/engine/metalink"
 	"braid/engine/signature"
 	"braid/engine/torrent"
 	"braid/runner"
@@ -63,6 +65,7 @@ type textPrinter struct {
 	shown     []*runner.FileRun        // downloads running, oldest first (tty)
 	waiting   map[*runner.FileRun]bool // a log said the download waits
 	announced map[*runner.FileRun]bool // a log named the torrent's size
+	parity    map[[2]string]bool       // source and file whose parity set was told
 }
 
 func (p *textPrinter) Interval() time.Duration {
@@ -134,6 +137,20 @@ func (p *textPrinter) Note(n runner.Note) {
 	case runner.NoteSelection:
 		fmt.Fprintf(p.stderr, "%s: note: %s\n", n.Source, n.Message)
 	case runner.NoteSkipped:
+		if of, ok := metalink.ParityOf(n.File); ok && strings.HasPrefix(n.Message, "PAR2 parity for ") {
+			// A parity set is one line, not one a volume.
+			p.mu.Lock()
+			told := p.parity[[2]string{n.Source, of}]
+			if p.parity == nil {
+				p.parity = map[[2]string]bool{}
+			}
+			p.parity[[2]string{n.Source, of}] = true
+			p.mu.Unlock()
+			if !told {
+				fmt.Fprintf(p.stdout, "%s: has a PAR2 parity set, fetched only if no mirror has good bytes for it\n", of)
+			}
+			return
+		}
 		fmt.Fprintf(p.stdout, "%s: skipped (%s)\n", n.File, n.Message)
 	case runner.NoteWaiting:
 		fmt.Fprintf(p.stderr, "%s: waiting for the network, next try in %s (%s)\n", n.Source, waitText(n.Wait), waitReason(n.Err))
@@ -206,7 +223,7 @@ func (p *textPrinter) Result(r runner.Result) {
 	case err != nil:
 		fmt.Fprintf(p.stderr, "braid get: %v\n", err)
 	default:
-		fmt.Fprintf(p.stdout, "%s: done, %s%s (%s)\n", s.Name, engine.OutcomeText(out, s.VerifiedBy), savedAsText(s), transferText(s, fetchedBytes(s)))
+		fmt.Fprintf(p.stdout, "%s: done, %s%s%s (%s)\n", s.Name, engine.OutcomeText(out, s.VerifiedBy), parityText(s), savedAsText(s), transferText(s, fetchedBytes(s)))
 	}
 }
 
@@ -241,6 +258,8 @@ func progressLine(s *engine.Snapshot) string {
 	}
 	name := shortName(s.Name)
 	switch {
+	case s.Rebuilding > 0:
+		return fmt.Sprintf("%s  no mirror has good bytes: rebuilding %d %s from parity  %5.1f%%", name, s.Rebuilding, plural(s.Rebuilding, "piece", "pieces"), pct)
 	case s.State == engine.StateWaiting && s.Held != "":
 		return fmt.Sprintf("%s  %s  %s so far", name, s.Held, byteText(s.Bytes))
 	case s.State == engine.StateWaiting:
@@ -327,7 +346,7 @@ func transferText(s *engine.Snapshot, fetched int64) string {
 	if took > 0 && fetched > 0 {
 		text += fmt.Sprintf(", %s/s", byteText(int64(float64(fetched)/took.Seconds())))
 	}
-	if kept := s.Bytes - usefulBytes(s); kept > 0 {
+	if kept := s.Bytes - usefulBytes(s) - rebuiltBytes(s); kept > 0 {
 		text += fmt.Sprintf("; %s were on disk from before", byteText(kept))
 	}
 	return text
@@ -414,6 +433,9 @@ type jsonResult struct {
 	Bytes      int64   `json:"bytes"`
 	Fetched    int64   `json:"fetched"`
 	Seconds    float64 `json:"seconds"`
+	// Rebuilt is the pieces no mirror could send good that were rebuilt
+	// from the file's PAR2 parity set.
+	Rebuilt int `json:"rebuilt_from_parity,omitempty"`
 }
 
 func (p *jsonPrinter) Interval() time.Duration { return 500 * time.Millisecond }
@@ -476,9 +498,29 @@ func (p *jsonPrinter) Result(r runner.Result) {
 		return
 	}
 	j := jsonResult{Type: "result", Source: r.Source, File: s.Name, SavedAs: s.SavedAs, OK: r.Err == nil,
-		Outcome: s.Outcome().String(), VerifiedBy: s.VerifiedBy, Note: s.Note, Bytes: s.Bytes, Fetched: fetchedBytes(s), Seconds: s.Elapsed.Seconds()}
+		Outcome: s.Outcome().String(), VerifiedBy: s.VerifiedBy, Note: s.Note, Bytes: s.Bytes, Fetched: fetchedBytes(s), Seconds: s.Elapsed.Seconds(), Rebuilt: s.Rebuilt}
 	if r.Err != nil {
 		j.Error = r.Err.Error()
 	}
 	writeJSON(p.stdout, j)
+}
+
+// parityText follows a file's outcome when pieces of it were rebuilt
+// from its parity set: ", 3 pieces rebuilt from parity".
+func parityText(s *engine.Snapshot) string {
+	if s.Rebuilt == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d %s rebuilt from parity", s.Rebuilt, plural(s.Rebuilt, "piece", "pieces"))
+}
+
+// rebuiltBytes is the bytes of the pieces rebuilt from parity in this run.
+func rebuiltBytes(s *engine.Snapshot) int64 {
+	var n int64
+	for i, f := range s.Filler {
+		if f == engine.FilledByParity && i < len(s.Pieces) && s.Pieces[i] == engine.PieceDone {
+			n += min(s.PieceLength, s.Size-int64(i)*s.PieceLength)
+		}
+	}
+	return n
 }

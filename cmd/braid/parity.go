@@ -14,7 +14,6 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/par2"
-	"braid/engine/piece"
 )
 
 // paritySet is a PAR2 set opened from its index file, with the path of
@@ -436,49 +435,6 @@ func makeParity(ctx context.Context, path string, percent int) ([]string, error)
 		return nil, fmt.Errorf("parity for %s: %w", path, err)
 	}
 	return paths, nil
-}
-
-// has says whether the set holds a file of that name.
-func (ps *paritySet) has(name string) bool {
-	for _, f := range ps.set.Files {
-		if f.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-// repairAfterMirrors mends from parity a metalink file the mirrors could
-// not, then checks it against the metalink's own hashes: parity proves the
-// bytes the set describes, the metalink the bytes the publisher meant.
-func repairAfterMirrors(ctx context.Context, ps *paritySet, dir string, f metalink.File) (string, error) {
-	before, err := ps.verify(ctx)
-	if err != nil {
-		return "", err
-	}
-	rebuilt := 0
-	slices := 0
-	for _, r := range before {
-		if r.file.Name == f.Name {
-			rebuilt, slices = len(r.rep.Damaged), len(r.file.Slices)
-		}
-	}
-	if _, err := ps.repair(ctx, before); err != nil {
-		return "", errors.New(parityFailure(err))
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return "", err
-	}
-	defer root.Close()
-	rep, err := piece.VerifyFile(ctx, root, f, 0)
-	if err != nil {
-		return "", err
-	}
-	if !rep.OK() {
-		return "", errors.New("the file rebuilt from parity does not match the metalink's hashes (the parity set is for other bytes)")
-	}
-	return fmt.Sprintf("repaired: the mirrors could not, so %s; verified (%s)", rebuiltText(rebuilt, slices, 0), verifyChecked(rep)), nil
 }
 
 // isPar2Path says whether source is a local PAR2 file (by its name; a URL

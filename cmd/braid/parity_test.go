@@ -169,8 +169,8 @@ func TestRepairMirrorsThenParity(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	want := "d.bin: repaired: the mirrors could not, so 2 of 1967 slices rebuilt from parity; verified ("
-	if !strings.HasPrefix(out, want) {
+	want := "d.bin: repaired: 0 of 25 pieces fetched again, "
+	if !strings.HasPrefix(out, want) || !strings.Contains(out, " bytes from mirrors, 2 pieces rebuilt from parity; verified (sha-256)\n") {
 		t.Fatalf("output %q, want it to start %q", out, want)
 	}
 	if !bytes.Equal(rRead(t, filepath.Join(dir, "d.bin")), data) {

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"braid/engine"
+	"braid/engine/metalink"
+	"braid/runner"
 )
 
 const repairUsage = `Usage: braid repair --metalink M [-d DIR] [--par2 NAME.par2]
@@ -23,9 +26,11 @@ and nothing else changed, and running it again finishes the job.
 A file whose metalink has no piece hashes can only be completed when it is
 short; otherwise only a full download (braid get) can fix it.
 
-With --par2 as well, a file the mirrors cannot mend (no mirror has good
-bytes, or none is left) is mended from the PAR2 parity set NAME.par2 and
-its volumes (NAME.volA+B.par2): mirrors first, then parity, and the file is
+A file the mirrors cannot mend (no mirror has good bytes, or none is left)
+is mended from its PAR2 parity set: the one the metalink lists beside it
+(NAME.par2 and NAME.volA+B.par2, of which only the index and the fewest
+volumes the damage needs are fetched), or NAME.par2 on disk given with
+--par2, its volumes beside it: mirrors first, then parity, and the file is
 checked against the metalink's hashes after. With --par2 alone the files of
 the set (found in DIR, default the folder of NAME.par2, or given as FILE)
 are mended from parity only. When the damage needs more recovery blocks
@@ -76,29 +81,33 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	client := &engine.Client{MaxConns: *maxConn, MaxConnsPerMirror: *perMirror}
-	var parity *paritySet
+	var given *runner.Parity // --par2's, for the file it is for
 	if *par2Index != "" {
-		if parity, err = openParity(*par2Index, nil, *dir); err != nil {
+		if given, err = runner.ParityArg(*par2Index); err != nil {
 			fmt.Fprintf(stderr, "braid repair: %v\n", err)
 			return 1
 		}
-		defer parity.set.Close()
 	}
+	sets := metalink.ParitySets(doc.Files)
 	code = 0
 	if len(doc.Files) == 0 {
 		fmt.Fprintln(stderr, "braid repair: the metalink has no file Braid can check")
 		code = 1
 	}
 	for _, f := range doc.Files {
-		res, err := client.Repair(ctx, *dir, f, engine.RepairOptions{})
-		if err != nil && parity != nil && parity.has(f.Name) && ctx.Err() == nil {
-			text, perr := repairAfterMirrors(ctx, parity, *dir, f)
-			if perr == nil {
-				fmt.Fprintf(stdout, "%s: %s\n", f.Name, text)
+		if of, ok := metalink.ParityOf(f.Name); ok && sets[of].Of != "" {
+			if _, err := os.Stat(filepath.Join(*dir, filepath.FromSlash(f.Name))); err != nil {
+				fmt.Fprintf(stdout, "%s: SKIPPED (PAR2 parity for %s, not downloaded)\n", f.Name, of)
 				continue
 			}
-			err = fmt.Errorf("%w; then from parity: %s", err, perr.Error())
 		}
+		// Mirrors first, then parity: --par2's set, or the one the
+		// metalink lists beside the file.
+		p := runner.ParityOf(doc, f.Name)
+		if given != nil && (len(doc.Files) == 1 || given.For(f.Name)) {
+			p = given
+		}
+		res, err := client.Repair(ctx, *dir, f, engine.RepairOptions{Parity: p.Mender(client, nil, 0, *dir)})
 		if err != nil {
 			fmt.Fprintf(stdout, "%s: NOT REPAIRED: %v\n", f.Name, err)
 			code = 1

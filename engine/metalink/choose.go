@@ -58,7 +58,7 @@ func Select(files []File, given, defaults Prefs) (choices []Choice, notes []stri
 	}
 	for i, f := range files {
 		if of, ok := ParityOf(f.Name); ok && names[of] {
-			drop(i, fmt.Sprintf("PAR2 parity for %s: not needed to download it (braid repair --par2 mends the file with it)", of))
+			drop(i, fmt.Sprintf("PAR2 parity for %s: fetched only if no mirror has good bytes for it", of))
 		}
 	}
 	if given.OS != nil {

@@ -126,3 +126,29 @@ func (e *ShortError) Short() int { return e.Damaged - e.Available }
 var _ error = (*ShortError)(nil)
 
 var errSingular = errors.New("the recovery blocks at hand do not solve this damage (singular matrix); more recovery blocks would")
+
+// CheckSlices checks only the given slices of file i of the set, read from
+// r (whose length is the file's), and returns those that fail their
+// checksums, in the order given: a caller that knows where damage can be
+// (a downloader's bad pieces) reads that much of the file and no more.
+func (s *Set) CheckSlices(ctx context.Context, i int, r io.ReaderAt, slices []int) ([]int, error) {
+	f := s.Files[i]
+	buf := make([]byte, min(s.SliceSize, verifyBuf))
+	var bad []int
+	for _, n := range slices {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if n < 0 || n >= len(f.Slices) {
+			return nil, fmt.Errorf("%s has no slice %d", f.Name, n)
+		}
+		sum, crc, err := s.sliceSums(r, i, n, buf, nil)
+		if err != nil {
+			return nil, err
+		}
+		if want := f.Slices[n]; sum != want.MD5 || crc != want.CRC32 {
+			bad = append(bad, n)
+		}
+	}
+	return bad, nil
+}

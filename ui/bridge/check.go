@@ -456,6 +456,16 @@ func (b *Backend) repairFile(j queue.Job, mf metalink.File) (string, error) {
 			}
 			b.mu.Unlock()
 		},
+		// Mirrors first, then the parity set the job's document lists.
+		Parity: runner.ParityOf(j.Doc, mf.Name).Mender(c, nil, 0, j.Dest),
+		Rebuilding: func(n int) {
+			b.mu.Lock()
+			if l := b.live[j.ID]; l != nil {
+				l.snap.Name, l.snap.Rebuilding = mf.Name, n
+			}
+			b.mu.Unlock()
+			b.changed()
+		},
 	})
 	switch {
 	case err == nil:

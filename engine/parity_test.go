@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"braid/engine/mirrortest"
+)
+
+// The engine's side of parity (Request.Parity): asked once, only when no
+// mirror can send the pieces, with the pieces' byte runs; what it writes
+// is checked against the piece hashes, and the file against its
+// whole-file hash; a rebuild that fails leaves NAME.part for a later try.
+func TestParityHook(t *testing.T) {
+	t.Parallel()
+	const pl = 16 << 10
+	data := mirrortest.Bytes(40*pl, 77)
+	// Three pieces spread over the file, bad on both mirrors alike: a
+	// piece every mirror sends bad is not held against them, so neither
+	// is dropped and every other piece comes from them.
+	bad := func(p int) bool { return p == 3 || p == 4 || p == 30 }
+	for _, tc := range []struct {
+		name   string
+		write  func(m *Mend) error // what the rebuild does
+		wantOK bool
+	}{
+		{"rebuilds", func(m *Mend) error {
+			for _, s := range m.Damaged {
+				if _, err := m.Part.WriteAt(data[s.Off:s.Off+s.Len], s.Off); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, true},
+		{"writes other bytes", func(m *Mend) error {
+			junk := bytes.Repeat([]byte{1}, pl)
+			_, err := m.Part.WriteAt(junk, m.Damaged[0].Off)
+			return err
+		}, false},
+		{"too few blocks", func(m *Mend) error { return errors.New("not enough recovery blocks: 2 short") }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := mirrortest.New(t, data, mirrortest.Corrupt(pl, bad))
+			b := mirrortest.New(t, data, mirrortest.Corrupt(pl, bad), mirrortest.Addr("127.0.0.2"))
+			dir := t.TempDir()
+			var calls atomic.Int32
+			var seen *Mend
+			req := &Request{Dir: dir, File: fileFor("h.bin", data, pl, urls(a, b)...), Parity: func(ctx context.Context, m *Mend) error {
+				calls.Add(1)
+				seen = m
+				return tc.write(m)
+			}}
+			snap, err := get(t, &Client{}, req)
+			if calls.Load() != 1 {
+				t.Fatalf("Parity asked %d times", calls.Load())
+			}
+			if seen.Pieces != 3 || !seen.Checked || seen.Size != int64(len(data)) ||
+				len(seen.Damaged) != 2 || seen.Damaged[0] != (Span{3 * pl, 2 * pl}) || seen.Damaged[1] != (Span{30 * pl, pl}) {
+				t.Fatalf("Parity was given %+v", *seen)
+			}
+			if !tc.wantOK {
+				if !errors.Is(err, ErrParity) || !errors.Is(err, ErrBadPiece) && !errors.Is(err, ErrNoMirrors) || snap.Rebuilt != 0 {
+					t.Fatalf("err %v, rebuilt %d", err, snap.Rebuilt)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "h.bin.part")); err != nil {
+					t.Fatalf("NAME.part is gone: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if snap.Rebuilt != 3 || snap.Rebuilding != 0 || snap.VerifiedBy != "sha-256" {
+				t.Fatalf("rebuilt %d, rebuilding %d, verified by %q", snap.Rebuilt, snap.Rebuilding, snap.VerifiedBy)
+			}
+			for i, f := range snap.Filler {
+				if (f == FilledByParity) != bad(i) {
+					t.Errorf("piece %d: filler %d", i, f)
+				}
+			}
+			if got, _ := os.ReadFile(filepath.Join(dir, "h.bin")); !bytes.Equal(got, data) {
+				t.Fatal("the file is not the original")
+			}
+		})
+	}
+}
+
+// A piece one mirror sends bad and another good never goes to parity.
+func TestParityNotAskedWhenAMirrorHelps(t *testing.T) {
+	t.Parallel()
+	const pl = 16 << 10
+	data := mirrortest.Bytes(20*pl, 78)
+	a := mirrortest.New(t, data, mirrortest.Corrupt(pl, func(p int) bool { return p == 5 }))
+	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
+	req := &Request{Dir: t.TempDir(), File: fileFor("g.bin", data, pl, urls(a, b)...), Parity: func(context.Context, *Mend) error {
+		t.Error("Parity asked though a mirror had the piece")
+		return errors.New("no")
+	}}
+	if snap, err := get(t, &Client{}, req); err != nil || snap.Rebuilt != 0 {
+		t.Fatalf("%v, rebuilt %d", err, snap.Rebuilt)
+	}
+}
