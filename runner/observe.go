@@ -77,9 +77,12 @@ const (
 	// aside: Message) or failed (Err); File names the file it was about,
 	// if any.
 	NoteState
+	// NoteSync: what a sync found of File without downloading it: Sync
+	// says which (kept, gone, deleted, missing, changed, extra).
+	NoteSync
 )
 
-// Note is something Get tells that is not a file's result.
+// Note is something Get or Sync tells that is not a file's result.
 type Note struct {
 	Kind    NoteKind
 	Source  string
@@ -87,6 +90,7 @@ type Note struct {
 	Message string
 	Err     error
 	Wait    time.Duration
+	Sync    SyncKind // a sync's outcome, for NoteSync, NoteSkipped and NoteWarning of a sync
 }
 
 // Result is how one file ended. Err is nil when it is done (Snapshot
@@ -120,3 +124,13 @@ func tellEnd(o Observer, r Result, sig signature.Outcome) {
 		o.Signature(r.Run, sig)
 	}
 }
+
+// quiet is an Observer that hears nothing, for a caller that gave none.
+type quiet struct{}
+
+func (quiet) Interval() time.Duration               { return time.Second }
+func (quiet) Start(*FileRun)                        {}
+func (quiet) Progress(*FileRun, Progress)           {}
+func (quiet) Note(Note)                             {}
+func (quiet) Signature(*FileRun, signature.Outcome) {}
+func (quiet) Result(Result)                         {}
