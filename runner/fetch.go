@@ -9,7 +9,7 @@ import (
 )
 
 // watching is how fetch follows one file's download for its face: a queue
-// run's (Progress, Live) or get's (its Observer).
+// run's (its Observer, Live) or get's (its Observer).
 type watching struct {
 	// every is how often the download is read and tick told.
 	every time.Duration
@@ -22,7 +22,7 @@ type watching struct {
 	// runs.
 	live int64
 	// begin, tick and end are told the snapshot when the download starts,
-	// once every, and when it has ended; begin and end may be nil.
+	// once every, and when it has ended; each may be nil.
 	begin, tick, end func(*engine.Snapshot)
 	// heard is told each mirror host's speed in this file, at its end.
 	heard func(host string, bps float64)
@@ -73,7 +73,9 @@ func (r *Runner) fetch(ctx context.Context, c *engine.Client, req *engine.Reques
 					waiting = noteWaiting(q, id, &snap, waiting)
 				}
 			}
-			w.tick(&snap)
+			if w.tick != nil {
+				w.tick(&snap)
+			}
 		}
 	}
 }

@@ -146,16 +146,18 @@ func TestRunOrderKeptAcrossRestart(t *testing.T) {
 	if err := q.Resume(b); err != nil {
 		t.Fatal(err)
 	}
-	var started []int64
-	r := &Runner{Queue: q, Client: &engine.Client{}, Jobs: 1, Progress: func(j queue.Job, _ engine.Snapshot) {
-		if !slices.Contains(started, j.ID) {
-			started = append(started, j.ID)
-		}
-	}}
+	rec := &recorder{}
+	r := &Runner{Queue: q, Client: &engine.Client{}, Jobs: 1, Observer: rec}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := r.Run(ctx); err != nil {
 		t.Fatal(err)
+	}
+	var started []int64
+	for _, f := range rec.runs {
+		if !slices.Contains(started, f.Job) {
+			started = append(started, f.Job)
+		}
 	}
 	if want := []int64{d, a, b, c}; !slices.Equal(started, want) {
 		t.Errorf("jobs started in the order %v, want %v", started, want)

@@ -7,11 +7,13 @@ import (
 	"braid/engine"
 	"braid/engine/signature"
 	"braid/engine/torrent"
+	"braid/queue"
 )
 
 // Observer is how a face hears what Get or a Runner does: get's text and
 // JSON lines and queue run's log lines are implementations of it
-// (cmd/braid), and a window or a remote-control server can be others. Its methods are called from the
+// (cmd/braid), the window's bridge is another (ui/bridge), and a
+// remote-control server can be one. Its methods are called from the
 // goroutines of the downloads running side by side, so an implementation
 // must be safe for concurrent use; they must return quickly.
 type Observer interface {
@@ -35,7 +37,11 @@ type Observer interface {
 // FileRun is one file's download as an Observer sees it; its pointer is
 // the same in every call about that download.
 type FileRun struct {
-	Job     int64 // the queue job it is a file of; 0 while get has not recorded it
+	Job int64 // the queue job it is a file of; 0 while get has not recorded it
+	// Queued is that job as a Runner's run of it stands (its document,
+	// files and mirrors), for a face that shows the job, as the window
+	// does; nil for get's files. It must not be changed.
+	Queued  *queue.Job
 	Source  string
 	Name    string
 	Size    int64 // -1 unknown
@@ -71,9 +77,12 @@ const (
 	// aside: Message) or failed (Err); File names the file it was about,
 	// if any.
 	NoteState
+	// NoteSync: what a sync found of File without downloading it: Sync
+	// says which (kept, gone, deleted, missing, changed, extra).
+	NoteSync
 )
 
-// Note is something Get tells that is not a file's result.
+// Note is something Get or Sync tells that is not a file's result.
 type Note struct {
 	Kind    NoteKind
 	Source  string
@@ -81,6 +90,7 @@ type Note struct {
 	Message string
 	Err     error
 	Wait    time.Duration
+	Sync    SyncKind // a sync's outcome, for NoteSync, NoteSkipped and NoteWarning of a sync
 }
 
 // Result is how one file ended. Err is nil when it is done (Snapshot
@@ -114,3 +124,13 @@ func tellEnd(o Observer, r Result, sig signature.Outcome) {
 		o.Signature(r.Run, sig)
 	}
 }
+
+// quiet is an Observer that hears nothing, for a caller that gave none.
+type quiet struct{}
+
+func (quiet) Interval() time.Duration               { return time.Second }
+func (quiet) Start(*FileRun)                        {}
+func (quiet) Progress(*FileRun, Progress)           {}
+func (quiet) Note(Note)                             {}
+func (quiet) Signature(*FileRun, signature.Outcome) {}
+func (quiet) Result(Result)                         {}

@@ -73,12 +73,6 @@ type Runner struct {
 	// Locations are the user's countries, most preferred first; nil takes
 	// them from the queue's settings.
 	Locations []string
-	// Progress, when not nil, is called with the job and a snapshot of a
-	// file it is downloading when the file starts, about once a second
-	// while it runs and when it ends. Calls are never concurrent, but come
-	// from the runner's goroutines; it must return quickly. For progress
-	// at a display's own rate, read Live.
-	Progress func(queue.Job, engine.Snapshot)
 	// Torrent runs the jobs whose files come from a torrent (torrent.go);
 	// nil makes the process's one client from the settings and
 	// TorrentOptions when first needed (TorrentClient).
@@ -96,10 +90,12 @@ type Runner struct {
 	RetryFor time.Duration
 	// Observer, when not nil, is told of each file a job's run downloads
 	// over HTTP or FTP as get's observer is: Start, Progress once its
-	// Interval, Result with the file's error, then what checking its
-	// signature found. A torrent job is one FileRun (Torrent set): Start,
-	// Progress with the swarm's snapshot, and Result when it completes or
-	// stops. It is told beside Progress, from the jobs' goroutines.
+	// Interval (at least once a second), Result with the file's error,
+	// then what checking its signature found. A torrent job is one
+	// FileRun (Torrent set): Start, Progress with the swarm's snapshot,
+	// and Result when it completes or stops. Its FileRuns carry the job
+	// (Queued). It is told from the jobs' goroutines; for progress at a
+	// display's own rate, read Live.
 	Observer Observer
 	// RequireHash fails a file that no published hash could check
 	// (ErrNotVerified), as get's --require-hash does.
@@ -123,14 +119,13 @@ type Runner struct {
 	look    chan struct{}           // closed to make the runs look now (letgo.go)
 	runs    map[int64]chan struct{} // job → closed when its run has ended
 
-	progressMu sync.Mutex // one Progress call at a time
-	after      actions    // when-done actions under way (whendone.go)
-	limits     jobLimits  // the own limits of the jobs running (joblimit.go)
+	after  actions   // when-done actions under way (whendone.go)
+	limits jobLimits // the own limits of the jobs running (joblimit.go)
 }
 
 // Live returns the engine's download of a file job id is on now, so a
 // display can read its Snapshot (or SnapshotInto) at its own rate without
-// waiting for Progress; false when the runner is not downloading a file
+// waiting for the Observer; false when the runner is not downloading a file
 // of that job. When several files of the job download at once it is the
 // one that started first, so a display stays on one file until it ends
 // (LiveAll lists them all). The Download stays valid after the runner
@@ -170,16 +165,6 @@ func (r *Runner) dropLive(id int64, dl *engine.Download) {
 	} else {
 		r.live[id] = dls
 	}
-}
-
-// progress calls Progress, one call at a time.
-func (r *Runner) progress(j queue.Job, s engine.Snapshot) {
-	if r.Progress == nil {
-		return
-	}
-	r.progressMu.Lock()
-	defer r.progressMu.Unlock()
-	r.Progress(j, s)
 }
 
 // UseClient makes c the Client of the runs from now on, for a face that
@@ -631,7 +616,6 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 	if err != nil {
 		return err
 	}
-	progress := func(s *engine.Snapshot) { r.progress(j, *s) }
 	job := func() (*queue.Queue, int64, bool) { return q, j.ID, true }
 	req := &engine.Request{
 		Dir:        j.Dest,
@@ -659,16 +643,15 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 		every: pollInterval,
 		job:   job,
 		live:  j.ID,
-		begin: progress, tick: progress, end: progress,
 		heard: jr.heard.heard,
 	}
 	o := r.Observer
 	var run *FileRun
 	if o != nil {
-		run = &FileRun{Job: j.ID, Source: j.Source, Name: mf.Name, Size: mf.Size, Mirrors: len(mf.URLs)}
+		run = &FileRun{Job: j.ID, Queued: &j, Source: j.Source, Name: mf.Name, Size: mf.Size, Mirrors: len(mf.URLs)}
 		w.every = min(w.every, o.Interval())
-		w.begin = func(s *engine.Snapshot) { progress(s); o.Start(run) }
-		w.tick = func(s *engine.Snapshot) { progress(s); o.Progress(run, Progress{Snapshot: s}) }
+		w.begin = func(*engine.Snapshot) { o.Start(run) }
+		w.tick = func(s *engine.Snapshot) { o.Progress(run, Progress{Snapshot: s}) }
 	}
 	snap, err := r.fetchRefreshing(ctx, jr.client, req, w, refresh)
 	err = jr.ended(j, req, &snap, hashRequired(&snap, err, r.RequireHash))

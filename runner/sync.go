@@ -36,18 +36,16 @@ type SyncOptions struct {
 	Check   bool                  // report what differs, download nothing
 	// Locations are the user's countries, for mirror order.
 	Locations []string
-	// Event, when set, hears every outcome, one call at a time.
-	Event func(SyncEvent)
-	// Started, when set, is called with each download as it starts, so
-	// that the caller can poll its Snapshot for progress. It must not
-	// block.
-	Started func(name string, dl *engine.Download)
+	// Observer, when set, hears every outcome (see Sync) and the
+	// downloads' progress.
+	Observer Observer
 }
 
 // SyncKind names what happened to one file in a sync.
 type SyncKind string
 
-// The outcomes of a sync, as SyncEvent.Kind and in --json.
+// The outcomes of a sync, as its counts (SyncResult), SyncEvent.Kind and
+// in --json.
 const (
 	SyncFetched SyncKind = "fetched" // downloaded and verified
 	SyncKept    SyncKind = "kept"    // already right on disk: not fetched
@@ -61,7 +59,9 @@ const (
 	SyncWarning SyncKind = "warning" // something skipped in a document
 )
 
-// SyncEvent is one outcome of a sync.
+// SyncEvent is one outcome of a sync, as a SyncJob keeps it (its
+// Snapshot's Events) from what its Observer was told (SyncEventOfNote,
+// SyncEventOfResult).
 type SyncEvent struct {
 	Kind  SyncKind
 	Name  string // path below the folder; for skipped and warning, the URL or document
@@ -70,6 +70,28 @@ type SyncEvent struct {
 	// "sha-1 pieces"); "" when the source published none.
 	Verified string
 	Err      error // why, for failed, skipped and warning
+}
+
+// SyncEventOfNote is the outcome a sync's Note tells.
+func SyncEventOfNote(n Note) SyncEvent {
+	return SyncEvent{Kind: n.Sync, Name: n.File, Err: n.Err}
+}
+
+// SyncEventOfResult is the outcome a sync's Result tells: fetched or
+// failed. It reports false for a download the sync's end interrupted
+// (its Err is the context's own error), which is no outcome.
+func SyncEventOfResult(r Result) (SyncEvent, bool) {
+	if r.Err == context.Canceled || r.Err == context.DeadlineExceeded {
+		return SyncEvent{}, false
+	}
+	if r.Err != nil {
+		return SyncEvent{Kind: SyncFailed, Name: r.File, Err: r.Err}, true
+	}
+	e := SyncEvent{Kind: SyncFetched, Name: r.File}
+	if r.Snapshot != nil {
+		e.Bytes, e.Verified = r.Snapshot.Bytes, r.Snapshot.VerifiedBy
+	}
+	return e, true
 }
 
 // SyncResult sums up a sync.
@@ -96,8 +118,20 @@ func (r *SyncResult) OK() bool {
 // time, are recorded in the queue: each file as it verifies, the time only
 // when every file of the set did, so an interrupted sync compares again
 // next time. The error is for the sync as a whole (the source unreadable,
-// the queue failing, ctx canceled); per-file failures are events and
-// counts.
+// the queue failing, ctx canceled); per-file failures are counts, and
+// what o.Observer is told:
+//   - a file downloaded: Start, Progress once an Interval, and its Result
+//     (Err nil: fetched, Snapshot.VerifiedBy says by what; else failed;
+//     context.Canceled when the sync was interrupted, which is no failure);
+//   - a file that failed before any download (its check, its deletion,
+//     recording it): a Result with no Snapshot;
+//   - what a sync finds without downloading (kept, gone, deleted,
+//     missing, changed, extra): a Note of kind NoteSync (Sync says which);
+//   - a resource refused (another host, an unsafe path): NoteSkipped, with
+//     File its URL; something skipped in a document: NoteWarning, with
+//     File the document or the file.
+//
+// Every Note and Result names the source (Source).
 func Sync(ctx context.Context, q *queue.Queue, source, dir string, o SyncOptions) (*SyncResult, error) {
 	if o.Fetcher == nil {
 		o.Fetcher = &resourcesync.Fetcher{}
@@ -124,7 +158,11 @@ func Sync(ctx context.Context, q *queue.Queue, source, dir string, o SyncOptions
 		return nil, fmt.Errorf("sync: %w", err)
 	}
 	defer root.Close()
-	r := &syncRun{q: q, o: o, base: base, dir: dir, root: root, res: &SyncResult{Counts: map[SyncKind]int{}}, listed: map[string]bool{}}
+	obs := o.Observer
+	if obs == nil {
+		obs = quiet{}
+	}
+	r := &syncRun{q: q, o: o, obs: obs, source: source, base: base, dir: dir, root: root, res: &SyncResult{Counts: map[SyncKind]int{}}, listed: map[string]bool{}}
 	for _, s := range sets {
 		if err := r.set(ctx, s); err != nil {
 			return r.res, err
@@ -143,13 +181,18 @@ func Sync(ctx context.Context, q *queue.Queue, source, dir string, o SyncOptions
 
 // syncRun is one call of Sync.
 type syncRun struct {
-	q    *queue.Queue
-	o    SyncOptions
-	base *neturl.URL
-	dir  string
-	root *os.Root
+	q      *queue.Queue
+	o      SyncOptions
+	obs    Observer // o.Observer, or one that hears nothing
+	source string
+	base   *neturl.URL
+	dir    string
+	root   *os.Root
+	// fetcher downloads the files (fetch): a sync's downloads are no
+	// job's, and no Runner's Live lists them.
+	fetcher Runner
 
-	mu     sync.Mutex // guards res, listed, gone and calls of o.Event
+	mu     sync.Mutex // guards res, listed and gone
 	res    *SyncResult
 	listed map[string]bool // every name the source lists, for extra
 	// gone are the deletions of the set being synced that were kept here
@@ -162,14 +205,38 @@ type syncRun struct {
 	recFailed bool               // the queue failed to record a batch
 }
 
-func (r *syncRun) event(e SyncEvent) {
+// count adds an outcome of kind to the sync's result, with the bytes it
+// downloaded.
+func (r *syncRun) count(kind SyncKind, bytes int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.res.Counts[e.Kind]++
-	r.res.Bytes += e.Bytes
-	if r.o.Event != nil {
-		r.o.Event(e)
+	r.res.Counts[kind]++
+	r.res.Bytes += bytes
+}
+
+// note counts what the sync found of name without downloading it, and
+// tells the Observer: NoteSkipped and NoteWarning for those kinds (err
+// says why), a NoteSync otherwise.
+func (r *syncRun) note(kind SyncKind, name string, err error) {
+	r.count(kind, 0)
+	n := Note{Kind: NoteSync, Source: r.source, File: name, Sync: kind, Err: err}
+	switch kind {
+	case SyncSkipped:
+		n.Kind = NoteSkipped
+	case SyncWarning:
+		n.Kind = NoteWarning
 	}
+	if err != nil {
+		n.Message = err.Error()
+	}
+	r.obs.Note(n)
+}
+
+// failed counts a file that failed before any download of it, and tells
+// the Observer its Result.
+func (r *syncRun) failed(name string, err error) {
+	r.count(SyncFailed, 0)
+	r.obs.Result(Result{Source: r.source, File: name, Err: err})
 }
 
 // set syncs one set of resources.
@@ -199,7 +266,7 @@ func (r *syncRun) set(ctx context.Context, s resourcesync.Set) error {
 		if err != nil {
 			// The Resource List still tells what to fetch; it costs
 			// hashing the folder, not downloading it again.
-			r.event(SyncEvent{Kind: SyncWarning, Name: s.ChangeList, Err: fmt.Errorf("comparing the Resource List instead: %w", err)})
+			r.note(SyncWarning, s.ChangeList, fmt.Errorf("comparing the Resource List instead: %w", err))
 		}
 		if cs := resourcesync.ChangesSince(lists, rec.Until); err == nil && cs.Covered {
 			mode, at, until = "changes", rec.At, cs.Until
@@ -245,7 +312,7 @@ func (r *syncRun) set(ctx context.Context, s resourcesync.Set) error {
 	r.res.Mode = append(r.res.Mode, mode)
 	r.mu.Unlock()
 	for _, x := range refused {
-		r.event(SyncEvent{Kind: SyncSkipped, Name: x.Name, Err: errors.New(x.Reason)})
+		r.note(SyncSkipped, x.Name, errors.New(x.Reason))
 	}
 	failed := r.apply(ctx, rec, rs)
 	if err := ctx.Err(); err != nil {
@@ -319,7 +386,7 @@ func (r *syncRun) fillIn(ctx context.Context, s resourcesync.Set, rs []resources
 
 func (r *syncRun) warnings(doc string, ws []string) {
 	for _, w := range ws {
-		r.event(SyncEvent{Kind: SyncWarning, Name: doc, Err: errors.New(w)})
+		r.note(SyncWarning, doc, errors.New(w))
 	}
 }
 
@@ -364,14 +431,14 @@ func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.R
 			return r.q.SyncForget(rec.ID, name) == nil
 		}
 		if !r.o.Delete || r.o.Check {
-			r.event(SyncEvent{Kind: SyncGone, Name: name})
+			r.note(SyncGone, name, nil)
 			r.mu.Lock()
 			r.gone = append(r.gone, x)
 			r.mu.Unlock()
 			return true
 		}
 		if err := r.root.Remove(name); err != nil {
-			r.event(SyncEvent{Kind: SyncFailed, Name: name, Err: fmt.Errorf("delete: %w", err)})
+			r.failed(name, fmt.Errorf("delete: %w", err))
 			return false
 		}
 		// Folders the deletion emptied go too, as the source has none.
@@ -380,51 +447,54 @@ func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.R
 				break // not empty, or not ours to remove
 			}
 		}
-		r.event(SyncEvent{Kind: SyncDeleted, Name: name})
+		r.note(SyncDeleted, name, nil)
 		return r.q.SyncForget(rec.ID, name) == nil
 	}
 	state, err := r.local(ctx, x)
 	if err != nil {
-		r.event(SyncEvent{Kind: SyncFailed, Name: name, Err: err})
+		r.failed(name, err)
 		return false
 	}
 	if state == SyncKept {
-		r.event(SyncEvent{Kind: SyncKept, Name: name})
+		r.note(SyncKept, name, nil)
 		r.record(rec, x)
 		return true
 	}
 	if r.o.Check {
-		r.event(SyncEvent{Kind: state, Name: name})
+		r.note(state, name, nil)
 		return true
 	}
 	if err := r.o.Fetcher.Describe(ctx, x); err != nil {
-		r.event(SyncEvent{Kind: SyncWarning, Name: name, Err: err})
+		r.note(SyncWarning, name, err)
 	}
 	if state == SyncChanged {
 		// The old version goes: a file at its final name is never
 		// overwritten by the engine, and this one is not the source's.
 		if err := r.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			r.event(SyncEvent{Kind: SyncFailed, Name: name, Err: fmt.Errorf("replace: %w", err)})
+			r.failed(name, fmt.Errorf("replace: %w", err))
 			return false
 		}
 	}
-	dl := r.o.Client.Do(ctx, &engine.Request{Dir: r.dir, File: x.File, Locations: r.o.Locations})
-	if r.o.Started != nil {
-		r.o.Started(name, dl)
+	run := &FileRun{Source: r.source, Name: name, Size: x.File.Size, Mirrors: len(x.File.URLs)}
+	w := watching{
+		every: r.obs.Interval(),
+		job:   func() (*queue.Queue, int64, bool) { return nil, 0, false },
+		begin: func(*engine.Snapshot) { r.obs.Start(run) },
+		tick:  func(s *engine.Snapshot) { r.obs.Progress(run, Progress{Snapshot: s}) },
 	}
-	if err := dl.Err(); err != nil {
-		if ctx.Err() == nil {
-			r.event(SyncEvent{Kind: SyncFailed, Name: name, Err: err})
-		}
+	snap, err := r.fetcher.fetch(ctx, r.o.Client, &engine.Request{Dir: r.dir, File: x.File, Locations: r.o.Locations}, w)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		err = ctx.Err() // interrupted: no failure of the file's (SyncEventOfResult)
+	case err != nil:
+		r.count(SyncFailed, 0)
+	default:
+		r.count(SyncFetched, snap.Bytes)
+	}
+	r.obs.Result(Result{Run: run, Source: r.source, File: name, Snapshot: &snap, Err: err})
+	if err != nil {
 		return false
 	}
-	e := SyncEvent{Kind: SyncFetched, Name: name, Bytes: dl.Snapshot().Bytes}
-	if h, ok := piece.Strongest(x.File.Hashes); ok {
-		e.Verified = h.Type
-	} else if x.File.Pieces != nil {
-		e.Verified = x.File.Pieces.Type + " pieces"
-	}
-	r.event(e)
 	r.record(rec, x)
 	return true
 }
@@ -468,7 +538,7 @@ func (r *syncRun) flushLocked(rec *queue.SyncSet) {
 	if err := r.q.SyncedFiles(rec.ID, batch); err != nil {
 		r.recFailed = true
 		for _, f := range batch {
-			r.event(SyncEvent{Kind: SyncFailed, Name: f.Name, Err: err})
+			r.failed(f.Name, err)
 		}
 	}
 }
@@ -532,7 +602,7 @@ func (r *syncRun) extra() error {
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		r.event(SyncEvent{Kind: SyncExtra, Name: n})
+		r.note(SyncExtra, n, nil)
 	}
 	return nil
 }

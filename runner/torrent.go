@@ -411,7 +411,7 @@ func (r *Runner) runTorrent(ctx context.Context, j queue.Job, src metalink.MetaU
 	var snap torrent.Snapshot // at its end, once it completed
 	completed := false
 	if o != nil {
-		run = &FileRun{Job: j.ID, Source: j.Source, Name: spec.Name, Size: -1, Mirrors: len(spec.WebSeeds), Torrent: true}
+		run = &FileRun{Job: j.ID, Queued: &j, Source: j.Source, Name: spec.Name, Size: -1, Mirrors: len(spec.WebSeeds), Torrent: true}
 		o.Start(run)
 		every := time.NewTicker(o.Interval())
 		defer every.Stop()
@@ -478,7 +478,6 @@ loop:
 			s := tj.Snapshot()
 			o.Progress(run, Progress{Snapshot: &s.Snapshot, Torrent: &s})
 		case <-tick.C:
-			r.progress(j, tj.Snapshot().Snapshot)
 			if err := keepInfo(tj); err != nil {
 				tj.Stop()
 				return err
@@ -489,7 +488,6 @@ loop:
 		}
 	}
 	snap, completed = tj.Snapshot(), true
-	r.progress(j, snap.Snapshot)
 	if err := keepInfo(tj); err != nil {
 		tj.Stop()
 		return err

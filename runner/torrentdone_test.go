@@ -7,10 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
-	"braid/engine"
 	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
 	"braid/internal/testkit"
@@ -19,7 +19,7 @@ import (
 
 // A torrent job that does not seed ends its run twice over: Complete and
 // Done are both closed. When the runner looks only after both closed (its
-// loop was busy, as a slow Progress or a slow disk makes it), it must
+// loop was busy, as a slow Observer or a slow disk makes it), it must
 // still count the job done, never as failed with a nil error ("job 1:
 // job 1: %!w(<nil>)", which `braid get` printed under Wine). Go picks
 // either of two ready cases at random, so several jobs run: each one the
@@ -36,26 +36,7 @@ func TestTorrentJobEndedWhileTheRunnerWasBusy(t *testing.T) {
 	t.Cleanup(func() { c.Close() })
 	r := runner(q)
 	r.Torrent = c
-	// The first Progress call of each job waits until that job's torrent
-	// has ended, so its loop next finds both channels closed. Progress
-	// calls come one at a time (progressMu).
-	waited := map[int64]bool{}
-	r.Progress = func(j queue.Job, _ engine.Snapshot) {
-		if waited[j.ID] {
-			return
-		}
-		waited[j.ID] = true
-		r.tor.mu.Lock()
-		tj := r.tor.running[j.ID]
-		r.tor.mu.Unlock()
-		if tj == nil {
-			return
-		}
-		select {
-		case <-tj.Done():
-		case <-time.After(time.Minute):
-		}
-	}
+	r.Observer = &endWaiter{r: r, waited: map[int64]bool{}}
 	type job struct {
 		id   int64
 		dest string
@@ -92,5 +73,37 @@ func TestTorrentJobEndedWhileTheRunnerWasBusy(t *testing.T) {
 		if err != nil || string(got) != string(j.data) {
 			t.Errorf("job %d's file: %v", j.id, err)
 		}
+	}
+}
+
+// endWaiter is an Observer whose first Progress call of each job waits
+// until that job's torrent has ended, so the job's loop, which told it,
+// next finds both Complete and Done closed.
+type endWaiter struct {
+	quietObserver
+	r      *Runner
+	mu     sync.Mutex
+	waited map[int64]bool
+}
+
+func (o *endWaiter) Interval() time.Duration { return time.Second }
+
+func (o *endWaiter) Progress(f *FileRun, _ Progress) {
+	o.mu.Lock()
+	first := !o.waited[f.Job]
+	o.waited[f.Job] = true
+	o.mu.Unlock()
+	if !first {
+		return
+	}
+	o.r.tor.mu.Lock()
+	tj := o.r.tor.running[f.Job]
+	o.r.tor.mu.Unlock()
+	if tj == nil {
+		return
+	}
+	select {
+	case <-tj.Done():
+	case <-time.After(time.Minute):
 	}
 }

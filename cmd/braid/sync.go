@@ -11,6 +11,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/resourcesync"
+	"braid/engine/signature"
 	"braid/platform"
 	"braid/queue"
 	"braid/runner"
@@ -90,18 +91,17 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "braid sync: state: %s\n", n)
 	}
 	client := &engine.Client{MaxConns: *maxConn, MaxConnsPerMirror: *perMirror, Limit: rate}
-	out := &syncOutput{json: *jsonOut, tty: isTerminal(stdout) && !*jsonOut, stdout: stdout, stderr: stderr, active: map[string]*engine.Download{}}
+	out := &syncOutput{json: *jsonOut, tty: isTerminal(stdout) && !*jsonOut, stdout: stdout, stderr: stderr, active: map[*runner.FileRun]int64{}}
 	opts := runner.SyncOptions{
 		Client:    client,
 		Jobs:      *jobs,
 		Delete:    *del,
 		Check:     *check,
 		Locations: commaList(*loc),
-		Event:     out.event,
+		Observer:  out,
 	}
 	stop := func() {}
 	if out.tty {
-		opts.Started = out.started
 		stop = out.showProgress()
 	}
 	res, err := runner.Sync(ctx, q, source, *dir, opts)
@@ -120,24 +120,53 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// syncOutput prints a sync's events for a person or, with --json, for a
-// script. On a terminal it keeps one progress line under them.
+// syncOutput is sync's runner.Observer: it prints a sync's outcomes for
+// a person or, with --json, for a script. On a terminal it keeps one
+// progress line under them.
 type syncOutput struct {
 	json, tty      bool
 	stdout, stderr io.Writer
 
-	mu     sync.Mutex // guards the lines written and the fields below
-	active map[string]*engine.Download
+	mu     sync.Mutex                // guards the lines written and the fields below
+	active map[*runner.FileRun]int64 // the downloads running, with their speeds
 	done   int
 	line   bool // a progress line is on the screen
 }
 
-// started is SyncOptions.Started: the download joins the progress line.
-func (o *syncOutput) started(name string, dl *engine.Download) {
+// Interval: the progress line is redrawn five times a second.
+func (o *syncOutput) Interval() time.Duration { return syncRedraw }
+
+// syncRedraw is how often the progress line is redrawn.
+const syncRedraw = 200 * time.Millisecond
+
+// Start: the download joins the progress line.
+func (o *syncOutput) Start(f *runner.FileRun) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.active[name] = dl
+	o.active[f] = 0
 }
+
+func (o *syncOutput) Progress(f *runner.FileRun, p runner.Progress) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.active[f]; ok {
+		o.active[f] = p.Snapshot.Speed
+	}
+}
+
+func (o *syncOutput) Note(n runner.Note) { o.event(runner.SyncEventOfNote(n)) }
+
+func (o *syncOutput) Result(r runner.Result) {
+	o.mu.Lock()
+	delete(o.active, r.Run)
+	o.mu.Unlock()
+	if e, ok := runner.SyncEventOfResult(r); ok {
+		o.event(e)
+	}
+}
+
+// A sync checks no signatures.
+func (o *syncOutput) Signature(*runner.FileRun, signature.Outcome) {}
 
 // showProgress redraws the progress line five times a second until the
 // returned stop is called; stop waits for the redrawing goroutine.
@@ -145,7 +174,7 @@ func (o *syncOutput) showProgress() (stop func()) {
 	quit, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
-		t := time.NewTicker(200 * time.Millisecond)
+		t := time.NewTicker(syncRedraw)
 		defer t.Stop()
 		for {
 			select {
@@ -166,14 +195,8 @@ func (o *syncOutput) redraw() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var speed int64
-	for name, dl := range o.active {
-		select {
-		case <-dl.Done():
-			delete(o.active, name)
-			continue
-		default:
-		}
-		speed += dl.Snapshot().Speed
+	for _, s := range o.active {
+		speed += s
 	}
 	fmt.Fprintf(o.stdout, "\r\033[K%d files done, %d downloading, %s/s", o.done, len(o.active), byteText(speed))
 	o.line = true

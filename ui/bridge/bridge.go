@@ -6,8 +6,9 @@
 //
 // Live progress is read from the engine itself: every Active or Detail
 // call takes fresh snapshots of the running downloads (runner.Runner.LiveAll),
-// so the window moves at its own 4 Hz; the runner's Progress callback only
-// tells the bridge which jobs and files are in hand. The runner runs
+// so the window moves at its own 4 Hz; the runner's Observer (observe.go)
+// only tells the bridge which jobs and files are in hand, and how each
+// file ended. The runner runs
 // several jobs, and several files of a job, at once: each job keeps its
 // live row until the runner lets go of it, with the bytes and speed of
 // its running files summed, and shows as waiting while every one of them
@@ -20,7 +21,8 @@
 // it passes on (queue.Redact).
 //
 // The files hold one concern each: bridge.go the lifecycle (the runner's
-// service and the live progress it leaves), view.go the view models the
+// service and the live progress it leaves), observe.go what the runner
+// tells of its downloads, view.go the view models the
 // window reads, commands.go what the window asks the queue to do,
 // settings.go the settings, source.go how a source is read, check.go
 // verify and repair.
@@ -115,7 +117,10 @@ type live struct {
 	snap engine.Snapshot
 	// files is what each file the runner took up this session last said,
 	// by name: the job's bytes and speed sum its running files.
-	files    map[string]fileLive
+	files map[string]fileLive
+	// runs are the runner's downloads of the job's files, with the name
+	// each was last told under (observe.go).
+	runs     map[*runner.FileRun]string
 	state    ui.JobState
 	checking string // the file a verify or repair scan is on
 	// mended of bad pieces are fetched again so far, in a repair.
@@ -133,7 +138,9 @@ type fileLive struct {
 	rebuilding         int    // Snapshot.Rebuilding: pieces being rebuilt from parity
 }
 
-func newLive() *live { return &live{files: map[string]fileLive{}} }
+func newLive() *live {
+	return &live{files: map[string]fileLive{}, runs: map[*runner.FileRun]string{}}
+}
 
 // note records what a snapshot of one of the job's files says.
 func (l *live) note(s *engine.Snapshot) {
@@ -173,7 +180,7 @@ func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalin
 		changes:    make(chan struct{}, 1),
 	}
 	// A when-done action ends after its job's run: its note needs a reload.
-	b.runner = &runner.Runner{Queue: q, Progress: b.progress, ActionEnded: func(int64) { b.changed() }}
+	b.runner = &runner.Runner{Queue: q, Observer: observer{b}, ActionEnded: func(int64) { b.changed() }}
 	// Every client shares the window's network, and one download budget
 	// with the BitTorrent client.
 	b.svc = runner.NewService(b.runner)
@@ -315,48 +322,6 @@ func (b *Backend) pruneLocked() bool {
 		}
 	}
 	return pruned
-}
-
-// progress is the runner's callback: it tells which job and file are in
-// hand, and keeps a private copy of the snapshot (the runner reuses its
-// slices) for when the runner has let go of the download. Several jobs,
-// and several files of a job, may be in hand at once: each keeps its live
-// row until it ends.
-func (b *Backend) progress(j queue.Job, s engine.Snapshot) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.stopped[j.ID] {
-		return
-	}
-	l := b.live[j.ID]
-	if l == nil {
-		l = newLive()
-		b.live[j.ID] = l
-		defer b.changed()
-	}
-	l.job, l.state = j, ui.Running
-	if ended(s.State) {
-		b.keepLocked(j.ID, &s)
-	}
-	// A fresh read when the download is live: s was taken before this
-	// call waited for the lock, and may be older than what the window
-	// was shown meanwhile.
-	if !b.refreshLocked(j.ID, l) {
-		if l.snap.Name != "" && l.snap.Name != s.Name {
-			b.keepLocked(j.ID, &l.snap) // the next file of the job
-		}
-		copySnapshot(&l.snap, &s)
-	}
-	if ended(s.State) || l.files[s.Name] == (fileLive{}) {
-		// The runner's word on a file that ended is final; a file the
-		// refresh did not read is known by s alone.
-		l.note(&s)
-	}
-	j.State = queue.Running
-	b.known[j.ID] = withoutDoc(j)
-	if b.pruneLocked() {
-		defer b.changed()
-	}
 }
 
 // fileKey names one file of one job.
