@@ -7,7 +7,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"braid/engine/mirrortest"
 	"braid/internal/testkit"
+	"braid/queue"
 	"braid/ui"
 )
 
@@ -56,27 +56,13 @@ func keyringBus(t *testing.T, env []string) string {
 	return v
 }
 
-// killReopened kills the processes a window said it opened again as
-// as ("(process N)" in outFile) when the test ends.
-func killReopened(t *testing.T, outFile string) {
-	t.Cleanup(func() {
-		b, _ := os.ReadFile(outFile)
-		for _, m := range regexp.MustCompile(`\(process (\d+)\)`).FindAllStringSubmatch(string(b), -1) {
-			if pid, err := strconv.Atoi(m[1]); err == nil {
-				if p, err := os.FindProcess(pid); err == nil {
-					_ = p.Kill()
-				}
-			}
-		}
-	})
-}
-
-// Settings → Downloads run on → Another computer, with an aria2c's address
-// and secret, saved: the window closes and opens again on the aria2c's
-// downloads, its row there; the secret is in the keyring, not in the
-// state folder. The side panel lists This computer and the aria2c, the
-// aria2c marked; a click on This computer, confirmed, opens the window
-// on this computer's queue again, and the choice is kept.
+// Settings → Downloads run on (a tab of its own in the dialog's list of
+// tabs, all of them in view) → Another computer, with an aria2c's address
+// and secret, saved: the same window (its X window ID, place and size)
+// shows the aria2c's downloads, its row there; the secret is in the
+// keyring, not in the state folder. The side panel lists This computer
+// and the aria2c, the aria2c marked; a click on This computer shows this
+// computer's queue again in the same window, and the choice is kept.
 func TestRemoteConnectionsWindow(t *testing.T) {
 	r := newWindowRig(t, "dest")
 	xdotool := needXdotool(t)
@@ -93,32 +79,23 @@ func TestRemoteConnectionsWindow(t *testing.T) {
 	env = append(env, keyringBus(t, env))
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	// The output goes to a file: a window opened again writes to it too,
-	// and outlives the first.
-	outFile := filepath.Join(t.TempDir(), "out.txt")
-	f, err := os.Create(outFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	killReopened(t, outFile)
 	var out syncBuffer
 	win := exec.CommandContext(ctx, r.bin)
 	win.Env = env
-	win.Stdout, win.Stderr = f, f
+	win.Stdout, win.Stderr = &out, &out
 	if err := win.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = win.Process.Kill(); _ = win.Wait() })
 	t.Cleanup(func() {
 		if t.Failed() {
-			b, _ := os.ReadFile(outFile)
-			t.Logf("the windows' output:\n%s", b)
+			t.Logf("the window's output:\n%s", out.String())
 		}
 	})
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
 	waitWindowText(ctx, t, env, r.dump, &out, time.Minute, "connections-", "the local window", "Add URL", "Drop a .meta4")
+	geometry := xdo("getwindowgeometry", wid)
 	at := func(x, y int) {
 		t.Helper()
 		xdo("mousemove", "--sync", strconv.Itoa(x+2), strconv.Itoa(y+2))
@@ -127,14 +104,27 @@ func TestRemoteConnectionsWindow(t *testing.T) {
 		xdo("click", "1")
 		time.Sleep(300 * time.Millisecond)
 	}
+	// sameWindow checks that the window with title re is the one the
+	// test started with, where it was and as large.
+	sameWindow := func(re, when string) {
+		t.Helper()
+		if !waitTitle(ctx, xdotool, env, re) {
+			t.Fatalf("%s: no window is titled %s", when, re)
+		}
+		ids := strings.Fields(xdo("search", "--name", re))
+		if len(ids) != 1 || ids[0] != wid {
+			t.Errorf("%s: the windows titled %s are %v, want the one started with, %s", when, re, ids, wid)
+		}
+		if g := xdo("getwindowgeometry", wid); g != geometry {
+			t.Errorf("%s: the window is at %q, it was at %q", when, g, geometry)
+		}
+	}
 	xdo("windowfocus", "--sync", wid)
 	xdo("key", "ctrl+comma")
 	time.Sleep(1500 * time.Millisecond)
 	left := dialogLeft(ctx, t, env)
-	// The last tab is behind the tab bar's "…" menu, its one entry.
-	at(left+moreTabsDX, tabsY)
-	windowShot(ctx, t, env, "connections-settings-more")
-	at(left+moreTabsDX-40, menuY)
+	windowShot(ctx, t, env, "connections-settings")
+	at(left+connTabDX, connTabY)
 	windowShot(ctx, t, env, "connections-settings-here")
 	waitWindowText(ctx, t, env, r.dump, &out, 10*time.Second, "connections-", "the tab", "Now: this computer's downloads.")
 	at(left+anotherDX, whereY)
@@ -146,39 +136,42 @@ func TestRemoteConnectionsWindow(t *testing.T) {
 	windowShot(ctx, t, env, "connections-settings-another")
 	xdo("key", "Return") // Save
 
-	// The window opens again, on the aria2c.
+	// The same window, on the aria2c.
 	title := "^Braid — " + regexp.QuoteMeta(d.endpoint) + "$"
-	if !waitTitle(ctx, xdotool, env, title) {
-		t.Fatal("the window did not open again on the aria2c")
-	}
+	sameWindow(title, "on the aria2c")
 	// The side panel's rows are not among the texts a window dumps: its
 	// list (This computer, the aria2c marked) is in the screenshot and in
 	// ui's TestSidePanelConnections.
-	waitWindowText(ctx, t, env, r.dump, &out, time.Minute, "connections-", "on the aria2c", "on-the-nas.bin", "1.0 MiB")
+	texts := waitWindowText(ctx, t, env, r.dump, &out, time.Minute, "connections-", "on the aria2c", "on-the-nas.bin", "1.0 MiB")
+	if strings.Contains(texts, "Drop a .meta4") {
+		t.Error("on the aria2c, the window still shows this computer's empty queue")
+	}
 	windowShot(ctx, t, env, "connections-remote")
 	if files := folderHolds(r.state, d.secret); len(files) > 0 {
 		t.Errorf("the state folder holds the secret: %v", files)
 	}
-	if b, _ := os.ReadFile(outFile); strings.Contains(string(b), d.secret) {
+	if strings.Contains(out.String(), d.secret) {
 		t.Error("the window's output holds the secret")
 	}
 
-	// The side panel: This computer, clicked and confirmed.
-	wid = strings.Fields(xdo("search", "--name", title))[0]
+	// The side panel: This computer, clicked; from another computer's
+	// downloads nothing is asked.
 	xdo("windowfocus", "--sync", wid)
 	at(sideX, thisComputerY)
-	time.Sleep(500 * time.Millisecond)
-	windowShot(ctx, t, env, "connections-ask")
-	waitWindowText(ctx, t, env, r.dump, &out, 10*time.Second, "connections-", "the question", "Braid closes this window and opens it again on this computer's downloads.")
-	xdo("key", "Return")
-	if !waitTitle(ctx, xdotool, env, "^Braid$") {
-		t.Fatal("the window did not open again on this computer")
-	}
+	sameWindow("^Braid$", "back here")
 	waitWindowText(ctx, t, env, r.dump, &out, time.Minute, "connections-", "back here", "Drop a .meta4", "0 active")
 	if b, _ := os.ReadFile(r.dump); strings.Contains(string(b), "on-the-nas.bin") {
 		t.Error("back on this computer, the window still lists the aria2c's download")
 	}
 	windowShot(ctx, t, env, "connections-back")
+	q, err := queue.Open(r.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if _, active, err := q.Connections(); err != nil || active != "" {
+		t.Errorf("the choice kept is %q (%v), want this computer", active, err)
+	}
 }
 
 // waitTitle waits up to a minute for a window whose title matches re.
@@ -200,13 +193,13 @@ func waitTitle(ctx context.Context, xdotool string, env []string, re string) boo
 // the dialog's left edge and the screen's top (FYNE_SCALE=1, light
 // theme), measured on the screenshots.
 const (
-	moreTabsDX    = 740
-	menuY         = 130
-	anotherDX     = 316
-	whereY        = 133
-	connEntryDX   = 340
-	addressY      = 250
-	secretY       = 289
+	connTabDX     = 88
+	connTabY      = 535
+	anotherDX     = 455
+	whereY        = 93
+	connEntryDX   = 500
+	addressY      = 211
+	secretY       = 250
 	sideX         = 60
 	thisComputerY = 406
 )
