@@ -388,3 +388,26 @@ func (w *Window) SayConnection(text string) {
 	w.keyed(d, d.Hide, d.Hide)
 	d.Show()
 }
+
+// AskConnectionSecret asks for the secret of the downloads at url again:
+// without a keyring it lasted only until Braid closed. got has the secret
+// typed; Cancel leaves the window as it is, saying the daemon refused
+// it.
+func (w *Window) AskConnectionSecret(url string, got func(secret string)) {
+	e := NewEntry()
+	e.Password = true
+	msg := widget.NewLabel(fmt.Sprintf(lang.L("This system has no keyring (Secret Service), so the secret of the downloads at %s was kept only until Braid closed. Give it again to see them."), url))
+	msg.Wrapping = fyne.TextWrapWord
+	content := container.NewVBox(msg, widget.NewForm(widget.NewFormItem(lang.L("Secret"), e)))
+	d := dialog.NewCustomConfirm(lang.L("Downloads run on"), lang.L("Connect"), lang.L("Cancel"), content, func(ok bool) {
+		if ok && e.Text != "" {
+			got(e.Text)
+		}
+	}, w.Win)
+	e.OnSubmitted = func(string) { d.Confirm() }
+	e.OnEscape = d.Hide
+	w.keyed(d, d.Confirm, d.Hide)
+	d.Resize(fyne.NewSize(560, d.MinSize().Height))
+	d.Show()
+	w.Win.Canvas().Focus(e)
+}

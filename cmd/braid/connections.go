@@ -36,8 +36,8 @@ type connKeeper struct {
 
 	mu    sync.Mutex
 	q     *queue.Queue // nil with --remote until this computer is shown
-	shown string // the URL of the downloads the window shows; "" here
-	note  string // said by the Window the next switch makes (a secret kept for this session)
+	shown string       // the URL of the downloads the window shows; "" here
+	note  string       // said by the Window the next switch makes (a secret kept for this session)
 }
 
 // withQueue runs f on the queue: the open one, or the queue of dir
@@ -172,7 +172,9 @@ func (k *connKeeper) SetConnections(c ui.Connections, secrets map[string]string)
 			if name == "" {
 				name = queue.ConnectionName(one.URL)
 			}
-			list = append(list, queue.Connection{Name: name, URL: one.URL})
+			_, kept := q.ConnectionSecret(one.URL)
+			had := slices.ContainsFunc(saved, func(s queue.Connection) bool { return s.URL == one.URL && s.Secret })
+			list = append(list, queue.Connection{Name: name, URL: one.URL, Secret: secrets[one.URL] != "" || kept || had})
 		}
 		choice := c.Active
 		if !slices.ContainsFunc(list, func(one queue.Connection) bool { return one.URL == choice }) && choice != "" {
@@ -199,6 +201,35 @@ func (k *connKeeper) SetConnections(c ui.Connections, secrets map[string]string)
 	k.note = note
 	k.mu.Unlock()
 	return note, nil
+}
+
+// secretLost reports whether link is a saved connection given a secret
+// that is not to be found now: without a keyring it lasted only until
+// Braid closed, and the window asks for it again.
+func (k *connKeeper) secretLost(link string) bool {
+	if _, ok := k.session[link]; ok || os.Getenv(remoteSecretEnv) != "" {
+		return false
+	}
+	lost := false
+	_ = k.withQueue(func(q *queue.Queue) error {
+		list, _, err := q.Connections()
+		if err != nil {
+			return err
+		}
+		_, kept := q.ConnectionSecret(link)
+		lost = !kept && slices.ContainsFunc(list, func(c queue.Connection) bool { return c.URL == link && c.Secret })
+		return nil
+	})
+	return lost
+}
+
+// keepSecret keeps secret for link, typed when the window asked for it
+// again: in the keyring when there is one, else for this session.
+func (k *connKeeper) keepSecret(link, secret string) error {
+	return k.withQueue(func(q *queue.Queue) error {
+		_, err := q.SetConnectionSecret(link, secret)
+		return err
+	})
 }
 
 // Address is remote.Normalize.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -202,4 +203,154 @@ const (
 	secretY       = 250
 	sideX         = 60
 	thisComputerY = 406
+	sideRowDY     = 39 // from one row of the side panel to the next
 )
+
+// Without a keyring a connection's secret lasts until Braid closes. Started
+// again on that connection (its secret given before, so saved as having
+// one), the window says so at once and asks for it; typed and Enter, the
+// same window shows the aria2c's downloads. The secret reaches neither
+// the state folder nor the output.
+func TestRemoteSecretAskedAgain(t *testing.T) {
+	r := newWindowRig(t, "dest")
+	xdotool := needXdotool(t)
+	d := aria2cDaemon(t)
+	m := mirrortest.New(t, testkit.Data(256<<10), mirrortest.Path("/asked-again.bin"))
+	rb := remoteBackend(t, d)
+	id := addLink(t, rb, m.URL())
+	testkit.WaitWithin(t, 30*time.Second, "the aria2c's download done", func() bool {
+		j, _ := findJob(t, rb, id)
+		return j.State == ui.Done
+	})
+	r.fillQueue(t, func(q *queue.Queue) {
+		if err := q.SetConnections([]queue.Connection{{Name: "nas", URL: d.endpoint, Secret: true}}, d.endpoint); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	env := slices.DeleteFunc(r.env(), func(kv string) bool { return strings.HasPrefix(kv, remoteSecretEnv+"=") })
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out syncBuffer
+	win := exec.CommandContext(ctx, r.bin)
+	win.Env = env
+	win.Stdout, win.Stderr = &out, &out
+	if err := win.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = win.Process.Kill(); _ = win.Wait() })
+	xdo := xdoRunner(ctx, t, xdotool, env, &out)
+	title := "^Braid — " + regexp.QuoteMeta(d.endpoint) + "$"
+	wid := strings.Fields(xdo("search", "--sync", "--name", title))[0]
+	waitWindowText(ctx, t, env, r.dump, &out, time.Minute, "secret-again-", "the question",
+		"This system has no keyring (Secret Service), so the secret of the downloads at "+d.endpoint+" was kept only until Braid closed. Give it again to see them.")
+	if b, _ := os.ReadFile(r.dump); strings.Contains(string(b), "asked-again.bin") {
+		t.Error("the aria2c's download is listed before its secret was given")
+	}
+	windowShot(ctx, t, env, "secret-again-asked")
+	xdo("windowfocus", "--sync", wid)
+	xdo("type", "--delay", "10", d.secret)
+	xdo("key", "Return")
+	waitWindowText(ctx, t, env, r.dump, &out, time.Minute, "secret-again-", "the aria2c's downloads", "asked-again.bin", "256 KiB")
+	windowShot(ctx, t, env, "secret-again-shown")
+	if ids := strings.Fields(xdo("search", "--name", title)); len(ids) != 1 || ids[0] != wid {
+		t.Errorf("the windows on the aria2c are %v, want the one started, %s", ids, wid)
+	}
+	if files := folderHolds(r.state, d.secret); len(files) > 0 {
+		t.Errorf("the state folder holds the secret: %v", files)
+	}
+	if strings.Contains(out.String(), d.secret) {
+		t.Error("the window's output holds the secret")
+	}
+}
+
+// braid --remote URL lists the saved connections beside URL under
+// Computers, URL marked: a click on a saved one shows its downloads in
+// the same window, and a click on This computer this computer's queue.
+// URL, given on the command line, is not saved by it.
+func TestRemoteFlagListsConnections(t *testing.T) {
+	r := newWindowRig(t, "dest")
+	xdotool := needXdotool(t)
+	saved, given := aria2cDaemon(t), aria2cDaemon(t) // one secret for both
+	for _, c := range []struct {
+		d    *remoteDaemon
+		name string
+	}{{saved, "on-the-saved.bin"}, {given, "on-the-given.bin"}} {
+		m := mirrortest.New(t, testkit.Data(128<<10), mirrortest.Path("/"+c.name))
+		rb := remoteBackend(t, c.d)
+		id := addLink(t, rb, m.URL())
+		testkit.WaitWithin(t, 30*time.Second, c.name+" done", func() bool {
+			j, _ := findJob(t, rb, id)
+			return j.State == ui.Done
+		})
+	}
+	r.fillQueue(t, func(q *queue.Queue) {
+		if err := q.SetConnections([]queue.Connection{{Name: "nas", URL: saved.endpoint}}, ""); err != nil {
+			t.Fatal(err)
+		}
+	})
+	env := r.env(remoteSecretEnv + "=" + given.secret)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out syncBuffer
+	win := exec.CommandContext(ctx, r.bin, "--remote", given.endpoint)
+	win.Env = env
+	win.Stdout, win.Stderr = &out, &out
+	if err := win.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = win.Process.Kill(); _ = win.Wait() })
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the window's output:\n%s", out.String())
+		}
+	})
+	xdo := xdoRunner(ctx, t, xdotool, env, &out)
+	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid — "+regexp.QuoteMeta(given.endpoint)+"$"))[0]
+	waitWindowText(ctx, t, env, r.dump, &out, time.Minute, "remote-flag-", "the given daemon", "on-the-given.bin")
+	windowShot(ctx, t, env, "remote-flag-given")
+	at := func(x, y int) {
+		t.Helper()
+		xdo("mousemove", "--sync", strconv.Itoa(x+2), strconv.Itoa(y+2))
+		xdo("mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y))
+		time.Sleep(150 * time.Millisecond)
+		xdo("click", "1")
+		time.Sleep(300 * time.Millisecond)
+	}
+	same := func(re, when string) {
+		t.Helper()
+		if !waitTitle(ctx, xdotool, env, re) {
+			t.Fatalf("%s: no window is titled %s", when, re)
+		}
+		if ids := strings.Fields(xdo("search", "--name", re)); len(ids) != 1 || ids[0] != wid {
+			t.Errorf("%s: the windows titled %s are %v, want the one started, %s", when, re, ids, wid)
+		}
+	}
+	// Computers: This computer, nas (saved), the given one (marked).
+	xdo("windowfocus", "--sync", wid)
+	at(sideX, thisComputerY+sideRowDY)
+	same("^Braid — "+regexp.QuoteMeta(saved.endpoint)+"$", "on the saved daemon")
+	texts := waitWindowText(ctx, t, env, r.dump, &out, time.Minute, "remote-flag-", "the saved daemon", "on-the-saved.bin")
+	if strings.Contains(texts, "on-the-given.bin") {
+		t.Error("on the saved daemon, the window still lists the given one's download")
+	}
+	windowShot(ctx, t, env, "remote-flag-saved")
+	xdo("windowfocus", "--sync", wid)
+	at(sideX, thisComputerY)
+	same("^Braid$", "on this computer")
+	waitWindowText(ctx, t, env, r.dump, &out, time.Minute, "remote-flag-", "this computer", "Drop a .meta4", "0 active")
+	windowShot(ctx, t, env, "remote-flag-here")
+
+	xdo("windowfocus", "--sync", wid)
+	xdo("key", "ctrl+q")
+	_ = win.Wait()
+	q, err := queue.Open(r.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	list, active, err := q.Connections()
+	if err != nil || len(list) != 1 || list[0].URL != saved.endpoint || active != "" {
+		t.Errorf("saved: %+v, chosen %q (%v); want the nas alone, this computer chosen", list, active, err)
+	}
+}

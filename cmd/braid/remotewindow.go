@@ -168,6 +168,16 @@ func (f *front) show(s shown, reuse fyne.Window) *ui.Window {
 	}
 	w.SetupTray()
 	w.Start()
+	if s.remote != nil && f.keep != nil && f.keep.secretLost(s.remote.Endpoint()) {
+		link := s.remote.Endpoint()
+		w.AskConnectionSecret(link, func(secret string) {
+			if err := f.keep.keepSecret(link, secret); err != nil {
+				w.SayConnection(err.Error())
+				return
+			}
+			f.switchAgain(link)
+		})
+	}
 	return w
 }
 
@@ -279,6 +289,18 @@ func sameFolder(a, b string) bool {
 // go of (this computer's downloads pause, kept in its queue). It runs on
 // the UI goroutine.
 func (f *front) switchTo(link string) {
+	f.mu.Lock()
+	if f.switching || (link == "" && f.cur.local != nil) || (f.cur.remote != nil && link == f.cur.remote.Endpoint()) {
+		f.mu.Unlock()
+		return
+	}
+	f.mu.Unlock()
+	f.switchAgain(link)
+}
+
+// switchAgain is switchTo, also to the downloads shown (a daemon
+// connected to again with the secret just given).
+func (f *front) switchAgain(link string) {
 	f.mu.Lock()
 	if f.switching {
 		f.mu.Unlock()
