@@ -117,13 +117,6 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return f.run(ctx, keep.chosen(stderr), sources)
 }
 
-// newWindow makes the app and its window over back, in the user's
-// language, with the test modes' options when a test set them.
-func newWindow(back ui.Backend, modes windowModes) (fyne.App, *ui.Window) {
-	a := newApp()
-	return a, newUIWindow(a, back, modes, nil)
-}
-
 // newApp makes the app, in the user's language, with Braid's theme.
 func newApp() fyne.App {
 	ui.LoadTranslations()
