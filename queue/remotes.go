@@ -28,11 +28,15 @@ const (
 type Connection struct {
 	Name string `json:"name"`
 	URL  string `json:"url"`
+	// Secret says a secret was given for it: without a keyring, where the
+	// secret lasts only as long as the process, the window knows to ask
+	// for it again. It is not the secret.
+	Secret bool `json:"secret,omitempty"`
 }
 
 // NoKeyringConnectionNote is the sentence said when a connection's secret
 // cannot outlive the session.
-const NoKeyringConnectionNote = "This system has no keyring (Secret Service): the secret is kept until Braid closes. After a restart, give it again here or in BRAID_REMOTE_SECRET."
+const NoKeyringConnectionNote = "This system has no keyring (Secret Service): the secret is kept until Braid closes. After a restart, the window asks for it again (or give it in BRAID_REMOTE_SECRET)."
 
 // connSecrets are the connections' secrets held for this process, by
 // keyring user; guarded by secrets.mu.

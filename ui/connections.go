@@ -45,8 +45,9 @@ type ConnectionKeeper interface {
 	// Address is an address as typed made the URL the window drives, or
 	// a sentence saying why it cannot be one.
 	Address(typed string) (string, error)
-	// SwitchTo closes the window and opens it again on the downloads at
-	// url ("" for this computer's), which must be the chosen ones.
+	// SwitchTo shows the downloads at url ("" for this computer's) in
+	// the window, in place of the ones it shows: the same window, its
+	// place and size kept, a new Window over them.
 	SwitchTo(url string)
 }
 
@@ -100,7 +101,7 @@ func newConnectionsSection(c Connections) *connectionsSection {
 		widget.NewFormItem(lang.L("Address"), s.Address),
 		widget.NewFormItem(lang.L("Secret"), s.Secret),
 	)
-	words := lang.L("Another computer is a braid queue run --rpc-listen or an aria2 with --enable-rpc. The secret is kept in the system keyring, never in Braid's files. Saving a change closes the window and opens it again on the chosen downloads.")
+	words := lang.L("Another computer is a braid queue run --rpc-listen or an aria2 with --enable-rpc. The secret is kept in the system keyring, never in Braid's files. Saving a change shows the chosen downloads in this window.")
 	if c.Shown == "" {
 		words += " " + lang.L("Downloads running on this computer stop and wait in its queue.")
 	}
@@ -286,7 +287,7 @@ func (w *Window) connectionsTab(f *SettingsForm) *container.TabItem {
 }
 
 // saveConnections keeps what the tab asks for and, when the chosen
-// downloads are not the ones shown, opens the window again on them.
+// downloads are not the ones shown, shows them in the window.
 func (w *Window) saveConnections(s *connectionsSection) {
 	if s == nil {
 		return
@@ -307,7 +308,7 @@ func (w *Window) saveConnections(s *connectionsSection) {
 		}
 		w.do(func() {
 			if c.Active != c.Shown {
-				keeper.SwitchTo(c.Active) // says the note in the window it opens
+				keeper.SwitchTo(c.Active) // says the note in the Window it makes
 				return
 			}
 			if note != "" {
@@ -337,17 +338,20 @@ func (w *Window) ShowConnections() {
 	w.showStateCounts()
 }
 
-// askSwitch asks before the window closes to open again on the downloads
-// at url ("" for this computer's), then keeps that choice and switches.
+// askSwitch shows the downloads at url ("" for this computer's) in the
+// window instead of the ones it shows. Leaving this computer's downloads
+// stops them, so that is asked first.
 func (w *Window) askSwitch(url string) {
+	if w.Side.shown != "" {
+		w.switchConnection(url)
+		return
+	}
 	where := lang.L("this computer's downloads")
 	if url != "" {
 		where = fmt.Sprintf(lang.L("the downloads at %s"), url)
 	}
-	msg := fmt.Sprintf(lang.L("Braid closes this window and opens it again on %s."), where)
-	if w.Side.shown == "" {
-		msg += " " + lang.L("Downloads running on this computer stop and wait in its queue.")
-	}
+	msg := fmt.Sprintf(lang.L("This window shows %s instead."), where) + " " +
+		lang.L("Downloads running on this computer stop and wait in its queue.")
 	d := dialog.NewConfirm(lang.L("Downloads run on"), msg, func(ok bool) {
 		if ok {
 			w.switchConnection(url)
@@ -372,4 +376,38 @@ func (w *Window) switchConnection(url string) {
 		w.do(func() { keeper.SwitchTo(url) })
 		return nil
 	})
+}
+
+// SayConnection shows text, a sentence about where the downloads run (a
+// switch that failed, a secret kept for this session only), in a dialog.
+func (w *Window) SayConnection(text string) {
+	if text == "" {
+		return
+	}
+	d := dialog.NewInformation(lang.L("Downloads run on"), text, w.Win)
+	w.keyed(d, d.Hide, d.Hide)
+	d.Show()
+}
+
+// AskConnectionSecret asks for the secret of the downloads at url again:
+// without a keyring it lasted only until Braid closed. got has the secret
+// typed; Cancel leaves the window as it is, saying the daemon refused
+// it.
+func (w *Window) AskConnectionSecret(url string, got func(secret string)) {
+	e := NewEntry()
+	e.Password = true
+	msg := widget.NewLabel(fmt.Sprintf(lang.L("This system has no keyring (Secret Service), so the secret of the downloads at %s was kept only until Braid closed. Give it again to see them."), url))
+	msg.Wrapping = fyne.TextWrapWord
+	content := container.NewVBox(msg, widget.NewForm(widget.NewFormItem(lang.L("Secret"), e)))
+	d := dialog.NewCustomConfirm(lang.L("Downloads run on"), lang.L("Connect"), lang.L("Cancel"), content, func(ok bool) {
+		if ok && e.Text != "" {
+			got(e.Text)
+		}
+	}, w.Win)
+	e.OnSubmitted = func(string) { d.Confirm() }
+	e.OnEscape = d.Hide
+	w.keyed(d, d.Confirm, d.Hide)
+	d.Resize(fyne.NewSize(560, d.MinSize().Height))
+	d.Show()
+	w.Win.Canvas().Focus(e)
 }

@@ -93,8 +93,9 @@ func TestConnectionsSection(t *testing.T) {
 }
 
 // The side panel lists This computer and the saved connections under
-// Computers, the one shown marked; a click on another asks, and
-// Yes keeps the choice and switches; the marked one asks nothing.
+// Computers, the one shown marked. A click on another switches at once,
+// keeping the choice; leaving this computer's downloads, which stops
+// them, is asked first. The marked one asks nothing.
 func TestSidePanelConnections(t *testing.T) {
 	w, _ := newTestWindow(t, newMemBackend())
 	nas := Connection{Name: "nas", URL: "http://nas.local:6800/jsonrpc"}
@@ -122,22 +123,44 @@ func TestSidePanelConnections(t *testing.T) {
 	if len(overlayLabels(w)) != 0 {
 		t.Errorf("a click on the connection shown asked %v", overlayLabels(w))
 	}
+	// From the nas to this computer: at once.
 	w.Locked(func() { w.Side.Choose("This computer") })
-	asked := overlayLabels(w)
-	if !slices.ContainsFunc(asked, func(s string) bool {
-		return strings.Contains(s, "Braid closes this window and opens it again on this computer's downloads.")
-	}) {
-		t.Fatalf("a click on This computer asked %v", asked)
+	w.Settle()
+	if asked := overlayLabels(w); len(asked) != 0 {
+		t.Errorf("a click on This computer from the nas asked %v", asked)
 	}
 	if w.Side.chosen != (sideKey{}) {
 		t.Errorf("a click on a connection changed the filter to %+v", w.Side.chosen)
 	}
+	k.mu.Lock()
+	if k.c.Active != "" || !slices.Equal(k.switched, []string{""}) {
+		t.Errorf("after the click: chosen %q, switched to %q", k.c.Active, k.switched)
+	}
+	k.c.Shown = ""
+	k.mu.Unlock()
+
+	// From this computer to the nas: asked, as its downloads stop.
+	w.Locked(func() {
+		w.ShowConnections()
+		w.Side.Choose("nas")
+	})
+	asked := overlayLabels(w)
+	if !slices.ContainsFunc(asked, func(s string) bool {
+		return strings.Contains(s, "This window shows the downloads at http://nas.local:6800/jsonrpc instead. Downloads running on this computer stop and wait in its queue.")
+	}) {
+		t.Fatalf("a click on the nas from this computer asked %v", asked)
+	}
+	k.mu.Lock()
+	if len(k.switched) != 1 {
+		t.Errorf("switched before the answer: %q", k.switched)
+	}
+	k.mu.Unlock()
 	// Yes.
-	w.Locked(func() { w.switchConnection("") })
+	w.Locked(func() { w.switchConnection(nas.URL) })
 	w.Settle()
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.c.Active != "" || !slices.Equal(k.switched, []string{""}) {
+	if k.c.Active != nas.URL || !slices.Equal(k.switched, []string{"", nas.URL}) {
 		t.Errorf("after Yes: chosen %q, switched to %q", k.c.Active, k.switched)
 	}
 }

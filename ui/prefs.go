@@ -46,6 +46,17 @@ func (w *Window) restoreGeometry() {
 	w.restored = time.Now()
 }
 
+// keepGeometry is restoreGeometry for a window taken over (Options.Window):
+// it keeps the size the window has and the kept split.
+func (w *Window) keepGeometry() {
+	w.asked = w.Win.Canvas().Size()
+	w.geometryKept = true
+	if o := w.App.Preferences().Float(prefSplit); o >= 0.05 && o <= 0.95 {
+		w.Split.Offset = o
+	}
+	w.restored = time.Now()
+}
+
 // keepSize keeps the window's size, when its content was laid out anew.
 // Until the window has the size it asked for (a few layouts at other
 // sizes come first as it is shown), or for a few seconds when a screen

@@ -189,7 +189,11 @@ func (w *Window) ShowSettings() {
 		tabs = append(tabs, tab)
 	}
 	if len(tabs) > 1 {
-		f.Content = container.NewAppTabs(tabs...)
+		// The tabs are listed down the left: across the top, six of them
+		// (longer in German) left the last behind the bar's "…" menu.
+		at := container.NewAppTabs(tabs...)
+		at.SetTabLocation(container.TabLocationLeading)
+		f.Content = at
 	}
 	w.SettingsForm = f
 	d := dialog.NewCustomConfirm(lang.L("Settings"), lang.L("Save"), lang.L("Cancel"), f.Content, func(ok bool) {
@@ -238,11 +242,12 @@ func (w *Window) ShowSettings() {
 	f.Torrent.keyed(d.Confirm, d.Hide)
 	f.keyedNetwork(d.Confirm, d.Hide)
 	w.keyed(d, d.Confirm, d.Hide)
-	height := d.MinSize().Height
+	width, height := float32(680), d.MinSize().Height
 	if len(tabs) > 1 {
 		height = min(720, w.Win.Canvas().Size().Height-40)
+		width = max(680, min(880, w.Win.Canvas().Size().Width-40)) // the tabs' column beside the fields
 	}
-	d.Resize(fyne.NewSize(680, height))
+	d.Resize(fyne.NewSize(width, height))
 	d.Show()
 }
 

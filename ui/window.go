@@ -47,6 +47,11 @@ type Options struct {
 	// read, with the files the filters tick, without showing the picker
 	// (for scripted runs such as the screenshot).
 	AutoStart bool
+	// Window, when set, is an open window this one takes over instead of
+	// making its own: its content, menu and keys are replaced, its place
+	// and size kept (the window switched to another computer's
+	// downloads).
+	Window fyne.Window
 }
 
 // Window is Braid's main window: a toolbar, the queue, a status bar and
@@ -161,7 +166,12 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 	}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.applyThemeMode()
-	w.Win = app.NewWindow("Braid")
+	if opts.Window != nil {
+		w.Win = opts.Window
+		clearOverlays(w.Win.Canvas())
+	} else {
+		w.Win = app.NewWindow("Braid")
+	}
 	setWindowOf(w.Win.Canvas(), w) // keys.go
 	w.Win.SetIcon(AppIcon)
 	w.buildToolbar()
@@ -251,7 +261,11 @@ func New(app fyne.App, b Backend, opts Options) *Window {
 		container.NewVBox(w.Toolbar.Content, widget.NewSeparator()),
 		container.NewVBox(widget.NewSeparator(), status),
 		nil, nil, w.withSidePanel(split)), w.tips.Layer))
-	w.restoreGeometry() // prefs.go: 1100×720 at first
+	if opts.Window != nil {
+		w.keepGeometry() // prefs.go: as the window is
+	} else {
+		w.restoreGeometry() // prefs.go: 1100×720 at first
+	}
 	w.Win.SetOnDropped(w.dropped)
 	w.addShortcuts()
 	w.buildMenu()
@@ -304,7 +318,17 @@ func (w *Window) Start() {
 func (w *Window) Stop() {
 	w.cancel()
 	w.wg.Wait()
-	setWindowOf(w.Win.Canvas(), nil)
+	if windowOf(w.Win.Canvas()) == w { // not one that took the window over
+		setWindowOf(w.Win.Canvas(), nil)
+	}
+}
+
+// clearOverlays closes the dialogs and menus open on c, whose window
+// another Window takes over.
+func clearOverlays(c fyne.Canvas) {
+	for o := c.Overlays().Top(); o != nil; o = c.Overlays().Top() {
+		c.Overlays().Remove(o)
+	}
 }
 
 // Tick reads the backend and applies what it read, on the calling

@@ -6,12 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"slices"
-	"strings"
 	"sync"
-
-	"fyne.io/fyne/v2"
 
 	"braid/queue"
 	"braid/ui"
@@ -20,25 +16,85 @@ import (
 
 // connKeeper is the window's ui.ConnectionKeeper over the queue's saved
 // connections (queue/remotes.go): where the downloads run, kept in the
-// settings table, secrets in the keyring. Switching closes the window
-// and starts Braid again on the chosen downloads (reopen): the local
-// engine and a remote backend are different windows' worth of parts, and
-// a fresh start gives each its own.
+// settings table, secrets in the keyring. Switching shows the chosen
+// downloads in the same window (front.switchTo).
+//
+// In a plain start q is the queue the window runs, open throughout. With
+// --remote no queue is held (another Braid may run it): each look at the
+// connections opens the queue of dir and closes it again, and given is
+// the address given on the command line, listed beside the saved ones
+// though not saved, its secret (from the file or the environment) in
+// session.
 type connKeeper struct {
-	q     *queue.Queue
-	state string // the state folder the window was started with
-	shown string // the URL of the downloads this window drives; "" here
-	quit  func() // closes the window; on the UI goroutine
+	dir string // the state folder
+	// given is --remote's URL, "" without; session holds secrets given
+	// for this run only, by URL.
+	given   string
+	session map[string]string
+	// switchTo shows the downloads at a URL in the window ("" here).
+	switchTo func(link string)
 
-	mu   sync.Mutex
-	next *string // the downloads to open again on, once SwitchTo asked
-	note string  // said by the next window (a secret kept for this session)
+	mu    sync.Mutex
+	q     *queue.Queue // nil with --remote until this computer is shown
+	shown string       // the URL of the downloads the window shows; "" here
+	note  string       // said by the Window the next switch makes (a secret kept for this session)
+}
+
+// withQueue runs f on the queue: the open one, or the queue of dir
+// opened for f alone.
+func (k *connKeeper) withQueue(f func(q *queue.Queue) error) error {
+	if q := k.queue(); q != nil {
+		return f(q)
+	}
+	q, err := queue.Open(k.dir)
+	if err != nil {
+		return err
+	}
+	err = f(q)
+	if cerr := q.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// queue is the queue held open, nil when none is.
+func (k *connKeeper) queue() *queue.Queue {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.q
+}
+
+// hold keeps q open as the queue (--remote switched to this computer).
+func (k *connKeeper) hold(q *queue.Queue) {
+	k.mu.Lock()
+	k.q = q
+	k.mu.Unlock()
+}
+
+// setShown records the downloads the window shows now.
+func (k *connKeeper) setShown(link string) {
+	k.mu.Lock()
+	k.shown = link
+	k.mu.Unlock()
+}
+
+// takeNote is the note for the next Window, once.
+func (k *connKeeper) takeNote() string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	n := k.note
+	k.note = ""
+	return n
 }
 
 // chosen is the URL of the downloads the user chose to run on, "" for
 // this computer's (and when the choice cannot be read: said on stderr).
 func (k *connKeeper) chosen(stderr io.Writer) string {
-	_, active, err := k.q.Connections()
+	var active string
+	err := k.withQueue(func(q *queue.Queue) (err error) {
+		_, active, err = q.Connections()
+		return err
+	})
 	if err != nil {
 		fmt.Fprintf(stderr, "braid: %v; the window opens on this computer's downloads\n", err)
 		return ""
@@ -46,53 +102,100 @@ func (k *connKeeper) chosen(stderr io.Writer) string {
 	return active
 }
 
-// secret is the secret for link: the keyring's, else BRAID_REMOTE_SECRET
-// (which a window opened again by reopen gets from the one before when
-// there is no keyring), else none.
+// secret is the secret for link: the one given for this run, else the
+// keyring's (or one typed this session), else BRAID_REMOTE_SECRET, else
+// none.
 func (k *connKeeper) secret(link string) string {
-	if s, ok := k.q.ConnectionSecret(link); ok {
+	if s, ok := k.session[link]; ok {
+		return s
+	}
+	var s string
+	var found bool
+	_ = k.withQueue(func(q *queue.Queue) error {
+		s, found = q.ConnectionSecret(link)
+		return nil
+	})
+	if found {
 		return s
 	}
 	return os.Getenv(remoteSecretEnv)
 }
 
 // Connections lists the saved connections, which has a secret, the chosen
-// one and the one shown.
+// one and the one shown; --remote's address comes last when it is not
+// saved.
 func (k *connKeeper) Connections() (ui.Connections, error) {
-	list, active, err := k.q.Connections()
+	k.mu.Lock()
+	shown := k.shown
+	k.mu.Unlock()
+	c := ui.Connections{Shown: shown}
+	err := k.withQueue(func(q *queue.Queue) error {
+		list, active, err := q.Connections()
+		if err != nil {
+			return err
+		}
+		c.Active = active
+		for _, one := range list {
+			_, has := q.ConnectionSecret(one.URL)
+			_, given := k.session[one.URL]
+			c.List = append(c.List, ui.Connection{Name: one.Name, URL: one.URL, HasSecret: has || given})
+		}
+		return nil
+	})
 	if err != nil {
 		return ui.Connections{}, err
 	}
-	c := ui.Connections{Active: active, Shown: k.shown}
-	for _, one := range list {
-		_, has := k.q.ConnectionSecret(one.URL)
-		c.List = append(c.List, ui.Connection{Name: one.Name, URL: one.URL, HasSecret: has})
+	if k.given != "" && !slices.ContainsFunc(c.List, func(one ui.Connection) bool { return one.URL == k.given }) {
+		_, has := k.session[k.given]
+		c.List = append(c.List, ui.Connection{Name: queue.ConnectionName(k.given), URL: k.given, HasSecret: has})
 	}
 	return c, nil
 }
 
 // SetConnections keeps c's list and choice and the secrets typed.
+// --remote's address, not saved, stays unsaved unless a secret was typed
+// for it; chosen, it is shown without being kept as the choice.
 func (k *connKeeper) SetConnections(c ui.Connections, secrets map[string]string) (string, error) {
-	var list []queue.Connection
-	for _, one := range c.List {
-		name := one.Name
-		if name == "" {
-			name = queue.ConnectionName(one.URL)
-		}
-		list = append(list, queue.Connection{Name: name, URL: one.URL})
-	}
-	if err := k.q.SetConnections(list, c.Active); err != nil {
-		return "", err
-	}
 	var note string
-	for link, s := range secrets {
-		n, err := k.q.SetConnectionSecret(link, s)
+	err := k.withQueue(func(q *queue.Queue) error {
+		saved, active, err := q.Connections()
 		if err != nil {
-			return "", err
+			saved = nil
 		}
-		if n != "" {
-			note = n
+		givenSaved := slices.ContainsFunc(saved, func(one queue.Connection) bool { return one.URL == k.given })
+		var list []queue.Connection
+		for _, one := range c.List {
+			if one.URL == k.given && !givenSaved && secrets[one.URL] == "" {
+				continue
+			}
+			name := one.Name
+			if name == "" {
+				name = queue.ConnectionName(one.URL)
+			}
+			_, kept := q.ConnectionSecret(one.URL)
+			had := slices.ContainsFunc(saved, func(s queue.Connection) bool { return s.URL == one.URL && s.Secret })
+			list = append(list, queue.Connection{Name: name, URL: one.URL, Secret: secrets[one.URL] != "" || kept || had})
 		}
+		choice := c.Active
+		if !slices.ContainsFunc(list, func(one queue.Connection) bool { return one.URL == choice }) && choice != "" {
+			choice = active // --remote's address, shown for this run
+		}
+		if err := q.SetConnections(list, choice); err != nil {
+			return err
+		}
+		for link, s := range secrets {
+			n, err := q.SetConnectionSecret(link, s)
+			if err != nil {
+				return err
+			}
+			if n != "" {
+				note = n
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
 	k.mu.Lock()
 	k.note = note
@@ -100,61 +203,41 @@ func (k *connKeeper) SetConnections(c ui.Connections, secrets map[string]string)
 	return note, nil
 }
 
+// secretLost reports whether link is a saved connection given a secret
+// that is not to be found now: without a keyring it lasted only until
+// Braid closed, and the window asks for it again.
+func (k *connKeeper) secretLost(link string) bool {
+	if _, ok := k.session[link]; ok || os.Getenv(remoteSecretEnv) != "" {
+		return false
+	}
+	lost := false
+	_ = k.withQueue(func(q *queue.Queue) error {
+		list, _, err := q.Connections()
+		if err != nil {
+			return err
+		}
+		_, kept := q.ConnectionSecret(link)
+		lost = !kept && slices.ContainsFunc(list, func(c queue.Connection) bool { return c.URL == link && c.Secret })
+		return nil
+	})
+	return lost
+}
+
+// keepSecret keeps secret for link, typed when the window asked for it
+// again: in the keyring when there is one, else for this session.
+func (k *connKeeper) keepSecret(link, secret string) error {
+	return k.withQueue(func(q *queue.Queue) error {
+		_, err := q.SetConnectionSecret(link, secret)
+		return err
+	})
+}
+
 // Address is remote.Normalize.
 func (k *connKeeper) Address(typed string) (string, error) { return remote.Normalize(typed) }
 
-// SwitchTo closes the window; reopen then starts Braid on link's
-// downloads.
+// SwitchTo shows the downloads at link in the window.
 func (k *connKeeper) SwitchTo(link string) {
-	k.mu.Lock()
-	k.next = &link
-	k.mu.Unlock()
-	if k.quit != nil {
-		k.quit()
+	if k.switchTo != nil {
+		k.switchTo(link)
 	}
 }
-
-// reopen starts Braid again on the chosen downloads when SwitchTo asked,
-// once this window has let go of the queue and of the hand-over socket.
-// Without a keyring the secret typed goes to the new window in its
-// environment (BRAID_REMOTE_SECRET), which other users cannot read.
-func (k *connKeeper) reopen(stderr io.Writer) {
-	k.mu.Lock()
-	next, note := k.next, k.note
-	k.mu.Unlock()
-	if next == nil {
-		return
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		fmt.Fprintf(stderr, "braid: Braid could not open again on the chosen downloads (%v): start it again yourself.\n", err)
-		return
-	}
-	cmd := exec.Command(exe, "--state", k.state)
-	// The new window gets the secret kept for the downloads it opens on,
-	// and no other: one given for these must not go to those.
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, remoteSecretEnv+"=") })
-	if *next != "" && k.q != nil {
-		if s, ok := k.q.ConnectionSecret(*next); ok {
-			cmd.Env = append(cmd.Env, remoteSecretEnv+"="+s)
-		}
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, os.Stdout, os.Stderr
-	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(stderr, "braid: Braid could not open again on the chosen downloads (%v): start it again yourself.\n", err)
-		return
-	}
-	where := "this computer's downloads"
-	if *next != "" {
-		where = "the downloads at " + *next
-	}
-	fmt.Fprintf(stderr, "braid: opening again on %s (process %d)\n", where, cmd.Process.Pid)
-	if note != "" {
-		fmt.Fprintf(stderr, "braid: %s\n", note)
-	}
-	_ = cmd.Process.Release()
-}
-
-// quitter is w.Quit, for SwitchTo, which the settings dialog calls on the
-// UI goroutine.
-func quitter(w *ui.Window) func() { return func() { fyne.Do(w.Quit) } }

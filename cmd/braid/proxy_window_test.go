@@ -119,13 +119,14 @@ func TestWindowProxySetting(t *testing.T) {
 
 // Where the settings dialog's parts are, from its left edge, in the
 // 1100×720 window (Fyne's light theme at scale 1, English), as the
-// screenshots show them.
+// screenshots show them: the tabs listed down the left, the Network
+// tab's form beside them.
 const (
-	networkTabDX, tabsY = 460, 93
-	manualDX, modeY     = 462, 133
-	entryDX             = 400
-	proxyURLY           = 195
-	proxyPassY          = 257
+	networkTabDX, tabsY = 88, 370
+	manualDX, modeY     = 567, 93
+	entryDX             = 520
+	proxyURLY           = 155
+	proxyPassY          = 217
 )
 
 // dialogLeft finds the left edge of the dialog over the window: the

@@ -19,7 +19,6 @@ import (
 	"braid/platform"
 	"braid/queue"
 	"braid/ui"
-	"braid/ui/bridge"
 )
 
 const windowUsage = `usage: braid [--state DIR] [SOURCE...]
@@ -102,8 +101,6 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "braid: %v\n", err)
 		return 1
 	}
-	conns := &connKeeper{state: dir}
-	defer conns.reopen(stderr) // after the queue is closed
 	q, err := queue.Open(dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "braid: %v\n", err)
@@ -115,85 +112,29 @@ func cmdWindow(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "braid: %v\n", err)
 	}
 	defer closeLog()
-	conns.q = q
-	if link := conns.chosen(stderr); link != "" {
-		if code, opened := chosenRemoteWindow(ctx, link, conns, modes, sources, inst, stderr); opened {
-			return code
-		}
-	}
-
-	back := bridge.New(q, nil)
-	a, w := newWindow(back, modes)
-	w.Connections, conns.quit = conns, quitter(w)
-	w.ShowConnections()
-	s, err := back.Settings()
-	if err != nil {
-		fmt.Fprintf(stderr, "braid: %v\n", err)
-	}
-	if err := back.Start(s.StartOnLaunch || modes.StartQueue()); err != nil {
-		fmt.Fprintf(stderr, "braid: %v\n", err)
-	}
-	w.SetupTray()
-	w.Start()
-	for _, n := range q.Notices() {
-		fmt.Fprintln(stderr, "braid:", n)
-	}
-	// One after the other, in the order given, as a hand-over's.
-	w.OpenSources(sources)
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan struct{})
-	var served chan struct{}
-	if inst != nil {
-		served = make(chan struct{})
-		go func() {
-			defer close(served)
-			_ = inst.Serve(ctx, func(h platform.Handoff) (platform.Answer, error) {
-				if h.Add != nil {
-					return back.TakeLink(ctx, *h.Add)
-				}
-				if h.Wake {
-					back.Wake()
-					return platform.Answer{}, nil
-				}
-				w.OpenSources(absSources(h.Args, h.Dir))
-				fyne.Do(w.ShowWindow)
-				return platform.Answer{}, nil
-			})
-		}()
-	}
-	modesEnded := runModes(ctx, w, modes, stderr)
-	a.Run()
-	// Shut down from the outside in: no more handoffs, then the window's
-	// goroutines, then the runner (the job in hand goes back to queued).
-	close(done)
-	cancel()
-	if inst != nil {
-		<-served
-		_ = inst.Close()
-	}
-	code := modesEnded()
-	w.Stop()
-	if err := back.Close(); err != nil {
-		fmt.Fprintf(stderr, "braid: %v\n", err)
-	}
-	return code
+	keep := &connKeeper{q: q, dir: dir}
+	f := &front{modes: modes, stderr: stderr, keep: keep, inst: inst}
+	return f.run(ctx, keep.chosen(stderr), sources)
 }
 
-// newWindow makes the app and its window over back, in the user's
-// language, with the test modes' options when a test set them.
-func newWindow(back ui.Backend, modes windowModes) (fyne.App, *ui.Window) {
+// newApp makes the app, in the user's language, with Braid's theme.
+func newApp() fyne.App {
 	ui.LoadTranslations()
-	commit, modified := buildRevision()
 	a := app.NewWithID(platform.AppID)
 	a.SetIcon(ui.AppIcon)
 	a.Settings().SetTheme(ui.NewTheme())
+	return a
+}
+
+// newUIWindow makes a's window over back (taking reuse over when it is
+// not nil), with the test modes' options when a test set them.
+func newUIWindow(a fyne.App, back ui.Backend, modes windowModes, reuse fyne.Window) *ui.Window {
+	commit, modified := buildRevision()
 	// The platform's opener waits for the desktop's answer, so an open
 	// that fails (no application for the type) is said in the window.
-	opts := ui.Options{Version: version, Commit: commit, CommitModified: modified, OpenFile: platform.OpenFile}
+	opts := ui.Options{Version: version, Commit: commit, CommitModified: modified, OpenFile: platform.OpenFile, Window: reuse}
 	modes.Options(&opts)
-	return a, ui.New(a, back, opts)
+	return ui.New(a, back, opts)
 }
 
 // runModes runs the test modes' script on w when a test set one, and

@@ -202,6 +202,11 @@ func (s status) job() ui.Job {
 		ErrDetail:  s.BraidErrorDetail,
 		Torrent:    s.Bittorrent != nil || s.InfoHash != "",
 	}
+	if !j.Torrent {
+		// aria2's connections of a link are to its servers, not peers:
+		// the window says peers of a torrent only.
+		j.Peers, j.Seeds = 0, 0
+	}
 	if j.Done > 0 {
 		j.Ratio = float64(num(s.UploadLength)) / float64(j.Done)
 	}

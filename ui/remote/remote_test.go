@@ -97,3 +97,16 @@ func TestUnreachableAndNotRPC(t *testing.T) {
 		t.Errorf("Verify: %v", err)
 	}
 }
+
+// aria2's connections of a link are to its servers: the row says peers
+// and seeds of a torrent only.
+func TestPeersOfTorrentsOnly(t *testing.T) {
+	link := status{GID: "1", Status: "active", Connections: "2", NumSeeders: "1"}.job()
+	if link.Peers != 0 || link.Seeds != 0 {
+		t.Errorf("a link's row says %d peers, %d seeds", link.Peers, link.Seeds)
+	}
+	tor := status{GID: "2", Status: "active", Connections: "2", NumSeeders: "1", InfoHash: "ab"}.job()
+	if tor.Peers != 2 || tor.Seeds != 1 || !tor.Torrent {
+		t.Errorf("a torrent's row says %d peers, %d seeds (torrent %v)", tor.Peers, tor.Seeds, tor.Torrent)
+	}
+}

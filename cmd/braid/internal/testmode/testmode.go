@@ -30,6 +30,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -43,7 +44,13 @@ type Modes struct {
 	autoAdd bool
 	shot    screenshot
 	dump    string // BRAID_DUMP_TEXTS
+
+	shown atomic.Pointer[ui.Window] // the window shown now (Follow)
 }
+
+// Follow makes the modes watch w, the window that took over the one
+// they ran on (the window switched to another computer's downloads).
+func (m *Modes) Follow(w *ui.Window) { m.shown.Store(w) }
 
 // FromEnv reads the modes from getenv; a value it cannot read is an error
 // that names the variable.
@@ -73,8 +80,9 @@ func (m *Modes) StartQueue() bool { return m.shot.path != "" }
 // screenshot, if one is asked for, and reports whether it did: the window
 // quits after it.
 func (m *Modes) Run(ctx context.Context, w *ui.Window) (bool, error) {
+	m.shown.CompareAndSwap(nil, w)
 	if m.dump != "" {
-		go dumpTexts(m.dump, w)
+		go dumpTexts(m.dump, m.shown.Load)
 	}
 	if m.shot.path == "" {
 		return false, nil
@@ -108,11 +116,14 @@ const dumpEvery = 500 * time.Millisecond
 // half a second whatever made it (a reading of the queue, a dialog opened
 // by a key), and a window that stays the same costs a look, not a write.
 // The window needs no hook for it; only test builds have it.
-func dumpTexts(path string, w *ui.Window) {
+func dumpTexts(path string, shown func() *ui.Window) {
 	var last string
 	for {
 		var texts string
-		fyne.DoAndWait(func() { w.Locked(func() { texts = strings.Join(w.Texts(), "\n") + "\n" }) })
+		fyne.DoAndWait(func() {
+			w := shown()
+			w.Locked(func() { texts = strings.Join(w.Texts(), "\n") + "\n" })
+		})
 		if texts != last {
 			tmp := path + ".tmp"
 			if err := os.WriteFile(tmp, []byte(texts), 0o644); err == nil && os.Rename(tmp, path) == nil {
