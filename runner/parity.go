@@ -112,15 +112,11 @@ func (p *Parity) For(name string) bool {
 // volumeBlocks is the recovery blocks a volume's name (NAME.volXX+YY.par2)
 // says it holds; 0 for any other name.
 func volumeBlocks(name string) int {
-	of, ok := metalink.ParityOf(name)
-	if !ok {
+	_, first, blocks, ok := metalink.ParityName(name)
+	if !ok || first < 0 {
 		return 0
 	}
-	set := metalink.ParitySets([]metalink.File{{Name: of}, {Name: name}})[of]
-	if len(set.Volumes) != 1 {
-		return 0
-	}
-	return set.Volumes[0].Blocks
+	return blocks
 }
 
 // parityFetch is how a mend fetches the parity set's files: through the

@@ -59,7 +59,7 @@ func ParitySets(files []File) map[string]ParitySet {
 	}
 	var sets map[string]ParitySet
 	for i, f := range files {
-		of, first, blocks, ok := parityName(f.Name)
+		of, first, blocks, ok := ParityName(f.Name)
 		if !ok || !names[of] {
 			continue
 		}
@@ -92,14 +92,15 @@ func ParitySets(files []File) map[string]ParitySet {
 // in par2cmdline's naming (NAME.par2, NAME.vol00+01.par2), holds parity
 // for; false for any other name.
 func ParityOf(name string) (string, bool) {
-	of, _, _, ok := parityName(name)
+	of, _, _, ok := ParityName(name)
 	return of, ok
 }
 
-// parityName splits a PAR2 file's name in par2cmdline's naming: the file
+// ParityName splits a PAR2 file's name in par2cmdline's naming: the file
 // it mends, and for a volume (NAME.volXX+YY.par2) its first recovery block
-// and how many it holds; first is -1 for the index NAME.par2.
-func parityName(name string) (of string, first, blocks int, ok bool) {
+// and how many it holds; first is -1 for the index NAME.par2. ok is false
+// for a name that is not a PAR2 file's.
+func ParityName(name string) (of string, first, blocks int, ok bool) {
 	const ext = ".par2"
 	if len(name) <= len(ext) || !strings.EqualFold(name[len(name)-len(ext):], ext) {
 		return "", 0, 0, false

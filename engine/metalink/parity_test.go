@@ -48,9 +48,9 @@ func TestParityName(t *testing.T) {
 		{"a.bin", "", 0, 0, false},
 		{".par2", "", 0, 0, false},
 	} {
-		of, first, blocks, ok := parityName(c.name)
+		of, first, blocks, ok := ParityName(c.name)
 		if of != c.of || first != c.first || blocks != c.blocks || ok != c.ok {
-			t.Errorf("parityName(%q) = %q %d %d %v, want %q %d %d %v", c.name, of, first, blocks, ok, c.of, c.first, c.blocks, c.ok)
+			t.Errorf("ParityName(%q) = %q %d %d %v, want %q %d %d %v", c.name, of, first, blocks, ok, c.of, c.first, c.blocks, c.ok)
 		}
 	}
 }
