@@ -15,7 +15,7 @@ GO          ?= go
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 ARGS        ?=
 
-.PHONY: all setup build run test lint cross wintest deb installer generate bench fuzz clean
+.PHONY: all setup build run test lint cross wintest deb installer generate bench pgo fuzz clean
 
 all: build
 
@@ -55,6 +55,10 @@ wintest: setup
 # runs them side by side even on two cores. cmd/braid's real-window tests
 # each have an X display of their own, and braid and braid-window are
 # linked once for them all. The timeout leaves room for a loaded machine.
+# The tests build braid without default.pgo: compiling every package a
+# second time with the profile would add minutes, and the profile changes
+# how the code is optimised, not what it does.
+test: export GOFLAGS := $(GOFLAGS) -pgo=off
 test: lint cross wintest
 	$(GO) test -race -count=1 -parallel 4 -timeout 50m ./...
 
@@ -84,6 +88,20 @@ bench: setup
 	$(GO) run ./cmd/braidbench
 	bench/verify.sh
 	bench/repair.sh
+
+# pgo refreshes cmd/braid/default.pgo, the CPU profile Go's profile-guided
+# optimisation builds braid with (go build uses it by itself): braid built
+# without a profile runs braidbench's multi-mirror, torrent, web seed and
+# batch scenarios, each process writing a profile, and the profiles are
+# merged into one. `make bench` shows what it saves (the pgo case).
+PGOWORK ?= /tmp/braid-pgo
+pgo: setup
+	@tools/setup.sh bench
+	rm -rf $(PGOWORK) && mkdir -p $(PGOWORK)/prof
+	$(GO) build -pgo=off $(HEADLESS) -o $(PGOWORK)/braid ./cmd/braid
+	BRAID_CPUPROFILE=$(PGOWORK)/prof $(GO) run ./cmd/braidbench -braid $(PGOWORK)/braid -aria2c '' -runs 1 \
+		-scenarios uniform,unlimited,hostile,torrent,webseed,batch-1M,batch-10k
+	$(GO) tool pprof -proto $(PGOWORK)/prof/*.pprof > cmd/braid/default.pgo
 
 # fuzz runs each parser's fuzzer for FUZZTIME.
 FUZZTIME ?= 1m
