@@ -119,6 +119,10 @@ type Runner struct {
 	look    chan struct{}           // closed to make the runs look now (letgo.go)
 	runs    map[int64]chan struct{} // job → closed when its run has ended
 
+	// claimed, when not nil, is called by RunJob once the job is
+	// claimed, before its run begins (for tests).
+	claimed func(id int64)
+
 	after  actions   // when-done actions under way (whendone.go)
 	limits jobLimits // the own limits of the jobs running (joblimit.go)
 }
@@ -390,6 +394,11 @@ func (r *Runner) RunJob(ctx context.Context, id int64) error {
 	if j.State == queue.Done {
 		return nil
 	}
+	// The run is noted before the claim, so that from the moment the
+	// queue says the job runs a LetGo waits for its run: noted after it,
+	// a pause in between let go of nothing, the face showed the job
+	// paused, and the run then started its download anyway.
+	defer r.startRun(id)()
 	ok, err := q.Claim(id)
 	if err != nil {
 		return err
@@ -398,8 +407,10 @@ func (r *Runner) RunJob(ctx context.Context, id int64) error {
 		s, _ := q.StateOf(id)
 		return fmt.Errorf("run job %d: %w: it is %s", id, queue.ErrState, s)
 	}
+	if r.claimed != nil {
+		r.claimed(id)
+	}
 	j.State = queue.Running
-	defer r.startRun(id)()
 	return r.settle(ctx, j, r.run(ctx, j))
 }
 
@@ -571,20 +582,28 @@ func (jr *jobRun) runFiles(ctx context.Context, todo []queue.File) error {
 // (the window, another braid command), checking once a poll interval from
 // when job reports it (a job not yet in the queue is nobody else's to
 // pause), and at once when the channel look returns is closed (nil: no
-// such channel); q gives the queue then.
+// such channel), and with look once at its start; q gives the queue then.
 func guard(ctx context.Context, q func() *queue.Queue, job func() (int64, bool), stop context.CancelCauseFunc, look func() <-chan struct{}) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
+	var now <-chan struct{}
+	wait := look == nil // with look, the state is read at once first
 	for {
-		var now <-chan struct{}
-		if look != nil {
-			now = look()
+		if wait {
+			select {
+			case <-ctx.Done():
+				return
+			case <-now:
+			case <-t.C:
+			}
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-now:
-		case <-t.C:
+		wait = true
+		if look != nil {
+			// Taken before the read: a LetGo after it closes this
+			// channel, and one before it paused the job before the
+			// read. Taken after the read, a LetGo in between was missed
+			// until the next tick.
+			now = look()
 		}
 		id, ok := job()
 		if !ok {

@@ -453,6 +453,13 @@ func (r *Runner) runTorrent(ctx context.Context, j queue.Job, src metalink.MetaU
 	}
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
+	// The look channel is taken before each read of the state: a LetGo
+	// after it closes the channel, one before it paused the job before
+	// the read (a LetGo before the loop is read here at once).
+	now := r.lookNow()
+	if letGo() {
+		return errUserPaused
+	}
 loop:
 	for {
 		select {
@@ -470,7 +477,8 @@ loop:
 			tj.Stop()
 			keepTorrentBytes(q, j.ID, tj.Snapshot())
 			return ctx.Err()
-		case <-r.lookNow(): // a face paused a job here (LetGo)
+		case <-now: // a face paused a job here (LetGo)
+			now = r.lookNow()
 			if letGo() {
 				return errUserPaused
 			}
@@ -482,6 +490,7 @@ loop:
 				tj.Stop()
 				return err
 			}
+			now = r.lookNow()
 			if letGo() {
 				return errUserPaused
 			}
