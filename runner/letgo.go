@@ -1,6 +1,9 @@
 package runner
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // A job paused or removed in the queue is stopped by its run's guard,
 // which reads the job's state once a poll interval: the bytes go on
@@ -31,17 +34,20 @@ func (r *Runner) lookAll() {
 
 // startRun notes that a run of job id is under way, until the function
 // it returns is called, once the run has ended and its end is recorded.
+// Runs of one job may overlap for a moment (one noted before its claim
+// fails, or before the run it follows has ended); each is noted apart.
 func (r *Runner) startRun(id int64) (ended func()) {
 	done := make(chan struct{})
 	r.mu.Lock()
 	if r.runs == nil {
-		r.runs = map[int64]chan struct{}{}
+		r.runs = map[int64][]chan struct{}{}
 	}
-	r.runs[id] = done
+	r.runs[id] = append(r.runs[id], done)
 	r.mu.Unlock()
 	return func() {
 		r.mu.Lock()
-		if r.runs[id] == done {
+		r.runs[id] = slices.DeleteFunc(r.runs[id], func(c chan struct{}) bool { return c == done })
+		if len(r.runs[id]) == 0 {
 			delete(r.runs, id)
 		}
 		r.mu.Unlock()
@@ -57,16 +63,18 @@ func (r *Runner) startRun(id int64) (ended func()) {
 // has running goes on). Safe for concurrent use.
 func (r *Runner) LetGo(ctx context.Context, id int64) error {
 	r.mu.Lock()
-	done, ok := r.runs[id]
+	runs := slices.Clone(r.runs[id])
 	r.mu.Unlock()
-	if !ok {
+	if len(runs) == 0 {
 		return nil
 	}
 	r.lookAll()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	for _, done := range runs {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"braid/engine/mirrortest"
 	"braid/internal/testkit"
@@ -59,5 +60,25 @@ func TestLetGoRightAfterClaim(t *testing.T) {
 	}
 	if _, live := r.Live(id); live {
 		t.Error("a download of the job is live after its run ended")
+	}
+}
+
+// Two runs of one job noted at once (one noted before its claim fails
+// while the other runs): the one that ends first does not make LetGo
+// forget the other.
+func TestLetGoWaitsForEveryRunOfAJob(t *testing.T) {
+	t.Parallel()
+	r := &Runner{}
+	endFirst := r.startRun(7)
+	endSecond := r.startRun(7)
+	endSecond()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := r.LetGo(ctx, 7); err == nil {
+		t.Fatal("LetGo returned while the first run was still under way")
+	}
+	endFirst()
+	if err := r.LetGo(context.Background(), 7); err != nil {
+		t.Fatalf("LetGo after both ended: %v", err)
 	}
 }

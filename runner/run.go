@@ -116,8 +116,8 @@ type Runner struct {
 	seen    queue.Settings // the settings last applied to Client
 	hasSeen bool
 	batch   *queue.JournalBatch
-	look    chan struct{}           // closed to make the runs look now (letgo.go)
-	runs    map[int64]chan struct{} // job → closed when its run has ended
+	look    chan struct{}             // closed to make the runs look now (letgo.go)
+	runs    map[int64][]chan struct{} // job → each closed when its run has ended
 
 	// claimed, when not nil, is called by RunJob once the job is
 	// claimed, before its run begins (for tests).
