@@ -12,12 +12,17 @@ import (
 	"image/draw"
 	"image/png"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -174,6 +179,41 @@ func TestWindowRebuildsFromParity(t *testing.T) {
 	fx := newParityFixture(t, "rebuilt.bin", 96*pl, pl, []int{20, 57, 58}, 0, par2.CreateOptions{Percent: 5, SliceSize: 4096})
 	a, b := fx.serve(t), fx.serve(t)
 	meta := fx.meta4(t, r.tmp, true, a, b)
+	// The parity set comes from a third server that holds its answers
+	// until the test has seen the rebuild under way: the window says so
+	// while it fetches the set.
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	letGo := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(letGo)
+	var setReqs atomic.Int64
+	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		name := strings.TrimPrefix(req.URL.Path, "/")
+		data, ok := fx.set[name]
+		if !ok {
+			http.NotFound(w, req)
+			return
+		}
+		setReqs.Add(1)
+		select {
+		case <-release:
+		case <-req.Context().Done():
+			return
+		}
+		http.ServeContent(w, req, name, time.Time{}, bytes.NewReader(data))
+	}))
+	t.Cleanup(gate.Close)
+	doc, err := os.ReadFile(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setURL := regexp.MustCompile(`http://[0-9.:]+/(rebuilt\.bin\.(vol[0-9]+\+[0-9]+\.)?par2)<`)
+	if doc = setURL.ReplaceAll(doc, []byte(gate.URL+"/$1<")); !bytes.Contains(doc, []byte(gate.URL+"/rebuilt.bin.par2<")) {
+		t.Fatalf("the .meta4 lists no parity index:\n%s", doc)
+	}
+	if err := os.WriteFile(meta, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	env := r.env("LANG=en_US.UTF-8", "LANGUAGE=", "LC_ALL=", "LC_MESSAGES=")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -225,29 +265,45 @@ func TestWindowRebuildsFromParity(t *testing.T) {
 		t.Fatalf("queued %+v, want one job of rebuilt.bin", js)
 	}
 
+	// The row, then the Segments tab, clicked, while it runs.
+	xdo("windowfocus", "--sync", wid)
+	xdo("mousemove", "--window", wid, "--sync", "200", "172") // the first row
+	xdo("click", "1")
+	time.Sleep(500 * time.Millisecond)
+	xdo("mousemove", "--window", wid, "--sync", segmentsTabX, segmentsTabY)
+	xdo("click", "1")
+
+	// No mirror sends the 3 pieces good: the window says they are being
+	// rebuilt while the parity set is fetched.
+	// The map has them in hand (in parity's colour, a tint of it), not
+	// failed as pieces that wait for a mirror.
+	texts = waitText("the rebuild under way", "rebuilding 3 pieces from parity", "93 of 96 pieces done · 3 in progress")
+	if strings.Contains(texts, "failed the hash") {
+		t.Errorf("while the pieces are rebuilt, the map counts them failed:\n%s", texts)
+	}
+	time.Sleep(time.Second)
+	windowShot(ctx, t, env, "parity-rebuild-rebuilding")
+	letGo()
+
 	// The download ends verified, the 3 pieces rebuilt, and the file is
 	// the original.
 	const done = "verified (sha-256), 3 pieces rebuilt from parity"
 	texts = waitText("the download done", done)
-	// The row's State column says it (the details' line adds the size).
+	// The row's State column says it (the details' line adds the size;
+	// the row's cell is cut short at this width, "Done · verified
+	// (sha-256), 3 piec…", by design without a tooltip).
 	if !slices.Contains(strings.Split(texts, "\n"), "Done · "+done) {
 		t.Errorf("no row says %q:\n%s", "Done · "+done, texts)
 	}
 	if got, err := os.ReadFile(filepath.Join(r.dest, "rebuilt.bin")); err != nil || !bytes.Equal(got, fx.data) {
 		t.Fatalf("the file is not the original: %v", err)
 	}
-	if reqs, _ := parityCounts("rebuilt.bin.par2", a, b); reqs == 0 {
-		t.Errorf("the parity index was never fetched, yet the window says %q", done)
+	if setReqs.Load() == 0 {
+		t.Errorf("the parity set was never fetched, yet the window says %q", done)
 	}
+	waitText("the details", "Done · "+done+" · 1.5 MiB")
 	windowShot(ctx, t, env, "parity-rebuild-row")
 
-	// The row, then the Segments tab, clicked.
-	xdo("windowfocus", "--sync", wid)
-	xdo("mousemove", "--window", wid, "--sync", "200", "172") // the first row
-	xdo("click", "1")
-	waitText("the details", "Done · "+done+" · 1.5 MiB")
-	xdo("mousemove", "--window", wid, "--sync", segmentsTabX, segmentsTabY)
-	xdo("click", "1")
 	// The Segments tab's caption counts the pieces the map colours as
 	// rebuilt (PieceMap.Summary); the picture waits for the tab drawn.
 	waitText("the segment map", "96 of 96 pieces done · 3 rebuilt from parity")
