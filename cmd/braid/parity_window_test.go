@@ -159,10 +159,12 @@ const pickerLangX, pickerLangY = "300", "212"
 // window, which shows the picker) that lists rebuilt.bin, its sha-256
 // and piece hashes, and its PAR2 parity set made with engine/par2. Two
 // mirrors with real Range semantics serve the file with the same 3
-// pieces damaged, and the parity set. Enter (xdotool) queues it; the
-// download ends verified and the row says "3 pieces rebuilt from
-// parity"; the row and the Segments tab, clicked, show the rebuilt
-// pieces in their own colour with the legend "Rebuilt from parity".
+// pieces damaged; a third server holds the parity set's answers until
+// the window says "rebuilding 3 pieces from parity" and the Segments tab
+// (row and tab clicked with xdotool) counts the 3 pieces in hand. Enter
+// (xdotool) queues the file; the download ends verified, the row says
+// "3 pieces rebuilt from parity", and the segment map draws three cells
+// in the rebuilt colour (read from the screen's pixels).
 // BRAID_UPDATE_SCREENSHOT=1 keeps the segment map's picture as
 // docs/parity_rebuilt.png, the one the README shows.
 func TestWindowRebuildsFromParity(t *testing.T) {
