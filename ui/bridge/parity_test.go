@@ -70,6 +70,22 @@ func TestRebuildingFromParityWords(t *testing.T) {
 	if got := fd.Pieces.Mirror; len(got) != 4 || got[1] != ui.RebuiltFromParity || got[2] != ui.RebuiltFromParity || got[0] != 0 {
 		t.Errorf("pieces' fillers %v, want parity's for pieces 1 and 2", got)
 	}
+	// The engine tells the pieces no mirror sent good as failed: while
+	// they are rebuilt the map shows them in hand, in parity's colour,
+	// and the engine's fillers stay as they were.
+	bad := engine.Snapshot{Name: "big.iso", Size: 4 << 20, Bytes: 3 << 20, State: engine.StateDownloading, ETA: -1, Rebuilding: 1,
+		Pieces: []engine.PieceState{engine.PieceDone, engine.PieceBad, engine.PieceDone},
+		Filler: []int16{0, 1, 1}}
+	var bfd ui.FileDetail
+	applySnapshot(&bfd, &bad, true)
+	if bfd.Pieces.State[1] != ui.PieceActive || bfd.Pieces.Mirror[1] != ui.RebuiltFromParity || bfd.Pieces.Mirror[2] != 1 || bad.Filler[1] != 1 {
+		t.Errorf("a failed piece being rebuilt: state %v fillers %v (engine's %v), want in hand by parity", bfd.Pieces.State, bfd.Pieces.Mirror, bad.Filler)
+	}
+	bad.Rebuilding = 0
+	applySnapshot(&bfd, &bad, true)
+	if bfd.Pieces.State[1] != ui.PieceBad || bfd.Pieces.Mirror[1] != 1 {
+		t.Errorf("a failed piece, no rebuild: state %v fillers %v, want failed", bfd.Pieces.State, bfd.Pieces.Mirror)
+	}
 	l := newLive()
 	l.job, l.state = j, ui.Running
 	l.note(&snap)

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"maps"
 	"path"
+	"slices"
 	"strconv"
 	"time"
 
@@ -533,6 +534,18 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 		fd.Pieces = ui.PieceMap{State: make([]ui.PieceState, len(s.Pieces)), Mirror: s.Filler}
 		for i, p := range s.Pieces {
 			fd.Pieces.State[i] = ui.PieceState(p)
+		}
+		if s.Rebuilding > 0 {
+			// The pieces that failed their hash are the ones being
+			// rebuilt from parity (no mirror sent them good): in hand,
+			// in parity's colour, not the red of a piece waiting for a
+			// mirror. The engine's fillers are its own: copied first.
+			fd.Pieces.Mirror = slices.Clone(s.Filler)
+			for i, p := range s.Pieces {
+				if p == engine.PieceBad && i < len(fd.Pieces.Mirror) {
+					fd.Pieces.State[i], fd.Pieces.Mirror[i] = ui.PieceActive, ui.RebuiltFromParity
+				}
+			}
 		}
 	}
 }
