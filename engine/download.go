@@ -395,13 +395,31 @@ func (d *download) finishPiece(s *segment, good bool) bool {
 		}
 		d.bad[i] = append(d.bad[i], int16(m.idx))
 		m.strikes++
-		if m.blamed >= maxStrikes && m.state != MirrorDropped {
+		if m.blamed >= maxStrikes && m.state != MirrorDropped && !d.keepsLast(m) {
 			d.dropMirror(m, fmt.Errorf("sent %d pieces that fail their %s hash (last: piece %d)", m.strikes, d.plan.Type, i))
 		}
 	}
 	s.partial.Store(0)
 	s.cur++
 	return s.cur < s.end && m.state != MirrorDropped
+}
+
+// keepsLast reports whether m, which has sent maxStrikes pieces bad, is
+// kept all the same: it is the last mirror left, and it has sent more good
+// pieces than bad. Its copy of the file is damaged, not made up, and
+// dropping it would leave the rest of the file unfetched: kept, it fetches
+// every other piece, and only its bad ones are left for the file's parity
+// set or a later repair. (Its bad pieces are not asked of it again.) A
+// mirror that sends mostly bad pieces is dropped as before. Called with
+// d.mu held.
+func (d *download) keepsLast(m *mirror) bool {
+	for _, o := range d.mirrors {
+		if o != m && o.state != MirrorDropped {
+			return false
+		}
+	}
+	good := m.useful / max(d.plan.Length, 1)
+	return good > int64(m.blamed)
 }
 
 // dropMirror stops using m for this file. Called with d.mu held.
