@@ -204,6 +204,7 @@ func (g *Get) getSource(ctx context.Context, src string) bool {
 func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, origin queue.Origin, files []metalink.File) bool {
 	reqs := make([]*engine.Request, len(files))
 	for i, f := range files {
+		f = g.withParityHash(ctx, f)
 		reqs[i] = &engine.Request{
 			Dir:        g.Dir,
 			File:       f,

@@ -3,6 +3,7 @@ package runner
 import (
 	"cmp"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -581,6 +582,44 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// withParityHash gives get's file f, when it has no hash of its own and
+// --par2 names its parity set, the whole-file MD5 the set's index holds
+// for it: a set is also the file's checksums, so the download is checked
+// against them, and a mismatch mended from the set, rather than ending
+// "not verified". f is returned as it was when there is no such set, or
+// its index cannot be read (the download then says it is not verified,
+// and a rebuild, if one is asked for, says why).
+func (g *Get) withParityHash(ctx context.Context, f metalink.File) metalink.File {
+	if g.Par2 == nil || len(f.Hashes) > 0 || f.Pieces != nil || !g.Par2.For(f.Name) {
+		return f
+	}
+	index := g.Par2.Local
+	if index == "" {
+		scratch, err := os.MkdirTemp(g.Dir, ".braid-parity-*")
+		if err != nil {
+			return f
+		}
+		defer os.RemoveAll(scratch)
+		pf := parityFetch{client: g.Client, net: g.Net, retryFor: g.RetryFor}
+		if index, err = pf.get(ctx, scratch, g.Par2.Index); err != nil {
+			return f
+		}
+	}
+	set, err := par2.Open(index)
+	if err != nil {
+		return f
+	}
+	defer set.Close()
+	if len(set.Files) != 1 || (f.Size >= 0 && set.Files[0].Size != f.Size) {
+		return f
+	}
+	f.Hashes = []metalink.Hash{{Type: "md5", Value: hex.EncodeToString(set.Files[0].MD5[:])}}
+	if f.Size < 0 {
+		f.Size = set.Files[0].Size
+	}
+	return f
 }
 
 // parityFor is the Request.Parity of get's file f of doc: --par2's set,
