@@ -203,6 +203,10 @@ func (g *Get) getSource(ctx context.Context, src string) bool {
 // are done. The queue prepares them all at once.
 func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, origin queue.Origin, files []metalink.File) bool {
 	reqs := make([]*engine.Request, len(files))
+	var sets map[string]metalink.ParitySet
+	if doc != nil {
+		sets = metalink.ParitySets(doc.Files)
+	}
 	for i, f := range files {
 		f = g.withParityHash(ctx, f)
 		reqs[i] = &engine.Request{
@@ -216,7 +220,7 @@ func (g *Get) getFiles(ctx context.Context, src string, doc *metalink.Document, 
 			Net:        g.Net,
 			InOrder:    g.InOrder,
 		}
-		reqs[i].Parity = g.parityFor(doc, f)
+		reqs[i].Parity = g.parityFor(doc, sets, f)
 	}
 	g.stMu.Lock()
 	err := g.st.PrepareAll(ctx, src, doc, reqs)

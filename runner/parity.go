@@ -54,7 +54,13 @@ func ParityOf(doc *metalink.Document, name string) *Parity {
 	if doc == nil {
 		return nil
 	}
-	set, ok := metalink.ParitySets(doc.Files)[name]
+	return parityIn(doc, metalink.ParitySets(doc.Files), name)
+}
+
+// parityIn is ParityOf with doc's parity sets found already (a document
+// of many files is looked through once, not once a file).
+func parityIn(doc *metalink.Document, sets map[string]metalink.ParitySet, name string) *Parity {
+	set, ok := sets[name]
 	if !ok || set.Index < 0 {
 		return nil
 	}
@@ -624,10 +630,10 @@ func (g *Get) withParityHash(ctx context.Context, f metalink.File) metalink.File
 
 // parityFor is the Request.Parity of get's file f of doc: --par2's set,
 // else the one doc lists beside f; nil when there is none.
-func (g *Get) parityFor(doc *metalink.Document, f metalink.File) func(context.Context, *engine.Mend) error {
+func (g *Get) parityFor(doc *metalink.Document, sets map[string]metalink.ParitySet, f metalink.File) func(context.Context, *engine.Mend) error {
 	p := g.Par2
-	if p == nil {
-		p = ParityOf(doc, f.Name)
+	if p == nil && doc != nil {
+		p = parityIn(doc, sets, f.Name)
 	}
 	if p == nil {
 		return nil
@@ -638,7 +644,10 @@ func (g *Get) parityFor(doc *metalink.Document, f metalink.File) func(context.Co
 // parityFor is the Request.Parity of a queue job's file f: the parity
 // set the job's document lists beside it, or nil.
 func (jr *jobRun) parityFor(j queue.Job, f metalink.File) func(context.Context, *engine.Mend) error {
-	p := ParityOf(j.Doc, f.Name)
+	if j.Doc == nil {
+		return nil
+	}
+	p := parityIn(j.Doc, jr.parity, f.Name)
 	if p == nil {
 		return nil
 	}

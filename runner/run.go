@@ -516,6 +516,9 @@ func (r *Runner) newJobRun(j queue.Job) *jobRun {
 	for i, df := range j.Doc.Files {
 		jr.docs[df.Name] = i
 	}
+	if j.Doc != nil {
+		jr.parity = metalink.ParitySets(j.Doc.Files)
+	}
 	return jr
 }
 
@@ -527,9 +530,10 @@ type jobRun struct {
 	j      queue.Job
 	client *engine.Client
 	locs   []string
-	batch  bool             // more than one file: small ones come whole (Request.Batch)
-	docs   map[string]int   // file name → index in j.Doc.Files
-	net    *netconf.Session // the job's logins, cookies and headers; nil: none kept
+	batch  bool                          // more than one file: small ones come whole (Request.Batch)
+	docs   map[string]int                // file name → index in j.Doc.Files
+	parity map[string]metalink.ParitySet // the document's parity sets, by the file they mend
+	net    *netconf.Session              // the job's logins, cookies and headers; nil: none kept
 
 	mu     sync.Mutex         // guards speeds
 	speeds map[string]float64 // host → remembered speed, read once per run

@@ -53,6 +53,9 @@ func (s ParitySet) Size(files []File) int64 {
 // par2cmdline's naming whose file is listed too, by the name of the file
 // they mend.
 func ParitySets(files []File) map[string]ParitySet {
+	if !slices.ContainsFunc(files, func(f File) bool { _, _, _, ok := ParityName(f.Name); return ok }) {
+		return nil // most documents: no map of every name to build
+	}
 	names := make(map[string]bool, len(files))
 	for _, f := range files {
 		names[f.Name] = true
