@@ -34,6 +34,7 @@ const (
 	seeMaskNoAsync   = 0x00000100 // SEE_MASK_NOASYNC: done before the call returns
 	seeMaskFlagNoUI  = 0x00000400 // SEE_MASK_FLAG_NO_UI: no error box; the window says it
 	swShowNormal     = 1
+	seErrNoAssoc     = 31 // SE_ERR_NOASSOC in hInstApp: no application for the class
 )
 
 var procShellExecuteExW = windows.NewLazySystemDLL("shell32.dll").NewProc("ShellExecuteExW")
@@ -72,8 +73,26 @@ func OpenAs(target, name string) error {
 		defer windows.CoUninitialize()
 	}
 	ok, _, callErr := procShellExecuteExW.Call(uintptr(unsafe.Pointer(&info)))
-	if ok == 0 {
-		return fmt.Errorf("no application opens %s files here: %w", ext, callErr)
+	if ok != 0 {
+		return nil
 	}
-	return nil
+	return openAsError(filepath.Base(name), ext, callErr, uintptr(info.instApp))
+}
+
+// openAsError says why ShellExecuteEx failed, from its last error and
+// its hInstApp (an SE_ERR_ code, most of them the Win32 error of the
+// same number). Wine 8 leaves both at 0 when the class has no open
+// command. The target is not named: a stream's URL holds its token.
+func openAsError(name, ext string, lastErr error, instApp uintptr) error {
+	errno, _ := lastErr.(syscall.Errno)
+	if errno == windows.ERROR_NO_ASSOCIATION || instApp == seErrNoAssoc {
+		return fmt.Errorf("no application opens %s files here", ext)
+	}
+	if errno == 0 && instApp <= 32 {
+		errno = syscall.Errno(instApp)
+	}
+	if errno == 0 {
+		return fmt.Errorf("no application opens %s files here", ext)
+	}
+	return fmt.Errorf("the application for %s files could not open %s: %w", ext, name, errno)
 }
