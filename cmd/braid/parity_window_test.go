@@ -279,7 +279,7 @@ func TestWindowRebuildsFromParity(t *testing.T) {
 	// rebuilt while the parity set is fetched.
 	// The map has them in hand (in parity's colour, a tint of it), not
 	// failed as pieces that wait for a mirror.
-	texts = waitText("the rebuild under way", "rebuilding 3 pieces from parity", "93 of 96 pieces done · 3 in progress")
+	texts = waitText("the rebuild under way", "rebuilding 3 pieces from parity", "93 of 96 pieces done · 3 being rebuilt from parity")
 	if strings.Contains(texts, "failed the hash") {
 		t.Errorf("while the pieces are rebuilt, the map counts them failed:\n%s", texts)
 	}
