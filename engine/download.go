@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -422,6 +423,59 @@ func (d *download) keepsLast(m *mirror) bool {
 	return good > int64(m.blamed)
 }
 
+// mirrorReason is why m is retrying or dropped, or, for a mirror still
+// used that has sent pieces that fail their hash, why it is still used:
+// the pieces were bad on every mirror, it is the last mirror and kept, or
+// too few of them were its fault alone to drop it (finishPiece). Called
+// with d.mu held.
+func (d *download) mirrorReason(m *mirror) string {
+	if m.reason != "" || m.strikes == 0 || m.state == MirrorDropped || m.src == nil {
+		return m.reason
+	}
+	// Of the pieces m sent bad (a piece may have been sent bad more than
+	// once: strikes counts the sends): how many another mirror sent bad
+	// too, and whether every mirror of the file did.
+	mine, shared, everyone := 0, 0, len(d.mirrors) > 1
+	for _, by := range d.bad {
+		if !slices.Contains(by, int16(m.idx)) {
+			continue
+		}
+		mine++
+		others := false
+		for _, o := range d.mirrors {
+			has := slices.Contains(by, int16(o.idx))
+			everyone = everyone && has
+			others = others || o != m && has
+		}
+		if others {
+			shared++
+		}
+	}
+	n := mine
+	if n == 0 {
+		n = m.strikes
+	}
+	everyone = everyone && mine > 0
+	sent := fmt.Sprintf("sent %d pieces that fail their %s hash", n, d.plan.Type)
+	if n == 1 {
+		sent = fmt.Sprintf("sent 1 piece that fails its %s hash", d.plan.Type)
+	}
+	if m.blamed >= maxStrikes {
+		return sent + "; kept: it is the last mirror and sent mostly good pieces"
+	}
+	switch {
+	case everyone && n == 1:
+		return sent + "; every mirror sent it so (the damage is in the published copies)"
+	case everyone:
+		return sent + "; every mirror sent them so (the damage is in the published copies)"
+	case mine > 0 && shared == mine && n == 1:
+		return sent + "; another mirror sent it bad too"
+	case mine > 0 && shared == mine:
+		return sent + "; other mirrors sent them bad too"
+	}
+	return sent + fmt.Sprintf("; still used: a mirror is dropped after %d bad pieces no other mirror sent bad", maxStrikes)
+}
+
 // dropMirror stops using m for this file. Called with d.mu held.
 func (d *download) dropMirror(m *mirror, why error) {
 	m.drop(why.Error())
@@ -538,7 +592,7 @@ func (d *download) snapshot(s *Snapshot) {
 			Host:     m.host,
 			Location: m.url.Location,
 			Priority: m.url.Priority,
-			Reason:   m.reason,
+			Reason:   d.mirrorReason(m),
 			Conns:    m.conns,
 			Bytes:    m.bytes.Load(),
 			Useful:   m.useful,
