@@ -1,10 +1,14 @@
 package bridge
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/queue"
+	"braid/queue/queuetest"
 	"braid/ui"
 )
 
@@ -141,5 +145,65 @@ func TestRebuildingFromParityWords(t *testing.T) {
 	}
 	if want := "verified (sha-256), 3 pieces rebuilt from parity"; d.Outcome != want {
 		t.Errorf("the row says %q, want %q", d.Outcome, want)
+	}
+}
+
+// TestRebuiltFromParityAfterRestart: a file that landed with pieces
+// rebuilt from parity says so after a restart, when the bridge has no
+// snapshot of the download and reads the done job from the queue: the
+// file's words and the row's.
+func TestRebuiltFromParityAfterRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	q, err := queue.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := t.TempDir()
+	id, err := q.Add("http://127.0.0.1:9/big.meta4", dest, parityJobDoc(), []string{"big.iso", "notes.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The files on disk, as their download left them.
+	for name, size := range map[string]int{"big.iso": 4 << 20, "notes.txt": 10} {
+		if err := os.WriteFile(filepath.Join(dest, name), make([]byte, size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, n := range map[string]int{"big.iso": 3, "notes.txt": 0} {
+		if err := q.Landed(id, name, &engine.Snapshot{Name: name, State: engine.StateDone, VerifiedBy: "sha-256", Rebuilt: n, Size: -1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.Finish(id); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Braid started again.
+	q = queuetest.Open(t, queue.Open, dir)
+	b := newBackend(t, q)
+	d, err := b.Detail(ui.JobID(id), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "verified (sha-256), 3 pieces rebuilt from parity"
+	if len(d.Files) != 2 || d.Files[0].State != ui.FileVerified || d.Files[0].Verification != want || d.Files[1].Verification != "verified (sha-256)" {
+		t.Fatalf("after a restart the files say %+v, want big.iso %q and notes.txt verified (sha-256)", d.Files, want)
+	}
+	if d.Outcome != want {
+		t.Errorf("after a restart the details say %q, want %q", d.Outcome, want)
+	}
+	j, err := q.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.mu.Lock()
+	v := b.viewLocked(j)
+	b.mu.Unlock()
+	if v.Outcome != want {
+		t.Errorf("after a restart the row says %q, want %q", v.Outcome, want)
 	}
 }
