@@ -423,14 +423,14 @@ func (d *download) keepsLast(m *mirror) bool {
 	return good > int64(m.blamed)
 }
 
-// mirrorReason is why m is retrying or dropped, or, for a mirror still
-// used that has sent pieces that fail their hash, why it is still used:
-// the pieces were bad on every mirror, it is the last mirror and kept, or
-// too few of them were its fault alone to drop it (finishPiece). Called
-// with d.mu held.
-func (d *download) mirrorReason(m *mirror) string {
-	if m.reason != "" || m.strikes == 0 || m.state == MirrorDropped || m.src == nil {
-		return m.reason
+// strikesWhy is, for a mirror still used that has sent pieces that fail
+// their hash, why it is still used (MirrorSnapshot.StrikesWhy): the
+// pieces were bad on every mirror, it is the last mirror and kept, or too
+// few of them were its fault alone to drop it (finishPiece); "" for any
+// other mirror. Called with d.mu held.
+func (d *download) strikesWhy(m *mirror) string {
+	if m.strikes == 0 || m.state == MirrorDropped || m.src == nil {
+		return ""
 	}
 	// Of the pieces m sent bad (a piece may have been sent bad more than
 	// once: strikes counts the sends): how many another mirror sent bad
@@ -456,24 +456,24 @@ func (d *download) mirrorReason(m *mirror) string {
 		n = m.strikes
 	}
 	everyone = everyone && mine > 0
-	sent := fmt.Sprintf("sent %d pieces that fail their %s hash", n, d.plan.Type)
-	if n == 1 {
-		sent = fmt.Sprintf("sent 1 piece that fails its %s hash", d.plan.Type)
-	}
-	if m.blamed >= maxStrikes {
-		return sent + "; kept: it is the last mirror and sent mostly good pieces"
-	}
+	// Each reason in full, one format each, so the window finds the rule
+	// it states (ui's engineRules) and says it in the user's language.
+	h := d.plan.Type
 	switch {
+	case m.blamed >= maxStrikes:
+		return fmt.Sprintf("sent %d pieces that fail their %s hash; kept: it is the last mirror and sent mostly good pieces", n, h)
 	case everyone && n == 1:
-		return sent + "; every mirror sent it so (the damage is in the published copies)"
+		return fmt.Sprintf("sent %d piece that fails its %s hash; every mirror sent it so (the damage is in the published copies)", n, h)
 	case everyone:
-		return sent + "; every mirror sent them so (the damage is in the published copies)"
+		return fmt.Sprintf("sent %d pieces that fail their %s hash; every mirror sent them so (the damage is in the published copies)", n, h)
 	case mine > 0 && shared == mine && n == 1:
-		return sent + "; another mirror sent it bad too"
+		return fmt.Sprintf("sent %d piece that fails its %s hash; another mirror sent it bad too", n, h)
 	case mine > 0 && shared == mine:
-		return sent + "; other mirrors sent them bad too"
+		return fmt.Sprintf("sent %d pieces that fail their %s hash; other mirrors sent them bad too", n, h)
+	case n == 1:
+		return fmt.Sprintf("sent %d piece that fails its %s hash; still used: a mirror is dropped after %d bad pieces no other mirror sent bad", n, h, maxStrikes)
 	}
-	return sent + fmt.Sprintf("; still used: a mirror is dropped after %d bad pieces no other mirror sent bad", maxStrikes)
+	return fmt.Sprintf("sent %d pieces that fail their %s hash; still used: a mirror is dropped after %d bad pieces no other mirror sent bad", n, h, maxStrikes)
 }
 
 // dropMirror stops using m for this file. Called with d.mu held.
@@ -588,15 +588,16 @@ func (d *download) snapshot(s *Snapshot) {
 	s.Mirrors = s.Mirrors[:0]
 	for _, m := range d.mirrors {
 		ms := MirrorSnapshot{
-			URL:      m.name,
-			Host:     m.host,
-			Location: m.url.Location,
-			Priority: m.url.Priority,
-			Reason:   d.mirrorReason(m),
-			Conns:    m.conns,
-			Bytes:    m.bytes.Load(),
-			Useful:   m.useful,
-			Strikes:  m.strikes,
+			URL:        m.name,
+			Host:       m.host,
+			Location:   m.url.Location,
+			Priority:   m.url.Priority,
+			Reason:     m.reason,
+			StrikesWhy: d.strikesWhy(m),
+			Conns:      m.conns,
+			Bytes:      m.bytes.Load(),
+			Useful:     m.useful,
+			Strikes:    m.strikes,
 		}
 		switch {
 		case m.state == MirrorDropped || m.src == nil:

@@ -35,6 +35,7 @@ func engineFormats(t *testing.T) []string {
 		"engine/metalink/read.go":   {"finish", "unsafeMetaURL", "claim"},
 		"runner/dest.go":            {"prepareDest", "destProblem"},
 		"queue/netsettings.go":      {"SecretLost"},
+		"engine/download.go":        {"strikesWhy"},
 	} {
 		f, err := parser.ParseFile(fset, filepath.Join("..", file), nil, parser.SkipObjectResolution)
 		if err != nil {
@@ -156,6 +157,17 @@ func TestEngineTextsInGerman(t *testing.T) {
 	o := signature.Outcome{Status: signature.UnknownKey, Fingerprint: "ABCD"}
 	if got := SignatureText(o); got != "signiert mit einem unbekannten Schlüssel ABCD" {
 		t.Errorf("SignatureText = %q", got)
+	}
+	// A mirror's reason as the Mirrors tab says it (Explain): why it was
+	// dropped, why it is still used.
+	for text, want := range map[string]string{
+		"sent 3 pieces that fail their sha-256 hash (last: piece 57)":                                                           "3 Stücke gesendet, die ihren sha-256-Hash nicht bestehen (zuletzt: Stück 57)",
+		"sent 3 pieces that fail their sha-256 hash; every mirror sent them so (the damage is in the published copies)":         "3 Stücke gesendet, die ihren sha-256-Hash nicht bestehen; jeder Spiegel hat sie so gesendet (der Schaden steckt in den veröffentlichten Kopien)",
+		"sent 1 piece that fails its sha-256 hash; still used: a mirror is dropped after 3 bad pieces no other mirror sent bad": "1 Stück gesendet, das seinen sha-256-Hash nicht besteht; weiter genutzt: Ein Spiegel wird nach 3 fehlerhaften Stücken verworfen, die kein anderer fehlerhaft gesendet hat",
+	} {
+		if got, detail := Explain(text); got != want || detail != "" {
+			t.Errorf("Explain(%q) = %q, %q; want %q", text, got, detail, want)
+		}
 	}
 	if got := engineText("something else entirely"); got != "something else entirely" {
 		t.Errorf("a message of no rule changed: %q", got)

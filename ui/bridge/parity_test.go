@@ -3,6 +3,7 @@ package bridge
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"braid/engine"
@@ -205,5 +206,37 @@ func TestRebuiltFromParityAfterRestart(t *testing.T) {
 	b.mu.Unlock()
 	if v.Outcome != want {
 		t.Errorf("after a restart the row says %q, want %q", v.Outcome, want)
+	}
+}
+
+// TestMirrorSaysWhyStillUsed: on the Mirrors tab a mirror still used after
+// sending pieces that fail their hash says why (the engine's StrikesWhy),
+// a mirror retrying or dropped says its reason; a waiting file's words
+// take the reason it waits for, not a struck mirror's.
+func TestMirrorSaysWhyStillUsed(t *testing.T) {
+	t.Parallel()
+	const every = "sent 3 pieces that fail their sha-256 hash; every mirror sent them so (the damage is in the published copies)"
+	snap := engine.Snapshot{Name: "big.iso", Size: 4 << 20, State: engine.StateWaiting, ETA: -1, Mirrors: []engine.MirrorSnapshot{
+		{URL: "http://a.example/big.iso", Host: "a.example", State: engine.MirrorIdle, Strikes: 3, StrikesWhy: every},
+		{URL: "http://b.example/big.iso", Host: "b.example", State: engine.MirrorRetrying, Strikes: 3, StrikesWhy: every, Reason: "HTTP 503 Service Unavailable"},
+		{URL: "http://c.example/big.iso", Host: "c.example", State: engine.MirrorDropped, Strikes: 3, Reason: "sent 3 pieces that fail their sha-256 hash (last: piece 57)"},
+	}}
+	var fd ui.FileDetail
+	applySnapshot(&fd, &snap, false)
+	if len(fd.Mirrors) != 3 {
+		t.Fatalf("mirrors %+v", fd.Mirrors)
+	}
+	if got := fd.Mirrors[0].Err; got != every {
+		t.Errorf("the mirror still used says %q, want %q", got, every)
+	}
+	// The retrying one says why it waits, in a sentence (Explain).
+	if got := fd.Mirrors[1].Err; got == "" || got == every {
+		t.Errorf("the retrying mirror says %q, want why it waits", got)
+	}
+	if got, want := fd.Mirrors[2].Err, "sent 3 pieces that fail their sha-256 hash (last: piece 57)"; got != want {
+		t.Errorf("the dropped mirror says %q, want %q", got, want)
+	}
+	if strings.Contains(fd.Err, "every mirror") {
+		t.Errorf("the waiting file says %q: a struck mirror's words, not why it waits", fd.Err)
 	}
 }

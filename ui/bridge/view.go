@@ -528,7 +528,7 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 			Speed:    float64(m.Speed),
 			Bytes:    m.Bytes,
 			Strikes:  m.Strikes,
-			Err:      mirrorReason(m.Reason),
+			Err:      mirrorWhy(m),
 		})
 	}
 	if pieces {
@@ -592,7 +592,7 @@ func pastMirrors(fd *ui.FileDetail, s *engine.Snapshot) {
 	for _, m := range s.Mirrors {
 		fd.Mirrors = append(fd.Mirrors, ui.MirrorDetail{
 			URL: queue.Redact(m.URL), Host: m.Host, Location: m.Location, Priority: m.Priority,
-			State: ui.MirrorIdle, Bytes: m.Bytes, Strikes: m.Strikes, Err: mirrorReason(m.Reason),
+			State: ui.MirrorIdle, Bytes: m.Bytes, Strikes: m.Strikes, Err: mirrorWhy(m),
 		})
 	}
 }
@@ -631,8 +631,11 @@ func hostOf(raw string) string {
 }
 
 // mirrorReason is why a mirror waits or was dropped, in a sentence.
-func mirrorReason(reason string) string {
-	why, _ := ui.Explain(queue.Redact(reason))
+// mirrorWhy is what the Mirrors tab says of m beside its state, in a
+// sentence: why it is retrying or dropped, else why it is still used after
+// sending pieces that fail their hash.
+func mirrorWhy(m engine.MirrorSnapshot) string {
+	why, _ := ui.Explain(queue.Redact(cmpOr(m.Reason, m.StrikesWhy)))
 	return why
 }
 
