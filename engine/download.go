@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -422,6 +423,59 @@ func (d *download) keepsLast(m *mirror) bool {
 	return good > int64(m.blamed)
 }
 
+// strikesWhy is, for a mirror still used that has sent pieces that fail
+// their hash, why it is still used (MirrorSnapshot.StrikesWhy): the
+// pieces were bad on every mirror, it is the last mirror and kept, or too
+// few of them were its fault alone to drop it (finishPiece); "" for any
+// other mirror. Called with d.mu held.
+func (d *download) strikesWhy(m *mirror) string {
+	if m.strikes == 0 || m.state == MirrorDropped || m.src == nil {
+		return ""
+	}
+	// Of the pieces m sent bad (a piece may have been sent bad more than
+	// once: strikes counts the sends): how many another mirror sent bad
+	// too, and whether every mirror of the file did.
+	mine, shared, everyone := 0, 0, len(d.mirrors) > 1
+	for _, by := range d.bad {
+		if !slices.Contains(by, int16(m.idx)) {
+			continue
+		}
+		mine++
+		others := false
+		for _, o := range d.mirrors {
+			has := slices.Contains(by, int16(o.idx))
+			everyone = everyone && has
+			others = others || o != m && has
+		}
+		if others {
+			shared++
+		}
+	}
+	n := mine
+	if n == 0 {
+		n = m.strikes
+	}
+	everyone = everyone && mine > 0
+	// Each reason in full, one format each, so the window finds the rule
+	// it states (ui's engineRules) and says it in the user's language.
+	h := d.plan.Type
+	switch {
+	case m.blamed >= maxStrikes:
+		return fmt.Sprintf("sent %d pieces that fail their %s hash; kept: it is the last mirror and sent mostly good pieces", n, h)
+	case everyone && n == 1:
+		return fmt.Sprintf("sent %d piece that fails its %s hash; every mirror sent it so (the damage is in the published copies)", n, h)
+	case everyone:
+		return fmt.Sprintf("sent %d pieces that fail their %s hash; every mirror sent them so (the damage is in the published copies)", n, h)
+	case mine > 0 && shared == mine && n == 1:
+		return fmt.Sprintf("sent %d piece that fails its %s hash; another mirror sent it bad too", n, h)
+	case mine > 0 && shared == mine:
+		return fmt.Sprintf("sent %d pieces that fail their %s hash; other mirrors sent them bad too", n, h)
+	case n == 1:
+		return fmt.Sprintf("sent %d piece that fails its %s hash; still used: a mirror is dropped after %d bad pieces no other mirror sent bad", n, h, maxStrikes)
+	}
+	return fmt.Sprintf("sent %d pieces that fail their %s hash; still used: a mirror is dropped after %d bad pieces no other mirror sent bad", n, h, maxStrikes)
+}
+
 // dropMirror stops using m for this file. Called with d.mu held.
 func (d *download) dropMirror(m *mirror, why error) {
 	m.drop(why.Error())
@@ -534,15 +588,16 @@ func (d *download) snapshot(s *Snapshot) {
 	s.Mirrors = s.Mirrors[:0]
 	for _, m := range d.mirrors {
 		ms := MirrorSnapshot{
-			URL:      m.name,
-			Host:     m.host,
-			Location: m.url.Location,
-			Priority: m.url.Priority,
-			Reason:   m.reason,
-			Conns:    m.conns,
-			Bytes:    m.bytes.Load(),
-			Useful:   m.useful,
-			Strikes:  m.strikes,
+			URL:        m.name,
+			Host:       m.host,
+			Location:   m.url.Location,
+			Priority:   m.url.Priority,
+			Reason:     m.reason,
+			StrikesWhy: d.strikesWhy(m),
+			Conns:      m.conns,
+			Bytes:      m.bytes.Load(),
+			Useful:     m.useful,
+			Strikes:    m.strikes,
 		}
 		switch {
 		case m.state == MirrorDropped || m.src == nil:

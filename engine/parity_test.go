@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -79,6 +80,24 @@ func TestParityHook(t *testing.T) {
 			if snap.Rebuilt != 3 || snap.Rebuilding != 0 || snap.VerifiedBy != "sha-256" {
 				t.Fatalf("rebuilt %d, rebuilding %d, verified by %q", snap.Rebuilt, snap.Rebuilding, snap.VerifiedBy)
 			}
+			// Each mirror says why its strikes did not drop it: the
+			// pieces were bad on every mirror. One dropped (it sent all
+			// three first) says why it was dropped.
+			for _, m := range snap.Mirrors {
+				want, ok := "sent 3 pieces that fail their sha-256 hash; every mirror sent them so (the damage is in the published copies)", false
+				if m.State == MirrorDropped {
+					// Its strikes, which may count a piece twice.
+					want = "pieces that fail their sha-256 hash (last: piece "
+					ok = strings.HasPrefix(m.Reason, "sent ") && strings.Contains(m.Reason, want) && m.StrikesWhy == ""
+				} else {
+					// Not retrying: its reason stays empty (a waiting
+					// file's words take the first mirror's reason).
+					ok = m.StrikesWhy == want && m.Reason == ""
+				}
+				if m.Strikes < 3 || !ok {
+					t.Errorf("%s: %v, %d strikes, reason %q, still used because %q; want %q", m.URL, m.State, m.Strikes, m.Reason, m.StrikesWhy, want)
+				}
+			}
 			for i, f := range snap.Filler {
 				if (f == FilledByParity) != bad(i) {
 					t.Errorf("piece %d: filler %d", i, f)
@@ -140,6 +159,9 @@ func TestParityLastMirrorKeptForItsGoodPieces(t *testing.T) {
 	}
 	if snap.Rebuilt != 3 || snap.Mirrors[0].State == MirrorDropped {
 		t.Fatalf("rebuilt %d, mirror %v (%s)", snap.Rebuilt, snap.Mirrors[0].State, snap.Mirrors[0].Reason)
+	}
+	if got, want := snap.Mirrors[0].StrikesWhy, "sent 3 pieces that fail their sha-256 hash; kept: it is the last mirror and sent mostly good pieces"; got != want {
+		t.Errorf("the kept mirror's reason is %q, want %q", got, want)
 	}
 
 	liar := mirrortest.New(t, data, mirrortest.Corrupt(pl, func(int) bool { return true }))

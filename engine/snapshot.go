@@ -164,7 +164,12 @@ type MirrorSnapshot struct {
 	State    MirrorState
 	// Reason says why the mirror is retrying or dropped.
 	Reason string
-	Conns  int // connections open now
+	// StrikesWhy says, for a mirror still used that has sent pieces that
+	// fail their hash (Strikes), why it is still used: every mirror sent
+	// them so, it is the last mirror and kept, other mirrors sent them bad
+	// too, or too few were its own to drop it. "" otherwise.
+	StrikesWhy string
+	Conns      int // connections open now
 	// Bytes is what the mirror delivered: the body bytes received from it
 	// over the wire, each counted once, good or bad, whether the file kept
 	// them or not. When a segment is split (an idle mirror takes over its

@@ -75,6 +75,10 @@ type File struct {
 	// published (done, not verified: see Outcome).
 	Verified   bool
 	VerifiedBy string
+	// Rebuilt is how many of its pieces were rebuilt from the file's PAR2
+	// parity set in the download that landed it (no mirror sent them
+	// good); 0 when none were.
+	Rebuilt int
 	// SavedAs is the name the file is saved under when another file no
 	// hash proved to be this one was at Name; "" means Name (see Path).
 	SavedAs string
@@ -529,9 +533,9 @@ func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 // fileQuery reads files with their pieces; listQuery the same without the
 // hashes, which List does not return.
 const (
-	fileQuery = `SELECT f.job, f.name, f.size, f.hashes, f.selected, f.verified, f.mismatch, f.verified_by, f.saved_as, f.created,
+	fileQuery = `SELECT f.job, f.name, f.size, f.hashes, f.selected, f.verified, f.mismatch, f.verified_by, f.rebuilt, f.saved_as, f.created,
 	p.length, p.count, p.bits, p.kept FROM files f JOIN pieces p ON p.file = f.id`
-	listQuery = `SELECT f.job, f.name, f.size, '', f.selected, f.verified, f.mismatch, f.verified_by, f.saved_as, f.created,
+	listQuery = `SELECT f.job, f.name, f.size, '', f.selected, f.verified, f.mismatch, f.verified_by, f.rebuilt, f.saved_as, f.created,
 	p.length, p.count, p.bits, p.kept FROM files f JOIN pieces p ON p.file = f.id`
 )
 
@@ -541,7 +545,7 @@ func scanFile(s scanner, withHashes bool) (int64, File, error) {
 	var hashes string
 	var bits []byte
 	var kept int64
-	if err := s.Scan(&job, &f.Name, &f.Size, &hashes, &f.Selected, &f.Verified, &f.Mismatch, &f.VerifiedBy, &f.SavedAs, &f.Created,
+	if err := s.Scan(&job, &f.Name, &f.Size, &hashes, &f.Selected, &f.Verified, &f.Mismatch, &f.VerifiedBy, &f.Rebuilt, &f.SavedAs, &f.Created,
 		&f.Layout.Length, &f.Pieces, &bits, &kept); err != nil {
 		return 0, File{}, err
 	}
@@ -766,14 +770,14 @@ func learnSize(tx *sql.Tx, id int64, name string, size, length int64) error {
 }
 
 // landedSQL and landedArgs mark a file that landed done (landed).
-const landedSQL = `UPDATE files SET verified = 1, mismatch = 0, verified_by = ?, saved_as = ?, created = ? WHERE job = ? AND name = ?`
+const landedSQL = `UPDATE files SET verified = 1, mismatch = 0, verified_by = ?, rebuilt = ?, saved_as = ?, created = ? WHERE job = ? AND name = ?`
 
 func landedArgs(id int64, name string, s *engine.Snapshot) []any {
 	saved := s.SavedAs
 	if saved == name {
 		saved = ""
 	}
-	return []any{s.VerifiedBy, saved, s.Created, id, name}
+	return []any{s.VerifiedBy, s.Rebuilt, saved, s.Created, id, name}
 }
 
 // MarkVerified records that a check of a file at its name (a verify, a

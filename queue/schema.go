@@ -245,6 +245,13 @@ CREATE INDEX files_unverified ON files (job) WHERE selected AND NOT verified;
 	{sql: `
 ALTER TABLE jobs ADD COLUMN in_order INTEGER NOT NULL DEFAULT 0; -- 1: download in order
 `},
+	// issue 35 (PAR2 parity): how many pieces of a done file were rebuilt
+	// from its parity set, kept with how it was verified, so every face
+	// says "verified (sha-256), 3 pieces rebuilt from parity" after a
+	// restart too.
+	{sql: `
+ALTER TABLE files ADD COLUMN rebuilt INTEGER NOT NULL DEFAULT 0; -- pieces rebuilt from parity when it landed
+`},
 }
 
 // moveWaitingNotes clears the notes that older runners left in the error

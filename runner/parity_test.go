@@ -117,7 +117,8 @@ func TestRunRebuildsFromParity(t *testing.T) {
 		sum := sha256.Sum256(set[n])
 		add(metalink.File{Name: n, Size: int64(len(set[n])), Hashes: []metalink.Hash{{Type: "sha-256", Value: hex.EncodeToString(sum[:])}}})
 	}
-	q := queuetest.Open(t, queue.Open, t.TempDir())
+	qdir := t.TempDir()
+	q := queuetest.Open(t, queue.Open, qdir)
 	dest := t.TempDir()
 	id, err := q.Add("r.meta4", dest, doc, []string{"r.bin"})
 	if err != nil {
@@ -158,6 +159,19 @@ func TestRunRebuildsFromParity(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(dest); len(left) != 1 {
 		t.Errorf("the folder holds %d entries, want only r.bin", len(left))
+	}
+	// The queue keeps the count with how the file was verified, across a
+	// restart.
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	q = queuetest.Open(t, queue.Open, qdir)
+	j, err := q.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := j.Files[0]; f.Name != "r.bin" || !f.Verified || f.VerifiedBy != "sha-256" || f.Rebuilt != 3 {
+		t.Errorf("after a reopen the queue has %s verified %v by %q, %d pieces rebuilt; want r.bin by sha-256, 3 rebuilt", f.Name, f.Verified, f.VerifiedBy, f.Rebuilt)
 	}
 }
 

@@ -81,6 +81,16 @@ var engineRules = []engineRule{
 	{regexp.MustCompile(`^the disk of (.+) is full$`), engineKey("the disk of %s is full")},
 	{regexp.MustCompile(`^(.+): they were kept for the session that added it only, as this system has no keyring; remove job (\d+) and add it again with them$`), engineKey("%s: they were kept for the session that added it only, as this system has no keyring; remove job %s and add it again with them")},
 	{regexp.MustCompile(`^the passwords, cookies or headers given for this download are gone$`), engineKey("the passwords, cookies or headers given for this download are gone")},
+	// Why a mirror that sent pieces that fail their hash was dropped, or
+	// is still used (the engine's finishPiece and strikesWhy).
+	{regexp.MustCompile(`^sent (\d+) pieces that fail their (.+) hash \(last: piece (\d+)\)$`), engineKey("sent %s pieces that fail their %s hash (last: piece %s)")},
+	{regexp.MustCompile(`^sent (\d+) pieces that fail their (.+) hash; kept: it is the last mirror and sent mostly good pieces$`), engineKey("sent %s pieces that fail their %s hash; kept: it is the last mirror and sent mostly good pieces")},
+	{regexp.MustCompile(`^sent (\d+) piece that fails its (.+) hash; every mirror sent it so \(the damage is in the published copies\)$`), engineKey("sent %s piece that fails its %s hash; every mirror sent it so (the damage is in the published copies)")},
+	{regexp.MustCompile(`^sent (\d+) pieces that fail their (.+) hash; every mirror sent them so \(the damage is in the published copies\)$`), engineKey("sent %s pieces that fail their %s hash; every mirror sent them so (the damage is in the published copies)")},
+	{regexp.MustCompile(`^sent (\d+) piece that fails its (.+) hash; another mirror sent it bad too$`), engineKey("sent %s piece that fails its %s hash; another mirror sent it bad too")},
+	{regexp.MustCompile(`^sent (\d+) pieces that fail their (.+) hash; other mirrors sent them bad too$`), engineKey("sent %s pieces that fail their %s hash; other mirrors sent them bad too")},
+	{regexp.MustCompile(`^sent (\d+) piece that fails its (.+) hash; still used: a mirror is dropped after (\d+) bad pieces no other mirror sent bad$`), engineKey("sent %s piece that fails its %s hash; still used: a mirror is dropped after %s bad pieces no other mirror sent bad")},
+	{regexp.MustCompile(`^sent (\d+) pieces that fail their (.+) hash; still used: a mirror is dropped after (\d+) bad pieces no other mirror sent bad$`), engineKey("sent %s pieces that fail their %s hash; still used: a mirror is dropped after %s bad pieces no other mirror sent bad")},
 }
 
 // engineKey marks a translation key that is looked up later, with

@@ -35,6 +35,7 @@ func engineFormats(t *testing.T) []string {
 		"engine/metalink/read.go":   {"finish", "unsafeMetaURL", "claim"},
 		"runner/dest.go":            {"prepareDest", "destProblem"},
 		"queue/netsettings.go":      {"SecretLost"},
+		"engine/download.go":        {"strikesWhy"},
 	} {
 		f, err := parser.ParseFile(fset, filepath.Join("..", file), nil, parser.SkipObjectResolution)
 		if err != nil {
@@ -157,6 +158,17 @@ func TestEngineTextsInGerman(t *testing.T) {
 	if got := SignatureText(o); got != "signiert mit einem unbekannten Schlüssel ABCD" {
 		t.Errorf("SignatureText = %q", got)
 	}
+	// A mirror's reason as the Mirrors tab says it (Explain): why it was
+	// dropped, why it is still used.
+	for text, want := range map[string]string{
+		"sent 3 pieces that fail their sha-256 hash (last: piece 57)":                                                           "3 Stücke gesendet, die ihren sha-256-Hash nicht bestehen (zuletzt: Stück 57)",
+		"sent 3 pieces that fail their sha-256 hash; every mirror sent them so (the damage is in the published copies)":         "3 Stücke gesendet, die ihren sha-256-Hash nicht bestehen; jeder Spiegel hat sie so gesendet (der Schaden steckt in den veröffentlichten Kopien)",
+		"sent 1 piece that fails its sha-256 hash; still used: a mirror is dropped after 3 bad pieces no other mirror sent bad": "1 Stück gesendet, das seinen sha-256-Hash nicht besteht; weiter genutzt: Ein Spiegel wird nach 3 fehlerhaften Stücken verworfen, die kein anderer fehlerhaft gesendet hat",
+	} {
+		if got, detail := Explain(text); got != want || detail != "" {
+			t.Errorf("Explain(%q) = %q, %q; want %q", text, got, detail, want)
+		}
+	}
 	if got := engineText("something else entirely"); got != "something else entirely" {
 		t.Errorf("a message of no rule changed: %q", got)
 	}
@@ -233,15 +245,17 @@ func TestPluralsInGerman(t *testing.T) {
 		return
 	}
 	for got, want := range map[string]string{
-		CountL("%s bad pieces", 1):                                     "1 fehlerhaftes Stück",
-		CountL("%s bad pieces", 2):                                     "2 fehlerhafte Stücke",
-		CountL("%s pieces missing at the end", 1):                      "1 Stück fehlt am Ende",
-		CountL("%s pieces missing at the end", 3):                      "3 Stücke fehlen am Ende",
-		CountL("%s bytes too many", 1):                                 "1 Byte zu viel",
-		CountL("%s download running", 1):                               "1 Download läuft",
-		localName("a.iso (+1 more)"):                                   "a.iso (+1 weitere)",
-		fmt.Sprintf(lang.N("%s of %s bad pieces mended", 1), "0", "1"): "0 von 1 fehlerhaften Stück repariert",
-		fmt.Sprintf(lang.N("%s of %s bad pieces mended", 4), "2", "4"): "2 von 4 fehlerhaften Stücken repariert",
+		CountL("%s bad pieces", 1):                "1 fehlerhaftes Stück",
+		CountL("%s bad pieces", 2):                "2 fehlerhafte Stücke",
+		CountL("%s pieces missing at the end", 1): "1 Stück fehlt am Ende",
+		CountL("%s pieces missing at the end", 3): "3 Stücke fehlen am Ende",
+		CountL("%s bytes too many", 1):            "1 Byte zu viel",
+		CountL("%s download running", 1):          "1 Download läuft",
+		localName("a.iso (+1 more)"):              "a.iso (+1 weitere)",
+		pieceMap(run{95, PieceDone, 0}, run{1, PieceActive, RebuiltFromParity}).Summary(): "95 von 96 Stücken fertig · 1 wird aus Parität wiederhergestellt",
+		pieceMap(run{93, PieceDone, 0}, run{3, PieceActive, RebuiltFromParity}).Summary(): "93 von 96 Stücken fertig · 3 werden aus Parität wiederhergestellt",
+		fmt.Sprintf(lang.N("%s of %s bad pieces mended", 1), "0", "1"):                    "0 von 1 fehlerhaften Stück repariert",
+		fmt.Sprintf(lang.N("%s of %s bad pieces mended", 4), "2", "4"):                    "2 von 4 fehlerhaften Stücken repariert",
 	} {
 		if got != want {
 			t.Errorf("got %q, want %q", got, want)

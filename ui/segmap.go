@@ -514,9 +514,11 @@ func mix(a, b color.NRGBA, t float64) color.NRGBA {
 }
 
 // Summary describes a piece map in a line: "412 of 1,024 pieces done · 3
-// in progress · 1 failed its hash".
+// in progress · 1 failed its hash". Pieces in hand that are being rebuilt
+// from parity are said so ("3 being rebuilt from parity"), not counted as
+// in progress from a mirror.
 func (p PieceMap) Summary() string {
-	var done, active, bad, rebuilt int
+	var done, active, bad, rebuilt, rebuilding int
 	for i, s := range p.State {
 		switch s {
 		case PieceDone:
@@ -525,14 +527,21 @@ func (p PieceMap) Summary() string {
 				rebuilt++
 			}
 		case PieceActive:
-			active++
+			if p.mirrorAt(i) == RebuiltFromParity {
+				rebuilding++
+			} else {
+				active++
+			}
 		case PieceBad:
 			bad++
 		}
 	}
 	s := fmt.Sprintf(lang.L("%s of %s pieces done"), count(done), count(p.Len()))
 	if rebuilt > 0 {
-		s += " · " + fmt.Sprintf(lang.L("%s rebuilt from parity"), count(rebuilt))
+		s += " · " + countL("%s rebuilt from parity", rebuilt)
+	}
+	if rebuilding > 0 {
+		s += " · " + countL("%s being rebuilt from parity", rebuilding)
 	}
 	if active > 0 {
 		s += " · " + fmt.Sprintf(lang.L("%s in progress"), count(active))

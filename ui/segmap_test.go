@@ -312,7 +312,12 @@ func TestPieceMapSummary(t *testing.T) {
 		{PieceMap{}, "0 of 0 pieces done"},
 		{smallMap(), "92 of 140 pieces done · 12 in progress · 1 failed the hash"},
 		{bigMap(), "65,000 of 100,000 pieces done · 800 in progress"},
-		{parityMap(), "93 of 100 pieces done · 3 rebuilt from parity · 1 in progress"},
+		{parityMap(), "93 of 100 pieces done · 3 rebuilt from parity · 1 being rebuilt from parity"},
+		// A rebuild under way: the pieces in hand are parity's, not a
+		// mirror's, and the caption says so as the state line does.
+		{pieceMap(run{93, PieceDone, 0}, run{3, PieceActive, RebuiltFromParity}), "93 of 96 pieces done · 3 being rebuilt from parity"},
+		{pieceMap(run{90, PieceDone, 1}, run{2, PieceActive, 0}, run{1, PieceActive, RebuiltFromParity}, run{3, PieceMissing, NoMirror}),
+			"90 of 96 pieces done · 1 being rebuilt from parity · 2 in progress"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

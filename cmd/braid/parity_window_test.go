@@ -279,7 +279,7 @@ func TestWindowRebuildsFromParity(t *testing.T) {
 	// rebuilt while the parity set is fetched.
 	// The map has them in hand (in parity's colour, a tint of it), not
 	// failed as pieces that wait for a mirror.
-	texts = waitText("the rebuild under way", "rebuilding 3 pieces from parity", "93 of 96 pieces done · 3 in progress")
+	texts = waitText("the rebuild under way", "rebuilding 3 pieces from parity", "93 of 96 pieces done · 3 being rebuilt from parity")
 	if strings.Contains(texts, "failed the hash") {
 		t.Errorf("while the pieces are rebuilt, the map counts them failed:\n%s", texts)
 	}
@@ -341,8 +341,28 @@ func TestWindowRebuildsFromParity(t *testing.T) {
 	// finds it).
 	xdo("mousemove", "--window", wid, "--sync", mirrorsTabX, segmentsTabY)
 	xdo("click", "1")
+	// Both sent the 3 pieces bad: a mirror still used says why, not
+	// just "Idle" beside its strikes.
+	const why = "every mirror sent them so (the damage is in the published copies)"
+	texts = waitText("the mirrors tab", why)
 	time.Sleep(time.Second)
 	windowShot(ctx, t, env, "parity-rebuild-mirrors")
+	// The State column cuts the words short; resting on the first
+	// mirror's, its tooltip says them whole (once more in the window).
+	before := strings.Count(texts, why)
+	xdo("mousemove", "--window", wid, "--sync", "715", "531")
+	xdo("mousemove", "--window", wid, "--sync", "716", "532")
+	waitFor := func() bool {
+		b, _ := os.ReadFile(r.dump)
+		return strings.Count(string(b), why) > before
+	}
+	for end := time.Now().Add(20 * time.Second); !waitFor(); time.Sleep(250 * time.Millisecond) {
+		if time.Now().After(end) {
+			windowShot(ctx, t, env, "parity-rebuild-mirrors-no-tip")
+			t.Fatalf("resting on the mirror's cut state, no tooltip says %q", why)
+		}
+	}
+	windowShot(ctx, t, env, "parity-rebuild-mirrors-tip")
 }
 
 // Where the details' Segments tab is in the 1100×720 window, a job

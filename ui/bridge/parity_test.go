@@ -1,10 +1,15 @@
 package bridge
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/queue"
+	"braid/queue/queuetest"
 	"braid/ui"
 )
 
@@ -141,5 +146,97 @@ func TestRebuildingFromParityWords(t *testing.T) {
 	}
 	if want := "verified (sha-256), 3 pieces rebuilt from parity"; d.Outcome != want {
 		t.Errorf("the row says %q, want %q", d.Outcome, want)
+	}
+}
+
+// TestRebuiltFromParityAfterRestart: a file that landed with pieces
+// rebuilt from parity says so after a restart, when the bridge has no
+// snapshot of the download and reads the done job from the queue: the
+// file's words and the row's.
+func TestRebuiltFromParityAfterRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	q, err := queue.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := t.TempDir()
+	id, err := q.Add("http://127.0.0.1:9/big.meta4", dest, parityJobDoc(), []string{"big.iso", "notes.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The files on disk, as their download left them.
+	for name, size := range map[string]int{"big.iso": 4 << 20, "notes.txt": 10} {
+		if err := os.WriteFile(filepath.Join(dest, name), make([]byte, size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, n := range map[string]int{"big.iso": 3, "notes.txt": 0} {
+		if err := q.Landed(id, name, &engine.Snapshot{Name: name, State: engine.StateDone, VerifiedBy: "sha-256", Rebuilt: n, Size: -1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.Finish(id); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Braid started again.
+	q = queuetest.Open(t, queue.Open, dir)
+	b := newBackend(t, q)
+	d, err := b.Detail(ui.JobID(id), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "verified (sha-256), 3 pieces rebuilt from parity"
+	if len(d.Files) != 2 || d.Files[0].State != ui.FileVerified || d.Files[0].Verification != want || d.Files[1].Verification != "verified (sha-256)" {
+		t.Fatalf("after a restart the files say %+v, want big.iso %q and notes.txt verified (sha-256)", d.Files, want)
+	}
+	if d.Outcome != want {
+		t.Errorf("after a restart the details say %q, want %q", d.Outcome, want)
+	}
+	j, err := q.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.mu.Lock()
+	v := b.viewLocked(j)
+	b.mu.Unlock()
+	if v.Outcome != want {
+		t.Errorf("after a restart the row says %q, want %q", v.Outcome, want)
+	}
+}
+
+// TestMirrorSaysWhyStillUsed: on the Mirrors tab a mirror still used after
+// sending pieces that fail their hash says why (the engine's StrikesWhy),
+// a mirror retrying or dropped says its reason; a waiting file's words
+// take the reason it waits for, not a struck mirror's.
+func TestMirrorSaysWhyStillUsed(t *testing.T) {
+	t.Parallel()
+	const every = "sent 3 pieces that fail their sha-256 hash; every mirror sent them so (the damage is in the published copies)"
+	snap := engine.Snapshot{Name: "big.iso", Size: 4 << 20, State: engine.StateWaiting, ETA: -1, Mirrors: []engine.MirrorSnapshot{
+		{URL: "http://a.example/big.iso", Host: "a.example", State: engine.MirrorIdle, Strikes: 3, StrikesWhy: every},
+		{URL: "http://b.example/big.iso", Host: "b.example", State: engine.MirrorRetrying, Strikes: 3, StrikesWhy: every, Reason: "HTTP 503 Service Unavailable"},
+		{URL: "http://c.example/big.iso", Host: "c.example", State: engine.MirrorDropped, Strikes: 3, Reason: "sent 3 pieces that fail their sha-256 hash (last: piece 57)"},
+	}}
+	var fd ui.FileDetail
+	applySnapshot(&fd, &snap, false)
+	if len(fd.Mirrors) != 3 {
+		t.Fatalf("mirrors %+v", fd.Mirrors)
+	}
+	if got := fd.Mirrors[0].Err; got != every {
+		t.Errorf("the mirror still used says %q, want %q", got, every)
+	}
+	// The retrying one says why it waits, in a sentence (Explain).
+	if got := fd.Mirrors[1].Err; got == "" || got == every {
+		t.Errorf("the retrying mirror says %q, want why it waits", got)
+	}
+	if got, want := fd.Mirrors[2].Err, "sent 3 pieces that fail their sha-256 hash (last: piece 57)"; got != want {
+		t.Errorf("the dropped mirror says %q, want %q", got, want)
+	}
+	if strings.Contains(fd.Err, "every mirror") {
+		t.Errorf("the waiting file says %q: a struck mirror's words, not why it waits", fd.Err)
 	}
 }

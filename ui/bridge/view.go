@@ -130,7 +130,7 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	}
 	trustLocked(&v, j, b.trust[j.ID])
 	if v.State == ui.Done && v.Outcome != "" && !v.Unverified {
-		// Pieces of its files rebuilt from parity this session.
+		// Pieces of its files rebuilt from parity.
 		v.Outcome += ui.RebuiltTextOr(b.rebuiltLocked(j))
 	}
 	for _, f := range j.Files {
@@ -342,13 +342,14 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 			}
 		}
 		if snap == nil || snap.Name != f.Name {
-			// Verified this session with pieces rebuilt from parity: the
-			// queue's words say by which hash, the last snapshot how
-			// many pieces parity gave (moved or deleted since, the
-			// file's state says so; its check found what it found).
+			// Verified with pieces rebuilt from parity: the queue's
+			// words say by which hash, and how many pieces parity gave
+			// (the last snapshot's count, this session; moved or deleted
+			// since, the file's state says so; its check found what it
+			// found).
 			b.mu.Lock()
-			if last := b.recent[fileKey{j.ID, f.Name}]; last != nil && f.Verified && fd.State != ui.FileUnverified {
-				fd.Verification += ui.RebuiltTextOr(last.Rebuilt)
+			if f.Verified && fd.State != ui.FileUnverified {
+				fd.Verification += ui.RebuiltTextOr(rebuiltOf(f, b.recent[fileKey{j.ID, f.Name}]))
 			}
 			b.mu.Unlock()
 		}
@@ -527,7 +528,7 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 			Speed:    float64(m.Speed),
 			Bytes:    m.Bytes,
 			Strikes:  m.Strikes,
-			Err:      mirrorReason(m.Reason),
+			Err:      mirrorWhy(m),
 		})
 	}
 	if pieces {
@@ -551,15 +552,25 @@ func applySnapshot(fd *ui.FileDetail, s *engine.Snapshot, pieces bool) {
 }
 
 // rebuiltLocked is how many pieces of j's files were rebuilt from parity
-// in the downloads of this session the engine let go of.
+// in the downloads that landed them (rebuiltOf).
 func (b *Backend) rebuiltLocked(j queue.Job) int {
 	n := 0
 	for _, f := range j.Files {
-		if last := b.recent[fileKey{j.ID, f.Name}]; f.Selected && last != nil {
-			n += last.Rebuilt
+		if f.Selected {
+			n += rebuiltOf(f, b.recent[fileKey{j.ID, f.Name}])
 		}
 	}
 	return n
+}
+
+// rebuiltOf is how many pieces of f were rebuilt from parity: the count of
+// its last download this session (last, the snapshot the engine let go
+// of), else the one the queue kept when it landed, as after a restart.
+func rebuiltOf(f queue.File, last *engine.Snapshot) int {
+	if last != nil {
+		return last.Rebuilt
+	}
+	return f.Rebuilt
 }
 
 // applyPast shows which mirror filled each done piece of a file that the
@@ -581,7 +592,7 @@ func pastMirrors(fd *ui.FileDetail, s *engine.Snapshot) {
 	for _, m := range s.Mirrors {
 		fd.Mirrors = append(fd.Mirrors, ui.MirrorDetail{
 			URL: queue.Redact(m.URL), Host: m.Host, Location: m.Location, Priority: m.Priority,
-			State: ui.MirrorIdle, Bytes: m.Bytes, Strikes: m.Strikes, Err: mirrorReason(m.Reason),
+			State: ui.MirrorIdle, Bytes: m.Bytes, Strikes: m.Strikes, Err: mirrorWhy(m),
 		})
 	}
 }
@@ -620,8 +631,11 @@ func hostOf(raw string) string {
 }
 
 // mirrorReason is why a mirror waits or was dropped, in a sentence.
-func mirrorReason(reason string) string {
-	why, _ := ui.Explain(queue.Redact(reason))
+// mirrorWhy is what the Mirrors tab says of m beside its state, in a
+// sentence: why it is retrying or dropped, else why it is still used after
+// sending pieces that fail their hash.
+func mirrorWhy(m engine.MirrorSnapshot) string {
+	why, _ := ui.Explain(queue.Redact(cmpOr(m.Reason, m.StrikesWhy)))
 	return why
 }
 
