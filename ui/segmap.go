@@ -112,7 +112,6 @@ type segRenderer struct {
 	names   []string // the mirror names the legend was built for
 	bad     bool     // the legend shows the "failed hash" entry
 	parity  bool     // the legend shows the "rebuilt from parity" entry
-	empty   bool     // the map has no pieces: the legend names nothing
 }
 
 // Geometry of the grid in device-independent units.
@@ -145,7 +144,7 @@ func (r *segRenderer) MinSize() fyne.Size {
 
 func (r *segRenderer) Refresh() {
 	r.applyTheme()
-	if !slices.Equal(r.names, r.m.Mirrors) || r.bad != r.m.Map.hasBad() || r.parity != r.m.Map.hasRebuilt() || r.empty != (r.m.Map.Len() == 0) {
+	if !slices.Equal(r.names, r.m.Mirrors) || r.bad != r.m.Map.hasBad() || r.parity != r.m.Map.hasRebuilt() {
 		r.rebuildLegend()
 		r.Layout(r.m.Size())
 	}
@@ -189,15 +188,7 @@ func (r *segRenderer) rebuildLegend() {
 	r.names = slices.Clone(r.m.Mirrors)
 	r.bad = r.m.Map.hasBad()
 	r.parity = r.m.Map.hasRebuilt()
-	// A map with no pieces (a download on another computer, whose pieces
-	// its daemon does not tell) has nothing for a legend to name.
-	r.empty = r.m.Map.Len() == 0
 	var items []fyne.CanvasObject
-	if r.empty {
-		r.legend.Objects = nil
-		r.legend.Refresh()
-		return
-	}
 	for i, name := range r.names {
 		items = append(items, newLegendItem(i, name, r.palette))
 	}

@@ -292,16 +292,6 @@ func TestSegmentMapLegend(t *testing.T) {
 	if r.legend.Objects[0] != before {
 		t.Errorf("legend rebuilt though the mirrors did not change")
 	}
-	// No pieces (a download on another computer): the legend names
-	// neither the mirrors nor the states.
-	m.Set(PieceMap{}, threeMirrors[:1])
-	if got := labels(); len(got) != 0 {
-		t.Errorf("legend %q for a map with no pieces, want none", got)
-	}
-	m.Set(pieceMap(run{4, PieceDone, 0}), threeMirrors[:1])
-	if got := labels(); len(got) == 0 {
-		t.Errorf("no legend once the map has pieces again")
-	}
 }
 
 func TestPieceMapSummary(t *testing.T) {
