@@ -24,3 +24,7 @@ func send(s os.Signal) func(*testing.T, *exec.Cmd) {
 		}
 	}
 }
+
+// quitForStacks asks p for its goroutines' stacks, which Go writes to
+// stderr on SIGQUIT before it exits.
+func quitForStacks(p *os.Process) error { return p.Signal(syscall.SIGQUIT) }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -82,3 +83,7 @@ func ctrlBreak(t *testing.T, cmd *exec.Cmd) {
 func underWine() bool {
 	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
 }
+
+// quitForStacks kills p: Windows has no signal that makes Go write its
+// goroutines' stacks.
+func quitForStacks(p *os.Process) error { return p.Kill() }

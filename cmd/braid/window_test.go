@@ -94,7 +94,10 @@ func windowScreenshot(t *testing.T, tmp, bin, display, after, state string, args
 	shot := filepath.Join(tmp, "screenshot.png")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...) // killed with SIGKILL if it hangs
+	cmd := exec.CommandContext(ctx, bin, args...)
+	// One that hangs is asked for its goroutines (SIGQUIT), then killed.
+	cmd.Cancel = func() error { return quitForStacks(cmd.Process) }
+	cmd.WaitDelay = 10 * time.Second
 	cmd.Env = append(os.Environ(),
 		"DISPLAY="+display,
 		"HOME="+home,

@@ -21,7 +21,6 @@ package testmode
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -87,11 +86,21 @@ func (m *Modes) Run(ctx context.Context, w *ui.Window) (bool, error) {
 	if m.shot.path == "" {
 		return false, nil
 	}
+	// The window quits after the screenshot: one that does not end soon
+	// after writes where it hangs, for the test waiting on it, and exits.
+	defer time.AfterFunc(quitWithin, func() {
+		fmt.Fprintf(os.Stderr, "braid: still running %s after the screenshot; its goroutines:\n", quitWithin)
+		_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 2)
+		os.Exit(3)
+	})
 	if err := m.shot.take(ctx, w); err != nil {
 		return true, fmt.Errorf("screenshot: %w", err)
 	}
 	return true, nil
 }
+
+// quitWithin is how long a window may take to quit after its screenshot.
+const quitWithin = 45 * time.Second
 
 // autoAddFromEnv reads BRAID_AUTOADD: unset or empty is off, otherwise a
 // boolean as strconv.ParseBool reads it.
@@ -167,14 +176,15 @@ func (s screenshot) take(ctx context.Context, w *ui.Window) error {
 	// A window that stops answering (its UI goroutine stuck) would keep
 	// the wait below from seeing its own timeout: past it, every
 	// goroutine's stack is written out, for the test that waits on us.
-	ctx, cancel := context.WithTimeout(ctx, s.timeout+30*time.Second)
+	// A timer, not a check on return: a UI goroutine stuck for good can
+	// also block fyne.Do, and so this function, once Fyne's queue is full.
+	stuck := s.timeout + 30*time.Second
+	ctx, cancel := context.WithTimeout(ctx, stuck)
 	defer cancel()
-	defer func() {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			fmt.Fprintf(os.Stderr, "braid: the window did not answer for %s; its goroutines:\n", s.timeout+30*time.Second)
-			_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 2)
-		}
-	}()
+	defer time.AfterFunc(stuck, func() {
+		fmt.Fprintf(os.Stderr, "braid: the window did not answer for %s; its goroutines:\n", stuck)
+		_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 2)
+	}).Stop()
 	start := time.Now()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
