@@ -123,19 +123,6 @@ func (h NativeHost) writeManifests(places []hostPlace, program string) (written 
 	return written, notes, nil
 }
 
-// removeManifests removes h's manifests from every place; absent ones
-// are no error.
-func (h NativeHost) removeManifests(places []hostPlace) error {
-	var errs []error
-	for _, p := range places {
-		err := os.Remove(filepath.Join(p.dir, h.Name+".json"))
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
-
 // writeHostFile writes through a temporary file and a rename, so a
 // browser never reads half a manifest.
 func writeHostFile(path string, b []byte, perm os.FileMode) error {

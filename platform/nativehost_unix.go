@@ -115,3 +115,16 @@ func hostPlaces(getenv func(string) string) ([]hostPlace, string, error) {
 	ps = append(ps, hostPlace{browser: "Firefox", found: moz, dir: filepath.Join(moz, "native-messaging-hosts"), firefox: true})
 	return ps, filepath.Join(data, "braid"), nil
 }
+
+// removeManifests removes h's manifests from every place; absent ones
+// are no error.
+func (h NativeHost) removeManifests(places []hostPlace) error {
+	var errs []error
+	for _, p := range places {
+		err := os.Remove(filepath.Join(p.dir, h.Name+".json"))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,7 +1,5 @@
 package platform
 
-import "strings"
-
 // Opening a file that is still arriving. A download's bytes are in
 // NAME.part until it is verified, and the desktop knows no application
 // for ".part"; a torrent's file is read through a loopback HTTP address
@@ -25,9 +23,3 @@ import "strings"
 //     .part or the URL.
 //   - macOS: a file through the link, with `open`; a URL cannot be given
 //     to the application of a file type there, and says so.
-
-// isURL reports whether target is an http or https URL rather than a
-// file's path.
-func isURL(target string) bool {
-	return strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://")
-}

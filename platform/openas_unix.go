@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -39,4 +40,10 @@ func linkAs(target, name string) (string, error) {
 		return "", fmt.Errorf("link %s to open it: %w", filepath.Base(name), err)
 	}
 	return link, nil
+}
+
+// isURL reports whether target is an http or https URL rather than a
+// file's path.
+func isURL(target string) bool {
+	return strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://")
 }
