@@ -77,6 +77,9 @@ func waitForJob(t *testing.T, b *Backend, id ui.JobID, what string, cond func() 
 		if time.Now().After(deadline) {
 			j := jobByID(t, b, id)
 			msg := fmt.Sprintf("timed out waiting for %s; the row: %v, %d of %d bytes, error %q", what, j.State, j.Done, j.Size, j.Err)
+			if qj, err := b.q.Get(int64(id)); err == nil {
+				msg += fmt.Sprintf("; the queue: %s, error %q", qj.State, qj.Error)
+			}
 			if tj, ok := b.runner.LiveTorrent(int64(id)); ok {
 				s := tj.Snapshot()
 				msg += fmt.Sprintf("; the torrent: phase %v, %d of %d pieces verified, %d bytes, %d peers, error %v", s.Phase, s.Verified, len(s.Pieces), s.Bytes, s.Peers, s.Err)

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/piece"
+	"braid/engine/rootfile"
 	"braid/engine/torrent"
 	"braid/queue"
 	"braid/runner"
@@ -334,6 +336,10 @@ func (b *Backend) nothingToCheck(id int64, root *os.Root, f queue.File) error {
 // done, gives their files back their .part names (the torrent's storage
 // writes only there) and queues the job, whose run fetches those pieces
 // again from the swarm; a good torrent is left as it is.
+// heldFileWait is how long a repair waits for another program to close a
+// file it must rename.
+const heldFileWait = 30 * time.Second
+
 func (b *Backend) runTorrentCheck(j queue.Job, repair bool) error {
 	spec, ok, err := b.q.TorrentSpec(j.ID)
 	if err != nil {
@@ -387,9 +393,13 @@ func (b *Backend) runTorrentCheck(j queue.Job, repair bool) error {
 		return b.q.Fail(j.ID, fmt.Errorf(lang.L("verify: %w"), err))
 	}
 	defer root.Close()
+	// On Windows a file another program holds (a virus scanner reading
+	// the file just checked) cannot be renamed: wait a while for it.
+	ctx, cancel := context.WithTimeout(b.ctx, heldFileWait)
+	defer cancel()
 	for _, name := range mend {
 		p := filepath.FromSlash(name)
-		if err := root.Rename(p, p+".part"); err != nil {
+		if err := rootfile.Retry(ctx, func() error { return root.Rename(p, p+".part") }, nil); err != nil {
 			return b.q.Fail(j.ID, errors.Join(append(bad, err)...))
 		}
 	}
