@@ -33,6 +33,10 @@ const idleDrop = 20 * time.Second
 // Stats walks every connection.
 const idleLookEvery = time.Second
 
+// missedLook is how late a look may come before the watch takes it that
+// the process itself stood still.
+const missedLook = 3 * idleLookEvery
+
 type idleWatch struct {
 	t      *torrent.Torrent
 	after  time.Duration     // idleDrop, or a test's
@@ -68,8 +72,16 @@ func (w *idleWatch) check(now time.Time) {
 	if now.Sub(w.look) < idleLookEvery {
 		return
 	}
+	// A look this late means this process did not run for a while (a
+	// machine under load, a laptop waking): the peers' silence then is
+	// ours, so the wait starts again from now.
+	missed := !w.look.IsZero() && now.Sub(w.look) > missedLook
 	w.look = now
 	conns := w.t.PeerConns()
+	if missed {
+		clear(w.conns)
+		w.since = time.Time{}
+	}
 	w.listen(conns, now)
 	stats := w.t.Stats()
 	useful := stats.BytesReadUsefulData.Int64()
