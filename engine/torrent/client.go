@@ -67,6 +67,9 @@ type Config struct {
 	// idleDrop, when set, replaces idleDrop (tests: a stall met in
 	// seconds).
 	idleDrop time.Duration
+	// idleClosed, when set, is called for each connection the idle
+	// watch closes (tests: a peer kept is one never closed as idle).
+	idleClosed func()
 }
 
 // Client is the app's one BitTorrent client. It starts with the first

@@ -45,6 +45,7 @@ type idleWatch struct {
 	useful int64             // the torrent's useful bytes at the last change
 	since  time.Time         // when useful last changed, or the last drop
 	conns  map[*torrent.PeerConn]heard
+	closed func() // told of each connection closed; nil: none
 }
 
 // heard is what a connection had sent at a look, and since when.
@@ -99,6 +100,9 @@ func (w *idleWatch) check(now time.Time) {
 		}
 		_ = pc.Close() // it always returns nil
 		delete(w.conns, pc)
+		if w.closed != nil {
+			w.closed()
+		}
 	}
 }
 

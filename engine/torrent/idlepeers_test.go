@@ -3,6 +3,7 @@ package torrent
 import (
 	"io"
 	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -57,15 +58,20 @@ func TestSlowPeerKept(t *testing.T) {
 
 	slowUntil := time.Now().Add(3 * testIdleDrop)
 	addr, conns := gate(t, func(c net.Conn, _ int32) { passSlowly(c, seed, 300, slowUntil) })
-	dest, err := throughGate(t, idleClient(t), mi, addr, 3*testIdleDrop+redialEvery+20*time.Second)
+	var closed atomic.Int32
+	c := NewClient(Config{ListenHost: "127.0.0.1", Logger: discard, idleDrop: testIdleDrop, idleClosed: func() { closed.Add(1) }})
+	t.Cleanup(func() { c.Close() })
+	dest, err := throughGate(t, c, mi, addr, 3*testIdleDrop+redialEvery+20*time.Second)
 	if err != nil {
 		t.Fatalf("the download through a slow peer: %v (%d connections)", err, conns.Load())
 	}
 	if time.Now().Before(slowUntil) {
 		t.Fatal("the download ended while the gate was slow: the test tried nothing")
 	}
-	if n := conns.Load(); n != 1 {
-		t.Fatalf("%d connections to the slow peer, want 1: it was closed as idle while it sent", n)
+	// Counted where the watch closes them: on a loaded machine a slow
+	// handshake can bring a second dial that is no idle close.
+	if n := closed.Load(); n != 0 {
+		t.Fatalf("the slow peer was closed as idle while it sent (closes: %d, connections: %d)", n, conns.Load())
 	}
 	sameFile(t, dest, "slow.bin", data)
 }

@@ -400,6 +400,7 @@ func (j *Job) download(ctx context.Context, cl *torrent.Client) error {
 	}
 	stall := newReplanner(t, ts)
 	idle := newIdleWatch(t, j.c.cfg.idleDrop, j.req.Limiter, j.c.down)
+	idle.closed = j.c.cfg.idleClosed
 	for !j.allFinished() {
 		var now time.Time
 		select {
