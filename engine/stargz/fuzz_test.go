@@ -42,6 +42,9 @@ func FuzzOpen(f *testing.F) {
 	f.Add(stargztest.Make(f, stargztest.Options{Legacy: true}, stargztest.File{Name: "s", Data: []byte("small")}).Bytes)
 	f.Add(stargztest.TarGz(f, stargztest.File{Name: "t", Data: mirrortest.Bytes(600, 2)}))
 	f.Add(stargztest.Footer(f, 0, false))
+	if real, err := os.ReadFile(realBlob); err == nil {
+		f.Add(real)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b, err := Open(context.Background(), memSource(data), int64(len(data)))
 		if err != nil {
