@@ -96,11 +96,21 @@ func getMembers(ctx context.Context, o *getOptions) int {
 			name = path.Base(u.Path)
 		}
 	}
+	// The name says which to read first: a ZIP's directory, or a tar's
+	// eStargz index (both at the end). A file named as neither is read
+	// as a ZIP, as --member always did, then as a tar.
 	var ar memberArchive
-	if !isZipName(name) {
-		// A tar's index is at its end, as a ZIP's directory is: the
-		// footer tells an eStargz blob; any other file but a tar goes on
-		// to be read as a ZIP.
+	var zipErr error
+	if !isTarName(name) {
+		a, err := ziprange.Open(ctx, src, size)
+		if err == nil {
+			ar = zipMembers{a: a}
+		} else if isZipName(name) || !errors.Is(err, ziprange.ErrNotZip) {
+			return fail("%s: %s", source, sentence(err))
+		}
+		zipErr = err
+	}
+	if ar == nil {
 		b, err := stargz.Open(ctx, src, size)
 		var ni *stargz.NoIndexError
 		switch {
@@ -109,17 +119,11 @@ func getMembers(ctx context.Context, o *getOptions) int {
 		case errors.As(err, &ni) && (ni.Format == "tar" || ni.Format == "tar.gz" || isTarName(name)),
 			errors.Is(err, stargz.ErrNotStargz) && isTarName(name):
 			return fail("%s: %s", source, tarSentence(err, source))
-		case errors.As(err, &ni), errors.Is(err, stargz.ErrNotStargz):
+		case zipErr != nil && (errors.As(err, &ni) || errors.Is(err, stargz.ErrNotStargz)):
+			return fail("%s: %s", source, sentence(zipErr))
 		default:
 			return fail("%s: %s", source, stargzSentence(err, sentence))
 		}
-	}
-	if ar == nil {
-		a, err := ziprange.Open(ctx, src, size)
-		if err != nil {
-			return fail("%s: %s", source, sentence(err))
-		}
-		ar = zipMembers{a: a}
 	}
 	code := 0
 	for _, name := range o.members {

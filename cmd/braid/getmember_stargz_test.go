@@ -110,7 +110,7 @@ func TestInspectTarWithoutIndex(t *testing.T) {
 	}{
 		{"plain.tar.gz", string(stargztest.TarGz(t, files...)), "a gzip-compressed tar archive"},
 		{"plain.tar", string(stargztest.Tar(t, files...)), "a tar archive"},
-		{"plain.tar.xz", string(xz), "a xz-compressed file"},
+		{"plain.tar.xz", string(xz), "an xz-compressed file"},
 	} {
 		m := mirrortest.New(t, []byte(c.data), mirrortest.Path("/"+c.name))
 		r := inspectJSON(t, metalink.Prefs{}, m.URL())
@@ -260,8 +260,9 @@ func TestGetMemberStargzMetalink(t *testing.T) {
 	}
 }
 
-// TestGetMemberPlainTar: a plain tar.gz at a URL gets the sentence, and
-// a ZIP at a URL not named as one is still read as a ZIP.
+// TestGetMemberPlainTar: a plain tar.gz at a URL gets the sentence; at a
+// URL named as neither, a ZIP is read as a ZIP in one request, an eStargz
+// blob as one, and other files get the ZIP's sentence.
 func TestGetMemberPlainTar(t *testing.T) {
 	t.Parallel()
 	plain := stargztest.TarGz(t, stargztest.File{Name: "a.txt", Data: ziptest.Text(300<<10, 77)})
@@ -283,6 +284,23 @@ func TestGetMemberPlainTar(t *testing.T) {
 	code, out, errOut := runGet(t, "-d", dir, "--member", "z.txt", zm.URL())
 	if got, _ := os.ReadFile(filepath.Join(dir, "z.txt")); code != 0 || !bytes.Equal(got, data) || !strings.Contains(out, "z.txt: done, verified (CRC-32)") {
 		t.Errorf("unnamed ZIP: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if g := zipGets(zm); len(g) != 1 {
+		t.Errorf("unnamed ZIP: GETs %+v, want the one of its tail", g)
+	}
+
+	// Named as neither, an eStargz blob is read after the ZIP's tail
+	// shows none, and a file that is neither gets the ZIP's sentence.
+	sb, notes, _ := stargzLayer(t, stargztest.Options{})
+	sm := mirrortest.New(t, sb.Bytes, mirrortest.Path("/blob"))
+	code, out, errOut = runGet(t, "-d", dir, "--member", "doc/notes.txt", sm.URL())
+	if got, _ := os.ReadFile(filepath.Join(dir, "doc", "notes.txt")); code != 0 || !bytes.Equal(got, notes) || !strings.Contains(out, "doc/notes.txt: done, verified (sha-256)") {
+		t.Errorf("unnamed eStargz: exit %d\n%s\n%s", code, out, errOut)
+	}
+	nm := mirrortest.New(t, mirrortest.Bytes(100<<10, 79), mirrortest.Path("/noise"))
+	code, _, errOut = runGet(t, "-d", dir, "--member", "x", nm.URL())
+	if code != 1 || !strings.Contains(errOut, "braid get: "+nm.URL()+": the file is not a ZIP archive: it does not end with a ZIP directory") {
+		t.Errorf("neither: exit %d, %s", code, errOut)
 	}
 }
 

@@ -96,6 +96,8 @@ func (e *NoIndexError) Error() string {
 	case "tar":
 	case "tar.gz":
 		what = "a gzip-compressed tar archive"
+	case "xz", "lz4":
+		what = "an " + e.Format + "-compressed file"
 	default:
 		what = "a " + e.Format + "-compressed file"
 	}
