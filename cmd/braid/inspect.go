@@ -35,12 +35,17 @@ metalink of one such file, it also lists the members: size, compressed size,
 method, CRC-32 and path, read from the archive's end and its directory in two
 or three range requests (from a metalink's mirrors side by side, by whole
 pieces checked against its piece hashes); braid get --member PATH fetches one
-of them.
+of them. For a tar (.tar, .tar.gz, .tgz, .tar.xz, ..., or a registry blob
+named by its sha256: digest) it reads the end for an eStargz index (the
+footer and the table of contents, two range requests) and lists the entries:
+size, the size of their gzip chunks, type, sha-256 and path; a tar without
+an index is said to be one, whose members only the whole archive gives.
 For a .torrent (a path or an http(s) URL) or a magnet link it shows the info
 hash, trackers, web seeds, pieces and files; a magnet link's files are known
 only once peers send its metadata, which braid get fetches. A .torrent of one
-ZIP archive that names web seeds gets its members listed too, read from the
-web seeds by whole pieces checked against the torrent's sha-1 hashes.
+ZIP archive or tar that names web seeds gets its members listed too, read
+from the web seeds by whole pieces checked against the torrent's sha-1
+hashes.
 For a PAR2 index file (NAME.par2, a path) it shows the parity set: its
 files, slices, recovery blocks in the volumes beside it, and how much damage
 they can mend.
@@ -109,6 +114,8 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 		}
 		if len(report.Files) == 1 && isZipName(report.Files[0].Name) {
 			report.Archive = torrentZipListing(rctx, sources[0], opts.HTTPClient)
+		} else if len(report.Files) == 1 && isTarName(report.Files[0].Name) {
+			report.Archive = torrentTarListing(rctx, sources[0], opts.HTTPClient)
 		}
 		return writeInspect(report, *asJSON, stdout, stderr)
 	}
@@ -134,6 +141,12 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 			report.Archive = zipListing(rctx, sources[0], res.Origin)
 		} else {
 			report.Archive = zipListingMirrors(rctx, res.Document.Files[0], opts.HTTPClient)
+		}
+	} else if len(res.Document.Files) == 1 && (isTarName(res.Document.Files[0].Name) || res.Kind == resolve.KindPlainURL && isTarURL(sources[0])) {
+		if res.Kind == resolve.KindPlainURL {
+			report.Archive = tarListing(rctx, sources[0], res.Origin)
+		} else {
+			report.Archive = tarListingMirrors(rctx, sources[0], res.Document.Files[0], opts.HTTPClient)
 		}
 	}
 	return writeInspect(report, *asJSON, stdout, stderr)
@@ -216,7 +229,7 @@ type inspectReport struct {
 	Rejected        []inspectRejected `json:"rejected"`         // files refused as unsafe
 	Warnings        []string          `json:"warnings"`         // things skipped or repaired
 	Torrent         *inspectTorrent   `json:"torrent"`          // torrent_file, torrent_url and magnet only, else null
-	Archive         *inspectArchive   `json:"archive"`          // a plain_url or a one-file metalink of a ZIP archive only, else null
+	Archive         *inspectArchive   `json:"archive"`          // a plain_url, a one-file metalink or torrent of a ZIP archive or a tar only, else null
 }
 
 // inspectServer is what the server of a plain URL said about the file.

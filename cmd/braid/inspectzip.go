@@ -17,10 +17,15 @@ import (
 	"braid/engine/ziprange"
 )
 
-// inspectArchive is the member list of a ZIP archive at a plain URL, read
-// from its end record and central directory alone.
+// inspectArchive is the member list of an archive, read from its end
+// alone: a ZIP's end record and central directory, or an eStargz blob's
+// footer and table of contents.
 type inspectArchive struct {
-	Format string `json:"format"` // "zip"
+	// Format is "zip", "estargz" (a tar whose eStargz index was read), or
+	// "tar" (a file named as a tar, or starting as one, with no index:
+	// Error says that a member can only be had by reading the whole
+	// archive).
+	Format string `json:"format"`
 	// Listed: the members were read. Otherwise Error says why not, in a
 	// sentence, and Members is empty.
 	Listed  bool            `json:"listed"`
@@ -35,19 +40,30 @@ type inspectArchive struct {
 	// checked against ("sha-256"), "" when none.
 	Mirrors    int    `json:"mirrors"`
 	PieceCheck string `json:"piece_check"`
+	// TOCDigest is an eStargz blob's table of contents' digest
+	// ("sha256:HEX"), which an image manifest's
+	// containerd.io/snapshot/stargz/toc.digest annotation gives; "" for
+	// a ZIP.
+	TOCDigest string `json:"toc_digest"`
 }
 
-// inspectMember is one member of an archive.
+// inspectMember is one member of an archive. A ZIP member's type is
+// "file" or "folder"; an eStargz entry's is the table of contents' own:
+// "reg", "dir", "symlink", "hardlink", "char", "block" or "fifo".
 type inspectMember struct {
 	Path           string `json:"path"` // as stored, slash-separated
 	Size           int64  `json:"size"`
-	CompressedSize int64  `json:"compressed_size"`
-	Method         string `json:"method"`    // "stored", "deflate", "method 12 (bzip2)", ...
-	MethodID       uint16 `json:"method_id"` // the ZIP method number
-	CRC32          string `json:"crc32"`     // 8 lower-case hex digits
+	CompressedSize int64  `json:"compressed_size"` // an eStargz file's: its gzip chunks'
+	Method         string `json:"method"`          // "stored", "deflate", "method 12 (bzip2)", ...; "gzip" for eStargz
+	MethodID       uint16 `json:"method_id"`       // the ZIP method number; 8 (deflate, as gzip is) for eStargz
+	CRC32          string `json:"crc32"`           // 8 lower-case hex digits; "" for eStargz
 	Encrypted      bool   `json:"encrypted"`
 	Folder         bool   `json:"folder"`
-	Offset         int64  `json:"offset"` // of its local header; -1 when unknown
+	Offset         int64  `json:"offset"` // of its local header, or an eStargz file's first chunk; -1 when unknown or none
+	Type           string `json:"type"`
+	Digest         string `json:"digest"`    // an eStargz file's ("sha256:HEX"); "" when none
+	Chunks         int    `json:"chunks"`    // an eStargz file's gzip chunks; 0 for a ZIP
+	LinkName       string `json:"link_name"` // an eStargz link's target; "" otherwise
 }
 
 // zipExtensions are the names of files that are ZIP archives inside;
@@ -127,6 +143,10 @@ func zipListingMirrors(ctx context.Context, file metalink.File, hc *http.Client)
 // addMembers lists a's members.
 func (out *inspectArchive) addMembers(a *ziprange.Archive) {
 	for _, m := range a.Members {
+		typ := "file"
+		if m.Dir {
+			typ = "folder"
+		}
 		out.Members = append(out.Members, inspectMember{
 			Path:           m.Name,
 			Size:           m.Size,
@@ -137,6 +157,7 @@ func (out *inspectArchive) addMembers(a *ziprange.Archive) {
 			Encrypted:      m.Encrypted,
 			Folder:         m.Dir,
 			Offset:         m.HeaderOffset,
+			Type:           typ,
 		})
 	}
 }
@@ -188,6 +209,10 @@ func writeArchiveText(pf func(string, ...any), a *inspectArchive) {
 	pf("\n")
 	if !a.Listed {
 		pf("%-10s cannot be listed: %s\n", "members", inspectClean(a.Error))
+		return
+	}
+	if a.Format == "estargz" {
+		writeStargzText(pf, a)
 		return
 	}
 	var size, packed int64

@@ -40,7 +40,7 @@ func torrentArchive(ctx context.Context, source string, hc *http.Client) (metali
 		return metalink.File{}, fmt.Errorf("%w: its info dictionary does not read (%w)", torrent.ErrNotTorrent, err)
 	}
 	if info.IsDir() {
-		return metalink.File{}, fmt.Errorf("the torrent holds %d files: --member reads the members of a torrent of one ZIP archive", len(info.Files))
+		return metalink.File{}, fmt.Errorf("the torrent holds %d files: --member reads the members of a torrent of one archive (a ZIP, or a tar with an eStargz index)", len(info.Files))
 	}
 	f := metalink.File{Name: info.BestName(), Size: info.Length}
 	if err := metalink.SafeName(f.Name); err != nil {
