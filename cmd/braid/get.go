@@ -43,7 +43,8 @@ type getOptions struct {
 	// requireSignature: a file counts as done only if a known key signed it.
 	requireSignature bool
 	jobs             int // sources downloading at once (--jobs)
-	// members are the paths inside the one ZIP SOURCE to fetch alone
+	// members are the paths inside the one archive SOURCE (a ZIP, or a tar
+	// with an eStargz index) to fetch alone
 	// (--member, getmember.go); none: the whole source.
 	members memberList
 	// inOrder fetches each file from its start (--in-order).
@@ -152,7 +153,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 	requireSig := fs.Bool("require-signature", false, "fail a file unless an OpenPGP key of the keyring (braid keys) signed it; it stays NAME.part")
 	inOrder := fs.Bool("in-order", false, "fetch each file from its start, to use it while it arrives (every mirror still fills the next pieces; a torrent asks for a window from each file's start, a media file's first and last pieces first)")
 	var members memberList
-	fs.Var(&members, "member", "fetch only this file out of the ZIP archive SOURCE (its path inside, as braid inspect lists it; repeatable): read by range, inflated, checked against its CRC-32")
+	fs.Var(&members, "member", "fetch only this file out of the archive SOURCE, a ZIP or a tar with an eStargz index (its path inside, as braid inspect lists it; repeatable): read by range, unpacked, checked against its CRC-32 or sha-256")
 	par2Arg := fs.String("par2", "", "the PAR2 parity set of a plain URL's file, used only when no mirror can send pieces good: the URL of its index NAME.par2 (its volumes NAME.volXX+YY.par2 are looked for beside it) or the path of one on disk, its volumes beside it")
 	retryFor := fs.Duration("retry-for", defaultRetryFor, "how long to wait for the network while every mirror fails with temporary errors, e.g. 30m (0: forever)")
 	// Flags may follow the sources (braid get URL -d DIR), as aria2c and
@@ -176,7 +177,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 		return nil, 2
 	}
 	if len(members) > 0 && len(sources) != 1 {
-		fmt.Fprintf(stderr, "braid get: --member takes the members of one ZIP archive: give one SOURCE, not %d\n", len(sources))
+		fmt.Fprintf(stderr, "braid get: --member takes the members of one archive: give one SOURCE, not %d\n", len(sources))
 		return nil, 2
 	}
 	var par2Set *runner.Parity
