@@ -484,8 +484,16 @@ func (w *Window) reselect() {
 // one-at-a-time promise explicit for drivers whose fyne.Do runs f at once
 // on the caller's goroutine (Fyne's test driver); on the desktop it is
 // never contended.
+//
+// Once the window has stopped (Quit, Stop) f is dropped: after the app's
+// loop ends, Fyne runs f at once on the caller's goroutine, beside the
+// shutdown, and a window another took over must not draw on the canvas
+// it gave up. Callers that wait for f also wait on w.ctx.
 func (w *Window) do(f func()) {
 	fyne.Do(func() {
+		if w.ctx.Err() != nil {
+			return
+		}
 		w.doMu.Lock()
 		defer w.doMu.Unlock()
 		f()
