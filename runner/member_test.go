@@ -1,0 +1,271 @@
+package runner
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"braid/engine"
+	"braid/engine/metalink"
+	"braid/engine/mirrortest"
+	"braid/engine/transport"
+	"braid/engine/ziprange"
+	"braid/engine/ziprange/ziptest"
+	"braid/queue"
+	"braid/queue/queuetest"
+)
+
+// memberArchive is a test archive: a small stored member, then a large
+// deflated one that spans many pieces, then another small one.
+func memberArchive(t *testing.T) (archive, big []byte) {
+	t.Helper()
+	big = ziptest.Text(3<<20, 7)
+	archive = ziptest.Make(t,
+		ziptest.Entry{Name: "readme.txt", Data: []byte("read me first\n"), Method: zip.Store},
+		ziptest.Entry{Name: "data/big.txt", Data: big, Method: zip.Deflate},
+		ziptest.Entry{Name: "tail.bin", Data: ziptest.Text(300<<10, 9), Method: zip.Store},
+	)
+	return archive, big
+}
+
+// memberOf reads the archive's directory from url, as the picker does,
+// and returns the queue's record of member name.
+func memberOf(t *testing.T, url, name string) queue.Member {
+	t.Helper()
+	src, err := transport.NewHTTP(url, transport.Options{Size: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ziprange.Open(context.Background(), src, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := a.Member(name)
+	if m == nil {
+		t.Fatalf("the test archive has no %s", name)
+	}
+	return queue.MemberOf(m, a.Size)
+}
+
+// snapshots is an Observer that keeps every snapshot of a run.
+type snapshots struct {
+	quiet
+	mu     sync.Mutex
+	seen   []engine.Snapshot
+	result *Result
+}
+
+func (s *snapshots) Progress(_ *FileRun, p Progress) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := *p.Snapshot
+	c.Pieces = append([]engine.PieceState(nil), p.Snapshot.Pieces...)
+	s.seen = append(s.seen, c)
+}
+
+func (s *snapshots) Result(r Result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.result = &r
+}
+
+func (s *snapshots) last() (engine.Snapshot, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.seen) == 0 {
+		return engine.Snapshot{}, false
+	}
+	return s.seen[len(s.seen)-1], true
+}
+
+// TestMemberJobRuns: a member job of a metalink's archive is run by the
+// runner from both mirrors, by the archive's checked pieces: the member
+// lands at its name with the CRC-32's and the pieces' words, the job is
+// done, and the mirrors sent far less than the archive.
+func TestMemberJobRuns(t *testing.T) {
+	t.Parallel()
+	archive, big := memberArchive(t)
+	a := mirrortest.New(t, archive, mirrortest.Addr("127.0.0.2"))
+	b := mirrortest.New(t, archive, mirrortest.Addr("127.0.0.3"))
+	doc := describe(t, "a.zip", archive, 64<<10, a, b)
+	m := memberOf(t, a.URL(), "data/big.txt")
+	before := served(a, b)
+	q := queuetest.Open(t, queue.Open, t.TempDir())
+	dest := t.TempDir()
+	id, err := q.AddMember("a.meta4", dest, doc, m, queue.Origin{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := q.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Name() != "data/big.txt" || j.Files[0].Size != int64(len(big)) {
+		t.Fatalf("the queue lists the member job as %q of %d bytes", j.Name(), j.Files[0].Size)
+	}
+	_, count := m.Covering(64 << 10)
+	if j.Files[0].Pieces != count || count < 2 {
+		t.Fatalf("the member's pieces: %d stored, %d cover it", j.Files[0].Pieces, count)
+	}
+	obs := &snapshots{}
+	r := runner(q)
+	r.Observer = obs
+	if err := r.RunJob(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dest, "data", "big.txt"))
+	if err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("extracted member: %d bytes, %v", len(got), err)
+	}
+	if _, err := os.Stat(filepath.Join(dest, "a.zip")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the archive itself was written: %v", err)
+	}
+	j, err = q.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := j.Files[0]
+	if j.State != queue.Done || !f.Verified || f.VerifiedBy != "CRC-32 and sha-256 pieces" || !f.Created {
+		t.Errorf("job after the run: %s, verified %v by %q, created %v", j.State, f.Verified, f.VerifiedBy, f.Created)
+	}
+	if out := f.Outcome(); out != "verified (CRC-32 and sha-256 piece hashes)" {
+		t.Errorf("outcome %q", out)
+	}
+	wire := served(a, b) - before
+	if wire >= int64(len(archive)) || a.BytesServed() == before || b.BytesServed() == 0 {
+		t.Errorf("the mirrors sent %d bytes (a %d, b %d) of a %d-byte archive", wire, a.BytesServed(), b.BytesServed(), len(archive))
+	}
+	obs.mu.Lock()
+	res := obs.result
+	obs.mu.Unlock()
+	if res == nil || res.Err != nil || res.Snapshot.State != engine.StateDone || len(res.Snapshot.Pieces) != count {
+		t.Fatalf("the observer's result: %+v", res)
+	}
+	for i, p := range res.Snapshot.Pieces {
+		if p != engine.PieceDone {
+			t.Errorf("piece %d of the member's %d is %v at the end", i, count, p)
+		}
+	}
+}
+
+// TestMemberJobPauseResume: a member job paused while its bytes arrive
+// stops, keeps no .part taken as done, and resumed lands the member
+// whole; a stale .part left by a crash is not taken for the member.
+func TestMemberJobPauseResume(t *testing.T) {
+	t.Parallel()
+	archive, big := memberArchive(t)
+	slow := mirrortest.New(t, archive, mirrortest.Rate(400<<10))
+	doc := describe(t, "a.zip", archive, 64<<10, slow)
+	m := memberOf(t, slow.URL(), "data/big.txt")
+	q := queuetest.Open(t, queue.Open, t.TempDir())
+	dest := t.TempDir()
+	id, err := q.AddMember("a.meta4", dest, doc, m, queue.Origin{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := &snapshots{}
+	r := runner(q)
+	r.Observer = obs
+	ended := make(chan error, 1)
+	go func() { ended <- r.RunJob(context.Background(), id) }()
+	// Wait until some of the member's pieces are in, and not all.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		s, ok := obs.last()
+		if ok && s.Verified > 0 && s.Verified < len(s.Pieces) && s.Bytes > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no piece of the member arrived: %+v", s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := q.Pause(id, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-ended; !errors.Is(err, queue.ErrPaused) {
+		t.Fatalf("the paused run ended with %v", err)
+	}
+	final := filepath.Join(dest, "data", "big.txt")
+	if _, err := os.Stat(final); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a paused member is at its name: %v", err)
+	}
+	if s, _ := q.StateOf(id); s != queue.Paused {
+		t.Fatalf("job is %s after the pause", s)
+	}
+	// A crash left a .part of other bytes behind.
+	if err := os.WriteFile(final+".part", []byte("not the member"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Resume(id); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RunJob(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(final)
+	if err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("member after the resume: %d bytes, %v", len(got), err)
+	}
+	if _, err := os.Stat(final + ".part"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a .part is left beside the member: %v", err)
+	}
+	j, err := q.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.State != queue.Done || j.Files[0].VerifiedBy != "CRC-32 and sha-256 pieces" {
+		t.Errorf("job after the resume: %s, verified by %q", j.State, j.Files[0].VerifiedBy)
+	}
+}
+
+// TestMemberJobRefusals: a member whose archive changed since it was
+// added, and an archive whose server sends no ranges, fail the job with
+// a sentence, and nothing is written.
+func TestMemberJobRefusals(t *testing.T) {
+	t.Parallel()
+	archive, _ := memberArchive(t)
+	good := mirrortest.New(t, archive)
+	whole := mirrortest.New(t, archive, mirrortest.NoRanges())
+	m := memberOf(t, good.URL(), "data/big.txt")
+	changed := m
+	changed.CRC32++
+	for _, c := range []struct {
+		name   string
+		mirror *mirrortest.Mirror
+		m      queue.Member
+		want   string
+	}{
+		{"changed", good, changed, "its size or CRC-32 changed"},
+		{"no ranges", whole, m, "byte ranges"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q := queuetest.Open(t, queue.Open, t.TempDir())
+			dest := t.TempDir()
+			doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: "a.zip", Size: int64(len(archive)),
+				URLs: []metalink.URL{{URL: c.mirror.URL(), Priority: 1}}}}}
+			id, err := q.AddMember(c.mirror.URL(), dest, doc, c.m, queue.Origin{}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = runner(q).RunJob(context.Background(), id)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("run ended with %v, want it to say %q", err, c.want)
+			}
+			j, _ := q.Get(id)
+			if j.State != queue.Failed || !strings.Contains(j.Error, c.want) {
+				t.Errorf("job %s: %q", j.State, j.Error)
+			}
+			if entries, _ := os.ReadDir(dest); len(entries) != 0 {
+				t.Errorf("written: %v", entries)
+			}
+		})
+	}
+}
