@@ -191,12 +191,12 @@ type memberRun struct {
 	began   time.Time
 	mirrors []metalink.URL
 
-	mu      sync.Mutex
-	ranges  *engine.Ranges
-	reads   []*memberRead // ranges of the archive read since the directory
-	lastAt  time.Time
-	lastB   int64
-	speed   int64
+	mu     sync.Mutex
+	ranges *engine.Ranges
+	reads  []*memberRead // ranges of the archive read since the directory
+	lastAt time.Time
+	lastB  int64
+	speed  int64
 }
 
 func newMemberRun(j queue.Job, m queue.Member, archive metalink.File) *memberRun {
