@@ -107,6 +107,14 @@ func TestMembersFromThePicker(t *testing.T) {
 	if qj, err := q.Get(int64(id)); err != nil || qj.State != queue.Done {
 		t.Errorf("the queue's job: %v, %v", qj.State, err)
 	}
+	// Verify has no published hash to check it against: it says so, and
+	// the job stays done.
+	if err := b.Verify(id); err == nil || !strings.Contains(err.Error(), "CRC-32") {
+		t.Errorf("Verify of a member job: %v", err)
+	}
+	if j := jobByID(t, b, id); j.State != ui.Done {
+		t.Errorf("after Verify the job is %v", j.State)
+	}
 }
 
 // TestArchiveWithoutRanges: an archive whose server sends only whole
