@@ -138,7 +138,7 @@ func (r *Runner) runMember(ctx context.Context, j queue.Job, m queue.Member) err
 		if got.Existing {
 			snap.Note = "already there with the member's CRC-32; nothing fetched"
 		}
-		err = q.Landed(j.ID, m.Name, &snap)
+		err = landMember(q, j.ID, m.Name, &snap)
 	}
 	if o != nil {
 		tellEnd(o, Result{Run: run, Source: j.Source, File: m.Name, Snapshot: &snap, Err: err}, signature.Outcome{})
@@ -147,6 +147,23 @@ func (r *Runner) runMember(ctx context.Context, j queue.Job, m queue.Member) err
 		return classify(j.Dest, err)
 	}
 	return err
+}
+
+// landMember records a member that landed: every piece that covers it
+// done (the segment map of a done member job shows them so after a
+// restart too), then the file verified as snap says.
+func landMember(q *queue.Queue, id int64, name string, snap *engine.Snapshot) error {
+	b, _, err := q.Pieces(id, name)
+	if err != nil {
+		return err
+	}
+	for i := range b.Len() {
+		b.Set(i)
+	}
+	if err := q.SetPieces(id, name, b); err != nil {
+		return err
+	}
+	return q.Landed(id, name, snap)
 }
 
 // memberError is a member's extraction error as a sentence a user
@@ -197,6 +214,7 @@ type memberRun struct {
 	lastAt time.Time
 	lastB  int64
 	speed  int64
+	sent   []int64 // each mirror's bytes at the last snapshot
 }
 
 func newMemberRun(j queue.Job, m queue.Member, archive metalink.File) *memberRun {
@@ -371,9 +389,16 @@ func (mr *memberRun) snapshot(state engine.State) engine.Snapshot {
 			if k < len(mr.mirrors) {
 				ms.Location, ms.Priority = mr.mirrors[k].Location, mr.mirrors[k].Priority
 			}
-			if m.Dropped != "" {
+			switch {
+			case m.Dropped != "":
 				ms.State, ms.Reason = engine.MirrorDropped, m.Dropped
+			case state == engine.StateDownloading && k < len(mr.sent) && m.Bytes > mr.sent[k]:
+				ms.State = engine.MirrorActive // it sent since the last look
 			}
+			if k >= len(mr.sent) {
+				mr.sent = append(mr.sent, 0)
+			}
+			mr.sent[k] = m.Bytes
 			wire += m.Bytes
 			s.Mirrors = append(s.Mirrors, ms)
 		}

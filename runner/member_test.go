@@ -138,6 +138,9 @@ func TestMemberJobRuns(t *testing.T) {
 	if out := f.Outcome(); out != "verified (CRC-32 and sha-256 piece hashes)" {
 		t.Errorf("outcome %q", out)
 	}
+	if bits, _, err := q.Pieces(id, f.Name); err != nil || bits.Count() != count {
+		t.Errorf("the stored pieces of the done member: %v of %d, %v", bits, count, err)
+	}
 	wire := served(a, b) - before
 	if wire >= int64(len(archive)) || a.BytesServed() == before || b.BytesServed() == 0 {
 		t.Errorf("the mirrors sent %d bytes (a %d, b %d) of a %d-byte archive", wire, a.BytesServed(), b.BytesServed(), len(archive))
