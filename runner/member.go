@@ -81,6 +81,7 @@ func (r *Runner) runMember(ctx context.Context, j queue.Job, m queue.Member) err
 		Locations: locs, RetryFor: r.RetryFor, Net: net, Limiter: r.jobLimiter(j.ID),
 	}
 
+	parent := ctx // the run's: ended by a quit or the face's yield
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	guarded := make(chan struct{})
@@ -121,12 +122,15 @@ func (r *Runner) runMember(ctx context.Context, j queue.Job, m queue.Member) err
 	if errors.Is(cause, errUserPaused) {
 		err = errUserPaused
 	}
-	err = memberError(ctx, m.Name, err)
+	stopped := parent.Err() != nil || errors.Is(err, errUserPaused)
+	if !stopped {
+		err = memberError(m.Name, err)
+	}
 
 	state := engine.StateDone
 	switch {
 	case err == nil:
-	case ctx.Err() != nil || errors.Is(err, errUserPaused):
+	case stopped:
 		state = engine.StateCanceled
 	default:
 		state = engine.StateFailed
@@ -143,10 +147,10 @@ func (r *Runner) runMember(ctx context.Context, j queue.Job, m queue.Member) err
 	if o != nil {
 		tellEnd(o, Result{Run: run, Source: j.Source, File: m.Name, Snapshot: &snap, Err: err}, signature.Outcome{})
 	}
-	if err != nil && !errors.Is(err, errUserPaused) && ctx.Err() == nil {
+	if err != nil && !stopped {
 		return classify(j.Dest, err)
 	}
-	return err
+	return err // a pause or a quit: settle says so
 }
 
 // landMember records a member that landed: every piece that covers it
@@ -166,16 +170,15 @@ func landMember(q *queue.Queue, id int64, name string, snap *engine.Snapshot) er
 	return q.Landed(id, name, snap)
 }
 
-// memberError is a member's extraction error as a sentence a user
-// understands (as braid get --member says them), nil for nil.
-func memberError(ctx context.Context, name string, err error) error {
+// memberError is a member's extraction error, when the run was not
+// stopped, as a sentence a user understands (as braid get --member says
+// them), nil for nil.
+func memberError(name string, err error) error {
 	var me *ziprange.MethodError
 	var ne *metalink.NameError
 	switch {
-	case err == nil, errors.Is(err, errUserPaused):
-		return err
-	case ctx.Err() != nil:
-		return err // a pause or a quit: settle says so
+	case err == nil:
+		return nil
 	case errors.Is(err, ziprange.ErrNoRanges), errors.Is(err, transport.ErrNoRanges):
 		return errMemberNoRanges
 	case errors.Is(err, ziprange.ErrEncrypted), errors.Is(err, ziprange.ErrFolder), errors.As(err, &me):

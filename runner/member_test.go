@@ -246,8 +246,8 @@ func TestMemberJobRefusals(t *testing.T) {
 		m      queue.Member
 		want   string
 	}{
-		{"changed", good, changed, "its size or CRC-32 changed"},
-		{"no ranges", whole, m, "byte ranges"},
+		{"changed", good, changed, "data/big.txt: the archive's member is no longer the one added (its size or CRC-32 changed)"},
+		{"no ranges", whole, m, "no mirror of the archive sends parts of files (byte ranges)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			q := queuetest.Open(t, queue.Open, t.TempDir())
