@@ -272,3 +272,67 @@ func TestMemberJobRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestMemberJobQuit: a member job whose run ends (Braid quits while its
+// bytes arrive) is paused, with neither the member nor a .part left, and
+// its next run lands it.
+func TestMemberJobQuit(t *testing.T) {
+	t.Parallel()
+	archive, big := memberArchive(t)
+	slow := mirrortest.New(t, archive, mirrortest.Rate(400<<10))
+	doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: "a.zip", Size: int64(len(archive)),
+		URLs: []metalink.URL{{URL: slow.URL(), Priority: 1}}}}}
+	m := memberOf(t, slow.URL(), "data/big.txt")
+	q := queuetest.Open(t, queue.Open, t.TempDir())
+	dest := t.TempDir()
+	id, err := q.AddMember(slow.URL(), dest, doc, m, queue.Origin{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := &snapshots{}
+	r := runner(q)
+	r.Observer = obs
+	ctx, quit := context.WithCancel(context.Background())
+	ended := make(chan error, 1)
+	go func() { ended <- r.RunJob(ctx, id) }()
+	final := filepath.Join(dest, "data", "big.txt")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if fi, err := os.Stat(final + ".part"); err == nil && fi.Size() > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the member's .part never grew")
+		}
+	}
+	quit()
+	if err := <-ended; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the run ended with %v", err)
+	}
+	if s, _ := q.StateOf(id); s != queue.Paused {
+		t.Errorf("after the quit the job is %s", s)
+	}
+	for _, p := range []string{final, final + ".part"} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is left after the quit: %v", p, err)
+		}
+	}
+	obs.mu.Lock()
+	res := obs.result
+	obs.mu.Unlock()
+	if res == nil || res.Snapshot.State != engine.StateCanceled {
+		t.Errorf("the observer's result: %+v", res)
+	}
+	if err := q.Resume(id); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RunJob(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(final); err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("member after the quit and a new run: %d bytes, %v", len(got), err)
+	}
+	j, _ := q.Get(id)
+	if j.Files[0].VerifiedBy != "CRC-32" {
+		t.Errorf("a plain archive's member verified by %q", j.Files[0].VerifiedBy)
+	}
+}
