@@ -142,6 +142,8 @@ func TestMemberJobRuns(t *testing.T) {
 		t.Errorf("the stored pieces of the done member: %v of %d, %v", bits, count, err)
 	}
 	wire := served(a, b) - before
+	t.Logf("member %d bytes, %d packed; the mirrors sent %d bytes (a %d, b %d) of a %d-byte archive",
+		len(big), m.CompressedSize, wire, a.BytesServed(), b.BytesServed(), len(archive))
 	if wire >= int64(len(archive)) || a.BytesServed() == before || b.BytesServed() == 0 {
 		t.Errorf("the mirrors sent %d bytes (a %d, b %d) of a %d-byte archive", wire, a.BytesServed(), b.BytesServed(), len(archive))
 	}
