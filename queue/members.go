@@ -200,3 +200,30 @@ func (q *Queue) MemberJobs() (map[int64]Member, error) {
 	}
 	return out, nil
 }
+
+// memberIDs are the jobs that fetch archive members.
+func (q *Queue) memberIDs() (map[int64]bool, error) {
+	rows, err := q.db.Query(`SELECT job FROM job_members`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ids := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids[id] = true
+	}
+	return ids, rows.Err()
+}
+
+// memberProgress counts a member's progress in its own bytes: its pieces
+// are the archive's, which hold its packed bytes, so the share of them
+// kept is the share of the member done.
+func memberProgress(f *File) {
+	if !f.Verified && f.Pieces > 0 && f.Size >= 0 {
+		f.DoneBytes = f.Size * int64(f.Done) / int64(f.Pieces)
+	}
+}

@@ -36,10 +36,13 @@ var errMemberNoRanges = errors.New("no mirror of the archive sends parts of file
 // archive's piece hashes where it has them), then the member's local
 // header and compressed bytes, inflated as they arrive into NAME.part
 // and renamed to NAME once its size and CRC-32 match the directory's
-// (ziprange.Extract). A run that stops (pause, quit, a crash) leaves no
-// .part taken as done: the next run fetches the member again from its
-// start. The Observer is told of it as of a file's download, with the
-// archive's pieces that cover the member as its pieces.
+// (ziprange.Extract). The archive's bytes of the member are kept as they
+// arrive (NAME.packed.part, memberkeep.go), each covering piece recorded
+// in the queue once synced, so a run that stops (pause, quit, a crash)
+// leaves the next run only the pieces it did not have to fetch; the
+// member itself is inflated again from its start, and no .part is ever
+// taken as done. The Observer is told of it as of a file's download,
+// with the archive's pieces that cover the member as its pieces.
 func (r *Runner) runMember(ctx context.Context, j queue.Job, m queue.Member) error {
 	q := r.Queue
 	i := slices.IndexFunc(j.Files, func(f queue.File) bool { return f.Name == m.Name })
@@ -90,6 +93,7 @@ func (r *Runner) runMember(ctx context.Context, j queue.Job, m queue.Member) err
 		guard(ctx, func() *queue.Queue { return q }, func() (int64, bool) { return j.ID, true }, cancel, r.lookNow)
 	}()
 	mr := newMemberRun(j, m, archive)
+	mr.q = q
 	o := r.Observer
 	var run *FileRun
 	stopTicks := func() {}
@@ -116,6 +120,9 @@ func (r *Runner) runMember(ctx context.Context, j queue.Job, m queue.Member) err
 	}
 	got, err := mr.extract(ctx, client, req)
 	stopTicks()
+	if kerr := mr.settleKept(err); kerr != nil && err == nil {
+		err = kerr
+	}
 	cause := context.Cause(ctx)
 	cancel(nil)
 	<-guarded
@@ -151,6 +158,32 @@ func (r *Runner) runMember(ctx context.Context, j queue.Job, m queue.Member) err
 		return classify(j.Dest, err)
 	}
 	return err // a pause or a quit: settle says so
+}
+
+// settleKept deals with the packed bytes kept, once the extraction
+// ended with err: the member landed, and they go; its bytes proved bad or
+// its archive changed, and they go with their record, so that the next
+// run starts from nothing; otherwise they stay for the next run.
+func (mr *memberRun) settleKept(err error) error {
+	mr.mu.Lock()
+	k := mr.keep
+	mr.keep = nil
+	mr.mu.Unlock()
+	switch {
+	case k == nil && (errors.Is(err, errMemberChanged) || errors.Is(err, errMemberGone)):
+		// Kept by an earlier run of the archive as it was.
+		if rerr := os.Remove(filepath.Join(mr.j.Dest, filepath.FromSlash(mr.m.Name+packedSuffix))); rerr == nil {
+			return mr.q.SetPieces(mr.j.ID, mr.m.Name, piece.NewBitfield(mr.count))
+		}
+		return nil
+	case k == nil:
+		return nil
+	case err == nil:
+		return k.close(true)
+	case errors.Is(err, ziprange.ErrChecksum):
+		return k.forget(mr.q, mr.j.ID, mr.m.Name)
+	}
+	return k.close(false)
 }
 
 // landMember records a member that landed: every piece that covers it
@@ -218,6 +251,8 @@ type memberRun struct {
 	lastB  int64
 	speed  int64
 	sent   []int64 // each mirror's bytes at the last snapshot
+	q      *queue.Queue
+	keep   *packedKeep // the packed bytes kept (memberkeep.go); nil: none
 }
 
 func newMemberRun(j queue.Job, m queue.Member, archive metalink.File) *memberRun {
@@ -259,6 +294,17 @@ func (mr *memberRun) extract(ctx context.Context, c *engine.Client, req *engine.
 	case zm.Size != mr.m.Size || zm.CRC32 != mr.m.CRC32:
 		return ziprange.Extracted{}, errMemberChanged
 	}
+	if zm.HeaderOffset == mr.m.HeaderOffset {
+		// What earlier runs kept of its packed bytes is read from disk,
+		// and what arrives now is kept.
+		k, err := openKeep(mr.q, mr.j, mr.m, mr.length, mr.first)
+		if err != nil {
+			return ziprange.Extracted{}, err
+		}
+		mr.mu.Lock()
+		mr.keep = k
+		mr.mu.Unlock()
+	}
 	return a.Extract(ctx, zm, mr.j.Dest)
 }
 
@@ -286,7 +332,16 @@ type memberSource struct {
 func (s *memberSource) Mirror() string { return s.src.Mirror() }
 
 func (s *memberSource) ReadRange(ctx context.Context, off, n int64) (io.ReadCloser, error) {
-	rc, err := s.src.ReadRange(ctx, off, n)
+	s.run.mu.Lock()
+	k := s.run.keep
+	s.run.mu.Unlock()
+	var rc io.ReadCloser
+	var err error
+	if k != nil {
+		rc, err = readKept(ctx, k, s.src.ReadRange, off, n)
+	} else {
+		rc, err = s.src.ReadRange(ctx, off, n)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +423,7 @@ func (mr *memberRun) snapshot(state engine.State) engine.Snapshot {
 		}
 		done, active := covered(a, b)
 		switch {
-		case state == engine.StateDone, done:
+		case state == engine.StateDone, done, mr.keep != nil && mr.keep.has(i):
 			s.Pieces[i] = engine.PieceDone
 			s.Verified++
 			arrived += b - a

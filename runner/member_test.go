@@ -205,6 +205,19 @@ func TestMemberJobPauseResume(t *testing.T) {
 	if s, _ := q.StateOf(id); s != queue.Paused {
 		t.Fatalf("job is %s after the pause", s)
 	}
+	// What arrived is kept: the packed bytes on disk, their pieces in the
+	// queue, the job's progress in the member's bytes.
+	kept, _, err := q.Pieces(id, "data/big.txt")
+	if err != nil || kept.Count() == 0 || kept.Count() == kept.Len() {
+		t.Fatalf("pieces kept after the pause: %v, %v", kept, err)
+	}
+	if fi, err := os.Stat(final + ".packed.part"); err != nil || fi.Size() == 0 {
+		t.Fatalf("the kept packed bytes: %v", err)
+	}
+	if j, _ := q.Get(id); j.Files[0].DoneBytes <= 0 || j.Files[0].DoneBytes >= j.Files[0].Size {
+		t.Errorf("the paused job's progress: %d of %d bytes", j.Files[0].DoneBytes, j.Files[0].Size)
+	}
+	servedBefore := slow.BytesServed()
 	// A crash left a .part of other bytes behind.
 	if err := os.WriteFile(final+".part", []byte("not the member"), 0o644); err != nil {
 		t.Fatal(err)
@@ -219,9 +232,18 @@ func TestMemberJobPauseResume(t *testing.T) {
 	if err != nil || !bytes.Equal(got, big) {
 		t.Fatalf("member after the resume: %d bytes, %v", len(got), err)
 	}
-	if _, err := os.Stat(final + ".part"); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("a .part is left beside the member: %v", err)
+	for _, left := range []string{final + ".part", final + ".packed.part"} {
+		if _, err := os.Stat(left); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is left beside the member: %v", left, err)
+		}
 	}
+	// The resume fetched what was not kept, and the directory again.
+	resent := slow.BytesServed() - servedBefore
+	keptBytes := int64(kept.Count()-1) * (64 << 10)
+	if resent > m.CompressedSize-keptBytes+128<<10 {
+		t.Errorf("the resume fetched %d bytes of a member of %d packed bytes, %d pieces of %d kept", resent, m.CompressedSize, kept.Count(), kept.Len())
+	}
+	t.Logf("paused with %d of %d pieces kept; the resume fetched %d bytes of %d packed", kept.Count(), kept.Len(), resent, m.CompressedSize)
 	j, err := q.Get(id)
 	if err != nil {
 		t.Fatal(err)
@@ -336,5 +358,103 @@ func TestMemberJobQuit(t *testing.T) {
 	j, _ := q.Get(id)
 	if j.Files[0].VerifiedBy != "CRC-32" {
 		t.Errorf("a plain archive's member verified by %q", j.Files[0].VerifiedBy)
+	}
+}
+
+// TestMemberJobBadKeptBytes: kept packed bytes damaged on disk between
+// two runs fail the member's CRC-32: the job fails saying so, what was
+// kept is forgotten, and the next run fetches it all again and lands it.
+func TestMemberJobBadKeptBytes(t *testing.T) {
+	t.Parallel()
+	archive, big := memberArchive(t)
+	slow := mirrortest.New(t, archive, mirrortest.Rate(400<<10))
+	doc := describe(t, "a.zip", archive, 64<<10, slow)
+	m := memberOf(t, slow.URL(), "data/big.txt")
+	q := queuetest.Open(t, queue.Open, t.TempDir())
+	dest := t.TempDir()
+	id, err := q.AddMember("a.meta4", dest, doc, m, queue.Origin{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runner(q)
+	ended := make(chan error, 1)
+	go func() { ended <- r.RunJob(context.Background(), id) }()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if b, _, err := q.Pieces(id, m.Name); err == nil && b.Count() >= 4 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no piece of the member was kept")
+		}
+	}
+	if err := q.Pause(id, ""); err != nil {
+		t.Fatal(err)
+	}
+	<-ended
+	final := filepath.Join(dest, "data", "big.txt")
+	f, err := os.OpenFile(final+".packed.part", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(bytes.Repeat([]byte{0x55}, 1000), 100<<10); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := q.Resume(id); err != nil {
+		t.Fatal(err)
+	}
+	err = r.RunJob(context.Background(), id)
+	if err == nil || !strings.Contains(err.Error(), "CRC-32") {
+		t.Fatalf("a run over damaged kept bytes ended with %v", err)
+	}
+	if b, _, _ := q.Pieces(id, m.Name); b == nil || b.Count() != 0 {
+		t.Errorf("after the failed check the queue still keeps pieces: %v", b)
+	}
+	if _, err := os.Stat(final + ".packed.part"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the damaged kept bytes are still there: %v", err)
+	}
+	if err := q.Resume(id); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RunJob(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(final); err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("the member after a fresh run: %d bytes, %v", len(got), err)
+	}
+}
+
+// TestRemoveMemberWithFiles: removing a member job with its files deletes
+// the packed bytes it kept and its .part, and nothing else.
+func TestRemoveMemberWithFiles(t *testing.T) {
+	t.Parallel()
+	q := queuetest.Open(t, queue.Open, t.TempDir())
+	dest := t.TempDir()
+	doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: "a.zip", Size: 1 << 20,
+		URLs: []metalink.URL{{URL: "http://127.0.0.1:9/a.zip", Priority: 1}}}}}
+	id, err := q.AddMember("http://127.0.0.1:9/a.zip", dest, doc,
+		queue.Member{Name: "d/m.txt", Size: 100, CompressedSize: 80, Method: 8, HeaderOffset: 0, ArchiveSize: 1 << 20}, queue.Origin{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dest, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"m.txt.part", "m.txt.packed.part", "m.txt", "other.packed.part"} {
+		if err := os.WriteFile(filepath.Join(dest, "d", name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deleted, err := RemoveWithFiles(q, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(deleted) != 2 {
+		t.Errorf("deleted %v, want the .part and the kept packed bytes", deleted)
+	}
+	for name, want := range map[string]bool{"m.txt.part": false, "m.txt.packed.part": false, "m.txt": true, "other.packed.part": true} {
+		if _, err := os.Stat(filepath.Join(dest, "d", name)); (err == nil) != want {
+			t.Errorf("%s there: %v, want %v", name, err == nil, want)
+		}
 	}
 }
