@@ -140,7 +140,12 @@ func (k *packedKeep) wrote(off int64, b []byte) {
 		k.failed = err
 		return
 	}
-	k.spans = append(k.spans, [2]int64{a, z})
+	if last := len(k.spans) - 1; last >= 0 && k.spans[last][0] <= a && k.spans[last][1] >= a {
+		// A read goes on where it was: one span, however many writes.
+		k.spans[last][1] = max(k.spans[last][1], z)
+	} else {
+		k.spans = append(k.spans, [2]int64{a, z})
+	}
 	if a == k.start && z-a >= localHeaderLen {
 		// The local header: the member's name and extra field after it
 		// are not read again (the directory gave them), so they count as
