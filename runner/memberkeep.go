@@ -103,13 +103,6 @@ func (k *packedKeep) has(i int) bool {
 	return i >= 0 && i < k.kept.Len() && k.kept.Has(i)
 }
 
-// count is how many covering pieces are kept.
-func (k *packedKeep) count() int {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.kept.Count()
-}
-
 // prefix is how many bytes from off on, of n, kept pieces hold.
 func (k *packedKeep) prefix(off, n int64) int64 {
 	at := off
