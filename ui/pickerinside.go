@@ -174,6 +174,9 @@ func (w *Window) offerInside(p *Picker, hide func()) {
 			defer w.wg.Done()
 			archive, err := ar.ReadArchive(w.ctx, source, doc)
 			w.do(func() {
+				if !slices.Contains(w.Pickers, p) {
+					return // closed meanwhile: Cancel, or the whole archive added
+				}
 				if err != nil {
 					p.InsideButton.Enable()
 					p.InsideNote.Importance = widget.DangerImportance
