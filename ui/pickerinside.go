@@ -57,14 +57,14 @@ type Inside struct {
 }
 
 // IsArchiveDoc reports whether doc is one ZIP archive to look inside: a
-// document of one file named .zip that comes from mirrors (not only a
-// torrent's peers).
+// document of one file named .zip that comes from mirrors or a torrent
+// (whose web seeds the backend reads).
 func IsArchiveDoc(doc *metalink.Document) bool {
 	if doc == nil || len(doc.Files) != 1 {
 		return false
 	}
 	f := doc.Files[0]
-	return strings.EqualFold(path.Ext(f.Name), ".zip") && len(f.URLs) > 0
+	return strings.EqualFold(path.Ext(f.Name), ".zip") && (len(f.URLs) > 0 || hasTorrent(f))
 }
 
 // NewInsidePicker builds the picker of the members of the archive doc

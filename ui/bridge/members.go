@@ -2,13 +2,20 @@ package bridge
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/anacrolix/torrent/bencode"
+	"github.com/anacrolix/torrent/metainfo"
 
 	"fyne.io/fyne/v2/lang"
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/engine/torrent"
 	"braid/engine/transport"
 	"braid/engine/ziprange"
 	"braid/queue"
@@ -25,7 +32,10 @@ const maxArchives = 8
 // the archive, until the picker's members are added. Guarded by
 // Backend.mu.
 type archives struct {
-	read  map[*metalink.Document]*ziprange.Archive
+	read map[*metalink.Document]*ziprange.Archive
+	// docs are the archives' documents a member job keeps, when not the
+	// document Open read: a torrent's archive as a file of its web seeds.
+	docs  map[*metalink.Document]*metalink.Document
 	order []*metalink.Document
 }
 
@@ -40,7 +50,17 @@ func (b *Backend) ReadArchive(ctx context.Context, source string, doc *metalink.
 	b.mu.Lock()
 	origin := b.origins[doc]
 	b.mu.Unlock()
-	req := &engine.Request{File: doc.Files[0], OriginETag: origin.ETag, Referer: origin.Referer}
+	archiveDoc := doc
+	if spec, ok := b.peekSpec(doc); ok {
+		// A torrent of one ZIP: read from its web seeds, each piece
+		// checked against the torrent's sha-1 hashes.
+		f, err := torrentArchiveFile(spec)
+		if err != nil {
+			return ui.Archive{}, err
+		}
+		archiveDoc = &metalink.Document{Version: 4, Files: []metalink.File{f}}
+	}
+	req := &engine.Request{File: archiveDoc.Files[0], OriginETag: origin.ETag, Referer: origin.Referer}
 	if s, err := b.q.Settings(); err == nil {
 		req.Locations = s.Countries
 	}
@@ -56,13 +76,15 @@ func (b *Backend) ReadArchive(ctx context.Context, source string, doc *metalink.
 	b.mu.Lock()
 	if b.archives.read == nil {
 		b.archives.read = map[*metalink.Document]*ziprange.Archive{}
+		b.archives.docs = map[*metalink.Document]*metalink.Document{}
 	}
 	if _, ok := b.archives.read[doc]; !ok {
 		b.archives.order = append(b.archives.order, doc)
 	}
-	b.archives.read[doc] = a
+	b.archives.read[doc], b.archives.docs[doc] = a, archiveDoc
 	if len(b.archives.order) > maxArchives {
 		delete(b.archives.read, b.archives.order[0])
+		delete(b.archives.docs, b.archives.order[0])
 		b.archives.order = b.archives.order[1:]
 	}
 	b.mu.Unlock()
@@ -106,7 +128,7 @@ func archiveError(err error) error {
 // job's ID.
 func (b *Backend) addMembers(req ui.AddRequest, origin queue.Origin) (ui.JobID, error) {
 	b.mu.Lock()
-	a := b.archives.read[req.Doc]
+	a, doc := b.archives.read[req.Doc], b.archives.docs[req.Doc]
 	b.mu.Unlock()
 	if a == nil {
 		return 0, fmt.Errorf(lang.L("add the files inside %s: the archive's list is no longer at hand; choose the files inside again"), queue.Redact(req.Source))
@@ -121,7 +143,7 @@ func (b *Backend) addMembers(req ui.AddRequest, origin queue.Origin) (ui.JobID, 
 			return ui.JobID(first), fmt.Errorf("%s: %s", name, why)
 		}
 		// Added paused and queued once it is stored, as Add does.
-		id, err := b.q.AddMember(req.Source, req.Dir, req.Doc, queue.MemberOf(m, a.Size), origin, true)
+		id, err := b.q.AddMember(req.Source, req.Dir, doc, queue.MemberOf(m, a.Size), origin, true)
 		if err != nil {
 			return ui.JobID(first), err
 		}
@@ -139,4 +161,51 @@ func (b *Backend) addMembers(req ui.AddRequest, origin queue.Origin) (ui.JobID, 
 	}
 	b.changed()
 	return ui.JobID(first), nil
+}
+
+// peekSpec is the torrent Open resolved for doc, if any, kept for Add.
+func (b *Backend) peekSpec(doc *metalink.Document) (*torrent.Spec, bool) {
+	b.tor.mu.Lock()
+	defer b.tor.mu.Unlock()
+	spec, ok := b.tor.specs[doc]
+	return spec, ok
+}
+
+// torrentArchiveFile is the one file of a torrent as a file of mirrors:
+// its web seeds (BEP 19), and its pieces with their sha-1 hashes, as
+// braid get --member reads a torrent of one ZIP. Peers are never asked.
+func torrentArchiveFile(spec *torrent.Spec) (metalink.File, error) {
+	var info metainfo.Info
+	if spec.InfoBytes == nil || bencode.Unmarshal(spec.InfoBytes, &info) != nil {
+		return metalink.File{}, errors.New(lang.L("the torrent's list of files cannot be read"))
+	}
+	if info.IsDir() {
+		return metalink.File{}, errors.New(lang.L("only a source of one ZIP archive has files inside to choose"))
+	}
+	f := metalink.File{Name: info.BestName(), Size: info.Length}
+	if n := info.NumPieces(); n > 0 && info.PieceLength > 0 {
+		p := &metalink.Pieces{Type: "sha-1", Length: info.PieceLength, Hashes: make([]string, 0, n)}
+		for i := range n {
+			h := info.Piece(i).V1Hash()
+			if !h.Ok {
+				return metalink.File{}, errors.New(lang.L("the torrent's list of files cannot be read"))
+			}
+			p.Hashes = append(p.Hashes, hex.EncodeToString(h.Value[:]))
+		}
+		f.Pieces = p
+	}
+	for i, ws := range spec.WebSeeds {
+		u, err := url.Parse(strings.TrimSpace(ws))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			continue
+		}
+		if strings.HasSuffix(u.Path, "/") {
+			u = u.JoinPath(f.Name) // BEP 19: a folder the file is in
+		}
+		f.URLs = append(f.URLs, metalink.URL{URL: u.String(), Priority: i + 1})
+	}
+	if len(f.URLs) == 0 {
+		return metalink.File{}, errors.New(lang.L("the torrent names no web seed: the files inside are read from web seeds by range, never from peers, so download the whole torrent"))
+	}
+	return f, nil
 }

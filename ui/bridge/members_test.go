@@ -11,6 +11,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/engine/torrent/torrenttest"
 	"braid/engine/ziprange/ziptest"
 	"braid/internal/testkit"
 	"braid/queue"
@@ -129,5 +130,67 @@ func TestArchiveWithoutRanges(t *testing.T) {
 	_, err := b.ReadArchive(context.Background(), m.URL(), doc)
 	if err == nil || !strings.Contains(err.Error(), "byte ranges") {
 		t.Fatalf("ReadArchive without ranges: %v", err)
+	}
+}
+
+// TestMembersOfATorrent: a .torrent of one ZIP archive is looked inside
+// through its web seed, each piece checked against the torrent's sha-1
+// hashes, and its member job lands verified by both; a torrent that names
+// no web seed says in a sentence why its files inside cannot be read.
+func TestMembersOfATorrent(t *testing.T) {
+	t.Parallel()
+	inner := ziptest.Text(1<<20, 31)
+	archive := ziptest.Make(t,
+		ziptest.Entry{Name: "a.txt", Data: []byte("a\n"), Method: zip.Store},
+		ziptest.Entry{Name: "big/inner.txt", Data: inner, Method: zip.Deflate},
+	)
+	seed := mirrortest.New(t, archive, mirrortest.Path("/files/pack.zip"))
+	with := torrenttest.WriteFile(t, torrenttest.Make(t, t.TempDir(), "pack.zip", 32<<10,
+		[]torrenttest.File{{Data: archive}}, seed.URL()), "pack.torrent")
+	without := torrenttest.WriteFile(t, torrenttest.Make(t, t.TempDir(), "pack.zip", 32<<10,
+		[]torrenttest.File{{Data: archive}}), "bare.torrent")
+	q := openQueue(t)
+	b := newBackend(t, q)
+	if err := b.Start(false); err != nil {
+		t.Fatal(err)
+	}
+
+	bare, err := b.Open(context.Background(), without)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ui.IsArchiveDoc(bare) {
+		t.Fatal("a torrent of one .zip is not offered for its files inside")
+	}
+	if _, err := b.ReadArchive(context.Background(), without, bare); err == nil || !strings.Contains(err.Error(), "no web seed") {
+		t.Errorf("ReadArchive of a torrent without web seeds: %v", err)
+	}
+
+	doc, err := b.Open(context.Background(), with)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := b.ReadArchive(context.Background(), with, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Members) != 2 || list.Members[1].Name != "big/inner.txt" || list.Members[1].Size != int64(len(inner)) {
+		t.Fatalf("the torrent's archive lists %+v", list.Members)
+	}
+	dir := t.TempDir()
+	id, err := b.Add(context.Background(), ui.AddRequest{Source: with, Doc: doc, Members: []string{"big/inner.txt"}, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, "the torrent's member to land", func() bool {
+		j := jobByID(t, b, id)
+		return j.State == ui.Done || j.State == ui.Failed
+	})
+	j := jobByID(t, b, id)
+	if j.State != ui.Done || j.Outcome != "verified (CRC-32 and sha-1 piece hashes)" {
+		t.Fatalf("the member job: %v %q %q", j.State, j.Outcome, j.Err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "big", "inner.txt")); err != nil || !bytes.Equal(got, inner) {
+		t.Fatalf("the extracted member: %d bytes, %v", len(got), err)
 	}
 }
