@@ -218,13 +218,13 @@ func (p *Picker) Prefs() metalink.Prefs {
 // ApplyFilters ticks the files the filters select and notes why the others
 // are left out. It runs on every keystroke in a filter entry.
 func (p *Picker) ApplyFilters() {
-	given, defaults := p.selectPrefs()
-	choices, _ := metalink.Select(p.Doc.Files, given, defaults)
-	n := len(p.Doc.Files)
 	if p.Inside != nil {
 		p.filterInside()
 		return
 	}
+	given, defaults := p.selectPrefs()
+	choices, _ := metalink.Select(p.Doc.Files, given, defaults)
+	n := len(p.Doc.Files)
 	p.Ticked = slices.Grow(p.Ticked[:0], n)[:n]
 	p.Why = slices.Grow(p.Why[:0], n)[:n]
 	p.Shown = p.Shown[:0]
