@@ -15,9 +15,9 @@ import (
 // destination, through os.Root, so a stored name can never reach outside
 // it; a member job's kept packed bytes go too. It returns the paths it
 // deleted, in the job's file order; a file already gone is fine and not
-// named. If a file cannot be deleted, the
-// job stays as it was and the error says which file, so the user can
-// retry; the paths deleted before it are returned with it.
+// named. If a file cannot be deleted, the job stays as it was and the
+// error says which file, so the user can retry; the paths deleted before
+// it are returned with it.
 func RemoveWithFiles(q *queue.Queue, id int64) (deleted []string, err error) {
 	j, err := q.Get(id)
 	if err != nil {
