@@ -436,6 +436,17 @@ func (q *Queue) List() ([]Job, error) {
 	if err := rows.Err(); err != nil {
 		return nil, q.wrap(op, err)
 	}
+	members, err := q.memberIDs()
+	if err != nil {
+		return nil, q.wrap(op, err)
+	}
+	for id := range members {
+		if i, ok := at[id]; ok {
+			for k := range jobs[i].Files {
+				memberProgress(&jobs[i].Files[k])
+			}
+		}
+	}
 	return jobs, nil
 }
 
@@ -474,6 +485,15 @@ func (q *Queue) Get(id int64) (Job, error) {
 	}
 	if err := rows.Err(); err != nil {
 		return Job{}, q.wrap(op, err)
+	}
+	var member int
+	if err := q.db.QueryRow(`SELECT COUNT(*) FROM job_members WHERE job = ?`, id).Scan(&member); err != nil {
+		return Job{}, q.wrap(op, err)
+	}
+	if member > 0 {
+		for k := range j.Files {
+			memberProgress(&j.Files[k])
+		}
 	}
 	rows, err = q.db.Query(`SELECT f.name, m.url, m.location, m.priority, m.strikes
 		FROM mirrors m JOIN files f ON f.id = m.file WHERE f.job = ? ORDER BY f.idx, m.priority, m.id`, id)

@@ -252,6 +252,23 @@ ALTER TABLE jobs ADD COLUMN in_order INTEGER NOT NULL DEFAULT 0; -- 1: download 
 	{sql: `
 ALTER TABLE files ADD COLUMN rebuilt INTEGER NOT NULL DEFAULT 0; -- pieces rebuilt from parity when it landed
 `},
+	// issue 36 (archive members): a job that fetches one member of a ZIP
+	// archive, not the archive: the job's document is the archive's, its
+	// one file row the member, and this row what the archive's directory
+	// said of the member when it was added, so a run finds the same
+	// member and a changed archive is told, not extracted.
+	{sql: `
+CREATE TABLE job_members (
+	job           INTEGER PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE,
+	member        TEXT    NOT NULL,             -- its path inside the archive, as the directory stores it
+	size          INTEGER NOT NULL,             -- bytes once inflated
+	compressed    INTEGER NOT NULL,             -- bytes in the archive
+	method        INTEGER NOT NULL,             -- 0 stored, 8 deflate
+	crc32         INTEGER NOT NULL,
+	header_offset INTEGER NOT NULL,             -- where its local header starts in the archive; -1 unknown
+	archive_size  INTEGER NOT NULL              -- the archive's bytes
+);
+`},
 }
 
 // moveWaitingNotes clears the notes that older runners left in the error

@@ -13,16 +13,21 @@ import (
 // after deleting the files the job created (see queue.File.Created: never
 // one that was there before it) and each file's NAME.part under its
 // destination, through os.Root, so a stored name can never reach outside
-// it. It returns the paths it deleted, in the job's file order; a file
-// already gone is fine and not named. If a file cannot be deleted, the
-// job stays as it was and the error says which file, so the user can
-// retry; the paths deleted before it are returned with it.
+// it; a member job's kept packed bytes go too. It returns the paths it
+// deleted, in the job's file order; a file already gone is fine and not
+// named. If a file cannot be deleted, the job stays as it was and the
+// error says which file, so the user can retry; the paths deleted before
+// it are returned with it.
 func RemoveWithFiles(q *queue.Queue, id int64) (deleted []string, err error) {
 	j, err := q.Get(id)
 	if err != nil {
 		return nil, err
 	}
-	deleted, err = removeFiles(j)
+	_, member, err := q.MemberJob(id)
+	if err != nil {
+		return nil, err
+	}
+	deleted, err = removeFiles(j, member)
 	if err != nil {
 		return deleted, fmt.Errorf("remove job %d: %w", id, err)
 	}
@@ -30,8 +35,9 @@ func RemoveWithFiles(q *queue.Queue, id int64) (deleted []string, err error) {
 }
 
 // removeFiles deletes job j's NAME.part files and the files it created,
+// and, of a member job, the packed bytes it keeps (NAME.packed.part),
 // and returns the paths it deleted.
-func removeFiles(j queue.Job) ([]string, error) {
+func removeFiles(j queue.Job, member bool) ([]string, error) {
 	root, err := os.OpenRoot(j.Dest)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil // the folder, and so the files, are gone already
@@ -43,6 +49,9 @@ func removeFiles(j queue.Job) ([]string, error) {
 	var deleted []string
 	for _, f := range j.Files {
 		names := []string{f.Path() + ".part"}
+		if member {
+			names = append(names, f.Name+packedSuffix)
+		}
 		if f.Created {
 			names = append(names, f.Path())
 		}

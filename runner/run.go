@@ -463,6 +463,13 @@ func (r *Runner) run(ctx context.Context, j queue.Job) error {
 	}
 	_, release := r.holdLimit(j.ID) // the job's own speed limit
 	defer release()
+	// A member of an archive (its archive may come from a torrent's web
+	// seeds: the member job reads it through them, not the swarm).
+	if m, ok, err := q.MemberJob(j.ID); err != nil {
+		return err
+	} else if ok {
+		return r.runMember(ctx, j, m)
+	}
 	if src, ok := torrentSource(j); ok {
 		return r.runTorrent(ctx, j, src)
 	}

@@ -298,6 +298,10 @@ type AddRequest struct {
 	// Sync asks for a sync job: Doc was read from a ResourceSync source
 	// (Syncer.SyncDocument), and the folder is kept a copy of all of it.
 	Sync bool
+	// Members, when set, asks for one member job per path: Doc is a ZIP
+	// archive's document (one file) and these are paths inside it, as
+	// ArchiveReader listed them; Files is then empty.
+	Members []string
 }
 
 // Backend is everything the window asks of the queue and the engine. Its

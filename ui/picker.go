@@ -52,6 +52,17 @@ type Picker struct {
 	// A sync lists every resource as it is.
 	parity     map[string]metalink.ParitySet
 	parityFile []bool
+	// Inside, when set, makes this the picker of an archive's members
+	// (pickerinside.go): Doc lists the members, Path narrows the list, and
+	// Start adds the ticked members as member jobs of the archive.
+	// InsideButton is the plain picker's "Choose files inside", shown for
+	// a source of one ZIP archive when the backend reads archives, and
+	// InsideNote says why the archive could not be read.
+	Inside       *Inside
+	InsideButton *widget.Button
+	InsideNote   *widget.Label
+	// OnInside is called when the user presses Choose files inside.
+	OnInside func()
 
 	Files   *widget.List
 	Summary *widget.Label // "2 of 5 files · 1.4 GiB"
@@ -90,7 +101,13 @@ func NewPicker(source string, doc *metalink.Document, s Settings, parent fyne.Wi
 }
 
 func newPicker(source string, doc *metalink.Document, s Settings, parent fyne.Window, sync bool) *Picker {
-	p := &Picker{Source: source, Doc: doc, parent: parent, Sync: sync}
+	return buildPicker(&Picker{Source: source, Doc: doc, parent: parent, Sync: sync}, s)
+}
+
+// buildPicker builds p's screen: p has its Source, Doc, parent and mode
+// (Sync, Inside) set.
+func buildPicker(p *Picker, s Settings) *Picker {
+	doc, sync := p.Doc, p.Sync
 	p.parityFile = make([]bool, len(doc.Files))
 	if !sync {
 		p.parity = metalink.ParitySets(doc.Files)
@@ -121,8 +138,11 @@ func newPicker(source string, doc *metalink.Document, s Settings, parent fyne.Wi
 		})+"; "+lang.L("tried first, never a filter")),
 	)
 	p.Path = filterEntry("", lang.L("any path: iso/, *.pdf"))
-	if sync {
+	switch {
+	case sync:
 		filters = filterColumn(lang.L("Path"), p.Path, lang.L("narrows the list shown; a sync keeps every listed resource"))
+	case p.Inside != nil:
+		filters = filterColumn(lang.L("Search"), p.Path, lang.L("narrows the list shown; ticked files stay ticked"))
 	}
 	for _, e := range []*Entry{p.Languages, p.OS, p.Countries, p.Path} {
 		e.OnChanged = func(string) { p.ApplyFilters() }
@@ -160,6 +180,17 @@ func newPicker(source string, doc *metalink.Document, s Settings, parent fyne.Wi
 	if len(doc.Rejected) > 0 {
 		header.Add(p.rejectedNote())
 	}
+	p.InsideButton = widget.NewButtonWithIcon(lang.L("Choose files inside"), theme.FolderOpenIcon(), func() {
+		if p.OnInside != nil {
+			p.OnInside()
+		}
+	})
+	p.InsideButton.Hide() // shown by the window for one ZIP archive
+	p.InsideNote = widget.NewLabel("")
+	p.InsideNote.Wrapping = fyne.TextWrapWord
+	p.InsideNote.Importance = widget.DangerImportance
+	p.InsideNote.Hide()
+	header.Add(p.InsideNote)
 	top := container.NewVBox(header, widget.NewSeparator(), filters, widget.NewSeparator())
 	if viaTorrent(doc) {
 		// A torrent's files have no languages, systems or mirrors to
@@ -167,7 +198,7 @@ func newPicker(source string, doc *metalink.Document, s Settings, parent fyne.Wi
 		top = container.NewVBox(header, widget.NewSeparator())
 	}
 	dest := container.NewBorder(nil, nil, widget.NewLabel(lang.L("Save to")), p.Browse, p.Dir)
-	buttons := container.NewHBox(p.Cancel, layout.NewSpacer(), p.AddPaused, p.Start)
+	buttons := container.NewHBox(p.Cancel, layout.NewSpacer(), p.InsideButton, p.AddPaused, p.Start)
 	bottom := container.NewVBox(widget.NewSeparator(), p.Summary, dest, buttons)
 	p.Content = container.NewBorder(top, bottom, nil, nil, p.buildLists())
 
@@ -187,6 +218,10 @@ func (p *Picker) Prefs() metalink.Prefs {
 // ApplyFilters ticks the files the filters select and notes why the others
 // are left out. It runs on every keystroke in a filter entry.
 func (p *Picker) ApplyFilters() {
+	if p.Inside != nil {
+		p.filterInside()
+		return
+	}
 	given, defaults := p.selectPrefs()
 	choices, _ := metalink.Select(p.Doc.Files, given, defaults)
 	n := len(p.Doc.Files)
@@ -217,7 +252,7 @@ func (p *Picker) ApplyFilters() {
 
 // SetTicked ticks or unticks file i, as a tap on its box does.
 func (p *Picker) SetTicked(i int, on bool) {
-	if i < 0 || i >= len(p.Ticked) || p.Ticked[i] == on || p.Sync || p.parityFile[i] {
+	if i < 0 || i >= len(p.Ticked) || p.Ticked[i] == on || p.Sync || p.parityFile[i] || (on && p.refused(i)) {
 		return
 	}
 	p.Ticked[i] = on
@@ -234,6 +269,10 @@ func (p *Picker) Request(paused bool) AddRequest {
 		if p.Ticked[i] {
 			names = append(names, f.Name)
 		}
+	}
+	if p.Inside != nil {
+		return AddRequest{Source: p.Source, Doc: p.Inside.Doc, Members: names,
+			Dir: strings.TrimSpace(p.Dir.Text), Prefs: p.Prefs(), Paused: paused}
 	}
 	return AddRequest{
 		Sync:   p.Sync,
@@ -275,7 +314,7 @@ func (p *Picker) key(name fyne.KeyName) bool {
 
 func (p *Picker) finish(paused bool) {
 	req := p.Request(paused)
-	if len(req.Files) == 0 || req.Dir == "" {
+	if len(req.Files)+len(req.Members) == 0 || req.Dir == "" {
 		return
 	}
 	if p.OnAdd != nil {
@@ -440,8 +479,10 @@ func (p *Picker) updateRow(row widget.ListItemID, o fyne.CanvasObject) {
 	r := o.(*pickerRow)
 	f := p.Doc.Files[i]
 	r.index = i
-	if p.Sync {
+	if p.Sync || p.refused(i) {
 		r.check.Disable()
+	} else {
+		r.check.Enable()
 	}
 	// Setting the box's state must not count as the user's tap.
 	r.check.OnChanged = nil
@@ -449,7 +490,11 @@ func (p *Picker) updateRow(row widget.ListItemID, o fyne.CanvasObject) {
 	r.check.OnChanged = func(on bool) { p.SetTicked(r.index, on) }
 	r.name.SetText(f.Name)
 	r.size.SetText(bytesText(f.Size))
-	setDim(r.meta, fileMeta(f, p.Prefs().Locations))
+	if p.Inside != nil {
+		setDim(r.meta, p.memberMeta(i))
+	} else {
+		setDim(r.meta, fileMeta(f, p.Prefs().Locations))
+	}
 	if set, ok := p.parity[f.Name]; ok {
 		setDim(r.parity, parityLine(set, p.Doc.Files))
 		r.parity.Show()
@@ -457,7 +502,10 @@ func (p *Picker) updateRow(row widget.ListItemID, o fyne.CanvasObject) {
 		setDim(r.parity, "")
 		r.parity.Hide()
 	}
-	if p.Why[i] != "" {
+	if p.Why[i] != "" && p.Inside != nil {
+		r.why.SetText(p.Why[i])
+		r.why.Show()
+	} else if p.Why[i] != "" {
 		r.why.SetText(fmt.Sprintf(lang.L("Left out: %s"), p.Why[i]))
 		r.why.Show()
 	} else {

@@ -707,7 +707,9 @@ func (w *Window) offerDirect(source string, doc *metalink.Document, pick bool) (
 	s := w.Settings
 	s.Dir = w.saveDir()
 	p := newPicker(source, doc, s, w.Win, sync)
-	if w.opts.AutoStart || (!sync && !pick && isPlainLink(source) && len(doc.Files) == 1 && len(doc.Rejected) == 0) {
+	_, reads := w.Backend.(ArchiveReader)
+	inside := reads && !sync && IsArchiveDoc(doc) // a ZIP: its files can be chosen
+	if w.opts.AutoStart || (!sync && !pick && !inside && isPlainLink(source) && len(doc.Files) == 1 && len(doc.Rejected) == 0) {
 		return p.Request(false), true
 	}
 	d := dialog.NewCustomWithoutButtons(lang.L("Add downloads"), p.Content, w.Win)
@@ -726,6 +728,7 @@ func (w *Window) offerDirect(source string, doc *metalink.Document, pick bool) (
 		w.add(req)
 	}
 	p.OnCancel = done
+	w.offerInside(p, done) // pickerinside.go
 	w.keyed(d, p.Accept, p.OnCancel)
 	w.Pickers = append(w.Pickers, p)
 	size := w.Win.Canvas().Size()

@@ -102,6 +102,7 @@ type Backend struct {
 	org          organise // categories, actions when done (organise.go)
 	rpc          remote   // aria2 JSON-RPC for remote control (remote.go)
 	opener       openLive // files opened while they arrive (open.go)
+	archives     archives // ZIP directories read for the picker (members.go)
 
 	changes chan struct{} // tells the window the live jobs changed
 	ctx     context.Context

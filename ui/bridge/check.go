@@ -79,6 +79,9 @@ func (b *Backend) check(id ui.JobID, repair bool) error {
 	if err != nil {
 		return err
 	}
+	if _, member, _ := b.q.MemberJob(j.ID); member {
+		return errors.New(lang.L("a file taken out of an archive is checked against the archive's CRC-32 as it lands; Verify and Repair check files against published hashes, and it has none"))
+	}
 	torrentJob := runner.IsTorrent(j)
 	switch j.State {
 	case queue.Running, queue.Queued:

@@ -32,6 +32,9 @@ func (b *Backend) Add(_ context.Context, req ui.AddRequest) (ui.JobID, error) {
 	if isSync {
 		return b.addSync(syncSource, req.Dir, req.Doc)
 	}
+	if len(req.Members) > 0 {
+		return b.addMembers(req, origin) // members.go
+	}
 	if err := b.sameTorrent(req.Doc); err != nil { // inqueue.go
 		return 0, err
 	}

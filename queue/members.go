@@ -1,0 +1,229 @@
+package queue
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"braid/engine/metalink"
+	"braid/engine/piece"
+	"braid/engine/ziprange"
+)
+
+// A member job fetches one member of a ZIP archive, not the archive
+// (issue 36): the job's source is the archive's, its document the
+// archive's (one file: the archive, with its mirrors and piece hashes),
+// and its one file row the member, under the member's path, so every
+// face lists it by the member's name and size. The member's pieces are
+// the archive's pieces that cover the bytes the member occupies (its local
+// header and compressed bytes), which is what a run fetches.
+
+// Member is what the archive's directory said of a member when its job
+// was added.
+type Member struct {
+	Name           string // its path inside the archive, slash-separated
+	Size           int64  // bytes once inflated
+	CompressedSize int64  // bytes in the archive
+	Method         uint16 // 0 stored, 8 deflate
+	CRC32          uint32
+	HeaderOffset   int64 // where its local header starts in the archive; -1 unknown
+	ArchiveSize    int64 // the archive's bytes
+}
+
+// MemberOf is the queue's record of a member of an archive's directory.
+func MemberOf(m *ziprange.Member, archiveSize int64) Member {
+	return Member{Name: m.Name, Size: m.Size, CompressedSize: m.CompressedSize, Method: m.Method,
+		CRC32: m.CRC32, HeaderOffset: m.HeaderOffset, ArchiveSize: archiveSize}
+}
+
+// localHeader is the fixed part of a ZIP local file header; its name
+// follows, and an extra field the directory does not tell the length of.
+const localHeader = 30
+
+// Span is the archive's byte range [start, end) the member occupies as
+// far as the directory tells: its local header, its name and its
+// compressed bytes (the local extra field, which only the local header
+// gives, can move the end a little further). start is -1 when the
+// directory gave no offset.
+func (m Member) Span() (start, end int64) {
+	if m.HeaderOffset < 0 {
+		return -1, -1
+	}
+	end = m.HeaderOffset + localHeader + int64(len(m.Name)) + m.CompressedSize
+	if m.ArchiveSize > 0 {
+		end = min(end, m.ArchiveSize)
+	}
+	return m.HeaderOffset, end
+}
+
+// Covering is the archive's pieces of length bytes that hold the member's
+// Span: the first piece's index and how many. With no offset known it
+// counts the pieces its compressed bytes need, from 0.
+func (m Member) Covering(length int64) (first, count int) {
+	if length <= 0 {
+		return 0, 0
+	}
+	start, end := m.Span()
+	if start < 0 {
+		n := (m.CompressedSize + length - 1) / length
+		return 0, int(max(n, 1))
+	}
+	first = int(start / length)
+	last := int(max(end-1, start) / length)
+	return first, last - first + 1
+}
+
+// ArchiveFile is the archive a member job reads: its document's one file.
+func (j Job) ArchiveFile() (metalink.File, bool) {
+	if j.Doc == nil || len(j.Doc.Files) != 1 {
+		return metalink.File{}, false
+	}
+	return j.Doc.Files[0], true
+}
+
+// AddMember adds a job that fetches member m of the ZIP archive doc
+// describes (a document of one file, the archive: a plain URL resolved,
+// or a metalink of one file) into dest, queued or paused. source is the
+// archive's source as the user gave it. The job's one file is the member;
+// its mirrors are the archive's. It returns the new job's ID.
+func (q *Queue) AddMember(source, dest string, doc *metalink.Document, m Member, origin Origin, paused bool) (int64, error) {
+	shown := Redact(source)
+	op := fmt.Sprintf("add member %s of %s", m.Name, shown)
+	if doc == nil || len(doc.Files) != 1 {
+		return 0, fmt.Errorf("%s: the archive's document must list one file, the archive", op)
+	}
+	if err := metalink.SafeName(m.Name); err != nil {
+		return 0, fmt.Errorf("%s: %w", op, err)
+	}
+	abs, err := filepath.Abs(dest)
+	if err != nil {
+		return 0, fmt.Errorf("%s: destination %q: %w", op, dest, err)
+	}
+	q.logins.keep(doc.Files)
+	doc = storedDoc(doc)
+	blob, err := json.Marshal(doc)
+	if err != nil {
+		return 0, fmt.Errorf("%s: store document: %w", op, err)
+	}
+	archive := doc.Files[0]
+	length := piece.PlanFor(archive).Length
+	if length <= 0 {
+		length = piece.DefaultLength
+	}
+	_, count := m.Covering(length)
+	bits, err := piece.NewBitfield(count).MarshalBinary()
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", op, err)
+	}
+	state := Queued
+	if paused {
+		state = Paused
+	}
+	var id int64
+	err = q.tx(func(tx *sql.Tx) error {
+		res, err := tx.Exec(`
+			INSERT INTO jobs (source, source_key, dest, state, position, added_at, document, origin_etag, referer)
+			VALUES (?, ?, ?, ?, (SELECT COALESCE(MAX(position), -1) + 1 FROM jobs), ?, ?, ?, ?)`,
+			shown, memberKey(source, m.Name), abs, string(state), time.Now().UnixMilli(), blob, origin.ETag, Redact(origin.Referer))
+		if err != nil {
+			return err
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		ins, err := newFileInserter(tx)
+		if err != nil {
+			return err
+		}
+		defer ins.close()
+		// The member's row: its name and size; the archive's mirrors.
+		if err := ins.insert(id, 0, metalink.File{Name: m.Name, Size: m.Size, URLs: archive.URLs}, true); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`UPDATE pieces SET length = ?, count = ?, bits = ?
+			WHERE file = (SELECT id FROM files WHERE job = ? AND name = ?)`, length, count, bits, id, m.Name); err != nil {
+			return err
+		}
+		_, err = tx.Exec(`INSERT INTO job_members (job, member, size, compressed, method, crc32, header_offset, archive_size)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, m.Name, m.Size, m.CompressedSize, m.Method, m.CRC32, m.HeaderOffset, m.ArchiveSize)
+		return err
+	})
+	if err != nil {
+		return 0, q.wrap(op, err)
+	}
+	return id, nil
+}
+
+// memberKey is a member job's source key: the archive's canonical
+// source and the member, so that the archive's own job, or another
+// member's, is never taken for it (JobFor, JobWithSource).
+func memberKey(source, name string) string {
+	return canonical(source) + "\x00member\x00" + name
+}
+
+// MemberJob returns the member job id fetches; false when id is not a
+// member job.
+func (q *Queue) MemberJob(id int64) (Member, bool, error) {
+	var m Member
+	err := q.db.QueryRow(`SELECT member, size, compressed, method, crc32, header_offset, archive_size
+		FROM job_members WHERE job = ?`, id).Scan(&m.Name, &m.Size, &m.CompressedSize, &m.Method, &m.CRC32, &m.HeaderOffset, &m.ArchiveSize)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return Member{}, false, nil
+	case err != nil:
+		return Member{}, false, q.wrap(fmt.Sprintf("read the member job %d fetches", id), err)
+	}
+	return m, true, nil
+}
+
+// MemberJobs lists the jobs that fetch archive members, by job.
+func (q *Queue) MemberJobs() (map[int64]Member, error) {
+	rows, err := q.db.Query(`SELECT job, member, size, compressed, method, crc32, header_offset, archive_size FROM job_members`)
+	if err != nil {
+		return nil, q.wrap("list member jobs", err)
+	}
+	defer rows.Close()
+	out := map[int64]Member{}
+	for rows.Next() {
+		var id int64
+		var m Member
+		if err := rows.Scan(&id, &m.Name, &m.Size, &m.CompressedSize, &m.Method, &m.CRC32, &m.HeaderOffset, &m.ArchiveSize); err != nil {
+			return nil, q.wrap("list member jobs", err)
+		}
+		out[id] = m
+	}
+	if err := rows.Err(); err != nil {
+		return nil, q.wrap("list member jobs", err)
+	}
+	return out, nil
+}
+
+// memberIDs are the jobs that fetch archive members.
+func (q *Queue) memberIDs() (map[int64]bool, error) {
+	rows, err := q.db.Query(`SELECT job FROM job_members`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ids := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids[id] = true
+	}
+	return ids, rows.Err()
+}
+
+// memberProgress counts a member's progress in its own bytes: its pieces
+// are the archive's, which hold its packed bytes, so the share of them
+// kept is the share of the member done.
+func memberProgress(f *File) {
+	if !f.Verified && f.Pieces > 0 && f.Size >= 0 {
+		f.DoneBytes = f.Size * int64(f.Done) / int64(f.Pieces)
+	}
+}
