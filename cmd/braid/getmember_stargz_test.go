@@ -334,3 +334,20 @@ func TestInspectStargzMirrors(t *testing.T) {
 		t.Errorf("torrent: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestInspectMetalinkOfTarballAsksNoMirror: a metalink of a tar that
+// cannot hold an eStargz index (bzip2, xz, plain: the index is a gzip
+// member) is inspected as before, without a request to its mirrors;
+// source tarballs are what most metalinks of tars describe.
+func TestInspectMetalinkOfTarballAsksNoMirror(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"src-1.0.tar.bz2", "src-1.0.tar.xz", "src-1.0.tar"} {
+		data := mirrortest.Bytes(100<<10, 78)
+		m := mirrortest.New(t, data, mirrortest.Path("/"+name))
+		meta := writeMeta4(t, t.TempDir(), name, data, 64<<10, "", m.URL())
+		r := inspectJSON(t, metalink.Prefs{}, meta)
+		if r.Archive != nil || m.Requests() != 0 {
+			t.Errorf("%s: archive %+v, %d requests to its mirror", name, r.Archive, m.Requests())
+		}
+	}
+}

@@ -114,7 +114,7 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 		}
 		if len(report.Files) == 1 && isZipName(report.Files[0].Name) {
 			report.Archive = torrentZipListing(rctx, sources[0], opts.HTTPClient)
-		} else if len(report.Files) == 1 && isTarName(report.Files[0].Name) {
+		} else if len(report.Files) == 1 && mayHaveIndex(report.Files[0].Name) {
 			report.Archive = torrentTarListing(rctx, sources[0], opts.HTTPClient)
 		}
 		return writeInspect(report, *asJSON, stdout, stderr)
@@ -142,12 +142,10 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 		} else {
 			report.Archive = zipListingMirrors(rctx, res.Document.Files[0], opts.HTTPClient)
 		}
-	} else if len(res.Document.Files) == 1 && (isTarName(res.Document.Files[0].Name) || res.Kind == resolve.KindPlainURL && isTarURL(sources[0])) {
-		if res.Kind == resolve.KindPlainURL {
-			report.Archive = tarListing(rctx, sources[0], res.Origin)
-		} else {
-			report.Archive = tarListingMirrors(rctx, sources[0], res.Document.Files[0], opts.HTTPClient)
-		}
+	} else if len(res.Document.Files) == 1 && res.Kind == resolve.KindPlainURL && (isTarName(res.Document.Files[0].Name) || isTarURL(sources[0])) {
+		report.Archive = tarListing(rctx, sources[0], res.Origin)
+	} else if len(res.Document.Files) == 1 && res.Kind != resolve.KindPlainURL && mayHaveIndex(res.Document.Files[0].Name) {
+		report.Archive = tarListingMirrors(rctx, sources[0], res.Document.Files[0], opts.HTTPClient)
 	}
 	return writeInspect(report, *asJSON, stdout, stderr)
 }

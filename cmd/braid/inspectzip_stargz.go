@@ -38,6 +38,25 @@ func isTarName(name string) bool {
 	return blobName.MatchString(path.Base(name))
 }
 
+// gzipTarExtensions are the names of tars an eStargz index can be in: the
+// index is a gzip member, so it is only ever at the end of a gzip stream.
+var gzipTarExtensions = []string{".tar.gz", ".tgz", ".stargz", ".esgz"}
+
+// mayHaveIndex reports whether a file of a metalink or torrent named name
+// is worth asking its mirrors for an eStargz index when it is inspected: a
+// gzip-compressed tar, or a registry blob. Other tars cannot have one, and
+// a plain tarball in a metalink (sources, most often) should not cost its
+// mirrors a request at every inspect.
+func mayHaveIndex(name string) bool {
+	lower := strings.ToLower(name)
+	for _, e := range gzipTarExtensions {
+		if strings.HasSuffix(lower, e) {
+			return true
+		}
+	}
+	return blobName.MatchString(path.Base(name))
+}
+
 // isTarURL reports whether the last segment of a URL's path is a tar's
 // name, or a registry blob's (whose colon no saved file name keeps).
 func isTarURL(source string) bool {
