@@ -215,10 +215,28 @@ func writeArchiveText(pf func(string, ...any), a *inspectArchive) {
 		writeStargzText(pf, a)
 		return
 	}
+	writeArchiveSummary(pf, a, "ZIP", func(m inspectMember) bool { return !m.Folder })
+	pf("    %12s %12s  %-8s %-8s  %s\n", "size", "packed", "method", "crc-32", "path")
+	for _, m := range a.Members {
+		if m.Folder {
+			continue
+		}
+		note := ""
+		if m.Encrypted {
+			note = "  (encrypted)"
+		}
+		pf("    %12d %12d  %-8s %-8s  %s%s\n", m.Size, m.CompressedSize, inspectClean(m.Method), m.CRC32, inspectClean(m.Path), note)
+	}
+}
+
+// writeArchiveSummary prints the line above a listing of kind ("ZIP",
+// "eStargz"): how many members isFile counts, their sizes unpacked and
+// packed, and what reading the list cost, from how many mirrors.
+func writeArchiveSummary(pf func(string, ...any), a *inspectArchive, kind string, isFile func(inspectMember) bool) {
 	var size, packed int64
 	files := 0
 	for _, m := range a.Members {
-		if !m.Folder {
+		if isFile(m) {
 			files++
 			size += m.Size
 			packed += m.CompressedSize
@@ -231,18 +249,7 @@ func writeArchiveText(pf func(string, ...any), a *inspectArchive) {
 	if a.PieceCheck != "" {
 		from += fmt.Sprintf(" (whole pieces, checked against their %s hashes)", a.PieceCheck)
 	}
-	pf("%-10s %d %s in the ZIP archive, %s (%s packed); reading the list took %d %s, %s%s\n",
-		"members", files, plural(files, "file", "files"), byteText(size), byteText(packed),
+	pf("%-10s %d %s in the %s archive, %s (%s packed); reading the list took %d %s, %s%s\n",
+		"members", files, plural(files, "file", "files"), kind, byteText(size), byteText(packed),
 		a.Requests, plural(a.Requests, "range request", "range requests"), byteText(a.BytesRead), from)
-	pf("    %12s %12s  %-8s %-8s  %s\n", "size", "packed", "method", "crc-32", "path")
-	for _, m := range a.Members {
-		if m.Folder {
-			continue
-		}
-		note := ""
-		if m.Encrypted {
-			note = "  (encrypted)"
-		}
-		pf("    %12d %12d  %-8s %-8s  %s%s\n", m.Size, m.CompressedSize, inspectClean(m.Method), m.CRC32, inspectClean(m.Path), note)
-	}
 }

@@ -182,25 +182,7 @@ func (out *inspectArchive) addEntries(b *stargz.Blob) {
 // each but folders, with size, packed size, type, the first hex digits of
 // its sha-256, and path.
 func writeStargzText(pf func(string, ...any), a *inspectArchive) {
-	var size, packed int64
-	files := 0
-	for _, m := range a.Members {
-		if m.Type == stargz.TypeFile {
-			files++
-			size += m.Size
-			packed += m.CompressedSize
-		}
-	}
-	from := ""
-	if a.Mirrors > 1 {
-		from = fmt.Sprintf(" from %d mirrors", a.Mirrors)
-	}
-	if a.PieceCheck != "" {
-		from += fmt.Sprintf(" (whole pieces, checked against their %s hashes)", a.PieceCheck)
-	}
-	pf("%-10s %d %s in the eStargz archive, %s (%s packed); reading the list took %d %s, %s%s\n",
-		"members", files, plural(files, "file", "files"), byteText(size), byteText(packed),
-		a.Requests, plural(a.Requests, "range request", "range requests"), byteText(a.BytesRead), from)
+	writeArchiveSummary(pf, a, "eStargz", func(m inspectMember) bool { return m.Type == stargz.TypeFile })
 	pf("%-10s table of contents %s\n", "index", inspectClean(a.TOCDigest))
 	pf("    %12s %12s  %-8s %-12s  %s\n", "size", "packed", "type", "sha-256", "path")
 	for _, m := range a.Members {
