@@ -68,3 +68,30 @@ func Retry(ctx context.Context, op func() error, wait func(waiting bool)) error 
 		delay = min(2*delay, maxDelay)
 	}
 }
+
+// WriteWhole writes the file name inside r whole or not at all: write
+// fills NAME.part, which is synced and closed, and then renamed to name
+// (waiting, as Retry does, while another program holds it). When write
+// or the sync fails, NAME.part is removed and name is left as it was.
+func WriteWhole(ctx context.Context, r *os.Root, name string, perm os.FileMode, write func(f *os.File) error) error {
+	part := name + ".part"
+	f, err := r.OpenFile(part, os.O_RDWR|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", part, err)
+	}
+	err = write(f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = Remove(r, part)
+		return err
+	}
+	if err := Retry(ctx, func() error { return r.Rename(part, name) }, nil); err != nil {
+		return fmt.Errorf("rename %s: %w", part, err)
+	}
+	return nil
+}

@@ -47,3 +47,44 @@ func TestRetryGivesUpOtherErrors(t *testing.T) {
 		t.Fatalf("a successful op after the context ended: %v", err)
 	}
 }
+
+// TestWriteWhole: a write that fails leaves no NAME.part and the file at
+// name as it was; one that succeeds replaces it, with nothing left over.
+func TestWriteWhole(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cut := errors.New("cut short")
+	err = WriteWhole(context.Background(), r, "f", 0o644, func(f *os.File) error {
+		if _, err := f.WriteString("half"); err != nil {
+			return err
+		}
+		return cut
+	})
+	if !errors.Is(err, cut) {
+		t.Fatalf("a failed write: %v, want its error", err)
+	}
+	check := func(want string) {
+		t.Helper()
+		if got, err := os.ReadFile(filepath.Join(dir, "f")); err != nil || string(got) != want {
+			t.Fatalf("f holds %q (%v), want %q", got, err, want)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, "f.part")); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("f.part left behind: %v", err)
+		}
+	}
+	check("old")
+	if err := WriteWhole(context.Background(), r, "f", 0o644, func(f *os.File) error {
+		_, err := f.WriteString("new")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	check("new")
+}

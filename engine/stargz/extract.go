@@ -139,27 +139,13 @@ func (b *Blob) Extract(ctx context.Context, e *Entry, dir string) (Extracted, er
 	if src.Mode&0o111 != 0 || e.Mode&0o111 != 0 {
 		perm = 0o755
 	}
-	part := name + partSuffix
-	f, err := root.OpenFile(part, os.O_RDWR|os.O_CREATE|os.O_TRUNC, perm)
-	if err != nil {
-		return out, fmt.Errorf("open %s: %w", part, err)
-	}
-	out.Chunks, err = b.copyFile(ctx, f, src)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		// A member is fetched whole or not at all.
-		_ = rootfile.Remove(root, part)
-		return out, err
-	}
-	if err := rootfile.Retry(ctx, func() error { return root.Rename(part, name) }, nil); err != nil {
-		return out, fmt.Errorf("rename %s: %w", part, err)
-	}
-	return out, nil
+	// A member is fetched whole or not at all.
+	err = rootfile.WriteWhole(ctx, root, name, perm, func(f *os.File) error {
+		var err error
+		out.Chunks, err = b.copyFile(ctx, f, src)
+		return err
+	})
+	return out, err
 }
 
 // checkable reports why e's bytes could not be checked, nil when they

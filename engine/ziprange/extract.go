@@ -86,28 +86,9 @@ func (a *Archive) Extract(ctx context.Context, m *Member, dir string) (Extracted
 		return out, err
 	}
 	defer body.Close()
-	part := name + partSuffix
-	f, err := root.OpenFile(part, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return out, fmt.Errorf("open %s: %w", part, err)
-	}
-	err = inflate(f, body, m)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		// A member is fetched whole or not at all: there is no journal
-		// to resume a half-written one from.
-		_ = rootfile.Remove(root, part)
-		return out, err
-	}
-	if err := rootfile.Retry(ctx, func() error { return root.Rename(part, name) }, nil); err != nil {
-		return out, fmt.Errorf("rename %s: %w", part, err)
-	}
-	return out, nil
+	// A member is fetched whole or not at all: there is no journal to
+	// resume a half-written one from.
+	return out, rootfile.WriteWhole(ctx, root, name, 0o644, func(f *os.File) error { return inflate(f, body, m) })
 }
 
 // body is the member's compressed bytes: from the run when Open read
