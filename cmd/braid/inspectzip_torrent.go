@@ -2,15 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
-
-	"github.com/anacrolix/torrent/bencode"
-	"github.com/anacrolix/torrent/metainfo"
 
 	"braid/engine/metalink"
 	"braid/engine/torrent"
@@ -35,43 +30,15 @@ func torrentArchive(ctx context.Context, source string, hc *http.Client) (metali
 	if err != nil {
 		return metalink.File{}, err
 	}
-	var info metainfo.Info
-	if err := bencode.Unmarshal(spec.InfoBytes, &info); err != nil {
-		return metalink.File{}, fmt.Errorf("%w: its info dictionary does not read (%w)", torrent.ErrNotTorrent, err)
-	}
-	if info.IsDir() {
-		return metalink.File{}, fmt.Errorf("the torrent holds %d files: --member reads the members of a torrent of one archive (a ZIP, or a tar with an eStargz index)", len(info.Files))
-	}
-	f := metalink.File{Name: info.BestName(), Size: info.Length}
-	if err := metalink.SafeName(f.Name); err != nil {
-		return metalink.File{}, fmt.Errorf("%s: %w", f.Name, err)
-	}
-	if n := info.NumPieces(); n > 0 && info.PieceLength > 0 {
-		p := &metalink.Pieces{Type: "sha-1", Length: info.PieceLength, Hashes: make([]string, 0, n)}
-		for i := range n {
-			h := info.Piece(i).V1Hash()
-			if !h.Ok {
-				return metalink.File{}, fmt.Errorf("%w: piece %d has no sha-1 hash", torrent.ErrNotTorrent, i)
-			}
-			p.Hashes = append(p.Hashes, hex.EncodeToString(h.Value[:]))
-		}
-		f.Pieces = p
-	}
-	for i, ws := range spec.WebSeeds {
-		u, err := url.Parse(strings.TrimSpace(ws))
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			continue
-		}
-		// BEP 19: a URL ending in a slash names a folder the file is in.
-		if strings.HasSuffix(u.Path, "/") {
-			u = u.JoinPath(f.Name)
-		}
-		f.URLs = append(f.URLs, metalink.URL{URL: u.String(), Priority: i + 1})
-	}
-	if len(f.URLs) == 0 {
+	f, err := spec.WebSeedFile()
+	var multi *torrent.MultiFileError
+	switch {
+	case errors.As(err, &multi):
+		return metalink.File{}, fmt.Errorf("the torrent holds %d files: --member reads the members of a torrent of one archive (a ZIP, or a tar with an eStargz index)", multi.Files)
+	case errors.Is(err, torrent.ErrNoWebSeeds):
 		return metalink.File{}, errTorrentNoWebSeeds
 	}
-	return f, nil
+	return f, err
 }
 
 // torrentZipListing lists the members of the ZIP archive a torrent of one

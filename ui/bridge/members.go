@@ -2,14 +2,8 @@ package bridge
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
-	"strings"
-
-	"github.com/anacrolix/torrent/bencode"
-	"github.com/anacrolix/torrent/metainfo"
 
 	"fyne.io/fyne/v2/lang"
 
@@ -175,37 +169,15 @@ func (b *Backend) peekSpec(doc *metalink.Document) (*torrent.Spec, bool) {
 // its web seeds (BEP 19), and its pieces with their sha-1 hashes, as
 // braid get --member reads a torrent of one ZIP. Peers are never asked.
 func torrentArchiveFile(spec *torrent.Spec) (metalink.File, error) {
-	var info metainfo.Info
-	if spec.InfoBytes == nil || bencode.Unmarshal(spec.InfoBytes, &info) != nil {
-		return metalink.File{}, errors.New(lang.L("the torrent's list of files cannot be read"))
-	}
-	if info.IsDir() {
+	f, err := spec.WebSeedFile()
+	var multi *torrent.MultiFileError
+	switch {
+	case errors.As(err, &multi):
 		return metalink.File{}, errors.New(lang.L("only a source of one ZIP archive has files inside to choose"))
-	}
-	f := metalink.File{Name: info.BestName(), Size: info.Length}
-	if n := info.NumPieces(); n > 0 && info.PieceLength > 0 {
-		p := &metalink.Pieces{Type: "sha-1", Length: info.PieceLength, Hashes: make([]string, 0, n)}
-		for i := range n {
-			h := info.Piece(i).V1Hash()
-			if !h.Ok {
-				return metalink.File{}, errors.New(lang.L("the torrent's list of files cannot be read"))
-			}
-			p.Hashes = append(p.Hashes, hex.EncodeToString(h.Value[:]))
-		}
-		f.Pieces = p
-	}
-	for i, ws := range spec.WebSeeds {
-		u, err := url.Parse(strings.TrimSpace(ws))
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			continue
-		}
-		if strings.HasSuffix(u.Path, "/") {
-			u = u.JoinPath(f.Name) // BEP 19: a folder the file is in
-		}
-		f.URLs = append(f.URLs, metalink.URL{URL: u.String(), Priority: i + 1})
-	}
-	if len(f.URLs) == 0 {
+	case errors.Is(err, torrent.ErrNoWebSeeds):
 		return metalink.File{}, errors.New(lang.L("the torrent names no web seed: the files inside are read from web seeds by range, never from peers, so download the whole torrent"))
+	case err != nil:
+		return metalink.File{}, errors.New(lang.L("the torrent's list of files cannot be read"))
 	}
 	return f, nil
 }
