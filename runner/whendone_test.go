@@ -271,6 +271,11 @@ func TestWhenDoneOpen(t *testing.T) {
 		if err := r.WaitActions(ctx); err != nil {
 			t.Fatal(err)
 		}
+		// An action runs only for a job that is done: one that failed
+		// says why here, not as an opener that was never run.
+		if j, err := q.Get(id); err != nil || j.State != queue.Done {
+			t.Fatalf("job %d after the run: %s, %q (%v)", id, j.State, j.Error, err)
+		}
 		if _, n, err := q.WhenDone(id); err != nil || n != (queue.WhenDoneNote{}) {
 			t.Errorf("job %d's when-done note: %+v, %v", id, n, err)
 		}
