@@ -10,7 +10,6 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/piece"
-	"braid/engine/ziprange"
 )
 
 // A member job fetches one member of a ZIP archive, not the archive
@@ -31,12 +30,6 @@ type Member struct {
 	CRC32          uint32
 	HeaderOffset   int64 // where its local header starts in the archive; -1 unknown
 	ArchiveSize    int64 // the archive's bytes
-}
-
-// MemberOf is the queue's record of a member of an archive's directory.
-func MemberOf(m *ziprange.Member, archiveSize int64) Member {
-	return Member{Name: m.Name, Size: m.Size, CompressedSize: m.CompressedSize, Method: m.Method,
-		CRC32: m.CRC32, HeaderOffset: m.HeaderOffset, ArchiveSize: archiveSize}
 }
 
 // localHeader is the fixed part of a ZIP local file header; its name

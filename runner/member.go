@@ -22,6 +22,13 @@ import (
 	"braid/queue"
 )
 
+// MemberRecord is the queue's record of m, a member of an archive of
+// archiveSize bytes, as its directory gave it.
+func MemberRecord(m *ziprange.Member, archiveSize int64) queue.Member {
+	return queue.Member{Name: m.Name, Size: m.Size, CompressedSize: m.CompressedSize, Method: m.Method,
+		CRC32: m.CRC32, HeaderOffset: m.HeaderOffset, ArchiveSize: archiveSize}
+}
+
 // memberCheck names the check every extracted member passes; the
 // archive's piece hashes, when it has them, are named after it
 // ("CRC-32 and sha-256 pieces"), as braid get --member says.

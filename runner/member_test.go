@@ -51,7 +51,7 @@ func memberOf(t *testing.T, url, name string) queue.Member {
 	if m == nil {
 		t.Fatalf("the test archive has no %s", name)
 	}
-	return queue.MemberOf(m, a.Size)
+	return MemberRecord(m, a.Size)
 }
 
 // snapshots is an Observer that keeps every snapshot of a run.

@@ -17,6 +17,7 @@ import (
 	"braid/engine/ziprange"
 	"braid/engine/ziprange/ziptest"
 	"braid/queue"
+	"braid/runner"
 )
 
 // TestQueueRunMember: braid queue run runs a member job like any other:
@@ -57,7 +58,7 @@ func TestQueueRunMember(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.AddMember("set.meta4", dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, queue.MemberOf(m, dir.Size), queue.Origin{}, false); err != nil {
+	if _, err := q.AddMember("set.meta4", dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, runner.MemberRecord(m, dir.Size), queue.Origin{}, false); err != nil {
 		t.Fatal(err)
 	}
 	q.Close()

@@ -13,6 +13,7 @@ import (
 	"braid/engine/transport"
 	"braid/engine/ziprange"
 	"braid/queue"
+	"braid/runner"
 	"braid/ui"
 )
 
@@ -137,7 +138,7 @@ func (b *Backend) addMembers(req ui.AddRequest, origin queue.Origin) (ui.JobID, 
 			return ui.JobID(first), fmt.Errorf("%s: %s", name, why)
 		}
 		// Added paused and queued once it is stored, as Add does.
-		id, err := b.q.AddMember(req.Source, req.Dir, doc, queue.MemberOf(m, a.Size), origin, true)
+		id, err := b.q.AddMember(req.Source, req.Dir, doc, runner.MemberRecord(m, a.Size), origin, true)
 		if err != nil {
 			return ui.JobID(first), err
 		}
