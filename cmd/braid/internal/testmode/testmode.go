@@ -16,7 +16,9 @@
 //     instead of waiting for a click in the picker.
 //   - BRAID_DUMP_TEXTS=file: the texts the window shows are written to
 //     file, one a line, within half a second of each change: how a test
-//     of the real window reads what a user reads.
+//     of the real window reads what a user reads. While a file named as
+//     it with ".hold" added exists, the window's texts are not read (a
+//     benchmark measuring the idle window's own CPU makes one).
 package testmode
 
 import (
@@ -124,10 +126,14 @@ const dumpEvery = 500 * time.Millisecond
 // writes only what differs from the last file: a change is on file within
 // half a second whatever made it (a reading of the queue, a dialog opened
 // by a key), and a window that stays the same costs a look, not a write.
-// The window needs no hook for it; only test builds have it.
+// The window needs no hook for it; only test builds have it. While
+// path.hold exists it does not look.
 func dumpTexts(path string, shown func() *ui.Window) {
 	var last string
-	for {
+	for ; ; time.Sleep(dumpEvery) {
+		if _, err := os.Stat(path + ".hold"); err == nil {
+			continue
+		}
 		var texts string
 		fyne.DoAndWait(func() {
 			w := shown()
@@ -139,7 +145,6 @@ func dumpTexts(path string, shown func() *ui.Window) {
 				last = texts
 			}
 		}
-		time.Sleep(dumpEvery)
 	}
 }
 
