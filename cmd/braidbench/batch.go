@@ -138,7 +138,9 @@ type batch struct {
 	jobs   bool
 	target float64
 	maxRSS int64 // most resident memory allowed braid; 0: no check
-	alone  bool  // braid only: a memory scenario
+	// cpuLimit and ariaShare: see result.
+	cpuLimit, ariaShare float64
+	alone               bool // braid only: a memory scenario
 	// input gives aria2c an input file (-i) of every file's mirrors and
 	// sha-256, 16 downloads at once, the way a user feeds it many files,
 	// in place of the metalink.
@@ -157,7 +159,8 @@ func batches() []batch {
 		{name: "batch-64K", count: 2000, size: 64 << 10, rates: three},
 		{name: "jobs-50M", count: 10, size: 50 << 20, rates: three, jobs: true, target: 1.10},
 		// Memory and bookkeeping: ten thousand files in one metalink.
-		{name: "batch-10k", count: 10000, size: 16 << 10, rates: three, maxRSS: 200 << 20, input: true},
+		// Braid must take at most half aria2c's time, with no more CPU.
+		{name: "batch-10k", count: 10000, size: 16 << 10, rates: three, maxRSS: 200 << 20, input: true, cpuLimit: 1, ariaShare: 0.5},
 	}
 }
 
@@ -169,7 +172,7 @@ type batchFile struct {
 
 func runBatch(ctx context.Context, dir string, b batch, pieceLen int64, braid, aria string, runs int) (result, error) {
 	total := int64(b.count) * b.size
-	res := result{name: b.name, size: total, target: b.target, maxRSS: b.maxRSS}
+	res := result{name: b.name, size: total, target: b.target, maxRSS: b.maxRSS, cpuLimit: b.cpuLimit, ariaShare: b.ariaShare}
 	if b.alone {
 		aria = ""
 	}
