@@ -30,20 +30,23 @@ import (
 const torrentPieceLength = 256 << 10
 
 // torrentMaxRSS is the most resident memory braid may use for the
-// torrent: its storage writes through to disk and reads nothing whole, so
-// the peak (about 50 MiB for 256 MiB in November 2026) does not grow with
-// the file.
+// torrent: its storage holds at most 2 MiB of unfinished pieces and
+// writes the rest through to disk, so the peak (about 35-55 MiB for
+// 256 MiB in November 2026) does not grow with the file.
 const torrentMaxRSS = 150 << 20
 
 // torrentCPULimit is the most CPU braid may spend on the swarm, as a
 // multiple of aria2c's. Braid's torrents run on anacrolix/torrent, whose
-// per-chunk work aria2c does not have: it writes each 16 KiB block with a
-// system call of its own, reads every piece back from disk to hash it
-// (aria2c hashes as the blocks arrive), and keeps its request order in a
-// heap it re-sorts per block. In November 2026 those were 20 %, 5 % and
-// 9 % of braid's CPU here (sha-1 itself 19 %), braid 1.5× aria2c's CPU
-// while it finished in a third of aria2c's time. We do not fork the
-// library; 2× is the bound the rest of braid keeps to.
+// per-chunk work aria2c does not have: it hands each 16 KiB block to the
+// storage on its own, reads every piece back to hash it (aria2c hashes as
+// the blocks arrive), and keeps its request order in a heap it re-sorts
+// per block. Braid's storage holds the pieces in flight in memory (see
+// engine/torrent/piecebuf.go), which saves a web seed's download a third
+// of its CPU; from peers, the library has more pieces in flight than that
+// memory holds, and writing and reading back were 20 % and 5 % of braid's
+// CPU here, the request heap 9 %, sha-1 itself 19 % (November 2026):
+// braid 1.35-1.5× aria2c's CPU while it finished in a third of aria2c's
+// time. We do not fork the library; 2× is the bound.
 const torrentCPULimit = 2
 
 func runTorrentScenario(ctx context.Context, dir string, size int64, braid, aria string, runs int, out io.Writer) error {

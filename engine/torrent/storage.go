@@ -281,6 +281,9 @@ type torrentStorage struct {
 	flushing *time.Timer // runs flush; nil when nothing is pending
 	notDone  int         // pieces marked not complete: each failed a hash check
 
+	// held are the pieces being downloaded, in memory (piecebuf.go).
+	held heldPieces
+
 	// recording serialises the Completion's writes (flush, and
 	// MarkNotComplete), so a piece recorded bad is never recorded good
 	// after by a flush that took it before.
@@ -308,6 +311,12 @@ func (ts *torrentStorage) close() error {
 	}
 	ts.mu.Unlock()
 	var errs []error
+	// Unfinished pieces go to disk, as if never held: a restart hashes
+	// them and keeps those that are whole.
+	for i, hp := range ts.held.close() {
+		p := ts.piece(ts.info.Piece(i)).(*pieceImpl)
+		errs = append(errs, p.writeHeld(hp))
+	}
 	// What verified is kept, so a restart resumes exactly.
 	if err := ts.flush(); err != nil {
 		errs = append(errs, err)
@@ -426,6 +435,23 @@ func (p *pieceImpl) ReadAt(b []byte, off int64) (int, error) {
 	if off+int64(len(b)) > p.length {
 		b, short = b[:p.length-off], true
 	}
+	hp := p.ts.held.get(p.index)
+	if hp == nil || !hp.read(b, off) {
+		if err := p.readFiles(b, off); err != nil {
+			return 0, err
+		}
+		if hp != nil {
+			hp.read(b, off) // what is held is newer than the disk
+		}
+	}
+	if short {
+		return len(b), io.EOF
+	}
+	return len(b), nil
+}
+
+// readFiles reads [off, off+len(b)) of the piece from its files.
+func (p *pieceImpl) readFiles(b []byte, off int64) error {
 	start := p.off + off
 	for _, i := range p.ts.spansOf(start, int64(len(b))) {
 		sp := p.ts.spans[i]
@@ -436,13 +462,10 @@ func (p *pieceImpl) ReadAt(b []byte, off int64) (int, error) {
 			continue
 		}
 		if err := p.ts.readFile(i, part, lo-sp.offset); err != nil {
-			return 0, err
+			return err
 		}
 	}
-	if short {
-		return len(b), io.EOF
-	}
-	return len(b), nil
+	return nil
 }
 
 func (ts *torrentStorage) readFile(i int, b []byte, off int64) error {
@@ -496,18 +519,13 @@ func (ts *torrentStorage) readClosed(i int, b []byte, off int64) error {
 	return nil
 }
 
-// WriteAt writes to the files the piece spans, at NAME.part. Padding
-// files take nothing.
+// WriteAt holds the bytes in memory until the piece verifies (see
+// piecebuf.go), or, for a piece too long to hold or beyond the bound of
+// memory, writes them to the files the piece spans.
 func (p *pieceImpl) WriteAt(b []byte, off int64) (int, error) {
-	start := p.off + off
-	for _, i := range p.ts.spansOf(start, int64(len(b))) {
-		sp := p.ts.spans[i]
-		if sp.pad {
-			continue
-		}
-		lo, hi := max(start, sp.offset), min(start+int64(len(b)), sp.offset+sp.length)
-		if err := p.ts.writeFile(i, b[lo-start:hi-start], lo-sp.offset); err != nil {
-			return 0, fmt.Errorf("%s: %w", sp.name, err)
+	if !p.ts.held.write(p.index, p.length, b, off) {
+		if err := p.writeFiles(b, off); err != nil {
+			return 0, err
 		}
 	}
 	// The torrent's own limit: the peer (or web seed) connection that
@@ -517,6 +535,35 @@ func (p *pieceImpl) WriteAt(b []byte, off int64) (int, error) {
 	// The job ending ends the wait; the chunk is written either way.
 	_ = p.ts.lim.Pay(p.ts.limCtx, len(b))
 	return len(b), nil
+}
+
+// writeFiles writes b at off in the piece to the files the piece spans,
+// at NAME.part. Padding files take nothing.
+func (p *pieceImpl) writeFiles(b []byte, off int64) error {
+	start := p.off + off
+	for _, i := range p.ts.spansOf(start, int64(len(b))) {
+		sp := p.ts.spans[i]
+		if sp.pad {
+			continue
+		}
+		lo, hi := max(start, sp.offset), min(start+int64(len(b)), sp.offset+sp.length)
+		if err := p.ts.writeFile(i, b[lo-start:hi-start], lo-sp.offset); err != nil {
+			return fmt.Errorf("%s: %w", sp.name, err)
+		}
+	}
+	return nil
+}
+
+// writeHeld writes the bytes held of the piece to its files.
+func (p *pieceImpl) writeHeld(hp *heldPiece) error {
+	hp.mu.Lock()
+	defer hp.mu.Unlock()
+	for _, r := range hp.have {
+		if err := p.writeFiles(hp.b[r[0]:r[1]], r[0]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (ts *torrentStorage) writeFile(i int, b []byte, off int64) error {
@@ -531,12 +578,20 @@ func (ts *torrentStorage) writeFile(i int, b []byte, off int64) error {
 	return err
 }
 
-// MarkComplete is called once the piece passed its hash: it is done at
-// once, and recorded within recordEvery, after its bytes are synced (see
+// MarkComplete is called once the piece passed its hash: its bytes held
+// in memory are written to its files, it is done at once, and recorded within recordEvery, after its bytes are synced (see
 // flush); then every file it completes is checked and renamed to its
 // final name.
 func (p *pieceImpl) MarkComplete() error {
 	ts := p.ts
+	if hp := ts.held.take(p.index); hp != nil {
+		err := p.writeHeld(hp)
+		ts.held.release(hp)
+		if err != nil {
+			ts.fail(err)
+			return err
+		}
+	}
 	spans := ts.spansOf(p.off, p.length)
 	ts.mu.Lock()
 	ts.done[p.index], ts.recorded[p.index] = true, true
@@ -563,6 +618,7 @@ func (p *pieceImpl) MarkComplete() error {
 // MarkNotComplete records that the piece must be fetched again.
 func (p *pieceImpl) MarkNotComplete() error {
 	ts := p.ts
+	ts.held.release(ts.held.take(p.index))
 	ts.recording.Lock()
 	defer ts.recording.Unlock()
 	ts.mu.Lock()
