@@ -172,7 +172,7 @@ func addRange(rs [][2]int64, lo, hi int64) [][2]int64 {
 }
 
 // WriteTo writes the piece to w (the library's hash): from memory when
-// the piece is held whole, else read from its files in one go.
+// the piece is held whole, else read back from its files.
 func (p *pieceImpl) WriteTo(w io.Writer) (int64, error) {
 	var (
 		n   int
@@ -181,10 +181,7 @@ func (p *pieceImpl) WriteTo(w io.Writer) (int64, error) {
 	if hp := p.ts.held.get(p.index); hp != nil && hp.whole(func(b []byte) { n, err = w.Write(b) }) {
 		return int64(n), err
 	}
-	bp := readBufs.Get().(*[]byte)
-	defer readBufs.Put(bp)
-	return io.CopyBuffer(w, io.NewSectionReader(p, 0, p.length), *bp)
+	// As the library would: 32 KiB at a time. Pooled reads of 256 KiB
+	// cost the torrent case 6-8 MiB more peak memory for no CPU saved.
+	return io.Copy(w, io.NewSectionReader(p, 0, p.length))
 }
-
-// readBufs are WriteTo's buffers for reading pieces back from disk.
-var readBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
