@@ -185,6 +185,10 @@ func (q *Queue) openDB(opt Options) error {
 		// means two writers queue up on the busy timeout instead of one
 		// failing at once when it upgrades a read lock.
 		"_txlock": {"immediate"},
+		// The statements run again and again (a file's pieces, its
+		// landing) are prepared once: preparing them was 6 % of braid's
+		// CPU over 10,000 files.
+		"_stmt_cache_size": {"64"},
 	}
 	db, err := sql.Open("sqlite3", dsn(q.path, params))
 	if err != nil {
