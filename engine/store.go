@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"sync/atomic"
 
 	"braid/engine/rootfile"
@@ -215,15 +216,19 @@ func (s *store) wait(op func() error, why string) error {
 	})
 }
 
-// syncDir makes the rename durable. It is best effort: some systems cannot
-// sync a directory, and the file itself is already safe.
+// syncDir makes the rename durable, with a sync of the folder that files
+// landing beside it share (see syncFolder). It is best effort: some
+// systems cannot sync a directory, and the file itself is already safe.
 func (s *store) syncDir() {
-	d, err := s.root.Open(path.Dir(s.name))
-	if err != nil {
-		return
-	}
-	d.Sync()
-	d.Close()
+	dir := path.Dir(s.name)
+	syncFolder(filepath.Join(s.root.Name(), filepath.FromSlash(dir)), func() {
+		d, err := s.root.Open(dir)
+		if err != nil {
+			return
+		}
+		d.Sync()
+		d.Close()
+	})
 }
 
 // close releases the .part (if still open) and the root.
