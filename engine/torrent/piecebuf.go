@@ -66,6 +66,9 @@ func (h *heldPieces) write(i int, n int64, b []byte, off int64) bool {
 	p.mu.Lock()
 	h.mu.Unlock()
 	defer p.mu.Unlock()
+	if p.b == nil { // dropped meanwhile
+		return false
+	}
 	copy(p.b[off:], b)
 	p.have = addRange(p.have, off, off+int64(len(b)))
 	return true
@@ -94,24 +97,26 @@ func (h *heldPieces) get(i int) *heldPiece {
 	return h.pieces[i]
 }
 
-// take stops holding piece i and returns it (nil when it was not held);
-// the caller calls release once done with its bytes.
-func (h *heldPieces) take(i int) *heldPiece {
+// drop stops holding piece i, once its bytes are on disk or unwanted. A
+// read that found the piece before sees it empty and reads the disk, so
+// the buffer can serve the next piece.
+func (h *heldPieces) drop(i int) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	p := h.pieces[i]
 	delete(h.pieces, i)
-	return p
-}
-
-// release returns p's buffer for the next piece.
-func (h *heldPieces) release(p *heldPiece) {
+	h.mu.Unlock()
 	if p == nil {
 		return
 	}
+	p.mu.Lock()
+	b := p.b
+	p.b, p.have = nil, nil
+	p.mu.Unlock()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.free = append(h.free, p.b[:cap(p.b)])
+	if !h.closed {
+		h.free = append(h.free, b[:cap(b)])
+	}
 }
 
 // close stops holding pieces and returns those held, by index.

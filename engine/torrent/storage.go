@@ -283,6 +283,9 @@ type torrentStorage struct {
 
 	// held are the pieces being downloaded, in memory (piecebuf.go).
 	held heldPieces
+	// writingHeld, when set (tests), runs as MarkComplete begins to write
+	// a held piece out.
+	writingHeld func()
 
 	// recording serialises the Completion's writes (flush, and
 	// MarkNotComplete), so a piece recorded bad is never recorded good
@@ -584,9 +587,14 @@ func (ts *torrentStorage) writeFile(i int, b []byte, off int64) error {
 // final name.
 func (p *pieceImpl) MarkComplete() error {
 	ts := p.ts
-	if hp := ts.held.take(p.index); hp != nil {
+	// Written before it is dropped: a read meanwhile (a stream reads
+	// blocks as they arrive) finds the bytes held or on disk.
+	if hp := ts.held.get(p.index); hp != nil {
+		if ts.writingHeld != nil {
+			ts.writingHeld()
+		}
 		err := p.writeHeld(hp)
-		ts.held.release(hp)
+		ts.held.drop(p.index)
 		if err != nil {
 			ts.fail(err)
 			return err
@@ -618,7 +626,7 @@ func (p *pieceImpl) MarkComplete() error {
 // MarkNotComplete records that the piece must be fetched again.
 func (p *pieceImpl) MarkNotComplete() error {
 	ts := p.ts
-	ts.held.release(ts.held.take(p.index))
+	ts.held.drop(p.index)
 	ts.recording.Lock()
 	defer ts.recording.Unlock()
 	ts.mu.Lock()
