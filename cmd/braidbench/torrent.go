@@ -41,11 +41,11 @@ const torrentMaxRSS = 150 << 20
 // storage on its own, reads every piece back to hash it (aria2c hashes as
 // the blocks arrive), and keeps its request order in a heap it re-sorts
 // per block. Braid's storage holds the pieces in flight in memory (see
-// engine/torrent/piecebuf.go), which saves a web seed's download a third
-// of its CPU; from peers, the library has more pieces in flight than that
+// engine/torrent/piecebuf.go), which saves a web seed's download about a
+// quarter of its CPU; from peers, the library has more pieces in flight than that
 // memory holds, and writing and reading back were 20 % and 5 % of braid's
 // CPU here, the request heap 9 %, sha-1 itself 19 % (November 2026):
-// braid 1.35-1.5× aria2c's CPU while it finished in a third of aria2c's
+// braid 1.3-1.55× aria2c's CPU while it finished in a third of aria2c's
 // time. We do not fork the library; 2× is the bound.
 const torrentCPULimit = 2
 

@@ -129,22 +129,32 @@ func (h *heldPieces) close() map[int]*heldPiece {
 	return held
 }
 
-// read copies the held bytes of [off, off+len(b)) into b, and reports
-// whether they covered all of it.
+// read copies [off, off+len(b)) into b when all of it is held, and
+// reports whether it was.
 func (p *heldPiece) read(b []byte, off int64) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	end := off + int64(len(b))
-	whole := false
 	for _, r := range p.have {
-		lo, hi := max(r[0], off), min(r[1], end)
-		if lo >= hi {
-			continue
+		if r[0] <= off && r[1] >= end {
+			copy(b, p.b[off:end])
+			return true
 		}
-		copy(b[lo-off:hi-off], p.b[lo:hi])
-		whole = whole || (r[0] <= off && r[1] >= end)
 	}
-	return whole
+	return false
+}
+
+// overlay copies the held bytes of [off, off+len(b)) over b, read from
+// disk: what is held is newer.
+func (p *heldPiece) overlay(b []byte, off int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	end := off + int64(len(b))
+	for _, r := range p.have {
+		if lo, hi := max(r[0], off), min(r[1], end); lo < hi {
+			copy(b[lo-off:hi-off], p.b[lo:hi])
+		}
+	}
 }
 
 // whole calls f with the piece's bytes when every one of them is held,

@@ -444,7 +444,7 @@ func (p *pieceImpl) ReadAt(b []byte, off int64) (int, error) {
 			return 0, err
 		}
 		if hp != nil {
-			hp.read(b, off) // what is held is newer than the disk
+			hp.overlay(b, off)
 		}
 	}
 	if short {
@@ -582,9 +582,9 @@ func (ts *torrentStorage) writeFile(i int, b []byte, off int64) error {
 }
 
 // MarkComplete is called once the piece passed its hash: its bytes held
-// in memory are written to its files, it is done at once, and recorded within recordEvery, after its bytes are synced (see
-// flush); then every file it completes is checked and renamed to its
-// final name.
+// in memory are written to its files, it is done at once, and recorded
+// within recordEvery, after its bytes are synced (see flush); then every
+// file it completes is checked and renamed to its final name.
 func (p *pieceImpl) MarkComplete() error {
 	ts := p.ts
 	// Written before it is dropped: a read meanwhile (a stream reads
