@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,13 +22,15 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/engine/piece"
+	"braid/internal/testkit"
 	"braid/queue"
 	"braid/runner"
 	"braid/ui"
 	"braid/ui/bridge"
 )
 
-// The three faces of Braid (braid get, braid queue run, the window) run a
+// The four faces of Braid (braid get, braid queue run, the window, an
+// aria2 client over JSON-RPC) run a
 // download through one runner. These tests start the same download from
 // each, interrupt it as each face's user does (Ctrl-C, closing the
 // window), start it again, and check that every face leaves the same
@@ -89,11 +92,11 @@ type face interface {
 	start(t *testing.T, run int) faceRun
 }
 
-// faces are the three faces, each with its own state folder and
+// faces are the four faces, each with its own state folder and
 // destination, on src.
 func faces(t *testing.T, src *faceSource) []face {
 	d := func() faceDirs { return faceDirs{src: src, state: t.TempDir(), dest: t.TempDir()} }
-	return []face{getFace{d()}, queueRunFace{d(), new(int64)}, windowFace{d(), new(ui.JobID)}}
+	return []face{getFace{d()}, queueRunFace{d(), new(int64)}, windowFace{d(), new(ui.JobID)}, rpcFace{d(), new(string)}}
 }
 
 // faceRun is a download a face runs.
@@ -319,6 +322,95 @@ func (f windowFace) start(t *testing.T, run int) faceRun {
 				said += "\nshowed live progress"
 			}
 			return row.State == ui.Done, said
+		},
+	}
+}
+
+// rpcFace is an aria2 client over `braid queue run --rpc-listen`: it adds
+// the source with aria2.addUri (into the face's folder), stopping is
+// Ctrl-C of the queue run, and after it the client runs the queue again
+// and asks aria2.unpause of the same GID. The run serves until told to
+// stop, so the face's end watches aria2.tellStatus until the download
+// ends (complete, error, or paused from elsewhere) and then stops it.
+type rpcFace struct {
+	faceDirs
+	gid *string
+}
+
+func (rpcFace) name() string { return "rpc" }
+
+// rpcFaceSecret is the faces' RPC secret (token:SECRET in each call).
+const rpcFaceSecret = "faces-s3cret"
+
+func (f rpcFace) start(t *testing.T, run int) faceRun {
+	var out lockedBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	code := make(chan int, 1)
+	go func() {
+		code <- cmdQueue(ctx, []string{"--state", f.state, "run", "-d", f.dest,
+			"--rpc-listen", "127.0.0.1:0", "--rpc-secret", rpcFaceSecret}, &out, &out)
+	}()
+	var once sync.Once
+	exit := -1
+	stop := func() (int, string) {
+		once.Do(func() {
+			cancel()
+			exit = <-code
+		})
+		return exit, out.String()
+	}
+	t.Cleanup(func() { stop() })
+	addr := regexp.MustCompile(`answering aria2 JSON-RPC on https?://\S*:(\d+)/jsonrpc`)
+	var endpoint string
+	if !testkit.Eventually(20*time.Second, func() bool {
+		if m := addr.FindStringSubmatch(out.String()); m != nil {
+			endpoint = "http://127.0.0.1:" + m[1] + "/jsonrpc"
+		}
+		return endpoint != ""
+	}) {
+		c, said := stop()
+		t.Fatalf("queue run (exit %d) said no RPC address in 20 s:\n%s", c, said)
+	}
+	call := func(method string, params ...any) map[string]any {
+		t.Helper()
+		status, v := rpcCall(t, endpoint, method, append([]any{"token:" + rpcFaceSecret}, params...)...)
+		if status != 200 || v["error"] != nil {
+			c, said := stop()
+			t.Fatalf("%s: HTTP %d, %v; queue run (exit %d) said:\n%s", method, status, v, c, said)
+		}
+		return v
+	}
+	if run == 0 {
+		gid, _ := call("aria2.addUri", []string{f.src.url}, map[string]any{"dir": f.dest})["result"].(string)
+		if gid == "" {
+			stop()
+			t.Fatal("aria2.addUri gave no GID")
+		}
+		*f.gid = gid
+	} else {
+		call("aria2.unpause", *f.gid)
+	}
+	return faceRun{
+		stop: func() {
+			c, said := stop()
+			if !strings.Contains(said, "paused with their progress") {
+				t.Errorf("the interrupted queue run (exit %d) does not say its jobs are paused with their progress:\n%s", c, said)
+			}
+		},
+		end: func() (bool, string) {
+			var status map[string]any
+			for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+				status, _ = call("aria2.tellStatus", *f.gid, []string{"status", "errorMessage"})["result"].(map[string]any)
+				if s := status["status"]; s == "complete" || s == "error" || s == "paused" || s == "removed" {
+					break
+				}
+				if time.Now().After(deadline) {
+					c, said := stop()
+					t.Fatalf("the download's status after two minutes: %v; queue run (exit %d) said:\n%s", status, c, said)
+				}
+			}
+			c, said := stop()
+			return status["status"] == "complete", fmt.Sprintf("status %v %v\nexit %d\n%s", status["status"], status["errorMessage"], c, said)
 		},
 	}
 }
