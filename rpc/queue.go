@@ -6,17 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
-	"path"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/netconf"
+	"braid/engine/source"
 	"braid/engine/torrent"
 	"braid/queue"
 	"braid/runner"
@@ -171,7 +169,7 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 	if !remoteLink(first) {
 		return 0, errNoURI // the server drops them first; no caller reads a local file
 	}
-	if isTorrent(first) {
+	if source.Of(first).IsTorrent() {
 		return a.addTorrentURI(ctx, uris, dest, o)
 	}
 	net, ss, err := netOf(uris, o)
@@ -261,18 +259,6 @@ func hasURL(urls []metalink.URL, u string) bool {
 		}
 	}
 	return false
-}
-
-// isTorrent: a magnet link, or a URL or path that names a .torrent.
-func isTorrent(src string) bool {
-	if torrent.IsSource(src) {
-		return true
-	}
-	p := src
-	if u, err := url.Parse(src); err == nil && u.Host != "" {
-		p = u.Path
-	}
-	return strings.EqualFold(path.Ext(p), ".torrent")
 }
 
 // rename saves a one-file download under out (aria2's out option).

@@ -9,6 +9,7 @@ import (
 	"net/url"
 
 	"braid/engine/metalink"
+	"braid/engine/source"
 	"braid/engine/torrent"
 	"braid/queue"
 	"braid/runner"
@@ -45,8 +46,7 @@ func refuseTorrentHeaders(o AddOptions) error {
 // uris being web seeds; the link is read with o's headers and user agent.
 func (a *QueueDownloads) addTorrentURI(ctx context.Context, uris []string, dest string, o AddOptions) (int64, error) {
 	first := uris[0]
-	if u, err := url.Parse(first); !torrent.IsSource(first) || err != nil ||
-		(u.Scheme != "magnet" && u.Scheme != "http" && u.Scheme != "https") {
+	if s := source.Of(first); !s.IsTorrent() || (s.Scheme() != "magnet" && s.Scheme() != "http" && s.Scheme() != "https") {
 		// torrent.Resolve would read anything else as a local file.
 		return 0, fmt.Errorf("the .torrent %s: %w: give its http or https link, or send it with addTorrent", queue.Redact(first), ErrUnsupported)
 	}

@@ -5,10 +5,10 @@ import (
 	"net/url"
 	"path"
 	"slices"
-	"strings"
 	"time"
 
 	"braid/engine/metalink"
+	sourcekind "braid/engine/source"
 	"braid/queue"
 )
 
@@ -33,14 +33,10 @@ type waitingJob struct {
 // that waits and tries again rather than be refused. A link to a metalink
 // or a torrent has none (false): its file would be the document itself.
 func UnreachedFile(source string) (metalink.File, bool) {
-	u, err := url.Parse(source)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ftp") {
+	if sourcekind.Of(source).Kind() != sourcekind.Link {
 		return metalink.File{}, false
 	}
-	switch strings.ToLower(path.Ext(u.Path)) {
-	case ".meta4", ".metalink", ".torrent":
-		return metalink.File{}, false
-	}
+	u, _ := url.Parse(source)
 	name := path.Base(u.Path)
 	if metalink.SafeName(name) != nil {
 		name = u.Hostname()

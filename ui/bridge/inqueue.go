@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path"
-	"strings"
 
 	"fyne.io/fyne/v2/lang"
 
 	"braid/engine/metalink"
+	sourcekind "braid/engine/source"
 	"braid/engine/torrent"
 	"braid/runner"
 	"braid/ui"
@@ -44,17 +43,18 @@ func (b *Backend) InQueue(_ context.Context, source string) (ui.JobID, bool) {
 // localTorrent reads a magnet link or a local .torrent file, without the
 // network; false for any other source.
 func localTorrent(source string) (*torrent.Spec, bool) {
-	if strings.HasPrefix(strings.ToLower(source), "magnet:") {
+	s := sourcekind.Of(source)
+	switch {
+	case s.Kind() == sourcekind.Magnet:
 		spec, err := torrent.ParseMagnet(source)
 		return spec, err == nil
-	}
-	if strings.Contains(source, "://") || !strings.EqualFold(path.Ext(source), ".torrent") {
+	case s.Kind() != sourcekind.Torrent || !s.Local():
 		return nil, false
 	}
-	if fi, err := os.Stat(source); err != nil || fi.Size() > torrent.MaxMetainfoSize {
+	if fi, err := os.Stat(s.Path()); err != nil || fi.Size() > torrent.MaxMetainfoSize {
 		return nil, false
 	}
-	spec, err := torrent.Resolve(context.Background(), source, nil)
+	spec, err := torrent.Resolve(context.Background(), s.Path(), nil)
 	return spec, err == nil
 }
 

@@ -2,12 +2,9 @@ package bridge
 
 import (
 	"context"
-	"net/url"
-	"path"
-	"strings"
 
 	"braid/engine/metalink"
-	"braid/engine/torrent"
+	sourcekind "braid/engine/source"
 	"braid/queue"
 	"braid/runner"
 
@@ -51,11 +48,7 @@ func (b *Backend) openSource(ctx context.Context, source string) (*metalink.Docu
 // resolveSource reads a torrent or magnet link with engine/torrent
 // (torrent.go), any other source with runner.ResolveSource.
 func (b *Backend) resolveSource(ctx context.Context, source string) (*metalink.Document, queue.Origin, error) {
-	ext := strings.ToLower(path.Ext(source))
-	if u, err := url.Parse(source); err == nil && u.Host != "" {
-		ext = strings.ToLower(path.Ext(u.Path))
-	}
-	if torrent.IsSource(source) || ext == ".torrent" {
+	if sourcekind.Of(source).IsTorrent() {
 		doc, err := b.openTorrent(ctx, source)
 		return doc, queue.Origin{}, err
 	}
