@@ -670,7 +670,7 @@ func (w *Window) showFetching(name string, cancel func()) dialog.Dialog {
 // is fetched: its display name (dn), else its info hash; false for a
 // source that is not a magnet link.
 func magnetName(source string) (string, bool) {
-	if !strings.HasPrefix(strings.ToLower(source), "magnet:") {
+	if sourcekind.Of(source).Kind() != sourcekind.Magnet {
 		return "", false
 	}
 	_, query, _ := strings.Cut(source, "?")
