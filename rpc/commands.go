@@ -3,9 +3,8 @@ package rpc
 import (
 	"context"
 	"errors"
-	"strings"
 
-	"braid/engine/transport"
+	"braid/engine/source"
 )
 
 func (s *Server) addURI(ctx context.Context, p params) (any, error) {
@@ -92,9 +91,7 @@ func remoteLinks(uris []string) []string {
 	return out
 }
 
-func remoteLink(u string) bool {
-	return transport.Fetchable(u) || strings.HasPrefix(strings.ToLower(u), "magnet:?")
-}
+func remoteLink(u string) bool { return source.Of(u).IsURL() }
 
 // added answers an add with the new job's GID, first putting it at the
 // position in the waiting queue that params[pos] asks for, if any.

@@ -6,17 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
-	"path"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"braid/engine"
-	"braid/engine/metalink"
 	"braid/engine/netconf"
+	"braid/engine/source"
 	"braid/engine/torrent"
 	"braid/queue"
 	"braid/runner"
@@ -150,18 +147,28 @@ func (a *QueueDownloads) destination(dir string) (string, error) {
 }
 
 // netOf are the network settings addUri's headers and user agent make:
-// they go only to the hosts of uris (a Cookie line included), and the
-// queue keeps their values out of state.db (queue.SetNet).
-func netOf(uris []string, o AddOptions) (netconf.Settings, *netconf.Session, error) {
-	s := netconf.Settings{Headers: o.Headers, UserAgent: o.UserAgent, Links: uris}
-	ss, err := s.Open()
-	if err != nil {
-		return s, nil, err
+// they go only to the hosts of links (a Cookie line included), and the
+// queue keeps their values out of state.db (queue.SetNet); nil when o
+// gives none.
+func netOf(links []string, o AddOptions) *netconf.Settings {
+	if len(o.Headers) == 0 && o.UserAgent == "" {
+		return nil
 	}
-	return s, ss, nil
+	return &netconf.Settings{Headers: o.Headers, UserAgent: o.UserAgent, Links: links}
 }
 
-// AddURIs implements Downloads.
+// AddURIs implements Downloads: uris[0] is the source, the others its
+// mirrors (a torrent's web seeds).
+//
+// Add first, reach later, as aria2 does and as the window's "Add links"
+// does (ui/bridge AddUnread): a link that cannot be read now answers a
+// GID all the same (runner.ListUnread), unless RefuseUnread. A link whose
+// server cannot be reached is a waiting job that tries again; any other
+// failure (404, a login refused) is a failed job whose reason the client
+// reads in tellStatus (errorCode, errorMessage) after an onDownloadError.
+// Either way the download is listed, so a web front end shows a row that
+// lasts. A link to a metalink or a torrent has no such job (its file
+// would be the document itself): it is refused.
 func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOptions) (int64, error) {
 	dest, err := a.destination(o.Dir)
 	if err != nil {
@@ -171,138 +178,43 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 	if !remoteLink(first) {
 		return 0, errNoURI // the server drops them first; no caller reads a local file
 	}
-	if isTorrent(first) {
-		return a.addTorrentURI(ctx, uris, dest, o)
+	ro := runner.ResolveOptions{HTTPClient: a.HTTPClient, Unread: runner.ListUnread}
+	if a.RefuseUnread {
+		ro.Unread = runner.RefuseUnread
 	}
-	net, ss, err := netOf(uris, o)
+	if s := source.Of(first); s.IsTorrent() {
+		if s.Scheme() != "magnet" && s.Scheme() != "http" && s.Scheme() != "https" {
+			// torrent.Resolve would read anything else as a local file.
+			return 0, fmt.Errorf("the .torrent %s: %w: give its http or https link, or send it with addTorrent", queue.Redact(first), ErrUnsupported)
+		}
+		if o.Out != "" {
+			return 0, errTorrentOut
+		}
+	}
+	return a.add(ctx, first, dest, o, runner.AddOptions{Mirrors: uris[1:], Net: netOf(uris, o), Resolve: ro})
+}
+
+// errTorrentOut refuses aria2's out option for a torrent.
+var errTorrentOut = fmt.Errorf("the out option for a torrent: %w (its files keep the torrent's names)", ErrUnsupported)
+
+// add adds source with runner.Add, o's options over ao, and wakes the
+// runner for a job queued.
+func (a *QueueDownloads) add(ctx context.Context, source, dest string, o AddOptions, ao runner.AddOptions) (int64, error) {
+	ao.Dir, ao.Sort = dest, o.Dir == "" // its category's folder, as in the window
+	ao.Out, ao.Referer, ao.Limit, ao.Paused = o.Out, o.Referer, o.MaxDownloadLimit, o.Pause
+	added, err := runner.Add(ctx, a.Queue, source, ao)
 	if err != nil {
 		return 0, err
 	}
-	hc := a.HTTPClient
-	if len(o.Headers) > 0 || o.UserAgent != "" {
-		// The link itself may be behind the cookie or header.
-		hc = ss.Client(a.HTTPClient)
-	}
-	doc, origin, err := runner.ResolveSource(ctx, first, hc)
-	// A link that cannot be read now is added all the same, as aria2
-	// adds it (failadd.go): it fails with its reason, or waits and tries
-	// again when the network is the reason.
-	var failing error
-	if err != nil && (ctx.Err() != nil || a.RefuseUnread) {
-		return 0, err // the client went away, or keeps the download
-	}
-	if err != nil {
-		var ok bool
-		if doc, ok = unreadDoc(first); !ok {
-			return 0, err
-		}
-		origin = queue.Origin{}
-		if !runner.NetworkError(err) {
-			failing = err
+	for _, n := range added.Notes {
+		if a.Note != nil {
+			a.Note(n)
 		}
 	}
-	if len(uris) > 1 {
-		if len(doc.Files) != 1 {
-			return 0, fmt.Errorf("%s holds %d files: more URIs can only be mirrors of one file", queue.Redact(first), len(doc.Files))
-		}
-		f := &doc.Files[0]
-		for _, u := range uris[1:] {
-			if !hasURL(f.URLs, u) {
-				f.URLs = append(f.URLs, metalink.URL{URL: u, Priority: metalink.LowestPriority})
-			}
-		}
-	}
-	if err := rename(doc, o.Out); err != nil {
-		return 0, err
-	}
-	if o.Dir == "" {
-		dest = runner.SortDoc(a.Queue, dest, doc, nil) // its category's folder, as in the window
-	}
-	if o.Referer != "" {
-		origin.Referer = o.Referer
-	}
-	if len(o.Headers) == 0 && o.UserAgent == "" {
-		if failing != nil {
-			id, err := a.Queue.AddPaused(first, dest, doc, nil, origin)
-			if err != nil {
-				return 0, err
-			}
-			return a.failAdded(id, o, failing)
-		}
-		id, err := a.Queue.AddFrom(first, dest, doc, nil, origin)
-		if err != nil {
-			return 0, err
-		}
-		return id, a.started(id, o)
-	}
-	id, note, err := a.Queue.AddWithNet(first, dest, doc, nil, origin, net, o.Pause || failing != nil)
-	if err != nil {
-		return 0, err
-	}
-	if failing != nil {
-		return a.failAdded(id, o, failing)
-	}
-	if err := a.limitNew(id, o); err != nil {
-		return 0, err
-	}
-	if note != "" && a.Note != nil {
-		a.Note(note)
-	}
-	if !o.Pause && a.Wake != nil {
+	if added.Queued && a.Wake != nil {
 		a.Wake()
 	}
-	return id, nil
-}
-
-func hasURL(urls []metalink.URL, u string) bool {
-	for _, x := range urls {
-		if x.URL == u {
-			return true
-		}
-	}
-	return false
-}
-
-// isTorrent: a magnet link, or a URL or path that names a .torrent.
-func isTorrent(src string) bool {
-	if torrent.IsSource(src) {
-		return true
-	}
-	p := src
-	if u, err := url.Parse(src); err == nil && u.Host != "" {
-		p = u.Path
-	}
-	return strings.EqualFold(path.Ext(p), ".torrent")
-}
-
-// rename saves a one-file download under out (aria2's out option).
-func rename(doc *metalink.Document, out string) error {
-	if out == "" {
-		return nil
-	}
-	if len(doc.Files) != 1 {
-		return fmt.Errorf("the out option names one file; this download has %d", len(doc.Files))
-	}
-	if err := metalink.SafeName(out); err != nil {
-		return fmt.Errorf("the out option %q: %w", out, err)
-	}
-	doc.Files[0].Name = out
-	return nil
-}
-
-// started gives a new download its own speed limit when asked, and
-// pauses it (pause=true) or wakes the runner.
-func (a *QueueDownloads) started(id int64, o AddOptions) error {
-	if err := a.limitNew(id, o); err != nil {
-		return err
-	}
-	if o.Pause {
-		return mapErr(a.Queue.Pause(id, ""))
-	}
-	if a.Wake != nil {
-		a.Wake()
-	}
-	return nil
+	return added.ID, nil
 }
 
 // Pause implements Downloads. When Live has LetGoers it returns once the
@@ -632,15 +544,6 @@ func (a *QueueDownloads) JobOptions(id int64) (JobOptions, error) {
 		return JobOptions{}, mapErr(err)
 	}
 	return JobOptions{MaxDownloadLimit: bps}, nil
-}
-
-// limitNew gives new download id the speed limit of its add options
-// (max-download-limit), if any.
-func (a *QueueDownloads) limitNew(id int64, o AddOptions) error {
-	if o.MaxDownloadLimit <= 0 {
-		return nil
-	}
-	return a.SetJobOptions(id, JobOptions{MaxDownloadLimit: o.MaxDownloadLimit})
 }
 
 // SetJobOptions implements Downloads: the job's own speed limit, kept in

@@ -14,6 +14,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/netconf"
 	"braid/engine/signature"
+	"braid/engine/source"
 	"braid/engine/torrent"
 	"braid/queue"
 )
@@ -139,7 +140,7 @@ func stateFailed(ctx context.Context) bool { return errors.Is(context.Cause(ctx)
 // getSource downloads the selected files of one source, side by side, and
 // reports whether all of them are done.
 func (g *Get) getSource(ctx context.Context, src string) bool {
-	if torrent.IsSource(src) {
+	if source.Of(src).IsTorrent() {
 		return g.getTorrent(ctx, src)
 	}
 	doc, origin, err := g.resolveWaiting(ctx, src)

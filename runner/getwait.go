@@ -2,10 +2,7 @@ package runner
 
 import (
 	"context"
-	"net/url"
-	"path"
 	"slices"
-	"strings"
 	"time"
 
 	"braid/engine/metalink"
@@ -25,42 +22,6 @@ import (
 type waitingJob struct {
 	id   int64
 	name string // its one file, named after the link
-}
-
-// UnreachedFile is the one file of a plain link whose server cannot be
-// reached now (or whose reading failed): named after the link, of a size
-// not known yet, with the link as its mirror, so the link can be a job
-// that waits and tries again rather than be refused. A link to a metalink
-// or a torrent has none (false): its file would be the document itself.
-func UnreachedFile(source string) (metalink.File, bool) {
-	u, err := url.Parse(source)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ftp") {
-		return metalink.File{}, false
-	}
-	switch strings.ToLower(path.Ext(u.Path)) {
-	case ".meta4", ".metalink", ".torrent":
-		return metalink.File{}, false
-	}
-	name := path.Base(u.Path)
-	if metalink.SafeName(name) != nil {
-		name = u.Hostname()
-	}
-	if metalink.SafeName(name) != nil {
-		return metalink.File{}, false
-	}
-	return metalink.File{Name: name, Size: -1, URLs: []metalink.URL{{URL: source, Priority: 1}}}, true
-}
-
-// UnreachedDoc is the document of a plain link whose server cannot be
-// reached now: its one file is UnreachedFile's. Added, it is a job that
-// waits and tries again like any waiting job, for get, the window and the
-// RPC server alike; false for a link that has no such file.
-func UnreachedDoc(source string) (*metalink.Document, bool) {
-	f, ok := UnreachedFile(source)
-	if !ok {
-		return nil, false
-	}
-	return &metalink.Document{Version: 4, Files: []metalink.File{f}}, true
 }
 
 // noteUnreached records src's job the first time its server cannot be

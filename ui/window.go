@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"braid/engine/metalink"
+	sourcekind "braid/engine/source"
 )
 
 // DefaultInterval is how often the window reads the backend while
@@ -555,7 +555,7 @@ func nonEmptyLines(text string) []string {
 func urlLines(text string) []string {
 	var out []string
 	for _, l := range nonEmptyLines(text) {
-		if looksLikeURL(l) {
+		if sourcekind.Of(l).IsURL() {
 			out = append(out, l)
 		}
 	}
@@ -670,7 +670,7 @@ func (w *Window) showFetching(name string, cancel func()) dialog.Dialog {
 // is fetched: its display name (dn), else its info hash; false for a
 // source that is not a magnet link.
 func magnetName(source string) (string, bool) {
-	if !strings.HasPrefix(strings.ToLower(source), "magnet:") {
+	if sourcekind.Of(source).Kind() != sourcekind.Magnet {
 		return "", false
 	}
 	_, query, _ := strings.Cut(source, "?")
@@ -709,7 +709,7 @@ func (w *Window) offerDirect(source string, doc *metalink.Document, pick bool) (
 	p := newPicker(source, doc, s, w.Win, sync)
 	_, reads := w.Backend.(ArchiveReader)
 	inside := reads && !sync && IsArchiveDoc(doc) // a ZIP: its files can be chosen
-	if w.opts.AutoStart || (!sync && !pick && !inside && isPlainLink(source) && len(doc.Files) == 1 && len(doc.Rejected) == 0) {
+	if w.opts.AutoStart || (!sync && !pick && !inside && sourcekind.Of(source).Kind() == sourcekind.Link && len(doc.Files) == 1 && len(doc.Rejected) == 0) {
 		return p.Request(false), true
 	}
 	d := dialog.NewCustomWithoutButtons(lang.L("Add downloads"), p.Content, w.Win)
@@ -777,7 +777,7 @@ func droppedSource(u fyne.URI) (string, bool) {
 	}
 	if u.Scheme() != "file" {
 		s := u.String()
-		return s, looksLikeURL(s)
+		return s, sourcekind.Of(s).IsURL()
 	}
 	p := u.Path()
 	if i := strings.Index(p, "magnet:?"); i >= 0 {
@@ -786,43 +786,13 @@ func droppedSource(u fyne.URI) (string, bool) {
 	for _, scheme := range []string{"https", "http", "ftp"} {
 		if i := strings.Index(p, "/"+scheme+":/"); i >= 0 {
 			link := scheme + "://" + strings.TrimLeft(p[i+len(scheme)+2:], "/")
-			return link, looksLikeURL(link)
+			return link, sourcekind.Of(link).IsURL()
 		}
 	}
-	switch strings.ToLower(filepath.Ext(p)) {
-	case ".meta4", ".metalink", ".torrent", ".xml":
-		// .xml: a ResourceSync resource list or sitemap, read like a
-		// metalink; the reader says so if it is not one.
+	// .xml: a ResourceSync resource list or sitemap, read like a metalink;
+	// the reader says so if it is not one.
+	if s := sourcekind.Of(p); s.Kind() == sourcekind.Metalink || s.Kind() == sourcekind.Torrent || s.Ext() == ".xml" {
 		return p, true
 	}
 	return "", false
-}
-
-func looksLikeURL(s string) bool {
-	if strings.HasPrefix(s, "magnet:?") {
-		return true
-	}
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	switch u.Scheme {
-	case "http", "https", "ftp":
-		return true
-	}
-	return false
-}
-
-// isPlainLink reports whether source is a link to a file rather than to a
-// metalink or torrent.
-func isPlainLink(source string) bool {
-	if !looksLikeURL(source) || strings.HasPrefix(source, "magnet:") {
-		return false
-	}
-	u, _ := url.Parse(source)
-	switch strings.ToLower(filepath.Ext(u.Path)) {
-	case ".meta4", ".metalink", ".torrent":
-		return false
-	}
-	return true
 }

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"braid/engine/source"
 )
 
 // version is Braid's release, as FyneApp.toml says; a release build may
@@ -76,10 +78,11 @@ func headless() string {
 // likely a mistyped command, and the message says so.
 func checkSources(args []string) error {
 	for _, a := range args {
-		if isLink(a) {
-			continue
+		s := source.Of(a)
+		if !s.Local() && a != "" {
+			continue // a link, or a URL the window says it cannot read
 		}
-		_, err := os.Stat(a)
+		_, err := os.Stat(s.Path())
 		switch {
 		case err == nil:
 			continue
@@ -92,11 +95,6 @@ func checkSources(args []string) error {
 		}
 	}
 	return nil
-}
-
-// isLink reports whether a source is a URL rather than a path.
-func isLink(s string) bool {
-	return strings.Contains(s, "://") || strings.HasPrefix(s, "magnet:")
 }
 
 func commandList() string {

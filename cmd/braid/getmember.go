@@ -13,8 +13,8 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
+	sourcekind "braid/engine/source"
 	"braid/engine/stargz"
-	"braid/engine/torrent"
 	"braid/engine/transport"
 	"braid/engine/ziprange"
 	"braid/runner"
@@ -72,7 +72,9 @@ func getMembers(ctx context.Context, o *getOptions) int {
 	var name string // the archive's file name, which says what it should be
 	size := int64(-1)
 	sentence := archiveSentence
-	if isMetalinkSource(source) || torrent.IsSource(source) {
+	// A document (a metalink or torrent, or any local file, read as a
+	// metalink) names the archive's mirrors; a plain link is the archive.
+	if k := sourcekind.Of(source).Kind(); k != sourcekind.Link && k != sourcekind.None {
 		req, err := memberRequest(ctx, o, source)
 		if err != nil {
 			return fail("%v", err)
@@ -252,7 +254,7 @@ func memberRequest(ctx context.Context, o *getOptions, source string) (*engine.R
 		hc = o.net.Client(hc)
 	}
 	req := &engine.Request{Net: o.net, Locations: o.prefs.Locations, RetryFor: o.retryFor}
-	if torrent.IsSource(source) {
+	if sourcekind.Of(source).IsTorrent() {
 		f, err := torrentArchive(ctx, source, hc)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", source, err)
@@ -269,21 +271,6 @@ func memberRequest(ctx context.Context, o *getOptions, source string) (*engine.R
 	}
 	req.File, req.OriginETag, req.Referer = doc.Files[0], origin.ETag, origin.Referer
 	return req, nil
-}
-
-// isMetalinkSource reports whether source names a metalink: a local path
-// or file: URL (a torrent's excepted), or an http(s) URL of a .meta4 or
-// .metalink file.
-func isMetalinkSource(source string) bool {
-	if torrent.IsSource(source) {
-		return false
-	}
-	u, err := url.Parse(source)
-	if err != nil || len(u.Scheme) <= 1 || strings.EqualFold(u.Scheme, "file") {
-		return true // a path, or a drive letter
-	}
-	ext := strings.ToLower(path.Ext(u.Path))
-	return ext == ".meta4" || ext == ".metalink"
 }
 
 // tellStruck tells of the mirrors whose pieces failed their hash.

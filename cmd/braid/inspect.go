@@ -13,6 +13,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/resolve"
 	"braid/engine/signature"
+	"braid/engine/source"
 	"braid/engine/torrent"
 	"braid/platform"
 
@@ -103,7 +104,7 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 	rctx, cancel := context.WithTimeout(ctx, inspectTimeout)
 	defer cancel()
 	var report *inspectReport
-	if torrent.IsSource(sources[0]) {
+	if source.Of(sources[0]).IsTorrent() {
 		report, err = torrentReport(rctx, sources[0])
 		if errors.Is(err, torrent.ErrNotTorrent) {
 			err = fmt.Errorf("%s: %w", sources[0], err)

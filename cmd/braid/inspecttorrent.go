@@ -2,9 +2,8 @@ package main
 
 import (
 	"context"
-	"net/url"
-	"strings"
 
+	sourcekind "braid/engine/source"
 	"braid/engine/torrent"
 )
 
@@ -36,10 +35,10 @@ func torrentReport(ctx context.Context, source string) (*inspectReport, error) {
 		return nil, err
 	}
 	kind := "torrent_file"
-	switch u, err := url.Parse(source); {
-	case strings.HasPrefix(strings.ToLower(source), "magnet:"):
+	switch s := sourcekind.Of(source); {
+	case s.Kind() == sourcekind.Magnet:
 		kind = "magnet"
-	case err == nil && (u.Scheme == "http" || u.Scheme == "https"):
+	case s.Scheme() == "http" || s.Scheme() == "https":
 		kind = "torrent_url"
 	}
 	r := &inspectReport{

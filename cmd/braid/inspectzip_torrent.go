@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"braid/engine/metalink"
+	sourcekind "braid/engine/source"
 	"braid/engine/torrent"
 )
 
@@ -23,7 +23,7 @@ var errTorrentNoWebSeeds = errors.New("the torrent names no web seeds (HTTP mirr
 // web seed are refused in a sentence. hc, when not nil, fetches a
 // .torrent URL.
 func torrentArchive(ctx context.Context, source string, hc *http.Client) (metalink.File, error) {
-	if strings.HasPrefix(strings.ToLower(source), "magnet:") {
+	if sourcekind.Of(source).Kind() == sourcekind.Magnet {
 		return metalink.File{}, errors.New("a magnet link's files are known only once peers send its metadata: give the .torrent, or download the whole torrent")
 	}
 	spec, err := torrent.Resolve(ctx, source, hc)

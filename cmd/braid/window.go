@@ -10,12 +10,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 
+	"braid/engine/source"
 	"braid/platform"
 	"braid/queue"
 	"braid/ui"
@@ -233,7 +233,7 @@ func absSources(args []string, dir string) []string {
 		if a == "" {
 			continue
 		}
-		if !strings.Contains(a, "://") && !strings.HasPrefix(a, "magnet:") && !filepath.IsAbs(a) {
+		if s := source.Of(a); s.Local() && s.Scheme() == "" && !filepath.IsAbs(a) {
 			a = filepath.Join(dir, a)
 		}
 		out = append(out, a)

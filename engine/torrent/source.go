@@ -54,19 +54,6 @@ type Spec struct {
 	Hashes map[string][]metalink.Hash
 }
 
-// IsSource reports whether src looks like a BitTorrent source: a magnet
-// link, or a file or URL whose path ends in .torrent.
-func IsSource(src string) bool {
-	if strings.HasPrefix(strings.ToLower(src), "magnet:") {
-		return true
-	}
-	p := src
-	if u, err := url.Parse(src); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
-		p = u.Path
-	}
-	return strings.EqualFold(path.Ext(p), ".torrent")
-}
-
 // Resolve reads a BitTorrent source: a magnet link, a local .torrent file
 // or the http(s) URL of one (read through client; nil: http.DefaultClient).
 func Resolve(ctx context.Context, src string, client *http.Client) (*Spec, error) {

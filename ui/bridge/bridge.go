@@ -88,7 +88,7 @@ type Backend struct {
 	// net is the proxy setting every client shares (network.go).
 	net *netconf.Network
 	// openLogins are logins given to read documents, for their Add (login.go).
-	openLogins map[*metalink.Document]givenLogin
+	openLogins map[*metalink.Document]runner.Login
 	// origins are what the servers of plain URLs opened for the picker
 	// said, until the picked document is added (see openSource).
 	origins     map[*metalink.Document]queue.Origin

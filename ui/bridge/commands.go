@@ -10,15 +10,18 @@ import (
 	"fyne.io/fyne/v2/lang"
 
 	"braid/queue"
+	"braid/runner"
 	"braid/ui"
 )
 
-// Add puts the picked files in the queue and wakes the runner. A document
-// Open read from a plain URL is stored with what the URL's server said
-// (its ETag, the Referer), so every run of the job sends them. A torrent
-// that a job of the queue has already is not added again: the error is a
+// Add puts the picked files in the queue (runner.Add) and wakes the
+// runner. A document Open read from a plain URL is stored with what the
+// URL's server said (its ETag, the Referer), so every run of the job
+// sends them; one read with a login gives the job the login; a torrent
+// goes with its job, so no run reads the source again. A torrent that a
+// job of the queue has already is not added again: the error is a
 // *ui.InQueueError naming that job.
-func (b *Backend) Add(_ context.Context, req ui.AddRequest) (ui.JobID, error) {
+func (b *Backend) Add(ctx context.Context, req ui.AddRequest) (ui.JobID, error) {
 	if req.Doc == nil {
 		return 0, fmt.Errorf(lang.L("add %s: nothing was read from it"), queue.Redact(req.Source))
 	}
@@ -26,41 +29,41 @@ func (b *Backend) Add(_ context.Context, req ui.AddRequest) (ui.JobID, error) {
 		return 0, fmt.Errorf(lang.L("add %s: destination: %w"), queue.Redact(req.Source), err)
 	}
 	b.mu.Lock()
-	origin := b.origins[req.Doc]
 	syncSource, isSync := b.syncDocs[req.Doc]
 	b.mu.Unlock()
 	if isSync {
 		return b.addSync(syncSource, req.Dir, req.Doc)
 	}
+	return b.add(ctx, req, nil)
+}
+
+// add is Add of a document that is not a sync's, into a folder that
+// exists; unread, when not nil, is why its source could not be read
+// (AddUnread).
+func (b *Backend) add(ctx context.Context, req ui.AddRequest, unread error) (ui.JobID, error) {
+	b.mu.Lock()
+	origin := b.origins[req.Doc]
+	b.mu.Unlock()
 	if len(req.Members) > 0 {
 		return b.addMembers(req, origin) // members.go
 	}
-	if err := b.sameTorrent(req.Doc); err != nil { // inqueue.go
+	spec, _ := b.peekSpec(req.Doc) // members.go
+	added, err := runner.Add(ctx, b.q, req.Source, runner.AddOptions{
+		Dir: req.Dir, Sort: true, // a category's folder (organise.go)
+		Doc: req.Doc, Origin: origin, Spec: spec, Files: req.Files,
+		Login: b.takeLogin(req.Doc), Paused: req.Paused, Again: runner.FindTorrent, Unread: unread,
+	})
+	switch {
+	case err != nil:
 		return 0, err
+	case added.Found:
+		return 0, &ui.InQueueError{ID: ui.JobID(added.ID)}
 	}
-	req.Dir = b.sortDest(req)         // a category's folder (organise.go)
-	id, err := b.addFrom(req, origin) // login.go
-	if err != nil {
-		return 0, err
+	b.takeSpec(req.Doc) // torrent.go: it went with the job
+	if added.Queued {
+		b.svc.Wake()
 	}
-	// The torrent as Open read it goes with the job. Should storing it
-	// fail, the job is queued all the same (and the error shown): its
-	// runs read the source again, as jobs queued without one do.
-	var specErr error
-	if spec, ok := b.takeSpec(req.Doc); ok {
-		specErr = b.q.SetTorrentSpec(id, spec)
-	}
-	if req.Paused {
-		return ui.JobID(id), specErr
-	}
-	// Added paused (addFrom), it is queued only now, with its torrent
-	// and login kept: a runner that took it sooner ran it without them,
-	// or ran a job the user added paused.
-	if err := b.q.Resume(id); err != nil {
-		return ui.JobID(id), err
-	}
-	b.svc.Wake()
-	return ui.JobID(id), specErr
+	return ui.JobID(added.ID), nil
 }
 
 // Pause stops a job; the runner lets go of it within about a second.

@@ -4,13 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path"
-	"strings"
 
 	"fyne.io/fyne/v2/lang"
 
-	"braid/engine/metalink"
+	sourcekind "braid/engine/source"
 	"braid/engine/torrent"
+	"braid/queue"
 	"braid/runner"
 	"braid/ui"
 )
@@ -44,34 +43,19 @@ func (b *Backend) InQueue(_ context.Context, source string) (ui.JobID, bool) {
 // localTorrent reads a magnet link or a local .torrent file, without the
 // network; false for any other source.
 func localTorrent(source string) (*torrent.Spec, bool) {
-	if strings.HasPrefix(strings.ToLower(source), "magnet:") {
+	s := sourcekind.Of(source)
+	switch {
+	case s.Kind() == sourcekind.Magnet:
 		spec, err := torrent.ParseMagnet(source)
 		return spec, err == nil
-	}
-	if strings.Contains(source, "://") || !strings.EqualFold(path.Ext(source), ".torrent") {
+	case s.Kind() != sourcekind.Torrent || !s.Local():
 		return nil, false
 	}
-	if fi, err := os.Stat(source); err != nil || fi.Size() > torrent.MaxMetainfoSize {
+	if fi, err := os.Stat(s.Path()); err != nil || fi.Size() > torrent.MaxMetainfoSize {
 		return nil, false
 	}
-	spec, err := torrent.Resolve(context.Background(), source, nil)
+	spec, err := torrent.Resolve(context.Background(), s.Path(), nil)
 	return spec, err == nil
-}
-
-// sameTorrent is Add's refusal of a torrent whose job is in the queue
-// already: one client runs a torrent once, and a second job of it could
-// only fail ("this torrent is already running").
-func (b *Backend) sameTorrent(doc *metalink.Document) error {
-	b.tor.mu.Lock()
-	spec := b.tor.specs[doc]
-	b.tor.mu.Unlock()
-	if spec == nil {
-		return nil
-	}
-	if id, found, err := b.q.TorrentJob(spec.InfoHash); err == nil && found {
-		return &ui.InQueueError{ID: ui.JobID(id)}
-	}
-	return nil
 }
 
 // AddUnread adds a plain link whose reading failed with cause as a job of
@@ -81,17 +65,16 @@ func (b *Backend) sameTorrent(doc *metalink.Document) error {
 // metalink or a torrent is not added (false): its file would be the
 // document itself.
 func (b *Backend) AddUnread(ctx context.Context, source, dir string, cause error) (ui.JobID, bool, error) {
-	doc, ok := unreached(source) // source.go
+	doc, ok := runner.UnreachedDoc(source)
 	if !ok {
 		return 0, false, nil
 	}
-	doc.Warnings = nil
-	id, err := b.Add(ctx, ui.AddRequest{Source: source, Doc: doc, Dir: dir, Paused: true})
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, false, fmt.Errorf(lang.L("add %s: destination: %w"), queue.Redact(source), err)
+	}
+	id, err := b.add(ctx, ui.AddRequest{Source: source, Doc: doc, Dir: dir, Paused: true}, cause)
 	if err != nil {
 		return 0, false, err
-	}
-	if err := b.q.Fail(int64(id), cause); err != nil {
-		return id, true, err
 	}
 	b.changed()
 	return id, true, nil

@@ -133,14 +133,6 @@ func mendOf(j queue.Job) ui.Mend {
 	return ui.MendNone
 }
 
-// givenLogin is a login given to read a source (OpenWithLogin), kept for
-// the Add of what was read.
-type givenLogin struct {
-	user, password string
-	remember       bool
-	links          []string
-}
-
 // OpenWithLogin reads source as Open does, with a login for its server
 // (one that asked for it, HTTP 401). The login goes with the document to
 // Add: the job gets it as GiveLogin gives it, before it can run.
@@ -155,48 +147,25 @@ func (b *Backend) OpenWithLogin(ctx context.Context, source, user, password stri
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if origin != (queue.Origin{}) {
-		b.origins[doc] = origin
-		b.originOrder = append(b.originOrder, doc)
-		if len(b.originOrder) > maxOrigins {
-			delete(b.origins, b.originOrder[0])
-			b.originOrder = b.originOrder[1:]
-		}
-	}
+	b.keepOriginLocked(doc, origin)
 	if b.openLogins == nil || len(b.openLogins) >= maxOrigins {
 		// Pickers closed without adding left these: forget them.
-		b.openLogins = map[*metalink.Document]givenLogin{}
+		b.openLogins = map[*metalink.Document]runner.Login{}
 	}
-	b.openLogins[doc] = givenLogin{user: user, password: password, remember: remember, links: []string{source}}
+	b.openLogins[doc] = runner.Login{User: user, Password: password, Remember: remember}
 	return doc, nil
 }
 
-// addFrom adds the picked files paused, for Add to queue once what goes
-// with the job is kept; a document read with a login (OpenWithLogin) is
-// given the login for its server's mirrors first, so no run goes without
-// it.
-func (b *Backend) addFrom(req ui.AddRequest, origin queue.Origin) (int64, error) {
+// takeLogin returns and forgets the login OpenWithLogin read doc with:
+// Add gives it to the job's mirrors on the source's server, before the
+// job can run.
+func (b *Backend) takeLogin(doc *metalink.Document) *runner.Login {
 	b.mu.Lock()
-	l, ok := b.openLogins[req.Doc]
-	delete(b.openLogins, req.Doc)
-	b.mu.Unlock()
+	defer b.mu.Unlock()
+	l, ok := b.openLogins[doc]
 	if !ok {
-		return b.q.AddPaused(req.Source, req.Dir, req.Doc, req.Files, origin)
+		return nil
 	}
-	id, _, err := b.q.AddWithNet(req.Source, req.Dir, req.Doc, req.Files, origin, netconf.Settings{}, true)
-	if err != nil {
-		return 0, err
-	}
-	links := l.links
-	if u, err := url.Parse(req.Source); err == nil {
-		for _, f := range req.Doc.Files {
-			for _, m := range f.URLs {
-				if mu, err := url.Parse(m.URL); err == nil && strings.EqualFold(mu.Host, u.Host) {
-					links = append(links, m.URL)
-				}
-			}
-		}
-	}
-	_, err = b.q.SetLogin(id, l.user, l.password, links, l.remember)
-	return id, err
+	delete(b.openLogins, doc)
+	return &l
 }

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"braid/queue"
-	"braid/runner"
 	"braid/ui"
 )
 
@@ -67,12 +66,6 @@ func (b *Backend) organiseLocked(j queue.Job, v *ui.Job) {
 	if n, ok := b.org.notes[j.ID]; ok {
 		v.WhenDoneNote = ui.WhenDoneNote{Kind: uiAction(n.Kind), Detail: n.Detail}
 	}
-}
-
-// sortDest is where an added job goes: the folder of its files' category
-// when the picker left the download folder as it was (runner.SortDoc).
-func (b *Backend) sortDest(req ui.AddRequest) string {
-	return runner.SortDoc(b.q, req.Dir, req.Doc, req.Files)
 }
 
 // Categories returns the queue's categories.

@@ -2,9 +2,8 @@ package bridge
 
 import (
 	"context"
-	"net/url"
-	"path"
-	"strings"
+	"errors"
+	"fmt"
 
 	"braid/engine/metalink"
 	"braid/engine/torrent"
@@ -24,56 +23,62 @@ func (b *Backend) Open(ctx context.Context, source string) (*metalink.Document, 
 const maxOrigins = 16
 
 // openSource reads a source the way the window offers it, with
-// runner.ResolveSource (the command line's way): a local .meta4 or
-// .metalink file, the URL of one, or the plain URL of a file (read as
-// Metalink/HTTP, so the server's mirrors and digests come along), keeping
-// what a plain URL's server said for Add; or a torrent or magnet link
-// (openTorrent), keeping the torrent for Add.
+// runner.Resolve (every face's way): a local .meta4 or .metalink file,
+// the URL of one, or the plain URL of a file (read as Metalink/HTTP, so
+// the server's mirrors and digests come along), keeping what a plain
+// URL's server said for Add; or a torrent or magnet link, whose metadata
+// is fetched from its peers through the session's client until it
+// arrives or ctx ends (the window shows "fetching metadata" meanwhile and
+// can cancel), keeping the torrent for Add. A plain link whose server
+// cannot be reached now is its placeholder, with a warning.
 func (b *Backend) openSource(ctx context.Context, source string) (*metalink.Document, error) {
 	if doc, ok, err := b.openSync(ctx, source); ok {
 		return doc, err
 	}
-	doc, origin, err := b.resolveSource(ctx, source)
-	if err != nil || origin == (queue.Origin{}) {
-		return doc, err
+	r, err := runner.Resolve(ctx, source, runner.ResolveOptions{HTTPClient: b.sourceClient(), Metadata: b.fetchMetadata, Unread: runner.WaitUnreached})
+	if re := (*runner.ResolveError)(nil); errors.As(err, &re) {
+		return nil, fmt.Errorf(lang.L(re.Format), re.Source, re.Err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.Unread != nil {
+		r.Doc.Warnings = []string{unreachedWarning()}
+	}
+	if r.Spec != nil {
+		b.keepSpec(r.Doc, r.Spec) // torrent.go
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.keepOriginLocked(r.Doc, r.Origin)
+	return r.Doc, nil
+}
+
+// keepOriginLocked keeps what a plain URL's server said of doc, if
+// anything, for its Add.
+func (b *Backend) keepOriginLocked(doc *metalink.Document, origin queue.Origin) {
+	if origin == (queue.Origin{}) {
+		return
+	}
 	b.origins[doc] = origin
 	b.originOrder = append(b.originOrder, doc)
 	if len(b.originOrder) > maxOrigins {
 		delete(b.origins, b.originOrder[0])
 		b.originOrder = b.originOrder[1:]
 	}
-	return doc, nil
 }
 
-// resolveSource reads a torrent or magnet link with engine/torrent
-// (torrent.go), any other source with runner.ResolveSource.
-func (b *Backend) resolveSource(ctx context.Context, source string) (*metalink.Document, queue.Origin, error) {
-	ext := strings.ToLower(path.Ext(source))
-	if u, err := url.Parse(source); err == nil && u.Host != "" {
-		ext = strings.ToLower(path.Ext(u.Path))
-	}
-	if torrent.IsSource(source) || ext == ".torrent" {
-		doc, err := b.openTorrent(ctx, source)
-		return doc, queue.Origin{}, err
-	}
-	doc, origin, err := runner.ResolveSource(ctx, source, b.sourceClient())
-	if err != nil && runner.NetworkError(err) {
-		if later, ok := unreached(source); ok {
-			return later, queue.Origin{}, nil
-		}
-	}
-	return doc, origin, err
+// unreachedWarning is the picker's word on a placeholder.
+func unreachedWarning() string {
+	return lang.L("the server cannot be reached now; the download waits and tries again")
 }
 
-// unreached is the document of a plain link whose server cannot be
-// reached now (runner.UnreachedDoc), with a warning for the picker.
-func unreached(source string) (*metalink.Document, bool) {
-	doc, ok := runner.UnreachedDoc(source)
-	if ok {
-		doc.Warnings = []string{lang.L("the server cannot be reached now; the download waits and tries again")}
+// fetchMetadata fetches a magnet link's metadata through the session's
+// BitTorrent client.
+func (b *Backend) fetchMetadata(ctx context.Context, spec *torrent.Spec) (*torrent.Spec, error) {
+	c, err := b.runner.TorrentClient()
+	if err != nil {
+		return nil, err
 	}
-	return doc, ok
+	return c.FetchMetadata(ctx, spec)
 }

@@ -21,6 +21,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/piece"
 	"braid/engine/resourcesync"
+	sourcekind "braid/engine/source"
 	"braid/queue"
 	"braid/runner"
 	"braid/ui"
@@ -62,8 +63,9 @@ func (b *Backend) SyncDocument(doc *metalink.Document) bool {
 // host publishes /.well-known/resourcesync, or a URL whose document is a
 // ResourceSync sitemap. ok is false, with no error, for anything else.
 func (b *Backend) openSync(ctx context.Context, source string) (doc *metalink.Document, ok bool, err error) {
-	if !strings.Contains(source, "://") && strings.EqualFold(filepath.Ext(source), ".xml") {
-		if f, err := os.Open(source); err == nil {
+	s := sourcekind.Of(source)
+	if s.Local() && s.Ext() == ".xml" {
+		if f, err := os.Open(s.Path()); err == nil {
 			head := make([]byte, 4096)
 			n, _ := io.ReadFull(f, head) // a short file is read whole
 			f.Close()
@@ -73,14 +75,14 @@ func (b *Backend) openSync(ctx context.Context, source string) (doc *metalink.Do
 		}
 		return nil, false, nil
 	}
-	u, err := url.Parse(source)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if s.Kind() != sourcekind.Link || (s.Scheme() != "http" && s.Scheme() != "https") {
 		return nil, false, nil
 	}
+	u, _ := url.Parse(source) // Of parsed it
 	probe := source
 	if u.Path == "" || strings.HasSuffix(u.Path, "/") {
 		probe = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: resourcesync.WellKnown}).String()
-	} else if ext := strings.ToLower(filepath.Ext(u.Path)); ext != ".xml" && ext != "" {
+	} else if s.Ext() != ".xml" && s.Ext() != "" {
 		return nil, false, nil
 	}
 	if !sniffURL(ctx, probe) {

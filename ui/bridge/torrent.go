@@ -1,12 +1,8 @@
 package bridge
 
 import (
-	"context"
-	"fmt"
 	"sync"
 	"time"
-
-	"fyne.io/fyne/v2/lang"
 
 	"braid/engine"
 	"braid/engine/metalink"
@@ -36,36 +32,6 @@ type torrentReading struct {
 	at   time.Time
 	// complete: the torrent had completed before snap was taken.
 	complete bool
-}
-
-// openTorrent reads a .torrent file or URL, or a magnet link, into a
-// document the picker shows like any other: the torrent's files with
-// their sizes. A magnet link's metadata is fetched from its peers first,
-// through the session's client, until it arrives or ctx ends (the window
-// shows "fetching metadata" meanwhile and can cancel). The spec read is
-// kept for Add (see keepSpec).
-func (b *Backend) openTorrent(ctx context.Context, source string) (*metalink.Document, error) {
-	spec, err := torrent.Resolve(ctx, source, nil)
-	if err != nil {
-		return nil, fmt.Errorf(lang.L("read the torrent %s: %w"), queue.Redact(source), err)
-	}
-	if spec.InfoBytes == nil {
-		c, err := b.runner.TorrentClient()
-		if err != nil {
-			return nil, fmt.Errorf(lang.L("fetch the metadata of %s: %w"), queue.Redact(source), err)
-		}
-		spec, err = c.FetchMetadata(ctx, spec)
-		if err != nil {
-			return nil, fmt.Errorf(lang.L("fetch the metadata of %s: %w"), queue.Redact(source), err)
-		}
-	}
-	doc, err := torrent.Document(spec, source)
-	if err != nil {
-		return nil, fmt.Errorf(lang.L("read the torrent %s: %w"), queue.Redact(source), err)
-	}
-	doc.Origin = source
-	b.keepSpec(doc, spec)
-	return doc, nil
 }
 
 // keepSpec keeps the torrent Open resolved for doc until Add stores it

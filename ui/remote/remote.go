@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"braid/engine/explain"
 	"braid/engine/metalink"
+	sourcekind "braid/engine/source"
 	"braid/engine/torrent"
 	"braid/runner"
 	"braid/ui"
@@ -495,7 +495,8 @@ func fileState(job ui.JobState, size, done int64) ui.FileState {
 // .meta4 or .metalink file is read here, and uploaded to the daemon by
 // Add. A magnet link is handed to the daemon as a link.
 func (b *Backend) Open(ctx context.Context, source string) (*metalink.Document, error) {
-	if strings.HasPrefix(source, "magnet:") {
+	s := sourcekind.Of(source)
+	if s.Kind() == sourcekind.Magnet {
 		spec, err := torrent.ParseMagnet(source)
 		if err != nil {
 			return nil, sayf("%s is not a magnet link Braid can read: %w", source, err)
@@ -519,8 +520,8 @@ func (b *Backend) Open(ctx context.Context, source string) (*metalink.Document, 
 	}
 	var doc *metalink.Document
 	var up upload
-	switch strings.ToLower(filepath.Ext(source)) {
-	case ".torrent":
+	switch s.Kind() {
+	case sourcekind.Torrent:
 		spec, err := torrent.ParseMetainfo(data)
 		if err != nil {
 			return nil, sayf("%s is not a torrent Braid can read: %w", source, err)

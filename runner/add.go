@@ -1,0 +1,431 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+
+	"braid/engine/metalink"
+	"braid/engine/netconf"
+	sourcekind "braid/engine/source"
+	"braid/engine/torrent"
+	"braid/queue"
+)
+
+// AddOptions say how Add adds a source.
+type AddOptions struct {
+	// Dir is the folder to save in; the caller decides it.
+	Dir string
+	// Sort puts the job in the folder of its files' category when Dir is
+	// the download folder (SortDoc).
+	Sort bool
+
+	// Doc is the document the caller read (the picker's); nil: Add reads
+	// the source (Resolve). Origin is what its server said, and Spec the
+	// torrent it was read from, if it was; a Spec without Doc is a
+	// torrent the caller read (from bytes), made into its document here.
+	Doc    *metalink.Document
+	Origin queue.Origin
+	Spec   *torrent.Spec
+
+	// Files are the names of the files to get, as the user ticked them;
+	// nil: all of them, or those Select chooses when it is set.
+	Files []string
+	// Select chooses the files by the filters the user gave and the
+	// system's defaults (metalink.Select) when Files is nil.
+	Select *Selection
+
+	// Mirrors are more links of the source: mirrors of a one-file plain
+	// link's file, or a torrent's web seeds.
+	Mirrors []string
+	// Out names a one-file download's file.
+	Out string
+	// Referer is the page the link was found on, kept as the job's.
+	Referer string
+	// Net are the headers, cookies and user agent the source is read
+	// with and, but for a torrent, the job keeps (queue.SetNet: their
+	// values stay out of state.db); nil: none.
+	Net *netconf.Settings
+	// Login is a user and password for the source's server, given to the
+	// job's mirrors on the same host.
+	Login *Login
+	// Limit is the job's own speed limit in bytes per second; 0: none.
+	Limit int64
+	// Paused adds the job without queueing it.
+	Paused bool
+	// Again is what is done with a source the queue has a job of.
+	Again Again
+	// Unread is why the caller could not read the source (Doc is then
+	// its placeholder, UnreachedDoc): the job is added failed with it,
+	// whatever the reason.
+	Unread error
+
+	// Resolve is how Add reads a source it is not given a document of.
+	Resolve ResolveOptions
+}
+
+// Again is what Add does with a source the queue has a job of.
+type Again uint8
+
+const (
+	// AddAgain adds another job, as aria2 adds a link twice.
+	AddAgain Again = iota
+	// FindTorrent finds the job of the same torrent however it was added
+	// (one client runs a torrent once, so a second job of it could only
+	// fail); any other source is added again.
+	FindTorrent
+	// FindSource is FindTorrent, and finds the newest job of the same
+	// source (in its canonical spelling) and folder too.
+	FindSource
+)
+
+// Selection is what metalink.Select chooses files by.
+type Selection struct {
+	Given, Defaults metalink.Prefs
+}
+
+// Login is a login given for a source's server.
+type Login struct {
+	User, Password string
+	// Remember keeps the password in the system's keyring; otherwise it
+	// lasts for this session (queue.Queue.SetLogin).
+	Remember bool
+}
+
+// Added is what Add did.
+type Added struct {
+	// ID is the job's.
+	ID int64
+	// Found: the queue had the job already; nothing was added or changed.
+	Found bool
+	// Queued: the job is queued, and the runner should be woken.
+	Queued bool
+	// Failed is why the source could not be read: the job is listed,
+	// failed with it, for the user to try again.
+	Failed error
+	// Waiting: the source's server cannot be reached now; the job waits
+	// and tries again.
+	Waiting bool
+	// Notes are for the user: what the default filters did not narrow,
+	// and the keyring's note when secrets are kept for this session only.
+	Notes []string
+}
+
+// Add is the one way a job enters the queue, for the window, the RPC
+// server and the browsers' native host: it reads the source (or takes the
+// document its caller read, as the window's picker does), selects the
+// files, finds the job the queue has of it already or adds one, stores
+// what goes with the job (its torrent, its network settings with their
+// secrets out of state.db, a login, a speed limit) while it is paused, so
+// no runner takes it without them, and only then queues it. Waking the
+// runner is the caller's. Braid get does not use it yet.
+func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Added, error) {
+	if o.Doc == nil && o.Spec == nil && o.Net != nil {
+		// The source itself may be behind the cookie or header.
+		ss, err := o.Net.Open()
+		if err != nil {
+			return Added{}, err
+		}
+		o.Resolve.HTTPClient = ss.Client(o.Resolve.HTTPClient)
+	}
+	r := &Resolved{Doc: o.Doc, Origin: o.Origin, Spec: o.Spec, Unread: o.Unread}
+	switch {
+	case o.Doc == nil && o.Spec != nil:
+		doc, err := torrent.Document(o.Spec, source)
+		if err != nil {
+			return Added{}, fmt.Errorf("read the torrent: %w", err)
+		}
+		doc.Origin = source
+		r.Doc = doc
+	case o.Doc == nil:
+		var err error
+		if r, err = Resolve(ctx, source, o.Resolve); err != nil {
+			return Added{}, err
+		}
+	}
+	var added Added
+	if r.Spec != nil && o.Again != AddAgain {
+		if id, found, err := q.TorrentJob(r.Spec.InfoHash); err == nil && found {
+			return Added{ID: id, Found: true}, nil
+		}
+	}
+	if r.Spec != nil {
+		r.Spec.WebSeeds = append(r.Spec.WebSeeds, o.Mirrors...)
+	} else if err := addMirrors(source, r.Doc, o.Mirrors); err != nil {
+		return Added{}, err
+	}
+	if err := rename(r.Doc, o.Out); err != nil {
+		return Added{}, err
+	}
+	files := o.Files
+	if files == nil && o.Select != nil {
+		choices, notes := metalink.Select(r.Doc.Files, o.Select.Given, o.Select.Defaults)
+		files = []string{}
+		for i, c := range choices {
+			if c.Selected {
+				files = append(files, r.Doc.Files[i].Name)
+			}
+		}
+		if len(files) == 0 {
+			return Added{}, fmt.Errorf("%s: no file fits the filters given", queue.Redact(source))
+		}
+		added.Notes = notes
+	}
+	dest := o.Dir
+	if o.Sort {
+		dest = SortDoc(q, dest, r.Doc, files)
+	}
+	if o.Again == FindSource {
+		if id, found, err := q.JobFor(source, dest); err == nil && found {
+			return Added{ID: id, Found: true}, nil
+		}
+	}
+	if o.Referer != "" {
+		r.Origin.Referer = o.Referer
+	}
+	if r.Unread != nil {
+		if o.Unread == nil && NetworkError(r.Unread) {
+			added.Waiting = true // it waits and tries again as it runs
+		} else {
+			added.Failed = r.Unread
+		}
+	}
+	id, err := q.AddPaused(source, dest, r.Doc, files, r.Origin)
+	if err != nil {
+		return Added{}, err
+	}
+	added.ID = id
+	if err := keepWith(q, id, source, r, o, &added); err != nil {
+		_ = q.Remove(id)
+		return Added{}, err
+	}
+	switch {
+	case added.Failed != nil:
+		err = q.Fail(id, added.Failed)
+	case !o.Paused:
+		err = q.Resume(id)
+		added.Queued = err == nil
+	}
+	if err != nil {
+		_ = q.Remove(id)
+		return Added{}, err
+	}
+	return added, nil
+}
+
+// keepWith stores what goes with new job id, still paused: its torrent,
+// its network settings (not a torrent's: peers need no cookie), a login
+// and its speed limit.
+func keepWith(q *queue.Queue, id int64, source string, r *Resolved, o AddOptions, added *Added) error {
+	if r.Spec != nil {
+		if err := q.SetTorrentSpec(id, r.Spec); err != nil {
+			return err
+		}
+	} else if o.Net != nil {
+		note, err := q.SetNet(id, *o.Net)
+		if err != nil {
+			return err
+		}
+		if note != "" {
+			added.Notes = append(added.Notes, note)
+		}
+	}
+	if o.Login != nil {
+		note, err := q.SetLogin(id, o.Login.User, o.Login.Password, loginLinks(source, r.Doc), o.Login.Remember)
+		if err != nil {
+			return err
+		}
+		if note != "" {
+			added.Notes = append(added.Notes, note)
+		}
+	}
+	if o.Limit > 0 {
+		return q.SetLimit(id, o.Limit)
+	}
+	return nil
+}
+
+// loginLinks are the links a login for source is given to: the source
+// and the document's mirrors on its host.
+func loginLinks(source string, doc *metalink.Document) []string {
+	links := []string{source}
+	u, err := url.Parse(source)
+	if err != nil {
+		return links
+	}
+	for _, f := range doc.Files {
+		for _, m := range f.URLs {
+			if mu, err := url.Parse(m.URL); err == nil && strings.EqualFold(mu.Host, u.Host) {
+				links = append(links, m.URL)
+			}
+		}
+	}
+	return links
+}
+
+// addMirrors adds links to the one file of doc, as mirrors of the lowest
+// priority.
+func addMirrors(source string, doc *metalink.Document, links []string) error {
+	if len(links) == 0 {
+		return nil
+	}
+	if len(doc.Files) != 1 {
+		return fmt.Errorf("%s holds %d files: more links can only be mirrors of one file", queue.Redact(source), len(doc.Files))
+	}
+	f := &doc.Files[0]
+	for _, l := range links {
+		if !hasURL(f.URLs, l) {
+			f.URLs = append(f.URLs, metalink.URL{URL: l, Priority: metalink.LowestPriority})
+		}
+	}
+	return nil
+}
+
+func hasURL(urls []metalink.URL, u string) bool {
+	for _, x := range urls {
+		if x.URL == u {
+			return true
+		}
+	}
+	return false
+}
+
+// rename saves a one-file download under out; "" keeps its name.
+func rename(doc *metalink.Document, out string) error {
+	if out == "" {
+		return nil
+	}
+	if len(doc.Files) != 1 {
+		return fmt.Errorf("the out option names one file; this download has %d", len(doc.Files))
+	}
+	if err := metalink.SafeName(out); err != nil {
+		return fmt.Errorf("the out option %q: %w", out, err)
+	}
+	doc.Files[0].Name = out
+	return nil
+}
+
+// Resolved is a source read for adding.
+type Resolved struct {
+	Doc    *metalink.Document
+	Origin queue.Origin  // what a plain link's server said
+	Spec   *torrent.Spec // a torrent's, with its metadata when it was fetched
+	Unread error         // why the link could not be read: Doc is its placeholder
+}
+
+// ResolveOptions say how a source is read.
+type ResolveOptions struct {
+	// HTTPClient reads URLs; nil: the transport's default.
+	HTTPClient *http.Client
+	// Metadata fetches a magnet link's metadata from its peers, so its
+	// files are known; nil: the link is one file standing for the torrent
+	// until a run fetches it.
+	Metadata func(context.Context, *torrent.Spec) (*torrent.Spec, error)
+	// Unread is what a plain link that cannot be read becomes.
+	Unread Unread
+}
+
+// Unread is what Resolve makes of a plain link that cannot be read. A link
+// to a metalink or a torrent is refused whatever it says: its file would
+// be the document itself.
+type Unread uint8
+
+const (
+	// RefuseUnread refuses it, with the reason.
+	RefuseUnread Unread = iota
+	// WaitUnreached makes a link whose server cannot be reached now its
+	// placeholder (UnreachedDoc), a job that waits and tries again; any
+	// other reason refuses it.
+	WaitUnreached
+	// ListUnread makes it its placeholder whatever the reason, as aria2
+	// lists a link it cannot read: one the network keeps from the server
+	// waits and tries again, any other fails with its reason.
+	ListUnread
+)
+
+// ResolveError is an error of reading a torrent, kept in its parts so a
+// face can say it in the user's language: Format (with the source and the
+// cause, in that order) is the text to translate.
+type ResolveError struct {
+	Format string
+	Source string // without credentials
+	Err    error
+}
+
+func (e *ResolveError) Error() string { return fmt.Sprintf(e.Format, e.Source, e.Err) }
+func (e *ResolveError) Unwrap() error { return e.Err }
+
+// Resolve reads a source into the document to add: a magnet link or a
+// .torrent (file or URL) with engine/torrent, anything else with
+// ResolveSource, a plain link that cannot be read as o.Unread says.
+func Resolve(ctx context.Context, source string, o ResolveOptions) (*Resolved, error) {
+	if sourcekind.Of(source).IsTorrent() {
+		return resolveTorrent(ctx, source, o)
+	}
+	doc, origin, err := ResolveSource(ctx, source, o.HTTPClient)
+	if err == nil {
+		return &Resolved{Doc: doc, Origin: origin}, nil
+	}
+	if ctx.Err() != nil || o.Unread == RefuseUnread || (o.Unread == WaitUnreached && !NetworkError(err)) {
+		return nil, err
+	}
+	later, ok := UnreachedDoc(source)
+	if !ok {
+		return nil, err
+	}
+	return &Resolved{Doc: later, Unread: err}, nil
+}
+
+func resolveTorrent(ctx context.Context, source string, o ResolveOptions) (*Resolved, error) {
+	shown := queue.Redact(source)
+	spec, err := torrent.Resolve(ctx, source, o.HTTPClient)
+	if err != nil {
+		return nil, &ResolveError{"read the torrent %s: %w", shown, err}
+	}
+	if spec.InfoBytes == nil && o.Metadata != nil {
+		if spec, err = o.Metadata(ctx, spec); err != nil {
+			return nil, &ResolveError{"fetch the metadata of %s: %w", shown, err}
+		}
+	}
+	doc, err := torrent.Document(spec, source)
+	if err != nil {
+		return nil, &ResolveError{"read the torrent %s: %w", shown, err}
+	}
+	doc.Origin = source
+	return &Resolved{Doc: doc, Spec: spec}, nil
+}
+
+// UnreachedFile is the one file of a plain link whose server cannot be
+// reached now (or whose reading failed): named after the link, of a size
+// not known yet, with the link as its mirror, so the link can be a job
+// that waits and tries again rather than be refused. A link to a metalink
+// or a torrent has none (false): its file would be the document itself.
+func UnreachedFile(source string) (metalink.File, bool) {
+	if sourcekind.Of(source).Kind() != sourcekind.Link {
+		return metalink.File{}, false
+	}
+	u, _ := url.Parse(source)
+	name := path.Base(u.Path)
+	if metalink.SafeName(name) != nil {
+		name = u.Hostname()
+	}
+	if metalink.SafeName(name) != nil {
+		return metalink.File{}, false
+	}
+	return metalink.File{Name: name, Size: -1, URLs: []metalink.URL{{URL: source, Priority: 1}}}, true
+}
+
+// UnreachedDoc is the document of a plain link whose server cannot be
+// reached now: its one file is UnreachedFile's. Added, it is a job that
+// waits and tries again like any waiting job, for get, the window and the
+// RPC server alike; false for a link that has no such file.
+func UnreachedDoc(source string) (*metalink.Document, bool) {
+	f, ok := UnreachedFile(source)
+	if !ok {
+		return nil, false
+	}
+	return &metalink.Document{Version: 4, Files: []metalink.File{f}}, true
+}
