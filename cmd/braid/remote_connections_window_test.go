@@ -71,7 +71,7 @@ func TestRemoteConnectionsWindow(t *testing.T) {
 	m := mirrortest.New(t, testkit.Data(1<<20), mirrortest.Path("/on-the-nas.bin"))
 	rb := remoteBackend(t, d)
 	id := addLink(t, rb, m.URL())
-	testkit.WaitWithin(t, 30*time.Second, "the aria2c's download done", func() bool {
+	waitDaemon(t, 30*time.Second, "the aria2c's download done", func() bool {
 		j, _ := findJob(t, rb, id)
 		return j.State == ui.Done
 	})
@@ -218,7 +218,7 @@ func TestRemoteSecretAskedAgain(t *testing.T) {
 	m := mirrortest.New(t, testkit.Data(256<<10), mirrortest.Path("/asked-again.bin"))
 	rb := remoteBackend(t, d)
 	id := addLink(t, rb, m.URL())
-	testkit.WaitWithin(t, 30*time.Second, "the aria2c's download done", func() bool {
+	waitDaemon(t, 30*time.Second, "the aria2c's download done", func() bool {
 		j, _ := findJob(t, rb, id)
 		return j.State == ui.Done
 	})
@@ -279,7 +279,7 @@ func TestRemoteFlagListsConnections(t *testing.T) {
 		m := mirrortest.New(t, testkit.Data(128<<10), mirrortest.Path("/"+c.name))
 		rb := remoteBackend(t, c.d)
 		id := addLink(t, rb, m.URL())
-		testkit.WaitWithin(t, 30*time.Second, c.name+" done", func() bool {
+		waitDaemon(t, 30*time.Second, c.name+" done", func() bool {
 			j, _ := findJob(t, rb, id)
 			return j.State == ui.Done
 		})

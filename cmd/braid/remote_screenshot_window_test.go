@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
-	"braid/internal/testkit"
 	"braid/queue"
 	"braid/ui"
 )
@@ -30,12 +29,12 @@ func TestRemoteAria2Screenshot(t *testing.T) {
 	notes := mirrortest.New(t, data[:512<<10], mirrortest.Path("/notes.pdf"))
 
 	done := addLink(t, rb, notes.URL())
-	testkit.WaitWithin(t, 30*time.Second, "the notes done on the aria2c", func() bool {
+	waitDaemon(t, 30*time.Second, "the notes done on the aria2c", func() bool {
 		j, _ := findJob(t, rb, done)
 		return j.State == ui.Done
 	})
 	paused := addLink(t, rb, arm.URL())
-	testkit.WaitWithin(t, 30*time.Second, "the arm64 image under way", func() bool {
+	waitDaemon(t, 30*time.Second, "the arm64 image under way", func() bool {
 		j, _ := findJob(t, rb, paused)
 		return j.Done >= 3<<20
 	})

@@ -39,7 +39,7 @@ func TestRemoteSwarm(t *testing.T) {
 		dead := "http://127.0.0.1:" + fmt.Sprint(testkit.FreePort(t)) + "/announce"
 		id := addLink(t, b, fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=swarm.bin&x.pe=%s&tr=%s", mi.HashInfoBytes().HexString(), seeder, dead))
 		var peers []ui.PeerDetail
-		testkit.WaitWithin(t, time.Minute, "the seeder listed as sending", func() bool {
+		waitDaemon(t, time.Minute, "the seeder listed as sending", func() bool {
 			var ok bool
 			peers, ok = b.Peers(id)
 			return ok && len(peers) == 1 && peers[0].Down > 0
@@ -55,7 +55,7 @@ func TestRemoteSwarm(t *testing.T) {
 		if err := b.Pause(id); err != nil {
 			t.Fatal(err)
 		}
-		testkit.WaitWithin(t, 10*time.Second, "the torrent paused", func() bool {
+		waitDaemon(t, 10*time.Second, "the torrent paused", func() bool {
 			_, running := b.Peers(id)
 			return !running
 		})
@@ -77,7 +77,7 @@ func TestRemoteSwarm(t *testing.T) {
 			t.Fatal(err)
 		}
 		var tr []ui.TrackerDetail
-		testkit.WaitWithin(t, 20*time.Second, "the torrent running with its tracker", func() bool {
+		waitDaemon(t, 20*time.Second, "the torrent running with its tracker", func() bool {
 			var ok bool
 			tr, ok = b.Trackers(id)
 			return ok && len(tr) > 0

@@ -96,6 +96,21 @@ func braidDaemon(t *testing.T) *remoteDaemon {
 	return d
 }
 
+// daemonPoll is how often a test asks a daemon over its JSON-RPC: a
+// Braid daemon answers at most rpc.DefaultRate requests a second from all
+// its clients (the window under test among them), and a test asking
+// every few milliseconds used that up and read the 429s as "not yet"
+// (TestRemoteSwarm's Trackers, under load).
+const daemonPoll = 100 * time.Millisecond
+
+// waitDaemon is testkit.WaitWithin asking every daemonPoll.
+func waitDaemon(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	if !testkit.EventuallyEvery(limit, daemonPoll, cond) {
+		t.Fatalf("timed out after %s waiting for %s", limit, what)
+	}
+}
+
 func waitPort(t *testing.T, port int) {
 	t.Helper()
 	addr := "127.0.0.1:" + strconv.Itoa(port)
@@ -173,7 +188,7 @@ func TestRemoteBackendDrivesDaemons(t *testing.T) {
 			data := testkit.Data(3 << 20)
 			m := mirrortest.New(t, data, mirrortest.Path("/first.bin"))
 			first := addLink(t, b, m.URL())
-			testkit.WaitWithin(t, 30*time.Second, "the first link done", func() bool {
+			waitDaemon(t, 30*time.Second, "the first link done", func() bool {
 				j, _ := findJob(t, b, first)
 				return j.State == ui.Done
 			})
@@ -208,7 +223,7 @@ func TestRemoteBackendDrivesDaemons(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Add of the .meta4: %v", err)
 			}
-			testkit.WaitWithin(t, 30*time.Second, "the .meta4's file done", func() bool {
+			waitDaemon(t, 30*time.Second, "the .meta4's file done", func() bool {
 				j, _ := findJob(t, b, fromMeta)
 				return j.State == ui.Done && j.Size == int64(len(mdata))
 			})
@@ -218,14 +233,14 @@ func TestRemoteBackendDrivesDaemons(t *testing.T) {
 
 			slow := mirrortest.New(t, testkit.Data(8<<20), mirrortest.Path("/slow.bin"), mirrortest.Rate(256<<10))
 			second := addLink(t, b, slow.URL())
-			testkit.WaitWithin(t, 20*time.Second, "the slow link downloading", func() bool {
+			waitDaemon(t, 20*time.Second, "the slow link downloading", func() bool {
 				j, _ := findJob(t, b, second)
 				return j.State == ui.Running && j.Done > 0
 			})
 			if err := b.Pause(second); err != nil {
 				t.Fatalf("Pause: %v", err)
 			}
-			testkit.WaitWithin(t, 10*time.Second, "the slow link paused", func() bool {
+			waitDaemon(t, 10*time.Second, "the slow link paused", func() bool {
 				j, _ := findJob(t, b, second)
 				return j.State == ui.Paused
 			})
@@ -238,7 +253,7 @@ func TestRemoteBackendDrivesDaemons(t *testing.T) {
 			if err := b.Resume(second); err != nil {
 				t.Fatalf("Resume: %v", err)
 			}
-			testkit.WaitWithin(t, 20*time.Second, "the slow link downloading again", func() bool {
+			waitDaemon(t, 20*time.Second, "the slow link downloading again", func() bool {
 				j, _ := findJob(t, b, second)
 				return j.State == ui.Running && j.Done > before.Done
 			})
@@ -322,7 +337,7 @@ func TestRemoteBackendDrivesDaemons(t *testing.T) {
 			// with no speed or time left: nothing is known of it then.
 			going := mirrortest.New(t, testkit.Data(16<<20), mirrortest.Path("/going.bin"), mirrortest.Rate(256<<10))
 			running := addLink(t, b, going.URL())
-			testkit.WaitWithin(t, 20*time.Second, "the last link downloading", func() bool {
+			waitDaemon(t, 20*time.Second, "the last link downloading", func() bool {
 				j, _ := findJob(t, b, running)
 				return j.State == ui.Running && j.Speed > 0
 			})
