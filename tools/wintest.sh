@@ -45,7 +45,7 @@ fi
 # mapped file, and the tests' temporary folders could not be removed.
 pkgs=("$@")
 [ ${#pkgs[@]} -eq 0 ] && pkgs=(./engine/metalink ./engine ./engine/rootfile ./engine/explain ./engine/piece ./engine/resolve ./engine/transport ./engine/netconf
-	./engine/torrent ./engine/resourcesync ./engine/signature ./queue ./runner ./platform ./rpc
+	./engine/source ./engine/torrent ./engine/resourcesync ./engine/signature ./queue ./runner ./platform ./rpc
 	./nativehost ./ui/bridge ./cmd/braid)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/braid-wine.XXXXXX")
@@ -84,8 +84,10 @@ status=0
 for p in "${pkgs[@]}"; do
 	name=$(echo "${p#./}" | tr / _)
 	exe=$work/bin/$name.test.exe
+	built=$SECONDS
 	"${win[@]}" "$go" test -overlay="$work/overlay/overlay.json" -c -o "$exe" "$p"
 	[ -e "$exe" ] || continue # no tests
+	ran=$SECONDS
 	# One test at a time under Wine. Side by side there, a test's anacrolix
 	# seeder once stopped serving a request it had taken (its peer waited
 	# 60 s with 14 chunks of 48); on Linux the same tests run side by side.
@@ -99,6 +101,7 @@ for p in "${pkgs[@]}"; do
 	if ! tools/wintest-summary.sh "$work/$name.json"; then
 		status=1
 	fi
+	echo "    (built in $((ran - built)) s, ran in $((SECONDS - ran)) s)"
 done
 tools/wintest-summary.sh --total "$work"/*.json || status=1
 exit $status
