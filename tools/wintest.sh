@@ -8,7 +8,7 @@
 #   tools/wintest.sh PKG...       those packages (./engine, ./queue, ...)
 #   WINTEST_RUN=REGEXP            only the tests that match (-test.run)
 #   WINTEST_COUNT=N               run each test N times (-test.count)
-#   WINTEST_PARALLEL=N            run up to N tests side by side (default 1)
+#   WINTEST_PARALLEL=N            run up to N tests side by side (default 4)
 #
 # Wine 8 differs from Windows 10 in two ways that the test binaries meet, and
 # both are bridged here, never in what ships:
@@ -88,10 +88,14 @@ for p in "${pkgs[@]}"; do
 	"${win[@]}" "$go" test -overlay="$work/overlay/overlay.json" -c -o "$exe" "$p"
 	[ -e "$exe" ] || continue # no tests
 	ran=$SECONDS
-	# One test at a time under Wine. Side by side there, a test's anacrolix
-	# seeder once stopped serving a request it had taken (its peer waited
-	# 60 s with 14 chunks of 48); on Linux the same tests run side by side.
-	args=(-test.v=test2json -test.count="${WINTEST_COUNT:-1}" -test.timeout=10m -test.parallel="${WINTEST_PARALLEL:-1}")
+	# Up to 4 tests side by side, as make test runs them on Linux: the
+	# Windows run takes under half the time it took one test at a time
+	# (338 and 448 s against 882 s on a busy two-core machine, every test
+	# passing each time). One
+	# at a time, WINTEST_PARALLEL=1, is the way to tell a test that fails
+	# only beside others (an anacrolix seeder once stopped serving a
+	# request it had taken, side by side under Wine).
+	args=(-test.v=test2json -test.count="${WINTEST_COUNT:-1}" -test.timeout=10m -test.parallel="${WINTEST_PARALLEL:-4}")
 	[ -n "${WINTEST_RUN:-}" ] && args+=(-test.run="$WINTEST_RUN")
 	# The output goes to a file, not a pipe: Wine's service processes may
 	# inherit the pipe and hold it open after the test binary ends.
