@@ -151,7 +151,10 @@ func (s *Server) remove(_ context.Context, p params) (any, error) {
 	if err := s.d.Remove(j.ID); err != nil {
 		return nil, err
 	}
-	// As in aria2, a download that never started leaves no result.
+	// A download that never started leaves no result, as in aria2.
+	// aria2c 1.36 keeps none of a download it removes while it waits
+	// either, progress or not; Braid keeps one of a download with bytes
+	// done, so the client still lists what it removed.
 	if j.State == Active || j.Completed > 0 {
 		j.State, j.Speed, j.UploadSpeed, j.Connections = Removed, 0, 0, 0
 		s.keepRemoved(j)
