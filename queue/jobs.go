@@ -825,29 +825,13 @@ func (q *Queue) AddStrikes(id int64, name, mirrorURL string, n int) error {
 		n, Redact(mirrorURL), id, name)
 }
 
-// Remove takes job id out of the queue, with everything recorded of it
-// and the secret of its network settings; its files stay on disk
-// (runner.RemoveWithFiles deletes them first).
-func (q *Queue) Remove(id int64) error {
-	op := fmt.Sprintf("remove job %d", id)
-	res, err := q.db.Exec(`DELETE FROM jobs WHERE id = ?`, id)
-	if err != nil {
-		return q.wrap(op, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("%s: %w", op, ErrNotFound)
-	}
-	// Its network settings went with the row; their secret goes too.
-	q.forgetSecret(id)
-	return nil
-}
-
-// RemoveMany takes the jobs ids out of the queue as Remove does, in one
-// transaction: thousands removed at once cost one commit, one sync of
-// the disk, where Remove one by one took a minute for 10,000. A job not
-// in the queue is an error (ErrNotFound) naming it; the others go all
-// the same.
-func (q *Queue) RemoveMany(ids []int64) error {
+// Remove takes the jobs ids out of the queue, with everything recorded of
+// them and the secrets of their network settings; their files stay on
+// disk (runner.RemoveWithFiles deletes them first). It is one
+// transaction: thousands removed at once cost one commit, one sync of the
+// disk, where one by one took a minute for 10,000. A job not in the queue
+// is an error (ErrNotFound) naming it; the others go all the same.
+func (q *Queue) Remove(ids ...int64) error {
 	var gone []int64
 	var missing []error
 	err := q.tx(func(tx *sql.Tx) error {
@@ -871,7 +855,11 @@ func (q *Queue) RemoveMany(ids []int64) error {
 		return nil
 	})
 	if err != nil {
-		return q.wrap(fmt.Sprintf("remove %d jobs", len(ids)), err)
+		op := fmt.Sprintf("remove %d jobs", len(ids))
+		if len(ids) == 1 {
+			op = fmt.Sprintf("remove job %d", ids[0])
+		}
+		return q.wrap(op, err)
 	}
 	// Their network settings went with the rows; their secrets go too.
 	for _, id := range gone {

@@ -172,28 +172,6 @@ func (q *Queue) MemberJob(id int64) (Member, bool, error) {
 	return m, true, nil
 }
 
-// MemberJobs lists the jobs that fetch archive members, by job.
-func (q *Queue) MemberJobs() (map[int64]Member, error) {
-	rows, err := q.db.Query(`SELECT job, member, size, compressed, method, crc32, header_offset, archive_size FROM job_members`)
-	if err != nil {
-		return nil, q.wrap("list member jobs", err)
-	}
-	defer rows.Close()
-	out := map[int64]Member{}
-	for rows.Next() {
-		var id int64
-		var m Member
-		if err := rows.Scan(&id, &m.Name, &m.Size, &m.CompressedSize, &m.Method, &m.CRC32, &m.HeaderOffset, &m.ArchiveSize); err != nil {
-			return nil, q.wrap("list member jobs", err)
-		}
-		out[id] = m
-	}
-	if err := rows.Err(); err != nil {
-		return nil, q.wrap("list member jobs", err)
-	}
-	return out, nil
-}
-
 // memberIDs are the jobs that fetch archive members.
 func (q *Queue) memberIDs() (map[int64]bool, error) {
 	rows, err := q.db.Query(`SELECT job FROM job_members`)

@@ -53,8 +53,8 @@ func TestAddMember(t *testing.T) {
 	if err != nil || !ok || got != m {
 		t.Errorf("MemberJob = %+v, %v, %v; want %+v", got, ok, err, m)
 	}
-	if all, err := q.MemberJobs(); err != nil || len(all) != 1 || all[id] != m {
-		t.Errorf("MemberJobs = %v, %v", all, err)
+	if all, err := q.memberJobs(); err != nil || len(all) != 1 || all[id] != m {
+		t.Errorf("memberJobs = %v, %v", all, err)
 	}
 	if other, found, err := q.JobWithSource(link); err != nil || found {
 		t.Errorf("the archive's link finds job %d (%v): a member job is not the archive's", other, err)
@@ -71,4 +71,26 @@ func TestAddMember(t *testing.T) {
 	if _, err := q.Get(id); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Get after Remove: %v", err)
 	}
+}
+
+// memberJobs lists the jobs that fetch archive members, by job.
+func (q *Queue) memberJobs() (map[int64]Member, error) {
+	rows, err := q.db.Query(`SELECT job, member, size, compressed, method, crc32, header_offset, archive_size FROM job_members`)
+	if err != nil {
+		return nil, q.wrap("list member jobs", err)
+	}
+	defer rows.Close()
+	out := map[int64]Member{}
+	for rows.Next() {
+		var id int64
+		var m Member
+		if err := rows.Scan(&id, &m.Name, &m.Size, &m.CompressedSize, &m.Method, &m.CRC32, &m.HeaderOffset, &m.ArchiveSize); err != nil {
+			return nil, q.wrap("list member jobs", err)
+		}
+		out[id] = m
+	}
+	if err := rows.Err(); err != nil {
+		return nil, q.wrap("list member jobs", err)
+	}
+	return out, nil
 }

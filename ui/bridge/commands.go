@@ -157,7 +157,7 @@ func (b *Backend) RemoveMany(ids []ui.JobID) error {
 		queued = append(queued, int64(id))
 	}
 	if len(queued) > 0 {
-		errs = append(errs, b.q.RemoveMany(queued))
+		errs = append(errs, b.q.Remove(queued...))
 	}
 	for _, id := range queued {
 		b.forget(ui.JobID(id))
