@@ -696,14 +696,6 @@ func (q *Queue) resetFile(id int64, name string, l piece.Layout) error {
 	return nil
 }
 
-// SetVerified records whether a file passed its whole-file hash at its
-// final name. A file that verified no longer has a mismatch.
-func (q *Queue) SetVerified(id int64, name string, verified bool) error {
-	return q.exec(fmt.Sprintf("job %d file %s: mark verified", id, name),
-		`UPDATE files SET verified = ?, mismatch = mismatch AND NOT ? WHERE job = ? AND name = ?`,
-		verified, verified, id, name)
-}
-
 // Landed records a file whose download is done, from the engine's last
 // snapshot of it: verified, by which hash (if any), the name it is saved
 // under and whether the download wrote it or found it there, proven.
@@ -800,21 +792,41 @@ func landedArgs(id int64, name string, s *engine.Snapshot) []any {
 	return []any{s.VerifiedBy, s.Rebuilt, saved, s.Created, id, name}
 }
 
-// MarkVerified records that a check of a file at its name (a verify, a
-// repair) proved it by the hash by ("sha-256", "sha-1 pieces"), as
-// engine.RepairResult.VerifiedBy names it.
-func (q *Queue) MarkVerified(id int64, name, by string) error {
-	return q.exec(fmt.Sprintf("job %d file %s: mark verified", id, name),
-		`UPDATE files SET verified = 1, mismatch = 0, verified_by = ? WHERE job = ? AND name = ?`, by, id, name)
+// Verdict is what is known of a file's bytes at its name, as a check (a
+// download's end, a verify, a repair) left it; SetVerdict records it.
+type Verdict struct {
+	verified, mismatch bool
+	by                 string
 }
 
-// SetMismatch records that a file's bytes did not match its whole-file
-// hash (bad true: not verified either), or clears that. SetVerified(true)
-// clears it too.
-func (q *Queue) SetMismatch(id int64, name string, bad bool) error {
-	return q.exec(fmt.Sprintf("job %d file %s: mark checksum mismatch", id, name),
-		`UPDATE files SET mismatch = ?, verified = verified AND NOT ? WHERE job = ? AND name = ?`,
-		bad, bad, id, name)
+var (
+	// Unverified: nothing is proven of the file, and it is not known bad
+	// either (verified once, but gone since: it is fetched again).
+	Unverified = Verdict{}
+	// Mismatched: its bytes did not match its whole-file hash; it needs a
+	// repair (Job.Mismatch, File.Mismatch).
+	Mismatched = Verdict{mismatch: true}
+)
+
+// VerifiedBy is the verdict of a file proven at its name by the hash by
+// ("sha-256", "sha-1 pieces", as engine.RepairResult.VerifiedBy names
+// it; "" when none was published).
+func VerifiedBy(by string) Verdict { return Verdict{verified: true, by: by} }
+
+// SetVerdict records what a check found of file name of job id: a file
+// verified or unverified no longer has a mismatch, and a mismatched one is
+// not verified.
+func (q *Queue) SetVerdict(id int64, name string, v Verdict) error {
+	op := fmt.Sprintf("job %d file %s: mark verified", id, name)
+	switch {
+	case v.mismatch:
+		return q.exec(fmt.Sprintf("job %d file %s: mark checksum mismatch", id, name),
+			`UPDATE files SET mismatch = 1, verified = 0 WHERE job = ? AND name = ?`, id, name)
+	case !v.verified:
+		op = fmt.Sprintf("job %d file %s: mark not verified", id, name)
+	}
+	return q.exec(op, `UPDATE files SET verified = ?, mismatch = 0, verified_by = ? WHERE job = ? AND name = ?`,
+		v.verified, v.by, id, name)
 }
 
 // AddStrikes adds n strikes to a mirror of a file (pieces it sent that

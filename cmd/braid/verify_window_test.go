@@ -81,7 +81,7 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 		}
 		id, err := q.AddFrom(source, r.dest, doc, nil, origin)
 		if err == nil {
-			err = q.MarkVerified(id, name, by)
+			err = q.SetVerdict(id, name, queue.VerifiedBy(by))
 		}
 		if err == nil {
 			err = q.Finish(id)

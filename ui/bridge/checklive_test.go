@@ -13,6 +13,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/queue"
 	"braid/ui"
 )
 
@@ -37,7 +38,7 @@ func TestRepairShowsItsProgress(t *testing.T) {
 	q := openQueue(t)
 	id, err := q.Add("mend.meta4", dir, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
 	if err == nil {
-		if err = q.MarkVerified(id, "mend.bin", "sha-256"); err == nil {
+		if err = q.SetVerdict(id, "mend.bin", queue.VerifiedBy("sha-256")); err == nil {
 			err = q.Finish(id)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/internal/testkit"
+	"braid/queue"
 	"braid/ui"
 )
 
@@ -46,7 +47,7 @@ func TestBadPiecesKeptAcrossARestart(t *testing.T) {
 	if err := q.SetPieces(qid, "kept.bin", bits); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.MarkVerified(qid, "kept.bin", "sha-256"); err != nil {
+	if err := q.SetVerdict(qid, "kept.bin", queue.VerifiedBy("sha-256")); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Finish(qid); err != nil {

@@ -46,7 +46,7 @@ func TestOneTruthPerOutcome(t *testing.T) {
 	}
 	finish := func(id int64, name, by string) {
 		t.Helper()
-		if err := q.MarkVerified(id, name, by); err != nil {
+		if err := q.SetVerdict(id, name, queue.VerifiedBy(by)); err != nil {
 			t.Fatal(err)
 		}
 		if err := q.Finish(id); err != nil {
