@@ -21,21 +21,7 @@ func (q *Queue) RefreshDue(id int64) (bool, error) {
 	return time.Since(time.UnixMilli(max(added, refreshed))) >= RefreshAfter, nil
 }
 
-// MarkRefreshed records that job id's document was fetched from its
-// origin just now.
-func (q *Queue) MarkRefreshed(id int64) error {
-	return q.exec(fmt.Sprintf("job %d: record its refresh", id),
-		`UPDATE jobs SET refreshed_at = ? WHERE id = ?`, time.Now().UnixMilli(), id)
-}
-
-// SetNotice records something the user should hear about job id (a new
-// version found at its origin), shown by `braid queue list` and the window
-// until the next notice.
-func (q *Queue) SetNotice(id int64, notice string) error {
-	return q.exec(fmt.Sprintf("job %d: record a notice", id), `UPDATE jobs SET notice = ? WHERE id = ?`, notice, id)
-}
-
-// Notice returns what SetNotice recorded for job id, "" when nothing.
+// Notice returns what the JobChange Notice recorded for job id, "" when nothing.
 func (q *Queue) Notice(id int64) (string, error) {
 	var n string
 	if err := q.db.QueryRow(`SELECT notice FROM jobs WHERE id = ?`, id).Scan(&n); err != nil {

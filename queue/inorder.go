@@ -11,12 +11,6 @@ import (
 // arrive. It is kept with the job, across restarts; a change reaches a
 // running job when it next starts a file (or is paused and resumed).
 
-// SetInOrder sets whether job id downloads in order.
-func (q *Queue) SetInOrder(id int64, on bool) error {
-	return q.exec(fmt.Sprintf("set whether job %d downloads in order", id),
-		`UPDATE jobs SET in_order = ? WHERE id = ?`, on, id)
-}
-
 // InOrder reports whether job id downloads in order.
 func (q *Queue) InOrder(id int64) (bool, error) {
 	var on bool

@@ -56,7 +56,7 @@ type Job struct {
 	// for every run of it.
 	Origin Origin
 	// Limit is the job's own download limit in bytes per second, on top
-	// of the global one; 0: none (see SetLimit).
+	// of the global one; 0: none (see the JobChange Limit).
 	Limit int64
 	// Doc is the stored document; set by Get, nil in List.
 	Doc   *metalink.Document

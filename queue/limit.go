@@ -11,13 +11,6 @@ import (
 // BitTorrent, get no more than the lower of the two. It is kept with the
 // job, across restarts, and a runner follows a change while the job runs.
 
-// SetLimit sets job id's own download limit in bytes per second; 0 (or
-// less) removes it.
-func (q *Queue) SetLimit(id int64, bytesPerSec int64) error {
-	return q.exec(fmt.Sprintf("set the speed limit of job %d", id),
-		`UPDATE jobs SET speed_limit = ? WHERE id = ?`, max(bytesPerSec, 0), id)
-}
-
 // Limit is job id's own download limit in bytes per second, 0 for none.
 func (q *Queue) Limit(id int64) (int64, error) {
 	var bps int64

@@ -29,13 +29,13 @@ func TestJobLimitKept(t *testing.T) {
 	if n, err := q.Limit(a); err != nil || n != 0 {
 		t.Fatalf("a new job's limit: %d, %v, want none", n, err)
 	}
-	if err := q.SetLimit(a, 300<<10); err != nil {
+	if err := q.SetJob(a, Limit(300<<10)); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetLimit(b, 5<<20); err != nil {
+	if err := q.SetJob(b, Limit(5<<20)); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetLimit(b, 1<<20); err != nil {
+	if err := q.SetJob(b, Limit(1<<20)); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Close(); err != nil {
@@ -50,13 +50,13 @@ func TestJobLimitKept(t *testing.T) {
 	if want := map[int64]int64{a: 300 << 10, b: 1 << 20}; !maps.Equal(got, want) {
 		t.Fatalf("after a reopen the limits are %v, want %v", got, want)
 	}
-	if err := q.SetLimit(a, 0); err != nil {
+	if err := q.SetJob(a, Limit(0)); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := q.Limit(a); err != nil || n != 0 {
 		t.Fatalf("limit after removing it: %d, %v, want none", n, err)
 	}
-	if err := q.SetLimit(b, -5); err != nil {
+	if err := q.SetJob(b, Limit(-5)); err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := q.Limit(b); n != 0 {
@@ -65,7 +65,7 @@ func TestJobLimitKept(t *testing.T) {
 	if err := q.Remove(b); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetLimit(b, 1); !errors.Is(err, ErrNotFound) {
+	if err := q.SetJob(b, Limit(1)); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("setting a removed job's limit: %v, want ErrNotFound", err)
 	}
 	if _, err := q.Limit(b); !errors.Is(err, ErrNotFound) {
@@ -81,7 +81,7 @@ func TestJobLimitInGetAndList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetLimit(id, 700<<10); err != nil {
+	if err := q.SetJob(id, Limit(700<<10)); err != nil {
 		t.Fatal(err)
 	}
 	j, err := q.Get(id)

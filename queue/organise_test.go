@@ -158,29 +158,29 @@ func TestWhenDoneStored(t *testing.T) {
 		t.Fatalf("new job: %+v %+v %v", w, n, err)
 	}
 	cmd := WhenDone{Action: ActionCommand, Command: `notify-send "done"`}
-	if err := q.SetWhenDone(id, cmd); err != nil {
+	if err := q.SetJob(id, DoWhenDone(cmd)); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetWhenDoneNote(id, WhenDoneNote{Kind: ActionCommand, Detail: "exit status 3"}); err != nil {
+	if err := q.SetJob(id, WhenDoneWent(WhenDoneNote{Kind: ActionCommand, Detail: "exit status 3"})); err != nil {
 		t.Fatal(err)
 	}
 	ws, ns, err := q.WhenDoneAll()
 	if err != nil || len(ws) != 1 || ws[id] != cmd || ns[id].Detail != "exit status 3" {
 		t.Fatalf("all: %v %v %v", ws, ns, err)
 	}
-	if err := q.SetWhenDone(id, WhenDone{Action: ActionOpen}); err != nil {
+	if err := q.SetJob(id, DoWhenDone(WhenDone{Action: ActionOpen})); err != nil {
 		t.Fatal(err)
 	}
 	if w, n, _ := q.WhenDone(id); w.Action != ActionOpen || n != (WhenDoneNote{}) {
 		t.Errorf("after a new action: %+v %+v", w, n)
 	}
-	if err := q.SetWhenDone(other, WhenDone{Action: ActionCommand, Command: `x "open`}); !errors.Is(err, ErrBadCommand) {
+	if err := q.SetJob(other, DoWhenDone(WhenDone{Action: ActionCommand, Command: `x "open`})); !errors.Is(err, ErrBadCommand) {
 		t.Errorf("a command with a quote open: %v", err)
 	}
-	if err := q.SetWhenDone(other, WhenDone{Action: "reboot"}); err == nil {
+	if err := q.SetJob(other, DoWhenDone(WhenDone{Action: "reboot"})); err == nil {
 		t.Error("an unknown action was stored")
 	}
-	if err := q.SetWhenDone(999, WhenDone{Action: ActionOpen}); !errors.Is(err, ErrNotFound) {
+	if err := q.SetJob(999, DoWhenDone(WhenDone{Action: ActionOpen})); !errors.Is(err, ErrNotFound) {
 		t.Errorf("no such job: %v", err)
 	}
 }

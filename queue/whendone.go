@@ -122,24 +122,6 @@ func SplitCommand(s string) ([]string, error) {
 	return words, nil
 }
 
-// SetWhenDone gives job id the action w for when it is done, replacing
-// any it had and forgetting what went wrong last time.
-func (q *Queue) SetWhenDone(id int64, w WhenDone) error {
-	op := fmt.Sprintf("set what job %d does when done", id)
-	if err := w.Check(); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	v := ""
-	if w.Action != ActionNone {
-		b, err := json.Marshal(w)
-		if err != nil {
-			return fmt.Errorf("%s: %w", op, err)
-		}
-		v = string(b)
-	}
-	return q.exec(op, `UPDATE jobs SET when_done = ?, when_done_note = '' WHERE id = ?`, v, id)
-}
-
 // WhenDone returns job id's action for when it is done and what went
 // wrong when it last ran.
 func (q *Queue) WhenDone(id int64) (WhenDone, WhenDoneNote, error) {
@@ -184,22 +166,6 @@ func (q *Queue) WhenDoneAll() (map[int64]WhenDone, map[int64]WhenDoneNote, error
 		return nil, nil, q.wrap(op, err)
 	}
 	return ws, ns, nil
-}
-
-// SetWhenDoneNote records what went wrong when job id's action ran (the
-// zero note: it ran well).
-func (q *Queue) SetWhenDoneNote(id int64, n WhenDoneNote) error {
-	v := ""
-	if n.Kind != ActionNone {
-		n.Detail = Redact(n.Detail)
-		b, err := json.Marshal(n)
-		if err != nil {
-			return err
-		}
-		v = string(b)
-	}
-	return q.exec(fmt.Sprintf("record how job %d's action when done went", id),
-		`UPDATE jobs SET when_done_note = ? WHERE id = ?`, v, id)
 }
 
 // parseWhenDone reads the stored columns; a value that does not parse

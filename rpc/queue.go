@@ -651,7 +651,7 @@ func (a *QueueDownloads) SetJobOptions(id int64, o JobOptions) error {
 	if l, ok := a.Live.(JobLimits); ok {
 		return mapErr(l.SetJobLimit(id, o.MaxDownloadLimit))
 	}
-	return mapErr(a.Queue.SetLimit(id, o.MaxDownloadLimit))
+	return mapErr(a.Queue.SetJob(id, queue.Limit(o.MaxDownloadLimit)))
 }
 
 // GlobalOptions implements Downloads: the queue's settings with their

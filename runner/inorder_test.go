@@ -16,7 +16,7 @@ import (
 	"braid/queue"
 )
 
-// A job the queue keeps in order (queue.SetInOrder, as the window's
+// A job the queue keeps in order (queue.InOrder, as the window's
 // "Download in order" and braid queue in-order set it) is downloaded in
 // order by the runner: from three throttled mirrors, one slow, no piece
 // past the next few is done when the first 8 MiB are whole. (The normal
@@ -39,7 +39,7 @@ func TestJobInOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetInOrder(id, true); err != nil {
+	if err := q.SetJob(id, queue.InOrder(true)); err != nil {
 		t.Fatal(err)
 	}
 	r := runner(q)

@@ -66,7 +66,7 @@ func TestJobLimitFollowedAndKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetLimit(id, limit); err != nil {
+	if err := q.SetJob(id, queue.Limit(limit)); err != nil {
 		t.Fatal(err)
 	}
 	r := runner(q)
@@ -80,7 +80,7 @@ func TestJobLimitFollowedAndKept(t *testing.T) {
 	limitWindow(t, "at the stored limit", r, id, limit, res)
 
 	// Another braid command changes it: the runner follows the queue.
-	if err := q.SetLimit(id, 2*limit); err != nil {
+	if err := q.SetJob(id, queue.Limit(2*limit)); err != nil {
 		t.Fatal(err)
 	}
 	testkit.WaitFor(t, "the run to follow the queue's new limit", func() bool { got, _ := r.JobLimit(id); return got == 2*limit })
@@ -166,7 +166,7 @@ func TestTorrentJobLimit(t *testing.T) {
 	q := noSeedQueue(t)
 	dest := t.TempDir()
 	id := addTorrent(t, q, tf, dest, nil)
-	if err := q.SetLimit(id, limit); err != nil {
+	if err := q.SetJob(id, queue.Limit(limit)); err != nil {
 		t.Fatal(err)
 	}
 	r := torrentRunner(t, q)

@@ -66,7 +66,7 @@ func (r *Runner) whenDone(id int64) {
 			note = queue.WhenDoneNote{Kind: w.Action, Detail: err.Error()}
 		}
 		// The job may be gone meanwhile: nothing to say it on then.
-		_ = q.SetWhenDoneNote(id, note)
+		_ = q.SetJob(id, queue.WhenDoneWent(note))
 		if r.ActionEnded != nil {
 			r.ActionEnded(id)
 		}

@@ -72,7 +72,7 @@ func TestWhenDoneCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	command := quoteWord(self) + ` --title "Braid: done" 'two words'`
-	if err := q.SetWhenDone(id, queue.WhenDone{Action: queue.ActionCommand, Command: command}); err != nil {
+	if err := q.SetJob(id, queue.DoWhenDone(queue.WhenDone{Action: queue.ActionCommand, Command: command})); err != nil {
 		t.Fatal(err)
 	}
 	r := runner(q)
@@ -146,7 +146,7 @@ func TestWhenDoneFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	for id, cmd := range map[int64]string{failing: quoteWord(self), missing: "braid-no-such-program --x"} {
-		if err := q.SetWhenDone(id, queue.WhenDone{Action: queue.ActionCommand, Command: cmd}); err != nil {
+		if err := q.SetJob(id, queue.DoWhenDone(queue.WhenDone{Action: queue.ActionCommand, Command: cmd})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -285,7 +285,7 @@ func TestWhenDoneOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetWhenDone(open, queue.WhenDone{Action: queue.ActionOpen}); err != nil {
+	if err := q.SetJob(open, queue.DoWhenDone(queue.WhenDone{Action: queue.ActionOpen})); err != nil {
 		t.Fatal(err)
 	}
 	run(open)
@@ -302,7 +302,7 @@ func TestWhenDoneOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetWhenDone(show, queue.WhenDone{Action: queue.ActionShow}); err != nil {
+	if err := q.SetJob(show, queue.DoWhenDone(queue.WhenDone{Action: queue.ActionShow})); err != nil {
 		t.Fatal(err)
 	}
 	run(show)

@@ -56,7 +56,7 @@ func TestQueueRunWhenDone(t *testing.T) {
 	}
 	id, err := q.Add("notes.meta4", dest, &metalink.Document{Files: []metalink.File{f}}, nil)
 	if err == nil {
-		err = q.SetWhenDone(id, queue.WhenDone{Action: queue.ActionCommand, Command: "'" + strings.ReplaceAll(self, "'", `'\''`) + "' --from-braid"})
+		err = q.SetJob(id, queue.DoWhenDone(queue.WhenDone{Action: queue.ActionCommand, Command: "'" + strings.ReplaceAll(self, "'", `'\''`) + "' --from-braid"}))
 	}
 	q.Close()
 	if err != nil {

@@ -109,7 +109,7 @@ func (b *Backend) SetCategories(cs []ui.Category) error {
 
 // SetWhenDone keeps what job id does when it is done.
 func (b *Backend) SetWhenDone(id ui.JobID, w ui.WhenDone) error {
-	if err := b.q.SetWhenDone(int64(id), queue.WhenDone{Action: queueAction(w.Action), Command: w.Command}); err != nil {
+	if err := b.q.SetJob(int64(id), queue.DoWhenDone(queue.WhenDone{Action: queueAction(w.Action), Command: w.Command})); err != nil {
 		return err
 	}
 	b.changed()

@@ -130,7 +130,7 @@ func TestWhenDoneThroughTheBridge(t *testing.T) {
 	if err := b.SetWhenDone(ui.JobID(id), ui.WhenDone{Action: ui.WhenDoneCommand, Command: `x "unclosed`}); err == nil {
 		t.Error("a command with an open quote was kept")
 	}
-	if err := q.SetWhenDoneNote(id, queue.WhenDoneNote{Kind: queue.ActionOpen, Detail: "xdg-open: exit status 4"}); err != nil {
+	if err := q.SetJob(id, queue.WhenDoneWent(queue.WhenDoneNote{Kind: queue.ActionOpen, Detail: "xdg-open: exit status 4"})); err != nil {
 		t.Fatal(err)
 	}
 	if j := jobByID(t, b, ui.JobID(id)); j.WhenDoneNote != (ui.WhenDoneNote{Kind: ui.WhenDoneOpen, Detail: "xdg-open: exit status 4"}) {
