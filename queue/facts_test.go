@@ -89,7 +89,7 @@ func TestMigrateFromV2(t *testing.T) {
 func TestMismatchFlag(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
-	id, err := q.Add("m.meta4", t.TempDir(), queuetest.Doc(10, 0, "a", "b", "c"), []string{"a", "b"})
+	id, err := q.Add(NewJob{Source: "m.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "a", "b", "c"), Selected: []string{"a", "b"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,11 +17,11 @@ func TestInOrderKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := q.Add("http://x.example/a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a"), nil)
+	a, err := q.Add(NewJob{Source: "http://x.example/a.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "a")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := q.Add("http://x.example/b.meta4", t.TempDir(), queuetest.Doc(10, 0, "b"), nil)
+	b, err := q.Add(NewJob{Source: "http://x.example/b.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "b")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -235,31 +235,46 @@ func LayoutOf(f metalink.File) piece.Layout {
 	return l
 }
 
-// Add appends a job to the end of the queue, state queued: the document is
-// stored with it, so the job survives its .meta4 being moved or deleted.
-// selected names the files to download; nil selects them all. It returns
-// the new job's ID. The source is stored as given less URL credentials
+// NewJob is a job to add (Add).
+type NewJob struct {
+	// Source is as the user gave it (a path, a URL); Dest the folder its
+	// files go to.
+	Source, Dest string
+	// Doc is the document, stored with the job, so the job survives its
+	// .meta4 being moved or deleted.
+	Doc *metalink.Document
+	// Selected names the files to download; nil selects them all.
+	Selected []string
+	// Origin is what a plain URL's server said, which every run of the
+	// job needs (a plain URL resolved by Metalink/HTTP); stored in the
+	// same transaction.
+	Origin Origin
+	// Member, when its Name is set, makes the job fetch that member of
+	// the ZIP archive Doc describes (a document of one file, the
+	// archive: see Member). Selected is then unused.
+	Member Member
+	// Paused: the job starts paused, so no runner takes it before its
+	// caller has stored what goes with it (a torrent, a login) and
+	// resumed it, or at all when the user added it paused.
+	Paused bool
+}
+
+// Add appends a job to the end of the queue, queued (or paused), and
+// returns its ID. The source is stored as given less URL credentials
 // (Redact), and with it its one spelling (see canonical), by which a later
 // `braid get` finds the job; the document's mirrors keep their credentials.
-func (q *Queue) Add(source, dest string, doc *metalink.Document, selected []string) (int64, error) {
-	return q.AddFrom(source, dest, doc, selected, Origin{})
+func (q *Queue) Add(j NewJob) (int64, error) {
+	state := Queued
+	if j.Paused {
+		state = Paused
+	}
+	if j.Member.Name != "" {
+		return q.addMember(j, state)
+	}
+	return q.addJob(j.Source, j.Dest, j.Doc, j.Selected, j.Origin, state)
 }
 
-// AddFrom is Add for a source whose server told facts every run of the job
-// needs (a plain URL resolved by Metalink/HTTP): they are stored with the
-// job in the same transaction.
-func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []string, origin Origin) (int64, error) {
-	return q.addJob(source, dest, doc, selected, origin, Queued)
-}
-
-// AddPaused is AddFrom for a job that starts paused: no runner takes it
-// before its caller has stored what goes with it (a torrent, a login) and
-// resumed it, or at all when the user added it paused.
-func (q *Queue) AddPaused(source, dest string, doc *metalink.Document, selected []string, origin Origin) (int64, error) {
-	return q.addJob(source, dest, doc, selected, origin, Paused)
-}
-
-// addJob is AddFrom for a job that starts in state (queued, or running
+// addJob adds a job that starts in state (queued or paused, or running
 // for `braid get`, which runs it at once).
 func (q *Queue) addJob(source, dest string, doc *metalink.Document, selected []string, origin Origin, state State) (int64, error) {
 	const op = "add job"

@@ -18,11 +18,11 @@ func TestJobLimitKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := q.Add("http://x.example/a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a"), nil)
+	a, err := q.Add(NewJob{Source: "http://x.example/a.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "a")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := q.Add("http://x.example/b.meta4", t.TempDir(), queuetest.Doc(10, 0, "b"), nil)
+	b, err := q.Add(NewJob{Source: "http://x.example/b.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "b")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestJobLimitKept(t *testing.T) {
 func TestJobLimitInGetAndList(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
-	id, err := q.Add("http://x.example/a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a"), nil)
+	id, err := q.Add(NewJob{Source: "http://x.example/a.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "a")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,12 +77,13 @@ func (j Job) ArchiveFile() (metalink.File, bool) {
 	return j.Doc.Files[0], true
 }
 
-// AddMember adds a job that fetches member m of the ZIP archive doc
-// describes (a document of one file, the archive: a plain URL resolved,
-// or a metalink of one file) into dest, queued or paused. source is the
-// archive's source as the user gave it. The job's one file is the member;
-// its mirrors are the archive's. It returns the new job's ID.
-func (q *Queue) AddMember(source, dest string, doc *metalink.Document, m Member, origin Origin, paused bool) (int64, error) {
+// addMember adds a job that fetches member j.Member of the ZIP archive
+// j.Doc describes (a document of one file, the archive: a plain URL
+// resolved, or a metalink of one file) into j.Dest, in state. j.Source is
+// the archive's source as the user gave it. The job's one file is the
+// member; its mirrors are the archive's.
+func (q *Queue) addMember(j NewJob, state State) (int64, error) {
+	source, dest, doc, m, origin := j.Source, j.Dest, j.Doc, j.Member, j.Origin
 	shown := Redact(source)
 	op := fmt.Sprintf("add member %s of %s", m.Name, shown)
 	if doc == nil || len(doc.Files) != 1 {
@@ -110,10 +111,6 @@ func (q *Queue) AddMember(source, dest string, doc *metalink.Document, m Member,
 	bits, err := piece.NewBitfield(count).MarshalBinary()
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", op, err)
-	}
-	state := Queued
-	if paused {
-		state = Paused
 	}
 	var id int64
 	err = q.tx(func(tx *sql.Tx) error {

@@ -23,7 +23,7 @@ func TestAddMember(t *testing.T) {
 		URLs: []metalink.URL{{URL: link, Priority: 1}}}}}
 	m := Member{Name: "data/b.csv", Size: 9 << 20, CompressedSize: 3 << 20, Method: 8, CRC32: 0xdeadbeef,
 		HeaderOffset: 5<<20 - 10, ArchiveSize: 40 << 20}
-	id, err := q.AddMember(link, t.TempDir(), doc, m, Origin{}, true)
+	id, err := q.Add(NewJob{Source: link, Dest: t.TempDir(), Doc: doc, Member: m, Paused: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestAddMember(t *testing.T) {
 	if other, found, err := q.JobWithSource(link); err != nil || found {
 		t.Errorf("the archive's link finds job %d (%v): a member job is not the archive's", other, err)
 	}
-	if _, err := q.AddMember(link, t.TempDir(), doc, Member{Name: "../evil", Size: 1}, Origin{}, false); err == nil {
+	if _, err := q.Add(NewJob{Source: link, Dest: t.TempDir(), Doc: doc, Member: Member{Name: "../evil", Size: 1}}); err == nil {
 		t.Error("a member named ../evil was added")
 	}
 	if err := q.Remove(id); err != nil {

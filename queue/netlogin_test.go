@@ -28,7 +28,7 @@ func TestSetLogin(t *testing.T) {
 	q := queuetest.Open(t, Open, dir)
 	withHeader := secretSettings
 	withHeader.HTTPUser, withHeader.HTTPPasswd = "", ""
-	id, _, err := q.AddWithNet("https://files.example/f.bin", t.TempDir(), queuetest.Doc(100, 0, "f.bin"), nil, Origin{}, withHeader, true)
+	id, _, err := q.AddWithNet(NewJob{Source: "https://files.example/f.bin", Dest: t.TempDir(), Doc: queuetest.Doc(100, 0, "f.bin"), Paused: true}, withHeader)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/zalando/go-keyring"
 
-	"braid/engine/metalink"
 	"braid/engine/netconf"
 )
 
@@ -225,13 +224,14 @@ func (q *Queue) forgetSecret(id int64) {
 	}
 }
 
-// AddWithNet is AddFrom for a job that must not run without its network
+// AddWithNet is Add for a job that must not run without its network
 // settings: it is added paused, given net, and only then queued (or left
-// paused when paused is true), so no runner picks it up before its
-// cookies and headers are kept. note is as SetNet's.
-func (q *Queue) AddWithNet(source, dest string, doc *metalink.Document, selected []string, origin Origin, net netconf.Settings, paused bool) (id int64, note string, err error) {
-	id, err = q.addJob(source, dest, doc, selected, origin, Paused)
-	if err != nil {
+// paused when j.Paused), so no runner picks it up before its cookies and
+// headers are kept. note is as SetNet's.
+func (q *Queue) AddWithNet(j NewJob, net netconf.Settings) (id int64, note string, err error) {
+	paused := j.Paused
+	j.Paused = true
+	if id, err = q.Add(j); err != nil {
 		return 0, "", err
 	}
 	if note, err = q.SetNet(id, net); err != nil {

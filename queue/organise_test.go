@@ -146,11 +146,11 @@ func TestSplitCommand(t *testing.T) {
 func TestWhenDoneStored(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
-	id, err := q.Add("a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a.bin"), nil)
+	id, err := q.Add(NewJob{Source: "a.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "a.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := q.Add("b.meta4", t.TempDir(), queuetest.Doc(10, 0, "b.bin"), nil)
+	other, err := q.Add(NewJob{Source: "b.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "b.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}

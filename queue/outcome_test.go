@@ -13,7 +13,7 @@ func TestNothingToRun(t *testing.T) {
 	if msg := NothingToRun(q); !strings.Contains(msg, "no job is queued") {
 		t.Errorf("empty queue: %q", msg)
 	}
-	id, err := q.Add("a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a.bin"), nil)
+	id, err := q.Add(NewJob{Source: "a.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "a.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestNothingToRun(t *testing.T) {
 func TestVerdictVerified(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
-	id, err := q.Add("a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a.bin"), nil)
+	id, err := q.Add(NewJob{Source: "a.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "a.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,11 +39,11 @@ func TestAddGetList(t *testing.T) {
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
 	doc := queuetest.Doc(5<<20+3, 1<<20, "a.iso", "b.iso", "c.iso")
-	id, err := q.Add("http://x.example/a.meta4", "dl", doc, []string{"a.iso", "c.iso"})
+	id, err := q.Add(NewJob{Source: "http://x.example/a.meta4", Dest: "dl", Doc: doc, Selected: []string{"a.iso", "c.iso"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	id2, err := q.Add("/tmp/b.meta4", filepath.Join(dir, "dl2"), queuetest.Doc(10, 0, "small"), nil)
+	id2, err := q.Add(NewJob{Source: "/tmp/b.meta4", Dest: filepath.Join(dir, "dl2"), Doc: queuetest.Doc(10, 0, "small")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestAddRefuses(t *testing.T) {
 		{"empty selection", queuetest.Doc(1, 0, "a"), []string{}, "no file selected"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := q.Add("src", t.TempDir(), tc.doc, tc.selected)
+			_, err := q.Add(NewJob{Source: "src", Dest: t.TempDir(), Doc: tc.doc, Selected: tc.selected})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Add: %v, want an error with %q", err, tc.want)
 			}
@@ -163,7 +163,7 @@ func TestMove(t *testing.T) {
 			q := queuetest.Open(t, Open, t.TempDir())
 			var id []int64
 			for i := range 5 {
-				n, err := q.Add(fmt.Sprint("src", i), t.TempDir(), queuetest.Doc(1, 0, "f"), nil)
+				n, err := q.Add(NewJob{Source: fmt.Sprint("src", i), Dest: t.TempDir(), Doc: queuetest.Doc(1, 0, "f")})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -234,7 +234,7 @@ func TestStates(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := queuetest.Open(t, Open, t.TempDir())
-			id, err := q.Add("src", t.TempDir(), queuetest.Doc(1, 0, "f"), nil)
+			id, err := q.Add(NewJob{Source: "src", Dest: t.TempDir(), Doc: queuetest.Doc(1, 0, "f")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -263,7 +263,7 @@ func TestJournal(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	const size = 10<<20 + 5 // 11 pieces of 1 MiB, the last 5 bytes
-	id, err := q.Add("src", t.TempDir(), queuetest.Doc(size, 1<<20, "a", "b"), nil)
+	id, err := q.Add(NewJob{Source: "src", Dest: t.TempDir(), Doc: queuetest.Doc(size, 1<<20, "a", "b")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestJournal(t *testing.T) {
 		}
 	})
 	t.Run("unknown size grows", func(t *testing.T) {
-		id, err := q.Add("src2", t.TempDir(), queuetest.Doc(-1, 0, "u"), nil)
+		id, err := q.Add(NewJob{Source: "src2", Dest: t.TempDir(), Doc: queuetest.Doc(-1, 0, "u")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -369,7 +369,7 @@ func TestReopenResumes(t *testing.T) {
 	}
 	want := map[int64]State{}
 	for _, s := range []State{Queued, Running, Paused, Done, Failed, Running} {
-		id, err := q.Add("src", t.TempDir(), queuetest.Doc(1, 0, "f"), nil)
+		id, err := q.Add(NewJob{Source: "src", Dest: t.TempDir(), Doc: queuetest.Doc(1, 0, "f")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -485,7 +485,7 @@ func TestRemove(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	id, err := q.Add("a", dest, queuetest.Doc(1, 0, "a.iso"), nil)
+	id, err := q.Add(NewJob{Source: "a", Dest: dest, Doc: queuetest.Doc(1, 0, "a.iso")})
 	if err != nil {
 		t.Fatal(err)
 	}

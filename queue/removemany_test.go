@@ -17,7 +17,7 @@ func TestRemoveMany(t *testing.T) {
 	dest := t.TempDir()
 	var ids []int64
 	for _, name := range []string{"a.iso", "b.iso", "c.iso"} {
-		id, err := q.Add(name, dest, queuetest.Doc(1, 0, name), nil)
+		id, err := q.Add(NewJob{Source: name, Dest: dest, Doc: queuetest.Doc(1, 0, name)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@ func TestJobWithSourceAndTorrentJob(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	dest := t.TempDir()
-	link, err := q.Add("https://Example.org/pub/a.iso#top", dest, queuetest.Doc(1, 0, "a.iso"), nil)
+	link, err := q.Add(NewJob{Source: "https://Example.org/pub/a.iso#top", Dest: dest, Doc: queuetest.Doc(1, 0, "a.iso")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,14 +31,14 @@ func TestJobWithSourceAndTorrentJob(t *testing.T) {
 
 	stored := metainfo.HashBytes([]byte("stored"))
 	bare := metainfo.HashBytes([]byte("bare"))
-	withSpec, err := q.Add("/some/where/s.torrent", dest, queuetest.Doc(1, 0, "s.bin"), nil)
+	withSpec, err := q.Add(NewJob{Source: "/some/where/s.torrent", Dest: dest, Doc: queuetest.Doc(1, 0, "s.bin")})
 	if err == nil {
 		err = q.SetTorrentSpec(withSpec, &torrent.Spec{Name: "s", InfoHash: stored})
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	magnet, err := q.Add("magnet:?xt=urn:btih:"+bare.HexString()+"&dn=m", dest, queuetest.Doc(1, 0, "m.bin"), nil)
+	magnet, err := q.Add(NewJob{Source: "magnet:?xt=urn:btih:" + bare.HexString() + "&dn=m", Dest: dest, Doc: queuetest.Doc(1, 0, "m.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}

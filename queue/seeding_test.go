@@ -21,7 +21,7 @@ func TestSeededKeptAcrossReopen(t *testing.T) {
 	}
 	var ids []int64
 	for _, n := range []string{"a", "b", "c", "d"} {
-		id, err := q.Add(n, t.TempDir(), queuetest.Doc(2, 0, n+"1.bin", n+"2.bin"), nil)
+		id, err := q.Add(NewJob{Source: n, Dest: t.TempDir(), Doc: queuetest.Doc(2, 0, n+"1.bin", n+"2.bin")})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -223,19 +223,19 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 	}
 	if len(o.Headers) == 0 && o.UserAgent == "" {
 		if failing != nil {
-			id, err := a.Queue.AddPaused(first, dest, doc, nil, origin)
+			id, err := a.Queue.Add(queue.NewJob{Source: first, Dest: dest, Doc: doc, Origin: origin, Paused: true})
 			if err != nil {
 				return 0, err
 			}
 			return a.failAdded(id, o, failing)
 		}
-		id, err := a.Queue.AddFrom(first, dest, doc, nil, origin)
+		id, err := a.Queue.Add(queue.NewJob{Source: first, Dest: dest, Doc: doc, Origin: origin})
 		if err != nil {
 			return 0, err
 		}
 		return id, a.started(id, o)
 	}
-	id, note, err := a.Queue.AddWithNet(first, dest, doc, nil, origin, net, o.Pause || failing != nil)
+	id, note, err := a.Queue.AddWithNet(queue.NewJob{Source: first, Dest: dest, Doc: doc, Origin: origin, Paused: o.Pause || failing != nil}, net)
 	if err != nil {
 		return 0, err
 	}

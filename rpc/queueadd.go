@@ -98,7 +98,7 @@ func (a *QueueDownloads) addTorrent(spec *torrent.Spec, source, dest string, o A
 		return 0, fmt.Errorf("read the torrent: %w", err)
 	}
 	doc.Origin = source
-	id, err := a.Queue.AddFrom(source, dest, doc, nil, queue.Origin{Referer: o.Referer})
+	id, err := a.Queue.Add(queue.NewJob{Source: source, Dest: dest, Doc: doc, Origin: queue.Origin{Referer: o.Referer}})
 	if err != nil {
 		return 0, err
 	}
@@ -132,7 +132,7 @@ func (a *QueueDownloads) AddMetalink(_ context.Context, b []byte, o AddOptions) 
 	}
 	origin := queue.Origin{Referer: o.Referer}
 	if len(o.Headers) == 0 && o.UserAgent == "" {
-		id, err := a.Queue.AddFrom(source, dest, doc, nil, origin)
+		id, err := a.Queue.Add(queue.NewJob{Source: source, Dest: dest, Doc: doc, Origin: origin})
 		if err != nil {
 			return nil, err
 		}
@@ -153,7 +153,7 @@ func (a *QueueDownloads) AddMetalink(_ context.Context, b []byte, o AddOptions) 
 	if err != nil {
 		return nil, err
 	}
-	id, note, err := a.Queue.AddWithNet(source, dest, doc, nil, origin, net, o.Pause)
+	id, note, err := a.Queue.AddWithNet(queue.NewJob{Source: source, Dest: dest, Doc: doc, Origin: origin, Paused: o.Pause}, net)
 	if err != nil {
 		return nil, err
 	}

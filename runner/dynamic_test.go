@@ -167,7 +167,7 @@ func addDynamic(t *testing.T, o *origin, doc *metalink.Document, dest string) (*
 	t.Helper()
 	doc.Origin, doc.Dynamic = o.URL(), true
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	id, err := q.Add(o.URL(), dest, doc, nil)
+	id, err := q.Add(queue.NewJob{Source: o.URL(), Dest: dest, Doc: doc})
 	if err != nil {
 		t.Fatal(err)
 	}

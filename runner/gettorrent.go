@@ -152,7 +152,7 @@ func (g *Get) findTorrentJob(source string, spec *torrent.Spec) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if id, err = q.AddFrom(source, g.Dir, doc, spec.Only, queue.Origin{}); err != nil {
+	if id, err = q.Add(queue.NewJob{Source: source, Dest: g.Dir, Doc: doc, Selected: spec.Only}); err != nil {
 		return 0, err
 	}
 	return id, q.SetTorrentSpec(id, spec)

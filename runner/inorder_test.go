@@ -35,7 +35,7 @@ func TestJobInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { q.Close() })
-	id, err := q.Add("o.meta4", dest, describe(t, "o.bin", data, 1<<20, a, b, c), nil)
+	id, err := q.Add(queue.NewJob{Source: "o.meta4", Dest: dest, Doc: describe(t, "o.bin", data, 1<<20, a, b, c)})
 	if err != nil {
 		t.Fatal(err)
 	}

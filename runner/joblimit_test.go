@@ -62,7 +62,7 @@ func TestJobLimitFollowedAndKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add("l.meta4", dest, describe(t, "l.bin", data, 256<<10, m), nil)
+	id, err := q.Add(queue.NewJob{Source: "l.meta4", Dest: dest, Doc: describe(t, "l.bin", data, 256<<10, m)})
 	if err != nil {
 		t.Fatal(err)
 	}

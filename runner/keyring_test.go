@@ -17,7 +17,7 @@ import (
 func TestSignatureRecordsReadAsBefore(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	id, err := q.Add("s.meta4", t.TempDir(), queuetest.Doc(1, 0, "old.bin", "new.bin"), nil)
+	id, err := q.Add(queue.NewJob{Source: "s.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(1, 0, "old.bin", "new.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ const memberCheck = "CRC-32"
 // archive sends byte ranges.
 var errMemberNoRanges = errors.New("no mirror of the archive sends parts of files (byte ranges): one member cannot be read out of it, so the whole archive must be downloaded")
 
-// runMember runs a member job (queue.AddMember): the archive's directory
+// runMember runs a member job (queue.NewJob.Member): the archive's directory
 // from all its mirrors at once (engine.Ranges, pieces checked against the
 // archive's piece hashes where it has them), then the member's local
 // header and compressed bytes, inflated as they arrive into NAME.part

@@ -49,7 +49,7 @@ func serve(t *testing.T, svc *Service, start bool) {
 // addJob queues a job of data served by m into q.
 func addJob(t *testing.T, q *queue.Queue, name string, data []byte, m *mirrortest.Mirror) int64 {
 	t.Helper()
-	id, err := q.Add(name+".meta4", t.TempDir(), describe(t, name, data, 64<<10, m), nil)
+	id, err := q.Add(queue.NewJob{Source: name + ".meta4", Dest: t.TempDir(), Doc: describe(t, name, data, 64<<10, m)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func addTorrent(t *testing.T, q *queue.Queue, tf, dest string, selected []string
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add(tf, dest, doc, selected)
+	id, err := q.Add(queue.NewJob{Source: tf, Dest: dest, Doc: doc, Selected: selected})
 	if err != nil {
 		t.Fatal(err)
 	}

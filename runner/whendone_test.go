@@ -67,7 +67,7 @@ func TestWhenDoneCommand(t *testing.T) {
 	data := testkit.Data(300 << 10)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	id, err := q.Add("film.meta4", dest, describe(t, name, data, 64<<10, m), nil)
+	id, err := q.Add(queue.NewJob{Source: "film.meta4", Dest: dest, Doc: describe(t, name, data, 64<<10, m)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,11 +137,11 @@ func TestWhenDoneFailure(t *testing.T) {
 	data := testkit.Data(100 << 10)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	failing, err := q.Add("a.meta4", t.TempDir(), describe(t, "a.bin", data, 0, m), nil)
+	failing, err := q.Add(queue.NewJob{Source: "a.meta4", Dest: t.TempDir(), Doc: describe(t, "a.bin", data, 0, m)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	missing, err := q.Add("b.meta4", t.TempDir(), describe(t, "b.bin", data, 0, m), nil)
+	missing, err := q.Add(queue.NewJob{Source: "b.meta4", Dest: t.TempDir(), Doc: describe(t, "b.bin", data, 0, m)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func TestWhenDoneOpen(t *testing.T) {
 		}
 	}
 
-	open, err := q.Add("a.meta4", dir, describe(t, "a file.pdf", data, 0, m), nil)
+	open, err := q.Add(queue.NewJob{Source: "a.meta4", Dest: dir, Doc: describe(t, "a file.pdf", data, 0, m)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func TestWhenDoneOpen(t *testing.T) {
 		t.Errorf("open the file: the opener got %q, want %q", got, want)
 	}
 
-	show, err := q.Add("b.meta4", dir, describe(t, "sub/b.bin", data, 0, m), nil)
+	show, err := q.Add(queue.NewJob{Source: "b.meta4", Dest: dir, Doc: describe(t, "sub/b.bin", data, 0, m)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -304,7 +304,7 @@ func TestWindowFailedOpen(t *testing.T) {
 	}
 	doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: "open.xyz", Size: int64(len(data)),
 		URLs: []metalink.URL{{URL: "http://127.0.0.1:9/open.xyz", Priority: 1}}}}}
-	id, err := q.Add("http://127.0.0.1:9/open.xyz", r.dest, doc, nil)
+	id, err := q.Add(queue.NewJob{Source: "http://127.0.0.1:9/open.xyz", Dest: r.dest, Doc: doc})
 	if err == nil {
 		err = q.Finish(id)
 	}

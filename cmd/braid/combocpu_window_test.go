@@ -76,7 +76,7 @@ func BenchmarkWindowCPUCombinations(b *testing.B) {
 			closed := l.Addr().String()
 			l.Close()
 			add := func(source string, doc *metalink.Document) int64 {
-				id, err := q.Add(source, dest, doc, nil)
+				id, err := q.Add(queue.NewJob{Source: source, Dest: dest, Doc: doc})
 				if err != nil {
 					q.Close()
 					b.Fatal(err)

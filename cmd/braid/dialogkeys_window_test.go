@@ -61,7 +61,7 @@ func TestWindowDialogKeysAfterAClick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add(m.URL(), r.dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+	id, err := q.Add(queue.NewJob{Source: m.URL(), Dest: r.dest, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 	q.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func TestWindowFilePriorities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add(tf, r.dest, doc, []string{"album/a.bin", "album/b.bin"})
+	id, err := q.Add(queue.NewJob{Source: tf, Dest: r.dest, Doc: doc, Selected: []string{"album/a.bin", "album/b.bin"}})
 	if err == nil {
 		err = q.SetTorrentSpec(id, spec)
 	}

@@ -74,7 +74,7 @@ func TestQueueRunHoldsForTheSchedule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add("held.meta4", dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+	id, err := q.Add(queue.NewJob{Source: "held.meta4", Dest: dest, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 	if err != nil {
 		t.Fatal(err)
 	}

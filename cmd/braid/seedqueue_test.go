@@ -52,7 +52,7 @@ func newSeedQueue(t *testing.T, name string, data []byte, pieceLen int64, presen
 		t.Fatal(err)
 	}
 	_, doc := torrentDoc(t, tf)
-	if s.id, err = s.q.Add(tf, s.dest, doc, nil); err != nil {
+	if s.id, err = s.q.Add(queue.NewJob{Source: tf, Dest: s.dest, Doc: doc}); err != nil {
 		t.Fatal(err)
 	}
 	return s

@@ -55,7 +55,7 @@ func TestWindowPeersAndTrackers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add(tf, r.dest, doc, nil)
+	id, err := q.Add(queue.NewJob{Source: tf, Dest: r.dest, Doc: doc})
 	if err == nil {
 		err = q.SetTorrentSpec(id, spec)
 	}

@@ -36,7 +36,7 @@ func truthsQueue(t *testing.T, r *windowRig, done int, mismatch bool, running st
 	add := func(name, url string, size int64) int64 {
 		t.Helper()
 		doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: name, Size: size, URLs: []metalink.URL{{URL: url, Priority: 1}}}}}
-		id, err := q.Add(url, r.dest, doc, nil)
+		id, err := q.Add(queue.NewJob{Source: url, Dest: r.dest, Doc: doc})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -79,7 +79,7 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(r.dest, name), on, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		id, err := q.AddFrom(source, r.dest, doc, nil, origin)
+		id, err := q.Add(queue.NewJob{Source: source, Dest: r.dest, Doc: doc, Origin: origin})
 		if err == nil {
 			err = q.SetVerdict(id, name, queue.VerifiedBy(by))
 		}

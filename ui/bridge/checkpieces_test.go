@@ -33,7 +33,7 @@ func TestBadPiecesKeptAcrossARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := openQueue(t)
-	qid, err := q.Add("kept.meta4", dir, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+	qid, err := q.Add(queue.NewJob{Source: "kept.meta4", Dest: dir, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -140,7 +140,7 @@ func TestVerifyNoHashChangedSize(t *testing.T) {
 // none: not verified).
 func doneJob(t *testing.T, q *queue.Queue, dir string, f metalink.File) int64 {
 	t.Helper()
-	qid, err := q.Add("http://example.org/f.bin", dir, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+	qid, err := q.Add(queue.NewJob{Source: "http://example.org/f.bin", Dest: dir, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 	if err != nil {
 		t.Fatal(err)
 	}

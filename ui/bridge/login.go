@@ -180,12 +180,9 @@ func (b *Backend) addFrom(req ui.AddRequest, origin queue.Origin) (int64, error)
 	l, ok := b.openLogins[req.Doc]
 	delete(b.openLogins, req.Doc)
 	b.mu.Unlock()
-	if !ok {
-		return b.q.AddPaused(req.Source, req.Dir, req.Doc, req.Files, origin)
-	}
-	id, _, err := b.q.AddWithNet(req.Source, req.Dir, req.Doc, req.Files, origin, netconf.Settings{}, true)
-	if err != nil {
-		return 0, err
+	id, err := b.q.Add(queue.NewJob{Source: req.Source, Dest: req.Dir, Doc: req.Doc, Selected: req.Files, Origin: origin, Paused: true})
+	if err != nil || !ok {
+		return id, err
 	}
 	links := l.links
 	if u, err := url.Parse(req.Source); err == nil {

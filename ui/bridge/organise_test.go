@@ -116,7 +116,7 @@ func TestWhenDoneThroughTheBridge(t *testing.T) {
 	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
-	id, err := q.Add("a.meta4", t.TempDir(), &metalink.Document{Version: 4, Files: []metalink.File{{Name: "a.bin", Size: 10}}}, nil)
+	id, err := q.Add(queue.NewJob{Source: "a.meta4", Dest: t.TempDir(), Doc: &metalink.Document{Version: 4, Files: []metalink.File{{Name: "a.bin", Size: 10}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

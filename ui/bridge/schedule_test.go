@@ -9,6 +9,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/internal/testkit"
+	"braid/queue"
 	"braid/ui"
 )
 
@@ -102,7 +103,7 @@ func TestHeldJobSaysWhy(t *testing.T) {
 	b := newBackend(t, q)
 	data := payload(pieceLen)
 	doc := &metalink.Document{Version: 4, Files: []metalink.File{describeData(t, "h.bin", data, "http://127.0.0.1:9/h.bin")}}
-	id, err := q.Add("h.meta4", t.TempDir(), doc, nil)
+	id, err := q.Add(queue.NewJob{Source: "h.meta4", Dest: t.TempDir(), Doc: doc})
 	if err != nil {
 		t.Fatal(err)
 	}

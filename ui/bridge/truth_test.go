@@ -38,7 +38,7 @@ func TestOneTruthPerOutcome(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dest, f.Name), make([]byte, f.Size), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		id, err := q.Add("http://example.org/"+f.Name, dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+		id, err := q.Add(queue.NewJob{Source: "http://example.org/" + f.Name, Dest: dest, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 		if err != nil {
 			t.Fatal(err)
 		}
