@@ -58,6 +58,16 @@ type Job struct {
 	// Limit is the job's own download limit in bytes per second, on top
 	// of the global one; 0: none (see the JobChange Limit).
 	Limit int64
+	// Notice is something the user should hear about the job (the
+	// JobChange Notice); "" when nothing.
+	Notice string
+	// WhenDone is what the job does once done, and WhenDoneNote what went
+	// wrong when it last ran (DoWhenDone, WhenDoneWent).
+	WhenDone     WhenDone
+	WhenDoneNote WhenDoneNote
+	// RefreshedAt is when the job's document was last fetched from its
+	// origin (the JobChange Refreshed), or else added: see RefreshDue.
+	RefreshedAt time.Time
 	// Doc is the stored document; set by Get, nil in List.
 	Doc   *metalink.Document
 	Files []File // in document order, selected or not
@@ -539,15 +549,18 @@ func (q *Queue) Get(id int64) (Job, error) {
 type scanner interface{ Scan(...any) error }
 
 // jobColumns are the columns scanJob reads, in its order.
-const jobColumns = `id, source, dest, state, added_at, finished_at, error, origin_etag, referer, next_try, speed_limit`
+const jobColumns = `id, source, dest, state, added_at, finished_at, error, origin_etag, referer, next_try, speed_limit,
+	notice, when_done, when_done_note, refreshed_at`
 
 func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 	var j Job
 	var state string
 	var added int64
 	var finished sql.NullInt64
-	var nextTry int64
-	dest := []any{&j.ID, &j.Source, &j.Dest, &state, &added, &finished, &j.Error, &j.Origin.ETag, &j.Origin.Referer, &nextTry, &j.Limit}
+	var nextTry, refreshed int64
+	var whenDone, whenDoneNote string
+	dest := []any{&j.ID, &j.Source, &j.Dest, &state, &added, &finished, &j.Error, &j.Origin.ETag, &j.Origin.Referer, &nextTry, &j.Limit,
+		&j.Notice, &whenDone, &whenDoneNote, &refreshed}
 	for _, d := range doc {
 		dest = append(dest, d)
 	}
@@ -562,6 +575,8 @@ func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 	if nextTry > 0 && j.State == Running {
 		j.NextTry = time.UnixMilli(nextTry)
 	}
+	j.RefreshedAt = time.UnixMilli(max(added, refreshed))
+	j.WhenDone, j.WhenDoneNote = parseWhenDone(whenDone, whenDoneNote)
 	return j, nil
 }
 

@@ -1,28 +1,9 @@
 package queue
 
-import (
-	"database/sql"
-	"errors"
-	"fmt"
-)
-
 // A job's own speed limit holds on top of the global one (Settings'
 // SpeedLimit, or the schedule's alternative): its downloads, HTTP, FTP or
 // BitTorrent, get no more than the lower of the two. It is kept with the
 // job, across restarts, and a runner follows a change while the job runs.
-
-// Limit is job id's own download limit in bytes per second, 0 for none.
-func (q *Queue) Limit(id int64) (int64, error) {
-	var bps int64
-	err := q.db.QueryRow(`SELECT speed_limit FROM jobs WHERE id = ?`, id).Scan(&bps)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("job %d: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return 0, q.wrap(fmt.Sprintf("read the speed limit of job %d", id), err)
-	}
-	return bps, nil
-}
 
 // Limits are the jobs that have a limit of their own, by ID, in bytes
 // per second.

@@ -26,8 +26,8 @@ func TestJobLimitKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := q.Limit(a); err != nil || n != 0 {
-		t.Fatalf("a new job's limit: %d, %v, want none", n, err)
+	if j, err := q.Get(a); err != nil || j.Limit != 0 {
+		t.Fatalf("a new job's limit: %d, %v, want none", j.Limit, err)
 	}
 	if err := q.SetJob(a, Limit(300<<10)); err != nil {
 		t.Fatal(err)
@@ -53,23 +53,20 @@ func TestJobLimitKept(t *testing.T) {
 	if err := q.SetJob(a, Limit(0)); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := q.Limit(a); err != nil || n != 0 {
-		t.Fatalf("limit after removing it: %d, %v, want none", n, err)
+	if j, err := q.Get(a); err != nil || j.Limit != 0 {
+		t.Fatalf("limit after removing it: %d, %v, want none", j.Limit, err)
 	}
 	if err := q.SetJob(b, Limit(-5)); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := q.Limit(b); n != 0 {
-		t.Fatalf("a negative limit stored as %d, want none", n)
+	if j, _ := q.Get(b); j.Limit != 0 {
+		t.Fatalf("a negative limit stored as %d, want none", j.Limit)
 	}
 	if err := q.Remove(b); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.SetJob(b, Limit(1)); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("setting a removed job's limit: %v, want ErrNotFound", err)
-	}
-	if _, err := q.Limit(b); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("reading a removed job's limit: %v, want ErrNotFound", err)
 	}
 }
 

@@ -154,8 +154,8 @@ func TestWhenDoneStored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w, n, err := q.WhenDone(id); err != nil || w != (WhenDone{}) || n != (WhenDoneNote{}) {
-		t.Fatalf("new job: %+v %+v %v", w, n, err)
+	if j, err := q.Get(id); err != nil || j.WhenDone != (WhenDone{}) || j.WhenDoneNote != (WhenDoneNote{}) {
+		t.Fatalf("new job: %+v %+v %v", j.WhenDone, j.WhenDoneNote, err)
 	}
 	cmd := WhenDone{Action: ActionCommand, Command: `notify-send "done"`}
 	if err := q.SetJob(id, DoWhenDone(cmd)); err != nil {
@@ -164,15 +164,15 @@ func TestWhenDoneStored(t *testing.T) {
 	if err := q.SetJob(id, WhenDoneWent(WhenDoneNote{Kind: ActionCommand, Detail: "exit status 3"})); err != nil {
 		t.Fatal(err)
 	}
-	ws, ns, err := q.WhenDoneAll()
-	if err != nil || len(ws) != 1 || ws[id] != cmd || ns[id].Detail != "exit status 3" {
-		t.Fatalf("all: %v %v %v", ws, ns, err)
+	jobs, err := q.List()
+	if err != nil || len(jobs) != 2 || jobs[0].WhenDone != cmd || jobs[0].WhenDoneNote.Detail != "exit status 3" || jobs[1].WhenDone != (WhenDone{}) {
+		t.Fatalf("List: %+v, %v", jobs, err)
 	}
 	if err := q.SetJob(id, DoWhenDone(WhenDone{Action: ActionOpen})); err != nil {
 		t.Fatal(err)
 	}
-	if w, n, _ := q.WhenDone(id); w.Action != ActionOpen || n != (WhenDoneNote{}) {
-		t.Errorf("after a new action: %+v %+v", w, n)
+	if j, _ := q.Get(id); j.WhenDone.Action != ActionOpen || j.WhenDoneNote != (WhenDoneNote{}) {
+		t.Errorf("after a new action: %+v %+v", j.WhenDone, j.WhenDoneNote)
 	}
 	if err := q.SetJob(other, DoWhenDone(WhenDone{Action: ActionCommand, Command: `x "open`})); !errors.Is(err, ErrBadCommand) {
 		t.Errorf("a command with a quote open: %v", err)

@@ -627,11 +627,11 @@ func packBits(done []bool) []byte {
 // JobOptions implements Downloads: the job's own speed limit, as the
 // queue keeps it.
 func (a *QueueDownloads) JobOptions(id int64) (JobOptions, error) {
-	bps, err := a.Queue.Limit(id)
+	j, err := a.Queue.Get(id)
 	if err != nil {
 		return JobOptions{}, mapErr(err)
 	}
-	return JobOptions{MaxDownloadLimit: bps}, nil
+	return JobOptions{MaxDownloadLimit: j.Limit}, nil
 }
 
 // limitNew gives new download id the speed limit of its add options

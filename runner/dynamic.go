@@ -28,8 +28,8 @@ func (r *Runner) refreshStale(ctx context.Context, j *queue.Job) error {
 	if j.Doc == nil || !j.Doc.Dynamic || j.Doc.Origin == "" {
 		return nil
 	}
-	if due, err := r.Queue.RefreshDue(j.ID); err != nil || !due {
-		return err
+	if !j.RefreshDue() {
+		return nil
 	}
 	_, err := r.refresh(ctx, j, "", refreshing{})
 	return err

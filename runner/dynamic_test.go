@@ -122,11 +122,11 @@ func TestDynamicNewVersion(t *testing.T) {
 	if err != nil || !bytes.Equal(got, fresh) {
 		t.Fatalf("file: %d bytes, %v; want the new version", len(got), err)
 	}
-	n, err := q.Notice(id)
-	if err != nil || !strings.Contains(n, "new version of x.bin, version 2.0") {
-		t.Fatalf("notice %q, %v", n, err)
-	}
 	j, err := q.Get(id)
+	if err != nil || !strings.Contains(j.Notice, "new version of x.bin, version 2.0") {
+		t.Fatalf("notice %q, %v", j.Notice, err)
+	}
+	j, err = q.Get(id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,8 +35,8 @@ func (r *Runner) holdLimit(id int64) (*engine.Limiter, func()) {
 	defer ls.mu.Unlock()
 	h := ls.held[id]
 	if h == nil {
-		bps, _ := r.Queue.Limit(id)
-		h = &heldLimit{lim: engine.NewLimiter(bps)}
+		limits, _ := r.Queue.Limits()
+		h = &heldLimit{lim: engine.NewLimiter(limits[id])}
 		if ls.held == nil {
 			ls.held = map[int64]*heldLimit{}
 		}

@@ -101,8 +101,8 @@ func TestJobLimitFollowedAndKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	q = queuetest.Open(t, queue.Open, state)
-	if got, err := q.Limit(id); err != nil || got != 2*limit {
-		t.Fatalf("after a reopen the job's limit is %d, %v, want %d", got, err, 2*limit)
+	if j, err := q.Get(id); err != nil || j.Limit != 2*limit {
+		t.Fatalf("after a reopen the job's limit is %d, %v, want %d", j.Limit, err, 2*limit)
 	}
 	if err := q.Resume(id); err != nil {
 		t.Fatal(err)
@@ -126,8 +126,8 @@ func TestJobLimitFollowedAndKept(t *testing.T) {
 	if err := <-res; err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := q.Limit(id); got != 0 {
-		t.Errorf("the queue keeps a limit of %d after it was lifted", got)
+	if j, _ := q.Get(id); j.Limit != 0 {
+		t.Errorf("the queue keeps a limit of %d after it was lifted", j.Limit)
 	}
 	if dl.Snapshot().Bytes == 0 {
 		t.Error("the download that was running when the limit was lifted fetched nothing after it")

@@ -49,14 +49,11 @@ func (r *Runner) WaitActions(ctx context.Context) error {
 // returns at once; the action runs on its own goroutine.
 func (r *Runner) whenDone(id int64) {
 	q := r.Queue
-	w, _, err := q.WhenDone(id)
-	if err != nil || w.Action == queue.ActionNone {
-		return
-	}
 	j, err := q.Get(id)
-	if err != nil {
+	if err != nil || j.WhenDone.Action == queue.ActionNone {
 		return
 	}
+	w := j.WhenDone
 	target := donePath(j)
 	r.after.wg.Add(1)
 	go func() {

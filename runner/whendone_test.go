@@ -106,8 +106,8 @@ func TestWhenDoneCommand(t *testing.T) {
 			}
 		}
 	}
-	if _, n, err := q.WhenDone(id); err != nil || n != (queue.WhenDoneNote{}) {
-		t.Errorf("note after a command that went well: %+v, %v", n, err)
+	if wj, err := q.Get(id); err != nil || wj.WhenDoneNote != (queue.WhenDoneNote{}) {
+		t.Errorf("note after a command that went well: %+v, %v", wj.WhenDoneNote, err)
 	}
 	// A done job run again does not run its action again.
 	if err := os.Remove(out); err != nil {
@@ -155,7 +155,8 @@ func TestWhenDoneFailure(t *testing.T) {
 	var mu sync.Mutex
 	ended := map[int64]queue.WhenDoneNote{}
 	r.ActionEnded = func(id int64) {
-		_, n, err := q.WhenDone(id)
+		wj, err := q.Get(id)
+		n := wj.WhenDoneNote
 		if err != nil {
 			t.Errorf("job %d: %v", id, err)
 		}
@@ -183,7 +184,8 @@ func TestWhenDoneFailure(t *testing.T) {
 		if err != nil || j.State != queue.Done {
 			t.Errorf("job %d: %s, %v", id, j.State, err)
 		}
-		_, n, err := q.WhenDone(id)
+		wj, err := q.Get(id)
+		n := wj.WhenDoneNote
 		if err != nil || n.Kind != queue.ActionCommand {
 			t.Errorf("job %d: note %+v, %v", id, n, err)
 		}
@@ -276,8 +278,8 @@ func TestWhenDoneOpen(t *testing.T) {
 		if j, err := q.Get(id); err != nil || j.State != queue.Done {
 			t.Fatalf("job %d after the run: %s, %q (%v)", id, j.State, j.Error, err)
 		}
-		if _, n, err := q.WhenDone(id); err != nil || n != (queue.WhenDoneNote{}) {
-			t.Errorf("job %d's when-done note: %+v, %v", id, n, err)
+		if wj, err := q.Get(id); err != nil || wj.WhenDoneNote != (queue.WhenDoneNote{}) {
+			t.Errorf("job %d's when-done note: %+v, %v", id, wj.WhenDoneNote, err)
 		}
 	}
 

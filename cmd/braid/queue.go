@@ -382,7 +382,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 				qj.NextTry, qj.Error = &at, cmp.Or(qj.Error, w)
 			}
 			qj.Signatures = queueSignatures(q, j.ID)
-			qj.Notice, _ = q.Notice(j.ID)
+			qj.Notice = j.Notice
 			qj.SpeedLimit = limits[j.ID]
 			out = append(out, qj)
 		}

@@ -11,21 +11,18 @@ var (
 	_ ui.WhenDoneSetter = (*Backend)(nil)
 )
 
-// organise is what the bridge holds of the queue's categories and the
-// jobs' actions when done, read with each list of the queue, so the rows
-// the window reads between lists (Active) say the same. Guarded by the
-// Backend's mu.
+// organise is what the bridge holds of the queue's categories, read with
+// a list of the queue, so the rows the window reads between lists
+// (Active) say the same. Guarded by the Backend's mu.
 type organise struct {
 	cats  []queue.Category
-	read  bool // cats were read
-	whens map[int64]queue.WhenDone
-	notes map[int64]queue.WhenDoneNote
+	read  bool     // cats were read
 	names []string // scratch for organiseLocked: a list of 10,000 jobs makes no garbage
 }
 
-// readOrganise reads the categories (once, and again after a change) and
-// the actions when done, for the list being made. Errors leave what was
-// read before: the rows lose a word, not the queue.
+// readOrganise reads the categories (once, and again after a change) for
+// the list being made; a job's action when done comes with it (Job.WhenDone).
+// An error leaves what was read before: the rows lose a word, not the queue.
 func (b *Backend) readOrganise() {
 	b.mu.Lock()
 	read := b.org.read
@@ -38,14 +35,10 @@ func (b *Backend) readOrganise() {
 		}
 		read = err == nil
 	}
-	whens, notes, err := b.q.WhenDoneAll()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if read && !b.org.read {
 		b.org.cats, b.org.read = cats, true
-	}
-	if err == nil {
-		b.org.whens, b.org.notes = whens, notes
 	}
 }
 
@@ -61,10 +54,10 @@ func (b *Backend) organiseLocked(j queue.Job, v *ui.Job) {
 		v.Category = c.Name
 	}
 	b.org.names = names
-	if w, ok := b.org.whens[j.ID]; ok {
+	if w := j.WhenDone; w.Action != queue.ActionNone {
 		v.WhenDone = ui.WhenDone{Action: uiAction(w.Action), Command: w.Command}
 	}
-	if n, ok := b.org.notes[j.ID]; ok {
+	if n := j.WhenDoneNote; n.Kind != queue.ActionNone {
 		v.WhenDoneNote = ui.WhenDoneNote{Kind: uiAction(n.Kind), Detail: n.Detail}
 	}
 }

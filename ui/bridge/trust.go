@@ -154,7 +154,7 @@ func (b *Backend) trustDetail(d *ui.Detail) {
 			}
 		}
 	}
-	if n, err := b.q.Notice(int64(d.ID)); err == nil {
-		d.Notice = n
+	if j, err := b.q.Get(int64(d.ID)); err == nil {
+		d.Notice = j.Notice
 	}
 }
