@@ -84,32 +84,34 @@ func TestCategoryDir(t *testing.T) {
 func TestCategoriesStored(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
-	cs, err := q.Categories()
+	st, err := q.Settings()
+	cs := st.Categories
 	if err != nil || !reflect.DeepEqual(cs, DefaultCategories()) {
 		t.Fatalf("fresh queue: %v, %v", cs, err)
 	}
 	mine := append(DefaultCategories()[:2], Category{Name: " Books ", Extensions: []string{"*.EPUB, .mobi", "epub"}, Folder: " ~/Books "})
-	if err := q.SetCategories(mine); err != nil {
+	if err := q.UpdateSettings(func(st *Settings) { st.Categories = mine }); err != nil {
 		t.Fatal(err)
 	}
-	cs, err = q.Categories()
+	st, err = q.Settings()
+	cs = st.Categories
 	if err != nil || len(cs) != 3 {
 		t.Fatalf("stored: %v, %v", cs, err)
 	}
 	if want := (Category{Name: "Books", Extensions: []string{"epub", "mobi"}, Folder: "~/Books"}); !reflect.DeepEqual(cs[2], want) {
 		t.Errorf("stored %+v, want %+v", cs[2], want)
 	}
-	if err := q.SetCategories([]Category{{Name: "A"}, {Name: "a"}}); err == nil {
+	if err := q.UpdateSettings(func(st *Settings) { st.Categories = []Category{{Name: "A"}, {Name: "a"}} }); err == nil {
 		t.Error("two categories named a were stored")
 	}
-	if err := q.SetCategories([]Category{{Name: " ", Extensions: []string{"x"}}}); err == nil {
+	if err := q.UpdateSettings(func(st *Settings) { st.Categories = []Category{{Name: " ", Extensions: []string{"x"}}} }); err == nil {
 		t.Error("a category without a name was stored")
 	}
-	if err := q.SetCategories(nil); err != nil {
+	if err := q.UpdateSettings(func(st *Settings) { st.Categories = nil }); err != nil {
 		t.Fatal(err)
 	}
-	if cs, _ := q.Categories(); !reflect.DeepEqual(cs, DefaultCategories()) {
-		t.Errorf("after reset: %v", cs)
+	if st, _ := q.Settings(); !reflect.DeepEqual(st.Categories, DefaultCategories()) {
+		t.Errorf("after reset: %v", st.Categories)
 	}
 }
 

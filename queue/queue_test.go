@@ -532,19 +532,25 @@ func TestSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Settings{DownloadDir: "/data", Languages: []string{"de", "en-GB"}, OS: []string{"Linux-x86"}, Countries: []string{"DE"},
-		MaxConns: 8, MaxConnsPerMirror: 3, SpeedLimit: 1 << 20, StartOnLaunch: false, Jobs: DefaultJobs}
+		MaxConns: 8, MaxConnsPerMirror: 3, SpeedLimit: 1 << 20, StartOnLaunch: false, Jobs: DefaultJobs,
+		Torrent: TorrentSettings{SeedRatio: 1, Discovery: true}, Categories: DefaultCategories()}
 	if s, err := q.Settings(); err != nil || !reflect.DeepEqual(s, want) {
 		t.Errorf("Settings = %+v, %v; want %+v", s, err, want)
 	}
-	if err := q.SetSetting(keyMaxConns, "lots"); err != nil {
+	if err := q.setRaw(keyMaxConns, "lots"); err != nil {
 		t.Fatal(err)
 	}
 	if s, _ := q.Settings(); s.MaxConns != 0 {
 		t.Errorf("MaxConns from a bad value = %d, want the default 0", s.MaxConns)
 	}
-	if v, ok, err := q.Setting("nothing"); ok || v != "" || err != nil {
-		t.Errorf("Setting of an unset key = %q %v %v", v, ok, err)
-	}
+}
+
+// setRaw stores one setting as it is, as a hand edit of the database
+// would.
+func (q *Queue) setRaw(key, value string) error {
+	_, err := q.db.Exec(`INSERT INTO settings (key, value) VALUES (?, ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+	return err
 }
 
 func TestMirrorSpeed(t *testing.T) {

@@ -46,34 +46,24 @@ func (q *Queue) connectionUser(link string) string {
 	return "connection " + link + " of " + q.path
 }
 
-// Connections returns the saved connections in the user's order and the
-// URL of the one the downloads run on ("" for this computer).
-func (q *Queue) Connections() ([]Connection, string, error) {
-	raw, ok, err := q.Setting(keyConnections)
-	if err != nil {
-		return nil, "", err
-	}
+// connectionsOf reads the stored connections and the one the downloads
+// run on; a list that does not parse (edited by hand) reads as none, and
+// a connection removed meanwhile as this computer.
+func connectionsOf(raw, active string) ([]Connection, string) {
 	var list []Connection
-	if ok {
-		if err := json.Unmarshal([]byte(raw), &list); err != nil {
-			return nil, "", fmt.Errorf("the saved connections are not readable: %w", err)
-		}
-	}
-	active, _, err := q.Setting(keyRunOn)
-	if err != nil {
-		return nil, "", err
+	if raw != "" && json.Unmarshal([]byte(raw), &list) != nil {
+		list = nil
 	}
 	if active != "" && !slices.ContainsFunc(list, func(c Connection) bool { return c.URL == active }) {
-		active = "" // a connection removed meanwhile
+		active = ""
 	}
-	return list, active, nil
+	return list, active
 }
 
-// SetConnections keeps list and active (one of list's URLs, or "" for
-// this computer). A URL carrying a password, which state.db would hold in
-// clear, is refused in a sentence, as are duplicates and an active URL
-// not in the list. Secrets of connections no longer listed are dropped.
-func (q *Queue) SetConnections(list []Connection, active string) error {
+// checkConnections refuses a list of connections that cannot be saved:
+// an address that is not one, one that carries a password, one listed
+// twice, or downloads run on a connection not in it.
+func checkConnections(list []Connection, active string) error {
 	seen := map[string]bool{}
 	for _, c := range list {
 		u, err := url.Parse(c.URL)
@@ -91,26 +81,19 @@ func (q *Queue) SetConnections(list []Connection, active string) error {
 	if active != "" && !seen[active] {
 		return fmt.Errorf("the downloads cannot run on %s: it is not a saved connection", Redact(active))
 	}
-	old, _, err := q.Connections()
-	if err != nil {
-		old = nil // unreadable: replaced below
-	}
-	b, err := json.Marshal(list)
-	if err != nil {
-		return err
-	}
-	if err := q.SetSetting(keyConnections, string(b)); err != nil {
-		return err
-	}
-	if err := q.SetSetting(keyRunOn, active); err != nil {
-		return err
-	}
+	return nil
+}
+
+// removedConnections are the connections of old not in new, whose secrets
+// go.
+func removedConnections(old, new []Connection) []Connection {
+	var gone []Connection
 	for _, c := range old {
-		if !seen[c.URL] {
-			_, _ = q.SetConnectionSecret(c.URL, "")
+		if !slices.ContainsFunc(new, func(n Connection) bool { return n.URL == c.URL }) {
+			gone = append(gone, c)
 		}
 	}
-	return nil
+	return gone
 }
 
 // SetConnectionSecret keeps secret for the connection at link, in memory

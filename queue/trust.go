@@ -2,30 +2,12 @@ package queue
 
 import (
 	"encoding/json"
-	"strconv"
 
 	"braid/engine/metalink"
 )
 
-// keyRequireSignature is the setting behind runner.Runner.RequireSignature for
-// the window's runs.
+// keyRequireSignature is the key of Settings.RequireSignature.
 const keyRequireSignature = "require_signature"
-
-// RequireSignature reports whether the user asked that every download be
-// signed by a key of the keyring (the window's setting).
-func (q *Queue) RequireSignature() (bool, error) {
-	raw, ok, err := q.Setting(keyRequireSignature)
-	if err != nil || !ok {
-		return false, err
-	}
-	on, _ := strconv.ParseBool(raw)
-	return on, nil
-}
-
-// SetRequireSignature stores the window's "require a signature" setting.
-func (q *Queue) SetRequireSignature(on bool) error {
-	return q.SetSetting(keyRequireSignature, strconv.FormatBool(on))
-}
 
 // FileTrust is what vouches for one file of a job: its whole-file
 // hashes and the outcome of its signature check (zero: not checked).

@@ -663,7 +663,8 @@ func (a *QueueDownloads) GlobalOptions() (GlobalOptions, error) {
 		return GlobalOptions{}, err
 	}
 	s := a.runOptions().inForce(saved)
-	t, err := a.Queue.TorrentSettings()
+	st, err := a.Queue.Settings()
+	t := st.Torrent
 	if err != nil {
 		return GlobalOptions{}, err
 	}
@@ -784,12 +785,13 @@ func (a *QueueDownloads) SetGlobalOptions(o GlobalOptions) error {
 	if o.MaxOverallUpload == old.MaxOverallUpload && o.SeedRatio == old.SeedRatio && o.SeedTime == old.SeedTime {
 		return nil
 	}
-	t, err := a.Queue.TorrentSettings()
+	st, err := a.Queue.Settings()
+	t := st.Torrent
 	if err != nil {
 		return err
 	}
 	t.UploadLimit, t.SeedRatio, t.SeedTime = o.MaxOverallUpload, o.SeedRatio, o.SeedTime
-	if err := a.Queue.SetTorrentSettings(t); err != nil {
+	if err := a.Queue.UpdateSettings(func(st *queue.Settings) { st.Torrent = t }); err != nil {
 		return err
 	}
 	if tc, ok := a.Live.(TorrentClients); ok && o.MaxOverallUpload != old.MaxOverallUpload {

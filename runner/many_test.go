@@ -198,7 +198,7 @@ func TestRunnerFollowsSettings(t *testing.T) {
 	}
 	// "Slow" holds over the setting, and a change of the setting while
 	// it is on does not undo it.
-	if err := q.SetSchedule(queue.Schedule{AltSpeed: true, AltLimit: 256 << 10}); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) { st.Schedule = queue.Schedule{AltSpeed: true, AltLimit: 256 << 10} }); err != nil {
 		t.Fatal(err)
 	}
 	r.follow()

@@ -110,7 +110,9 @@ func TestServiceScheduleHoldsThenRuns(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	// 04:00 to 05:00 every day.
-	if err := q.SetSchedule(queue.Schedule{Windows: []queue.TimeWindow{{Start: 4 * 60, End: 5 * 60}}}); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) {
+		st.Schedule = queue.Schedule{Windows: []queue.TimeWindow{{Start: 4 * 60, End: 5 * 60}}}
+	}); err != nil {
 		t.Fatal(err)
 	}
 	day := time.Date(2026, time.March, 2, 0, 0, 0, 0, time.Local)

@@ -242,7 +242,8 @@ func (r *Runner) torrentSettings() (queue.TorrentSettings, error) {
 	if s := r.TorrentOptions.Settings; s != nil {
 		return *s, nil
 	}
-	return r.Queue.TorrentSettings()
+	st, err := r.Queue.Settings()
+	return st.Torrent, err
 }
 
 // seedLife is the context seeding torrents run under, made on first use.

@@ -361,7 +361,7 @@ func TestWindowQuitWhileSeeding(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Seed on after the download, with no goal that ends it in the test.
-	err = q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 100, Discovery: false})
+	err = q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 100, Discovery: false} })
 	q.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -437,7 +437,7 @@ func TestWindowMagnetInQueue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 100, Discovery: false})
+	err = q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 100, Discovery: false} })
 	q.Close()
 	if err != nil {
 		t.Fatal(err)

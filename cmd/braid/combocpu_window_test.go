@@ -83,7 +83,7 @@ func BenchmarkWindowCPUCombinations(b *testing.B) {
 				}
 				return id
 			}
-			if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1000, Discovery: false}); err != nil {
+			if err := q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 1000, Discovery: false} }); err != nil {
 				b.Fatal(err)
 			}
 			if c.seed {

@@ -92,7 +92,8 @@ func (k *connKeeper) takeNote() string {
 func (k *connKeeper) chosen(stderr io.Writer) string {
 	var active string
 	err := k.withQueue(func(q *queue.Queue) (err error) {
-		_, active, err = q.Connections()
+		s, err := q.Settings()
+		active = s.RunOn
 		return err
 	})
 	if err != nil {
@@ -130,12 +131,12 @@ func (k *connKeeper) Connections() (ui.Connections, error) {
 	k.mu.Unlock()
 	c := ui.Connections{Shown: shown}
 	err := k.withQueue(func(q *queue.Queue) error {
-		list, active, err := q.Connections()
+		s, err := q.Settings()
 		if err != nil {
 			return err
 		}
-		c.Active = active
-		for _, one := range list {
+		c.Active = s.RunOn
+		for _, one := range s.Connections {
 			_, has := q.ConnectionSecret(one.URL)
 			_, given := k.session[one.URL]
 			c.List = append(c.List, ui.Connection{Name: one.Name, URL: one.URL, HasSecret: has || given})
@@ -158,10 +159,8 @@ func (k *connKeeper) Connections() (ui.Connections, error) {
 func (k *connKeeper) SetConnections(c ui.Connections, secrets map[string]string) (string, error) {
 	var note string
 	err := k.withQueue(func(q *queue.Queue) error {
-		saved, active, err := q.Connections()
-		if err != nil {
-			saved = nil
-		}
+		s, _ := q.Settings() // unreadable: replaced
+		saved, active := s.Connections, s.RunOn
 		givenSaved := slices.ContainsFunc(saved, func(one queue.Connection) bool { return one.URL == k.given })
 		var list []queue.Connection
 		for _, one := range c.List {
@@ -180,7 +179,7 @@ func (k *connKeeper) SetConnections(c ui.Connections, secrets map[string]string)
 		if !slices.ContainsFunc(list, func(one queue.Connection) bool { return one.URL == choice }) && choice != "" {
 			choice = active // --remote's address, shown for this run
 		}
-		if err := q.SetConnections(list, choice); err != nil {
+		if err := q.UpdateSettings(func(st *queue.Settings) { st.Connections, st.RunOn = list, choice }); err != nil {
 			return err
 		}
 		for link, s := range secrets {
@@ -212,12 +211,12 @@ func (k *connKeeper) secretLost(link string) bool {
 	}
 	lost := false
 	_ = k.withQueue(func(q *queue.Queue) error {
-		list, _, err := q.Connections()
+		s, err := q.Settings()
 		if err != nil {
 			return err
 		}
 		_, kept := q.ConnectionSecret(link)
-		lost = !kept && slices.ContainsFunc(list, func(c queue.Connection) bool { return c.URL == link && c.Secret })
+		lost = !kept && slices.ContainsFunc(s.Connections, func(c queue.Connection) bool { return c.URL == link && c.Secret })
 		return nil
 	})
 	return lost

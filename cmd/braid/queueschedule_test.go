@@ -83,7 +83,7 @@ func TestQueueRunHoldsForTheSchedule(t *testing.T) {
 	start := (now.Hour()*60 + now.Minute() + 120) % (24 * 60)
 	const slow = 256 << 10
 	sched := queue.Schedule{Windows: []queue.TimeWindow{{Start: start, End: (start + 60) % (24 * 60)}}, AltSpeed: true, AltLimit: slow}
-	if err := q.SetSchedule(sched); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) { st.Schedule = sched }); err != nil {
 		t.Fatal(err)
 	}
 	q.Close()
@@ -102,7 +102,7 @@ func TestQueueRunHoldsForTheSchedule(t *testing.T) {
 	// The windows give way to a pause of all that ends in two seconds.
 	until := time.Now().Add(2 * time.Second)
 	sched.Windows, sched.PausedUntil = nil, until
-	if err := q.SetSchedule(sched); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) { st.Schedule = sched }); err != nil {
 		t.Fatal(err)
 	}
 	wakeRunning(context.Background())

@@ -48,7 +48,9 @@ func newSeedQueue(t *testing.T, name string, data []byte, pieceLen int64, presen
 		t.Fatal(err)
 	}
 	// A ratio no leecher here reaches: it seeds until stopped.
-	if err := s.q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1, Discovery: false, Port: s.port}); err != nil {
+	if err := s.q.UpdateSettings(func(st *queue.Settings) {
+		st.Torrent = queue.TorrentSettings{SeedRatio: 1, Discovery: false, Port: s.port}
+	}); err != nil {
 		t.Fatal(err)
 	}
 	_, doc := torrentDoc(t, tf)

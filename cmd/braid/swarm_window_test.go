@@ -65,7 +65,7 @@ func TestWindowPeersAndTrackers(t *testing.T) {
 		err = q.UpdateSettings(func(s *queue.Settings) { s.SpeedLimit = 48 << 10; s.StartOnLaunch = true })
 	}
 	if err == nil {
-		err = q.SetTorrentSettings(queue.TorrentSettings{Discovery: true})
+		err = q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{Discovery: true} })
 	}
 	q.Close()
 	if err != nil {

@@ -58,10 +58,10 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 100, Discovery: false}); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 100, Discovery: false} }); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetSetting("download_dir", r.dest); err != nil {
+	if err := q.UpdateSettings(func(s *queue.Settings) { s.DownloadDir = r.dest }); err != nil {
 		t.Fatal(err)
 	}
 	// done adds a job for the document of one file that ended done

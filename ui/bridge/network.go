@@ -12,15 +12,6 @@ import (
 
 var _ ui.Networker = (*Backend)(nil)
 
-// The window's proxy setting, kept as raw settings of the queue (the
-// proxy URL without its password, which is kept as queue.SetProxyPassword
-// keeps it).
-const (
-	keyProxyMode = "proxy_mode" // "system", "none", "manual"
-	keyProxyURL  = "proxy_url"
-	keyNoProxy   = "no_proxy"
-)
-
 // proxyModes are the stored names of the modes: netconf's.
 var proxyModes = map[ui.ProxyMode]string{
 	ui.ProxySystem: netconf.ProxySystem.String(),
@@ -31,21 +22,16 @@ var proxyModes = map[ui.ProxyMode]string{
 // Proxy is the window's proxy setting as stored.
 func (b *Backend) Proxy() (ui.ProxySetting, error) {
 	p := ui.ProxySetting{CanRemember: queue.KeyringAvailable()}
-	mode, _, err := b.q.Setting(keyProxyMode)
+	s, err := b.q.Settings()
 	if err != nil {
 		return p, err
 	}
 	for m, name := range proxyModes {
-		if name == mode {
+		if name == s.Proxy.Mode {
 			p.Mode = m
 		}
 	}
-	if p.URL, _, err = b.q.Setting(keyProxyURL); err != nil {
-		return p, err
-	}
-	if p.NoProxy, _, err = b.q.Setting(keyNoProxy); err != nil {
-		return p, err
-	}
+	p.URL, p.NoProxy = s.Proxy.URL, s.Proxy.NoProxy
 	_, p.HasPassword = b.q.ProxyPassword()
 	return p, nil
 }
@@ -73,10 +59,13 @@ func (b *Backend) SetProxy(p ui.ProxySetting) (string, error) {
 	if _, err := netconf.NewNetwork(np); err != nil {
 		return "", err
 	}
-	for k, v := range map[string]string{keyProxyMode: proxyModes[p.Mode], keyProxyURL: p.URL, keyNoProxy: p.NoProxy} {
-		if err := b.q.SetSetting(k, v); err != nil {
-			return "", err
-		}
+	// The proxy URL is stored without its password, which is kept as
+	// queue.SetProxyPassword keeps it.
+	err := b.q.UpdateSettings(func(s *queue.Settings) {
+		s.Proxy = queue.Proxy{Mode: proxyModes[p.Mode], URL: p.URL, NoProxy: p.NoProxy}
+	})
+	if err != nil {
+		return "", err
 	}
 	note := ""
 	switch {

@@ -29,7 +29,8 @@ func (b *Backend) readOrganise() {
 	b.mu.Unlock()
 	var cats []queue.Category
 	if !read {
-		cs, err := b.q.Categories()
+		st, err := b.q.Settings()
+		cs := st.Categories
 		if err == nil {
 			cats = cs
 		}
@@ -70,7 +71,8 @@ func (b *Backend) sortDest(req ui.AddRequest) string {
 
 // Categories returns the queue's categories.
 func (b *Backend) Categories() ([]ui.Category, error) {
-	cs, err := b.q.Categories()
+	st, err := b.q.Settings()
+	cs := st.Categories
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +92,7 @@ func (b *Backend) SetCategories(cs []ui.Category) error {
 			qc[i] = queue.Category{Name: c.Name, Extensions: c.Extensions, Folder: c.Folder}
 		}
 	}
-	if err := b.q.SetCategories(qc); err != nil {
+	if err := b.q.UpdateSettings(func(st *queue.Settings) { st.Categories = qc }); err != nil {
 		return err
 	}
 	b.mu.Lock()

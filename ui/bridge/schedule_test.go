@@ -42,7 +42,8 @@ func TestScheduleHoldsTheQueue(t *testing.T) {
 	// The runner has been woken by the Add; give it the chance to run
 	// the job it must not run, then look.
 	testkit.WaitFor(t, "the runner to look at the schedule", func() bool {
-		s, err := q.Schedule()
+		st, err := q.Settings()
+		s := st.Schedule
 		return err == nil && s.AltSpeed
 	})
 	time.Sleep(200 * time.Millisecond)

@@ -66,7 +66,8 @@ func (b *Backend) checkSignature(id int64, root *os.Root, mf metalink.File, path
 	if err := b.q.SetSignature(id, mf.Name, runner.SignatureRecord(o)); err != nil {
 		return err
 	}
-	require, _ := b.q.RequireSignature()
+	st, _ := b.q.Settings()
+	require := st.RequireSignature
 	return o.Err(require)
 }
 
