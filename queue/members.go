@@ -149,7 +149,7 @@ func (q *Queue) addMember(j NewJob, state State) (int64, error) {
 
 // memberKey is a member job's source key: the archive's canonical
 // source and the member, so that the archive's own job, or another
-// member's, is never taken for it (JobFor, JobWithSource).
+// member's, is never taken for it (JobFor).
 func memberKey(source, name string) string {
 	return canonical(source) + "\x00member\x00" + name
 }

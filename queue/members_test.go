@@ -56,7 +56,7 @@ func TestAddMember(t *testing.T) {
 	if all, err := q.memberJobs(); err != nil || len(all) != 1 || all[id] != m {
 		t.Errorf("memberJobs = %v, %v", all, err)
 	}
-	if other, found, err := q.JobWithSource(link); err != nil || found {
+	if other, found, err := q.JobFor(link, ""); err != nil || found {
 		t.Errorf("the archive's link finds job %d (%v): a member job is not the archive's", other, err)
 	}
 	if _, err := q.Add(NewJob{Source: link, Dest: t.TempDir(), Doc: doc, Member: Member{Name: "../evil", Size: 1}}); err == nil {

@@ -108,15 +108,21 @@ func (q *Queue) PrepareFiles(source, dest string, doc *metalink.Document, files 
 	return id, done, nil
 }
 
-// JobFor returns the newest job that records source downloading into dest;
-// false when none does. Sources are compared in their canonical spelling.
+// JobFor returns the newest job that records source downloading into
+// dest, or into any folder when dest is ""; false when none does. Sources
+// are compared in their canonical spelling (see canonical): a face asks
+// it before adding a link a second time.
 func (q *Queue) JobFor(source, dest string) (int64, bool, error) {
-	abs, err := filepath.Abs(dest)
-	if err != nil {
-		return 0, false, fmt.Errorf("queue %s: destination %q: %w", Redact(source), dest, err)
+	query, args := `SELECT id FROM jobs WHERE source_key = ? ORDER BY id DESC LIMIT 1`, []any{canonical(source)}
+	if dest != "" {
+		abs, err := filepath.Abs(dest)
+		if err != nil {
+			return 0, false, fmt.Errorf("queue %s: destination %q: %w", Redact(source), dest, err)
+		}
+		query, args = `SELECT id FROM jobs WHERE source_key = ? AND dest = ? ORDER BY id DESC LIMIT 1`, append(args, abs)
 	}
 	var id int64
-	err = q.db.QueryRow(`SELECT id FROM jobs WHERE source_key = ? AND dest = ? ORDER BY id DESC LIMIT 1`, canonical(source), abs).Scan(&id)
+	err := q.db.QueryRow(query, args...).Scan(&id)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return 0, false, nil

@@ -1,31 +1,13 @@
 package queue
 
 import (
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/anacrolix/torrent/metainfo"
 
 	"braid/engine/torrent"
 )
-
-// JobWithSource returns the newest job that records source, whatever its
-// folder, with sources compared in their canonical spelling (as JobFor
-// compares them); false when none does. A face asks it before adding a
-// link a second time.
-func (q *Queue) JobWithSource(source string) (int64, bool, error) {
-	var id int64
-	err := q.db.QueryRow(`SELECT id FROM jobs WHERE source_key = ? ORDER BY id DESC LIMIT 1`, canonical(source)).Scan(&id)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return 0, false, nil
-	case err != nil:
-		return 0, false, q.wrap("find job for "+Redact(source), err)
-	}
-	return id, true, nil
-}
 
 // TorrentJob returns the newest job that downloads or seeds the torrent
 // with info hash ih, however it was added (a magnet, a .torrent file or

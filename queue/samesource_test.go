@@ -9,10 +9,10 @@ import (
 	"braid/queue/queuetest"
 )
 
-// TestJobWithSourceAndTorrentJob finds a job by its link however it is
+// TestJobForAnyFolderAndTorrentJob finds a job by its link however it is
 // spelled, and a torrent's job by its info hash however the torrent was
 // added: by the torrent stored with the job, or by its magnet alone.
-func TestJobWithSourceAndTorrentJob(t *testing.T) {
+func TestJobForAnyFolderAndTorrentJob(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	dest := t.TempDir()
@@ -21,12 +21,12 @@ func TestJobWithSourceAndTorrentJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, spelled := range []string{"https://example.org/pub/a.iso", "HTTPS://EXAMPLE.ORG:443/pub/a.iso"} {
-		if id, ok, err := q.JobWithSource(spelled); err != nil || !ok || id != link {
-			t.Errorf("JobWithSource(%s) = %d, %v, %v; want %d", spelled, id, ok, err, link)
+		if id, ok, err := q.JobFor(spelled, ""); err != nil || !ok || id != link {
+			t.Errorf("JobFor(%s) in any folder = %d, %v, %v; want %d", spelled, id, ok, err, link)
 		}
 	}
-	if id, ok, err := q.JobWithSource("https://example.org/pub/b.iso"); err != nil || ok {
-		t.Errorf("JobWithSource of another link = %d, %v, %v", id, ok, err)
+	if id, ok, err := q.JobFor("https://example.org/pub/b.iso", ""); err != nil || ok {
+		t.Errorf("JobFor of another link = %d, %v, %v", id, ok, err)
 	}
 
 	stored := metainfo.HashBytes([]byte("stored"))
