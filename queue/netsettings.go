@@ -189,20 +189,6 @@ func (q *Queue) Net(id int64) (s netconf.Settings, ok, lost bool, err error) {
 	return s, true, true, nil
 }
 
-// OpenNet opens job id's network settings as a Session; nil when it has
-// none.
-func (q *Queue) OpenNet(id int64) (*netconf.Session, error) {
-	s, ok, _, err := q.Net(id)
-	if err != nil || !ok {
-		return nil, err
-	}
-	ss, err := s.Open()
-	if err != nil {
-		return nil, fmt.Errorf("job %d: %w", id, err)
-	}
-	return ss, nil
-}
-
 // forgetNet removes job id's settings and its secret.
 func (q *Queue) forgetNet(id int64) error {
 	if _, err := q.db.Exec(`DELETE FROM job_net WHERE job = ?`, id); err != nil {

@@ -245,7 +245,7 @@ func (r *Runner) httpClientOf(id int64) *http.Client {
 	if err != nil {
 		return nil
 	}
-	ss, err := r.Queue.OpenNet(id)
+	ss, err := r.openNet(id)
 	if err != nil || ss == nil {
 		return c.HTTPClient()
 	}
