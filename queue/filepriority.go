@@ -28,21 +28,3 @@ func (q *Queue) SetFileHigh(id int64, name string, on bool) error {
 	}
 	return nil
 }
-
-// HighFiles returns the files of job id marked by SetFileHigh.
-func (q *Queue) HighFiles(id int64) (map[string]bool, error) {
-	rows, err := q.db.Query(`SELECT name FROM files WHERE job = ? AND high`, id)
-	if err != nil {
-		return nil, q.wrap(fmt.Sprintf("job %d: read its files' priorities", id), err)
-	}
-	defer rows.Close()
-	out := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		out[name] = true
-	}
-	return out, rows.Err()
-}

@@ -68,6 +68,9 @@ type Job struct {
 	// RefreshedAt is when the job's document was last fetched from its
 	// origin (the JobChange Refreshed), or else added: see RefreshDue.
 	RefreshedAt time.Time
+	// Member is the member of a ZIP archive the job fetches (see
+	// NewJob.Member); nil for any other job.
+	Member *Member
 	// Doc is the stored document; set by Get, nil in List.
 	Doc   *metalink.Document
 	Files []File // in document order, selected or not
@@ -98,7 +101,13 @@ type File struct {
 	// Mismatch: its bytes did not match its whole-file hash, at the end of
 	// a download or in a verify, and it has not verified since.
 	Mismatch bool
-	Layout   piece.Layout
+	// High: a torrent's file fetched before the job's other files
+	// (SetFileHigh).
+	High bool
+	// Signature is what a check of the file's OpenPGP signature found
+	// (SetSignature); zero when none was checked.
+	Signature Signature
+	Layout    piece.Layout
 	// Pieces is the count of pieces in the bitfield; Done of them are
 	// recorded done, worth DoneBytes.
 	Pieces    int
@@ -461,12 +470,13 @@ func (q *Queue) List() ([]Job, error) {
 	if err := rows.Err(); err != nil {
 		return nil, q.wrap(op, err)
 	}
-	members, err := q.memberIDs()
+	members, err := q.memberJobs()
 	if err != nil {
 		return nil, q.wrap(op, err)
 	}
-	for id := range members {
+	for id, m := range members {
 		if i, ok := at[id]; ok {
+			jobs[i].Member = &m
 			for k := range jobs[i].Files {
 				memberProgress(&jobs[i].Files[k])
 			}
@@ -511,11 +521,10 @@ func (q *Queue) Get(id int64) (Job, error) {
 	if err := rows.Err(); err != nil {
 		return Job{}, q.wrap(op, err)
 	}
-	var member int
-	if err := q.db.QueryRow(`SELECT COUNT(*) FROM job_members WHERE job = ?`, id).Scan(&member); err != nil {
+	if m, ok, err := q.memberJob(id); err != nil {
 		return Job{}, q.wrap(op, err)
-	}
-	if member > 0 {
+	} else if ok {
+		j.Member = &m
 		for k := range j.Files {
 			memberProgress(&j.Files[k])
 		}
@@ -584,9 +593,9 @@ func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 // hashes, which List does not return.
 const (
 	fileQuery = `SELECT f.job, f.name, f.size, f.hashes, f.selected, f.verified, f.mismatch, f.verified_by, f.rebuilt, f.saved_as, f.created,
-	p.length, p.count, p.bits, p.kept FROM files f JOIN pieces p ON p.file = f.id`
+	f.high, f.signature, p.length, p.count, p.bits, p.kept FROM files f JOIN pieces p ON p.file = f.id`
 	listQuery = `SELECT f.job, f.name, f.size, '', f.selected, f.verified, f.mismatch, f.verified_by, f.rebuilt, f.saved_as, f.created,
-	p.length, p.count, p.bits, p.kept FROM files f JOIN pieces p ON p.file = f.id`
+	f.high, f.signature, p.length, p.count, p.bits, p.kept FROM files f JOIN pieces p ON p.file = f.id`
 )
 
 func scanFile(s scanner, withHashes bool) (int64, File, error) {
@@ -595,9 +604,13 @@ func scanFile(s scanner, withHashes bool) (int64, File, error) {
 	var hashes string
 	var bits []byte
 	var kept int64
+	var sig string
 	if err := s.Scan(&job, &f.Name, &f.Size, &hashes, &f.Selected, &f.Verified, &f.Mismatch, &f.VerifiedBy, &f.Rebuilt, &f.SavedAs, &f.Created,
-		&f.Layout.Length, &f.Pieces, &bits, &kept); err != nil {
+		&f.High, &sig, &f.Layout.Length, &f.Pieces, &bits, &kept); err != nil {
 		return 0, File{}, err
+	}
+	if sig != "" && json.Unmarshal([]byte(sig), &f.Signature) != nil {
+		f.Signature = Signature{} // written by a newer Braid in another shape: not shown
 	}
 	f.Layout.Size = f.Size
 	if withHashes {

@@ -154,9 +154,9 @@ func memberKey(source, name string) string {
 	return canonical(source) + "\x00member\x00" + name
 }
 
-// MemberJob returns the member job id fetches; false when id is not a
+// memberJob returns the member job id fetches; false when id is not a
 // member job.
-func (q *Queue) MemberJob(id int64) (Member, bool, error) {
+func (q *Queue) memberJob(id int64) (Member, bool, error) {
 	var m Member
 	err := q.db.QueryRow(`SELECT member, size, compressed, method, crc32, header_offset, archive_size
 		FROM job_members WHERE job = ?`, id).Scan(&m.Name, &m.Size, &m.CompressedSize, &m.Method, &m.CRC32, &m.HeaderOffset, &m.ArchiveSize)
@@ -164,27 +164,28 @@ func (q *Queue) MemberJob(id int64) (Member, bool, error) {
 	case errors.Is(err, sql.ErrNoRows):
 		return Member{}, false, nil
 	case err != nil:
-		return Member{}, false, q.wrap(fmt.Sprintf("read the member job %d fetches", id), err)
+		return Member{}, false, err
 	}
 	return m, true, nil
 }
 
-// memberIDs are the jobs that fetch archive members.
-func (q *Queue) memberIDs() (map[int64]bool, error) {
-	rows, err := q.db.Query(`SELECT job FROM job_members`)
+// memberJobs are the jobs that fetch archive members, by job.
+func (q *Queue) memberJobs() (map[int64]Member, error) {
+	rows, err := q.db.Query(`SELECT job, member, size, compressed, method, crc32, header_offset, archive_size FROM job_members`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	ids := map[int64]bool{}
+	out := map[int64]Member{}
 	for rows.Next() {
 		var id int64
-		if err := rows.Scan(&id); err != nil {
+		var m Member
+		if err := rows.Scan(&id, &m.Name, &m.Size, &m.CompressedSize, &m.Method, &m.CRC32, &m.HeaderOffset, &m.ArchiveSize); err != nil {
 			return nil, err
 		}
-		ids[id] = true
+		out[id] = m
 	}
-	return ids, rows.Err()
+	return out, rows.Err()
 }
 
 // memberProgress counts a member's progress in its own bytes: its pieces

@@ -49,9 +49,11 @@ func TestAddMember(t *testing.T) {
 	if first != 4 || count != 5 || j.Files[0].Pieces != count {
 		t.Errorf("covering pieces %d+%d, stored %d", first, count, j.Files[0].Pieces)
 	}
-	got, ok, err := q.MemberJob(id)
-	if err != nil || !ok || got != m {
-		t.Errorf("MemberJob = %+v, %v, %v; want %+v", got, ok, err, m)
+	if j.Member == nil || *j.Member != m {
+		t.Errorf("Get's Member = %+v; want %+v", j.Member, m)
+	}
+	if jobs, err := q.List(); err != nil || len(jobs) != 1 || jobs[0].Member == nil || *jobs[0].Member != m {
+		t.Errorf("List: %+v, %v; want the member %+v", jobs, err, m)
 	}
 	if all, err := q.memberJobs(); err != nil || len(all) != 1 || all[id] != m {
 		t.Errorf("memberJobs = %v, %v", all, err)
@@ -65,32 +67,10 @@ func TestAddMember(t *testing.T) {
 	if err := q.Remove(id); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, err := q.MemberJob(id); ok || err != nil {
-		t.Errorf("after Remove the member is still kept: %v, %v", ok, err)
+	if all, err := q.memberJobs(); len(all) != 0 || err != nil {
+		t.Errorf("after Remove the member is still kept: %v, %v", all, err)
 	}
 	if _, err := q.Get(id); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Get after Remove: %v", err)
 	}
-}
-
-// memberJobs lists the jobs that fetch archive members, by job.
-func (q *Queue) memberJobs() (map[int64]Member, error) {
-	rows, err := q.db.Query(`SELECT job, member, size, compressed, method, crc32, header_offset, archive_size FROM job_members`)
-	if err != nil {
-		return nil, q.wrap("list member jobs", err)
-	}
-	defer rows.Close()
-	out := map[int64]Member{}
-	for rows.Next() {
-		var id int64
-		var m Member
-		if err := rows.Scan(&id, &m.Name, &m.Size, &m.CompressedSize, &m.Method, &m.CRC32, &m.HeaderOffset, &m.ArchiveSize); err != nil {
-			return nil, q.wrap("list member jobs", err)
-		}
-		out[id] = m
-	}
-	if err := rows.Err(); err != nil {
-		return nil, q.wrap("list member jobs", err)
-	}
-	return out, nil
 }

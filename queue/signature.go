@@ -1,7 +1,6 @@
 package queue
 
 import (
-	"database/sql"
 	"encoding/json"
 	"fmt"
 )
@@ -33,33 +32,6 @@ func (q *Queue) SetSignature(id int64, name string, s Signature) error {
 	}
 	return q.exec(fmt.Sprintf("job %d: record the signature of %s", id, name),
 		`UPDATE files SET signature = ? WHERE job = ? AND name = ?`, val, id, name)
-}
-
-// Signatures returns the recorded signature outcomes of job id's files by
-// name; a file whose signature was never checked is absent.
-func (q *Queue) Signatures(id int64) (map[string]Signature, error) {
-	rows, err := q.db.Query(`SELECT name, signature FROM files WHERE job = ? AND signature != ''`, id)
-	if err != nil {
-		return nil, q.wrap(fmt.Sprintf("job %d: read signatures", id), err)
-	}
-	defer rows.Close()
-	out := map[string]Signature{}
-	for rows.Next() {
-		var name string
-		var val sql.NullString
-		if err := rows.Scan(&name, &val); err != nil {
-			return nil, q.wrap(fmt.Sprintf("job %d: read signatures", id), err)
-		}
-		var s Signature
-		if err := json.Unmarshal([]byte(val.String), &s); err != nil {
-			continue // written by a newer Braid in another shape: not shown
-		}
-		out[name] = s
-	}
-	if err := rows.Err(); err != nil {
-		return nil, q.wrap(fmt.Sprintf("job %d: read signatures", id), err)
-	}
-	return out, nil
 }
 
 // KeysDir is the folder that holds the user's trusted keys for the queue

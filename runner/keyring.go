@@ -37,13 +37,15 @@ func SignatureRecord(o signature.Outcome) queue.Signature {
 // Signatures returns the signature outcomes recorded for job id's files,
 // by file name; a file whose signature was never checked is absent.
 func Signatures(q *queue.Queue, id int64) (map[string]signature.Outcome, error) {
-	recs, err := q.Signatures(id)
+	j, err := q.Get(id)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]signature.Outcome, len(recs))
-	for name, s := range recs {
-		out[name] = Outcome(s)
+	out := map[string]signature.Outcome{}
+	for _, f := range j.Files {
+		if f.Signature != (queue.Signature{}) {
+			out[f.Name] = Outcome(f.Signature)
+		}
 	}
 	return out, nil
 }

@@ -465,10 +465,8 @@ func (r *Runner) run(ctx context.Context, j queue.Job) error {
 	defer release()
 	// A member of an archive (its archive may come from a torrent's web
 	// seeds: the member job reads it through them, not the swarm).
-	if m, ok, err := q.MemberJob(j.ID); err != nil {
-		return err
-	} else if ok {
-		return r.runMember(ctx, j, m)
+	if j.Member != nil {
+		return r.runMember(ctx, j, *j.Member)
 	}
 	if src, ok := torrentSource(j); ok {
 		return r.runTorrent(ctx, j, src)

@@ -71,7 +71,7 @@ func (r *Runner) SetTorrentFile(id int64, name string, want bool) error {
 	p := torrent.Skip
 	if want {
 		p = torrent.Normal
-		if high, err := r.Queue.HighFiles(id); err == nil && high[name] {
+		if j, err := r.Queue.Get(id); err == nil && slices.ContainsFunc(j.Files, func(f queue.File) bool { return f.Name == name && f.High }) {
 			p = torrent.High
 		}
 	}

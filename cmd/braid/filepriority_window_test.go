@@ -102,11 +102,14 @@ func TestWindowFilePriorities(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		high, err := q.HighFiles(id)
-		j, gerr := q.Get(id)
+		j, err := q.Get(id)
 		q.Close()
-		picked := gerr == nil && len(j.Files) == 3 && j.Files[2].Name == "album/c.bin" && j.Files[2].Selected
-		if err == nil && high["album/b.bin"] && high["album/a.bin"] && picked {
+		picked := err == nil && len(j.Files) == 3 && j.Files[2].Name == "album/c.bin" && j.Files[2].Selected
+		high := map[string]bool{}
+		for _, f := range j.Files {
+			high[f.Name] = f.High
+		}
+		if picked && high["album/b.bin"] && high["album/a.bin"] {
 			break
 		}
 		if time.Now().After(end) {

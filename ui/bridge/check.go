@@ -79,7 +79,7 @@ func (b *Backend) check(id ui.JobID, repair bool) error {
 	if err != nil {
 		return err
 	}
-	if _, member, _ := b.q.MemberJob(j.ID); member {
+	if j.Member != nil {
 		return errors.New(lang.L("a file taken out of an archive is checked against the archive's CRC-32 as it lands; Verify and Repair check files against published hashes, and it has none"))
 	}
 	torrentJob := runner.IsTorrent(j)
