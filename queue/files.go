@@ -43,7 +43,7 @@ func (q *Queue) FinishFile(id int64, name string, snap *engine.Snapshot, cause e
 			return q.Pause(id, pe.reason)
 		}
 		if errors.Is(cause, engine.ErrHashMismatch) {
-			if err := q.SetVerdict(id, name, Mismatched); err != nil {
+			if err := q.SetFile(id, name, Mismatched); err != nil {
 				return errors.Join(q.Fail(id, cause), err)
 			}
 		}

@@ -102,10 +102,10 @@ type File struct {
 	// a download or in a verify, and it has not verified since.
 	Mismatch bool
 	// High: a torrent's file fetched before the job's other files
-	// (SetFileHigh).
+	// (the FileChange High).
 	High bool
 	// Signature is what a check of the file's OpenPGP signature found
-	// (SetSignature); zero when none was checked.
+	// (the FileChange Signed); zero when none was checked.
 	Signature Signature
 	Layout    piece.Layout
 	// Pieces is the count of pieces in the bitfield; Done of them are
@@ -833,43 +833,6 @@ func landedArgs(id int64, name string, s *engine.Snapshot) []any {
 		saved = ""
 	}
 	return []any{s.VerifiedBy, s.Rebuilt, saved, s.Created, id, name}
-}
-
-// Verdict is what is known of a file's bytes at its name, as a check (a
-// download's end, a verify, a repair) left it; SetVerdict records it.
-type Verdict struct {
-	verified, mismatch bool
-	by                 string
-}
-
-var (
-	// Unverified: nothing is proven of the file, and it is not known bad
-	// either (verified once, but gone since: it is fetched again).
-	Unverified = Verdict{}
-	// Mismatched: its bytes did not match its whole-file hash; it needs a
-	// repair (Job.Mismatch, File.Mismatch).
-	Mismatched = Verdict{mismatch: true}
-)
-
-// VerifiedBy is the verdict of a file proven at its name by the hash by
-// ("sha-256", "sha-1 pieces", as engine.RepairResult.VerifiedBy names
-// it; "" when none was published).
-func VerifiedBy(by string) Verdict { return Verdict{verified: true, by: by} }
-
-// SetVerdict records what a check found of file name of job id: a file
-// verified or unverified no longer has a mismatch, and a mismatched one is
-// not verified.
-func (q *Queue) SetVerdict(id int64, name string, v Verdict) error {
-	op := fmt.Sprintf("job %d file %s: mark verified", id, name)
-	switch {
-	case v.mismatch:
-		return q.exec(fmt.Sprintf("job %d file %s: mark checksum mismatch", id, name),
-			`UPDATE files SET mismatch = 1, verified = 0 WHERE job = ? AND name = ?`, id, name)
-	case !v.verified:
-		op = fmt.Sprintf("job %d file %s: mark not verified", id, name)
-	}
-	return q.exec(op, `UPDATE files SET verified = ?, mismatch = 0, verified_by = ? WHERE job = ? AND name = ?`,
-		v.verified, v.by, id, name)
 }
 
 // AddStrikes adds n strikes to a mirror of a file (pieces it sent that

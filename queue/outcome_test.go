@@ -28,21 +28,21 @@ func TestNothingToRun(t *testing.T) {
 	}
 }
 
-func TestVerdictVerified(t *testing.T) {
+func TestVerifiedBy(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	id, err := q.Add(NewJob{Source: "a.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "a.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetVerdict(id, "a.bin", Mismatched); err != nil {
+	if err := q.SetFile(id, "a.bin", Mismatched); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetVerdict(id, "a.bin", VerifiedBy("sha-1 pieces")); err != nil {
+	if err := q.SetFile(id, "a.bin", VerifiedBy("sha-1 pieces")); err != nil {
 		t.Fatal(err)
 	}
 	j, _ := q.Get(id)
 	if f := j.Files[0]; !f.Verified || f.Mismatch || f.Outcome() != "verified (sha-1 piece hashes)" {
-		t.Errorf("after SetVerdict(VerifiedBy): %+v, outcome %q", f, f.Outcome())
+		t.Errorf("after SetFile(VerifiedBy): %+v, outcome %q", f, f.Outcome())
 	}
 }

@@ -42,10 +42,10 @@ func TestSeededKeptAcrossReopen(t *testing.T) {
 	if err := q.SetSeedPaused(b, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetFileHigh(a, "a2.bin", true); err != nil {
+	if err := q.SetFile(a, "a2.bin", High(true)); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetFileHigh(a, "nothere.bin", true); err == nil {
+	if err := q.SetFile(a, "nothere.bin", High(true)); err == nil {
 		t.Error("a file the job does not have got a priority")
 	}
 	if err := q.Remove(d); err != nil {
@@ -82,7 +82,7 @@ func TestSeededKeptAcrossReopen(t *testing.T) {
 	if got := high(); !slices.Equal(got, []string{"a2.bin"}) {
 		t.Fatalf("high files: %v", got)
 	}
-	if err := q.SetFileHigh(a, "a2.bin", false); err != nil {
+	if err := q.SetFile(a, "a2.bin", High(false)); err != nil {
 		t.Fatal(err)
 	}
 	if got := high(); len(got) != 0 {

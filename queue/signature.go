@@ -1,10 +1,5 @@
 package queue
 
-import (
-	"encoding/json"
-	"fmt"
-)
-
 // Signature is what checking the signature of a job's file found, as the
 // queue stores it: the fields of the engine's signature.Outcome, its
 // Status by name ("good", "unknown-key", "bad", "unreadable";
@@ -17,21 +12,6 @@ type Signature struct {
 	Fingerprint string
 	Signer      string
 	Note        string
-}
-
-// SetSignature records what checking the signature of job id's file name
-// found, for `braid queue list` and the window. A zero Signature clears it.
-func (q *Queue) SetSignature(id int64, name string, s Signature) error {
-	val := ""
-	if s != (Signature{}) {
-		b, err := json.Marshal(s)
-		if err != nil {
-			return fmt.Errorf("job %d: file %s: signature: %w", id, name, err)
-		}
-		val = string(b)
-	}
-	return q.exec(fmt.Sprintf("job %d: record the signature of %s", id, name),
-		`UPDATE files SET signature = ? WHERE job = ? AND name = ?`, val, id, name)
 }
 
 // KeysDir is the folder that holds the user's trusted keys for the queue

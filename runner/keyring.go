@@ -23,7 +23,7 @@ func Outcome(s queue.Signature) signature.Outcome {
 		Fingerprint: s.Fingerprint, Signer: s.Signer, Note: s.Note}
 }
 
-// SignatureRecord is o as the queue records it (queue.Queue.SetSignature);
+// SignatureRecord is o as the queue records it (queue.Signed);
 // Outcome turns it back. The zero Outcome is the zero record, which clears
 // what was recorded.
 func SignatureRecord(o signature.Outcome) queue.Signature {
@@ -68,7 +68,7 @@ func signatureCheck(kr *signature.Keyring, f *metalink.File, require bool, job f
 			if !ok {
 				return nil
 			}
-			return q.SetSignature(id, f.Name, SignatureRecord(o))
+			return q.SetFile(id, f.Name, queue.Signed(SignatureRecord(o)))
 		})(ctx, r)
 	}
 }

@@ -62,7 +62,7 @@ func (r *Runner) runMember(ctx context.Context, j queue.Job, m queue.Member) err
 		if _, err := os.Stat(filepath.Join(j.Dest, filepath.FromSlash(f.Path()))); err == nil {
 			return nil // extracted in an earlier run
 		}
-		if err := q.SetVerdict(j.ID, f.Name, queue.Unverified); err != nil {
+		if err := q.SetFile(j.ID, f.Name, queue.Unverified); err != nil {
 			return err
 		}
 	}

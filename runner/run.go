@@ -496,7 +496,7 @@ func (r *Runner) run(ctx context.Context, j queue.Job) error {
 				continue // verified at its final name in an earlier run
 			}
 			// Verified once but gone since: fetch it again.
-			if err := q.SetVerdict(j.ID, f.Name, queue.Unverified); err != nil {
+			if err := q.SetFile(j.ID, f.Name, queue.Unverified); err != nil {
 				return err
 			}
 		}
@@ -698,7 +698,7 @@ func (jr *jobRun) ended(j queue.Job, req *engine.Request, snap *engine.Snapshot,
 	q := jr.r.Queue
 	name := req.File.Name // a new version may have a new name
 	if errors.Is(err, engine.ErrHashMismatch) {
-		if dbErr := q.SetVerdict(j.ID, name, queue.Mismatched); dbErr != nil {
+		if dbErr := q.SetFile(j.ID, name, queue.Mismatched); dbErr != nil {
 			return errors.Join(err, dbErr)
 		}
 	}

@@ -44,7 +44,7 @@ func TestWindowFilePriorities(t *testing.T) {
 		err = q.Pause(id, "")
 	}
 	if err == nil {
-		err = q.SetFileHigh(id, "album/a.bin", true)
+		err = q.SetFile(id, "album/a.bin", queue.High(true))
 	}
 	q.Close()
 	if err != nil {

@@ -80,7 +80,7 @@ func TestWindowGermanHasNoEnglish(t *testing.T) {
 	for _, by := range []string{"", "sha-256"} {
 		name := "fertig-" + strconv.Itoa(len(by)) + ".iso"
 		id := add([]string{name}, closed)
-		if err := q.SetVerdict(id, name, queue.VerifiedBy(by)); err != nil {
+		if err := q.SetFile(id, name, queue.VerifiedBy(by)); err != nil {
 			t.Fatal(err)
 		}
 		if err := q.Finish(id); err != nil {

@@ -48,7 +48,7 @@ func truthsQueue(t *testing.T, r *windowRig, done int, mismatch bool, running st
 		if err := os.WriteFile(filepath.Join(r.dest, name), make([]byte, 1<<20), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := q.SetVerdict(id, name, queue.VerifiedBy("")); err != nil {
+		if err := q.SetFile(id, name, queue.VerifiedBy("")); err != nil {
 			t.Fatal(err)
 		}
 		if err := q.Finish(id); err != nil {
@@ -57,7 +57,7 @@ func truthsQueue(t *testing.T, r *windowRig, done int, mismatch bool, running st
 	}
 	if mismatch {
 		id := add("bad.bin", "http://127.0.0.1:9/bad.bin", 1<<20)
-		if err := q.SetVerdict(id, "bad.bin", queue.Mismatched); err != nil {
+		if err := q.SetFile(id, "bad.bin", queue.Mismatched); err != nil {
 			t.Fatal(err)
 		}
 		if err := q.Fail(id, errors.New("bad.bin: file does not match its hash (sha-256 mismatch)")); err != nil {

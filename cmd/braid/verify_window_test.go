@@ -81,7 +81,7 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 		}
 		id, err := q.Add(queue.NewJob{Source: source, Dest: r.dest, Doc: doc, Origin: origin})
 		if err == nil {
-			err = q.SetVerdict(id, name, queue.VerifiedBy(by))
+			err = q.SetFile(id, name, queue.VerifiedBy(by))
 		}
 		if err == nil {
 			err = q.Finish(id)

@@ -85,7 +85,7 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 		if err == nil && j.done {
 			// In its folder, as a finished download leaves it.
 			if err = os.WriteFile(filepath.Join(r.dest, j.name), make([]byte, 1<<20), 0o644); err == nil {
-				err = q.SetVerdict(id, j.name, queue.VerifiedBy(j.by))
+				err = q.SetFile(id, j.name, queue.VerifiedBy(j.by))
 			}
 			if err == nil {
 				err = q.Finish(id)

@@ -279,7 +279,7 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 				return err
 			}
 			if errors.Is(err, engine.ErrHashMismatch) {
-				if err := b.q.SetVerdict(j.ID, f.Name, queue.Mismatched); err != nil {
+				if err := b.q.SetFile(j.ID, f.Name, queue.Mismatched); err != nil {
 					return err
 				}
 			}
@@ -289,7 +289,7 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 		b.mu.Lock()
 		delete(b.bad, fileKey{j.ID, f.Name})
 		b.mu.Unlock()
-		if err := b.q.SetVerdict(j.ID, f.Name, queue.VerifiedBy(by)); err != nil {
+		if err := b.q.SetFile(j.ID, f.Name, queue.VerifiedBy(by)); err != nil {
 			return err
 		}
 		if by != "" {
@@ -368,7 +368,7 @@ func (b *Backend) runTorrentCheck(j queue.Job, repair bool) error {
 				return err
 			}
 			if errors.Is(err, engine.ErrHashMismatch) {
-				if err := b.q.SetVerdict(j.ID, f.Name, queue.Mismatched); err != nil {
+				if err := b.q.SetFile(j.ID, f.Name, queue.Mismatched); err != nil {
 					return err
 				}
 				mend = append(mend, f.Name)
@@ -376,7 +376,7 @@ func (b *Backend) runTorrentCheck(j queue.Job, repair bool) error {
 			bad = append(bad, fmt.Errorf("%s: %w", f.Name, err))
 			continue
 		}
-		if err := b.q.SetVerdict(j.ID, f.Name, queue.VerifiedBy(by)); err != nil {
+		if err := b.q.SetFile(j.ID, f.Name, queue.VerifiedBy(by)); err != nil {
 			return err
 		}
 		b.mu.Lock()

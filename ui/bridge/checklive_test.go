@@ -38,7 +38,7 @@ func TestRepairShowsItsProgress(t *testing.T) {
 	q := openQueue(t)
 	id, err := q.Add(queue.NewJob{Source: "mend.meta4", Dest: dir, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 	if err == nil {
-		if err = q.SetVerdict(id, "mend.bin", queue.VerifiedBy("sha-256")); err == nil {
+		if err = q.SetFile(id, "mend.bin", queue.VerifiedBy("sha-256")); err == nil {
 			err = q.Finish(id)
 		}
 	}

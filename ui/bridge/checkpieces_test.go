@@ -47,7 +47,7 @@ func TestBadPiecesKeptAcrossARestart(t *testing.T) {
 	if err := q.SetPieces(qid, "kept.bin", bits); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetVerdict(qid, "kept.bin", queue.VerifiedBy("sha-256")); err != nil {
+	if err := q.SetFile(qid, "kept.bin", queue.VerifiedBy("sha-256")); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Finish(qid); err != nil {

@@ -158,7 +158,7 @@ func doneJob(t *testing.T, q *queue.Queue, dir string, f metalink.File) int64 {
 	if err := q.SetPieces(qid, f.Name, bits); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetVerdict(qid, f.Name, queue.VerifiedBy(by)); err != nil {
+	if err := q.SetFile(qid, f.Name, queue.VerifiedBy(by)); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Finish(qid); err != nil {

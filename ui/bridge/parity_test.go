@@ -124,7 +124,7 @@ func TestRebuildingFromParityWords(t *testing.T) {
 
 	done.Rebuilt = 3
 	for _, name := range []string{"big.iso", "notes.txt"} {
-		if err := q.SetVerdict(id, name, queue.VerifiedBy("sha-256")); err != nil {
+		if err := q.SetFile(id, name, queue.VerifiedBy("sha-256")); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -63,7 +63,7 @@ func (b *Backend) checkSignature(id int64, root *os.Root, mf metalink.File, path
 	if err != nil {
 		return fmt.Errorf(lang.L("check the signature: %w"), err)
 	}
-	if err := b.q.SetSignature(id, mf.Name, runner.SignatureRecord(o)); err != nil {
+	if err := b.q.SetFile(id, mf.Name, queue.Signed(runner.SignatureRecord(o))); err != nil {
 		return err
 	}
 	st, _ := b.q.Settings()
