@@ -51,7 +51,7 @@ func TestLockedDatabase(t *testing.T) {
 		}},
 		{"journal", func() error { return q.Journal(id).PiecesDone("f", []int{1}) }},
 		{"pause", func() error { return q.Pause(id, "") }},
-		{"move", func() error { return q.MoveBy(id, 1) }},
+		{"move", func() error { return q.Move(id, By(1)) }},
 		{"settings", func() error { return q.UpdateSettings(func(s *Settings) { s.MaxConns = 3 }) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,22 +7,25 @@ import (
 	"time"
 )
 
-// Move puts a job at index (0 first) of the queue order, shifting the jobs
-// between; an index past either end is clamped to it.
-func (q *Queue) Move(id int64, index int) error {
-	err := q.tx(func(tx *sql.Tx) error { return move(tx, id, func(int) int { return index }) })
-	if err != nil {
-		return q.wrap(fmt.Sprintf("move job %d", id), err)
-	}
-	return nil
+// A Place is where Move puts a job in the queue order: At an index, or
+// By a number of steps from where it is.
+type Place struct {
+	to func(from int) int
 }
 
-// MoveBy moves a job by steps places in the queue order: -1 swaps it
-// with the one before it, 1 with the one after; the first job stays
-// first and the last last. Move(id, 0) puts a job first and Move(id,
-// math.MaxInt) last.
-func (q *Queue) MoveBy(id int64, steps int) error {
-	err := q.tx(func(tx *sql.Tx) error { return move(tx, id, func(i int) int { return i + steps }) })
+// At is index (0 first) of the queue order; an index past either end is
+// clamped to it: At(0) is first, At(math.MaxInt) last.
+func At(index int) Place { return Place{func(int) int { return index }} }
+
+// By is steps places from where the job is: By(-1) swaps it with the one
+// before it, By(1) with the one after; the first job stays first and the
+// last last.
+func By(steps int) Place { return Place{func(from int) int { return from + steps }} }
+
+// Move puts a job at place p of the queue order, shifting the jobs
+// between.
+func (q *Queue) Move(id int64, p Place) error {
+	err := q.tx(func(tx *sql.Tx) error { return move(tx, id, p.to) })
 	if err != nil {
 		return q.wrap(fmt.Sprintf("move job %d", id), err)
 	}

@@ -135,28 +135,28 @@ func TestMove(t *testing.T) {
 		op   func(q *Queue, id []int64) error
 		want []int // indexes into the original IDs
 	}{
-		{"up", func(q *Queue, id []int64) error { return q.MoveBy(id[2], -1) }, []int{0, 2, 1, 3, 4}},
-		{"up first", func(q *Queue, id []int64) error { return q.MoveBy(id[0], -1) }, []int{0, 1, 2, 3, 4}},
-		{"down", func(q *Queue, id []int64) error { return q.MoveBy(id[0], 1) }, []int{1, 0, 2, 3, 4}},
-		{"down last", func(q *Queue, id []int64) error { return q.MoveBy(id[4], 1) }, []int{0, 1, 2, 3, 4}},
-		{"top first", func(q *Queue, id []int64) error { return q.Move(id[0], 0) }, []int{0, 1, 2, 3, 4}},
-		{"bottom", func(q *Queue, id []int64) error { return q.Move(id[1], math.MaxInt) }, []int{0, 2, 3, 4, 1}},
-		{"bottom last", func(q *Queue, id []int64) error { return q.Move(id[4], math.MaxInt) }, []int{0, 1, 2, 3, 4}},
-		{"to front", func(q *Queue, id []int64) error { return q.Move(id[3], 0) }, []int{3, 0, 1, 2, 4}},
-		{"to back", func(q *Queue, id []int64) error { return q.Move(id[1], 4) }, []int{0, 2, 3, 4, 1}},
-		{"past the end", func(q *Queue, id []int64) error { return q.Move(id[0], 99) }, []int{1, 2, 3, 4, 0}},
-		{"before the start", func(q *Queue, id []int64) error { return q.Move(id[4], -3) }, []int{4, 0, 1, 2, 3}},
+		{"up", func(q *Queue, id []int64) error { return q.Move(id[2], By(-1)) }, []int{0, 2, 1, 3, 4}},
+		{"up first", func(q *Queue, id []int64) error { return q.Move(id[0], By(-1)) }, []int{0, 1, 2, 3, 4}},
+		{"down", func(q *Queue, id []int64) error { return q.Move(id[0], By(1)) }, []int{1, 0, 2, 3, 4}},
+		{"down last", func(q *Queue, id []int64) error { return q.Move(id[4], By(1)) }, []int{0, 1, 2, 3, 4}},
+		{"top first", func(q *Queue, id []int64) error { return q.Move(id[0], At(0)) }, []int{0, 1, 2, 3, 4}},
+		{"bottom", func(q *Queue, id []int64) error { return q.Move(id[1], At(math.MaxInt)) }, []int{0, 2, 3, 4, 1}},
+		{"bottom last", func(q *Queue, id []int64) error { return q.Move(id[4], At(math.MaxInt)) }, []int{0, 1, 2, 3, 4}},
+		{"to front", func(q *Queue, id []int64) error { return q.Move(id[3], At(0)) }, []int{3, 0, 1, 2, 4}},
+		{"to back", func(q *Queue, id []int64) error { return q.Move(id[1], At(4)) }, []int{0, 2, 3, 4, 1}},
+		{"past the end", func(q *Queue, id []int64) error { return q.Move(id[0], At(99)) }, []int{1, 2, 3, 4, 0}},
+		{"before the start", func(q *Queue, id []int64) error { return q.Move(id[4], At(-3)) }, []int{4, 0, 1, 2, 3}},
 		{"after a removal", func(q *Queue, id []int64) error {
 			if err := q.Remove(id[1]); err != nil {
 				return err
 			}
-			return q.Move(id[4], 1)
+			return q.Move(id[4], At(1))
 		}, []int{0, 4, 2, 3}},
 		{"twice", func(q *Queue, id []int64) error {
-			if err := q.Move(id[4], 0); err != nil {
+			if err := q.Move(id[4], At(0)); err != nil {
 				return err
 			}
-			return q.MoveBy(id[4], 1)
+			return q.Move(id[4], By(1))
 		}, []int{0, 4, 1, 2, 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -182,10 +182,10 @@ func TestMove(t *testing.T) {
 		})
 	}
 	q := queuetest.Open(t, Open, t.TempDir())
-	if err := q.MoveBy(42, -1); !errors.Is(err, ErrNotFound) {
+	if err := q.Move(42, By(-1)); !errors.Is(err, ErrNotFound) {
 		t.Errorf("MoveBy of a missing job: %v", err)
 	}
-	if err := q.Move(42, math.MaxInt); !errors.Is(err, ErrNotFound) {
+	if err := q.Move(42, At(math.MaxInt)); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Move of a missing job: %v", err)
 	}
 }

@@ -353,7 +353,9 @@ func (a *QueueDownloads) letGo(id int64) {
 }
 
 // Move implements Downloads.
-func (a *QueueDownloads) Move(id int64, index int) error { return mapErr(a.Queue.Move(id, index)) }
+func (a *QueueDownloads) Move(id int64, index int) error {
+	return mapErr(a.Queue.Move(id, queue.At(index)))
+}
 
 // Status implements Downloads.
 func (a *QueueDownloads) Status(id int64, want Want) (Job, error) {

@@ -132,7 +132,7 @@ func TestRunOrderKeptAcrossRestart(t *testing.T) {
 		jobs = append(jobs, id)
 	}
 	a, b, c, d := jobs[0], jobs[1], jobs[2], jobs[3]
-	if err := q.Move(d, 0); err != nil {
+	if err := q.Move(d, queue.At(0)); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Pause(b, ""); err != nil {

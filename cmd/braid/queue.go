@@ -283,10 +283,10 @@ func wakeRunning(ctx context.Context) {
 
 // moves are the directions of braid queue move.
 var moves = map[string]func(*queue.Queue, int64) error{
-	"up":     func(q *queue.Queue, id int64) error { return q.MoveBy(id, -1) },
-	"down":   func(q *queue.Queue, id int64) error { return q.MoveBy(id, 1) },
-	"top":    func(q *queue.Queue, id int64) error { return q.Move(id, 0) },
-	"bottom": func(q *queue.Queue, id int64) error { return q.Move(id, math.MaxInt) },
+	"up":     func(q *queue.Queue, id int64) error { return q.Move(id, queue.By(-1)) },
+	"down":   func(q *queue.Queue, id int64) error { return q.Move(id, queue.By(1)) },
+	"top":    func(q *queue.Queue, id int64) error { return q.Move(id, queue.At(0)) },
+	"bottom": func(q *queue.Queue, id int64) error { return q.Move(id, queue.At(math.MaxInt)) },
 }
 
 func queueUsageErr(err error) int {

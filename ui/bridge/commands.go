@@ -182,5 +182,5 @@ func (b *Backend) Move(id ui.JobID, index int) error {
 	if id < 0 {
 		return errSyncJob(id)
 	}
-	return b.q.Move(int64(id), index)
+	return b.q.Move(int64(id), queue.At(index))
 }
