@@ -9,15 +9,15 @@ import (
 	"github.com/zalando/go-keyring"
 )
 
-// TestSetLogin: a login given after a server asked joins the job's
-// settings (its headers stay). Remembered, the password is in the keyring
+// TestSetNetRemember: a login given after a server asked joins the job's
+// settings (its headers stay), as the window gives it. Remembered, the password is in the keyring
 // and found by a new process; not remembered, it is in memory only, the
 // keyring's copy is gone, and a new process finds it lost. Neither way is
 // it in the state folder.
 //
 // Not parallel: it sets the package's keyring (UseKeyring), which the
 // other tests read.
-func TestSetLogin(t *testing.T) {
+func TestSetNetRemember(t *testing.T) {
 	keyring.MockInit()
 	UseKeyring(systemKeyring{})
 	t.Cleanup(func() { UseKeyring(nil) })
@@ -32,8 +32,17 @@ func TestSetLogin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	login := func(user, password string, remember bool) error {
+		s, _, _, err := q.Net(id)
+		if err != nil {
+			return err
+		}
+		s.HTTPUser, s.HTTPPasswd = user, password
+		_, err = q.SetNet(id, s, remember)
+		return err
+	}
 	const pass = "typed-in-the-prompt-5"
-	if _, err := q.SetLogin(id, "ann", pass, []string{"https://files.example/f.bin"}, true); err != nil {
+	if err := login("ann", pass, true); err != nil {
 		t.Fatal(err)
 	}
 	service, user := q.secretKey(id)
@@ -48,7 +57,7 @@ func TestSetLogin(t *testing.T) {
 		t.Fatalf("remembered, in a new process: %v lost %v err %v", got, lost, err)
 	}
 
-	if _, err := q.SetLogin(id, "bob", pass+"-b", nil, false); err != nil {
+	if err := login("bob", pass+"-b", false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := keyring.Get(service, user); err == nil {
@@ -65,9 +74,6 @@ func TestSetLogin(t *testing.T) {
 	}
 	if stateHolds(t, dir, pass) {
 		t.Error("the state folder holds the password")
-	}
-	if _, err := q.SetLogin(id, "", "x", nil, false); err == nil {
-		t.Error("a login without a user name was taken")
 	}
 }
 

@@ -97,14 +97,19 @@ func empty(s netconf.Settings) bool {
 }
 
 // SetNet keeps s as job id's network settings, replacing any it had:
-// the public part in the database, the secret part in memory and the
-// keyring. Settings with nothing in them remove the job's. note is
-// NoKeyringNote the first time in the process a secret could not go to a
-// keyring (say it once), else "".
-func (q *Queue) SetNet(id int64, s netconf.Settings) (note string, err error) {
+// the public part in the database, the secret part (passwords, header
+// values) in memory and, with remember, the keyring; without remember it
+// is kept for this session only, and any copy in the keyring is deleted.
+// A secret is never written to state.db. Settings with nothing in them
+// remove the job's. note is NoKeyringNote the first time in the process
+// a secret to remember could not go to a keyring (say it once), else "".
+func (q *Queue) SetNet(id int64, s netconf.Settings, remember bool) (note string, err error) {
 	op := fmt.Sprintf("keep the network settings of job %d", id)
 	if empty(s) {
 		return "", q.forgetNet(id)
+	}
+	if !remember {
+		return "", q.setNetForSession(id, s)
 	}
 	pub, sec := s.Split()
 	for i, l := range pub.Links {
@@ -220,7 +225,7 @@ func (q *Queue) AddWithNet(j NewJob, net netconf.Settings) (id int64, note strin
 	if id, err = q.Add(j); err != nil {
 		return 0, "", err
 	}
-	if note, err = q.SetNet(id, net); err != nil {
+	if note, err = q.SetNet(id, net, true); err != nil {
 		_ = q.Remove(id)
 		return 0, "", err
 	}

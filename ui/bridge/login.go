@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 
@@ -79,7 +80,7 @@ func loginMirror(j queue.Job) (*url.URL, bool) {
 
 // GiveLogin gives job id the login for the server that asked (the
 // job's mirrors on that host only) and resumes it. remember keeps the
-// password in the system's keyring (queue.Queue.SetLogin); otherwise in
+// password in the system's keyring (setLogin); otherwise in
 // this process's memory, until Braid closes. note is the queue's
 // sentence when no keyring took the password after all.
 func (b *Backend) GiveLogin(id ui.JobID, user, password string, remember bool) (string, error) {
@@ -97,7 +98,7 @@ func (b *Backend) GiveLogin(id ui.JobID, user, password string, remember bool) (
 			}
 		}
 	}
-	note, err := b.q.SetLogin(int64(id), user, password, links, remember)
+	note, err := b.setLogin(int64(id), user, password, links, remember)
 	if err != nil {
 		return "", err
 	}
@@ -194,6 +195,26 @@ func (b *Backend) addFrom(req ui.AddRequest, origin queue.Origin) (int64, error)
 			}
 		}
 	}
-	_, err = b.q.SetLogin(id, l.user, l.password, links, l.remember)
+	_, err = b.setLogin(id, l.user, l.password, links, l.remember)
 	return id, err
+}
+
+// setLogin gives job id the HTTP login user and password for the servers
+// of links, over the network settings it has (its cookies and headers
+// stay). With remember the password is kept in the keyring where the
+// system has one, and note says when it has none; without, it is kept for
+// this session only. The password is never written to state.db.
+func (b *Backend) setLogin(id int64, user, password string, links []string, remember bool) (note string, err error) {
+	if user == "" {
+		return "", fmt.Errorf("job %d: a login without a user name: %w", id, netconf.ErrSettings)
+	}
+	s, _, _, err := b.q.Net(id)
+	if err != nil {
+		return "", err
+	}
+	s.HTTPUser, s.HTTPPasswd = user, password
+	for _, l := range links {
+		s.Links = append(s.Links, queue.Redact(l))
+	}
+	return b.q.SetNet(id, s, remember)
 }
