@@ -1,7 +1,9 @@
 package queue
 
 import (
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -104,3 +106,49 @@ func WhenDoneWent(n WhenDoneNote) JobChange {
 	c.args = []any{v}
 	return c
 }
+
+// InOrder reports whether job id downloads in order.
+func (q *Queue) InOrder(id int64) (bool, error) {
+	var on bool
+	err := q.db.QueryRow(`SELECT in_order FROM jobs WHERE id = ?`, id).Scan(&on)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, fmt.Errorf("job %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return false, q.wrap(fmt.Sprintf("read whether job %d downloads in order", id), err)
+	}
+	return on, nil
+}
+
+// Limits are the jobs that have a limit of their own, by ID, in bytes
+// per second.
+func (q *Queue) Limits() (map[int64]int64, error) {
+	const op = "read the jobs' speed limits"
+	rows, err := q.db.Query(`SELECT id, speed_limit FROM jobs WHERE speed_limit > 0`)
+	if err != nil {
+		return nil, q.wrap(op, err)
+	}
+	defer rows.Close()
+	out := map[int64]int64{}
+	for rows.Next() {
+		var id, bps int64
+		if err := rows.Scan(&id, &bps); err != nil {
+			return nil, q.wrap(op, err)
+		}
+		out[id] = bps
+	}
+	if err := rows.Err(); err != nil {
+		return nil, q.wrap(op, err)
+	}
+	return out, nil
+}
+
+// RefreshAfter is how long a dynamic job (its document says its origin
+// may hold a newer one) goes without asking that origin: a job that
+// resumes later than this fetches its document again first.
+var RefreshAfter = time.Hour
+
+// RefreshDue reports whether the job's document was last fetched from its
+// origin (or, never, the job added) more than RefreshAfter ago: whether a
+// dynamic job that resumes now should ask its origin first.
+func (j Job) RefreshDue() bool { return time.Since(j.RefreshedAt) >= RefreshAfter }

@@ -197,3 +197,39 @@ func (q *Queue) transition(op, query string, args []any, id int64, noop ...State
 	}
 	return fmt.Errorf("%s: %w: it is %s", op, ErrState, s)
 }
+
+// NextQueued returns the first queued job, in queue order, that is not in skip.
+func (q *Queue) NextQueued(skip map[int64]bool) (int64, bool, error) {
+	rows, err := q.db.Query(`SELECT id FROM jobs WHERE state = 'queued' ORDER BY position, id LIMIT ?`, len(skip)+1)
+	if err != nil {
+		return 0, false, q.wrap("find the next job", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return 0, false, q.wrap("find the next job", err)
+		}
+		if !skip[id] {
+			return id, true, nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, false, q.wrap("find the next job", err)
+	}
+	return 0, false, nil
+}
+
+// SetWaiting records that running job id's downloads wait for the network
+// until next (see Job.NextTry); a zero next says they go on. A job that is
+// not running is left as it is.
+func (q *Queue) SetWaiting(id int64, next time.Time) error {
+	var ms int64
+	if !next.IsZero() {
+		ms = max(next.UnixMilli(), 1)
+	}
+	if _, err := q.db.Exec(`UPDATE jobs SET next_try = ? WHERE id = ? AND state = 'running'`, ms, id); err != nil {
+		return q.wrap(fmt.Sprintf("job %d: record its next try", id), err)
+	}
+	return nil
+}

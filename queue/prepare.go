@@ -180,29 +180,3 @@ func (q *Queue) selectFiles(id int64, names []string) error {
 	}
 	return nil
 }
-
-// Saved returns, for each file of job id by name, what an earlier run left
-// of it: the name it was saved under (File.SavedAs), whether it verified
-// and whether Braid created the file at that name. Only those fields are
-// set; it is the part of Get that PrepareFiles' caller needs, without
-// reading the job's document back.
-func (q *Queue) Saved(id int64) (map[string]File, error) {
-	op := fmt.Sprintf("job %d: read files", id)
-	rows, err := q.db.Query(`SELECT name, saved_as, verified, created FROM files WHERE job = ?`, id)
-	if err != nil {
-		return nil, q.wrap(op, err)
-	}
-	defer rows.Close()
-	out := map[string]File{}
-	for rows.Next() {
-		var f File
-		if err := rows.Scan(&f.Name, &f.SavedAs, &f.Verified, &f.Created); err != nil {
-			return nil, q.wrap(op, err)
-		}
-		out[f.Name] = f
-	}
-	if err := rows.Err(); err != nil {
-		return nil, q.wrap(op, err)
-	}
-	return out, nil
-}

@@ -301,3 +301,6 @@ func list(v string) []string {
 	}
 	return out
 }
+
+// keyRequireSignature is the key of Settings.RequireSignature.
+const keyRequireSignature = "require_signature"
