@@ -90,32 +90,32 @@ func TestProxyPassword(t *testing.T) {
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
 	const pw = "proxy-pw-in-keyring-3"
-	if note := q.SetProxyPassword(pw, true); note != "" {
+	if note := q.SetSecret(ProxyPassword, pw, true); note != "" {
 		t.Errorf("note %q", note)
 	}
 	secrets.mu.Lock()
 	clear(secrets.m)
 	secrets.mu.Unlock()
-	if got, ok := q.ProxyPassword(); !ok || got != pw {
+	if got, ok := q.Secret(ProxyPassword); !ok || got != pw {
 		t.Errorf("remembered, a new process: %q %v", got, ok)
 	}
-	q.SetProxyPassword(pw+"-s", false)
+	q.SetSecret(ProxyPassword, pw+"-s", false)
 	secrets.mu.Lock()
 	clear(secrets.m)
 	secrets.mu.Unlock()
-	if got, ok := q.ProxyPassword(); ok {
+	if got, ok := q.Secret(ProxyPassword); ok {
 		t.Errorf("not remembered, a new process found %q", got)
 	}
-	q.SetProxyPassword(pw, false)
-	q.SetProxyPassword("", false)
-	if got, ok := q.ProxyPassword(); ok {
+	q.SetSecret(ProxyPassword, pw, false)
+	q.SetSecret(ProxyPassword, "", false)
+	if got, ok := q.Secret(ProxyPassword); ok {
 		t.Errorf("forgotten, found %q", got)
 	}
 	if stateHolds(t, dir, pw) {
 		t.Error("the state folder holds the proxy password")
 	}
 	UseKeyring(nil)
-	if note := q.SetProxyPassword(pw, true); note != NoKeyringNote {
+	if note := q.SetSecret(ProxyPassword, pw, true); note != NoKeyringNote {
 		t.Errorf("without a keyring: note %q", note)
 	}
 }

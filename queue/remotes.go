@@ -24,7 +24,7 @@ const (
 
 // Connection is the downloads of another computer the window can drive:
 // a JSON-RPC URL and the name the user gave it. Its secret is kept apart
-// (ConnectionSecret).
+// (the Secret ConnectionSecret).
 type Connection struct {
 	Name string `json:"name"`
 	URL  string `json:"url"`
@@ -37,14 +37,6 @@ type Connection struct {
 // NoKeyringConnectionNote is the sentence said when a connection's secret
 // cannot outlive the session.
 const NoKeyringConnectionNote = "This system has no keyring (Secret Service): the secret is kept until Braid closes. After a restart, the window asks for it again (or give it in BRAID_REMOTE_SECRET)."
-
-// connSecrets are the connections' secrets held for this process, by
-// keyring user; guarded by secrets.mu.
-var connSecrets = map[string]string{}
-
-func (q *Queue) connectionUser(link string) string {
-	return "connection " + link + " of " + q.path
-}
 
 // connectionsOf reads the stored connections and the one the downloads
 // run on; a list that does not parse (edited by hand) reads as none, and
@@ -94,46 +86,6 @@ func removedConnections(old, new []Connection) []Connection {
 		}
 	}
 	return gone
-}
-
-// SetConnectionSecret keeps secret for the connection at link, in memory
-// and in the system keyring; "" forgets it. note is
-// NoKeyringConnectionNote when it could not go to a keyring.
-func (q *Queue) SetConnectionSecret(link, secret string) (note string, err error) {
-	user := q.connectionUser(link)
-	secrets.mu.Lock()
-	defer secrets.mu.Unlock()
-	ring := ringLocked()
-	if secret == "" {
-		delete(connSecrets, user)
-		if ring != nil {
-			_ = ring.Delete(keyringService, user)
-		}
-		return "", nil
-	}
-	connSecrets[user] = secret
-	if ring != nil && ring.Set(keyringService, user, secret) == nil {
-		return "", nil
-	}
-	return NoKeyringConnectionNote, nil
-}
-
-// ConnectionSecret is the secret kept for the connection at link, and
-// whether one is.
-func (q *Queue) ConnectionSecret(link string) (string, bool) {
-	user := q.connectionUser(link)
-	secrets.mu.Lock()
-	defer secrets.mu.Unlock()
-	if s, ok := connSecrets[user]; ok {
-		return s, true
-	}
-	if ring := ringLocked(); ring != nil {
-		if s, err := ring.Get(keyringService, user); err == nil && s != "" {
-			connSecrets[user] = s
-			return s, true
-		}
-	}
-	return "", false
 }
 
 // ConnectionName is the name a connection at link goes by when the user

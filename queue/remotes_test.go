@@ -94,20 +94,17 @@ func TestConnectionKeyringChild(t *testing.T) {
 		if err := q.UpdateSettings(func(st *Settings) { st.Connections, st.RunOn = []Connection{{Name: "nas", URL: link}}, link }); err != nil {
 			t.Fatal(err)
 		}
-		note, err := q.SetConnectionSecret(link, "conn-s3cret-5")
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, ok := q.ConnectionSecret(link)
+		note := q.SetSecret(ConnectionSecret(link), "conn-s3cret-5", true)
+		s, ok := q.Secret(ConnectionSecret(link))
 		fmt.Printf("note=%s\nsame-process=%v\n", note, ok && s == "conn-s3cret-5")
 	case "read":
-		s, ok := q.ConnectionSecret(link)
+		s, ok := q.Secret(ConnectionSecret(link))
 		fmt.Printf("back=%v\n", ok && s == "conn-s3cret-5")
 		// Forgetting the connection takes its secret out of the keyring.
 		if err := q.UpdateSettings(func(st *Settings) { st.Connections, st.RunOn = nil, "" }); err != nil {
 			t.Fatal(err)
 		}
-		_, err := keyring.Get(keyringService, q.connectionUser(link))
+		_, err := keyring.Get(keyringService, q.key(ConnectionSecret(link)))
 		fmt.Printf("item-after-forget=%v\n", !isNotFound(err))
 	}
 }

@@ -57,11 +57,11 @@ type Settings struct {
 	// Connections are the other Braids (aria2 JSON-RPC servers) whose
 	// downloads the window can drive, and RunOn the URL of the one the
 	// downloads run on ("" for this computer). A connection removed from
-	// the list loses its secret (SetConnectionSecret).
+	// the list loses its secret (ConnectionSecret).
 	Connections []Connection
 	RunOn       string
 	// Proxy is the window's proxy choice; its password is kept as
-	// SetProxyPassword keeps it, never here.
+	// SetSecret keeps ProxyPassword, never here.
 	Proxy Proxy
 	// Remote is the window's remote control (aria2 JSON-RPC): whether it
 	// is on and where it listens; its secret is never stored.
@@ -157,7 +157,7 @@ func (q *Queue) UpdateSettings(change func(*Settings)) error {
 		return q.wrap("store settings", err)
 	}
 	for _, c := range gone {
-		_, _ = q.SetConnectionSecret(c.URL, "")
+		q.SetSecret(ConnectionSecret(c.URL), "", false)
 	}
 	return nil
 }

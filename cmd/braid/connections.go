@@ -113,7 +113,7 @@ func (k *connKeeper) secret(link string) string {
 	var s string
 	var found bool
 	_ = k.withQueue(func(q *queue.Queue) error {
-		s, found = q.ConnectionSecret(link)
+		s, found = q.Secret(queue.ConnectionSecret(link))
 		return nil
 	})
 	if found {
@@ -137,7 +137,7 @@ func (k *connKeeper) Connections() (ui.Connections, error) {
 		}
 		c.Active = s.RunOn
 		for _, one := range s.Connections {
-			_, has := q.ConnectionSecret(one.URL)
+			_, has := q.Secret(queue.ConnectionSecret(one.URL))
 			_, given := k.session[one.URL]
 			c.List = append(c.List, ui.Connection{Name: one.Name, URL: one.URL, HasSecret: has || given})
 		}
@@ -171,7 +171,7 @@ func (k *connKeeper) SetConnections(c ui.Connections, secrets map[string]string)
 			if name == "" {
 				name = queue.ConnectionName(one.URL)
 			}
-			_, kept := q.ConnectionSecret(one.URL)
+			_, kept := q.Secret(queue.ConnectionSecret(one.URL))
 			had := slices.ContainsFunc(saved, func(s queue.Connection) bool { return s.URL == one.URL && s.Secret })
 			list = append(list, queue.Connection{Name: name, URL: one.URL, Secret: secrets[one.URL] != "" || kept || had})
 		}
@@ -183,11 +183,7 @@ func (k *connKeeper) SetConnections(c ui.Connections, secrets map[string]string)
 			return err
 		}
 		for link, s := range secrets {
-			n, err := q.SetConnectionSecret(link, s)
-			if err != nil {
-				return err
-			}
-			if n != "" {
+			if n := q.SetSecret(queue.ConnectionSecret(link), s, true); n != "" {
 				note = n
 			}
 		}
@@ -215,7 +211,7 @@ func (k *connKeeper) secretLost(link string) bool {
 		if err != nil {
 			return err
 		}
-		_, kept := q.ConnectionSecret(link)
+		_, kept := q.Secret(queue.ConnectionSecret(link))
 		lost = !kept && slices.ContainsFunc(s.Connections, func(c queue.Connection) bool { return c.URL == link && c.Secret })
 		return nil
 	})
@@ -226,8 +222,8 @@ func (k *connKeeper) secretLost(link string) bool {
 // again: in the keyring when there is one, else for this session.
 func (k *connKeeper) keepSecret(link, secret string) error {
 	return k.withQueue(func(q *queue.Queue) error {
-		_, err := q.SetConnectionSecret(link, secret)
-		return err
+		q.SetSecret(queue.ConnectionSecret(link), secret, true)
+		return nil
 	})
 }
 

@@ -32,7 +32,7 @@ func (b *Backend) Proxy() (ui.ProxySetting, error) {
 		}
 	}
 	p.URL, p.NoProxy = s.Proxy.URL, s.Proxy.NoProxy
-	_, p.HasPassword = b.q.ProxyPassword()
+	_, p.HasPassword = b.q.Secret(queue.ProxyPassword)
 	return p, nil
 }
 
@@ -53,14 +53,14 @@ func (b *Backend) SetProxy(p ui.ProxySetting) (string, error) {
 	}
 	password := p.Password
 	if password == "" && !p.ForgetPassword {
-		password, _ = b.q.ProxyPassword()
+		password, _ = b.q.Secret(queue.ProxyPassword)
 	}
 	np := netProxy(p, password)
 	if _, err := netconf.NewNetwork(np); err != nil {
 		return "", err
 	}
 	// The proxy URL is stored without its password, which is kept as
-	// queue.SetProxyPassword keeps it.
+	// queue.Queue.SetSecret keeps it (queue.ProxyPassword).
 	err := b.q.UpdateSettings(func(s *queue.Settings) {
 		s.Proxy = queue.Proxy{Mode: proxyModes[p.Mode], URL: p.URL, NoProxy: p.NoProxy}
 	})
@@ -70,9 +70,9 @@ func (b *Backend) SetProxy(p ui.ProxySetting) (string, error) {
 	note := ""
 	switch {
 	case p.Password != "":
-		note = b.q.SetProxyPassword(p.Password, p.Remember)
+		note = b.q.SetSecret(queue.ProxyPassword, p.Password, p.Remember)
 	case p.ForgetPassword:
-		b.q.SetProxyPassword("", false)
+		b.q.SetSecret(queue.ProxyPassword, "", false)
 	}
 	b.mu.Lock()
 	n := b.net
@@ -113,7 +113,7 @@ func (b *Backend) networkLocked() *netconf.Network {
 		return b.net
 	}
 	p, err := b.Proxy()
-	password, _ := b.q.ProxyPassword()
+	password, _ := b.q.Secret(queue.ProxyPassword)
 	n, nerr := netconf.NewNetwork(netProxy(p, password))
 	if err != nil || nerr != nil {
 		if n, nerr = netconf.NewNetwork(netconf.Proxy{Mode: netconf.ProxySystem}); nerr != nil {
