@@ -11,19 +11,22 @@ var (
 	_ ui.WhenDoneSetter = (*Backend)(nil)
 )
 
-// organise is what the bridge holds of the queue's categories, read with
-// a list of the queue, so the rows the window reads between lists
-// (Active) say the same. Guarded by the Backend's mu.
+// organise is what the bridge holds of the queue's categories and the
+// jobs' actions when done, read with each list of the queue, so the rows
+// the window reads between lists (Active, a running job's as its run read
+// it) say the same. Guarded by the Backend's mu.
 type organise struct {
 	cats  []queue.Category
-	read  bool     // cats were read
+	read  bool // cats were read
+	whens map[int64]queue.WhenDone
+	notes map[int64]queue.WhenDoneNote
 	names []string // scratch for organiseLocked: a list of 10,000 jobs makes no garbage
 }
 
-// readOrganise reads the categories (once, and again after a change) for
-// the list being made; a job's action when done comes with it (Job.WhenDone).
-// An error leaves what was read before: the rows lose a word, not the queue.
-func (b *Backend) readOrganise() {
+// readOrganise reads the categories (once, and again after a change) and
+// takes the actions when done of list, the list being made. An error
+// leaves what was read before: the rows lose a word, not the queue.
+func (b *Backend) readOrganise(list []queue.Job) {
 	b.mu.Lock()
 	read := b.org.read
 	b.mu.Unlock()
@@ -36,11 +39,21 @@ func (b *Backend) readOrganise() {
 		}
 		read = err == nil
 	}
+	whens, notes := map[int64]queue.WhenDone{}, map[int64]queue.WhenDoneNote{}
+	for _, j := range list {
+		if j.WhenDone.Action != queue.ActionNone {
+			whens[j.ID] = j.WhenDone
+		}
+		if j.WhenDoneNote.Kind != queue.ActionNone {
+			notes[j.ID] = j.WhenDoneNote
+		}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if read && !b.org.read {
 		b.org.cats, b.org.read = cats, true
 	}
+	b.org.whens, b.org.notes = whens, notes
 }
 
 // organiseLocked gives v the job's category and its action when done.
@@ -55,10 +68,10 @@ func (b *Backend) organiseLocked(j queue.Job, v *ui.Job) {
 		v.Category = c.Name
 	}
 	b.org.names = names
-	if w := j.WhenDone; w.Action != queue.ActionNone {
+	if w, ok := b.org.whens[j.ID]; ok {
 		v.WhenDone = ui.WhenDone{Action: uiAction(w.Action), Command: w.Command}
 	}
-	if n := j.WhenDoneNote; n.Kind != queue.ActionNone {
+	if n, ok := b.org.notes[j.ID]; ok {
 		v.WhenDoneNote = ui.WhenDoneNote{Kind: uiAction(n.Kind), Detail: n.Detail}
 	}
 }

@@ -40,7 +40,7 @@ func (b *Backend) Jobs() ([]ui.Job, error) {
 	if st, err := b.q.Settings(); err == nil {
 		held = heldText(st.Schedule, time.Now())
 	}
-	b.readOrganise()
+	b.readOrganise(list)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.trust = trust
