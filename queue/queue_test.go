@@ -608,3 +608,25 @@ func TestCountDoneMatchesBitfield(t *testing.T) {
 		}
 	}
 }
+
+// TestSettingsEditedByHand: a value edited by hand into one the queue
+// would refuse does not stop a change of another setting, and is not
+// written over by it.
+func TestSettingsEditedByHand(t *testing.T) {
+	t.Parallel()
+	q := queuetest.Open(t, Open, t.TempDir())
+	twice := `[{"name":"a","url":"http://nas.local:6800/jsonrpc"},{"name":"b","url":"http://nas.local:6800/jsonrpc"}]`
+	if err := q.setRaw(keyConnections, twice); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.UpdateSettings(func(s *Settings) { s.SpeedLimit = 1 << 20 }); err != nil {
+		t.Fatalf("a change of the speed with a hand-edited list of connections: %v", err)
+	}
+	s, err := q.Settings()
+	if err != nil || s.SpeedLimit != 1<<20 || len(s.Connections) != 2 {
+		t.Errorf("after the change: speed %d, connections %v, %v", s.SpeedLimit, s.Connections, err)
+	}
+	if err := q.UpdateSettings(func(s *Settings) { s.RunOn = s.Connections[0].URL }); err == nil || !strings.Contains(err.Error(), "listed twice") {
+		t.Errorf("a change of the connections themselves: %v, want them refused as listed twice", err)
+	}
+}

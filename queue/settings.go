@@ -129,7 +129,7 @@ func (q *Queue) UpdateSettings(change func(*Settings)) error {
 		s := settingsOf(raw)
 		before := s.stored()
 		change(&s)
-		if err := s.check(); err != nil {
+		if err := s.check(before); err != nil {
 			return err
 		}
 		for k, v := range s.stored() {
@@ -168,21 +168,27 @@ type invalidSetting struct{ err error }
 
 func (e *invalidSetting) Error() string { return e.err.Error() }
 
-// check refuses settings that cannot be stored, and tidies the
-// categories.
-func (s *Settings) check() error {
-	if err := s.Schedule.Validate(); err != nil {
-		return &invalidSetting{fmt.Errorf("store schedule: %w", err)}
+// check refuses settings changed from before (as stored) that cannot be
+// stored, and tidies changed categories. What did not change is not
+// checked: a value edited by hand does not stop every other change.
+func (s *Settings) check(before map[string]string) error {
+	now := s.stored()
+	if now[keySchedule] != before[keySchedule] {
+		if err := s.Schedule.Validate(); err != nil {
+			return &invalidSetting{fmt.Errorf("store schedule: %w", err)}
+		}
 	}
-	if s.Categories != nil {
+	if s.Categories != nil && now[keyCategories] != before[keyCategories] {
 		tidy, err := TidyCategories(s.Categories)
 		if err != nil {
 			return &invalidSetting{err}
 		}
 		s.Categories = tidy
 	}
-	if err := checkConnections(s.Connections, s.RunOn); err != nil {
-		return &invalidSetting{err}
+	if now[keyConnections] != before[keyConnections] || now[keyRunOn] != before[keyRunOn] {
+		if err := checkConnections(s.Connections, s.RunOn); err != nil {
+			return &invalidSetting{err}
+		}
 	}
 	return nil
 }
