@@ -105,8 +105,8 @@ type File struct {
 	// (the FileChange High).
 	High bool
 	// Signature is what a check of the file's OpenPGP signature found
-	// (the FileChange Signed); zero when none was checked.
-	Signature Signature
+	// (the FileChange Signed); nil when none was checked.
+	Signature *Signature
 	Layout    piece.Layout
 	// Pieces is the count of pieces in the bitfield; Done of them are
 	// recorded done, worth DoneBytes.
@@ -431,12 +431,19 @@ func (ins *fileInserter) insert(job int64, idx int, f metalink.File, selected bo
 // (see BenchmarkOpen).
 func (q *Queue) List() ([]Job, error) {
 	const op = "list jobs"
+	// The jobs are counted first so that their slice is made once: a
+	// Job is large, and growing a slice of 10,000 copied them again and
+	// again. (A job added between the two queries grows it.)
+	var n int
+	if err := q.db.QueryRow(`SELECT COUNT(*) FROM jobs`).Scan(&n); err != nil {
+		return nil, q.wrap(op, err)
+	}
 	rows, err := q.db.Query(`SELECT ` + jobColumns + ` FROM jobs ORDER BY position, id`)
 	if err != nil {
 		return nil, q.wrap(op, err)
 	}
-	var jobs []Job
-	at := map[int64]int{}
+	jobs := make([]Job, 0, n)
+	at := make(map[int64]int, n)
 	for rows.Next() {
 		j, err := scanJob(rows)
 		if err != nil {
@@ -562,31 +569,38 @@ const jobColumns = `id, source, dest, state, added_at, finished_at, error, origi
 	notice, when_done, when_done_note, refreshed_at`
 
 func scanJob(s scanner, doc ...*[]byte) (Job, error) {
-	var j Job
-	var state string
-	var added int64
-	var finished sql.NullInt64
-	var nextTry, refreshed int64
-	var whenDone, whenDoneNote string
-	dest := []any{&j.ID, &j.Source, &j.Dest, &state, &added, &finished, &j.Error, &j.Origin.ETag, &j.Origin.Referer, &nextTry, &j.Limit,
-		&j.Notice, &whenDone, &whenDoneNote, &refreshed}
+	// One allocation holds the job and what is scanned to be converted:
+	// List scans every job of the queue (see BenchmarkOpen).
+	r := new(struct {
+		j                       Job
+		state                   string
+		added, nextTry, refresh int64
+		finished                sql.NullInt64
+		whenDone, whenDoneNote  string
+		dest                    [16]any
+	})
+	j := &r.j
+	dest := append(r.dest[:0], &j.ID, &j.Source, &j.Dest, &r.state, &r.added, &r.finished, &j.Error, &j.Origin.ETag, &j.Origin.Referer,
+		&r.nextTry, &j.Limit, &j.Notice, &r.whenDone, &r.whenDoneNote, &r.refresh)
 	for _, d := range doc {
 		dest = append(dest, d)
 	}
 	if err := s.Scan(dest...); err != nil {
 		return Job{}, err
 	}
-	j.State = State(state)
-	j.AddedAt = time.UnixMilli(added)
-	if finished.Valid {
-		j.FinishedAt = time.UnixMilli(finished.Int64)
+	j.State = State(r.state)
+	j.AddedAt = time.UnixMilli(r.added)
+	if r.finished.Valid {
+		j.FinishedAt = time.UnixMilli(r.finished.Int64)
 	}
-	if nextTry > 0 && j.State == Running {
-		j.NextTry = time.UnixMilli(nextTry)
+	if r.nextTry > 0 && j.State == Running {
+		j.NextTry = time.UnixMilli(r.nextTry)
 	}
-	j.RefreshedAt = time.UnixMilli(max(added, refreshed))
-	j.WhenDone, j.WhenDoneNote = parseWhenDone(whenDone, whenDoneNote)
-	return j, nil
+	j.RefreshedAt = time.UnixMilli(max(r.added, r.refresh))
+	if r.whenDone != "" || r.whenDoneNote != "" {
+		j.WhenDone, j.WhenDoneNote = parseWhenDone(r.whenDone, r.whenDoneNote)
+	}
+	return *j, nil
 }
 
 // fileQuery reads files with their pieces; listQuery the same without the
@@ -599,18 +613,24 @@ const (
 )
 
 func scanFile(s scanner, withHashes bool) (int64, File, error) {
-	var job int64
-	var f File
-	var hashes string
-	var bits []byte
-	var kept int64
-	var sig string
-	if err := s.Scan(&job, &f.Name, &f.Size, &hashes, &f.Selected, &f.Verified, &f.Mismatch, &f.VerifiedBy, &f.Rebuilt, &f.SavedAs, &f.Created,
-		&f.High, &sig, &f.Layout.Length, &f.Pieces, &bits, &kept); err != nil {
+	// One allocation for what is scanned, as in scanJob.
+	r := new(struct {
+		f           File
+		job, kept   int64
+		hashes, sig string
+		bits        []byte
+	})
+	f := &r.f
+	if err := s.Scan(&r.job, &f.Name, &f.Size, &r.hashes, &f.Selected, &f.Verified, &f.Mismatch, &f.VerifiedBy, &f.Rebuilt, &f.SavedAs, &f.Created,
+		&f.High, &r.sig, &f.Layout.Length, &f.Pieces, &r.bits, &r.kept); err != nil {
 		return 0, File{}, err
 	}
-	if sig != "" && json.Unmarshal([]byte(sig), &f.Signature) != nil {
-		f.Signature = Signature{} // written by a newer Braid in another shape: not shown
+	job, hashes, bits, kept, sig := r.job, r.hashes, r.bits, r.kept, r.sig
+	if sig != "" {
+		f.Signature = new(Signature)
+		if json.Unmarshal([]byte(sig), f.Signature) != nil {
+			f.Signature = nil // written by a newer Braid in another shape: not shown
+		}
 	}
 	f.Layout.Size = f.Size
 	if withHashes {
@@ -631,7 +651,7 @@ func scanFile(s scanner, withHashes bool) (int64, File, error) {
 		// files record theirs in torrent_pieces, not here).
 		f.Done, f.DoneBytes = f.Pieces, f.Size
 	}
-	return job, f, nil
+	return job, *f, nil
 }
 
 // countDone counts the pieces set in a stored bitfield and the bytes they

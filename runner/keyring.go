@@ -43,8 +43,8 @@ func Signatures(q *queue.Queue, id int64) (map[string]signature.Outcome, error) 
 	}
 	out := map[string]signature.Outcome{}
 	for _, f := range j.Files {
-		if f.Signature != (queue.Signature{}) {
-			out[f.Name] = Outcome(f.Signature)
+		if f.Signature != nil {
+			out[f.Name] = Outcome(*f.Signature)
 		}
 	}
 	return out, nil
