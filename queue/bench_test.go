@@ -85,7 +85,7 @@ func BenchmarkJournal(b *testing.B) {
 			}
 			defer q.Close()
 			doc := &metalink.Document{Files: []metalink.File{{Name: "big.iso", Size: pieces << 20}}}
-			id, err := q.Add("src", b.TempDir(), doc, nil)
+			id, err := q.Add(NewJob{Source: "src", Dest: b.TempDir(), Doc: doc})
 			if err != nil {
 				b.Fatal(err)
 			}

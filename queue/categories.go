@@ -116,41 +116,14 @@ func CategoryOf(cs []Category, names []string) (Category, bool) {
 	return *found, true
 }
 
-// Categories returns the queue's categories, DefaultCategories until the
-// user changed them. A stored value that does not parse (edited by hand)
-// gives the defaults rather than no categories at all.
-func (q *Queue) Categories() ([]Category, error) {
-	v, ok, err := q.Setting(keyCategories)
-	if err != nil || !ok {
-		return DefaultCategories(), err
-	}
+// categoriesOf reads stored categories: DefaultCategories when none are
+// stored or they do not parse.
+func categoriesOf(raw string) []Category {
 	var cs []Category
-	if json.Unmarshal([]byte(v), &cs) != nil {
-		return DefaultCategories(), nil
+	if raw == "" || json.Unmarshal([]byte(raw), &cs) != nil {
+		return DefaultCategories()
 	}
-	return cs, nil
-}
-
-// SetCategories keeps cs as the queue's categories, tidied (names and
-// folders trimmed, extensions lower case without dots, duplicates gone);
-// nil goes back to DefaultCategories. A category without a name, or two
-// with one name, is refused with a message that says which.
-func (q *Queue) SetCategories(cs []Category) error {
-	if cs == nil {
-		if _, err := q.db.Exec(`DELETE FROM settings WHERE key = ?`, keyCategories); err != nil {
-			return q.wrap("reset the categories", err)
-		}
-		return nil
-	}
-	tidy, err := TidyCategories(cs)
-	if err != nil {
-		return err
-	}
-	b, err := json.Marshal(tidy)
-	if err != nil {
-		return fmt.Errorf("store the categories: %w", err)
-	}
-	return q.SetSetting(keyCategories, string(b))
+	return cs
 }
 
 // TidyCategories is cs as SetCategories stores them, or why they cannot

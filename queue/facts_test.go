@@ -89,7 +89,7 @@ func TestMigrateFromV2(t *testing.T) {
 func TestMismatchFlag(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
-	id, err := q.Add("m.meta4", t.TempDir(), queuetest.Doc(10, 0, "a", "b", "c"), []string{"a", "b"})
+	id, err := q.Add(NewJob{Source: "m.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "a", "b", "c"), Selected: []string{"a", "b"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,13 +116,13 @@ func TestMismatchFlag(t *testing.T) {
 		want string
 	}{
 		{"new", func() error { return nil }, false, "a:false/false b:false/false c:false/false"},
-		{"verified", func() error { return q.SetVerified(id, "a", true) }, false, "a:false/true b:false/false c:false/false"},
-		{"verify finds a mismatch", func() error { return q.SetMismatch(id, "a", true) }, true, "a:true/false b:false/false c:false/false"},
+		{"verified", func() error { return q.SetFile(id, "a", VerifiedBy("")) }, false, "a:false/true b:false/false c:false/false"},
+		{"verify finds a mismatch", func() error { return q.SetFile(id, "a", Mismatched) }, true, "a:true/false b:false/false c:false/false"},
 		{"an unselected file does not count", func() error {
-			if err := q.SetMismatch(id, "a", false); err != nil {
+			if err := q.SetFile(id, "a", Unverified); err != nil {
 				return err
 			}
-			return q.SetMismatch(id, "c", true)
+			return q.SetFile(id, "c", Mismatched)
 		}, false, "a:false/false b:false/false c:true/false"},
 		{"a download ends in a mismatch", func() error {
 			return q.FinishFile(id, "b", nil, fmt.Errorf("b: %w: sha-256 00, expected 11", engine.ErrHashMismatch))
@@ -130,7 +130,7 @@ func TestMismatchFlag(t *testing.T) {
 		{"another failure is no mismatch", func() error {
 			return q.FinishFile(id, "a", nil, fmt.Errorf("a: %w", engine.ErrNoMirrors))
 		}, true, "a:false/false b:true/false c:true/false"},
-		{"repaired", func() error { return q.SetVerified(id, "b", true) }, false, "a:false/false b:false/true c:true/false"},
+		{"repaired", func() error { return q.SetFile(id, "b", VerifiedBy("")) }, false, "a:false/false b:false/true c:true/false"},
 	}
 	for _, s := range steps {
 		if err := s.do(); err != nil {
@@ -140,8 +140,8 @@ func TestMismatchFlag(t *testing.T) {
 			t.Errorf("%s: job mismatch %v, files %s; want %v, %s", s.name, job, files, s.job, s.want)
 		}
 	}
-	if err := q.SetMismatch(id, "nope", true); !errors.Is(err, ErrNotFound) {
-		t.Errorf("SetMismatch of a missing file: %v", err)
+	if err := q.SetFile(id, "nope", Mismatched); !errors.Is(err, ErrNotFound) {
+		t.Errorf("SetFile of a missing file: %v", err)
 	}
 }
 

@@ -22,7 +22,7 @@ func TestLockedDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer q.Close()
-	id, err := q.Add("before", t.TempDir(), queuetest.Doc(4<<20, 1<<20, "f"), nil)
+	id, err := q.Add(NewJob{Source: "before", Dest: t.TempDir(), Doc: queuetest.Doc(4<<20, 1<<20, "f")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +45,13 @@ func TestLockedDatabase(t *testing.T) {
 		name string
 		op   func() error
 	}{
-		{"add", func() error { _, err := q.Add("during", t.TempDir(), queuetest.Doc(1, 0, "g"), nil); return err }},
+		{"add", func() error {
+			_, err := q.Add(NewJob{Source: "during", Dest: t.TempDir(), Doc: queuetest.Doc(1, 0, "g")})
+			return err
+		}},
 		{"journal", func() error { return q.Journal(id).PiecesDone("f", []int{1}) }},
 		{"pause", func() error { return q.Pause(id, "") }},
-		{"move", func() error { return q.MoveBy(id, 1) }},
+		{"move", func() error { return q.Move(id, By(1)) }},
 		{"settings", func() error { return q.UpdateSettings(func(s *Settings) { s.MaxConns = 3 }) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,7 +132,7 @@ func TestCorruptDatabase(t *testing.T) {
 			path := filepath.Join(dir, DBName)
 			q := queuetest.Open(t, Open, dir)
 			for i := range 50 {
-				if _, err := q.Add(fmt.Sprint("src", i), t.TempDir(), queuetest.Doc(64<<20, 1<<20, "f"), nil); err != nil {
+				if _, err := q.Add(NewJob{Source: fmt.Sprint("src", i), Dest: t.TempDir(), Doc: queuetest.Doc(64<<20, 1<<20, "f")}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -165,7 +168,7 @@ func TestCorruptDatabase(t *testing.T) {
 			if jobs, err := q.List(); err != nil || len(jobs) != 0 {
 				t.Errorf("fresh queue: %d jobs, %v", len(jobs), err)
 			}
-			if _, err := q.Add("new", t.TempDir(), queuetest.Doc(1, 0, "f"), nil); err != nil {
+			if _, err := q.Add(NewJob{Source: "new", Dest: t.TempDir(), Doc: queuetest.Doc(1, 0, "f")}); err != nil {
 				t.Errorf("Add to the fresh queue: %v", err)
 			}
 		})
@@ -194,7 +197,7 @@ func TestDiskFull(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
-	first, err := q.Add("first", t.TempDir(), queuetest.Doc(8<<20, 1<<20, "f"), nil)
+	first, err := q.Add(NewJob{Source: "first", Dest: t.TempDir(), Doc: queuetest.Doc(8<<20, 1<<20, "f")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +217,7 @@ func TestDiskFull(t *testing.T) {
 	var full error
 	for i := 0; i < 1000 && full == nil; i++ {
 		// Large documents (many piece hashes) fill pages fast.
-		id, err := q.Add(fmt.Sprint("src", i), t.TempDir(), queuetest.Doc(1<<30, 1<<20, "big"), nil)
+		id, err := q.Add(NewJob{Source: fmt.Sprint("src", i), Dest: t.TempDir(), Doc: queuetest.Doc(1<<30, 1<<20, "big")})
 		if err != nil {
 			full = err
 			break
@@ -261,7 +264,7 @@ func TestDiskFull(t *testing.T) {
 	if _, err := q.db.Exec("PRAGMA max_page_count = 1073741823"); err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add("after", t.TempDir(), queuetest.Doc(1<<30, 1<<20, "big"), nil)
+	id, err := q.Add(NewJob{Source: "after", Dest: t.TempDir(), Doc: queuetest.Doc(1<<30, 1<<20, "big")})
 	if err != nil {
 		t.Fatalf("Add after space came back: %v", err)
 	}
@@ -283,7 +286,7 @@ func TestConcurrentFirstOpen(t *testing.T) {
 			go func() {
 				q, err := Open(dir)
 				if err == nil {
-					_, err = q.Add("s", t.TempDir(), queuetest.Doc(1, 0, "f"), nil)
+					_, err = q.Add(NewJob{Source: "s", Dest: t.TempDir(), Doc: queuetest.Doc(1, 0, "f")})
 					q.Close()
 				}
 				errs <- err

@@ -17,11 +17,11 @@ func TestInOrderKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := q.Add("http://x.example/a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a"), nil)
+	a, err := q.Add(NewJob{Source: "http://x.example/a.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "a")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := q.Add("http://x.example/b.meta4", t.TempDir(), queuetest.Doc(10, 0, "b"), nil)
+	b, err := q.Add(NewJob{Source: "http://x.example/b.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "b")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,11 +29,11 @@ func TestInOrderKept(t *testing.T) {
 		t.Fatalf("a new job in order: %v, %v; want off", on, err)
 	}
 	for _, id := range []int64{a, b} {
-		if err := q.SetInOrder(id, true); err != nil {
+		if err := q.SetJob(id, InOrder(true)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := q.SetInOrder(b, false); err != nil {
+	if err := q.SetJob(b, InOrder(false)); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Close(); err != nil {
@@ -45,7 +45,7 @@ func TestInOrderKept(t *testing.T) {
 			t.Errorf("job %d in order after a reopen: %v, %v; want %v", id, on, err, want)
 		}
 	}
-	if err := q.SetInOrder(a+b+100, true); !errors.Is(err, ErrNotFound) {
+	if err := q.SetJob(a+b+100, InOrder(true)); !errors.Is(err, ErrNotFound) {
 		t.Errorf("setting a job that is not there: %v, want ErrNotFound", err)
 	}
 	if _, err := q.InOrder(a + b + 100); !errors.Is(err, ErrNotFound) {

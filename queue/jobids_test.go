@@ -22,7 +22,7 @@ func TestJobIDsNeverReused(t *testing.T) {
 	q := queuetest.Open(t, Open, dir)
 	add := func(q *Queue, name string) int64 {
 		t.Helper()
-		id, err := q.Add("http://x.example/"+name+".meta4", dest, queuetest.Doc(10, 0, name), nil)
+		id, err := q.Add(NewJob{Source: "http://x.example/" + name + ".meta4", Dest: dest, Doc: queuetest.Doc(10, 0, name)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestJobIDMigration(t *testing.T) {
 	}
 	var jobs []int64
 	for _, name := range []string{"a", "b", "c", "d"} {
-		id, err := q.Add("http://x.example/"+name+".meta4", dest, queuetest.Doc(3<<20, 1<<20, name+"1", name+"2"), nil)
+		id, err := q.Add(NewJob{Source: "http://x.example/" + name + ".meta4", Dest: dest, Doc: queuetest.Doc(3<<20, 1<<20, name+"1", name+"2")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +184,7 @@ func TestJobIDMigration(t *testing.T) {
 
 	// An ID freed before the migration cannot be known (the old table
 	// kept no record of it); one freed after it is never given again.
-	id, err := q.Add("http://x.example/e.meta4", dest, queuetest.Doc(10, 0, "e"), nil)
+	id, err := q.Add(NewJob{Source: "http://x.example/e.meta4", Dest: dest, Doc: queuetest.Doc(10, 0, "e")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestJobIDMigration(t *testing.T) {
 	if err := q.Remove(id); err != nil {
 		t.Fatal(err)
 	}
-	if again, err := q.Add("http://x.example/f.meta4", dest, queuetest.Doc(10, 0, "f"), nil); err != nil || again <= id {
+	if again, err := q.Add(NewJob{Source: "http://x.example/f.meta4", Dest: dest, Doc: queuetest.Doc(10, 0, "f")}); err != nil || again <= id {
 		t.Errorf("after job %d was removed the next job is %d, %v", id, again, err)
 	}
 }

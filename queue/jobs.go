@@ -56,8 +56,21 @@ type Job struct {
 	// for every run of it.
 	Origin Origin
 	// Limit is the job's own download limit in bytes per second, on top
-	// of the global one; 0: none (see SetLimit).
+	// of the global one; 0: none (see the JobChange Limit).
 	Limit int64
+	// Notice is something the user should hear about the job (the
+	// JobChange Notice); "" when nothing.
+	Notice string
+	// WhenDone is what the job does once done, and WhenDoneNote what went
+	// wrong when it last ran (DoWhenDone, WhenDoneWent).
+	WhenDone     WhenDone
+	WhenDoneNote WhenDoneNote
+	// RefreshedAt is when the job's document was last fetched from its
+	// origin (the JobChange Refreshed), or else added: see RefreshDue.
+	RefreshedAt time.Time
+	// Member is the member of a ZIP archive the job fetches (see
+	// NewJob.Member); nil for any other job.
+	Member *Member
 	// Doc is the stored document; set by Get, nil in List.
 	Doc   *metalink.Document
 	Files []File // in document order, selected or not
@@ -88,7 +101,13 @@ type File struct {
 	// Mismatch: its bytes did not match its whole-file hash, at the end of
 	// a download or in a verify, and it has not verified since.
 	Mismatch bool
-	Layout   piece.Layout
+	// High: a torrent's file fetched before the job's other files
+	// (the FileChange High).
+	High bool
+	// Signature is what a check of the file's OpenPGP signature found
+	// (the FileChange Signed); nil when none was checked.
+	Signature *Signature
+	Layout    piece.Layout
 	// Pieces is the count of pieces in the bitfield; Done of them are
 	// recorded done, worth DoneBytes.
 	Pieces    int
@@ -235,31 +254,46 @@ func LayoutOf(f metalink.File) piece.Layout {
 	return l
 }
 
-// Add appends a job to the end of the queue, state queued: the document is
-// stored with it, so the job survives its .meta4 being moved or deleted.
-// selected names the files to download; nil selects them all. It returns
-// the new job's ID. The source is stored as given less URL credentials
+// NewJob is a job to add (Add).
+type NewJob struct {
+	// Source is as the user gave it (a path, a URL); Dest the folder its
+	// files go to.
+	Source, Dest string
+	// Doc is the document, stored with the job, so the job survives its
+	// .meta4 being moved or deleted.
+	Doc *metalink.Document
+	// Selected names the files to download; nil selects them all.
+	Selected []string
+	// Origin is what a plain URL's server said, which every run of the
+	// job needs (a plain URL resolved by Metalink/HTTP); stored in the
+	// same transaction.
+	Origin Origin
+	// Member, when its Name is set, makes the job fetch that member of
+	// the ZIP archive Doc describes (a document of one file, the
+	// archive: see Member). Selected is then unused.
+	Member Member
+	// Paused: the job starts paused, so no runner takes it before its
+	// caller has stored what goes with it (a torrent, a login) and
+	// resumed it, or at all when the user added it paused.
+	Paused bool
+}
+
+// Add appends a job to the end of the queue, queued (or paused), and
+// returns its ID. The source is stored as given less URL credentials
 // (Redact), and with it its one spelling (see canonical), by which a later
 // `braid get` finds the job; the document's mirrors keep their credentials.
-func (q *Queue) Add(source, dest string, doc *metalink.Document, selected []string) (int64, error) {
-	return q.AddFrom(source, dest, doc, selected, Origin{})
+func (q *Queue) Add(j NewJob) (int64, error) {
+	state := Queued
+	if j.Paused {
+		state = Paused
+	}
+	if j.Member.Name != "" {
+		return q.addMember(j, state)
+	}
+	return q.addJob(j.Source, j.Dest, j.Doc, j.Selected, j.Origin, state)
 }
 
-// AddFrom is Add for a source whose server told facts every run of the job
-// needs (a plain URL resolved by Metalink/HTTP): they are stored with the
-// job in the same transaction.
-func (q *Queue) AddFrom(source, dest string, doc *metalink.Document, selected []string, origin Origin) (int64, error) {
-	return q.addJob(source, dest, doc, selected, origin, Queued)
-}
-
-// AddPaused is AddFrom for a job that starts paused: no runner takes it
-// before its caller has stored what goes with it (a torrent, a login) and
-// resumed it, or at all when the user added it paused.
-func (q *Queue) AddPaused(source, dest string, doc *metalink.Document, selected []string, origin Origin) (int64, error) {
-	return q.addJob(source, dest, doc, selected, origin, Paused)
-}
-
-// addJob is AddFrom for a job that starts in state (queued, or running
+// addJob adds a job that starts in state (queued or paused, or running
 // for `braid get`, which runs it at once).
 func (q *Queue) addJob(source, dest string, doc *metalink.Document, selected []string, origin Origin, state State) (int64, error) {
 	const op = "add job"
@@ -397,12 +431,19 @@ func (ins *fileInserter) insert(job int64, idx int, f metalink.File, selected bo
 // (see BenchmarkOpen).
 func (q *Queue) List() ([]Job, error) {
 	const op = "list jobs"
+	// The jobs are counted first so that their slice is made once: a
+	// Job is large, and growing a slice of 10,000 copied them again and
+	// again. (A job added between the two queries grows it.)
+	var n int
+	if err := q.db.QueryRow(`SELECT COUNT(*) FROM jobs`).Scan(&n); err != nil {
+		return nil, q.wrap(op, err)
+	}
 	rows, err := q.db.Query(`SELECT ` + jobColumns + ` FROM jobs ORDER BY position, id`)
 	if err != nil {
 		return nil, q.wrap(op, err)
 	}
-	var jobs []Job
-	at := map[int64]int{}
+	jobs := make([]Job, 0, n)
+	at := make(map[int64]int, n)
 	for rows.Next() {
 		j, err := scanJob(rows)
 		if err != nil {
@@ -436,12 +477,13 @@ func (q *Queue) List() ([]Job, error) {
 	if err := rows.Err(); err != nil {
 		return nil, q.wrap(op, err)
 	}
-	members, err := q.memberIDs()
+	members, err := q.memberJobs()
 	if err != nil {
 		return nil, q.wrap(op, err)
 	}
-	for id := range members {
+	for id, m := range members {
 		if i, ok := at[id]; ok {
+			jobs[i].Member = &m
 			for k := range jobs[i].Files {
 				memberProgress(&jobs[i].Files[k])
 			}
@@ -486,11 +528,10 @@ func (q *Queue) Get(id int64) (Job, error) {
 	if err := rows.Err(); err != nil {
 		return Job{}, q.wrap(op, err)
 	}
-	var member int
-	if err := q.db.QueryRow(`SELECT COUNT(*) FROM job_members WHERE job = ?`, id).Scan(&member); err != nil {
+	if m, ok, err := q.memberJob(id); err != nil {
 		return Job{}, q.wrap(op, err)
-	}
-	if member > 0 {
+	} else if ok {
+		j.Member = &m
 		for k := range j.Files {
 			memberProgress(&j.Files[k])
 		}
@@ -524,50 +565,72 @@ func (q *Queue) Get(id int64) (Job, error) {
 type scanner interface{ Scan(...any) error }
 
 // jobColumns are the columns scanJob reads, in its order.
-const jobColumns = `id, source, dest, state, added_at, finished_at, error, origin_etag, referer, next_try, speed_limit`
+const jobColumns = `id, source, dest, state, added_at, finished_at, error, origin_etag, referer, next_try, speed_limit,
+	notice, when_done, when_done_note, refreshed_at`
 
 func scanJob(s scanner, doc ...*[]byte) (Job, error) {
-	var j Job
-	var state string
-	var added int64
-	var finished sql.NullInt64
-	var nextTry int64
-	dest := []any{&j.ID, &j.Source, &j.Dest, &state, &added, &finished, &j.Error, &j.Origin.ETag, &j.Origin.Referer, &nextTry, &j.Limit}
+	// One allocation holds the job and what is scanned to be converted:
+	// List scans every job of the queue (see BenchmarkOpen).
+	r := new(struct {
+		j                       Job
+		state                   string
+		added, nextTry, refresh int64
+		finished                sql.NullInt64
+		whenDone, whenDoneNote  string
+		dest                    [16]any
+	})
+	j := &r.j
+	dest := append(r.dest[:0], &j.ID, &j.Source, &j.Dest, &r.state, &r.added, &r.finished, &j.Error, &j.Origin.ETag, &j.Origin.Referer,
+		&r.nextTry, &j.Limit, &j.Notice, &r.whenDone, &r.whenDoneNote, &r.refresh)
 	for _, d := range doc {
 		dest = append(dest, d)
 	}
 	if err := s.Scan(dest...); err != nil {
 		return Job{}, err
 	}
-	j.State = State(state)
-	j.AddedAt = time.UnixMilli(added)
-	if finished.Valid {
-		j.FinishedAt = time.UnixMilli(finished.Int64)
+	j.State = State(r.state)
+	j.AddedAt = time.UnixMilli(r.added)
+	if r.finished.Valid {
+		j.FinishedAt = time.UnixMilli(r.finished.Int64)
 	}
-	if nextTry > 0 && j.State == Running {
-		j.NextTry = time.UnixMilli(nextTry)
+	if r.nextTry > 0 && j.State == Running {
+		j.NextTry = time.UnixMilli(r.nextTry)
 	}
-	return j, nil
+	j.RefreshedAt = time.UnixMilli(max(r.added, r.refresh))
+	if r.whenDone != "" || r.whenDoneNote != "" {
+		j.WhenDone, j.WhenDoneNote = parseWhenDone(r.whenDone, r.whenDoneNote)
+	}
+	return *j, nil
 }
 
 // fileQuery reads files with their pieces; listQuery the same without the
 // hashes, which List does not return.
 const (
 	fileQuery = `SELECT f.job, f.name, f.size, f.hashes, f.selected, f.verified, f.mismatch, f.verified_by, f.rebuilt, f.saved_as, f.created,
-	p.length, p.count, p.bits, p.kept FROM files f JOIN pieces p ON p.file = f.id`
+	f.high, f.signature, p.length, p.count, p.bits, p.kept FROM files f JOIN pieces p ON p.file = f.id`
 	listQuery = `SELECT f.job, f.name, f.size, '', f.selected, f.verified, f.mismatch, f.verified_by, f.rebuilt, f.saved_as, f.created,
-	p.length, p.count, p.bits, p.kept FROM files f JOIN pieces p ON p.file = f.id`
+	f.high, f.signature, p.length, p.count, p.bits, p.kept FROM files f JOIN pieces p ON p.file = f.id`
 )
 
 func scanFile(s scanner, withHashes bool) (int64, File, error) {
-	var job int64
-	var f File
-	var hashes string
-	var bits []byte
-	var kept int64
-	if err := s.Scan(&job, &f.Name, &f.Size, &hashes, &f.Selected, &f.Verified, &f.Mismatch, &f.VerifiedBy, &f.Rebuilt, &f.SavedAs, &f.Created,
-		&f.Layout.Length, &f.Pieces, &bits, &kept); err != nil {
+	// One allocation for what is scanned, as in scanJob.
+	r := new(struct {
+		f           File
+		job, kept   int64
+		hashes, sig string
+		bits        []byte
+	})
+	f := &r.f
+	if err := s.Scan(&r.job, &f.Name, &f.Size, &r.hashes, &f.Selected, &f.Verified, &f.Mismatch, &f.VerifiedBy, &f.Rebuilt, &f.SavedAs, &f.Created,
+		&f.High, &r.sig, &f.Layout.Length, &f.Pieces, &r.bits, &r.kept); err != nil {
 		return 0, File{}, err
+	}
+	job, hashes, bits, kept, sig := r.job, r.hashes, r.bits, r.kept, r.sig
+	if sig != "" {
+		f.Signature = new(Signature)
+		if json.Unmarshal([]byte(sig), f.Signature) != nil {
+			f.Signature = nil // written by a newer Braid in another shape: not shown
+		}
 	}
 	f.Layout.Size = f.Size
 	if withHashes {
@@ -588,7 +651,7 @@ func scanFile(s scanner, withHashes bool) (int64, File, error) {
 		// files record theirs in torrent_pieces, not here).
 		f.Done, f.DoneBytes = f.Pieces, f.Size
 	}
-	return job, f, nil
+	return job, *f, nil
 }
 
 // countDone counts the pieces set in a stored bitfield and the bytes they
@@ -615,239 +678,13 @@ func countDone(bits []byte, n int, l piece.Layout) (int, int64) {
 	return done, size
 }
 
-// Pieces returns the stored bitfield and layout of one file of a job.
-func (q *Queue) Pieces(id int64, name string) (*piece.Bitfield, piece.Layout, error) {
-	op := fmt.Sprintf("job %d file %s: read pieces", id, name)
-	var l piece.Layout
-	var n int
-	var bits []byte
-	err := q.db.QueryRow(`SELECT f.size, p.length, p.count, p.bits FROM files f JOIN pieces p ON p.file = f.id
-		WHERE f.job = ? AND f.name = ?`, id, name).Scan(&l.Size, &l.Length, &n, &bits)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, piece.Layout{}, fmt.Errorf("%s: %w", op, ErrNotFound)
-	}
-	if err != nil {
-		return nil, piece.Layout{}, q.wrap(op, err)
-	}
-	b, err := piece.UnmarshalBitfield(bits, n)
-	if err != nil {
-		return nil, piece.Layout{}, fmt.Errorf("%s: %w", op, err)
-	}
-	return b, l, nil
-}
-
-// SetPieces replaces the bitfield of one file: what the runner found it may
-// trust of a .part, or an empty one to start the file again. b must have
-// as many pieces as the file's layout, or the size must be unknown (-1).
-func (q *Queue) SetPieces(id int64, name string, b *piece.Bitfield) error {
-	op := fmt.Sprintf("job %d file %s: store pieces", id, name)
-	bits, err := b.MarshalBinary()
-	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	err = q.tx(func(tx *sql.Tx) error {
-		var fid, size int64
-		var n int
-		err := tx.QueryRow(`SELECT f.id, f.size, p.count FROM files f JOIN pieces p ON p.file = f.id
-			WHERE f.job = ? AND f.name = ?`, id, name).Scan(&fid, &size, &n)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		if size >= 0 && b.Len() != n {
-			return fmt.Errorf("bitfield of %d pieces for a file of %d", b.Len(), n)
-		}
-		_, err = tx.Exec(`UPDATE pieces SET count = ?, bits = ?, kept = 0 WHERE file = ?`, b.Len(), bits, fid)
-		return err
-	})
-	if err != nil {
-		return q.wrap(op, err)
-	}
-	return nil
-}
-
-// resetFile gives a file a new layout with no piece done.
-func (q *Queue) resetFile(id int64, name string, l piece.Layout) error {
-	op := fmt.Sprintf("job %d file %s: reset pieces", id, name)
-	bits, err := piece.NewBitfield(l.Count()).MarshalBinary()
-	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	err = q.tx(func(tx *sql.Tx) error {
-		var fid int64
-		err := tx.QueryRow(`SELECT id FROM files WHERE job = ? AND name = ?`, id, name).Scan(&fid)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(`UPDATE files SET size = ?, verified = 0 WHERE id = ?`, l.Size, fid); err != nil {
-			return err
-		}
-		_, err = tx.Exec(`UPDATE pieces SET length = ?, count = ?, bits = ?, kept = 0 WHERE file = ?`, l.Length, l.Count(), bits, fid)
-		return err
-	})
-	if err != nil {
-		return q.wrap(op, err)
-	}
-	return nil
-}
-
-// SetVerified records whether a file passed its whole-file hash at its
-// final name. A file that verified no longer has a mismatch.
-func (q *Queue) SetVerified(id int64, name string, verified bool) error {
-	return q.exec(fmt.Sprintf("job %d file %s: mark verified", id, name),
-		`UPDATE files SET verified = ?, mismatch = mismatch AND NOT ? WHERE job = ? AND name = ?`,
-		verified, verified, id, name)
-}
-
-// Landed records a file whose download is done, from the engine's last
-// snapshot of it: verified, by which hash (if any), the name it is saved
-// under and whether the download wrote it or found it there, proven.
-func (q *Queue) Landed(id int64, name string, s *engine.Snapshot) error {
-	if s == nil {
-		return fmt.Errorf("job %d file %s: mark done: no snapshot of the download", id, name)
-	}
-	op := fmt.Sprintf("job %d file %s: mark done", id, name)
-	found := false
-	err := q.tx(func(tx *sql.Tx) (err error) {
-		found, err = landed(tx, id, name, s)
-		return err
-	})
-	if err != nil {
-		return q.wrap(op, err)
-	}
-	if !found {
-		return fmt.Errorf("%s: %w", op, ErrNotFound)
-	}
-	return nil
-}
-
-// landed records a file that landed (Landed), alone or in a batch's
-// transaction, with the size its download learnt when the job was added
-// before anyone said it (learnSize). It reports false when the job has no
-// such file (removed meanwhile), which a batch shrugs off.
-func landed(tx *sql.Tx, id int64, name string, s *engine.Snapshot) (bool, error) {
-	res, err := tx.Exec(landedSQL, landedArgs(id, name, s)...)
-	if err != nil {
-		return false, err
-	}
-	if n, err := res.RowsAffected(); err == nil && n == 0 {
-		return false, nil
-	}
-	return true, learnSize(tx, id, name, s.Size, s.PieceLength)
-}
-
-// learnSize records the size a mirror said of a file the queue knew no
-// size of (-1: added before its server answered), and lays its pieces out
-// as the download did: length is the engine's piece length (0: the one it
-// takes for a file of that size without piece hashes). The bits the
-// journal recorded while the size was unknown are the engine's piece
-// indices, so they are kept, cut to the file's pieces. Without this the
-// file's bytes stay counted in whole pieces of the stored length (a
-// 200 KiB file done as 1 MiB), and a done file's size stays unknown to
-// every face. A file whose size is known is left as it is.
-func learnSize(tx *sql.Tx, id int64, name string, size, length int64) error {
-	if size < 0 {
-		return nil
-	}
-	var fid, stored int64
-	var n int
-	var bits []byte
-	err := tx.QueryRow(`SELECT f.id, f.size, p.count, p.bits FROM files f JOIN pieces p ON p.file = f.id
-		WHERE f.job = ? AND f.name = ?`, id, name).Scan(&fid, &stored, &n, &bits)
-	if errors.Is(err, sql.ErrNoRows) {
-		return ErrNotFound
-	}
-	if err != nil || stored >= 0 {
-		return err
-	}
-	if length <= 0 {
-		length = piece.PlanFor(metalink.File{Size: size}).Length
-	}
-	l := piece.Layout{Size: size, Length: length}
-	old, err := piece.UnmarshalBitfield(bits, n)
-	if err != nil {
-		return err
-	}
-	b := piece.NewBitfield(l.Count())
-	for i := range min(n, l.Count()) {
-		if old.Has(i) {
-			b.Set(i)
-		}
-	}
-	if bits, err = b.MarshalBinary(); err != nil {
-		return err
-	}
-	if _, err := tx.Exec(`UPDATE files SET size = ? WHERE id = ?`, size, fid); err != nil {
-		return err
-	}
-	_, err = tx.Exec(`UPDATE pieces SET length = ?, count = ?, bits = ? WHERE file = ?`, l.Length, l.Count(), bits, fid)
-	return err
-}
-
-// landedSQL and landedArgs mark a file that landed done (landed).
-const landedSQL = `UPDATE files SET verified = 1, mismatch = 0, verified_by = ?, rebuilt = ?, saved_as = ?, created = ? WHERE job = ? AND name = ?`
-
-func landedArgs(id int64, name string, s *engine.Snapshot) []any {
-	saved := s.SavedAs
-	if saved == name {
-		saved = ""
-	}
-	return []any{s.VerifiedBy, s.Rebuilt, saved, s.Created, id, name}
-}
-
-// MarkVerified records that a check of a file at its name (a verify, a
-// repair) proved it by the hash by ("sha-256", "sha-1 pieces"), as
-// engine.RepairResult.VerifiedBy names it.
-func (q *Queue) MarkVerified(id int64, name, by string) error {
-	return q.exec(fmt.Sprintf("job %d file %s: mark verified", id, name),
-		`UPDATE files SET verified = 1, mismatch = 0, verified_by = ? WHERE job = ? AND name = ?`, by, id, name)
-}
-
-// SetMismatch records that a file's bytes did not match its whole-file
-// hash (bad true: not verified either), or clears that. SetVerified(true)
-// clears it too.
-func (q *Queue) SetMismatch(id int64, name string, bad bool) error {
-	return q.exec(fmt.Sprintf("job %d file %s: mark checksum mismatch", id, name),
-		`UPDATE files SET mismatch = ?, verified = verified AND NOT ? WHERE job = ? AND name = ?`,
-		bad, bad, id, name)
-}
-
-// AddStrikes adds n strikes to a mirror of a file (pieces it sent that
-// failed their hash), so a later run can order it last.
-func (q *Queue) AddStrikes(id int64, name, mirrorURL string, n int) error {
-	return q.exec(fmt.Sprintf("job %d file %s: strike mirror %s", id, name, mirrorURL),
-		`UPDATE mirrors SET strikes = strikes + ? WHERE url = ? AND file = (SELECT id FROM files WHERE job = ? AND name = ?)`,
-		n, Redact(mirrorURL), id, name)
-}
-
-// Remove takes job id out of the queue, with everything recorded of it
-// and the secret of its network settings; its files stay on disk
-// (runner.RemoveWithFiles deletes them first).
-func (q *Queue) Remove(id int64) error {
-	op := fmt.Sprintf("remove job %d", id)
-	res, err := q.db.Exec(`DELETE FROM jobs WHERE id = ?`, id)
-	if err != nil {
-		return q.wrap(op, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("%s: %w", op, ErrNotFound)
-	}
-	// Its network settings went with the row; their secret goes too.
-	q.forgetSecret(id)
-	return nil
-}
-
-// RemoveMany takes the jobs ids out of the queue as Remove does, in one
-// transaction: thousands removed at once cost one commit, one sync of
-// the disk, where Remove one by one took a minute for 10,000. A job not
-// in the queue is an error (ErrNotFound) naming it; the others go all
-// the same.
-func (q *Queue) RemoveMany(ids []int64) error {
+// Remove takes the jobs ids out of the queue, with everything recorded of
+// them and the secrets of their network settings; their files stay on
+// disk (runner.RemoveWithFiles deletes them first). It is one
+// transaction: thousands removed at once cost one commit, one sync of the
+// disk, where one by one took a minute for 10,000. A job not in the queue
+// is an error (ErrNotFound) naming it; the others go all the same.
+func (q *Queue) Remove(ids ...int64) error {
 	var gone []int64
 	var missing []error
 	err := q.tx(func(tx *sql.Tx) error {
@@ -871,7 +708,11 @@ func (q *Queue) RemoveMany(ids []int64) error {
 		return nil
 	})
 	if err != nil {
-		return q.wrap(fmt.Sprintf("remove %d jobs", len(ids)), err)
+		op := fmt.Sprintf("remove %d jobs", len(ids))
+		if len(ids) == 1 {
+			op = fmt.Sprintf("remove job %d", ids[0])
+		}
+		return q.wrap(op, err)
 	}
 	// Their network settings went with the rows; their secrets go too.
 	for _, id := range gone {

@@ -14,7 +14,7 @@ func TestKeptBytes(t *testing.T) {
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
 	const size = 5<<20 + 7
-	id, err := q.Add("k.meta4", t.TempDir(), queuetest.Doc(size, 0, "k.bin"), nil)
+	id, err := q.Add(NewJob{Source: "k.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(size, 0, "k.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}

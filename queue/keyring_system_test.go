@@ -115,7 +115,7 @@ func TestKeyringChild(t *testing.T) {
 		}
 		fallthrough
 	case "add-no-service":
-		id, note, err := q.AddWithNet("https://files.example/f.bin", t.TempDir(), queuetest.Doc(100, 0, "f.bin"), nil, Origin{}, secretSettings, true)
+		id, note, err := q.AddWithNet(NewJob{Source: "https://files.example/f.bin", Dest: t.TempDir(), Doc: queuetest.Doc(100, 0, "f.bin"), Paused: true}, secretSettings)
 		if err != nil {
 			t.Fatal(err)
 		}

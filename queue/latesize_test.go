@@ -19,7 +19,7 @@ func TestLandedRecordsLateSize(t *testing.T) {
 		q := queuetest.Open(t, Open, t.TempDir())
 		doc := queuetest.Doc(-1, 0, "late.bin")
 		doc.Files[0].Hashes = nil
-		id, err := q.Add("http://a.example/late.bin", t.TempDir(), doc, nil)
+		id, err := q.Add(NewJob{Source: "http://a.example/late.bin", Dest: t.TempDir(), Doc: doc})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,24 +18,24 @@ func TestJobLimitKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := q.Add("http://x.example/a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a"), nil)
+	a, err := q.Add(NewJob{Source: "http://x.example/a.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "a")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := q.Add("http://x.example/b.meta4", t.TempDir(), queuetest.Doc(10, 0, "b"), nil)
+	b, err := q.Add(NewJob{Source: "http://x.example/b.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "b")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := q.Limit(a); err != nil || n != 0 {
-		t.Fatalf("a new job's limit: %d, %v, want none", n, err)
+	if j, err := q.Get(a); err != nil || j.Limit != 0 {
+		t.Fatalf("a new job's limit: %d, %v, want none", j.Limit, err)
 	}
-	if err := q.SetLimit(a, 300<<10); err != nil {
+	if err := q.SetJob(a, Limit(300<<10)); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetLimit(b, 5<<20); err != nil {
+	if err := q.SetJob(b, Limit(5<<20)); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetLimit(b, 1<<20); err != nil {
+	if err := q.SetJob(b, Limit(1<<20)); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Close(); err != nil {
@@ -50,26 +50,23 @@ func TestJobLimitKept(t *testing.T) {
 	if want := map[int64]int64{a: 300 << 10, b: 1 << 20}; !maps.Equal(got, want) {
 		t.Fatalf("after a reopen the limits are %v, want %v", got, want)
 	}
-	if err := q.SetLimit(a, 0); err != nil {
+	if err := q.SetJob(a, Limit(0)); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := q.Limit(a); err != nil || n != 0 {
-		t.Fatalf("limit after removing it: %d, %v, want none", n, err)
+	if j, err := q.Get(a); err != nil || j.Limit != 0 {
+		t.Fatalf("limit after removing it: %d, %v, want none", j.Limit, err)
 	}
-	if err := q.SetLimit(b, -5); err != nil {
+	if err := q.SetJob(b, Limit(-5)); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := q.Limit(b); n != 0 {
-		t.Fatalf("a negative limit stored as %d, want none", n)
+	if j, _ := q.Get(b); j.Limit != 0 {
+		t.Fatalf("a negative limit stored as %d, want none", j.Limit)
 	}
 	if err := q.Remove(b); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetLimit(b, 1); !errors.Is(err, ErrNotFound) {
+	if err := q.SetJob(b, Limit(1)); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("setting a removed job's limit: %v, want ErrNotFound", err)
-	}
-	if _, err := q.Limit(b); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("reading a removed job's limit: %v, want ErrNotFound", err)
 	}
 }
 
@@ -77,11 +74,11 @@ func TestJobLimitKept(t *testing.T) {
 func TestJobLimitInGetAndList(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
-	id, err := q.Add("http://x.example/a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a"), nil)
+	id, err := q.Add(NewJob{Source: "http://x.example/a.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "a")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetLimit(id, 700<<10); err != nil {
+	if err := q.SetJob(id, Limit(700<<10)); err != nil {
 		t.Fatal(err)
 	}
 	j, err := q.Get(id)

@@ -26,7 +26,7 @@ func BenchmarkQueue10000Files(b *testing.B) {
 	b.Run("add", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			q := openBench(b)
-			if _, err := q.Add(fmt.Sprintf("many%d.meta4", i), b.TempDir(), doc, nil); err != nil {
+			if _, err := q.Add(NewJob{Source: fmt.Sprintf("many%d.meta4", i), Dest: b.TempDir(), Doc: doc}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -68,7 +68,7 @@ func BenchmarkLand10000Files(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
 		q := openBench(b)
-		id, err := q.Add(fmt.Sprintf("many%d.meta4", i), b.TempDir(), doc, nil)
+		id, err := q.Add(NewJob{Source: fmt.Sprintf("many%d.meta4", i), Dest: b.TempDir(), Doc: doc})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -77,12 +77,13 @@ func (j Job) ArchiveFile() (metalink.File, bool) {
 	return j.Doc.Files[0], true
 }
 
-// AddMember adds a job that fetches member m of the ZIP archive doc
-// describes (a document of one file, the archive: a plain URL resolved,
-// or a metalink of one file) into dest, queued or paused. source is the
-// archive's source as the user gave it. The job's one file is the member;
-// its mirrors are the archive's. It returns the new job's ID.
-func (q *Queue) AddMember(source, dest string, doc *metalink.Document, m Member, origin Origin, paused bool) (int64, error) {
+// addMember adds a job that fetches member j.Member of the ZIP archive
+// j.Doc describes (a document of one file, the archive: a plain URL
+// resolved, or a metalink of one file) into j.Dest, in state. j.Source is
+// the archive's source as the user gave it. The job's one file is the
+// member; its mirrors are the archive's.
+func (q *Queue) addMember(j NewJob, state State) (int64, error) {
+	source, dest, doc, m, origin := j.Source, j.Dest, j.Doc, j.Member, j.Origin
 	shown := Redact(source)
 	op := fmt.Sprintf("add member %s of %s", m.Name, shown)
 	if doc == nil || len(doc.Files) != 1 {
@@ -110,10 +111,6 @@ func (q *Queue) AddMember(source, dest string, doc *metalink.Document, m Member,
 	bits, err := piece.NewBitfield(count).MarshalBinary()
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", op, err)
-	}
-	state := Queued
-	if paused {
-		state = Paused
 	}
 	var id int64
 	err = q.tx(func(tx *sql.Tx) error {
@@ -152,14 +149,14 @@ func (q *Queue) AddMember(source, dest string, doc *metalink.Document, m Member,
 
 // memberKey is a member job's source key: the archive's canonical
 // source and the member, so that the archive's own job, or another
-// member's, is never taken for it (JobFor, JobWithSource).
+// member's, is never taken for it (JobFor).
 func memberKey(source, name string) string {
 	return canonical(source) + "\x00member\x00" + name
 }
 
-// MemberJob returns the member job id fetches; false when id is not a
+// memberJob returns the member job id fetches; false when id is not a
 // member job.
-func (q *Queue) MemberJob(id int64) (Member, bool, error) {
+func (q *Queue) memberJob(id int64) (Member, bool, error) {
 	var m Member
 	err := q.db.QueryRow(`SELECT member, size, compressed, method, crc32, header_offset, archive_size
 		FROM job_members WHERE job = ?`, id).Scan(&m.Name, &m.Size, &m.CompressedSize, &m.Method, &m.CRC32, &m.HeaderOffset, &m.ArchiveSize)
@@ -167,16 +164,16 @@ func (q *Queue) MemberJob(id int64) (Member, bool, error) {
 	case errors.Is(err, sql.ErrNoRows):
 		return Member{}, false, nil
 	case err != nil:
-		return Member{}, false, q.wrap(fmt.Sprintf("read the member job %d fetches", id), err)
+		return Member{}, false, err
 	}
 	return m, true, nil
 }
 
-// MemberJobs lists the jobs that fetch archive members, by job.
-func (q *Queue) MemberJobs() (map[int64]Member, error) {
+// memberJobs are the jobs that fetch archive members, by job.
+func (q *Queue) memberJobs() (map[int64]Member, error) {
 	rows, err := q.db.Query(`SELECT job, member, size, compressed, method, crc32, header_offset, archive_size FROM job_members`)
 	if err != nil {
-		return nil, q.wrap("list member jobs", err)
+		return nil, err
 	}
 	defer rows.Close()
 	out := map[int64]Member{}
@@ -184,32 +181,11 @@ func (q *Queue) MemberJobs() (map[int64]Member, error) {
 		var id int64
 		var m Member
 		if err := rows.Scan(&id, &m.Name, &m.Size, &m.CompressedSize, &m.Method, &m.CRC32, &m.HeaderOffset, &m.ArchiveSize); err != nil {
-			return nil, q.wrap("list member jobs", err)
+			return nil, err
 		}
 		out[id] = m
 	}
-	if err := rows.Err(); err != nil {
-		return nil, q.wrap("list member jobs", err)
-	}
-	return out, nil
-}
-
-// memberIDs are the jobs that fetch archive members.
-func (q *Queue) memberIDs() (map[int64]bool, error) {
-	rows, err := q.db.Query(`SELECT job FROM job_members`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	ids := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids[id] = true
-	}
-	return ids, rows.Err()
+	return out, rows.Err()
 }
 
 // memberProgress counts a member's progress in its own bytes: its pieces

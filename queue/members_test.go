@@ -23,7 +23,7 @@ func TestAddMember(t *testing.T) {
 		URLs: []metalink.URL{{URL: link, Priority: 1}}}}}
 	m := Member{Name: "data/b.csv", Size: 9 << 20, CompressedSize: 3 << 20, Method: 8, CRC32: 0xdeadbeef,
 		HeaderOffset: 5<<20 - 10, ArchiveSize: 40 << 20}
-	id, err := q.AddMember(link, t.TempDir(), doc, m, Origin{}, true)
+	id, err := q.Add(NewJob{Source: link, Dest: t.TempDir(), Doc: doc, Member: m, Paused: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,24 +49,26 @@ func TestAddMember(t *testing.T) {
 	if first != 4 || count != 5 || j.Files[0].Pieces != count {
 		t.Errorf("covering pieces %d+%d, stored %d", first, count, j.Files[0].Pieces)
 	}
-	got, ok, err := q.MemberJob(id)
-	if err != nil || !ok || got != m {
-		t.Errorf("MemberJob = %+v, %v, %v; want %+v", got, ok, err, m)
+	if j.Member == nil || *j.Member != m {
+		t.Errorf("Get's Member = %+v; want %+v", j.Member, m)
 	}
-	if all, err := q.MemberJobs(); err != nil || len(all) != 1 || all[id] != m {
-		t.Errorf("MemberJobs = %v, %v", all, err)
+	if jobs, err := q.List(); err != nil || len(jobs) != 1 || jobs[0].Member == nil || *jobs[0].Member != m {
+		t.Errorf("List: %+v, %v; want the member %+v", jobs, err, m)
 	}
-	if other, found, err := q.JobWithSource(link); err != nil || found {
+	if all, err := q.memberJobs(); err != nil || len(all) != 1 || all[id] != m {
+		t.Errorf("memberJobs = %v, %v", all, err)
+	}
+	if other, found, err := q.JobFor(link, ""); err != nil || found {
 		t.Errorf("the archive's link finds job %d (%v): a member job is not the archive's", other, err)
 	}
-	if _, err := q.AddMember(link, t.TempDir(), doc, Member{Name: "../evil", Size: 1}, Origin{}, false); err == nil {
+	if _, err := q.Add(NewJob{Source: link, Dest: t.TempDir(), Doc: doc, Member: Member{Name: "../evil", Size: 1}}); err == nil {
 		t.Error("a member named ../evil was added")
 	}
 	if err := q.Remove(id); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, err := q.MemberJob(id); ok || err != nil {
-		t.Errorf("after Remove the member is still kept: %v, %v", ok, err)
+	if all, err := q.memberJobs(); len(all) != 0 || err != nil {
+		t.Errorf("after Remove the member is still kept: %v, %v", all, err)
 	}
 	if _, err := q.Get(id); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Get after Remove: %v", err)

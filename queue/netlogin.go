@@ -22,29 +22,6 @@ func KeyringAvailable() bool {
 	return ringLocked() != nil
 }
 
-// SetLogin gives job id the HTTP login user and password for the servers
-// of links, over the network settings it has (its cookies and headers
-// stay). With remember the password is kept as SetNet keeps it, and note
-// is SetNet's; without, it is kept for this session only and any copy in
-// the keyring is deleted. The password is never written to state.db.
-func (q *Queue) SetLogin(id int64, user, password string, links []string, remember bool) (note string, err error) {
-	if user == "" {
-		return "", fmt.Errorf("job %d: a login without a user name: %w", id, netconf.ErrSettings)
-	}
-	s, _, _, err := q.Net(id)
-	if err != nil {
-		return "", err
-	}
-	s.HTTPUser, s.HTTPPasswd = user, password
-	for _, l := range links {
-		s.Links = append(s.Links, Redact(l))
-	}
-	if remember {
-		return q.SetNet(id, s)
-	}
-	return "", q.setNetForSession(id, s)
-}
-
 // setNetForSession is SetNet keeping the secret part in this process's
 // memory only.
 func (q *Queue) setNetForSession(id int64, s netconf.Settings) error {

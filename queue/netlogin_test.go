@@ -9,15 +9,15 @@ import (
 	"github.com/zalando/go-keyring"
 )
 
-// TestSetLogin: a login given after a server asked joins the job's
-// settings (its headers stay). Remembered, the password is in the keyring
+// TestSetNetRemember: a login given after a server asked joins the job's
+// settings (its headers stay), as the window gives it. Remembered, the password is in the keyring
 // and found by a new process; not remembered, it is in memory only, the
 // keyring's copy is gone, and a new process finds it lost. Neither way is
 // it in the state folder.
 //
 // Not parallel: it sets the package's keyring (UseKeyring), which the
 // other tests read.
-func TestSetLogin(t *testing.T) {
+func TestSetNetRemember(t *testing.T) {
 	keyring.MockInit()
 	UseKeyring(systemKeyring{})
 	t.Cleanup(func() { UseKeyring(nil) })
@@ -28,12 +28,21 @@ func TestSetLogin(t *testing.T) {
 	q := queuetest.Open(t, Open, dir)
 	withHeader := secretSettings
 	withHeader.HTTPUser, withHeader.HTTPPasswd = "", ""
-	id, _, err := q.AddWithNet("https://files.example/f.bin", t.TempDir(), queuetest.Doc(100, 0, "f.bin"), nil, Origin{}, withHeader, true)
+	id, _, err := q.AddWithNet(NewJob{Source: "https://files.example/f.bin", Dest: t.TempDir(), Doc: queuetest.Doc(100, 0, "f.bin"), Paused: true}, withHeader)
 	if err != nil {
 		t.Fatal(err)
 	}
+	login := func(user, password string, remember bool) error {
+		s, _, _, err := q.Net(id)
+		if err != nil {
+			return err
+		}
+		s.HTTPUser, s.HTTPPasswd = user, password
+		_, err = q.SetNet(id, s, remember)
+		return err
+	}
 	const pass = "typed-in-the-prompt-5"
-	if _, err := q.SetLogin(id, "ann", pass, []string{"https://files.example/f.bin"}, true); err != nil {
+	if err := login("ann", pass, true); err != nil {
 		t.Fatal(err)
 	}
 	service, user := q.secretKey(id)
@@ -48,7 +57,7 @@ func TestSetLogin(t *testing.T) {
 		t.Fatalf("remembered, in a new process: %v lost %v err %v", got, lost, err)
 	}
 
-	if _, err := q.SetLogin(id, "bob", pass+"-b", nil, false); err != nil {
+	if err := login("bob", pass+"-b", false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := keyring.Get(service, user); err == nil {
@@ -66,9 +75,6 @@ func TestSetLogin(t *testing.T) {
 	if stateHolds(t, dir, pass) {
 		t.Error("the state folder holds the password")
 	}
-	if _, err := q.SetLogin(id, "", "x", nil, false); err == nil {
-		t.Error("a login without a user name was taken")
-	}
 }
 
 // TestProxyPassword: remembered in the keyring and found by a new
@@ -84,32 +90,32 @@ func TestProxyPassword(t *testing.T) {
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
 	const pw = "proxy-pw-in-keyring-3"
-	if note := q.SetProxyPassword(pw, true); note != "" {
+	if note := q.SetSecret(ProxyPassword, pw, true); note != "" {
 		t.Errorf("note %q", note)
 	}
 	secrets.mu.Lock()
 	clear(secrets.m)
 	secrets.mu.Unlock()
-	if got, ok := q.ProxyPassword(); !ok || got != pw {
+	if got, ok := q.Secret(ProxyPassword); !ok || got != pw {
 		t.Errorf("remembered, a new process: %q %v", got, ok)
 	}
-	q.SetProxyPassword(pw+"-s", false)
+	q.SetSecret(ProxyPassword, pw+"-s", false)
 	secrets.mu.Lock()
 	clear(secrets.m)
 	secrets.mu.Unlock()
-	if got, ok := q.ProxyPassword(); ok {
+	if got, ok := q.Secret(ProxyPassword); ok {
 		t.Errorf("not remembered, a new process found %q", got)
 	}
-	q.SetProxyPassword(pw, false)
-	q.SetProxyPassword("", false)
-	if got, ok := q.ProxyPassword(); ok {
+	q.SetSecret(ProxyPassword, pw, false)
+	q.SetSecret(ProxyPassword, "", false)
+	if got, ok := q.Secret(ProxyPassword); ok {
 		t.Errorf("forgotten, found %q", got)
 	}
 	if stateHolds(t, dir, pw) {
 		t.Error("the state folder holds the proxy password")
 	}
 	UseKeyring(nil)
-	if note := q.SetProxyPassword(pw, true); note != NoKeyringNote {
+	if note := q.SetSecret(ProxyPassword, pw, true); note != NoKeyringNote {
 		t.Errorf("without a keyring: note %q", note)
 	}
 }

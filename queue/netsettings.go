@@ -10,7 +10,6 @@ import (
 
 	"github.com/zalando/go-keyring"
 
-	"braid/engine/metalink"
 	"braid/engine/netconf"
 )
 
@@ -98,14 +97,19 @@ func empty(s netconf.Settings) bool {
 }
 
 // SetNet keeps s as job id's network settings, replacing any it had:
-// the public part in the database, the secret part in memory and the
-// keyring. Settings with nothing in them remove the job's. note is
-// NoKeyringNote the first time in the process a secret could not go to a
-// keyring (say it once), else "".
-func (q *Queue) SetNet(id int64, s netconf.Settings) (note string, err error) {
+// the public part in the database, the secret part (passwords, header
+// values) in memory and, with remember, the keyring; without remember it
+// is kept for this session only, and any copy in the keyring is deleted.
+// A secret is never written to state.db. Settings with nothing in them
+// remove the job's. note is NoKeyringNote the first time in the process
+// a secret to remember could not go to a keyring (say it once), else "".
+func (q *Queue) SetNet(id int64, s netconf.Settings, remember bool) (note string, err error) {
 	op := fmt.Sprintf("keep the network settings of job %d", id)
 	if empty(s) {
 		return "", q.forgetNet(id)
+	}
+	if !remember {
+		return "", q.setNetForSession(id, s)
 	}
 	pub, sec := s.Split()
 	for i, l := range pub.Links {
@@ -190,20 +194,6 @@ func (q *Queue) Net(id int64) (s netconf.Settings, ok, lost bool, err error) {
 	return s, true, true, nil
 }
 
-// OpenNet opens job id's network settings as a Session; nil when it has
-// none.
-func (q *Queue) OpenNet(id int64) (*netconf.Session, error) {
-	s, ok, _, err := q.Net(id)
-	if err != nil || !ok {
-		return nil, err
-	}
-	ss, err := s.Open()
-	if err != nil {
-		return nil, fmt.Errorf("job %d: %w", id, err)
-	}
-	return ss, nil
-}
-
 // forgetNet removes job id's settings and its secret.
 func (q *Queue) forgetNet(id int64) error {
 	if _, err := q.db.Exec(`DELETE FROM job_net WHERE job = ?`, id); err != nil {
@@ -225,16 +215,17 @@ func (q *Queue) forgetSecret(id int64) {
 	}
 }
 
-// AddWithNet is AddFrom for a job that must not run without its network
+// AddWithNet is Add for a job that must not run without its network
 // settings: it is added paused, given net, and only then queued (or left
-// paused when paused is true), so no runner picks it up before its
-// cookies and headers are kept. note is as SetNet's.
-func (q *Queue) AddWithNet(source, dest string, doc *metalink.Document, selected []string, origin Origin, net netconf.Settings, paused bool) (id int64, note string, err error) {
-	id, err = q.addJob(source, dest, doc, selected, origin, Paused)
-	if err != nil {
+// paused when j.Paused), so no runner picks it up before its cookies and
+// headers are kept. note is as SetNet's.
+func (q *Queue) AddWithNet(j NewJob, net netconf.Settings) (id int64, note string, err error) {
+	paused := j.Paused
+	j.Paused = true
+	if id, err = q.Add(j); err != nil {
 		return 0, "", err
 	}
-	if note, err = q.SetNet(id, net); err != nil {
+	if note, err = q.SetNet(id, net, true); err != nil {
 		_ = q.Remove(id)
 		return 0, "", err
 	}

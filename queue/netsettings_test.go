@@ -40,7 +40,7 @@ func TestNetKeptWithoutKeyring(t *testing.T) {
 	UseKeyring(nil)
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
-	id, note, err := q.AddWithNet("https://files.example/f.bin", t.TempDir(), queuetest.Doc(100, 0, "f.bin"), nil, Origin{}, secretSettings, false)
+	id, note, err := q.AddWithNet(NewJob{Source: "https://files.example/f.bin", Dest: t.TempDir(), Doc: queuetest.Doc(100, 0, "f.bin")}, secretSettings)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestNetKeptWithoutKeyring(t *testing.T) {
 	if s, _ := q.StateOf(id); s != Queued {
 		t.Errorf("added as %s, want queued", s)
 	}
-	if _, note2, _ := q.AddWithNet("https://files.example/g.bin", t.TempDir(), queuetest.Doc(100, 0, "g.bin"), nil, Origin{}, secretSettings, true); note2 != "" {
+	if _, note2, _ := q.AddWithNet(NewJob{Source: "https://files.example/g.bin", Dest: t.TempDir(), Doc: queuetest.Doc(100, 0, "g.bin"), Paused: true}, secretSettings); note2 != "" {
 		t.Errorf("the sentence said twice: %q", note2)
 	}
 	// Another Queue of the same folder in this process (the window's and
@@ -90,7 +90,7 @@ func TestNetInKeyringRemovedWithJob(t *testing.T) {
 	t.Cleanup(func() { UseKeyring(nil) })
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
-	id, note, err := q.AddWithNet("https://files.example/f.bin", t.TempDir(), queuetest.Doc(100, 0, "f.bin"), nil, Origin{}, secretSettings, true)
+	id, note, err := q.AddWithNet(NewJob{Source: "https://files.example/f.bin", Dest: t.TempDir(), Doc: queuetest.Doc(100, 0, "f.bin"), Paused: true}, secretSettings)
 	if err != nil || note != "" {
 		t.Fatalf("add: note %q err %v", note, err)
 	}

@@ -7,22 +7,25 @@ import (
 	"time"
 )
 
-// Move puts a job at index (0 first) of the queue order, shifting the jobs
-// between; an index past either end is clamped to it.
-func (q *Queue) Move(id int64, index int) error {
-	err := q.tx(func(tx *sql.Tx) error { return move(tx, id, func(int) int { return index }) })
-	if err != nil {
-		return q.wrap(fmt.Sprintf("move job %d", id), err)
-	}
-	return nil
+// A Place is where Move puts a job in the queue order: At an index, or
+// By a number of steps from where it is.
+type Place struct {
+	to func(from int) int
 }
 
-// MoveBy moves a job by steps places in the queue order: -1 swaps it
-// with the one before it, 1 with the one after; the first job stays
-// first and the last last. Move(id, 0) puts a job first and Move(id,
-// math.MaxInt) last.
-func (q *Queue) MoveBy(id int64, steps int) error {
-	err := q.tx(func(tx *sql.Tx) error { return move(tx, id, func(i int) int { return i + steps }) })
+// At is index (0 first) of the queue order; an index past either end is
+// clamped to it: At(0) is first, At(math.MaxInt) last.
+func At(index int) Place { return Place{func(int) int { return index }} }
+
+// By is steps places from where the job is: By(-1) swaps it with the one
+// before it, By(1) with the one after; the first job stays first and the
+// last last.
+func By(steps int) Place { return Place{func(from int) int { return from + steps }} }
+
+// Move puts a job at place p of the queue order, shifting the jobs
+// between.
+func (q *Queue) Move(id int64, p Place) error {
+	err := q.tx(func(tx *sql.Tx) error { return move(tx, id, p.to) })
 	if err != nil {
 		return q.wrap(fmt.Sprintf("move job %d", id), err)
 	}
@@ -193,4 +196,40 @@ func (q *Queue) transition(op, query string, args []any, id int64, noop ...State
 		}
 	}
 	return fmt.Errorf("%s: %w: it is %s", op, ErrState, s)
+}
+
+// NextQueued returns the first queued job, in queue order, that is not in skip.
+func (q *Queue) NextQueued(skip map[int64]bool) (int64, bool, error) {
+	rows, err := q.db.Query(`SELECT id FROM jobs WHERE state = 'queued' ORDER BY position, id LIMIT ?`, len(skip)+1)
+	if err != nil {
+		return 0, false, q.wrap("find the next job", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return 0, false, q.wrap("find the next job", err)
+		}
+		if !skip[id] {
+			return id, true, nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, false, q.wrap("find the next job", err)
+	}
+	return 0, false, nil
+}
+
+// SetWaiting records that running job id's downloads wait for the network
+// until next (see Job.NextTry); a zero next says they go on. A job that is
+// not running is left as it is.
+func (q *Queue) SetWaiting(id int64, next time.Time) error {
+	var ms int64
+	if !next.IsZero() {
+		ms = max(next.UnixMilli(), 1)
+	}
+	if _, err := q.db.Exec(`UPDATE jobs SET next_try = ? WHERE id = ? AND state = 'running'`, ms, id); err != nil {
+		return q.wrap(fmt.Sprintf("job %d: record its next try", id), err)
+	}
+	return nil
 }

@@ -84,32 +84,34 @@ func TestCategoryDir(t *testing.T) {
 func TestCategoriesStored(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
-	cs, err := q.Categories()
+	st, err := q.Settings()
+	cs := st.Categories
 	if err != nil || !reflect.DeepEqual(cs, DefaultCategories()) {
 		t.Fatalf("fresh queue: %v, %v", cs, err)
 	}
 	mine := append(DefaultCategories()[:2], Category{Name: " Books ", Extensions: []string{"*.EPUB, .mobi", "epub"}, Folder: " ~/Books "})
-	if err := q.SetCategories(mine); err != nil {
+	if err := q.UpdateSettings(func(st *Settings) { st.Categories = mine }); err != nil {
 		t.Fatal(err)
 	}
-	cs, err = q.Categories()
+	st, err = q.Settings()
+	cs = st.Categories
 	if err != nil || len(cs) != 3 {
 		t.Fatalf("stored: %v, %v", cs, err)
 	}
 	if want := (Category{Name: "Books", Extensions: []string{"epub", "mobi"}, Folder: "~/Books"}); !reflect.DeepEqual(cs[2], want) {
 		t.Errorf("stored %+v, want %+v", cs[2], want)
 	}
-	if err := q.SetCategories([]Category{{Name: "A"}, {Name: "a"}}); err == nil {
+	if err := q.UpdateSettings(func(st *Settings) { st.Categories = []Category{{Name: "A"}, {Name: "a"}} }); err == nil {
 		t.Error("two categories named a were stored")
 	}
-	if err := q.SetCategories([]Category{{Name: " ", Extensions: []string{"x"}}}); err == nil {
+	if err := q.UpdateSettings(func(st *Settings) { st.Categories = []Category{{Name: " ", Extensions: []string{"x"}}} }); err == nil {
 		t.Error("a category without a name was stored")
 	}
-	if err := q.SetCategories(nil); err != nil {
+	if err := q.UpdateSettings(func(st *Settings) { st.Categories = nil }); err != nil {
 		t.Fatal(err)
 	}
-	if cs, _ := q.Categories(); !reflect.DeepEqual(cs, DefaultCategories()) {
-		t.Errorf("after reset: %v", cs)
+	if st, _ := q.Settings(); !reflect.DeepEqual(st.Categories, DefaultCategories()) {
+		t.Errorf("after reset: %v", st.Categories)
 	}
 }
 
@@ -146,41 +148,41 @@ func TestSplitCommand(t *testing.T) {
 func TestWhenDoneStored(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
-	id, err := q.Add("a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a.bin"), nil)
+	id, err := q.Add(NewJob{Source: "a.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "a.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := q.Add("b.meta4", t.TempDir(), queuetest.Doc(10, 0, "b.bin"), nil)
+	other, err := q.Add(NewJob{Source: "b.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "b.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w, n, err := q.WhenDone(id); err != nil || w != (WhenDone{}) || n != (WhenDoneNote{}) {
-		t.Fatalf("new job: %+v %+v %v", w, n, err)
+	if j, err := q.Get(id); err != nil || j.WhenDone != (WhenDone{}) || j.WhenDoneNote != (WhenDoneNote{}) {
+		t.Fatalf("new job: %+v %+v %v", j.WhenDone, j.WhenDoneNote, err)
 	}
 	cmd := WhenDone{Action: ActionCommand, Command: `notify-send "done"`}
-	if err := q.SetWhenDone(id, cmd); err != nil {
+	if err := q.SetJob(id, DoWhenDone(cmd)); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetWhenDoneNote(id, WhenDoneNote{Kind: ActionCommand, Detail: "exit status 3"}); err != nil {
+	if err := q.SetJob(id, WhenDoneWent(WhenDoneNote{Kind: ActionCommand, Detail: "exit status 3"})); err != nil {
 		t.Fatal(err)
 	}
-	ws, ns, err := q.WhenDoneAll()
-	if err != nil || len(ws) != 1 || ws[id] != cmd || ns[id].Detail != "exit status 3" {
-		t.Fatalf("all: %v %v %v", ws, ns, err)
+	jobs, err := q.List()
+	if err != nil || len(jobs) != 2 || jobs[0].WhenDone != cmd || jobs[0].WhenDoneNote.Detail != "exit status 3" || jobs[1].WhenDone != (WhenDone{}) {
+		t.Fatalf("List: %+v, %v", jobs, err)
 	}
-	if err := q.SetWhenDone(id, WhenDone{Action: ActionOpen}); err != nil {
+	if err := q.SetJob(id, DoWhenDone(WhenDone{Action: ActionOpen})); err != nil {
 		t.Fatal(err)
 	}
-	if w, n, _ := q.WhenDone(id); w.Action != ActionOpen || n != (WhenDoneNote{}) {
-		t.Errorf("after a new action: %+v %+v", w, n)
+	if j, _ := q.Get(id); j.WhenDone.Action != ActionOpen || j.WhenDoneNote != (WhenDoneNote{}) {
+		t.Errorf("after a new action: %+v %+v", j.WhenDone, j.WhenDoneNote)
 	}
-	if err := q.SetWhenDone(other, WhenDone{Action: ActionCommand, Command: `x "open`}); !errors.Is(err, ErrBadCommand) {
+	if err := q.SetJob(other, DoWhenDone(WhenDone{Action: ActionCommand, Command: `x "open`})); !errors.Is(err, ErrBadCommand) {
 		t.Errorf("a command with a quote open: %v", err)
 	}
-	if err := q.SetWhenDone(other, WhenDone{Action: "reboot"}); err == nil {
+	if err := q.SetJob(other, DoWhenDone(WhenDone{Action: "reboot"})); err == nil {
 		t.Error("an unknown action was stored")
 	}
-	if err := q.SetWhenDone(999, WhenDone{Action: ActionOpen}); !errors.Is(err, ErrNotFound) {
+	if err := q.SetJob(999, DoWhenDone(WhenDone{Action: ActionOpen})); !errors.Is(err, ErrNotFound) {
 		t.Errorf("no such job: %v", err)
 	}
 }

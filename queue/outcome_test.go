@@ -13,7 +13,7 @@ func TestNothingToRun(t *testing.T) {
 	if msg := NothingToRun(q); !strings.Contains(msg, "no job is queued") {
 		t.Errorf("empty queue: %q", msg)
 	}
-	id, err := q.Add("a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a.bin"), nil)
+	id, err := q.Add(NewJob{Source: "a.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "a.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,21 +28,21 @@ func TestNothingToRun(t *testing.T) {
 	}
 }
 
-func TestMarkVerified(t *testing.T) {
+func TestVerifiedBy(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
-	id, err := q.Add("a.meta4", t.TempDir(), queuetest.Doc(10, 0, "a.bin"), nil)
+	id, err := q.Add(NewJob{Source: "a.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "a.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetMismatch(id, "a.bin", true); err != nil {
+	if err := q.SetFile(id, "a.bin", Mismatched); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.MarkVerified(id, "a.bin", "sha-1 pieces"); err != nil {
+	if err := q.SetFile(id, "a.bin", VerifiedBy("sha-1 pieces")); err != nil {
 		t.Fatal(err)
 	}
 	j, _ := q.Get(id)
 	if f := j.Files[0]; !f.Verified || f.Mismatch || f.Outcome() != "verified (sha-1 piece hashes)" {
-		t.Errorf("after MarkVerified: %+v, outcome %q", f, f.Outcome())
+		t.Errorf("after SetFile(VerifiedBy): %+v, outcome %q", f, f.Outcome())
 	}
 }

@@ -98,7 +98,7 @@ func TestCrashedOwnerTakenOver(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
-	id, err := q.Add("src", t.TempDir(), queuetest.Doc(10, 0, "f"), nil)
+	id, err := q.Add(NewJob{Source: "src", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "f")})
 	if err != nil || id != 1 {
 		t.Fatalf("add: %d, %v", id, err)
 	}
@@ -134,7 +134,7 @@ func TestLiveOwnerRespected(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
-	if _, err := q.Add("src", t.TempDir(), queuetest.Doc(10, 0, "f"), nil); err != nil {
+	if _, err := q.Add(NewJob{Source: "src", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "f")}); err != nil {
 		t.Fatal(err)
 	}
 	q.Close()

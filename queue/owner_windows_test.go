@@ -18,7 +18,7 @@ func TestDeadOwnersLockStillHeld(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
-	if _, err := q.Add("src", t.TempDir(), queuetest.Doc(10, 0, "f"), nil); err != nil {
+	if _, err := q.Add(NewJob{Source: "src", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "f")}); err != nil {
 		t.Fatal(err)
 	}
 	q.Close()

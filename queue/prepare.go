@@ -108,15 +108,21 @@ func (q *Queue) PrepareFiles(source, dest string, doc *metalink.Document, files 
 	return id, done, nil
 }
 
-// JobFor returns the newest job that records source downloading into dest;
-// false when none does. Sources are compared in their canonical spelling.
+// JobFor returns the newest job that records source downloading into
+// dest, or into any folder when dest is ""; false when none does. Sources
+// are compared in their canonical spelling (see canonical): a face asks
+// it before adding a link a second time.
 func (q *Queue) JobFor(source, dest string) (int64, bool, error) {
-	abs, err := filepath.Abs(dest)
-	if err != nil {
-		return 0, false, fmt.Errorf("queue %s: destination %q: %w", Redact(source), dest, err)
+	query, args := `SELECT id FROM jobs WHERE source_key = ? ORDER BY id DESC LIMIT 1`, []any{canonical(source)}
+	if dest != "" {
+		abs, err := filepath.Abs(dest)
+		if err != nil {
+			return 0, false, fmt.Errorf("queue %s: destination %q: %w", Redact(source), dest, err)
+		}
+		query, args = `SELECT id FROM jobs WHERE source_key = ? AND dest = ? ORDER BY id DESC LIMIT 1`, append(args, abs)
 	}
 	var id int64
-	err = q.db.QueryRow(`SELECT id FROM jobs WHERE source_key = ? AND dest = ? ORDER BY id DESC LIMIT 1`, canonical(source), abs).Scan(&id)
+	err := q.db.QueryRow(query, args...).Scan(&id)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return 0, false, nil
@@ -173,30 +179,4 @@ func (q *Queue) selectFiles(id int64, names []string) error {
 		return q.wrap(fmt.Sprintf("job %d: select %d files", id, len(names)), err)
 	}
 	return nil
-}
-
-// Saved returns, for each file of job id by name, what an earlier run left
-// of it: the name it was saved under (File.SavedAs), whether it verified
-// and whether Braid created the file at that name. Only those fields are
-// set; it is the part of Get that PrepareFiles' caller needs, without
-// reading the job's document back.
-func (q *Queue) Saved(id int64) (map[string]File, error) {
-	op := fmt.Sprintf("job %d: read files", id)
-	rows, err := q.db.Query(`SELECT name, saved_as, verified, created FROM files WHERE job = ?`, id)
-	if err != nil {
-		return nil, q.wrap(op, err)
-	}
-	defer rows.Close()
-	out := map[string]File{}
-	for rows.Next() {
-		var f File
-		if err := rows.Scan(&f.Name, &f.SavedAs, &f.Verified, &f.Created); err != nil {
-			return nil, q.wrap(op, err)
-		}
-		out[f.Name] = f
-	}
-	if err := rows.Err(); err != nil {
-		return nil, q.wrap(op, err)
-	}
-	return out, nil
 }

@@ -19,6 +19,37 @@
 // command) may open the same state folder at the same time, and a busy
 // database makes writes wait up to the busy timeout, then fail with
 // ErrLocked.
+//
+// The queue is a store: tables, their transactions and queries. What to
+// do with them (resolving sources, trusting files, choosing folders,
+// deleting a user's files) is the runner's. The files, by table:
+//
+//   - queue.go: opening, ownership (owner*.go), the state folder
+//     (dirs*.go), errors; schema.go and jobids.go: the tables and their
+//     migrations.
+//   - jobs table: jobs.go (Job, Add, List, Get, Remove), jobset.go
+//     (SetJob and its JobChanges; InOrder, Limits), order.go (the queue
+//     order and a job's state: Move, Pause, Resume, Claim, NextQueued,
+//     ...), whendone.go (a job's action when done), relink.go (a new link
+//     for an expired one), pause.go (the errors that pause a job).
+//   - files, mirrors and pieces tables: files.go (what a download did:
+//     Landed, PutFile, Pieces, SetFileSelected, AddStrikes, ...),
+//     fileset.go (SetFile and its FileChanges), signature.go (signatures
+//     and Trust), journal.go and batch.go (pieces recorded as they
+//     arrive), prepare.go (braid get's files: PrepareFiles, JobFor).
+//   - job_members table: members.go (a job that fetches one member of a
+//     ZIP archive).
+//   - job_net table: netsettings.go and netlogin.go (a job's logins,
+//     cookies and headers, the secrets in the keyring); proxysecret.go
+//     and remotes.go keep the proxy's and the connections' secrets.
+//   - settings table: settings.go (Settings, UpdateSettings), with its
+//     parts in torrentsettings.go, schedule.go, categories.go and
+//     remotes.go.
+//   - torrent_specs and torrent_pieces tables: torrent.go; torrent_seeding
+//     and seed_paused: seeding.go.
+//   - mirror_speed table: speed.go. sync_sets and sync_files: sync.go.
+//   - redact.go and source.go: how sources and URLs are stored (without
+//     credentials, in one spelling).
 package queue
 
 import (

@@ -39,11 +39,11 @@ func TestAddGetList(t *testing.T) {
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
 	doc := queuetest.Doc(5<<20+3, 1<<20, "a.iso", "b.iso", "c.iso")
-	id, err := q.Add("http://x.example/a.meta4", "dl", doc, []string{"a.iso", "c.iso"})
+	id, err := q.Add(NewJob{Source: "http://x.example/a.meta4", Dest: "dl", Doc: doc, Selected: []string{"a.iso", "c.iso"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	id2, err := q.Add("/tmp/b.meta4", filepath.Join(dir, "dl2"), queuetest.Doc(10, 0, "small"), nil)
+	id2, err := q.Add(NewJob{Source: "/tmp/b.meta4", Dest: filepath.Join(dir, "dl2"), Doc: queuetest.Doc(10, 0, "small")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestAddRefuses(t *testing.T) {
 		{"empty selection", queuetest.Doc(1, 0, "a"), []string{}, "no file selected"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := q.Add("src", t.TempDir(), tc.doc, tc.selected)
+			_, err := q.Add(NewJob{Source: "src", Dest: t.TempDir(), Doc: tc.doc, Selected: tc.selected})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Add: %v, want an error with %q", err, tc.want)
 			}
@@ -135,35 +135,35 @@ func TestMove(t *testing.T) {
 		op   func(q *Queue, id []int64) error
 		want []int // indexes into the original IDs
 	}{
-		{"up", func(q *Queue, id []int64) error { return q.MoveBy(id[2], -1) }, []int{0, 2, 1, 3, 4}},
-		{"up first", func(q *Queue, id []int64) error { return q.MoveBy(id[0], -1) }, []int{0, 1, 2, 3, 4}},
-		{"down", func(q *Queue, id []int64) error { return q.MoveBy(id[0], 1) }, []int{1, 0, 2, 3, 4}},
-		{"down last", func(q *Queue, id []int64) error { return q.MoveBy(id[4], 1) }, []int{0, 1, 2, 3, 4}},
-		{"top first", func(q *Queue, id []int64) error { return q.Move(id[0], 0) }, []int{0, 1, 2, 3, 4}},
-		{"bottom", func(q *Queue, id []int64) error { return q.Move(id[1], math.MaxInt) }, []int{0, 2, 3, 4, 1}},
-		{"bottom last", func(q *Queue, id []int64) error { return q.Move(id[4], math.MaxInt) }, []int{0, 1, 2, 3, 4}},
-		{"to front", func(q *Queue, id []int64) error { return q.Move(id[3], 0) }, []int{3, 0, 1, 2, 4}},
-		{"to back", func(q *Queue, id []int64) error { return q.Move(id[1], 4) }, []int{0, 2, 3, 4, 1}},
-		{"past the end", func(q *Queue, id []int64) error { return q.Move(id[0], 99) }, []int{1, 2, 3, 4, 0}},
-		{"before the start", func(q *Queue, id []int64) error { return q.Move(id[4], -3) }, []int{4, 0, 1, 2, 3}},
+		{"up", func(q *Queue, id []int64) error { return q.Move(id[2], By(-1)) }, []int{0, 2, 1, 3, 4}},
+		{"up first", func(q *Queue, id []int64) error { return q.Move(id[0], By(-1)) }, []int{0, 1, 2, 3, 4}},
+		{"down", func(q *Queue, id []int64) error { return q.Move(id[0], By(1)) }, []int{1, 0, 2, 3, 4}},
+		{"down last", func(q *Queue, id []int64) error { return q.Move(id[4], By(1)) }, []int{0, 1, 2, 3, 4}},
+		{"top first", func(q *Queue, id []int64) error { return q.Move(id[0], At(0)) }, []int{0, 1, 2, 3, 4}},
+		{"bottom", func(q *Queue, id []int64) error { return q.Move(id[1], At(math.MaxInt)) }, []int{0, 2, 3, 4, 1}},
+		{"bottom last", func(q *Queue, id []int64) error { return q.Move(id[4], At(math.MaxInt)) }, []int{0, 1, 2, 3, 4}},
+		{"to front", func(q *Queue, id []int64) error { return q.Move(id[3], At(0)) }, []int{3, 0, 1, 2, 4}},
+		{"to back", func(q *Queue, id []int64) error { return q.Move(id[1], At(4)) }, []int{0, 2, 3, 4, 1}},
+		{"past the end", func(q *Queue, id []int64) error { return q.Move(id[0], At(99)) }, []int{1, 2, 3, 4, 0}},
+		{"before the start", func(q *Queue, id []int64) error { return q.Move(id[4], At(-3)) }, []int{4, 0, 1, 2, 3}},
 		{"after a removal", func(q *Queue, id []int64) error {
 			if err := q.Remove(id[1]); err != nil {
 				return err
 			}
-			return q.Move(id[4], 1)
+			return q.Move(id[4], At(1))
 		}, []int{0, 4, 2, 3}},
 		{"twice", func(q *Queue, id []int64) error {
-			if err := q.Move(id[4], 0); err != nil {
+			if err := q.Move(id[4], At(0)); err != nil {
 				return err
 			}
-			return q.MoveBy(id[4], 1)
+			return q.Move(id[4], By(1))
 		}, []int{0, 4, 1, 2, 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := queuetest.Open(t, Open, t.TempDir())
 			var id []int64
 			for i := range 5 {
-				n, err := q.Add(fmt.Sprint("src", i), t.TempDir(), queuetest.Doc(1, 0, "f"), nil)
+				n, err := q.Add(NewJob{Source: fmt.Sprint("src", i), Dest: t.TempDir(), Doc: queuetest.Doc(1, 0, "f")})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -182,10 +182,10 @@ func TestMove(t *testing.T) {
 		})
 	}
 	q := queuetest.Open(t, Open, t.TempDir())
-	if err := q.MoveBy(42, -1); !errors.Is(err, ErrNotFound) {
+	if err := q.Move(42, By(-1)); !errors.Is(err, ErrNotFound) {
 		t.Errorf("MoveBy of a missing job: %v", err)
 	}
-	if err := q.Move(42, math.MaxInt); !errors.Is(err, ErrNotFound) {
+	if err := q.Move(42, At(math.MaxInt)); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Move of a missing job: %v", err)
 	}
 }
@@ -234,7 +234,7 @@ func TestStates(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := queuetest.Open(t, Open, t.TempDir())
-			id, err := q.Add("src", t.TempDir(), queuetest.Doc(1, 0, "f"), nil)
+			id, err := q.Add(NewJob{Source: "src", Dest: t.TempDir(), Doc: queuetest.Doc(1, 0, "f")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -263,7 +263,7 @@ func TestJournal(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	const size = 10<<20 + 5 // 11 pieces of 1 MiB, the last 5 bytes
-	id, err := q.Add("src", t.TempDir(), queuetest.Doc(size, 1<<20, "a", "b"), nil)
+	id, err := q.Add(NewJob{Source: "src", Dest: t.TempDir(), Doc: queuetest.Doc(size, 1<<20, "a", "b")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestJournal(t *testing.T) {
 		}
 	})
 	t.Run("unknown size grows", func(t *testing.T) {
-		id, err := q.Add("src2", t.TempDir(), queuetest.Doc(-1, 0, "u"), nil)
+		id, err := q.Add(NewJob{Source: "src2", Dest: t.TempDir(), Doc: queuetest.Doc(-1, 0, "u")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -369,7 +369,7 @@ func TestReopenResumes(t *testing.T) {
 	}
 	want := map[int64]State{}
 	for _, s := range []State{Queued, Running, Paused, Done, Failed, Running} {
-		id, err := q.Add("src", t.TempDir(), queuetest.Doc(1, 0, "f"), nil)
+		id, err := q.Add(NewJob{Source: "src", Dest: t.TempDir(), Doc: queuetest.Doc(1, 0, "f")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -485,7 +485,7 @@ func TestRemove(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	id, err := q.Add("a", dest, queuetest.Doc(1, 0, "a.iso"), nil)
+	id, err := q.Add(NewJob{Source: "a", Dest: dest, Doc: queuetest.Doc(1, 0, "a.iso")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -532,19 +532,25 @@ func TestSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Settings{DownloadDir: "/data", Languages: []string{"de", "en-GB"}, OS: []string{"Linux-x86"}, Countries: []string{"DE"},
-		MaxConns: 8, MaxConnsPerMirror: 3, SpeedLimit: 1 << 20, StartOnLaunch: false, Jobs: DefaultJobs}
+		MaxConns: 8, MaxConnsPerMirror: 3, SpeedLimit: 1 << 20, StartOnLaunch: false, Jobs: DefaultJobs,
+		Torrent: TorrentSettings{SeedRatio: 1, Discovery: true}, Categories: DefaultCategories()}
 	if s, err := q.Settings(); err != nil || !reflect.DeepEqual(s, want) {
 		t.Errorf("Settings = %+v, %v; want %+v", s, err, want)
 	}
-	if err := q.SetSetting(keyMaxConns, "lots"); err != nil {
+	if err := q.setRaw(keyMaxConns, "lots"); err != nil {
 		t.Fatal(err)
 	}
 	if s, _ := q.Settings(); s.MaxConns != 0 {
 		t.Errorf("MaxConns from a bad value = %d, want the default 0", s.MaxConns)
 	}
-	if v, ok, err := q.Setting("nothing"); ok || v != "" || err != nil {
-		t.Errorf("Setting of an unset key = %q %v %v", v, ok, err)
-	}
+}
+
+// setRaw stores one setting as it is, as a hand edit of the database
+// would.
+func (q *Queue) setRaw(key, value string) error {
+	_, err := q.db.Exec(`INSERT INTO settings (key, value) VALUES (?, ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+	return err
 }
 
 func TestMirrorSpeed(t *testing.T) {
@@ -600,5 +606,27 @@ func TestCountDoneMatchesBitfield(t *testing.T) {
 				t.Fatalf("n=%d: countDone = %d pieces %d bytes, want %d %d", n, done, bytes, b.Count(), wantBytes)
 			}
 		}
+	}
+}
+
+// TestSettingsEditedByHand: a value edited by hand into one the queue
+// would refuse does not stop a change of another setting, and is not
+// written over by it.
+func TestSettingsEditedByHand(t *testing.T) {
+	t.Parallel()
+	q := queuetest.Open(t, Open, t.TempDir())
+	twice := `[{"name":"a","url":"http://nas.local:6800/jsonrpc"},{"name":"b","url":"http://nas.local:6800/jsonrpc"}]`
+	if err := q.setRaw(keyConnections, twice); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.UpdateSettings(func(s *Settings) { s.SpeedLimit = 1 << 20 }); err != nil {
+		t.Fatalf("a change of the speed with a hand-edited list of connections: %v", err)
+	}
+	s, err := q.Settings()
+	if err != nil || s.SpeedLimit != 1<<20 || len(s.Connections) != 2 {
+		t.Errorf("after the change: speed %d, connections %v, %v", s.SpeedLimit, s.Connections, err)
+	}
+	if err := q.UpdateSettings(func(s *Settings) { s.RunOn = s.Connections[0].URL }); err == nil || !strings.Contains(err.Error(), "listed twice") {
+		t.Errorf("a change of the connections themselves: %v, want them refused as listed twice", err)
 	}
 }

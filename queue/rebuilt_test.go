@@ -17,7 +17,7 @@ func TestRebuiltKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add("http://x.example/r.meta4", t.TempDir(), queuetest.Doc(1<<20, 0, "a.bin", "b.bin"), nil)
+	id, err := q.Add(NewJob{Source: "http://x.example/r.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(1<<20, 0, "a.bin", "b.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}

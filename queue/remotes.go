@@ -24,7 +24,7 @@ const (
 
 // Connection is the downloads of another computer the window can drive:
 // a JSON-RPC URL and the name the user gave it. Its secret is kept apart
-// (ConnectionSecret).
+// (the Secret ConnectionSecret).
 type Connection struct {
 	Name string `json:"name"`
 	URL  string `json:"url"`
@@ -38,42 +38,24 @@ type Connection struct {
 // cannot outlive the session.
 const NoKeyringConnectionNote = "This system has no keyring (Secret Service): the secret is kept until Braid closes. After a restart, the window asks for it again (or give it in BRAID_REMOTE_SECRET)."
 
-// connSecrets are the connections' secrets held for this process, by
-// keyring user; guarded by secrets.mu.
-var connSecrets = map[string]string{}
-
-func (q *Queue) connectionUser(link string) string {
-	return "connection " + link + " of " + q.path
-}
-
-// Connections returns the saved connections in the user's order and the
-// URL of the one the downloads run on ("" for this computer).
-func (q *Queue) Connections() ([]Connection, string, error) {
-	raw, ok, err := q.Setting(keyConnections)
-	if err != nil {
-		return nil, "", err
-	}
+// connectionsOf reads the stored connections and the one the downloads
+// run on; a list that does not parse (edited by hand) reads as none, and
+// a connection removed meanwhile as this computer.
+func connectionsOf(raw, active string) ([]Connection, string) {
 	var list []Connection
-	if ok {
-		if err := json.Unmarshal([]byte(raw), &list); err != nil {
-			return nil, "", fmt.Errorf("the saved connections are not readable: %w", err)
-		}
-	}
-	active, _, err := q.Setting(keyRunOn)
-	if err != nil {
-		return nil, "", err
+	if raw != "" && json.Unmarshal([]byte(raw), &list) != nil {
+		list = nil
 	}
 	if active != "" && !slices.ContainsFunc(list, func(c Connection) bool { return c.URL == active }) {
-		active = "" // a connection removed meanwhile
+		active = ""
 	}
-	return list, active, nil
+	return list, active
 }
 
-// SetConnections keeps list and active (one of list's URLs, or "" for
-// this computer). A URL carrying a password, which state.db would hold in
-// clear, is refused in a sentence, as are duplicates and an active URL
-// not in the list. Secrets of connections no longer listed are dropped.
-func (q *Queue) SetConnections(list []Connection, active string) error {
+// checkConnections refuses a list of connections that cannot be saved:
+// an address that is not one, one that carries a password, one listed
+// twice, or downloads run on a connection not in it.
+func checkConnections(list []Connection, active string) error {
 	seen := map[string]bool{}
 	for _, c := range list {
 		u, err := url.Parse(c.URL)
@@ -91,66 +73,19 @@ func (q *Queue) SetConnections(list []Connection, active string) error {
 	if active != "" && !seen[active] {
 		return fmt.Errorf("the downloads cannot run on %s: it is not a saved connection", Redact(active))
 	}
-	old, _, err := q.Connections()
-	if err != nil {
-		old = nil // unreadable: replaced below
-	}
-	b, err := json.Marshal(list)
-	if err != nil {
-		return err
-	}
-	if err := q.SetSetting(keyConnections, string(b)); err != nil {
-		return err
-	}
-	if err := q.SetSetting(keyRunOn, active); err != nil {
-		return err
-	}
-	for _, c := range old {
-		if !seen[c.URL] {
-			_, _ = q.SetConnectionSecret(c.URL, "")
-		}
-	}
 	return nil
 }
 
-// SetConnectionSecret keeps secret for the connection at link, in memory
-// and in the system keyring; "" forgets it. note is
-// NoKeyringConnectionNote when it could not go to a keyring.
-func (q *Queue) SetConnectionSecret(link, secret string) (note string, err error) {
-	user := q.connectionUser(link)
-	secrets.mu.Lock()
-	defer secrets.mu.Unlock()
-	ring := ringLocked()
-	if secret == "" {
-		delete(connSecrets, user)
-		if ring != nil {
-			_ = ring.Delete(keyringService, user)
-		}
-		return "", nil
-	}
-	connSecrets[user] = secret
-	if ring != nil && ring.Set(keyringService, user, secret) == nil {
-		return "", nil
-	}
-	return NoKeyringConnectionNote, nil
-}
-
-// ConnectionSecret is the secret kept for the connection at link, and
-// whether one is.
-func (q *Queue) ConnectionSecret(link string) (string, bool) {
-	user := q.connectionUser(link)
-	secrets.mu.Lock()
-	defer secrets.mu.Unlock()
-	if s, ok := connSecrets[user]; ok {
-		return s, true
-	}
-	if ring := ringLocked(); ring != nil {
-		if s, err := ring.Get(keyringService, user); err == nil && s != "" {
-			connSecrets[user] = s
-			return s, true
+// removedConnections are the connections of old not in new, whose secrets
+// go.
+func removedConnections(old, new []Connection) []Connection {
+	var gone []Connection
+	for _, c := range old {
+		if !slices.ContainsFunc(new, func(n Connection) bool { return n.URL == c.URL }) {
+			gone = append(gone, c)
 		}
 	}
-	return "", false
+	return gone
 }
 
 // ConnectionName is the name a connection at link goes by when the user

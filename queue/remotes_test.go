@@ -22,8 +22,8 @@ func TestConnectionsKept(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
-	if list, active, err := q.Connections(); err != nil || len(list) != 0 || active != "" {
-		t.Fatalf("a new queue's connections: %v, %q, %v", list, active, err)
+	if s, err := q.Settings(); err != nil || len(s.Connections) != 0 || s.RunOn != "" {
+		t.Fatalf("a new queue's connections: %v, %q, %v", s.Connections, s.RunOn, err)
 	}
 	nas := Connection{Name: "nas", URL: "http://nas.local:6800/jsonrpc"}
 	box := Connection{Name: "seedbox", URL: "https://box.example/jsonrpc"}
@@ -37,28 +37,28 @@ func TestConnectionsKept(t *testing.T) {
 		{[]Connection{nas}, box.URL, "it is not a saved connection"},
 		{[]Connection{{URL: "not an address"}}, "", "is not the address of downloads to drive"},
 	} {
-		err := q.SetConnections(c.list, c.active)
+		err := q.UpdateSettings(func(st *Settings) { st.Connections, st.RunOn = c.list, c.active })
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("SetConnections(%v, %q) = %v, want %q", c.list, c.active, err, c.want)
+			t.Errorf("connections %v, run on %q: %v, want %q", c.list, c.active, err, c.want)
 		}
 	}
 	if stateHolds(t, dir, "pa55-in-url") {
 		t.Error("the state folder holds the password of a refused address")
 	}
-	if err := q.SetConnections([]Connection{nas, box}, box.URL); err != nil {
+	if err := q.UpdateSettings(func(st *Settings) { st.Connections, st.RunOn = []Connection{nas, box}, box.URL }); err != nil {
 		t.Fatal(err)
 	}
 	q.Close()
 	q = queuetest.Open(t, Open, dir)
-	list, active, err := q.Connections()
-	if err != nil || len(list) != 2 || list[0] != nas || list[1] != box || active != box.URL {
-		t.Errorf("after reopening: %v, %q, %v; want nas and seedbox, seedbox chosen", list, active, err)
+	s, err := q.Settings()
+	if list := s.Connections; err != nil || len(list) != 2 || list[0] != nas || list[1] != box || s.RunOn != box.URL {
+		t.Errorf("after reopening: %v, %q, %v; want nas and seedbox, seedbox chosen", list, s.RunOn, err)
 	}
-	if err := q.SetConnections([]Connection{nas}, ""); err != nil {
+	if err := q.UpdateSettings(func(st *Settings) { st.Connections, st.RunOn = []Connection{nas}, "" }); err != nil {
 		t.Fatal(err)
 	}
-	if list, active, _ := q.Connections(); len(list) != 1 || active != "" {
-		t.Errorf("after forgetting the seedbox: %v, %q", list, active)
+	if s, _ := q.Settings(); len(s.Connections) != 1 || s.RunOn != "" {
+		t.Errorf("after forgetting the seedbox: %v, %q", s.Connections, s.RunOn)
 	}
 	if ConnectionName("http://nas.local:6800/jsonrpc") != "nas.local:6800" {
 		t.Errorf("a connection without a name goes by %q", ConnectionName("http://nas.local:6800/jsonrpc"))
@@ -91,23 +91,20 @@ func TestConnectionKeyringChild(t *testing.T) {
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		if err := q.SetConnections([]Connection{{Name: "nas", URL: link}}, link); err != nil {
+		if err := q.UpdateSettings(func(st *Settings) { st.Connections, st.RunOn = []Connection{{Name: "nas", URL: link}}, link }); err != nil {
 			t.Fatal(err)
 		}
-		note, err := q.SetConnectionSecret(link, "conn-s3cret-5")
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, ok := q.ConnectionSecret(link)
+		note := q.SetSecret(ConnectionSecret(link), "conn-s3cret-5", true)
+		s, ok := q.Secret(ConnectionSecret(link))
 		fmt.Printf("note=%s\nsame-process=%v\n", note, ok && s == "conn-s3cret-5")
 	case "read":
-		s, ok := q.ConnectionSecret(link)
+		s, ok := q.Secret(ConnectionSecret(link))
 		fmt.Printf("back=%v\n", ok && s == "conn-s3cret-5")
 		// Forgetting the connection takes its secret out of the keyring.
-		if err := q.SetConnections(nil, ""); err != nil {
+		if err := q.UpdateSettings(func(st *Settings) { st.Connections, st.RunOn = nil, "" }); err != nil {
 			t.Fatal(err)
 		}
-		_, err := keyring.Get(keyringService, q.connectionUser(link))
+		_, err := keyring.Get(keyringService, q.key(ConnectionSecret(link)))
 		fmt.Printf("item-after-forget=%v\n", !isNotFound(err))
 	}
 }

@@ -17,15 +17,15 @@ func TestRemoveMany(t *testing.T) {
 	dest := t.TempDir()
 	var ids []int64
 	for _, name := range []string{"a.iso", "b.iso", "c.iso"} {
-		id, err := q.Add(name, dest, queuetest.Doc(1, 0, name), nil)
+		id, err := q.Add(NewJob{Source: name, Dest: dest, Doc: queuetest.Doc(1, 0, name)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, id)
 	}
-	err := q.RemoveMany([]int64{ids[0], 999, ids[2]})
+	err := q.Remove(ids[0], 999, ids[2])
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "999") {
-		t.Errorf("RemoveMany with a job not in the queue: %v, want ErrNotFound naming 999", err)
+		t.Errorf("Remove with a job not in the queue: %v, want ErrNotFound naming 999", err)
 	}
 	jobs, err := q.List()
 	if err != nil {
@@ -37,7 +37,7 @@ func TestRemoveMany(t *testing.T) {
 	if _, err := q.Get(ids[0]); !errors.Is(err, ErrNotFound) {
 		t.Errorf("a removed job: %v", err)
 	}
-	if err := q.RemoveMany(nil); err != nil {
-		t.Errorf("RemoveMany of nothing: %v", err)
+	if err := q.Remove(); err != nil {
+		t.Errorf("Remove of nothing: %v", err)
 	}
 }

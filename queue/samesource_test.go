@@ -9,36 +9,36 @@ import (
 	"braid/queue/queuetest"
 )
 
-// TestJobWithSourceAndTorrentJob finds a job by its link however it is
+// TestJobForAnyFolderAndTorrentJob finds a job by its link however it is
 // spelled, and a torrent's job by its info hash however the torrent was
 // added: by the torrent stored with the job, or by its magnet alone.
-func TestJobWithSourceAndTorrentJob(t *testing.T) {
+func TestJobForAnyFolderAndTorrentJob(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
 	dest := t.TempDir()
-	link, err := q.Add("https://Example.org/pub/a.iso#top", dest, queuetest.Doc(1, 0, "a.iso"), nil)
+	link, err := q.Add(NewJob{Source: "https://Example.org/pub/a.iso#top", Dest: dest, Doc: queuetest.Doc(1, 0, "a.iso")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, spelled := range []string{"https://example.org/pub/a.iso", "HTTPS://EXAMPLE.ORG:443/pub/a.iso"} {
-		if id, ok, err := q.JobWithSource(spelled); err != nil || !ok || id != link {
-			t.Errorf("JobWithSource(%s) = %d, %v, %v; want %d", spelled, id, ok, err, link)
+		if id, ok, err := q.JobFor(spelled, ""); err != nil || !ok || id != link {
+			t.Errorf("JobFor(%s) in any folder = %d, %v, %v; want %d", spelled, id, ok, err, link)
 		}
 	}
-	if id, ok, err := q.JobWithSource("https://example.org/pub/b.iso"); err != nil || ok {
-		t.Errorf("JobWithSource of another link = %d, %v, %v", id, ok, err)
+	if id, ok, err := q.JobFor("https://example.org/pub/b.iso", ""); err != nil || ok {
+		t.Errorf("JobFor of another link = %d, %v, %v", id, ok, err)
 	}
 
 	stored := metainfo.HashBytes([]byte("stored"))
 	bare := metainfo.HashBytes([]byte("bare"))
-	withSpec, err := q.Add("/some/where/s.torrent", dest, queuetest.Doc(1, 0, "s.bin"), nil)
+	withSpec, err := q.Add(NewJob{Source: "/some/where/s.torrent", Dest: dest, Doc: queuetest.Doc(1, 0, "s.bin")})
 	if err == nil {
 		err = q.SetTorrentSpec(withSpec, &torrent.Spec{Name: "s", InfoHash: stored})
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	magnet, err := q.Add("magnet:?xt=urn:btih:"+bare.HexString()+"&dn=m", dest, queuetest.Doc(1, 0, "m.bin"), nil)
+	magnet, err := q.Add(NewJob{Source: "magnet:?xt=urn:btih:" + bare.HexString() + "&dn=m", Dest: dest, Doc: queuetest.Doc(1, 0, "m.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,28 +119,12 @@ func (s Schedule) Validate() error {
 	return nil
 }
 
-// Schedule reads the schedule; a stored value that does not parse
-// (edited by hand) reads as no schedule rather than stopping the queue.
-func (q *Queue) Schedule() (Schedule, error) {
-	raw, ok, err := q.Setting(keySchedule)
-	if err != nil || !ok {
-		return Schedule{}, err
-	}
+// scheduleOf reads a stored schedule; one that does not parse (edited by
+// hand) reads as no schedule rather than stopping the queue.
+func scheduleOf(raw string) Schedule {
 	var s Schedule
-	if json.Unmarshal([]byte(raw), &s) != nil || s.Validate() != nil {
-		return Schedule{}, nil
+	if raw == "" || json.Unmarshal([]byte(raw), &s) != nil || s.Validate() != nil {
+		return Schedule{}
 	}
-	return s, nil
-}
-
-// SetSchedule stores the schedule.
-func (q *Queue) SetSchedule(s Schedule) error {
-	if err := s.Validate(); err != nil {
-		return fmt.Errorf("store schedule: %w", err)
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return fmt.Errorf("store schedule: %w", err)
-	}
-	return q.SetSetting(keySchedule, string(b))
+	return s
 }

@@ -79,19 +79,20 @@ func TestSchedulePersists(t *testing.T) {
 		AltSpeed:    true,
 		AltLimit:    64 << 10,
 	}
-	if s, err := q.Schedule(); err != nil || s.AltSpeed || len(s.Windows) != 0 {
-		t.Fatalf("a new queue's schedule: %+v, %v", s, err)
+	if st, err := q.Settings(); err != nil || st.Schedule.AltSpeed || len(st.Schedule.Windows) != 0 {
+		t.Fatalf("a new queue's schedule: %+v, %v", st.Schedule, err)
 	}
-	if err := q.SetSchedule(want); err != nil {
+	if err := q.UpdateSettings(func(st *Settings) { st.Schedule = want }); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetSchedule(Schedule{Windows: []TimeWindow{{Start: 2000}}}); err == nil {
+	if err := q.UpdateSettings(func(st *Settings) { st.Schedule = Schedule{Windows: []TimeWindow{{Start: 2000}}} }); err == nil {
 		t.Error("a window at minute 2000 was stored")
 	}
 	q.Close()
 
 	q = queuetest.Open(t, Open, dir)
-	got, err := q.Schedule()
+	st, err := q.Settings()
+	got := st.Schedule
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,10 +101,10 @@ func TestSchedulePersists(t *testing.T) {
 		t.Errorf("read back %+v, want %+v", got, want)
 	}
 	// A value edited by hand into nonsense reads as no schedule.
-	if err := q.SetSetting(keySchedule, "{not json"); err != nil {
+	if err := q.setRaw(keySchedule, "{not json"); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := q.Schedule(); err != nil || s.AltSpeed || len(s.Windows) != 0 {
-		t.Errorf("a broken schedule reads as %+v, %v", s, err)
+	if st, err := q.Settings(); err != nil || st.Schedule.AltSpeed || len(st.Schedule.Windows) != 0 {
+		t.Errorf("a broken schedule reads as %+v, %v", st.Schedule, err)
 	}
 }

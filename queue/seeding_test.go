@@ -21,7 +21,7 @@ func TestSeededKeptAcrossReopen(t *testing.T) {
 	}
 	var ids []int64
 	for _, n := range []string{"a", "b", "c", "d"} {
-		id, err := q.Add(n, t.TempDir(), queuetest.Doc(2, 0, n+"1.bin", n+"2.bin"), nil)
+		id, err := q.Add(NewJob{Source: n, Dest: t.TempDir(), Doc: queuetest.Doc(2, 0, n+"1.bin", n+"2.bin")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,10 +42,10 @@ func TestSeededKeptAcrossReopen(t *testing.T) {
 	if err := q.SetSeedPaused(b, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetFileHigh(a, "a2.bin", true); err != nil {
+	if err := q.SetFile(a, "a2.bin", High(true)); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetFileHigh(a, "nothere.bin", true); err == nil {
+	if err := q.SetFile(a, "nothere.bin", High(true)); err == nil {
 		t.Error("a file the job does not have got a priority")
 	}
 	if err := q.Remove(d); err != nil {
@@ -67,14 +67,25 @@ func TestSeededKeptAcrossReopen(t *testing.T) {
 	if got, err := q.Seeded(d); err != nil || got != (Seeded{}) {
 		t.Fatalf("a removed job's record: %+v %v", got, err)
 	}
-	high, err := q.HighFiles(a)
-	if err != nil || len(high) != 1 || !high["a2.bin"] {
-		t.Fatalf("high files: %v %v", high, err)
+	high := func() (out []string) {
+		j, err := q.Get(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range j.Files {
+			if f.High {
+				out = append(out, f.Name)
+			}
+		}
+		return out
 	}
-	if err := q.SetFileHigh(a, "a2.bin", false); err != nil {
+	if got := high(); !slices.Equal(got, []string{"a2.bin"}) {
+		t.Fatalf("high files: %v", got)
+	}
+	if err := q.SetFile(a, "a2.bin", High(false)); err != nil {
 		t.Fatal(err)
 	}
-	if high, _ := q.HighFiles(a); len(high) != 0 {
-		t.Fatalf("after normal again: %v", high)
+	if got := high(); len(got) != 0 {
+		t.Fatalf("after normal again: %v", got)
 	}
 }

@@ -17,11 +17,11 @@ func TestSeedPausedKeptAcrossReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := q.Add("a", t.TempDir(), queuetest.Doc(1, 0, "a.bin"), nil)
+	a, err := q.Add(NewJob{Source: "a", Dest: t.TempDir(), Doc: queuetest.Doc(1, 0, "a.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := q.Add("b", t.TempDir(), queuetest.Doc(1, 0, "b.bin"), nil)
+	b, err := q.Add(NewJob{Source: "b", Dest: t.TempDir(), Doc: queuetest.Doc(1, 0, "b.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestSeedPausedKeptAcrossReopen(t *testing.T) {
 func TestSetFileSelected(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
-	id, err := q.Add("t", t.TempDir(), queuetest.Doc(1, 0, "x/a.bin", "x/b.bin"), nil)
+	id, err := q.Add(NewJob{Source: "t", Dest: t.TempDir(), Doc: queuetest.Doc(1, 0, "x/a.bin", "x/b.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,8 @@
 package queue
 
 import (
-	"database/sql"
+	"braid/engine/metalink"
 	"encoding/json"
-	"fmt"
 )
 
 // Signature is what checking the signature of a job's file found, as the
@@ -20,48 +19,6 @@ type Signature struct {
 	Note        string
 }
 
-// SetSignature records what checking the signature of job id's file name
-// found, for `braid queue list` and the window. A zero Signature clears it.
-func (q *Queue) SetSignature(id int64, name string, s Signature) error {
-	val := ""
-	if s != (Signature{}) {
-		b, err := json.Marshal(s)
-		if err != nil {
-			return fmt.Errorf("job %d: file %s: signature: %w", id, name, err)
-		}
-		val = string(b)
-	}
-	return q.exec(fmt.Sprintf("job %d: record the signature of %s", id, name),
-		`UPDATE files SET signature = ? WHERE job = ? AND name = ?`, val, id, name)
-}
-
-// Signatures returns the recorded signature outcomes of job id's files by
-// name; a file whose signature was never checked is absent.
-func (q *Queue) Signatures(id int64) (map[string]Signature, error) {
-	rows, err := q.db.Query(`SELECT name, signature FROM files WHERE job = ? AND signature != ''`, id)
-	if err != nil {
-		return nil, q.wrap(fmt.Sprintf("job %d: read signatures", id), err)
-	}
-	defer rows.Close()
-	out := map[string]Signature{}
-	for rows.Next() {
-		var name string
-		var val sql.NullString
-		if err := rows.Scan(&name, &val); err != nil {
-			return nil, q.wrap(fmt.Sprintf("job %d: read signatures", id), err)
-		}
-		var s Signature
-		if err := json.Unmarshal([]byte(val.String), &s); err != nil {
-			continue // written by a newer Braid in another shape: not shown
-		}
-		out[name] = s
-	}
-	if err := rows.Err(); err != nil {
-		return nil, q.wrap(fmt.Sprintf("job %d: read signatures", id), err)
-	}
-	return out, nil
-}
-
 // KeysDir is the folder that holds the user's trusted keys for the queue
 // in state folder dir (q.Path's folder): the system's settings folder when
 // dir is the default state folder (on Windows the keys roam with the user
@@ -75,4 +32,43 @@ func KeysDir(dir string) string {
 		return dir
 	}
 	return keys
+}
+
+// FileTrust is what vouches for one file of a job: its whole-file
+// hashes and the outcome of its signature check (zero: not checked).
+type FileTrust struct {
+	Hashes    []metalink.Hash
+	Signature Signature
+}
+
+// Trust returns, in one query, what vouches for the selected files of
+// every finished job and of every job with a signature checked, by job
+// and file name: what the window's list shows for a whole queue (List
+// leaves hashes out).
+func (q *Queue) Trust() (map[int64]map[string]FileTrust, error) {
+	rows, err := q.db.Query(`SELECT f.job, f.name, f.hashes, f.signature FROM files f JOIN jobs j ON j.id = f.job
+		WHERE f.selected AND (j.state = ? OR f.signature != '')`, string(Done))
+	if err != nil {
+		return nil, q.wrap("read what vouches for the jobs", err)
+	}
+	defer rows.Close()
+	out := map[int64]map[string]FileTrust{}
+	for rows.Next() {
+		var id int64
+		var name, hashes, sig string
+		if err := rows.Scan(&id, &name, &hashes, &sig); err != nil {
+			return nil, q.wrap("read what vouches for the jobs", err)
+		}
+		var ft FileTrust
+		// A value written by a newer Braid in another shape is not shown.
+		_ = json.Unmarshal([]byte(hashes), &ft.Hashes)
+		if sig != "" {
+			_ = json.Unmarshal([]byte(sig), &ft.Signature)
+		}
+		if out[id] == nil {
+			out[id] = map[string]FileTrust{}
+		}
+		out[id][name] = ft
+	}
+	return out, q.wrapErr("read what vouches for the jobs", rows.Err())
 }

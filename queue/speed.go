@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 )
 
 // speedAlpha is the weight of a new speed sample: a mirror's history
@@ -37,4 +39,14 @@ func (q *Queue) MirrorSpeed(host string) (float64, bool, error) {
 		return 0, false, q.wrap("read mirror speed of "+host, err)
 	}
 	return bps, true, nil
+}
+
+// HostOf is the host[:port] of a mirror URL in lower case, the key of the
+// speed history; "" when the URL has none.
+func HostOf(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Host)
 }

@@ -74,13 +74,6 @@ func (q *Queue) SyncSet(source, dest string) (*SyncSet, error) {
 	return s, nil
 }
 
-// SyncedFile records that f was written and verified in set id. It is
-// called as each file finishes, so a sync killed half-way keeps the record
-// of what it did.
-func (q *Queue) SyncedFile(id int64, f SyncedFile) error {
-	return q.SyncedFiles(id, []SyncedFile{f})
-}
-
 // SyncedFiles records that fs were written and verified in set id, in one
 // transaction: a sync of 100,000 files records them in batches, one
 // commit (and one fsync) each, rather than one per file. Either every

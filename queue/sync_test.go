@@ -23,14 +23,14 @@ func TestSyncRecord(t *testing.T) {
 		t.Fatalf("a new record is not empty: %+v", s)
 	}
 	f := SyncedFile{Name: "d/a.bin", URL: "http://x/d/a.bin", Size: 3, Hashes: []metalink.Hash{{Type: "md5", Value: "ab"}}}
-	if err := q.SyncedFile(s.ID, f); err != nil {
+	if err := q.SyncedFiles(s.ID, []SyncedFile{f}); err != nil {
 		t.Fatal(err)
 	}
 	f.Size = 4 // updated at the source and synced again
-	if err := q.SyncedFile(s.ID, f); err != nil {
+	if err := q.SyncedFiles(s.ID, []SyncedFile{f}); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SyncedFile(s.ID, SyncedFile{Name: "gone", URL: "http://x/gone", Size: -1}); err != nil {
+	if err := q.SyncedFiles(s.ID, []SyncedFile{{Name: "gone", URL: "http://x/gone", Size: -1}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.SyncForget(s.ID, "gone"); err != nil {
@@ -78,7 +78,7 @@ func TestSyncedFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SyncedFile(s.ID, SyncedFile{Name: "a", URL: "http://x/a", Size: 1}); err != nil {
+	if err := q.SyncedFiles(s.ID, []SyncedFile{{Name: "a", URL: "http://x/a", Size: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	batch := []SyncedFile{

@@ -29,7 +29,7 @@ func TestTorrentMapCountsTheTorrentsPieces(t *testing.T) {
 	}
 	q := queuetest.Open(t, Open, t.TempDir())
 	dest := t.TempDir()
-	id, err := q.Add(tf, dest, doc, nil)
+	id, err := q.Add(NewJob{Source: tf, Dest: dest, Doc: doc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestTorrentMapCountsTheTorrentsPieces(t *testing.T) {
 	}
 
 	// A metalink job has no torrent map.
-	mj, err := q.Add("m.meta4", dest, &metalink.Document{Version: 4, Files: []metalink.File{{Name: "m.bin", Size: 10}}}, nil)
+	mj, err := q.Add(NewJob{Source: "m.meta4", Dest: dest, Doc: &metalink.Document{Version: 4, Files: []metalink.File{{Name: "m.bin", Size: 10}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

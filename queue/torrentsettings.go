@@ -1,13 +1,11 @@
 package queue
 
 import (
-	"errors"
-	"fmt"
 	"strconv"
 	"time"
 )
 
-// Torrent setting keys (raw settings, see Setting).
+// Torrent setting keys (Settings.Torrent).
 const (
 	keyTorrentSeedRatio   = "torrent_seed_ratio"   // float; default 1.0; 0: do not seed
 	keyTorrentSeedMinutes = "torrent_seed_minutes" // int; 0: no time limit
@@ -32,40 +30,35 @@ type TorrentSettings struct {
 	Discovery bool
 }
 
-// TorrentSettings returns the BitTorrent settings with defaults filled in.
-func (q *Queue) TorrentSettings() (TorrentSettings, error) {
+// torrentSettingsOf reads the stored BitTorrent settings, defaults where
+// none is stored or a value does not parse.
+func torrentSettingsOf(raw map[string]string) TorrentSettings {
 	s := TorrentSettings{SeedRatio: 1, Discovery: true}
-	read := func(key string, set func(string) error) error {
-		v, ok, err := q.Setting(key)
-		if err != nil || !ok {
-			return err
-		}
-		if err := set(v); err != nil {
-			return fmt.Errorf("setting %s=%q: %w", key, v, err)
-		}
-		return nil
+	if v, err := strconv.ParseFloat(raw[keyTorrentSeedRatio], 64); err == nil {
+		s.SeedRatio = v
 	}
-	err := errors.Join(
-		read(keyTorrentSeedRatio, func(v string) (err error) { s.SeedRatio, err = strconv.ParseFloat(v, 64); return }),
-		read(keyTorrentSeedMinutes, func(v string) error {
-			n, err := strconv.Atoi(v)
-			s.SeedTime = time.Duration(n) * time.Minute
-			return err
-		}),
-		read(keyTorrentPort, func(v string) (err error) { s.Port, err = strconv.Atoi(v); return }),
-		read(keyTorrentUpload, func(v string) (err error) { s.UploadLimit, err = strconv.ParseInt(v, 10, 64); return }),
-		read(keyTorrentDiscovery, func(v string) (err error) { s.Discovery, err = strconv.ParseBool(v); return }),
-	)
-	return s, err
+	if v, err := strconv.Atoi(raw[keyTorrentSeedMinutes]); err == nil {
+		s.SeedTime = time.Duration(v) * time.Minute
+	}
+	if v, err := strconv.Atoi(raw[keyTorrentPort]); err == nil {
+		s.Port = v
+	}
+	if v, err := strconv.ParseInt(raw[keyTorrentUpload], 10, 64); err == nil {
+		s.UploadLimit = v
+	}
+	if v, err := strconv.ParseBool(raw[keyTorrentDiscovery]); err == nil {
+		s.Discovery = v
+	}
+	return s
 }
 
-// SetTorrentSettings stores the BitTorrent settings.
-func (q *Queue) SetTorrentSettings(s TorrentSettings) error {
-	return errors.Join(
-		q.SetSetting(keyTorrentSeedRatio, strconv.FormatFloat(s.SeedRatio, 'g', -1, 64)),
-		q.SetSetting(keyTorrentSeedMinutes, strconv.Itoa(int(s.SeedTime/time.Minute))),
-		q.SetSetting(keyTorrentPort, strconv.Itoa(s.Port)),
-		q.SetSetting(keyTorrentUpload, strconv.FormatInt(s.UploadLimit, 10)),
-		q.SetSetting(keyTorrentDiscovery, strconv.FormatBool(s.Discovery)),
-	)
+// stored is s as the settings table keeps it, by key.
+func (s TorrentSettings) stored() map[string]string {
+	return map[string]string{
+		keyTorrentSeedRatio:   strconv.FormatFloat(s.SeedRatio, 'g', -1, 64),
+		keyTorrentSeedMinutes: strconv.Itoa(int(s.SeedTime / time.Minute)),
+		keyTorrentPort:        strconv.Itoa(s.Port),
+		keyTorrentUpload:      strconv.FormatInt(s.UploadLimit, 10),
+		keyTorrentDiscovery:   strconv.FormatBool(s.Discovery),
+	}
 }

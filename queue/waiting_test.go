@@ -13,7 +13,7 @@ import (
 func TestSetWaiting(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
-	id, err := q.Add("w.meta4", t.TempDir(), queuetest.Doc(10, 0, "w.bin"), nil)
+	id, err := q.Add(NewJob{Source: "w.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(10, 0, "w.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}

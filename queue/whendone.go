@@ -1,7 +1,6 @@
 package queue
 
 import (
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -120,86 +119,6 @@ func SplitCommand(s string) ([]string, error) {
 		return nil, fmt.Errorf("%w: it is empty", ErrBadCommand)
 	}
 	return words, nil
-}
-
-// SetWhenDone gives job id the action w for when it is done, replacing
-// any it had and forgetting what went wrong last time.
-func (q *Queue) SetWhenDone(id int64, w WhenDone) error {
-	op := fmt.Sprintf("set what job %d does when done", id)
-	if err := w.Check(); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	v := ""
-	if w.Action != ActionNone {
-		b, err := json.Marshal(w)
-		if err != nil {
-			return fmt.Errorf("%s: %w", op, err)
-		}
-		v = string(b)
-	}
-	return q.exec(op, `UPDATE jobs SET when_done = ?, when_done_note = '' WHERE id = ?`, v, id)
-}
-
-// WhenDone returns job id's action for when it is done and what went
-// wrong when it last ran.
-func (q *Queue) WhenDone(id int64) (WhenDone, WhenDoneNote, error) {
-	op := fmt.Sprintf("read what job %d does when done", id)
-	var wv, nv string
-	err := q.db.QueryRow(`SELECT when_done, when_done_note FROM jobs WHERE id = ?`, id).Scan(&wv, &nv)
-	if errors.Is(err, sql.ErrNoRows) {
-		return WhenDone{}, WhenDoneNote{}, fmt.Errorf("%s: %w", op, ErrNotFound)
-	}
-	if err != nil {
-		return WhenDone{}, WhenDoneNote{}, q.wrap(op, err)
-	}
-	w, n := parseWhenDone(wv, nv)
-	return w, n, nil
-}
-
-// WhenDoneAll returns the actions and notes of every job that has either,
-// by job: what a list of the queue shows beside each row.
-func (q *Queue) WhenDoneAll() (map[int64]WhenDone, map[int64]WhenDoneNote, error) {
-	const op = "read what the jobs do when done"
-	rows, err := q.db.Query(`SELECT id, when_done, when_done_note FROM jobs WHERE when_done != '' OR when_done_note != ''`)
-	if err != nil {
-		return nil, nil, q.wrap(op, err)
-	}
-	defer rows.Close()
-	ws, ns := map[int64]WhenDone{}, map[int64]WhenDoneNote{}
-	for rows.Next() {
-		var id int64
-		var wv, nv string
-		if err := rows.Scan(&id, &wv, &nv); err != nil {
-			return nil, nil, q.wrap(op, err)
-		}
-		w, n := parseWhenDone(wv, nv)
-		if w.Action != ActionNone {
-			ws[id] = w
-		}
-		if n.Kind != ActionNone {
-			ns[id] = n
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, q.wrap(op, err)
-	}
-	return ws, ns, nil
-}
-
-// SetWhenDoneNote records what went wrong when job id's action ran (the
-// zero note: it ran well).
-func (q *Queue) SetWhenDoneNote(id int64, n WhenDoneNote) error {
-	v := ""
-	if n.Kind != ActionNone {
-		n.Detail = Redact(n.Detail)
-		b, err := json.Marshal(n)
-		if err != nil {
-			return err
-		}
-		v = string(b)
-	}
-	return q.exec(fmt.Sprintf("record how job %d's action when done went", id),
-		`UPDATE jobs SET when_done_note = ? WHERE id = ?`, v, id)
 }
 
 // parseWhenDone reads the stored columns; a value that does not parse

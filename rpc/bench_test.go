@@ -25,7 +25,7 @@ func BenchmarkTellWaiting(b *testing.B) {
 		name := fmt.Sprintf("f%03d.bin", i)
 		doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: name, Size: 1 << 20,
 			URLs: []metalink.URL{{URL: "http://127.0.0.1:9/" + name, Priority: 1}, {URL: "http://127.0.0.2:9/" + name, Priority: 2}}}}}
-		id, err := q.Add("http://127.0.0.1:9/"+name, b.TempDir(), doc, nil)
+		id, err := q.Add(queue.NewJob{Source: "http://127.0.0.1:9/" + name, Dest: b.TempDir(), Doc: doc})
 		if err != nil {
 			b.Fatal(err)
 		}

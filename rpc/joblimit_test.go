@@ -74,8 +74,8 @@ func TestAddURIWithSpeedLimit(t *testing.T) {
 	if got := b.call(t, "aria2.getOption", gid).(map[string]any)["max-download-limit"]; got != "2097152" {
 		t.Errorf("max-download-limit of a download added with 2M: %v", got)
 	}
-	if n, err := b.q.Limit(1); err != nil || n != 2<<20 {
-		t.Errorf("the queue keeps %d (%v), want %d", n, err, 2<<20)
+	if j, err := b.q.Get(1); err != nil || j.Limit != 2<<20 {
+		t.Errorf("the queue keeps %d (%v), want %d", j.Limit, err, 2<<20)
 	}
 	if msg := b.callErr(t, "aria2.addUri", []string{m.URL() + "?2"}, map[string]any{"max-download-limit": "lots"}); !strings.Contains(msg, "is not a size") {
 		t.Errorf("a limit that is not a size: %q", msg)

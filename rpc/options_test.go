@@ -89,8 +89,7 @@ func TestChangeGlobalOptionRefusesNoOps(t *testing.T) {
 	if err != nil || s.MaxConnsPerMirror != 8 || s.MaxConnsPerHost < 8 {
 		t.Errorf("max-connection-per-server 8: per mirror %d, per host %d (%v)", s.MaxConnsPerMirror, s.MaxConnsPerHost, err)
 	}
-	ts, err := b.q.TorrentSettings()
-	if err != nil || ts.SeedRatio != 2.5 || ts.SeedTime != 30*time.Minute || ts.UploadLimit != 64<<10 {
+	if ts := s.Torrent; err != nil || ts.SeedRatio != 2.5 || ts.SeedTime != 30*time.Minute || ts.UploadLimit != 64<<10 {
 		t.Errorf("torrent settings %+v (%v)", ts, err)
 	}
 	g := b.call(t, "aria2.getGlobalOption").(map[string]any)

@@ -265,7 +265,9 @@ func (a *QueueDownloads) letGo(id int64) {
 }
 
 // Move implements Downloads.
-func (a *QueueDownloads) Move(id int64, index int) error { return mapErr(a.Queue.Move(id, index)) }
+func (a *QueueDownloads) Move(id int64, index int) error {
+	return mapErr(a.Queue.Move(id, queue.At(index)))
+}
 
 // Status implements Downloads.
 func (a *QueueDownloads) Status(id int64, want Want) (Job, error) {
@@ -539,11 +541,11 @@ func packBits(done []bool) []byte {
 // JobOptions implements Downloads: the job's own speed limit, as the
 // queue keeps it.
 func (a *QueueDownloads) JobOptions(id int64) (JobOptions, error) {
-	bps, err := a.Queue.Limit(id)
+	j, err := a.Queue.Get(id)
 	if err != nil {
 		return JobOptions{}, mapErr(err)
 	}
-	return JobOptions{MaxDownloadLimit: bps}, nil
+	return JobOptions{MaxDownloadLimit: j.Limit}, nil
 }
 
 // SetJobOptions implements Downloads: the job's own speed limit, kept in
@@ -554,7 +556,7 @@ func (a *QueueDownloads) SetJobOptions(id int64, o JobOptions) error {
 	if l, ok := a.Live.(JobLimits); ok {
 		return mapErr(l.SetJobLimit(id, o.MaxDownloadLimit))
 	}
-	return mapErr(a.Queue.SetLimit(id, o.MaxDownloadLimit))
+	return mapErr(a.Queue.SetJob(id, queue.Limit(o.MaxDownloadLimit)))
 }
 
 // GlobalOptions implements Downloads: the queue's settings with their
@@ -566,7 +568,8 @@ func (a *QueueDownloads) GlobalOptions() (GlobalOptions, error) {
 		return GlobalOptions{}, err
 	}
 	s := a.runOptions().inForce(saved)
-	t, err := a.Queue.TorrentSettings()
+	st, err := a.Queue.Settings()
+	t := st.Torrent
 	if err != nil {
 		return GlobalOptions{}, err
 	}
@@ -687,12 +690,13 @@ func (a *QueueDownloads) SetGlobalOptions(o GlobalOptions) error {
 	if o.MaxOverallUpload == old.MaxOverallUpload && o.SeedRatio == old.SeedRatio && o.SeedTime == old.SeedTime {
 		return nil
 	}
-	t, err := a.Queue.TorrentSettings()
+	st, err := a.Queue.Settings()
+	t := st.Torrent
 	if err != nil {
 		return err
 	}
 	t.UploadLimit, t.SeedRatio, t.SeedTime = o.MaxOverallUpload, o.SeedRatio, o.SeedTime
-	if err := a.Queue.SetTorrentSettings(t); err != nil {
+	if err := a.Queue.UpdateSettings(func(st *queue.Settings) { st.Torrent = t }); err != nil {
 		return err
 	}
 	if tc, ok := a.Live.(TorrentClients); ok && o.MaxOverallUpload != old.MaxOverallUpload {

@@ -17,6 +17,7 @@ import (
 
 	"braid/engine/mirrortest"
 	"braid/engine/torrent/torrenttest"
+	"braid/queue"
 )
 
 // waitStatus polls tellStatus until the download's status is want.
@@ -327,12 +328,7 @@ func TestTorrentFromWebSeed(t *testing.T) {
 	t.Parallel()
 	b := newBraid(t, Options{})
 	// Only the web seed: no trackers, no DHT, on loopback.
-	ts, err := b.q.TorrentSettings()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Discovery, ts.SeedRatio = false, 0
-	if err := b.q.SetTorrentSettings(ts); err != nil {
+	if err := b.q.UpdateSettings(func(s *queue.Settings) { s.Torrent.Discovery, s.Torrent.SeedRatio = false, 0 }); err != nil {
 		t.Fatal(err)
 	}
 	src := t.TempDir()

@@ -193,7 +193,7 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 			added.Failed = r.Unread
 		}
 	}
-	id, err := q.AddPaused(source, dest, r.Doc, files, r.Origin)
+	id, err := q.Add(queue.NewJob{Source: source, Dest: dest, Doc: r.Doc, Selected: files, Origin: r.Origin, Paused: true})
 	if err != nil {
 		return Added{}, err
 	}
@@ -225,7 +225,7 @@ func keepWith(q *queue.Queue, id int64, source string, r *Resolved, o AddOptions
 			return err
 		}
 	} else if o.Net != nil {
-		note, err := q.SetNet(id, *o.Net)
+		note, err := q.SetNet(id, *o.Net, true)
 		if err != nil {
 			return err
 		}
@@ -234,7 +234,7 @@ func keepWith(q *queue.Queue, id int64, source string, r *Resolved, o AddOptions
 		}
 	}
 	if o.Login != nil {
-		note, err := q.SetLogin(id, o.Login.User, o.Login.Password, loginLinks(source, r.Doc), o.Login.Remember)
+		note, err := SetLogin(q, id, o.Login.User, o.Login.Password, loginLinks(source, r.Doc), o.Login.Remember)
 		if err != nil {
 			return err
 		}
@@ -243,9 +243,29 @@ func keepWith(q *queue.Queue, id int64, source string, r *Resolved, o AddOptions
 		}
 	}
 	if o.Limit > 0 {
-		return q.SetLimit(id, o.Limit)
+		return q.SetJob(id, queue.Limit(o.Limit))
 	}
 	return nil
+}
+
+// SetLogin gives job id the HTTP login user and password for the servers
+// of links, over the network settings it has (its cookies and headers
+// stay). With remember the password is kept in the keyring where the
+// system has one, and note says when it has none; without, it is kept for
+// this session only. The password is never written to state.db.
+func SetLogin(q *queue.Queue, id int64, user, password string, links []string, remember bool) (note string, err error) {
+	if user == "" {
+		return "", fmt.Errorf("job %d: a login without a user name: %w", id, netconf.ErrSettings)
+	}
+	s, _, _, err := q.Net(id)
+	if err != nil {
+		return "", err
+	}
+	s.HTTPUser, s.HTTPPasswd = user, password
+	for _, l := range links {
+		s.Links = append(s.Links, queue.Redact(l))
+	}
+	return q.SetNet(id, s, remember)
 }
 
 // loginLinks are the links a login for source is given to: the source

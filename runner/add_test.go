@@ -106,7 +106,7 @@ func TestAddSelectsAndFinds(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	home := t.TempDir()
-	if err := q.SetSetting("download_dir", home); err != nil {
+	if err := q.UpdateSettings(func(s *queue.Settings) { s.DownloadDir = home }); err != nil {
 		t.Fatal(err)
 	}
 	doc := func() *metalink.Document {

@@ -40,7 +40,8 @@ func sortDest(q *queue.Queue, dest string, names []string) (dir, category string
 	if err != nil || filepath.Clean(abs) != filepath.Clean(home) {
 		return dest, ""
 	}
-	cs, err := q.Categories()
+	st, err := q.Settings()
+	cs := st.Categories
 	if err != nil {
 		return dest, ""
 	}

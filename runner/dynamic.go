@@ -28,8 +28,8 @@ func (r *Runner) refreshStale(ctx context.Context, j *queue.Job) error {
 	if j.Doc == nil || !j.Doc.Dynamic || j.Doc.Origin == "" {
 		return nil
 	}
-	if due, err := r.Queue.RefreshDue(j.ID); err != nil || !due {
-		return err
+	if !j.RefreshDue() {
+		return nil
 	}
 	_, err := r.refresh(ctx, j, "", refreshing{})
 	return err
@@ -130,7 +130,7 @@ func (r *Runner) refresh(ctx context.Context, j *queue.Job, only string, how ref
 		tell(only, only, fmt.Sprintf("asked the metalink's origin for news: %v", err))
 		return false, nil
 	}
-	if err := q.MarkRefreshed(j.ID); err != nil {
+	if err := q.SetJob(j.ID, queue.Refreshed()); err != nil {
 		return false, err
 	}
 	changed := false
@@ -208,5 +208,5 @@ func newVersion(q *queue.Queue, j queue.Job, f queue.File, up *resolve.Update) e
 	if up.File.Version != "" {
 		what += ", version " + up.File.Version
 	}
-	return q.SetNotice(j.ID, what+"; started it afresh")
+	return q.SetJob(j.ID, queue.Notice(what+"; started it afresh"))
 }

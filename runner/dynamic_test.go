@@ -122,11 +122,11 @@ func TestDynamicNewVersion(t *testing.T) {
 	if err != nil || !bytes.Equal(got, fresh) {
 		t.Fatalf("file: %d bytes, %v; want the new version", len(got), err)
 	}
-	n, err := q.Notice(id)
-	if err != nil || !strings.Contains(n, "new version of x.bin, version 2.0") {
-		t.Fatalf("notice %q, %v", n, err)
-	}
 	j, err := q.Get(id)
+	if err != nil || !strings.Contains(j.Notice, "new version of x.bin, version 2.0") {
+		t.Fatalf("notice %q, %v", j.Notice, err)
+	}
+	j, err = q.Get(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func addDynamic(t *testing.T, o *origin, doc *metalink.Document, dest string) (*
 	t.Helper()
 	doc.Origin, doc.Dynamic = o.URL(), true
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	id, err := q.Add(o.URL(), dest, doc, nil)
+	id, err := q.Add(queue.NewJob{Source: o.URL(), Dest: dest, Doc: doc})
 	if err != nil {
 		t.Fatal(err)
 	}

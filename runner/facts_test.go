@@ -34,7 +34,7 @@ func TestRunMarksMismatch(t *testing.T) {
 		URLs:   []metalink.URL{{URL: m.URL(), Priority: 1}, {URL: other.URL(), Priority: 2}},
 	}}}
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	id, err := q.Add("x.meta4", t.TempDir(), doc, nil)
+	id, err := q.Add(queue.NewJob{Source: "x.meta4", Dest: t.TempDir(), Doc: doc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestRunSendsOrigin(t *testing.T) {
 				URLs:   []metalink.URL{{URL: pref.URL + "/p.bin", Priority: 1, Pref: true}},
 			}}}
 			q := queuetest.Open(t, queue.Open, t.TempDir())
-			id, err := q.AddFrom("https://origin.example/p.bin", t.TempDir(), doc, nil, tc.origin)
+			id, err := q.Add(queue.NewJob{Source: "https://origin.example/p.bin", Dest: t.TempDir(), Doc: doc, Origin: tc.origin})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +123,7 @@ func TestRunnerClientFromSettings(t *testing.T) {
 	if err := q.UpdateSettings(func(s *queue.Settings) { s.MaxConns, s.MaxConnsPerMirror, s.SpeedLimit = 5, 3, 1<<30 }); err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add("c.meta4", t.TempDir(), describe(t, "c.bin", data, 64<<10, m), nil)
+	id, err := q.Add(queue.NewJob{Source: "c.meta4", Dest: t.TempDir(), Doc: describe(t, "c.bin", data, 64<<10, m)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestRunnerLive(t *testing.T) {
 	data := testkit.Data(2 << 20)
 	m := mirrortest.New(t, data, mirrortest.Rate(512<<10))
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	id, err := q.Add("l.meta4", t.TempDir(), describe(t, "l.bin", data, 128<<10, m), nil)
+	id, err := q.Add(queue.NewJob{Source: "l.meta4", Dest: t.TempDir(), Doc: describe(t, "l.bin", data, 128<<10, m)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,8 @@ func (g *Get) refreshDue(src string, doc *metalink.Document, req *engine.Request
 	if !ok {
 		return false
 	}
-	due, err := q.RefreshDue(id)
-	return err == nil && due
+	j, err := q.Get(id)
+	return err == nil && j.RefreshDue()
 }
 
 // refresh asks doc's origin for news of req's file through the runner's

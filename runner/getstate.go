@@ -49,7 +49,7 @@ func (s *queueState) keepNet(q *queue.Queue, id int64) {
 	if s.net == nil {
 		return
 	}
-	note, err := q.SetNet(id, s.net.Settings())
+	note, err := q.SetNet(id, s.net.Settings(), true)
 	if err != nil {
 		note = err.Error()
 	}

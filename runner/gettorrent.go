@@ -114,13 +114,13 @@ wait:
 
 // torrentJob is the queue job of a torrent for get: the one an earlier
 // get or the window left (made runnable again), or a new one; in order
-// (queue.Queue.SetInOrder) under InOrder, which the runner passes on.
+// (queue.InOrder) under InOrder, which the runner passes on.
 func (g *Get) torrentJob(source string, spec *torrent.Spec) (int64, error) {
 	id, err := g.findTorrentJob(source, spec)
 	if err != nil || !g.InOrder {
 		return id, err
 	}
-	return id, g.st.open().SetInOrder(id, true)
+	return id, g.st.open().SetJob(id, queue.InOrder(true))
 }
 
 func (g *Get) findTorrentJob(source string, spec *torrent.Spec) (int64, error) {
@@ -152,7 +152,7 @@ func (g *Get) findTorrentJob(source string, spec *torrent.Spec) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if id, err = q.AddFrom(source, g.Dir, doc, spec.Only, queue.Origin{}); err != nil {
+	if id, err = q.Add(queue.NewJob{Source: source, Dest: g.Dir, Doc: doc, Selected: spec.Only}); err != nil {
 		return 0, err
 	}
 	return id, q.SetTorrentSpec(id, spec)

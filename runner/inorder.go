@@ -2,7 +2,7 @@ package runner
 
 import "braid/queue"
 
-// inOrder reports whether job id downloads in order (queue.SetInOrder),
+// inOrder reports whether job id downloads in order (queue.InOrder),
 // for the engine's and the torrent's requests. A job the queue cannot
 // tell about downloads as usual: order is a preference, and a read that
 // fails must not stop the download.
@@ -22,7 +22,7 @@ func (s *queueState) keepInOrder(q *queue.Queue, id int64, on bool) bool {
 		kept, err := q.InOrder(id)
 		return err == nil && kept
 	}
-	if err := q.SetInOrder(id, true); err != nil && s.said != nil {
+	if err := q.SetJob(id, queue.InOrder(true)); err != nil && s.said != nil {
 		s.said(err.Error())
 	}
 	return true

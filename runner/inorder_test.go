@@ -16,7 +16,7 @@ import (
 	"braid/queue"
 )
 
-// A job the queue keeps in order (queue.SetInOrder, as the window's
+// A job the queue keeps in order (queue.InOrder, as the window's
 // "Download in order" and braid queue in-order set it) is downloaded in
 // order by the runner: from three throttled mirrors, one slow, no piece
 // past the next few is done when the first 8 MiB are whole. (The normal
@@ -35,11 +35,11 @@ func TestJobInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { q.Close() })
-	id, err := q.Add("o.meta4", dest, describe(t, "o.bin", data, 1<<20, a, b, c), nil)
+	id, err := q.Add(queue.NewJob{Source: "o.meta4", Dest: dest, Doc: describe(t, "o.bin", data, 1<<20, a, b, c)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetInOrder(id, true); err != nil {
+	if err := q.SetJob(id, queue.InOrder(true)); err != nil {
 		t.Fatal(err)
 	}
 	r := runner(q)

@@ -5,9 +5,10 @@ import (
 	"time"
 
 	"braid/engine"
+	"braid/queue"
 )
 
-// jobLimits are the own speed limits (queue.Queue.SetLimit) of the jobs
+// jobLimits are the own speed limits (queue.Limit) of the jobs
 // the runner runs now: one engine.Limiter a job, shared by its files (or
 // its torrent), on top of the Client's limit. While any is held, one
 // goroutine reads the queue's limits every poll interval and applies a
@@ -34,8 +35,8 @@ func (r *Runner) holdLimit(id int64) (*engine.Limiter, func()) {
 	defer ls.mu.Unlock()
 	h := ls.held[id]
 	if h == nil {
-		bps, _ := r.Queue.Limit(id)
-		h = &heldLimit{lim: engine.NewLimiter(bps)}
+		limits, _ := r.Queue.Limits()
+		h = &heldLimit{lim: engine.NewLimiter(limits[id])}
 		if ls.held == nil {
 			ls.held = map[int64]*heldLimit{}
 		}
@@ -85,7 +86,7 @@ func (r *Runner) JobLimit(id int64) (int64, bool) {
 // at once, HTTP, FTP or BitTorrent alike, without restarting them. Safe
 // for concurrent use.
 func (r *Runner) SetJobLimit(id, bytesPerSec int64) error {
-	if err := r.Queue.SetLimit(id, bytesPerSec); err != nil {
+	if err := r.Queue.SetJob(id, queue.Limit(bytesPerSec)); err != nil {
 		return err
 	}
 	if lim := r.jobLimiter(id); lim != nil {

@@ -62,11 +62,11 @@ func TestJobLimitFollowedAndKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add("l.meta4", dest, describe(t, "l.bin", data, 256<<10, m), nil)
+	id, err := q.Add(queue.NewJob{Source: "l.meta4", Dest: dest, Doc: describe(t, "l.bin", data, 256<<10, m)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetLimit(id, limit); err != nil {
+	if err := q.SetJob(id, queue.Limit(limit)); err != nil {
 		t.Fatal(err)
 	}
 	r := runner(q)
@@ -80,7 +80,7 @@ func TestJobLimitFollowedAndKept(t *testing.T) {
 	limitWindow(t, "at the stored limit", r, id, limit, res)
 
 	// Another braid command changes it: the runner follows the queue.
-	if err := q.SetLimit(id, 2*limit); err != nil {
+	if err := q.SetJob(id, queue.Limit(2*limit)); err != nil {
 		t.Fatal(err)
 	}
 	testkit.WaitFor(t, "the run to follow the queue's new limit", func() bool { got, _ := r.JobLimit(id); return got == 2*limit })
@@ -101,8 +101,8 @@ func TestJobLimitFollowedAndKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	q = queuetest.Open(t, queue.Open, state)
-	if got, err := q.Limit(id); err != nil || got != 2*limit {
-		t.Fatalf("after a reopen the job's limit is %d, %v, want %d", got, err, 2*limit)
+	if j, err := q.Get(id); err != nil || j.Limit != 2*limit {
+		t.Fatalf("after a reopen the job's limit is %d, %v, want %d", j.Limit, err, 2*limit)
 	}
 	if err := q.Resume(id); err != nil {
 		t.Fatal(err)
@@ -126,8 +126,8 @@ func TestJobLimitFollowedAndKept(t *testing.T) {
 	if err := <-res; err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := q.Limit(id); got != 0 {
-		t.Errorf("the queue keeps a limit of %d after it was lifted", got)
+	if j, _ := q.Get(id); j.Limit != 0 {
+		t.Errorf("the queue keeps a limit of %d after it was lifted", j.Limit)
 	}
 	if dl.Snapshot().Bytes == 0 {
 		t.Error("the download that was running when the limit was lifted fetched nothing after it")
@@ -166,7 +166,7 @@ func TestTorrentJobLimit(t *testing.T) {
 	q := noSeedQueue(t)
 	dest := t.TempDir()
 	id := addTorrent(t, q, tf, dest, nil)
-	if err := q.SetLimit(id, limit); err != nil {
+	if err := q.SetJob(id, queue.Limit(limit)); err != nil {
 		t.Fatal(err)
 	}
 	r := torrentRunner(t, q)

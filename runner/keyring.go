@@ -23,7 +23,7 @@ func Outcome(s queue.Signature) signature.Outcome {
 		Fingerprint: s.Fingerprint, Signer: s.Signer, Note: s.Note}
 }
 
-// SignatureRecord is o as the queue records it (queue.Queue.SetSignature);
+// SignatureRecord is o as the queue records it (queue.Signed);
 // Outcome turns it back. The zero Outcome is the zero record, which clears
 // what was recorded.
 func SignatureRecord(o signature.Outcome) queue.Signature {
@@ -37,13 +37,15 @@ func SignatureRecord(o signature.Outcome) queue.Signature {
 // Signatures returns the signature outcomes recorded for job id's files,
 // by file name; a file whose signature was never checked is absent.
 func Signatures(q *queue.Queue, id int64) (map[string]signature.Outcome, error) {
-	recs, err := q.Signatures(id)
+	j, err := q.Get(id)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]signature.Outcome, len(recs))
-	for name, s := range recs {
-		out[name] = Outcome(s)
+	out := map[string]signature.Outcome{}
+	for _, f := range j.Files {
+		if f.Signature != nil {
+			out[f.Name] = Outcome(*f.Signature)
+		}
 	}
 	return out, nil
 }
@@ -66,7 +68,7 @@ func signatureCheck(kr *signature.Keyring, f *metalink.File, require bool, job f
 			if !ok {
 				return nil
 			}
-			return q.SetSignature(id, f.Name, SignatureRecord(o))
+			return q.SetFile(id, f.Name, queue.Signed(SignatureRecord(o)))
 		})(ctx, r)
 	}
 }

@@ -17,7 +17,7 @@ import (
 func TestSignatureRecordsReadAsBefore(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	id, err := q.Add("s.meta4", t.TempDir(), queuetest.Doc(1, 0, "old.bin", "new.bin"), nil)
+	id, err := q.Add(queue.NewJob{Source: "s.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(1, 0, "old.bin", "new.bin")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestSignatureRecordsReadAsBefore(t *testing.T) {
 		}
 	}
 	want := signature.Outcome{Status: signature.Good, Fingerprint: "FFFF", Signer: "Alice <a@example.org>"}
-	if err := q.SetSignature(id, "new.bin", SignatureRecord(want)); err != nil {
+	if err := q.SetFile(id, "new.bin", queue.Signed(SignatureRecord(want))); err != nil {
 		t.Fatal(err)
 	}
 	sigs, err := Signatures(q, id)
@@ -49,7 +49,7 @@ func TestSignatureRecordsReadAsBefore(t *testing.T) {
 	if sigs["old.bin"] != old || sigs["new.bin"] != want || len(sigs) != 2 {
 		t.Errorf("read %+v; want old.bin %+v and new.bin %+v", sigs, old, want)
 	}
-	if err := q.SetSignature(id, "new.bin", SignatureRecord(signature.Outcome{})); err != nil {
+	if err := q.SetFile(id, "new.bin", queue.Signed(SignatureRecord(signature.Outcome{}))); err != nil {
 		t.Fatal(err)
 	}
 	if sigs, err := Signatures(q, id); err != nil || len(sigs) != 1 {

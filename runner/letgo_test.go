@@ -24,7 +24,7 @@ func TestLetGoRightAfterClaim(t *testing.T) {
 	data := testkit.Data(4 << 20)
 	m := mirrortest.New(t, data, mirrortest.Rate(1<<20))
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	id, err := q.Add("s.meta4", t.TempDir(), describe(t, "s.bin", data, 256<<10, m), nil)
+	id, err := q.Add(queue.NewJob{Source: "s.meta4", Dest: t.TempDir(), Doc: describe(t, "s.bin", data, 256<<10, m)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func TestRunJobsAndFilesSideBySide(t *testing.T) {
 	dest := t.TempDir()
 	var jobs []int64
 	for i := range 4 {
-		id, err := q.Add(fmt.Sprintf("job%d.meta4", i), dest, describeMany(t, fmt.Sprintf("j%d-", i), 3, data, a, b), nil)
+		id, err := q.Add(queue.NewJob{Source: fmt.Sprintf("job%d.meta4", i), Dest: dest, Doc: describeMany(t, fmt.Sprintf("j%d-", i), 3, data, a, b)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,14 +125,14 @@ func TestRunOrderKeptAcrossRestart(t *testing.T) {
 	}
 	var jobs []int64
 	for i := range 4 {
-		id, err := q.Add(fmt.Sprintf("job%d.meta4", i), dest, describe(t, fmt.Sprintf("f%d.bin", i), data, 64<<10, m), nil)
+		id, err := q.Add(queue.NewJob{Source: fmt.Sprintf("job%d.meta4", i), Dest: dest, Doc: describe(t, fmt.Sprintf("f%d.bin", i), data, 64<<10, m)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		jobs = append(jobs, id)
 	}
 	a, b, c, d := jobs[0], jobs[1], jobs[2], jobs[3]
-	if err := q.Move(d, 0); err != nil {
+	if err := q.Move(d, queue.At(0)); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Pause(b, ""); err != nil {
@@ -198,7 +198,7 @@ func TestRunnerFollowsSettings(t *testing.T) {
 	}
 	// "Slow" holds over the setting, and a change of the setting while
 	// it is on does not undo it.
-	if err := q.SetSchedule(queue.Schedule{AltSpeed: true, AltLimit: 256 << 10}); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) { st.Schedule = queue.Schedule{AltSpeed: true, AltLimit: 256 << 10} }); err != nil {
 		t.Fatal(err)
 	}
 	r.follow()
@@ -218,7 +218,7 @@ func TestJournalBatch(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	names := []string{"a.bin", "b.bin", "c.bin", "d.bin"}
-	id, err := q.Add("batch.meta4", t.TempDir(), queuetest.Doc(4<<10, 1<<10, names...), nil)
+	id, err := q.Add(queue.NewJob{Source: "batch.meta4", Dest: t.TempDir(), Doc: queuetest.Doc(4<<10, 1<<10, names...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestRunSpeedLimitLive(t *testing.T) {
 	if err := q.UpdateSettings(func(s *queue.Settings) { s.SpeedLimit = limit }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.Add("big.meta4", t.TempDir(), describe(t, "big.bin", data, 1<<20, m), nil); err != nil {
+	if _, err := q.Add(queue.NewJob{Source: "big.meta4", Dest: t.TempDir(), Doc: describe(t, "big.bin", data, 1<<20, m)}); err != nil {
 		t.Fatal(err)
 	}
 	r := &Runner{Queue: q}

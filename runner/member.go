@@ -38,7 +38,7 @@ const memberCheck = "CRC-32"
 // archive sends byte ranges.
 var errMemberNoRanges = errors.New("no mirror of the archive sends parts of files (byte ranges): one member cannot be read out of it, so the whole archive must be downloaded")
 
-// runMember runs a member job (queue.AddMember): the archive's directory
+// runMember runs a member job (queue.NewJob.Member): the archive's directory
 // from all its mirrors at once (engine.Ranges, pieces checked against the
 // archive's piece hashes where it has them), then the member's local
 // header and compressed bytes, inflated as they arrive into NAME.part
@@ -62,7 +62,7 @@ func (r *Runner) runMember(ctx context.Context, j queue.Job, m queue.Member) err
 		if _, err := os.Stat(filepath.Join(j.Dest, filepath.FromSlash(f.Path()))); err == nil {
 			return nil // extracted in an earlier run
 		}
-		if err := q.SetVerified(j.ID, f.Name, false); err != nil {
+		if err := q.SetFile(j.ID, f.Name, queue.Unverified); err != nil {
 			return err
 		}
 	}

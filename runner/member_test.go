@@ -99,7 +99,7 @@ func TestMemberJobRuns(t *testing.T) {
 	before := served(a, b)
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := t.TempDir()
-	id, err := q.AddMember("a.meta4", dest, doc, m, queue.Origin{}, false)
+	id, err := q.Add(queue.NewJob{Source: "a.meta4", Dest: dest, Doc: doc, Member: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestMemberJobPauseResume(t *testing.T) {
 	m := memberOf(t, slow.URL(), "data/big.txt")
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := t.TempDir()
-	id, err := q.AddMember("a.meta4", dest, doc, m, queue.Origin{}, false)
+	id, err := q.Add(queue.NewJob{Source: "a.meta4", Dest: dest, Doc: doc, Member: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func TestMemberJobRefusals(t *testing.T) {
 			dest := t.TempDir()
 			doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: "a.zip", Size: int64(len(archive)),
 				URLs: []metalink.URL{{URL: c.mirror.URL(), Priority: 1}}}}}
-			id, err := q.AddMember(c.mirror.URL(), dest, doc, c.m, queue.Origin{}, false)
+			id, err := q.Add(queue.NewJob{Source: c.mirror.URL(), Dest: dest, Doc: doc, Member: c.m})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -309,7 +309,7 @@ func TestMemberJobQuit(t *testing.T) {
 	m := memberOf(t, slow.URL(), "data/big.txt")
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := t.TempDir()
-	id, err := q.AddMember(slow.URL(), dest, doc, m, queue.Origin{}, false)
+	id, err := q.Add(queue.NewJob{Source: slow.URL(), Dest: dest, Doc: doc, Member: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +372,7 @@ func TestMemberJobBadKeptBytes(t *testing.T) {
 	m := memberOf(t, slow.URL(), "data/big.txt")
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := t.TempDir()
-	id, err := q.AddMember("a.meta4", dest, doc, m, queue.Origin{}, false)
+	id, err := q.Add(queue.NewJob{Source: "a.meta4", Dest: dest, Doc: doc, Member: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,8 +432,8 @@ func TestRemoveMemberWithFiles(t *testing.T) {
 	dest := t.TempDir()
 	doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: "a.zip", Size: 1 << 20,
 		URLs: []metalink.URL{{URL: "http://127.0.0.1:9/a.zip", Priority: 1}}}}}
-	id, err := q.AddMember("http://127.0.0.1:9/a.zip", dest, doc,
-		queue.Member{Name: "d/m.txt", Size: 100, CompressedSize: 80, Method: 8, HeaderOffset: 0, ArchiveSize: 1 << 20}, queue.Origin{}, true)
+	id, err := q.Add(queue.NewJob{Source: "http://127.0.0.1:9/a.zip", Dest: dest, Doc: doc, Member: queue.Member{Name: "d/m.txt", Size: 100, CompressedSize: 80, Method: 8, HeaderOffset: 0, ArchiveSize: 1 << 20}, Paused: true})
+
 	if err != nil {
 		t.Fatal(err)
 	}

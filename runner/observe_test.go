@@ -72,13 +72,13 @@ func TestRunTellsAnObserver(t *testing.T) {
 	m := mirrortest.New(t, data, mirrortest.Rate(4<<20)) // slow enough for progress
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := t.TempDir()
-	hashed, err := q.Add("h.meta4", dest, describe(t, "h.bin", data, 256<<10, m), nil)
+	hashed, err := q.Add(queue.NewJob{Source: "h.meta4", Dest: dest, Doc: describe(t, "h.bin", data, 256<<10, m)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	plain := describe(t, "p.bin", data, 0, m)
 	plain.Files[0].Hashes, plain.Files[0].Pieces = nil, nil
-	unhashed, err := q.Add("p.meta4", dest, plain, nil)
+	unhashed, err := q.Add(queue.NewJob{Source: "p.meta4", Dest: dest, Doc: plain})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func TestRunRecordsWhatWasChecked(t *testing.T) {
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := t.TempDir()
 
-	hashed, err := q.Add("h.meta4", dest, describe(t, "h.bin", data, 256<<10, m), nil)
+	hashed, err := q.Add(queue.NewJob{Source: "h.meta4", Dest: dest, Doc: describe(t, "h.bin", data, 256<<10, m)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestRunRecordsWhatWasChecked(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dest, "p.bin"), mine, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	unhashed, err := q.Add("p.meta4", dest, plain, nil)
+	unhashed, err := q.Add(queue.NewJob{Source: "p.meta4", Dest: dest, Doc: plain})
 	if err != nil {
 		t.Fatal(err)
 	}

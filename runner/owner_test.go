@@ -20,7 +20,7 @@ func TestOwnershipPassesOn(t *testing.T) {
 	if !first.Owner() || second.Owner() {
 		t.Fatalf("owners: first %v, second %v", first.Owner(), second.Owner())
 	}
-	id, err := second.Add("s", t.TempDir(), queuetest.Doc(1, 0, "f"), nil)
+	id, err := second.Add(queue.NewJob{Source: "s", Dest: t.TempDir(), Doc: queuetest.Doc(1, 0, "f")})
 	if err != nil {
 		t.Fatal(err)
 	}

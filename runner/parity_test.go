@@ -120,7 +120,7 @@ func TestRunRebuildsFromParity(t *testing.T) {
 	qdir := t.TempDir()
 	q := queuetest.Open(t, queue.Open, qdir)
 	dest := t.TempDir()
-	id, err := q.Add("r.meta4", dest, doc, []string{"r.bin"})
+	id, err := q.Add(queue.NewJob{Source: "r.meta4", Dest: dest, Doc: doc, Selected: []string{"r.bin"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -144,7 +144,7 @@ func pauseInsidePieces(t *testing.T, data []byte, plan piece.Plan, stop func(*qu
 	}
 	q = queuetest.Open(t, queue.Open, t.TempDir()) // a real SQLite file
 	dest = t.TempDir()
-	id, err := q.Add("plain.meta4", dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+	id, err := q.Add(queue.NewJob{Source: "plain.meta4", Dest: dest, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 	if err != nil {
 		t.Fatal(err)
 	}

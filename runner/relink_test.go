@@ -38,7 +38,7 @@ func TestRelinkExpiredLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.AddFrom(link, dir, doc, nil, origin)
+	id, err := q.Add(queue.NewJob{Source: link, Dest: dir, Doc: doc, Origin: origin})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,11 +23,7 @@ func RemoveWithFiles(q *queue.Queue, id int64) (deleted []string, err error) {
 	if err != nil {
 		return nil, err
 	}
-	_, member, err := q.MemberJob(id)
-	if err != nil {
-		return nil, err
-	}
-	deleted, err = removeFiles(j, member)
+	deleted, err = removeFiles(j, j.Member != nil)
 	if err != nil {
 		return deleted, fmt.Errorf("remove job %d: %w", id, err)
 	}

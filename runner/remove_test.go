@@ -38,11 +38,11 @@ func TestRemoveWithFiles(t *testing.T) {
 	for _, n := range []string{"keep/a.iso", "keep/a.iso.part", "gone/b.iso", "gone/b.iso.part", "gone/other", "found/c.iso"} {
 		write(n)
 	}
-	keep, err := q.Add("k", dest, queuetest.Doc(1, 0, "keep/a.iso"), nil)
+	keep, err := q.Add(queue.NewJob{Source: "k", Dest: dest, Doc: queuetest.Doc(1, 0, "keep/a.iso")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	gone, err := q.Add("g", dest, queuetest.Doc(1, 0, "gone/b.iso"), nil)
+	gone, err := q.Add(queue.NewJob{Source: "g", Dest: dest, Doc: queuetest.Doc(1, 0, "gone/b.iso")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestRemoveWithFiles(t *testing.T) {
 	}
 	// A file that was at its name already, proven by its hash: the job
 	// did not write it, so removing the job with its files keeps it.
-	found, err := q.Add("f", dest, queuetest.Doc(1, 0, "found/c.iso"), nil)
+	found, err := q.Add(queue.NewJob{Source: "f", Dest: dest, Doc: queuetest.Doc(1, 0, "found/c.iso")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestRemoveWithFiles(t *testing.T) {
 	}
 
 	t.Run("files already gone", func(t *testing.T) {
-		id, err := q.Add("v", filepath.Join(dest, "vanished"), queuetest.Doc(1, 0, "x"), nil)
+		id, err := q.Add(queue.NewJob{Source: "v", Dest: filepath.Join(dest, "vanished"), Doc: queuetest.Doc(1, 0, "x")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +98,7 @@ func TestRemoveWithFiles(t *testing.T) {
 		if err := os.WriteFile(outside, []byte("precious"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		id, err := q.Add("h", dest, queuetest.Doc(1, 0, "../outside.txt"), nil)
+		id, err := q.Add(queue.NewJob{Source: "h", Dest: dest, Doc: queuetest.Doc(1, 0, "../outside.txt")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,18 +135,18 @@ func TestRemoveWithFilesSaysWhatItDeleted(t *testing.T) {
 	for _, n := range []string{"a.iso.part", "b/b.iso", "b/b.iso.part", "c.iso"} {
 		write(n)
 	}
-	part, err := q.Add("a", dest, queuetest.Doc(1, 0, "a.iso"), nil)
+	part, err := q.Add(queue.NewJob{Source: "a", Dest: dest, Doc: queuetest.Doc(1, 0, "a.iso")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wrote, err := q.Add("b", dest, queuetest.Doc(1, 0, "b/b.iso", "b/never.iso"), nil)
+	wrote, err := q.Add(queue.NewJob{Source: "b", Dest: dest, Doc: queuetest.Doc(1, 0, "b/b.iso", "b/never.iso")})
 	if err == nil {
 		err = q.Landed(wrote, "b/b.iso", &engine.Snapshot{SavedAs: "b/b.iso", Created: true})
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	found, err := q.Add("c", dest, queuetest.Doc(1, 0, "c.iso"), nil)
+	found, err := q.Add(queue.NewJob{Source: "c", Dest: dest, Doc: queuetest.Doc(1, 0, "c.iso")})
 	if err == nil {
 		err = q.Landed(found, "c.iso", &engine.Snapshot{SavedAs: "c.iso", VerifiedBy: "sha-256"})
 	}

@@ -245,7 +245,7 @@ func (r *Runner) httpClientOf(id int64) *http.Client {
 	if err != nil {
 		return nil
 	}
-	ss, err := r.Queue.OpenNet(id)
+	ss, err := r.openNet(id)
 	if err != nil || ss == nil {
 		return c.HTTPClient()
 	}
@@ -465,10 +465,8 @@ func (r *Runner) run(ctx context.Context, j queue.Job) error {
 	defer release()
 	// A member of an archive (its archive may come from a torrent's web
 	// seeds: the member job reads it through them, not the swarm).
-	if m, ok, err := q.MemberJob(j.ID); err != nil {
-		return err
-	} else if ok {
-		return r.runMember(ctx, j, m)
+	if j.Member != nil {
+		return r.runMember(ctx, j, *j.Member)
 	}
 	if src, ok := torrentSource(j); ok {
 		return r.runTorrent(ctx, j, src)
@@ -498,7 +496,7 @@ func (r *Runner) run(ctx context.Context, j queue.Job) error {
 				continue // verified at its final name in an earlier run
 			}
 			// Verified once but gone since: fetch it again.
-			if err := q.SetVerified(j.ID, f.Name, false); err != nil {
+			if err := q.SetFile(j.ID, f.Name, queue.Unverified); err != nil {
 				return err
 			}
 		}
@@ -700,7 +698,7 @@ func (jr *jobRun) ended(j queue.Job, req *engine.Request, snap *engine.Snapshot,
 	q := jr.r.Queue
 	name := req.File.Name // a new version may have a new name
 	if errors.Is(err, engine.ErrHashMismatch) {
-		if dbErr := q.SetMismatch(j.ID, name, true); dbErr != nil {
+		if dbErr := q.SetFile(j.ID, name, queue.Mismatched); dbErr != nil {
 			return errors.Join(err, dbErr)
 		}
 	}

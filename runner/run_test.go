@@ -53,7 +53,7 @@ func TestRunDownloads(t *testing.T) {
 	b := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"))
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dest := filepath.Join(t.TempDir(), "new folder")
-	id, err := q.Add("x.meta4", dest, describe(t, "sub/x.bin", data, 256<<10, a, b), nil)
+	id, err := q.Add(queue.NewJob{Source: "x.meta4", Dest: dest, Doc: describe(t, "sub/x.bin", data, 256<<10, a, b)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestRunResumes(t *testing.T) {
 			m := mirrortest.New(t, data)
 			q := queuetest.Open(t, queue.Open, t.TempDir())
 			dest := t.TempDir()
-			id, err := q.Add("r.meta4", dest, describe(t, "r.bin", data, pl, m), nil)
+			id, err := q.Add(queue.NewJob{Source: "r.meta4", Dest: dest, Doc: describe(t, "r.bin", data, pl, m)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,7 +159,7 @@ func TestRunPausesOnDestinationProblems(t *testing.T) {
 		if err := os.Mkdir(dest, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		id, err := q.Add("v.meta4", dest, describe(t, "v.bin", data, 256<<10, m), nil)
+		id, err := q.Add(queue.NewJob{Source: "v.meta4", Dest: dest, Doc: describe(t, "v.bin", data, 256<<10, m)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,7 +202,7 @@ func TestRunPausesOnDestinationProblems(t *testing.T) {
 		m := mirrortest.New(t, data)
 		q := queuetest.Open(t, queue.Open, t.TempDir())
 		dest := t.TempDir()
-		id, err := q.Add("ro.meta4", dest, describe(t, "ro.bin", data, 256<<10, m), nil)
+		id, err := q.Add(queue.NewJob{Source: "ro.meta4", Dest: dest, Doc: describe(t, "ro.bin", data, 256<<10, m)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,7 +261,7 @@ func TestRunStopsWhenPausedOrInterrupted(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := mirrortest.New(t, data, mirrortest.Rate(1<<20))
 			q := queuetest.Open(t, queue.Open, t.TempDir())
-			id, err := q.Add("s.meta4", t.TempDir(), describe(t, "s.bin", data, 256<<10, m), nil)
+			id, err := q.Add(queue.NewJob{Source: "s.meta4", Dest: t.TempDir(), Doc: describe(t, "s.bin", data, 256<<10, m)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -350,7 +350,7 @@ func TestCrashResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add("crash.meta4", dest, describe(t, "crash.bin", data, 256<<10, ms...), nil)
+	id, err := q.Add(queue.NewJob{Source: "crash.meta4", Dest: dest, Doc: describe(t, "crash.bin", data, 256<<10, ms...)})
 	if err != nil {
 		t.Fatal(err)
 	}

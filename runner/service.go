@@ -149,7 +149,8 @@ func (s *Service) runOnce(ctx context.Context) (again bool, err error) {
 	}
 	s.stop = stop
 	s.mu.Unlock()
-	r.RequireSignature, _ = r.Queue.RequireSignature() // unreadable: not required, as by default
+	st, _ := r.Queue.Settings() // unreadable: not required, as by default
+	r.RequireSignature = st.RequireSignature
 	if s.Busy != nil {
 		s.Busy(true)
 	}
@@ -173,7 +174,8 @@ func (s *Service) runOnce(ctx context.Context) (again bool, err error) {
 func (s *Service) waitSchedule(ctx context.Context) bool {
 	q := s.Runner.Queue
 	for {
-		sched, err := q.Schedule()
+		st, err := q.Settings()
+		sched := st.Schedule
 		now := s.now()
 		if err != nil || sched.Allowed(now) {
 			// A schedule that cannot be read does not stop downloads.
@@ -212,7 +214,8 @@ func (s *Service) waitSchedule(ctx context.Context) bool {
 func (s *Service) scheduledRun(ctx context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	stop := func() { cancel(ErrYield) }
-	sched, err := s.Runner.Queue.Schedule()
+	st, err := s.Runner.Queue.Settings()
+	sched := st.Schedule
 	if err != nil {
 		return ctx, stop
 	}
@@ -283,9 +286,7 @@ func settingsInForce(q *queue.Queue) (queue.Settings, error) {
 	if err != nil {
 		return st, err
 	}
-	if sched, err := q.Schedule(); err == nil {
-		st.SpeedLimit = sched.Limit(st.SpeedLimit)
-	}
+	st.SpeedLimit = st.Schedule.Limit(st.SpeedLimit)
 	return st, nil
 }
 

@@ -49,7 +49,7 @@ func serve(t *testing.T, svc *Service, start bool) {
 // addJob queues a job of data served by m into q.
 func addJob(t *testing.T, q *queue.Queue, name string, data []byte, m *mirrortest.Mirror) int64 {
 	t.Helper()
-	id, err := q.Add(name+".meta4", t.TempDir(), describe(t, name, data, 64<<10, m), nil)
+	id, err := q.Add(queue.NewJob{Source: name + ".meta4", Dest: t.TempDir(), Doc: describe(t, name, data, 64<<10, m)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,9 @@ func TestServiceScheduleHoldsThenRuns(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	// 04:00 to 05:00 every day.
-	if err := q.SetSchedule(queue.Schedule{Windows: []queue.TimeWindow{{Start: 4 * 60, End: 5 * 60}}}); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) {
+		st.Schedule = queue.Schedule{Windows: []queue.TimeWindow{{Start: 4 * 60, End: 5 * 60}}}
+	}); err != nil {
 		t.Fatal(err)
 	}
 	day := time.Date(2026, time.March, 2, 0, 0, 0, 0, time.Local)

@@ -47,7 +47,7 @@ func TestRunChecksSignatures(t *testing.T) {
 			}
 			doc := describe(t, "x.bin", data, 64<<10, m)
 			doc.Files[0].Signature = &metalink.Signature{MediaType: signature.MediaType, Value: tc.sig}
-			id, err := q.Add("x.meta4", dest, doc, nil)
+			id, err := q.Add(queue.NewJob{Source: "x.meta4", Dest: dest, Doc: doc})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -242,7 +242,8 @@ func (r *Runner) torrentSettings() (queue.TorrentSettings, error) {
 	if s := r.TorrentOptions.Settings; s != nil {
 		return *s, nil
 	}
-	return r.Queue.TorrentSettings()
+	st, err := r.Queue.Settings()
+	return st.Torrent, err
 }
 
 // seedLife is the context seeding torrents run under, made on first use.
@@ -382,9 +383,9 @@ func (r *Runner) runTorrent(ctx context.Context, j queue.Job, src metalink.MetaU
 	if err != nil {
 		return err
 	}
-	high, err := q.HighFiles(j.ID)
-	if err != nil {
-		return err
+	high := map[string]bool{}
+	for _, f := range j.Files {
+		high[f.Name] = f.High
 	}
 	// The job runs under the runner's life, not this run's: once complete
 	// it may seed on after RunJob returns, until its ratio, Close or

@@ -44,7 +44,7 @@ func addTorrent(t *testing.T, q *queue.Queue, tf, dest string, selected []string
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add(tf, dest, doc, selected)
+	id, err := q.Add(queue.NewJob{Source: tf, Dest: dest, Doc: doc, Selected: selected})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,8 @@ func TestTorrentSeedsAfterDone(t *testing.T) {
 	mi := torrenttest.Make(t, src, "s.bin", 64<<10, []torrenttest.File{{Data: data}}, m.URL())
 	tf := torrenttest.WriteFile(t, mi, "s.torrent")
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	ts, err := q.TorrentSettings()
+	st, err := q.Settings()
+	ts := st.Torrent
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func mustJob(t *testing.T, q *queue.Queue, id int64) queue.Job {
 func noSeedQueue(t *testing.T) *queue.Queue {
 	t.Helper()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 0}); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 0} }); err != nil {
 		t.Fatal(err)
 	}
 	return q

@@ -71,7 +71,7 @@ func (r *Runner) SetTorrentFile(id int64, name string, want bool) error {
 	p := torrent.Skip
 	if want {
 		p = torrent.Normal
-		if high, err := r.Queue.HighFiles(id); err == nil && high[name] {
+		if j, err := r.Queue.Get(id); err == nil && slices.ContainsFunc(j.Files, func(f queue.File) bool { return f.Name == name && f.High }) {
 			p = torrent.High
 		}
 	}
@@ -124,7 +124,7 @@ func (r *Runner) fetchOnResume(id int64, want bool) error {
 // files (high) or like them. A running torrent takes it at once; the
 // queue keeps it for the job's next runs. Safe for concurrent use.
 func (r *Runner) SetTorrentFileHigh(id int64, name string, high bool) error {
-	if err := r.Queue.SetFileHigh(id, name, high); err != nil {
+	if err := r.Queue.SetFile(id, name, queue.High(high)); err != nil {
 		return err
 	}
 	tj, ok := r.liveOnly(id)
@@ -148,7 +148,7 @@ func (r *Runner) SetTorrentFileHigh(id int64, name string, high bool) error {
 	if err == nil {
 		return nil
 	}
-	if undo := r.Queue.SetFileHigh(id, name, !high); undo != nil {
+	if undo := r.Queue.SetFile(id, name, queue.High(!high)); undo != nil {
 		err = errors.Join(err, undo)
 	}
 	return fmt.Errorf("job %d: %w", id, err)

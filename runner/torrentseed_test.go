@@ -27,7 +27,7 @@ import (
 func TestRunSeedsOnAfterARestart(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1000}); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 1000} }); err != nil {
 		t.Fatal(err)
 	}
 	var ids []int64
@@ -83,7 +83,7 @@ func TestRunSeedsOnAfterARestart(t *testing.T) {
 func TestStopSeedingBeforeItBegins(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1000}); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 1000} }); err != nil {
 		t.Fatal(err)
 	}
 	src := t.TempDir()
@@ -128,7 +128,7 @@ func TestStopSeedingBeforeItBegins(t *testing.T) {
 func TestStaleSeedPauseLeavesTheResumedRun(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1000}); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 1000} }); err != nil {
 		t.Fatal(err)
 	}
 	src := t.TempDir()
@@ -193,7 +193,7 @@ func TestStaleSeedPauseLeavesTheResumedRun(t *testing.T) {
 func TestSeedOnAfterAPortWasHeld(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1000}); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 1000} }); err != nil {
 		t.Fatal(err)
 	}
 	data := testkit.Data(200 << 10)

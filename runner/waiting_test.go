@@ -21,7 +21,7 @@ func TestRunWaitsForTheNetwork(t *testing.T) {
 	data := testkit.Data(2 << 20)
 	m := mirrortest.New(t, data, mirrortest.Rate(1<<20))
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	id, err := q.Add("w.meta4", t.TempDir(), describe(t, "w.bin", data, 128<<10, m), nil)
+	id, err := q.Add(queue.NewJob{Source: "w.meta4", Dest: t.TempDir(), Doc: describe(t, "w.bin", data, 128<<10, m)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,14 +49,11 @@ func (r *Runner) WaitActions(ctx context.Context) error {
 // returns at once; the action runs on its own goroutine.
 func (r *Runner) whenDone(id int64) {
 	q := r.Queue
-	w, _, err := q.WhenDone(id)
-	if err != nil || w.Action == queue.ActionNone {
-		return
-	}
 	j, err := q.Get(id)
-	if err != nil {
+	if err != nil || j.WhenDone.Action == queue.ActionNone {
 		return
 	}
+	w := j.WhenDone
 	target := donePath(j)
 	r.after.wg.Add(1)
 	go func() {
@@ -66,7 +63,7 @@ func (r *Runner) whenDone(id int64) {
 			note = queue.WhenDoneNote{Kind: w.Action, Detail: err.Error()}
 		}
 		// The job may be gone meanwhile: nothing to say it on then.
-		_ = q.SetWhenDoneNote(id, note)
+		_ = q.SetJob(id, queue.WhenDoneWent(note))
 		if r.ActionEnded != nil {
 			r.ActionEnded(id)
 		}

@@ -67,12 +67,12 @@ func TestWhenDoneCommand(t *testing.T) {
 	data := testkit.Data(300 << 10)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	id, err := q.Add("film.meta4", dest, describe(t, name, data, 64<<10, m), nil)
+	id, err := q.Add(queue.NewJob{Source: "film.meta4", Dest: dest, Doc: describe(t, name, data, 64<<10, m)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	command := quoteWord(self) + ` --title "Braid: done" 'two words'`
-	if err := q.SetWhenDone(id, queue.WhenDone{Action: queue.ActionCommand, Command: command}); err != nil {
+	if err := q.SetJob(id, queue.DoWhenDone(queue.WhenDone{Action: queue.ActionCommand, Command: command})); err != nil {
 		t.Fatal(err)
 	}
 	r := runner(q)
@@ -106,8 +106,8 @@ func TestWhenDoneCommand(t *testing.T) {
 			}
 		}
 	}
-	if _, n, err := q.WhenDone(id); err != nil || n != (queue.WhenDoneNote{}) {
-		t.Errorf("note after a command that went well: %+v, %v", n, err)
+	if wj, err := q.Get(id); err != nil || wj.WhenDoneNote != (queue.WhenDoneNote{}) {
+		t.Errorf("note after a command that went well: %+v, %v", wj.WhenDoneNote, err)
 	}
 	// A done job run again does not run its action again.
 	if err := os.Remove(out); err != nil {
@@ -137,16 +137,16 @@ func TestWhenDoneFailure(t *testing.T) {
 	data := testkit.Data(100 << 10)
 	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
 	q := queuetest.Open(t, queue.Open, t.TempDir())
-	failing, err := q.Add("a.meta4", t.TempDir(), describe(t, "a.bin", data, 0, m), nil)
+	failing, err := q.Add(queue.NewJob{Source: "a.meta4", Dest: t.TempDir(), Doc: describe(t, "a.bin", data, 0, m)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	missing, err := q.Add("b.meta4", t.TempDir(), describe(t, "b.bin", data, 0, m), nil)
+	missing, err := q.Add(queue.NewJob{Source: "b.meta4", Dest: t.TempDir(), Doc: describe(t, "b.bin", data, 0, m)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for id, cmd := range map[int64]string{failing: quoteWord(self), missing: "braid-no-such-program --x"} {
-		if err := q.SetWhenDone(id, queue.WhenDone{Action: queue.ActionCommand, Command: cmd}); err != nil {
+		if err := q.SetJob(id, queue.DoWhenDone(queue.WhenDone{Action: queue.ActionCommand, Command: cmd})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -155,7 +155,8 @@ func TestWhenDoneFailure(t *testing.T) {
 	var mu sync.Mutex
 	ended := map[int64]queue.WhenDoneNote{}
 	r.ActionEnded = func(id int64) {
-		_, n, err := q.WhenDone(id)
+		wj, err := q.Get(id)
+		n := wj.WhenDoneNote
 		if err != nil {
 			t.Errorf("job %d: %v", id, err)
 		}
@@ -183,7 +184,8 @@ func TestWhenDoneFailure(t *testing.T) {
 		if err != nil || j.State != queue.Done {
 			t.Errorf("job %d: %s, %v", id, j.State, err)
 		}
-		_, n, err := q.WhenDone(id)
+		wj, err := q.Get(id)
+		n := wj.WhenDoneNote
 		if err != nil || n.Kind != queue.ActionCommand {
 			t.Errorf("job %d: note %+v, %v", id, n, err)
 		}
@@ -276,16 +278,16 @@ func TestWhenDoneOpen(t *testing.T) {
 		if j, err := q.Get(id); err != nil || j.State != queue.Done {
 			t.Fatalf("job %d after the run: %s, %q (%v)", id, j.State, j.Error, err)
 		}
-		if _, n, err := q.WhenDone(id); err != nil || n != (queue.WhenDoneNote{}) {
-			t.Errorf("job %d's when-done note: %+v, %v", id, n, err)
+		if wj, err := q.Get(id); err != nil || wj.WhenDoneNote != (queue.WhenDoneNote{}) {
+			t.Errorf("job %d's when-done note: %+v, %v", id, wj.WhenDoneNote, err)
 		}
 	}
 
-	open, err := q.Add("a.meta4", dir, describe(t, "a file.pdf", data, 0, m), nil)
+	open, err := q.Add(queue.NewJob{Source: "a.meta4", Dest: dir, Doc: describe(t, "a file.pdf", data, 0, m)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetWhenDone(open, queue.WhenDone{Action: queue.ActionOpen}); err != nil {
+	if err := q.SetJob(open, queue.DoWhenDone(queue.WhenDone{Action: queue.ActionOpen})); err != nil {
 		t.Fatal(err)
 	}
 	run(open)
@@ -298,11 +300,11 @@ func TestWhenDoneOpen(t *testing.T) {
 		t.Errorf("open the file: the opener got %q, want %q", got, want)
 	}
 
-	show, err := q.Add("b.meta4", dir, describe(t, "sub/b.bin", data, 0, m), nil)
+	show, err := q.Add(queue.NewJob{Source: "b.meta4", Dest: dir, Doc: describe(t, "sub/b.bin", data, 0, m)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetWhenDone(show, queue.WhenDone{Action: queue.ActionShow}); err != nil {
+	if err := q.SetJob(show, queue.DoWhenDone(queue.WhenDone{Action: queue.ActionShow})); err != nil {
 		t.Fatal(err)
 	}
 	run(show)

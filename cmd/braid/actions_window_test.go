@@ -304,7 +304,7 @@ func TestWindowFailedOpen(t *testing.T) {
 	}
 	doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: "open.xyz", Size: int64(len(data)),
 		URLs: []metalink.URL{{URL: "http://127.0.0.1:9/open.xyz", Priority: 1}}}}}
-	id, err := q.Add("http://127.0.0.1:9/open.xyz", r.dest, doc, nil)
+	id, err := q.Add(queue.NewJob{Source: "http://127.0.0.1:9/open.xyz", Dest: r.dest, Doc: doc})
 	if err == nil {
 		err = q.Finish(id)
 	}
@@ -361,7 +361,7 @@ func TestWindowQuitWhileSeeding(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Seed on after the download, with no goal that ends it in the test.
-	err = q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 100, Discovery: false})
+	err = q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 100, Discovery: false} })
 	q.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -437,7 +437,7 @@ func TestWindowMagnetInQueue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 100, Discovery: false})
+	err = q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 100, Discovery: false} })
 	q.Close()
 	if err != nil {
 		t.Fatal(err)

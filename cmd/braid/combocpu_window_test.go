@@ -76,14 +76,14 @@ func BenchmarkWindowCPUCombinations(b *testing.B) {
 			closed := l.Addr().String()
 			l.Close()
 			add := func(source string, doc *metalink.Document) int64 {
-				id, err := q.Add(source, dest, doc, nil)
+				id, err := q.Add(queue.NewJob{Source: source, Dest: dest, Doc: doc})
 				if err != nil {
 					q.Close()
 					b.Fatal(err)
 				}
 				return id
 			}
-			if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1000, Discovery: false}); err != nil {
+			if err := q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 1000, Discovery: false} }); err != nil {
 				b.Fatal(err)
 			}
 			if c.seed {

@@ -92,7 +92,8 @@ func (k *connKeeper) takeNote() string {
 func (k *connKeeper) chosen(stderr io.Writer) string {
 	var active string
 	err := k.withQueue(func(q *queue.Queue) (err error) {
-		_, active, err = q.Connections()
+		s, err := q.Settings()
+		active = s.RunOn
 		return err
 	})
 	if err != nil {
@@ -112,7 +113,7 @@ func (k *connKeeper) secret(link string) string {
 	var s string
 	var found bool
 	_ = k.withQueue(func(q *queue.Queue) error {
-		s, found = q.ConnectionSecret(link)
+		s, found = q.Secret(queue.ConnectionSecret(link))
 		return nil
 	})
 	if found {
@@ -130,13 +131,13 @@ func (k *connKeeper) Connections() (ui.Connections, error) {
 	k.mu.Unlock()
 	c := ui.Connections{Shown: shown}
 	err := k.withQueue(func(q *queue.Queue) error {
-		list, active, err := q.Connections()
+		s, err := q.Settings()
 		if err != nil {
 			return err
 		}
-		c.Active = active
-		for _, one := range list {
-			_, has := q.ConnectionSecret(one.URL)
+		c.Active = s.RunOn
+		for _, one := range s.Connections {
+			_, has := q.Secret(queue.ConnectionSecret(one.URL))
 			_, given := k.session[one.URL]
 			c.List = append(c.List, ui.Connection{Name: one.Name, URL: one.URL, HasSecret: has || given})
 		}
@@ -158,10 +159,8 @@ func (k *connKeeper) Connections() (ui.Connections, error) {
 func (k *connKeeper) SetConnections(c ui.Connections, secrets map[string]string) (string, error) {
 	var note string
 	err := k.withQueue(func(q *queue.Queue) error {
-		saved, active, err := q.Connections()
-		if err != nil {
-			saved = nil
-		}
+		s, _ := q.Settings() // unreadable: replaced
+		saved, active := s.Connections, s.RunOn
 		givenSaved := slices.ContainsFunc(saved, func(one queue.Connection) bool { return one.URL == k.given })
 		var list []queue.Connection
 		for _, one := range c.List {
@@ -172,7 +171,7 @@ func (k *connKeeper) SetConnections(c ui.Connections, secrets map[string]string)
 			if name == "" {
 				name = queue.ConnectionName(one.URL)
 			}
-			_, kept := q.ConnectionSecret(one.URL)
+			_, kept := q.Secret(queue.ConnectionSecret(one.URL))
 			had := slices.ContainsFunc(saved, func(s queue.Connection) bool { return s.URL == one.URL && s.Secret })
 			list = append(list, queue.Connection{Name: name, URL: one.URL, Secret: secrets[one.URL] != "" || kept || had})
 		}
@@ -180,15 +179,11 @@ func (k *connKeeper) SetConnections(c ui.Connections, secrets map[string]string)
 		if !slices.ContainsFunc(list, func(one queue.Connection) bool { return one.URL == choice }) && choice != "" {
 			choice = active // --remote's address, shown for this run
 		}
-		if err := q.SetConnections(list, choice); err != nil {
+		if err := q.UpdateSettings(func(st *queue.Settings) { st.Connections, st.RunOn = list, choice }); err != nil {
 			return err
 		}
 		for link, s := range secrets {
-			n, err := q.SetConnectionSecret(link, s)
-			if err != nil {
-				return err
-			}
-			if n != "" {
+			if n := q.SetSecret(queue.ConnectionSecret(link), s, true); n != "" {
 				note = n
 			}
 		}
@@ -212,12 +207,12 @@ func (k *connKeeper) secretLost(link string) bool {
 	}
 	lost := false
 	_ = k.withQueue(func(q *queue.Queue) error {
-		list, _, err := q.Connections()
+		s, err := q.Settings()
 		if err != nil {
 			return err
 		}
-		_, kept := q.ConnectionSecret(link)
-		lost = !kept && slices.ContainsFunc(list, func(c queue.Connection) bool { return c.URL == link && c.Secret })
+		_, kept := q.Secret(queue.ConnectionSecret(link))
+		lost = !kept && slices.ContainsFunc(s.Connections, func(c queue.Connection) bool { return c.URL == link && c.Secret })
 		return nil
 	})
 	return lost
@@ -227,8 +222,8 @@ func (k *connKeeper) secretLost(link string) bool {
 // again: in the keyring when there is one, else for this session.
 func (k *connKeeper) keepSecret(link, secret string) error {
 	return k.withQueue(func(q *queue.Queue) error {
-		_, err := q.SetConnectionSecret(link, secret)
-		return err
+		q.SetSecret(queue.ConnectionSecret(link), secret, true)
+		return nil
 	})
 }
 

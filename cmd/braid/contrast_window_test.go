@@ -48,7 +48,7 @@ func TestWindowTextContrast(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := add("finished-report.pdf")
-	if err := q.MarkVerified(done, "finished-report.pdf", "sha-256"); err != nil {
+	if err := q.SetFile(done, "finished-report.pdf", queue.VerifiedBy("sha-256")); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Finish(done); err != nil {

@@ -61,7 +61,7 @@ func TestWindowDialogKeysAfterAClick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add(m.URL(), r.dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+	id, err := q.Add(queue.NewJob{Source: m.URL(), Dest: r.dest, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 	q.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -72,8 +72,8 @@ func TestWindowDialogKeysAfterAClick(t *testing.T) {
 			return -1
 		}
 		defer q.Close()
-		n, _ := q.Limit(id)
-		return n
+		j, _ := q.Get(id)
+		return j.Limit
 	}
 
 	broken := filepath.Join(r.tmp, "broken.meta4")
@@ -208,8 +208,7 @@ func TestWindowDialogKeysAfterAClick(t *testing.T) {
 		var b strings.Builder
 		fmt.Fprintf(&b, "settings %s %v\n", js2, err)
 		for _, j := range js {
-			n, _ := q.Limit(j.ID)
-			fmt.Fprintf(&b, "job %d limit %d\n", j.ID, n)
+			fmt.Fprintf(&b, "job %d limit %d\n", j.ID, j.Limit)
 		}
 		return b.String()
 	}

@@ -162,7 +162,7 @@ func (f getFace) start(t *testing.T, run int) faceRun {
 
 // queueRunFace is `braid queue run`. The command line adds no job without
 // running it, so the job is added as the window's picker adds one (the
-// source read by runner.ResolveSource, stored by AddFrom); after the
+// source read by runner.ResolveSource, stored by Add); after the
 // interrupt its user resumes it with `braid queue resume ID` and runs the
 // queue again.
 type queueRunFace struct {
@@ -183,7 +183,7 @@ func (f queueRunFace) start(t *testing.T, run int) faceRun {
 			q.Close()
 			t.Fatal(err)
 		}
-		*f.id, err = q.AddFrom(f.src.url, f.dest, doc, nil, origin)
+		*f.id, err = q.Add(queue.NewJob{Source: f.src.url, Dest: f.dest, Doc: doc, Origin: origin})
 		q.Close()
 		if err != nil {
 			t.Fatal(err)

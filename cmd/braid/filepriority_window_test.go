@@ -36,7 +36,7 @@ func TestWindowFilePriorities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add(tf, r.dest, doc, []string{"album/a.bin", "album/b.bin"})
+	id, err := q.Add(queue.NewJob{Source: tf, Dest: r.dest, Doc: doc, Selected: []string{"album/a.bin", "album/b.bin"}})
 	if err == nil {
 		err = q.SetTorrentSpec(id, spec)
 	}
@@ -44,7 +44,7 @@ func TestWindowFilePriorities(t *testing.T) {
 		err = q.Pause(id, "")
 	}
 	if err == nil {
-		err = q.SetFileHigh(id, "album/a.bin", true)
+		err = q.SetFile(id, "album/a.bin", queue.High(true))
 	}
 	q.Close()
 	if err != nil {
@@ -102,11 +102,14 @@ func TestWindowFilePriorities(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		high, err := q.HighFiles(id)
-		j, gerr := q.Get(id)
+		j, err := q.Get(id)
 		q.Close()
-		picked := gerr == nil && len(j.Files) == 3 && j.Files[2].Name == "album/c.bin" && j.Files[2].Selected
-		if err == nil && high["album/b.bin"] && high["album/a.bin"] && picked {
+		picked := err == nil && len(j.Files) == 3 && j.Files[2].Name == "album/c.bin" && j.Files[2].Selected
+		high := map[string]bool{}
+		for _, f := range j.Files {
+			high[f.Name] = f.High
+		}
+		if picked && high["album/b.bin"] && high["album/a.bin"] {
 			break
 		}
 		if time.Now().After(end) {

@@ -64,7 +64,7 @@ func TestWindowGermanHasNoEnglish(t *testing.T) {
 		for _, n := range names {
 			doc.Files = append(doc.Files, metalink.File{Name: n, Size: 1 << 20, URLs: []metalink.URL{{URL: url + "/" + n, Priority: 1}}})
 		}
-		id, err := q.Add(url+"/"+names[0], r.dest, doc, nil)
+		id, err := q.Add(queue.NewJob{Source: url + "/" + names[0], Dest: r.dest, Doc: doc})
 		if err != nil {
 			q.Close()
 			t.Fatal(err)
@@ -80,7 +80,7 @@ func TestWindowGermanHasNoEnglish(t *testing.T) {
 	for _, by := range []string{"", "sha-256"} {
 		name := "fertig-" + strconv.Itoa(len(by)) + ".iso"
 		id := add([]string{name}, closed)
-		if err := q.MarkVerified(id, name, by); err != nil {
+		if err := q.SetFile(id, name, queue.VerifiedBy(by)); err != nil {
 			t.Fatal(err)
 		}
 		if err := q.Finish(id); err != nil {

@@ -58,7 +58,7 @@ func BenchmarkIdleWindowCPU(b *testing.B) {
 		name := fmt.Sprintf("file-%04d.bin", i)
 		src := "http://127.0.0.1:9/" + name
 		doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: name, Size: 1 << 20, URLs: []metalink.URL{{URL: src, Priority: 1}}}}}
-		id, err := q.Add(src, dest, doc, nil)
+		id, err := q.Add(queue.NewJob{Source: src, Dest: dest, Doc: doc})
 		if err == nil {
 			err = q.Finish(id)
 		}

@@ -65,9 +65,9 @@ func BenchmarkIdleSeedingWindow(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	err = q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1, Discovery: true})
+	err = q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 1, Discovery: true} })
 	if err == nil {
-		err = q.SetSetting("download_dir", dest)
+		err = q.UpdateSettings(func(s *queue.Settings) { s.DownloadDir = dest })
 	}
 	q.Close()
 	if err != nil {

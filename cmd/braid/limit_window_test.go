@@ -43,8 +43,8 @@ func TestWindowJobLimit(t *testing.T) {
 			return -1
 		}
 		defer q.Close()
-		n, _ := q.Limit(id)
-		return n
+		j, _ := q.Get(id)
+		return j.Limit
 	}
 	for end := time.Now().Add(20 * time.Second); limit() != 200<<10; time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(end) {

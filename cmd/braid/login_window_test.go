@@ -85,7 +85,7 @@ func pausedJob(t *testing.T, state, dest, link, name string, data []byte) {
 		Hashes: []metalink.Hash{{Type: "sha-256", Value: hex.EncodeToString(sum[:])}},
 		URLs:   []metalink.URL{{URL: link, Priority: 1}},
 	}}}
-	id, err := q.Add(link, dest, doc, nil)
+	id, err := q.Add(queue.NewJob{Source: link, Dest: dest, Doc: doc})
 	if err == nil {
 		err = q.Pause(id, "")
 	}

@@ -33,7 +33,7 @@ func TestMagnetWindowFetchesMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 0, Discovery: false})
+	err = q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 0, Discovery: false} })
 	q.Close()
 	if err != nil {
 		t.Fatal(err)

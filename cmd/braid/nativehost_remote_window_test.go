@@ -54,7 +54,9 @@ func TestNativeHostLinkToRemote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetConnections([]queue.Connection{{Name: "nas", URL: d.endpoint}}, d.endpoint); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) {
+		st.Connections, st.RunOn = []queue.Connection{{Name: "nas", URL: d.endpoint}}, d.endpoint
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Close(); err != nil {

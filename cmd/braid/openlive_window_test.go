@@ -40,7 +40,7 @@ func TestWindowOpenWhileItDownloads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = q.SetInOrder(rr.id, true) // as braid queue in-order does
+	err = q.SetJob(rr.id, queue.InOrder(true)) // as braid queue in-order does
 	q.Close()
 	if err != nil {
 		t.Fatal(err)

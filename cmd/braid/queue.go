@@ -283,10 +283,10 @@ func wakeRunning(ctx context.Context) {
 
 // moves are the directions of braid queue move.
 var moves = map[string]func(*queue.Queue, int64) error{
-	"up":     func(q *queue.Queue, id int64) error { return q.MoveBy(id, -1) },
-	"down":   func(q *queue.Queue, id int64) error { return q.MoveBy(id, 1) },
-	"top":    func(q *queue.Queue, id int64) error { return q.Move(id, 0) },
-	"bottom": func(q *queue.Queue, id int64) error { return q.Move(id, math.MaxInt) },
+	"up":     func(q *queue.Queue, id int64) error { return q.Move(id, queue.By(-1)) },
+	"down":   func(q *queue.Queue, id int64) error { return q.Move(id, queue.By(1)) },
+	"top":    func(q *queue.Queue, id int64) error { return q.Move(id, queue.At(0)) },
+	"bottom": func(q *queue.Queue, id int64) error { return q.Move(id, queue.At(math.MaxInt)) },
 }
 
 func queueUsageErr(err error) int {
@@ -382,7 +382,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 				qj.NextTry, qj.Error = &at, cmp.Or(qj.Error, w)
 			}
 			qj.Signatures = queueSignatures(q, j.ID)
-			qj.Notice, _ = q.Notice(j.ID)
+			qj.Notice = j.Notice
 			qj.SpeedLimit = limits[j.ID]
 			out = append(out, qj)
 		}
@@ -487,9 +487,9 @@ func queueService(ctx context.Context, r *runner.Runner, f runFlags, w io.Writer
 			held = ""
 			fmt.Fprintln(w, "the schedule lets downloads run now")
 		}
-		if s, err := r.Queue.Schedule(); err == nil && s.AltSpeed && f.rate == 0 && s.AltLimit != slow {
-			slow = s.AltLimit
-			fmt.Fprintf(w, "the schedule's slower speed is on: downloads at most %s\n", rateText(s.AltLimit))
+		if st, err := r.Queue.Settings(); err == nil && st.Schedule.AltSpeed && f.rate == 0 && st.Schedule.AltLimit != slow {
+			slow = st.Schedule.AltLimit
+			fmt.Fprintf(w, "the schedule's slower speed is on: downloads at most %s\n", rateText(st.Schedule.AltLimit))
 		}
 	}
 	svc.Failed = func(err error) { fmt.Fprintln(w, err) }
@@ -561,8 +561,8 @@ func seedOn(ctx context.Context, q *queue.Queue, svc *runner.Service, w io.Write
 		return
 	}
 	goal := "it is stopped"
-	if ts, err := q.TorrentSettings(); err == nil {
-		goal = seedGoalText(ts.SeedRatio, ts.SeedTime)
+	if st, err := q.Settings(); err == nil {
+		goal = seedGoalText(st.Torrent.SeedRatio, st.Torrent.SeedTime)
 	}
 	jobs := map[int64]*torrent.Job{}
 	for _, id := range ids {

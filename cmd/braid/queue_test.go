@@ -32,14 +32,14 @@ func queueFixture(t *testing.T) (state, dest string) {
 		return &metalink.Document{Files: []metalink.File{{Name: name, Size: 8 << 20,
 			URLs: []metalink.URL{{URL: "http://m.example/" + name, Priority: 1}}}}}
 	}
-	a, err := q.Add("http://example.com/a.meta4", dest, doc("a.iso"), nil)
+	a, err := q.Add(queue.NewJob{Source: "http://example.com/a.meta4", Dest: dest, Doc: doc("a.iso")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Journal(a).PiecesDone("a.iso", []int{0, 1, 2}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := q.Add("/srv/b.meta4", dest, doc("b.iso"), nil)
+	b, err := q.Add(queue.NewJob{Source: "/srv/b.meta4", Dest: dest, Doc: doc("b.iso")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestQueueMove(t *testing.T) {
 	}
 	for _, n := range []string{"a", "b", "c", "d"} {
 		doc := &metalink.Document{Files: []metalink.File{{Name: n, Size: 1, URLs: []metalink.URL{{URL: "http://m.example/" + n}}}}}
-		if _, err := q.Add("http://example.com/"+n, t.TempDir(), doc, nil); err != nil {
+		if _, err := q.Add(queue.NewJob{Source: "http://example.com/" + n, Dest: t.TempDir(), Doc: doc}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -258,7 +258,7 @@ func TestQueueRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.Add("run.meta4", dest, &metalink.Document{Files: []metalink.File{f}}, nil); err != nil {
+	if _, err := q.Add(queue.NewJob{Source: "run.meta4", Dest: dest, Doc: &metalink.Document{Files: []metalink.File{f}}}); err != nil {
 		t.Fatal(err)
 	}
 	q.Close()

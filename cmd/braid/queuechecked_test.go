@@ -66,7 +66,7 @@ func TestQueueRunSaysWhatWasChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := pcFile("run.bin", data, 128<<10, m.URL())
-	if _, err := q.Add("run.meta4", dest, &metalink.Document{Files: []metalink.File{f}}, nil); err != nil {
+	if _, err := q.Add(queue.NewJob{Source: "run.meta4", Dest: dest, Doc: &metalink.Document{Files: []metalink.File{f}}}); err != nil {
 		t.Fatal(err)
 	}
 	q.Close()

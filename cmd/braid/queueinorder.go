@@ -24,7 +24,7 @@ func parseOnOff(s string) (bool, error) {
 // now does. A runner running the job gives it to the next file it starts
 // (a torrent, to its next start: pause and resume it).
 func queueInOrder(q *queue.Queue, id int64, on bool, w io.Writer) error {
-	if err := q.SetInOrder(id, on); err != nil {
+	if err := q.SetJob(id, queue.InOrder(on)); err != nil {
 		return err
 	}
 	if on {

@@ -35,7 +35,7 @@ func rateText(bps int64) string {
 // another (the window, braid queue run), applies it within about a
 // second, without restarting the download.
 func queueLimit(q *queue.Queue, id, bps int64, w io.Writer) error {
-	if err := q.SetLimit(id, bps); err != nil {
+	if err := q.SetJob(id, queue.Limit(bps)); err != nil {
 		return err
 	}
 	if bps == 0 {

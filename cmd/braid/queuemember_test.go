@@ -58,7 +58,7 @@ func TestQueueRunMember(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.AddMember("set.meta4", dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, runner.MemberRecord(m, dir.Size), queue.Origin{}, false); err != nil {
+	if _, err := q.Add(queue.NewJob{Source: "set.meta4", Dest: dest, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}, Member: runner.MemberRecord(m, dir.Size)}); err != nil {
 		t.Fatal(err)
 	}
 	q.Close()

@@ -102,7 +102,7 @@ func TestQueueRelink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.AddFrom(m.URL()+"?sig=old", dest, doc, nil, origin)
+	id, err := q.Add(queue.NewJob{Source: m.URL() + "?sig=old", Dest: dest, Doc: doc, Origin: origin})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,9 @@ func TestQueueResumeSeeding(t *testing.T) {
 	t.Parallel()
 	sq := newSeedQueue(t, "p.bin", getData(256<<10+5), 32<<10, true)
 	state, dest, q, id, m, data := sq.state, sq.dest, sq.q, sq.id, sq.m, sq.data
-	plain, err := q.Add(m.URL(), dest, &metalink.Document{Version: 4, Files: []metalink.File{
-		{Name: "plain.bin", Size: int64(len(data)), URLs: []metalink.URL{{URL: m.URL(), Priority: 1}}}}}, nil)
+	plain, err := q.Add(queue.NewJob{Source: m.URL(), Dest: dest, Doc: &metalink.Document{Version: 4, Files: []metalink.File{
+		{Name: "plain.bin", Size: int64(len(data)), URLs: []metalink.URL{{URL: m.URL(), Priority: 1}}}}}})
+
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func TestQueueRunHoldsForTheSchedule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add("held.meta4", dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+	id, err := q.Add(queue.NewJob{Source: "held.meta4", Dest: dest, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestQueueRunHoldsForTheSchedule(t *testing.T) {
 	start := (now.Hour()*60 + now.Minute() + 120) % (24 * 60)
 	const slow = 256 << 10
 	sched := queue.Schedule{Windows: []queue.TimeWindow{{Start: start, End: (start + 60) % (24 * 60)}}, AltSpeed: true, AltLimit: slow}
-	if err := q.SetSchedule(sched); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) { st.Schedule = sched }); err != nil {
 		t.Fatal(err)
 	}
 	q.Close()
@@ -102,7 +102,7 @@ func TestQueueRunHoldsForTheSchedule(t *testing.T) {
 	// The windows give way to a pause of all that ends in two seconds.
 	until := time.Now().Add(2 * time.Second)
 	sched.Windows, sched.PausedUntil = nil, until
-	if err := q.SetSchedule(sched); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) { st.Schedule = sched }); err != nil {
 		t.Fatal(err)
 	}
 	wakeRunning(context.Background())

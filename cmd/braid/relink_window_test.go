@@ -48,7 +48,7 @@ func TestWindowChangeLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.AddFrom(link, r.dest, doc, nil, origin)
+	id, err := q.Add(queue.NewJob{Source: link, Dest: r.dest, Doc: doc, Origin: origin})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -170,8 +170,8 @@ func TestRemoteConnectionsWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer q.Close()
-	if _, active, err := q.Connections(); err != nil || active != "" {
-		t.Errorf("the choice kept is %q (%v), want this computer", active, err)
+	if s, err := q.Settings(); err != nil || s.RunOn != "" {
+		t.Errorf("the choice kept is %q (%v), want this computer", s.RunOn, err)
 	}
 }
 
@@ -223,7 +223,9 @@ func TestRemoteSecretAskedAgain(t *testing.T) {
 		return j.State == ui.Done
 	})
 	r.fillQueue(t, func(q *queue.Queue) {
-		if err := q.SetConnections([]queue.Connection{{Name: "nas", URL: d.endpoint, Secret: true}}, d.endpoint); err != nil {
+		if err := q.UpdateSettings(func(st *queue.Settings) {
+			st.Connections, st.RunOn = []queue.Connection{{Name: "nas", URL: d.endpoint, Secret: true}}, d.endpoint
+		}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -285,7 +287,9 @@ func TestRemoteFlagListsConnections(t *testing.T) {
 		})
 	}
 	r.fillQueue(t, func(q *queue.Queue) {
-		if err := q.SetConnections([]queue.Connection{{Name: "nas", URL: saved.endpoint}}, ""); err != nil {
+		if err := q.UpdateSettings(func(st *queue.Settings) {
+			st.Connections, st.RunOn = []queue.Connection{{Name: "nas", URL: saved.endpoint}}, ""
+		}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -349,8 +353,8 @@ func TestRemoteFlagListsConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer q.Close()
-	list, active, err := q.Connections()
-	if err != nil || len(list) != 1 || list[0].URL != saved.endpoint || active != "" {
-		t.Errorf("saved: %+v, chosen %q (%v); want the nas alone, this computer chosen", list, active, err)
+	s, err := q.Settings()
+	if list := s.Connections; err != nil || len(list) != 1 || list[0].URL != saved.endpoint || s.RunOn != "" {
+		t.Errorf("saved: %+v, chosen %q (%v); want the nas alone, this computer chosen", list, s.RunOn, err)
 	}
 }

@@ -49,7 +49,9 @@ func TestRemoteAria2Screenshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetConnections([]queue.Connection{{Name: "nas", URL: d.endpoint, Secret: true}}, d.endpoint); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) {
+		st.Connections, st.RunOn = []queue.Connection{{Name: "nas", URL: d.endpoint, Secret: true}}, d.endpoint
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Close(); err != nil {

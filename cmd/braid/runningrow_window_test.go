@@ -57,7 +57,7 @@ func newRunningRow(t *testing.T, prefix, name string, seed uint64) *runningRow {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rr.id, err = q.Add(rr.m.URL(), rr.r.dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+	rr.id, err = q.Add(queue.NewJob{Source: rr.m.URL(), Dest: rr.r.dest, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 	q.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -101,10 +101,10 @@ func fillScale(b *testing.B, state, dest string) {
 		src := "http://127.0.0.1:9/" + name
 		doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: name, Size: 1 << 20, URLs: []metalink.URL{{URL: src, Priority: 1}}}}}
 		if i%10 == 9 {
-			_, err = q.AddPaused(src, dest, doc, nil, queue.Origin{})
+			_, err = q.Add(queue.NewJob{Source: src, Dest: dest, Doc: doc, Paused: true})
 		} else {
 			var id int64
-			id, err = q.Add(src, dest, doc, nil)
+			id, err = q.Add(queue.NewJob{Source: src, Dest: dest, Doc: doc})
 			if err == nil {
 				err = q.Finish(id)
 			}

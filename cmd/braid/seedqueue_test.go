@@ -48,11 +48,13 @@ func newSeedQueue(t *testing.T, name string, data []byte, pieceLen int64, presen
 		t.Fatal(err)
 	}
 	// A ratio no leecher here reaches: it seeds until stopped.
-	if err := s.q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1, Discovery: false, Port: s.port}); err != nil {
+	if err := s.q.UpdateSettings(func(st *queue.Settings) {
+		st.Torrent = queue.TorrentSettings{SeedRatio: 1, Discovery: false, Port: s.port}
+	}); err != nil {
 		t.Fatal(err)
 	}
 	_, doc := torrentDoc(t, tf)
-	if s.id, err = s.q.Add(tf, s.dest, doc, nil); err != nil {
+	if s.id, err = s.q.Add(queue.NewJob{Source: tf, Dest: s.dest, Doc: doc}); err != nil {
 		t.Fatal(err)
 	}
 	return s

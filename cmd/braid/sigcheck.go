@@ -133,8 +133,8 @@ func queueTrustText(q *queue.Queue, id int64) string {
 			parts = append(parts, s.File+": "+s.Message)
 		}
 	}
-	if n, _ := q.Notice(id); n != "" {
-		parts = append(parts, n)
+	if j, _ := q.Get(id); j.Notice != "" {
+		parts = append(parts, j.Notice)
 	}
 	if len(parts) == 0 {
 		return ""

@@ -164,9 +164,9 @@ func limitReadable(t *testing.T, locale, running string) {
 		t.Fatal(err)
 	}
 	doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: "limited.bin", Size: int64(len(data)), URLs: []metalink.URL{{URL: m.URL(), Priority: 1}}}}}
-	id, err := q.Add(m.URL(), r.dest, doc, nil)
+	id, err := q.Add(queue.NewJob{Source: m.URL(), Dest: r.dest, Doc: doc})
 	if err == nil {
-		err = q.SetLimit(id, 200<<10)
+		err = q.SetJob(id, queue.Limit(200<<10))
 	}
 	q.Close()
 	if err != nil {

@@ -55,7 +55,7 @@ func TestWindowPeersAndTrackers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add(tf, r.dest, doc, nil)
+	id, err := q.Add(queue.NewJob{Source: tf, Dest: r.dest, Doc: doc})
 	if err == nil {
 		err = q.SetTorrentSpec(id, spec)
 	}
@@ -65,7 +65,7 @@ func TestWindowPeersAndTrackers(t *testing.T) {
 		err = q.UpdateSettings(func(s *queue.Settings) { s.SpeedLimit = 48 << 10; s.StartOnLaunch = true })
 	}
 	if err == nil {
-		err = q.SetTorrentSettings(queue.TorrentSettings{Discovery: true})
+		err = q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{Discovery: true} })
 	}
 	q.Close()
 	if err != nil {

@@ -35,9 +35,9 @@ func TestTorrentWindowScreenshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1, Discovery: false})
+	err = q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 1, Discovery: false} })
 	if err == nil {
-		err = q.SetSetting("speed_limit", fmt.Sprint(2<<20))
+		err = q.UpdateSettings(func(s *queue.Settings) { s.SpeedLimit = 2 << 20 })
 	}
 	q.Close()
 	if err != nil {

@@ -36,7 +36,7 @@ func truthsQueue(t *testing.T, r *windowRig, done int, mismatch bool, running st
 	add := func(name, url string, size int64) int64 {
 		t.Helper()
 		doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: name, Size: size, URLs: []metalink.URL{{URL: url, Priority: 1}}}}}
-		id, err := q.Add(url, r.dest, doc, nil)
+		id, err := q.Add(queue.NewJob{Source: url, Dest: r.dest, Doc: doc})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func truthsQueue(t *testing.T, r *windowRig, done int, mismatch bool, running st
 		if err := os.WriteFile(filepath.Join(r.dest, name), make([]byte, 1<<20), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := q.MarkVerified(id, name, ""); err != nil {
+		if err := q.SetFile(id, name, queue.VerifiedBy("")); err != nil {
 			t.Fatal(err)
 		}
 		if err := q.Finish(id); err != nil {
@@ -57,7 +57,7 @@ func truthsQueue(t *testing.T, r *windowRig, done int, mismatch bool, running st
 	}
 	if mismatch {
 		id := add("bad.bin", "http://127.0.0.1:9/bad.bin", 1<<20)
-		if err := q.SetMismatch(id, "bad.bin", true); err != nil {
+		if err := q.SetFile(id, "bad.bin", queue.Mismatched); err != nil {
 			t.Fatal(err)
 		}
 		if err := q.Fail(id, errors.New("bad.bin: file does not match its hash (sha-256 mismatch)")); err != nil {

@@ -58,10 +58,10 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 100, Discovery: false}); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 100, Discovery: false} }); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetSetting("download_dir", r.dest); err != nil {
+	if err := q.UpdateSettings(func(s *queue.Settings) { s.DownloadDir = r.dest }); err != nil {
 		t.Fatal(err)
 	}
 	// done adds a job for the document of one file that ended done
@@ -79,9 +79,9 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(r.dest, name), on, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		id, err := q.AddFrom(source, r.dest, doc, nil, origin)
+		id, err := q.Add(queue.NewJob{Source: source, Dest: r.dest, Doc: doc, Origin: origin})
 		if err == nil {
-			err = q.MarkVerified(id, name, by)
+			err = q.SetFile(id, name, queue.VerifiedBy(by))
 		}
 		if err == nil {
 			err = q.Finish(id)

@@ -54,9 +54,9 @@ func TestQueueRunWhenDone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := q.Add("notes.meta4", dest, &metalink.Document{Files: []metalink.File{f}}, nil)
+	id, err := q.Add(queue.NewJob{Source: "notes.meta4", Dest: dest, Doc: &metalink.Document{Files: []metalink.File{f}}})
 	if err == nil {
-		err = q.SetWhenDone(id, queue.WhenDone{Action: queue.ActionCommand, Command: "'" + strings.ReplaceAll(self, "'", `'\''`) + "' --from-braid"})
+		err = q.SetJob(id, queue.DoWhenDone(queue.WhenDone{Action: queue.ActionCommand, Command: "'" + strings.ReplaceAll(self, "'", `'\''`) + "' --from-braid"}))
 	}
 	q.Close()
 	if err != nil {

@@ -66,7 +66,7 @@ func addRefused(t *testing.T, q *queue.Queue, dest, name string, size int64) int
 	t.Helper()
 	link := "http://127.0.0.1:9/" + name
 	doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: name, Size: size, URLs: []metalink.URL{{URL: link, Priority: 1}}}}}
-	id, err := q.Add(link, dest, doc, nil)
+	id, err := q.Add(queue.NewJob{Source: link, Dest: dest, Doc: doc})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,11 +81,11 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 			Name: j.name, Size: 1 << 20,
 			URLs: []metalink.URL{{URL: j.url, Priority: 1}},
 		}}}
-		id, err := q.Add(j.url, r.dest, doc, nil)
+		id, err := q.Add(queue.NewJob{Source: j.url, Dest: r.dest, Doc: doc})
 		if err == nil && j.done {
 			// In its folder, as a finished download leaves it.
 			if err = os.WriteFile(filepath.Join(r.dest, j.name), make([]byte, 1<<20), 0o644); err == nil {
-				err = q.MarkVerified(id, j.name, j.by)
+				err = q.SetFile(id, j.name, queue.VerifiedBy(j.by))
 			}
 			if err == nil {
 				err = q.Finish(id)

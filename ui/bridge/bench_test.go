@@ -35,7 +35,7 @@ func BenchmarkQueueOpen10k(b *testing.B) {
 			Name: name, Size: int64(i+1) << 20,
 			URLs: []metalink.URL{{URL: "https://a.example/" + name, Priority: 1}, {URL: "https://b.example/" + name, Priority: 2}},
 		}}}
-		if _, err := q.Add(name+".meta4", dest, doc, nil); err != nil {
+		if _, err := q.Add(queue.NewJob{Source: name + ".meta4", Dest: dest, Doc: doc}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -79,7 +79,7 @@ func (b *Backend) check(id ui.JobID, repair bool) error {
 	if err != nil {
 		return err
 	}
-	if _, member, _ := b.q.MemberJob(j.ID); member {
+	if j.Member != nil {
 		return errors.New(lang.L("a file taken out of an archive is checked against the archive's CRC-32 as it lands; Verify and Repair check files against published hashes, and it has none"))
 	}
 	torrentJob := runner.IsTorrent(j)
@@ -279,7 +279,7 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 				return err
 			}
 			if errors.Is(err, engine.ErrHashMismatch) {
-				if err := b.q.SetMismatch(j.ID, f.Name, true); err != nil {
+				if err := b.q.SetFile(j.ID, f.Name, queue.Mismatched); err != nil {
 					return err
 				}
 			}
@@ -289,7 +289,7 @@ func (b *Backend) runCheck(j queue.Job, repair bool) error {
 		b.mu.Lock()
 		delete(b.bad, fileKey{j.ID, f.Name})
 		b.mu.Unlock()
-		if err := b.q.MarkVerified(j.ID, f.Name, by); err != nil {
+		if err := b.q.SetFile(j.ID, f.Name, queue.VerifiedBy(by)); err != nil {
 			return err
 		}
 		if by != "" {
@@ -368,7 +368,7 @@ func (b *Backend) runTorrentCheck(j queue.Job, repair bool) error {
 				return err
 			}
 			if errors.Is(err, engine.ErrHashMismatch) {
-				if err := b.q.SetMismatch(j.ID, f.Name, true); err != nil {
+				if err := b.q.SetFile(j.ID, f.Name, queue.Mismatched); err != nil {
 					return err
 				}
 				mend = append(mend, f.Name)
@@ -376,7 +376,7 @@ func (b *Backend) runTorrentCheck(j queue.Job, repair bool) error {
 			bad = append(bad, fmt.Errorf("%s: %w", f.Name, err))
 			continue
 		}
-		if err := b.q.MarkVerified(j.ID, f.Name, by); err != nil {
+		if err := b.q.SetFile(j.ID, f.Name, queue.VerifiedBy(by)); err != nil {
 			return err
 		}
 		b.mu.Lock()

@@ -13,6 +13,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/queue"
 	"braid/ui"
 )
 
@@ -35,9 +36,9 @@ func TestRepairShowsItsProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := openQueue(t)
-	id, err := q.Add("mend.meta4", dir, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+	id, err := q.Add(queue.NewJob{Source: "mend.meta4", Dest: dir, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 	if err == nil {
-		if err = q.MarkVerified(id, "mend.bin", "sha-256"); err == nil {
+		if err = q.SetFile(id, "mend.bin", queue.VerifiedBy("sha-256")); err == nil {
 			err = q.Finish(id)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/internal/testkit"
+	"braid/queue"
 	"braid/ui"
 )
 
@@ -32,7 +33,7 @@ func TestBadPiecesKeptAcrossARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := openQueue(t)
-	qid, err := q.Add("kept.meta4", dir, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+	qid, err := q.Add(queue.NewJob{Source: "kept.meta4", Dest: dir, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestBadPiecesKeptAcrossARestart(t *testing.T) {
 	if err := q.SetPieces(qid, "kept.bin", bits); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.MarkVerified(qid, "kept.bin", "sha-256"); err != nil {
+	if err := q.SetFile(qid, "kept.bin", queue.VerifiedBy("sha-256")); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Finish(qid); err != nil {

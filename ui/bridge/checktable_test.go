@@ -140,7 +140,7 @@ func TestVerifyNoHashChangedSize(t *testing.T) {
 // none: not verified).
 func doneJob(t *testing.T, q *queue.Queue, dir string, f metalink.File) int64 {
 	t.Helper()
-	qid, err := q.Add("http://example.org/f.bin", dir, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+	qid, err := q.Add(queue.NewJob{Source: "http://example.org/f.bin", Dest: dir, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func doneJob(t *testing.T, q *queue.Queue, dir string, f metalink.File) int64 {
 	if err := q.SetPieces(qid, f.Name, bits); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.MarkVerified(qid, f.Name, by); err != nil {
+	if err := q.SetFile(qid, f.Name, queue.VerifiedBy(by)); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Finish(qid); err != nil {

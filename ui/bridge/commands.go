@@ -160,7 +160,7 @@ func (b *Backend) RemoveMany(ids []ui.JobID) error {
 		queued = append(queued, int64(id))
 	}
 	if len(queued) > 0 {
-		errs = append(errs, b.q.RemoveMany(queued))
+		errs = append(errs, b.q.Remove(queued...))
 	}
 	for _, id := range queued {
 		b.forget(ui.JobID(id))
@@ -185,5 +185,5 @@ func (b *Backend) Move(id ui.JobID, index int) error {
 	if id < 0 {
 		return errSyncJob(id)
 	}
-	return b.q.Move(int64(id), index)
+	return b.q.Move(int64(id), queue.At(index))
 }

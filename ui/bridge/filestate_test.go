@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"braid/engine/metalink"
+	"braid/queue"
 	"braid/ui"
 )
 
@@ -17,7 +18,7 @@ func TestFileSaysWhatTheRowSays(t *testing.T) {
 	add := func(name string) int64 {
 		t.Helper()
 		f := metalink.File{Name: name, Size: 4 << 20, URLs: []metalink.URL{{URL: "http://127.0.0.1:9/" + name, Priority: 1}}}
-		id, err := q.Add("http://127.0.0.1:9/"+name, t.TempDir(), &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+		id, err := q.Add(queue.NewJob{Source: "http://127.0.0.1:9/" + name, Dest: t.TempDir(), Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"fyne.io/fyne/v2/lang"
 
+	"braid/queue"
 	"braid/ui"
 )
 
@@ -26,5 +27,5 @@ func (b *Backend) SetInOrder(id ui.JobID, on bool) error {
 	if id < 0 {
 		return errors.New(lang.L("a folder kept in sync is not downloaded in order"))
 	}
-	return b.q.SetInOrder(int64(id), on)
+	return b.q.SetJob(int64(id), queue.InOrder(on))
 }

@@ -33,7 +33,7 @@ func (b *Backend) InQueue(_ context.Context, source string) (ui.JobID, bool) {
 			return ui.JobID(id), true
 		}
 	}
-	id, found, err := b.q.JobWithSource(source)
+	id, found, err := b.q.JobFor(source, "")
 	if err != nil || !found {
 		return 0, false
 	}

@@ -57,7 +57,7 @@ func TestJobLimitFromTheWindow(t *testing.T) {
 	}
 	// Changed by another braid command (straight in the queue): the row
 	// follows the run, which follows the queue.
-	if err := q.SetLimit(int64(id), 128<<10); err != nil {
+	if err := q.SetJob(int64(id), queue.Limit(128<<10)); err != nil {
 		t.Fatal(err)
 	}
 	testkit.WaitFor(t, "the row to show the limit set elsewhere", func() bool {

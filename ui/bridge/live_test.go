@@ -138,13 +138,13 @@ func TestMismatchIsTheFlag(t *testing.T) {
 	if mark, st := show(); mark || st != ui.FileFailed {
 		t.Errorf("an error's words alone: mismatch %v, file %v; want no mark, failed", mark, st)
 	}
-	if err := q.SetMismatch(int64(id), "a.bin", true); err != nil {
+	if err := q.SetFile(int64(id), "a.bin", queue.Mismatched); err != nil {
 		t.Fatal(err)
 	}
 	if mark, st := show(); !mark || st != ui.FileMismatch {
 		t.Errorf("flagged: mismatch %v, file %v", mark, st)
 	}
-	if err := q.SetVerified(int64(id), "a.bin", true); err != nil {
+	if err := q.SetFile(int64(id), "a.bin", queue.VerifiedBy("")); err != nil {
 		t.Fatal(err)
 	}
 	if mark, st := show(); mark || st != ui.FileVerified {

@@ -79,7 +79,7 @@ func loginMirror(j queue.Job) (*url.URL, bool) {
 
 // GiveLogin gives job id the login for the server that asked (the
 // job's mirrors on that host only) and resumes it. remember keeps the
-// password in the system's keyring (queue.Queue.SetLogin); otherwise in
+// password in the system's keyring (setLogin); otherwise in
 // this process's memory, until Braid closes. note is the queue's
 // sentence when no keyring took the password after all.
 func (b *Backend) GiveLogin(id ui.JobID, user, password string, remember bool) (string, error) {
@@ -97,7 +97,7 @@ func (b *Backend) GiveLogin(id ui.JobID, user, password string, remember bool) (
 			}
 		}
 	}
-	note, err := b.q.SetLogin(int64(id), user, password, links, remember)
+	note, err := runner.SetLogin(b.q, int64(id), user, password, links, remember)
 	if err != nil {
 		return "", err
 	}

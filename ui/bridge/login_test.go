@@ -52,7 +52,7 @@ func TestLoginThroughBridge(t *testing.T) {
 	dir := t.TempDir()
 	link := origin.URL + "/basic/f.bin"
 	doc := &metalink.Document{Version: 4, Files: []metalink.File{describeData(t, "f.bin", data, link)}}
-	id64, err := q.Add(link, dir, doc, nil)
+	id64, err := q.Add(queue.NewJob{Source: link, Dest: dir, Doc: doc})
 	if err != nil {
 		t.Fatal(err)
 	}

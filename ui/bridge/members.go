@@ -138,7 +138,7 @@ func (b *Backend) addMembers(req ui.AddRequest, origin queue.Origin) (ui.JobID, 
 			return ui.JobID(first), fmt.Errorf("%s: %s", name, why)
 		}
 		// Added paused and queued once it is stored, as Add does.
-		id, err := b.q.AddMember(req.Source, req.Dir, doc, runner.MemberRecord(m, a.Size), origin, true)
+		id, err := b.q.Add(queue.NewJob{Source: req.Source, Dest: req.Dir, Doc: doc, Member: runner.MemberRecord(m, a.Size), Origin: origin, Paused: true})
 		if err != nil {
 			return ui.JobID(first), err
 		}

@@ -67,10 +67,11 @@ func TestMembersFromThePicker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, ok, err := q.MemberJob(int64(id))
-	if err != nil || !ok {
+	added, err := q.Get(int64(id))
+	if err != nil || added.Member == nil {
 		t.Fatalf("the job is not a member job: %v", err)
 	}
+	rec := *added.Member
 	_, count := rec.Covering(pieceLen)
 	sawLive := false
 	testkit.WaitFor(t, "the member to land", func() bool {

@@ -12,15 +12,6 @@ import (
 
 var _ ui.Networker = (*Backend)(nil)
 
-// The window's proxy setting, kept as raw settings of the queue (the
-// proxy URL without its password, which is kept as queue.SetProxyPassword
-// keeps it).
-const (
-	keyProxyMode = "proxy_mode" // "system", "none", "manual"
-	keyProxyURL  = "proxy_url"
-	keyNoProxy   = "no_proxy"
-)
-
 // proxyModes are the stored names of the modes: netconf's.
 var proxyModes = map[ui.ProxyMode]string{
 	ui.ProxySystem: netconf.ProxySystem.String(),
@@ -31,22 +22,17 @@ var proxyModes = map[ui.ProxyMode]string{
 // Proxy is the window's proxy setting as stored.
 func (b *Backend) Proxy() (ui.ProxySetting, error) {
 	p := ui.ProxySetting{CanRemember: queue.KeyringAvailable()}
-	mode, _, err := b.q.Setting(keyProxyMode)
+	s, err := b.q.Settings()
 	if err != nil {
 		return p, err
 	}
 	for m, name := range proxyModes {
-		if name == mode {
+		if name == s.Proxy.Mode {
 			p.Mode = m
 		}
 	}
-	if p.URL, _, err = b.q.Setting(keyProxyURL); err != nil {
-		return p, err
-	}
-	if p.NoProxy, _, err = b.q.Setting(keyNoProxy); err != nil {
-		return p, err
-	}
-	_, p.HasPassword = b.q.ProxyPassword()
+	p.URL, p.NoProxy = s.Proxy.URL, s.Proxy.NoProxy
+	_, p.HasPassword = b.q.Secret(queue.ProxyPassword)
 	return p, nil
 }
 
@@ -67,23 +53,26 @@ func (b *Backend) SetProxy(p ui.ProxySetting) (string, error) {
 	}
 	password := p.Password
 	if password == "" && !p.ForgetPassword {
-		password, _ = b.q.ProxyPassword()
+		password, _ = b.q.Secret(queue.ProxyPassword)
 	}
 	np := netProxy(p, password)
 	if _, err := netconf.NewNetwork(np); err != nil {
 		return "", err
 	}
-	for k, v := range map[string]string{keyProxyMode: proxyModes[p.Mode], keyProxyURL: p.URL, keyNoProxy: p.NoProxy} {
-		if err := b.q.SetSetting(k, v); err != nil {
-			return "", err
-		}
+	// The proxy URL is stored without its password, which is kept as
+	// queue.Queue.SetSecret keeps it (queue.ProxyPassword).
+	err := b.q.UpdateSettings(func(s *queue.Settings) {
+		s.Proxy = queue.Proxy{Mode: proxyModes[p.Mode], URL: p.URL, NoProxy: p.NoProxy}
+	})
+	if err != nil {
+		return "", err
 	}
 	note := ""
 	switch {
 	case p.Password != "":
-		note = b.q.SetProxyPassword(p.Password, p.Remember)
+		note = b.q.SetSecret(queue.ProxyPassword, p.Password, p.Remember)
 	case p.ForgetPassword:
-		b.q.SetProxyPassword("", false)
+		b.q.SetSecret(queue.ProxyPassword, "", false)
 	}
 	b.mu.Lock()
 	n := b.net
@@ -124,7 +113,7 @@ func (b *Backend) networkLocked() *netconf.Network {
 		return b.net
 	}
 	p, err := b.Proxy()
-	password, _ := b.q.ProxyPassword()
+	password, _ := b.q.Secret(queue.ProxyPassword)
 	n, nerr := netconf.NewNetwork(netProxy(p, password))
 	if err != nil || nerr != nil {
 		if n, nerr = netconf.NewNetwork(netconf.Proxy{Mode: netconf.ProxySystem}); nerr != nil {

@@ -58,7 +58,7 @@ func TestProxySettingThroughBridge(t *testing.T) {
 	dir := t.TempDir()
 	add := func(name string) int64 {
 		doc := &metalink.Document{Version: 4, Files: []metalink.File{describeData(t, name, data, origin.URL+"/p/"+name)}}
-		id, err := q.Add(origin.URL+"/p/"+name, dir, doc, nil)
+		id, err := q.Add(queue.NewJob{Source: origin.URL + "/p/" + name, Dest: dir, Doc: doc})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/queue"
 	"braid/runner"
 )
 
@@ -20,7 +21,7 @@ func TestObserverFollowsANewVersion(t *testing.T) {
 	q := openQueue(t)
 	b := newBackend(t, q)
 	f := describeData(t, "v1.bin", payload(100<<10), "http://127.0.0.1:1/v1.bin")
-	id, err := q.Add("v.meta4", t.TempDir(), &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+	id, err := q.Add(queue.NewJob{Source: "v.meta4", Dest: t.TempDir(), Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 	if err != nil {
 		t.Fatal(err)
 	}

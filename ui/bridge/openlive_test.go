@@ -13,6 +13,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/torrent/torrenttest"
 	"braid/internal/testkit"
+	"braid/queue"
 	"braid/ui"
 )
 
@@ -106,7 +107,7 @@ func TestOpenLiveNeedsOrderAndBytes(t *testing.T) {
 	catchOpens(b)
 	link := "http://127.0.0.1:9/film.mkv"
 	doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: "film.mkv", Size: 1 << 20, URLs: []metalink.URL{{URL: link, Priority: 1}}}}}
-	qid, err := q.Add(link, t.TempDir(), doc, nil)
+	qid, err := q.Add(queue.NewJob{Source: link, Dest: t.TempDir(), Doc: doc})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ var (
 
 // organise is what the bridge holds of the queue's categories and the
 // jobs' actions when done, read with each list of the queue, so the rows
-// the window reads between lists (Active) say the same. Guarded by the
-// Backend's mu.
+// the window reads between lists (Active, a running job's as its run read
+// it) say the same. Guarded by the Backend's mu.
 type organise struct {
 	cats  []queue.Category
 	read  bool // cats were read
@@ -23,29 +23,36 @@ type organise struct {
 }
 
 // readOrganise reads the categories (once, and again after a change) and
-// the actions when done, for the list being made. Errors leave what was
-// read before: the rows lose a word, not the queue.
-func (b *Backend) readOrganise() {
+// takes the actions when done of list, the list being made. An error
+// leaves what was read before: the rows lose a word, not the queue.
+func (b *Backend) readOrganise(list []queue.Job) {
 	b.mu.Lock()
 	read := b.org.read
 	b.mu.Unlock()
 	var cats []queue.Category
 	if !read {
-		cs, err := b.q.Categories()
+		st, err := b.q.Settings()
+		cs := st.Categories
 		if err == nil {
 			cats = cs
 		}
 		read = err == nil
 	}
-	whens, notes, err := b.q.WhenDoneAll()
+	whens, notes := map[int64]queue.WhenDone{}, map[int64]queue.WhenDoneNote{}
+	for _, j := range list {
+		if j.WhenDone.Action != queue.ActionNone {
+			whens[j.ID] = j.WhenDone
+		}
+		if j.WhenDoneNote.Kind != queue.ActionNone {
+			notes[j.ID] = j.WhenDoneNote
+		}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if read && !b.org.read {
 		b.org.cats, b.org.read = cats, true
 	}
-	if err == nil {
-		b.org.whens, b.org.notes = whens, notes
-	}
+	b.org.whens, b.org.notes = whens, notes
 }
 
 // organiseLocked gives v the job's category and its action when done.
@@ -70,7 +77,8 @@ func (b *Backend) organiseLocked(j queue.Job, v *ui.Job) {
 
 // Categories returns the queue's categories.
 func (b *Backend) Categories() ([]ui.Category, error) {
-	cs, err := b.q.Categories()
+	st, err := b.q.Settings()
+	cs := st.Categories
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +98,7 @@ func (b *Backend) SetCategories(cs []ui.Category) error {
 			qc[i] = queue.Category{Name: c.Name, Extensions: c.Extensions, Folder: c.Folder}
 		}
 	}
-	if err := b.q.SetCategories(qc); err != nil {
+	if err := b.q.UpdateSettings(func(st *queue.Settings) { st.Categories = qc }); err != nil {
 		return err
 	}
 	b.mu.Lock()
@@ -102,7 +110,7 @@ func (b *Backend) SetCategories(cs []ui.Category) error {
 
 // SetWhenDone keeps what job id does when it is done.
 func (b *Backend) SetWhenDone(id ui.JobID, w ui.WhenDone) error {
-	if err := b.q.SetWhenDone(int64(id), queue.WhenDone{Action: queueAction(w.Action), Command: w.Command}); err != nil {
+	if err := b.q.SetJob(int64(id), queue.DoWhenDone(queue.WhenDone{Action: queueAction(w.Action), Command: w.Command})); err != nil {
 		return err
 	}
 	b.changed()

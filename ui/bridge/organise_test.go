@@ -116,7 +116,7 @@ func TestWhenDoneThroughTheBridge(t *testing.T) {
 	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
-	id, err := q.Add("a.meta4", t.TempDir(), &metalink.Document{Version: 4, Files: []metalink.File{{Name: "a.bin", Size: 10}}}, nil)
+	id, err := q.Add(queue.NewJob{Source: "a.meta4", Dest: t.TempDir(), Doc: &metalink.Document{Version: 4, Files: []metalink.File{{Name: "a.bin", Size: 10}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestWhenDoneThroughTheBridge(t *testing.T) {
 	if err := b.SetWhenDone(ui.JobID(id), ui.WhenDone{Action: ui.WhenDoneCommand, Command: `x "unclosed`}); err == nil {
 		t.Error("a command with an open quote was kept")
 	}
-	if err := q.SetWhenDoneNote(id, queue.WhenDoneNote{Kind: queue.ActionOpen, Detail: "xdg-open: exit status 4"}); err != nil {
+	if err := q.SetJob(id, queue.WhenDoneWent(queue.WhenDoneNote{Kind: queue.ActionOpen, Detail: "xdg-open: exit status 4"})); err != nil {
 		t.Fatal(err)
 	}
 	if j := jobByID(t, b, ui.JobID(id)); j.WhenDoneNote != (ui.WhenDoneNote{Kind: ui.WhenDoneOpen, Detail: "xdg-open: exit status 4"}) {

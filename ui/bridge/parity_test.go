@@ -37,7 +37,7 @@ func TestRebuildingFromParityWords(t *testing.T) {
 		t.Fatalf("ui.RebuiltFromParity %d is not the engine's FilledByParity %d: the segment map would read parity's pieces as a mirror's", ui.RebuiltFromParity, engine.FilledByParity)
 	}
 	q := openQueue(t)
-	id, err := q.Add("http://127.0.0.1:9/big.meta4", t.TempDir(), parityJobDoc(), []string{"big.iso", "notes.txt"})
+	id, err := q.Add(queue.NewJob{Source: "http://127.0.0.1:9/big.meta4", Dest: t.TempDir(), Doc: parityJobDoc(), Selected: []string{"big.iso", "notes.txt"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestRebuildingFromParityWords(t *testing.T) {
 
 	done.Rebuilt = 3
 	for _, name := range []string{"big.iso", "notes.txt"} {
-		if err := q.MarkVerified(id, name, "sha-256"); err != nil {
+		if err := q.SetFile(id, name, queue.VerifiedBy("sha-256")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -161,7 +161,7 @@ func TestRebuiltFromParityAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	dest := t.TempDir()
-	id, err := q.Add("http://127.0.0.1:9/big.meta4", dest, parityJobDoc(), []string{"big.iso", "notes.txt"})
+	id, err := q.Add(queue.NewJob{Source: "http://127.0.0.1:9/big.meta4", Dest: dest, Doc: parityJobDoc(), Selected: []string{"big.iso", "notes.txt"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func TestRelinkThroughBridge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id64, err := q.AddFrom(link, dir, doc, nil, origin)
+	id64, err := q.Add(queue.NewJob{Source: link, Dest: dir, Doc: doc, Origin: origin})
 	if err != nil {
 		t.Fatal(err)
 	}

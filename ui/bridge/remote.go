@@ -6,25 +6,22 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
-	"strconv"
 	"sync"
 
 	"fyne.io/fyne/v2/lang"
 
+	"braid/queue"
 	"braid/rpc"
 	"braid/ui"
 )
 
 var _ ui.RemoteControl = (*Backend)(nil)
 
-// The remote control's settings in the queue: whether it is on and where
-// it listens. Its secret is not stored (a secret never goes to the
-// database in clear): each start of the window makes a new one.
-const (
-	keyRemoteOn      = "rpc_on"
-	keyRemoteAddress = "rpc_listen"
-	defaultRemote    = "127.0.0.1:6800"
-)
+// defaultRemote is where the remote control listens unless the user
+// says. Its settings are kept in the queue (queue.Settings.Remote); its
+// secret is not (a secret never goes to the database in clear): each start
+// of the window makes a new one.
+const defaultRemote = "127.0.0.1:6800"
 
 // remote is the window's aria2 JSON-RPC server, when on.
 type remote struct {
@@ -42,7 +39,8 @@ func (b *Backend) Remote() ui.Remote {
 	defer b.rpc.mu.Unlock()
 	addr := b.rpc.address
 	if addr == "" {
-		addr, _, _ = b.q.Setting(keyRemoteAddress)
+		s, _ := b.q.Settings()
+		addr = s.Remote.Address
 	}
 	if addr == "" {
 		addr = defaultRemote
@@ -73,10 +71,7 @@ func (b *Backend) SetRemote(r ui.Remote) (ui.Remote, error) {
 	}
 	b.rpc.address = r.Address
 	b.rpc.mu.Unlock()
-	if err := b.q.SetSetting(keyRemoteAddress, r.Address); err != nil {
-		return b.Remote(), err
-	}
-	if err := b.q.SetSetting(keyRemoteOn, strconv.FormatBool(r.On)); err != nil {
+	if err := b.q.UpdateSettings(func(s *queue.Settings) { s.Remote = queue.Remote{On: r.On, Address: r.Address} }); err != nil {
 		return b.Remote(), err
 	}
 	if r.On {
@@ -90,8 +85,7 @@ func (b *Backend) SetRemote(r ui.Remote) (ui.Remote, error) {
 // startRemoteFromSettings turns the remote control on at Start when the
 // user left it on.
 func (b *Backend) startRemoteFromSettings() error {
-	on, _, _ := b.q.Setting(keyRemoteOn)
-	if v, _ := strconv.ParseBool(on); !v {
+	if s, _ := b.q.Settings(); !s.Remote.On {
 		return nil
 	}
 	return b.startRemote(b.Remote().Address)

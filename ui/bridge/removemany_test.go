@@ -18,7 +18,7 @@ func TestRemoveMany(t *testing.T) {
 	dest := t.TempDir()
 	var ids []ui.JobID
 	for _, name := range []string{"a.iso", "b.iso", "c.iso"} {
-		id, err := q.AddPaused(name, dest, queuetest.Doc(1, 0, name), nil, queue.Origin{})
+		id, err := q.Add(queue.NewJob{Source: name, Dest: dest, Doc: queuetest.Doc(1, 0, name), Paused: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,7 +30,7 @@ func TestRepairTorrentPieceAcrossTwoFiles(t *testing.T) {
 	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=pair&x.pe=%s", mi.HashInfoBytes().HexString(), peer)
 
 	q := openQueue(t)
-	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 0}); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 0} }); err != nil {
 		t.Fatal(err)
 	}
 	b := startedBackend(t, q)

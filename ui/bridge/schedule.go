@@ -9,7 +9,8 @@ import (
 
 // Schedule returns the queue's schedule as the window edits it.
 func (b *Backend) Schedule() (ui.Schedule, error) {
-	s, err := b.q.Schedule()
+	st, err := b.q.Settings()
+	s := st.Schedule
 	if err != nil {
 		return ui.Schedule{}, err
 	}
@@ -27,15 +28,16 @@ func (b *Backend) Schedule() (ui.Schedule, error) {
 // windows, a pause of all) stops the run under way, its jobs queued with
 // their progress, and starts again under the new schedule.
 func (b *Backend) SetSchedule(s ui.Schedule) error {
-	old, err := b.q.Schedule()
+	var old, qs queue.Schedule
+	err := b.q.UpdateSettings(func(st *queue.Settings) {
+		old = st.Schedule
+		qs = queue.Schedule{PausedUntil: s.PausedUntil, AltSpeed: s.AltSpeed, AltLimit: old.AltLimit}
+		for _, w := range s.Windows {
+			qs.Windows = append(qs.Windows, queue.TimeWindow{Days: w.Days, Start: w.Start, End: w.End})
+		}
+		st.Schedule = qs
+	})
 	if err != nil {
-		return err
-	}
-	qs := queue.Schedule{PausedUntil: s.PausedUntil, AltSpeed: s.AltSpeed, AltLimit: old.AltLimit}
-	for _, w := range s.Windows {
-		qs.Windows = append(qs.Windows, queue.TimeWindow{Days: w.Days, Start: w.Start, End: w.End})
-	}
-	if err := b.q.SetSchedule(qs); err != nil {
 		return err
 	}
 	if qs.PausedUntil.Equal(old.PausedUntil) && slices.EqualFunc(qs.Windows, old.Windows, sameWindow) {

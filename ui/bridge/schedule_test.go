@@ -9,6 +9,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/internal/testkit"
+	"braid/queue"
 	"braid/ui"
 )
 
@@ -41,7 +42,8 @@ func TestScheduleHoldsTheQueue(t *testing.T) {
 	// The runner has been woken by the Add; give it the chance to run
 	// the job it must not run, then look.
 	testkit.WaitFor(t, "the runner to look at the schedule", func() bool {
-		s, err := q.Schedule()
+		st, err := q.Settings()
+		s := st.Schedule
 		return err == nil && s.AltSpeed
 	})
 	time.Sleep(200 * time.Millisecond)
@@ -102,7 +104,7 @@ func TestHeldJobSaysWhy(t *testing.T) {
 	b := newBackend(t, q)
 	data := payload(pieceLen)
 	doc := &metalink.Document{Version: 4, Files: []metalink.File{describeData(t, "h.bin", data, "http://127.0.0.1:9/h.bin")}}
-	id, err := q.Add("h.meta4", t.TempDir(), doc, nil)
+	id, err := q.Add(queue.NewJob{Source: "h.meta4", Dest: t.TempDir(), Doc: doc})
 	if err != nil {
 		t.Fatal(err)
 	}

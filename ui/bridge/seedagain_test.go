@@ -38,7 +38,7 @@ func seedingAtQuit(t *testing.T) (state string, id ui.JobID, file string, mi *me
 
 	state = t.TempDir()
 	q := queuetest.Open(t, queue.Open, state)
-	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1}); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 1} }); err != nil {
 		t.Fatal(err)
 	}
 	b := New(q, nil)

@@ -26,7 +26,7 @@ func TestSeedingPausedAndResumedByAnotherProcess(t *testing.T) {
 
 	state := t.TempDir()
 	q := queuetest.Open(t, queue.Open, state)
-	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: 1000}); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 1000} }); err != nil {
 		t.Fatal(err)
 	}
 	b := startedBackend(t, q)

@@ -13,14 +13,6 @@ func (b *Backend) Settings() (ui.Settings, error) {
 	if err != nil {
 		return ui.Settings{}, err
 	}
-	sched, err := b.q.Schedule()
-	if err != nil {
-		return ui.Settings{}, err
-	}
-	require, err := b.q.RequireSignature()
-	if err != nil {
-		return ui.Settings{}, err
-	}
 	def := platform.DefaultPrefs()
 	out := ui.Settings{
 		Dir:               s.DownloadDir,
@@ -30,13 +22,11 @@ func (b *Backend) Settings() (ui.Settings, error) {
 		MaxConns:          s.MaxConns,
 		MaxConnsPerMirror: s.MaxConnsPerMirror,
 		SpeedLimit:        s.SpeedLimit,
-		AltSpeedLimit:     sched.AltLimit,
+		AltSpeedLimit:     s.Schedule.AltLimit,
 		MaxJobs:           s.Jobs,
 		StartOnLaunch:     s.StartOnLaunch,
-		RequireSignature:  require,
-	}
-	if out.Torrent, err = b.uiTorrentSettings(); err != nil {
-		return ui.Settings{}, err
+		RequireSignature:  s.RequireSignature,
+		Torrent:           uiTorrentSettings(s.Torrent),
 	}
 	if out.Languages == nil {
 		out.Languages = def.Languages
@@ -50,9 +40,12 @@ func (b *Backend) Settings() (ui.Settings, error) {
 	return out, nil
 }
 
-// SetSettings stores the settings. A running Runner follows them within
-// a second: the limits reach the running downloads, and the number of
-// downloads at once (queue.Settings.Jobs) how many jobs it runs.
+// SetSettings stores the settings, in one transaction. A running Runner
+// follows them within a second: the limits reach the running downloads,
+// and the number of downloads at once (queue.Settings.Jobs) how many jobs
+// it runs. Of the BitTorrent settings, the upload limit applies at once;
+// the seed ratio to torrents finished from now on; the port from the next
+// start.
 func (b *Backend) SetSettings(s ui.Settings) error {
 	err := b.q.UpdateSettings(func(qs *queue.Settings) {
 		qs.DownloadDir = s.Dir
@@ -61,25 +54,18 @@ func (b *Backend) SetSettings(s ui.Settings) error {
 		qs.SpeedLimit, qs.StartOnLaunch = s.SpeedLimit, s.StartOnLaunch
 		// The running Runner follows Jobs within a poll (Runner.Run).
 		qs.Jobs = max(0, s.MaxJobs)
+		qs.RequireSignature = s.RequireSignature
+		qs.Schedule.AltLimit = s.AltSpeedLimit
+		// What the dialog offers of the BitTorrent settings; the others
+		// are kept.
+		qs.Torrent.SeedRatio, qs.Torrent.Port, qs.Torrent.UploadLimit = s.Torrent.SeedRatio, s.Torrent.Port, s.Torrent.UploadLimit
 	})
 	if err != nil {
 		return err
 	}
-	if err := b.q.SetRequireSignature(s.RequireSignature); err != nil {
-		return err
-	}
-	if err := b.setTorrentSettings(s.Torrent); err != nil {
-		return err
-	}
-	sched, err := b.q.Schedule()
-	if err != nil {
-		return err
-	}
-	if sched.AltLimit != s.AltSpeedLimit {
-		sched.AltLimit = s.AltSpeedLimit
-		if err := b.q.SetSchedule(sched); err != nil {
-			return err
-		}
+	if c, err := b.runner.TorrentClient(); err == nil {
+		// The download limit is the engine's, which the runner follows.
+		c.SetUploadLimit(s.Torrent.UploadLimit)
 	}
 	// The limit in force may have changed: it reaches the downloads and
 	// torrents under way at once, without stopping them.

@@ -155,7 +155,10 @@ func (b *Backend) swarmDetail(d *ui.Detail, j queue.Job) {
 				PieceCount: f.Layout.Count(), Verification: lang.L("skipped: not fetched")})
 		}
 	}
-	high, _ := b.q.HighFiles(j.ID) // unreadable: shown normal
+	high := map[string]bool{}
+	for _, f := range j.Files {
+		high[f.Name] = f.High
+	}
 	for i := range d.Files {
 		d.Files[i].High = high[d.Files[i].Name]
 		// A done torrent's fetched files are on disk: only its

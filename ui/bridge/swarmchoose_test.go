@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"braid/engine/torrent/torrenttest"
 	"braid/internal/testkit"
+	"braid/queue"
 	"braid/ui"
 )
 
@@ -66,8 +68,8 @@ func TestChooseFilesOfAPausedAndADoneTorrent(t *testing.T) {
 	if f := fs["pair/b.bin"]; f.Skipped || !f.High || !fs["pair/a.bin"].Skipped {
 		t.Fatalf("after choosing b.bin, high, and skipping a.bin: %+v", fs)
 	}
-	if high, err := q.HighFiles(int64(id)); err != nil || !high["pair/b.bin"] {
-		t.Fatalf("the queue's high files: %v %v", high, err)
+	if j, err := q.Get(int64(id)); err != nil || !slices.ContainsFunc(j.Files, func(f queue.File) bool { return f.Name == "pair/b.bin" && f.High }) {
+		t.Fatalf("the queue's files: %+v %v; want pair/b.bin high", j.Files, err)
 	}
 	if err := b.Resume(id); err != nil {
 		t.Fatal(err)

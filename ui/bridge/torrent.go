@@ -314,30 +314,6 @@ func (b *Backend) storedTorrentDetail(d *ui.Detail, j queue.Job, pieces bool) {
 
 // uiTorrentSettings is the queue's BitTorrent settings as the settings
 // dialog shows them.
-func (b *Backend) uiTorrentSettings() (ui.TorrentSettings, error) {
-	ts, err := b.q.TorrentSettings()
-	if err != nil {
-		return ui.TorrentSettings{}, err
-	}
-	return ui.TorrentSettings{SeedRatio: ts.SeedRatio, Port: ts.Port, UploadLimit: ts.UploadLimit}, nil
-}
-
-// setTorrentSettings stores what the settings dialog offers of the
-// BitTorrent settings, keeping the others. The upload limit applies at
-// once; the seed ratio to torrents finished from now on; the port from
-// the next start.
-func (b *Backend) setTorrentSettings(s ui.TorrentSettings) error {
-	ts, err := b.q.TorrentSettings()
-	if err != nil {
-		return err
-	}
-	ts.SeedRatio, ts.Port, ts.UploadLimit = s.SeedRatio, s.Port, s.UploadLimit
-	if err := b.q.SetTorrentSettings(ts); err != nil {
-		return err
-	}
-	if c, err := b.runner.TorrentClient(); err == nil {
-		// The download limit is the engine's, which the runner follows.
-		c.SetUploadLimit(s.UploadLimit)
-	}
-	return nil
+func uiTorrentSettings(ts queue.TorrentSettings) ui.TorrentSettings {
+	return ui.TorrentSettings{SeedRatio: ts.SeedRatio, Port: ts.Port, UploadLimit: ts.UploadLimit}
 }

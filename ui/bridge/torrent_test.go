@@ -25,7 +25,7 @@ import (
 func torrentQueue(t *testing.T, seedRatio float64) *queue.Queue {
 	t.Helper()
 	q := openQueue(t)
-	if err := q.SetTorrentSettings(queue.TorrentSettings{SeedRatio: seedRatio}); err != nil {
+	if err := q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: seedRatio} }); err != nil {
 		t.Fatal(err)
 	}
 	return q
@@ -122,7 +122,7 @@ func TestMagnetThroughTheWindowSeeds(t *testing.T) {
 
 	q := torrentQueue(t, 1)
 	// Slow enough that the window sees the download under way.
-	if err := q.SetSetting("speed_limit", "131072"); err != nil {
+	if err := q.UpdateSettings(func(s *queue.Settings) { s.SpeedLimit = 131072 }); err != nil {
 		t.Fatal(err)
 	}
 	b := startedBackend(t, q)
@@ -208,7 +208,8 @@ func TestTorrentSettingsThroughTheWindow(t *testing.T) {
 	if err := b.SetSettings(s); err != nil {
 		t.Fatal(err)
 	}
-	ts, err := q.TorrentSettings()
+	st, err := q.Settings()
+	ts := st.Torrent
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
+	"braid/queue"
 )
 
 // A bad piece shared by two files of a torrent costs each file only its
@@ -30,7 +31,7 @@ func TestKeepCheckedBytesSharedPiece(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := openQueue(t)
-	id, err := q.Add("pair.torrent", t.TempDir(), doc, nil)
+	id, err := q.Add(queue.NewJob{Source: "pair.torrent", Dest: t.TempDir(), Doc: doc})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,10 +63,11 @@ func (b *Backend) checkSignature(id int64, root *os.Root, mf metalink.File, path
 	if err != nil {
 		return fmt.Errorf(lang.L("check the signature: %w"), err)
 	}
-	if err := b.q.SetSignature(id, mf.Name, runner.SignatureRecord(o)); err != nil {
+	if err := b.q.SetFile(id, mf.Name, queue.Signed(runner.SignatureRecord(o))); err != nil {
 		return err
 	}
-	require, _ := b.q.RequireSignature()
+	st, _ := b.q.Settings()
+	require := st.RequireSignature
 	return o.Err(require)
 }
 
@@ -154,7 +155,7 @@ func (b *Backend) trustDetail(d *ui.Detail) {
 			}
 		}
 	}
-	if n, err := b.q.Notice(int64(d.ID)); err == nil {
-		d.Notice = n
+	if j, err := b.q.Get(int64(d.ID)); err == nil {
+		d.Notice = j.Notice
 	}
 }

@@ -34,7 +34,7 @@ func TestViewAdded(t *testing.T) {
 	t.Parallel()
 	q := openQueue(t)
 	b := newBackend(t, q)
-	id, err := q.Add("a.meta4", t.TempDir(), &metalink.Document{Version: 4, Files: []metalink.File{{Name: "a.bin", Size: 1}}}, nil)
+	id, err := q.Add(queue.NewJob{Source: "a.meta4", Dest: t.TempDir(), Doc: &metalink.Document{Version: 4, Files: []metalink.File{{Name: "a.bin", Size: 1}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

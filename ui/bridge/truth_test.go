@@ -38,7 +38,7 @@ func TestOneTruthPerOutcome(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dest, f.Name), make([]byte, f.Size), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		id, err := q.Add("http://example.org/"+f.Name, dest, &metalink.Document{Version: 4, Files: []metalink.File{f}}, nil)
+		id, err := q.Add(queue.NewJob{Source: "http://example.org/" + f.Name, Dest: dest, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestOneTruthPerOutcome(t *testing.T) {
 	}
 	finish := func(id int64, name, by string) {
 		t.Helper()
-		if err := q.MarkVerified(id, name, by); err != nil {
+		if err := q.SetFile(id, name, queue.VerifiedBy(by)); err != nil {
 			t.Fatal(err)
 		}
 		if err := q.Finish(id); err != nil {
@@ -73,7 +73,7 @@ func TestOneTruthPerOutcome(t *testing.T) {
 	finish(cases[2].id, plain.Name, "")
 	cases[3].id = add(signed)
 	finish(cases[3].id, signed.Name, "sha-256")
-	if err := q.SetSignature(cases[3].id, signed.Name, runner.SignatureRecord(signature.Outcome{Status: signature.Good, Fingerprint: "ABCD", Signer: "Alice Publisher"})); err != nil {
+	if err := q.SetFile(cases[3].id, signed.Name, queue.Signed(runner.SignatureRecord(signature.Outcome{Status: signature.Good, Fingerprint: "ABCD", Signer: "Alice Publisher"}))); err != nil {
 		t.Fatal(err)
 	}
 	cases[4].id = add(failed)

@@ -11,6 +11,7 @@ import (
 
 	"braid/engine/torrent/torrenttest"
 	"braid/internal/testkit"
+	"braid/queue"
 	"braid/ui"
 )
 
@@ -38,7 +39,7 @@ func TestTwoTorrentsLiveAtOnce(t *testing.T) {
 
 	q := torrentQueue(t, 0)
 	// Slow enough, for the two together, that both run for seconds.
-	if err := q.SetSetting("speed_limit", "393216"); err != nil {
+	if err := q.UpdateSettings(func(s *queue.Settings) { s.SpeedLimit = 393216 }); err != nil {
 		t.Fatal(err)
 	}
 	b := newBackend(t, q)

@@ -37,10 +37,10 @@ func (b *Backend) Jobs() ([]ui.Job, error) {
 		return nil, err
 	}
 	held := ""
-	if sched, err := b.q.Schedule(); err == nil {
-		held = heldText(sched, time.Now())
+	if st, err := b.q.Settings(); err == nil {
+		held = heldText(st.Schedule, time.Now())
 	}
-	b.readOrganise()
+	b.readOrganise(list)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.trust = trust

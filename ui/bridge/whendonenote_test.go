@@ -48,8 +48,8 @@ func TestWhenDoneNoteReachesTheWindow(t *testing.T) {
 		select {
 		case <-b.Changes():
 		case <-deadline:
-			_, n, _ := q.WhenDone(int64(id))
-			t.Fatalf("no change told the window of the note; the queue holds %+v, the row %+v", n, jobByID(t, b, id).WhenDoneNote)
+			wj, _ := q.Get(int64(id))
+			t.Fatalf("no change told the window of the note; the queue holds %+v, the row %+v", wj.WhenDoneNote, jobByID(t, b, id).WhenDoneNote)
 		}
 		if j := jobByID(t, b, id); j.WhenDoneNote.Kind == ui.WhenDoneCommand {
 			if j.State != ui.Done {

@@ -235,9 +235,6 @@ func TestDownloadsAtOnceIsSettingsJobs(t *testing.T) {
 	if s, err := q.Settings(); err != nil || s.Jobs != 5 {
 		t.Fatalf("queue Settings.Jobs = %d (%v), want 5", s.Jobs, err)
 	}
-	if _, ok, err := q.Setting("max_jobs"); err != nil || ok {
-		t.Errorf("a second key max_jobs was stored (%v)", err)
-	}
 	if err := q.UpdateSettings(func(s *queue.Settings) { s.Jobs = 2 }); err != nil {
 		t.Fatal(err)
 	}

@@ -150,8 +150,8 @@ func TestRequireSignatureSetting(t *testing.T) {
 	if err := b.SetSettings(s); err != nil {
 		t.Fatal(err)
 	}
-	if on, err := q.RequireSignature(); err != nil || !on {
-		t.Errorf("stored %v, %v", on, err)
+	if st, err := q.Settings(); err != nil || !st.RequireSignature {
+		t.Errorf("stored %v, %v", st.RequireSignature, err)
 	}
 	got, err := b.Settings()
 	if err != nil || !got.RequireSignature {
