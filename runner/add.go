@@ -43,6 +43,13 @@ type AddOptions struct {
 	Mirrors []string
 	// Out names a one-file download's file.
 	Out string
+	// Member makes the job fetch this member of the ZIP archive the
+	// document describes (one file, the archive; a torrent's given as the
+	// file of its web seeds, without Spec) instead of the archive
+	// (queue.NewJob.Member). Files, Select and Out are then unused, and
+	// the member's name is what Sort sorts by. A member job is never
+	// found: Again is for whole sources.
+	Member *queue.Member
 	// Referer is the page the link was found on, kept as the job's.
 	Referer string
 	// Net are the headers, cookies and user agent the source is read
@@ -147,6 +154,9 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 		}
 	}
 	var added Added
+	if o.Member != nil && r.Spec != nil {
+		return Added{}, fmt.Errorf("%s: the files inside a torrent are read from its web seeds: give the document of its web seeds", queue.Redact(source))
+	}
 	if r.Spec != nil && o.Again != AddAgain {
 		if id, found, err := q.TorrentJob(r.Spec.InfoHash); err == nil && found {
 			return Added{ID: id, Found: true}, nil
@@ -157,10 +167,12 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 	} else if err := addMirrors(source, r.Doc, o.Mirrors); err != nil {
 		return Added{}, err
 	}
-	if err := rename(r.Doc, o.Out); err != nil {
+	files := o.Files
+	if o.Member != nil {
+		files = []string{o.Member.Name}
+	} else if err := rename(r.Doc, o.Out); err != nil {
 		return Added{}, err
 	}
-	files := o.Files
 	if files == nil && o.Select != nil {
 		choices, notes := metalink.Select(r.Doc.Files, o.Select.Given, o.Select.Defaults)
 		files = []string{}
@@ -178,7 +190,7 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 	if o.Sort {
 		dest = SortDoc(q, dest, r.Doc, files)
 	}
-	if o.Again == FindSource {
+	if o.Again == FindSource && o.Member == nil {
 		if id, found, err := q.JobFor(source, dest); err == nil && found {
 			return Added{ID: id, Found: true}, nil
 		}
@@ -193,7 +205,11 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 			added.Failed = r.Unread
 		}
 	}
-	id, err := q.Add(queue.NewJob{Source: source, Dest: dest, Doc: r.Doc, Selected: files, Origin: r.Origin, Paused: true})
+	nj := queue.NewJob{Source: source, Dest: dest, Doc: r.Doc, Selected: files, Origin: r.Origin, Paused: true}
+	if o.Member != nil {
+		nj.Selected, nj.Member = nil, *o.Member
+	}
+	id, err := q.Add(nj)
 	if err != nil {
 		return Added{}, err
 	}
