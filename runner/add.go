@@ -53,7 +53,7 @@ type AddOptions struct {
 	// Referer is the page the link was found on, kept as the job's.
 	Referer string
 	// Net are the headers, cookies and user agent the source is read
-	// with and, but for a torrent, the job keeps (queue.SetNet: their
+	// with and, but for a torrent, the job keeps (queue.NewJob.Net: their
 	// values stay out of state.db); nil: none.
 	Net *netconf.Settings
 	// Login is a user and password for the source's server, given to the
@@ -124,10 +124,11 @@ type Added struct {
 // Add is the one way a job enters the queue, for the window, the RPC
 // server and the browsers' native host: it reads the source (or takes the
 // document its caller read, as the window's picker does), selects the
-// files, finds the job the queue has of it already or adds one, stores
-// what goes with the job (its torrent, its network settings with their
-// secrets out of state.db, a login, a speed limit) while it is paused, so
-// no runner takes it without them, and only then queues it. Waking the
+// files, finds the job the queue has of it already or adds one paused
+// (with its network settings, in one transaction, their secrets out of
+// state.db), stores what else goes with it (its torrent, a login, a speed
+// limit) while it is paused, so no runner takes it without them, and only
+// then queues it. Waking the
 // runner is the caller's. Braid get does not use it yet.
 func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Added, error) {
 	if o.Doc == nil && o.Spec == nil && o.Net != nil {
@@ -205,7 +206,11 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 			added.Failed = r.Unread
 		}
 	}
-	nj := queue.NewJob{Source: source, Dest: dest, Doc: r.Doc, Selected: files, Origin: r.Origin, Paused: true}
+	var netNote string
+	nj := queue.NewJob{Source: source, Dest: dest, Doc: r.Doc, Selected: files, Origin: r.Origin, NetNote: &netNote, Paused: true}
+	if r.Spec == nil {
+		nj.Net = o.Net // not a torrent's: peers need no cookie
+	}
 	if o.Member != nil {
 		nj.Selected, nj.Member = nil, *o.Member
 	}
@@ -214,6 +219,9 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 		return Added{}, err
 	}
 	added.ID = id
+	if netNote != "" {
+		added.Notes = append(added.Notes, netNote)
+	}
 	if err := keepWith(q, id, source, r, o, &added); err != nil {
 		_ = q.Remove(id)
 		return Added{}, err
@@ -232,21 +240,12 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 	return added, nil
 }
 
-// keepWith stores what goes with new job id, still paused: its torrent,
-// its network settings (not a torrent's: peers need no cookie), a login
-// and its speed limit.
+// keepWith stores what goes with new job id, still paused, that the
+// queue does not add with it: its torrent, a login and its speed limit.
 func keepWith(q *queue.Queue, id int64, source string, r *Resolved, o AddOptions, added *Added) error {
 	if r.Spec != nil {
 		if err := q.SetTorrentSpec(id, r.Spec); err != nil {
 			return err
-		}
-	} else if o.Net != nil {
-		note, err := q.SetNet(id, *o.Net, true)
-		if err != nil {
-			return err
-		}
-		if note != "" {
-			added.Notes = append(added.Notes, note)
 		}
 	}
 	if o.Login != nil {
