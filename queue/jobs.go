@@ -14,6 +14,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/engine/netconf"
 	"braid/engine/piece"
 )
 
@@ -272,6 +273,11 @@ type NewJob struct {
 	// the ZIP archive Doc describes (a document of one file, the
 	// archive: see Member). Selected is then unused.
 	Member Member
+	// Net are the network settings the job keeps (SetNet's, remembered),
+	// stored in the transaction that adds it, their secrets never in
+	// state.db; nil: none. NetNote, when not nil, gets SetNet's note.
+	Net     *netconf.Settings
+	NetNote *string
 	// Paused: the job starts paused, so no runner takes it before its
 	// caller has stored what goes with it (a torrent, a login) and
 	// resumed it, or at all when the user added it paused.
@@ -290,13 +296,14 @@ func (q *Queue) Add(j NewJob) (int64, error) {
 	if j.Member.Name != "" {
 		return q.addMember(j, state)
 	}
-	return q.addJob(j.Source, j.Dest, j.Doc, j.Selected, j.Origin, state)
+	return q.addJob(j, state)
 }
 
-// addJob adds a job that starts in state (queued or paused, or running
+// addJob adds job j that starts in state (queued or paused, or running
 // for `braid get`, which runs it at once).
-func (q *Queue) addJob(source, dest string, doc *metalink.Document, selected []string, origin Origin, state State) (int64, error) {
+func (q *Queue) addJob(j NewJob, state State) (int64, error) {
 	const op = "add job"
+	source, dest, doc, selected, origin := j.Source, j.Dest, j.Doc, j.Selected, j.Origin
 	shown := Redact(source)
 	if doc == nil || len(doc.Files) == 0 {
 		return 0, fmt.Errorf("%s %s: the document has no files to download", op, shown)
@@ -349,12 +356,21 @@ func (q *Queue) addJob(source, dest string, doc *metalink.Document, selected []s
 				return fmt.Errorf("file %s: %w", f.Name, err)
 			}
 		}
-		return nil
+		return q.addNet(tx, id, j)
 	})
 	if err != nil {
+		q.forgetAdded(id, j)
 		return 0, q.wrap(op+" "+shown, err)
 	}
 	return id, nil
+}
+
+// forgetAdded forgets the secret addNet kept for job id of j, when the
+// job was not committed after all.
+func (q *Queue) forgetAdded(id int64, j NewJob) {
+	if id != 0 && j.Net != nil {
+		q.forgetSecret(id)
+	}
 }
 
 func insertFile(tx *sql.Tx, job int64, idx int, f metalink.File, selected bool) error {

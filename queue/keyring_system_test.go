@@ -115,7 +115,8 @@ func TestKeyringChild(t *testing.T) {
 		}
 		fallthrough
 	case "add-no-service":
-		id, note, err := q.AddWithNet(NewJob{Source: "https://files.example/f.bin", Dest: t.TempDir(), Doc: queuetest.Doc(100, 0, "f.bin"), Paused: true}, secretSettings)
+		var note string
+		id, err := q.Add(NewJob{Source: "https://files.example/f.bin", Dest: t.TempDir(), Doc: queuetest.Doc(100, 0, "f.bin"), Net: &secretSettings, NetNote: &note, Paused: true})
 		if err != nil {
 			t.Fatal(err)
 		}

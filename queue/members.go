@@ -139,9 +139,13 @@ func (q *Queue) addMember(j NewJob, state State) (int64, error) {
 		}
 		_, err = tx.Exec(`INSERT INTO job_members (job, member, size, compressed, method, crc32, header_offset, archive_size)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, m.Name, m.Size, m.CompressedSize, m.Method, m.CRC32, m.HeaderOffset, m.ArchiveSize)
-		return err
+		if err != nil {
+			return err
+		}
+		return q.addNet(tx, id, j)
 	})
 	if err != nil {
+		q.forgetAdded(id, j)
 		return 0, q.wrap(op, err)
 	}
 	return id, nil

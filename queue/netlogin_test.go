@@ -28,7 +28,7 @@ func TestSetNetRemember(t *testing.T) {
 	q := queuetest.Open(t, Open, dir)
 	withHeader := secretSettings
 	withHeader.HTTPUser, withHeader.HTTPPasswd = "", ""
-	id, _, err := q.AddWithNet(NewJob{Source: "https://files.example/f.bin", Dest: t.TempDir(), Doc: queuetest.Doc(100, 0, "f.bin"), Paused: true}, withHeader)
+	id, err := q.Add(NewJob{Source: "https://files.example/f.bin", Dest: t.TempDir(), Doc: queuetest.Doc(100, 0, "f.bin"), Net: &withHeader, Paused: true})
 	if err != nil {
 		t.Fatal(err)
 	}

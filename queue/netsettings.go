@@ -104,13 +104,24 @@ func empty(s netconf.Settings) bool {
 // remove the job's. note is NoKeyringNote the first time in the process
 // a secret to remember could not go to a keyring (say it once), else "".
 func (q *Queue) SetNet(id int64, s netconf.Settings, remember bool) (note string, err error) {
-	op := fmt.Sprintf("keep the network settings of job %d", id)
 	if empty(s) {
 		return "", q.forgetNet(id)
 	}
 	if !remember {
 		return "", q.setNetForSession(id, s)
 	}
+	return q.keepNet(q.db, id, s)
+}
+
+// execer runs a statement: the database, or a transaction.
+type execer interface {
+	Exec(query string, args ...any) (sql.Result, error)
+}
+
+// keepNet is SetNet of settings s with remember, the public part written
+// through ex (the database, or the transaction that adds job id).
+func (q *Queue) keepNet(ex execer, id int64, s netconf.Settings) (note string, err error) {
+	op := fmt.Sprintf("keep the network settings of job %d", id)
 	pub, sec := s.Split()
 	for i, l := range pub.Links {
 		// Only a link's host matters here; a login in it is the link's.
@@ -121,7 +132,7 @@ func (q *Queue) SetNet(id int64, s netconf.Settings, remember bool) (note string
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", op, err)
 	}
-	res, err := q.db.Exec(`INSERT INTO job_net (job, settings, secret) SELECT id, ?, ? FROM jobs WHERE id = ?
+	res, err := ex.Exec(`INSERT INTO job_net (job, settings, secret) SELECT id, ?, ? FROM jobs WHERE id = ?
 		ON CONFLICT (job) DO UPDATE SET settings = excluded.settings, secret = excluded.secret`, string(b), hasSecret, id)
 	if err != nil {
 		return "", q.wrap(op, err)
@@ -153,6 +164,22 @@ func (q *Queue) SetNet(id int64, s netconf.Settings, remember bool) (note string
 		return NoKeyringNote, nil
 	}
 	return "", nil
+}
+
+// addNet keeps j.Net, when it has anything, as new job id's network
+// settings (SetNet's, remembered) in tx, the transaction that adds the
+// job, and SetNet's note in j.NetNote. The secret is kept before the job
+// is committed, so no runner of this process can take the job without
+// it; addJob forgets it if the job is not committed after all.
+func (q *Queue) addNet(tx *sql.Tx, id int64, j NewJob) error {
+	if j.Net == nil || empty(*j.Net) {
+		return nil
+	}
+	note, err := q.keepNet(tx, id, *j.Net)
+	if j.NetNote != nil {
+		*j.NetNote = note
+	}
+	return err
 }
 
 // Net returns job id's network settings, secrets joined, and whether it
@@ -213,28 +240,6 @@ func (q *Queue) forgetSecret(id int64) {
 			return // nothing more to do: the item may be gone already
 		}
 	}
-}
-
-// AddWithNet is Add for a job that must not run without its network
-// settings: it is added paused, given net, and only then queued (or left
-// paused when j.Paused), so no runner picks it up before its cookies and
-// headers are kept. note is as SetNet's.
-func (q *Queue) AddWithNet(j NewJob, net netconf.Settings) (id int64, note string, err error) {
-	paused := j.Paused
-	j.Paused = true
-	if id, err = q.Add(j); err != nil {
-		return 0, "", err
-	}
-	if note, err = q.SetNet(id, net, true); err != nil {
-		_ = q.Remove(id)
-		return 0, "", err
-	}
-	if !paused {
-		if err := q.Resume(id); err != nil {
-			return id, note, err
-		}
-	}
-	return id, note, nil
 }
 
 // ErrSecretLost is wrapped by the pause of a job whose passwords, cookies

@@ -40,7 +40,8 @@ func TestNetKeptWithoutKeyring(t *testing.T) {
 	UseKeyring(nil)
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
-	id, note, err := q.AddWithNet(NewJob{Source: "https://files.example/f.bin", Dest: t.TempDir(), Doc: queuetest.Doc(100, 0, "f.bin")}, secretSettings)
+	var note, note2 string
+	id, err := q.Add(NewJob{Source: "https://files.example/f.bin", Dest: t.TempDir(), Doc: queuetest.Doc(100, 0, "f.bin"), Net: &secretSettings, NetNote: &note})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestNetKeptWithoutKeyring(t *testing.T) {
 	if s, _ := q.StateOf(id); s != Queued {
 		t.Errorf("added as %s, want queued", s)
 	}
-	if _, note2, _ := q.AddWithNet(NewJob{Source: "https://files.example/g.bin", Dest: t.TempDir(), Doc: queuetest.Doc(100, 0, "g.bin"), Paused: true}, secretSettings); note2 != "" {
+	if _, err := q.Add(NewJob{Source: "https://files.example/g.bin", Dest: t.TempDir(), Doc: queuetest.Doc(100, 0, "g.bin"), Net: &secretSettings, NetNote: &note2, Paused: true}); err != nil || note2 != "" {
 		t.Errorf("the sentence said twice: %q", note2)
 	}
 	// Another Queue of the same folder in this process (the window's and
@@ -90,7 +91,8 @@ func TestNetInKeyringRemovedWithJob(t *testing.T) {
 	t.Cleanup(func() { UseKeyring(nil) })
 	dir := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
-	id, note, err := q.AddWithNet(NewJob{Source: "https://files.example/f.bin", Dest: t.TempDir(), Doc: queuetest.Doc(100, 0, "f.bin"), Paused: true}, secretSettings)
+	note := "unset"
+	id, err := q.Add(NewJob{Source: "https://files.example/f.bin", Dest: t.TempDir(), Doc: queuetest.Doc(100, 0, "f.bin"), Net: &secretSettings, NetNote: &note, Paused: true})
 	if err != nil || note != "" {
 		t.Fatalf("add: note %q err %v", note, err)
 	}

@@ -55,7 +55,7 @@ func (q *Queue) PrepareFiles(source, dest string, doc *metalink.Document, files 
 				Published: doc.Published, Updated: doc.Updated}
 		}
 		kept.Files = files
-		if id, err = q.addJob(source, abs, &kept, nil, origin, Running); err != nil {
+		if id, err = q.addJob(NewJob{Source: source, Dest: abs, Doc: &kept, Origin: origin}, Running); err != nil {
 			return 0, nil, err
 		}
 		return id, make([]*piece.Bitfield, len(files)), nil

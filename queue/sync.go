@@ -26,12 +26,14 @@ type SyncSet struct {
 	Files map[string]SyncedFile
 }
 
-// SyncedFile is one file a sync wrote and verified.
+// SyncedFile is one file a sync wrote and verified, or, Gone, deleted
+// (the source deleted it, and so did the sync).
 type SyncedFile struct {
 	Name   string
 	URL    string
 	Size   int64
 	Hashes []metalink.Hash
+	Gone   bool
 }
 
 // SyncSet returns the record of source synced into dest, creating an
@@ -74,15 +76,18 @@ func (q *Queue) SyncSet(source, dest string) (*SyncSet, error) {
 	return s, nil
 }
 
-// SyncedFiles records that fs were written and verified in set id, in one
-// transaction: a sync of 100,000 files records them in batches, one
-// commit (and one fsync) each, rather than one per file. Either every
-// file of fs is recorded or none is.
+// SyncedFiles records that fs were written and verified in set id, and
+// forgets those Gone, in one transaction: a sync of 100,000 files
+// records them in batches, one commit (and one fsync) each, rather than
+// one per file. Either every file of fs is recorded or none is.
 func (q *Queue) SyncedFiles(id int64, fs []SyncedFile) error {
 	if len(fs) == 0 {
 		return nil
 	}
 	op := fmt.Sprintf("record synced file %s", fs[0].Name)
+	if fs[0].Gone {
+		op = fmt.Sprintf("forget synced file %s", fs[0].Name)
+	}
 	if len(fs) > 1 {
 		op = fmt.Sprintf("record %d synced files", len(fs))
 	}
@@ -94,6 +99,12 @@ func (q *Queue) SyncedFiles(id int64, fs []SyncedFile) error {
 		}
 		defer st.Close()
 		for _, f := range fs {
+			if f.Gone {
+				if _, err := tx.Exec(`DELETE FROM sync_files WHERE sync = ? AND name = ?`, id, f.Name); err != nil {
+					return err
+				}
+				continue
+			}
 			hashes, err := json.Marshal(f.Hashes)
 			if err != nil {
 				return err
@@ -105,13 +116,6 @@ func (q *Queue) SyncedFiles(id int64, fs []SyncedFile) error {
 		return nil
 	})
 	return q.wrapErr(op, err)
-}
-
-// SyncForget removes name from the files of set id (the source deleted
-// it, and so did the sync).
-func (q *Queue) SyncForget(id int64, name string) error {
-	_, err := q.db.Exec(`DELETE FROM sync_files WHERE sync = ? AND name = ?`, id, name)
-	return q.wrapErr(fmt.Sprintf("forget synced file %s", name), err)
 }
 
 // SyncDone records that set id is now in sync with its source as of at

@@ -33,7 +33,7 @@ func TestSyncRecord(t *testing.T) {
 	if err := q.SyncedFiles(s.ID, []SyncedFile{{Name: "gone", URL: "http://x/gone", Size: -1}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SyncForget(s.ID, "gone"); err != nil {
+	if err := q.SyncedFiles(s.ID, []SyncedFile{{Name: "gone", Gone: true}}); err != nil {
 		t.Fatal(err)
 	}
 	at := time.Date(2020, 1, 2, 3, 4, 5, 6e6, time.UTC)

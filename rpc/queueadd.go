@@ -21,7 +21,7 @@ import (
 //   - out, for a metalink of one file (a torrent's files keep the
 //     torrent's names);
 //   - header and user-agent: a metalink's job keeps them, like addUri's,
-//     for the hosts of its mirrors (queue.AddWithNet: the values stay out
+//     for the hosts of its mirrors (queue.NewJob.Net: the values stay out
 //     of state.db). A .torrent link is read with them (a tracker's site
 //     behind a login), and they are not kept: peers need no cookie. Given
 //     with a .torrent's bytes they are refused, since Braid's one

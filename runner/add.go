@@ -43,10 +43,17 @@ type AddOptions struct {
 	Mirrors []string
 	// Out names a one-file download's file.
 	Out string
+	// Member makes the job fetch this member of the ZIP archive the
+	// document describes (one file, the archive; a torrent's given as the
+	// file of its web seeds, without Spec) instead of the archive
+	// (queue.NewJob.Member). Files, Select and Out are then unused, and
+	// the member's name is what Sort sorts by. A member job is never
+	// found: Again is for whole sources.
+	Member *queue.Member
 	// Referer is the page the link was found on, kept as the job's.
 	Referer string
 	// Net are the headers, cookies and user agent the source is read
-	// with and, but for a torrent, the job keeps (queue.SetNet: their
+	// with and, but for a torrent, the job keeps (queue.NewJob.Net: their
 	// values stay out of state.db); nil: none.
 	Net *netconf.Settings
 	// Login is a user and password for the source's server, given to the
@@ -117,10 +124,11 @@ type Added struct {
 // Add is the one way a job enters the queue, for the window, the RPC
 // server and the browsers' native host: it reads the source (or takes the
 // document its caller read, as the window's picker does), selects the
-// files, finds the job the queue has of it already or adds one, stores
-// what goes with the job (its torrent, its network settings with their
-// secrets out of state.db, a login, a speed limit) while it is paused, so
-// no runner takes it without them, and only then queues it. Waking the
+// files, finds the job the queue has of it already or adds one paused
+// (with its network settings, in one transaction, their secrets out of
+// state.db), stores what else goes with it (its torrent, a login, a speed
+// limit) while it is paused, so no runner takes it without them, and only
+// then queues it. Waking the
 // runner is the caller's. Braid get does not use it yet.
 func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Added, error) {
 	if o.Doc == nil && o.Spec == nil && o.Net != nil {
@@ -147,6 +155,9 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 		}
 	}
 	var added Added
+	if o.Member != nil && r.Spec != nil {
+		return Added{}, fmt.Errorf("%s: the files inside a torrent are read from its web seeds: give the document of its web seeds", queue.Redact(source))
+	}
 	if r.Spec != nil && o.Again != AddAgain {
 		if id, found, err := q.TorrentJob(r.Spec.InfoHash); err == nil && found {
 			return Added{ID: id, Found: true}, nil
@@ -157,10 +168,12 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 	} else if err := addMirrors(source, r.Doc, o.Mirrors); err != nil {
 		return Added{}, err
 	}
-	if err := rename(r.Doc, o.Out); err != nil {
+	files := o.Files
+	if o.Member != nil {
+		files = []string{o.Member.Name}
+	} else if err := rename(r.Doc, o.Out); err != nil {
 		return Added{}, err
 	}
-	files := o.Files
 	if files == nil && o.Select != nil {
 		choices, notes := metalink.Select(r.Doc.Files, o.Select.Given, o.Select.Defaults)
 		files = []string{}
@@ -178,7 +191,7 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 	if o.Sort {
 		dest = SortDoc(q, dest, r.Doc, files)
 	}
-	if o.Again == FindSource {
+	if o.Again == FindSource && o.Member == nil {
 		if id, found, err := q.JobFor(source, dest); err == nil && found {
 			return Added{ID: id, Found: true}, nil
 		}
@@ -193,11 +206,22 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 			added.Failed = r.Unread
 		}
 	}
-	id, err := q.Add(queue.NewJob{Source: source, Dest: dest, Doc: r.Doc, Selected: files, Origin: r.Origin, Paused: true})
+	var netNote string
+	nj := queue.NewJob{Source: source, Dest: dest, Doc: r.Doc, Selected: files, Origin: r.Origin, NetNote: &netNote, Paused: true}
+	if r.Spec == nil {
+		nj.Net = o.Net // not a torrent's: peers need no cookie
+	}
+	if o.Member != nil {
+		nj.Selected, nj.Member = nil, *o.Member
+	}
+	id, err := q.Add(nj)
 	if err != nil {
 		return Added{}, err
 	}
 	added.ID = id
+	if netNote != "" {
+		added.Notes = append(added.Notes, netNote)
+	}
 	if err := keepWith(q, id, source, r, o, &added); err != nil {
 		_ = q.Remove(id)
 		return Added{}, err
@@ -216,21 +240,12 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 	return added, nil
 }
 
-// keepWith stores what goes with new job id, still paused: its torrent,
-// its network settings (not a torrent's: peers need no cookie), a login
-// and its speed limit.
+// keepWith stores what goes with new job id, still paused, that the
+// queue does not add with it: its torrent, a login and its speed limit.
 func keepWith(q *queue.Queue, id int64, source string, r *Resolved, o AddOptions, added *Added) error {
 	if r.Spec != nil {
 		if err := q.SetTorrentSpec(id, r.Spec); err != nil {
 			return err
-		}
-	} else if o.Net != nil {
-		note, err := q.SetNet(id, *o.Net, true)
-		if err != nil {
-			return err
-		}
-		if note != "" {
-			added.Notes = append(added.Notes, note)
 		}
 	}
 	if o.Login != nil {

@@ -82,7 +82,7 @@ func TestGetKeepsNetForQueueRun(t *testing.T) {
 	doc.Files[0].Hashes = nil
 	add := func(net netconf.Settings) int64 {
 		t.Helper()
-		id, _, err := q.AddWithNet(queue.NewJob{Source: cookieLink, Dest: dir, Doc: doc}, net)
+		id, err := q.Add(queue.NewJob{Source: cookieLink, Dest: dir, Doc: doc, Net: &net})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -428,7 +428,7 @@ func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.R
 	name := x.File.Name
 	if x.Change == resourcesync.ChangeDeleted {
 		if _, err := r.root.Stat(name); errors.Is(err, fs.ErrNotExist) {
-			return r.q.SyncForget(rec.ID, name) == nil
+			return r.q.SyncedFiles(rec.ID, []queue.SyncedFile{{Name: name, Gone: true}}) == nil
 		}
 		if !r.o.Delete || r.o.Check {
 			r.note(SyncGone, name, nil)
@@ -448,7 +448,7 @@ func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.R
 			}
 		}
 		r.note(SyncDeleted, name, nil)
-		return r.q.SyncForget(rec.ID, name) == nil
+		return r.q.SyncedFiles(rec.ID, []queue.SyncedFile{{Name: name, Gone: true}}) == nil
 	}
 	state, err := r.local(ctx, x)
 	if err != nil {

@@ -45,7 +45,7 @@ func (b *Backend) add(ctx context.Context, req ui.AddRequest, unread error) (ui.
 	origin := b.origins[req.Doc]
 	b.mu.Unlock()
 	if len(req.Members) > 0 {
-		return b.addMembers(req, origin) // members.go
+		return b.addMembers(ctx, req, origin) // members.go
 	}
 	spec, _ := b.peekSpec(req.Doc) // members.go
 	added, err := runner.Add(ctx, b.q, req.Source, runner.AddOptions{

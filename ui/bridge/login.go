@@ -133,21 +133,21 @@ func mendOf(j queue.Job) ui.Mend {
 	return ui.MendNone
 }
 
-// OpenWithLogin reads source as Open does, with a login for its server
-// (one that asked for it, HTTP 401). The login goes with the document to
+// OpenWithLogin reads source as Open does (runner.Resolve), with a login
+// for its server (one that asked for it, HTTP 401); a link that cannot be
+// read is refused, with the reason. The login goes with the document to
 // Add: the job gets it as GiveLogin gives it, before it can run.
 func (b *Backend) OpenWithLogin(ctx context.Context, source, user, password string, remember bool) (*metalink.Document, error) {
 	ss, err := netconf.Settings{HTTPUser: user, HTTPPasswd: password, Links: []string{source}}.Open()
 	if err != nil {
 		return nil, err
 	}
-	doc, origin, err := runner.ResolveSource(ctx, source, ss.Client(b.sourceClient()))
+	doc, err := b.resolve(ctx, source, runner.ResolveOptions{HTTPClient: ss.Client(b.sourceClient()), Metadata: b.fetchMetadata})
 	if err != nil {
 		return nil, err
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.keepOriginLocked(doc, origin)
 	if b.openLogins == nil || len(b.openLogins) >= maxOrigins {
 		// Pickers closed without adding left these: forget them.
 		b.openLogins = map[*metalink.Document]runner.Login{}

@@ -118,17 +118,25 @@ func archiveError(err error) error {
 	return err // ziprange's and the engine's errors are sentences
 }
 
-// addMembers adds one member job per member req names, of the archive
-// whose directory ReadArchive read for req.Doc; it returns the first
+// addMembers adds one member job per member req names (runner.Add), of
+// the archive whose directory ReadArchive read for req.Doc, sorted by
+// the member's category as Add sorts a whole file; it returns the first
 // job's ID.
-func (b *Backend) addMembers(req ui.AddRequest, origin queue.Origin) (ui.JobID, error) {
+func (b *Backend) addMembers(ctx context.Context, req ui.AddRequest, origin queue.Origin) (ui.JobID, error) {
 	b.mu.Lock()
 	a, doc := b.archives.read[req.Doc], b.archives.docs[req.Doc]
 	b.mu.Unlock()
 	if a == nil {
 		return 0, fmt.Errorf(lang.L("add the files inside %s: the archive's list is no longer at hand; choose the files inside again"), queue.Redact(req.Source))
 	}
+	login := b.takeLogin(req.Doc) // login.go: every member's
 	var first int64
+	defer func() { // also for the members added before an error
+		if first != 0 && !req.Paused {
+			b.svc.Wake()
+		}
+		b.changed()
+	}()
 	for _, name := range req.Members {
 		m := a.Member(name)
 		if m == nil {
@@ -137,24 +145,18 @@ func (b *Backend) addMembers(req ui.AddRequest, origin queue.Origin) (ui.JobID, 
 		if why := memberRefusal(m); why != "" {
 			return ui.JobID(first), fmt.Errorf("%s: %s", name, why)
 		}
-		// Added paused and queued once it is stored, as Add does.
-		id, err := b.q.Add(queue.NewJob{Source: req.Source, Dest: req.Dir, Doc: doc, Member: runner.MemberRecord(m, a.Size), Origin: origin, Paused: true})
+		record := runner.MemberRecord(m, a.Size)
+		added, err := runner.Add(ctx, b.q, req.Source, runner.AddOptions{
+			Dir: req.Dir, Sort: true, Doc: doc, Origin: origin, Member: &record,
+			Login: login, Paused: req.Paused,
+		})
 		if err != nil {
 			return ui.JobID(first), err
 		}
 		if first == 0 {
-			first = id
-		}
-		if !req.Paused {
-			if err := b.q.Resume(id); err != nil {
-				return ui.JobID(first), err
-			}
+			first = added.ID
 		}
 	}
-	if !req.Paused {
-		b.svc.Wake()
-	}
-	b.changed()
 	return ui.JobID(first), nil
 }
 

@@ -195,3 +195,42 @@ func TestMembersOfATorrent(t *testing.T) {
 		t.Fatalf("the extracted member: %d bytes, %v", len(got), err)
 	}
 }
+
+// TestMembersAddedAsWholeFiles: members the picker adds go through
+// runner.Add like whole files: sent to the download folder, each lands in
+// its own category's folder (by the member's name, not the archive's),
+// and added paused, none is queued.
+func TestMembersAddedAsWholeFiles(t *testing.T) {
+	t.Parallel()
+	archive := ziptest.Make(t,
+		ziptest.Entry{Name: "papers/report.pdf", Data: []byte("a report\n"), Method: zip.Store},
+		ziptest.Entry{Name: "song.mp3", Data: bytes.Repeat([]byte("la "), 4000), Method: zip.Deflate},
+	)
+	m := mirrortest.New(t, archive)
+	doc := &metalink.Document{Version: 4, Files: []metalink.File{describeData(t, "a.zip", archive, m.URL())}}
+	q := openQueue(t)
+	dl := t.TempDir()
+	if err := q.UpdateSettings(func(s *queue.Settings) { s.DownloadDir = dl }); err != nil {
+		t.Fatal(err)
+	}
+	b := newBackend(t, q)
+	if _, err := b.ReadArchive(context.Background(), "a.meta4", doc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Add(context.Background(), ui.AddRequest{Source: "a.meta4", Doc: doc, Members: []string{"papers/report.pdf", "song.mp3"}, Dir: dl, Paused: true}); err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := q.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"papers/report.pdf": filepath.Join(dl, "Documents"), "song.mp3": filepath.Join(dl, "Audio")}
+	if len(jobs) != len(want) {
+		t.Fatalf("%d jobs, want %d", len(jobs), len(want))
+	}
+	for _, j := range jobs {
+		if j.Member == nil || j.Dest != want[j.Member.Name] || j.State != queue.Paused {
+			t.Errorf("job %d: member %+v in %s, %s; want it paused in %s", j.ID, j.Member, j.Dest, j.State, want[j.Member.Name])
+		}
+	}
+}

@@ -35,7 +35,13 @@ func (b *Backend) openSource(ctx context.Context, source string) (*metalink.Docu
 	if doc, ok, err := b.openSync(ctx, source); ok {
 		return doc, err
 	}
-	r, err := runner.Resolve(ctx, source, runner.ResolveOptions{HTTPClient: b.sourceClient(), Metadata: b.fetchMetadata, Unread: runner.WaitUnreached})
+	return b.resolve(ctx, source, runner.ResolveOptions{HTTPClient: b.sourceClient(), Metadata: b.fetchMetadata, Unread: runner.WaitUnreached})
+}
+
+// resolve reads source with runner.Resolve and o, and keeps what Add
+// needs of it: its torrent, or what a plain URL's server said.
+func (b *Backend) resolve(ctx context.Context, source string, o runner.ResolveOptions) (*metalink.Document, error) {
+	r, err := runner.Resolve(ctx, source, o)
 	if re := (*runner.ResolveError)(nil); errors.As(err, &re) {
 		return nil, fmt.Errorf(lang.L(re.Format), re.Source, re.Err)
 	}
