@@ -5,52 +5,11 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"braid/engine/metalink"
 	"braid/queue/queuetest"
 )
-
-func TestCanonical(t *testing.T) {
-	dir := t.TempDir()
-	real := filepath.Join(dir, "f.meta4")
-	if err := os.WriteFile(real, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "link.meta4")
-	if err := os.Symlink(real, link); err != nil {
-		if runtime.GOOS == "windows" {
-			t.Skipf("Windows makes symlinks only with Developer Mode or as an administrator: %v", err)
-		}
-		t.Fatal(err)
-	}
-	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		// Wine 8's CreateSymbolicLink makes a Unix symlink that Windows
-		// programs cannot see as a symlink (Lstat finds no such file).
-		t.Skipf("the symlink just made is not seen as a symlink, so there is no link to resolve (a Wine 8 gap): %v", err)
-	}
-	t.Chdir(dir)
-	realDir, _ := filepath.EvalSymlinks(dir)
-	want := filepath.Join(realDir, "f.meta4")
-	for _, s := range []string{"f.meta4", "./f.meta4", real, link, filepath.Join(dir, "sub", "..", "f.meta4")} {
-		if got := canonical(s); got != want {
-			t.Errorf("canonical(%q) = %q, want %q", s, got, want)
-		}
-	}
-	for in, want := range map[string]string{
-		"HTTP://Example.COM:80/pub/f.meta4#x":      "http://example.com/pub/f.meta4",
-		"https://ann:secret@example.com:443/f.iso": "https://example.com/f.iso",
-		"https://example.com:8443/f.iso?sig=1":     "https://example.com:8443/f.iso?sig=1",
-		"http://example.com":                       "http://example.com/",
-		"ftp://[::1]:21/f":                         "ftp://[::1]/f",
-		"magnet:?xt=urn:btih:abc&dn=F":             "magnet:?xt=urn:btih:abc&dn=F",
-	} {
-		if got := canonical(in); got != want {
-			t.Errorf("canonical(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
 
 // A relative and an absolute path to the same metalink are one job: the
 // second get resumes the first's instead of fetching again.
