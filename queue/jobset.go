@@ -2,7 +2,6 @@ package queue
 
 import (
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -72,38 +71,21 @@ func Refreshed() JobChange {
 // DoWhenDone sets what the job does once done (Job.WhenDone), checked
 // (WhenDone.Check), and forgets how the last action went.
 func DoWhenDone(w WhenDone) JobChange {
-	c := JobChange{what: "action when done", set: "when_done = ?, when_done_note = ''"}
-	if c.err = w.Check(); c.err != nil {
-		return c
-	}
-	v := ""
+	c := JobChange{what: "action when done", set: "when_done = ?, when_done_note = ''", args: []any{""}, err: w.Check()}
 	if w.Action != ActionNone {
-		b, err := json.Marshal(w)
-		if err != nil {
-			c.err = err
-			return c
-		}
-		v = string(b)
+		c.args = []any{jsonText(w)}
 	}
-	c.args = []any{v}
 	return c
 }
 
 // WhenDoneWent records how the job's action when done went (ActionNone
 // Kind: forget it), URL credentials in its Detail removed.
 func WhenDoneWent(n WhenDoneNote) JobChange {
-	c := JobChange{what: "how its action when done went", set: "when_done_note = ?"}
-	v := ""
+	c := JobChange{what: "how its action when done went", set: "when_done_note = ?", args: []any{""}}
 	if n.Kind != ActionNone {
 		n.Detail = Redact(n.Detail)
-		b, err := json.Marshal(n)
-		if err != nil {
-			c.err = err
-			return c
-		}
-		v = string(b)
+		c.args = []any{jsonText(n)}
 	}
-	c.args = []any{v}
 	return c
 }
 

@@ -128,8 +128,8 @@ type Added struct {
 // (with its network settings, in one transaction, their secrets out of
 // state.db), stores what else goes with it (its torrent, a login, a speed
 // limit) while it is paused, so no runner takes it without them, and only
-// then queues it. Waking the
-// runner is the caller's. Braid get does not use it yet.
+// then queues it. Waking the runner is the caller's. Braid get does not
+// use it yet.
 func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Added, error) {
 	if o.Doc == nil && o.Spec == nil && o.Net != nil {
 		// The source itself may be behind the cookie or header.
