@@ -126,7 +126,8 @@ func (s *Service) Drain(ctx context.Context) error {
 // its jobs queued, to run again once allowed.
 func (s *Service) runOnce(ctx context.Context) (again bool, err error) {
 	r := s.Runner
-	if !s.waitSchedule(ctx) {
+	allowed, ok := s.waitSchedule(ctx)
+	if !ok {
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
@@ -135,7 +136,7 @@ func (s *Service) runOnce(ctx context.Context) (again bool, err error) {
 		r.seedOnce()
 		return false, nil
 	}
-	run, stop := s.scheduledRun(ctx)
+	run, stop := s.scheduledRun(ctx, allowed)
 	defer stop()
 	s.mu.Lock()
 	// A client made for an earlier run is given with the settings it was
@@ -168,10 +169,11 @@ func (s *Service) runOnce(ctx context.Context) (again bool, err error) {
 	return yielded && ctx.Err() == nil, err
 }
 
-// waitSchedule waits until the schedule lets downloads run; false when
-// ctx ends first, or when the schedule holds and no job is queued to
-// hold. A Wake reads the schedule again.
-func (s *Service) waitSchedule(ctx context.Context) bool {
+// waitSchedule waits until the schedule lets downloads run, and returns
+// the time it found them allowed at; false when ctx ends first, or when
+// the schedule holds and no job is queued to hold. A Wake reads the
+// schedule again.
+func (s *Service) waitSchedule(ctx context.Context) (time.Time, bool) {
 	q := s.Runner.Queue
 	for {
 		st, err := q.Settings()
@@ -179,10 +181,10 @@ func (s *Service) waitSchedule(ctx context.Context) bool {
 		now := s.now()
 		if err != nil || sched.Allowed(now) {
 			// A schedule that cannot be read does not stop downloads.
-			return true
+			return now, true
 		}
 		if _, queued, err := q.NextQueued(nil); err == nil && !queued {
-			return false
+			return time.Time{}, false
 		}
 		if s.Held != nil {
 			s.Held(sched, now)
@@ -202,16 +204,22 @@ func (s *Service) waitSchedule(ctx context.Context) bool {
 			t.Stop()
 		}
 		if ctx.Err() != nil {
-			return false
+			return time.Time{}, false
 		}
 	}
 }
 
-// scheduledRun is the context of one run: it ends with ctx, or when the
-// schedule's next change comes (the end of a time window), or when stop
-// is called (Rescheduled). Only ctx's end pauses the jobs in hand; the
-// others yield them back to the queue (ErrYield).
-func (s *Service) scheduledRun(ctx context.Context) (context.Context, func()) {
+// scheduledRun is the context of one run that the schedule allowed at
+// allowed: it ends with ctx, or when the schedule's next change after
+// allowed comes (the end of that time window; at once if it has come
+// since), or when stop is called (Rescheduled). Only ctx's end pauses the
+// jobs in hand; the others yield them back to the queue (ErrYield). The
+// next change is taken from the moment the run was allowed, not from
+// now: a window that ended in between would otherwise give the next
+// one's start, and the run would go on through the hours the schedule
+// holds (a run allowed at 04:59:59 and timed at 05:00 ran a job to its
+// end after a 04:00-05:00 window, under Wine).
+func (s *Service) scheduledRun(ctx context.Context, allowed time.Time) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	stop := func() { cancel(ErrYield) }
 	st, err := s.Runner.Queue.Settings()
@@ -219,9 +227,8 @@ func (s *Service) scheduledRun(ctx context.Context) (context.Context, func()) {
 	if err != nil {
 		return ctx, stop
 	}
-	now := s.now()
-	if next, ok := sched.NextChange(now); ok {
-		t := time.AfterFunc(next.Sub(now), stop)
+	if next, ok := sched.NextChange(allowed); ok {
+		t := time.AfterFunc(max(next.Sub(s.now()), 0), stop)
 		return ctx, func() { t.Stop(); stop() }
 	}
 	return ctx, stop
