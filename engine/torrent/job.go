@@ -426,9 +426,12 @@ func (j *Job) download(ctx context.Context, cl *torrent.Client) error {
 			order.slide(j.selection(), j.rates().down)
 		}
 	}
+	// Before Complete, so whoever it wakes sees the job seeding, or done
+	// (its snapshot then says how its files were verified).
 	if j.req.SeedRatio > 0 || j.req.SeedTime > 0 {
-		// Before Complete, so whoever it wakes sees the job seeding.
 		j.setPhase(PhaseSeeding)
+	} else {
+		j.setPhase(PhaseDone)
 	}
 	j.markComplete()
 	return j.seed(ctx, tick)
