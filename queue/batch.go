@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
-	"time"
 
 	"braid/engine"
 )
@@ -24,7 +23,6 @@ type JournalBatch struct {
 	mu       sync.Mutex
 	pending  []*batchEntry
 	flushing bool
-	finish   map[int64]bool // jobs marked done in the round their last file lands
 }
 
 type batchEntry struct {
@@ -70,37 +68,12 @@ func (b *JournalBatch) Journal(job int64) engine.JournalResetter {
 }
 
 // Landed records a file of job that landed, as Queue.Landed does, in the
-// next round's transaction, which files landing together share. For a job
-// given to FinishWhenLanded, the same transaction marks the job done when
-// this was its last selected file not yet verified.
+// next round's transaction, which files landing together share.
 func (b *JournalBatch) Landed(job int64, name string, snap *engine.Snapshot) error {
-	b.mu.Lock()
-	finish := b.finish[job]
-	b.mu.Unlock()
 	return b.add(fmt.Sprintf("job %d file %s: mark done", job, name), func(tx *sql.Tx) error {
-		if _, err := landed(tx, job, name, snap); err != nil {
-			return err
-		}
-		if !finish {
-			return nil
-		}
-		_, err := tx.Exec(`UPDATE jobs SET state = 'done', error = '', finished_at = ? WHERE id = ? AND state <> 'done'
-			AND NOT EXISTS (SELECT 1 FROM files WHERE job = ? AND selected AND NOT verified)`,
-			time.Now().UnixMilli(), job, job)
+		_, err := landed(tx, job, name, snap)
 		return err
 	})
-}
-
-// FinishWhenLanded makes the round that lands the last selected file of
-// job mark the job done too, as FinishIfComplete would after it, so that
-// the end of a `braid get` costs one commit (and one sync) less.
-func (b *JournalBatch) FinishWhenLanded(job int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.finish == nil {
-		b.finish = map[int64]bool{}
-	}
-	b.finish[job] = true
 }
 
 // add runs do in the next round's transaction and returns when that is

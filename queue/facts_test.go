@@ -125,10 +125,13 @@ func TestMismatchFlag(t *testing.T) {
 			return q.SetFile(id, "c", Mismatched)
 		}, false, "a:false/false b:false/false c:true/false"},
 		{"a download ends in a mismatch", func() error {
-			return q.FinishFile(id, "b", nil, fmt.Errorf("b: %w: sha-256 00, expected 11", engine.ErrHashMismatch))
+			if err := q.SetFile(id, "b", Mismatched); err != nil {
+				return err
+			}
+			return finishFile(q, id, "b", nil, fmt.Errorf("b: %w: sha-256 00, expected 11", engine.ErrHashMismatch))
 		}, true, "a:false/false b:true/false c:true/false"},
 		{"another failure is no mismatch", func() error {
-			return q.FinishFile(id, "a", nil, fmt.Errorf("a: %w", engine.ErrNoMirrors))
+			return finishFile(q, id, "a", nil, fmt.Errorf("a: %w", engine.ErrNoMirrors))
 		}, true, "a:false/false b:true/false c:true/false"},
 		{"repaired", func() error { return q.SetFile(id, "b", VerifiedBy("")) }, false, "a:false/false b:false/true c:true/false"},
 	}
@@ -165,7 +168,7 @@ func TestPrepareFileKeepsOrigin(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dest, "f.bin.part"), make([]byte, 3<<20), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.FinishFile(id, "f.bin", nil, context.Canceled); err != nil {
+	if err := finishFile(q, id, "f.bin", nil, context.Canceled); err != nil {
 		t.Fatal(err)
 	}
 	j, err := q.Get(id)
@@ -180,7 +183,7 @@ func TestPrepareFileKeepsOrigin(t *testing.T) {
 	if err != nil || id2 != id || done == nil || done.Count() != 2 {
 		t.Fatalf("resume with the same ETag: job %d (want %d), done %v, %v", id2, id, done, err)
 	}
-	if err := q.FinishFile(id, "f.bin", nil, context.Canceled); err != nil {
+	if err := finishFile(q, id, "f.bin", nil, context.Canceled); err != nil {
 		t.Fatal(err)
 	}
 	v2 := Origin{ETag: `"2"`, Referer: v1.Referer}

@@ -1,7 +1,6 @@
 package queue
 
 import (
-	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -13,61 +12,6 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/piece"
 )
-
-// FinishFile records how a download that PrepareFiles started ended: err
-// nil marks the file done (see Landed: snap is the download's last
-// snapshot), and the job done when all its files are;
-// an interruption (context canceled) pauses the job, so only another
-// `braid get` or a resume continues it; a PauseError (the runner's for a
-// missing, read-only or full destination, or an expired link) pauses it
-// with its reason; any other error fails it, and
-// engine.ErrHashMismatch also marks the file's Mismatch.
-func (q *Queue) FinishFile(id int64, name string, snap *engine.Snapshot, cause error) error {
-	var pe *pauseError
-	if snap != nil && snap.SavedAs != "" && snap.SavedAs != name {
-		// Where a renamed download's .part is, for the next run to resume.
-		if err := q.exec(fmt.Sprintf("job %d file %s: record name on disk", id, name),
-			`UPDATE files SET saved_as = ? WHERE job = ? AND name = ?`, snap.SavedAs, id, name); err != nil {
-			return err
-		}
-	}
-	switch {
-	case cause == nil:
-		if err := q.Landed(id, name, snap); err != nil {
-			return err
-		}
-		return q.FinishIfComplete(id)
-	case errors.Is(cause, context.Canceled):
-		return q.Pause(id, "")
-	default:
-		if errors.As(cause, &pe) {
-			return q.Pause(id, pe.reason)
-		}
-		if errors.Is(cause, engine.ErrHashMismatch) {
-			if err := q.SetFile(id, name, Mismatched); err != nil {
-				return errors.Join(q.Fail(id, cause), err)
-			}
-		}
-		return q.Fail(id, cause)
-	}
-}
-
-// FinishIfComplete marks job id done when every selected file of it is
-// verified, and leaves it as it is otherwise; a job already done (by
-// JournalBatch.FinishWhenLanded) costs no write.
-func (q *Queue) FinishIfComplete(id int64) error {
-	var left int
-	if err := q.db.QueryRow(`SELECT COUNT(*) FROM files WHERE job = ? AND selected AND NOT verified`, id).Scan(&left); err != nil {
-		return q.wrap(fmt.Sprintf("finish job %d", id), err)
-	}
-	if left > 0 {
-		return nil
-	}
-	if s, err := q.StateOf(id); err == nil && s == Done {
-		return nil
-	}
-	return q.Finish(id)
-}
 
 // PutFile makes f a selected file of job id: added when new, its mirrors
 // refreshed (strikes kept) when the same, and replaced with its pieces
@@ -424,30 +368,4 @@ func (q *Queue) AddStrikes(id int64, name, mirrorURL string, n int) error {
 	return q.exec(fmt.Sprintf("job %d file %s: strike mirror %s", id, name, mirrorURL),
 		`UPDATE mirrors SET strikes = strikes + ? WHERE url = ? AND file = (SELECT id FROM files WHERE job = ? AND name = ?)`,
 		n, Redact(mirrorURL), id, name)
-}
-
-// Saved returns, for each file of job id by name, what an earlier run left
-// of it: the name it was saved under (File.SavedAs), whether it verified
-// and whether Braid created the file at that name. Only those fields are
-// set; it is the part of Get that PrepareFiles' caller needs, without
-// reading the job's document back.
-func (q *Queue) Saved(id int64) (map[string]File, error) {
-	op := fmt.Sprintf("job %d: read files", id)
-	rows, err := q.db.Query(`SELECT name, saved_as, verified, created FROM files WHERE job = ?`, id)
-	if err != nil {
-		return nil, q.wrap(op, err)
-	}
-	defer rows.Close()
-	out := map[string]File{}
-	for rows.Next() {
-		var f File
-		if err := rows.Scan(&f.Name, &f.SavedAs, &f.Verified, &f.Created); err != nil {
-			return nil, q.wrap(op, err)
-		}
-		out[f.Name] = f
-	}
-	if err := rows.Err(); err != nil {
-		return nil, q.wrap(op, err)
-	}
-	return out, nil
 }

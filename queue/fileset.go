@@ -42,6 +42,13 @@ var (
 	Mismatched = FileChange{what: "mark checksum mismatch", set: "verified = 0, mismatch = 1"}
 )
 
+// SavedAs records the name a file's download is saved under (its .part
+// beside it while it downloads), when another file had its name: the
+// next run resumes it there.
+func SavedAs(name string) FileChange {
+	return FileChange{what: "record name on disk", set: "saved_as = ?", args: []any{name}}
+}
+
 // VerifiedBy: the file is proven at its name by the hash by ("sha-256",
 // "sha-1 pieces", as engine.RepairResult.VerifiedBy names it; "" when
 // none was published).

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -152,9 +153,20 @@ func (q *Queue) Requeue(id int64) error {
 }
 
 // Claim takes a queued job for running; false when it is no longer queued
-// (paused or removed meanwhile). Only the runner calls it.
-func (q *Queue) Claim(id int64) (bool, error) {
-	res, err := q.db.Exec(`UPDATE jobs SET state = 'running', error = '', next_try = 0 WHERE id = ? AND state = 'queued'`, id)
+// (paused or removed meanwhile). from, when given, are the states it may
+// be taken from instead (a face running the jobs it just added or found,
+// whatever state they rest in). Only the runner calls it.
+func (q *Queue) Claim(id int64, from ...State) (bool, error) {
+	if len(from) == 0 {
+		from = []State{Queued}
+	}
+	marks, args := make([]string, len(from)), []any{id}
+	for i, s := range from {
+		marks[i] = "?"
+		args = append(args, string(s))
+	}
+	res, err := q.db.Exec(`UPDATE jobs SET state = 'running', error = '', next_try = 0, finished_at = NULL
+		WHERE id = ? AND state IN (`+strings.Join(marks, ", ")+`)`, args...)
 	if err != nil {
 		return false, q.wrap(fmt.Sprintf("start job %d", id), err)
 	}
@@ -221,14 +233,17 @@ func (q *Queue) NextQueued(skip map[int64]bool) (int64, bool, error) {
 }
 
 // SetWaiting records that running job id's downloads wait for the network
-// until next (see Job.NextTry); a zero next says they go on. A job that is
-// not running is left as it is.
-func (q *Queue) SetWaiting(id int64, next time.Time) error {
+// until next (see Job.NextTry), and why (reason, kept as the job's Error
+// while it waits; "" when the live download tells); a zero next says they
+// go on. A job that is not running is left as it is.
+func (q *Queue) SetWaiting(id int64, next time.Time, reason string) error {
 	var ms int64
 	if !next.IsZero() {
 		ms = max(next.UnixMilli(), 1)
+	} else {
+		reason = ""
 	}
-	if _, err := q.db.Exec(`UPDATE jobs SET next_try = ? WHERE id = ? AND state = 'running'`, ms, id); err != nil {
+	if _, err := q.db.Exec(`UPDATE jobs SET next_try = ?, error = ? WHERE id = ? AND state = 'running'`, ms, Redact(reason), id); err != nil {
 		return q.wrap(fmt.Sprintf("job %d: record its next try", id), err)
 	}
 	return nil

@@ -36,7 +36,7 @@
 //     Landed, PutFile, Pieces, SetFileSelected, AddStrikes, ...),
 //     fileset.go (SetFile and its FileChanges), signature.go (signatures
 //     and Trust), journal.go and batch.go (pieces recorded as they
-//     arrive), prepare.go (braid get's files: PrepareFiles, JobFor).
+//     arrive), reselect.go (a job found again: JobFor, Reselect).
 //   - job_members table: members.go (a job that fetches one member of a
 //     ZIP archive).
 //   - job_net table: netsettings.go and netlogin.go (a job's logins,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,7 +41,7 @@ func TestPrepareFinishFile(t *testing.T) {
 	if err := q.Journal(id).PiecesDone("a.bin", []int{0, 1}); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.FinishFile(id, "a.bin", nil, fmt.Errorf("a.bin: %w", context.Canceled)); err != nil {
+	if err := finishFile(q, id, "a.bin", nil, fmt.Errorf("a.bin: %w", context.Canceled)); err != nil {
 		t.Fatal(err)
 	}
 	if j, _ := q.Get(id); j.State != Paused {
@@ -69,13 +70,13 @@ func TestPrepareFinishFile(t *testing.T) {
 	if id3, _, err := prepareFile(q, src, dest, b, Origin{}); err != nil || id3 != id {
 		t.Fatalf("prepareFile of a second file: job %d, %v", id3, err)
 	}
-	if err := q.FinishFile(id, "a.bin", &engine.Snapshot{SavedAs: "a.bin", Created: true, VerifiedBy: "sha-256"}, nil); err != nil {
+	if err := finishFile(q, id, "a.bin", &engine.Snapshot{SavedAs: "a.bin", Created: true, VerifiedBy: "sha-256"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if j, _ := q.Get(id); j.State != Running || !j.Files[0].Verified || len(j.Files) != 2 {
 		t.Errorf("after the first file: %s, verified %v, %d files", j.State, j.Files[0].Verified, len(j.Files))
 	}
-	if err := q.FinishFile(id, "b.bin", &engine.Snapshot{SavedAs: "b.bin", Created: true, VerifiedBy: "sha-256"}, nil); err != nil {
+	if err := finishFile(q, id, "b.bin", &engine.Snapshot{SavedAs: "b.bin", Created: true, VerifiedBy: "sha-256"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if j, _ := q.Get(id); j.State != Done {
@@ -86,7 +87,7 @@ func TestPrepareFinishFile(t *testing.T) {
 		if _, _, err := prepareFile(q, src, dest, b, Origin{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := q.FinishFile(id, "b.bin", nil, errors.New("no usable mirror left")); err != nil {
+		if err := finishFile(q, id, "b.bin", nil, errors.New("no usable mirror left")); err != nil {
 			t.Fatal(err)
 		}
 		if j, _ := q.Get(id); j.State != Failed || j.Error != "no usable mirror left" {
@@ -101,7 +102,7 @@ func TestPrepareFinishFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		cause := PauseError("the destination folder "+gone+" no longer exists", &fs.PathError{Op: "open", Path: gone, Err: fs.ErrNotExist})
-		if err := q.FinishFile(id, "a.bin", nil, cause); err != nil {
+		if err := finishFile(q, id, "a.bin", nil, cause); err != nil {
 			t.Fatal(err)
 		}
 		if j, _ := q.Get(id); j.State != Paused || j.Error != "the destination folder "+gone+" no longer exists" {
@@ -129,35 +130,94 @@ func TestPrepareFinishFile(t *testing.T) {
 	})
 }
 
-// prepareFile is PrepareFiles of one file, as braid get starts it.
+// prepareFile is what braid get does with one file of source before its
+// download: the job of source found, given the file (Reselect), or added
+// with it; claimed; and the pieces recorded for the file read.
 func prepareFile(q *Queue, source, dest string, f metalink.File, origin Origin) (int64, *piece.Bitfield, error) {
-	id, done, err := q.PrepareFiles(source, dest, nil, []metalink.File{f}, origin)
+	id, found, err := q.JobFor(source, dest)
 	if err != nil {
 		return 0, nil, err
 	}
-	return id, done[0], nil
+	if found {
+		err = q.Reselect(id, []metalink.File{f}, origin)
+	} else {
+		id, err = q.Add(NewJob{Source: source, Dest: dest, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}, Origin: origin, Paused: true})
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	if ok, err := q.Claim(id, Queued, Paused, Failed, Done, Running); err != nil || !ok {
+		return 0, nil, fmt.Errorf("claim job %d (%v): %w", id, ok, err)
+	}
+	done, err := q.RecordedPieces(id, f)
+	return id, done, err
 }
 
-// A job get prepares from a dynamic metalink keeps where a fresh copy of
-// the document lives, so that a later run of the job (braid queue run,
-// the window) refreshes it as get does; only the selected files are kept.
-func TestPrepareFilesKeepsTheDocumentsOrigin(t *testing.T) {
+// finishFile records how a file's download ended as the runner does: a
+// file that landed, and the job done with its last; an interruption
+// pauses it, a PauseError pauses it with its reason, another error fails
+// it.
+func finishFile(q *Queue, id int64, name string, snap *engine.Snapshot, cause error) error {
+	if cause == nil {
+		if err := q.Landed(id, name, snap); err != nil {
+			return err
+		}
+		j, err := q.Get(id)
+		if err != nil {
+			return err
+		}
+		for _, f := range j.Files {
+			if f.Selected && !f.Verified {
+				return nil
+			}
+		}
+		return q.Finish(id)
+	}
+	if reason, ok := PauseReason(cause); ok {
+		return q.Pause(id, reason)
+	}
+	if errors.Is(cause, context.Canceled) {
+		return q.Pause(id, "")
+	}
+	return q.Fail(id, cause)
+}
+
+// Reselect makes the files given the job's selection: those stored the
+// same keep their pieces, a new one joins, and the others are unselected
+// but kept, with their pieces, for a later selection.
+func TestReselect(t *testing.T) {
 	t.Parallel()
 	q := queuetest.Open(t, Open, t.TempDir())
-	doc := queuetest.Doc(4<<10, 1<<10, "a.bin", "b.bin")
-	doc.Origin, doc.Dynamic, doc.Generator = "https://example.com/live.meta4", true, "mirrorbrain"
-	id, _, err := q.PrepareFiles("https://example.com/live.meta4", t.TempDir(), doc, doc.Files[:1], Origin{})
+	doc := queuetest.Doc(4<<10, 1<<10, "a.bin", "b.bin", "c.bin")
+	id, err := q.Add(NewJob{Source: "x.meta4", Dest: t.TempDir(), Doc: &metalink.Document{Version: 4, Files: doc.Files[:2]}})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Journal(id).PiecesDone("b.bin", []int{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Reselect(id, []metalink.File{doc.Files[0], doc.Files[2]}, Origin{}); err != nil {
 		t.Fatal(err)
 	}
 	j, err := q.Get(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !j.Doc.Dynamic || j.Doc.Origin != doc.Origin || j.Doc.Generator != doc.Generator {
-		t.Errorf("stored document: dynamic %v, origin %q, generator %q; want the document's", j.Doc.Dynamic, j.Doc.Origin, j.Doc.Generator)
+	got := map[string]bool{}
+	for _, f := range j.Files {
+		got[f.Name] = f.Selected
 	}
-	if len(j.Doc.Files) != 1 || j.Doc.Files[0].Name != "a.bin" {
-		t.Errorf("stored files %v, want only a.bin", j.Doc.Files)
+	if want := map[string]bool{"a.bin": true, "b.bin": false, "c.bin": true}; !maps.Equal(got, want) {
+		t.Fatalf("selection after Reselect: %v, want %v", got, want)
+	}
+	if err := q.Reselect(id, doc.Files[1:2], Origin{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := q.RecordedPieces(id, doc.Files[1])
+	if err != nil || b == nil || b.Count() != 2 {
+		t.Fatalf("b.bin selected again: recorded pieces %v (%v), want the 2 it had", b, err)
+	}
+	if err := q.Reselect(id+1, doc.Files[:1], Origin{}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Reselect of a job that is not there: %v, want ErrNotFound", err)
 	}
 }

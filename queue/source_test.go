@@ -28,7 +28,7 @@ func TestPrepareFileOneJobPerSource(t *testing.T) {
 	if err := q.Journal(id1).PiecesDone("f.bin", []int{0}); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.FinishFile(id1, "f.bin", nil, context.Canceled); err != nil {
+	if err := finishFile(q, id1, "f.bin", nil, context.Canceled); err != nil {
 		t.Fatal(err)
 	}
 	id2, _, err := prepareFile(q, filepath.Join(dir, "f.meta4"), dest, f, Origin{})

@@ -18,7 +18,7 @@ func TestSetWaiting(t *testing.T) {
 		t.Fatal(err)
 	}
 	next := time.Now().Add(20 * time.Second).Truncate(time.Millisecond)
-	if err := q.SetWaiting(id, next); err != nil {
+	if err := q.SetWaiting(id, next, ""); err != nil {
 		t.Fatal(err)
 	}
 	if j, _ := q.Get(id); !j.NextTry.IsZero() {
@@ -27,7 +27,7 @@ func TestSetWaiting(t *testing.T) {
 	if ok, err := q.Claim(id); !ok || err != nil {
 		t.Fatalf("claim: %v, %v", ok, err)
 	}
-	if err := q.SetWaiting(id, next); err != nil {
+	if err := q.SetWaiting(id, next, ""); err != nil {
 		t.Fatal(err)
 	}
 	j, _ := q.Get(id)
@@ -47,13 +47,20 @@ func TestSetWaiting(t *testing.T) {
 	if j, _ := q.Get(id); !j.NextTry.IsZero() {
 		t.Errorf("claimed again, the job still waits until %v", j.NextTry)
 	}
-	if err := q.SetWaiting(id, next); err != nil {
+	if err := q.SetWaiting(id, next, ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.SetWaiting(id, time.Time{}); err != nil {
+	// The reason is the job's error while it waits, without secrets.
+	if err := q.SetWaiting(id, next, "dial tcp http://u:secret@h/: connection refused"); err != nil {
 		t.Fatal(err)
 	}
-	if j, _ := q.Get(id); !j.NextTry.IsZero() {
-		t.Errorf("cleared, the job still waits until %v", j.NextTry)
+	if j, _ := q.Get(id); j.Error != "dial tcp http://h/: connection refused" {
+		t.Errorf("waiting with a reason: error %q", j.Error)
+	}
+	if err := q.SetWaiting(id, time.Time{}, "ignored"); err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := q.Get(id); !j.NextTry.IsZero() || j.Error != "" {
+		t.Errorf("cleared, the job still waits until %v, error %q", j.NextTry, j.Error)
 	}
 }

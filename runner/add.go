@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -61,6 +62,9 @@ type AddOptions struct {
 	Login *Login
 	// Limit is the job's own speed limit in bytes per second; 0: none.
 	Limit int64
+	// InOrder makes the job fetch each file from its start
+	// (queue.InOrder).
+	InOrder bool
 	// Paused adds the job without queueing it.
 	Paused bool
 	// Again is what is done with a source the queue has a job of.
@@ -87,6 +91,10 @@ const (
 	// FindSource is FindTorrent, and finds the newest job of the same
 	// source (in its canonical spelling) and folder too.
 	FindSource
+	// ResumeSource is FindSource, and a job found of a source read now
+	// takes the files selected now (Queue.Reselect), its network settings
+	// and its order, to run again from what it kept (braid get).
+	ResumeSource
 )
 
 // Selection is what metalink.Select chooses files by.
@@ -119,7 +127,25 @@ type Added struct {
 	// Notes are for the user: what the default filters did not narrow,
 	// and the keyring's note when secrets are kept for this session only.
 	Notes []string
+	// Doc is the document read, its warnings and the files it refused
+	// with it; nil when the job was found without reading the source.
+	Doc *metalink.Document
+	// Skipped are the files Select left out, with why.
+	Skipped []Skipped
 }
+
+// Skipped is a file Select left out.
+type Skipped struct {
+	Name, Why string
+}
+
+// ErrNoneSelected is Add's error when no file of the source fits the
+// filters given.
+var ErrNoneSelected = errors.New("no file fits the filters given")
+
+// ErrNoFiles is Add's error for a source that lists no file it can
+// download (a document whose every file was refused: Added.Doc says why).
+var ErrNoFiles = errors.New("the source lists no file")
 
 // Add is the one way a job enters the queue, for the window, the RPC
 // server and the browsers' native host: it reads the source (or takes the
@@ -128,8 +154,7 @@ type Added struct {
 // (with its network settings, in one transaction, their secrets out of
 // state.db), stores what else goes with it (its torrent, a login, a speed
 // limit) while it is paused, so no runner takes it without them, and only
-// then queues it. Waking the runner is the caller's. Braid get does not
-// use it yet.
+// then queues it. Waking the runner is the caller's.
 func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Added, error) {
 	if o.Doc == nil && o.Spec == nil && o.Net != nil {
 		// The source itself may be behind the cookie or header.
@@ -154,13 +179,16 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 			return Added{}, err
 		}
 	}
-	var added Added
+	added := Added{Doc: r.Doc}
+	if len(r.Doc.Files) == 0 {
+		return added, fmt.Errorf("%s: %w", queue.Redact(source), ErrNoFiles)
+	}
 	if o.Member != nil && r.Spec != nil {
 		return Added{}, fmt.Errorf("%s: the files inside a torrent are read from its web seeds: give the document of its web seeds", queue.Redact(source))
 	}
 	if r.Spec != nil && o.Again != AddAgain {
 		if id, found, err := q.TorrentJob(r.Spec.InfoHash); err == nil && found {
-			return Added{ID: id, Found: true}, nil
+			return found1(q, id, o, added)
 		}
 	}
 	if r.Spec != nil {
@@ -180,10 +208,12 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 		for i, c := range choices {
 			if c.Selected {
 				files = append(files, r.Doc.Files[i].Name)
+			} else {
+				added.Skipped = append(added.Skipped, Skipped{r.Doc.Files[i].Name, c.Why})
 			}
 		}
 		if len(files) == 0 {
-			return Added{}, fmt.Errorf("%s: no file fits the filters given", queue.Redact(source))
+			return added, fmt.Errorf("%s: %w", queue.Redact(source), ErrNoneSelected)
 		}
 		added.Notes = notes
 	}
@@ -191,13 +221,18 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 	if o.Sort {
 		dest = SortDoc(q, dest, r.Doc, files)
 	}
-	if o.Again == FindSource && o.Member == nil {
-		if id, found, err := q.JobFor(source, dest); err == nil && found {
-			return Added{ID: id, Found: true}, nil
-		}
-	}
 	if o.Referer != "" {
 		r.Origin.Referer = o.Referer
+	}
+	if o.Again >= FindSource && o.Member == nil {
+		if id, found, err := q.JobFor(source, dest); err == nil && found {
+			if o.Again == ResumeSource && r.Unread == nil {
+				if err := q.Reselect(id, selectedFiles(r.Doc, files), r.Origin); err != nil {
+					return Added{}, err
+				}
+			}
+			return found1(q, id, o, added)
+		}
 	}
 	if r.Unread != nil {
 		if o.Unread == nil && NetworkError(r.Unread) {
@@ -257,10 +292,59 @@ func keepWith(q *queue.Queue, id int64, source string, r *Resolved, o AddOptions
 			added.Notes = append(added.Notes, note)
 		}
 	}
+	if o.InOrder {
+		if err := q.SetJob(id, queue.InOrder(true)); err != nil {
+			return err
+		}
+	}
 	if o.Limit > 0 {
 		return q.SetJob(id, queue.Limit(o.Limit))
 	}
 	return nil
+}
+
+// found1 is what Add did with job id the queue had: nothing, but under
+// ResumeSource, which gives it the network settings and order of this
+// add.
+func found1(q *queue.Queue, id int64, o AddOptions, added Added) (Added, error) {
+	added.ID, added.Found = id, true
+	if o.Again != ResumeSource {
+		return added, nil
+	}
+	if o.Net != nil {
+		note, err := q.SetNet(id, *o.Net, true)
+		if err != nil {
+			return Added{}, err
+		}
+		if note != "" {
+			added.Notes = append(added.Notes, note)
+		}
+	}
+	if o.InOrder {
+		if err := q.SetJob(id, queue.InOrder(true)); err != nil {
+			return Added{}, err
+		}
+	}
+	return added, nil
+}
+
+// selectedFiles are the files of doc named in names; all of them when
+// names is nil.
+func selectedFiles(doc *metalink.Document, names []string) []metalink.File {
+	if names == nil {
+		return doc.Files
+	}
+	want := make(map[string]bool, len(names))
+	for _, n := range names {
+		want[n] = true
+	}
+	var out []metalink.File
+	for _, f := range doc.Files {
+		if want[f.Name] {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // SetLogin gives job id the HTTP login user and password for the servers

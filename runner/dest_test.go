@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 
@@ -32,21 +31,15 @@ func TestFinishCause(t *testing.T) {
 		{"other", here, engine.ErrNoMirrors, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := finishCause(&engine.Request{Dir: tc.dir}, tc.err)
+			got := classify(tc.dir, tc.err)
 			reason, paused := queue.PauseReason(got)
 			if reason != tc.reason || paused != (tc.reason != "") {
 				t.Errorf("reason %q (pause %v), want %q", reason, paused, tc.reason)
 			}
 		})
 	}
-	if finishCause(&engine.Request{Dir: here}, nil) != nil {
+	if classify(here, nil) != nil {
 		t.Error("a download that ended well has a cause")
 	}
 
-	// A relative folder is named as the job stores it.
-	t.Chdir(here)
-	got := finishCause(&engine.Request{Dir: "gone"}, notExist)
-	if reason, _ := queue.PauseReason(got); !strings.Contains(reason, filepath.Join(here, "gone")) {
-		t.Errorf("relative folder: reason %q, want it to name %s", reason, filepath.Join(here, "gone"))
-	}
 }

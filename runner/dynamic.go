@@ -1,17 +1,14 @@
 package runner
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 
 	"braid/engine"
-	"braid/engine/metalink"
 	"braid/engine/resolve"
 	"braid/queue"
 )
@@ -31,7 +28,7 @@ func (r *Runner) refreshStale(ctx context.Context, j *queue.Job) error {
 	if !j.RefreshDue() {
 		return nil
 	}
-	_, err := r.refresh(ctx, j, "", refreshing{})
+	_, err := r.refresh(ctx, j, "", nil)
 	return err
 }
 
@@ -63,16 +60,9 @@ func (r *Runner) fetchRefreshing(ctx context.Context, c *engine.Client, req *eng
 // req's file (refresh) and, when anything changed, makes req the download
 // of the file as j now stands: its mirrors, the pieces it keeps, and for
 // a new version its name. It reports whether anything changed.
-func (jr *jobRun) refreshFile(ctx context.Context, j *queue.Job, req *engine.Request, how refreshing) (bool, error) {
+func (jr *jobRun) refreshFile(ctx context.Context, j *queue.Job, req *engine.Request) (bool, error) {
 	now := req.File.Name
-	tell := how.tell
-	how.tell = func(file, name, msg string) {
-		now = name
-		if tell != nil {
-			tell(file, name, msg)
-		}
-	}
-	changed, err := jr.r.refresh(ctx, j, now, how)
+	changed, err := jr.r.refresh(ctx, j, now, func(name string) { now = name })
 	if err != nil || !changed {
 		return false, err
 	}
@@ -93,39 +83,27 @@ func (jr *jobRun) refreshFile(ctx context.Context, j *queue.Job, req *engine.Req
 	return true, nil
 }
 
-// refreshing is how get asks refresh for news of a job it runs: zero for
-// a queue run.
-type refreshing struct {
-	// doc is the document to fetch again from its origin; nil is the
-	// job's stored one. Get has the document it read, which the files it
-	// recorded do not carry the origin of.
-	doc *metalink.Document
-	// hc reads the origin; nil is the job's (httpClientOf).
-	hc *http.Client
-	// tell, when not nil, is told in words what the origin said of a
-	// file (that it could not be read, more mirrors, a new version), and
-	// the file's name now (a new version may have another).
-	tell func(file, now, msg string)
-}
-
 // refresh fetches job j's document from its origin and applies it to the
 // selected files not verified yet (only the file named only, when not
 // ""): new mirrors are added, keeping the pieces verified so far; a file
 // whose bytes changed is a new version, started afresh, and the job's
 // Notice says so. It reports whether anything changed, and reloads j.
 // Failing to reach the origin is not an error (the job goes on with what
-// it has); failing to store what was found is. It is the one refresh of
-// a dynamic document, for queue runs and get alike.
-func (r *Runner) refresh(ctx context.Context, j *queue.Job, only string, how refreshing) (bool, error) {
+// it has); failing to store what was found is. The Observer is told in
+// words what the origin said of a file (that it could not be read, more
+// mirrors, a new version), and renamed, when not nil, the file's name now
+// (a new version may have another).
+func (r *Runner) refresh(ctx context.Context, j *queue.Job, only string, renamed func(now string)) (bool, error) {
 	q := r.Queue
-	doc, hc, tell := cmp.Or(how.doc, j.Doc), how.hc, how.tell
-	if hc == nil {
-		hc = r.httpClientOf(j.ID)
+	tell := func(file, now, msg string) {
+		if renamed != nil {
+			renamed(now)
+		}
+		if r.Observer != nil {
+			r.Observer.Note(Note{Kind: NoteNews, Source: j.Source, File: file, Message: msg})
+		}
 	}
-	if tell == nil {
-		tell = func(string, string, string) {}
-	}
-	fresh, err := resolve.Refetch(ctx, doc, resolve.Options{HTTPClient: hc})
+	fresh, err := resolve.Refetch(ctx, j.Doc, resolve.Options{HTTPClient: r.httpClientOf(j.ID)})
 	if err != nil {
 		tell(only, only, fmt.Sprintf("asked the metalink's origin for news: %v", err))
 		return false, nil
@@ -145,13 +123,13 @@ func (r *Runner) refresh(ctx context.Context, j *queue.Job, only string, how ref
 			return changed, err
 		}
 		base := mf
-		for _, df := range doc.Files {
+		for _, df := range j.Doc.Files {
 			if df.Name == f.Name {
 				base = df
 				base.URLs = mf.URLs
 			}
 		}
-		up, err := resolve.Compare(doc, base, fresh)
+		up, err := resolve.Compare(j.Doc, base, fresh)
 		if err != nil {
 			continue // the file is gone from the origin: keep trying what it has
 		}

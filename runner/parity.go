@@ -590,26 +590,25 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// withParityHash gives get's file f, when it has no hash of its own and
-// --par2 names its parity set, the whole-file MD5 the set's index holds
-// for it: a set is also the file's checksums, so the download is checked
-// against them, and a mismatch mended from the set, rather than ending
-// "not verified". f is returned as it was when there is no such set, or
-// its index cannot be read (the download then says it is not verified,
-// and a rebuild, if one is asked for, says why).
-func (g *Get) withParityHash(ctx context.Context, f metalink.File) metalink.File {
-	if g.Par2 == nil || len(f.Hashes) > 0 || f.Pieces != nil || !g.Par2.For(f.Name) {
+// withHash gives f, when it has no hash of its own and p mends it, the
+// whole-file MD5 the set's index holds for it: a set is also the file's
+// checksums, so the download is checked against them, and a mismatch
+// mended from the set, rather than ending "not verified". f is returned
+// as it was when the set is not for it, or its index cannot be read (the
+// download then says it is not verified, and a rebuild, if one is asked
+// for, says why).
+func (p *Parity) withHash(ctx context.Context, f metalink.File, pf parityFetch, dir string) metalink.File {
+	if len(f.Hashes) > 0 || f.Pieces != nil || !p.For(f.Name) {
 		return f
 	}
-	index := g.Par2.Local
+	index := p.Local
 	if index == "" {
-		scratch, err := os.MkdirTemp(g.Dir, ".braid-parity-*")
+		scratch, err := os.MkdirTemp(dir, ".braid-parity-*")
 		if err != nil {
 			return f
 		}
 		defer os.RemoveAll(scratch)
-		pf := parityFetch{client: g.Client, net: g.Net, retryFor: g.RetryFor}
-		if index, err = pf.get(ctx, scratch, g.Par2.Index); err != nil {
+		if index, err = pf.get(ctx, scratch, p.Index); err != nil {
 			return f
 		}
 	}
@@ -628,19 +627,6 @@ func (g *Get) withParityHash(ctx context.Context, f metalink.File) metalink.File
 	return f
 }
 
-// parityFor is the Request.Parity of get's file f of doc: --par2's set,
-// else the one doc lists beside f; nil when there is none.
-func (g *Get) parityFor(doc *metalink.Document, sets map[string]metalink.ParitySet, f metalink.File) func(context.Context, *engine.Mend) error {
-	p := g.Par2
-	if p == nil && doc != nil {
-		p = parityIn(doc, sets, f.Name)
-	}
-	if p == nil {
-		return nil
-	}
-	return p.mender(parityFetch{client: g.Client, net: g.Net, retryFor: g.RetryFor}, g.Dir)
-}
-
 // parityFor is the Request.Parity of a queue job's file f: the parity
 // set the job's document lists beside it, or nil.
 func (jr *jobRun) parityFor(j queue.Job, f metalink.File) func(context.Context, *engine.Mend) error {
@@ -651,5 +637,10 @@ func (jr *jobRun) parityFor(j queue.Job, f metalink.File) func(context.Context, 
 	if p == nil {
 		return nil
 	}
-	return p.mender(parityFetch{client: jr.client, net: jr.net, retryFor: jr.r.RetryFor}, j.Dest)
+	return p.mender(jr.parityFetch(), j.Dest)
+}
+
+// parityFetch fetches a parity set's files as the job's own.
+func (jr *jobRun) parityFetch() parityFetch {
+	return parityFetch{client: jr.client, net: jr.net, retryFor: jr.r.RetryFor}
 }

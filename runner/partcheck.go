@@ -29,25 +29,6 @@ func trustedPieces(ctx context.Context, q *queue.Queue, id int64, dest string, f
 	return checkPart(ctx, q, id, dest, f, b)
 }
 
-// prepareFiles is queue.Queue.PrepareFiles with each file's recorded
-// pieces checked against its .part under dest (checkPart): what braid get
-// resumes from.
-func prepareFiles(ctx context.Context, q *queue.Queue, source, dest string, doc *metalink.Document, files []metalink.File, origin queue.Origin) (int64, []*piece.Bitfield, error) {
-	id, done, err := q.PrepareFiles(source, dest, doc, files, origin)
-	if err != nil {
-		return 0, nil, err
-	}
-	for i, b := range done {
-		if b == nil {
-			continue
-		}
-		if done[i], err = checkPart(ctx, q, id, dest, files[i], b); err != nil {
-			return 0, nil, err
-		}
-	}
-	return id, done, nil
-}
-
 // checkPart keeps of recorded, the pieces the queue records done for job
 // id's file f, those its .part under dest still holds (partTrust), re-
 // hashing them when the .part is longer than the file can be, and stores

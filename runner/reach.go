@@ -75,7 +75,7 @@ func (r *Runner) reach(ctx context.Context, j *queue.Job) error {
 			}
 			wait = min(wait, left)
 		}
-		_ = q.SetWaiting(j.ID, time.Now().Add(wait)) // for display only
+		_ = q.SetWaiting(j.ID, time.Now().Add(wait), err.Error()) // for display only
 		if r.Observer != nil {
 			r.Observer.Note(Note{Kind: NoteWaiting, Source: j.Source, Err: err, Wait: wait})
 		}
@@ -92,7 +92,7 @@ func (r *Runner) reach(ctx context.Context, j *queue.Job) error {
 		wait += time.Duration(rand.Int64N(int64(wait/4) + 1))
 		wait = min(wait, ResolveMaxWait)
 	}
-	_ = q.SetWaiting(j.ID, time.Time{})
+	_ = q.SetWaiting(j.ID, time.Time{}, "")
 	if origin.Referer == "" {
 		origin.Referer = j.Origin.Referer
 	}

@@ -97,6 +97,10 @@ type Runner struct {
 	// (Queued). It is told from the jobs' goroutines; for progress at a
 	// display's own rate, read Live.
 	Observer Observer
+	// Parity is a parity set named for a plain link's file (braid get's
+	// --par2), over the sets a job's document lists: the file is checked
+	// against the set's hash of it and mended from it.
+	Parity *Parity
 	// RequireHash fails a file that no published hash could check
 	// (ErrNotVerified), as get's --require-hash does.
 	RequireHash bool
@@ -319,10 +323,34 @@ func (r *Runner) Run(ctx context.Context) error {
 	if !r.Queue.TryOwn() {
 		return fmt.Errorf("run the queue: %w", queue.ErrNotOwner)
 	}
+	r.seedOnce() // the torrents that seeded when the queue last ran
+	return r.runAll(ctx, r.Queue.NextQueued)
+}
+
+// RunJobs runs the jobs ids, in that order, up to Jobs at once, as Run
+// runs the queue's: the jobs a face has just added or found (braid get),
+// taken whatever state they rest in (queued, paused, failed, or done, to
+// fetch again a file that went missing), but not from another run. It
+// returns as Run does, with the error of a job another run holds among
+// the others. It runs them even when another process owns the queue: each
+// claim is atomic, so no job runs twice.
+func (r *Runner) RunJobs(ctx context.Context, ids []int64) error {
+	next := 0
+	return r.runAll(ctx, func(map[int64]bool) (int64, bool, error) {
+		if next == len(ids) {
+			return 0, false, nil
+		}
+		next++
+		return ids[next-1], true, nil
+	}, queue.Queued, queue.Paused, queue.Failed, queue.Done)
+}
+
+// runAll runs the jobs next gives (given the jobs running), up to Jobs at
+// once, claiming each from the states from (RunJob's claim).
+func (r *Runner) runAll(ctx context.Context, next func(running map[int64]bool) (int64, bool, error), from ...queue.State) error {
 	if _, err := r.client(); err != nil {
 		return err
 	}
-	r.seedOnce()
 	r.mu.Lock()
 	r.jobs = r.Jobs
 	if r.jobs <= 0 {
@@ -341,7 +369,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	defer tick.Stop()
 	for {
 		for stop == nil && ctx.Err() == nil && len(running) < r.jobsAtOnce() {
-			id, ok, err := r.Queue.NextQueued(running)
+			id, ok, err := next(running)
 			if err != nil {
 				stop = err
 				failed = append(failed, err)
@@ -351,7 +379,7 @@ func (r *Runner) Run(ctx context.Context) error {
 				break
 			}
 			running[id] = true
-			go func() { ends <- ended{id, r.RunJob(ctx, id)} }()
+			go func() { ends <- ended{id, r.runJob(ctx, id, from...)} }()
 		}
 		if len(running) == 0 {
 			if err := ctx.Err(); err != nil {
@@ -386,12 +414,18 @@ func (r *Runner) Run(ctx context.Context) error {
 // when the job is paused meanwhile, or Braid pauses it (destination gone
 // or read-only, disk full), the error wraps queue.ErrPaused.
 func (r *Runner) RunJob(ctx context.Context, id int64) error {
+	return r.runJob(ctx, id)
+}
+
+// runJob is RunJob, claiming the job from the states from (queue.Claim;
+// none: queued); a done job is run only when from has Done.
+func (r *Runner) runJob(ctx context.Context, id int64, from ...queue.State) error {
 	q := r.Queue
 	j, err := q.Get(id)
 	if err != nil {
 		return err
 	}
-	if j.State == queue.Done {
+	if j.State == queue.Done && !slices.Contains(from, queue.Done) {
 		return nil
 	}
 	// The run is noted before the claim, so that from the moment the
@@ -399,19 +433,22 @@ func (r *Runner) RunJob(ctx context.Context, id int64) error {
 	// a pause in between let go of nothing, the face showed the job
 	// paused, and the run then started its download anyway.
 	defer r.startRun(id)()
-	ok, err := q.Claim(id)
+	ok, err := q.Claim(id, from...)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		s, _ := q.StateOf(id)
+		if s == queue.Running {
+			return fmt.Errorf("job %d (%s): another run has it: %w", id, queue.Redact(j.Source), queue.ErrState)
+		}
 		return fmt.Errorf("run job %d: %w: it is %s", id, queue.ErrState, s)
 	}
 	if r.claimed != nil {
 		r.claimed(id)
 	}
 	j.State = queue.Running
-	return r.settle(ctx, j, r.run(ctx, j))
+	return r.settle(ctx, j, r.run(ctx, j, len(from) > 0))
 }
 
 // settle records how a run ended.
@@ -453,16 +490,31 @@ func (r *Runner) settle(ctx context.Context, j queue.Job, err error) error {
 	return fmt.Errorf("job %d: %w", j.ID, err)
 }
 
-func (r *Runner) run(ctx context.Context, j queue.Job) error {
-	q := r.Queue
-	if err := prepareDest(j); err != nil {
+// run runs job j. every (RunJobs: a face that asked for these jobs and
+// tells of each, braid get) has the Observer told of a selected file that
+// an earlier run left verified too, and of an error that ends the run
+// before its files start.
+func (r *Runner) run(ctx context.Context, j queue.Job, every bool) error {
+	early := func(err error) error {
+		if every && err != nil && r.Observer != nil && ctx.Err() == nil {
+			r.Observer.Result(Result{Source: j.Source, Err: err})
+		}
 		return err
 	}
+	q := r.Queue
+	if err := prepareDest(j); err != nil {
+		return early(err)
+	}
 	if err := r.refreshStale(ctx, &j); err != nil {
-		return err
+		return early(err)
 	}
 	_, release := r.holdLimit(j.ID) // the job's own speed limit
 	defer release()
+	if unreached(j) {
+		if err := r.reach(ctx, &j); err != nil {
+			return early(err)
+		}
+	}
 	// A member of an archive (its archive may come from a torrent's web
 	// seeds: the member job reads it through them, not the swarm).
 	if j.Member != nil {
@@ -479,11 +531,11 @@ func (r *Runner) run(ctx context.Context, j queue.Job) error {
 	}
 	client, err := r.client()
 	if err != nil {
-		return err
+		return early(err)
 	}
 	root, err := os.OpenRoot(j.Dest)
 	if err != nil {
-		return destProblem(j.Dest, err)
+		return early(destProblem(j.Dest, err))
 	}
 	defer root.Close()
 	var todo []queue.File
@@ -493,11 +545,15 @@ func (r *Runner) run(ctx context.Context, j queue.Job) error {
 		}
 		if f.Verified {
 			if _, err := root.Stat(filepath.FromSlash(f.Path())); err == nil {
-				continue // verified at its final name in an earlier run
+				// Verified at its final name in an earlier run.
+				if every && r.Observer != nil {
+					r.Observer.Result(kept(j, f))
+				}
+				continue
 			}
 			// Verified once but gone since: fetch it again.
 			if err := q.SetFile(j.ID, f.Name, queue.Unverified); err != nil {
-				return err
+				return early(err)
 			}
 		}
 		todo = append(todo, f)
@@ -507,11 +563,19 @@ func (r *Runner) run(ctx context.Context, j queue.Job) error {
 	}
 	net, err := r.openNet(j.ID)
 	if err != nil {
-		return err
+		return early(err)
 	}
 	jr := r.newJobRun(j)
 	jr.client, jr.locs, jr.batch, jr.net = client, locs, len(todo) > 1, net
 	return jr.runFiles(ctx, todo)
+}
+
+// kept is the Result of file f of job j that an earlier run left verified
+// at its name: done, nothing fetched.
+func kept(j queue.Job, f queue.File) Result {
+	run := &FileRun{Job: j.ID, Queued: &j, Source: j.Source, Name: f.Name, Size: f.Size}
+	snap := &engine.Snapshot{Name: f.Name, Size: f.Size, Bytes: f.Size, State: engine.StateDone, VerifiedBy: f.VerifiedBy, SavedAs: f.Path()}
+	return Result{Run: run, Source: j.Source, File: f.Name, Snapshot: snap}
 }
 
 // newJobRun is a run of job j with its document's files indexed by name.
@@ -661,11 +725,16 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 		InOrder:    r.inOrder(j.ID),
 		Parity:     jr.parityFor(j, mf),
 	}
+	if r.Parity != nil {
+		// The file checked against the set's hash of it, mended from it.
+		req.File = r.Parity.withHash(ctx, req.File, jr.parityFetch(), j.Dest)
+		req.Parity = r.Parity.mender(jr.parityFetch(), j.Dest)
+	}
 	var sig signature.Outcome
 	req.Check = signatureCheck(Keyring(q), &req.File, r.RequireSignature, job, &sig)
 	var refresh func() (bool, error)
 	if j.Doc != nil && j.Doc.Dynamic {
-		refresh = func() (bool, error) { return jr.refreshFile(ctx, &j, req, refreshing{}) }
+		refresh = func() (bool, error) { return jr.refreshFile(ctx, &j, req) }
 	}
 	w := watching{
 		every: pollInterval,
@@ -697,6 +766,12 @@ func (jr *jobRun) runFileOf(ctx context.Context, j queue.Job, f queue.File) erro
 func (jr *jobRun) ended(j queue.Job, req *engine.Request, snap *engine.Snapshot, err error) error {
 	q := jr.r.Queue
 	name := req.File.Name // a new version may have a new name
+	if err != nil && snap.SavedAs != "" && snap.SavedAs != name {
+		// Where a renamed download's .part is, for the next run to resume.
+		if dbErr := q.SetFile(j.ID, name, queue.SavedAs(snap.SavedAs)); dbErr != nil {
+			return errors.Join(err, dbErr)
+		}
+	}
 	if errors.Is(err, engine.ErrHashMismatch) {
 		if dbErr := q.SetFile(j.ID, name, queue.Mismatched); dbErr != nil {
 			return errors.Join(err, dbErr)

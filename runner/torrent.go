@@ -143,6 +143,45 @@ func (r *Runner) WaitSeeding(ctx context.Context) {
 	}
 }
 
+// Seed waits until every torrent seeding now has reached its seed ratio
+// or time, telling the Observer how each stands at its Interval; when ctx
+// ends first (Ctrl-C) it stops them, their bytes kept (braid get).
+func (r *Runner) Seed(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		r.WaitSeeding(ctx)
+		close(done)
+	}()
+	var tick <-chan time.Time
+	if r.Observer != nil {
+		t := time.NewTicker(r.Observer.Interval())
+		defer t.Stop()
+		tick = t.C
+	}
+	runs := map[int64]*FileRun{}
+	for {
+		select {
+		case <-done:
+			if ctx.Err() != nil {
+				for _, id := range r.Seeding() {
+					r.StopSeeding(id)
+				}
+			}
+			return
+		case <-tick:
+			for id, tj := range r.seedingNow() {
+				s := tj.Snapshot()
+				run := runs[id]
+				if run == nil {
+					run = &FileRun{Job: id, Name: s.Name, Size: s.Size, Mirrors: len(s.Mirrors), Torrent: true}
+					runs[id] = run
+				}
+				r.Observer.Progress(run, Progress{Snapshot: &s.Snapshot, Torrent: &s})
+			}
+		}
+	}
+}
+
 // StopSeeding stops job id's seeding, if it seeds (a done job removed,
 // or the user's "stop"). Safe for concurrent use.
 func (r *Runner) StopSeeding(id int64) {

@@ -24,7 +24,7 @@ func noteWaiting(q *queue.Queue, id int64, s *engine.Snapshot, was time.Time) ti
 	if next.Equal(was) {
 		return was
 	}
-	if err := q.SetWaiting(id, next); err != nil {
+	if err := q.SetWaiting(id, next, ""); err != nil {
 		return was
 	}
 	return next

@@ -7,16 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/netconf"
 	"braid/platform"
-	"braid/queue"
 	"braid/runner"
 )
 
@@ -82,7 +79,6 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Torrent:          o.torrent.options(),
 		Net:              o.net,
 		Observer:         newPrinter(o),
-		OpenQueue:        openQueue,
 		InOrder:          o.inOrder,
 		Par2:             o.par2,
 	}
@@ -91,19 +87,6 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
-
-// openQueue opens get's queue in the state folder dir, through the hook
-// a test set for that folder, if any.
-func openQueue(dir string) (*queue.Queue, error) {
-	if hook, ok := queueOpenHooks.Load(filepath.Clean(dir)); ok {
-		return hook.(func(string) (*queue.Queue, error))(dir)
-	}
-	return queue.Open(dir)
-}
-
-// queueOpenHooks holds tests' slow or failing opens, by state folder: tests
-// that run side by side each hook only their own folder.
-var queueOpenHooks sync.Map
 
 const getUsage = `Usage: braid get [flags] SOURCE...
 

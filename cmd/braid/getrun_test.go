@@ -3,20 +3,13 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
-	"database/sql"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"braid/engine/metalink"
 	"braid/engine/mirrortest"
-	"braid/engine/piece"
-	"braid/queue"
 )
 
 // writeManyMeta4 writes a .meta4 at path listing n files named
@@ -92,168 +85,8 @@ func TestGetJobsUsage(t *testing.T) {
 	}
 }
 
-// The files of a source the queue has not seen start while its job is
-// recorded: here the queue's database is locked by another connection
-// while get runs, and every file's bytes arrive before the lock is
-// released; then get records the job and ends with it done.
-func TestGetNewSourceStartsBeforeRecorded(t *testing.T) {
-	t.Parallel()
-	data := getData(64<<10 + 3)
-	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
-	src, out, state := t.TempDir(), t.TempDir(), t.TempDir()
-	meta := filepath.Join(src, "new.meta4")
-	const files = 4
-	writeManyMeta4(t, meta, "n", files, data, m.URL())
-
-	// This test's queue owns the state folder (so get runs none of the
-	// owner's writes at open), and a second connection holds its write
-	// lock.
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(state, queue.DBName)+"?_txlock=immediate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	lock, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	locked := true
-	unlock := func() {
-		if locked {
-			locked = false
-			if err := lock.Rollback(); err != nil {
-				t.Error(err)
-			}
-		}
-	}
-	defer unlock()
-
-	var stdout, stderr bytes.Buffer
-	ended := make(chan int, 1)
-	go func() {
-		ended <- cmdGet(t.Context(), []string{"--state", state, "-d", out, meta}, &stdout, &stderr)
-	}()
-	want := int64(files * len(data))
-	served := waitServed(m, want, 3*time.Second) // within the queue's 5 s busy timeout
-	unlock()
-	if served < want {
-		t.Errorf("the mirror served %d of %d bytes while the queue was locked: the files waited for their job", served, want)
-	}
-	if code := <-ended; code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	for i := range files {
-		if got, err := os.ReadFile(filepath.Join(out, fmt.Sprintf("n%d.bin", i))); err != nil || !bytes.Equal(got, data) {
-			t.Fatalf("n%d.bin: %v", i, err)
-		}
-	}
-	jobs, err := q.List()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(jobs) != 1 || jobs[0].State != queue.Done {
-		t.Fatalf("queue after get: %+v, want one job, done", jobs)
-	}
-}
-
-// waitServed waits until m has served want bytes, or for at most within,
-// and returns how many it has served.
-func waitServed(m *mirrortest.Mirror, want int64, within time.Duration) int64 {
-	for deadline := time.Now().Add(within); m.BytesServed() < want && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
-	}
-	return m.BytesServed()
-}
-
-// slowQueueOpen makes the open of get's queue in the state folder wait
-// for release, then end with fail (nil: the real open), until fixed is
-// called or the test ends.
-func slowQueueOpen(t *testing.T, state string, fail error) (release, fixed func()) {
-	t.Helper()
-	ch := make(chan struct{})
-	key := filepath.Clean(state)
-	queueOpenHooks.Store(key, func(dir string) (*queue.Queue, error) {
-		<-ch
-		if fail != nil {
-			return nil, fail
-		}
-		return queue.Open(dir)
-	})
-	var once sync.Once
-	release = func() { once.Do(func() { close(ch) }) }
-	fixed = func() {
-		release()
-		queueOpenHooks.Delete(key)
-	}
-	t.Cleanup(fixed)
-	return release, fixed
-}
-
-// In a state folder that holds no queue yet, nothing can be resumed, so
-// get's files do not wait for the queue to be created: here every byte
-// arrives while the open is held back; then get records the job and ends
-// with it done.
-func TestGetFreshStateStartsBeforeOpen(t *testing.T) {
-	t.Parallel()
-	data := getData(64<<10 + 5)
-	m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"))
-	src, out := t.TempDir(), t.TempDir()
-	state := filepath.Join(t.TempDir(), "new-state")
-	meta := filepath.Join(src, "fresh.meta4")
-	const files = 3
-	writeManyMeta4(t, meta, "f", files, data, m.URL())
-	release, _ := slowQueueOpen(t, state, nil)
-
-	var stdout, stderr bytes.Buffer
-	ended := make(chan int, 1)
-	go func() {
-		ended <- cmdGet(t.Context(), []string{"--state", state, "-d", out, meta}, &stdout, &stderr)
-	}()
-	want := int64(files * len(data))
-	served := waitServed(m, want, 3*time.Second)
-	release()
-	if served < want {
-		t.Errorf("the mirror served %d of %d bytes while the new queue was being opened: the files waited for it", served, want)
-	}
-	if code := <-ended; code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
-	jobs, err := q.List()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(jobs) != 1 || jobs[0].State != queue.Done {
-		t.Fatalf("queue after get: %+v, want one job, done", jobs)
-	}
-	j, err := q.Get(jobs[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	verified := 0
-	for _, f := range j.Files {
-		if f.Verified {
-			verified++
-		}
-	}
-	if verified != files {
-		t.Fatalf("the job records %d files verified, want %d", verified, files)
-	}
-}
-
 // A state folder that cannot be opened stops get with one clear message
-// and exit 1. When the folder is new, the files have started meanwhile:
-// what they fetched stays on disk, and the next get with a usable state
-// resumes from it.
+// and exit 1, before any file starts.
 func TestGetStateOpenFails(t *testing.T) {
 	data := getData(256<<10 + 7)
 	src := t.TempDir()
@@ -276,63 +109,6 @@ func TestGetStateOpenFails(t *testing.T) {
 		}
 		if got := m.BytesServed(); got != 0 {
 			t.Fatalf("the mirror served %d bytes: a queue that may hold the job must be read before its files start", got)
-		}
-	})
-
-	t.Run("new folder", func(t *testing.T) {
-		m := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Rate(512<<10))
-		meta := filepath.Join(src, "b.meta4")
-		var doc metalink.Document
-		doc.Version = 4
-		for i := range 2 { // with piece hashes: a stopped file keeps its verified pieces
-			f, err := piece.Describe(t.Context(), bytes.NewReader(data), int64(len(data)), fmt.Sprintf("b%d.bin", i), 16<<10, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.URLs = []metalink.URL{{URL: m.URL(), Priority: 1}}
-			doc.Files = append(doc.Files, f)
-		}
-		var buf bytes.Buffer
-		if err := metalink.Write(&buf, &doc); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(meta, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out := t.TempDir()
-		state := filepath.Join(t.TempDir(), "state")
-		release, fixed := slowQueueOpen(t, state, errors.New("disk on fire"))
-		var stdout, stderr bytes.Buffer
-		ended := make(chan int, 1)
-		go func() {
-			ended <- cmdGet(t.Context(), []string{"--state", state, "-d", out, meta}, &stdout, &stderr)
-		}()
-		waitServed(m, 64<<10, 5*time.Second)
-		release()
-		if code := <-ended; code != 1 {
-			t.Fatalf("exit %d, want 1: %s", code, stderr.String())
-		}
-		if n := strings.Count(stderr.String(), "disk on fire"); n != 1 || !strings.HasPrefix(stderr.String(), "braid get: state: ") {
-			t.Fatalf("stderr tells the state's error %d times, want once, first:\n%s", n, stderr.String())
-		}
-		first := m.BytesServed()
-		if first == 0 || first >= int64(2*len(data)) {
-			t.Fatalf("the mirror served %d bytes before the state failed; the test needs some, not all", first)
-		}
-
-		fixed() // the disk is fixed
-		stdout.Reset()
-		stderr.Reset()
-		if code := cmdGet(t.Context(), []string{"--state", state, "-d", out, meta}, &stdout, &stderr); code != 0 {
-			t.Fatalf("second get: exit %d: %s", code, stderr.String())
-		}
-		for i := range 2 {
-			if got, err := os.ReadFile(filepath.Join(out, fmt.Sprintf("b%d.bin", i))); err != nil || !bytes.Equal(got, data) {
-				t.Fatalf("b%d.bin after the second get: %v", i, err)
-			}
-		}
-		if again := m.BytesServed() - first; again >= int64(2*len(data)) {
-			t.Fatalf("the second get fetched %d bytes of %d: nothing the first fetched was kept", again, 2*len(data))
 		}
 	})
 }

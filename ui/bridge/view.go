@@ -152,8 +152,12 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	l := b.live[j.ID]
 	if l == nil || b.stopped[j.ID] {
 		if j.State == queue.Running && !j.NextTry.IsZero() {
-			// Another process runs the job, and the queue says it waits.
-			v.State, v.NextTry, v.Err = ui.Waiting, j.NextTry, lang.L("waiting for the network")
+			// The queue says it waits: another process runs it, or its
+			// link is read again (its error says why, when it does).
+			v.State, v.NextTry = ui.Waiting, j.NextTry
+			if v.Err == "" {
+				v.Err = lang.L("waiting for the network")
+			}
 		}
 		return v
 	}
