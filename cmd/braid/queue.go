@@ -353,7 +353,11 @@ func waitingText(j queue.Job) string {
 	if j.NextTry.IsZero() {
 		return ""
 	}
-	return "waiting for the network, next try at " + j.NextTry.Local().Format("15:04:05")
+	w := "waiting for the network, next try at " + j.NextTry.Local().Format("15:04:05")
+	if j.Error != "" {
+		w += " (" + j.Error + ")" // why, while its link is read again
+	}
+	return w
 }
 
 func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
@@ -379,7 +383,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 			}
 			if w := waitingText(j); w != "" {
 				at := j.NextTry.UTC()
-				qj.NextTry, qj.Error = &at, cmp.Or(qj.Error, w)
+				qj.NextTry, qj.Error = &at, w
 			}
 			qj.Signatures = queueSignatures(q, j.ID)
 			qj.Notice = j.Notice
@@ -395,7 +399,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 	for _, j := range jobs {
 		done, pieces, bytesDone, size := jobProgress(q, j)
 		st := jobState(j)
-		if e := cmp.Or(strings.TrimPrefix(j.Error, queue.LinkExpiredPrefix+": "), waitingText(j)); e != "" {
+		if e := cmp.Or(waitingText(j), strings.TrimPrefix(j.Error, queue.LinkExpiredPrefix+": ")); e != "" {
 			st += " (" + e + ")"
 		}
 		st += queueTrustText(q, j.ID)
