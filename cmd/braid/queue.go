@@ -19,6 +19,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"braid/engine/explain"
 	"braid/engine/torrent"
 	"braid/platform"
 	"braid/queue"
@@ -354,8 +355,8 @@ func waitingText(j queue.Job) string {
 		return ""
 	}
 	w := "waiting for the network, next try at " + j.NextTry.Local().Format("15:04:05")
-	if j.Error != "" {
-		w += " (" + j.Error + ")" // why, while its link is read again
+	if j.Error != "" { // why, while its link is read again
+		w += " (" + cmp.Or(explain.OfText(j.Error).Clause(), j.Error) + ")"
 	}
 	return w
 }
