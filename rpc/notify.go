@@ -11,28 +11,35 @@ func (s *Server) notifyLoop() {
 	defer tick.Stop()
 	var last map[int64]Job // nil: no baseline (no client was connected)
 	for {
+		var ready chan struct{} // a new client waits for the baseline
 		select {
 		case <-s.ctx.Done():
 			return
 		case <-tick.C:
 		case <-s.poke:
+		case ready = <-s.primed:
 		}
 		if !s.hasClients() {
 			last = nil
+			if ready != nil {
+				close(ready)
+			}
 			continue
 		}
 		jobs, err := s.d.List(Want{})
-		if err != nil {
-			continue // the next look tries again
+		if err == nil { // else the next look tries again
+			now := make(map[int64]Job, len(jobs))
+			for _, j := range jobs {
+				now[j.ID] = j
+			}
+			if last != nil {
+				s.notifyChanges(last, now)
+			}
+			last = now
 		}
-		now := make(map[int64]Job, len(jobs))
-		for _, j := range jobs {
-			now[j.ID] = j
+		if ready != nil {
+			close(ready)
 		}
-		if last != nil {
-			s.notifyChanges(last, now)
-		}
-		last = now
 	}
 }
 

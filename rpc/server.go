@@ -118,9 +118,11 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	poke   chan struct{}
+	primed chan chan struct{} // a new client's: closed once the poller has its baseline
 
 	mu      sync.Mutex // guards what follows
 	conns   map[*wsConn]bool
+	joining int // clients being answered, whose baseline the poller takes
 	removed map[int64]Job // removed through the RPC, until purged
 	shut    bool
 }
@@ -152,6 +154,7 @@ func New(d Downloads, o Options) (*Server, error) {
 		maxCalls:  defaultMaxCalls,
 		maxAnswer: defaultMaxAnswer,
 		poke:      make(chan struct{}, 1),
+		primed:    make(chan chan struct{}),
 		conns:     map[*wsConn]bool{},
 		removed:   map[int64]Job{},
 	}
@@ -654,13 +657,30 @@ func (c *wsConn) write(b []byte) error {
 }
 
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	// The poller reads the queue before the client is answered: a job the
+	// client's first call adds, even one that fails at once, is then a
+	// change it hears of, not part of the first reading.
+	s.mu.Lock()
+	s.joining++
+	s.mu.Unlock()
+	ready := make(chan struct{})
+	select {
+	case s.primed <- ready:
+		select {
+		case <-ready:
+		case <-s.ctx.Done():
+		}
+	case <-s.ctx.Done():
+	}
 	ws, err := s.up.Upgrade(w, r, nil)
+	s.mu.Lock()
+	s.joining-- // with the client counted in the same hold: the baseline stays
 	if err != nil {
+		s.mu.Unlock()
 		return // the upgrader answered the client
 	}
 	ws.SetReadLimit(s.o.MaxRequest)
 	c := &wsConn{ws: ws}
-	s.mu.Lock()
 	if s.ctx.Err() != nil {
 		s.mu.Unlock()
 		_ = ws.Close()
@@ -669,7 +689,6 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	s.conns[c] = true
 	s.wg.Add(1)
 	s.mu.Unlock()
-	s.pokeNotify()
 	defer func() {
 		s.mu.Lock()
 		delete(s.conns, c)
@@ -714,7 +733,7 @@ func (s *Server) broadcast(method, gid string) {
 func (s *Server) hasClients() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.conns) > 0
+	return len(s.conns)+s.joining > 0
 }
 
 // pokeNotify makes the notification poller look now.
