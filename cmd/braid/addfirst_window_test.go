@@ -86,7 +86,9 @@ func TestWindowAddFirstReachLater(t *testing.T) {
 	texts := waitText("the waiting job", 30*time.Second,
 		regexp.MustCompile(`(?m)^later\.bin$`),
 		regexp.MustCompile(`Waiting: The server refused the connection\.`),
-		regexp.MustCompile(`next try in \d+ s`))
+		regexp.MustCompile(`next try in \d+ s`),
+		// The row and the count agree with the detail: waiting, not queued.
+		regexp.MustCompile(`\b1 waiting\b`))
 	if d := time.Since(added); d > 20*time.Second {
 		t.Errorf("the job showed %s after Enter, want at once", d.Round(time.Second))
 	}

@@ -14,7 +14,8 @@ import (
 // jobs and files it has in hand (Start, Progress) and how each file ended
 // (Result); what the window shows of a running download it reads from
 // the engine itself, at its own rate (refreshLocked). Notes and signature
-// outcomes are the queue's to keep: the window reads them with the jobs.
+// outcomes are the queue's to keep: the window reads them with the jobs
+// (a note that a job waits makes it read them now).
 type observer struct{ b *Backend }
 
 // Interval: once a second is enough for the runner's word, as the window
@@ -34,7 +35,15 @@ func (o observer) Result(r runner.Result) {
 	}
 }
 
-func (o observer) Note(runner.Note)                             {}
+// Note: a job that waits to read its link again keeps its next try and
+// why in the queue, before any file of it is in hand: the window reads
+// the queue again to show it waiting.
+func (o observer) Note(n runner.Note) {
+	if n.Kind == runner.NoteWaiting {
+		o.b.changed()
+	}
+}
+
 func (o observer) Signature(*runner.FileRun, signature.Outcome) {}
 
 // told is what the runner says of f's download: which job and file are in

@@ -440,6 +440,8 @@ func fileDetail(j queue.Job, f queue.File, mf metalink.File) ui.FileDetail {
 		if j.State == queue.Failed {
 			fd.Err, fd.ErrDetail = ui.Explain(queue.Redact(j.Error))
 		}
+	case j.State == queue.Running && !j.NextTry.IsZero():
+		fd.State = ui.FileWaiting // as the row says: it waits for the network
 	case j.State == queue.Running:
 		fd.State = ui.FileRunning
 	case j.State == queue.Failed:
