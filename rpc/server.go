@@ -122,7 +122,7 @@ type Server struct {
 
 	mu      sync.Mutex // guards what follows
 	conns   map[*wsConn]bool
-	joining int // clients being answered, whose baseline the poller takes
+	joining int           // clients being answered, whose baseline the poller takes
 	removed map[int64]Job // removed through the RPC, until purged
 	shut    bool
 }
