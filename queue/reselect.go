@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 
 	"braid/engine/metalink"
 )
@@ -16,10 +17,11 @@ import (
 // selected as it is, with its recorded pieces; a new one is added, and one
 // that differs (another size or hash, or origin names another ETag than
 // the job's) is replaced with its pieces forgotten; the job's other files
-// are unselected. origin is what a plain link's server said now (zero for
-// a metalink), kept with the job. A job another Braid process is running
-// is refused with ErrNotOwner. The job's state is left as it is.
-func (q *Queue) Reselect(id int64, files []metalink.File, origin Origin) error {
+// are unselected, or dropped (others). origin is what a plain link's
+// server said now (zero for a metalink), kept with the job. A job another
+// Braid process is running is refused with ErrNotOwner. The job's state
+// is left as it is.
+func (q *Queue) Reselect(id int64, files []metalink.File, origin Origin, others Others) error {
 	var state, etag string
 	var blob []byte
 	err := q.db.QueryRow(`SELECT state, origin_etag, document FROM jobs WHERE id = ?`, id).Scan(&state, &etag, &blob)
@@ -52,7 +54,7 @@ func (q *Queue) Reselect(id int64, files []metalink.File, origin Origin) error {
 		}
 		same = append(same, f.Name)
 	}
-	if err := q.selectOnly(id, same); err != nil {
+	if err := q.selectOnly(id, same, others == Drop); err != nil {
 		return err
 	}
 	if _, err := q.db.Exec(`UPDATE jobs SET origin_etag = ?, referer = ? WHERE id = ?`, origin.ETag, Redact(origin.Referer), id); err != nil {
@@ -85,9 +87,27 @@ func (q *Queue) JobFor(source, dest string) (int64, bool, error) {
 	return id, true, nil
 }
 
-// selectOnly marks the named files of job id selected and its others
-// not, in one transaction.
-func (q *Queue) selectOnly(id int64, names []string) error {
+// Others says what Reselect does with the files of a job it is not given.
+type Others uint8
+
+const (
+	// Unselect keeps them, and what they have, for a later selection (a
+	// source read again with other filters).
+	Unselect Others = iota
+	// Drop forgets them: they stood for what the source turned out to
+	// hold (the one file named after a link, or a magnet link's, until
+	// the server or the metadata named the files).
+	Drop
+)
+
+// selectOnly marks the named files of job id selected and its others not,
+// or drops the others (from its files and its document) with drop, in
+// one transaction.
+func (q *Queue) selectOnly(id int64, names []string, drop bool) error {
+	keep := make(map[string]bool, len(names))
+	for _, n := range names {
+		keep[n] = true
+	}
 	err := q.tx(func(tx *sql.Tx) error {
 		if _, err := tx.Exec(`UPDATE files SET selected = 0 WHERE job = ?`, id); err != nil {
 			return err
@@ -97,7 +117,22 @@ func (q *Queue) selectOnly(id int64, names []string) error {
 				return err
 			}
 		}
-		return nil
+		if !drop {
+			return nil
+		}
+		if _, err := tx.Exec(`DELETE FROM files WHERE job = ? AND NOT selected`, id); err != nil {
+			return err
+		}
+		var blob []byte
+		if err := tx.QueryRow(`SELECT document FROM jobs WHERE id = ?`, id).Scan(&blob); err != nil {
+			return err
+		}
+		var doc metalink.Document
+		if err := json.Unmarshal(blob, &doc); err != nil {
+			return fmt.Errorf("stored document: %w", err)
+		}
+		doc.Files = slices.DeleteFunc(doc.Files, func(f metalink.File) bool { return !keep[f.Name] })
+		return putDoc(tx, id, &doc)
 	})
 	if err != nil {
 		return q.wrap(fmt.Sprintf("job %d: select %d files", id, len(names)), err)

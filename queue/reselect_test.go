@@ -139,7 +139,7 @@ func prepareFile(q *Queue, source, dest string, f metalink.File, origin Origin) 
 		return 0, nil, err
 	}
 	if found {
-		err = q.Reselect(id, []metalink.File{f}, origin)
+		err = q.Reselect(id, []metalink.File{f}, origin, Unselect)
 	} else {
 		id, err = q.Add(NewJob{Source: source, Dest: dest, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}, Origin: origin, Paused: true})
 	}
@@ -196,7 +196,7 @@ func TestReselect(t *testing.T) {
 	if err := q.Journal(id).PiecesDone("b.bin", []int{0, 1}); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Reselect(id, []metalink.File{doc.Files[0], doc.Files[2]}, Origin{}); err != nil {
+	if err := q.Reselect(id, []metalink.File{doc.Files[0], doc.Files[2]}, Origin{}, Unselect); err != nil {
 		t.Fatal(err)
 	}
 	j, err := q.Get(id)
@@ -210,14 +210,22 @@ func TestReselect(t *testing.T) {
 	if want := map[string]bool{"a.bin": true, "b.bin": false, "c.bin": true}; !maps.Equal(got, want) {
 		t.Fatalf("selection after Reselect: %v, want %v", got, want)
 	}
-	if err := q.Reselect(id, doc.Files[1:2], Origin{}); err != nil {
+	if err := q.Reselect(id, doc.Files[1:2], Origin{}, Unselect); err != nil {
 		t.Fatal(err)
 	}
 	b, err := q.RecordedPieces(id, doc.Files[1])
 	if err != nil || b == nil || b.Count() != 2 {
 		t.Fatalf("b.bin selected again: recorded pieces %v (%v), want the 2 it had", b, err)
 	}
-	if err := q.Reselect(id+1, doc.Files[:1], Origin{}); !errors.Is(err, ErrNotFound) {
+	if err := q.Reselect(id+1, doc.Files[:1], Origin{}, Unselect); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Reselect of a job that is not there: %v, want ErrNotFound", err)
+	}
+
+	// Drop: the files not given go from the job and its document.
+	if err := q.Reselect(id, doc.Files[2:3], Origin{}, Drop); err != nil {
+		t.Fatal(err)
+	}
+	if j, err := q.Get(id); err != nil || len(j.Files) != 1 || j.Files[0].Name != "c.bin" || len(j.Doc.Files) != 1 || j.Doc.Files[0].Name != "c.bin" {
+		t.Fatalf("after Drop: files %v, document %v (%v); want c.bin alone", j.Files, j.Doc.Files, err)
 	}
 }

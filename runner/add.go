@@ -227,7 +227,7 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 	if o.Again >= FindSource && o.Member == nil {
 		if id, found, err := q.JobFor(source, dest); err == nil && found {
 			if o.Again == ResumeSource && r.Unread == nil {
-				if err := q.Reselect(id, selectedFiles(r.Doc, files), r.Origin); err != nil {
+				if err := q.Reselect(id, selectedFiles(r.Doc, files), r.Origin, queue.Unselect); err != nil {
 					return Added{}, err
 				}
 			}

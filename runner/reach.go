@@ -96,7 +96,7 @@ func (r *Runner) reach(ctx context.Context, j *queue.Job) error {
 	if origin.Referer == "" {
 		origin.Referer = j.Origin.Referer
 	}
-	if err := q.Reselect(j.ID, doc.Files, origin); err != nil {
+	if err := q.Reselect(j.ID, doc.Files, origin, queue.Drop); err != nil {
 		return err
 	}
 	nj, err := q.Get(j.ID)

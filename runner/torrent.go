@@ -404,7 +404,10 @@ func (r *Runner) runTorrent(ctx context.Context, j queue.Job, src metalink.MetaU
 			return nil
 		}
 		haveInfo = true
-		return q.SetTorrentSpec(j.ID, s)
+		if err := q.SetTorrentSpec(j.ID, s); err != nil {
+			return err
+		}
+		return r.keepFiles(&j, s)
 	}
 	comp, err := q.TorrentPieces(j.Dest)
 	if err != nil {
@@ -573,6 +576,29 @@ loop:
 			return err
 		}
 	}
+	return nil
+}
+
+// keepFiles gives job j, when it still has the one file a magnet link
+// stands for until its metadata comes (its size not known), the files the
+// torrent's metadata names, with their sizes, and reloads j: the row,
+// `queue list` and the files recorded done then say what was fetched.
+func (r *Runner) keepFiles(j *queue.Job, spec *torrent.Spec) error {
+	if len(j.Files) != 1 || j.Files[0].Size >= 0 {
+		return nil
+	}
+	doc, err := torrent.Document(spec, j.Source)
+	if err != nil {
+		return err
+	}
+	if err := r.Queue.Reselect(j.ID, doc.Files, j.Origin, queue.Drop); err != nil {
+		return err
+	}
+	nj, err := r.Queue.Get(j.ID)
+	if err != nil {
+		return err
+	}
+	*j = nj
 	return nil
 }
 

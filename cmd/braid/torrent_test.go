@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,18 +103,30 @@ func TestGetMagnetFromPeer(t *testing.T) {
 	src := t.TempDir()
 	mi := torrenttest.Make(t, src, "m.bin", 64<<10, []torrenttest.File{{Data: data}})
 	addr := torrenttest.Seed(t, src, mi)
-	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=m.bin&x.pe=%s", mi.HashInfoBytes().HexString(), addr)
-	out := t.TempDir()
-	code, stdout, stderr := runGet(t, "-d", out, "--bt-discovery=false", magnet)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	// No dn=: until the metadata comes the job's one file is named after
+	// the info hash, its size not known.
+	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&x.pe=%s", mi.HashInfoBytes().HexString(), addr)
+	out, state := t.TempDir(), t.TempDir()
+	var so, se bytes.Buffer
+	if code := cmdGet(context.Background(), []string{"--state", state, "-d", out, "--bt-discovery=false", magnet}, &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
 	}
-	if !strings.Contains(stdout, "m.bin: done, verified") {
-		t.Fatalf("stdout %q", stdout)
+	if !strings.Contains(so.String(), "m.bin: done, verified") {
+		t.Fatalf("stdout %q", so.String())
 	}
 	got, err := os.ReadFile(filepath.Join(out, "m.bin"))
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("downloaded file: %v", err)
+	}
+	// Once the metadata came the job has the torrent's file, by its name
+	// and size: the queue says what was fetched.
+	code, lout, lerr := runQueue(t, "--state", state, "list", "--json")
+	var jobs []queueJob
+	if err := json.Unmarshal([]byte(lout), &jobs); code != 0 || err != nil || len(jobs) != 1 {
+		t.Fatalf("queue list: exit %d, %v, %s %s", code, err, lout, lerr)
+	}
+	if j := jobs[0]; j.Name != "m.bin" || j.Bytes != int64(len(data)) || j.BytesDone != int64(len(data)) || !slices.Equal(j.Files, []string{"m.bin"}) {
+		t.Errorf("queue list: %s, files %v, %d of %d bytes; want m.bin, %d of %d", j.Name, j.Files, j.BytesDone, j.Bytes, len(data), len(data))
 	}
 }
 
