@@ -13,9 +13,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"braid/engine/mirrortest"
 	"braid/engine/torrent/torrenttest"
+	"braid/queue"
 )
 
 // jsonLines parses get's --json output.
@@ -223,4 +225,72 @@ func TestGetTwoTorrentsOnePort(t *testing.T) {
 			t.Fatalf("p%d.bin: %v", i, err)
 		}
 	}
+}
+
+// get --seed-time seeds a completed torrent for that long and then ends,
+// done; what it seeded is recorded with the job. Ctrl-C while it seeds
+// stops the seeding at once (exit 1, interrupted): the download stays
+// done.
+func TestGetSeedsThenEnds(t *testing.T) {
+	t.Parallel()
+	data := getData(1<<20 + 9)
+	src := t.TempDir()
+	mi := torrenttest.Make(t, src, "s.bin", 64<<10, []torrenttest.File{{Data: data}})
+	addr := torrenttest.Seed(t, src, mi)
+	magnet := fmt.Sprintf("magnet:?xt=urn:btih:%s&dn=s.bin&x.pe=%s", mi.HashInfoBytes().HexString(), addr)
+	seeded := func(state string) queue.Seeded {
+		t.Helper()
+		q, err := queue.Open(state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer q.Close()
+		jobs, err := q.List()
+		if err != nil || len(jobs) != 1 || jobs[0].State != queue.Done {
+			t.Fatalf("the queue holds %+v (%v); want one job, done", jobs, err)
+		}
+		s, err := q.Seeded(jobs[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+
+	state := t.TempDir()
+	var so, se bytes.Buffer
+	if code := cmdGet(context.Background(), []string{"--state", state, "-d", t.TempDir(), "--bt-discovery=false", "--seed-time", "1s", magnet}, &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	if !strings.Contains(so.String(), "s.bin: done, verified") {
+		t.Fatalf("stdout %q", so.String())
+	}
+	if s := seeded(state); s.Time < time.Second || s.Active {
+		t.Errorf("recorded seeding: %+v; want at least the second asked, and not to seed on", s)
+	}
+
+	state = t.TempDir()
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var lo lockedBuffer
+	code := make(chan int, 1)
+	go func() {
+		var e bytes.Buffer
+		code <- cmdGet(ctx, []string{"--state", state, "-d", out, "--bt-discovery=false", "--seed-ratio", "100", magnet}, &lo, &e)
+	}()
+	for end := time.Now().Add(time.Minute); !strings.Contains(lo.String(), "s.bin: done, verified"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("the download never ended: %q", lo.String())
+		}
+	}
+	cancel() // Ctrl-C while it seeds
+	select {
+	case c := <-code:
+		if c != 1 {
+			t.Errorf("Ctrl-C while seeding: exit %d, want 1 (interrupted)", c)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Ctrl-C did not stop the seeding")
+	}
+	seeded(state) // still one job, done
 }
