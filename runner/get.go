@@ -86,19 +86,38 @@ func (g *Get) Run(ctx context.Context, sources []string) bool {
 		RequireHash: g.RequireHash, RequireSignature: g.RequireSignature, RetryFor: g.RetryFor,
 		Observer: g.Observer, Jobs: g.Jobs, Parity: g.Par2}
 	defer r.Close()
+	// The sources are added one after the other while the first ones
+	// run: reading a link takes a round trip to its server.
 	ok := true
 	var ids []int64
-	for _, src := range sources {
-		id, added := g.add(ctx, q, src)
-		ok = ok && added
-		if id != 0 {
+	sent := make(chan int64)
+	added := make(chan struct{})
+	adding, stopAdding := context.WithCancel(ctx) // RunJobs may end first, on an error
+	go func() {
+		defer close(added)
+		defer close(sent)
+		for _, src := range sources {
+			if adding.Err() != nil {
+				ok = false
+				return
+			}
+			id, whole := g.add(adding, q, src)
+			ok = ok && whole
+			if id == 0 {
+				continue
+			}
 			ids = append(ids, id)
+			select {
+			case sent <- id:
+			case <-adding.Done():
+				return
+			}
 		}
-	}
-	if ctx.Err() != nil {
-		return false
-	}
-	if err := r.RunJobs(ctx, ids); err != nil {
+	}()
+	err = r.RunJobs(ctx, sent)
+	stopAdding()
+	<-added
+	if err != nil {
 		ok = false
 	}
 	r.Seed(ctx)

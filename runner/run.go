@@ -324,30 +324,38 @@ func (r *Runner) Run(ctx context.Context) error {
 		return fmt.Errorf("run the queue: %w", queue.ErrNotOwner)
 	}
 	r.seedOnce() // the torrents that seeded when the queue last ran
-	return r.runAll(ctx, r.Queue.NextQueued)
+	return r.runAll(ctx, r.Queue.NextQueued, nil, nil)
 }
 
-// RunJobs runs the jobs ids, in that order, up to Jobs at once, as Run
-// runs the queue's: the jobs a face has just added or found (braid get),
-// taken whatever state they rest in (queued, paused, failed, or done, to
-// fetch again a file that went missing), but not from another run. It
-// returns as Run does, with the error of a job another run holds among
-// the others. It runs them even when another process owns the queue: each
-// claim is atomic, so no job runs twice.
-func (r *Runner) RunJobs(ctx context.Context, ids []int64) error {
-	next := 0
-	return r.runAll(ctx, func(map[int64]bool) (int64, bool, error) {
-		if next == len(ids) {
+// RunJobs runs the jobs sent on ids, in the order sent, as they come, up
+// to Jobs at once, as Run runs the queue's, until ids is closed and they
+// have ended: the jobs a face adds or finds (braid get, which adds its
+// next source while the first ones run). It takes them whatever state
+// they rest in (queued, paused, failed, or done, to fetch again a file
+// that went missing), but not from another run. It returns as Run does,
+// with the error of a job another run holds among the others. It runs
+// them even when another process owns the queue: each claim is atomic,
+// so no job runs twice.
+func (r *Runner) RunJobs(ctx context.Context, ids <-chan int64) error {
+	var waiting []int64 // sent, not started yet
+	next := func(map[int64]bool) (int64, bool, error) {
+		if len(waiting) == 0 {
 			return 0, false, nil
 		}
-		next++
-		return ids[next-1], true, nil
-	}, queue.Queued, queue.Paused, queue.Failed, queue.Done)
+		id := waiting[0]
+		waiting = waiting[1:]
+		return id, true, nil
+	}
+	arrived := func(id int64) { waiting = append(waiting, id) }
+	return r.runAll(ctx, next, ids, arrived, queue.Queued, queue.Paused, queue.Failed, queue.Done)
 }
 
 // runAll runs the jobs next gives (given the jobs running), up to Jobs at
-// once, claiming each from the states from (RunJob's claim).
-func (r *Runner) runAll(ctx context.Context, next func(running map[int64]bool) (int64, bool, error), from ...queue.State) error {
+// once, claiming each from the states from (RunJob's claim). With more
+// (not nil) next has jobs to give as they arrive on it (told to arrived),
+// and runAll goes on until more is closed.
+func (r *Runner) runAll(ctx context.Context, next func(running map[int64]bool) (int64, bool, error),
+	more <-chan int64, arrived func(int64), from ...queue.State) error {
 	if _, err := r.client(); err != nil {
 		return err
 	}
@@ -381,13 +389,24 @@ func (r *Runner) runAll(ctx context.Context, next func(running map[int64]bool) (
 			running[id] = true
 			go func() { ends <- ended{id, r.runJob(ctx, id, from...)} }()
 		}
-		if len(running) == 0 {
+		if len(running) == 0 && (more == nil || stop != nil || ctx.Err() != nil) {
 			if err := ctx.Err(); err != nil {
 				failed = append(failed, err)
 			}
 			return errors.Join(failed...)
 		}
+		var quit <-chan struct{} // waiting for more with none running: ctx's end
+		if len(running) == 0 {
+			quit = ctx.Done()
+		}
 		select {
+		case id, ok := <-more:
+			if !ok {
+				more = nil
+				continue
+			}
+			arrived(id)
+		case <-quit:
 		case e := <-ends:
 			delete(running, e.id)
 			switch {

@@ -44,7 +44,7 @@ func TestRunJobs(t *testing.T) {
 	done := added.ID
 	r := &Runner{Queue: q}
 	t.Cleanup(func() { r.Close() })
-	if err := r.RunJobs(context.Background(), []int64{paused, failed, done}); err != nil {
+	if err := r.RunJobs(context.Background(), sent(paused, failed, done)); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []int64{paused, failed, done} {
@@ -59,7 +59,7 @@ func TestRunJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	served := m.BytesServed()
-	if err := r.RunJobs(context.Background(), []int64{done}); err != nil {
+	if err := r.RunJobs(context.Background(), sent(done)); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(file); err != nil || !bytes.Equal(b, data) {
@@ -74,7 +74,7 @@ func TestRunJobs(t *testing.T) {
 	if ok, err := q.Claim(held, queue.Paused); !ok || err != nil {
 		t.Fatalf("claim: %v, %v", ok, err)
 	}
-	err = r.RunJobs(context.Background(), []int64{held, other})
+	err = r.RunJobs(context.Background(), sent(held, other))
 	if err == nil || !errors.Is(err, queue.ErrState) || !strings.Contains(err.Error(), "another run has it") {
 		t.Errorf("RunJobs of a job another run holds: %v", err)
 	}
@@ -84,4 +84,14 @@ func TestRunJobs(t *testing.T) {
 	if j := mustJob(t, q, held); j.State != queue.Running {
 		t.Errorf("the held job is %s: RunJobs must leave it to its run", j.State)
 	}
+}
+
+// sent is a closed channel that holds ids, for RunJobs.
+func sent(ids ...int64) <-chan int64 {
+	ch := make(chan int64, len(ids))
+	for _, id := range ids {
+		ch <- id
+	}
+	close(ch)
+	return ch
 }

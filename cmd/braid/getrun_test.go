@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"braid/engine/mirrortest"
 )
@@ -111,4 +115,45 @@ func TestGetStateOpenFails(t *testing.T) {
 			t.Fatalf("the mirror served %d bytes: a queue that may hold the job must be read before its files start", got)
 		}
 	})
+}
+
+// get adds its next source while the first ones run: a source whose
+// server is slow to answer does not hold back the download of one given
+// before it. The second link's server answers only once the first file
+// has arrived (or after 20 s, which fails the test).
+func TestGetAddsWhileItRuns(t *testing.T) {
+	t.Parallel()
+	data := getData(200<<10 + 1)
+	first := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Path("/first.bin"))
+	arrived := make(chan struct{})
+	var late atomic.Bool
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-arrived:
+		case <-time.After(20 * time.Second):
+			late.Store(true)
+		}
+		http.ServeContent(w, r, "second.bin", time.Unix(0, 0), bytes.NewReader(data))
+	}))
+	t.Cleanup(slow.Close)
+	go func() {
+		for first.BytesServed() < int64(len(data)) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		close(arrived)
+	}()
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{"--state", t.TempDir(), "-d", out, first.URL(), slow.URL + "/second.bin"}
+	if code := cmdGet(t.Context(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if late.Load() {
+		t.Error("the first source's file did not arrive while get read the second source")
+	}
+	for _, name := range []string{"first.bin", "second.bin"} {
+		if got, err := os.ReadFile(filepath.Join(out, name)); err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 }
