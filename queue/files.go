@@ -21,13 +21,9 @@ func (q *Queue) PutFile(id int64, f metalink.File, changed bool) error {
 	op := fmt.Sprintf("job %d: store file %s", id, f.Name)
 	q.logins.keep([]metalink.File{f})
 	err := q.tx(func(tx *sql.Tx) error {
-		var blob []byte
-		if err := tx.QueryRow(`SELECT document FROM jobs WHERE id = ?`, id).Scan(&blob); err != nil {
+		doc, err := txDoc(tx, id)
+		if err != nil {
 			return err
-		}
-		var doc metalink.Document
-		if err := json.Unmarshal(blob, &doc); err != nil {
-			return fmt.Errorf("stored document: %w", err)
 		}
 		at := slices.IndexFunc(doc.Files, func(df metalink.File) bool { return df.Name == f.Name })
 		if at < 0 {
@@ -102,6 +98,19 @@ func replaceMirrors(tx *sql.Tx, id int64, f metalink.File) error {
 		}
 	}
 	return nil
+}
+
+// txDoc reads job id's stored document in tx.
+func txDoc(tx *sql.Tx, id int64) (metalink.Document, error) {
+	var blob []byte
+	var doc metalink.Document
+	if err := tx.QueryRow(`SELECT document FROM jobs WHERE id = ?`, id).Scan(&blob); err != nil {
+		return doc, err
+	}
+	if err := json.Unmarshal(blob, &doc); err != nil {
+		return doc, fmt.Errorf("stored document: %w", err)
+	}
+	return doc, nil
 }
 
 func putDoc(tx *sql.Tx, id int64, doc *metalink.Document) error {

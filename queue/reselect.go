@@ -123,13 +123,9 @@ func (q *Queue) selectOnly(id int64, names []string, drop bool) error {
 		if _, err := tx.Exec(`DELETE FROM files WHERE job = ? AND NOT selected`, id); err != nil {
 			return err
 		}
-		var blob []byte
-		if err := tx.QueryRow(`SELECT document FROM jobs WHERE id = ?`, id).Scan(&blob); err != nil {
+		doc, err := txDoc(tx, id)
+		if err != nil {
 			return err
-		}
-		var doc metalink.Document
-		if err := json.Unmarshal(blob, &doc); err != nil {
-			return fmt.Errorf("stored document: %w", err)
 		}
 		doc.Files = slices.DeleteFunc(doc.Files, func(f metalink.File) bool { return !keep[f.Name] })
 		return putDoc(tx, id, &doc)
