@@ -48,6 +48,10 @@ type torrentLive struct {
 	// began (StopSeeding while the run still held the job): the run
 	// stops them instead of seeding on. Cleared when the run ends.
 	noSeed map[int64]bool
+	// stopped are the seeding torrents the user stopped (StopSeeding, a
+	// seeding paused in the queue): they do not seed on at the next
+	// start, even when Braid quits before their last record is written.
+	stopped map[*torrent.Job]bool
 	// life is what seeding torrents run under: it ends with Close, not
 	// with the run that downloaded them.
 	life context.Context
@@ -121,6 +125,7 @@ func (r *Runner) stopSeedingOf(id int64, tj *torrent.Job) {
 	still := r.tor.seeding[id] == tj
 	if still {
 		delete(r.tor.seeding, id)
+		r.tor.stopLocked(tj)
 	}
 	r.tor.mu.Unlock()
 	if still {
@@ -188,6 +193,9 @@ func (r *Runner) StopSeeding(id int64) {
 	r.tor.mu.Lock()
 	j := r.tor.seeding[id]
 	delete(r.tor.seeding, id)
+	if j != nil {
+		r.tor.stopLocked(j)
+	}
 	if _, running := r.tor.running[id]; j == nil && running {
 		// Its files may be done and the row show it seeding while the
 		// run has yet to hand it over to seeding: it must not begin.
@@ -200,6 +208,24 @@ func (r *Runner) StopSeeding(id int64) {
 	if j != nil {
 		j.Stop()
 	}
+}
+
+// stopLocked notes that the user stopped tj's seeding. Called with mu held.
+func (t *torrentLive) stopLocked(tj *torrent.Job) {
+	if t.stopped == nil {
+		t.stopped = map[*torrent.Job]bool{}
+	}
+	t.stopped[tj] = true
+}
+
+// userStopped reports whether the user stopped tj's seeding, and forgets
+// it.
+func (t *torrentLive) userStopped(tj *torrent.Job) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	stopped := t.stopped[tj]
+	delete(t.stopped, tj)
+	return stopped
 }
 
 // Close stops the torrents seeding and closes the BitTorrent client the

@@ -65,7 +65,9 @@ func (r *Runner) watchSeeding(id int64, tj *torrent.Job) {
 		for {
 			select {
 			case <-tj.Done():
-				quit := life.Err() != nil
+				// Stopped by Close, unless the user stopped it first: Braid
+				// may be quitting by the time this runs.
+				quit := !r.tor.userStopped(tj) && life.Err() != nil
 				_ = r.recordSeeded(id, tj, quit && !tj.GoalReached() && tj.Err() == nil)
 				return
 			case <-tick.C:

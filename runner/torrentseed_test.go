@@ -241,3 +241,35 @@ func TestSeedOnAfterAPortWasHeld(t *testing.T) {
 		t.Errorf("NotSeedingOn after it seeds on: %v", r.NotSeedingOn())
 	}
 }
+
+// A seeding the user stops does not seed on at the next start, even when
+// the runner closes at once after (braid queue run ends when nothing is
+// left to seed): the record of its end must not take Close's quitting for
+// the reason it stopped.
+func TestStoppedSeedingStaysStoppedThroughClose(t *testing.T) {
+	t.Parallel()
+	for i := range 5 { // the record races Close: try it a few times
+		q := queuetest.Open(t, queue.Open, t.TempDir())
+		if err := q.UpdateSettings(func(st *queue.Settings) { st.Torrent = queue.TorrentSettings{SeedRatio: 1000} }); err != nil {
+			t.Fatal(err)
+		}
+		src := t.TempDir()
+		data := testkit.Data(100 << 10)
+		mi := torrenttest.Make(t, src, "s.bin", 32<<10, []torrenttest.File{{Data: data}}, mirrortest.New(t, data).URL())
+		id := addTorrent(t, q, torrenttest.WriteFile(t, mi, "s.torrent"), t.TempDir(), nil)
+		r := torrentRunner(t, q)
+		if err := r.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Seeding(); !slices.Equal(got, []int64{id}) {
+			t.Fatalf("seeding %v after the run, want %d", got, id)
+		}
+		r.StopSeeding(id)
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if s, err := q.Seeded(id); err != nil || s.Active {
+			t.Fatalf("try %d: the stopped seeding is recorded %+v (%v); want it not to seed on", i, s, err)
+		}
+	}
+}
