@@ -18,20 +18,18 @@ import (
 // that differs (another size or hash, or origin names another ETag than
 // the job's) is replaced with its pieces forgotten; the job's other files
 // are unselected, or dropped (others). origin is what a plain link's
-// server said now (zero for a metalink), kept with the job. A job another
-// Braid process is running is refused with ErrNotOwner. The job's state
-// is left as it is.
+// server said now (zero for a metalink), kept with the job. The job's
+// state is left as it is: whether its files may change now (not under
+// another's run) is the caller's to know.
 func (q *Queue) Reselect(id int64, files []metalink.File, origin Origin, others Others) error {
-	var state, etag string
+	var etag string
 	var blob []byte
-	err := q.db.QueryRow(`SELECT state, origin_etag, document FROM jobs WHERE id = ?`, id).Scan(&state, &etag, &blob)
+	err := q.db.QueryRow(`SELECT origin_etag, document FROM jobs WHERE id = ?`, id).Scan(&etag, &blob)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return fmt.Errorf("job %d: %w", id, ErrNotFound)
 	case err != nil:
 		return q.wrap(fmt.Sprintf("job %d", id), err)
-	case State(state) == Running && !q.TryOwn():
-		return fmt.Errorf("job %d: %w", id, ErrNotOwner)
 	}
 	var doc metalink.Document
 	if err := json.Unmarshal(blob, &doc); err != nil {

@@ -92,8 +92,9 @@ const (
 	// source (in its canonical spelling) and folder too.
 	FindSource
 	// ResumeSource is FindSource, and a job found of a source read now
-	// takes the files selected now (Queue.Reselect), its network settings
-	// and its order, to run again from what it kept (braid get).
+	// takes the files selected now (Queue.Reselect; not while another run
+	// holds it), its network settings and its order, to run again from
+	// what it kept (braid get).
 	ResumeSource
 )
 
@@ -226,7 +227,8 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 	}
 	if o.Again >= FindSource && o.Member == nil {
 		if id, found, err := q.JobFor(source, dest); err == nil && found {
-			if o.Again == ResumeSource && r.Unread == nil {
+			// A job another run holds keeps its files: RunJobs refuses it.
+			if s, err := q.StateOf(id); o.Again == ResumeSource && r.Unread == nil && err == nil && s != queue.Running {
 				if err := q.Reselect(id, selectedFiles(r.Doc, files), r.Origin, queue.Unselect); err != nil {
 					return Added{}, err
 				}

@@ -95,3 +95,35 @@ func sent(ids ...int64) <-chan int64 {
 	close(ch)
 	return ch
 }
+
+// A face that does not own the queue (braid get while the window is
+// open) runs the jobs it added all the same, the link it reads again
+// included: the job is its run's, whoever owns the queue.
+func TestRunJobsBesideTheOwner(t *testing.T) {
+	t.Parallel()
+	data := testkit.Data(100 << 10)
+	m := mirrortest.New(t, data, mirrortest.Path("/pub/late.bin"))
+	state := t.TempDir()
+	owner := queuetest.Open(t, queue.Open, state)
+	if !owner.Owner() {
+		t.Fatal("the first open does not own the queue")
+	}
+	q := queuetest.Open(t, queue.Open, state)
+	doc, ok := UnreachedDoc(m.URL())
+	if !ok {
+		t.Fatal("no placeholder for the link")
+	}
+	// Added while its server could not be reached: read again as it runs.
+	added, err := Add(context.Background(), q, m.URL(), AddOptions{Dir: t.TempDir(), Doc: doc, Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Queue: q}
+	t.Cleanup(func() { r.Close() })
+	if err := r.RunJobs(context.Background(), sent(added.ID)); err != nil {
+		t.Fatal(err)
+	}
+	if j := mustJob(t, q, added.ID); j.State != queue.Done || len(j.Files) != 1 || j.Files[0].Size != int64(len(data)) {
+		t.Errorf("the job run beside the queue's owner: %s, files %+v", j.State, j.Files)
+	}
+}
