@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"time"
 
 	"braid/engine/metalink"
@@ -51,15 +50,15 @@ func unreached(j queue.Job) bool {
 // with what the server said of it, in place of the placeholder.
 func (r *Runner) reach(ctx context.Context, j *queue.Job) error {
 	q := r.Queue
-	if _, err := r.openNet(j.ID); err != nil {
+	ss, err := r.openNet(j.ID)
+	if err != nil {
 		return err // a login lost: paused with a sentence
 	}
-	hc := r.httpClientOf(j.ID)
+	hc := r.httpClientWith(ss)
 	start := time.Now()
 	wait := ResolveFirstWait
 	var doc *metalink.Document
 	var origin queue.Origin
-	var err error
 	for {
 		doc, origin, err = ResolveSource(ctx, j.Source, hc)
 		if err == nil {
@@ -103,8 +102,6 @@ func (r *Runner) reach(ctx context.Context, j *queue.Job) error {
 	if err != nil {
 		return err
 	}
-	if !reflect.DeepEqual(nj.Doc.Files, j.Doc.Files) {
-		*j = nj
-	}
+	*j = nj
 	return nil
 }

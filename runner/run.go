@@ -245,12 +245,18 @@ func (r *Runner) openNet(id int64) (*netconf.Session, error) {
 // logins, cookies and headers. nil (the shared client) when the Client
 // cannot be made.
 func (r *Runner) httpClientOf(id int64) *http.Client {
+	ss, _ := r.openNet(id) // a lost login: the shared client
+	return r.httpClientWith(ss)
+}
+
+// httpClientWith is httpClientOf for a job whose settings ss are open
+// (nil: none).
+func (r *Runner) httpClientWith(ss *netconf.Session) *http.Client {
 	c, err := r.client()
 	if err != nil {
 		return nil
 	}
-	ss, err := r.openNet(id)
-	if err != nil || ss == nil {
+	if ss == nil {
 		return c.HTTPClient()
 	}
 	return ss.Client(c.HTTPClient())
