@@ -40,6 +40,7 @@ type Details struct {
 	SyncAgain *widget.Button
 	Extra     jobActions      // "Change link…", "Log in…" (relink.go)
 	actions   *fyne.Container // the buttons above, re-laid out as they show and hide
+	jobLimit  *widget.Button  // "Speed limit…", when the backend keeps one per job (joblimit.go)
 
 	Tabs        *container.AppTabs
 	FilesTab    *container.TabItem
@@ -220,6 +221,9 @@ func (d *Details) setActions() {
 	// and Repair are for downloads. Repair shows only where piece hashes
 	// can find bad bytes; Info says why where it does not.
 	showIf(j.Sync, d.SyncAgain)
+	if d.jobLimit != nil {
+		showIf(!j.Sync, d.jobLimit) // a sync has no speed limit of its own
+	}
 	showIf(!j.Sync, d.Verify)
 	showIf(!j.Sync && repairWhyNot(d.Detail) == "", d.Repair)
 	if j.State.Live() {

@@ -171,6 +171,7 @@ func (w *Window) addJobLimitButton() {
 		}
 		w.AskJobLimit()
 	})
+	d.jobLimit = b
 	d.actions.Objects = append([]fyne.CanvasObject{b}, d.actions.Objects...)
 	d.actions.Refresh()
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -81,6 +82,8 @@ func (w *Window) RemoveSelected() {
 		ids[i] = j.ID
 	}
 	dr, canDelete := w.Backend.(DataRemover)
+	// A folder kept in sync is the user's copy: its files stay.
+	canDelete = canDelete && slices.ContainsFunc(sel, func(j Job) bool { return !j.Sync })
 	f := newRemoveForm(sel, canDelete)
 	remove := func() {
 		withData := canDelete && f.Data.Checked
