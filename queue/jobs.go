@@ -72,6 +72,10 @@ type Job struct {
 	// Member is the member of a ZIP archive the job fetches (see
 	// NewJob.Member); nil for any other job.
 	Member *Member
+	// Sync marks a sync job (NewJob.Sync): Dest kept a copy of the
+	// ResourceSync source, its files recorded in its sync sets
+	// (SyncSets), not as Files. Done means the last sync completed.
+	Sync bool
 	// Doc is the stored document; set by Get, nil in List.
 	Doc   *metalink.Document
 	Files []File // in document order, selected or not
@@ -212,8 +216,12 @@ type Mirror struct {
 	Strikes  int // pieces that failed their hash from this mirror, so far
 }
 
-// Name is how the job is shown: its first selected file, and how many more.
+// Name is how the job is shown: its first selected file, and how many
+// more; a sync job's folder, as "folder/ (sync)".
 func (j Job) Name() string {
+	if j.Sync {
+		return filepath.Base(j.Dest) + "/ (sync)"
+	}
 	first, n := "", 0
 	for _, f := range j.Files {
 		if f.Selected {
@@ -282,6 +290,10 @@ type NewJob struct {
 	// caller has stored what goes with it (a torrent, a login) and
 	// resumed it, or at all when the user added it paused.
 	Paused bool
+	// Sync adds a sync job: Dest is kept a copy of the ResourceSync
+	// source Source (runner.Sync). It has no document; Add returns the
+	// sync job of Source and Dest the queue has, when it has one.
+	Sync bool
 }
 
 // Add appends a job to the end of the queue, queued (or paused), and
@@ -293,7 +305,10 @@ func (q *Queue) Add(j NewJob) (int64, error) {
 	if j.Paused {
 		state = Paused
 	}
-	if j.Member.Name != "" {
+	switch {
+	case j.Sync:
+		return q.addSync(j.Source, j.Dest, state)
+	case j.Member.Name != "":
 		return q.addMember(j, state)
 	}
 	return q.addJob(j, state)
@@ -582,7 +597,7 @@ type scanner interface{ Scan(...any) error }
 
 // jobColumns are the columns scanJob reads, in its order.
 const jobColumns = `id, source, dest, state, added_at, finished_at, error, origin_etag, referer, next_try, speed_limit,
-	notice, when_done, when_done_note, refreshed_at`
+	notice, when_done, when_done_note, refreshed_at, kind`
 
 func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 	// One allocation holds the job and what is scanned to be converted:
@@ -593,18 +608,19 @@ func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 		added, nextTry, refresh int64
 		finished                sql.NullInt64
 		whenDone, whenDoneNote  string
-		dest                    [16]any
+		kind                    string
+		dest                    [17]any
 	})
 	j := &r.j
 	dest := append(r.dest[:0], &j.ID, &j.Source, &j.Dest, &r.state, &r.added, &r.finished, &j.Error, &j.Origin.ETag, &j.Origin.Referer,
-		&r.nextTry, &j.Limit, &j.Notice, &r.whenDone, &r.whenDoneNote, &r.refresh)
+		&r.nextTry, &j.Limit, &j.Notice, &r.whenDone, &r.whenDoneNote, &r.refresh, &r.kind)
 	for _, d := range doc {
 		dest = append(dest, d)
 	}
 	if err := s.Scan(dest...); err != nil {
 		return Job{}, err
 	}
-	j.State = State(r.state)
+	j.State, j.Sync = State(r.state), r.kind == kindSync
 	j.AddedAt = time.UnixMilli(r.added)
 	if r.finished.Valid {
 		j.FinishedAt = time.UnixMilli(r.finished.Int64)

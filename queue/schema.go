@@ -269,6 +269,58 @@ CREATE TABLE job_members (
 	archive_size  INTEGER NOT NULL              -- the archive's bytes
 );
 `},
+	// issue 33 (ResourceSync sets are queue jobs): a job's kind, and the
+	// sync job each set belongs to. A set synced before this step becomes
+	// a sync job of its own (syncJobs), synced or not as it was, so the
+	// window shows it as a job like any other and Remove removes it (its
+	// sets and their files go with it).
+	{sql: `
+ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT ''; -- '' a download; 'sync' a folder kept a copy of a ResourceSync source
+ALTER TABLE sync_sets ADD COLUMN job INTEGER REFERENCES jobs (id) ON DELETE CASCADE; -- NULL: only checked (braid sync --check)
+`, fix: syncJobs},
+}
+
+// syncJobs makes a sync job of each sync set recorded before sync sets
+// belonged to jobs: done when it was synced, paused otherwise.
+func syncJobs(tx *sql.Tx) error {
+	rows, err := tx.Query(`SELECT id, source, dest, synced_at FROM sync_sets WHERE job IS NULL ORDER BY id`)
+	if err != nil {
+		return err
+	}
+	type set struct {
+		id, synced   int64
+		source, dest string
+	}
+	var sets []set
+	for rows.Next() {
+		var s set
+		if err := rows.Scan(&s.id, &s.source, &s.dest, &s.synced); err != nil {
+			rows.Close()
+			return err
+		}
+		sets = append(sets, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, s := range sets {
+		state, finished := Paused, sql.NullInt64{}
+		if s.synced > 0 {
+			state, finished = Done, sql.NullInt64{Int64: s.synced, Valid: true}
+		}
+		id, err := insertSyncJob(tx, s.source, s.dest, state)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`UPDATE jobs SET finished_at = ? WHERE id = ?`, finished, id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`UPDATE sync_sets SET job = ? WHERE id = ?`, id, s.id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // moveWaitingNotes clears the notes that older runners left in the error

@@ -3,6 +3,7 @@ package queue
 import (
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -36,44 +37,123 @@ type SyncedFile struct {
 	Gone   bool
 }
 
+// kindSync is the kind column of a sync job (NewJob.Sync).
+const kindSync = "sync"
+
+// addSync adds the sync job of source into dest, or returns the one the
+// queue has (the newest, when an older Braid left several).
+func (q *Queue) addSync(source, dest string, state State) (int64, error) {
+	shown := Redact(source)
+	abs, err := filepath.Abs(dest)
+	if err != nil {
+		return 0, fmt.Errorf("add sync %s: destination %q: %w", shown, dest, err)
+	}
+	var id int64
+	err = q.tx(func(tx *sql.Tx) error {
+		err := tx.QueryRow(`SELECT id FROM jobs WHERE kind = ? AND source_key = ? AND dest = ? ORDER BY id DESC LIMIT 1`,
+			kindSync, canonical(source), abs).Scan(&id)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		id, err = insertSyncJob(tx, source, abs, state)
+		return err
+	})
+	if err != nil {
+		return 0, q.wrap("add sync "+shown, err)
+	}
+	return id, nil
+}
+
+// insertSyncJob adds a sync job of source into dest, last in the queue.
+func insertSyncJob(tx *sql.Tx, source, dest string, state State) (int64, error) {
+	res, err := tx.Exec(`
+		INSERT INTO jobs (kind, source, source_key, dest, state, position, added_at, document)
+		VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), -1) + 1 FROM jobs), ?, '{}')`,
+		kindSync, Redact(source), canonical(source), dest, string(state), time.Now().UnixMilli())
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
 // SyncSet returns the record of source synced into dest, creating an
-// empty one on the first sync.
-func (q *Queue) SyncSet(source, dest string) (*SyncSet, error) {
+// empty one on the first sync, as a set of sync job job (0: of none, a
+// folder only checked; a later sync job takes it).
+func (q *Queue) SyncSet(job int64, source, dest string) (*SyncSet, error) {
 	abs, err := filepath.Abs(dest)
 	if err != nil {
 		return nil, fmt.Errorf("sync %s: %w", Redact(source), err)
 	}
 	op := fmt.Sprintf("sync record of %s", Redact(source))
-	if _, err := q.db.Exec(`INSERT INTO sync_sets (source, dest) VALUES (?, ?) ON CONFLICT DO NOTHING`, source, abs); err != nil {
+	owner := sql.NullInt64{Int64: job, Valid: job != 0}
+	if _, err := q.db.Exec(`INSERT INTO sync_sets (source, dest, job) VALUES (?, ?, ?)
+		ON CONFLICT DO UPDATE SET job = COALESCE(excluded.job, job)`, source, abs, owner); err != nil {
 		return nil, q.wrap(op, err)
 	}
-	s := &SyncSet{Source: source, Dest: abs, Files: map[string]SyncedFile{}}
-	var at, until, synced int64
-	if err := q.db.QueryRow(`SELECT id, at, until, synced_at FROM sync_sets WHERE source = ? AND dest = ?`, source, abs).
-		Scan(&s.ID, &at, &until, &synced); err != nil {
-		return nil, q.wrap(op, err)
-	}
-	s.At, s.Until, s.SyncedAt = fromMS(at), fromMS(until), fromMS(synced)
-	rows, err := q.db.Query(`SELECT name, url, size, hashes FROM sync_files WHERE sync = ?`, s.ID)
+	sets, err := q.syncSets(`source = ? AND dest = ?`, source, abs)
 	if err != nil {
 		return nil, q.wrap(op, err)
+	}
+	if len(sets) != 1 {
+		return nil, fmt.Errorf("%s: %w", op, ErrNotFound)
+	}
+	return &sets[0], nil
+}
+
+// SyncSets are the sets sync job job keeps, with their files.
+func (q *Queue) SyncSets(job int64) ([]SyncSet, error) {
+	sets, err := q.syncSets(`job = ?`, job)
+	return sets, q.wrapErr(fmt.Sprintf("sync sets of job %d", job), err)
+}
+
+// syncSets reads the sets where says, with their files.
+func (q *Queue) syncSets(where string, args ...any) ([]SyncSet, error) {
+	rows, err := q.db.Query(`SELECT id, source, dest, at, until, synced_at FROM sync_sets WHERE `+where+` ORDER BY id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	var out []SyncSet
+	for rows.Next() {
+		s := SyncSet{Files: map[string]SyncedFile{}}
+		var at, until, synced int64
+		if err := rows.Scan(&s.ID, &s.Source, &s.Dest, &at, &until, &synced); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		s.At, s.Until, s.SyncedAt = fromMS(at), fromMS(until), fromMS(synced)
+		out = append(out, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if err := q.syncedFilesOf(&out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// syncedFilesOf reads the files of set s.
+func (q *Queue) syncedFilesOf(s *SyncSet) error {
+	rows, err := q.db.Query(`SELECT name, url, size, hashes FROM sync_files WHERE sync = ?`, s.ID)
+	if err != nil {
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var f SyncedFile
 		var hashes string
 		if err := rows.Scan(&f.Name, &f.URL, &f.Size, &hashes); err != nil {
-			return nil, q.wrap(op, err)
+			return err
 		}
 		if err := json.Unmarshal([]byte(hashes), &f.Hashes); err != nil {
-			return nil, fmt.Errorf("%s: file %s: %w", op, f.Name, err)
+			return fmt.Errorf("file %s: %w", f.Name, err)
 		}
 		s.Files[f.Name] = f
 	}
-	if err := rows.Err(); err != nil {
-		return nil, q.wrap(op, err)
-	}
-	return s, nil
+	return rows.Err()
 }
 
 // SyncedFiles records that fs were written and verified in set id, and
@@ -126,26 +206,6 @@ func (q *Queue) SyncDone(id int64, at, until time.Time) error {
 	return q.wrapErr("record sync", err)
 }
 
-// SyncSets lists the sets synced into folders, for the window's list.
-func (q *Queue) SyncSets() ([]SyncSet, error) {
-	rows, err := q.db.Query(`SELECT id, source, dest, at, until, synced_at FROM sync_sets ORDER BY id`)
-	if err != nil {
-		return nil, q.wrap("list syncs", err)
-	}
-	defer rows.Close()
-	var out []SyncSet
-	for rows.Next() {
-		var s SyncSet
-		var at, until, synced int64
-		if err := rows.Scan(&s.ID, &s.Source, &s.Dest, &at, &until, &synced); err != nil {
-			return nil, q.wrap("list syncs", err)
-		}
-		s.At, s.Until, s.SyncedAt = fromMS(at), fromMS(until), fromMS(synced)
-		out = append(out, s)
-	}
-	return out, q.wrapErr("list syncs", rows.Err())
-}
-
 func toMS(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
@@ -166,16 +226,4 @@ func (q *Queue) wrapErr(op string, err error) error {
 		return nil
 	}
 	return q.wrap(op, err)
-}
-
-// RemoveSyncSet forgets sync set id and what it synced, for the window's
-// Remove; the folder's files stay. A later sync of the same source and
-// folder starts afresh, comparing the folder with the Resource List.
-func (q *Queue) RemoveSyncSet(id int64) error {
-	op := fmt.Sprintf("remove sync %d", id)
-	if _, err := q.db.Exec(`DELETE FROM sync_files WHERE sync = ?`, id); err != nil {
-		return q.wrap(op, err)
-	}
-	_, err := q.db.Exec(`DELETE FROM sync_sets WHERE id = ?`, id)
-	return q.wrapErr(op, err)
 }

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,7 +16,11 @@ func TestSyncRecord(t *testing.T) {
 	dir := t.TempDir()
 	dest := t.TempDir()
 	q := queuetest.Open(t, Open, dir)
-	s, err := q.SyncSet("http://x/capabilitylist.xml", dest)
+	job, err := q.Add(NewJob{Sync: true, Source: "http://x/capabilitylist.xml", Dest: dest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := q.SyncSet(job, "http://x/capabilitylist.xml", dest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +54,7 @@ func TestSyncRecord(t *testing.T) {
 	// package's may be on different drives).
 	t.Chdir(filepath.Dir(dest))
 	rel := filepath.Join(".", "x", "..", filepath.Base(dest))
-	again, err := q.SyncSet("http://x/capabilitylist.xml", rel)
+	again, err := q.SyncSet(job, "http://x/capabilitylist.xml", rel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,13 +64,122 @@ func TestSyncRecord(t *testing.T) {
 	if len(again.Files) != 1 || again.Files["d/a.bin"].Size != 4 || again.Files["d/a.bin"].Hashes[0].Value != "ab" {
 		t.Fatalf("files after reopening: %+v", again.Files)
 	}
-	other, err := q.SyncSet("http://x/capabilitylist.xml", t.TempDir())
+	other, err := q.SyncSet(0, "http://x/capabilitylist.xml", t.TempDir())
 	if err != nil || other.ID == s.ID || len(other.Files) != 0 {
 		t.Fatalf("another folder shares the record: %+v, %v", other, err)
 	}
-	sets, err := q.SyncSets()
-	if err != nil || len(sets) != 2 {
-		t.Fatalf("SyncSets: %+v, %v", sets, err)
+	sets, err := q.SyncSets(job)
+	if err != nil || len(sets) != 1 || sets[0].ID != s.ID || len(sets[0].Files) != 1 {
+		t.Fatalf("SyncSets of the job: %+v, %v", sets, err)
+	}
+}
+
+// TestSyncJob: a sync job is a job of the queue, found again by its
+// source and folder, listed as a sync; its sets and what they synced go
+// with it when it is removed, and a set only checked before (no job) is
+// taken by the sync job of its folder.
+func TestSyncJob(t *testing.T) {
+	q := queuetest.Open(t, Open, t.TempDir())
+	dest := t.TempDir()
+	const source = "https://user:secret@x.example/.well-known/resourcesync"
+	checked, err := q.SyncSet(0, "http://x.example/capabilitylist.xml", dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := q.Add(NewJob{Sync: true, Source: source, Dest: dest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := q.Add(NewJob{Sync: true, Source: source, Dest: dest})
+	if err != nil || again != id {
+		t.Fatalf("the same sync added again is job %d (%v), want %d", again, err, id)
+	}
+	other, err := q.Add(NewJob{Sync: true, Source: source, Dest: t.TempDir()})
+	if err != nil || other == id {
+		t.Fatalf("a sync into another folder is job %d (%v)", other, err)
+	}
+	list, err := q.List()
+	if err != nil || len(list) != 2 || !list[0].Sync || list[0].State != Queued || len(list[0].Files) != 0 {
+		t.Fatalf("List: %+v, %v", list, err)
+	}
+	if strings.Contains(list[0].Source, "secret") {
+		t.Errorf("a sync job keeps its password in clear: %s", list[0].Source)
+	}
+	j, err := q.Get(id)
+	if err != nil || !j.Sync || j.Dest != dest {
+		t.Fatalf("Get: %+v, %v", j, err)
+	}
+	s, err := q.SyncSet(id, "http://x.example/capabilitylist.xml", dest)
+	if err != nil || s.ID != checked.ID {
+		t.Fatalf("the checked set is %+v (%v), want set %d", s, err, checked.ID)
+	}
+	if err := q.SyncedFiles(s.ID, []SyncedFile{{Name: "a", URL: "http://x.example/a", Size: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	// Taken by the job, a set stays its own when checked again.
+	if _, err := q.SyncSet(0, s.Source, dest); err != nil {
+		t.Fatal(err)
+	}
+	if sets, err := q.SyncSets(id); err != nil || len(sets) != 1 || len(sets[0].Files) != 1 {
+		t.Fatalf("sets of the job: %+v, %v", sets, err)
+	}
+	if err := q.Remove(id); err != nil {
+		t.Fatal(err)
+	}
+	var sets, files int
+	if err := q.db.QueryRow(`SELECT (SELECT count(*) FROM sync_sets), (SELECT count(*) FROM sync_files)`).Scan(&sets, &files); err != nil {
+		t.Fatal(err)
+	}
+	if sets != 0 || files != 0 {
+		t.Fatalf("a removed sync job left %d sets and %d files", sets, files)
+	}
+}
+
+// TestSyncSetsBecomeJobs opens a state.db whose sync sets were recorded
+// before they belonged to jobs: each becomes a sync job, done when it had
+// synced, paused when not, with its files.
+//
+// Not parallel: it sets schemaVersion (see TestJobIDMigration).
+func TestSyncSetsBecomeJobs(t *testing.T) {
+	before := schemaVersion
+	t.Cleanup(func() { schemaVersion = before })
+	schemaVersion = len(migrations) - 1
+	dir, dest := t.TempDir(), t.TempDir()
+	q, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{"http://x.example/a/capabilitylist.xml", "http://x.example/b/capabilitylist.xml"} {
+		if _, err := q.db.Exec(`INSERT INTO sync_sets (source, dest) VALUES (?, ?)`, src, dest); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if _, err := q.db.Exec(`UPDATE sync_sets SET synced_at = ? WHERE source LIKE '%/a/%'`, at.UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.db.Exec(`INSERT INTO sync_files (sync, name, url, size, hashes) SELECT id, 'f', 'http://x.example/f', 1, '[]' FROM sync_sets`); err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+
+	schemaVersion = before
+	q = queuetest.Open(t, Open, dir)
+	list, err := q.List()
+	if err != nil || len(list) != 2 {
+		t.Fatalf("List after the migration: %+v, %v", list, err)
+	}
+	for i, want := range []State{Done, Paused} {
+		j := list[i]
+		if !j.Sync || j.State != want || j.Dest != dest || !strings.Contains(j.Source, "capabilitylist.xml") {
+			t.Errorf("job %d after the migration: %+v", i, j)
+		}
+		if sets, err := q.SyncSets(j.ID); err != nil || len(sets) != 1 || len(sets[0].Files) != 1 {
+			t.Errorf("sets of job %d: %+v, %v", j.ID, sets, err)
+		}
+	}
+	if !list[0].FinishedAt.Equal(at) {
+		t.Errorf("the synced set's job finished at %v, want %v", list[0].FinishedAt, at)
 	}
 }
 
@@ -74,7 +188,7 @@ func TestSyncRecord(t *testing.T) {
 // records nothing.
 func TestSyncedFiles(t *testing.T) {
 	q := queuetest.Open(t, Open, t.TempDir())
-	s, err := q.SyncSet("http://x/capabilitylist.xml", t.TempDir())
+	s, err := q.SyncSet(0, "http://x/capabilitylist.xml", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +206,7 @@ func TestSyncedFiles(t *testing.T) {
 	if err := q.SyncedFiles(s.ID+1, batch); err == nil {
 		t.Fatal("a batch for a set that does not exist was recorded")
 	}
-	again, err := q.SyncSet(s.Source, s.Dest)
+	again, err := q.SyncSet(0, s.Source, s.Dest)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/netconf"
+	"braid/engine/resourcesync"
 	sourcekind "braid/engine/source"
 	"braid/engine/torrent"
 	"braid/queue"
@@ -76,6 +77,41 @@ type AddOptions struct {
 
 	// Resolve is how Add reads a source it is not given a document of.
 	Resolve ResolveOptions
+
+	// Sync adds a sync job: Dir kept a verified copy of the ResourceSync
+	// source (queue.NewJob.Sync), which its runs read. The sync job the
+	// queue has of the source and folder is found, and queued to sync
+	// again unless it runs or waits its turn already. Only Dir, Paused and
+	// Again's finding apply.
+	Sync bool
+}
+
+// addSync is Add of a sync job.
+func addSync(q *queue.Queue, source string, o AddOptions) (Added, error) {
+	if _, err := resourcesync.Base(source); err != nil {
+		return Added{}, err
+	}
+	id, err := q.Add(queue.NewJob{Sync: true, Source: source, Dest: o.Dir, Paused: true})
+	if err != nil {
+		return Added{}, err
+	}
+	added := Added{ID: id}
+	s, err := q.StateOf(id)
+	if err != nil {
+		return Added{}, err
+	}
+	if s == queue.Queued || s == queue.Running {
+		added.Found = true
+		return added, nil
+	}
+	if o.Paused {
+		return added, nil
+	}
+	if err := q.SetState(id, queue.Queued); err != nil {
+		return Added{}, err
+	}
+	added.Queued = true
+	return added, nil
 }
 
 // Again is what Add does with a source the queue has a job of.
@@ -157,6 +193,9 @@ var ErrNoFiles = errors.New("the source lists no file")
 // limit) while it is paused, so no runner takes it without them, and only
 // then queues it. Waking the runner is the caller's.
 func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Added, error) {
+	if o.Sync {
+		return addSync(q, source, o)
+	}
 	if o.Doc == nil && o.Spec == nil && o.Net != nil {
 		// The source itself may be behind the cookie or header.
 		ss, err := o.Net.Open()

@@ -109,6 +109,9 @@ type Runner struct {
 	// face that shows the note reads the queue again. It comes from the
 	// action's goroutine, after the run that finished the job.
 	ActionEnded func(id int64)
+	// SyncOptions are the face's choices for the sync jobs it runs (Jobs,
+	// Delete; runSync sets the rest).
+	SyncOptions SyncOptions
 	// Jobs is the most jobs Run runs at once; 0 takes the queue's setting
 	// (queue.Settings.Jobs). Either way a later change of that setting is
 	// followed.
@@ -122,6 +125,7 @@ type Runner struct {
 	batch   *queue.JournalBatch
 	look    chan struct{}             // closed to make the runs look now (letgo.go)
 	runs    map[int64][]chan struct{} // job → each closed when its run has ended
+	syncs   map[int64]*SyncJob        // sync job → its run in hand or last (LiveSync)
 
 	// claimed, when not nil, is called by RunJob once the job is
 	// claimed, before its run begins (for tests).
@@ -530,6 +534,9 @@ func (r *Runner) run(ctx context.Context, j queue.Job, every bool) error {
 	if err := prepareDest(j); err != nil {
 		return early(err)
 	}
+	if j.Sync {
+		return r.runSync(ctx, j) // it tells its own outcomes, file by file
+	}
 	if err := r.refreshStale(ctx, &j); err != nil {
 		return early(err)
 	}
@@ -548,12 +555,7 @@ func (r *Runner) run(ctx context.Context, j queue.Job, every bool) error {
 	if src, ok := torrentSource(j); ok {
 		return r.runTorrent(ctx, j, src)
 	}
-	locs := r.Locations
-	if locs == nil {
-		if s, err := q.Settings(); err == nil {
-			locs = s.Countries
-		}
-	}
+	locs := r.locations()
 	client, err := r.client()
 	if err != nil {
 		return early(err)
@@ -593,6 +595,17 @@ func (r *Runner) run(ctx context.Context, j queue.Job, every bool) error {
 	jr := r.newJobRun(j)
 	jr.client, jr.locs, jr.batch, jr.net = client, locs, len(todo) > 1, net
 	return jr.runFiles(ctx, todo)
+}
+
+// locations are the user's countries: Locations, or the queue's setting.
+func (r *Runner) locations() []string {
+	if r.Locations != nil {
+		return r.Locations
+	}
+	if s, err := r.Queue.Settings(); err == nil {
+		return s.Countries
+	}
+	return nil
 }
 
 // kept is the Result of file f of job j that an earlier run left verified

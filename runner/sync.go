@@ -39,6 +39,12 @@ type SyncOptions struct {
 	// Observer, when set, hears every outcome (see Sync) and the
 	// downloads' progress.
 	Observer Observer
+	// Job is the sync job whose sets these are (queue.NewJob.Sync): its
+	// FileRuns carry it. 0: none, a folder only checked (Check).
+	Job int64
+	// sized, when set, hears the bytes of each set's resources to sync
+	// (-1: a size not listed), for a SyncJob's Snapshot.
+	sized func(bytes int64)
 }
 
 // SyncKind names what happened to one file in a sync.
@@ -245,7 +251,7 @@ func (r *syncRun) set(ctx context.Context, s resourcesync.Set) error {
 	if key == "" {
 		key = s.ResourceList + s.ChangeList
 	}
-	rec, err := r.q.SyncSet(key, r.dir)
+	rec, err := r.q.SyncSet(r.o.Job, key, r.dir)
 	if err != nil {
 		return err
 	}
@@ -311,6 +317,20 @@ func (r *syncRun) set(ctx context.Context, s resourcesync.Set) error {
 	r.mu.Lock()
 	r.res.Mode = append(r.res.Mode, mode)
 	r.mu.Unlock()
+	if r.o.sized != nil {
+		var size int64
+		for _, x := range rs {
+			if x.Change == resourcesync.ChangeDeleted {
+				continue
+			}
+			if x.File.Size < 0 {
+				size = -1
+				break
+			}
+			size += x.File.Size
+		}
+		r.o.sized(size)
+	}
 	for _, x := range refused {
 		r.note(SyncSkipped, x.Name, errors.New(x.Reason))
 	}
@@ -475,7 +495,7 @@ func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.R
 			return false
 		}
 	}
-	run := &FileRun{Source: r.source, Name: name, Size: x.File.Size, Mirrors: len(x.File.URLs)}
+	run := &FileRun{Job: r.o.Job, Source: r.source, Name: name, Size: x.File.Size, Mirrors: len(x.File.URLs)}
 	w := watching{
 		every: r.obs.Interval(),
 		job:   func() (*queue.Queue, int64, bool) { return nil, 0, false },

@@ -38,7 +38,7 @@ func TestSyncRecordsInBatchesAndRewritesNothing(t *testing.T) {
 	if res := sync("full"); res.Counts[SyncFetched] != files {
 		t.Fatalf("first sync fetched %d of %d: %v", res.Counts[SyncFetched], files, res.Counts)
 	}
-	rec, err := q.SyncSet(src.URL()+"capabilitylist.xml", dir)
+	rec, err := q.SyncSet(0, src.URL()+"capabilitylist.xml", dir)
 	if err != nil {
 		t.Fatal(err)
 	}

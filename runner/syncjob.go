@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -13,19 +15,19 @@ import (
 	"braid/queue"
 )
 
-// SyncJob is a sync running in the background, for the window: it starts
-// with StartSync and is watched the way an engine.Download is, by polling
-// Snapshot on a timer, never by a callback per byte.
+// SyncJob is the run of a sync job (queue.NewJob.Sync) this runner has
+// in hand or ran last: watched the way an engine.Download is, by polling
+// Snapshot on a timer, never by a callback per byte (LiveSync).
 type SyncJob struct {
-	cancel context.CancelFunc
-	done   chan struct{}
-	res    *SyncResult
-	err    error
+	done chan struct{}
+	res  *SyncResult
+	err  error
 
 	mu     sync.Mutex // guards the fields below
 	active map[*FileRun]*engine.Snapshot
 	counts map[SyncKind]int
 	bytes  int64
+	size   int64       // of the resources its lists name; -1 unknown
 	events []SyncEvent // the latest maxSyncEvents, oldest first
 }
 
@@ -40,6 +42,9 @@ const syncJobEvery = 250 * time.Millisecond
 type SyncSnapshot struct {
 	Counts map[SyncKind]int
 	Bytes  int64 // downloaded by the files finished so far
+	// Size is what the lists read so far name, fetched or kept; -1: a
+	// size not listed.
+	Size int64
 	// Files are the downloads in progress, sorted by name, as last heard
 	// (at most a quarter of a second ago).
 	Files []engine.Snapshot
@@ -47,23 +52,82 @@ type SyncSnapshot struct {
 	Events []SyncEvent
 }
 
-// StartSync runs Sync in a goroutine the SyncJob owns and returns at once.
-// The SyncJob is Sync's Observer; o.Observer, when set, still hears
-// everything, its Progress four times a second. Cancel stops it.
-func StartSync(ctx context.Context, q *queue.Queue, source, dir string, o SyncOptions) *SyncJob {
-	ctx, cancel := context.WithCancel(ctx)
-	j := &SyncJob{cancel: cancel, done: make(chan struct{}), active: map[*FileRun]*engine.Snapshot{}, counts: map[SyncKind]int{}}
-	next := o.Observer
+// runSync runs sync job j: Sync of its source into its folder, with the
+// runner's client, locations and SyncOptions, its sets recorded as the
+// job's. It stops when the job is paused or removed, as a download does.
+// A sync that completes with files that failed is an error that says how
+// many, so the job fails and Resume syncs again.
+func (r *Runner) runSync(ctx context.Context, j queue.Job) error {
+	client, err := r.client()
+	if err != nil {
+		return err
+	}
+	o := r.SyncOptions
+	o.Client, o.Locations, o.Job = client, r.locations(), j.ID
+	sj := &SyncJob{done: make(chan struct{}), active: map[*FileRun]*engine.Snapshot{}, counts: map[SyncKind]int{}}
+	o.sized = func(n int64) {
+		sj.mu.Lock()
+		if n < 0 || sj.size < 0 {
+			sj.size = -1
+		} else {
+			sj.size += n
+		}
+		sj.mu.Unlock()
+	}
+	next := r.Observer
 	if next == nil {
 		next = quiet{}
 	}
-	o.Observer = syncJobObserver{j, next}
+	o.Observer = syncJobObserver{sj, next}
+	r.mu.Lock()
+	if r.syncs == nil {
+		r.syncs = map[int64]*SyncJob{}
+	}
+	r.syncs[j.ID] = sj
+	r.mu.Unlock()
+
+	run, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	guarded := make(chan struct{})
 	go func() {
-		defer close(j.done)
-		defer cancel()
-		j.res, j.err = Sync(ctx, q, source, dir, o)
+		defer close(guarded)
+		guard(run, func() *queue.Queue { return r.Queue }, func() (int64, bool) { return j.ID, true }, cancel, r.lookNow)
 	}()
-	return j
+	sj.res, sj.err = Sync(run, r.Queue, j.Source, j.Dest, o)
+	cause := context.Cause(run)
+	cancel(nil)
+	<-guarded
+	close(sj.done)
+	switch {
+	case errors.Is(cause, errUserPaused):
+		return errUserPaused
+	case sj.err != nil:
+		return sj.err
+	case !sj.res.OK():
+		return fmt.Errorf("sync of %s: %s", queue.Redact(j.Source), SyncCountsText(sj.res.Counts))
+	}
+	return nil
+}
+
+// SyncCountsText says in short what a sync did: "3 fetched, 12 kept,
+// 1 failed".
+func SyncCountsText(c map[SyncKind]int) string {
+	var parts []string
+	for _, k := range []SyncKind{SyncFetched, SyncKept, SyncFailed, SyncSkipped, SyncGone, SyncDeleted, SyncMissing, SyncChanged, SyncExtra} {
+		if n := c[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// LiveSync returns the run of sync job id this runner has in hand, or ran
+// last: false when it has run none. Safe for concurrent use.
+func (r *Runner) LiveSync(id int64) (*SyncJob, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sj, ok := r.syncs[id]
+	return sj, ok
 }
 
 // syncJobObserver is a SyncJob's Observer: it keeps the outcomes and the
@@ -128,27 +192,20 @@ func (j *SyncJob) record(run *FileRun, e SyncEvent, ok bool) {
 	j.events = append(j.events, e)
 }
 
-// Done is closed when the sync has ended.
+// Done is closed when the run has ended.
 func (j *SyncJob) Done() <-chan struct{} { return j.done }
 
-// Wait blocks until the sync ends and returns Sync's result and error.
+// Wait blocks until the run ends and returns Sync's result and error.
 func (j *SyncJob) Wait() (*SyncResult, error) {
 	<-j.done
 	return j.res, j.err
-}
-
-// Cancel stops the sync, waits for it to end and returns Wait's values.
-// What was verified so far stays recorded; the next sync finishes the rest.
-func (j *SyncJob) Cancel() (*SyncResult, error) {
-	j.cancel()
-	return j.Wait()
 }
 
 // Snapshot returns the job's state now; it is safe to call from any
 // goroutine, a few times a second.
 func (j *SyncJob) Snapshot() SyncSnapshot {
 	j.mu.Lock()
-	s := SyncSnapshot{Counts: maps.Clone(j.counts), Bytes: j.bytes, Events: slices.Clone(j.events)}
+	s := SyncSnapshot{Counts: maps.Clone(j.counts), Bytes: j.bytes, Size: j.size, Events: slices.Clone(j.events)}
 	for _, f := range j.active {
 		c := *f
 		c.Pieces, c.Filler, c.Mirrors = slices.Clone(f.Pieces), slices.Clone(f.Filler), slices.Clone(f.Mirrors)

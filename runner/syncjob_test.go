@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"braid/engine"
@@ -17,9 +18,10 @@ import (
 	"braid/queue/queuetest"
 )
 
-// TestSyncJob watches a sync in the background as the window does: a file
-// in progress shows in Snapshot, Cancel stops it, and a second job
-// finishes the folder and records it.
+// TestSyncJob runs a sync job as a queue job: the window watches it in
+// LiveSync, with a file in progress in its Snapshot; a pause stops it,
+// and the next run finishes the folder, records it as the job's, and
+// the job is done.
 func TestSyncJob(t *testing.T) {
 	t.Parallel()
 	src := rstest.New(t)
@@ -32,36 +34,92 @@ func TestSyncJob(t *testing.T) {
 	src.Put("/small.txt", []byte("small\n"))
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	dir := t.TempDir()
+	id, err := q.Add(queue.NewJob{Sync: true, Source: src.URL(), Dest: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
 
-	slow := &engine.Client{Limit: 32 << 10}
-	j := StartSync(context.Background(), q, src.URL(), dir, SyncOptions{Client: slow, Jobs: 2})
+	slow := &Runner{Queue: q, Client: &engine.Client{Limit: 32 << 10}, SyncOptions: SyncOptions{Jobs: 2}}
+	ran := make(chan error, 1)
+	go func() { ran <- slow.RunJob(context.Background(), id) }()
+	var j *SyncJob
 	testkit.WaitFor(t, "big.bin to show progress", func() bool {
 		select {
-		case <-j.Done():
-			t.Fatal("the sync ended before it was canceled")
+		case err := <-ran:
+			t.Fatalf("the sync ended before it was paused: %v", err)
 		default:
 		}
-		return slices.ContainsFunc(j.Snapshot().Files, func(f engine.Snapshot) bool { return f.Name == "big.bin" && f.Bytes > 0 })
+		var ok bool
+		j, ok = slow.LiveSync(id)
+		return ok && slices.ContainsFunc(j.Snapshot().Files, func(f engine.Snapshot) bool { return f.Name == "big.bin" && f.Bytes > 0 })
 	})
-	if _, err := j.Cancel(); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Cancel: %v, want context.Canceled", err)
+	if err := q.Pause(id, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-ran; !errors.Is(err, errUserPaused) {
+		t.Fatalf("the paused sync job: %v, want the user's pause", err)
+	}
+	if s, _ := q.StateOf(id); s != queue.Paused {
+		t.Fatalf("the paused sync job is %s", s)
 	}
 
-	j = StartSync(context.Background(), q, src.URL(), dir, SyncOptions{Client: &engine.Client{}})
+	if err := q.Resume(id); err != nil {
+		t.Fatal(err)
+	}
+	fast := &Runner{Queue: q, Client: &engine.Client{}}
+	if err := fast.RunJob(context.Background(), id); err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	if s, _ := q.StateOf(id); s != queue.Done {
+		t.Fatalf("the synced job is %s", s)
+	}
+	j, ok := fast.LiveSync(id)
+	if !ok {
+		t.Fatal("the runner does not keep the sync it ran")
+	}
 	res, err := j.Wait()
 	if err != nil || !res.OK() {
-		t.Fatalf("second job: %+v, %v", res, err)
+		t.Fatalf("second run: %+v, %v", res, err)
 	}
 	s := j.Snapshot()
-	if len(s.Files) != 0 || s.Counts[SyncFetched]+s.Counts[SyncKept] != 2 || len(s.Events) != 2 {
+	if len(s.Files) != 0 || s.Counts[SyncFetched]+s.Counts[SyncKept] != 2 || len(s.Events) != 2 || s.Size != int64(len(data))+6 {
 		t.Fatalf("snapshot after the end: %+v", s)
 	}
 	got, err := os.ReadFile(filepath.Join(dir, "big.bin"))
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("big.bin: %v", err)
 	}
-	sets, err := q.SyncSets()
+	sets, err := q.SyncSets(id)
 	if err != nil || len(sets) != 1 || sets[0].SyncedAt.IsZero() {
 		t.Fatalf("the finished sync is not recorded: %+v, %v", sets, err)
+	}
+}
+
+// TestSyncJobFails: a sync whose file cannot be fetched fails its job
+// with the counts, and a removed sync job takes its record with it.
+func TestSyncJobFails(t *testing.T) {
+	t.Parallel()
+	src := rstest.New(t)
+	src.Put("/a.txt", []byte("a\n"))
+	src.Put("/b.txt", []byte("b\n"))
+	src.Lie("/b.txt", rstest.Hash([]byte("c\n"))) // its bytes do not match the list's hash
+	q := queuetest.Open(t, queue.Open, t.TempDir())
+	id, err := q.Add(queue.NewJob{Sync: true, Source: src.URL(), Dest: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Queue: q, Client: &engine.Client{}}
+	if err := r.RunJob(context.Background(), id); err == nil {
+		t.Fatal("a sync with a file that failed succeeded")
+	}
+	j, err := q.Get(id)
+	if err != nil || j.State != queue.Failed || !strings.Contains(j.Error, "1 fetched, 1 failed") {
+		t.Fatalf("the sync job after a failed file: %s %q (%v)", j.State, j.Error, err)
+	}
+	if err := q.Remove(id); err != nil {
+		t.Fatal(err)
+	}
+	if sets, err := q.SyncSets(id); err != nil || len(sets) != 0 {
+		t.Fatalf("a removed sync job keeps %d sets (%v)", len(sets), err)
 	}
 }

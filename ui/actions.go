@@ -477,15 +477,15 @@ type InOrderer interface {
 // inOrderItem is the row menu's "Download in order" check item for job
 // id's row, checked when that job downloads in order; choosing it sets
 // the opposite for every selected job. nil when the backend keeps no such
-// choice, or for a folder kept in sync (negative id), which has no order.
+// choice, or for a folder kept in sync, which has no order.
 func (w *Window) inOrderItem(id JobID) *fyne.MenuItem {
 	o, ok := w.Backend.(InOrderer)
-	if !ok || id < 0 {
+	if j, found := w.model.find(id); !ok || (found && j.Sync) {
 		return nil
 	}
 	on := o.InOrder(id)
 	it := fyne.NewMenuItem(lang.L("Download in order"), func() {
-		w.each(lang.L("Download in order"), func(j Job) bool { return j.ID >= 0 }, func(id JobID) error {
+		w.each(lang.L("Download in order"), func(j Job) bool { return !j.Sync }, func(id JobID) error {
 			return o.SetInOrder(id, !on)
 		})
 	})

@@ -300,6 +300,7 @@ func queueUsageErr(err error) int {
 // queueJob is one line of `braid queue list --json`.
 type queueJob struct {
 	ID         int64     `json:"id"`
+	Kind       string    `json:"kind,omitempty"` // "sync": a folder kept a copy of a ResourceSync source; absent: a download
 	State      string    `json:"state"`
 	Name       string    `json:"name"`
 	Source     string    `json:"source"`
@@ -382,6 +383,11 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 					qj.Files = append(qj.Files, f.Name)
 				}
 			}
+			if j.Sync {
+				qj.Kind = "sync"
+				qj.Files, qj.BytesDone = syncedFiles(q, j.ID)
+				qj.Bytes = qj.BytesDone
+			}
 			if w := waitingText(j); w != "" {
 				at := j.NextTry.UTC()
 				qj.NextTry, qj.Error = &at, w
@@ -408,8 +414,13 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 		if checked == "" {
 			checked = "-"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%d\t%s/%s\t%s\t%s\t%s\n", j.ID, st, checked, done, pieces,
-			byteText(bytesDone), byteText(size), rateText(limits[j.ID]), j.Name(), j.Source)
+		progress := fmt.Sprintf("%d/%d\t%s/%s", done, pieces, byteText(bytesDone), byteText(size))
+		if j.Sync {
+			files, bytes := syncedFiles(q, j.ID)
+			progress = fmt.Sprintf("-\t%s in %d files synced", byteText(bytes), len(files))
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", j.ID, st, checked, progress,
+			rateText(limits[j.ID]), j.Name(), j.Source)
 	}
 	return tw.Flush()
 }
@@ -529,6 +540,21 @@ func sayStillSeeding(r *runner.Runner, w io.Writer) {
 // jobProgress is j.Progress, with a torrent job's pieces counted as the
 // torrent has them: its own pieces, done as recorded once verified (the
 // job's files carry a metalink layout of 1 MiB pieces).
+// syncedFiles are the files sync job id's sets record as synced, by
+// name, and their bytes.
+func syncedFiles(q *queue.Queue, id int64) (names []string, bytes int64) {
+	sets, _ := q.SyncSets(id) // a read that fails lists none
+	names = []string{}
+	for _, s := range sets {
+		for name, f := range s.Files {
+			names = append(names, name)
+			bytes += max(f.Size, 0)
+		}
+	}
+	slices.Sort(names)
+	return names, bytes
+}
+
 func jobProgress(q *queue.Queue, j queue.Job) (done, pieces int, bytesDone, size int64) {
 	done, pieces, bytesDone, size = j.Progress()
 	m, ok, err := q.TorrentMap(j) // false: not a torrent job

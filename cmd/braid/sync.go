@@ -92,19 +92,14 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	client := &engine.Client{MaxConns: *maxConn, MaxConnsPerMirror: *perMirror, Limit: rate}
 	out := &syncOutput{json: *jsonOut, tty: isTerminal(stdout) && !*jsonOut, stdout: stdout, stderr: stderr, active: map[*runner.FileRun]int64{}}
-	opts := runner.SyncOptions{
-		Client:    client,
-		Jobs:      *jobs,
-		Delete:    *del,
-		Check:     *check,
-		Locations: commaList(*loc),
-		Observer:  out,
-	}
 	stop := func() {}
 	if out.tty {
 		stop = out.showProgress()
 	}
-	res, err := runner.Sync(ctx, q, source, *dir, opts)
+	res, err := syncJob(ctx, q, source, *dir, *check, &runner.Runner{
+		Queue: q, Client: client, Locations: commaList(*loc), Observer: out,
+		SyncOptions: runner.SyncOptions{Jobs: *jobs, Delete: *del},
+	})
 	stop()
 	out.clearLine()
 	if res != nil {
@@ -118,6 +113,30 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// syncJob syncs source into dir as a job of the queue (runner.Add, then
+// RunJobs, as get does), which the window then lists; with check it only
+// compares, adding no job. It returns the sync's result.
+func syncJob(ctx context.Context, q *queue.Queue, source, dir string, check bool, r *runner.Runner) (*runner.SyncResult, error) {
+	if check {
+		o := r.SyncOptions
+		o.Client, o.Locations, o.Observer, o.Check = r.Client, r.Locations, r.Observer, true
+		return runner.Sync(ctx, q, source, dir, o)
+	}
+	added, err := runner.Add(ctx, q, source, runner.AddOptions{Dir: dir, Sync: true, Paused: true})
+	if err != nil {
+		return nil, err
+	}
+	ids := make(chan int64, 1)
+	ids <- added.ID
+	close(ids)
+	ranErr := r.RunJobs(ctx, ids)
+	sj, ok := r.LiveSync(added.ID)
+	if !ok {
+		return nil, ranErr // it did not start: another run has it
+	}
+	return sj.Wait()
 }
 
 // syncOutput is sync's runner.Observer: it prints a sync's outcomes for

@@ -93,9 +93,10 @@ type Backend struct {
 	// said, until the picked document is added (see openSource).
 	origins     map[*metalink.Document]queue.Origin
 	originOrder []*metalink.Document
-	// syncs are the syncs run this session, by sync set ID; syncDocs the
-	// documents Open read from ResourceSync sources, with the source.
-	syncs        map[int64]*syncRun
+	// syncing are the sync jobs seen running (activeSyncsLocked);
+	// syncDocs the documents Open read from ResourceSync sources, with
+	// the source.
+	syncing      map[int64]bool
 	syncDocs     map[*metalink.Document]string
 	syncDocOrder []*metalink.Document
 	tor          torrents // BitTorrent: the client, seeders, readings (torrent.go)
@@ -176,7 +177,7 @@ func New(q *queue.Queue, open func(ctx context.Context, source string) (*metalin
 		bad:        map[fileKey][]int{},
 		seedPaused: map[int64]bool{},
 		origins:    map[*metalink.Document]queue.Origin{},
-		syncs:      map[int64]*syncRun{},
+		syncing:    map[int64]bool{},
 		syncDocs:   map[*metalink.Document]string{},
 		changes:    make(chan struct{}, 1),
 	}

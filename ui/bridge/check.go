@@ -72,12 +72,12 @@ func (b *Backend) Repair(id ui.JobID) error {
 }
 
 func (b *Backend) check(id ui.JobID, repair bool) error {
-	if id < 0 {
-		return errSyncJob(id)
-	}
 	j, err := b.q.Get(int64(id))
 	if err != nil {
 		return err
+	}
+	if j.Sync {
+		return errors.New(lang.L("a folder kept in sync is checked by Sync again, which compares each file with the source's list"))
 	}
 	if j.Member != nil {
 		return errors.New(lang.L("a file taken out of an archive is checked against the archive's CRC-32 as it lands; Verify and Repair check files against published hashes, and it has none"))

@@ -32,7 +32,7 @@ func (b *Backend) Add(ctx context.Context, req ui.AddRequest) (ui.JobID, error) 
 	syncSource, isSync := b.syncDocs[req.Doc]
 	b.mu.Unlock()
 	if isSync {
-		return b.addSync(syncSource, req.Dir, req.Doc)
+		return b.addSync(syncSource, req.Dir)
 	}
 	return b.add(ctx, req, nil)
 }
@@ -68,10 +68,6 @@ func (b *Backend) add(ctx context.Context, req ui.AddRequest, unread error) (ui.
 
 // Pause stops a job; the runner lets go of it within about a second.
 func (b *Backend) Pause(id ui.JobID) error {
-	if id < 0 {
-		b.stopSync(id)
-		return nil
-	}
 	if slices.Contains(b.runner.Seeding(), int64(id)) {
 		// A done torrent that seeds: pausing it stops the seeding, and
 		// Resume seeds it again.
@@ -99,7 +95,7 @@ func (b *Backend) StopSeeding(id ui.JobID) error {
 
 // Resume queues a paused or failed job and wakes the runner.
 func (b *Backend) Resume(id ui.JobID) error {
-	if id < 0 {
+	if j, err := b.q.Get(int64(id)); err == nil && j.Sync {
 		return b.SyncAgain(id)
 	}
 	b.mu.Lock()
@@ -136,9 +132,6 @@ func (b *Backend) Resume(id ui.JobID) error {
 
 // Remove takes a job out of the queue; its files stay on disk.
 func (b *Backend) Remove(id ui.JobID) error {
-	if id < 0 {
-		return b.removeSync(id)
-	}
 	if err := b.q.Remove(int64(id)); err != nil {
 		return err
 	}
@@ -153,10 +146,6 @@ func (b *Backend) RemoveMany(ids []ui.JobID) error {
 	var errs []error
 	var queued []int64
 	for _, id := range ids {
-		if id < 0 {
-			errs = append(errs, b.removeSync(id))
-			continue
-		}
 		queued = append(queued, int64(id))
 	}
 	if len(queued) > 0 {
@@ -182,8 +171,5 @@ func (b *Backend) forget(id ui.JobID) {
 
 // Move puts a job at index in the queue order.
 func (b *Backend) Move(id ui.JobID, index int) error {
-	if id < 0 {
-		return errSyncJob(id)
-	}
 	return b.q.Move(int64(id), queue.At(index))
 }

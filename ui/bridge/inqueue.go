@@ -88,9 +88,8 @@ func (b *Backend) AddUnread(ctx context.Context, source, dir string, cause error
 // holds them open (Windows refuses to delete an open file). deleted are
 // the paths gone from the disk.
 func (b *Backend) RemoveWithData(id ui.JobID) (deleted []string, err error) {
-	if id < 0 {
-		return nil, b.removeSync(id) // a sync's folder is the user's copy: it stays
-	}
+	// A sync job has no files of its own: its folder is the user's copy,
+	// and stays.
 	_ = b.q.Pause(int64(id), "") // a done job refuses: nothing runs it
 	b.stopSeeding(int64(id))
 	b.waitLetGo(int64(id)) // relink.go

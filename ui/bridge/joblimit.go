@@ -26,7 +26,7 @@ var _ ui.JobLimiter = (*Backend)(nil)
 // running downloads, HTTP, FTP or BitTorrent, at once (runner's
 // SetJobLimit), without restarting them. The row shows it at once.
 func (b *Backend) SetJobLimit(id ui.JobID, bytesPerSec int64) error {
-	if id < 0 {
+	if b.isSync(id) {
 		return errors.New(lang.L("a folder kept in sync has no speed limit of its own"))
 	}
 	if err := b.runner.SetJobLimit(int64(id), bytesPerSec); err != nil {

@@ -27,7 +27,7 @@ var (
 // proxy's request for a login is not the server's: the proxy setting
 // carries its login.
 func (b *Backend) LoginWanted(id ui.JobID) (ui.LoginRequest, bool) {
-	if id < 0 {
+	if b.isSync(id) {
 		return ui.LoginRequest{}, false
 	}
 	j, err := b.q.Get(int64(id))

@@ -33,7 +33,7 @@ type openLive struct {
 // fetches what the player reads first), or a download in order (its
 // front is whole first).
 func (b *Backend) CanOpenLive(id ui.JobID) bool {
-	if id < 0 {
+	if b.isSync(id) {
 		return false
 	}
 	if tj, ok := b.runner.LiveTorrent(int64(id)); ok {
@@ -54,7 +54,7 @@ func (b *Backend) CanOpenLive(id ui.JobID) bool {
 // is, once what is whole of it (up to the first missing piece) is synced
 // to disk.
 func (b *Backend) OpenLive(id ui.JobID) error {
-	if id < 0 {
+	if b.isSync(id) {
 		return errors.New(lang.L("A folder kept in sync cannot be opened as one file."))
 	}
 	if tj, ok := b.runner.LiveTorrent(int64(id)); ok {

@@ -18,10 +18,7 @@ const relinkTimeout = 2 * time.Minute
 // selected, not a torrent, not done), and whether it is paused because
 // its link expired.
 func (b *Backend) CanRelink(id ui.JobID) (ok, expired bool) {
-	if id < 0 {
-		return false, false
-	}
-	j, err := b.q.Get(int64(id))
+	j, err := b.q.Get(int64(id)) // a sync job has no file: none to relink
 	if err != nil || j.State == queue.Done || runner.IsTorrent(j) {
 		return false, false
 	}

@@ -27,24 +27,13 @@ import (
 	"braid/ui"
 )
 
-// ResourceSync jobs in the window. A sync is not a row of the queue's
-// jobs table: the queue records it as sync sets (queue.SyncSets), one per
-// Capability List synced into a folder. The window shows each set as a
-// job whose ID is the set's ID negated, so the two kinds never collide;
-// a sync under way (queue.SyncJob) is polled like a download.
+// ResourceSync jobs in the window. A sync is a job of the queue of its
+// own kind (queue.Job.Sync): the runner runs it in its turn, a pause
+// stops it and Remove forgets it as any job; its files are recorded in
+// its sync sets (queue.SyncSets), not as the job's files, and a sync
+// under way (runner.LiveSync) is polled like a download.
 
 var _ ui.Syncer = (*Backend)(nil)
-
-// syncRun is a sync under way or ended this session.
-type syncRun struct {
-	source, dest string
-	sets         []int64 // the sync sets it keeps, by record ID
-	size         int64   // bytes of the files the source lists; -1: not known
-	job          *runner.SyncJob
-	done         bool
-	res          *runner.SyncResult
-	err          error
-}
 
 // maxSyncDocs bounds the documents remembered as ResourceSync between
 // Open and Add.
@@ -127,164 +116,59 @@ func sniffURL(ctx context.Context, u string) bool {
 	return resourcesync.Sniff(buf[:n])
 }
 
-// addSync starts syncing the source doc was read from into dir.
-func (b *Backend) addSync(source, dir string, doc *metalink.Document) (ui.JobID, error) {
-	var size int64
-	for _, f := range doc.Files {
-		if f.Size < 0 {
-			size = -1
-			break
-		}
-		size += f.Size
-	}
-	return b.startSync(source, dir, size)
-}
-
-// startSync records the sets of source as synced into dir and runs the
-// sync in the background; the job's ID is the first set's.
-func (b *Backend) startSync(source, dir string, size int64) (ui.JobID, error) {
-	sets, err := (&resourcesync.Fetcher{}).Discover(b.ctx, source)
-	if err != nil {
+// addSync adds the sync of source into dir, or queues again the sync
+// job the queue has of them, and wakes the runner.
+func (b *Backend) addSync(source, dir string) (ui.JobID, error) {
+	added, err := runner.Add(b.ctx, b.q, source, runner.AddOptions{Dir: dir, Sync: true})
+	switch {
+	case err != nil:
 		return 0, err
+	case added.Found:
+		return 0, &ui.InQueueError{ID: ui.JobID(added.ID)}
 	}
-	run := &syncRun{source: source, dest: dir, size: size}
-	for _, s := range sets {
-		key := s.CapabilityList
-		if key == "" {
-			key = s.ResourceList + s.ChangeList
-		}
-		rec, err := b.q.SyncSet(key, dir)
-		if err != nil {
-			return 0, err
-		}
-		run.sets = append(run.sets, rec.ID)
-	}
-	if len(run.sets) == 0 {
-		return 0, fmt.Errorf(lang.L("sync %s: the source offers no list of resources"), queue.Redact(source))
-	}
-	b.mu.Lock()
-	for _, id := range run.sets {
-		if r := b.syncs[id]; r != nil && !r.done {
-			b.mu.Unlock()
-			return ui.JobID(-id), fmt.Errorf(lang.L("sync %s: already running"), queue.Redact(source))
-		}
-	}
-	c := b.svc.Client()
-	locations := []string(nil)
-	if s, err := b.q.Settings(); err == nil {
-		locations = s.Countries
-	}
-	run.job = runner.StartSync(b.ctx, b.q, source, dir, runner.SyncOptions{Client: c, Locations: locations})
-	for _, id := range run.sets {
-		b.syncs[id] = run
-	}
-	b.mu.Unlock()
+	b.svc.Wake()
 	b.changed()
-	b.wg.Add(1)
-	go func() {
-		defer b.wg.Done()
-		res, err := run.job.Wait()
-		b.mu.Lock()
-		run.done, run.res, run.err = true, res, err
-		b.mu.Unlock()
-		b.changed()
-	}()
-	return ui.JobID(-run.sets[0]), nil
+	return ui.JobID(added.ID), nil
 }
 
-// SyncAgain brings a sync job's folder up to date with its source.
+// SyncAgain brings a sync job's folder up to date with its source: the
+// job is queued again, whether it synced, failed or was paused.
 func (b *Backend) SyncAgain(id ui.JobID) error {
-	set, err := b.syncSet(id)
+	j, err := b.q.Get(int64(id))
 	if err != nil {
 		return err
 	}
-	_, err = b.startSync(set.Source, set.Dest, -1)
-	return err
-}
-
-// syncSet is the record of sync job id.
-func (b *Backend) syncSet(id ui.JobID) (queue.SyncSet, error) {
-	sets, err := b.q.SyncSets()
-	if err != nil {
-		return queue.SyncSet{}, err
+	if !j.Sync {
+		return fmt.Errorf(lang.L("job %d is not a sync"), id)
 	}
-	for _, s := range sets {
-		if s.ID == -int64(id) {
-			return s, nil
-		}
+	if j.State == queue.Running || j.State == queue.Queued {
+		return nil
 	}
-	return queue.SyncSet{}, fmt.Errorf(lang.L("sync job %d: not in the queue"), id)
-}
-
-// stopSync cancels the sync job id runs, if any, and waits for it.
-func (b *Backend) stopSync(id ui.JobID) {
-	b.mu.Lock()
-	run := b.syncs[-int64(id)]
-	b.mu.Unlock()
-	if run == nil {
-		return
-	}
-	// What it verified stays recorded. The run ends here, not when the
-	// goroutine watching it gets round to saying so.
-	res, err := run.job.Cancel()
-	b.mu.Lock()
-	run.done, run.res, run.err = true, res, err
-	b.mu.Unlock()
-	b.changed()
-}
-
-// removeSync stops a sync job and forgets its record; the folder stays.
-func (b *Backend) removeSync(id ui.JobID) error {
-	b.stopSync(id)
-	if err := b.q.RemoveSyncSet(-int64(id)); err != nil {
+	if err := b.q.SetState(int64(id), queue.Queued); err != nil {
 		return err
 	}
-	b.mu.Lock()
-	delete(b.syncs, -int64(id))
-	b.mu.Unlock()
+	b.svc.Wake()
 	return nil
 }
 
-// errSyncJob refuses what a sync job does not do.
-func errSyncJob(id ui.JobID) error {
-	return fmt.Errorf(lang.L("job %d is a sync: it has no place in the queue order and is checked by Sync again"), id)
-}
-
-// syncJobsLocked are the window's rows of the sync sets, after the queue.
-func (b *Backend) syncJobsLocked(sets []queue.SyncSet) []ui.Job {
-	out := make([]ui.Job, 0, len(sets))
-	for _, s := range sets {
-		out = append(out, b.syncViewLocked(s))
-	}
-	return out
-}
-
-// syncViewLocked is a sync set as the window shows it: live while a sync
-// of it runs, Synced once one completed, and why it failed otherwise.
-func (b *Backend) syncViewLocked(s queue.SyncSet) ui.Job {
-	v := ui.Job{
-		ID:     ui.JobID(-s.ID),
-		Name:   syncName(s.Dest, s.Source),
-		Source: queue.Redact(s.Source),
-		Dir:    s.Dest,
-		Size:   -1,
-		ETA:    -1,
-		Sync:   true,
-		State:  ui.Paused,
-	}
-	if !s.SyncedAt.IsZero() {
+// syncViewLocked is sync job j as the window shows it, v its row as a
+// job: Synced once a sync completed, live while one runs, and with what
+// its last run this session did.
+func (b *Backend) syncViewLocked(j queue.Job, v ui.Job) ui.Job {
+	v.Name, v.Sync, v.Size = syncName(j.Dest, j.Source), true, -1
+	run, ran := b.runner.LiveSync(j.ID)
+	switch {
+	case j.State == queue.Done:
 		v.State = ui.Synced
-		v.Outcome = fmt.Sprintf(lang.L("last synced %s"), s.SyncedAt.Local().Format("2006-01-02 15:04"))
-	} else {
-		v.Err = lang.L("not synced yet")
+		v.Outcome = fmt.Sprintf(lang.L("last synced %s"), j.FinishedAt.Local().Format("2006-01-02 15:04"))
+	case j.State == queue.Paused && v.Err == "":
+		v.Err = lang.L("stopped; Sync again finishes it")
 	}
-	run := b.syncs[s.ID]
-	if run == nil {
+	if !ran {
 		return v
 	}
-	snap := run.job.Snapshot()
-	v.Size = run.size
-	v.Done = snap.Bytes
+	snap := run.Snapshot()
+	v.Size, v.Done = snap.Size, snap.Bytes
 	for _, f := range snap.Files {
 		v.Done += f.Bytes
 		v.Speed += float64(f.Speed)
@@ -292,27 +176,63 @@ func (b *Backend) syncViewLocked(s queue.SyncSet) ui.Job {
 	if v.Size >= 0 {
 		v.Size = max(v.Size, v.Done)
 	}
-	counts := syncCounts(snap.Counts)
-	switch {
-	case !run.done:
-		v.State, v.Err = ui.Running, ""
+	switch j.State {
+	case queue.Running:
 		if v.Speed > 0 && v.Size > 0 {
 			v.ETA = time.Duration(float64(v.Size-v.Done) / v.Speed * float64(time.Second))
 		}
-	case errors.Is(run.err, context.Canceled):
-		v.State, v.Err = ui.Paused, lang.L("stopped; Sync again finishes it")
-	case run.err != nil:
-		v.State = ui.Failed
-		v.Err, v.ErrDetail = ui.Sentence(explain.Of(run.err)), queue.Redact(run.err.Error())
-	case !run.res.OK():
-		v.State, v.Err = ui.Failed, counts
-	default:
-		v.State, v.Err, v.Outcome = ui.Synced, "", counts
+	case queue.Failed:
+		if c := syncCounts(snap.Counts); c != "" {
+			v.Err, v.ErrDetail = c, queue.Redact(j.Error)
+		}
+	case queue.Done:
+		v.Outcome = syncCounts(snap.Counts)
 		if v.Size >= 0 {
 			v.Done = v.Size // kept files count as much as fetched ones
 		}
 	}
 	return v
+}
+
+// isSync reports whether job id is a sync job, as the queue was last
+// listed (Jobs).
+func (b *Backend) isSync(id ui.JobID) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.known[int64(id)].Sync
+}
+
+// activeSyncsLocked are the sync jobs running now, with their live
+// progress. The window hears (changed) when one of them ends, to read
+// how it ended.
+func (b *Backend) activeSyncsLocked() []ui.Job {
+	var out []ui.Job
+	for id, j := range b.known {
+		if !j.Sync {
+			continue
+		}
+		run, ok := b.runner.LiveSync(id)
+		running := false
+		// As the queue was last listed: a sync paused since is not live,
+		// though its run takes a moment to stop.
+		if ok && (j.State == queue.Queued || j.State == queue.Running) {
+			select {
+			case <-run.Done():
+			default:
+				running = true
+			}
+		}
+		switch {
+		case running:
+			b.syncing[id] = true
+			j.State = queue.Running
+			out = append(out, b.viewLocked(j))
+		case b.syncing[id]:
+			delete(b.syncing, id)
+			b.changed()
+		}
+	}
+	return out
 }
 
 // syncName names a sync job: its folder, and the source's host.
@@ -342,36 +262,15 @@ func syncCounts(c map[runner.SyncKind]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// activeSyncsLocked are the sync jobs running now.
-func (b *Backend) activeSyncsLocked() []ui.Job {
-	var out []ui.Job
-	seen := map[*syncRun]bool{}
-	for id, run := range b.syncs {
-		if run.done || seen[run] {
-			continue
-		}
-		seen[run] = true
-		out = append(out, b.syncViewLocked(queue.SyncSet{ID: id, Source: run.source, Dest: run.dest}))
-	}
-	return out
-}
-
-// syncDetail is a sync job's files: those in progress, live, and the
-// latest outcomes.
-func (b *Backend) syncDetail(id ui.JobID) (ui.Detail, error) {
-	set, err := b.syncSet(id)
-	if err != nil {
-		return ui.Detail{}, err
-	}
-	b.mu.Lock()
-	view := b.syncViewLocked(set)
-	run := b.syncs[set.ID]
-	b.mu.Unlock()
+// syncDetail is sync job j's files: those in progress, live, and the
+// latest outcomes of its run this session; or those its sets record.
+func (b *Backend) syncDetail(j queue.Job, view ui.Job) (ui.Detail, error) {
 	d := ui.Detail{Job: view, Origin: view.Source}
-	if run == nil {
-		return d, b.syncedFiles(&d, set)
+	run, ok := b.runner.LiveSync(j.ID)
+	if !ok {
+		return d, b.syncedFiles(&d, j.ID)
 	}
-	snap := run.job.Snapshot()
+	snap := run.Snapshot()
 	for i := range snap.Files {
 		fd := ui.FileDetail{Name: snap.Files[i].Name, ETA: -1}
 		applySnapshot(&fd, &snap.Files[i], false)
@@ -406,23 +305,25 @@ func (b *Backend) syncDetail(id ui.JobID) (ui.Detail, error) {
 	return d, nil
 }
 
-// syncedFiles lists the files the queue records as synced in set, for a
-// sync job that has not run this session.
-func (b *Backend) syncedFiles(d *ui.Detail, set queue.SyncSet) error {
-	full, err := b.q.SyncSet(set.Source, set.Dest)
+// syncedFiles lists the files the queue records as synced by sync job
+// id, for one that has not run this session.
+func (b *Backend) syncedFiles(d *ui.Detail, id int64) error {
+	sets, err := b.q.SyncSets(id)
 	if err != nil {
 		return err
 	}
-	for _, name := range slices.Sorted(maps.Keys(full.Files)) {
-		f := full.Files[name]
-		fd := ui.FileDetail{Name: name, Size: f.Size, Done: max(f.Size, 0), ETA: -1, State: ui.FileVerified, Hashes: f.Hashes}
-		if h, ok := piece.Strongest(f.Hashes); ok {
-			fd.Verification = fmt.Sprintf(lang.L("%s matched"), h.Type)
+	for _, set := range sets {
+		for _, name := range slices.Sorted(maps.Keys(set.Files)) {
+			f := set.Files[name]
+			fd := ui.FileDetail{Name: name, Size: f.Size, Done: max(f.Size, 0), ETA: -1, State: ui.FileVerified, Hashes: f.Hashes}
+			if h, ok := piece.Strongest(f.Hashes); ok {
+				fd.Verification = fmt.Sprintf(lang.L("%s matched"), h.Type)
+			}
+			if f.URL != "" {
+				fd.Mirrors = []ui.MirrorDetail{{URL: queue.Redact(f.URL), Host: hostOf(f.URL)}}
+			}
+			d.Files = append(d.Files, fd)
 		}
-		if f.URL != "" {
-			fd.Mirrors = []ui.MirrorDetail{{URL: queue.Redact(f.URL), Host: hostOf(f.URL)}}
-		}
-		d.Files = append(d.Files, fd)
 	}
 	return nil
 }

@@ -32,10 +32,6 @@ func (b *Backend) Jobs() ([]ui.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	sets, err := b.q.SyncSets()
-	if err != nil {
-		return nil, err
-	}
 	held := ""
 	if st, err := b.q.Settings(); err == nil {
 		held = heldText(st.Schedule, time.Now())
@@ -53,7 +49,7 @@ func (b *Backend) Jobs() ([]ui.Job, error) {
 			out[i].Err = held
 		}
 	}
-	return append(out, b.syncJobsLocked(sets)...), nil
+	return out, nil
 }
 
 // heldText says why the schedule holds the queued jobs at t, "" when it
@@ -97,7 +93,7 @@ func (b *Backend) Active() []ui.Job {
 	out = append(out, b.seedingLocked()...)
 	if b.busy {
 		for id, j := range b.known {
-			if j.State == queue.Queued && b.live[id] == nil {
+			if j.State == queue.Queued && b.live[id] == nil && !b.syncing[id] {
 				out = append(out, b.viewLocked(j))
 			}
 		}
@@ -123,6 +119,9 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 		Limit:    b.limitOf(j), // joblimit.go
 	}
 	v.Err, v.ErrDetail = ui.Explain(queue.Redact(j.Error))
+	if j.Sync {
+		return b.syncViewLocked(j, v)
+	}
 	b.organiseLocked(j, &v)
 	v.Mend = mendOf(j) // login.go
 	if v.Name == "" {
@@ -249,9 +248,6 @@ func jobState(s queue.State) ui.JobState {
 // Detail returns one job's files, mirrors and, when asked, pieces: live for
 // the file the engine is on, from the stored bitfield for the others.
 func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
-	if id < 0 {
-		return b.syncDetail(id)
-	}
 	b.mu.Lock()
 	l := b.live[int64(id)]
 	var j queue.Job
@@ -282,6 +278,9 @@ func (b *Backend) Detail(id ui.JobID, pieces bool) (ui.Detail, error) {
 		b.mu.Lock()
 		view = b.viewLocked(j)
 		b.mu.Unlock()
+	}
+	if j.Sync {
+		return b.syncDetail(j, view)
 	}
 	d := ui.Detail{Job: view, Origin: queue.Redact(j.Doc.Origin)}
 	var parity map[string]metalink.ParitySet

@@ -438,13 +438,14 @@ func TestResourceSyncInTheWindow(t *testing.T) {
 	if !slices.Equal(names, []string{"data/a.txt", "data/b.txt", "data/c.txt", "docs/readme.md"}) {
 		t.Errorf("after a restart the details list %v", names)
 	}
-	if err := b2.Move(id, 0); err == nil {
-		t.Error("a sync job moved in the queue order")
+	// A sync job waits its turn in the queue's order as any job.
+	if err := b2.Move(id, 0); err != nil {
+		t.Errorf("moving the sync job: %v", err)
 	}
 	if err := b2.Remove(id); err != nil {
 		t.Fatal(err)
 	}
-	if sets, err := q.SyncSets(); err != nil || len(sets) != 0 {
+	if sets, err := q.SyncSets(int64(id)); err != nil || len(sets) != 0 {
 		t.Errorf("after Remove the queue keeps %v, %v", sets, err)
 	}
 }
@@ -469,6 +470,9 @@ func TestSyncJobLive(t *testing.T) {
 	src.Put("/big.bin", big)
 	q := openQueue(t)
 	b := newBackend(t, q)
+	if err := b.Start(false); err != nil {
+		t.Fatal(err)
+	}
 	s, err := b.Settings()
 	if err != nil {
 		t.Fatal(err)
@@ -490,9 +494,10 @@ func TestSyncJobLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id >= 0 {
-		t.Fatalf("sync job ID %d is not a sync set's", id)
+	if j, err := q.Get(int64(id)); err != nil || !j.Sync {
+		t.Fatalf("job %d is not a sync job of the queue: %+v, %v", id, j, err)
 	}
+	jobsOf(t, b) // the window lists the queue when a job is added
 	var live ui.Job
 	testkit.WaitFor(t, "the sync to move bytes", func() bool {
 		for _, j := range b.Active() {
