@@ -249,7 +249,15 @@ func (f windowFace) start(t *testing.T, run int) faceRun {
 		q.Close()
 		t.Fatal(err)
 	}
-	// The rows the window shows, each change once.
+	return watchWindow(t, q, b, *f.id, ui.Done)
+}
+
+// watchWindow is the run of job id in the window's bridge b over q: it
+// reads the rows the window shows (Active, at about the window's rate,
+// and the list as the window reads it on a change), each change once;
+// stop closes the window; end waits for the job's row to say done (or
+// failed, or paused) and says what the rows showed.
+func watchWindow(t *testing.T, q *queue.Queue, b *bridge.Backend, id ui.JobID, done ui.JobState) faceRun {
 	var (
 		mu    sync.Mutex
 		shown []string
@@ -260,9 +268,12 @@ func (f windowFace) start(t *testing.T, run int) faceRun {
 		defer close(watched)
 		tick := time.NewTicker(50 * time.Millisecond)
 		defer tick.Stop()
-		for {
+		for n := 0; ; n++ {
+			if n%10 == 0 {
+				_, _ = b.Jobs() // read as Active is: a failed read shows nothing new
+			}
 			for _, j := range b.Active() {
-				if j.ID != *f.id {
+				if j.ID != id {
 					continue
 				}
 				line := j.State.String()
@@ -273,7 +284,7 @@ func (f windowFace) start(t *testing.T, run int) faceRun {
 				if len(shown) == 0 || shown[len(shown)-1] != line {
 					shown = append(shown, line)
 				}
-				live = live || (j.State == ui.Running && j.Done > 0 && j.Done < j.Size)
+				live = live || (j.State == ui.Running && j.Done > 0 && (j.Size < 0 || j.Done < j.Size))
 				mu.Unlock()
 			}
 			select {
@@ -298,30 +309,25 @@ func (f windowFace) start(t *testing.T, run int) faceRun {
 		end: func() (bool, string) {
 			defer closeAll()
 			var row ui.Job
-			for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+			testkit.WaitWithin(t, 2*time.Minute, "the window's row to end", func() bool {
 				jobs, err := b.Jobs()
 				if err != nil {
 					t.Fatal(err)
 				}
 				for _, j := range jobs {
-					if j.ID == *f.id {
+					if j.ID == id {
 						row = j
 					}
 				}
-				if row.State == ui.Done || row.State == ui.Failed || row.State == ui.Paused {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the window's row after two minutes: %+v", row)
-				}
-			}
+				return row.State == done || row.State == ui.Failed || row.State == ui.Paused
+			})
 			mu.Lock()
 			defer mu.Unlock()
 			said := fmt.Sprintf("rows shown: %s\nlast: %s %s %s", strings.Join(shown, ", "), row.State, row.Outcome, row.Err)
 			if live {
 				said += "\nshowed live progress"
 			}
-			return row.State == ui.Done, said
+			return row.State == done, said
 		},
 	}
 }
