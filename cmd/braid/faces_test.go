@@ -144,13 +144,21 @@ type getFace struct{ faceDirs }
 func (getFace) name() string { return "get" }
 
 func (f getFace) start(t *testing.T, run int) faceRun {
-	stop, wait := runCommand(func(ctx context.Context, out *lockedBuffer) int {
+	return commandRun(t, func(ctx context.Context, out *lockedBuffer) int {
 		return cmdGet(ctx, []string{"--state", f.state, "-d", f.dest, f.src.url}, out, out)
-	})
+	}, "exit 1", func(code int, _ string) bool { return code == 1 })
+}
+
+// commandRun is the faceRun of a command (runCommand): its stop is Ctrl-C,
+// after which stopped must hold of the exit status and what the command
+// said (else the test fails: the interrupted command did not say want);
+// its end is an exit status of 0.
+func commandRun(t *testing.T, cmd func(ctx context.Context, out *lockedBuffer) int, want string, stopped func(code int, out string) bool) faceRun {
+	stop, wait := runCommand(cmd)
 	return faceRun{
 		stop: func() {
-			if code, out := stop(); code != 1 {
-				t.Errorf("the interrupted get exited %d, want 1:\n%s", code, out)
+			if code, out := stop(); !stopped(code, out) {
+				t.Errorf("the interrupted command (exit %d) did not say %s:\n%s", code, want, out)
 			}
 		},
 		end: func() (bool, string) {
@@ -158,6 +166,21 @@ func (f getFace) start(t *testing.T, run int) faceRun {
 			return code == 0, fmt.Sprintf("exit %d\n%s", code, out)
 		},
 	}
+}
+
+// queueRunOf is the faceRun of `braid queue run` on state; its user resumes
+// job id first when id is not 0.
+func queueRunOf(t *testing.T, state string, id int64) faceRun {
+	if id != 0 {
+		if code, out, errOut := runQueue(t, "--state", state, "resume", strconv.FormatInt(id, 10)); code != 0 {
+			t.Fatalf("queue resume exited %d: %s%s", code, out, errOut)
+		}
+	}
+	return commandRun(t, func(ctx context.Context, out *lockedBuffer) int {
+		return cmdQueue(ctx, []string{"--state", state, "run"}, out, out)
+	}, "its jobs are paused with their progress", func(_ int, out string) bool {
+		return strings.Contains(out, "paused with their progress")
+	})
 }
 
 // queueRunFace is `braid queue run`. The command line adds no job without
@@ -188,26 +211,9 @@ func (f queueRunFace) start(t *testing.T, run int) faceRun {
 		if err != nil {
 			t.Fatal(err)
 		}
-	} else {
-		if code, out, errOut := runQueue(t, "--state", f.state, "resume", strconv.FormatInt(*f.id, 10)); code != 0 {
-			t.Fatalf("queue resume exited %d: %s%s", code, out, errOut)
-		}
+		return queueRunOf(t, f.state, 0)
 	}
-	stop, wait := runCommand(func(ctx context.Context, out *lockedBuffer) int {
-		return cmdQueue(ctx, []string{"--state", f.state, "run"}, out, out)
-	})
-	return faceRun{
-		stop: func() {
-			code, out := stop()
-			if !strings.Contains(out, "paused with their progress") {
-				t.Errorf("the interrupted queue run (exit %d) does not say its jobs are paused with their progress:\n%s", code, out)
-			}
-		},
-		end: func() (bool, string) {
-			code, out := wait()
-			return code == 0, fmt.Sprintf("exit %d\n%s", code, out)
-		},
-	}
+	return queueRunOf(t, f.state, *f.id)
 }
 
 // windowFace is the window's bridge over the queue, as cmd/braid's window

@@ -85,20 +85,11 @@ func (f syncCmdFace) start(t *testing.T, run int) faceRun {
 	if run == 0 {
 		args = append([]string{"--limit", strconv.Itoa(syncRate)}, args...)
 	}
-	stop, wait := runCommand(func(ctx context.Context, out *lockedBuffer) int {
+	return commandRun(t, func(ctx context.Context, out *lockedBuffer) int {
 		return cmdSync(ctx, args, out, out)
+	}, "exit 1, saying how to finish", func(code int, out string) bool {
+		return code == 1 && strings.Contains(out, "run it again to finish")
 	})
-	return faceRun{
-		stop: func() {
-			if code, out := stop(); code != 1 || !strings.Contains(out, "run it again to finish") {
-				t.Errorf("the interrupted sync exited %d, want 1, saying how to finish:\n%s", code, out)
-			}
-		},
-		end: func() (bool, string) {
-			code, out := wait()
-			return code == 0, fmt.Sprintf("exit %d\n%s", code, out)
-		},
-	}
 }
 
 // syncQueueRunFace is `braid queue run` of a sync job added as the
@@ -124,26 +115,10 @@ func (f syncQueueRunFace) start(t *testing.T, run int) faceRun {
 			t.Fatalf("add the sync: %+v, %v", added, err)
 		}
 		*f.id = added.ID
-	} else {
-		limitSpeed(t, f.state, 0)
-		if code, out, errOut := runQueue(t, "--state", f.state, "resume", strconv.FormatInt(*f.id, 10)); code != 0 {
-			t.Fatalf("queue resume exited %d: %s%s", code, out, errOut)
-		}
+		return queueRunOf(t, f.state, 0)
 	}
-	stop, wait := runCommand(func(ctx context.Context, out *lockedBuffer) int {
-		return cmdQueue(ctx, []string{"--state", f.state, "run"}, out, out)
-	})
-	return faceRun{
-		stop: func() {
-			if code, out := stop(); !strings.Contains(out, "paused with their progress") {
-				t.Errorf("the interrupted queue run (exit %d) does not say its jobs are paused:\n%s", code, out)
-			}
-		},
-		end: func() (bool, string) {
-			code, out := wait()
-			return code == 0, fmt.Sprintf("exit %d\n%s", code, out)
-		},
-	}
+	limitSpeed(t, f.state, 0)
+	return queueRunOf(t, f.state, *f.id)
 }
 
 // syncWindowFace is the window's bridge: Open reads the source as a
