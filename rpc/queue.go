@@ -286,6 +286,9 @@ func (a *QueueDownloads) List(want Want) ([]Job, error) {
 	}
 	out := make([]Job, 0, len(jobs))
 	for _, j := range jobs {
+		if j.Sync {
+			continue // a folder kept in sync has no place in aria2's lists
+		}
 		if want.URIs {
 			// List leaves out the mirrors.
 			if ok, err := a.withMirrors(&j); err != nil {

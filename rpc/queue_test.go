@@ -350,3 +350,20 @@ func TestTorrentFromWebSeed(t *testing.T) {
 		t.Fatalf("single.bin: %v", err)
 	}
 }
+
+// TestSyncJobNotListed: a folder kept in sync is a job of the queue, but
+// no aria2 download: the lists an aria2 client reads leave it out.
+func TestSyncJobNotListed(t *testing.T) {
+	t.Parallel()
+	state, dir := t.TempDir(), t.TempDir()
+	b := openBraid(t, state, dir, Options{})
+	if _, err := b.q.Add(queue.NewJob{Sync: true, Source: "http://sync.example/", Dest: dir, Paused: true}); err != nil {
+		t.Fatal(err)
+	}
+	m := mirrortest.New(t, mirrortest.Bytes(1000, 2))
+	gid := b.call(t, "aria2.addUri", []string{m.URL()}, map[string]any{"pause": "true"}).(string)
+	waiting := b.call(t, "aria2.tellWaiting", 0, 10, []string{"gid"}).([]any)
+	if len(waiting) != 1 || waiting[0].(map[string]any)["gid"] != gid {
+		t.Errorf("tellWaiting with a sync job in the queue: %v, want only %s", waiting, gid)
+	}
+}
