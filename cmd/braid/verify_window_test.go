@@ -200,7 +200,11 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 	waitText("the queue", "plain-good.bin", "pieces-bad.bin")
 	// The first row, plain-good.bin, found by its progress bar, full in
 	// the amber of a file no hash checked: where the one row the search
-	// leaves shows.
+	// leaves shows. It is searched for first, as the list may be
+	// scrolled to the torrent the window just added.
+	xdo("windowfocus", "--sync", wid)
+	xdo("key", "ctrl+f")
+	xdo("type", "--delay", "5", "plain-good")
 	amber := ui.NewTheme().Color(theme.ColorNameWarning, theme.VariantLight)
 	var row bar
 	for end := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
