@@ -41,9 +41,12 @@ type SyncedFile struct {
 const kindSync = "sync"
 
 // addSync adds the sync job of source into dest, or returns the one the
-// queue has (the newest, when an older Braid left several).
+// queue has (the newest, when an older Braid left several). The source is
+// stored without credentials; those it carries last for this process
+// (Login), as a download's links' do.
 func (q *Queue) addSync(source, dest string, state State) (int64, error) {
 	shown := Redact(source)
+	q.logins.keep([]metalink.File{{URLs: []metalink.URL{{URL: source}}}})
 	abs, err := filepath.Abs(dest)
 	if err != nil {
 		return 0, fmt.Errorf("add sync %s: destination %q: %w", shown, dest, err)

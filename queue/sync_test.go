@@ -105,6 +105,9 @@ func TestSyncJob(t *testing.T) {
 	if strings.Contains(list[0].Source, "secret") {
 		t.Errorf("a sync job keeps its password in clear: %s", list[0].Source)
 	}
+	if got := q.Login(list[0].Source); got != source {
+		t.Errorf("this process reads the sync job's source as %s, without the login it was given", got)
+	}
 	j, err := q.Get(id)
 	if err != nil || !j.Sync || j.Dest != dest {
 		t.Fatalf("Get: %+v, %v", j, err)

@@ -93,7 +93,7 @@ func (r *Runner) runSync(ctx context.Context, j queue.Job) error {
 		defer close(guarded)
 		guard(run, func() *queue.Queue { return r.Queue }, func() (int64, bool) { return j.ID, true }, cancel, r.lookNow)
 	}()
-	sj.res, sj.err = Sync(run, r.Queue, j.Source, j.Dest, o)
+	sj.res, sj.err = Sync(run, r.Queue, r.Queue.Login(j.Source), j.Dest, o)
 	cause := context.Cause(run)
 	cancel(nil)
 	<-guarded
