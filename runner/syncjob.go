@@ -104,14 +104,14 @@ func (r *Runner) runSync(ctx context.Context, j queue.Job) error {
 	case sj.err != nil:
 		return sj.err
 	case !sj.res.OK():
-		return fmt.Errorf("sync of %s: %s", queue.Redact(j.Source), SyncCountsText(sj.res.Counts))
+		return fmt.Errorf("sync of %s: %s", queue.Redact(j.Source), syncCountsText(sj.res.Counts))
 	}
 	return nil
 }
 
-// SyncCountsText says in short what a sync did: "3 fetched, 12 kept,
+// syncCountsText says in short what a sync did: "3 fetched, 12 kept,
 // 1 failed".
-func SyncCountsText(c map[SyncKind]int) string {
+func syncCountsText(c map[SyncKind]int) string {
 	var parts []string
 	for _, k := range []SyncKind{SyncFetched, SyncKept, SyncFailed, SyncSkipped, SyncGone, SyncDeleted, SyncMissing, SyncChanged, SyncExtra} {
 		if n := c[k]; n > 0 {
