@@ -93,9 +93,10 @@ type Backend struct {
 	// said, until the picked document is added (see openSource).
 	origins     map[*metalink.Document]queue.Origin
 	originOrder []*metalink.Document
-	// syncing are the sync jobs seen running (activeSyncsLocked);
-	// syncDocs the documents Open read from ResourceSync sources, with
-	// the source.
+	// syncJobs are the sync jobs of known, and syncing those seen
+	// running (activeSyncsLocked); syncDocs the documents Open read from
+	// ResourceSync sources, with the source.
+	syncJobs     []int64
 	syncing      map[int64]bool
 	syncDocs     map[*metalink.Document]string
 	syncDocOrder []*metalink.Document

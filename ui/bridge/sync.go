@@ -207,10 +207,8 @@ func (b *Backend) isSync(id ui.JobID) bool {
 // how it ended.
 func (b *Backend) activeSyncsLocked() []ui.Job {
 	var out []ui.Job
-	for id, j := range b.known {
-		if !j.Sync {
-			continue
-		}
+	for _, id := range b.syncJobs {
+		j := b.known[id]
 		run, ok := b.runner.LiveSync(id)
 		running := false
 		// As the queue was last listed: a sync paused since is not live,

@@ -41,9 +41,13 @@ func (b *Backend) Jobs() ([]ui.Job, error) {
 	defer b.mu.Unlock()
 	b.trust = trust
 	clear(b.known)
+	b.syncJobs = b.syncJobs[:0]
 	out := make([]ui.Job, len(list))
 	for i, j := range list {
 		b.known[j.ID] = j
+		if j.Sync {
+			b.syncJobs = append(b.syncJobs, j.ID)
+		}
 		out[i] = b.viewLocked(j)
 		if out[i].State == ui.Queued && out[i].Err == "" {
 			out[i].Err = held
