@@ -40,16 +40,6 @@ const AppID = "io.github.braid_dm.braid"
 // set, like os.LookupEnv.
 type LookupEnv func(key string) (string, bool)
 
-// Languages returns the user's languages as BCP 47 tags, most wanted first:
-// from the process environment (see LanguagesFrom) when it names a message
-// locale, else from the system's settings (see System).
-func Languages() []string { return LanguagesWith(os.LookupEnv, System()) }
-
-// Country returns the user's country as an upper-case ISO 3166-1 alpha-2
-// code, or "": from the process environment (see CountryFrom), else from
-// the system's settings (see System).
-func Country() string { return CountryWith(os.LookupEnv, System()) }
-
 // SystemLocale is what the operating system's own settings say about the
 // user's languages and country, apart from the POSIX variables.
 type SystemLocale struct {

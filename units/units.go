@@ -75,6 +75,3 @@ func (f Format) Rate(bps int64) string { return f.Bytes(bps) + "/s" }
 // Int is n with the language's digit grouping: "62,914,560", German
 // "62.914.560".
 func (f Format) Int(n int64) string { return f.printer().Sprintf("%d", n) }
-
-// Decimal is v with one decimal in the language's way: "1.5", "1,5".
-func (f Format) Decimal(v float64) string { return f.printer().Sprintf("%.1f", v) }

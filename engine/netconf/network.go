@@ -65,28 +65,21 @@ func NewNetwork(p Proxy) (*Network, error) {
 var (
 	defaultOnce sync.Once
 	defaultNet  *Network
-	defaultErr  error
 )
 
 // Default is the Network of the system's setting (ProxySystem: the
 // environment, else on Windows and macOS the system's proxies), made once
 // per process: what a transport uses when it is given none. When the
-// setting names a proxy Braid cannot use, Default connects directly and
-// DefaultErr says why.
+// setting names a proxy Braid cannot use, Default connects directly.
 func Default() *Network {
 	defaultOnce.Do(func() {
-		defaultNet, defaultErr = NewNetwork(Proxy{Mode: ProxySystem})
-		if defaultErr != nil {
+		var err error
+		defaultNet, err = NewNetwork(Proxy{Mode: ProxySystem})
+		if err != nil {
 			defaultNet, _ = NewNetwork(Proxy{Mode: ProxyNone})
 		}
 	})
 	return defaultNet
-}
-
-// DefaultErr is why Default ignores the environment's proxy, or nil.
-func DefaultErr() error {
-	Default()
-	return defaultErr
 }
 
 // String describes the setting without credentials.

@@ -58,14 +58,3 @@ func ChangesSince(lists []*Document, since time.Time) ChangeSet {
 	}
 	return cs
 }
-
-// Gone returns the resources of changes that end in a deletion.
-func Gone(rs []Resource) []Resource {
-	var out []Resource
-	for _, r := range rs {
-		if r.Change == ChangeDeleted {
-			out = append(out, r)
-		}
-	}
-	return out
-}

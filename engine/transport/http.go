@@ -33,8 +33,7 @@ const wantDigest = "SHA-512;q=1, SHA-256;q=0.9, SHA;q=0.3, MD5;q=0.1"
 // hours; stalls are the scheduler's to cut), proxies from the environment
 // as curl reads them, logins answered when a request's context carries
 // them. Each call makes a client with connections of its own; a proxy
-// setting in the environment that cannot be used is ignored (see
-// netconf.DefaultErr).
+// setting in the environment that cannot be used is ignored.
 func NewHTTPClient() *http.Client {
 	n, err := netconf.NewNetwork(netconf.Proxy{})
 	if err != nil {
