@@ -28,7 +28,8 @@ type SyncJob struct {
 	counts map[SyncKind]int
 	bytes  int64
 	size   int64       // of the resources its lists name; -1 unknown
-	events []SyncEvent // the latest maxSyncEvents, oldest first
+	events []SyncEvent // the latest maxSyncEvents, a ring: the oldest at next once full
+	next   int
 }
 
 // maxSyncEvents bounds the events a SyncJob keeps for its Snapshot.
@@ -186,10 +187,12 @@ func (j *SyncJob) record(run *FileRun, e SyncEvent, ok bool) {
 	}
 	j.counts[e.Kind]++
 	j.bytes += e.Bytes
-	if len(j.events) == maxSyncEvents {
-		j.events = slices.Delete(j.events, 0, 1)
+	if len(j.events) < maxSyncEvents {
+		j.events = append(j.events, e)
+		return
 	}
-	j.events = append(j.events, e)
+	j.events[j.next] = e
+	j.next = (j.next + 1) % maxSyncEvents
 }
 
 // Done is closed when the run has ended.
@@ -205,7 +208,7 @@ func (j *SyncJob) Wait() (*SyncResult, error) {
 // goroutine, a few times a second.
 func (j *SyncJob) Snapshot() SyncSnapshot {
 	j.mu.Lock()
-	s := SyncSnapshot{Counts: maps.Clone(j.counts), Bytes: j.bytes, Size: j.size, Events: slices.Clone(j.events)}
+	s := SyncSnapshot{Counts: maps.Clone(j.counts), Bytes: j.bytes, Size: j.size, Events: slices.Concat(j.events[j.next:], j.events[:j.next])}
 	for _, f := range j.active {
 		c := *f
 		c.Pieces, c.Filler, c.Mirrors = slices.Clone(f.Pieces), slices.Clone(f.Filler), slices.Clone(f.Mirrors)

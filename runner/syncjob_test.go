@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -121,5 +122,25 @@ func TestSyncJobFails(t *testing.T) {
 	}
 	if sets, err := q.SyncSets(id); err != nil || len(sets) != 0 {
 		t.Fatalf("a removed sync job keeps %d sets (%v)", len(sets), err)
+	}
+}
+
+// TestSyncJobKeepsTheLatestEvents: past maxSyncEvents outcomes a SyncJob
+// keeps the latest ones, oldest first, and still counts them all.
+func TestSyncJobKeepsTheLatestEvents(t *testing.T) {
+	t.Parallel()
+	j := &SyncJob{counts: map[SyncKind]int{}}
+	const n = maxSyncEvents + 57
+	for i := range n {
+		j.record(nil, SyncEvent{Kind: SyncFetched, Name: strconv.Itoa(i), Bytes: 1}, true)
+	}
+	s := j.Snapshot()
+	if len(s.Events) != maxSyncEvents || s.Counts[SyncFetched] != n || s.Bytes != n {
+		t.Fatalf("%d events, %d counted, %d bytes; want %d, %d, %d", len(s.Events), s.Counts[SyncFetched], s.Bytes, maxSyncEvents, n, n)
+	}
+	for i, e := range s.Events {
+		if want := strconv.Itoa(n - maxSyncEvents + i); e.Name != want {
+			t.Fatalf("event %d is %s, want %s", i, e.Name, want)
+		}
 	}
 }
