@@ -417,7 +417,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 		progress := fmt.Sprintf("%d/%d\t%s/%s", done, pieces, byteText(bytesDone), byteText(size))
 		if j.Sync {
 			files, bytes := syncedFiles(q, j.ID)
-			progress = fmt.Sprintf("-\t%s in %d files synced", byteText(bytes), len(files))
+			progress = fmt.Sprintf("-\t%s in %d %s synced", byteText(bytes), len(files), plural(len(files), "file", "files"))
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", j.ID, st, checked, progress,
 			rateText(limits[j.ID]), j.Name(), j.Source)

@@ -351,3 +351,47 @@ func TestQueueChangesWakeTheRunningBraid(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueListSync: a sync job is listed as its folder, with the files its
+// sets record as synced, in words and in --json.
+func TestQueueListSync(t *testing.T) {
+	t.Parallel()
+	state, dest := t.TempDir(), filepath.Join(t.TempDir(), "mirror")
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := q.Add(queue.NewJob{Sync: true, Source: "https://data.example/", Dest: dest, Paused: true})
+	if err != nil {
+		q.Close()
+		t.Fatal(err)
+	}
+	set, err := q.SyncSet(id, "https://data.example/capabilitylist.xml", dest)
+	if err == nil {
+		err = q.SyncedFiles(set.ID, []queue.SyncedFile{{Name: "a.csv", URL: "https://data.example/a.csv", Size: 3 << 20}})
+	}
+	q.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runQueue(t, "--state", state, "list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, w := range []string{"paused", "3.0 MiB in 1 file synced", "mirror/ (sync)", "https://data.example/"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("list lacks %q:\n%s", w, out)
+		}
+	}
+	code, out, errOut = runQueue(t, "--state", state, "list", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var jobs []queueJob
+	if err := json.Unmarshal([]byte(out), &jobs); err != nil {
+		t.Fatalf("list --json: %v\n%s", err, out)
+	}
+	if len(jobs) != 1 || jobs[0].Kind != "sync" || jobs[0].BytesDone != 3<<20 || len(jobs[0].Files) != 1 || jobs[0].Files[0] != "a.csv" {
+		t.Errorf("list --json = %+v", jobs)
+	}
+}
