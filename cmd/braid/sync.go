@@ -30,6 +30,11 @@ published since (or compare the Resource List with DIR when they do not
 cover the time since). Files already right are never fetched again. Files
 the source deleted are listed, and removed only with --delete.
 
+The sync is a job of the queue in the state folder: braid queue list shows
+it, the window and braid queue run run it too, and a sync stopped half way
+(Ctrl-C) is paused there; its next run keeps the files it verified. --check
+adds no job.
+
 Exit status: 0 when DIR is a verified copy (with --check: when nothing is
 missing or changed), 1 otherwise, 2 usage error.
 
