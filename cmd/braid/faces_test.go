@@ -229,16 +229,7 @@ type windowFace struct {
 func (windowFace) name() string { return "window" }
 
 func (f windowFace) start(t *testing.T, run int) faceRun {
-	q, err := queue.Open(f.state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := bridge.New(q, nil)
-	if err := b.Start(false); err != nil {
-		b.Close()
-		q.Close()
-		t.Fatal(err)
-	}
+	q, b, fail := openFaceWindow(t, f.state)
 	ctx := context.Background()
 	if run == 0 {
 		doc, err := b.Open(ctx, f.src.url)
@@ -246,16 +237,32 @@ func (f windowFace) start(t *testing.T, run int) faceRun {
 			*f.id, err = b.Add(ctx, ui.AddRequest{Source: f.src.url, Doc: doc, Dir: f.dest})
 		}
 		if err != nil {
-			b.Close()
-			q.Close()
-			t.Fatal(err)
+			fail(err)
 		}
 	} else if err := b.Resume(*f.id); err != nil {
+		fail(err)
+	}
+	return watchWindow(t, q, b, *f.id, ui.Done)
+}
+
+// openFaceWindow opens the queue in state and the window's bridge over it,
+// started, as cmd/braid's window makes them; fail closes both and fails
+// the test with err.
+func openFaceWindow(t *testing.T, state string) (q *queue.Queue, b *bridge.Backend, fail func(err error)) {
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bridge.New(q, nil)
+	fail = func(err error) {
 		b.Close()
 		q.Close()
 		t.Fatal(err)
 	}
-	return watchWindow(t, q, b, *f.id, ui.Done)
+	if err := b.Start(false); err != nil {
+		fail(err)
+	}
+	return q, b, fail
 }
 
 // watchWindow is the run of job id in the window's bridge b over q: it

@@ -20,7 +20,6 @@ import (
 	"braid/queue"
 	"braid/runner"
 	"braid/ui"
-	"braid/ui/bridge"
 )
 
 // Sync is a face of the one runner too: a ResourceSync folder is a job of
@@ -135,19 +134,7 @@ func (syncWindowFace) name() string { return "window" }
 func (f syncWindowFace) start(t *testing.T, run int) faceRun {
 	// Both runs at the limit: the second one's rows must show it live.
 	limitSpeed(t, f.state, syncRate)
-	q, err := queue.Open(f.state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := bridge.New(q, nil)
-	fail := func(err error) {
-		b.Close()
-		q.Close()
-		t.Fatal(err)
-	}
-	if err := b.Start(false); err != nil {
-		fail(err)
-	}
+	q, b, fail := openFaceWindow(t, f.state)
 	ctx := context.Background()
 	if run == 0 {
 		doc, err := b.Open(ctx, f.src.URL())
