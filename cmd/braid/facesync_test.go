@@ -86,8 +86,8 @@ func (f syncCmdFace) start(t *testing.T, run int) faceRun {
 	}
 	return commandRun(t, func(ctx context.Context, out *lockedBuffer) int {
 		return cmdSync(ctx, args, out, out)
-	}, "exit 1, saying how to finish", func(code int, out string) bool {
-		return code == 1 && strings.Contains(out, "run it again to finish")
+	}, "exit 1, saying how to finish, in words", func(code int, out string) bool {
+		return code == 1 && strings.Contains(out, "interrupted; run the same braid sync again to finish it") && !strings.Contains(out, "context canceled")
 	})
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -110,7 +111,11 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if res != nil {
 		out.summary(source, res)
 	}
-	if err != nil {
+	switch {
+	case err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		fmt.Fprintln(stderr, "braid sync: interrupted; run the same braid sync again to finish it (the files verified are kept)")
+		return 1
+	case err != nil:
 		fmt.Fprintf(stderr, "braid sync: %v\n", queue.Redact(err.Error()))
 		return 1
 	}
