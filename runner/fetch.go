@@ -35,7 +35,7 @@ type watching struct {
 // the window show it), passes on the mirrors' speeds and stores their
 // strikes at the end, and returns the last snapshot and the download's
 // error. Stopping it when the job is paused elsewhere is the job's
-// guard's work (guard).
+// guard's work (guardJob).
 func (r *Runner) fetch(ctx context.Context, c *engine.Client, req *engine.Request, w watching) (engine.Snapshot, error) {
 	dl := c.Do(ctx, req)
 	if w.live != 0 {

@@ -92,13 +92,8 @@ func (r *Runner) runMember(ctx context.Context, j queue.Job, m queue.Member) err
 	}
 
 	parent := ctx // the run's: ended by a quit or the face's yield
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel, end := r.guardJob(ctx, j.ID)
 	defer cancel(nil)
-	guarded := make(chan struct{})
-	go func() {
-		defer close(guarded)
-		guard(ctx, func() *queue.Queue { return q }, func() (int64, bool) { return j.ID, true }, cancel, r.lookNow)
-	}()
 	mr := newMemberRun(j, m, archive)
 	mr.q = q
 	o := r.Observer
@@ -130,10 +125,7 @@ func (r *Runner) runMember(ctx context.Context, j queue.Job, m queue.Member) err
 	if kerr := mr.settleKept(err); kerr != nil && err == nil {
 		err = kerr
 	}
-	cause := context.Cause(ctx)
-	cancel(nil)
-	<-guarded
-	if errors.Is(cause, errUserPaused) {
+	if errors.Is(end(), errUserPaused) {
 		err = errUserPaused
 	}
 	stopped := parent.Err() != nil || errors.Is(err, errUserPaused)

@@ -95,10 +95,18 @@ func (r *Runner) reach(ctx context.Context, j *queue.Job) error {
 	if origin.Referer == "" {
 		origin.Referer = j.Origin.Referer
 	}
-	if err := q.Reselect(j.ID, doc.Files, origin, queue.Drop); err != nil {
+	return r.takeFiles(j, doc.Files, origin)
+}
+
+// takeFiles gives job j the files its source turned out to hold, in place
+// of the placeholder it had until then (queue.Drop), with origin, and
+// reads j again: the row, queue list and the files recorded done then say
+// what is fetched.
+func (r *Runner) takeFiles(j *queue.Job, files []metalink.File, origin queue.Origin) error {
+	if err := r.Queue.Reselect(j.ID, files, origin, queue.Drop); err != nil {
 		return err
 	}
-	nj, err := q.Get(j.ID)
+	nj, err := r.Queue.Get(j.ID)
 	if err != nil {
 		return err
 	}

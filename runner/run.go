@@ -651,13 +651,8 @@ type jobRun struct {
 // does not stop the others; a pause (by the user, or a destination
 // problem) stops them all, keeping their progress.
 func (jr *jobRun) runFiles(ctx context.Context, todo []queue.File) error {
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel, end := jr.r.guardJob(ctx, jr.j.ID)
 	defer cancel(nil)
-	guarded := make(chan struct{})
-	go func() {
-		defer close(guarded)
-		guard(ctx, func() *queue.Queue { return jr.r.Queue }, func() (int64, bool) { return jr.j.ID, true }, cancel, jr.r.lookNow)
-	}()
 	var (
 		mu    sync.Mutex // guards first
 		first error
@@ -677,9 +672,7 @@ func (jr *jobRun) runFiles(ctx context.Context, todo []queue.File) error {
 		}
 	})
 	jr.heard.record(jr.r.Queue)
-	cause := context.Cause(ctx)
-	cancel(nil)
-	<-guarded
+	cause := end()
 	if errors.Is(cause, errUserPaused) {
 		return errUserPaused
 	}
@@ -689,44 +682,44 @@ func (jr *jobRun) runFiles(ctx context.Context, todo []queue.File) error {
 	return first
 }
 
-// guard stops a job's files when the job is paused or removed elsewhere
-// (the window, another braid command), checking once a poll interval from
-// when job reports it (a job not yet in the queue is nobody else's to
-// pause), and at once when the channel look returns is closed (nil: no
-// such channel), and with look once at its start; q gives the queue then.
-func guard(ctx context.Context, q func() *queue.Queue, job func() (int64, bool), stop context.CancelCauseFunc, look func() <-chan struct{}) {
-	t := time.NewTicker(pollInterval)
-	defer t.Stop()
-	var now <-chan struct{}
-	wait := look == nil // with look, the state is read at once first
-	for {
-		if wait {
+// guardJob watches job id for its run: the context it returns ends, with
+// the cause errUserPaused, when the job is paused or removed elsewhere
+// (the window, another braid command), read once a poll interval and at
+// once on a LetGo (lookNow); stop ends it with another cause. end stops
+// the watch, waits for it and returns the context's cause. A read that
+// fails (the database busy for a moment) is tried again on the next tick;
+// the run goes on.
+func (r *Runner) guardJob(ctx context.Context, id int64) (guarded context.Context, stop context.CancelCauseFunc, end func() error) {
+	guarded, stop = context.WithCancelCause(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		t := time.NewTicker(pollInterval)
+		defer t.Stop()
+		for {
+			// Taken before the read: a LetGo after it closes this
+			// channel, and one before it paused the job before the
+			// read. Taken after the read, a LetGo in between was missed
+			// until the next tick.
+			now := r.lookNow()
+			s, err := r.Queue.StateOf(id)
+			if errors.Is(err, queue.ErrNotFound) || (err == nil && s != queue.Running) {
+				stop(errUserPaused)
+				return
+			}
 			select {
-			case <-ctx.Done():
+			case <-guarded.Done():
 				return
 			case <-now:
 			case <-t.C:
 			}
 		}
-		wait = true
-		if look != nil {
-			// Taken before the read: a LetGo after it closes this
-			// channel, and one before it paused the job before the
-			// read. Taken after the read, a LetGo in between was missed
-			// until the next tick.
-			now = look()
-		}
-		id, ok := job()
-		if !ok {
-			continue
-		}
-		s, err := q().StateOf(id)
-		if errors.Is(err, queue.ErrNotFound) || (err == nil && s != queue.Running) {
-			stop(errUserPaused)
-			return
-		}
-		// A read that fails (the database busy for a moment) is retried
-		// on the next tick; the download goes on.
+	}()
+	return guarded, stop, func() error {
+		cause := context.Cause(guarded)
+		stop(nil)
+		<-watched
+		return cause
 	}
 }
 

@@ -87,17 +87,10 @@ func (r *Runner) runSync(ctx context.Context, j queue.Job) error {
 	r.syncs[j.ID] = sj
 	r.mu.Unlock()
 
-	run, cancel := context.WithCancelCause(ctx)
+	run, cancel, end := r.guardJob(ctx, j.ID)
 	defer cancel(nil)
-	guarded := make(chan struct{})
-	go func() {
-		defer close(guarded)
-		guard(run, func() *queue.Queue { return r.Queue }, func() (int64, bool) { return j.ID, true }, cancel, r.lookNow)
-	}()
 	sj.res, sj.err = Sync(run, r.Queue, r.Queue.Login(j.Source), j.Dest, o)
-	cause := context.Cause(run)
-	cancel(nil)
-	<-guarded
+	cause := end()
 	close(sj.done)
 	switch {
 	case errors.Is(cause, errUserPaused):

@@ -607,8 +607,7 @@ loop:
 
 // keepFiles gives job j, when it still has the one file a magnet link
 // stands for until its metadata comes (its size not known), the files the
-// torrent's metadata names, with their sizes, and reloads j: the row,
-// `queue list` and the files recorded done then say what was fetched.
+// torrent's metadata names, with their sizes (takeFiles).
 func (r *Runner) keepFiles(j *queue.Job, spec *torrent.Spec) error {
 	if len(j.Files) != 1 || j.Files[0].Size >= 0 {
 		return nil
@@ -617,15 +616,7 @@ func (r *Runner) keepFiles(j *queue.Job, spec *torrent.Spec) error {
 	if err != nil {
 		return err
 	}
-	if err := r.Queue.Reselect(j.ID, doc.Files, j.Origin, queue.Drop); err != nil {
-		return err
-	}
-	nj, err := r.Queue.Get(j.ID)
-	if err != nil {
-		return err
-	}
-	*j = nj
-	return nil
+	return r.takeFiles(j, doc.Files, j.Origin)
 }
 
 // keepTorrentBytes records, for a torrent job that stops before it is
