@@ -95,7 +95,7 @@ func (b *Backend) StopSeeding(id ui.JobID) error {
 
 // Resume queues a paused or failed job and wakes the runner.
 func (b *Backend) Resume(id ui.JobID) error {
-	if j, err := b.q.Get(int64(id)); err == nil && j.Sync {
+	if b.isSync(id) { // a row the window shows: the list it read knows its kind
 		return b.SyncAgain(id)
 	}
 	b.mu.Lock()
