@@ -12,22 +12,29 @@ import (
 	"braid/queue/queuetest"
 )
 
-// testClock is a clock a test moves by hand, for Service.Now.
+// testClock is a clock a test sets by hand, for Service.Now, which runs
+// on from each time set as a real clock does. A clock that stood still
+// let the service's next run find the time still inside a window the
+// runner had just been stopped at the end of (it ended by a real timer),
+// and that run could finish the job the test wanted held.
 type testClock struct {
 	mu sync.Mutex
-	t  time.Time
+	t  time.Time // set at at
+	at time.Time
 }
+
+func newTestClock(t time.Time) *testClock { return &testClock{t: t, at: time.Now()} }
 
 func (c *testClock) now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.t
+	return c.t.Add(time.Since(c.at))
 }
 
 func (c *testClock) set(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.t = t
+	c.t, c.at = t, time.Now()
 }
 
 // serve starts svc.Serve until the test ends, and waits for it to
@@ -116,7 +123,7 @@ func TestServiceScheduleHoldsThenRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	day := time.Date(2026, time.March, 2, 0, 0, 0, 0, time.Local)
-	clock := &testClock{t: day.Add(3 * time.Hour)}
+	clock := newTestClock(day.Add(3 * time.Hour))
 	small := testkit.Data(200 << 10)
 	fast := mirrortest.New(t, small)
 	held := make(chan time.Time, 10)
