@@ -55,6 +55,9 @@ type Service struct {
 	// (UseClient) or made without them.
 	made *queue.Settings
 	stop func() // yields the run under way; nil between runs
+
+	checking map[int64]bool // jobs a check (Check) has in hand
+	checks   sync.WaitGroup // the checks under way
 }
 
 // NewService returns a service that keeps r's queue running.
@@ -85,8 +88,10 @@ func (s *Service) Wake() {
 // Serve keeps the queue running until ctx ends: it runs the queued jobs
 // at once when start is true, else at the first Wake, and again at every
 // Wake after the queue ran empty. It returns once the run under way has
-// stopped, its jobs paused with their progress.
+// stopped, its jobs paused with their progress, and the checks (Check)
+// have ended.
 func (s *Service) Serve(ctx context.Context, start bool) {
+	defer s.checks.Wait()
 	for {
 		if !start {
 			select {

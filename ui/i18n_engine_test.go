@@ -238,20 +238,18 @@ func inLocale(t *testing.T, locale string) bool {
 }
 
 // TestPluralsInGerman: counts take the form their number needs, for one
-// and for more (a Verify's bad pieces, a Repair's progress, a sync's
-// files).
+// and for more (a parity set's blocks, a time, a Repair's progress).
 func TestPluralsInGerman(t *testing.T) {
 	if !inLocale(t, "de_DE.UTF-8") {
 		return
 	}
 	for got, want := range map[string]string{
-		CountL("%s bad pieces", 1):                "1 fehlerhaftes Stück",
-		CountL("%s bad pieces", 2):                "2 fehlerhafte Stücke",
-		CountL("%s pieces missing at the end", 1): "1 Stück fehlt am Ende",
-		CountL("%s pieces missing at the end", 3): "3 Stücke fehlen am Ende",
-		CountL("%s bytes too many", 1):            "1 Byte zu viel",
-		CountL("%s download running", 1):          "1 Download läuft",
-		localName("a.iso (+1 more)"):              "a.iso (+1 weitere)",
+		CountL("%s recovery blocks", 1):  "1 Wiederherstellungsblock",
+		CountL("%s recovery blocks", 2):  "2 Wiederherstellungsblöcke",
+		CountL("%s minutes", 1):          "1 Minute",
+		CountL("%s minutes", 3):          "3 Minuten",
+		CountL("%s download running", 1): "1 Download läuft",
+		localName("a.iso (+1 more)"):     "a.iso (+1 weitere)",
 		pieceMap(run{95, PieceDone, 0}, run{1, PieceActive, RebuiltFromParity}).Summary(): "95 von 96 Stücken fertig · 1 wird aus Parität wiederhergestellt",
 		pieceMap(run{93, PieceDone, 0}, run{3, PieceActive, RebuiltFromParity}).Summary(): "93 von 96 Stücken fertig · 3 werden aus Parität wiederhergestellt",
 		fmt.Sprintf(lang.N("%s of %s bad pieces mended", 1), "0", "1"):                    "0 von 1 fehlerhaften Stück repariert",

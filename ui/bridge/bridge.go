@@ -55,9 +55,6 @@ type Backend struct {
 	q *queue.Queue
 	// open reads a source into a document; see openSource.
 	open func(ctx context.Context, source string) (*metalink.Document, error)
-	// Workers is the number of goroutines hashing a file in Verify and
-	// Repair; 0 uses every CPU.
-	Workers int
 
 	mu    sync.Mutex
 	live  map[int64]*live     // jobs being downloaded or checked now
@@ -128,6 +125,7 @@ type live struct {
 	checking string // the file a verify or repair scan is on
 	// mended of bad pieces are fetched again so far, in a repair.
 	mended, bad int
+	found       bool // the check found a file not right
 }
 
 // fileLive is one file of a live job, from its last snapshot.

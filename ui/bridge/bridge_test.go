@@ -235,7 +235,6 @@ func TestDownloadVerifyRepair(t *testing.T) {
 	f := describeData(t, "data.bin", data, m1.URL(), m2.URL())
 	q := openQueue(t)
 	b := newBackend(t, q)
-	b.Workers = 2
 	dir := t.TempDir()
 	if err := b.Start(false); err != nil {
 		t.Fatal(err)

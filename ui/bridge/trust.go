@@ -2,16 +2,10 @@ package bridge
 
 import (
 	"context"
-	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"fyne.io/fyne/v2/lang"
-
-	"braid/engine/metalink"
 	"braid/engine/piece"
 	"braid/engine/signature"
 	"braid/queue"
@@ -44,31 +38,6 @@ func (b *Backend) ImportKey(ctx context.Context, source string) ([]ui.Key, error
 func (b *Backend) RemoveKey(fingerprint string) error {
 	_, err := runner.Keyring(b.q).Remove(fingerprint)
 	return err
-}
-
-// checkSignature checks the signature the document gives for a file whose
-// hashes matched, with the keyring's Check (what `braid verify` calls),
-// and records the outcome; the file's bytes are at path. The error is the file's failure: a bad
-// signature, or with "require a signature" set anything but a good one.
-func (b *Backend) checkSignature(id int64, root *os.Root, mf metalink.File, path string) error {
-	if mf.Signature == nil {
-		return nil
-	}
-	file, err := root.Open(filepath.FromSlash(path))
-	if err != nil {
-		return fmt.Errorf(lang.L("check the signature: %w"), err)
-	}
-	defer file.Close()
-	o, err := runner.Keyring(b.q).Check(mf.Signature, file)
-	if err != nil {
-		return fmt.Errorf(lang.L("check the signature: %w"), err)
-	}
-	if err := b.q.SetFile(id, mf.Name, queue.Signed(runner.SignatureRecord(o))); err != nil {
-		return err
-	}
-	st, _ := b.q.Settings()
-	require := st.RequireSignature
-	return o.Err(require)
 }
 
 func uiKeys(keys []signature.Key) []ui.Key {

@@ -1,12 +1,14 @@
-package bridge
+package runner
 
 import (
 	"bytes"
 	"testing"
 
+	"braid/engine/mirrortest"
 	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
 	"braid/queue"
+	"braid/queue/queuetest"
 )
 
 // A bad piece shared by two files of a torrent costs each file only its
@@ -15,8 +17,8 @@ func TestKeepCheckedBytesSharedPiece(t *testing.T) {
 	t.Parallel()
 	const kib = 1 << 10
 	mi := torrenttest.Make(t, t.TempDir(), "pair", 64*kib, []torrenttest.File{
-		{Path: "a.bin", Data: payload(100 * kib)},
-		{Path: "b.bin", Data: payload(100 * kib)},
+		{Path: "a.bin", Data: mirrortest.Bytes(100*kib, 12)},
+		{Path: "b.bin", Data: mirrortest.Bytes(100*kib, 12)},
 	})
 	var raw bytes.Buffer
 	if err := mi.Write(&raw); err != nil {
@@ -30,7 +32,7 @@ func TestKeepCheckedBytesSharedPiece(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := openQueue(t)
+	q := queuetest.Open(t, queue.Open, t.TempDir())
 	id, err := q.Add(queue.NewJob{Source: "pair.torrent", Dest: t.TempDir(), Doc: doc})
 	if err != nil {
 		t.Fatal(err)
