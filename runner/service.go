@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -335,8 +337,18 @@ func (s *Service) Rescheduled() {
 func (s *Service) WaitSeeding(ctx context.Context, every time.Duration, report func()) {
 	done := make(chan struct{})
 	go func() {
-		s.Runner.WaitSeeding(ctx)
-		close(done)
+		defer close(done)
+		r := s.Runner
+		r.tor.mu.Lock()
+		jobs := slices.Collect(maps.Values(r.tor.seeding))
+		r.tor.mu.Unlock()
+		for _, j := range jobs {
+			select {
+			case <-j.Done():
+			case <-ctx.Done():
+				return
+			}
+		}
 	}()
 	poll := time.NewTicker(pollInterval)
 	defer poll.Stop()

@@ -133,47 +133,16 @@ func (r *Runner) stopSeedingOf(id int64, tj *torrent.Job) {
 	}
 }
 
-// WaitSeeding waits until every torrent seeding now has reached its seed
-// ratio or time (or was stopped), or ctx ends.
-func (r *Runner) WaitSeeding(ctx context.Context) {
-	r.tor.mu.Lock()
-	jobs := slices.Collect(maps.Values(r.tor.seeding))
-	r.tor.mu.Unlock()
-	for _, j := range jobs {
-		select {
-		case <-j.Done():
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
 // Seed waits until every torrent seeding now has reached its seed ratio
 // or time, telling the Observer how each stands at its Interval; when ctx
-// ends first (Ctrl-C) it stops them, their bytes kept (braid get).
+// ends first (Ctrl-C) it stops them, their bytes kept (braid get). It is
+// the service's wait (Service.WaitSeeding), so a seeding paused in the
+// queue meanwhile stops too.
 func (r *Runner) Seed(ctx context.Context) {
-	done := make(chan struct{})
-	go func() {
-		r.WaitSeeding(ctx)
-		close(done)
-	}()
-	var tick <-chan time.Time
+	every, report := time.Hour, func() {}
 	if r.Observer != nil {
-		t := time.NewTicker(r.Observer.Interval())
-		defer t.Stop()
-		tick = t.C
-	}
-	runs := map[int64]*FileRun{}
-	for {
-		select {
-		case <-done:
-			if ctx.Err() != nil {
-				for _, id := range r.Seeding() {
-					r.StopSeeding(id)
-				}
-			}
-			return
-		case <-tick:
+		runs := map[int64]*FileRun{}
+		every, report = r.Observer.Interval(), func() {
 			for id, tj := range r.seedingNow() {
 				s := tj.Snapshot()
 				run := runs[id]
@@ -183,6 +152,12 @@ func (r *Runner) Seed(ctx context.Context) {
 				}
 				r.Observer.Progress(run, Progress{Snapshot: &s.Snapshot, Torrent: &s})
 			}
+		}
+	}
+	NewService(r).WaitSeeding(ctx, every, report)
+	if ctx.Err() != nil {
+		for _, id := range r.Seeding() {
+			r.StopSeeding(id)
 		}
 	}
 }
