@@ -76,6 +76,10 @@ type Job struct {
 	// ResourceSync source, its files recorded in its sync sets
 	// (SyncSets), not as Files. Done means the last sync completed.
 	Sync bool
+	// SyncFiles and SyncBytes are what a sync job's folder held at its
+	// last complete sync: the files synced and their bytes.
+	SyncFiles int
+	SyncBytes int64
 	// Doc is the stored document; set by Get, nil in List.
 	Doc   *metalink.Document
 	Files []File // in document order, selected or not
@@ -508,6 +512,15 @@ func (q *Queue) List() ([]Job, error) {
 	if err := rows.Err(); err != nil {
 		return nil, q.wrap(op, err)
 	}
+	sums, err := q.syncSums()
+	if err != nil {
+		return nil, q.wrap(op, err)
+	}
+	for id, n := range sums {
+		if i, ok := at[id]; ok {
+			jobs[i].SyncFiles, jobs[i].SyncBytes = int(n[0]), n[1]
+		}
+	}
 	members, err := q.memberJobs()
 	if err != nil {
 		return nil, q.wrap(op, err)
@@ -538,6 +551,12 @@ func (q *Queue) Get(id int64) (Job, error) {
 		WHERE me.id = ? AND (j.position < me.position OR (j.position = me.position AND j.id < me.id))`,
 		id).Scan(&j.Index); err != nil {
 		return Job{}, q.wrap(op, err)
+	}
+	if j.Sync {
+		if err := q.db.QueryRow(`SELECT COALESCE(SUM(files), 0), COALESCE(SUM(bytes), 0) FROM sync_sets WHERE job = ?`,
+			id).Scan(&j.SyncFiles, &j.SyncBytes); err != nil {
+			return Job{}, q.wrap(op, err)
+		}
 	}
 	j.Doc = new(metalink.Document)
 	if err := json.Unmarshal(blob, j.Doc); err != nil {

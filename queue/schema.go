@@ -278,6 +278,15 @@ CREATE TABLE job_members (
 ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT ''; -- '' a download; 'sync' a folder kept a copy of a ResourceSync source
 ALTER TABLE sync_sets ADD COLUMN job INTEGER REFERENCES jobs (id) ON DELETE CASCADE; -- NULL: only checked (braid sync --check)
 `, fix: syncJobs},
+	// A sync job's row says how many files and bytes its folder holds
+	// without reading 100,000 files' rows for every list: each set keeps
+	// the sums of its last complete sync (SyncDone).
+	{sql: `
+ALTER TABLE sync_sets ADD COLUMN files INTEGER NOT NULL DEFAULT 0; -- files synced at the last complete sync
+ALTER TABLE sync_sets ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0; -- their bytes
+UPDATE sync_sets SET files = (SELECT COUNT(*) FROM sync_files WHERE sync = sync_sets.id),
+	bytes = (SELECT COALESCE(SUM(size), 0) FROM sync_files WHERE sync = sync_sets.id);
+`},
 }
 
 // syncJobs makes a sync job of each sync set recorded before sync sets

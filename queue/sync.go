@@ -203,9 +203,13 @@ func (q *Queue) SyncedFiles(id int64, fs []SyncedFile) error {
 
 // SyncDone records that set id is now in sync with its source as of at
 // (the Resource List's snapshot) and until (the changes applied).
+// It keeps the count of the set's files and their bytes with it, for the
+// job's row (Job.SyncFiles, Job.SyncBytes).
 func (q *Queue) SyncDone(id int64, at, until time.Time) error {
-	_, err := q.db.Exec(`UPDATE sync_sets SET at = ?, until = ?, synced_at = ? WHERE id = ?`,
-		toMS(at), toMS(until), time.Now().UnixMilli(), id)
+	_, err := q.db.Exec(`UPDATE sync_sets SET at = ?, until = ?, synced_at = ?,
+		files = (SELECT COUNT(*) FROM sync_files WHERE sync = ?), bytes = (SELECT COALESCE(SUM(size), 0) FROM sync_files WHERE sync = ?)
+		WHERE id = ?`,
+		toMS(at), toMS(until), time.Now().UnixMilli(), id, id, id)
 	return q.wrapErr("record sync", err)
 }
 
@@ -221,6 +225,25 @@ func fromMS(ms int64) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(ms).UTC()
+}
+
+// syncSums reads the files and bytes each sync job's sets held at their
+// last complete sync, by job.
+func (q *Queue) syncSums() (map[int64][2]int64, error) {
+	rows, err := q.db.Query(`SELECT job, SUM(files), SUM(bytes) FROM sync_sets WHERE job IS NOT NULL GROUP BY job`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64][2]int64{}
+	for rows.Next() {
+		var id, files, bytes int64
+		if err := rows.Scan(&id, &files, &bytes); err != nil {
+			return nil, err
+		}
+		out[id] = [2]int64{files, bytes}
+	}
+	return out, rows.Err()
 }
 
 // wrapErr is wrap for a result that may be nil.

@@ -126,6 +126,22 @@ func TestSyncJob(t *testing.T) {
 	if sets, err := q.SyncSets(id); err != nil || len(sets) != 1 || len(sets[0].Files) != 1 {
 		t.Fatalf("sets of the job: %+v, %v", sets, err)
 	}
+	// Its row says what its folder held at its last complete sync.
+	if j, err := q.Get(id); err != nil || j.SyncFiles != 0 {
+		t.Fatalf("before a complete sync the job says %d files (%v)", j.SyncFiles, err)
+	}
+	if err := q.SyncedFiles(s.ID, []SyncedFile{{Name: "b", URL: "http://x.example/b", Size: 1000}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SyncDone(s.ID, time.Now(), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if j, err := q.Get(id); err != nil || j.SyncFiles != 2 || j.SyncBytes != 1001 {
+		t.Fatalf("after a complete sync Get says %d files, %d bytes (%v)", j.SyncFiles, j.SyncBytes, err)
+	}
+	if list, err := q.List(); err != nil || list[0].ID != id || list[0].SyncFiles != 2 || list[0].SyncBytes != 1001 {
+		t.Fatalf("after a complete sync List says %+v (%v)", list, err)
+	}
 	if err := q.Remove(id); err != nil {
 		t.Fatal(err)
 	}
@@ -140,13 +156,22 @@ func TestSyncJob(t *testing.T) {
 
 // TestSyncSetsBecomeJobs opens a state.db whose sync sets were recorded
 // before they belonged to jobs: each becomes a sync job, done when it had
-// synced, paused when not, with its files.
+// synced, paused when not, with its files, whose count and bytes its row
+// says.
 //
 // Not parallel: it sets schemaVersion (see TestJobIDMigration).
 func TestSyncSetsBecomeJobs(t *testing.T) {
 	before := schemaVersion
 	t.Cleanup(func() { schemaVersion = before })
-	schemaVersion = len(migrations) - 1
+	schemaVersion = -1
+	for i, m := range migrations {
+		if strings.Contains(m.sql, "ADD COLUMN kind") { // the one that makes sets jobs
+			schemaVersion = i
+		}
+	}
+	if schemaVersion < 0 {
+		t.Fatal("no migration gives jobs a kind")
+	}
 	dir, dest := t.TempDir(), t.TempDir()
 	q, err := Open(dir)
 	if err != nil {
@@ -174,7 +199,7 @@ func TestSyncSetsBecomeJobs(t *testing.T) {
 	}
 	for i, want := range []State{Done, Paused} {
 		j := list[i]
-		if !j.Sync || j.State != want || j.Dest != dest || !strings.Contains(j.Source, "capabilitylist.xml") {
+		if !j.Sync || j.State != want || j.Dest != dest || !strings.Contains(j.Source, "capabilitylist.xml") || j.SyncFiles != 1 || j.SyncBytes != 1 {
 			t.Errorf("job %d after the migration: %+v", i, j)
 		}
 		if sets, err := q.SyncSets(j.ID); err != nil || len(sets) != 1 || len(sets[0].Files) != 1 {

@@ -537,11 +537,8 @@ func sayStillSeeding(r *runner.Runner, w io.Writer) {
 	}
 }
 
-// jobProgress is j.Progress, with a torrent job's pieces counted as the
-// torrent has them: its own pieces, done as recorded once verified (the
-// job's files carry a metalink layout of 1 MiB pieces).
 // syncedFiles are the files sync job id's sets record as synced, by
-// name, and their bytes.
+// name, and their bytes: those of an interrupted sync too.
 func syncedFiles(q *queue.Queue, id int64) (names []string, bytes int64) {
 	sets, _ := q.SyncSets(id) // a read that fails lists none
 	names = []string{}
@@ -555,6 +552,9 @@ func syncedFiles(q *queue.Queue, id int64) (names []string, bytes int64) {
 	return names, bytes
 }
 
+// jobProgress is j.Progress, with a torrent job's pieces counted as the
+// torrent has them: its own pieces, done as recorded once verified (the
+// job's files carry a metalink layout of 1 MiB pieces).
 func jobProgress(q *queue.Queue, j queue.Job) (done, pieces int, bytesDone, size int64) {
 	done, pieces, bytesDone, size = j.Progress()
 	m, ok, err := q.TorrentMap(j) // false: not a torrent job

@@ -165,6 +165,13 @@ func (b *Backend) syncViewLocked(j queue.Job, v ui.Job) ui.Job {
 		v.Err = lang.L("stopped; Sync again finishes it")
 	}
 	if !ran {
+		if j.SyncFiles > 0 {
+			// Not run this session: its last complete sync says its size.
+			v.Size = j.SyncBytes
+			if j.State == queue.Done {
+				v.Done = v.Size
+			}
+		}
 		return v
 	}
 	snap := run.Snapshot()

@@ -296,7 +296,8 @@ func TestSignaturesInTheWindow(t *testing.T) {
 // loopback: the picker lists its resources with a path filter, Sync makes
 // a sync job that ends Synced with the files on disk and per-file
 // outcomes in its details; Sync again fetches what changed; and the job
-// is listed still by a backend opened afresh over the same queue.
+// is listed still, with its folder's size, by a backend opened afresh
+// over the same queue.
 func TestResourceSyncInTheWindow(t *testing.T) {
 	src := rstest.New(t)
 	src.Put("/data/a.txt", payload(3000))
@@ -416,7 +417,8 @@ func TestResourceSyncInTheWindow(t *testing.T) {
 	for _, j := range jobsOf(t, b2) {
 		if j.ID == id {
 			found = true
-			if !j.Sync || j.State != ui.Synced || j.Dir == "" {
+			// Its size is its folder's at the last sync: 3000 + 5000 + 8 + 700.
+			if !j.Sync || j.State != ui.Synced || j.Dir == "" || j.Size != 8708 || j.Done != 8708 {
 				t.Errorf("after a restart: %+v", j)
 			}
 		}
