@@ -41,19 +41,46 @@ import (
 // A check never touches a job that runs or waits to run; Verify runs
 // beside a torrent's seeding.
 
-// CheckObserver is how a face hears a check go, from the check's
-// goroutine; its methods must return quickly.
-type CheckObserver interface {
-	// Checking: how far the check of the job is (called first, before
-	// Service.Check returns, with no file yet).
-	Checking(job int64, p CheckProgress)
-	// Checked: what the check found of one file, before the job's outcome
-	// is recorded in the queue.
-	Checked(job int64, f CheckedFile)
-	// CheckEnded: the check is over, its outcome in the queue; err is
-	// what kept it from recording one (its context ended, the queue
-	// failed).
-	CheckEnded(job int64, err error)
+// CheckEvent is what a check (Service.Check) tells the Observer, from
+// the check's goroutine.
+type CheckEvent struct {
+	Job    int64
+	Repair bool
+	Kind   CheckEventKind
+	// Progress is how far the check is, for CheckProgressed (the first
+	// event, told before Service.Check returns, has no file yet).
+	Progress CheckProgress
+	// File is what the check found of one file, for CheckFileDone: told
+	// before the job's outcome is recorded in the queue.
+	File CheckedFile
+	// Err, for CheckEnded, is what kept the check from recording the
+	// job's outcome (its context ended, the queue failed).
+	Err error
+}
+
+// CheckEventKind says what a CheckEvent tells.
+type CheckEventKind int
+
+// The kinds of CheckEvent.
+const (
+	CheckProgressed CheckEventKind = iota // Progress
+	CheckFileDone                         // File
+	CheckEnded                            // the check is over, its outcome in the queue (or Err)
+)
+
+// checkTell tells a check's events to an Observer.
+type checkTell struct {
+	o      Observer
+	job    int64
+	repair bool
+}
+
+func (t checkTell) progress(p CheckProgress) {
+	t.o.Check(CheckEvent{Job: t.job, Repair: t.repair, Kind: CheckProgressed, Progress: p})
+}
+
+func (t checkTell) checked(f CheckedFile) {
+	t.o.Check(CheckEvent{Job: t.job, Repair: t.repair, Kind: CheckFileDone, File: f})
 }
 
 // CheckProgress is how far a check is.
@@ -121,8 +148,9 @@ func (e *CheckRefused) Error() string {
 }
 
 // Check verifies (repair false) or repairs job id's files where they are,
-// in the background, telling o how it goes, and returns at once; a job it
-// cannot check is a *CheckRefused, and nothing changes.
+// in the background, telling the runner's Observer how it goes
+// (CheckEvent), and returns at once; a job it cannot check is a
+// *CheckRefused, and nothing changes.
 //
 // Verify checks each selected file against its piece and whole-file
 // hashes (a torrent's against the torrent's) and leaves the job done
@@ -143,7 +171,7 @@ func (e *CheckRefused) Error() string {
 //
 // The check ends with ctx; Serve returns once the checks started with
 // its context have ended.
-func (s *Service) Check(ctx context.Context, id int64, repair bool, o CheckObserver) error {
+func (s *Service) Check(ctx context.Context, id int64, repair bool) error {
 	r := s.Runner
 	j, err := r.Queue.Get(id)
 	if err != nil {
@@ -163,19 +191,24 @@ func (s *Service) Check(ctx context.Context, id int64, repair bool, o CheckObser
 	s.checking[id] = true
 	s.checks.Add(1)
 	s.mu.Unlock()
-	o.Checking(id, CheckProgress{})
+	o := r.Observer
+	if o == nil {
+		o = quiet{}
+	}
+	tell := checkTell{o, id, repair}
+	tell.progress(CheckProgress{})
 	go func() {
 		defer s.checks.Done()
 		var queued bool
 		if IsTorrent(j) {
-			queued, err = r.checkTorrent(ctx, j, repair, o)
+			queued, err = r.checkTorrent(ctx, j, repair, tell)
 		} else {
-			queued, err = r.checkFiles(ctx, j, repair, s.Client(), o)
+			queued, err = r.checkFiles(ctx, j, repair, s.Client(), tell)
 		}
 		s.mu.Lock()
 		delete(s.checking, id)
 		s.mu.Unlock()
-		o.CheckEnded(id, err)
+		o.Check(CheckEvent{Job: id, Repair: repair, Kind: CheckEnded, Err: err})
 		if queued && err == nil {
 			s.Wake()
 		}
@@ -225,7 +258,7 @@ func (r *Runner) checkable(j queue.Job, repair bool) error {
 // checkFiles verifies or repairs each selected file of job j, not a
 // torrent, and records what it found; queued reports that a file gone is
 // to be fetched again.
-func (r *Runner) checkFiles(ctx context.Context, j queue.Job, repair bool, c *engine.Client, o CheckObserver) (queued bool, err error) {
+func (r *Runner) checkFiles(ctx context.Context, j queue.Job, repair bool, c *engine.Client, tell checkTell) (queued bool, err error) {
 	q := r.Queue
 	root, err := os.OpenRoot(j.Dest)
 	if err != nil {
@@ -238,7 +271,7 @@ func (r *Runner) checkFiles(ctx context.Context, j queue.Job, repair bool, c *en
 		if !f.Selected {
 			continue
 		}
-		o.Checking(j.ID, CheckProgress{File: f.Name})
+		tell.progress(CheckProgress{File: f.Name})
 		mf := checkedFile(j, f.Name)
 		if mf.Size < 0 && f.Size >= 0 {
 			mf.Size = f.Size
@@ -253,7 +286,7 @@ func (r *Runner) checkFiles(ctx context.Context, j queue.Job, repair bool, c *en
 			got.Size, err = nothingToCheck(root, f)
 			got.Nothing = err == nil
 		case repair:
-			got.By, err = r.repairFile(ctx, j, f.Name, disk, c, o)
+			got.By, err = r.repairFile(ctx, j, f.Name, disk, c, tell)
 			if errors.Is(err, fs.ErrNotExist) {
 				// Gone: nothing to mend, so the next run fetches it whole.
 				if err := q.SetPieces(j.ID, f.Name, piece.NewBitfield(queue.LayoutOf(mf).Count())); err != nil {
@@ -280,11 +313,11 @@ func (r *Runner) checkFiles(ctx context.Context, j queue.Job, repair bool, c *en
 				}
 			}
 			got.Err = err
-			o.Checked(j.ID, got)
+			tell.checked(got)
 			bad = append(bad, fmt.Errorf("%s: %w", f.Name, err))
 			continue
 		}
-		o.Checked(j.ID, got)
+		tell.checked(got)
 		if err := q.SetFile(j.ID, f.Name, queue.VerifiedBy(got.By)); err != nil {
 			return false, err
 		}
@@ -413,28 +446,28 @@ func reportText(r *piece.Report) string {
 }
 
 // repairFile mends one file (mf, at its path; name in the job) in place
-// with the engine's repair, telling o how many of its bad pieces are
+// with the engine's repair, telling how many of its bad pieces are
 // mended so far, and names the hash that proves it afterwards. A file
 // that cannot be mended is a hash mismatch with the engine's reason.
-func (r *Runner) repairFile(ctx context.Context, j queue.Job, name string, mf metalink.File, c *engine.Client, o CheckObserver) (string, error) {
+func (r *Runner) repairFile(ctx context.Context, j queue.Job, name string, mf metalink.File, c *engine.Client, tell checkTell) (string, error) {
 	var mu sync.Mutex
 	p := CheckProgress{File: name}
-	tell := func(change func(*CheckProgress)) {
+	say := func(change func(*CheckProgress)) {
 		mu.Lock()
 		defer mu.Unlock()
 		change(&p)
-		o.Checking(j.ID, p)
+		tell.progress(p)
 	}
 	res, err := c.Repair(ctx, j.Dest, mf, engine.RepairOptions{
 		OriginETag: j.Origin.ETag,
 		Referer:    j.Origin.Referer,
 		Locations:  r.locations(),
 		Progress: func(mended, bad int) {
-			tell(func(p *CheckProgress) { p.Mended, p.Bad = mended, bad })
+			say(func(p *CheckProgress) { p.Mended, p.Bad = mended, bad })
 		},
 		// Mirrors first, then the parity set the job's document lists.
 		Parity:     ParityOf(j.Doc, name).Mender(c, nil, 0, j.Dest),
-		Rebuilding: func(n int) { tell(func(p *CheckProgress) { p.Rebuilding = n }) },
+		Rebuilding: func(n int) { say(func(p *CheckProgress) { p.Rebuilding = n }) },
 	})
 	switch {
 	case err == nil:
@@ -456,7 +489,7 @@ const heldFileWait = 30 * time.Second
 // done, gives their files back their .part names (the torrent's storage
 // writes only there) and queues the job, whose run fetches those pieces
 // again from the swarm; a good torrent is left as it is.
-func (r *Runner) checkTorrent(ctx context.Context, j queue.Job, repair bool, o CheckObserver) (queued bool, err error) {
+func (r *Runner) checkTorrent(ctx context.Context, j queue.Job, repair bool, tell checkTell) (queued bool, err error) {
 	q := r.Queue
 	spec, ok, err := q.TorrentSpec(j.ID)
 	if err != nil {
@@ -471,7 +504,7 @@ func (r *Runner) checkTorrent(ctx context.Context, j queue.Job, repair bool, o C
 		if !f.Selected {
 			continue
 		}
-		o.Checking(j.ID, CheckProgress{File: f.Name})
+		tell.progress(CheckProgress{File: f.Name})
 		got := CheckedFile{Name: f.Name}
 		got.By, err = r.verifyTorrentFile(ctx, j, spec, f.Name)
 		got.Err = err
@@ -485,11 +518,11 @@ func (r *Runner) checkTorrent(ctx context.Context, j queue.Job, repair bool, o C
 				}
 				mend = append(mend, f.Name)
 			}
-			o.Checked(j.ID, got)
+			tell.checked(got)
 			bad = append(bad, fmt.Errorf("%s: %w", f.Name, err))
 			continue
 		}
-		o.Checked(j.ID, got)
+		tell.checked(got)
 		if err := q.SetFile(j.ID, f.Name, queue.VerifiedBy(got.By)); err != nil {
 			return false, err
 		}

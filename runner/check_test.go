@@ -18,8 +18,9 @@ import (
 	"braid/queue/queuetest"
 )
 
-// checkLog is a CheckObserver that keeps what it was told.
+// checkLog is an Observer that keeps what it is told of checks.
 type checkLog struct {
+	quiet
 	mu       sync.Mutex
 	progress []CheckProgress
 	checked  []CheckedFile
@@ -28,19 +29,25 @@ type checkLog struct {
 
 func newCheckLog() *checkLog { return &checkLog{ended: make(chan error, 1)} }
 
-func (c *checkLog) Checking(_ int64, p CheckProgress) {
+func (c *checkLog) Check(e CheckEvent) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.progress = append(c.progress, p)
+	switch e.Kind {
+	case CheckProgressed:
+		c.progress = append(c.progress, e.Progress)
+	case CheckFileDone:
+		c.checked = append(c.checked, e.File)
+	case CheckEnded:
+		c.ended <- e.Err
+	}
 }
 
-func (c *checkLog) Checked(_ int64, f CheckedFile) {
+// reset forgets what it was told, for the next check.
+func (c *checkLog) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.checked = append(c.checked, f)
+	c.progress, c.checked = nil, nil
 }
-
-func (c *checkLog) CheckEnded(_ int64, err error) { c.ended <- err }
 
 // TestServiceChecksAJob verifies a finished file three pieces of which
 // were damaged on disk, then repairs it from its mirror, as the service's
@@ -85,21 +92,21 @@ func TestServiceChecksAJob(t *testing.T) {
 	if err := q.Finish(id); err != nil {
 		t.Fatal(err)
 	}
-	s := NewService(&Runner{Queue: q})
+	log := newCheckLog()
+	s := NewService(&Runner{Queue: q, Observer: log})
 	ctx := t.Context()
 
-	verify := newCheckLog()
-	if err := s.Check(ctx, id, false, verify); err != nil {
+	if err := s.Check(ctx, id, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-verify.ended; err != nil {
+	if err := <-log.ended; err != nil {
 		t.Fatal(err)
 	}
-	if len(verify.progress) < 2 || verify.progress[0].File != "" || verify.progress[1].File != "mend.bin" {
-		t.Errorf("Verify told %+v", verify.progress)
+	if len(log.progress) < 2 || log.progress[0].File != "" || log.progress[1].File != "mend.bin" {
+		t.Errorf("Verify told %+v", log.progress)
 	}
-	if len(verify.checked) != 1 || !errors.Is(verify.checked[0].Err, engine.ErrHashMismatch) || !slices.Equal(verify.checked[0].Bad, []int{3, 9, 12}) {
-		t.Fatalf("Verify found %+v", verify.checked)
+	if len(log.checked) != 1 || !errors.Is(log.checked[0].Err, engine.ErrHashMismatch) || !slices.Equal(log.checked[0].Bad, []int{3, 9, 12}) {
+		t.Fatalf("Verify found %+v", log.checked)
 	}
 	j, err := q.Get(id)
 	if err != nil {
@@ -112,19 +119,19 @@ func TestServiceChecksAJob(t *testing.T) {
 		t.Errorf("after Verify %v pieces are done (%v), want 13", bits.Count(), err)
 	}
 
-	repair := newCheckLog()
-	if err := s.Check(ctx, id, true, repair); err != nil {
+	log.reset()
+	if err := s.Check(ctx, id, true); err != nil {
 		t.Fatal(err)
 	}
 	var busy *CheckRefused
-	if err := s.Check(ctx, id, false, newCheckLog()); !errors.As(err, &busy) || busy.Why != RefusedChecking {
+	if err := s.Check(ctx, id, false); !errors.As(err, &busy) || busy.Why != RefusedChecking {
 		t.Errorf("a Verify while the repair runs: %v", err)
 	}
-	if err := <-repair.ended; err != nil {
+	if err := <-log.ended; err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(repair.progress, func(p CheckProgress) bool { return p.Bad == 3 && p.Mended > 0 }) {
-		t.Errorf("Repair never told how far it was: %+v", repair.progress)
+	if !slices.ContainsFunc(log.progress, func(p CheckProgress) bool { return p.Bad == 3 && p.Mended > 0 }) {
+		t.Errorf("Repair never told how far it was: %+v", log.progress)
 	}
 	if j, err = q.Get(id); err != nil || j.State != queue.Done || !j.Files[0].Verified || j.Files[0].Mismatch {
 		t.Errorf("after Repair the job is %s (%v), %+v", j.State, err, j.Files)
@@ -137,7 +144,7 @@ func TestServiceChecksAJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	var refused *CheckRefused
-	if err := s.Check(ctx, id, false, newCheckLog()); !errors.As(err, &refused) || refused.Why != RefusedRunning || err.Error() != "job 1 is queued: pause it first" {
+	if err := s.Check(ctx, id, false); !errors.As(err, &refused) || refused.Why != RefusedRunning || err.Error() != "job 1 is queued: pause it first" {
 		t.Errorf("Verify of a queued job: %v", err)
 	}
 
@@ -152,18 +159,18 @@ func TestServiceChecksAJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Check(ctx, nid, true, newCheckLog()); !errors.As(err, &refused) || refused.Why != RefusedNoHash || refused.File != "bare.bin" {
+	if err := s.Check(ctx, nid, true); !errors.As(err, &refused) || refused.Why != RefusedNoHash || refused.File != "bare.bin" {
 		t.Errorf("Repair of a file nothing was published for: %v", err)
 	}
-	nothing := newCheckLog()
-	if err := s.Check(ctx, nid, false, nothing); err != nil {
+	log.reset()
+	if err := s.Check(ctx, nid, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-nothing.ended; err != nil {
+	if err := <-log.ended; err != nil {
 		t.Fatal(err)
 	}
-	if len(nothing.checked) != 1 || !nothing.checked[0].Nothing || nothing.checked[0].Size != 4 {
-		t.Errorf("Verify of a file nothing was published for found %+v", nothing.checked)
+	if len(log.checked) != 1 || !log.checked[0].Nothing || log.checked[0].Size != 4 {
+		t.Errorf("Verify of a file nothing was published for found %+v", log.checked)
 	}
 	if j, err := q.Get(nid); err != nil || j.State != queue.Done {
 		t.Errorf("after it the job is %s (%v)", j.State, err)

@@ -29,6 +29,7 @@ func (o *quietObserver) Interval() time.Duration               { return 100 * ti
 func (o *quietObserver) Start(*FileRun)                        {}
 func (o *quietObserver) Progress(*FileRun, Progress)           {}
 func (o *quietObserver) Signature(*FileRun, signature.Outcome) {}
+func (o *quietObserver) Check(CheckEvent)                      {}
 func (o *quietObserver) Note(n Note) {
 	o.mu.Lock()
 	defer o.mu.Unlock()

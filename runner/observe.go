@@ -32,6 +32,9 @@ type Observer interface {
 	// Result is told how one file ended, or a source that yielded no file
 	// (File "" or Snapshot nil: it ended before its download began).
 	Result(r Result)
+	// Check is told how a check of a finished job goes (Service.Check):
+	// how far it is, what it found of each file, and its end.
+	Check(c CheckEvent)
 }
 
 // FileRun is one file's download as an Observer sees it; its pointer is
@@ -134,3 +137,4 @@ func (quiet) Progress(*FileRun, Progress)           {}
 func (quiet) Note(Note)                             {}
 func (quiet) Signature(*FileRun, signature.Outcome) {}
 func (quiet) Result(Result)                         {}
+func (quiet) Check(CheckEvent)                      {}

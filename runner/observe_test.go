@@ -55,6 +55,7 @@ func (r *recorder) told() (swarm, results int) {
 
 func (r *recorder) Note(Note)                             {}
 func (r *recorder) Signature(*FileRun, signature.Outcome) {}
+func (r *recorder) Check(CheckEvent)                      {}
 
 func (r *recorder) Result(res Result) {
 	r.mu.Lock()

@@ -166,6 +166,7 @@ func (o syncJobObserver) Result(r Result) {
 }
 
 func (o syncJobObserver) Signature(f *FileRun, s signature.Outcome) { o.next.Signature(f, s) }
+func (o syncJobObserver) Check(c CheckEvent)                        { o.next.Check(c) }
 
 // record keeps an outcome, when ok, and lets go of run's download, when
 // run is not nil.

@@ -185,6 +185,9 @@ func writeStateNote(w io.Writer, n runner.Note) {
 	}
 }
 
+// Check: get runs no check.
+func (p *textPrinter) Check(runner.CheckEvent) {}
+
 func (p *textPrinter) Signature(f *runner.FileRun, o signature.Outcome) {
 	if o.Status == signature.Bad {
 		return // the failure said it
@@ -485,6 +488,9 @@ func (p *jsonPrinter) Note(n runner.Note) {
 		}
 	}
 }
+
+// Check: get runs no check.
+func (p *jsonPrinter) Check(runner.CheckEvent) {}
 
 func (p *jsonPrinter) Signature(f *runner.FileRun, o signature.Outcome) {
 	writeJSON(p.stdout, jsonSignature{Type: "signature", File: f.Name, Status: o.Status.String(),

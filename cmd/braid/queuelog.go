@@ -51,6 +51,9 @@ func (l *queueLog) Result(r runner.Result) {
 func (l *queueLog) Note(runner.Note)                             {}
 func (l *queueLog) Signature(*runner.FileRun, signature.Outcome) {}
 
+// Check: no check runs in this face.
+func (l *queueLog) Check(runner.CheckEvent) {}
+
 // say writes job id's line for s, unless it wrote one less than
 // queueLogEvery ago and s has not ended.
 func (l *queueLog) say(id int64, s *engine.Snapshot) {

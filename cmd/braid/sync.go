@@ -197,6 +197,9 @@ func (o *syncOutput) Result(r runner.Result) {
 // A sync checks no signatures.
 func (o *syncOutput) Signature(*runner.FileRun, signature.Outcome) {}
 
+// Check: no check runs in this face.
+func (o *syncOutput) Check(runner.CheckEvent) {}
+
 // showProgress redraws the progress line five times a second until the
 // returned stop is called; stop waits for the redrawing goroutine.
 func (o *syncOutput) showProgress() (stop func()) {

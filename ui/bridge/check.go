@@ -46,7 +46,7 @@ func (b *Backend) Repair(id ui.JobID) error {
 }
 
 func (b *Backend) check(id ui.JobID, repair bool) error {
-	err := b.svc.Check(b.ctx, int64(id), repair, checkWatch{b, repair})
+	err := b.svc.Check(b.ctx, int64(id), repair)
 	var no *runner.CheckRefused
 	if !errors.As(err, &no) {
 		return err
@@ -66,16 +66,21 @@ func (b *Backend) check(id ui.JobID, repair bool) error {
 	return fmt.Errorf(lang.L("Repair needs a published hash to tell good bytes from bad, and none was published for %s: there is nothing to repair it against."), no.File)
 }
 
-// checkWatch is the window's runner.CheckObserver: a check is a live row
-// of its own until it ends, and what it found of each file goes to the
-// file's details.
-type checkWatch struct {
-	b      *Backend
-	repair bool
+// checked is what the runner tells of a check (observer.Check): a check
+// is a live row of its own until it ends, and what it found of each file
+// goes to the file's details.
+func (b *Backend) checked(c runner.CheckEvent) {
+	switch c.Kind {
+	case runner.CheckProgressed:
+		b.checking(c.Job, c.Repair, c.Progress)
+	case runner.CheckFileDone:
+		b.checkedFile(c.Job, c.Repair, c.File)
+	case runner.CheckEnded:
+		b.checkEnded(c.Job)
+	}
 }
 
-func (w checkWatch) Checking(id int64, p runner.CheckProgress) {
-	b := w.b
+func (b *Backend) checking(id int64, repair bool, p runner.CheckProgress) {
 	b.mu.Lock()
 	l := b.live[id]
 	if l == nil || l.checking == "" {
@@ -87,7 +92,7 @@ func (w checkWatch) Checking(id int64, p runner.CheckProgress) {
 		}
 		l = newLive()
 		l.job, l.state = j, ui.Verifying
-		if w.repair {
+		if repair {
 			l.state = ui.Repairing
 		}
 		b.live[id] = l
@@ -107,14 +112,13 @@ func (w checkWatch) Checking(id int64, p runner.CheckProgress) {
 	b.mu.Unlock()
 }
 
-func (w checkWatch) Checked(id int64, f runner.CheckedFile) {
-	b := w.b
+func (b *Backend) checkedFile(id int64, repair bool, f runner.CheckedFile) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	k := fileKey{id, f.Name}
 	switch {
 	case f.Err != nil:
-		if !w.repair {
+		if !repair {
 			b.bad[k] = f.Bad
 		}
 		if l := b.live[id]; l != nil {
@@ -126,13 +130,12 @@ func (w checkWatch) Checked(id int64, f runner.CheckedFile) {
 	default:
 		delete(b.bad, k)
 		if f.By != "" {
-			b.noteLocked(id, f.Name, checkedNote(f.By, w.repair))
+			b.noteLocked(id, f.Name, checkedNote(f.By, repair))
 		}
 	}
 }
 
-func (w checkWatch) CheckEnded(id int64, _ error) {
-	b := w.b
+func (b *Backend) checkEnded(id int64) {
 	b.mu.Lock()
 	l := b.live[id]
 	delete(b.live, id)

@@ -46,6 +46,8 @@ func (o observer) Note(n runner.Note) {
 
 func (o observer) Signature(*runner.FileRun, signature.Outcome) {}
 
+func (o observer) Check(c runner.CheckEvent) { o.b.checked(c) } // check.go
+
 // told is what the runner says of f's download: which job and file are in
 // hand, with s its snapshot. It keeps a private copy of s (the runner
 // reuses its slices) for when the runner has let go of the download.
