@@ -169,8 +169,7 @@ func (e *CheckRefused) Error() string {
 // and the service woken. A job whose files have no piece hashes is
 // refused.
 //
-// The check ends with ctx; Serve returns once the checks started with
-// its context have ended.
+// The check ends with ctx; Wait waits for it.
 func (s *Service) Check(ctx context.Context, id int64, repair bool) error {
 	r := s.Runner
 	j, err := r.Queue.Get(id)
@@ -215,6 +214,10 @@ func (s *Service) Check(ctx context.Context, id int64, repair bool) error {
 	}()
 	return nil
 }
+
+// Wait waits until the checks under way (Check) have ended, for a face
+// that closes: end their context first.
+func (s *Service) Wait() { s.checks.Wait() }
 
 // checkable says why job j cannot be checked, or nil.
 func (r *Runner) checkable(j queue.Job, repair bool) error {

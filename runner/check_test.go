@@ -94,6 +94,7 @@ func TestServiceChecksAJob(t *testing.T) {
 	}
 	log := newCheckLog()
 	s := NewService(&Runner{Queue: q, Observer: log})
+	t.Cleanup(s.Wait) // the test's context ends first
 	ctx := t.Context()
 
 	if err := s.Check(ctx, id, false); err != nil {

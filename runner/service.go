@@ -90,10 +90,8 @@ func (s *Service) Wake() {
 // Serve keeps the queue running until ctx ends: it runs the queued jobs
 // at once when start is true, else at the first Wake, and again at every
 // Wake after the queue ran empty. It returns once the run under way has
-// stopped, its jobs paused with their progress, and the checks (Check)
-// have ended.
+// stopped, its jobs paused with their progress.
 func (s *Service) Serve(ctx context.Context, start bool) {
-	defer s.checks.Wait()
 	for {
 		if !start {
 			select {

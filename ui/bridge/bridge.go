@@ -218,6 +218,7 @@ func (b *Backend) Start(run bool) error {
 func (b *Backend) Close() error {
 	b.cancel()
 	b.wg.Wait()
+	b.svc.Wait() // the checks
 	b.stopRemote()
 	_ = b.runner.Close() // at exit: the peers see the connections close either way
 	return nil
