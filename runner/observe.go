@@ -94,6 +94,7 @@ type Note struct {
 	Err     error
 	Wait    time.Duration
 	Sync    SyncKind // a sync's outcome, for NoteSync, NoteSkipped and NoteWarning of a sync
+	Size    int64    // a file a sync kept: its size (-1 unknown)
 }
 
 // Result is how one file ended. Err is nil when it is done (Snapshot

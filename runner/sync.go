@@ -72,6 +72,7 @@ type SyncEvent struct {
 	Kind  SyncKind
 	Name  string // path below the folder; for skipped and warning, the URL or document
 	Bytes int64  // bytes downloaded, for fetched
+	Size  int64  // the file's size, for kept (-1 unknown)
 	// Verified is the hash a fetched file was verified by ("sha-256",
 	// "sha-1 pieces"); "" when the source published none.
 	Verified string
@@ -80,7 +81,7 @@ type SyncEvent struct {
 
 // SyncEventOfNote is the outcome a sync's Note tells.
 func SyncEventOfNote(n Note) SyncEvent {
-	return SyncEvent{Kind: n.Sync, Name: n.File, Err: n.Err}
+	return SyncEvent{Kind: n.Sync, Name: n.File, Size: n.Size, Err: n.Err}
 }
 
 // SyncEventOfResult is the outcome a sync's Result tells: fetched or
@@ -476,7 +477,8 @@ func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.R
 		return false
 	}
 	if state == SyncKept {
-		r.note(SyncKept, name, nil)
+		r.count(SyncKept, 0)
+		r.obs.Note(Note{Kind: NoteSync, Source: r.source, File: name, Sync: SyncKept, Size: x.File.Size})
 		r.record(rec, x)
 		return true
 	}

@@ -287,8 +287,11 @@ func (b *Backend) syncDetail(j queue.Job, view ui.Job) (ui.Detail, error) {
 		switch e.Kind {
 		case runner.SyncFetched, runner.SyncKept:
 			fd.State = ui.FileVerified
-			if e.Kind == runner.SyncFetched {
+			switch {
+			case e.Kind == runner.SyncFetched:
 				fd.Size = e.Bytes
+			case e.Size >= 0: // kept: right on disk, nothing fetched
+				fd.Size, fd.Done = e.Size, e.Size
 			}
 			fd.Verification = string(e.Kind)
 			if e.Verified != "" {

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -294,8 +295,8 @@ func TestSignaturesInTheWindow(t *testing.T) {
 
 // TestResourceSyncInTheWindow opens a ResourceSync source served on
 // loopback: the picker lists its resources with a path filter, Sync makes
-// a sync job that ends Synced with the files on disk and per-file
-// outcomes in its details; Sync again fetches what changed; and the job
+// a sync job that ends Synced with the files on disk (one there already
+// kept) and per-file outcomes and sizes in its details; Sync again fetches what changed; and the job
 // is listed still, with its folder's size, by a backend opened afresh
 // over the same queue.
 func TestResourceSyncInTheWindow(t *testing.T) {
@@ -332,6 +333,13 @@ func TestResourceSyncInTheWindow(t *testing.T) {
 	if !strings.Contains(p.Summary.Text, "3 files kept in sync") {
 		t.Errorf("summary %q", p.Summary.Text)
 	}
+	// A file already right in the folder is kept, not fetched.
+	if err := os.MkdirAll(filepath.Join(dir, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "docs", "readme.md"), []byte("read me\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	w.Locked(p.Accept)
 	w.Settle()
 	var id ui.JobID
@@ -353,7 +361,7 @@ func TestResourceSyncInTheWindow(t *testing.T) {
 		}
 	}
 	j := jobByID(t, b, id)
-	if !strings.Contains(j.Outcome, "3 fetched") {
+	if !strings.Contains(j.Outcome, "2 fetched") || !strings.Contains(j.Outcome, "1 kept") {
 		t.Errorf("synced job says %q", j.Outcome)
 	}
 	w.Settle()
@@ -367,11 +375,17 @@ func TestResourceSyncInTheWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
+	sizes := map[string]int64{}
 	for _, f := range d.Files {
 		names = append(names, f.Name)
+		sizes[f.Name] = f.Size
 		if f.State != ui.FileVerified {
 			t.Errorf("file %s: %v", f.Name, f.State)
 		}
+	}
+	// Each file's size, the one kept as well as those fetched.
+	if want := map[string]int64{"data/a.txt": 3000, "data/b.txt": 5000, "docs/readme.md": 8}; !maps.Equal(sizes, want) {
+		t.Errorf("the details say the sizes %v, want %v", sizes, want)
 	}
 	slices.Sort(names)
 	if !slices.Equal(names, []string{"data/a.txt", "data/b.txt", "docs/readme.md"}) {
@@ -392,7 +406,6 @@ func TestResourceSyncInTheWindow(t *testing.T) {
 	if got := src.BytesServed() - served; got != 700 {
 		t.Errorf("Sync again fetched %d bytes, want the new file's 700", got)
 	}
-
 	// A list saved to disk is refused with the way out: its URL.
 	resp, err := http.Get(src.URL() + "resourcelist.xml")
 	if err != nil {
