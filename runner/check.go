@@ -199,6 +199,7 @@ func (s *Service) Check(ctx context.Context, id int64, repair bool) error {
 	go func() {
 		defer s.checks.Done()
 		var queued bool
+		var err error
 		if IsTorrent(j) {
 			queued, err = r.checkTorrent(ctx, j, repair, tell)
 		} else {
