@@ -290,25 +290,46 @@ func (s status) source() string {
 
 // tell lists the daemon's downloads: active, then waiting in queue order,
 // then stopped. Removed ones are left out.
+//
+// The daemon moves a download on by itself, from waiting to active to
+// stopped, while the lists are read one call after another. They are
+// read in that order, so a download that moves on between two reads is
+// in the later list too, never in neither (a row that vanished for one
+// reading lost the window's selection); read twice, its later reading
+// counts. A move back, a pause, is the window's own command, done before
+// it reads again.
 func (b *Backend) tell(ctx context.Context, active, rest bool) ([]status, error) {
-	var all []status
-	if active {
-		var a []status
-		if err := b.call(ctx, &a, "aria2.tellActive", statusKeys); err != nil {
+	reads := []struct {
+		method string
+		on     bool
+		params []any
+	}{
+		{"aria2.tellWaiting", rest, []any{0, 1 << 20, statusKeys}},
+		{"aria2.tellActive", active, []any{statusKeys}},
+		{"aria2.tellStopped", rest, []any{0, 1 << 20, statusKeys}},
+	}
+	lists := make([][]status, len(reads))
+	last := map[string]int{} // the list each download was read in last
+	for i, r := range reads {
+		if !r.on {
+			continue
+		}
+		if err := b.call(ctx, &lists[i], r.method, r.params...); err != nil {
 			return nil, err
 		}
-		all = append(all, a...)
-	}
-	if rest {
-		for _, m := range []string{"aria2.tellWaiting", "aria2.tellStopped"} {
-			var s []status
-			if err := b.call(ctx, &s, m, 0, 1<<20, statusKeys); err != nil {
-				return nil, err
-			}
-			all = append(all, s...)
+		for _, s := range lists[i] {
+			last[s.GID] = i
 		}
 	}
-	return slices.DeleteFunc(all, func(s status) bool { return s.Status == "removed" }), nil
+	var all []status
+	for _, i := range []int{1, 0, 2} { // active, waiting, stopped
+		for _, s := range lists[i] {
+			if last[s.GID] == i && s.Status != "removed" {
+				all = append(all, s)
+			}
+		}
+	}
+	return all, nil
 }
 
 // Jobs lists the daemon's downloads. An unreachable daemon or a refused
