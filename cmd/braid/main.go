@@ -69,6 +69,7 @@ Usage:
   braid repair --metalink M [-d DIR]          fetch only the bad pieces, then verify
   braid make [--piece-length N] [--url BASE]... FILE...   write a .meta4 to stdout
   braid queue list|pause ID|resume ID|remove [--files] ID|move ID up|down|top|bottom|relink ID URL|run
+  braid queue verify ID|repair ID   check a finished job's files, or fetch only their bad pieces
   braid keys import FILE|URL | list | remove FINGERPRINT   the OpenPGP keys trusted to sign downloads
   braid install | uninstall         register Braid for .meta4/.metalink/.torrent and magnet:, and the
                                     browsers' native messaging host (this user)

@@ -36,6 +36,8 @@ const queueUsage = `Usage:
   braid queue [--state DIR] relink ID URL
   braid queue [--state DIR] limit ID RATE|none
   braid queue [--state DIR] in-order ID on|off
+  braid queue [--state DIR] verify ID
+  braid queue [--state DIR] repair ID
   braid queue [--state DIR] run [--max-conn N] [--max-conn-per-host N] [--jobs N] [--limit RATE]
                               [--retry-for D] [-d DIR] [--rpc-listen ADDR
                               --rpc-secret SECRET|--rpc-secret-file FILE
@@ -57,7 +59,11 @@ files from the front, a video or an image to be used while it arrives (all
 mirrors still fill the next pieces; a torrent fetches a window from each
 file's start, and a media file's first and last pieces first); it is kept
 with the job and reaches a running job at its next file, or when it is
-paused and resumed. run downloads queued jobs in order until
+paused and resumed. verify checks a finished job's files where they are
+against their hashes (a torrent's against its pieces), as the window's Verify
+does, and fails naming the files that do not match; repair fetches only their
+bad pieces again, as the window's Repair does (a torrent's bad pieces, and a
+file that is gone, are fetched by the job's next run). run downloads queued jobs in order until
 none is left; Ctrl-C stops it and pauses the jobs it was running, keeping their
 progress (braid queue resume ID, or the window, goes on with them). Torrents
 then seed, as in the window, until their ratio or time (the settings
@@ -128,7 +134,7 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stderr, "braid queue %s: unexpected argument %q\n", sub, fs.Arg(0))
 			return 2
 		}
-	case "pause", "resume", "remove":
+	case "pause", "resume", "remove", "verify", "repair":
 		var err error
 		if fs.NArg() != 1 {
 			fmt.Fprintf(stderr, "braid queue %s: want one job ID\n", sub)
@@ -245,6 +251,8 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		err = queueLimit(q, id, jobRate, stdout)
 	case "in-order":
 		err = queueInOrder(q, id, inOrder, stdout)
+	case "verify", "repair":
+		err = queueCheck(ctx, q, id, sub == "repair", stdout)
 	case "run":
 		closeLog, lerr := openLog(dir)
 		if lerr != nil {
