@@ -140,8 +140,9 @@ func (b *Backend) checkEnded(id int64) {
 	l := b.live[id]
 	delete(b.live, id)
 	b.mu.Unlock()
-	if l != nil && l.found && runner.IsTorrent(l.job) {
-		// Its seeding stopped: the last reading of the swarm is old.
+	if l != nil && l.found {
+		// A torrent's seeding stopped: the last reading of its swarm is
+		// old (no other job has one).
 		b.tor.mu.Lock()
 		delete(b.tor.last, id)
 		b.tor.mu.Unlock()

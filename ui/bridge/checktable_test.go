@@ -209,4 +209,8 @@ func TestVerifySeedingTorrent(t *testing.T) {
 	if slices.Contains(b.runner.Seeding(), int64(id)) {
 		t.Error("the torrent seeds on with a piece it knows bad")
 	}
+	// Its piece map is what the check found, not its last seeding's.
+	if d, err := b.Detail(id, true); err != nil || len(d.Files[0].Pieces.State) <= 2 || d.Files[0].Pieces.State[2] == ui.PieceDone {
+		t.Errorf("after Verify found piece 2 bad the map says %+v (%v)", d.Files[0].Pieces, err)
+	}
 }
