@@ -2,8 +2,6 @@ package runner
 
 import (
 	"context"
-	"maps"
-	"slices"
 	"sync"
 	"time"
 
@@ -336,11 +334,7 @@ func (s *Service) WaitSeeding(ctx context.Context, every time.Duration, report f
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		r := s.Runner
-		r.tor.mu.Lock()
-		jobs := slices.Collect(maps.Values(r.tor.seeding))
-		r.tor.mu.Unlock()
-		for _, j := range jobs {
+		for _, j := range s.Runner.seedingNow() {
 			select {
 			case <-j.Done():
 			case <-ctx.Done():
