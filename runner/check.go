@@ -83,6 +83,20 @@ func (t checkTell) checked(f CheckedFile) {
 	t.o.Check(CheckEvent{Job: t.job, Repair: t.repair, Kind: CheckFileDone, File: f})
 }
 
+// wrong tells of file got, which is not right (got.Err), and records it:
+// a hash mismatch is marked in the queue (queue.Mismatched), and the
+// file's failure, named, joins the job's (bad).
+func (t checkTell) wrong(q *queue.Queue, got CheckedFile, bad *[]error) error {
+	if errors.Is(got.Err, engine.ErrHashMismatch) {
+		if err := q.SetFile(t.job, got.Name, queue.Mismatched); err != nil {
+			return err
+		}
+	}
+	t.checked(got)
+	*bad = append(*bad, fmt.Errorf("%s: %w", got.Name, got.Err))
+	return nil
+}
+
 // CheckProgress is how far a check is.
 type CheckProgress struct {
 	File string // the file it reads; "" before the first
@@ -311,14 +325,10 @@ func (r *Runner) checkFiles(ctx context.Context, j queue.Job, repair bool, c *en
 			if ctx.Err() != nil {
 				return false, err
 			}
-			if errors.Is(err, engine.ErrHashMismatch) {
-				if err := q.SetFile(j.ID, f.Name, queue.Mismatched); err != nil {
-					return false, err
-				}
-			}
 			got.Err = err
-			tell.checked(got)
-			bad = append(bad, fmt.Errorf("%s: %w", f.Name, err))
+			if err := tell.wrong(q, got, &bad); err != nil {
+				return false, err
+			}
 			continue
 		}
 		tell.checked(got)
@@ -511,19 +521,17 @@ func (r *Runner) checkTorrent(ctx context.Context, j queue.Job, repair bool, tel
 		tell.progress(CheckProgress{File: f.Name})
 		got := CheckedFile{Name: f.Name}
 		got.By, err = r.verifyTorrentFile(ctx, j, spec, f.Name)
-		got.Err = err
 		if err != nil {
 			if ctx.Err() != nil {
 				return false, err
 			}
+			got.Err = err
+			if err := tell.wrong(q, got, &bad); err != nil {
+				return false, err
+			}
 			if errors.Is(err, engine.ErrHashMismatch) {
-				if err := q.SetFile(j.ID, f.Name, queue.Mismatched); err != nil {
-					return false, err
-				}
 				mend = append(mend, f.Name)
 			}
-			tell.checked(got)
-			bad = append(bad, fmt.Errorf("%s: %w", f.Name, err))
 			continue
 		}
 		tell.checked(got)
