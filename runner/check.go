@@ -206,7 +206,7 @@ func (s *Service) Check(ctx context.Context, id int64, repair bool) error {
 	s.mu.Unlock()
 	o := r.Observer
 	if o == nil {
-		o = quiet{}
+		o = Quiet{}
 	}
 	tell := checkTell{o, id, repair}
 	tell.progress(CheckProgress{})

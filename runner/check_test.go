@@ -20,7 +20,7 @@ import (
 
 // checkLog is an Observer that keeps what it is told of checks.
 type checkLog struct {
-	quiet
+	Quiet
 	mu       sync.Mutex
 	progress []CheckProgress
 	checked  []CheckedFile

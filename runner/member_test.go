@@ -56,7 +56,7 @@ func memberOf(t *testing.T, url, name string) queue.Member {
 
 // snapshots is an Observer that keeps every snapshot of a run.
 type snapshots struct {
-	quiet
+	Quiet
 	mu     sync.Mutex
 	seen   []engine.Snapshot
 	result *Result

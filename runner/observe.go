@@ -129,13 +129,14 @@ func tellEnd(o Observer, r Result, sig signature.Outcome) {
 	}
 }
 
-// quiet is an Observer that hears nothing, for a caller that gave none.
-type quiet struct{}
+// Quiet is an Observer that hears nothing, for a caller that gave none;
+// a face that hears only some events embeds it.
+type Quiet struct{}
 
-func (quiet) Interval() time.Duration               { return time.Second }
-func (quiet) Start(*FileRun)                        {}
-func (quiet) Progress(*FileRun, Progress)           {}
-func (quiet) Note(Note)                             {}
-func (quiet) Signature(*FileRun, signature.Outcome) {}
-func (quiet) Result(Result)                         {}
-func (quiet) Check(CheckEvent)                      {}
+func (Quiet) Interval() time.Duration               { return time.Second }
+func (Quiet) Start(*FileRun)                        {}
+func (Quiet) Progress(*FileRun, Progress)           {}
+func (Quiet) Note(Note)                             {}
+func (Quiet) Signature(*FileRun, signature.Outcome) {}
+func (Quiet) Result(Result)                         {}
+func (Quiet) Check(CheckEvent)                      {}

@@ -167,7 +167,7 @@ func Sync(ctx context.Context, q *queue.Queue, source, dir string, o SyncOptions
 	defer root.Close()
 	obs := o.Observer
 	if obs == nil {
-		obs = quiet{}
+		obs = Quiet{}
 	}
 	r := &syncRun{q: q, o: o, obs: obs, source: source, base: base, dir: dir, root: root, res: &SyncResult{Counts: map[SyncKind]int{}}, listed: map[string]bool{}}
 	for _, s := range sets {

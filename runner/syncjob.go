@@ -77,7 +77,7 @@ func (r *Runner) runSync(ctx context.Context, j queue.Job) error {
 	}
 	next := r.Observer
 	if next == nil {
-		next = quiet{}
+		next = Quiet{}
 	}
 	o.Observer = syncJobObserver{sj, next}
 	r.mu.Lock()

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"time"
 
-	"braid/engine/signature"
 	"braid/queue"
 	"braid/runner"
 )
@@ -48,9 +46,10 @@ func queueCheck(ctx context.Context, q *queue.Queue, id int64, repair bool, w io
 // checkSay is a check's runner.Observer for braid queue verify and
 // repair: a line for each file checked, and the check's end.
 type checkSay struct {
-	mu    sync.Mutex
-	w     io.Writer
-	ended chan error
+	runner.Quiet // a check tells none of a download's events
+	mu           sync.Mutex
+	w            io.Writer
+	ended        chan error
 }
 
 func (c *checkSay) Check(e runner.CheckEvent) {
@@ -73,11 +72,3 @@ func (c *checkSay) Check(e runner.CheckEvent) {
 		c.ended <- e.Err
 	}
 }
-
-// A check tells none of a download's events.
-func (c *checkSay) Interval() time.Duration                      { return time.Second }
-func (c *checkSay) Start(*runner.FileRun)                        {}
-func (c *checkSay) Progress(*runner.FileRun, runner.Progress)    {}
-func (c *checkSay) Note(runner.Note)                             {}
-func (c *checkSay) Signature(*runner.FileRun, signature.Outcome) {}
-func (c *checkSay) Result(runner.Result)                         {}
