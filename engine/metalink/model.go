@@ -22,21 +22,21 @@ const MaxMirrorDepth = 4096
 
 // Document is one Metalink document, whatever its version.
 type Document struct {
-	Version   int    // 3 or 4: the version the document was written in
-	Generator string // the program that wrote it, if it says
-	Origin    string // where a fresh copy of the document lives
-	Dynamic   bool   // the origin may hold a newer document
-	Published time.Time
-	Updated   time.Time
+	Version   int       // 3 or 4: the version the document was written in
+	Generator string    `json:",omitzero"` // the program that wrote it, if it says
+	Origin    string    `json:",omitzero"` // where a fresh copy of the document lives
+	Dynamic   bool      `json:",omitzero"` // the origin may hold a newer document
+	Published time.Time `json:",omitzero"`
+	Updated   time.Time `json:",omitzero"`
 
 	// Files are the files that passed every safety check, in document order.
 	Files []File
 	// Rejected are files refused for safety (an unsafe or duplicate name);
 	// the rest of the document still works.
-	Rejected []Rejected
+	Rejected []Rejected `json:",omitzero"`
 	// Warnings are things skipped or repaired that a user may want to know
 	// about: pieces that do not fit the size, unknown hash types, and so on.
-	Warnings []string
+	Warnings []string `json:",omitzero"`
 }
 
 // Rejected is a file of the document that Braid refuses to download.
@@ -58,30 +58,30 @@ type File struct {
 	// not say. A limit for all mirrors together is also one for each, so Parse
 	// caps every URL's MaxConnections at it; keeping the total is the
 	// engine's job.
-	MaxConnections int
+	MaxConnections int `json:",omitzero"`
 
-	Identity    string
-	Version     string
-	Description string
-	Copyright   string
-	Logo        string
-	Publisher   Party
-	License     Party
+	Identity    string `json:",omitzero"`
+	Version     string `json:",omitzero"`
+	Description string `json:",omitzero"`
+	Copyright   string `json:",omitzero"`
+	Logo        string `json:",omitzero"`
+	Publisher   Party  `json:",omitzero"`
+	License     Party  `json:",omitzero"`
 
-	Languages []string // BCP 47 tags as written; empty: any language
-	OS        []string // operating systems as written; empty: any OS
+	Languages []string `json:",omitzero"` // BCP 47 tags as written; empty: any language
+	OS        []string `json:",omitzero"` // operating systems as written; empty: any OS
 
 	// Hashes are whole-file hashes. Type is the IANA name in lower case
 	// (sha-256, sha-1, md5, ...), Value is lower-case hex.
-	Hashes    []Hash
-	Pieces    *Pieces    // nil when the document has no usable piece hashes
-	Signature *Signature // nil when unsigned
+	Hashes    []Hash     `json:",omitzero"`
+	Pieces    *Pieces    `json:",omitzero"` // nil when the document has no usable piece hashes
+	Signature *Signature `json:",omitzero"` // nil when unsigned
 
 	// URLs are the mirrors, ordered by Priority (lowest first; ties keep
 	// document order).
 	URLs []URL
 	// MetaURLs point at metadata (a .torrent, a magnet link) describing the file.
-	MetaURLs []MetaURL
+	MetaURLs []MetaURL `json:",omitzero"`
 }
 
 // Party is a publisher or a licence: a name and where to read more.
@@ -114,7 +114,7 @@ type Signature struct {
 type URL struct {
 	URL string
 	// Location is an ISO 3166-1 alpha-2 country code in upper case, or "".
-	Location string
+	Location string `json:",omitzero"`
 	// Priority orders mirrors: lower first, 1 to LowestPriority. Metalink 3
 	// preference p (1 to 100, higher first) becomes 101-p.
 	Priority int
@@ -122,14 +122,14 @@ type URL struct {
 	// file, 1 to MaxConnLimit; 0 means the document does not say. Where
 	// the file has a MaxConnections, Parse lowers this to it, and sets it
 	// where the mirror says nothing.
-	MaxConnections int
+	MaxConnections int `json:",omitzero"`
 	// Pref marks a preferred mirror from Metalink/HTTP (RFC 6249 "pref"):
 	// its ETag must match the origin's.
-	Pref bool
+	Pref bool `json:",omitzero"`
 	// Depth is the Metalink/HTTP "depth" (how many path segments closer
 	// to the host the mirror also holds, RFC 6249 §3.4), 0 to
 	// MaxMirrorDepth; 0 when not given.
-	Depth int
+	Depth int `json:",omitzero"`
 }
 
 // MediaTorrent is the media type of a metaurl that is a torrent.
