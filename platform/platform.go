@@ -102,12 +102,6 @@ func DefaultPrefs() metalink.Prefs {
 	return DefaultPrefsWith(os.LookupEnv, System(), runtime.GOOS, runtime.GOARCH)
 }
 
-// DefaultPrefsFrom is DefaultPrefs for the given environment and system,
-// ignoring the system's locale settings.
-func DefaultPrefsFrom(env LookupEnv, goos, goarch string) metalink.Prefs {
-	return DefaultPrefsWith(env, SystemLocale{}, goos, goarch)
-}
-
 // DefaultPrefsWith is DefaultPrefs for the given environment, system locale
 // settings and system.
 func DefaultPrefsWith(env LookupEnv, sys SystemLocale, goos, goarch string) metalink.Prefs {

@@ -146,3 +146,9 @@ func TestRunningSystem(t *testing.T) {
 		t.Errorf("a file for Plan9-m68k is selected on %q", OS())
 	}
 }
+
+// DefaultPrefsFrom is DefaultPrefs for the given environment and system,
+// ignoring the system's locale settings.
+func DefaultPrefsFrom(env LookupEnv, goos, goarch string) metalink.Prefs {
+	return DefaultPrefsWith(env, SystemLocale{}, goos, goarch)
+}

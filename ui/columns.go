@@ -183,6 +183,3 @@ func setDim(rt *widget.RichText, text string) {
 		rt.Refresh()
 	}
 }
-
-// dimText is the text of a newDim line.
-func dimText(rt *widget.RichText) string { return rt.Segments[0].(*widget.TextSegment).Text }

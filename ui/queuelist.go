@@ -317,11 +317,6 @@ func (r *jobRow) MouseDown(e *desktop.MouseEvent) { r.pressed = e.Modifier }
 // MouseUp is Fyne's hook; see desktop.Mouseable.
 func (r *jobRow) MouseUp(*desktop.MouseEvent) {}
 
-// newJobRow is a row with the default column widths.
-func newJobRow() fyne.CanvasObject {
-	return newJobRowIn(&columns{widths: append([]float32(nil), defaultQueueWidths...)})
-}
-
 // newJobRowIn is a row laid out by cols, which the list's rows and its
 // header share: a column resized is resized in every row.
 func newJobRowIn(cols *columns) fyne.CanvasObject {

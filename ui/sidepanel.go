@@ -206,17 +206,6 @@ func (p *SidePanel) setEntries(counts map[sideKey]int, total int) bool {
 	return true
 }
 
-// count is the count of one entry as the panel shows it now, and
-// whether the panel has that entry: for tests.
-func (p *SidePanel) count(k sideKey) (int, bool) {
-	for _, e := range p.entries {
-		if e.key == k {
-			return e.count, true
-		}
-	}
-	return 0, false
-}
-
 // choose makes the entry at i the chosen one, as a click on it does; a
 // heading is not chosen.
 func (p *SidePanel) choose(i int) {

@@ -162,14 +162,6 @@ func addedTextAt(t, now time.Time) string {
 	return t.Format("2006-01-02")
 }
 
-// addedFull is the date and time a job was added.
-func addedFull(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.Local().Format("2006-01-02 15:04")
-}
-
 // QueueHeader is the queue list's header: a click on a column's name
 // sorts by it (again: the other way; a third time: back to queue order),
 // and the handle at a column's right edge resizes it.

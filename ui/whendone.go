@@ -134,9 +134,6 @@ func upperFirst(s string) string {
 	return string(unicode.ToUpper(r)) + s[n:]
 }
 
-// organiseText is what the details' line says, for tests.
-func organiseText(rt *widget.RichText) string { return rt.String() }
-
 // WhenDoneForm is the "When done" dialog's parts, exported for tests.
 type WhenDoneForm struct {
 	Action  *keyRadio

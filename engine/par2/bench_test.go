@@ -49,3 +49,9 @@ func benchCombine(b *testing.B, inputs, outs int, size int64) {
 
 func BenchmarkCombineRepair(b *testing.B) { benchCombine(b, 200, 19, 512<<10) }
 func BenchmarkCombineCreate(b *testing.B) { benchCombine(b, 100, 100, 512<<10) }
+
+func newMulTable(c uint16) *mulTable {
+	t := &mulTable{}
+	t.fill(c)
+	return t
+}

@@ -77,12 +77,6 @@ type mulTable struct {
 	lo, hi [256]uint16
 }
 
-func newMulTable(c uint16) *mulTable {
-	t := &mulTable{}
-	t.fill(c)
-	return t
-}
-
 func (t *mulTable) fill(c uint16) {
 	// Each entry is the XOR of the products of its set bits, so build the
 	// tables from the 16 single-bit products.

@@ -11,7 +11,7 @@ import (
 	"braid/engine/redact"
 )
 
-// Errors of Refresh; test with errors.Is.
+// Errors of Refetch and Compare; test with errors.Is.
 var (
 	// ErrNotDynamic: the document does not say that its origin may hold a
 	// newer one (RFC 5854 <origin dynamic="true">, Metalink 3
@@ -35,17 +35,6 @@ type Update struct {
 	NewVersion bool
 	// Added are the mirrors the file did not have, in the origin's order.
 	Added []metalink.URL
-}
-
-// Refresh fetches doc again from its origin (a dynamic metalink, RFC 5854
-// §4.2.9) and reports what changed for the file f of doc: Refetch, then
-// Compare.
-func Refresh(ctx context.Context, doc *metalink.Document, f metalink.File, opts Options) (*Update, error) {
-	fresh, err := Refetch(ctx, doc, opts)
-	if err != nil {
-		return nil, err
-	}
-	return Compare(doc, f, fresh)
 }
 
 // Refetch fetches doc again from its origin. It fails with ErrNotDynamic

@@ -55,16 +55,16 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-func TestRefreshNeedsDynamicMetalink(t *testing.T) {
+func TestRefetchNeedsDynamicMetalink(t *testing.T) {
 	f := metalink.File{Name: "a.iso", Size: 1}
-	if _, err := resolve.Refresh(context.Background(), &metalink.Document{Origin: "http://127.0.0.1:9/a.meta4", Files: []metalink.File{f}}, f, resolve.Options{}); !errors.Is(err, resolve.ErrNotDynamic) {
+	if _, err := resolve.Refetch(context.Background(), &metalink.Document{Origin: "http://127.0.0.1:9/a.meta4", Files: []metalink.File{f}}, resolve.Options{}); !errors.Is(err, resolve.ErrNotDynamic) {
 		t.Fatalf("static document: %v", err)
 	}
 	// An origin that serves a plain file, not a metalink.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("hello")) }))
 	defer srv.Close()
 	doc := &metalink.Document{Dynamic: true, Origin: srv.URL + "/a.iso", Files: []metalink.File{f}}
-	if _, err := resolve.Refresh(context.Background(), doc, f, resolve.Options{}); err == nil {
+	if _, err := resolve.Refetch(context.Background(), doc, resolve.Options{}); err == nil {
 		t.Fatal("an origin serving no metalink refreshed the document")
 	}
 }

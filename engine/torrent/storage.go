@@ -43,23 +43,6 @@ type fileSpan struct {
 	end    int  // one past the last piece holding a byte of it
 }
 
-// FileNames lays out the files of info as Braid names them on disk, and
-// refuses the torrent if any path is unsafe. The error wraps ErrUnsafePath
-// and names the path and the rule it breaks.
-func FileNames(info *metainfo.Info) ([]string, error) {
-	spans, err := layout(info)
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, s := range spans {
-		if !s.pad {
-			names = append(names, s.name)
-		}
-	}
-	return names, nil
-}
-
 // layout checks every path of info with metalink.SafeName and returns
 // where each file lies in the torrent.
 func layout(info *metainfo.Info) ([]fileSpan, error) {

@@ -543,3 +543,20 @@ func TestEmptyFile(t *testing.T) {
 		t.Fatalf("a.bin: %v", err)
 	}
 }
+
+// FileNames lays out the files of info as Braid names them on disk, and
+// refuses the torrent if any path is unsafe. The error wraps ErrUnsafePath
+// and names the path and the rule it breaks.
+func FileNames(info *metainfo.Info) ([]string, error) {
+	spans, err := layout(info)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, s := range spans {
+		if !s.pad {
+			names = append(names, s.name)
+		}
+	}
+	return names, nil
+}
