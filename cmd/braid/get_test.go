@@ -239,3 +239,33 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("rebuilding line %q", got)
 	}
 }
+
+// A mirror that sends pieces failing their hash is named when the file
+// comes out right from the other one: what it sent, and that it was
+// dropped. The good mirror is not named.
+func TestGetTellsMirrorThatLies(t *testing.T) {
+	t.Parallel()
+	data := getData(2<<20 + 5)
+	liar := mirrortest.New(t, data, mirrortest.Addr("127.0.0.2"), mirrortest.Corrupt(256<<10, func(int) bool { return true }))
+	good := mirrortest.New(t, data, mirrortest.Addr("127.0.0.3"))
+	meta := writeMeta4(t, t.TempDir(), "lied.bin", data, 256<<10, "", liar.URL(), good.URL())
+	out := t.TempDir()
+	code, stdout, stderr := runGet(t, "-d", out, meta)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got, err := os.ReadFile(filepath.Join(out, "lied.bin")); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("downloaded file: %v (equal %v)", err, bytes.Equal(got, data))
+	}
+	told := regexp.MustCompile(`(?m)^braid get: lied\.bin: ` + regexp.QuoteMeta(liar.URL()) +
+		`: [0-9]+ pieces? it sent failed (its|their) hash and (was|were) fetched again; it was dropped$`)
+	if !told.MatchString(stderr) {
+		t.Errorf("stderr does not name the lying mirror as dropped:\n%s", stderr)
+	}
+	if strings.Contains(stderr, good.URL()) {
+		t.Errorf("stderr names the good mirror:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "lied.bin: done, verified") {
+		t.Errorf("stdout: %q", stdout)
+	}
+}

@@ -228,6 +228,27 @@ func (p *textPrinter) Result(r runner.Result) {
 	default:
 		fmt.Fprintf(p.stdout, "%s: done, %s%s%s (%s)\n", s.Name, engine.OutcomeText(out, s.VerifiedBy), parityText(s), savedAsText(s), transferText(s, fetchedBytes(s)))
 	}
+	tellStrikes(p.stderr, "braid get: "+s.Name, s, err == nil)
+}
+
+// tellStrikes names, after who, each mirror of s that sent pieces failing
+// their hash, which the file did not keep (done: every piece was fetched
+// again right), and whether it was dropped for it.
+func tellStrikes(w io.Writer, who string, s *engine.Snapshot, done bool) {
+	for _, m := range s.Mirrors {
+		if m.Strikes == 0 {
+			continue
+		}
+		fate := ""
+		if done {
+			fate = " and " + plural(m.Strikes, "was", "were") + " fetched again"
+		}
+		if m.State == engine.MirrorDropped {
+			fate += "; it was dropped"
+		}
+		fmt.Fprintf(w, "%s: %s: %d %s failed %s hash%s\n", who, m.URL, m.Strikes,
+			plural(m.Strikes, "piece it sent", "pieces it sent"), plural(m.Strikes, "its", "their"), fate)
+	}
 }
 
 // announceTorrent is the line a log gets when a torrent's file list is

@@ -43,6 +43,9 @@ func (l *queueLog) Progress(f *runner.FileRun, p runner.Progress) { l.say(f.Job,
 func (l *queueLog) Result(r runner.Result) {
 	if r.Run != nil && r.Snapshot != nil {
 		l.say(r.Run.Job, r.Snapshot)
+		l.mu.Lock()
+		tellStrikes(l.w, fmt.Sprintf("job %d %s", r.Run.Job, r.Snapshot.Name), r.Snapshot, r.Err == nil)
+		l.mu.Unlock()
 	}
 }
 

@@ -60,4 +60,16 @@ func TestQueueLog(t *testing.T) {
 	if got := lines(); len(got) != 1 || !strings.HasPrefix(got[0], "job 3 f.bin: done, ") || !strings.Contains(got[0], " 100% ") {
 		t.Fatalf("the end, at once after the last line: %q; want the done line", got)
 	}
+	// A job whose file came out right although a mirror lied: the lie is
+	// in the log, the good mirror is not.
+	lied := done
+	lied.Mirrors = []engine.MirrorSnapshot{
+		{URL: "http://a.example/f.bin", Strikes: 3, State: engine.MirrorDropped},
+		{URL: "http://b.example/f.bin"},
+	}
+	l.Result(runner.Result{Run: f, File: "f.bin", Snapshot: &lied})
+	want := "job 3 f.bin: http://a.example/f.bin: 3 pieces it sent failed their hash and were fetched again; it was dropped"
+	if got := lines(); len(got) != 2 || got[1] != want {
+		t.Fatalf("the end of a job a mirror lied to: %q; want the done line, then %q", got, want)
+	}
 }
