@@ -407,14 +407,26 @@ func redactJobs(tx *sql.Tx) error {
 // schemaVersion is the user_version of a database that is up to date.
 var schemaVersion = len(migrations)
 
-// freshSchema is the schema every migration makes, written out whole: a
-// new state folder is made with it at once, which takes a third of the
-// time the steps do (each `braid get` into a new folder pays it).
+// freshSchema is the schema the migrations make up to freshVersion,
+// written out whole: a new state folder is made with it at once, then
+// the steps after it if there are any, which takes a third of the time
+// all the steps do (each `braid get` into a new folder pays it).
 // TestFreshSchema checks it against the steps and writes it anew with
 // -update.
 //
 //go:embed schema.sql
 var freshSchema string
+
+// freshVersion is the version freshSchema is at, from its first line;
+// past the last migration when that line cannot be read, so that the
+// steps make every new folder.
+var freshVersion = func() int {
+	var v int
+	if _, err := fmt.Sscanf(freshSchema, "-- schema version %d", &v); err != nil {
+		return len(migrations) + 1
+	}
+	return v
+}()
 
 // migrate brings db from its user_version up to target in one
 // transaction, so a crash mid-way leaves the database at the version it
@@ -468,11 +480,11 @@ func migrate(db *sql.DB, target int) error {
 	if v >= target {
 		return nil // another process got here first
 	}
-	if v == 0 && target == len(migrations) {
+	if v == 0 && freshVersion <= target {
 		if _, err := tx.Exec(freshSchema); err != nil {
-			return fmt.Errorf("make schema version %d: %w", target, err)
+			return fmt.Errorf("make schema version %d: %w", freshVersion, err)
 		}
-		v, keysOff = target, false // nothing to check: there is no row
+		v = freshVersion
 	}
 	var faults []string // foreign keys that failed before: not this step's doing
 	if keysOff {

@@ -1,3 +1,5 @@
+-- schema version 22: what the migrations in schema.go make, written out whole by
+-- go test ./queue -run TestFreshSchema -update
 CREATE TABLE files (
 	id       INTEGER PRIMARY KEY,
 	job      INTEGER NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,

@@ -3,8 +3,10 @@ package queue
 import (
 	"database/sql"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,6 +28,7 @@ func TestFreshSchema(t *testing.T) {
 	want := schemaOf(t, stepped)
 	if *update {
 		var b strings.Builder
+		fmt.Fprintf(&b, "-- schema version %d: what the migrations in schema.go make, written out whole by\n-- go test ./queue -run TestFreshSchema -update\n", schemaVersion)
 		for _, s := range want {
 			b.WriteString(s + ";\n")
 		}
@@ -45,6 +48,47 @@ func TestFreshSchema(t *testing.T) {
 	var v int
 	if err := fresh.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != schemaVersion {
 		t.Fatalf("a new state folder is at version %d (%v), want %d", v, err, schemaVersion)
+	}
+	if freshVersion != schemaVersion {
+		t.Fatalf("schema.sql is at version %d, the migrations at %d; run go test ./queue -run TestFreshSchema -update", freshVersion, schemaVersion)
+	}
+}
+
+// TestFreshSchemaBehind: a new state folder is made from schema.sql,
+// and a schema.sql a migration behind still makes it right, with the
+// step after it.
+func TestFreshSchemaBehind(t *testing.T) {
+	behind := queuetest.RawDB(t, filepath.Join(t.TempDir(), DBName))
+	if err := migrate(behind, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(behind, schemaVersion-1); err != nil {
+		t.Fatal(err)
+	}
+	// A table the steps never make marks a folder made from it.
+	const marker = "CREATE TABLE made_from_schema_sql (x)"
+	var b strings.Builder
+	fmt.Fprintf(&b, "-- schema version %d\n", schemaVersion-1)
+	for _, s := range append(schemaOf(t, behind), marker) {
+		b.WriteString(s + ";\n")
+	}
+	defer func(s string, v int) { freshSchema, freshVersion = s, v }(freshSchema, freshVersion)
+	freshSchema, freshVersion = b.String(), schemaVersion-1
+	dir := t.TempDir()
+	queuetest.Open(t, Open, dir).Close()
+	got := schemaOf(t, queuetest.RawDB(t, filepath.Join(dir, DBName)))
+	all := queuetest.RawDB(t, filepath.Join(t.TempDir(), DBName))
+	if err := migrate(all, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(all, schemaVersion); err != nil {
+		t.Fatal(err)
+	}
+	want := append(schemaOf(t, all), marker)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("a new folder from a schema.sql one version behind:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
