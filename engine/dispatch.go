@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 )
 
@@ -333,7 +332,7 @@ func (d *download) stuck(now time.Time) error {
 	}
 	for i, st := range d.pieces {
 		if st == PieceBad {
-			return fmt.Errorf("piece %d: %w (%d mirrors sent bad data)", i, ErrBadPiece, len(d.bad[i]))
+			return badPieceError(i, len(d.bad[i]))
 		}
 	}
 	return noMirrorsError(d.lost)

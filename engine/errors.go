@@ -64,3 +64,12 @@ type noMirrors struct {
 
 func (e *noMirrors) Error() string   { return e.text }
 func (e *noMirrors) Unwrap() []error { return e.errs }
+
+// badPieceError is ErrBadPiece for piece i, which senders mirrors sent bad.
+func badPieceError(i, senders int) error {
+	mirrors := "mirrors"
+	if senders == 1 {
+		mirrors = "mirror"
+	}
+	return fmt.Errorf("piece %d: %w (%d %s sent bad data)", i, ErrBadPiece, senders, mirrors)
+}

@@ -194,10 +194,22 @@ func TestEveryMirrorBad(t *testing.T) {
 	}
 	dir := t.TempDir()
 	_, err := get(t, &Client{}, &Request{Dir: dir, File: fileFor("f.bin", data, pl, urls(ms...)...)})
-	if !errors.Is(err, ErrBadPiece) || !strings.Contains(err.Error(), "piece 5") {
-		t.Fatalf("err = %v, want ErrBadPiece naming piece 5", err)
+	if !errors.Is(err, ErrBadPiece) || !strings.Contains(err.Error(), "piece 5") || !strings.Contains(err.Error(), "(2 mirrors sent bad data)") {
+		t.Fatalf("err = %v, want ErrBadPiece naming piece 5 and its 2 mirrors", err)
 	}
 	noFile(t, dir, "f.bin")
+}
+
+// With one mirror, the one that lied is counted in the singular.
+func TestOneMirrorBad(t *testing.T) {
+	t.Parallel()
+	const pl = 64 << 10
+	data := testkit.Data(1 << 20)
+	m := mirrortest.New(t, data, mirrortest.Corrupt(pl, func(i int) bool { return i == 5 }))
+	_, err := get(t, &Client{}, &Request{Dir: t.TempDir(), File: fileFor("f.bin", data, pl, m.URL())})
+	if !errors.Is(err, ErrBadPiece) || !strings.HasSuffix(err.Error(), "piece 5: no mirror sent a good copy of a piece (1 mirror sent bad data)") {
+		t.Fatalf("err = %v, want ErrBadPiece for piece 5 from 1 mirror", err)
+	}
 }
 
 func TestWholeFileMismatch(t *testing.T) {

@@ -666,7 +666,7 @@ func (rr *rangeRead) stuck(now time.Time) error {
 	}
 	for i := rr.next; i < len(rr.units); i++ {
 		if u := rr.units[i]; u.state == PieceMissing && len(u.bad) > 0 && ranged {
-			return fmt.Errorf("piece %d: %w (%d mirrors sent bad data)", u.piece, ErrBadPiece, len(u.bad))
+			return badPieceError(u.piece, len(u.bad))
 		}
 	}
 	if !ranged {
