@@ -191,16 +191,6 @@ func (d *Details) ShowTrackers(trackers []TrackerDetail, running bool) {
 	s.Trackers.Refresh()
 }
 
-// PeerTexts and TrackerTexts are the rows as shown, for tests: each row's
-// cells joined by " | ".
-func (d *Details) PeerTexts() []string {
-	var out []string
-	for _, p := range d.swarm.peers {
-		out = append(out, strings.Join(peerCells(p), " | "))
-	}
-	return out
-}
-
 // Peers tab: address, client, share of the torrent, down, up, flags,
 // how it was found.
 var peerWidths = []float32{170, 0, 70, 90, 90, 230, 80}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -38,4 +39,37 @@ func (p *SidePanel) count(k sideKey) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// PeerTexts are the Peers tab's rows as shown: each row's cells joined
+// by " | ".
+func (d *Details) PeerTexts() []string {
+	var out []string
+	for _, p := range d.swarm.peers {
+		out = append(out, strings.Join(peerCells(p), " | "))
+	}
+	return out
+}
+
+// TrackerTexts are the Trackers tab's rows as shown: each row's cells
+// joined by " | ".
+func (d *Details) TrackerTexts() []string {
+	var out []string
+	for _, t := range d.swarm.trackers {
+		out = append(out, strings.Join(trackerCells(t), " | "))
+	}
+	return out
+}
+
+// SwarmNote is the sentence the shown swarm tab says instead of rows,
+// "" when it lists rows.
+func (d *Details) SwarmNote() string {
+	note := d.swarm.PeersNote
+	if d.Tabs.Selected() == d.swarm.TrackersTab {
+		note = d.swarm.TrackersNote
+	}
+	if !note.Visible() {
+		return ""
+	}
+	return note.Segments[0].(*widget.TextSegment).Text
 }

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -118,27 +117,4 @@ func trackerCells(t TrackerDetail) []string {
 		next = etaText(t.Next)
 	}
 	return []string{t.URL, fmt.Sprint(t.Tier + 1), status, peers, next}
-}
-
-// TrackerTexts are the Trackers tab's rows as shown, for tests: each
-// row's cells joined by " | ".
-func (d *Details) TrackerTexts() []string {
-	var out []string
-	for _, t := range d.swarm.trackers {
-		out = append(out, strings.Join(trackerCells(t), " | "))
-	}
-	return out
-}
-
-// SwarmNote is the sentence the shown swarm tab says instead of rows,
-// "" when it lists rows; for tests.
-func (d *Details) SwarmNote() string {
-	note := d.swarm.PeersNote
-	if d.Tabs.Selected() == d.swarm.TrackersTab {
-		note = d.swarm.TrackersNote
-	}
-	if !note.Visible() {
-		return ""
-	}
-	return note.Segments[0].(*widget.TextSegment).Text
 }
