@@ -257,7 +257,7 @@ func TestGetTellsMirrorThatLies(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(out, "lied.bin")); err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("downloaded file: %v (equal %v)", err, bytes.Equal(got, data))
 	}
-	told := regexp.MustCompile(`(?m)^braid get: lied\.bin: ` + regexp.QuoteMeta(liar.URL()) +
+	told := regexp.MustCompile(`(?m)^lied\.bin: ` + regexp.QuoteMeta(liar.URL()) +
 		`: [0-9]+ pieces? it sent failed (its|their) hash and (was|were) fetched again; it was dropped$`)
 	if !told.MatchString(stderr) {
 		t.Errorf("stderr does not name the lying mirror as dropped:\n%s", stderr)

@@ -228,7 +228,7 @@ func (p *textPrinter) Result(r runner.Result) {
 	default:
 		fmt.Fprintf(p.stdout, "%s: done, %s%s%s (%s)\n", s.Name, engine.OutcomeText(out, s.VerifiedBy), parityText(s), savedAsText(s), transferText(s, fetchedBytes(s)))
 	}
-	tellStrikes(p.stderr, "braid get: "+s.Name, s, err == nil)
+	tellStrikes(p.stderr, s.Name, s, err == nil)
 }
 
 // tellStrikes names, after who, each mirror of s that sent pieces failing
