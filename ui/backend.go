@@ -83,6 +83,9 @@ type Job struct {
 	// SeedNote says, in a sentence, why a done torrent that was seeding
 	// when Braid last stopped does not seed on; "" otherwise.
 	SeedNote string
+	// CheckNote says, in a sentence, why this session's last Verify or
+	// Repair of the job could not record what it found; "" otherwise.
+	CheckNote string
 	// Mend is what the user can do to get a stopped job going (login.go).
 	Mend Mend
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
 )
 
@@ -60,5 +61,25 @@ func TestDoneRowSaysWhyItDoesNotSeed(t *testing.T) {
 	}
 	if look.Color != theme.ColorNameWarning {
 		t.Errorf("colour %v, want the warning colour", look.Color)
+	}
+}
+
+// TestRowSaysACheckDidNotCount: a check the queue could not record adds
+// its sentence to what any state says, in the warning colour, and a
+// failed job keeps the error colour.
+func TestRowSaysACheckDidNotCount(t *testing.T) {
+	const note = "Verify could not record what it found (queue database is locked); try it again"
+	for _, c := range []struct {
+		j     Job
+		text  string
+		color fyne.ThemeColorName
+	}{
+		{Job{State: Done, Outcome: "verified (sha-256)", CheckNote: note}, "Done · verified (sha-256) · " + note, theme.ColorNameWarning},
+		{Job{State: Failed, Err: "file does not match its hash", CheckNote: note}, "Failed: file does not match its hash · " + note, theme.ColorNameError},
+		{Job{State: Done, Mismatch: true, CheckNote: note}, "Checksum mismatch · " + note, theme.ColorNameError},
+	} {
+		if look := lookOf(c.j); look.Text != c.text || look.Color != c.color {
+			t.Errorf("%s: row says %q in %v, want %q in %v", c.j.State, look.Text, look.Color, c.text, c.color)
+		}
 	}
 }

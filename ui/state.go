@@ -115,8 +115,21 @@ var now = time.Now
 
 // lookOf is the one mapping from a job to how its state shows. The
 // theme's icons exist only once an app does, so they are looked up here,
-// not at init.
+// not at init. A check that could not record what it found adds its
+// sentence to whatever the state says.
 func lookOf(j Job) Look {
+	look := stateLook(j)
+	if j.CheckNote != "" {
+		look.Text += " · " + j.CheckNote
+		if look.Color != theme.ColorNameError {
+			look.Color = theme.ColorNameWarning
+		}
+	}
+	return look
+}
+
+// stateLook is how the job's state alone shows.
+func stateLook(j Job) Look {
 	icon := func(r fyne.Resource, c fyne.ThemeColorName) fyne.Resource {
 		return theme.NewColoredResource(r, c)
 	}

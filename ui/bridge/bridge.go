@@ -74,6 +74,9 @@ type Backend struct {
 	// notes say what this session's last check found of a file beyond
 	// its outcome (check.go).
 	notes map[fileKey]string
+	// unrecorded says, by job, why this session's last check of it could
+	// not record what it found (the queue refused the write).
+	unrecorded map[int64]string
 	// seedPaused holds the done torrents whose seeding the user paused:
 	// they show paused, and Resume seeds them again.
 	seedPaused map[int64]bool

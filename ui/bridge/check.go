@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -76,7 +77,7 @@ func (b *Backend) checked(c runner.CheckEvent) {
 	case runner.CheckFileDone:
 		b.checkedFile(c.Job, c.Repair, c.File)
 	case runner.CheckEnded:
-		b.checkEnded(c.Job)
+		b.checkEnded(c.Job, c.Repair, c.Err)
 	}
 }
 
@@ -101,6 +102,7 @@ func (b *Backend) checking(id int64, repair bool, p runner.CheckProgress) {
 				delete(b.notes, k)
 			}
 		}
+		delete(b.unrecorded, id)
 		defer b.changed()
 	}
 	l.checking = cmpOr(p.File, "starting")
@@ -135,10 +137,27 @@ func (b *Backend) checkedFile(id int64, repair bool, f runner.CheckedFile) {
 	}
 }
 
-func (b *Backend) checkEnded(id int64) {
+func (b *Backend) checkEnded(id int64, repair bool, err error) {
 	b.mu.Lock()
 	l := b.live[id]
 	delete(b.live, id)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		// The queue could not take what the check found (locked past its
+		// wait, the disk full): the job shows its state from before, and
+		// its row says that this check did not count.
+		if b.unrecorded == nil {
+			b.unrecorded = map[int64]string{}
+		}
+		who := lang.L("Verify")
+		if repair {
+			who = lang.L("Repair")
+		}
+		cause := err.Error()
+		if errors.Is(err, queue.ErrLocked) {
+			cause = lang.L("another program held the queue's database")
+		}
+		b.unrecorded[id] = fmt.Sprintf(lang.L("%s could not record what it found (%s); try it again"), who, cause)
+	}
 	b.mu.Unlock()
 	if l != nil && l.found {
 		// A torrent's seeding stopped: the last reading of its swarm is

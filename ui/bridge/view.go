@@ -145,6 +145,7 @@ func (b *Backend) viewLocked(j queue.Job) ui.Job {
 	if v.State == ui.Done {
 		v.SeedNote = seedNote(b.runner.NotSeedingAgain(j.ID))
 	}
+	v.CheckNote = b.unrecorded[j.ID]
 	if b.seedPaused[j.ID] && (j.State == queue.Done || j.State == queue.Running) {
 		// Whatever the run's last reading still says (it is let go of
 		// within a second), and though the run that downloaded it may
