@@ -4,15 +4,18 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/netconf"
+	"braid/engine/redact"
 	"braid/engine/torrent"
 	"braid/queue"
 )
@@ -454,6 +457,7 @@ func (r *Runner) runTorrent(ctx context.Context, j queue.Job, src metalink.MetaU
 	var observed <-chan time.Time
 	var snap torrent.Snapshot // at its end, once it completed
 	completed := false
+	told := map[string]string{} // tracker → the failure told of it last
 	if o != nil {
 		run = &FileRun{Job: j.ID, Queued: &j, Source: j.Source, Name: spec.Name, Size: -1, Mirrors: len(spec.WebSeeds), Torrent: true}
 		o.Start(run)
@@ -529,6 +533,7 @@ loop:
 		case <-observed:
 			s := tj.Snapshot()
 			o.Progress(run, Progress{Snapshot: &s.Snapshot, Torrent: &s})
+			tellTrackers(o, j.Source, spec.Name, tj.Trackers(), told)
 		case <-tick.C:
 			if err := keepInfo(tj); err != nil {
 				tj.Stop()
@@ -608,5 +613,20 @@ func keepTorrentBytes(q *queue.Queue, id int64, snap torrent.Snapshot) {
 		if f.Selected && !f.Done {
 			_ = jl.KeptBytes(f.Name, f.Bytes)
 		}
+	}
+}
+
+// tellTrackers tells o of each tracker that fails with a reason it was
+// not told of before (told, by tracker): a swarm that finds no peer
+// because its tracker refuses the torrent says why, once.
+func tellTrackers(o Observer, source, file string, trackers []torrent.Tracker, told map[string]string) {
+	for _, t := range trackers {
+		if t.Status != torrent.TrackerFailed || t.Err == "" || told[t.URL] == t.Err {
+			continue
+		}
+		told[t.URL] = t.Err
+		why := strings.TrimPrefix(t.Err, "announcing: ") // the library's words for every announce
+		o.Note(Note{Kind: NoteTracker, Source: source, File: file,
+			Message: fmt.Sprintf("tracker %s: %s", redact.Query(redact.URL(t.URL)), redact.Query(redact.Text(why)))})
 	}
 }

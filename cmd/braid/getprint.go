@@ -154,7 +154,7 @@ func (p *textPrinter) Note(n runner.Note) {
 		fmt.Fprintf(p.stdout, "%s: skipped (%s)\n", n.File, n.Message)
 	case runner.NoteWaiting:
 		fmt.Fprintf(p.stderr, "%s: waiting for the network, next try in %s (%s)\n", n.Source, waitText(n.Wait), waitReason(n.Err))
-	case runner.NoteNews:
+	case runner.NoteNews, runner.NoteTracker:
 		fmt.Fprintf(p.stderr, "%s: %s\n", n.File, n.Message)
 	case runner.NoteState:
 		writeStateNote(p.stderr, n)
@@ -497,7 +497,7 @@ func (p *jsonPrinter) Note(n runner.Note) {
 	switch n.Kind {
 	case runner.NoteWaiting:
 		writeJSON(p.stdout, map[string]any{"type": "waiting", "source": n.Source, "next_try_seconds": n.Wait.Seconds(), "reason": n.Err.Error()})
-	case runner.NoteNews:
+	case runner.NoteNews, runner.NoteTracker:
 		writeJSON(p.stdout, struct {
 			Type    string `json:"type"` // "notice"
 			File    string `json:"file"`

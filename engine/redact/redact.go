@@ -24,6 +24,19 @@ func Text(s string) string {
 	return userInfo.ReplaceAllString(s, "$1")
 }
 
+// query matches the query and fragment of every URL in a text.
+var query = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^\s?#"']*)[?#][^\s"']*`)
+
+// Query returns s with the query and fragment of every URL in it removed:
+// for what a log or an error tells of a URL that may carry a token there
+// (a private tracker's passkey, a signed link).
+func Query(s string) string {
+	if !strings.ContainsAny(s, "?#") {
+		return s
+	}
+	return query.ReplaceAllString(s, "$1")
+}
+
 // URL returns raw without credentials, for display and blame; a string
 // that does not parse keeps only what follows its last "@".
 func URL(raw string) string {

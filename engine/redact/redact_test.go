@@ -41,3 +41,17 @@ func TestReferer(t *testing.T) {
 		}
 	}
 }
+
+func TestQuery(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://t.example/announce?passkey=s3cret":             "http://t.example/announce",
+		`Get "https://t.example/a?info_hash=x&peer_id=y": EOF`: `Get "https://t.example/a": EOF`,
+		"http://a.example/x#frag and udp://b.example:80/?k=v":  "http://a.example/x and udp://b.example:80/",
+		"no link here? none":                                   "no link here? none",
+		"http://a.example/plain":                               "http://a.example/plain",
+	} {
+		if got := Query(in); got != want {
+			t.Errorf("Query(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
