@@ -283,8 +283,7 @@ func tellStruck(w io.Writer, st engine.RangeStats) {
 		if m.Dropped != "" {
 			fate += "; it was dropped"
 		}
-		fmt.Fprintf(w, "braid get: %s: %d %s failed %s %s hash; %s\n", m.URL, m.Strikes,
-			plural(m.Strikes, "piece it sent", "pieces it sent"), plural(m.Strikes, "its", "their"), st.PieceType, fate)
+		fmt.Fprintf(w, "braid get: %s: %s; %s\n", m.URL, failedPieces(m.Strikes, st.PieceType+" hash"), fate)
 	}
 }
 

@@ -246,9 +246,14 @@ func tellStrikes(w io.Writer, who string, s *engine.Snapshot, done bool) {
 		if m.State == engine.MirrorDropped {
 			fate += "; it was dropped"
 		}
-		fmt.Fprintf(w, "%s: %s: %d %s failed %s hash%s\n", who, m.URL, m.Strikes,
-			plural(m.Strikes, "piece it sent", "pieces it sent"), plural(m.Strikes, "its", "their"), fate)
+		fmt.Fprintf(w, "%s: %s: %s%s\n", who, m.URL, failedPieces(m.Strikes, "hash"), fate)
 	}
+}
+
+// failedPieces says that a mirror sent n pieces failing their hash (the
+// words naming it): "2 pieces it sent failed their sha-256 hash".
+func failedPieces(n int, hash string) string {
+	return fmt.Sprintf("%d %s failed %s %s", n, plural(n, "piece it sent", "pieces it sent"), plural(n, "its", "their"), hash)
 }
 
 // announceTorrent is the line a log gets when a torrent's file list is
