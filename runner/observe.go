@@ -83,9 +83,10 @@ const (
 	// NoteSync: what a sync found of File without downloading it: Sync
 	// says which (kept, gone, deleted, missing, changed, extra).
 	NoteSync
-	// NoteTracker: a tracker of File's torrent failed, told once for each
-	// new reason: Message names it (without its query, where private
-	// trackers keep a passkey) and says why.
+	// NoteTracker: a tracker of File's torrent failed while the torrent
+	// had no peer, told once for each new reason: Message names it
+	// (without its query, where private trackers keep a passkey) and
+	// says why.
 	NoteTracker
 )
 

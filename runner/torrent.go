@@ -533,7 +533,11 @@ loop:
 		case <-observed:
 			s := tj.Snapshot()
 			o.Progress(run, Progress{Snapshot: &s.Snapshot, Torrent: &s})
-			tellTrackers(o, j.Source, spec.Name, tj.Trackers(), told)
+			if s.Peers == 0 {
+				// Reading the trackers writes out the client's whole
+				// status: only a swarm that found nobody pays for it.
+				tellTrackers(o, j.Source, spec.Name, tj.Trackers(), told)
+			}
 		case <-tick.C:
 			if err := keepInfo(tj); err != nil {
 				tj.Stop()
@@ -618,7 +622,8 @@ func keepTorrentBytes(q *queue.Queue, id int64, snap torrent.Snapshot) {
 
 // tellTrackers tells o of each tracker that fails with a reason it was
 // not told of before (told, by tracker): a swarm that finds no peer
-// because its tracker refuses the torrent says why, once.
+// because its tracker refuses the torrent says why, once. It is called
+// while the torrent has no peer.
 func tellTrackers(o Observer, source, file string, trackers []torrent.Tracker, told map[string]string) {
 	for _, t := range trackers {
 		if t.Status != torrent.TrackerFailed || t.Err == "" || told[t.URL] == t.Err {
