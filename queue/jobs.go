@@ -512,7 +512,7 @@ func (q *Queue) List() ([]Job, error) {
 	if err := rows.Err(); err != nil {
 		return nil, q.wrap(op, err)
 	}
-	sums, err := q.syncSums()
+	sums, err := q.syncSums(0)
 	if err != nil {
 		return nil, q.wrap(op, err)
 	}
@@ -553,10 +553,11 @@ func (q *Queue) Get(id int64) (Job, error) {
 		return Job{}, q.wrap(op, err)
 	}
 	if j.Sync {
-		if err := q.db.QueryRow(`SELECT COALESCE(SUM(files), 0), COALESCE(SUM(bytes), 0) FROM sync_sets WHERE job = ?`,
-			id).Scan(&j.SyncFiles, &j.SyncBytes); err != nil {
+		sums, err := q.syncSums(id)
+		if err != nil {
 			return Job{}, q.wrap(op, err)
 		}
+		j.SyncFiles, j.SyncBytes = int(sums[id][0]), sums[id][1]
 	}
 	j.Doc = new(metalink.Document)
 	if err := json.Unmarshal(blob, j.Doc); err != nil {

@@ -228,9 +228,10 @@ func fromMS(ms int64) time.Time {
 }
 
 // syncSums reads the files and bytes each sync job's sets held at their
-// last complete sync, by job.
-func (q *Queue) syncSums() (map[int64][2]int64, error) {
-	rows, err := q.db.Query(`SELECT job, SUM(files), SUM(bytes) FROM sync_sets WHERE job IS NOT NULL GROUP BY job`)
+// last complete sync, by job: job's alone, or every job's for 0.
+func (q *Queue) syncSums(job int64) (map[int64][2]int64, error) {
+	rows, err := q.db.Query(`SELECT job, SUM(files), SUM(bytes) FROM sync_sets
+		WHERE job IS NOT NULL AND (? = 0 OR job = ?) GROUP BY job`, job, job)
 	if err != nil {
 		return nil, err
 	}
