@@ -109,11 +109,22 @@ func (q *Queue) Resume(id int64) error {
 		[]any{id}, id, Paused, Failed, Queued, Running)
 }
 
-// Finish marks a job done: every selected file verified at its final name.
-func (q *Queue) Finish(id int64) error {
-	return q.transition(fmt.Sprintf("finish job %d", id),
-		`UPDATE jobs SET state = 'done', error = '', finished_at = ? WHERE id = ?`,
-		[]any{time.Now().UnixMilli(), id}, id)
+// Finish marks a job done (every selected file verified at its final
+// name) and returns what the user asked it to do then, read in the same
+// statement: an action chosen while it ran counts.
+func (q *Queue) Finish(id int64) (WhenDone, error) {
+	op := fmt.Sprintf("finish job %d", id)
+	var w string
+	err := q.db.QueryRow(`UPDATE jobs SET state = 'done', error = '', finished_at = ? WHERE id = ? RETURNING when_done`,
+		time.Now().UnixMilli(), id).Scan(&w)
+	if errors.Is(err, sql.ErrNoRows) {
+		return WhenDone{}, fmt.Errorf("%s: %w", op, ErrNotFound)
+	}
+	if err != nil {
+		return WhenDone{}, q.wrap(op, err)
+	}
+	done, _ := parseWhenDone(w, "")
+	return done, nil
 }
 
 // Fail marks a job failed with the error that stopped it (URL

@@ -185,4 +185,15 @@ func TestWhenDoneStored(t *testing.T) {
 	if err := q.SetJob(999, DoWhenDone(WhenDone{Action: ActionOpen})); !errors.Is(err, ErrNotFound) {
 		t.Errorf("no such job: %v", err)
 	}
+	// Finish says what to do now that the job is done: the runner reads
+	// the action nowhere else.
+	if w, err := q.Finish(id); err != nil || w != (WhenDone{Action: ActionOpen}) {
+		t.Errorf("Finish of a job to open when done: %+v, %v", w, err)
+	}
+	if w, err := q.Finish(other); err != nil || w != (WhenDone{}) {
+		t.Errorf("Finish of a job with no action: %+v, %v", w, err)
+	}
+	if _, err := q.Finish(999); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Finish of no such job: %v", err)
+	}
 }

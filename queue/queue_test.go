@@ -215,15 +215,15 @@ func TestStates(t *testing.T) {
 			}
 			return q.Resume(id)
 		}, Queued, "", nil},
-		{"finish", func(q *Queue, id int64) error { return q.Finish(id) }, Done, "", nil},
+		{"finish", func(q *Queue, id int64) error { _, err := q.Finish(id); return err }, Done, "", nil},
 		{"resume a done job", func(q *Queue, id int64) error {
-			if err := q.Finish(id); err != nil {
+			if _, err := q.Finish(id); err != nil {
 				return err
 			}
 			return q.Resume(id)
 		}, Done, "", ErrState},
 		{"pause a done job", func(q *Queue, id int64) error {
-			if err := q.Finish(id); err != nil {
+			if _, err := q.Finish(id); err != nil {
 				return err
 			}
 			return q.Pause(id, "")

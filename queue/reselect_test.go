@@ -173,7 +173,8 @@ func finishFile(q *Queue, id int64, name string, snap *engine.Snapshot, cause er
 				return nil
 			}
 		}
-		return q.Finish(id)
+		_, err = q.Finish(id)
+		return err
 	}
 	if reason, ok := PauseReason(cause); ok {
 		return q.Pause(id, reason)

@@ -348,7 +348,8 @@ func (r *Runner) checkFiles(ctx context.Context, j queue.Job, repair bool, c *en
 	case refetch:
 		return true, q.SetState(j.ID, queue.Queued)
 	}
-	return false, q.Finish(j.ID)
+	_, err = q.Finish(j.ID)
+	return false, err
 }
 
 // checkedFile is the file of job j called name, or one with only its
@@ -540,7 +541,8 @@ func (r *Runner) checkTorrent(ctx context.Context, j queue.Job, repair bool, tel
 		}
 	}
 	if len(bad) == 0 {
-		return false, q.Finish(j.ID)
+		_, err := q.Finish(j.ID)
+		return false, err
 	}
 	// Peers must not be sent the pieces found bad.
 	r.StopSeeding(j.ID)

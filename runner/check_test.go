@@ -89,7 +89,7 @@ func TestServiceChecksAJob(t *testing.T) {
 	if err := q.SetFile(id, "mend.bin", queue.VerifiedBy("sha-256")); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Finish(id); err != nil {
+	if _, err := q.Finish(id); err != nil {
 		t.Fatal(err)
 	}
 	log := newCheckLog()
@@ -155,7 +155,7 @@ func TestServiceChecksAJob(t *testing.T) {
 	}
 	nid, err := q.Add(queue.NewJob{Source: "bare.meta4", Dest: dir, Doc: &metalink.Document{Version: 4, Files: []metalink.File{bare}}})
 	if err == nil {
-		err = q.Finish(nid)
+		_, err = q.Finish(nid)
 	}
 	if err != nil {
 		t.Fatal(err)

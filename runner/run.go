@@ -485,10 +485,11 @@ func (r *Runner) settle(ctx context.Context, j queue.Job, err error) error {
 	q := r.Queue
 	switch {
 	case err == nil:
-		if err := q.Finish(j.ID); err != nil {
+		w, err := q.Finish(j.ID)
+		if err != nil {
 			return err
 		}
-		r.whenDone(j.ID)
+		r.whenDone(j.ID, w)
 		return nil
 	case errors.Is(err, errUserPaused):
 		return fmt.Errorf("job %d: %w", j.ID, err)

@@ -306,7 +306,7 @@ func TestWindowFailedOpen(t *testing.T) {
 		URLs: []metalink.URL{{URL: "http://127.0.0.1:9/open.xyz", Priority: 1}}}}}
 	id, err := q.Add(queue.NewJob{Source: "http://127.0.0.1:9/open.xyz", Dest: r.dest, Doc: doc})
 	if err == nil {
-		err = q.Finish(id)
+		_, err = q.Finish(id)
 	}
 	q.Close()
 	if err != nil {

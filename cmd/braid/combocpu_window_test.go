@@ -112,7 +112,7 @@ func BenchmarkWindowCPUCombinations(b *testing.B) {
 					name := fmt.Sprintf("done-%03d.bin", i)
 					src := "http://" + closed + "/" + name
 					id := add(src, &metalink.Document{Version: 4, Files: []metalink.File{{Name: name, Size: 1 << 20, URLs: []metalink.URL{{URL: src, Priority: 1}}}}})
-					if err := q.Finish(id); err != nil {
+					if _, err := q.Finish(id); err != nil {
 						b.Fatal(err)
 					}
 				}

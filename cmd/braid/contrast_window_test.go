@@ -51,7 +51,7 @@ func TestWindowTextContrast(t *testing.T) {
 	if err := q.SetFile(done, "finished-report.pdf", queue.VerifiedBy("sha-256")); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Finish(done); err != nil {
+	if _, err := q.Finish(done); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Fail(add("failed-image.iso"), errors.New("the server answered 404 Not Found")); err != nil {

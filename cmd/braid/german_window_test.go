@@ -83,7 +83,7 @@ func TestWindowGermanHasNoEnglish(t *testing.T) {
 		if err := q.SetFile(id, name, queue.VerifiedBy(by)); err != nil {
 			t.Fatal(err)
 		}
-		if err := q.Finish(id); err != nil {
+		if _, err := q.Finish(id); err != nil {
 			t.Fatal(err)
 		}
 	}

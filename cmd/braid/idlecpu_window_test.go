@@ -60,7 +60,7 @@ func BenchmarkIdleWindowCPU(b *testing.B) {
 		doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: name, Size: 1 << 20, URLs: []metalink.URL{{URL: src, Priority: 1}}}}}
 		id, err := q.Add(queue.NewJob{Source: src, Dest: dest, Doc: doc})
 		if err == nil {
-			err = q.Finish(id)
+			_, err = q.Finish(id)
 		}
 		if err != nil {
 			q.Close()

@@ -73,7 +73,7 @@ func TestWindowMouse(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(r.dest, name), data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if err := q.Finish(addRefused(t, q, r.dest, name, int64(len(data)))); err != nil {
+			if _, err := q.Finish(addRefused(t, q, r.dest, name, int64(len(data)))); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -50,7 +50,7 @@ func TestQueueVerifyRepair(t *testing.T) {
 	for _, f := range []metalink.File{f, bare} {
 		id, err := q.Add(queue.NewJob{Source: "http://example.org/" + f.Name, Dest: dest, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 		if err == nil {
-			err = q.Finish(id)
+			_, err = q.Finish(id)
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -29,7 +29,7 @@ func TestQueueResumeSeeding(t *testing.T) {
 	}
 	// Done, and seeding, as a Braid that seeds it records it.
 	for _, j := range []int64{id, plain} {
-		if err := q.Finish(j); err != nil {
+		if _, err := q.Finish(j); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -106,7 +106,7 @@ func fillScale(b *testing.B, state, dest string) {
 			var id int64
 			id, err = q.Add(queue.NewJob{Source: src, Dest: dest, Doc: doc})
 			if err == nil {
-				err = q.Finish(id)
+				_, err = q.Finish(id)
 			}
 		}
 		if err != nil {

@@ -46,7 +46,7 @@ func TestWindowSidePanelFailed(t *testing.T) {
 			if strings.HasPrefix(name, "broken") {
 				err = q.Fail(id, errors.New("404 Not Found from every mirror"))
 			} else {
-				err = q.Finish(id)
+				_, err = q.Finish(id)
 			}
 			if err != nil {
 				t.Fatal(err)

@@ -51,7 +51,7 @@ func truthsQueue(t *testing.T, r *windowRig, done int, mismatch bool, running st
 		if err := q.SetFile(id, name, queue.VerifiedBy("")); err != nil {
 			t.Fatal(err)
 		}
-		if err := q.Finish(id); err != nil {
+		if _, err := q.Finish(id); err != nil {
 			t.Fatal(err)
 		}
 	}

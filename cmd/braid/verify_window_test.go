@@ -84,7 +84,7 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 			err = q.SetFile(id, name, queue.VerifiedBy(by))
 		}
 		if err == nil {
-			err = q.Finish(id)
+			_, err = q.Finish(id)
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -88,7 +88,7 @@ func TestWindowWordsWithFailingMirrors(t *testing.T) {
 				err = q.SetFile(id, j.name, queue.VerifiedBy(j.by))
 			}
 			if err == nil {
-				err = q.Finish(id)
+				_, err = q.Finish(id)
 			}
 		}
 		if err != nil {

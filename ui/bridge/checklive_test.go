@@ -39,7 +39,7 @@ func TestRepairShowsItsProgress(t *testing.T) {
 	id, err := q.Add(queue.NewJob{Source: "mend.meta4", Dest: dir, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
 	if err == nil {
 		if err = q.SetFile(id, "mend.bin", queue.VerifiedBy("sha-256")); err == nil {
-			err = q.Finish(id)
+			_, err = q.Finish(id)
 		}
 	}
 	if err != nil {

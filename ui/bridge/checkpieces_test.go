@@ -50,7 +50,7 @@ func TestBadPiecesKeptAcrossARestart(t *testing.T) {
 	if err := q.SetFile(qid, "kept.bin", queue.VerifiedBy("sha-256")); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Finish(qid); err != nil {
+	if _, err := q.Finish(qid); err != nil {
 		t.Fatal(err)
 	}
 	id := ui.JobID(qid)

@@ -161,7 +161,7 @@ func doneJob(t *testing.T, q *queue.Queue, dir string, f metalink.File) int64 {
 	if err := q.SetFile(qid, f.Name, queue.VerifiedBy(by)); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Finish(qid); err != nil {
+	if _, err := q.Finish(qid); err != nil {
 		t.Fatal(err)
 	}
 	return qid

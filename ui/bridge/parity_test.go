@@ -128,7 +128,7 @@ func TestRebuildingFromParityWords(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := q.Finish(id); err != nil {
+	if _, err := q.Finish(id); err != nil {
 		t.Fatal(err)
 	}
 	b.mu.Lock()
@@ -176,7 +176,7 @@ func TestRebuiltFromParityAfterRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := q.Finish(id); err != nil {
+	if _, err := q.Finish(id); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Close(); err != nil {
