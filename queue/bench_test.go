@@ -105,3 +105,29 @@ func BenchmarkJournal(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGet reads back a job of 200 files of one piece with three
+// mirrors each (the batch-1M benchmark's): what a run reads before its
+// first file starts, and again whenever a face opens the job's details.
+func BenchmarkGet(b *testing.B) {
+	q := queuetest.Open(b, Open, b.TempDir())
+	names := make([]string, 200)
+	for i := range names {
+		names[i] = fmt.Sprintf("f%04d.bin", i)
+	}
+	doc := queuetest.Doc(1<<20, 1<<20, names...)
+	for i := range doc.Files {
+		f := &doc.Files[i]
+		f.URLs = append(f.URLs, metalink.URL{URL: "http://c.example/" + f.Name, Priority: 3})
+		f.Pieces.Type, f.Pieces.Hashes[0] = "sha-256", fmt.Sprintf("%064x", i)
+	}
+	id, err := q.Add(NewJob{Source: "batch.meta4", Dest: b.TempDir(), Doc: doc})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if j, err := q.Get(id); err != nil || len(j.Files) != 200 || len(j.Doc.Files) != 200 {
+			b.Fatalf("Get: %d files, %v", len(j.Files), err)
+		}
+	}
+}

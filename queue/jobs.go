@@ -559,28 +559,43 @@ func (q *Queue) Get(id int64) (Job, error) {
 		}
 		j.SyncFiles, j.SyncBytes = int(sums[id][0]), sums[id][1]
 	}
-	j.Doc = new(metalink.Document)
-	if err := json.Unmarshal(blob, j.Doc); err != nil {
-		return Job{}, fmt.Errorf("%s: stored document: %w", op, err)
+	// The document is decoded while its files and mirrors are read: for a
+	// job of many files each takes about as long as the other.
+	doc := new(metalink.Document)
+	decoded := make(chan error, 1)
+	go func() { decoded <- json.Unmarshal(blob, doc) }()
+	err = q.getFiles(&j, op)
+	if derr := <-decoded; derr != nil && err == nil {
+		err = fmt.Errorf("%s: stored document: %w", op, derr)
 	}
+	if err != nil {
+		return Job{}, err
+	}
+	j.Doc = doc
+	return j, nil
+}
+
+// getFiles reads job j's files with their mirrors, for Get.
+func (q *Queue) getFiles(j *Job, op string) error {
+	id := j.ID
 	rows, err := q.db.Query(fileQuery+` WHERE f.job = ? ORDER BY f.idx`, id)
 	if err != nil {
-		return Job{}, q.wrap(op, err)
+		return q.wrap(op, err)
 	}
 	for rows.Next() {
 		_, f, err := scanFile(rows, true)
 		if err != nil {
 			rows.Close()
-			return Job{}, q.wrap(op, err)
+			return q.wrap(op, err)
 		}
 		j.Files = append(j.Files, f)
 		j.Mismatch = j.Mismatch || (f.Selected && f.Mismatch)
 	}
 	if err := rows.Err(); err != nil {
-		return Job{}, q.wrap(op, err)
+		return q.wrap(op, err)
 	}
 	if m, ok, err := q.memberJob(id); err != nil {
-		return Job{}, q.wrap(op, err)
+		return q.wrap(op, err)
 	} else if ok {
 		j.Member = &m
 		for k := range j.Files {
@@ -590,7 +605,7 @@ func (q *Queue) Get(id int64) (Job, error) {
 	rows, err = q.db.Query(`SELECT f.name, m.url, m.location, m.priority, m.strikes
 		FROM mirrors m JOIN files f ON f.id = m.file WHERE f.job = ? ORDER BY f.idx, m.priority, m.id`, id)
 	if err != nil {
-		return Job{}, q.wrap(op, err)
+		return q.wrap(op, err)
 	}
 	defer rows.Close()
 	byName := map[string]int{}
@@ -601,16 +616,16 @@ func (q *Queue) Get(id int64) (Job, error) {
 		var name string
 		var m Mirror
 		if err := rows.Scan(&name, &m.URL, &m.Location, &m.Priority, &m.Strikes); err != nil {
-			return Job{}, q.wrap(op, err)
+			return q.wrap(op, err)
 		}
 		if i, ok := byName[name]; ok {
 			j.Files[i].Mirrors = append(j.Files[i].Mirrors, m)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return Job{}, q.wrap(op, err)
+		return q.wrap(op, err)
 	}
-	return j, nil
+	return nil
 }
 
 type scanner interface{ Scan(...any) error }
