@@ -77,6 +77,10 @@ type AddOptions struct {
 
 	// Resolve is how Add reads a source it is not given a document of.
 	Resolve ResolveOptions
+	// Read is the source as Resolve read it, when the caller read it
+	// already (braid get reads its first source while the queue opens);
+	// nil: Add reads it, or takes Doc and Spec.
+	Read *Resolved
 
 	// Sync adds a sync job: Dir kept a verified copy of the ResourceSync
 	// source (queue.NewJob.Sync), which its runs read. The sync job the
@@ -196,7 +200,7 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 	if o.Sync {
 		return addSync(q, source, o)
 	}
-	if o.Doc == nil && o.Spec == nil && o.Net != nil {
+	if o.Read == nil && o.Doc == nil && o.Spec == nil && o.Net != nil {
 		// The source itself may be behind the cookie or header.
 		ss, err := o.Net.Open()
 		if err != nil {
@@ -206,6 +210,8 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 	}
 	r := &Resolved{Doc: o.Doc, Origin: o.Origin, Spec: o.Spec, Unread: o.Unread}
 	switch {
+	case o.Read != nil:
+		r = o.Read
 	case o.Doc == nil && o.Spec != nil:
 		doc, err := torrent.Document(o.Spec, source)
 		if err != nil {

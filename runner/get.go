@@ -65,6 +65,16 @@ func (g *Get) Run(ctx context.Context, sources []string) bool {
 		g.Observer.Note(Note{Kind: NoteState, Err: err})
 		return false
 	}
+	// The first source is read while the queue opens: a link's round trip
+	// to its server, or a large document's parsing, overlaps the queue's
+	// start.
+	first := make(chan read, 1)
+	if len(sources) > 0 {
+		go func() {
+			r, err := Resolve(ctx, sources[0], g.resolveOptions())
+			first <- read{r, err}
+		}()
+	}
 	if err := os.MkdirAll(g.Dir, 0o755); err != nil {
 		return state(fmt.Errorf("-d: %w", err))
 	}
@@ -96,12 +106,17 @@ func (g *Get) Run(ctx context.Context, sources []string) bool {
 	go func() {
 		defer close(added)
 		defer close(sent)
-		for _, src := range sources {
+		for i, src := range sources {
 			if adding.Err() != nil {
 				ok = false
 				return
 			}
-			id, whole := g.add(adding, q, src)
+			var got *read
+			if i == 0 {
+				r := <-first
+				got = &r
+			}
+			id, whole := g.add(adding, q, src, got)
 			ok = ok && whole
 			if id == 0 {
 				continue
@@ -129,24 +144,39 @@ func (g *Get) Run(ctx context.Context, sources []string) bool {
 	return ok && ctx.Err() == nil
 }
 
+// read is a source as Resolve read it, or why it could not.
+type read struct {
+	r   *Resolved
+	err error
+}
+
 // add adds src with Add, telling the Observer what reading it found: its
 // warnings, how the filters chose, the files they left out and the ones
-// the document refused. It returns the job (0: none) and whether the
-// source was taken whole.
-func (g *Get) add(ctx context.Context, q *queue.Queue, src string) (int64, bool) {
+// the document refused; got, when not nil, is src read already. It returns
+// the job (0: none) and whether the source was taken whole.
+func (g *Get) add(ctx context.Context, q *queue.Queue, src string, got *read) (int64, bool) {
 	o := AddOptions{
 		Dir:     g.Dir,
 		Select:  &Selection{Given: g.Given, Defaults: g.Defaults},
 		Again:   ResumeSource,
 		InOrder: g.InOrder,
 		Paused:  true, // RunJobs takes it: no other runner may first
-		Resolve: ResolveOptions{HTTPClient: g.httpClient(), Unread: WaitUnreached},
+		Resolve: g.resolveOptions(),
 	}
 	if g.Net != nil {
 		s := g.Net.Settings()
 		o.Net = &s
 	}
-	added, err := Add(ctx, q, src, o)
+	var added Added
+	var err error
+	if got != nil && got.err != nil {
+		err = got.err
+	} else {
+		if got != nil {
+			o.Read = got.r
+		}
+		added, err = Add(ctx, q, src, o)
+	}
 	if doc := added.Doc; doc != nil {
 		for _, w := range doc.Warnings {
 			g.Observer.Note(Note{Kind: NoteWarning, Source: src, Message: w})
@@ -178,6 +208,12 @@ func (g *Get) add(ctx context.Context, q *queue.Queue, src string) (int64, bool)
 		g.Observer.Result(Result{Source: src, Err: err})
 	}
 	return added.ID, whole
+}
+
+// resolveOptions is how get reads a source: through httpClient, and a
+// plain link that cannot be reached waits for the network.
+func (g *Get) resolveOptions() ResolveOptions {
+	return ResolveOptions{HTTPClient: g.httpClient(), Unread: WaitUnreached}
 }
 
 // httpClient is what reads sources, torrents and documents: the Client's
