@@ -7,12 +7,15 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"braid/engine/explain"
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/engine/transport"
@@ -348,6 +351,45 @@ func TestHTTPFetch(t *testing.T) {
 	}
 	if _, _, err := src.Fetch(context.Background(), 10); err == nil {
 		t.Fatal("Fetch past the limit succeeded")
+	}
+}
+
+// TestHTTPErrorNamesURLOnce: an error of a request names the mirror's URL
+// once, then the request and its cause: not again in Go's `Head "URL"`.
+// The cause is still there for errors.As and explain.
+func TestHTTPErrorNamesURLOnce(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := "http://" + l.Addr().String() + "/f.bin"
+	l.Close() // nothing listens: every request is refused
+	src := newHTTP(t, u, transport.Options{Size: -1})
+	ctx := context.Background()
+	_, probeErr := src.Probe(ctx)
+	_, _, fetchErr := src.Fetch(ctx, 1<<20)
+	_, rangeErr := src.ReadRange(ctx, 0, 10)
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"Probe", probeErr, u + ": HEAD: dial tcp "},
+		{"Fetch", fetchErr, u + ": GET: dial tcp "},
+		{"ReadRange", rangeErr, u + ": bytes 0-9: dial tcp "},
+	} {
+		if tc.err == nil {
+			t.Errorf("%s of a closed port succeeded", tc.name)
+			continue
+		}
+		msg := tc.err.Error()
+		if !strings.HasPrefix(msg, tc.want) || strings.Count(msg, u) != 1 {
+			t.Errorf("%s: %q, want it to begin %q and name the URL once", tc.name, msg, tc.want)
+		}
+		var ue *url.Error
+		if !errors.As(tc.err, &ue) || explain.Of(tc.err) != explain.Refused {
+			t.Errorf("%s: %v: the cause is lost (url.Error %v, kind %v)", tc.name, tc.err, ue != nil, explain.Of(tc.err))
+		}
 	}
 }
 

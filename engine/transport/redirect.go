@@ -58,7 +58,7 @@ func (s *HTTPSource) do(req *http.Request) (*http.Response, []hop, error) {
 	resp, err := s.client.Do(req)
 	if err != nil {
 		s.forget()
-		return nil, log.hops, proxyLogin(s.url, err)
+		return nil, log.hops, proxyLogin(s.url, causeOnly(err, s.url))
 	}
 	switch resp.StatusCode {
 	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
@@ -77,6 +77,26 @@ func (s *HTTPSource) do(req *http.Request) (*http.Response, []hop, error) {
 		s.remember(resp.Request.URL)
 	}
 	return resp, log.hops, nil
+}
+
+// requestError is Go's *url.Error of a request to the URL that its
+// callers name already ("URL: HEAD: …"): its text is only its cause, so
+// an error does not go on `Head "URL": …` with the same URL again.
+type requestError struct{ err *url.Error }
+
+func (e *requestError) Error() string { return e.err.Err.Error() }
+
+func (e *requestError) Unwrap() error { return e.err }
+
+// causeOnly is err as a requestError when it is Go's error of a request
+// to u; a request that failed elsewhere (after a redirect) keeps the URL
+// it went to.
+func causeOnly(err error, u string) error {
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.URL == u && ue.Err != nil {
+		return &requestError{ue}
+	}
+	return err
 }
 
 // location is the URL to ask: where the file was last found, or the
