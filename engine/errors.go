@@ -31,7 +31,16 @@ type MirrorError struct {
 	Err    error
 }
 
-func (e *MirrorError) Error() string { return e.Mirror + ": " + e.Err.Error() }
+func (e *MirrorError) Error() string { return ofMirror(e.Mirror, e.Err.Error()) }
+
+// ofMirror is text said of mirror: after the mirror's URL, unless it
+// begins with it already (a transport error names its URL).
+func ofMirror(mirror, text string) string {
+	if strings.HasPrefix(text, mirror+": ") {
+		return text
+	}
+	return mirror + ": " + text
+}
 
 func (e *MirrorError) Unwrap() error { return e.Err }
 

@@ -81,6 +81,11 @@ func TestRetryForGivesUp(t *testing.T) {
 	if !errors.Is(err, ErrGaveUp) || !strings.Contains(err.Error(), "refused") {
 		t.Fatalf("err = %v, want ErrGaveUp naming the refused connection", err)
 	}
+	// The mirror is named once: its reason (the transport's error, which
+	// begins with its URL) does not follow the URL again.
+	if n := strings.Count(err.Error(), m.URL()); n != 1 {
+		t.Errorf("err = %v: names the mirror %d times, want once", err, n)
+	}
 	noFile(t, dir, "f.bin")
 }
 
@@ -121,6 +126,26 @@ func TestTransientVersusPermanent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A download that every mirror refuses names each mirror once, with its
+// reason.
+func TestNoMirrorsNamesEachOnce(t *testing.T) {
+	t.Parallel()
+	data := testkit.Data(1 << 20)
+	a := mirrortest.New(t, data, addr(0), mirrortest.Status(http.StatusNotFound))
+	b := mirrortest.New(t, data, addr(1), mirrortest.Status(http.StatusGone))
+	dir := t.TempDir()
+	_, err := get(t, &Client{}, &Request{Dir: dir, File: fileFor("f.bin", data, 64<<10, a.URL(), b.URL())})
+	if !errors.Is(err, ErrNoMirrors) {
+		t.Fatalf("err = %v, want ErrNoMirrors", err)
+	}
+	for _, u := range []string{a.URL(), b.URL()} {
+		if n := strings.Count(err.Error(), u); n != 1 {
+			t.Errorf("err = %v: names %s %d times, want once", err, u, n)
+		}
+	}
+	noFile(t, dir, "f.bin")
 }
 
 // The back-off doubles with each failure in a row, never beyond the cap

@@ -50,7 +50,7 @@ func (d *download) waitReasons() string {
 		if b.Len() > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(m.name + ": " + m.reason)
+		b.WriteString(ofMirror(m.name, m.reason))
 	}
 	return b.String()
 }
