@@ -191,6 +191,15 @@ func TestGetFailures(t *testing.T) {
 			t.Fatal("f (1).bin does not hold the download")
 		}
 	})
+	t.Run("a ResourceSync list: exit 1, braid sync named", func(t *testing.T) {
+		list := filepath.Join(t.TempDir(), "resourcelist.xml")
+		os.WriteFile(list, []byte(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="resourcelist"/><url><loc>`+m.URL()+`</loc></url></urlset>`), 0o644)
+		code, _, stderr := runGet(t, "-d", t.TempDir(), list)
+		if code != 1 || !strings.Contains(stderr, "not a metalink; braid sync "+list+" -d DIR keeps a folder a copy of it") {
+			t.Fatalf("exit %d, stderr %q; want 1 and braid sync named", code, stderr)
+		}
+	})
 	t.Run("missing source: exit 1", func(t *testing.T) {
 		if code, _, _ := runGet(t, "-d", t.TempDir(), filepath.Join(t.TempDir(), "none.meta4")); code != 1 {
 			t.Fatalf("exit %d, want 1", code)

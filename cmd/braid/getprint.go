@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"braid/engine"
 	"braid/engine/explain"
 	"braid/engine/metalink"
+	"braid/engine/resolve"
 	"braid/engine/signature"
 	"braid/engine/torrent"
 	"braid/runner"
@@ -161,6 +163,21 @@ func (p *textPrinter) Note(n runner.Note) {
 	}
 }
 
+// syncHint follows the error of a source that is a ResourceSync document:
+// the command that keeps a folder a copy of it.
+func syncHint(err error, source string) string {
+	if !errors.Is(err, resolve.ErrResourceSync) {
+		return ""
+	}
+	switch {
+	case runtime.GOOS == "windows" && strings.ContainsAny(source, " \t"):
+		source = `"` + source + `"`
+	case runtime.GOOS != "windows" && strings.ContainsAny(source, " \t'\"\\$`"):
+		source = "'" + strings.ReplaceAll(source, "'", `'\''`) + "'"
+	}
+	return "; braid sync " + source + " -d DIR keeps a folder a copy of it"
+}
+
 // waitReason is why a source waits, in words: the kind of err, else
 // its text.
 func waitReason(err error) string {
@@ -201,7 +218,7 @@ func (p *textPrinter) Signature(f *runner.FileRun, o signature.Outcome) {
 func (p *textPrinter) Result(r runner.Result) {
 	s := r.Snapshot
 	if s == nil {
-		fmt.Fprintf(p.stderr, "braid get: %v\n", r.Err)
+		fmt.Fprintf(p.stderr, "braid get: %v%s\n", r.Err, syncHint(r.Err, r.Source))
 		return
 	}
 	p.mu.Lock()

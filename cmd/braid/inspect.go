@@ -122,7 +122,7 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 	}
 	res, err := resolve.Resolve(rctx, sources[0], opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "braid inspect: %v\n", err)
+		fmt.Fprintf(stderr, "braid inspect: %v%s\n", err, syncHint(err, sources[0]))
 		return 1
 	}
 	// The flags the user gave are filters; the defaults only narrow

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -338,6 +339,12 @@ func TestInspectExitCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	truncated := write("cut.meta4", `<?xml version="1.0"?><metalink xmlns="urn:ietf:params:xml:ns:metalink"><file name="a">`)
+	list := write("resource list.xml", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="resourcelist"/><url><loc>http://example.com/a</loc></url></urlset>`)
+	quoted := "'" + list + "'" // a path with a space, as a shell wants it
+	if runtime.GOOS == "windows" {
+		quoted = `"` + list + `"`
+	}
 
 	tests := []struct {
 		name    string
@@ -354,6 +361,7 @@ func TestInspectExitCodes(t *testing.T) {
 		{"missing file", []string{filepath.Join(dir, "nope.meta4")}, 1, "nope.meta4"},
 		{"not a metalink", []string{html}, 1, "page.meta4"},
 		{"truncated", []string{truncated}, 1, "cut.meta4"},
+		{"a ResourceSync list", []string{list}, 1, "it is a ResourceSync document, not a metalink; braid sync " + quoted + " -d DIR keeps a folder a copy of it"},
 		{"unsupported scheme", []string{"gopher://127.0.0.1/x.meta4"}, 1, "gopher"},
 		{"ok", []string{twoFiles}, 0, ""},
 		{"file URL", []string{"file://" + filepath.ToSlash(absTwoFiles)}, 0, ""},

@@ -8,6 +8,7 @@ package resolve
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -20,8 +21,14 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/redact"
+	"braid/engine/resourcesync"
 	"braid/engine/transport"
 )
+
+// ErrResourceSync: the source is a ResourceSync document (a list of a
+// site's resources), which is kept as a folder in sync (braid sync), not
+// read as a metalink.
+var ErrResourceSync = errors.New("it is a ResourceSync document, not a metalink")
 
 // Metalink media types: RFC 5854 §7 and the Metalink 3 convention.
 const (
@@ -126,10 +133,21 @@ func resolveFile(p string, opts Options) (*Result, error) {
 	}
 	defer f.Close()
 	doc, err := opts.Limits.Parse(f)
+	if errors.Is(err, metalink.ErrNotMetalink) && isResourceSync(f) {
+		err = ErrResourceSync
+	}
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %w", p, err)
 	}
 	return &Result{Kind: KindFile, Document: doc}, nil
+}
+
+// isResourceSync reports whether the file f begins as a ResourceSync
+// document does.
+func isResourceSync(f *os.File) bool {
+	head := make([]byte, 4096)
+	n, _ := f.ReadAt(head, 0)
+	return resourcesync.Sniff(head[:n])
 }
 
 func maxDocument(opts Options) int64 {

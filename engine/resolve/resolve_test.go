@@ -91,6 +91,36 @@ func TestLocalFile(t *testing.T) {
 	}
 }
 
+// resourceList is a ResourceSync Resource List of one resource.
+const resourceList = `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+  <rs:md capability="resourcelist" at="2026-11-01T09:00:00Z"/>
+  <url><loc>http://example.com/res1</loc></url>
+</urlset>`
+
+// A local ResourceSync document is not taken for a broken metalink: its
+// error says what it is. Another XML document is not a metalink, as before.
+func TestLocalResourceSync(t *testing.T) {
+	dir := t.TempDir()
+	list := filepath.Join(dir, "resourcelist.xml")
+	sitemap := filepath.Join(dir, "sitemap.xml")
+	if err := os.WriteFile(list, []byte(resourceList), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A plain sitemap: the same root, without the ResourceSync namespace.
+	if err := os.WriteFile(sitemap, []byte(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://example.com/</loc></url></urlset>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := resolve.Resolve(context.Background(), list, resolve.Options{})
+	if !errors.Is(err, resolve.ErrResourceSync) || !strings.Contains(err.Error(), list) {
+		t.Errorf("Resolve(%s): %v, want ErrResourceSync naming the file", list, err)
+	}
+	_, err = resolve.Resolve(context.Background(), sitemap, resolve.Options{})
+	if errors.Is(err, resolve.ErrResourceSync) || !errors.Is(err, metalink.ErrNotMetalink) {
+		t.Errorf("Resolve(%s): %v, want ErrNotMetalink only", sitemap, err)
+	}
+}
+
 func TestMetalinkURL(t *testing.T) {
 	data := testkit.Data(3000)
 	doc := meta4("y.bin", data, 1000)
