@@ -30,6 +30,20 @@ func BenchmarkQueue10000Files(b *testing.B) {
 			}
 		}
 	})
+	// Reading the job back: what a run of it reads before its first file,
+	// and what it no longer reads at its end (Finish says the action).
+	b.Run("get", func(b *testing.B) {
+		q := openBench(b)
+		id, err := q.Add(NewJob{Source: "many.meta4", Dest: b.TempDir(), Doc: doc})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if j, err := q.Get(id); err != nil || len(j.Files) != 10000 {
+				b.Fatalf("Get: %d files, %v", len(j.Files), err)
+			}
+		}
+	})
 }
 
 func openBench(b *testing.B) *Queue {
