@@ -311,8 +311,8 @@ func (b *Backend) overLocked(id int64, l *live) bool {
 			return false
 		}
 	}
-	j, err := b.q.Get(id)
-	return err != nil || j.State != queue.Running
+	s, err := b.q.StateOf(id)
+	return err != nil || s != queue.Running
 }
 
 // pruneLocked lets go of the live jobs the runner is done with, keeping
