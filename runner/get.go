@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"braid/engine"
@@ -69,11 +70,14 @@ func (g *Get) Run(ctx context.Context, sources []string) bool {
 	// to its server, or a large document's parsing, overlaps the queue's
 	// start.
 	first := make(chan read, 1)
+	reading, stopReading := context.WithCancel(ctx)
+	var read1 sync.WaitGroup
+	defer func() { stopReading(); read1.Wait() }() // when the queue did not open
 	if len(sources) > 0 {
-		go func() {
-			r, err := Resolve(ctx, sources[0], g.resolveOptions())
+		read1.Go(func() {
+			r, err := Resolve(reading, sources[0], g.resolveOptions())
 			first <- read{r, err}
-		}()
+		})
 	}
 	if err := os.MkdirAll(g.Dir, 0o755); err != nil {
 		return state(fmt.Errorf("-d: %w", err))

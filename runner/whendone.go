@@ -49,7 +49,7 @@ func (r *Runner) WaitActions(ctx context.Context) error {
 // it has one. It returns at once; the action runs on its own goroutine.
 func (r *Runner) whenDone(id int64, w queue.WhenDone) {
 	if w.Action == queue.ActionNone {
-		return // the job is not read: it was 2 ms of a 200-file job's end
+		return // the job is read only for an action to run
 	}
 	q := r.Queue
 	j, err := q.Get(id)
