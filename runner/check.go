@@ -202,6 +202,7 @@ func (s *Service) Check(ctx context.Context, id int64, repair bool) error {
 		s.checking = map[int64]bool{}
 	}
 	s.checking[id] = true
+	s.checked++
 	s.checks.Add(1)
 	s.mu.Unlock()
 	o := r.Observer

@@ -97,11 +97,21 @@ func TestServiceChecksAJob(t *testing.T) {
 	t.Cleanup(s.Wait) // the test's context ends first
 	ctx := t.Context()
 
+	if working, began := s.Activity(); working || began != 0 {
+		t.Fatalf("a new service: Activity %v, %d; want nothing under way, nothing begun", working, began)
+	}
 	if err := s.Check(ctx, id, false); err != nil {
 		t.Fatal(err)
 	}
+	if _, began := s.Activity(); began != 1 {
+		t.Errorf("a check begun: Activity counts %d, want 1", began)
+	}
 	if err := <-log.ended; err != nil {
 		t.Fatal(err)
+	}
+	// Its end is told once its finding is recorded: nothing under way.
+	if working, _ := s.Activity(); working {
+		t.Error("the check has ended and Activity says it is under way")
 	}
 	if len(log.progress) < 2 || log.progress[0].File != "" || log.progress[1].File != "mend.bin" {
 		t.Errorf("Verify told %+v", log.progress)

@@ -43,6 +43,7 @@ func (r *Runner) startRun(id int64) (ended func()) {
 		r.runs = map[int64][]chan struct{}{}
 	}
 	r.runs[id] = append(r.runs[id], done)
+	r.started++
 	r.mu.Unlock()
 	return func() {
 		r.mu.Lock()
@@ -53,6 +54,17 @@ func (r *Runner) startRun(id int64) (ended func()) {
 		r.mu.Unlock()
 		close(done)
 	}
+}
+
+// Activity reports whether the runner has anything in hand that changes
+// the queue by itself (a job's run, from before its claim until its end
+// is recorded, or a torrent seeding) and how many runs it has begun. Safe
+// for concurrent use.
+func (r *Runner) Activity() (working bool, began uint64) {
+	r.mu.Lock()
+	working, began = len(r.runs) > 0, r.started
+	r.mu.Unlock()
+	return working || len(r.Seeding()) > 0, began
 }
 
 // LetGo stops the run of job id, which was just paused or removed in the

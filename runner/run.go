@@ -125,6 +125,7 @@ type Runner struct {
 	batch   *queue.JournalBatch
 	look    chan struct{}             // closed to make the runs look now (letgo.go)
 	runs    map[int64][]chan struct{} // job → each closed when its run has ended
+	started uint64                    // runs noted so far (Activity)
 	syncs   map[int64]*SyncJob        // sync job → its run in hand or last (LiveSync)
 
 	// claimed, when not nil, is called by RunJob once the job is

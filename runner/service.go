@@ -57,6 +57,7 @@ type Service struct {
 	stop func() // yields the run under way; nil between runs
 
 	checking map[int64]bool // jobs a check (Check) has in hand
+	checked  uint64         // checks begun (Activity)
 	checks   sync.WaitGroup // the checks under way
 }
 
@@ -83,6 +84,19 @@ func (s *Service) Wake() {
 	case s.wake <- struct{}{}:
 	default:
 	}
+}
+
+// Activity reports whether the service has anything under way that
+// changes the queue by itself (a job's run, a check, a torrent seeding),
+// and how many runs and checks it has begun: a face that shows the queue
+// reads it again while anything is under way, once after, and when the
+// count moved (a run that began and ended between two looks); a change
+// made by a face it is told of. Safe for concurrent use.
+func (s *Service) Activity() (working bool, began uint64) {
+	working, began = s.Runner.Activity()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return working || len(s.checking) > 0, began + s.checked
 }
 
 // Serve keeps the queue running until ctx ends: it runs the queued jobs
