@@ -95,7 +95,9 @@ func startBraid(t testing.TB, state, dir string, o Options, run runs) *braid {
 	ctx, cancel := context.WithCancel(context.Background())
 	wake, done := run(ctx, r)
 	b := &braid{q: q, dir: dir, secret: "s3cret-for-tests"}
-	b.dl = &QueueDownloads{Queue: q, Live: r, Wake: wake}
+	// The server reads the queue while r has anything under way, and
+	// when told, as the faces wire it (they give the service's).
+	b.dl = &QueueDownloads{Queue: q, Live: r, Wake: wake, Activity: r.Activity}
 	b.dl.SetDir(b.dir)
 	if o.Secret == "" {
 		o.Secret = b.secret

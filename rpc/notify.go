@@ -2,14 +2,20 @@ package rpc
 
 import "time"
 
-// notifyLoop reads the queue while a WebSocket client is connected (every
-// Poll, and at once after a command) and sends aria2's notifications for
-// the changes it sees. Progress is pulled, as everywhere in Braid: the
-// runner does not know the server exists.
+// notifyLoop reads the queue while a WebSocket client is connected and
+// sends aria2's notifications for the changes it sees. It reads it every
+// Poll while the service has anything under way that changes the queue by
+// itself (a run, a check, a torrent seeding: QueueDownloads.Activity) and
+// once after, and at once after a command or a change it is told of
+// (Changed); an idle queue is not read at all, however many jobs it holds.
+// Progress is pulled, as everywhere in Braid: the runner does not know
+// the server exists.
 func (s *Server) notifyLoop() {
 	tick := time.NewTicker(s.o.Poll)
 	defer tick.Stop()
 	var last map[int64]Job // nil: no baseline (no client was connected)
+	var began uint64       // runs and checks begun at the last reading
+	read := true           // the next tick reads the queue
 	for {
 		var ready chan struct{} // a new client waits for the baseline
 		select {
@@ -17,6 +23,7 @@ func (s *Server) notifyLoop() {
 			return
 		case <-tick.C:
 		case <-s.poke:
+			read = true
 		case ready = <-s.primed:
 		}
 		if !s.hasClients() {
@@ -26,8 +33,15 @@ func (s *Server) notifyLoop() {
 			}
 			continue
 		}
+		working, b := s.activity()
+		if last != nil && ready == nil && !read && !working && b == began {
+			continue // nothing under way, nothing told: as last read
+		}
+		// Under way now: read again at the next tick, and once more
+		// after it ends.
+		read, began = working, b
 		jobs, err := s.d.List(Want{})
-		if err == nil { // else the next look tries again
+		if err == nil {
 			now := make(map[int64]Job, len(jobs))
 			for _, j := range jobs {
 				now[j.ID] = j
@@ -36,11 +50,22 @@ func (s *Server) notifyLoop() {
 				s.notifyChanges(last, now)
 			}
 			last = now
+		} else {
+			read = true // the next look tries again
 		}
 		if ready != nil {
 			close(ready)
 		}
 	}
+}
+
+// activity is what the Downloads says is under way (QueueDownloads's
+// Activity); a Downloads that cannot say is always working.
+func (s *Server) activity() (working bool, began uint64) {
+	if a, ok := s.d.(interface{ activity() (bool, uint64) }); ok {
+		return a.activity()
+	}
+	return true, 0
 }
 
 // notifyChanges sends what happened between two readings of the queue.

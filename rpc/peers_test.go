@@ -50,7 +50,7 @@ func TestGetPeersLists(t *testing.T) {
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	b := &braid{q: q, dir: t.TempDir(), secret: "s3cret-for-tests"}
-	b.dl = &QueueDownloads{Queue: q, Live: r, Wake: func() {
+	b.dl = &QueueDownloads{Queue: q, Live: r, Activity: r.Activity, Wake: func() {
 		select {
 		case wake <- struct{}{}:
 		default:

@@ -35,7 +35,8 @@ const (
 	// second over all clients; bursts may reach twice as many.
 	DefaultRate = 50
 	// DefaultPoll is how often the queue is read for notifications while
-	// a WebSocket client is connected.
+	// a WebSocket client is connected and the queue's service has
+	// anything under way (QueueDownloads.Activity).
 	DefaultPoll = 500 * time.Millisecond
 )
 
@@ -735,6 +736,11 @@ func (s *Server) hasClients() bool {
 	defer s.mu.Unlock()
 	return len(s.conns)+s.joining > 0
 }
+
+// Changed tells the server that the queue changed by other hands than
+// its clients' (the window, another braid command): its clients hear of
+// it now. The server reads an idle queue only when told.
+func (s *Server) Changed() { s.pokeNotify() }
 
 // pokeNotify makes the notification poller look now.
 func (s *Server) pokeNotify() {

@@ -657,19 +657,21 @@ func serveQueue(ctx context.Context, shutdown func(), q *queue.Queue, svc *runne
 	if err != nil {
 		return err
 	}
-	dl := &rpc.QueueDownloads{Queue: q, Live: svc.Runner, Wake: svc.Wake}
+	dl := &rpc.QueueDownloads{Queue: q, Live: svc.Runner, Wake: svc.Wake, Activity: svc.Activity}
 	dl.Note = func(m string) { fmt.Fprintln(w, m) }
 	dl.SetDir(f.dir)
 	// getGlobalOption answers what this run's flags hold, not the saved
 	// settings under them.
 	dl.HoldRunOptions(rpc.RunOptions{MaxConcurrent: f.jobs, MaxOverallDownload: f.rate, MaxConnsPerHost: f.perHost})
-	defer serveLinks(ctx, q, dl.Wake, f.dir, w)()
 	srv, err := rpc.New(dl, rpc.Options{Secret: f.rpc.secret, AllowOrigins: f.rpc.origins, AllowRemote: f.rpc.remote,
 		TLS: f.rpc.tls, Version: version, Shutdown: func(bool) { shutdown() }})
 	if err != nil {
 		ln.Close()
 		return err
 	}
+	// A browser's link, or another braid command's change (braid queue
+	// pause), wakes the queue and is told to the clients.
+	defer serveLinks(ctx, q, func() { svc.Wake(); srv.Changed() }, f.dir, w)()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()
 	scheme := "http"

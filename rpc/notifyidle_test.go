@@ -1,0 +1,90 @@
+package rpc
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"braid/engine/metalink"
+	"braid/engine/mirrortest"
+	"braid/internal/testkit"
+	"braid/queue"
+	"braid/queue/queuetest"
+	"braid/runner"
+)
+
+// countingDownloads counts the server's readings of the queue.
+type countingDownloads struct {
+	*QueueDownloads
+	lists atomic.Int64
+}
+
+func (c *countingDownloads) List(want Want) ([]Job, error) {
+	c.lists.Add(1)
+	return c.QueueDownloads.List(want)
+}
+
+// An idle queue is not read for notifications however often the poller
+// ticks: only while the service has something under way (and once
+// after), and when the server is told of a change. A job the service
+// runs by itself, without a word to the server, is still told, start and
+// end.
+func TestNotifyReadsIdleQueueOnlyWhenTold(t *testing.T) {
+	t.Parallel()
+	q := queuetest.Open(t, queue.Open, t.TempDir())
+	r := &runner.Runner{Queue: q}
+	svc := runner.NewService(r)
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		svc.Serve(ctx, false)
+	}()
+	t.Cleanup(func() { cancel(); <-served; r.Close() })
+	d := &countingDownloads{QueueDownloads: &QueueDownloads{Queue: q, Live: r, Wake: svc.Wake, Activity: svc.Activity}}
+	const poll = 5 * time.Millisecond
+	srv, err := New(d, Options{Secret: "s3cret-for-tests", Poll: poll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() { hs.Close(); srv.Close() })
+	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(hs.URL, "http")+Path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+
+	testkit.WaitFor(t, "the new client's baseline", func() bool { return d.lists.Load() > 0 })
+	base := d.lists.Load()
+	time.Sleep(40 * poll) // forty ticks of an idle queue
+	if n := d.lists.Load(); n != base {
+		t.Errorf("an idle queue was read %d times in 40 ticks, want none", n-base)
+	}
+	srv.Changed()
+	testkit.WaitFor(t, "a reading after Changed", func() bool { return d.lists.Load() > base })
+
+	// A job added behind the server's back, which the service runs when
+	// woken: its only mirror answers 404, so it begins and fails at once.
+	data := mirrortest.Bytes(1000, 3)
+	gone := mirrortest.New(t, data, mirrortest.Status(404))
+	doc, err := metalink.Parse(strings.NewReader(meta4("lost.bin", data, gone.URL())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := q.Add(queue.NewJob{Source: "lost.meta4", Dest: t.TempDir(), Doc: doc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := q.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Wake()
+	notifications(t, ws, GID(id, j.AddedAt), "aria2.onDownloadStart", "aria2.onDownloadError")
+}
