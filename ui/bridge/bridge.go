@@ -244,6 +244,9 @@ func (b *Backend) changed() {
 	case b.changes <- struct{}{}:
 	default:
 	}
+	if srv := b.rpc.on.Load(); srv != nil {
+		srv.Changed() // the remote control's clients hear of it too
+	}
 }
 
 // setBusy is the service's word that a run starts (busy) or has

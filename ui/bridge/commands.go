@@ -137,6 +137,7 @@ func (b *Backend) Remove(id ui.JobID) error {
 	}
 	b.forget(id)
 	b.stopSeeding(int64(id))
+	b.changed()
 	return nil
 }
 
@@ -155,6 +156,7 @@ func (b *Backend) RemoveMany(ids []ui.JobID) error {
 		b.forget(ui.JobID(id))
 		b.stopSeeding(id)
 	}
+	b.changed()
 	return errors.Join(errs...)
 }
 

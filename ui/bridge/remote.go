@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 
 	"fyne.io/fyne/v2/lang"
 
@@ -31,6 +32,8 @@ type remote struct {
 	endpoint string             // "" while off
 	stop     context.CancelFunc // ends the server; nil while off
 	done     chan struct{}
+	// on is the server while on, told of the window's changes (changed).
+	on atomic.Pointer[rpc.Server]
 }
 
 // Remote is the remote control as it stands.
@@ -102,7 +105,7 @@ func (b *Backend) startRemote(addr string) error {
 	b.rpc.mu.Lock()
 	secret := b.secretLocked()
 	b.rpc.mu.Unlock()
-	dl := &rpc.QueueDownloads{Queue: b.q, Live: b.runner, Wake: b.Wake}
+	dl := &rpc.QueueDownloads{Queue: b.q, Live: b.runner, Wake: b.Wake, Activity: b.svc.Activity}
 	srv, err := rpc.New(dl, rpc.Options{Secret: secret})
 	if err != nil {
 		ln.Close()
@@ -114,6 +117,7 @@ func (b *Backend) startRemote(addr string) error {
 		defer close(done)
 		_ = srv.Serve(ctx, ln)
 	}()
+	b.rpc.on.Store(srv)
 	b.rpc.mu.Lock()
 	b.rpc.stop, b.rpc.done = stop, done
 	b.rpc.endpoint = "http://" + ln.Addr().(*net.TCPAddr).String() + "/jsonrpc"
@@ -127,6 +131,7 @@ func (b *Backend) stopRemote() {
 	stop, done := b.rpc.stop, b.rpc.done
 	b.rpc.stop, b.rpc.done, b.rpc.endpoint = nil, nil, ""
 	b.rpc.mu.Unlock()
+	b.rpc.on.Store(nil)
 	if stop != nil {
 		stop()
 		<-done
