@@ -78,7 +78,7 @@ type AddOptions struct {
 	// Resolve is how Add reads a source it is not given a document of.
 	Resolve ResolveOptions
 	// Read is the source as Resolve read it, when the caller read it
-	// already (braid get reads its first source while the queue opens);
+	// already (braid get reads each itself, the first while the queue opens);
 	// nil: Add reads it, or takes Doc and Spec.
 	Read *Resolved
 

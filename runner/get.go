@@ -66,18 +66,15 @@ func (g *Get) Run(ctx context.Context, sources []string) bool {
 		g.Observer.Note(Note{Kind: NoteState, Err: err})
 		return false
 	}
-	// The first source is read while the queue opens: a link's round trip
-	// to its server, or a large document's parsing, overlaps the queue's
-	// start.
+	// Each source is read before it is added; the first while the queue
+	// opens: a link's round trip to its server, or a large document's
+	// parsing, overlaps the queue's start.
 	first := make(chan read, 1)
 	reading, stopReading := context.WithCancel(ctx)
 	var read1 sync.WaitGroup
 	defer func() { stopReading(); read1.Wait() }() // when the queue did not open
 	if len(sources) > 0 {
-		read1.Go(func() {
-			r, err := Resolve(reading, sources[0], g.resolveOptions())
-			first <- read{r, err}
-		})
+		read1.Go(func() { first <- g.read(reading, sources[0]) })
 	}
 	if err := os.MkdirAll(g.Dir, 0o755); err != nil {
 		return state(fmt.Errorf("-d: %w", err))
@@ -115,10 +112,11 @@ func (g *Get) Run(ctx context.Context, sources []string) bool {
 				ok = false
 				return
 			}
-			var got *read
+			var got read
 			if i == 0 {
-				r := <-first
-				got = &r
+				got = <-first
+			} else {
+				got = g.read(adding, src)
 			}
 			id, whole := g.add(adding, q, src, got)
 			ok = ok && whole
@@ -154,31 +152,33 @@ type read struct {
 	err error
 }
 
-// add adds src with Add, telling the Observer what reading it found: its
-// warnings, how the filters chose, the files they left out and the ones
-// the document refused; got, when not nil, is src read already. It returns
-// the job (0: none) and whether the source was taken whole.
-func (g *Get) add(ctx context.Context, q *queue.Queue, src string, got *read) (int64, bool) {
+// read reads src as get does: through httpClient, and a plain link that
+// cannot be reached waits for the network.
+func (g *Get) read(ctx context.Context, src string) read {
+	r, err := Resolve(ctx, src, ResolveOptions{HTTPClient: g.httpClient(), Unread: WaitUnreached})
+	return read{r, err}
+}
+
+// add adds src, read as got, with Add, telling the Observer what reading
+// it found: its warnings, how the filters chose, the files they left out
+// and the ones the document refused. It returns the job (0: none) and
+// whether the source was taken whole.
+func (g *Get) add(ctx context.Context, q *queue.Queue, src string, got read) (int64, bool) {
 	o := AddOptions{
 		Dir:     g.Dir,
 		Select:  &Selection{Given: g.Given, Defaults: g.Defaults},
 		Again:   ResumeSource,
 		InOrder: g.InOrder,
 		Paused:  true, // RunJobs takes it: no other runner may first
-		Resolve: g.resolveOptions(),
+		Read:    got.r,
 	}
 	if g.Net != nil {
 		s := g.Net.Settings()
 		o.Net = &s
 	}
 	var added Added
-	var err error
-	if got != nil && got.err != nil {
-		err = got.err
-	} else {
-		if got != nil {
-			o.Read = got.r
-		}
+	err := got.err
+	if err == nil {
 		added, err = Add(ctx, q, src, o)
 	}
 	if doc := added.Doc; doc != nil {
@@ -212,12 +212,6 @@ func (g *Get) add(ctx context.Context, q *queue.Queue, src string, got *read) (i
 		g.Observer.Result(Result{Source: src, Err: err})
 	}
 	return added.ID, whole
-}
-
-// resolveOptions is how get reads a source: through httpClient, and a
-// plain link that cannot be reached waits for the network.
-func (g *Get) resolveOptions() ResolveOptions {
-	return ResolveOptions{HTTPClient: g.httpClient(), Unread: WaitUnreached}
 }
 
 // httpClient is what reads sources, torrents and documents: the Client's
