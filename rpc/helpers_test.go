@@ -95,14 +95,17 @@ func startBraid(t testing.TB, state, dir string, o Options, run runs) *braid {
 	ctx, cancel := context.WithCancel(context.Background())
 	wake, done := run(ctx, r)
 	b := &braid{q: q, dir: dir, secret: "s3cret-for-tests"}
-	// The server reads the queue while r has anything under way, and
-	// when told, as the faces wire it (they give the service's).
-	b.dl = &QueueDownloads{Queue: q, Live: r, Wake: wake, Activity: r.Activity}
+	b.dl = &QueueDownloads{Queue: q, Live: r, Wake: wake}
 	b.dl.SetDir(b.dir)
 	if o.Secret == "" {
 		o.Secret = b.secret
 	}
 	b.secret = o.Secret
+	if o.Activity == nil {
+		// The server reads the queue while r has anything under way,
+		// and when told, as the faces wire it (they give the service's).
+		o.Activity = r.Activity
+	}
 	b.srv, err = New(b.dl, o)
 	if err != nil {
 		t.Fatal(err)

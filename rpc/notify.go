@@ -5,7 +5,7 @@ import "time"
 // notifyLoop reads the queue while a WebSocket client is connected and
 // sends aria2's notifications for the changes it sees. It reads it every
 // Poll while the service has anything under way that changes the queue by
-// itself (a run, a check, a torrent seeding: QueueDownloads.Activity) and
+// itself (a run, a check, a torrent seeding: Options.Activity) and
 // once after, and at once after a command or a change it is told of
 // (Changed); an idle queue is not read at all, however many jobs it holds.
 // Progress is pulled, as everywhere in Braid: the runner does not know
@@ -59,13 +59,12 @@ func (s *Server) notifyLoop() {
 	}
 }
 
-// activity is what the Downloads says is under way (QueueDownloads's
-// Activity); a Downloads that cannot say is always working.
+// activity is Options.Activity's, or always working without it.
 func (s *Server) activity() (working bool, began uint64) {
-	if a, ok := s.d.(interface{ activity() (bool, uint64) }); ok {
-		return a.activity()
+	if s.o.Activity == nil {
+		return true, 0
 	}
-	return true, 0
+	return s.o.Activity()
 }
 
 // notifyChanges sends what happened between two readings of the queue.

@@ -46,9 +46,9 @@ func TestNotifyReadsIdleQueueOnlyWhenTold(t *testing.T) {
 		svc.Serve(ctx, false)
 	}()
 	t.Cleanup(func() { cancel(); <-served; r.Close() })
-	d := &countingDownloads{QueueDownloads: &QueueDownloads{Queue: q, Live: r, Wake: svc.Wake, Activity: svc.Activity}}
+	d := &countingDownloads{QueueDownloads: &QueueDownloads{Queue: q, Live: r, Wake: svc.Wake}}
 	const poll = 5 * time.Millisecond
-	srv, err := New(d, Options{Secret: "s3cret-for-tests", Poll: poll})
+	srv, err := New(d, Options{Secret: "s3cret-for-tests", Poll: poll, Activity: svc.Activity})
 	if err != nil {
 		t.Fatal(err)
 	}

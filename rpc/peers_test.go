@@ -50,14 +50,14 @@ func TestGetPeersLists(t *testing.T) {
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	b := &braid{q: q, dir: t.TempDir(), secret: "s3cret-for-tests"}
-	b.dl = &QueueDownloads{Queue: q, Live: r, Activity: r.Activity, Wake: func() {
+	b.dl = &QueueDownloads{Queue: q, Live: r, Wake: func() {
 		select {
 		case wake <- struct{}{}:
 		default:
 		}
 	}}
 	b.dl.SetDir(b.dir)
-	if b.srv, err = New(b.dl, Options{Secret: b.secret}); err != nil {
+	if b.srv, err = New(b.dl, Options{Secret: b.secret, Activity: r.Activity}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.srv.Close() })

@@ -63,12 +63,6 @@ type QueueDownloads struct {
 	// Wake is called after a job is added or unpaused, so a runner that
 	// ran out of work starts again; nil: none.
 	Wake func()
-	// Activity is what the service running the queue has under way
-	// (runner.Service.Activity): the server reads the queue for its
-	// notifications while anything is, once after, and when the count of
-	// runs and checks begun moved, else only when told (Server.Changed).
-	// nil: it reads the queue every Poll while a client listens.
-	Activity func() (working bool, began uint64)
 	// HTTPClient reads URLs given to addUri; nil: the transport's default.
 	HTTPClient *http.Client
 	// Note tells the user a sentence about a download (once: the system
@@ -100,14 +94,6 @@ type mirrorsRead struct {
 }
 
 var _ Downloads = (*QueueDownloads)(nil)
-
-// activity is Activity's, or always working without it.
-func (a *QueueDownloads) activity() (bool, uint64) {
-	if a.Activity == nil {
-		return true, 0
-	}
-	return a.Activity()
-}
 
 // SetDir sets the folder for downloads added without a dir (braid queue
 // run -d DIR); "" leaves it to the queue's download-folder setting.

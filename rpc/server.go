@@ -36,7 +36,7 @@ const (
 	DefaultRate = 50
 	// DefaultPoll is how often the queue is read for notifications while
 	// a WebSocket client is connected and the queue's service has
-	// anything under way (QueueDownloads.Activity).
+	// anything under way (Options.Activity).
 	DefaultPoll = 500 * time.Millisecond
 )
 
@@ -89,6 +89,12 @@ type Options struct {
 	Rate float64
 	// Poll is how often notifications are looked for; 0: DefaultPoll.
 	Poll time.Duration
+	// Activity is what the service running the queue has under way
+	// (runner.Service.Activity): the server reads the queue for its
+	// notifications while anything is, once after, and when the count of
+	// runs and checks begun moved, else only when told (Changed). nil: it
+	// reads the queue every Poll while a client listens.
+	Activity func() (working bool, began uint64)
 	// Shutdown is called (once, after the answer is sent) by
 	// aria2.shutdown and aria2.forceShutdown; nil refuses them.
 	Shutdown func(force bool)

@@ -657,14 +657,14 @@ func serveQueue(ctx context.Context, shutdown func(), q *queue.Queue, svc *runne
 	if err != nil {
 		return err
 	}
-	dl := &rpc.QueueDownloads{Queue: q, Live: svc.Runner, Wake: svc.Wake, Activity: svc.Activity}
+	dl := &rpc.QueueDownloads{Queue: q, Live: svc.Runner, Wake: svc.Wake}
 	dl.Note = func(m string) { fmt.Fprintln(w, m) }
 	dl.SetDir(f.dir)
 	// getGlobalOption answers what this run's flags hold, not the saved
 	// settings under them.
 	dl.HoldRunOptions(rpc.RunOptions{MaxConcurrent: f.jobs, MaxOverallDownload: f.rate, MaxConnsPerHost: f.perHost})
 	srv, err := rpc.New(dl, rpc.Options{Secret: f.rpc.secret, AllowOrigins: f.rpc.origins, AllowRemote: f.rpc.remote,
-		TLS: f.rpc.tls, Version: version, Shutdown: func(bool) { shutdown() }})
+		TLS: f.rpc.tls, Version: version, Shutdown: func(bool) { shutdown() }, Activity: svc.Activity})
 	if err != nil {
 		ln.Close()
 		return err

@@ -105,8 +105,8 @@ func (b *Backend) startRemote(addr string) error {
 	b.rpc.mu.Lock()
 	secret := b.secretLocked()
 	b.rpc.mu.Unlock()
-	dl := &rpc.QueueDownloads{Queue: b.q, Live: b.runner, Wake: b.Wake, Activity: b.svc.Activity}
-	srv, err := rpc.New(dl, rpc.Options{Secret: secret})
+	dl := &rpc.QueueDownloads{Queue: b.q, Live: b.runner, Wake: b.Wake}
+	srv, err := rpc.New(dl, rpc.Options{Secret: secret, Activity: b.svc.Activity})
 	if err != nil {
 		ln.Close()
 		return err
