@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"braid/engine/metalink"
 	"braid/queue"
 	"braid/queue/queuetest"
 	"braid/ui"
@@ -30,15 +29,7 @@ func TestUnrecordedCheckIsTold(t *testing.T) {
 		return queue.OpenOptions(dir, queue.Options{BusyTimeout: 300 * time.Millisecond})
 	}, t.TempDir())
 	f := describeData(t, "kept.bin", data, "http://127.0.0.1:9/kept.bin")
-	id, err := q.Add(queue.NewJob{Source: "kept.meta4", Dest: dir, Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
-	if err == nil {
-		if err = q.SetFile(id, "kept.bin", queue.VerifiedBy("sha-256")); err == nil {
-			_, err = q.Finish(id)
-		}
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := doneJob(t, q, dir, f)
 	b := newBackend(t, q)
 	w := newWindow(t, b)
 	w.Tick()
