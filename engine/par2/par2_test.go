@@ -193,6 +193,7 @@ func TestDamagedVolumePacketsAreSkipped(t *testing.T) {
 }
 
 func TestGFInverseAndConstants(t *testing.T) {
+	gfTables()
 	for _, a := range []uint16{1, 2, 3, 0x1234, 0xffff} {
 		if gfMul(a, gfInv(a)) != 1 {
 			t.Fatalf("%#x × its inverse ≠ 1", a)
