@@ -27,8 +27,8 @@ func received(dl *engine.Download, j *Job) (http, bt int64) {
 // once, and a change of it reaches both: what they read together over a
 // window stays within the limit (a generous margin for a loaded machine,
 // the burst and a read per connection aside), each gets a clear share,
-// and after the limit is raised both go faster while their sum stays
-// within the new one.
+// and after the limit is raised together they go past the old one, each
+// with a share, while their sum stays within the new one.
 //
 // Not parallel: it measures throughput and wants the raised limit reached,
 // which tests beside it on the same cores could keep it from.
@@ -78,19 +78,31 @@ func TestOneLimitForHTTPAndTorrent(t *testing.T) {
 		el = time.Since(t0).Seconds()
 		return float64(h1-h0) / el, float64(b1-b0) / el, el
 	}
-	// check fails unless the sum is within rate, and each has a share.
-	check := func(what string, rate, http, bt, el float64) {
+	// check measures windows of 3 s: in each the sum stays within rate,
+	// and one of them, of at most five, gives each a share. The test's
+	// seeder (anacrolix v1.59.1) now and then holds a peer's requests
+	// for seconds (seen: 11 requests held, nothing sent for 4.3 s, one
+	// run in 66 with six runs at once), which starves the torrent for a
+	// window, not for five; a limit that starves one of them starves it
+	// in every window.
+	check := func(what string, rate float64) {
 		t.Helper()
-		t.Logf("%s: HTTP %.0f B/s + torrent %.0f B/s = %.2f of %.0f B/s", what, http, bt, (http+bt)/rate, rate)
-		// The burst, and per connection one read (the torrent's up
-		// to 128 KiB, the engine's 50 ms worth), over the window.
-		slack := (float64(engine.NewLimiter(int64(rate)).RateLimiter().Burst()) + 4*128<<10) / el
-		if http+bt > rate*1.3+slack {
-			t.Errorf("%s: together %.0f B/s under a limit of %.0f", what, http+bt, rate)
+		var http, bt float64
+		for range 5 {
+			var el float64
+			http, bt, el = window(3 * time.Second)
+			t.Logf("%s: HTTP %.0f B/s + torrent %.0f B/s = %.2f of %.0f B/s", what, http, bt, (http+bt)/rate, rate)
+			// The burst, and per connection one read (the torrent's up
+			// to 128 KiB, the engine's 50 ms worth), over the window.
+			slack := (float64(engine.NewLimiter(int64(rate)).RateLimiter().Burst()) + 4*128<<10) / el
+			if http+bt > rate*1.3+slack {
+				t.Errorf("%s: together %.0f B/s under a limit of %.0f", what, http+bt, rate)
+			}
+			if http >= rate/20 && bt >= rate/20 {
+				return
+			}
 		}
-		if http < rate/20 || bt < rate/20 {
-			t.Errorf("%s: HTTP %.0f B/s, torrent %.0f B/s: one of them is starved", what, http, bt)
-		}
+		t.Errorf("%s: HTTP %.0f B/s, torrent %.0f B/s: one of them is starved", what, http, bt)
 	}
 
 	// Wait until both are under way: the torrent has its peer.
@@ -104,20 +116,32 @@ func TestOneLimitForHTTPAndTorrent(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	time.Sleep(time.Second) // past the first burst
-	http1, bt1, el := window(3 * time.Second)
-	check("at 1 MiB/s", limit, http1, bt1, el)
+	check("at 1 MiB/s", limit)
 
 	const raised = 4 * limit
 	hc.SetLimit(raised)
 	if got, _ := tc.Limits(); got != raised {
 		t.Fatalf("the torrent client's limit is %d after the HTTP client's changed to %d", got, raised)
 	}
-	time.Sleep(time.Second)
-	http2, bt2, el := window(3 * time.Second)
-	check("raised to 4 MiB/s", raised, http2, bt2, el)
-	if http2 < 1.5*http1 || bt2 < 1.5*bt1 {
-		t.Errorf("after the limit was raised fourfold: HTTP %.0f -> %.0f B/s, torrent %.0f -> %.0f B/s", http1, http2, bt1, bt2)
+	// The raised limit reaches them: since the raise they have read
+	// together more than the old limit could have let through. How they
+	// share the new one is up to the scheduler (under load one took 3/4
+	// of it); each keeps a share (check).
+	h0, b0 := received(dl, j)
+	t0 := time.Now()
+	oldSlack := float64(engine.NewLimiter(limit).RateLimiter().Burst() + 4*128<<10)
+	for {
+		h, b := received(dl, j)
+		if float64(h-h0+b-b0) > limit*time.Since(t0).Seconds()+oldSlack {
+			break
+		}
+		if time.Since(t0) > time.Minute {
+			t.Fatalf("a minute after the limit was raised fourfold the two had read %d bytes, no more than 1 MiB/s allows", h-h0+b-b0)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
+	time.Sleep(time.Second) // past the new limit's first burst
+	check("raised to 4 MiB/s", raised)
 
 	// The torrent client's SetLimits is the same one limit.
 	tc.SetLimits(0, 0)
