@@ -33,9 +33,21 @@ func webseedTimer(cl *torrent.Client) *time.Timer {
 	return *(**time.Timer)(unsafe.Pointer(v.UnsafeAddr()))
 }
 
-// nudgeWebSeeds makes the library plan web seed requests now.
-func nudgeWebSeeds(tm *time.Timer) {
+// nudgeWebSeeds makes the library plan web seed requests now, on cl's
+// timer tm.
+//
+// The timer's function reads Client.webseedUpdateReason before it takes
+// the client's lock (webseed-requesting.go:482): it counts on whoever
+// armed the timer having done so under that lock, after the library's
+// last write of the field. The library's own Reset does; one from here,
+// without the lock, did not, and under -race a planning the nudge
+// started was reported racing the one before it. So the lock is taken
+// once between Stop and Reset (Torrents takes it): while the timer is
+// stopped no planning starts, and the one that ran last has let go of
+// it, so the planning Reset starts comes after it.
+func nudgeWebSeeds(cl *torrent.Client, tm *time.Timer) {
 	if tm != nil && tm.Stop() {
+		cl.Torrents()
 		tm.Reset(0)
 	}
 }
