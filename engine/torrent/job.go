@@ -388,7 +388,7 @@ func (j *Job) download(ctx context.Context, cl *torrent.Client) error {
 	if len(seeds) > 0 {
 		// The files are wanted now: web seeds start at once, not on the
 		// library's next 5-second tick.
-		nudgeWebSeeds(cl, webseedTimer(cl))
+		nudgeWebSeeds(cl)
 	}
 
 	tick := time.NewTicker(200 * time.Millisecond)

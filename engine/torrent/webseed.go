@@ -34,7 +34,7 @@ func webseedTimer(cl *torrent.Client) *time.Timer {
 }
 
 // nudgeWebSeeds makes the library plan web seed requests now, on cl's
-// timer tm.
+// timer (webseedTimer).
 //
 // The timer's function reads Client.webseedUpdateReason before it takes
 // the client's lock (webseed-requesting.go:482): it counts on whoever
@@ -45,8 +45,8 @@ func webseedTimer(cl *torrent.Client) *time.Timer {
 // once between Stop and Reset (Torrents takes it): while the timer is
 // stopped no planning starts, and the one that ran last has let go of
 // it, so the planning Reset starts comes after it.
-func nudgeWebSeeds(cl *torrent.Client, tm *time.Timer) {
-	if tm != nil && tm.Stop() {
+func nudgeWebSeeds(cl *torrent.Client) {
+	if tm := webseedTimer(cl); tm != nil && tm.Stop() {
 		cl.Torrents()
 		tm.Reset(0)
 	}

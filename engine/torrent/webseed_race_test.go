@@ -21,12 +21,11 @@ func TestNudgeWebSeedsRacesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := webseedTimer(cl)
-	if tm == nil {
+	if webseedTimer(cl) == nil {
 		t.Fatal("no webseedRequestTimer in torrent.Client")
 	}
 	for range 50 {
-		nudgeWebSeeds(cl, tm)
+		nudgeWebSeeds(cl)
 		time.Sleep(5 * time.Millisecond)
 	}
 }
