@@ -79,3 +79,18 @@ func sameFile(t testing.TB, dir, name string, want []byte) {
 		t.Fatalf("%s.part is still there", name)
 	}
 }
+
+// pastLimit waits, up to a minute, until read has grown since the call by
+// more than rate (bytes a second) and slack allow, and returns how long
+// that took; after the minute it fails tb with what read said.
+func pastLimit(tb testing.TB, read func() int64, rate, slack float64, what string) time.Duration {
+	tb.Helper()
+	n0, t0 := read(), time.Now()
+	for float64(read()-n0) <= rate*time.Since(t0).Seconds()+slack {
+		if time.Since(t0) > time.Minute {
+			tb.Fatalf("a minute after the limit was raised fourfold %s had read %d bytes, no more than %.0f B/s allows", what, read()-n0, rate)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return time.Since(t0)
+}

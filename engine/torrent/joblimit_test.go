@@ -2,7 +2,6 @@ package torrent
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -69,16 +68,8 @@ func TestTorrentOwnLimitWhileRunning(t *testing.T) {
 	// the old limit it never happens.
 	oldSlack := float64(lim.RateLimiter().Burst() + 4*128<<10)
 	lim.SetRate(4 * limit)
-	b0, t0 := got(), time.Now()
-	for float64(got()-b0) <= limit*time.Since(t0).Seconds()+oldSlack {
-		if time.Since(t0) > time.Minute {
-			var status strings.Builder
-			c.WriteStatus(&status)
-			t.Fatalf("a minute after the limit was raised fourfold the torrent had read %d bytes, no more than 512 KiB/s allows:\n%s", got()-b0, status.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Logf("past the old limit %v after the raise", time.Since(t0).Round(time.Millisecond))
+	took := pastLimit(t, got, limit, oldSlack, "the torrent")
+	t.Logf("past the old limit %v after the raise", took.Round(time.Millisecond))
 	window("raised to 2 MiB/s", 4*limit)
 	lim.SetRate(0)
 	select {

@@ -127,19 +127,8 @@ func TestOneLimitForHTTPAndTorrent(t *testing.T) {
 	// together more than the old limit could have let through. How they
 	// share the new one is up to the scheduler (under load one took 3/4
 	// of it); each keeps a share (check).
-	h0, b0 := received(dl, j)
-	t0 := time.Now()
 	oldSlack := float64(engine.NewLimiter(limit).RateLimiter().Burst() + 4*128<<10)
-	for {
-		h, b := received(dl, j)
-		if float64(h-h0+b-b0) > limit*time.Since(t0).Seconds()+oldSlack {
-			break
-		}
-		if time.Since(t0) > time.Minute {
-			t.Fatalf("a minute after the limit was raised fourfold the two had read %d bytes, no more than 1 MiB/s allows", h-h0+b-b0)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	pastLimit(t, func() int64 { h, b := received(dl, j); return h + b }, limit, oldSlack, "the two")
 	time.Sleep(time.Second) // past the new limit's first burst
 	check("raised to 4 MiB/s", raised)
 
