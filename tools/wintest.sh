@@ -57,6 +57,7 @@ export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 mkdir -p "$work/home"
 wine=(env HOME="$work/home" "$wine")
 cleanup() {
+	[ -n "${builder:-}" ] && kill "$builder" 2>/dev/null
 	HOME="$work/home" "$wineserver" -k 2>/dev/null || true
 	rm -rf "$work" 2>/dev/null || true
 }
@@ -80,12 +81,36 @@ x86_64-w64-mingw32-gcc -shared -O2 -o "$WINEPREFIX/drive_c/windows/system32/bcry
 
 win=(env GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc)
 mkdir -p "$work/bin"
+# The test binaries are built one after another in the background while
+# those built before them run: a Wine run mostly waits (on servers, timers
+# and Wine itself), so the next package compiles meanwhile instead of
+# after it. $work/NAME.built holds a build's exit status and seconds.
+(
+	for p in "${pkgs[@]}"; do
+		name=$(echo "${p#./}" | tr / _)
+		start=$SECONDS rc=0
+		"${win[@]}" "$go" test -overlay="$work/overlay/overlay.json" -c -o "$work/bin/$name.test.exe" "$p" \
+			>"$work/$name.build" 2>&1 || rc=$?
+		echo "$rc $((SECONDS - start))" >"$work/$name.built.tmp"
+		mv "$work/$name.built.tmp" "$work/$name.built"
+		[ "$rc" -eq 0 ] || exit 1
+	done
+) &
+builder=$!
 status=0
 for p in "${pkgs[@]}"; do
 	name=$(echo "${p#./}" | tr / _)
 	exe=$work/bin/$name.test.exe
-	built=$SECONDS
-	"${win[@]}" "$go" test -overlay="$work/overlay/overlay.json" -c -o "$exe" "$p"
+	while [ ! -e "$work/$name.built" ]; do
+		kill -0 "$builder" 2>/dev/null || break
+		sleep 0.2
+	done
+	read -r rc built <"$work/$name.built" 2>/dev/null || { rc=1 built=0; }
+	cat "$work/$name.build" 2>/dev/null || true
+	if [ "$rc" -ne 0 ]; then
+		echo "wintest: building the tests of $p failed" >&2
+		exit 1
+	fi
 	[ -e "$exe" ] || continue # no tests
 	ran=$SECONDS
 	# Up to 4 tests side by side, as make test runs them on Linux: the
@@ -105,7 +130,7 @@ for p in "${pkgs[@]}"; do
 	if ! tools/wintest-summary.sh "$work/$name.json"; then
 		status=1
 	fi
-	echo "    (built in $((ran - built)) s, ran in $((SECONDS - ran)) s)"
+	echo "    (built in $built s; ran in $((SECONDS - ran)) s)"
 done
 tools/wintest-summary.sh --total "$work"/*.json || status=1
 exit $status
