@@ -57,7 +57,9 @@ export WINEPREFIX=$work/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 mkdir -p "$work/home"
 wine=(env HOME="$work/home" "$wine")
 cleanup() {
-	[ -n "${builder:-}" ] && kill "$builder" 2>/dev/null
+	# Under set -e a failing last command here would become the script's
+	# exit status: the builder has usually finished, and kill then fails.
+	if [ -n "${builder:-}" ]; then kill "$builder" 2>/dev/null || true; fi
 	HOME="$work/home" "$wineserver" -k 2>/dev/null || true
 	rm -rf "$work" 2>/dev/null || true
 }
