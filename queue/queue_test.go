@@ -90,6 +90,26 @@ func TestAddGetList(t *testing.T) {
 	if jobs[0].Doc != nil || jobs[0].Files[0].Mirrors != nil {
 		t.Error("List carries documents or mirrors")
 	}
+	// Mirrors reads what List leaves out: the mirrors Get reads, for
+	// every job at once.
+	mirrors, err := q.Mirrors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int64{id, id2} {
+		full, err := q.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(mirrors[id]) != len(full.Files) {
+			t.Errorf("job %d: Mirrors has %d files, Get %d", id, len(mirrors[id]), len(full.Files))
+		}
+		for _, f := range full.Files {
+			if !reflect.DeepEqual(mirrors[id][f.Name], f.Mirrors) {
+				t.Errorf("job %d, %s: Mirrors %+v, Get %+v", id, f.Name, mirrors[id][f.Name], f.Mirrors)
+			}
+		}
+	}
 	if _, pieces, _, size := jobs[0].Progress(); pieces != 12 || size != 2*(5<<20+3) {
 		t.Errorf("Progress of job 1: %d pieces, %d bytes", pieces, size)
 	}

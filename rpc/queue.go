@@ -75,22 +75,9 @@ type QueueDownloads struct {
 	// download itself, and a row for it here would be a second copy.
 	RefuseUnread bool
 
-	mu      sync.Mutex
-	dir     string     // SetDir's folder, over the queue's setting
-	held    RunOptions // HoldRunOptions's, over the queue's settings
-	mirrors map[int64]mirrorsRead
-}
-
-// mirrorsTTL is how long List trusts the mirrors it read of a job. An
-// aria2 web UI lists every download with its files each second; reading
-// each job whole for its mirrors, which change only when a link is
-// renewed, cost 19 times the rest of the list (BenchmarkTellWaiting).
-const mirrorsTTL = 5 * time.Second
-
-// mirrorsRead are a job's mirrors by file name, as read at a moment.
-type mirrorsRead struct {
-	at, added time.Time
-	files     map[string][]queue.Mirror
+	mu   sync.Mutex
+	dir  string     // SetDir's folder, over the queue's setting
+	held RunOptions // HoldRunOptions's, over the queue's settings
 }
 
 var _ Downloads = (*QueueDownloads)(nil)
@@ -284,18 +271,19 @@ func (a *QueueDownloads) List(want Want) ([]Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	var mirrors map[int64]map[string][]queue.Mirror
+	if want.URIs { // List leaves out the mirrors
+		if mirrors, err = a.Queue.Mirrors(); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]Job, 0, len(jobs))
 	for _, j := range jobs {
 		if j.Sync {
 			continue // a folder kept in sync has no place in aria2's lists
 		}
-		if want.URIs {
-			// List leaves out the mirrors.
-			if ok, err := a.withMirrors(&j); err != nil {
-				return nil, err
-			} else if !ok {
-				continue // removed meanwhile
-			}
+		for i := range j.Files {
+			j.Files[i].Mirrors = mirrors[j.ID][j.Files[i].Name]
 		}
 		v, err := a.job(j, want)
 		if err != nil {
@@ -303,51 +291,7 @@ func (a *QueueDownloads) List(want Want) ([]Job, error) {
 		}
 		out = append(out, v)
 	}
-	if want.URIs {
-		listed := make(map[int64]bool, len(jobs))
-		for _, j := range jobs {
-			listed[j.ID] = true
-		}
-		a.mu.Lock()
-		for id := range a.mirrors {
-			if !listed[id] {
-				delete(a.mirrors, id)
-			}
-		}
-		a.mu.Unlock()
-	}
 	return out, nil
-}
-
-// withMirrors fills in the mirrors of j's files, as read within
-// mirrorsTTL or read now; false when the job is gone.
-func (a *QueueDownloads) withMirrors(j *queue.Job) (bool, error) {
-	a.mu.Lock()
-	m, ok := a.mirrors[j.ID]
-	a.mu.Unlock()
-	if !ok || !m.added.Equal(j.AddedAt) || time.Since(m.at) > mirrorsTTL {
-		full, err := a.Queue.Get(j.ID)
-		if errors.Is(err, queue.ErrNotFound) {
-			return false, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		m = mirrorsRead{at: time.Now(), added: full.AddedAt, files: map[string][]queue.Mirror{}}
-		for _, f := range full.Files {
-			m.files[f.Name] = f.Mirrors
-		}
-		a.mu.Lock()
-		if a.mirrors == nil {
-			a.mirrors = map[int64]mirrorsRead{}
-		}
-		a.mirrors[j.ID] = m
-		a.mu.Unlock()
-	}
-	for i := range j.Files {
-		j.Files[i].Mirrors = m.files[j.Files[i].Name]
-	}
-	return true, nil
 }
 
 var states = map[queue.State]State{
