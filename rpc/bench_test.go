@@ -13,8 +13,9 @@ var ariaNGKeys = []string{"gid", "totalLength", "completedLength", "uploadSpeed"
 	"numSeeders", "seeder", "status", "errorCode", "verifiedLength", "verifyIntegrityPending", "files", "bittorrent", "infoHash"}
 
 // BenchmarkTellWaiting is one of AriaNg's list calls over a queue of 200
-// paused downloads: with the files (and so each job's mirrors, one read
-// of the queue per job) and without.
+// paused downloads: with the files (and so each job's mirrors) and
+// without. Over an idle queue the list is read once and kept
+// (Server.read): what is left is the answer's shaping.
 func BenchmarkTellWaiting(b *testing.B) {
 	state := b.TempDir()
 	q, err := queue.Open(state)
@@ -48,4 +49,66 @@ func BenchmarkTellWaiting(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkAriaNgRound is one second of AriaNg over a queue of 10,000
+// downloads, 9,000 done and 1,000 paused, as BenchmarkWindow10000Jobs: tellActive, tellWaiting and tellStopped with its
+// keys, and getGlobalStat. "kept" is a round over an idle queue that
+// nothing changed since the round before (AriaNg's second, fourth...
+// round: the list is kept two seconds); "changed" follows a change the
+// server is told of, so the queue is read again.
+func BenchmarkAriaNgRound(b *testing.B) {
+	state := b.TempDir()
+	q, err := queue.OpenOptions(state, queue.Options{Synchronous: "NORMAL"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dest := b.TempDir()
+	for i := range 10000 {
+		name := fmt.Sprintf("f%05d.bin", i)
+		src := "http://127.0.0.1:9/" + name
+		doc := &metalink.Document{Version: 4, Files: []metalink.File{{Name: name, Size: 1 << 20,
+			URLs: []metalink.URL{{URL: src, Priority: 1}}}}}
+		if i%10 == 9 {
+			_, err = q.Add(queue.NewJob{Source: src, Dest: dest, Doc: doc, Paused: true})
+		} else {
+			var id int64
+			if id, err = q.Add(queue.NewJob{Source: src, Dest: dest, Doc: doc}); err == nil {
+				_, err = q.Finish(id)
+			}
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	q.Close()
+	br := openBraid(b, state, b.TempDir(), Options{})
+	round := func(b *testing.B) {
+		for _, c := range []struct {
+			method string
+			args   []any
+		}{
+			{"aria2.tellActive", []any{ariaNGKeys}},
+			{"aria2.tellWaiting", []any{0, 1000, ariaNGKeys}},
+			{"aria2.tellStopped", []any{-1, 1000, ariaNGKeys}},
+			{"aria2.getGlobalStat", nil},
+		} {
+			args := append([]any{"token:" + br.secret}, c.args...)
+			if _, err := br.srv.call(b.Context(), c.method, rawParams(b, args...), false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("kept", func(b *testing.B) {
+		round(b)
+		for b.Loop() {
+			round(b)
+		}
+	})
+	b.Run("changed", func(b *testing.B) {
+		for b.Loop() {
+			br.srv.Changed()
+			round(b)
+		}
+	})
 }

@@ -104,7 +104,21 @@ func (s *Server) call(ctx context.Context, name string, raw []json.RawMessage, i
 	if err != nil {
 		return nil, err
 	}
+	if !reads[name] {
+		// Counted once the call is done: a list read meanwhile is
+		// kept under the count before it, so it is read again.
+		defer s.changes.Add(1)
+	}
 	return m(s, ctx, params(raw))
+}
+
+// reads are the methods that change nothing: the lists they read are
+// kept (Server.read).
+var reads = map[string]bool{
+	"aria2.tellStatus": true, "aria2.getUris": true, "aria2.getFiles": true, "aria2.getServers": true,
+	"aria2.getPeers": true, "aria2.tellActive": true, "aria2.tellWaiting": true, "aria2.tellStopped": true,
+	"aria2.getOption": true, "aria2.getGlobalOption": true, "aria2.getGlobalStat": true,
+	"aria2.getVersion": true, "aria2.getSessionInfo": true,
 }
 
 // multicall runs system.multicall: each call carries its own token; a

@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -126,6 +127,10 @@ type Server struct {
 	wg     sync.WaitGroup
 	poke   chan struct{}
 	primed chan chan struct{} // a new client's: closed once the poller has its baseline
+
+	changes atomic.Uint64 // the queue's changes the server made or was told of (Changed)
+	listMu  sync.Mutex
+	listed  map[Want]listing // the queue as last listed while nothing was under way
 
 	mu      sync.Mutex // guards what follows
 	conns   map[*wsConn]bool
@@ -746,7 +751,10 @@ func (s *Server) hasClients() bool {
 // Changed tells the server that the queue changed by other hands than
 // its clients' (the window, another braid command): its clients hear of
 // it now. The server reads an idle queue only when told.
-func (s *Server) Changed() { s.pokeNotify() }
+func (s *Server) Changed() {
+	s.changes.Add(1)
+	s.pokeNotify()
+}
 
 // pokeNotify makes the notification poller look now.
 func (s *Server) pokeNotify() {

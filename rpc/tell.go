@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"time"
 )
 
 func (s *Server) tellStatus(_ context.Context, p params) (any, error) {
@@ -139,7 +140,7 @@ func page[T any](all []T, offset, num int64) []T {
 // list is the queue's jobs in queue order whose state in accepts, with
 // the jobs removed through the RPC after them (they are stopped).
 func (s *Server) list(want Want, in func(State) bool) ([]Job, error) {
-	jobs, err := s.d.List(want)
+	jobs, err := s.read(want)
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +161,47 @@ func (s *Server) list(want Want, in func(State) bool) ([]Job, error) {
 		out = append(out, removed...)
 	}
 	return out, nil
+}
+
+// listing is one reading of the queue's list, with what was under way
+// and what had changed when it began.
+type listing struct {
+	jobs           []Job
+	at             time.Time
+	began, changes uint64
+}
+
+// listKeep is how long a list read while nothing was under way is kept.
+const listKeep = 2 * time.Second
+
+// read is the queue's list. While the service has nothing under way
+// (Options.Activity), the queue changes only by a command: one of this
+// server's, or one it is told of (Changed). A list read then is kept for
+// listKeep, until a run or a check begins or such a command is counted:
+// a web UI that lists an idle queue every second, in three or four
+// calls, reads it once every two seconds. A change the server is not
+// told of (a move in the window) shows within listKeep.
+func (s *Server) read(want Want) ([]Job, error) {
+	working, began := s.activity()
+	changes := s.changes.Load()
+	s.listMu.Lock()
+	l, ok := s.listed[want]
+	s.listMu.Unlock()
+	if ok && !working && l.began == began && l.changes == changes && time.Since(l.at) < listKeep {
+		return l.jobs, nil
+	}
+	at := time.Now()
+	jobs, err := s.d.List(want)
+	if err != nil || working {
+		return jobs, err
+	}
+	s.listMu.Lock()
+	if s.listed == nil {
+		s.listed = map[Want]listing{}
+	}
+	s.listed[want] = listing{jobs: jobs, at: at, began: began, changes: changes}
+	s.listMu.Unlock()
+	return jobs, nil
 }
 
 func (s *Server) getGlobalStat(context.Context, params) (any, error) {
