@@ -98,14 +98,32 @@ func TestWindowFileChooserTakesATypedPath(t *testing.T) {
 		t.Errorf("the first dialog starts in %q, want the dialog's own start", start)
 	}
 	// GTK's file chooser: Ctrl+L opens the location entry; the path is
-	// typed as a user would and Enter takes it.
-	xdo("windowfocus", "--sync", dlg)
-	xdo("key", "ctrl+l")
-	time.Sleep(300 * time.Millisecond)
-	xdo("type", "--delay", "20", meta)
-	time.Sleep(300 * time.Millisecond)
-	windowShot(ctx, t, env, "chooser-typed")
-	xdo("key", "Return")
+	// typed as a user would and Enter takes it. A GTK that is still
+	// settling may drop the first keys: while the dialog stays open, the
+	// entry's text is selected (Ctrl+A) and typed again.
+	shown := func() bool {
+		cmd := exec.CommandContext(ctx, xdotool, "search", "--onlyvisible", "--name", "^Open a file$")
+		cmd.Env = env
+		b, _ := cmd.Output()
+		return len(strings.Fields(string(b))) > 0
+	}
+	for try := 1; shown(); try++ {
+		if try > 3 {
+			windowShot(ctx, t, env, "chooser-still-open")
+			t.Fatalf("the file dialog took no typed path in three tries\n%s", out.String())
+		}
+		xdo("windowfocus", "--sync", dlg)
+		xdo("key", "ctrl+l")
+		time.Sleep(300 * time.Millisecond)
+		xdo("key", "ctrl+a")
+		xdo("type", "--delay", "20", meta)
+		time.Sleep(300 * time.Millisecond)
+		windowShot(ctx, t, env, "chooser-typed")
+		xdo("key", "Return")
+		for end := time.Now().Add(5 * time.Second); shown() && time.Now().Before(end); {
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
 
 	// The picker shows the document's file (the screen changes only when
 	// the window draws anew, so the test does not wait on its texts);
