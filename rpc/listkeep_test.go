@@ -3,7 +3,6 @@ package rpc
 import (
 	"fmt"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,17 +11,6 @@ import (
 	"braid/internal/testkit"
 	"braid/queue"
 )
-
-// countedDownloads is a QueueDownloads that counts its List calls.
-type countedDownloads struct {
-	*QueueDownloads
-	lists atomic.Int64
-}
-
-func (c *countedDownloads) List(want Want) ([]Job, error) {
-	c.lists.Add(1)
-	return c.QueueDownloads.List(want)
-}
 
 // pausedQueue is a state folder whose queue holds n paused downloads,
 // named f0.bin, f1.bin... in queue order, from a mirror that is not
@@ -73,7 +61,7 @@ func TestIdleListIsReadOnceAndSeesEveryChange(t *testing.T) {
 	t.Parallel()
 	state, ids := pausedQueue(t, 3)
 	b := openBraid(t, state, t.TempDir(), Options{})
-	counted := &countedDownloads{QueueDownloads: b.dl}
+	counted := &countingDownloads{QueueDownloads: b.dl}
 	b.srv.d = counted
 
 	round := func() {
