@@ -30,7 +30,7 @@ const DefaultSyncJobs = 4
 // SyncOptions configure queue.Queue.Sync.
 type SyncOptions struct {
 	Client  *engine.Client        // runs the downloads; required
-	Fetcher *resourcesync.Fetcher // reads the source's documents; nil: the zero Fetcher
+	Fetcher *resourcesync.Fetcher // reads the source's documents; nil: one on Client's HTTP client
 	Jobs    int                   // files at once; 0: DefaultSyncJobs
 	Delete  bool                  // remove files the source deleted (default: list them)
 	Check   bool                  // report what differs, download nothing
@@ -140,14 +140,14 @@ func (r *SyncResult) OK() bool {
 //
 // Every Note and Result names the source (Source).
 func Sync(ctx context.Context, q *queue.Queue, source, dir string, o SyncOptions) (*SyncResult, error) {
+	if o.Client == nil {
+		return nil, errors.New("sync: no engine client")
+	}
 	if o.Fetcher == nil {
-		o.Fetcher = &resourcesync.Fetcher{}
+		o.Fetcher = &resourcesync.Fetcher{HTTP: o.Client.HTTPClient()}
 	}
 	if o.Jobs <= 0 {
 		o.Jobs = DefaultSyncJobs
-	}
-	if o.Client == nil {
-		return nil, errors.New("sync: no engine client")
 	}
 	base, err := resourcesync.Base(source)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"braid/engine"
+	"braid/engine/resourcesync"
 	"braid/engine/signature"
 	"braid/queue"
 )
@@ -65,6 +66,11 @@ func (r *Runner) runSync(ctx context.Context, j queue.Job) error {
 	}
 	o := r.SyncOptions
 	o.Client, o.Locations, o.Job = client, r.locations(), j.ID
+	if o.Fetcher == nil {
+		// The documents go the way the files do: the client's network
+		// (its proxy) and the job's own settings.
+		o.Fetcher = &resourcesync.Fetcher{HTTP: r.httpClientOf(j.ID)}
+	}
 	sj := &SyncJob{done: make(chan struct{}), active: map[*FileRun]*engine.Snapshot{}, counts: map[SyncKind]int{}}
 	o.sized = func(n int64) {
 		sj.mu.Lock()

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"braid/engine"
+	"braid/engine/netconf"
+	"braid/engine/netconf/netconftest"
 	"braid/engine/resourcesync/rstest"
 	"braid/internal/testkit"
 	"braid/queue"
@@ -142,5 +144,40 @@ func TestSyncJobKeepsTheLatestEvents(t *testing.T) {
 		if want := strconv.Itoa(n - maxSyncEvents + i); e.Name != want {
 			t.Fatalf("event %d is %s, want %s", i, e.Name, want)
 		}
+	}
+}
+
+// TestSyncJobThroughProxy: a sync job's documents go where its files go,
+// through the client's proxy (tinyproxy): the source refuses every
+// request that did not come through it.
+func TestSyncJobThroughProxy(t *testing.T) {
+	t.Parallel()
+	proxy := netconftest.Tinyproxy(t, "", "")
+	src := rstest.New(t)
+	src.OnlyVia = "tinyproxy"
+	data := testkit.Data(100 << 10)
+	src.Put("/a.bin", data)
+	n, err := netconf.NewNetwork(netconf.Proxy{Mode: netconf.ProxyManual, URL: proxy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := queuetest.Open(t, queue.Open, t.TempDir())
+	dir := t.TempDir()
+	id, err := q.Add(queue.NewJob{Sync: true, Source: src.URL(), Dest: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Queue: q, Client: &engine.Client{Network: n}}
+	if err := r.RunJob(context.Background(), id); err != nil {
+		t.Fatalf("the sync through the proxy: %v", err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "a.bin")); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("a.bin after the sync: %v", err)
+	}
+
+	// A check compares through the same proxy.
+	res, err := Sync(context.Background(), q, src.URL(), dir, SyncOptions{Client: &engine.Client{Network: n}, Check: true})
+	if err != nil || !res.OK() {
+		t.Fatalf("a check through the proxy: %+v, %v", res, err)
 	}
 }

@@ -112,11 +112,7 @@ func (f *Fetcher) fetch(ctx context.Context, u string) (*transport.Probe, []byte
 		return nil, nil, fmt.Errorf("%s: %w", u, err)
 	}
 	lim := f.Limits.withDefaults().MaxBytes
-	p, body, err := src.Fetch(ctx, lim)
-	if err != nil {
-		return p, nil, fmt.Errorf("%s: %w", u, err)
-	}
-	return p, body, nil
+	return src.Fetch(ctx, lim) // its errors name the URL
 }
 
 // Discover finds the sets of resources of source: a base URL (ending in

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bytes"
+	"context"
 	"io/fs"
 	"net/url"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/engine/netconf/netconftest"
+	"braid/engine/resourcesync/rstest"
 	"braid/internal/testkit"
 	"braid/queue"
 	"braid/ui"
@@ -105,4 +107,47 @@ func TestProxySettingThroughBridge(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestSyncSourceThroughProxy: with the window's proxy set, a ResourceSync
+// source is recognised and read through it (its well-known document
+// first), and its sync job runs through it: the source refuses every
+// request that did not come through tinyproxy.
+func TestSyncSourceThroughProxy(t *testing.T) {
+	proxy := netconftest.Tinyproxy(t, "", "")
+	src := rstest.New(t)
+	src.OnlyVia = "tinyproxy"
+	data := payload(64 << 10)
+	src.Put("/a.bin", data)
+	q := openQueue(t)
+	b := newBackend(t, q)
+	if _, err := b.SetProxy(ui.ProxySetting{Mode: ui.ProxyManual, URL: proxy}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	doc, err := b.Open(ctx, src.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.SyncDocument(doc) {
+		t.Fatal("a ResourceSync source behind the proxy was not read as one")
+	}
+	dir := t.TempDir()
+	id, err := b.Add(ctx, ui.AddRequest{Source: src.URL(), Doc: doc, Dir: dir, Sync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, "the sync through the proxy to end", func() bool {
+		s, err := q.StateOf(int64(id))
+		return err == nil && (s == queue.Done || s == queue.Failed)
+	})
+	if j, _ := q.Get(int64(id)); j.State != queue.Done {
+		t.Fatalf("the sync job through the proxy: %s %q", j.State, j.Error)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "a.bin")); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("a.bin after the sync: %v", err)
+	}
 }

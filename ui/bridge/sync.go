@@ -74,10 +74,11 @@ func (b *Backend) openSync(ctx context.Context, source string) (doc *metalink.Do
 	} else if s.Ext() != ".xml" && s.Ext() != "" {
 		return nil, false, nil
 	}
-	if !sniffURL(ctx, probe) {
+	hc := b.sourceClient() // the window's network, as every source it reads
+	if !sniffURL(ctx, hc, probe) {
 		return nil, false, nil
 	}
-	f := &resourcesync.Fetcher{}
+	f := &resourcesync.Fetcher{HTTP: hc}
 	doc, err = f.Resolve(ctx, source)
 	if err != nil {
 		return nil, true, err
@@ -93,9 +94,9 @@ func (b *Backend) openSync(ctx context.Context, source string) (doc *metalink.Do
 	return doc, true, nil
 }
 
-// sniffURL reads the start of the document at u and reports whether it
-// is a ResourceSync document (resourcesync.Sniff).
-func sniffURL(ctx context.Context, u string) bool {
+// sniffURL reads the start of the document at u with hc and reports
+// whether it is a ResourceSync document (resourcesync.Sniff).
+func sniffURL(ctx context.Context, hc *http.Client, u string) bool {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -103,7 +104,7 @@ func sniffURL(ctx context.Context, u string) bool {
 		return false
 	}
 	req.Header.Set("Range", "bytes=0-4095")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return false
 	}

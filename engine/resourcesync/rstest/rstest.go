@@ -39,6 +39,10 @@ type Source struct {
 	// BareChanges writes Change List entries with no hash and length, as
 	// the specification's examples do.
 	BareChanges bool
+	// OnlyVia, when set, answers 403 to every request whose Via header
+	// does not contain it: a source that only a proxy's requests reach
+	// (tinyproxy's Via names it), for the tests of a proxy setting.
+	OnlyVia string
 }
 
 type file struct {
@@ -128,6 +132,10 @@ const head = `<?xml version="1.0" encoding="UTF-8"?>
 `
 
 func (s *Source) serve(w http.ResponseWriter, r *http.Request) {
+	if s.OnlyVia != "" && !strings.Contains(r.Header.Get("Via"), s.OnlyVia) {
+		http.Error(w, "only through the proxy", http.StatusForbidden)
+		return
+	}
 	base := s.srv.URL
 	var doc string
 	switch r.URL.Path {
