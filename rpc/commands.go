@@ -100,7 +100,6 @@ func (s *Server) added(id int64, p params, pos int) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.pokeNotify()
 	if at, ok, err := p.integer(pos, "position"); err != nil {
 		return nil, err
 	} else if ok {
@@ -159,7 +158,6 @@ func (s *Server) remove(_ context.Context, p params) (any, error) {
 		j.State, j.Speed, j.UploadSpeed, j.Connections = Removed, 0, 0, 0
 		s.keepRemoved(j)
 	}
-	s.pokeNotify()
 	return gid, nil
 }
 
@@ -197,7 +195,6 @@ func (s *Server) pause(_ context.Context, p params) (any, error) {
 	if err := s.d.Pause(j.ID); err != nil {
 		return nil, err
 	}
-	s.pokeNotify()
 	return gid, nil
 }
 
@@ -216,7 +213,6 @@ func (s *Server) unpause(_ context.Context, p params) (any, error) {
 	if err := s.d.Unpause(j.ID); err != nil {
 		return nil, err
 	}
-	s.pokeNotify()
 	return gid, nil
 }
 
@@ -250,7 +246,6 @@ func (s *Server) each(do func(Job) error) (any, error) {
 			return nil, err
 		}
 	}
-	s.pokeNotify()
 	return "OK", nil
 }
 

@@ -105,9 +105,10 @@ func (s *Server) call(ctx context.Context, name string, raw []json.RawMessage, i
 		return nil, err
 	}
 	if !reads[name] {
-		// Counted once the call is done: a list read meanwhile is
-		// kept under the count before it, so it is read again.
-		defer s.changes.Add(1)
+		// Told once the call is done: a list read meanwhile is kept
+		// under the count before it, so it is read again, and the
+		// notifications see what the call did.
+		defer s.Changed()
 	}
 	return m(s, ctx, params(raw))
 }
@@ -118,7 +119,7 @@ var reads = map[string]bool{
 	"aria2.tellStatus": true, "aria2.getUris": true, "aria2.getFiles": true, "aria2.getServers": true,
 	"aria2.getPeers": true, "aria2.tellActive": true, "aria2.tellWaiting": true, "aria2.tellStopped": true,
 	"aria2.getOption": true, "aria2.getGlobalOption": true, "aria2.getGlobalStat": true,
-	"aria2.getVersion": true, "aria2.getSessionInfo": true,
+	"aria2.getVersion": true, "aria2.getSessionInfo": true, "aria2.saveSession": true,
 }
 
 // multicall runs system.multicall: each call carries its own token; a

@@ -66,6 +66,20 @@ func TestNotifyReadsIdleQueueOnlyWhenTold(t *testing.T) {
 	if n := d.lists.Load(); n != base {
 		t.Errorf("an idle queue was read %d times in 40 ticks, want none", n-base)
 	}
+	// A paused job, which the reading after Changed sees (its mirror is
+	// never asked).
+	heldDoc, err := metalink.Parse(strings.NewReader(meta4("held.bin", mirrortest.Bytes(1000, 4), "http://127.0.0.1:9/held.bin")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := q.Add(queue.NewJob{Source: "held.meta4", Dest: t.TempDir(), Doc: heldDoc, Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hj, err := q.Get(held)
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv.Changed()
 	testkit.WaitFor(t, "a reading after Changed", func() bool { return d.lists.Load() > base })
 
@@ -87,4 +101,12 @@ func TestNotifyReadsIdleQueueOnlyWhenTold(t *testing.T) {
 	}
 	svc.Wake()
 	notifications(t, ws, GID(id, j.AddedAt), "aria2.onDownloadStart", "aria2.onDownloadError")
+
+	// A command of the client's own changes the idle queue: the queue is
+	// read again once it is done, and the client told.
+	gid := GID(held, hj.AddedAt)
+	if err := ws.WriteJSON(map[string]any{"jsonrpc": "2.0", "id": "rm", "method": "aria2.remove", "params": []any{"token:s3cret-for-tests", gid}}); err != nil {
+		t.Fatal(err)
+	}
+	notifications(t, ws, gid, "aria2.onDownloadStop")
 }
