@@ -80,6 +80,9 @@ type Job struct {
 	// last complete sync: the files synced and their bytes.
 	SyncFiles int
 	SyncBytes int64
+	// Torrent is set when a torrent is stored with the job (TorrentSpec):
+	// a magnet's, once its metadata came.
+	Torrent bool
 	// Doc is the stored document; set by Get, nil in List.
 	Doc   *metalink.Document
 	Files []File // in document order, selected or not
@@ -662,7 +665,7 @@ type scanner interface{ Scan(...any) error }
 
 // jobColumns are the columns scanJob reads, in its order.
 const jobColumns = `id, source, dest, state, added_at, finished_at, error, origin_etag, referer, next_try, speed_limit,
-	notice, when_done, when_done_note, refreshed_at, kind`
+	notice, when_done, when_done_note, refreshed_at, kind, EXISTS (SELECT 1 FROM torrent_specs t WHERE t.job = jobs.id)`
 
 func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 	// One allocation holds the job and what is scanned to be converted:
@@ -674,11 +677,11 @@ func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 		finished                sql.NullInt64
 		whenDone, whenDoneNote  string
 		kind                    string
-		dest                    [17]any
+		dest                    [18]any
 	})
 	j := &r.j
 	dest := append(r.dest[:0], &j.ID, &j.Source, &j.Dest, &r.state, &r.added, &r.finished, &j.Error, &j.Origin.ETag, &j.Origin.Referer,
-		&r.nextTry, &j.Limit, &j.Notice, &r.whenDone, &r.whenDoneNote, &r.refresh, &r.kind)
+		&r.nextTry, &j.Limit, &j.Notice, &r.whenDone, &r.whenDoneNote, &r.refresh, &r.kind, &j.Torrent)
 	for _, d := range doc {
 		dest = append(dest, d)
 	}

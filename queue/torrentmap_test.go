@@ -11,7 +11,8 @@ import (
 )
 
 // A torrent job's map is the torrent's own: its pieces per file, a piece
-// two files share counted once, done as recorded in its folder.
+// two files share counted once, done as recorded in its folder. The job
+// says it has a torrent once one is stored (Job.Torrent).
 func TestTorrentMapCountsTheTorrentsPieces(t *testing.T) {
 	t.Parallel()
 	const pl = 64 << 10
@@ -40,8 +41,18 @@ func TestTorrentMapCountsTheTorrentsPieces(t *testing.T) {
 	if _, ok, err := q.TorrentMap(j); ok || err != nil {
 		t.Fatalf("a map before the torrent is stored: %v, %v", ok, err)
 	}
+	if j.Torrent {
+		t.Error("a job with no torrent stored says it has one")
+	}
 	if err := q.SetTorrentSpec(id, spec); err != nil {
 		t.Fatal(err)
+	}
+	// Get and List say the job has a torrent now.
+	if j, err := q.Get(id); err != nil || !j.Torrent {
+		t.Errorf("Get after the torrent is stored: Torrent %v, %v", j.Torrent, err)
+	}
+	if l, err := q.List(); err != nil || len(l) != 1 || !l[0].Torrent {
+		t.Errorf("List after the torrent is stored: %+v, %v", l, err)
 	}
 	tp, err := q.TorrentPieces(dest)
 	if err != nil {

@@ -394,6 +394,9 @@ func (a *QueueDownloads) job(j queue.Job, want Want) (Job, error) {
 		}
 		v.Bitfield = bits
 	}
+	if !j.Torrent {
+		return v, nil
+	}
 	spec, ok, err := a.Queue.TorrentSpec(j.ID)
 	if err != nil {
 		return Job{}, err

@@ -64,7 +64,7 @@ func (b *Backend) OpenLive(id ui.JobID) error {
 	if err != nil {
 		return err
 	}
-	if _, isTorrent, _ := b.q.TorrentSpec(j.ID); isTorrent {
+	if j.Torrent {
 		return errors.New(lang.L("A torrent's file is read from its peers while it runs: resume the download, then open it."))
 	}
 	if on, err := b.q.InOrder(j.ID); err != nil || !on {
