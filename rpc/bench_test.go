@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"braid/engine/metalink"
@@ -56,7 +57,9 @@ func BenchmarkTellWaiting(b *testing.B) {
 // keys, and getGlobalStat. "kept" is a round over an idle queue that
 // nothing changed since the round before (AriaNg's second, fourth...
 // round: the list is kept two seconds); "changed" follows a change the
-// server is told of, so the queue is read again.
+// server is told of, so the queue is read again; "working" is a round
+// while a download runs, begun after the list kept from the last one
+// is too old.
 func BenchmarkAriaNgRound(b *testing.B) {
 	state := b.TempDir()
 	q, err := queue.OpenOptions(state, queue.Options{Synchronous: "NORMAL"})
@@ -82,7 +85,9 @@ func BenchmarkAriaNgRound(b *testing.B) {
 		}
 	}
 	q.Close()
-	br := openBraid(b, state, b.TempDir(), Options{})
+	// busy says a download is under way, as the runner's Activity would.
+	var busy atomic.Bool
+	br := openBraid(b, state, b.TempDir(), Options{Activity: func() (bool, uint64) { return busy.Load(), 0 }})
 	round := func(b *testing.B) {
 		for _, c := range []struct {
 			method string
@@ -106,6 +111,14 @@ func BenchmarkAriaNgRound(b *testing.B) {
 		}
 	})
 	b.Run("changed", func(b *testing.B) {
+		for b.Loop() {
+			br.srv.Changed()
+			round(b)
+		}
+	})
+	b.Run("working", func(b *testing.B) {
+		busy.Store(true)
+		defer busy.Store(false)
 		for b.Loop() {
 			br.srv.Changed()
 			round(b)

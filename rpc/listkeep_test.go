@@ -73,10 +73,10 @@ func TestIdleListIsReadOnceAndSeesEveryChange(t *testing.T) {
 	}
 	round()
 	round()
-	// One list with the files (the three tell calls), one without
-	// (getGlobalStat); the second round within listKeep reads none.
-	if n := counted.lists.Load(); n > 2 {
-		t.Errorf("two rounds over an idle queue listed it %d times, want 2", n)
+	// One list with the files (the three tell calls), which serves
+	// getGlobalStat too; the second round within listKeep reads none.
+	if n := counted.lists.Load(); n != 1 {
+		t.Errorf("two rounds over an idle queue listed it %d times, want 1", n)
 	}
 
 	if got, want := waitingNames(t, b), []string{"f0.bin", "f1.bin", "f2.bin"}; !slices.Equal(got, want) {
@@ -124,13 +124,18 @@ func gidOf(t *testing.T, b *braid, id int64) string {
 	return GID(j.ID, j.AddedAt)
 }
 
-// TestWorkingListIsReadEachTime: while a download runs, the list is read
-// again for each call: its progress moves from one call to the next.
-func TestWorkingListIsReadEachTime(t *testing.T) {
+// TestWorkingListKeepsItsDownloadsFresh: while a download runs, a list
+// kept (here for as long as the test runs) is not read again, yet the
+// download's progress moves from one call to the next; its end shows
+// at once.
+func TestWorkingListKeepsItsDownloadsFresh(t *testing.T) {
 	t.Parallel()
-	data := mirrortest.Bytes(4<<20, 3)
+	data := mirrortest.Bytes(2<<20, 3)
 	m := mirrortest.New(t, data, mirrortest.Rate(256<<10))
 	b := newBraid(t, Options{})
+	counted := &countingDownloads{QueueDownloads: b.dl}
+	b.srv.d = counted
+	b.srv.workingKeep = time.Hour
 	gid := b.call(t, "aria2.addUri", []string{m.URL()}).(string)
 
 	completed := func() (string, bool) {
@@ -141,9 +146,26 @@ func TestWorkingListIsReadEachTime(t *testing.T) {
 		}
 		return "", false
 	}
-	testkit.WaitFor(t, "the download to run", func() bool { _, ok := completed(); return ok })
+	// Asked ten times a second, within the server's rate.
+	if !testkit.EventuallyEvery(testkit.Patience, 100*time.Millisecond, func() bool { _, ok := completed(); return ok }) {
+		t.Fatal("the download did not run")
+	}
 	first, _ := completed()
-	if !testkit.Eventually(30*time.Second, func() bool { now, ok := completed(); return ok && now != first }) {
+	reads := counted.lists.Load()
+	if !testkit.EventuallyEvery(30*time.Second, 100*time.Millisecond, func() bool { now, ok := completed(); return ok && now != first }) {
 		t.Fatalf("completedLength stayed %s while the download ran", first)
+	}
+	if n := counted.lists.Load() - reads; n != 0 {
+		t.Errorf("the queue was listed %d times while one download ran, want 0: the list is kept", n)
+	}
+	if !testkit.EventuallyEvery(testkit.Patience, 100*time.Millisecond, func() bool {
+		for _, v := range b.call(t, "aria2.tellStopped", 0, 10, []string{"gid", "status"}).([]any) {
+			if s := v.(map[string]any); s["gid"] == gid {
+				return s["status"] == "complete"
+			}
+		}
+		return false
+	}) {
+		t.Fatal("the download was not told complete")
 	}
 }

@@ -168,11 +168,17 @@ func (s *Server) list(want Want, in func(State) bool) ([]Job, error) {
 type listing struct {
 	jobs           []Job
 	at             time.Time
+	working        bool
 	began, changes uint64
 }
 
-// listKeep is how long a list read while nothing was under way is kept.
-const listKeep = 2 * time.Second
+// listKeep is how long a list read while nothing was under way is kept;
+// workingKeep the same while something is, its active downloads read
+// afresh at every call.
+const (
+	listKeep    = 2 * time.Second
+	workingKeep = 250 * time.Millisecond
+)
 
 // read is the queue's list. While the service has nothing under way
 // (Options.Activity), the queue changes only by a command: one of this
@@ -181,27 +187,69 @@ const listKeep = 2 * time.Second
 // a web UI that lists an idle queue every second, in three or four
 // calls, reads it once every two seconds. A change the server is not
 // told of (a move in the window) shows within listKeep.
+//
+// While something is under way, a list is kept for workingKeep on the
+// same terms, and its active downloads are read again at each call (a
+// few, however long the queue): a web UI's calls of one second read the
+// queue once, its progress as fresh as ever. A download that ends shows
+// at once; one that leaves its wait for the network, within workingKeep.
 func (s *Server) read(want Want) ([]Job, error) {
 	working, began := s.activity()
 	changes := s.changes.Load()
+	keep := listKeep
+	if working {
+		keep = s.workingKeep
+	}
+	var kept []Job
+	found := false
 	s.listMu.Lock()
-	l, ok := s.listed[want]
+	for w, l := range s.listed {
+		// A list read with more than want (mirrors, pieces) serves too:
+		// getGlobalStat's comes with a web UI's lists of every field.
+		if covers(w, want) && l.working == working && l.began == began && l.changes == changes && time.Since(l.at) < keep {
+			kept, found = l.jobs, true
+			break
+		}
+	}
 	s.listMu.Unlock()
-	if ok && !working && l.began == began && l.changes == changes && time.Since(l.at) < listKeep {
-		return l.jobs, nil
+	if found && working {
+		return s.freshen(kept, want), nil
+	}
+	if found {
+		return kept, nil
 	}
 	at := time.Now()
 	jobs, err := s.d.List(want)
-	if err != nil || working {
-		return jobs, err
+	if err != nil {
+		return nil, err
 	}
 	s.listMu.Lock()
 	if s.listed == nil {
 		s.listed = map[Want]listing{}
 	}
-	s.listed[want] = listing{jobs: jobs, at: at, began: began, changes: changes}
+	s.listed[want] = listing{jobs: jobs, at: at, working: working, began: began, changes: changes}
 	s.listMu.Unlock()
 	return jobs, nil
+}
+
+// freshen is a kept list with its active downloads read again (Status);
+// the kept list itself is left as it was, for other calls.
+func (s *Server) freshen(kept []Job, want Want) []Job {
+	out := slices.Clone(kept)
+	for i, j := range out {
+		if j.State != Active {
+			continue
+		}
+		if now, err := s.d.Status(j.ID, want); err == nil {
+			out[i] = now
+		}
+	}
+	return out
+}
+
+// covers reports whether a list read with have holds what want asks for.
+func covers(have, want Want) bool {
+	return (have.URIs || !want.URIs) && (have.Bitfield || !want.Bitfield)
 }
 
 func (s *Server) getGlobalStat(context.Context, params) (any, error) {
