@@ -135,7 +135,7 @@ func TestWorkingListKeepsItsDownloadsFresh(t *testing.T) {
 	b := newBraid(t, Options{})
 	counted := &countingDownloads{QueueDownloads: b.dl}
 	b.srv.d = counted
-	b.srv.workingKeep = time.Hour
+	b.srv.keep = time.Hour
 	gid := b.call(t, "aria2.addUri", []string{m.URL()}).(string)
 
 	completed := func() (string, bool) {

@@ -8,6 +8,8 @@ import "time"
 // itself (a run, a check, a torrent seeding: Options.Activity) and
 // once after, and at once after a command or a change it is told of
 // (Changed); an idle queue is not read at all, however many jobs it holds.
+// It reads as the list calls do (read): while something is under way,
+// the whole queue once every listKeep, its active downloads each time.
 // Progress is pulled, as everywhere in Braid: the runner does not know
 // the server exists.
 func (s *Server) notifyLoop() {
@@ -40,7 +42,7 @@ func (s *Server) notifyLoop() {
 		// Under way now: read again at the next tick, and once more
 		// after it ends.
 		read, began = working, b
-		jobs, err := s.d.List(Want{})
+		jobs, err := s.read(Want{})
 		if err == nil {
 			now := make(map[int64]Job, len(jobs))
 			for _, j := range jobs {

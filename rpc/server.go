@@ -131,9 +131,7 @@ type Server struct {
 	changes atomic.Uint64 // the queue's changes the server made or was told of (Changed)
 	listMu  sync.Mutex
 	listed  map[Want]listing // the queue as last listed, by what the list holds
-	// workingKeep is how long a list read while something is under way
-	// is kept (the constant workingKeep; a test lengthens it).
-	workingKeep time.Duration
+	keep    time.Duration    // how long a list is kept: listKeep; a test lengthens it
 
 	mu      sync.Mutex // guards what follows
 	conns   map[*wsConn]bool
@@ -160,19 +158,19 @@ func New(d Downloads, o Options) (*Server, error) {
 	sid := make([]byte, 20)
 	_, _ = rand.Read(sid)
 	s := &Server{
-		d:           d,
-		o:           o,
-		secret:      []byte(o.Secret),
-		session:     hex.EncodeToString(sid),
-		limit:       rate.NewLimiter(rate.Limit(o.Rate), 2*int(o.Rate)+1),
-		failed:      authGuard{tokens: failedAuthBurst},
-		maxCalls:    defaultMaxCalls,
-		workingKeep: workingKeep,
-		maxAnswer:   defaultMaxAnswer,
-		poke:        make(chan struct{}, 1),
-		primed:      make(chan chan struct{}),
-		conns:       map[*wsConn]bool{},
-		removed:     map[int64]Job{},
+		d:         d,
+		o:         o,
+		secret:    []byte(o.Secret),
+		session:   hex.EncodeToString(sid),
+		limit:     rate.NewLimiter(rate.Limit(o.Rate), 2*int(o.Rate)+1),
+		failed:    authGuard{tokens: failedAuthBurst},
+		maxCalls:  defaultMaxCalls,
+		keep:      listKeep,
+		maxAnswer: defaultMaxAnswer,
+		poke:      make(chan struct{}, 1),
+		primed:    make(chan chan struct{}),
+		conns:     map[*wsConn]bool{},
+		removed:   map[int64]Job{},
 	}
 	s.up = websocket.Upgrader{CheckOrigin: s.originAllowed}
 	s.ctx, s.cancel = context.WithCancel(context.Background())

@@ -172,13 +172,10 @@ type listing struct {
 	began, changes uint64
 }
 
-// listKeep is how long a list read while nothing was under way is kept;
-// workingKeep the same while something is, its active downloads read
-// afresh at every call.
-const (
-	listKeep    = 2 * time.Second
-	workingKeep = 250 * time.Millisecond
-)
+// listKeep is how long a list read is kept: over an idle queue as it
+// was read, while something is under way with its active downloads read
+// afresh at each call.
+const listKeep = 2 * time.Second
 
 // read is the queue's list. While the service has nothing under way
 // (Options.Activity), the queue changes only by a command: one of this
@@ -188,25 +185,22 @@ const (
 // calls, reads it once every two seconds. A change the server is not
 // told of (a move in the window) shows within listKeep.
 //
-// While something is under way, a list is kept for workingKeep on the
-// same terms, and its active downloads are read again at each call (a
-// few, however long the queue): a web UI's calls of one second read the
-// queue once, its progress as fresh as ever. A download that ends shows
-// at once; one that leaves its wait for the network, within workingKeep.
+// While something is under way, a list is kept on the same terms, and
+// its active downloads are read again at each call (a few, however long
+// the queue): a web UI's calls and the notifications read the whole
+// queue once every two seconds, the progress as fresh as ever. A
+// download that ends or pauses shows at once; one that leaves its wait
+// for the network, within listKeep.
 func (s *Server) read(want Want) ([]Job, error) {
 	working, began := s.activity()
 	changes := s.changes.Load()
-	keep := listKeep
-	if working {
-		keep = s.workingKeep
-	}
 	var kept []Job
 	found := false
 	s.listMu.Lock()
 	for w, l := range s.listed {
 		// A list read with more than want (mirrors, pieces) serves too:
 		// getGlobalStat's comes with a web UI's lists of every field.
-		if covers(w, want) && l.working == working && l.began == began && l.changes == changes && time.Since(l.at) < keep {
+		if covers(w, want) && l.working == working && l.began == began && l.changes == changes && time.Since(l.at) < s.keep {
 			kept, found = l.jobs, true
 			break
 		}
