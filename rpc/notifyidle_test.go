@@ -110,3 +110,59 @@ func TestNotifyReadsIdleQueueOnlyWhenTold(t *testing.T) {
 	}
 	notifications(t, ws, gid, "aria2.onDownloadStop")
 }
+
+// TestNotifyKeepsTheListWhileWorking: while a download runs, the
+// notifications read its progress at every tick but the whole queue only
+// when something begins or a command changes it (the list is kept here
+// for as long as the test runs): its start and its end are still told.
+func TestNotifyKeepsTheListWhileWorking(t *testing.T) {
+	t.Parallel()
+	q := queuetest.Open(t, queue.Open, t.TempDir())
+	r := &runner.Runner{Queue: q}
+	svc := runner.NewService(r)
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		svc.Serve(ctx, false)
+	}()
+	t.Cleanup(func() { cancel(); <-served; r.Close() })
+	d := &countingDownloads{QueueDownloads: &QueueDownloads{Queue: q, Live: r, Wake: svc.Wake}}
+	srv, err := New(d, Options{Secret: "s3cret-for-tests", Poll: 5 * time.Millisecond, Activity: svc.Activity})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.keep = time.Hour
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() { hs.Close(); srv.Close() })
+	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(hs.URL, "http")+Path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	testkit.WaitFor(t, "the new client's baseline", func() bool { return d.lists.Load() > 0 })
+
+	// About a second of download: two hundred ticks.
+	data := mirrortest.Bytes(256<<10, 5)
+	m := mirrortest.New(t, data, mirrortest.Rate(256<<10))
+	doc, err := metalink.Parse(strings.NewReader(meta4("slow.bin", data, m.URL())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := q.Add(queue.NewJob{Source: "slow.meta4", Dest: t.TempDir(), Doc: doc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := q.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := d.lists.Load()
+	svc.Wake()
+	notifications(t, ws, GID(id, j.AddedAt), "aria2.onDownloadStart", "aria2.onDownloadComplete")
+	// The run's beginning, and the reading once the service is idle
+	// again; a few more where the tick meets the run's claim and end.
+	if n := d.lists.Load() - before; n > 6 {
+		t.Errorf("the queue was listed %d times while one download ran for a second, polled every 5 ms", n)
+	}
+}
