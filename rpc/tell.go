@@ -206,12 +206,14 @@ func (s *Server) read(want Want) ([]Job, error) {
 		}
 	}
 	s.listMu.Unlock()
-	if found && working {
+	switch {
+	case found && !working:
+		return kept, nil
+	case found && active(kept) <= max(len(kept)/8, 64):
 		return s.freshen(kept, want), nil
 	}
-	if found {
-		return kept, nil
-	}
+	// Nothing kept, or much of the queue active (torrents seeding): one
+	// reading of the whole costs less than one of each.
 	at := time.Now()
 	jobs, err := s.d.List(want)
 	if err != nil {
@@ -224,6 +226,17 @@ func (s *Server) read(want Want) ([]Job, error) {
 	s.listed[want] = listing{jobs: jobs, at: at, working: working, began: began, changes: changes}
 	s.listMu.Unlock()
 	return jobs, nil
+}
+
+// active counts the active downloads of jobs.
+func active(jobs []Job) int {
+	n := 0
+	for _, j := range jobs {
+		if j.State == Active {
+			n++
+		}
+	}
+	return n
 }
 
 // freshen is a kept list with its active downloads read again (Status);

@@ -222,6 +222,7 @@ func (s *Service) Check(ctx context.Context, id int64, repair bool) error {
 		}
 		s.mu.Lock()
 		delete(s.checking, id)
+		s.checked++ // its end moves the count too: its finding is in the queue
 		s.mu.Unlock()
 		o.Check(CheckEvent{Job: id, Repair: repair, Kind: CheckEnded, Err: err})
 		if queued && err == nil {

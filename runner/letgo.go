@@ -22,6 +22,15 @@ func (r *Runner) lookNow() <-chan struct{} {
 	return r.look
 }
 
+// noteClaimed counts a run's claim among the runs begun (Activity): a
+// face that read the queue after the run was noted and before its claim
+// holds the job as queued still, and reads it again.
+func (r *Runner) noteClaimed() {
+	r.mu.Lock()
+	r.started++
+	r.mu.Unlock()
+}
+
 // lookAll makes every run read its job's state now.
 func (r *Runner) lookAll() {
 	r.mu.Lock()
@@ -58,8 +67,8 @@ func (r *Runner) startRun(id int64) (ended func()) {
 
 // Activity reports whether the runner has anything in hand that changes
 // the queue by itself (a job's run, from before its claim until its end
-// is recorded, or a torrent seeding) and how many runs it has begun. Safe
-// for concurrent use.
+// is recorded, or a torrent seeding) and a count that moves when a run
+// begins and again when its claim is made. Safe for concurrent use.
 func (r *Runner) Activity() (working bool, began uint64) {
 	r.mu.Lock()
 	working, began = len(r.runs) > 0, r.started

@@ -474,6 +474,7 @@ func (r *Runner) runJob(ctx context.Context, id int64, from ...queue.State) erro
 		}
 		return fmt.Errorf("run job %d: %w: it is %s", id, queue.ErrState, s)
 	}
+	r.noteClaimed()
 	if r.claimed != nil {
 		r.claimed(id)
 	}

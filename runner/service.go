@@ -88,10 +88,11 @@ func (s *Service) Wake() {
 
 // Activity reports whether the service has anything under way that
 // changes the queue by itself (a job's run, a check, a torrent seeding),
-// and how many runs and checks it has begun: a face that shows the queue
-// reads it again while anything is under way, once after, and when the
-// count moved (a run that began and ended between two looks); a change
-// made by a face it is told of. Safe for concurrent use.
+// and a count that moves when a run begins and when its claim is made,
+// and when a check begins and ends: a face that shows the queue reads it
+// again while anything is under way, once after, and when the count
+// moved (a run that began and ended between two looks); a change made by
+// a face it is told of. Safe for concurrent use.
 func (s *Service) Activity() (working bool, began uint64) {
 	working, began = s.Runner.Activity()
 	s.mu.Lock()
