@@ -144,10 +144,16 @@ func (s *Server) list(want Want, in func(State) bool) ([]Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Job
-	for _, j := range jobs {
-		if in(j.State) {
-			out = append(out, j)
+	n := 0
+	for i := range jobs {
+		if in(jobs[i].State) {
+			n++
+		}
+	}
+	out := make([]Job, 0, n) // a Job is large: copied once, not as a slice grows
+	for i := range jobs {
+		if in(jobs[i].State) {
+			out = append(out, jobs[i])
 		}
 	}
 	if in(Removed) {
@@ -260,13 +266,14 @@ func covers(have, want Want) bool {
 }
 
 func (s *Server) getGlobalStat(context.Context, params) (any, error) {
-	jobs, err := s.list(Want{}, func(State) bool { return true })
+	jobs, err := s.read(Want{})
 	if err != nil {
 		return nil, err
 	}
 	var down, up int64
-	var active, waiting, stopped int
-	for _, j := range jobs {
+	var active, waiting int
+	for i := range jobs {
+		j := &jobs[i]
 		down += j.Speed
 		up += j.UploadSpeed
 		switch {
@@ -274,10 +281,11 @@ func (s *Server) getGlobalStat(context.Context, params) (any, error) {
 			active++
 		case j.State == Waiting || j.State == Paused:
 			waiting++
-		default:
-			stopped++
 		}
 	}
+	s.mu.Lock()
+	stopped := len(jobs) - active - waiting + len(s.removed) // the removed ones are stopped too
+	s.mu.Unlock()
 	return map[string]string{
 		"downloadSpeed": itoa(down), "uploadSpeed": itoa(up),
 		"numActive": strconv.Itoa(active), "numWaiting": strconv.Itoa(waiting),
