@@ -29,13 +29,14 @@ func (c *countingDownloads) List(want Want) ([]Job, error) {
 	return c.QueueDownloads.List(want)
 }
 
-// An idle queue is not read for notifications however often the poller
-// ticks: only while the service has something under way (and once
-// after), and when the server is told of a change. A job the service
-// runs by itself, without a word to the server, is still told, start and
-// end.
-func TestNotifyReadsIdleQueueOnlyWhenTold(t *testing.T) {
-	t.Parallel()
+// notifyPoll is how often the notification tests' servers look.
+const notifyPoll = 5 * time.Millisecond
+
+// servedQueue is a queue a runner.Service runs when woken, a server over
+// it that counts its readings, polls every notifyPoll and keeps a list
+// for keep, and a WebSocket client connected to it, its baseline taken.
+func servedQueue(t *testing.T, keep time.Duration) (*queue.Queue, *runner.Service, *countingDownloads, *Server, *websocket.Conn) {
+	t.Helper()
 	q := queuetest.Open(t, queue.Open, t.TempDir())
 	r := &runner.Runner{Queue: q}
 	svc := runner.NewService(r)
@@ -47,11 +48,11 @@ func TestNotifyReadsIdleQueueOnlyWhenTold(t *testing.T) {
 	}()
 	t.Cleanup(func() { cancel(); <-served; r.Close() })
 	d := &countingDownloads{QueueDownloads: &QueueDownloads{Queue: q, Live: r, Wake: svc.Wake}}
-	const poll = 5 * time.Millisecond
-	srv, err := New(d, Options{Secret: "s3cret-for-tests", Poll: poll, Activity: svc.Activity})
+	srv, err := New(d, Options{Secret: "s3cret-for-tests", Poll: notifyPoll, Activity: svc.Activity})
 	if err != nil {
 		t.Fatal(err)
 	}
+	srv.keep = keep
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() { hs.Close(); srv.Close() })
 	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(hs.URL, "http")+Path, nil)
@@ -59,10 +60,20 @@ func TestNotifyReadsIdleQueueOnlyWhenTold(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-
 	testkit.WaitFor(t, "the new client's baseline", func() bool { return d.lists.Load() > 0 })
+	return q, svc, d, srv, ws
+}
+
+// An idle queue is not read for notifications however often the poller
+// ticks: only while the service has something under way (and once
+// after), and when the server is told of a change. A job the service
+// runs by itself, without a word to the server, is still told, start and
+// end.
+func TestNotifyReadsIdleQueueOnlyWhenTold(t *testing.T) {
+	t.Parallel()
+	q, svc, d, srv, ws := servedQueue(t, listKeep)
 	base := d.lists.Load()
-	time.Sleep(40 * poll) // forty ticks of an idle queue
+	time.Sleep(40 * notifyPoll) // forty ticks of an idle queue
 	if n := d.lists.Load(); n != base {
 		t.Errorf("an idle queue was read %d times in 40 ticks, want none", n-base)
 	}
@@ -117,30 +128,7 @@ func TestNotifyReadsIdleQueueOnlyWhenTold(t *testing.T) {
 // for as long as the test runs): its start and its end are still told.
 func TestNotifyKeepsTheListWhileWorking(t *testing.T) {
 	t.Parallel()
-	q := queuetest.Open(t, queue.Open, t.TempDir())
-	r := &runner.Runner{Queue: q}
-	svc := runner.NewService(r)
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		svc.Serve(ctx, false)
-	}()
-	t.Cleanup(func() { cancel(); <-served; r.Close() })
-	d := &countingDownloads{QueueDownloads: &QueueDownloads{Queue: q, Live: r, Wake: svc.Wake}}
-	srv, err := New(d, Options{Secret: "s3cret-for-tests", Poll: 5 * time.Millisecond, Activity: svc.Activity})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.keep = time.Hour
-	hs := httptest.NewServer(srv)
-	t.Cleanup(func() { hs.Close(); srv.Close() })
-	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(hs.URL, "http")+Path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	testkit.WaitFor(t, "the new client's baseline", func() bool { return d.lists.Load() > 0 })
+	q, svc, d, _, ws := servedQueue(t, time.Hour)
 
 	// About a second of download: two hundred ticks.
 	data := mirrortest.Bytes(256<<10, 5)
