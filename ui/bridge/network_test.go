@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"bytes"
-	"context"
 	"io/fs"
 	"net/url"
 	"os"
@@ -127,19 +126,7 @@ func TestSyncSourceThroughProxy(t *testing.T) {
 	if err := b.Start(false); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	doc, err := b.Open(ctx, src.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !b.SyncDocument(doc) {
-		t.Fatal("a ResourceSync source behind the proxy was not read as one")
-	}
-	dir := t.TempDir()
-	id, err := b.Add(ctx, ui.AddRequest{Source: src.URL(), Doc: doc, Dir: dir, Sync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, dir := addSyncSource(t, b, src.URL())
 	testkit.WaitFor(t, "the sync through the proxy to end", func() bool {
 		s, err := q.StateOf(int64(id))
 		return err == nil && (s == queue.Done || s == queue.Failed)

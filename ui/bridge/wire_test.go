@@ -474,6 +474,26 @@ func jobsOf(t *testing.T, b *Backend) []ui.Job {
 	return jobs
 }
 
+// addSyncSource opens the ResourceSync source at u as the window does,
+// which must read it as one, and adds its sync into a new folder.
+func addSyncSource(t *testing.T, b *Backend, u string) (ui.JobID, string) {
+	t.Helper()
+	ctx := context.Background()
+	doc, err := b.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.SyncDocument(doc) {
+		t.Fatalf("the ResourceSync source %s was not read as one", u)
+	}
+	dir := t.TempDir()
+	id, err := b.Add(ctx, ui.AddRequest{Source: u, Doc: doc, Dir: dir, Sync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, dir
+}
+
 // TestSyncJobLive watches a sync under way, slowed by the speed limit:
 // the window reads it as a live job that says Syncing, with the file in
 // progress in its details; Pause stops it, and Resume (Sync again)
@@ -496,19 +516,7 @@ func TestSyncJobLive(t *testing.T) {
 	if err := b.SetSettings(s); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	doc, err := b.Open(ctx, src.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !b.SyncDocument(doc) {
-		t.Fatal("a ResourceSync source was not read as one")
-	}
-	dir := t.TempDir()
-	id, err := b.Add(ctx, ui.AddRequest{Source: src.URL(), Doc: doc, Dir: dir, Sync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, dir := addSyncSource(t, b, src.URL())
 	if j, err := q.Get(int64(id)); err != nil || !j.Sync {
 		t.Fatalf("job %d is not a sync job of the queue: %+v, %v", id, j, err)
 	}
