@@ -524,6 +524,9 @@ func (q *Queue) List() ([]Job, error) {
 			jobs[i].SyncFiles, jobs[i].SyncBytes = int(n[0]), n[1]
 		}
 	}
+	if err := q.markTorrents(jobs, at); err != nil {
+		return nil, q.wrap(op, err)
+	}
 	members, err := q.memberJobs()
 	if err != nil {
 		return nil, q.wrap(op, err)
@@ -537,6 +540,26 @@ func (q *Queue) List() ([]Job, error) {
 		}
 	}
 	return jobs, nil
+}
+
+// markTorrents sets Torrent on the jobs that have a torrent stored; at
+// is each job's index in jobs.
+func (q *Queue) markTorrents(jobs []Job, at map[int64]int) error {
+	rows, err := q.db.Query(`SELECT job FROM torrent_specs`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		if i, ok := at[id]; ok {
+			jobs[i].Torrent = true
+		}
+	}
+	return rows.Err()
 }
 
 // Mirrors returns every job's mirrors, by job and file name, in one
@@ -580,9 +603,9 @@ func (q *Queue) Get(id int64) (Job, error) {
 	if err != nil {
 		return Job{}, q.wrap(op, err)
 	}
-	if err := q.db.QueryRow(`SELECT COUNT(*) FROM jobs j, jobs me
-		WHERE me.id = ? AND (j.position < me.position OR (j.position = me.position AND j.id < me.id))`,
-		id).Scan(&j.Index); err != nil {
+	if err := q.db.QueryRow(`SELECT COUNT(*), EXISTS (SELECT 1 FROM torrent_specs WHERE job = ?1) FROM jobs j, jobs me
+		WHERE me.id = ?1 AND (j.position < me.position OR (j.position = me.position AND j.id < me.id))`,
+		id).Scan(&j.Index, &j.Torrent); err != nil {
 		return Job{}, q.wrap(op, err)
 	}
 	if j.Sync {
@@ -665,7 +688,7 @@ type scanner interface{ Scan(...any) error }
 
 // jobColumns are the columns scanJob reads, in its order.
 const jobColumns = `id, source, dest, state, added_at, finished_at, error, origin_etag, referer, next_try, speed_limit,
-	notice, when_done, when_done_note, refreshed_at, kind, EXISTS (SELECT 1 FROM torrent_specs t WHERE t.job = jobs.id)`
+	notice, when_done, when_done_note, refreshed_at, kind`
 
 func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 	// One allocation holds the job and what is scanned to be converted:
@@ -677,11 +700,11 @@ func scanJob(s scanner, doc ...*[]byte) (Job, error) {
 		finished                sql.NullInt64
 		whenDone, whenDoneNote  string
 		kind                    string
-		dest                    [18]any
+		dest                    [17]any
 	})
 	j := &r.j
 	dest := append(r.dest[:0], &j.ID, &j.Source, &j.Dest, &r.state, &r.added, &r.finished, &j.Error, &j.Origin.ETag, &j.Origin.Referer,
-		&r.nextTry, &j.Limit, &j.Notice, &r.whenDone, &r.whenDoneNote, &r.refresh, &r.kind, &j.Torrent)
+		&r.nextTry, &j.Limit, &j.Notice, &r.whenDone, &r.whenDoneNote, &r.refresh, &r.kind)
 	for _, d := range doc {
 		dest = append(dest, d)
 	}
