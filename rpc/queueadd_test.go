@@ -3,7 +3,6 @@ package rpc
 import (
 	"bytes"
 	"encoding/base64"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/netconf/netconftest"
 	"braid/engine/torrent/torrenttest"
+	"braid/internal/testkit"
 	"braid/queue"
 )
 
@@ -27,26 +27,6 @@ func (b *braid) lastJob(t *testing.T) queue.Job {
 		t.Fatal(err)
 	}
 	return j
-}
-
-// noSecretIn: no file under dir holds any of secrets.
-func noSecretIn(t *testing.T, dir string, secrets ...string) {
-	t.Helper()
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range secrets {
-			if bytes.Contains(raw, []byte(s)) {
-				t.Errorf("%s holds %q in clear", p, s)
-			}
-		}
-		return nil
-	})
 }
 
 // addMetalink takes addUri's options: a metalink whose mirror is behind
@@ -98,7 +78,7 @@ func TestAddMetalinkKeepsOptions(t *testing.T) {
 		t.Errorf("nginx refused a request of the download:\n%s", access)
 	}
 	b.close()
-	noSecretIn(t, state, netconftest.CookieValue)
+	testkit.NoSecretIn(t, state, netconftest.CookieValue)
 }
 
 // A .torrent link behind a login is read with the header given to

@@ -85,8 +85,8 @@ type AddOptions struct {
 	// Sync adds a sync job: Dir kept a verified copy of the ResourceSync
 	// source (queue.NewJob.Sync), which its runs read. The sync job the
 	// queue has of the source and folder is found, and queued to sync
-	// again unless it runs or waits its turn already. Only Dir, Paused and
-	// Again's finding apply.
+	// again unless it runs or waits its turn already. Only Dir, Paused,
+	// Net (which replaces a found job's) and Again's finding apply.
 	Sync bool
 }
 
@@ -100,6 +100,15 @@ func addSync(q *queue.Queue, source string, o AddOptions) (Added, error) {
 		return Added{}, err
 	}
 	added := Added{ID: id}
+	if o.Net != nil {
+		note, err := q.SetNet(id, *o.Net, true)
+		if err != nil {
+			return Added{}, err
+		}
+		if note != "" {
+			added.Notes = append(added.Notes, note)
+		}
+	}
 	s, err := q.StateOf(id)
 	if err != nil {
 		return Added{}, err

@@ -19,6 +19,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/metalink"
+	"braid/engine/netconf"
 	"braid/engine/piece"
 	"braid/engine/resourcesync"
 	"braid/queue"
@@ -30,10 +31,13 @@ const DefaultSyncJobs = 4
 // SyncOptions configure queue.Queue.Sync.
 type SyncOptions struct {
 	Client  *engine.Client        // runs the downloads; required
-	Fetcher *resourcesync.Fetcher // reads the source's documents; nil: one on Client's HTTP client
-	Jobs    int                   // files at once; 0: DefaultSyncJobs
-	Delete  bool                  // remove files the source deleted (default: list them)
-	Check   bool                  // report what differs, download nothing
+	Fetcher *resourcesync.Fetcher // reads the source's documents; nil: one on Client's HTTP client wearing Net
+	// Net is the logins, cookies and headers the documents and the files
+	// are fetched with (nil: none but .netrc's and what the URLs carry).
+	Net    *netconf.Session
+	Jobs   int  // files at once; 0: DefaultSyncJobs
+	Delete bool // remove files the source deleted (default: list them)
+	Check  bool // report what differs, download nothing
 	// Locations are the user's countries, for mirror order.
 	Locations []string
 	// Observer, when set, hears every outcome (see Sync) and the
@@ -144,7 +148,11 @@ func Sync(ctx context.Context, q *queue.Queue, source, dir string, o SyncOptions
 		return nil, errors.New("sync: no engine client")
 	}
 	if o.Fetcher == nil {
-		o.Fetcher = &resourcesync.Fetcher{HTTP: o.Client.HTTPClient()}
+		hc := o.Client.HTTPClient()
+		if o.Net != nil {
+			hc = o.Net.Client(hc)
+		}
+		o.Fetcher = &resourcesync.Fetcher{HTTP: hc}
 	}
 	if o.Jobs <= 0 {
 		o.Jobs = DefaultSyncJobs
@@ -504,7 +512,7 @@ func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.R
 		begin: func(*engine.Snapshot) { r.obs.Start(run) },
 		tick:  func(s *engine.Snapshot) { r.obs.Progress(run, Progress{Snapshot: s}) },
 	}
-	snap, err := r.fetcher.fetch(ctx, r.o.Client, &engine.Request{Dir: r.dir, File: x.File, Locations: r.o.Locations}, w)
+	snap, err := r.fetcher.fetch(ctx, r.o.Client, &engine.Request{Dir: r.dir, File: x.File, Locations: r.o.Locations, Net: r.o.Net}, w)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		err = ctx.Err() // interrupted: no failure of the file's (SyncEventOfResult)

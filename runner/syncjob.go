@@ -64,12 +64,16 @@ func (r *Runner) runSync(ctx context.Context, j queue.Job) error {
 	if err != nil {
 		return err
 	}
+	net, err := r.openNet(j.ID)
+	if err != nil {
+		return err
+	}
 	o := r.SyncOptions
-	o.Client, o.Locations, o.Job = client, r.locations(), j.ID
+	o.Client, o.Locations, o.Job, o.Net = client, r.locations(), j.ID, net
 	if o.Fetcher == nil {
 		// The documents go the way the files do: the client's network
 		// (its proxy) and the job's own settings.
-		o.Fetcher = &resourcesync.Fetcher{HTTP: r.httpClientOf(j.ID)}
+		o.Fetcher = &resourcesync.Fetcher{HTTP: r.httpClientWith(net)}
 	}
 	sj := &SyncJob{done: make(chan struct{}), active: map[*FileRun]*engine.Snapshot{}, counts: map[SyncKind]int{}}
 	o.sized = func(n int64) {

@@ -181,3 +181,41 @@ func TestSyncJobThroughProxy(t *testing.T) {
 		t.Fatalf("a check through the proxy: %+v, %v", res, err)
 	}
 }
+
+// TestSyncJobWithLogin: a sync job added with a login (AddOptions.Net)
+// reads the source's documents and files with it; the login's password
+// is not in the state folder. Added without one, the sync fails and says
+// the source asked for a login.
+func TestSyncJobWithLogin(t *testing.T) {
+	t.Parallel()
+	const pw = "sync-login-pw-5"
+	src := rstest.New(t)
+	src.User, src.Password = "ann", pw
+	data := testkit.Data(64 << 10)
+	src.Put("/a.bin", data)
+	state := t.TempDir()
+	q := queuetest.Open(t, queue.Open, state)
+	r := &Runner{Queue: q, Client: &engine.Client{}}
+
+	bare, err := Add(context.Background(), q, src.URL(), AddOptions{Dir: t.TempDir(), Sync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RunJob(context.Background(), bare.ID); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Errorf("a sync without the login it needs: %v", err)
+	}
+
+	dir := t.TempDir()
+	added, err := Add(context.Background(), q, src.URL(), AddOptions{Dir: dir, Sync: true,
+		Net: &netconf.Settings{HTTPUser: "ann", HTTPPasswd: pw, NoNetrc: true, Links: []string{src.URL()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RunJob(context.Background(), added.ID); err != nil {
+		t.Fatalf("the sync with its login: %v", err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "a.bin")); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("a.bin after the sync: %v", err)
+	}
+	testkit.NoSecretIn(t, state, pw)
+}

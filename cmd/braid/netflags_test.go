@@ -11,6 +11,7 @@ import (
 
 	"braid/engine/mirrortest"
 	"braid/engine/netconf/netconftest"
+	"braid/internal/testkit"
 )
 
 // getIn runs braid get with its state in state and returns what it said.
@@ -28,19 +29,7 @@ func assertNoSecret(t *testing.T, secret, printed, state string) {
 	if strings.Contains(printed, secret) {
 		t.Errorf("the output shows the secret: %q", printed)
 	}
-	filepath.WalkDir(state, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if bytes.Contains(b, []byte(secret)) {
-			t.Errorf("%s holds the secret in clear", p)
-		}
-		return nil
-	})
+	testkit.NoSecretIn(t, state, secret)
 }
 
 // Logins against nginx's auth_basic: from the flags, from the link, from

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"braid/engine"
+	"braid/engine/netconf"
 	"braid/engine/resourcesync"
 	"braid/engine/signature"
 	"braid/platform"
@@ -59,6 +60,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.Bool("json", false, "print one JSON line per file and a summary")
 	check := fs.Bool("check", false, "report what is missing, changed or extra; download nothing")
 	del := fs.Bool("delete", false, "remove files the source deleted (default: list them)")
+	netf := addNetFlags(fs)
 	args2, code, ok := parseInterspersed(fs, args)
 	if !ok {
 		return code
@@ -82,6 +84,16 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "braid sync: %v\n", err)
 		return 2
 	}
+	network, err := netf.network()
+	if err != nil {
+		fmt.Fprintf(stderr, "braid sync: --all-proxy: %v\n", err)
+		return 2
+	}
+	session, err := netf.session([]string{source})
+	if err != nil {
+		fmt.Fprintf(stderr, "braid sync: %v\n", err)
+		return 2
+	}
 	d, err := queue.Dir(*state)
 	if err != nil {
 		fmt.Fprintf(stderr, "braid sync: state: %v\n", err)
@@ -96,13 +108,13 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, n := range q.Notices() {
 		fmt.Fprintf(stderr, "braid sync: state: %s\n", n)
 	}
-	client := &engine.Client{MaxConns: *maxConn, MaxConnsPerMirror: *perMirror, Limit: rate}
+	client := &engine.Client{MaxConns: *maxConn, MaxConnsPerMirror: *perMirror, Limit: rate, Network: network}
 	out := &syncOutput{json: *jsonOut, tty: isTerminal(stdout) && !*jsonOut, stdout: stdout, stderr: stderr, active: map[*runner.FileRun]int64{}}
 	stop := func() {}
 	if out.tty {
 		stop = out.showProgress()
 	}
-	res, err := syncJob(ctx, q, source, *dir, *check, &runner.Runner{
+	res, err := syncJob(ctx, q, source, *dir, *check, session, stderr, &runner.Runner{
 		Queue: q, Client: client, Locations: commaList(*loc), Observer: out,
 		SyncOptions: runner.SyncOptions{Jobs: *jobs, Delete: *del},
 	})
@@ -127,16 +139,22 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // syncJob syncs source into dir as a job of the queue (runner.Add, then
 // RunJobs, as get does), which the window then lists; with check it only
-// compares, adding no job. It returns the sync's result.
-func syncJob(ctx context.Context, q *queue.Queue, source, dir string, check bool, r *runner.Runner) (*runner.SyncResult, error) {
+// compares, adding no job. net is the logins, cookies and headers the
+// network flags gave, which the job keeps (a note about where its
+// secrets are kept goes to stderr). It returns the sync's result.
+func syncJob(ctx context.Context, q *queue.Queue, source, dir string, check bool, net *netconf.Session, stderr io.Writer, r *runner.Runner) (*runner.SyncResult, error) {
 	if check {
 		o := r.SyncOptions
-		o.Client, o.Locations, o.Observer, o.Check = r.Client, r.Locations, r.Observer, true
+		o.Client, o.Locations, o.Observer, o.Check, o.Net = r.Client, r.Locations, r.Observer, true, net
 		return runner.Sync(ctx, q, source, dir, o)
 	}
-	added, err := runner.Add(ctx, q, source, runner.AddOptions{Dir: dir, Sync: true, Paused: true})
+	settings := net.Settings()
+	added, err := runner.Add(ctx, q, source, runner.AddOptions{Dir: dir, Sync: true, Paused: true, Net: &settings})
 	if err != nil {
 		return nil, err
+	}
+	for _, n := range added.Notes {
+		fmt.Fprintf(stderr, "braid sync: %s\n", n)
 	}
 	ids := make(chan int64, 1)
 	ids <- added.ID

@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/engine/netconf/netconftest"
 	"braid/engine/resourcesync/rstest"
+	"braid/internal/testkit"
 )
 
 // syncRun is one `braid sync` run's outcome, read from its --json lines.
@@ -408,4 +410,40 @@ func settled(t *testing.T, n func() int64) int64 {
 		}
 	}
 	return last
+}
+
+// TestSyncNetworkFlags: braid sync takes get's network flags. Through
+// --all-proxy (tinyproxy, the only way to the source) and with
+// --http-user and the password from $BRAID_HTTP_PASSWD, a source that
+// asks for a login syncs, then --check compares through them; the
+// password is in neither the output nor the state folder.
+func TestSyncNetworkFlags(t *testing.T) {
+	const pw = "sync-flags-pw-8"
+	t.Setenv("BRAID_HTTP_PASSWD", pw) // not parallel: the environment
+	proxy := netconftest.Tinyproxy(t, "", "")
+	src := rstest.New(t)
+	src.OnlyVia, src.User, src.Password = "tinyproxy", "ann", pw
+	data := mirrortest.Bytes(100<<10, 61)
+	src.Put("/d/a.bin", data)
+	state, dir := t.TempDir(), t.TempDir()
+
+	r := runSync(t, state, "--all-proxy", proxy, "--http-user", "ann", "-d", dir, src.URL())
+	if r.code != 0 || len(r.files["fetched"]) != 1 {
+		t.Fatalf("sync through the proxy with a login: exit %d, %v\n%s", r.code, r.files, r.stderr)
+	}
+	checkFile(t, dir, "d/a.bin", data)
+	r = runSync(t, state, "--all-proxy", proxy, "--http-user", "ann", "--check", "-d", dir, src.URL())
+	if r.code != 0 || len(r.files["missing"])+len(r.files["changed"]) != 0 {
+		t.Fatalf("check through the proxy with a login: exit %d, %v\n%s", r.code, r.files, r.stderr)
+	}
+	if strings.Contains(r.stderr, pw) {
+		t.Errorf("the output shows the password: %s", r.stderr)
+	}
+	testkit.NoSecretIn(t, state, pw)
+
+	// Without the proxy the source refuses the documents.
+	r = runSync(t, t.TempDir(), "--http-user", "ann", "-d", t.TempDir(), src.URL())
+	if r.code != 1 || !strings.Contains(r.stderr, "403") {
+		t.Errorf("a sync around the proxy: exit %d, %s", r.code, r.stderr)
+	}
 }

@@ -1,13 +1,17 @@
 // Package testkit holds the helpers Braid's tests share: content to
-// serve, waiting on a condition, a free port, a short folder. Only tests
+// serve, waiting on a condition, a free port, a short folder, a folder
+// that must not hold a secret. Only tests
 // import it. It imports nothing of Braid's but engine/mirrortest, so that
 // any package's tests can use it without an import cycle (mirrortest's own
 // tests excepted).
 package testkit
 
 import (
+	"bytes"
+	"io/fs"
 	"net"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -86,4 +90,28 @@ func ShortDir(t testing.TB, prefix string) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
+}
+
+// NoSecretIn fails t for each file under dir (a state folder: the
+// database, its journal, the log) that holds one of secrets in clear.
+func NoSecretIn(t testing.TB, dir string, secrets ...string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, s := range secrets {
+			if bytes.Contains(raw, []byte(s)) {
+				t.Errorf("%s holds %q in clear", p, s)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Errorf("reading %s for secrets: %v", dir, err)
+	}
 }

@@ -43,6 +43,9 @@ type Source struct {
 	// does not contain it: a source that only a proxy's requests reach
 	// (tinyproxy's Via names it), for the tests of a proxy setting.
 	OnlyVia string
+	// User and Password, when User is set, are the Basic login every
+	// request must carry (401 without it).
+	User, Password string
 }
 
 type file struct {
@@ -134,6 +137,11 @@ const head = `<?xml version="1.0" encoding="UTF-8"?>
 func (s *Source) serve(w http.ResponseWriter, r *http.Request) {
 	if s.OnlyVia != "" && !strings.Contains(r.Header.Get("Via"), s.OnlyVia) {
 		http.Error(w, "only through the proxy", http.StatusForbidden)
+		return
+	}
+	if u, p, _ := r.BasicAuth(); s.User != "" && (u != s.User || p != s.Password) {
+		w.Header().Set("WWW-Authenticate", `Basic realm="rstest"`)
+		http.Error(w, "log in", http.StatusUnauthorized)
 		return
 	}
 	base := s.srv.URL
