@@ -100,14 +100,8 @@ func addSync(q *queue.Queue, source string, o AddOptions) (Added, error) {
 		return Added{}, err
 	}
 	added := Added{ID: id}
-	if o.Net != nil {
-		note, err := q.SetNet(id, *o.Net, true)
-		if err != nil {
-			return Added{}, err
-		}
-		if note != "" {
-			added.Notes = append(added.Notes, note)
-		}
+	if err := keepNet(q, id, o.Net, &added); err != nil {
+		return Added{}, err
 	}
 	s, err := q.StateOf(id)
 	if err != nil {
@@ -359,6 +353,19 @@ func keepWith(q *queue.Queue, id int64, source string, r *Resolved, o AddOptions
 	return nil
 }
 
+// keepNet keeps net (nil: nothing) as job id's network settings, and
+// SetNet's note among added's notes.
+func keepNet(q *queue.Queue, id int64, net *netconf.Settings, added *Added) error {
+	if net == nil {
+		return nil
+	}
+	note, err := q.SetNet(id, *net, true)
+	if note != "" {
+		added.Notes = append(added.Notes, note)
+	}
+	return err
+}
+
 // found1 is what Add did with job id the queue had: nothing, but under
 // ResumeSource, which gives it the network settings and order of this
 // add.
@@ -367,14 +374,8 @@ func found1(q *queue.Queue, id int64, o AddOptions, added Added) (Added, error) 
 	if o.Again != ResumeSource {
 		return added, nil
 	}
-	if o.Net != nil {
-		note, err := q.SetNet(id, *o.Net, true)
-		if err != nil {
-			return Added{}, err
-		}
-		if note != "" {
-			added.Notes = append(added.Notes, note)
-		}
+	if err := keepNet(q, id, o.Net, &added); err != nil {
+		return Added{}, err
 	}
 	if o.InOrder {
 		if err := q.SetJob(id, queue.InOrder(true)); err != nil {
