@@ -54,6 +54,7 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	maxConn := fset.Int("max-conn", 0, "most connections at once (default 16)")
 	perMirror := fset.Int("max-conn-per-mirror", 0, "most connections to one mirror (default 1)")
 	par2Index := fset.String("par2", "", "mend from the PAR2 parity set whose index is `NAME.par2` what the mirrors cannot")
+	netf := addNetFlags(fset)
 	positional, code, ok := parseInterspersed(fset, args)
 	if !ok {
 		return code
@@ -80,7 +81,23 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "braid repair: %v\n", err)
 		return 1
 	}
-	client := &engine.Client{MaxConns: *maxConn, MaxConnsPerMirror: *perMirror}
+	network, err := netf.network()
+	if err != nil {
+		fmt.Fprintf(stderr, "braid repair: --all-proxy: %v\n", err)
+		return 2
+	}
+	var links []string // a login or a header given goes to the mirrors' hosts
+	for _, f := range doc.Files {
+		for _, u := range f.URLs {
+			links = append(links, u.URL)
+		}
+	}
+	session, err := netf.session(links)
+	if err != nil {
+		fmt.Fprintf(stderr, "braid repair: %v\n", err)
+		return 2
+	}
+	client := &engine.Client{MaxConns: *maxConn, MaxConnsPerMirror: *perMirror, Network: network}
 	var given *runner.Parity // --par2's, for the file it is for
 	if *par2Index != "" {
 		if given, err = runner.ParityArg(*par2Index); err != nil {
@@ -107,7 +124,7 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if given != nil && (len(doc.Files) == 1 || given.For(f.Name)) {
 			p = given
 		}
-		res, err := client.Repair(ctx, *dir, f, engine.RepairOptions{Parity: p.Mender(client, nil, 0, *dir)})
+		res, err := client.Repair(ctx, *dir, f, engine.RepairOptions{Net: session, Parity: p.Mender(client, session, 0, *dir)})
 		if err != nil {
 			fmt.Fprintf(stdout, "%s: NOT REPAIRED: %v\n", f.Name, err)
 			code = 1

@@ -14,6 +14,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/engine/netconf/netconftest"
 	"braid/engine/piece"
 )
 
@@ -455,6 +456,31 @@ func TestRepairCanceled(t *testing.T) {
 	}
 	if !bytes.Equal(rRead(t, filepath.Join(dir, "a.bin")), bad) {
 		t.Fatal("a canceled repair changed the file")
+	}
+	rClean(t, dir)
+}
+
+// TestRepairThroughProxy: repair takes get's network flags. Its only
+// mirror (nginx) serves only what comes through tinyproxy: with
+// --all-proxy the bad piece is fetched and the file mended; without it
+// the mirror refuses and the file is left as it was.
+func TestRepairThroughProxy(t *testing.T) {
+	t.Parallel()
+	data := pcData(8*rL, 23)
+	proxy := netconftest.Tinyproxy(t, "", "")
+	origin := netconftest.ProxiedOnly(t, map[string][]byte{"a.bin": data})
+	meta := pcMeta4(t, pcFile("a.bin", data, rL, origin.URL+"/p/a.bin"))
+	dir := t.TempDir()
+	bad := pcFlip(data, 3*rL+5)
+	pcWrite(t, dir, "a.bin", bad)
+
+	code, out, errOut := pcRun(t, cmdRepair, "--metalink", meta, "-d", dir)
+	if code != 1 || !bytes.Equal(rRead(t, filepath.Join(dir, "a.bin")), bad) {
+		t.Fatalf("a repair around the proxy: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	code, out, errOut = pcRun(t, cmdRepair, "--all-proxy", proxy, "--metalink", meta, "-d", dir)
+	if code != 0 || !bytes.Equal(rRead(t, filepath.Join(dir, "a.bin")), data) {
+		t.Fatalf("a repair through the proxy: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	rClean(t, dir)
 }
