@@ -148,11 +148,7 @@ func Sync(ctx context.Context, q *queue.Queue, source, dir string, o SyncOptions
 		return nil, errors.New("sync: no engine client")
 	}
 	if o.Fetcher == nil {
-		hc := o.Client.HTTPClient()
-		if o.Net != nil {
-			hc = o.Net.Client(hc)
-		}
-		o.Fetcher = &resourcesync.Fetcher{HTTP: hc}
+		o.Fetcher = &resourcesync.Fetcher{HTTP: sessionClient(o.Client, o.Net)}
 	}
 	if o.Jobs <= 0 {
 		o.Jobs = DefaultSyncJobs

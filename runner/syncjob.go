@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"braid/engine"
-	"braid/engine/resourcesync"
 	"braid/engine/signature"
 	"braid/queue"
 )
@@ -69,12 +68,9 @@ func (r *Runner) runSync(ctx context.Context, j queue.Job) error {
 		return err
 	}
 	o := r.SyncOptions
+	// The documents go the way the files do (Sync's Fetcher): the
+	// client's network (its proxy) and the job's own settings.
 	o.Client, o.Locations, o.Job, o.Net = client, r.locations(), j.ID, net
-	if o.Fetcher == nil {
-		// The documents go the way the files do: the client's network
-		// (its proxy) and the job's own settings.
-		o.Fetcher = &resourcesync.Fetcher{HTTP: r.httpClientWith(net)}
-	}
 	sj := &SyncJob{done: make(chan struct{}), active: map[*FileRun]*engine.Snapshot{}, counts: map[SyncKind]int{}}
 	o.sized = func(n int64) {
 		sj.mu.Lock()
