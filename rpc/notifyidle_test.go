@@ -64,6 +64,25 @@ func servedQueue(t *testing.T, keep time.Duration) (*queue.Queue, *runner.Servic
 	return q, svc, d, srv, ws
 }
 
+// addBehindItsBack adds to q, without a word to the server, a job of the
+// file name (data, from url), paused or queued, and returns its GID.
+func addBehindItsBack(t *testing.T, q *queue.Queue, name string, data []byte, url string, paused bool) string {
+	t.Helper()
+	doc, err := metalink.Parse(strings.NewReader(meta4(name, data, url)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := q.Add(queue.NewJob{Source: name + ".meta4", Dest: t.TempDir(), Doc: doc, Paused: paused})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := q.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return GID(id, j.AddedAt)
+}
+
 // An idle queue is not read for notifications however often the poller
 // ticks: only while the service has something under way (and once
 // after), and when the server is told of a change. A job the service
@@ -79,18 +98,7 @@ func TestNotifyReadsIdleQueueOnlyWhenTold(t *testing.T) {
 	}
 	// A paused job, which the reading after Changed sees (its mirror is
 	// never asked).
-	heldDoc, err := metalink.Parse(strings.NewReader(meta4("held.bin", mirrortest.Bytes(1000, 4), "http://127.0.0.1:9/held.bin")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	held, err := q.Add(queue.NewJob{Source: "held.meta4", Dest: t.TempDir(), Doc: heldDoc, Paused: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hj, err := q.Get(held)
-	if err != nil {
-		t.Fatal(err)
-	}
+	held := addBehindItsBack(t, q, "held.bin", mirrortest.Bytes(1000, 4), "http://127.0.0.1:9/held.bin", true)
 	srv.Changed()
 	testkit.WaitFor(t, "a reading after Changed", func() bool { return d.lists.Load() > base })
 
@@ -98,28 +106,16 @@ func TestNotifyReadsIdleQueueOnlyWhenTold(t *testing.T) {
 	// woken: its only mirror answers 404, so it begins and fails at once.
 	data := mirrortest.Bytes(1000, 3)
 	gone := mirrortest.New(t, data, mirrortest.Status(404))
-	doc, err := metalink.Parse(strings.NewReader(meta4("lost.bin", data, gone.URL())))
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := q.Add(queue.NewJob{Source: "lost.meta4", Dest: t.TempDir(), Doc: doc})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := q.Get(id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lost := addBehindItsBack(t, q, "lost.bin", data, gone.URL(), false)
 	svc.Wake()
-	notifications(t, ws, GID(id, j.AddedAt), "aria2.onDownloadStart", "aria2.onDownloadError")
+	notifications(t, ws, lost, "aria2.onDownloadStart", "aria2.onDownloadError")
 
 	// A command of the client's own changes the idle queue: the queue is
 	// read again once it is done, and the client told.
-	gid := GID(held, hj.AddedAt)
-	if err := ws.WriteJSON(map[string]any{"jsonrpc": "2.0", "id": "rm", "method": "aria2.remove", "params": []any{"token:s3cret-for-tests", gid}}); err != nil {
+	if err := ws.WriteJSON(map[string]any{"jsonrpc": "2.0", "id": "rm", "method": "aria2.remove", "params": []any{"token:s3cret-for-tests", held}}); err != nil {
 		t.Fatal(err)
 	}
-	notifications(t, ws, gid, "aria2.onDownloadStop")
+	notifications(t, ws, held, "aria2.onDownloadStop")
 }
 
 // TestNotifyKeepsTheListWhileWorking: while a download runs, the
@@ -133,21 +129,10 @@ func TestNotifyKeepsTheListWhileWorking(t *testing.T) {
 	// About a second of download: two hundred ticks.
 	data := mirrortest.Bytes(256<<10, 5)
 	m := mirrortest.New(t, data, mirrortest.Rate(256<<10))
-	doc, err := metalink.Parse(strings.NewReader(meta4("slow.bin", data, m.URL())))
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := q.Add(queue.NewJob{Source: "slow.meta4", Dest: t.TempDir(), Doc: doc})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := q.Get(id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	slow := addBehindItsBack(t, q, "slow.bin", data, m.URL(), false)
 	before := d.lists.Load()
 	svc.Wake()
-	notifications(t, ws, GID(id, j.AddedAt), "aria2.onDownloadStart", "aria2.onDownloadComplete")
+	notifications(t, ws, slow, "aria2.onDownloadStart", "aria2.onDownloadComplete")
 	// The run's beginning, and the reading once the service is idle
 	// again; a few more where the tick meets the run's claim and end.
 	if n := d.lists.Load() - before; n > 6 {
