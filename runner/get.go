@@ -216,4 +216,4 @@ func (g *Get) add(ctx context.Context, q *queue.Queue, src string, got read) (in
 
 // httpClient is what reads sources, torrents and documents: the Client's
 // proxy route with the sources' logins, cookies and headers.
-func (g *Get) httpClient() *http.Client { return sessionClient(g.Client, g.Net) }
+func (g *Get) httpClient() *http.Client { return g.Net.Client(g.Client.HTTPClient()) }

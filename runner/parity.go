@@ -136,7 +136,7 @@ type parityFetch struct {
 }
 
 // httpClient is what probes for volumes (HEAD).
-func (pf parityFetch) httpClient() *http.Client { return sessionClient(pf.client, pf.net) }
+func (pf parityFetch) httpClient() *http.Client { return pf.net.Client(pf.client.HTTPClient()) }
 
 // mender returns the engine's Request.Parity for p: what Braid does when
 // no mirror can send pieces of a file good.

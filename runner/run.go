@@ -261,15 +261,6 @@ func (r *Runner) httpClientWith(ss *netconf.Session) *http.Client {
 	if err != nil {
 		return nil
 	}
-	return sessionClient(c, ss)
-}
-
-// sessionClient is c's HTTP client (its proxy route) wearing the logins,
-// cookies and headers of ss; nil ss: c's own.
-func sessionClient(c *engine.Client, ss *netconf.Session) *http.Client {
-	if ss == nil {
-		return c.HTTPClient()
-	}
 	return ss.Client(c.HTTPClient())
 }
 

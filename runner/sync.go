@@ -148,7 +148,7 @@ func Sync(ctx context.Context, q *queue.Queue, source, dir string, o SyncOptions
 		return nil, errors.New("sync: no engine client")
 	}
 	if o.Fetcher == nil {
-		o.Fetcher = &resourcesync.Fetcher{HTTP: sessionClient(o.Client, o.Net)}
+		o.Fetcher = &resourcesync.Fetcher{HTTP: o.Net.Client(o.Client.HTTPClient())}
 	}
 	if o.Jobs <= 0 {
 		o.Jobs = DefaultSyncJobs

@@ -249,10 +249,7 @@ func digestName(d string) string {
 // memberRequest is the engine request for the archive a metalink of one
 // file, or a torrent of one file with web seeds, describes.
 func memberRequest(ctx context.Context, o *getOptions, source string) (*engine.Request, error) {
-	hc := o.client.HTTPClient()
-	if o.net != nil {
-		hc = o.net.Client(hc)
-	}
+	hc := o.net.Client(o.client.HTTPClient())
 	req := &engine.Request{Net: o.net, Locations: o.prefs.Locations, RetryFor: o.retryFor}
 	if sourcekind.Of(source).IsTorrent() {
 		f, err := torrentArchive(ctx, source, hc)

@@ -298,10 +298,14 @@ func (ss *Session) FTPLogin(u *url.URL) (Login, bool) {
 // Client returns base (nil: Default().HTTPClient()) wearing the session:
 // its cookies (and those servers set, kept for the session), its headers
 // where they belong, its logins given to servers that ask. The returned
-// client shares base's connections.
+// client shares base's connections. A nil session has nothing to add:
+// base is returned as it is.
 func (ss *Session) Client(base *http.Client) *http.Client {
 	if base == nil {
 		base = Default().HTTPClient()
+	}
+	if ss == nil {
+		return base
 	}
 	c := *base
 	c.Transport = &sessionTransport{next: AnswerLogins(base.Transport), ss: ss}

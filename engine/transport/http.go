@@ -104,10 +104,9 @@ func NewHTTP(rawURL string, opts Options) (*HTTPSource, error) {
 	if base == nil {
 		base = opts.network().HTTPClient()
 	}
-	if opts.Session != nil {
-		base = opts.Session.Client(base)
-	}
-	c := *base // shares the Transport and its connection pool
+	base = opts.Session.Client(base) // a nil Session adds nothing
+	// c shares the Transport and its connection pool.
+	c := *base
 	c.Transport = netconf.AnswerLogins(c.Transport)
 	next := base.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
