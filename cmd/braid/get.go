@@ -174,12 +174,7 @@ func parseGet(args []string, stdout, stderr io.Writer) (*getOptions, int) {
 			return nil, 2
 		}
 	}
-	network, err := netf.network()
-	if err != nil {
-		fmt.Fprintf(stderr, "braid get: --all-proxy: %v\n", err)
-		return nil, 2
-	}
-	session, err := netf.session(sources)
+	network, session, err := netf.open(sources)
 	if err != nil {
 		fmt.Fprintf(stderr, "braid get: %v\n", err)
 		return nil, 2

@@ -64,6 +64,21 @@ func addNetFlags(fs *flag.FlagSet) *netFlags {
 	return n
 }
 
+// open is the run's proxy route (network) and the session of links
+// (session): what every command that fetches reaches its servers with. Its
+// error is a usage error, naming the flag.
+func (n *netFlags) open(links []string) (*netconf.Network, *netconf.Session, error) {
+	network, err := n.network()
+	if err != nil {
+		return nil, nil, fmt.Errorf("--all-proxy: %w", err)
+	}
+	session, err := n.session(links)
+	if err != nil {
+		return nil, nil, err
+	}
+	return network, session, nil
+}
+
 // network is the proxy route of the run: --all-proxy (its password from
 // --all-proxy-passwd-file or $BRAID_ALL_PROXY_PASSWD when the URL has a
 // user and no password), else the environment as curl reads it, else

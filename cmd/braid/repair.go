@@ -81,18 +81,13 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "braid repair: %v\n", err)
 		return 1
 	}
-	network, err := netf.network()
-	if err != nil {
-		fmt.Fprintf(stderr, "braid repair: --all-proxy: %v\n", err)
-		return 2
-	}
 	var links []string // a login or a header given goes to the mirrors' hosts
 	for _, f := range doc.Files {
 		for _, u := range f.URLs {
 			links = append(links, u.URL)
 		}
 	}
-	session, err := netf.session(links)
+	network, session, err := netf.open(links)
 	if err != nil {
 		fmt.Fprintf(stderr, "braid repair: %v\n", err)
 		return 2

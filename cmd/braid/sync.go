@@ -84,12 +84,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "braid sync: %v\n", err)
 		return 2
 	}
-	network, err := netf.network()
-	if err != nil {
-		fmt.Fprintf(stderr, "braid sync: --all-proxy: %v\n", err)
-		return 2
-	}
-	session, err := netf.session([]string{source})
+	network, session, err := netf.open([]string{source})
 	if err != nil {
 		fmt.Fprintf(stderr, "braid sync: %v\n", err)
 		return 2
