@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/resolve"
 	"braid/engine/signature"
@@ -82,6 +83,7 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 	oses := fs.String("os", strings.Join(defaults.OS, ","), "operating systems, e.g. linux/amd64,Linux-x86")
 	locs := fs.String("location", strings.Join(defaults.Locations, ","), "countries whose mirrors go first, e.g. DE,AT")
 	asJSON := fs.Bool("json", false, "print the report as JSON (schema version 1)")
+	netf := addNetFlags(fs)
 
 	sources, code, ok := parseInterspersed(fs, args)
 	if !ok {
@@ -98,6 +100,16 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 		return 2
 	}
 
+	network, session, err := netf.open(sources)
+	if err != nil {
+		fmt.Fprintf(stderr, "braid inspect: %v\n", err)
+		return 2
+	}
+	via := reach{client: &engine.Client{Network: network}, net: session}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = via.http()
+	}
+
 	if isPar2Path(sources[0]) {
 		return inspectParity(sources[0], *asJSON, stdout, stderr)
 	}
@@ -105,7 +117,7 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 	defer cancel()
 	var report *inspectReport
 	if source.Of(sources[0]).IsTorrent() {
-		report, err = torrentReport(rctx, sources[0])
+		report, err = torrentReport(rctx, sources[0], opts.HTTPClient)
 		if errors.Is(err, torrent.ErrNotTorrent) {
 			err = fmt.Errorf("%s: %w", sources[0], err)
 		}
@@ -114,9 +126,9 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 			return 1
 		}
 		if len(report.Files) == 1 && isZipName(report.Files[0].Name) {
-			report.Archive = torrentZipListing(rctx, sources[0], opts.HTTPClient)
+			report.Archive = torrentZipListing(rctx, sources[0], via)
 		} else if len(report.Files) == 1 && mayHaveIndex(report.Files[0].Name) {
-			report.Archive = torrentTarListing(rctx, sources[0], opts.HTTPClient)
+			report.Archive = torrentTarListing(rctx, sources[0], via)
 		}
 		return writeInspect(report, *asJSON, stdout, stderr)
 	}
@@ -139,14 +151,14 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 	report = newInspectReport(sources[0], res, prefs, given, defaults)
 	if len(res.Document.Files) == 1 && isZipName(res.Document.Files[0].Name) {
 		if res.Kind == resolve.KindPlainURL {
-			report.Archive = zipListing(rctx, sources[0], res.Origin)
+			report.Archive = zipListing(rctx, sources[0], res.Origin, via)
 		} else {
-			report.Archive = zipListingMirrors(rctx, res.Document.Files[0], opts.HTTPClient)
+			report.Archive = zipListingMirrors(rctx, res.Document.Files[0], via)
 		}
 	} else if len(res.Document.Files) == 1 && res.Kind == resolve.KindPlainURL && (isTarName(res.Document.Files[0].Name) || isTarURL(sources[0])) {
-		report.Archive = tarListing(rctx, sources[0], res.Origin)
+		report.Archive = tarListing(rctx, sources[0], res.Origin, via)
 	} else if len(res.Document.Files) == 1 && res.Kind != resolve.KindPlainURL && mayHaveIndex(res.Document.Files[0].Name) {
-		report.Archive = tarListingMirrors(rctx, sources[0], res.Document.Files[0], opts.HTTPClient)
+		report.Archive = tarListingMirrors(rctx, sources[0], res.Document.Files[0], via)
 	}
 	return writeInspect(report, *asJSON, stdout, stderr)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 
 	sourcekind "braid/engine/source"
 	"braid/engine/torrent"
@@ -25,8 +26,8 @@ type inspectTorrent struct {
 // torrentReport reads a .torrent (a path or an http(s) URL) or a magnet
 // link into a report: the files with their sizes, all selected, and the
 // torrent's own facts.
-func torrentReport(ctx context.Context, source string) (*inspectReport, error) {
-	spec, err := torrent.Resolve(ctx, source, nil)
+func torrentReport(ctx context.Context, source string, hc *http.Client) (*inspectReport, error) {
+	spec, err := torrent.Resolve(ctx, source, hc)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"braid/engine"
 	"braid/engine/explain"
 	"braid/engine/metalink"
+	"braid/engine/netconf"
 	"braid/engine/resolve"
 	"braid/engine/transport"
 	"braid/engine/ziprange"
@@ -81,15 +82,39 @@ func isZipName(name string) bool {
 	return false
 }
 
-// zipListing reads the members of the ZIP archive at a plain URL. A list
-// that cannot be read is said in Error: the source itself was inspected.
-func zipListing(ctx context.Context, source string, origin *resolve.Origin) *inspectArchive {
-	out := &inspectArchive{Format: "zip", Members: []inspectMember{}}
+// reach is how inspect reaches a source and an archive's mirrors: the
+// proxy route and the session (logins, cookies, headers) of the network
+// flags.
+type reach struct {
+	client *engine.Client // its Network is the proxy route
+	net    *netconf.Session
+}
+
+// http is the proxy route's HTTP client wearing the session.
+func (r reach) http() *http.Client { return r.net.Client(r.client.HTTPClient()) }
+
+// plain is the archive at a plain URL, read by range; origin is what its
+// server said of it (nil: nothing), for its size.
+func (r reach) plain(source string, origin *resolve.Origin) (*transport.HTTPSource, int64, error) {
 	size := int64(-1)
 	if origin != nil {
 		size = origin.Size
 	}
-	src, err := transport.NewHTTP(source, transport.Options{Size: size})
+	src, err := transport.NewHTTP(source, transport.Options{Size: size, Network: r.client.Network, Session: r.net})
+	return src, size, err
+}
+
+// mirrors reads the archive a metalink describes as file from all its
+// mirrors at once through the engine.
+func (r reach) mirrors(ctx context.Context, file metalink.File) (*engine.Ranges, error) {
+	return r.client.OpenRanges(ctx, &engine.Request{File: file, RetryFor: listRetryFor, Net: r.net})
+}
+
+// zipListing reads the members of the ZIP archive at a plain URL. A list
+// that cannot be read is said in Error: the source itself was inspected.
+func zipListing(ctx context.Context, source string, origin *resolve.Origin, via reach) *inspectArchive {
+	out := &inspectArchive{Format: "zip", Members: []inspectMember{}}
+	src, size, err := via.plain(source, origin)
 	if err != nil {
 		out.Error = err.Error()
 		return out
@@ -112,12 +137,10 @@ const listRetryFor = 15 * time.Second
 // zipListingMirrors reads the members of the ZIP archive a metalink
 // describes as file, from all its mirrors at once through the engine:
 // where the metalink has piece hashes, the pieces holding the archive's
-// end and directory are fetched whole and checked. hc, when not nil, is
-// the HTTP client to use.
-func zipListingMirrors(ctx context.Context, file metalink.File, hc *http.Client) *inspectArchive {
+// end and directory are fetched whole and checked.
+func zipListingMirrors(ctx context.Context, file metalink.File, via reach) *inspectArchive {
 	out := &inspectArchive{Format: "zip", Members: []inspectMember{}}
-	c := &engine.Client{HTTP: hc}
-	ranges, err := c.OpenRanges(ctx, &engine.Request{File: file, RetryFor: listRetryFor})
+	ranges, err := via.mirrors(ctx, file)
 	if err != nil {
 		out.Error = mirrorsSentence(err)
 		return out

@@ -4,17 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"path"
 	"regexp"
 	"strings"
 
-	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/resolve"
 	"braid/engine/stargz"
-	"braid/engine/transport"
 )
 
 // tarExtensions are the names of tar archives, compressed or not, and of
@@ -66,13 +63,9 @@ func isTarURL(source string) bool {
 
 // tarListing reads the eStargz index of the tar at a plain URL. A list
 // that cannot be read, or a tar with no index, is said in Error.
-func tarListing(ctx context.Context, source string, origin *resolve.Origin) *inspectArchive {
+func tarListing(ctx context.Context, source string, origin *resolve.Origin, via reach) *inspectArchive {
 	out := &inspectArchive{Format: "estargz", Members: []inspectMember{}}
-	size := int64(-1)
-	if origin != nil {
-		size = origin.Size
-	}
-	src, err := transport.NewHTTP(source, transport.Options{Size: size})
+	src, size, err := via.plain(source, origin)
 	if err != nil {
 		out.Error = err.Error()
 		return out
@@ -92,10 +85,9 @@ func tarListing(ctx context.Context, source string, origin *resolve.Origin) *ins
 // describes as file, from all its mirrors at once through the engine, as
 // zipListingMirrors reads a ZIP's directory. source is what the user
 // gave, for the sentence that suggests downloading it whole.
-func tarListingMirrors(ctx context.Context, source string, file metalink.File, hc *http.Client) *inspectArchive {
+func tarListingMirrors(ctx context.Context, source string, file metalink.File, via reach) *inspectArchive {
 	out := &inspectArchive{Format: "estargz", Members: []inspectMember{}}
-	c := &engine.Client{HTTP: hc}
-	ranges, err := c.OpenRanges(ctx, &engine.Request{File: file, RetryFor: listRetryFor})
+	ranges, err := via.mirrors(ctx, file)
 	if err != nil {
 		out.Error = mirrorsSentence(err)
 		return out
@@ -120,12 +112,12 @@ func tarListingMirrors(ctx context.Context, source string, file metalink.File, h
 
 // torrentTarListing lists the eStargz index of the tar a torrent of one
 // file holds, from its web seeds.
-func torrentTarListing(ctx context.Context, source string, hc *http.Client) *inspectArchive {
-	f, err := torrentArchive(ctx, source, hc)
+func torrentTarListing(ctx context.Context, source string, via reach) *inspectArchive {
+	f, err := torrentArchive(ctx, source, via.http())
 	if err != nil {
 		return &inspectArchive{Format: "tar", Members: []inspectMember{}, Error: err.Error()}
 	}
-	return tarListingMirrors(ctx, source, f, hc)
+	return tarListingMirrors(ctx, source, f, via)
 }
 
 // tarError says why a tar's members cannot be listed.

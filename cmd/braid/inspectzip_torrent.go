@@ -44,10 +44,10 @@ func torrentArchive(ctx context.Context, source string, hc *http.Client) (metali
 // torrentZipListing lists the members of the ZIP archive a torrent of one
 // file holds, from its web seeds, by whole pieces checked against the
 // torrent's sha-1 hashes.
-func torrentZipListing(ctx context.Context, source string, hc *http.Client) *inspectArchive {
-	f, err := torrentArchive(ctx, source, hc)
+func torrentZipListing(ctx context.Context, source string, via reach) *inspectArchive {
+	f, err := torrentArchive(ctx, source, via.http())
 	if err != nil {
 		return &inspectArchive{Format: "zip", Members: []inspectMember{}, Error: err.Error()}
 	}
-	return zipListingMirrors(ctx, f, hc)
+	return zipListingMirrors(ctx, f, via)
 }

@@ -13,7 +13,7 @@ import (
 	"braid/queue"
 )
 
-const keysUsage = `Usage: braid keys [--state DIR] import FILE|URL
+const keysUsage = `Usage: braid keys [--state DIR] [network flags] import FILE|URL
        braid keys [--state DIR] list [--json]
        braid keys [--state DIR] remove FINGERPRINT
 
@@ -22,7 +22,8 @@ folder. A download whose metalink carries a signature is checked against
 them: a good signature by one of these keys is reported as "signed by", a
 signature by another key as "signed by an unknown key", and a bad signature
 fails the file (it stays NAME.part). Import a publisher's key only after
-checking its fingerprint from a source you trust.
+checking its fingerprint from a source you trust. A key's URL is fetched
+through the network flags' proxy, with their login, cookies and headers.
 
 Flags:
 `
@@ -47,6 +48,7 @@ func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	state := fs.String("state", "", "state folder (default: the user config folder; BRAID_STATE overrides)")
 	asJSON := fs.Bool("json", false, "list: print JSON")
+	netf := addNetFlags(fs)
 	rest, code, ok := parseInterspersed(fs, args)
 	if !ok {
 		return code
@@ -65,7 +67,12 @@ func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	kr := signature.OpenKeyring(queue.KeysDir(dir))
 	switch rest[0] {
 	case "import":
-		keys, err := kr.ImportFrom(ctx, rest[1], nil)
+		network, session, err := netf.open(rest[1:])
+		if err != nil {
+			fmt.Fprintf(stderr, "braid keys: %v\n", err)
+			return 2
+		}
+		keys, err := kr.ImportFrom(ctx, rest[1], session.Client(network.HTTPClient()))
 		if err != nil {
 			fmt.Fprintf(stderr, "braid keys: %v\n", err)
 			return 1
