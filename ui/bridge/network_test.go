@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bytes"
+	"context"
 	"io/fs"
 	"net/url"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"braid/engine/mirrortest"
 	"braid/engine/netconf/netconftest"
 	"braid/engine/resourcesync/rstest"
+	"braid/engine/signature/signaturetest"
 	"braid/internal/testkit"
 	"braid/queue"
 	"braid/ui"
@@ -136,5 +138,27 @@ func TestSyncSourceThroughProxy(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(dir, "a.bin")); err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("a.bin after the sync: %v", err)
+	}
+}
+
+// TestImportKeyThroughProxy: with the window's proxy set, a key's URL in
+// the settings' Keys section is read through it, as a source is: the
+// origin refuses any request that did not come through tinyproxy.
+func TestImportKeyThroughProxy(t *testing.T) {
+	t.Parallel()
+	proxy := netconftest.Tinyproxy(t, "", "")
+	key := signaturetest.New(t, "Ann", "ann@example.org")
+	origin := netconftest.ProxiedOnly(t, map[string][]byte{"ann.asc": key.PublicArmored(t)})
+	keyURL := origin.URL + "/p/ann.asc"
+	b := newBackend(t, openQueue(t))
+	if keys, err := b.ImportKey(context.Background(), keyURL); err == nil || !strings.Contains(err.Error(), "403") {
+		t.Fatalf("a key around the proxy: %v, %v", keys, err)
+	}
+	if _, err := b.SetProxy(ui.ProxySetting{Mode: ui.ProxyManual, URL: proxy}); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := b.ImportKey(context.Background(), keyURL)
+	if err != nil || len(keys) != 1 || keys[0].Fingerprint != key.Fingerprint() {
+		t.Fatalf("a key through the proxy: %+v, %v", keys, err)
 	}
 }

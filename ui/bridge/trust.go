@@ -25,9 +25,10 @@ func (b *Backend) Keys() ([]ui.Key, error) {
 }
 
 // ImportKey imports the keys of a file or an http(s) URL into the keyring,
-// as `braid keys import` does.
+// as `braid keys import` does; a URL is read through the window's proxy
+// setting, as a source is.
 func (b *Backend) ImportKey(ctx context.Context, source string) ([]ui.Key, error) {
-	keys, err := runner.Keyring(b.q).ImportFrom(ctx, source, nil)
+	keys, err := runner.Keyring(b.q).ImportFrom(ctx, source, b.sourceClient())
 	if err != nil {
 		return nil, err
 	}
