@@ -380,11 +380,14 @@ func (r *Runner) runTorrent(ctx context.Context, j queue.Job, src metalink.MetaU
 		return err
 	}
 	if !stored {
+		// A metalink's .torrent comes as its mirrors do: through the
+		// proxy, with the job's logins, cookies and headers.
+		hc := r.httpClientOf(j.ID)
 		if len(selected) == 1 && (len(one.URLs) > 0 || len(one.Hashes) > 0) && src.Name == "" {
 			// A metalink file with its own mirrors and hashes.
-			spec, err = torrent.FromMetalink(ctx, one, nil)
+			spec, err = torrent.FromMetalink(ctx, one, hc)
 		} else {
-			spec, err = torrent.Resolve(ctx, src.URL, nil)
+			spec, err = torrent.Resolve(ctx, src.URL, hc)
 		}
 		if err != nil {
 			return err

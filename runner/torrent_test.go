@@ -3,6 +3,8 @@ package runner
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,7 +14,11 @@ import (
 
 	"github.com/anacrolix/torrent/metainfo"
 
+	"braid/engine"
+	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/engine/netconf"
+	"braid/engine/netconf/netconftest"
 	"braid/engine/torrent"
 	"braid/engine/torrent/torrenttest"
 	"braid/internal/testkit"
@@ -353,5 +359,61 @@ func TestMagnetJobRefusesAnotherTorrentsMetadata(t *testing.T) {
 	}
 	if ents, err := os.ReadDir(dest); err != nil || len(ents) != 0 {
 		t.Fatalf("%d entries written in the folder (%v)", len(ents), err)
+	}
+}
+
+// TestMetalinkTorrentThroughProxy: a metalink that offers its file as a
+// torrent (a metaurl) has its .torrent fetched through the client's proxy,
+// as its mirrors are: the origin serves it only to requests that came
+// through tinyproxy. Once fetched it is stored, and the job completes from
+// the torrent's web seed. Both ways a run reads it: a file with no
+// mirrors or hashes of its own (the torrent stands for it), and one with
+// them (the torrent is checked against the file).
+func TestMetalinkTorrentThroughProxy(t *testing.T) {
+	t.Parallel()
+	data, _, tf := webSeeded(t, "s.bin", 200<<10)
+	raw, err := os.ReadFile(tf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := netconftest.Tinyproxy(t, "", "")
+	origin := netconftest.ProxiedOnly(t, map[string][]byte{"s.torrent": raw})
+	n, err := netconf.NewNetwork(netconf.Proxy{Mode: netconf.ProxyManual, URL: proxy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	for _, tc := range []struct {
+		name   string
+		hashes []metalink.Hash
+	}{
+		{"the torrent alone", nil},
+		{"with the file's hash", []metalink.Hash{{Type: "sha-256", Value: hex.EncodeToString(sum[:])}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := metalink.File{Name: "s.bin", Size: int64(len(data)), Hashes: tc.hashes,
+				MetaURLs: []metalink.MetaURL{{URL: origin.URL + "/p/s.torrent", MediaType: "torrent"}}}
+			q := noSeedQueue(t)
+			dest := t.TempDir()
+			id, err := q.Add(queue.NewJob{Source: filepath.Join(t.TempDir(), "s.meta4"), Dest: dest,
+				Doc: &metalink.Document{Version: 4, Files: []metalink.File{f}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := torrentRunner(t, q)
+			r.Client = &engine.Client{Network: n}
+			if err := r.RunJob(context.Background(), id); err != nil {
+				t.Fatal(err)
+			}
+			if j, _ := q.Get(id); j.State != queue.Done {
+				t.Fatalf("job %s: %s", j.State, j.Error)
+			}
+			if _, ok, err := q.TorrentSpec(id); !ok || err != nil {
+				t.Fatalf("no torrent stored (%v)", err)
+			}
+			if got, err := os.ReadFile(filepath.Join(dest, "s.bin")); err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("s.bin: %v", err)
+			}
+		})
 	}
 }
