@@ -209,7 +209,7 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 		if err != nil {
 			return Added{}, err
 		}
-		o.Resolve.HTTPClient = ss.Client(o.Resolve.HTTPClient)
+		o.Resolve.HTTPClient, o.Resolve.Session = ss.Client(o.Resolve.HTTPClient), ss
 	}
 	r := &Resolved{Doc: o.Doc, Origin: o.Origin, Spec: o.Spec, Unread: o.Unread}
 	switch {
@@ -404,8 +404,9 @@ func selectedFiles(doc *metalink.Document, names []string) []metalink.File {
 	return out
 }
 
-// SetLogin gives job id the HTTP login user and password for the servers
-// of links, over the network settings it has (its cookies and headers
+// SetLogin gives job id the login user and password for the servers of
+// links, over HTTP and FTP alike (a user answers one server's question),
+// over the network settings it has (its cookies and headers
 // stay). With remember the password is kept in the keyring where the
 // system has one, and note says when it has none; without, it is kept for
 // this session only. The password is never written to state.db.
@@ -418,6 +419,7 @@ func SetLogin(q *queue.Queue, id int64, user, password string, links []string, r
 		return "", err
 	}
 	s.HTTPUser, s.HTTPPasswd = user, password
+	s.FTPUser, s.FTPPasswd = user, password
 	for _, l := range links {
 		s.Links = append(s.Links, queue.Redact(l))
 	}
@@ -496,6 +498,10 @@ type Resolved struct {
 type ResolveOptions struct {
 	// HTTPClient reads URLs; nil: the transport's default.
 	HTTPClient *http.Client
+	// Network and Session are what an ftp link is read through: the
+	// proxy route and the logins (HTTPClient wears both for http).
+	Network *netconf.Network
+	Session *netconf.Session
 	// Metadata fetches a magnet link's metadata from its peers, so its
 	// files are known; nil: the link is one file standing for the torrent
 	// until a run fetches it.
@@ -541,7 +547,7 @@ func Resolve(ctx context.Context, source string, o ResolveOptions) (*Resolved, e
 	if sourcekind.Of(source).IsTorrent() {
 		return resolveTorrent(ctx, source, o)
 	}
-	doc, origin, err := ResolveSource(ctx, source, o.HTTPClient)
+	doc, origin, err := ResolveSource(ctx, source, o)
 	if err == nil {
 		return &Resolved{Doc: doc, Origin: origin}, nil
 	}

@@ -155,7 +155,7 @@ type read struct {
 // read reads src as get does: through httpClient, and a plain link that
 // cannot be reached waits for the network.
 func (g *Get) read(ctx context.Context, src string) read {
-	r, err := Resolve(ctx, src, ResolveOptions{HTTPClient: g.httpClient(), Unread: WaitUnreached})
+	r, err := Resolve(ctx, src, ResolveOptions{HTTPClient: g.httpClient(), Network: g.Client.Network, Session: g.Net, Unread: WaitUnreached})
 	return read{r, err}
 }
 

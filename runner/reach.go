@@ -54,13 +54,16 @@ func (r *Runner) reach(ctx context.Context, j *queue.Job) error {
 	if err != nil {
 		return err // a login lost: paused with a sentence
 	}
-	hc := r.httpClientWith(ss)
+	ro := ResolveOptions{HTTPClient: r.httpClientWith(ss), Session: ss}
+	if c, err := r.client(); err == nil {
+		ro.Network = c.Network
+	}
 	start := time.Now()
 	wait := ResolveFirstWait
 	var doc *metalink.Document
 	var origin queue.Origin
 	for {
-		doc, origin, err = ResolveSource(ctx, j.Source, hc)
+		doc, origin, err = ResolveSource(ctx, j.Source, ro)
 		if err == nil {
 			break
 		}

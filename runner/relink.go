@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"braid/engine/netconf"
 	"braid/engine/transport"
 	"braid/queue"
 )
@@ -126,12 +127,12 @@ func Relink(ctx context.Context, q *queue.Queue, hc *http.Client, id int64, newU
 	if f.Verified {
 		return "", fmt.Errorf("job %d: %w: %s is done", id, queue.ErrRelink, f.Name)
 	}
+	var ss *netconf.Session // the job's logins, for an ftp link
 	if s, ok, _, err := q.Net(id); err != nil {
 		return "", err
 	} else if ok {
 		s.Links = append(s.Links, newURL)
-		ss, err := s.Open()
-		if err != nil {
+		if ss, err = s.Open(); err != nil {
 			return "", fmt.Errorf("job %d: %w", id, err)
 		}
 		hc = ss.Client(hc)
@@ -139,7 +140,7 @@ func Relink(ctx context.Context, q *queue.Queue, hc *http.Client, id int64, newU
 	refuse := func(format string, a ...any) (string, error) {
 		return "", fmt.Errorf("job %d: %w: %s; the job is left as it was", id, queue.ErrRelink, fmt.Sprintf(format, a...))
 	}
-	doc, origin, err := ResolveSource(ctx, newURL, hc)
+	doc, origin, err := ResolveSource(ctx, newURL, ResolveOptions{HTTPClient: hc, Session: ss})
 	if err != nil {
 		return refuse("the new link does not answer as a download (%v)", err)
 	}

@@ -34,7 +34,7 @@ func TestRelinkExpiredLink(t *testing.T) {
 
 	first := time.Now().Add(4 * time.Second)
 	link := ng.Link("f.bin", first)
-	doc, origin, err := ResolveSource(ctx, link, nil)
+	doc, origin, err := ResolveSource(ctx, link, ResolveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

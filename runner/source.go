@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"net/http"
 
 	"braid/engine/metalink"
 	"braid/engine/redact"
@@ -15,9 +14,10 @@ import (
 // the document to download and, for a plain URL, what its server said
 // (zero otherwise), as the queue stores it with the job. It is the one
 // way the command line, the window and the RPC server read a source.
-// client nil uses the transport's default.
-func ResolveSource(ctx context.Context, source string, client *http.Client) (*metalink.Document, queue.Origin, error) {
-	res, err := resolve.Resolve(ctx, source, resolve.Options{HTTPClient: client})
+// Of o, only how the source is reached counts (its client, network and
+// session).
+func ResolveSource(ctx context.Context, source string, o ResolveOptions) (*metalink.Document, queue.Origin, error) {
+	res, err := resolve.Resolve(ctx, source, resolve.Options{HTTPClient: o.HTTPClient, Network: o.Network, Session: o.Session})
 	if err != nil {
 		return nil, queue.Origin{}, err
 	}

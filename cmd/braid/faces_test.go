@@ -201,7 +201,7 @@ func (f queueRunFace) start(t *testing.T, run int) faceRun {
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc, origin, err := runner.ResolveSource(context.Background(), f.src.url, nil)
+		doc, origin, err := runner.ResolveSource(context.Background(), f.src.url, runner.ResolveOptions{})
 		if err != nil {
 			q.Close()
 			t.Fatal(err)

@@ -259,7 +259,7 @@ func memberRequest(ctx context.Context, o *getOptions, source string) (*engine.R
 		req.File = f
 		return req, nil
 	}
-	doc, origin, err := runner.ResolveSource(ctx, source, hc)
+	doc, origin, err := runner.ResolveSource(ctx, source, runner.ResolveOptions{HTTPClient: hc, Network: o.client.Network, Session: o.net})
 	if err != nil {
 		return nil, err
 	}

@@ -109,6 +109,7 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = via.http()
 	}
+	opts.Network, opts.Session = network, session // an ftp source's
 
 	if isPar2Path(sources[0]) {
 		return inspectParity(sources[0], *asJSON, stdout, stderr)

@@ -98,7 +98,7 @@ func TestQueueRelink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, origin, err := runner.ResolveSource(context.Background(), m.URL()+"?sig=old", nil)
+	doc, origin, err := runner.ResolveSource(context.Background(), m.URL()+"?sig=old", runner.ResolveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func TestWindowChangeLink(t *testing.T) {
 	}
 	first := time.Now().Add(4 * time.Second)
 	link := ng.Link("f.bin", first)
-	doc, origin, err := runner.ResolveSource(ctx0, link, nil)
+	doc, origin, err := runner.ResolveSource(ctx0, link, runner.ResolveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,7 +107,7 @@ func TestWindowVerifyRepairTable(t *testing.T) {
 				by = "sha-256"
 			}
 			m := mirrortest.New(t, data, opts...)
-			doc, origin, err := runner.ResolveSource(ctx0, m.URL(), nil)
+			doc, origin, err := runner.ResolveSource(ctx0, m.URL(), runner.ResolveOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

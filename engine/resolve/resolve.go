@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"braid/engine/metalink"
+	"braid/engine/netconf"
 	"braid/engine/redact"
 	"braid/engine/resourcesync"
 	"braid/engine/transport"
@@ -71,6 +72,11 @@ type Options struct {
 	HTTPClient *http.Client
 	// FTPPool is used for FTP; nil: a pool for the call, closed after it.
 	FTPPool *transport.FTPPool
+	// Network is FTP's proxy route and Session its logins (an HTTP
+	// request has both in HTTPClient); nil: the default route, and only
+	// the link's own login or .netrc's.
+	Network *netconf.Network
+	Session *netconf.Session
 	// UserAgent is sent with HTTP requests; transport's default when empty.
 	UserAgent string
 	// Limits bound documents read from files and URLs; zero: the defaults.
@@ -444,7 +450,7 @@ func resolveFTP(ctx context.Context, source string, u *url.URL, opts Options) (*
 		pool = transport.NewFTPPool(1)
 		defer pool.Close()
 	}
-	src, err := transport.NewFTP(source, transport.Options{Size: -1, FTPPool: pool})
+	src, err := transport.NewFTP(source, transport.Options{Size: -1, FTPPool: pool, Network: opts.Network, Session: opts.Session})
 	if err != nil {
 		return nil, fmt.Errorf("source: %w", err)
 	}

@@ -22,7 +22,7 @@ var (
 
 // LoginWanted says whether job id stopped because a server asks for a
 // login, or refused the one given, and which server: the host of the
-// job's mirror its reason names (else of its first HTTP mirror). A job
+// job's mirror its reason names (else of its first HTTP or FTP mirror). A job
 // whose password was kept for an earlier session only asks again too. A
 // proxy's request for a login is not the server's: the proxy setting
 // carries its login.
@@ -54,7 +54,7 @@ func (b *Backend) LoginWanted(id ui.JobID) (ui.LoginRequest, bool) {
 }
 
 // loginMirror is the mirror of job j that asked for a login: the one its
-// reason names, else its first HTTP(S) mirror.
+// reason names, else its first HTTP(S) or FTP mirror.
 func loginMirror(j queue.Job) (*url.URL, bool) {
 	var first *url.URL
 	for _, f := range j.Files {
@@ -63,7 +63,7 @@ func loginMirror(j queue.Job) (*url.URL, bool) {
 		}
 		for _, m := range f.Mirrors {
 			u, err := url.Parse(m.URL)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ftp") {
 				continue
 			}
 			if strings.Contains(j.Error, m.URL) || strings.Contains(j.Error, "//"+u.Host+"/") {
@@ -134,15 +134,18 @@ func mendOf(j queue.Job) ui.Mend {
 }
 
 // OpenWithLogin reads source as Open does (runner.Resolve), with a login
-// for its server (one that asked for it, HTTP 401); a link that cannot be
-// read is refused, with the reason. The login goes with the document to
-// Add: the job gets it as GiveLogin gives it, before it can run.
+// for its server (one that asked for it: HTTP 401, FTP 530); a link that
+// cannot be read is refused, with the reason. The login goes with the
+// document to Add: the job gets it as GiveLogin gives it, before it can
+// run.
 func (b *Backend) OpenWithLogin(ctx context.Context, source, user, password string, remember bool) (*metalink.Document, error) {
-	ss, err := netconf.Settings{HTTPUser: user, HTTPPasswd: password, Links: []string{source}}.Open()
+	ss, err := netconf.Settings{HTTPUser: user, HTTPPasswd: password, FTPUser: user, FTPPasswd: password, Links: []string{source}}.Open()
 	if err != nil {
 		return nil, err
 	}
-	doc, err := b.resolve(ctx, source, runner.ResolveOptions{HTTPClient: ss.Client(b.sourceClient()), Metadata: b.fetchMetadata})
+	o := b.readOptions()
+	o.HTTPClient, o.Session = ss.Client(o.HTTPClient), ss
+	doc, err := b.resolve(ctx, source, o)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zalando/go-keyring"
 
+	"braid/engine/ftptest"
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/engine/netconf/netconftest"
@@ -167,6 +168,73 @@ func TestOpenWithLogin(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "g.bin")); !bytes.Equal(got, data) {
 		t.Error("g.bin is not the origin's")
 	}
+	if files := folderHoldsIn(state, pass); len(files) > 0 {
+		t.Errorf("the state folder holds the password: %v", files)
+	}
+}
+
+// TestOpenWithLoginFTP: an ftp link whose server takes no anonymous login
+// asks for one when opened (the transport's LoginError, as for HTTP 401);
+// opened with the login the user gives, its job downloads with it. Later
+// a job of the same server that failed for want of a login is given one
+// (GiveLogin) and completes: a login answers an FTP server's question as
+// it answers an HTTP server's.
+//
+// Not parallel: it sets the queue's process-wide keyring
+// (queue.UseKeyring), which also resets the once-per-process note that
+// secrets are kept for the session only.
+func TestOpenWithLoginFTP(t *testing.T) {
+	queue.UseKeyring(nil)
+	const user, pass = "cy", "ftp-open-login-pw-2"
+	data := mirrortest.Bytes(150<<10, 63)
+	more := mirrortest.Bytes(90<<10, 64)
+	s := ftptest.New(t, ftptest.File("pub/g.bin", data), ftptest.File("pub/h.bin", more), ftptest.User(user, pass))
+	state := t.TempDir()
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close() })
+	b := newBackend(t, q)
+	if err := b.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	link := s.URL("pub/g.bin")
+	ctx := context.Background()
+	var le *transport.LoginError
+	if _, err := b.Open(ctx, link); !errors.As(err, &le) || le.Refused {
+		t.Fatalf("Open without a login: %v; want the server's LoginError", err)
+	}
+	doc, err := b.OpenWithLogin(ctx, link, user, pass, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	id, err := b.Add(ctx, ui.AddRequest{Source: link, Doc: doc, Files: []string{doc.Files[0].Name}, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, "the file read with the login", func() bool { s, _ := q.StateOf(int64(id)); return s == queue.Done })
+	if got, _ := os.ReadFile(filepath.Join(dir, "g.bin")); !bytes.Equal(got, data) {
+		t.Error("g.bin is not the server's")
+	}
+
+	// A job of h.bin that ran without a login fails asking for one.
+	other := s.URL("pub/h.bin")
+	hdoc := &metalink.Document{Version: 4, Files: []metalink.File{describeData(t, "h.bin", more, other)}}
+	h64, err := q.Add(queue.NewJob{Source: other, Dest: dir, Doc: hdoc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Wake()
+	testkit.WaitFor(t, "h.bin to stop for a login", func() bool { s, _ := q.StateOf(h64); return s == queue.Failed })
+	if req, ok := b.LoginWanted(ui.JobID(h64)); !ok || req.Refused {
+		t.Fatalf("LoginWanted = %+v, %v; want the server asking", req, ok)
+	}
+	if _, err := b.GiveLogin(ui.JobID(h64), user, pass, false); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, "h.bin after the login", func() bool { s, _ := q.StateOf(h64); return s == queue.Done })
 	if files := folderHoldsIn(state, pass); len(files) > 0 {
 		t.Errorf("the state folder holds the password: %v", files)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"braid/engine/netconf"
 	"braid/queue"
+	"braid/runner"
 	"braid/ui"
 )
 
@@ -130,4 +131,13 @@ func (b *Backend) sourceClient() *http.Client {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.networkLocked().HTTPClient()
+}
+
+// readOptions read a source through the window's network: its HTTP
+// client, and the network itself for an ftp link.
+func (b *Backend) readOptions() runner.ResolveOptions {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := b.networkLocked()
+	return runner.ResolveOptions{HTTPClient: n.HTTPClient(), Network: n, Metadata: b.fetchMetadata}
 }

@@ -36,7 +36,7 @@ func TestRelinkThroughBridge(t *testing.T) {
 
 	first := time.Now().Add(4 * time.Second)
 	link := ng.Link("f.bin", first)
-	doc, origin, err := runner.ResolveSource(ctx, link, nil)
+	doc, origin, err := runner.ResolveSource(ctx, link, runner.ResolveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

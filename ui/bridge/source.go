@@ -35,7 +35,9 @@ func (b *Backend) openSource(ctx context.Context, source string) (*metalink.Docu
 	if doc, ok, err := b.openSync(ctx, source); ok {
 		return doc, err
 	}
-	return b.resolve(ctx, source, runner.ResolveOptions{HTTPClient: b.sourceClient(), Metadata: b.fetchMetadata, Unread: runner.WaitUnreached})
+	o := b.readOptions()
+	o.Unread = runner.WaitUnreached
+	return b.resolve(ctx, source, o)
 }
 
 // resolve reads source with runner.Resolve and o, and keeps what Add
