@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"braid/engine/ftptest"
 	"braid/engine/metalink"
 	"braid/engine/netconf/netconftest"
 	"braid/queue"
@@ -298,5 +299,55 @@ func TestWindowLoginPrompt(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(origin.Dir, "access.log")); !strings.Contains(string(b), "\"GET /basic/f.bin HTTP/1.1\" 401") ||
 		!strings.Contains(string(b), " 206 ") && !strings.Contains(string(b), " 200 ") {
 		t.Errorf("nginx did not see the 401 and then the download:\n%s", b)
+	}
+}
+
+// TestWindowLoginPromptFTP: Add URL in the real window with an ftp link
+// whose server takes no anonymous login asks for a user name and
+// password, as an HTTP server's 401 does; typed with xdotool, the link
+// opens with them and its job downloads with them. The password is then
+// nowhere in the state folder, the window's output or its texts.
+func TestWindowLoginPromptFTP(t *testing.T) {
+	t.Parallel()
+	xdotool := needXdotool(t)
+	needXwd(t)
+	const user, pass = "cy", "Window-FTP-Pw-2718"
+	data := bytes.Repeat([]byte("braid ftp login prompt "), 20<<10)
+	s := ftptest.New(t, ftptest.File("pub/h.bin", data), ftptest.User(user, pass))
+	r := newWindowRig(t, "downloads")
+	env := r.env()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out syncBuffer
+	win := startWindow(ctx, t, r.bin, env, &out)
+	xdo := xdoRunner(ctx, t, xdotool, env, &out)
+	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
+	time.Sleep(time.Second)
+	xdo("windowfocus", "--sync", wid)
+	xdo("key", "ctrl+n")
+	time.Sleep(500 * time.Millisecond)
+	xdo("type", "--delay", "5", s.URL("pub/h.bin"))
+	xdo("key", "Return")
+	waitWindowText(ctx, t, env, r.dump, &out, 60*time.Second, "login-ftp-", "the prompt to open an ftp link", "asks for a user name and password.")
+	time.Sleep(300 * time.Millisecond)
+	windowShot(ctx, t, env, "login-ftp-open-prompt")
+	xdo("type", "--delay", "20", user)
+	xdo("key", "Tab")
+	xdo("type", "--delay", "20", pass)
+	xdo("key", "Return")
+	waitJob(ctx, t, r.bin, env, r.state, "the ftp link opened with the login", func(j queueJob) bool {
+		return j.Name == "h.bin" && j.State == "done"
+	})
+	if b, _ := os.ReadFile(filepath.Join(r.tmp, "home", "Downloads", "h.bin")); !bytes.Equal(b, data) {
+		t.Error("h.bin, opened with the login, is not the server's file")
+	}
+	windowShot(ctx, t, env, "login-ftp-done")
+	quitWindow(ctx, t, xdo, env, wid, win, &out)
+	b, _ := os.ReadFile(r.dump)
+	if files := folderHolds(r.state, pass); len(files) > 0 || strings.Contains(out.String(), pass) || strings.Contains(string(b), pass) {
+		t.Errorf("the password typed is in the state folder (%v), the window's output or its texts", files)
+	}
+	if len(folderHolds(r.state, "h.bin")) == 0 {
+		t.Error("the grep for the password looks at nothing: the state folder does not even name the job's file")
 	}
 }
