@@ -20,7 +20,8 @@ set -euo pipefail
 # nsis: packaging/windows builds the Windows installer (make installer).
 # zenity: the system file dialog the window uses where a path can be typed.
 # The real servers and clients the tests drive: nginx-light (logins,
-# cookies, headers), lighttpd (Digest logins), tinyproxy and microsocks
+# cookies, headers), lighttpd (Digest logins), vsftpd (an FTP server that
+# listens for data on its own address only), tinyproxy and microsocks
 # (proxies), aria2 (the reference for the JSON-RPC), nodejs and npm (the
 # aria2 client library that drives the RPC in its tests), python3-websocket
 # (python's websocket-client, aria2p's, for the RPC's notifications), dbus-daemon and
@@ -29,7 +30,7 @@ set -euo pipefail
 # (par2cmdline: what Braid's PAR2 parity is checked against, both ways) and
 # ffmpeg (ffprobe reads a media file that is still arriving in order).
 want=(gcc libc6-dev pkg-config xorg-dev libgl1-mesa-dev libgl1-mesa-dri xvfb xdotool x11-apps zenity xdg-utils desktop-file-utils shared-mime-info gcc-mingw-w64-x86-64 wine64 nsis
-	dpkg-dev nginx-light lighttpd tinyproxy microsocks aria2 nodejs python3-websocket dbus-daemon gnome-keyring unzip par2 ffmpeg
+	dpkg-dev nginx-light lighttpd vsftpd tinyproxy microsocks aria2 nodejs python3-websocket dbus-daemon gnome-keyring unzip par2 ffmpeg
 	chromium chromium-driver python3-selenium firefox-esr zip) # the browser extension's tests (nativehost)
 command -v npm >/dev/null 2>&1 || want+=(npm) # Debian's nodejs comes without it; NodeSource's has it
 [ "${1:-}" = bench ] && want+=(opentracker transmission-daemon)

@@ -47,6 +47,7 @@ type FTPSource struct {
 	user, pass string
 	key        string // pool key: server, user and route
 	dialer     netconf.Dialer
+	proxied    bool // the dialer goes through a proxy
 	size       int64
 	pool       *FTPPool
 	ownPool    bool
@@ -103,6 +104,7 @@ func NewFTP(rawURL string, opts Options) (*FTPSource, error) {
 	route := ""
 	if p := network.ProxyFor("ftp", u.Hostname()); p != nil {
 		route = p.String() // a map key, never shown
+		s.proxied = true
 	}
 	s.key = s.addr + "\x00" + s.user + "\x00" + route
 	if s.pool == nil {
@@ -199,7 +201,11 @@ func (s *FTPSource) conn(ctx context.Context) (*ftpConn, error) {
 		c.end()
 		s.pool.release(c, true)
 	}
-	c, err := dialFTP(ctx, s.dialer, s.addr, s.user, s.pass)
+	server := ""
+	if s.proxied {
+		server = s.addr
+	}
+	c, err := dialFTP(ctx, s.dialer, s.addr, server, s.user, s.pass)
 	if err != nil {
 		return nil, s.ftpError("login", err)
 	}
@@ -363,10 +369,13 @@ type ftpConn struct {
 	sc     *ftp.ServerConn
 	dialer netconf.Dialer
 
-	mu     sync.Mutex
-	ctx    context.Context // of the current operation, for data dials
-	ctrl   net.Conn
-	data   net.Conn
+	mu   sync.Mutex
+	ctx  context.Context // of the current operation, for data dials
+	ctrl net.Conn
+	data net.Conn
+	// server is the host:port the control connection was dialed to
+	// through a proxy ("" without one), for the data connections.
+	server string
 	stop   func() bool // stops the current operation's cancel hook
 	op     int         // counts operations, so a late hook cannot cut a later one
 	killed bool        // ctx ended mid-operation: deadlines are in the past
@@ -375,8 +384,9 @@ type ftpConn struct {
 
 // dialFTP connects and logs in; the dial, the greeting and the login obey
 // ctx. The connection is returned with an operation under ctx begun.
-func dialFTP(ctx context.Context, d netconf.Dialer, addr, user, pass string) (*ftpConn, error) {
-	c := &ftpConn{dialer: d}
+// server is addr when d goes through a proxy, else "".
+func dialFTP(ctx context.Context, d netconf.Dialer, addr, server, user, pass string) (*ftpConn, error) {
+	c := &ftpConn{dialer: d, server: server}
 	c.begin(ctx)
 	sc, err := ftp.Dial(addr, ftp.DialWithDialFunc(c.dial))
 	if err != nil {
@@ -398,8 +408,19 @@ func dialFTP(ctx context.Context, d netconf.Dialer, addr, user, pass string) (*f
 // context can cut them.
 func (c *ftpConn) dial(network, addr string) (net.Conn, error) {
 	c.mu.Lock()
-	ctx := c.ctx
+	ctx, data := c.ctx, c.ctrl != nil
 	c.mu.Unlock()
+	if data && c.server != "" {
+		// jlaffaye/ftp sends a data connection to the control
+		// connection's remote address with the port passive mode gave.
+		// Through a proxy that address is the proxy's: the data
+		// connection goes to the server's, through the proxy as well.
+		if host, _, err := net.SplitHostPort(c.server); err == nil {
+			if _, port, err := net.SplitHostPort(addr); err == nil {
+				addr = net.JoinHostPort(host, port)
+			}
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, ftpCmdTimeout)
 	defer cancel()
 	conn, err := c.dialer.DialContext(ctx, network, addr)

@@ -271,6 +271,20 @@ func TestFTPThroughProxies(t *testing.T) {
 			}
 		})
 	}
+	// vsftpd listens for data on its own address only: through a proxy
+	// on another address, the data connection must go to the server's,
+	// not to the address the control connection seems to come from.
+	vs := netconftest.Vsftpd(t, map[string][]byte{"f.bin": data})
+	for _, proxy := range []string{"socks5h://" + socks, tiny} {
+		t.Run("vsftpd through "+proxy, func(t *testing.T) {
+			n := network(t, netconf.Proxy{Mode: netconf.ProxyManual, URL: proxy, DirectDial: netconftest.OnlyTo(hostOf(proxy))})
+			src := newFTP(t, "ftp://"+vs+"/pub/f.bin", transport.Options{Size: int64(len(data)), Network: n})
+			got, err := readAll(context.Background(), src, 5000, 100<<10)
+			if err != nil || !bytes.Equal(got, data[5000:5000+100<<10]) {
+				t.Fatalf("read: %v", err)
+			}
+		})
+	}
 	t.Run("socks5 resolves the name here", func(t *testing.T) {
 		n := network(t, netconf.Proxy{Mode: netconf.ProxyManual, URL: "socks5://" + socks, DirectDial: netconftest.OnlyTo(socks)})
 		_, port, _ := net.SplitHostPort(srv.Addr())
