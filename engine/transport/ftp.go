@@ -368,14 +368,14 @@ type ftpConn struct {
 	key    string
 	sc     *ftp.ServerConn
 	dialer netconf.Dialer
-
-	mu   sync.Mutex
-	ctx  context.Context // of the current operation, for data dials
-	ctrl net.Conn
-	data net.Conn
 	// server is the host:port the control connection was dialed to
 	// through a proxy ("" without one), for the data connections.
 	server string
+
+	mu     sync.Mutex
+	ctx    context.Context // of the current operation, for data dials
+	ctrl   net.Conn
+	data   net.Conn
 	stop   func() bool // stops the current operation's cancel hook
 	op     int         // counts operations, so a late hook cannot cut a later one
 	killed bool        // ctx ended mid-operation: deadlines are in the past
