@@ -82,6 +82,11 @@ type AddOptions struct {
 	Headers   []string
 	Referer   string
 	UserAgent string
+	// HTTPUser and HTTPPasswd, FTPUser and FTPPasswd are the logins for
+	// the download's servers (aria2's http-user, ftp-user...); never log
+	// the passwords.
+	HTTPUser, HTTPPasswd string
+	FTPUser, FTPPasswd   string
 	// MaxDownloadLimit is the download's own speed limit in bytes per
 	// second (aria2's max-download-limit); 0: none.
 	MaxDownloadLimit int64

@@ -2,14 +2,17 @@ package rpc
 
 import (
 	"bytes"
+	"encoding/base64"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"braid/engine/ftptest"
 	"braid/engine/mirrortest"
 	"braid/engine/netconf/netconftest"
+	"braid/internal/testkit"
 	"braid/queue"
 )
 
@@ -78,4 +81,48 @@ func TestHeadersKeptPerJob(t *testing.T) {
 			return nil
 		})
 	}
+}
+
+// TestLoginsPerJob: aria2's http-user and http-passwd on addUri log in to
+// nginx's auth_basic, and ftp-user and ftp-passwd to an FTP server that
+// takes no anonymous login; without them the download fails with aria2's
+// login code (24). The passwords are in no file of the state folder, and
+// addTorrent refuses a login its web seeds would never get.
+//
+// Not parallel: it sets the queue's process-wide keyring
+// (queue.UseKeyring), which also resets the once-per-process note that
+// secrets are kept for the session only.
+func TestLoginsPerJob(t *testing.T) {
+	queue.UseKeyring(nil)
+	t.Cleanup(func() { queue.UseKeyring(nil) })
+	const httpPass, ftpPass = "rpc-http-pw-77", "rpc-ftp-pw-78"
+	data := mirrortest.Bytes(1<<20+5, 10)
+	ng := netconftest.Nginx(t, map[string][]byte{"f.bin": data}, "ann", httpPass)
+	fs := ftptest.New(t, ftptest.File("pub/g.bin", data), ftptest.User("bob", ftpPass))
+	state, dir := t.TempDir(), t.TempDir()
+	b := openBraid(t, state, dir, Options{})
+
+	denied := b.call(t, "aria2.addUri", []string{ng.URL + "/basic/f.bin"}, map[string]any{"out": "denied.bin"}).(string)
+	if st := b.waitStatus(t, denied, "error"); st["errorCode"] != "24" {
+		t.Errorf("without the login: %v", st)
+	}
+	gidHTTP := b.call(t, "aria2.addUri", []string{ng.URL + "/basic/f.bin"},
+		map[string]any{"out": "h.bin", "http-user": "ann", "http-passwd": httpPass}).(string)
+	gidFTP := b.call(t, "aria2.addUri", []string{fs.URL("pub/g.bin")},
+		map[string]any{"out": "f.bin", "ftp-user": "bob", "ftp-passwd": ftpPass}).(string)
+	for _, gid := range []string{gidHTTP, gidFTP} {
+		b.waitStatus(t, gid, "complete")
+	}
+	for _, name := range []string{"h.bin", "f.bin"} {
+		if on, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(on, data) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// The login is refused before the torrent is read.
+	msg := b.callErr(t, "aria2.addTorrent", base64.StdEncoding.EncodeToString([]byte("d4:infoe")), []string{}, map[string]any{"http-user": "ann", "http-passwd": httpPass})
+	if !strings.Contains(msg, "http-user") || strings.Contains(msg, httpPass) {
+		t.Errorf("addTorrent with a login: %s", msg)
+	}
+	b.close()
+	testkit.NoSecretIn(t, state, httpPass, ftpPass)
 }

@@ -118,7 +118,8 @@ func addOptions(o map[string][]string) (AddOptions, error) {
 		}
 		return ""
 	}
-	a := AddOptions{Dir: first("dir"), Out: first("out"), Referer: first("referer"), UserAgent: first("user-agent"), Headers: o["header"]}
+	a := AddOptions{Dir: first("dir"), Out: first("out"), Referer: first("referer"), UserAgent: first("user-agent"), Headers: o["header"],
+		HTTPUser: first("http-user"), HTTPPasswd: first("http-passwd"), FTPUser: first("ftp-user"), FTPPasswd: first("ftp-passwd")}
 	if v := first("max-download-limit"); v != "" {
 		n, err := parseSize(v)
 		if err != nil {

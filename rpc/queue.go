@@ -133,15 +133,16 @@ func (a *QueueDownloads) destination(dir string) (string, error) {
 	return abs, nil
 }
 
-// netOf are the network settings addUri's headers and user agent make:
+// netOf are the network settings addUri's headers, user agent and logins make:
 // they go only to the hosts of links (a Cookie line included), and the
 // queue keeps their values out of state.db (queue.SetNet); nil when o
 // gives none.
 func netOf(links []string, o AddOptions) *netconf.Settings {
-	if len(o.Headers) == 0 && o.UserAgent == "" {
+	if len(o.Headers) == 0 && o.UserAgent == "" && o.HTTPUser == "" && o.FTPUser == "" {
 		return nil
 	}
-	return &netconf.Settings{Headers: o.Headers, UserAgent: o.UserAgent, Links: links}
+	return &netconf.Settings{Headers: o.Headers, UserAgent: o.UserAgent, Links: links,
+		HTTPUser: o.HTTPUser, HTTPPasswd: o.HTTPPasswd, FTPUser: o.FTPUser, FTPPasswd: o.FTPPasswd}
 }
 
 // AddURIs implements Downloads: uris[0] is the source, the others its

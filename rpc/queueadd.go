@@ -37,6 +37,9 @@ func refuseTorrentHeaders(o AddOptions) error {
 	if o.UserAgent != "" {
 		return fmt.Errorf("the user-agent option for a torrent: %w (its web seeds get Braid's; a .torrent link given to addUri is read with it)", ErrUnsupported)
 	}
+	if o.HTTPUser != "" || o.FTPUser != "" {
+		return fmt.Errorf("a login (http-user, ftp-user) for a torrent: %w (its web seeds get none; a .torrent link given to addUri is read with it)", ErrUnsupported)
+	}
 	return nil
 }
 
