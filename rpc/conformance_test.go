@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/engine/netconf/netconftest"
 	"braid/engine/torrent/torrenttest"
 	"braid/internal/testkit"
 )
@@ -63,7 +64,11 @@ type script struct {
 	metalink string // Metalink 4 of the file, named meta.bin
 	torrent  []byte // a .torrent of one small file, which no peer has
 	infoHash string
+	login    string // the file behind nginx's Basic login (loginUser, loginPass)
 }
+
+// The login of script.login.
+const loginUser, loginPass = "conformer", "conformance-pw-6"
 
 func newScript(t *testing.T) script {
 	data := mirrortest.Bytes(3<<20+12345, 7)
@@ -76,8 +81,10 @@ func newScript(t *testing.T) script {
 	if err := mi.Write(&tb); err != nil {
 		t.Fatal(err)
 	}
+	ng := netconftest.Nginx(t, map[string][]byte{"f.bin": data}, loginUser, loginPass)
 	return script{mirrors: []string{m1.URL(), m2.URL()}, size: len(data), sha: hex.EncodeToString(sum[:]), slow: slow.URL(),
-		metalink: meta4("meta.bin", data, m1.URL(), m2.URL()), torrent: tb.Bytes(), infoHash: mi.HashInfoBytes().HexString()}
+		metalink: meta4("meta.bin", data, m1.URL(), m2.URL()), torrent: tb.Bytes(), infoHash: mi.HashInfoBytes().HexString(),
+		login: ng.URL + "/basic/f.bin"}
 }
 
 // run runs the script against the server on port and fails the test with
@@ -92,7 +99,7 @@ func (s script) run(t *testing.T, node string, port int, secret, dir string) {
 		"RPC_PORT="+strconv.Itoa(port), "RPC_SECRET="+secret, "DIR="+dir,
 		"MIRRORS="+strings.Join(s.mirrors, " "), "FILE_SIZE="+strconv.Itoa(s.size), "FILE_SHA256="+s.sha,
 		"SLOW_URL="+s.slow, "METALINK="+s.metalink, "TORRENT_B64="+base64.StdEncoding.EncodeToString(s.torrent),
-		"TORRENT_INFOHASH="+s.infoHash)
+		"TORRENT_INFOHASH="+s.infoHash, "LOGIN_URL="+s.login, "LOGIN_USER="+loginUser, "LOGIN_PASS="+loginPass)
 	out, err := cmd.CombinedOutput()
 	t.Logf("conformance.js:\n%s", out)
 	if err != nil {

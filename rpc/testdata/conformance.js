@@ -11,6 +11,8 @@
 //   METALINK                a Metalink 4 document of that file, named meta.bin
 //   TORRENT_B64             a .torrent (base64) of a file no peer has
 //   TORRENT_INFOHASH        its info hash, in hex
+//   LOGIN_URL               that file behind a Basic login (nginx)
+//   LOGIN_USER, LOGIN_PASS  the login
 //
 // It prints one line per check and ends with "N passed, N failed"; its
 // exit status is 0 only when every check passed.
@@ -36,6 +38,9 @@ const slowURL = env("SLOW_URL");
 const metalink = env("METALINK");
 const torrentB64 = env("TORRENT_B64");
 const infoHash = env("TORRENT_INFOHASH");
+const loginURL = env("LOGIN_URL");
+const loginUser = env("LOGIN_USER");
+const loginPass = env("LOGIN_PASS");
 const endpoint = `http://127.0.0.1:${port}/jsonrpc`;
 
 let passed = 0;
@@ -240,6 +245,19 @@ async function main() {
   const ts = await aria2.call("tellStatus", tgid, ["status", "dir", "infoHash"]);
   check("addTorrent paused, in its dir", ts.status === "paused" && ts.dir === tdir && ts.infoHash === infoHash, ts);
   await aria2.call("remove", tgid);
+
+  // A server behind a Basic login: without a login the download fails
+  // with aria2's code for it (24); with http-user and http-passwd it
+  // completes.
+  const ldir = path.join(dir, "login");
+  const denied = await aria2.call("addUri", [loginURL], { dir: ldir, out: "denied.bin" });
+  await notified("onDownloadError", denied);
+  const ds = await aria2.call("tellStatus", denied, ["status", "errorCode"]);
+  check("without a login: error 24", ds.status === "error" && ds.errorCode === "24", ds);
+  const lgid = await aria2.call("addUri", [loginURL], { dir: ldir, out: "login.bin", "http-user": loginUser, "http-passwd": loginPass });
+  await notified("onDownloadComplete", lgid);
+  const ldata = fs.readFileSync(path.join(ldir, "login.bin"));
+  check("http-user and http-passwd log in", ldata.length === fileSize && crypto.createHash("sha256").update(ldata).digest("hex") === fileSHA);
 
   await aria2.close();
 }
