@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"io/fs"
 	"os"
@@ -9,11 +10,14 @@ import (
 	"strings"
 	"testing"
 
+	"braid/engine"
 	"braid/engine/ftptest"
 	"braid/engine/mirrortest"
+	"braid/engine/netconf"
 	"braid/engine/netconf/netconftest"
 	"braid/internal/testkit"
 	"braid/queue"
+	"braid/runner"
 )
 
 // TestHeadersKeptPerJob adds downloads behind nginx's cookie- and
@@ -125,4 +129,28 @@ func TestLoginsPerJob(t *testing.T) {
 	}
 	b.close()
 	testkit.NoSecretIn(t, state, httpPass, ftpPass)
+}
+
+// TestAddURIReadAsTheRunnerReads: a link given to addUri is read as the
+// runner that will run it reads, through its proxy: the origin serves only
+// requests that came through tinyproxy, so a link read directly would be
+// listed failed (403) though its download could run.
+func TestAddURIReadAsTheRunnerReads(t *testing.T) {
+	t.Parallel()
+	data := mirrortest.Bytes(1<<20, 12)
+	proxy := netconftest.Tinyproxy(t, "", "")
+	origin := netconftest.ProxiedOnly(t, map[string][]byte{"f.bin": data})
+	n, err := netconf.NewNetwork(netconf.Proxy{Mode: netconf.ProxyManual, URL: proxy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := startBraid(t, t.TempDir(), t.TempDir(), Options{}, func(ctx context.Context, r *runner.Runner) (func(), <-chan struct{}) {
+		r.Client = &engine.Client{Network: n}
+		return loopRunner(ctx, r)
+	})
+	gid := b.call(t, "aria2.addUri", []string{origin.URL + "/p/f.bin"}).(string)
+	b.waitStatus(t, gid, "complete")
+	if on, err := os.ReadFile(filepath.Join(b.dir, "f.bin")); err != nil || !bytes.Equal(on, data) {
+		t.Fatalf("f.bin: %v", err)
+	}
 }

@@ -44,6 +44,13 @@ type LetGoers interface {
 // disk.
 const letGoWait = 5 * time.Second
 
+// Reader is an optional power of a LiveDownloads: how its runner reads a
+// source now (the proxy setting in force), for the links given to addUri;
+// runner.Runner has it.
+type Reader interface {
+	ReadOptions() runner.ResolveOptions
+}
+
 // JobLimits is an optional power of a LiveDownloads: a job's own speed
 // limit, set in the queue and at once on the job's running downloads;
 // runner.Runner has it.
@@ -63,7 +70,8 @@ type QueueDownloads struct {
 	// Wake is called after a job is added or unpaused, so a runner that
 	// ran out of work starts again; nil: none.
 	Wake func()
-	// HTTPClient reads URLs given to addUri; nil: the transport's default.
+	// HTTPClient reads URLs given to addUri; nil: as Live reads them
+	// (Reader), else the transport's default.
 	HTTPClient *http.Client
 	// Note tells the user a sentence about a download (once: the system
 	// has no keyring, so its cookies and headers last for this session);
@@ -166,7 +174,11 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 	if !remoteLink(first) {
 		return 0, errNoURI // the server drops them first; no caller reads a local file
 	}
-	ro := runner.ResolveOptions{HTTPClient: a.HTTPClient, Unread: runner.ListUnread}
+	ro := runner.ResolveOptions{HTTPClient: a.HTTPClient}
+	if r, ok := a.Live.(Reader); ok && a.HTTPClient == nil {
+		ro = r.ReadOptions()
+	}
+	ro.Unread = runner.ListUnread
 	if a.RefuseUnread {
 		ro.Unread = runner.RefuseUnread
 	}

@@ -54,10 +54,8 @@ func (r *Runner) reach(ctx context.Context, j *queue.Job) error {
 	if err != nil {
 		return err // a login lost: paused with a sentence
 	}
-	ro := ResolveOptions{HTTPClient: r.httpClientWith(ss), Session: ss}
-	if c, err := r.client(); err == nil {
-		ro.Network = c.Network
-	}
+	ro := r.ReadOptions()
+	ro.HTTPClient, ro.Session = ss.Client(ro.HTTPClient), ss
 	start := time.Now()
 	wait := ResolveFirstWait
 	var doc *metalink.Document

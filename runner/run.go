@@ -254,6 +254,17 @@ func (r *Runner) httpClientOf(id int64) *http.Client {
 	return r.httpClientWith(ss)
 }
 
+// ReadOptions are how the runner reads a source now: through its client's
+// network (the proxy setting in force). A face that adds jobs for the
+// runner reads their sources so, and they run the same way.
+func (r *Runner) ReadOptions() ResolveOptions {
+	c, err := r.client()
+	if err != nil {
+		return ResolveOptions{} // the transport's defaults
+	}
+	return ResolveOptions{HTTPClient: c.HTTPClient(), Network: c.Network}
+}
+
 // httpClientWith is httpClientOf for a job whose settings ss are open
 // (nil: none).
 func (r *Runner) httpClientWith(ss *netconf.Session) *http.Client {
