@@ -537,7 +537,7 @@ type ResolveError struct {
 	Err    error
 }
 
-func (e *ResolveError) Error() string { return fmt.Sprintf(e.Format, e.Source, e.Err) }
+func (e *ResolveError) Error() string { return fmt.Errorf(e.Format, e.Source, e.Err).Error() }
 func (e *ResolveError) Unwrap() error { return e.Err }
 
 // Resolve reads a source into the document to add: a magnet link or a

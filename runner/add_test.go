@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -228,6 +229,15 @@ func TestResolveTorrentError(t *testing.T) {
 	var re *ResolveError
 	if !errors.As(err, &re) || re.Format != "read the torrent %s: %w" || re.Source != missing || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing .torrent: %v (%#v)", err, re)
+	}
+	// Said as a sentence, the path once, then the system's words.
+	_, oerr := os.Open(missing)
+	var pe *fs.PathError
+	if !errors.As(oerr, &pe) {
+		t.Fatalf("open a missing file: %v", oerr)
+	}
+	if want := "read the torrent " + missing + ": " + pe.Err.Error(); err == nil || err.Error() != want {
+		t.Errorf("a missing .torrent says %q, want %q", err, want)
 	}
 }
 

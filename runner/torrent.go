@@ -387,7 +387,9 @@ func (r *Runner) runTorrent(ctx context.Context, j queue.Job, src metalink.MetaU
 			// A metalink file with its own mirrors and hashes.
 			spec, err = torrent.FromMetalink(ctx, one, hc)
 		} else {
-			spec, err = torrent.Resolve(ctx, src.URL, hc)
+			if spec, err = torrent.Resolve(ctx, src.URL, hc); err != nil {
+				err = fmt.Errorf("the torrent %s: %w", queue.Redact(src.URL), err)
+			}
 		}
 		if err != nil {
 			return err

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 	"braid/engine/resolve"
 	"braid/engine/signature"
 	"braid/engine/source"
-	"braid/engine/torrent"
 	"braid/platform"
 
 	"golang.org/x/text/language"
@@ -119,11 +117,8 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 	var report *inspectReport
 	if source.Of(sources[0]).IsTorrent() {
 		report, err = torrentReport(rctx, sources[0], opts.HTTPClient)
-		if errors.Is(err, torrent.ErrNotTorrent) {
-			err = fmt.Errorf("%s: %w", sources[0], err)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "braid inspect: %v\n", err)
+		if err != nil { // torrent.Resolve's errors do not name the source
+			fmt.Fprintf(stderr, "braid inspect: %s: %v\n", sources[0], err)
 			return 1
 		}
 		if len(report.Files) == 1 && isZipName(report.Files[0].Name) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -56,6 +57,7 @@ type Spec struct {
 
 // Resolve reads a BitTorrent source: a magnet link, a local .torrent file
 // or the http(s) URL of one (read through client; nil: http.DefaultClient).
+// Its errors do not name src: the caller says which source it read.
 func Resolve(ctx context.Context, src string, client *http.Client) (*Spec, error) {
 	if strings.HasPrefix(strings.ToLower(src), "magnet:") {
 		return ParseMagnet(src)
@@ -79,16 +81,22 @@ func readMetainfo(ctx context.Context, src string, client *http.Client) ([]byte,
 			return nil, err
 		}
 		resp, err := client.Do(req)
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			err = ue.Err // without the URL, which the caller names
+		}
 		if err != nil {
 			return nil, err
 		}
 		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("%s: %s", u.Redacted(), resp.Status)
+			return nil, fmt.Errorf("the server answered %s", resp.Status)
 		}
 		r = resp.Body
 	} else {
 		f, err := os.Open(src)
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			err = pe.Err // without the path, which the caller names
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -222,7 +230,7 @@ func FromMetalink(ctx context.Context, f metalink.File, client *http.Client) (*S
 		}
 		s, err := Resolve(ctx, mu.URL, client)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("metaurl %s: %w", redact(mu.URL), err))
+			errs = append(errs, fmt.Errorf("metaurl %s: %w", redact(mu.URL), err)) // Resolve's errors do not name it
 			continue
 		}
 		name := f.Name
