@@ -261,24 +261,7 @@ func TestWindowLoginPrompt(t *testing.T) {
 	if strings.Contains(read(), "asks for a user name and password.") {
 		t.Fatal("the prompt is still shown")
 	}
-	xdo("windowfocus", "--sync", wid)
-	xdo("key", "ctrl+n")
-	time.Sleep(500 * time.Millisecond)
-	xdo("type", "--delay", "5", origin.URL+"/basic/g.bin")
-	xdo("key", "Return")
-	waitText("the prompt to open a link", "asks for a user name and password.")
-	time.Sleep(300 * time.Millisecond)
-	windowShot(ctx, t, env, "login-open-prompt")
-	xdo("type", "--delay", "20", user)
-	xdo("key", "Tab")
-	xdo("type", "--delay", "20", pass)
-	xdo("key", "Return")
-	waitJob(ctx, t, r.bin, env, r.state, "the link opened with the login", func(j queueJob) bool {
-		return j.Name == "g.bin" && j.State == "done"
-	})
-	if b, _ := os.ReadFile(filepath.Join(r.tmp, "home", "Downloads", "g.bin")); !bytes.Equal(b, data) {
-		t.Error("g.bin, opened with the login, is not the origin's file")
-	}
+	openWithLoginByHand(ctx, t, r, &out, xdo, wid, origin.URL+"/basic/g.bin", "g.bin", "login-open", user, pass, data)
 
 	quitWindow(ctx, t, xdo, env, wid, win, &out)
 
@@ -323,24 +306,7 @@ func TestWindowLoginPromptFTP(t *testing.T) {
 	xdo := xdoRunner(ctx, t, xdotool, env, &out)
 	wid := strings.Fields(xdo("search", "--sync", "--name", "^Braid$"))[0]
 	time.Sleep(time.Second)
-	xdo("windowfocus", "--sync", wid)
-	xdo("key", "ctrl+n")
-	time.Sleep(500 * time.Millisecond)
-	xdo("type", "--delay", "5", s.URL("pub/h.bin"))
-	xdo("key", "Return")
-	waitWindowText(ctx, t, env, r.dump, &out, 60*time.Second, "login-ftp-", "the prompt to open an ftp link", "asks for a user name and password.")
-	time.Sleep(300 * time.Millisecond)
-	windowShot(ctx, t, env, "login-ftp-open-prompt")
-	xdo("type", "--delay", "20", user)
-	xdo("key", "Tab")
-	xdo("type", "--delay", "20", pass)
-	xdo("key", "Return")
-	waitJob(ctx, t, r.bin, env, r.state, "the ftp link opened with the login", func(j queueJob) bool {
-		return j.Name == "h.bin" && j.State == "done"
-	})
-	if b, _ := os.ReadFile(filepath.Join(r.tmp, "home", "Downloads", "h.bin")); !bytes.Equal(b, data) {
-		t.Error("h.bin, opened with the login, is not the server's file")
-	}
+	openWithLoginByHand(ctx, t, r, &out, xdo, wid, s.URL("pub/h.bin"), "h.bin", "login-ftp-open", user, pass, data)
 	windowShot(ctx, t, env, "login-ftp-done")
 	quitWindow(ctx, t, xdo, env, wid, win, &out)
 	b, _ := os.ReadFile(r.dump)
@@ -349,5 +315,32 @@ func TestWindowLoginPromptFTP(t *testing.T) {
 	}
 	if len(folderHolds(r.state, "h.bin")) == 0 {
 		t.Error("the grep for the password looks at nothing: the state folder does not even name the job's file")
+	}
+}
+
+// openWithLoginByHand opens link with Add URL (Ctrl+N) in the real window
+// as a hand would, waits for the login prompt (its screenshot named
+// shot+"-prompt"), types user and pass into it, and waits until the job of
+// the file name is done, its file in Downloads data.
+func openWithLoginByHand(ctx context.Context, t *testing.T, r *windowRig, out *syncBuffer, xdo func(...string) string, wid, link, name, shot, user, pass string, data []byte) {
+	t.Helper()
+	env := r.env()
+	xdo("windowfocus", "--sync", wid)
+	xdo("key", "ctrl+n")
+	time.Sleep(500 * time.Millisecond)
+	xdo("type", "--delay", "5", link)
+	xdo("key", "Return")
+	waitWindowText(ctx, t, env, r.dump, out, 60*time.Second, shot+"-", "the prompt to open "+link, "asks for a user name and password.")
+	time.Sleep(300 * time.Millisecond)
+	windowShot(ctx, t, env, shot+"-prompt")
+	xdo("type", "--delay", "20", user)
+	xdo("key", "Tab")
+	xdo("type", "--delay", "20", pass)
+	xdo("key", "Return")
+	waitJob(ctx, t, r.bin, env, r.state, name+" opened with the login", func(j queueJob) bool {
+		return j.Name == name && j.State == "done"
+	})
+	if b, _ := os.ReadFile(filepath.Join(r.tmp, "home", "Downloads", name)); !bytes.Equal(b, data) {
+		t.Errorf("%s, opened with the login, is not the server's file", name)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"braid/engine/transport"
 	"braid/internal/testkit"
 	"braid/queue"
+	"braid/queue/queuetest"
 	"braid/ui"
 )
 
@@ -136,18 +137,11 @@ func TestOpenWithLogin(t *testing.T) {
 	data := mirrortest.Bytes(150<<10, 62)
 	origin := netconftest.Nginx(t, map[string][]byte{"g.bin": data}, user, pass)
 	state := t.TempDir()
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { q.Close() })
-	b := newBackend(t, q)
-	if err := b.Start(false); err != nil {
-		t.Fatal(err)
-	}
+	q := queuetest.Open(t, queue.Open, state)
+	b := startedBackend(t, q)
 	link := origin.URL + "/basic/g.bin"
 	ctx := context.Background()
-	_, err = b.Open(ctx, link)
+	_, err := b.Open(ctx, link)
 	var le *transport.LoginError
 	if !errors.As(err, &le) || le.Proxy || le.Refused {
 		t.Fatalf("Open without a login: %v; want the server's LoginError", err)
@@ -155,6 +149,18 @@ func TestOpenWithLogin(t *testing.T) {
 	if _, err := b.OpenWithLogin(ctx, link, user, "wrong", false); !errors.As(err, &le) || !le.Refused {
 		t.Fatalf("Open with a wrong login: %v; want a refused LoginError", err)
 	}
+	addWithLogin(t, q, b, link, user, pass, data)
+	if files := folderHoldsIn(state, pass); len(files) > 0 {
+		t.Errorf("the state folder holds the password: %v", files)
+	}
+}
+
+// addWithLogin opens link with the login (OpenWithLogin), adds its one
+// file into a folder of its own, waits until the job is done and checks
+// the file against data; it returns the folder.
+func addWithLogin(t *testing.T, q *queue.Queue, b *Backend, link, user, pass string, data []byte) string {
+	t.Helper()
+	ctx := context.Background()
 	doc, err := b.OpenWithLogin(ctx, link, user, pass, false)
 	if err != nil {
 		t.Fatal(err)
@@ -165,12 +171,10 @@ func TestOpenWithLogin(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.WaitFor(t, "the file read with the login", func() bool { s, _ := q.StateOf(int64(id)); return s == queue.Done })
-	if got, _ := os.ReadFile(filepath.Join(dir, "g.bin")); !bytes.Equal(got, data) {
-		t.Error("g.bin is not the origin's")
+	if got, _ := os.ReadFile(filepath.Join(dir, doc.Files[0].Name)); !bytes.Equal(got, data) {
+		t.Errorf("%s is not the server's", doc.Files[0].Name)
 	}
-	if files := folderHoldsIn(state, pass); len(files) > 0 {
-		t.Errorf("the state folder holds the password: %v", files)
-	}
+	return dir
 }
 
 // TestOpenWithLoginFTP: an ftp link whose server takes no anonymous login
@@ -190,34 +194,14 @@ func TestOpenWithLoginFTP(t *testing.T) {
 	more := mirrortest.Bytes(90<<10, 64)
 	s := ftptest.New(t, ftptest.File("pub/g.bin", data), ftptest.File("pub/h.bin", more), ftptest.User(user, pass))
 	state := t.TempDir()
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { q.Close() })
-	b := newBackend(t, q)
-	if err := b.Start(false); err != nil {
-		t.Fatal(err)
-	}
+	q := queuetest.Open(t, queue.Open, state)
+	b := startedBackend(t, q)
 	link := s.URL("pub/g.bin")
-	ctx := context.Background()
 	var le *transport.LoginError
-	if _, err := b.Open(ctx, link); !errors.As(err, &le) || le.Refused {
+	if _, err := b.Open(context.Background(), link); !errors.As(err, &le) || le.Refused {
 		t.Fatalf("Open without a login: %v; want the server's LoginError", err)
 	}
-	doc, err := b.OpenWithLogin(ctx, link, user, pass, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	id, err := b.Add(ctx, ui.AddRequest{Source: link, Doc: doc, Files: []string{doc.Files[0].Name}, Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testkit.WaitFor(t, "the file read with the login", func() bool { s, _ := q.StateOf(int64(id)); return s == queue.Done })
-	if got, _ := os.ReadFile(filepath.Join(dir, "g.bin")); !bytes.Equal(got, data) {
-		t.Error("g.bin is not the server's")
-	}
+	dir := addWithLogin(t, q, b, link, user, pass, data)
 
 	// A job of h.bin that ran without a login fails asking for one.
 	other := s.URL("pub/h.bin")
