@@ -44,10 +44,10 @@ type LetGoers interface {
 // disk.
 const letGoWait = 5 * time.Second
 
-// Reader is an optional power of a LiveDownloads: how its runner reads a
-// source now (the proxy setting in force), for the links given to addUri;
-// runner.Runner has it.
-type Reader interface {
+// SourceReader is an optional power of a LiveDownloads: how its runner
+// reads a source now (the proxy setting in force), for the links given to
+// addUri; runner.Runner has it.
+type SourceReader interface {
 	ReadOptions() runner.ResolveOptions
 }
 
@@ -71,7 +71,7 @@ type QueueDownloads struct {
 	// ran out of work starts again; nil: none.
 	Wake func()
 	// HTTPClient reads URLs given to addUri; nil: as Live reads them
-	// (Reader), else the transport's default.
+	// (SourceReader), else the transport's default.
 	HTTPClient *http.Client
 	// Note tells the user a sentence about a download (once: the system
 	// has no keyring, so its cookies and headers last for this session);
@@ -175,7 +175,7 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 		return 0, errNoURI // the server drops them first; no caller reads a local file
 	}
 	ro := runner.ResolveOptions{HTTPClient: a.HTTPClient}
-	if r, ok := a.Live.(Reader); ok && a.HTTPClient == nil {
+	if r, ok := a.Live.(SourceReader); ok && a.HTTPClient == nil {
 		ro = r.ReadOptions()
 	}
 	ro.Unread = runner.ListUnread
