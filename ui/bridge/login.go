@@ -22,10 +22,10 @@ var (
 
 // LoginWanted says whether job id stopped because a server asks for a
 // login, or refused the one given, and which server: the host of the
-// job's mirror its reason names (else of its first HTTP or FTP mirror). A job
-// whose password was kept for an earlier session only asks again too. A
-// proxy's request for a login is not the server's: the proxy setting
-// carries its login.
+// job's mirror its reason names (else of its first HTTP or FTP mirror).
+// A job whose password was kept for an earlier session only asks again
+// too. A proxy's request for a login is not the server's: the proxy
+// setting carries its login.
 func (b *Backend) LoginWanted(id ui.JobID) (ui.LoginRequest, bool) {
 	if b.isSync(id) {
 		return ui.LoginRequest{}, false
