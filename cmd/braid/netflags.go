@@ -45,9 +45,7 @@ func (h *headerList) Set(v string) error {
 // addNetFlags adds the network flags to fs.
 func addNetFlags(fs *flag.FlagSet) *netFlags {
 	n := &netFlags{}
-	fs.StringVar(&n.allProxy, "all-proxy", "", "send every connection through this proxy: http://, https://, socks5:// (names resolved here) or socks5h:// (names resolved by the proxy), with user@ or user:password@ if it asks for a login; a password here shows in the process list to other users: give it with --all-proxy-passwd-file or $BRAID_ALL_PROXY_PASSWD, or the whole URL in all_proxy (default: http_proxy, https_proxy, ftp_proxy, all_proxy as curl reads them)")
-	fs.StringVar(&n.proxyPasswdFile, "all-proxy-passwd-file", "", "read the password of the --all-proxy URL's user (http://user@host:port) from the first line of `FILE` (default: $BRAID_ALL_PROXY_PASSWD)")
-	fs.StringVar(&n.noProxy, "no-proxy", "", "hosts reached directly, comma separated: names (with their subdomains), IP addresses, CIDR ranges, or * (default: no_proxy)")
+	n.addProxyFlags(fs, "")
 	fs.StringVar(&n.httpUser, "http-user", "", "user name for HTTP(S) servers of the given links that ask for a login")
 	fs.StringVar(&n.httpPasswd, "http-passwd", "", "its password (default: $BRAID_HTTP_PASSWD); given here it shows in the process list to other users: prefer --http-passwd-file, the variable or .netrc")
 	fs.StringVar(&n.httpPasswdFile, "http-passwd-file", "", "read the --http-user's password from the first line of `FILE`")
@@ -62,6 +60,14 @@ func addNetFlags(fs *flag.FlagSet) *netFlags {
 	fs.StringVar(&n.referer, "referer", "", "send URL as Referer to every server")
 	fs.BoolVar(&n.allHosts, "to-all-hosts", false, "also send --header and the --http/--ftp user and password to mirrors and redirects on other hosts")
 	return n
+}
+
+// addProxyFlags adds the proxy flags alone to fs, each usage after
+// prefix: what braid queue run takes, its jobs keeping their own logins.
+func (n *netFlags) addProxyFlags(fs *flag.FlagSet, prefix string) {
+	fs.StringVar(&n.allProxy, "all-proxy", "", prefix+"send every connection through this proxy: http://, https://, socks5:// (names resolved here) or socks5h:// (names resolved by the proxy), with user@ or user:password@ if it asks for a login; a password here shows in the process list to other users: give it with --all-proxy-passwd-file or $BRAID_ALL_PROXY_PASSWD, or the whole URL in all_proxy (default: http_proxy, https_proxy, ftp_proxy, all_proxy as curl reads them)")
+	fs.StringVar(&n.proxyPasswdFile, "all-proxy-passwd-file", "", prefix+"read the password of the --all-proxy URL's user (http://user@host:port) from the first line of `FILE` (default: $BRAID_ALL_PROXY_PASSWD)")
+	fs.StringVar(&n.noProxy, "no-proxy", "", prefix+"hosts reached directly, comma separated: names (with their subdomains), IP addresses, CIDR ranges, or * (default: no_proxy)")
 }
 
 // open is the run's proxy route (network) and the session of links

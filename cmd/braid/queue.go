@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"braid/engine/explain"
+	"braid/engine/netconf"
 	"braid/engine/torrent"
 	"braid/platform"
 	"braid/queue"
@@ -39,7 +40,8 @@ const queueUsage = `Usage:
   braid queue [--state DIR] verify ID
   braid queue [--state DIR] repair ID
   braid queue [--state DIR] run [--max-conn N] [--max-conn-per-host N] [--jobs N] [--limit RATE]
-                              [--retry-for D] [-d DIR] [--rpc-listen ADDR
+                              [--retry-for D] [-d DIR] [--all-proxy URL] [--no-proxy LIST]
+                              [--rpc-listen ADDR
                               --rpc-secret SECRET|--rpc-secret-file FILE
                               [--rpc-allow-origin ORIGIN]... [--rpc-allow-remote]
                               [--rpc-secure --rpc-certificate FILE --rpc-private-key FILE]]
@@ -71,7 +73,10 @@ torrent_seed_ratio and torrent_seed_minutes); Ctrl-C stops them, and they seed
 on at the next start. run keeps to the schedule set in the window: outside
 its time windows, or while all downloads are paused, it holds the queued
 jobs and says until when, a window's end stops the jobs it runs until the
-next one, and its slower speed holds while it is on.
+next one, and its slower speed holds while it is on. --all-proxy sends every
+connection of run's downloads through a proxy (default: the environment's
+proxies, as curl reads them), --no-proxy lists hosts reached directly; a
+job's logins, cookies and headers stay its own.
 
 With --rpc-listen, run also answers aria2's JSON-RPC (HTTP and WebSocket on
 /jsonrpc), so aria2 clients (AriaNg, aria2p, the aria2 npm package) can drive
@@ -122,6 +127,8 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	rpcSecure := fs.Bool("rpc-secure", false, "run: answer the RPC over TLS only (HTTPS, WSS)")
 	rpcCert := fs.String("rpc-certificate", "", "run: the RPC's TLS certificate, a PEM FILE (with its chain)")
 	rpcKey := fs.String("rpc-private-key", "", "run: the RPC's TLS private key, a PEM FILE")
+	var proxy netFlags
+	proxy.addProxyFlags(fs, "run: ")
 	if err := fs.Parse(rest); err != nil {
 		return queueUsageErr(err)
 	}
@@ -260,6 +267,10 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		defer closeLog()
 		f := runFlags{maxConn: *maxConn, perHost: *perHost, jobs: *jobs, rate: rate, retryFor: *retryFor, dir: *dlDir}
+		if f.network, err = proxy.network(); err != nil {
+			fmt.Fprintf(stderr, "braid queue run: --all-proxy: %v\n", err)
+			return 2
+		}
 		if *rpcListen != "" {
 			f.rpc = &rpcFlags{listen: *rpcListen, origins: rpcOrigins, remote: *rpcRemote}
 			f.rpc.tls, err = rpcTLS(*rpcSecure, *rpcCert, *rpcKey)
@@ -440,6 +451,9 @@ type runFlags struct {
 	retryFor               time.Duration
 	dir                    string    // where RPC downloads without a dir go
 	rpc                    *rpcFlags // nil: no remote control
+	// network is the proxy route of --all-proxy, else the environment's
+	// (and the system's).
+	network *netconf.Network
 }
 
 // rpcFlags are queue run's remote-control flags.
@@ -495,7 +509,7 @@ func queueService(ctx context.Context, r *runner.Runner, f runFlags, w io.Writer
 	held, slow := "", int64(-1) // what was said last; Held and Busy come from one goroutine
 	stopped = new(bool)
 	svc = runner.NewService(r)
-	svc.MaxConns, svc.MaxConnsPerHost, svc.Limit = f.maxConn, f.perHost, f.rate
+	svc.MaxConns, svc.MaxConnsPerHost, svc.Limit, svc.Network = f.maxConn, f.perHost, f.rate, f.network
 	svc.Held = func(s queue.Schedule, now time.Time) {
 		if line := heldLine(s, now); line != held {
 			held = line

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"braid/engine/metalink"
+	"braid/engine/netconf/netconftest"
 	"braid/engine/mirrortest"
 	"braid/engine/piece"
 	"braid/platform"
@@ -393,5 +394,47 @@ func TestQueueListSync(t *testing.T) {
 	}
 	if len(jobs) != 1 || jobs[0].Kind != "sync" || jobs[0].BytesDone != 3<<20 || len(jobs[0].Files) != 1 || jobs[0].Files[0] != "a.csv" {
 		t.Errorf("list --json = %+v", jobs)
+	}
+}
+
+// TestQueueRunThroughProxy: queue run takes --all-proxy for every
+// download it runs. The job's only mirror is an nginx that serves only
+// what came through tinyproxy: run without the flag, the job fails with
+// the server's 403; resumed and run with it, the file lands.
+func TestQueueRunThroughProxy(t *testing.T) {
+	t.Parallel()
+	data := bytes.Repeat([]byte("braid queue run through a proxy "), 1<<15) // 1 MiB
+	proxy := netconftest.Tinyproxy(t, "", "")
+	origin := netconftest.ProxiedOnly(t, map[string][]byte{"p.bin": data})
+	f, err := piece.Describe(context.Background(), bytes.NewReader(data), int64(len(data)), "p.bin", 256<<10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.URLs = []metalink.URL{{URL: origin.URL + "/p/p.bin", Priority: 1}}
+	state, dest := t.TempDir(), t.TempDir()
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Add(queue.NewJob{Source: "p.meta4", Dest: dest, Doc: &metalink.Document{Files: []metalink.File{f}}}); err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+
+	runQueue(t, "--state", state, "run", "--retry-for", "2s")
+	if code, out, _ := runQueue(t, "--state", state, "list"); code != 0 || !strings.Contains(out, "failed") {
+		t.Fatalf("around the proxy the job should fail (exit %d):\n%s", code, out)
+	}
+	if code, out, errOut := runQueue(t, "--state", state, "resume", "1"); code != 0 {
+		t.Fatalf("resume: exit %d: %s %s", code, out, errOut)
+	}
+	if code, out, errOut := runQueue(t, "--state", state, "run", "--all-proxy", proxy); code != 0 {
+		t.Fatalf("run through the proxy: exit %d: %s %s", code, out, errOut)
+	}
+	if got, err := os.ReadFile(filepath.Join(dest, "p.bin")); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("p.bin after the run through the proxy: %d bytes, %v", len(got), err)
+	}
+	if code, _, errOut := runQueue(t, "--state", state, "run", "--all-proxy", "gopher://x"); code != 2 || !strings.Contains(errOut, "--all-proxy") {
+		t.Errorf("a proxy Braid cannot use: exit %d: %s", code, errOut)
 	}
 }
