@@ -95,7 +95,7 @@ func startBraid(t testing.TB, state, dir string, o Options, run runs) *braid {
 	ctx, cancel := context.WithCancel(context.Background())
 	wake, done := run(ctx, r)
 	b := &braid{q: q, dir: dir, secret: "s3cret-for-tests"}
-	b.dl = &QueueDownloads{Queue: q, Live: r, Wake: wake}
+	b.dl = &QueueDownloads{Queue: q, Live: r, Wake: wake, Reader: r}
 	b.dl.SetDir(b.dir)
 	if o.Secret == "" {
 		o.Secret = b.secret

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"braid/engine"
 	"braid/engine/ftptest"
 	"braid/engine/mirrortest"
 	"braid/engine/netconf"
@@ -132,7 +131,8 @@ func TestLoginsPerJob(t *testing.T) {
 }
 
 // TestAddURIReadAsTheRunnerReads: a link given to addUri is read as the
-// runner that will run it reads, through its proxy: the origin serves only
+// service that will run it reads, through its proxy, even before its
+// first run (an idle queue run or window): the origin serves only
 // requests that came through tinyproxy, so a link read directly would be
 // listed failed (403) though its download could run.
 func TestAddURIReadAsTheRunnerReads(t *testing.T) {
@@ -144,10 +144,18 @@ func TestAddURIReadAsTheRunnerReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var svc *runner.Service
 	b := startBraid(t, t.TempDir(), t.TempDir(), Options{}, func(ctx context.Context, r *runner.Runner) (func(), <-chan struct{}) {
-		r.Client = &engine.Client{Network: n}
-		return loopRunner(ctx, r)
+		svc = runner.NewService(r)
+		svc.Network = n // as braid queue run --all-proxy and the window give it
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			svc.Serve(ctx, true)
+		}()
+		return svc.Wake, done
 	})
+	b.dl.Reader = svc // as the faces wire it
 	gid := b.call(t, "aria2.addUri", []string{origin.URL + "/p/f.bin"}).(string)
 	b.waitStatus(t, gid, "complete")
 	if on, err := os.ReadFile(filepath.Join(b.dir, "f.bin")); err != nil || !bytes.Equal(on, data) {

@@ -44,9 +44,8 @@ type LetGoers interface {
 // disk.
 const letGoWait = 5 * time.Second
 
-// SourceReader is an optional power of a LiveDownloads: how its runner
-// reads a source now (the proxy setting in force), for the links given to
-// addUri; runner.Runner has it.
+// SourceReader says how the downloads' runs read a source now (the proxy
+// setting in force): runner.Service and runner.Runner do.
 type SourceReader interface {
 	ReadOptions() runner.ResolveOptions
 }
@@ -70,9 +69,12 @@ type QueueDownloads struct {
 	// Wake is called after a job is added or unpaused, so a runner that
 	// ran out of work starts again; nil: none.
 	Wake func()
-	// HTTPClient reads URLs given to addUri; nil: as Live reads them
-	// (SourceReader), else the transport's default.
+	// HTTPClient reads URLs given to addUri; nil: as Reader says, else
+	// the transport's default.
 	HTTPClient *http.Client
+	// Reader says how the runs read a source: a link given to addUri is
+	// read the same way (through the same proxy). nil: HTTPClient's way.
+	Reader SourceReader
 	// Note tells the user a sentence about a download (once: the system
 	// has no keyring, so its cookies and headers last for this session);
 	// nil: not said.
@@ -175,8 +177,8 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 		return 0, errNoURI // the server drops them first; no caller reads a local file
 	}
 	ro := runner.ResolveOptions{HTTPClient: a.HTTPClient}
-	if r, ok := a.Live.(SourceReader); ok && a.HTTPClient == nil {
-		ro = r.ReadOptions()
+	if a.Reader != nil && a.HTTPClient == nil {
+		ro = a.Reader.ReadOptions()
 	}
 	ro.Unread = runner.ListUnread
 	if a.RefuseUnread {

@@ -255,8 +255,8 @@ func (r *Runner) httpClientOf(id int64) *http.Client {
 }
 
 // ReadOptions are how the runner reads a source now: through its client's
-// network (the proxy setting in force). A face that adds jobs for the
-// runner reads their sources so, and they run the same way.
+// network (the proxy setting in force), as its runs do. Before a Service
+// has given it a client, Service.ReadOptions says it better.
 func (r *Runner) ReadOptions() ResolveOptions {
 	c, err := r.client()
 	if err != nil {

@@ -263,6 +263,14 @@ func (s *Service) Client() *engine.Client {
 	return s.clientLocked()
 }
 
+// ReadOptions are how the service's runs read a source: through its
+// client's network (the face's proxy setting). A face that adds jobs for
+// the service reads their sources so, before any run has begun too.
+func (s *Service) ReadOptions() ResolveOptions {
+	c := s.Client()
+	return ResolveOptions{HTTPClient: c.HTTPClient(), Network: c.Network}
+}
+
 // UseClient makes c the client of the runs from now on, in place of one
 // made from the settings, until the limits or the schedule change.
 func (s *Service) UseClient(c *engine.Client) {

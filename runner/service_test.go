@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"braid/engine/mirrortest"
+	"braid/engine/netconf"
 	"braid/internal/testkit"
 	"braid/queue"
 	"braid/queue/queuetest"
@@ -191,5 +192,23 @@ func TestNewClientFollowsTheSettings(t *testing.T) {
 	if c := NewClient(s); c.MaxConns != 8 || c.MaxConnsPerMirror != 3 || c.MaxConnsPerHost != 5 || c.Limit != 1<<20 {
 		t.Errorf("NewClient = {MaxConns %d, MaxConnsPerMirror %d, MaxConnsPerHost %d, Limit %d}, does not follow %+v",
 			c.MaxConns, c.MaxConnsPerMirror, c.MaxConnsPerHost, c.Limit, s)
+	}
+}
+
+// TestServiceReadOptions: a service reads a source through the network it
+// was given (a face's proxy) before any run has begun, when its runner
+// has no client from it yet: a link added to an idle queue is read as
+// its download will run.
+func TestServiceReadOptions(t *testing.T) {
+	t.Parallel()
+	q := queuetest.Open(t, queue.Open, t.TempDir())
+	n, err := netconf.NewNetwork(netconf.Proxy{Mode: netconf.ProxyNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := NewService(&Runner{Queue: q})
+	svc.Network = n
+	if o := svc.ReadOptions(); o.Network != n || o.HTTPClient != n.HTTPClient() {
+		t.Errorf("the service reads with %p and %p, want its network %p and that network's client", o.Network, o.HTTPClient, n)
 	}
 }

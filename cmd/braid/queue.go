@@ -671,7 +671,7 @@ func serveQueue(ctx context.Context, shutdown func(), q *queue.Queue, svc *runne
 	if err != nil {
 		return err
 	}
-	dl := &rpc.QueueDownloads{Queue: q, Live: svc.Runner, Wake: svc.Wake}
+	dl := &rpc.QueueDownloads{Queue: q, Live: svc.Runner, Wake: svc.Wake, Reader: svc}
 	dl.Note = func(m string) { fmt.Fprintln(w, m) }
 	dl.SetDir(f.dir)
 	// getGlobalOption answers what this run's flags hold, not the saved

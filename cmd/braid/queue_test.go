@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"braid/engine/metalink"
-	"braid/engine/netconf/netconftest"
 	"braid/engine/mirrortest"
+	"braid/engine/netconf/netconftest"
 	"braid/engine/piece"
 	"braid/platform"
 	"braid/queue"

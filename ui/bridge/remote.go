@@ -105,7 +105,7 @@ func (b *Backend) startRemote(addr string) error {
 	b.rpc.mu.Lock()
 	secret := b.secretLocked()
 	b.rpc.mu.Unlock()
-	dl := &rpc.QueueDownloads{Queue: b.q, Live: b.runner, Wake: b.Wake}
+	dl := &rpc.QueueDownloads{Queue: b.q, Live: b.runner, Wake: b.Wake, Reader: b.svc}
 	srv, err := rpc.New(dl, rpc.Options{Secret: secret, Activity: b.svc.Activity})
 	if err != nil {
 		ln.Close()
