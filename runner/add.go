@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	"braid/engine"
 	"braid/engine/metalink"
 	"braid/engine/netconf"
 	"braid/engine/resourcesync"
@@ -209,7 +210,7 @@ func Add(ctx context.Context, q *queue.Queue, source string, o AddOptions) (Adde
 		if err != nil {
 			return Added{}, err
 		}
-		o.Resolve.HTTPClient, o.Resolve.Session = ss.Client(o.Resolve.HTTPClient), ss
+		o.Resolve = o.Resolve.Wearing(ss)
 	}
 	r := &Resolved{Doc: o.Doc, Origin: o.Origin, Spec: o.Spec, Unread: o.Unread}
 	switch {
@@ -508,6 +509,22 @@ type ResolveOptions struct {
 	Metadata func(context.Context, *torrent.Spec) (*torrent.Spec, error)
 	// Unread is what a plain link that cannot be read becomes.
 	Unread Unread
+}
+
+// Wearing is o with the logins, cookies and headers of ss on HTTP (its
+// client) and FTP (its session) alike; nil ss: o as it is.
+func (o ResolveOptions) Wearing(ss *netconf.Session) ResolveOptions {
+	if ss != nil {
+		o.HTTPClient, o.Session = ss.Client(o.HTTPClient), ss
+	}
+	return o
+}
+
+// ReadThrough are the options that read a source as c's downloads with
+// the settings ss run: through c's network (the proxy route), wearing ss
+// (nil: no settings of their own).
+func ReadThrough(c *engine.Client, ss *netconf.Session) ResolveOptions {
+	return ResolveOptions{HTTPClient: c.HTTPClient(), Network: c.Network}.Wearing(ss)
 }
 
 // Unread is what Resolve makes of a plain link that cannot be read. A link

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"sync"
 	"time"
@@ -152,10 +151,13 @@ type read struct {
 	err error
 }
 
-// read reads src as get does: through httpClient, and a plain link that
+// read reads src as get does: through the Client's proxy route with the
+// sources' logins, cookies and headers, and a plain link that
 // cannot be reached waits for the network.
 func (g *Get) read(ctx context.Context, src string) read {
-	r, err := Resolve(ctx, src, ResolveOptions{HTTPClient: g.httpClient(), Network: g.Client.Network, Session: g.Net, Unread: WaitUnreached})
+	o := ReadThrough(g.Client, g.Net)
+	o.Unread = WaitUnreached
+	r, err := Resolve(ctx, src, o)
 	return read{r, err}
 }
 
@@ -213,7 +215,3 @@ func (g *Get) add(ctx context.Context, q *queue.Queue, src string, got read) (in
 	}
 	return added.ID, whole
 }
-
-// httpClient is what reads sources, torrents and documents: the Client's
-// proxy route with the sources' logins, cookies and headers.
-func (g *Get) httpClient() *http.Client { return g.Net.Client(g.Client.HTTPClient()) }

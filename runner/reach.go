@@ -54,8 +54,7 @@ func (r *Runner) reach(ctx context.Context, j *queue.Job) error {
 	if err != nil {
 		return err // a login lost: paused with a sentence
 	}
-	ro := r.ReadOptions()
-	ro.HTTPClient, ro.Session = ss.Client(ro.HTTPClient), ss
+	ro := r.ReadOptions().Wearing(ss)
 	start := time.Now()
 	wait := ResolveFirstWait
 	var doc *metalink.Document

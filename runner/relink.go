@@ -135,12 +135,13 @@ func Relink(ctx context.Context, q *queue.Queue, hc *http.Client, id int64, newU
 		if ss, err = s.Open(); err != nil {
 			return "", fmt.Errorf("job %d: %w", id, err)
 		}
-		hc = ss.Client(hc)
 	}
+	ro := ResolveOptions{HTTPClient: hc}.Wearing(ss)
+	hc = ro.HTTPClient // for the samples too
 	refuse := func(format string, a ...any) (string, error) {
 		return "", fmt.Errorf("job %d: %w: %s; the job is left as it was", id, queue.ErrRelink, fmt.Sprintf(format, a...))
 	}
-	doc, origin, err := ResolveSource(ctx, newURL, ResolveOptions{HTTPClient: hc, Session: ss})
+	doc, origin, err := ResolveSource(ctx, newURL, ro)
 	if err != nil {
 		return refuse("the new link does not answer as a download (%v)", err)
 	}

@@ -262,7 +262,7 @@ func (r *Runner) ReadOptions() ResolveOptions {
 	if err != nil {
 		return ResolveOptions{} // the transport's defaults
 	}
-	return ResolveOptions{HTTPClient: c.HTTPClient(), Network: c.Network}
+	return ReadThrough(c, nil)
 }
 
 // httpClientWith is httpClientOf for a job whose settings ss are open

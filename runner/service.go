@@ -267,8 +267,7 @@ func (s *Service) Client() *engine.Client {
 // client's network (the face's proxy setting). A face that adds jobs for
 // the service reads their sources so, before any run has begun too.
 func (s *Service) ReadOptions() ResolveOptions {
-	c := s.Client()
-	return ResolveOptions{HTTPClient: c.HTTPClient(), Network: c.Network}
+	return ReadThrough(s.Client(), nil)
 }
 
 // UseClient makes c the client of the runs from now on, in place of one

@@ -249,17 +249,17 @@ func digestName(d string) string {
 // memberRequest is the engine request for the archive a metalink of one
 // file, or a torrent of one file with web seeds, describes.
 func memberRequest(ctx context.Context, o *getOptions, source string) (*engine.Request, error) {
-	hc := o.net.Client(o.client.HTTPClient())
+	ro := runner.ReadThrough(&o.client, o.net)
 	req := &engine.Request{Net: o.net, Locations: o.prefs.Locations, RetryFor: o.retryFor}
 	if sourcekind.Of(source).IsTorrent() {
-		f, err := torrentArchive(ctx, source, hc)
+		f, err := torrentArchive(ctx, source, ro.HTTPClient)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", source, err)
 		}
 		req.File = f
 		return req, nil
 	}
-	doc, origin, err := runner.ResolveSource(ctx, source, runner.ResolveOptions{HTTPClient: hc, Network: o.client.Network, Session: o.net})
+	doc, origin, err := runner.ResolveSource(ctx, source, ro)
 	if err != nil {
 		return nil, err
 	}

@@ -143,9 +143,7 @@ func (b *Backend) OpenWithLogin(ctx context.Context, source, user, password stri
 	if err != nil {
 		return nil, err
 	}
-	o := b.readOptions()
-	o.HTTPClient, o.Session = ss.Client(o.HTTPClient), ss
-	doc, err := b.resolve(ctx, source, o)
+	doc, err := b.resolve(ctx, source, b.readOptions().Wearing(ss))
 	if err != nil {
 		return nil, err
 	}
