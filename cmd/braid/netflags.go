@@ -76,7 +76,7 @@ func (n *netFlags) addProxyFlags(fs *flag.FlagSet, prefix string) {
 func (n *netFlags) open(links []string) (*netconf.Network, *netconf.Session, error) {
 	network, err := n.network()
 	if err != nil {
-		return nil, nil, fmt.Errorf("--all-proxy: %w", err)
+		return nil, nil, err
 	}
 	session, err := n.session(links)
 	if err != nil {
@@ -88,17 +88,22 @@ func (n *netFlags) open(links []string) (*netconf.Network, *netconf.Session, err
 // network is the proxy route of the run: --all-proxy (its password from
 // --all-proxy-passwd-file or $BRAID_ALL_PROXY_PASSWD when the URL has a
 // user and no password), else the environment as curl reads it, else
-// (Windows, macOS) the system's proxies. Its error never shows a password.
+// (Windows, macOS) the system's proxies. Its error, a usage error, names
+// the flag and never shows a password.
 func (n *netFlags) network() (*netconf.Network, error) {
 	p := netconf.Proxy{Mode: netconf.ProxySystem, NoProxy: n.noProxy}
 	if n.allProxy != "" {
 		u, err := n.proxyURL()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--all-proxy: %w", err)
 		}
 		p.Mode, p.URL = netconf.ProxyManual, u
 	}
-	return netconf.NewNetwork(p)
+	nw, err := netconf.NewNetwork(p)
+	if err != nil {
+		return nil, fmt.Errorf("--all-proxy: %w", err)
+	}
+	return nw, nil
 }
 
 // proxyURL is --all-proxy with the password from its file or the

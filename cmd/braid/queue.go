@@ -268,7 +268,7 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		defer closeLog()
 		f := runFlags{maxConn: *maxConn, perHost: *perHost, jobs: *jobs, rate: rate, retryFor: *retryFor, dir: *dlDir}
 		if f.network, err = proxy.network(); err != nil {
-			fmt.Fprintf(stderr, "braid queue run: --all-proxy: %v\n", err)
+			fmt.Fprintf(stderr, "braid queue run: %v\n", err)
 			return 2
 		}
 		if *rpcListen != "" {
