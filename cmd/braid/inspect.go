@@ -14,6 +14,7 @@ import (
 	"braid/engine/resolve"
 	"braid/engine/signature"
 	"braid/engine/source"
+	"braid/engine/torrent"
 	"braid/platform"
 
 	"golang.org/x/text/language"
@@ -116,15 +117,16 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer, de
 	defer cancel()
 	var report *inspectReport
 	if source.Of(sources[0]).IsTorrent() {
-		report, err = torrentReport(rctx, sources[0], opts.HTTPClient)
+		var spec *torrent.Spec
+		report, spec, err = torrentReport(rctx, sources[0], opts.HTTPClient)
 		if err != nil { // torrent.Resolve's errors do not name the source
 			fmt.Fprintf(stderr, "braid inspect: %s: %v\n", sources[0], err)
 			return 1
 		}
 		if len(report.Files) == 1 && isZipName(report.Files[0].Name) {
-			report.Archive = torrentZipListing(rctx, sources[0], via)
+			report.Archive = torrentZipListing(rctx, spec, via)
 		} else if len(report.Files) == 1 && mayHaveIndex(report.Files[0].Name) {
-			report.Archive = torrentTarListing(rctx, sources[0], via)
+			report.Archive = torrentTarListing(rctx, sources[0], spec, via)
 		}
 		return writeInspect(report, *asJSON, stdout, stderr)
 	}

@@ -25,15 +25,16 @@ type inspectTorrent struct {
 
 // torrentReport reads a .torrent (a path or an http(s) URL) or a magnet
 // link into a report: the files with their sizes, all selected, and the
-// torrent's own facts.
-func torrentReport(ctx context.Context, source string, hc *http.Client) (*inspectReport, error) {
+// torrent's own facts; and the torrent as read, for its archive's
+// listing.
+func torrentReport(ctx context.Context, source string, hc *http.Client) (*inspectReport, *torrent.Spec, error) {
 	spec, err := torrent.Resolve(ctx, source, hc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	shape, known, err := spec.Shape()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	kind := "torrent_file"
 	switch s := sourcekind.Of(source); {
@@ -69,11 +70,11 @@ func torrentReport(ctx context.Context, source string, hc *http.Client) (*inspec
 		r.Torrent.Trackers = append(r.Torrent.Trackers, tier...)
 	}
 	if !known {
-		return r, nil
+		return r, spec, nil
 	}
 	doc, err := torrent.Document(spec, source)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, f := range doc.Files {
 		r.Files = append(r.Files, inspectFile{
@@ -88,7 +89,7 @@ func torrentReport(ctx context.Context, source string, hc *http.Client) (*inspec
 		})
 	}
 	r.Selected = len(r.Files)
-	return r, nil
+	return r, spec, nil
 }
 
 // writeTorrentText prints a torrent's report for people.

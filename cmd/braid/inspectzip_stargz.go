@@ -12,6 +12,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/resolve"
 	"braid/engine/stargz"
+	"braid/engine/torrent"
 )
 
 // tarExtensions are the names of tar archives, compressed or not, and of
@@ -112,8 +113,8 @@ func tarListingMirrors(ctx context.Context, source string, file metalink.File, v
 
 // torrentTarListing lists the eStargz index of the tar a torrent of one
 // file holds, from its web seeds.
-func torrentTarListing(ctx context.Context, source string, via reach) *inspectArchive {
-	f, err := torrentArchive(ctx, source, via.http())
+func torrentTarListing(ctx context.Context, source string, spec *torrent.Spec, via reach) *inspectArchive {
+	f, err := webSeedArchive(spec)
 	if err != nil {
 		return &inspectArchive{Format: "tar", Members: []inspectMember{}, Error: err.Error()}
 	}

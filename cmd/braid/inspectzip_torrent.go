@@ -30,6 +30,11 @@ func torrentArchive(ctx context.Context, source string, hc *http.Client) (metali
 	if err != nil {
 		return metalink.File{}, err
 	}
+	return webSeedArchive(spec)
+}
+
+// webSeedArchive is torrentArchive of a torrent already read.
+func webSeedArchive(spec *torrent.Spec) (metalink.File, error) {
 	f, err := spec.WebSeedFile()
 	var multi *torrent.MultiFileError
 	switch {
@@ -44,8 +49,8 @@ func torrentArchive(ctx context.Context, source string, hc *http.Client) (metali
 // torrentZipListing lists the members of the ZIP archive a torrent of one
 // file holds, from its web seeds, by whole pieces checked against the
 // torrent's sha-1 hashes.
-func torrentZipListing(ctx context.Context, source string, via reach) *inspectArchive {
-	f, err := torrentArchive(ctx, source, via.http())
+func torrentZipListing(ctx context.Context, spec *torrent.Spec, via reach) *inspectArchive {
+	f, err := webSeedArchive(spec)
 	if err != nil {
 		return &inspectArchive{Format: "zip", Members: []inspectMember{}, Error: err.Error()}
 	}
