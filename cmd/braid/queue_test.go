@@ -249,20 +249,7 @@ func TestQueueRun(t *testing.T) {
 	t.Parallel()
 	data := bytes.Repeat([]byte("braid queue run "), 1<<16) // 1 MiB
 	m := mirrortest.New(t, data)
-	f, err := piece.Describe(context.Background(), bytes.NewReader(data), int64(len(data)), "run.bin", 256<<10, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.URLs = []metalink.URL{{URL: m.URL(), Priority: 1}}
-	state, dest := t.TempDir(), t.TempDir()
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := q.Add(queue.NewJob{Source: "run.meta4", Dest: dest, Doc: &metalink.Document{Files: []metalink.File{f}}}); err != nil {
-		t.Fatal(err)
-	}
-	q.Close()
+	state, dest := queueOneFile(t, "run.bin", data, m.URL())
 
 	code, out, errOut := runQueue(t, "--state", state, "run", "--max-conn", "4", "--limit", "64M")
 	if code != 0 {
@@ -279,6 +266,28 @@ func TestQueueRun(t *testing.T) {
 	if code, _, errOut := runQueue(t, "--state", state, "run"); code != 0 {
 		t.Errorf("run of an empty queue: exit %d: %s", code, errOut)
 	}
+}
+
+// queueOneFile queues, in a state folder of its own, a job of one file,
+// name, its data described in 256 KiB pieces (piece.Describe), from the one mirror
+// link; it returns the state folder and the job's destination.
+func queueOneFile(t *testing.T, name string, data []byte, link string) (state, dest string) {
+	t.Helper()
+	f, err := piece.Describe(context.Background(), bytes.NewReader(data), int64(len(data)), name, 256<<10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.URLs = []metalink.URL{{URL: link, Priority: 1}}
+	state, dest = t.TempDir(), t.TempDir()
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if _, err := q.Add(queue.NewJob{Source: strings.TrimSuffix(name, ".bin") + ".meta4", Dest: dest, Doc: &metalink.Document{Files: []metalink.File{f}}}); err != nil {
+		t.Fatal(err)
+	}
+	return state, dest
 }
 
 func TestQueueRunClientFollowsSettings(t *testing.T) {
@@ -406,20 +415,7 @@ func TestQueueRunThroughProxy(t *testing.T) {
 	data := bytes.Repeat([]byte("braid queue run through a proxy "), 1<<15) // 1 MiB
 	proxy := netconftest.Tinyproxy(t, "", "")
 	origin := netconftest.ProxiedOnly(t, map[string][]byte{"p.bin": data})
-	f, err := piece.Describe(context.Background(), bytes.NewReader(data), int64(len(data)), "p.bin", 256<<10, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.URLs = []metalink.URL{{URL: origin.URL + "/p/p.bin", Priority: 1}}
-	state, dest := t.TempDir(), t.TempDir()
-	q, err := queue.Open(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := q.Add(queue.NewJob{Source: "p.meta4", Dest: dest, Doc: &metalink.Document{Files: []metalink.File{f}}}); err != nil {
-		t.Fatal(err)
-	}
-	q.Close()
+	state, dest := queueOneFile(t, "p.bin", data, origin.URL+"/p/p.bin")
 
 	runQueue(t, "--state", state, "run", "--retry-for", "2s")
 	if code, out, _ := runQueue(t, "--state", state, "list"); code != 0 || !strings.Contains(out, "failed") {
