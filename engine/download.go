@@ -186,6 +186,14 @@ func (d *download) run(ctx context.Context) (err error) {
 	}
 	defer release(d.req.Dir, st.name)
 	if adopted {
+		if st.partIsFinal() {
+			// publish was stopped before it removed the old name: the
+			// .part and its piece log are this very file's.
+			if err := st.remove(st.part); err != nil {
+				return fmt.Errorf("%s: remove %s: %w", name, st.part, err)
+			}
+			d.removePieceLog()
+		}
 		return nil
 	}
 	d.mu.Lock()

@@ -382,6 +382,39 @@ func TestExistingFile(t *testing.T) {
 			t.Fatalf("served %d bytes, state %s", m.BytesServed()-before, snap.State)
 		}
 	})
+	t.Run("still linked as its .part: done, and the .part goes", func(t *testing.T) {
+		// A run stopped between publish's link and its removal of the
+		// old name (a kill, a power loss) leaves both names on one file.
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "f.bin"), data, 0o644)
+		if err := os.Link(filepath.Join(dir, "f.bin"), filepath.Join(dir, "f.bin.part")); err != nil {
+			t.Skipf("no hard links here: %v", err)
+		}
+		os.WriteFile(filepath.Join(dir, "f.bin.part"+pieceLogSuffix), []byte{0, 0, 0, 1}, 0o644)
+		before := m.BytesServed()
+		snap, err := get(t, &Client{}, &Request{Dir: dir, File: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.BytesServed() != before || snap.State != StateDone {
+			t.Fatalf("served %d bytes, state %s", m.BytesServed()-before, snap.State)
+		}
+		wantFile(t, dir, "f.bin", data)
+		if _, err := os.Stat(filepath.Join(dir, "f.bin.part"+pieceLogSuffix)); !os.IsNotExist(err) {
+			t.Fatalf("piece log still there: %v", err)
+		}
+	})
+	t.Run("another .part beside it: kept", func(t *testing.T) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "f.bin"), data, 0o644)
+		os.WriteFile(filepath.Join(dir, "f.bin.part"), data[:100], 0o644)
+		if _, err := get(t, &Client{}, &Request{Dir: dir, File: f}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(filepath.Join(dir, "f.bin.part")); err != nil || len(got) != 100 {
+			t.Fatalf("a .part that is another file was changed: %d bytes, %v", len(got), err)
+		}
+	})
 	t.Run("differs: left alone, saved beside it", func(t *testing.T) {
 		dir := t.TempDir()
 		other := append([]byte(nil), data...)

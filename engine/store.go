@@ -190,6 +190,18 @@ func (s *store) publish(name string) error {
 	return nil
 }
 
+// partIsFinal reports whether NAME.part is the file at the final name
+// itself: a second name that publish links and then removes, left when a
+// run stopped between the two (a kill, a power loss).
+func (s *store) partIsFinal() bool {
+	fi, err := s.root.Lstat(s.name)
+	if err != nil {
+		return false
+	}
+	pi, err := s.root.Lstat(s.part)
+	return err == nil && os.SameFile(fi, pi)
+}
+
 // remove removes the file name inside the folder, waiting while another
 // program holds it open.
 func (s *store) remove(name string) error {
