@@ -381,6 +381,16 @@ func waitingText(j queue.Job) string {
 	return w
 }
 
+// whyText is why a job stopped, for a line of queue list: the kind of its
+// error in words where it has one ("the server refused the connection"),
+// else the error; --json gives the whole error.
+func whyText(j queue.Job) string {
+	if j.LinkExpired() {
+		return strings.TrimPrefix(j.Error, queue.LinkExpiredPrefix+": ")
+	}
+	return cmp.Or(explain.OfText(j.Error).Clause(), j.Error)
+}
+
 func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 	jobs, err := q.List()
 	if err != nil {
@@ -425,7 +435,7 @@ func queueList(q *queue.Queue, w io.Writer, asJSON bool) error {
 	for _, j := range jobs {
 		done, pieces, bytesDone, size := jobProgress(q, j)
 		st := jobState(j)
-		if e := cmp.Or(waitingText(j), strings.TrimPrefix(j.Error, queue.LinkExpiredPrefix+": ")); e != "" {
+		if e := cmp.Or(waitingText(j), whyText(j)); e != "" {
 			st += " (" + e + ")"
 		}
 		st += queueTrustText(q, j.ID)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -53,6 +54,60 @@ func queueFixture(t *testing.T) (state, dest string) {
 		}
 	}
 	return state, dest
+}
+
+// TestQueueListSaysWhyInWords: a failed job's line says the kind of its
+// error in words, on Windows as on Linux (whose texts differ), and keeps
+// the table narrow; --json keeps the whole error.
+func TestQueueListSaysWhyInWords(t *testing.T) {
+	state, dest := t.TempDir(), t.TempDir()
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	causes := []string{
+		`http://127.0.0.1:9/x.iso: HEAD: dial tcp 127.0.0.1:9: connect: connection refused (gave up after waiting 10m0s for the network, --retry-for)`,
+		`http://127.0.0.1:9/y.iso: HEAD: dial tcp 127.0.0.1:9: connectex: Connection refused. (gave up after waiting 10m0s for the network, --retry-for)`,
+		`z.iso: the publisher's key is not trusted`,
+	}
+	for i, c := range causes {
+		name := string(rune('x'+i)) + ".iso"
+		id, err := q.Add(queue.NewJob{Source: "http://127.0.0.1:9/" + name, Dest: dest, Doc: &metalink.Document{Files: []metalink.File{{Name: name, Size: 10,
+			URLs: []metalink.URL{{URL: "http://127.0.0.1:9/" + name, Priority: 1}}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Fail(id, errors.New(c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q.Close()
+	code, out, errOut := runQueue(t, "--state", state, "list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("list printed %d lines:\n%s", len(lines), out)
+	}
+	for i, want := range []string{"failed (the server refused the connection)", "failed (the server refused the connection)", "failed (z.iso: the publisher's key is not trusted)"} {
+		if !strings.Contains(lines[i+1], want) || strings.Contains(lines[i+1], "dial tcp") {
+			t.Errorf("line %d %q, want %q", i+1, lines[i+1], want)
+		}
+	}
+	code, out, errOut = runQueue(t, "--state", state, "list", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var js []struct{ Error string }
+	if err := json.Unmarshal([]byte(out), &js); err != nil || len(js) != 3 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for i, c := range causes {
+		if js[i].Error != c {
+			t.Errorf("--json job %d: error %q, want %q", i+1, js[i].Error, c)
+		}
+	}
 }
 
 func runQueue(t *testing.T, args ...string) (code int, stdout, stderr string) {
