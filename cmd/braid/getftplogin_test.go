@@ -31,7 +31,7 @@ func TestGetFTPLogin(t *testing.T) {
 
 	dir, state := t.TempDir(), t.TempDir()
 	code, out, errOut := pcRun(t, cmdGet, "--state", state, "-d", dir, "--retry-for", "2s", link)
-	if code != 1 || !strings.Contains(errOut, "asks for a login") {
+	if code != 1 || !strings.Contains(errOut, "asks for a login (530 ") || !strings.Contains(errOut, "; --ftp-user and --ftp-passwd-file give one\n") {
 		t.Errorf("get without the login: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	code, out, errOut = pcRun(t, cmdGet, append([]string{"--state", state, "-d", dir, "--retry-for", "2s", link}, login...)...)

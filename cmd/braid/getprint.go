@@ -17,6 +17,7 @@ import (
 	"braid/engine/resolve"
 	"braid/engine/signature"
 	"braid/engine/torrent"
+	"braid/engine/transport"
 	"braid/runner"
 )
 
@@ -178,6 +179,19 @@ func syncHint(err error, source string) string {
 	return "; braid sync " + source + " -d DIR keeps a folder a copy of it"
 }
 
+// loginHint follows the error of a source whose server asks for a login
+// and was given none: the flags that give one.
+func loginHint(err error) string {
+	var le *transport.LoginError
+	if !errors.As(err, &le) || le.Proxy || le.Refused {
+		return ""
+	}
+	if strings.HasPrefix(le.Mirror, "ftp:") {
+		return "; --ftp-user and --ftp-passwd-file give one"
+	}
+	return "; --http-user and --http-passwd-file give one"
+}
+
 // waitReason is why a source waits, in words: the kind of err, else
 // its text.
 func waitReason(err error) string {
@@ -218,7 +232,7 @@ func (p *textPrinter) Signature(f *runner.FileRun, o signature.Outcome) {
 func (p *textPrinter) Result(r runner.Result) {
 	s := r.Snapshot
 	if s == nil {
-		fmt.Fprintf(p.stderr, "braid get: %v%s\n", r.Err, syncHint(r.Err, r.Source))
+		fmt.Fprintf(p.stderr, "braid get: %v%s%s\n", r.Err, loginHint(r.Err), syncHint(r.Err, r.Source))
 		return
 	}
 	p.mu.Lock()

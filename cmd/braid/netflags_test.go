@@ -68,10 +68,17 @@ func TestGetLogins(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
 		state := t.TempDir()
 		code, out := getIn(t, state, "--no-netrc", "--retry-for", "1s", "-d", t.TempDir(), "--http-user", user, "--http-passwd", "wrong-"+pass, o.URL+"/basic/f.bin")
-		if code != 1 || !strings.Contains(out, "login was refused") {
+		if code != 1 || !strings.Contains(out, "login was refused") || strings.Contains(out, "give one") {
 			t.Fatalf("exit %d, %q: want a failure that says the login was refused", code, out)
 		}
 		assertNoSecret(t, "wrong-"+pass, out, state)
+	})
+	t.Run("none given", func(t *testing.T) {
+		code, out := getIn(t, t.TempDir(), "--no-netrc", "--retry-for", "1s", "-d", t.TempDir(), o.URL+"/basic/f.bin")
+		if code != 1 || !strings.Contains(out, "braid get: "+o.URL+"/basic/f.bin: ") ||
+			!strings.Contains(out, "the server asks for a login (401 Unauthorized); --http-user and --http-passwd-file give one\n") {
+			t.Fatalf("exit %d, %q: want a failure that says the server asks for a login, and how to give one", code, out)
+		}
 	})
 }
 

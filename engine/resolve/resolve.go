@@ -135,7 +135,7 @@ func Resolve(ctx context.Context, source string, opts Options) (*Result, error) 
 func resolveFile(p string, opts Options) (*Result, error) {
 	f, err := os.Open(p)
 	if err != nil {
-		return nil, fmt.Errorf("source: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	doc, err := opts.Limits.Parse(f)
@@ -173,7 +173,7 @@ func isMetalinkType(ct string) bool { return ct == TypeMetalink4 || ct == TypeMe
 func resolveHTTP(ctx context.Context, source string, u *url.URL, opts Options) (*Result, error) {
 	src, err := transport.NewHTTP(source, transport.Options{Size: -1, HTTPClient: opts.HTTPClient, UserAgent: opts.UserAgent})
 	if err != nil {
-		return nil, fmt.Errorf("source: %w", err)
+		return nil, err
 	}
 	defer src.Close() // the FTP server a redirect may lead to
 	if isMetalinkPath(u.Path) {
@@ -181,7 +181,7 @@ func resolveHTTP(ctx context.Context, source string, u *url.URL, opts Options) (
 	}
 	p, err := src.Probe(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("source: %w", err)
+		return nil, err
 	}
 	if isMetalinkType(p.ContentType) {
 		return fetchMetalink(ctx, src, opts)
@@ -192,7 +192,7 @@ func resolveHTTP(ctx context.Context, source string, u *url.URL, opts Options) (
 func fetchMetalink(ctx context.Context, src *transport.HTTPSource, opts Options) (*Result, error) {
 	_, body, err := src.Fetch(ctx, maxDocument(opts))
 	if err != nil {
-		return nil, fmt.Errorf("source: %w", err)
+		return nil, err
 	}
 	// A relative <url> resolves against where the document came from.
 	doc, err := opts.Limits.ParseAt(bytes.NewReader(body), src.Mirror())
@@ -452,11 +452,11 @@ func resolveFTP(ctx context.Context, source string, u *url.URL, opts Options) (*
 	}
 	src, err := transport.NewFTP(source, transport.Options{Size: -1, FTPPool: pool, Network: opts.Network, Session: opts.Session})
 	if err != nil {
-		return nil, fmt.Errorf("source: %w", err)
+		return nil, err
 	}
 	info, err := src.Stat(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("source: %w", err)
+		return nil, err
 	}
 	doc := &metalink.Document{Version: 4}
 	file := metalink.File{
