@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -403,6 +404,25 @@ func TestWindowsInstaller(t *testing.T) {
 	}
 	if !testkit.Eventually(90*time.Second, func() bool { _, err := os.Stat(menuDB); return err == nil }) {
 		t.Fatalf("started from the Start menu, Braid made no queue (%s)", menuDB)
+	}
+	p.kill()
+
+	// The command line as it ships, with no test overlay bridging Wine's
+	// gaps: a download, and its removal with its file.
+	braidExe := filepath.Join(installDir, "braid.exe")
+	cli := []string{`BRAID_STATE=C:\cli-state`}
+	if out, err := p.run(2*time.Minute, cli, braidExe, "get", srv.URL+"/blob.bin", "-d", `C:\cli-dl`); err != nil {
+		t.Fatalf("braid.exe get: %v\n%s", err, out)
+	}
+	got := filepath.Join(p.dir, "drive_c", "cli-dl", "blob.bin")
+	if b, err := os.ReadFile(got); err != nil || !bytes.Equal(b, body) {
+		t.Fatalf("braid.exe get: %s holds %d bytes (%v), want the %d served", got, len(b), err, len(body))
+	}
+	if out, err := p.run(time.Minute, cli, braidExe, "queue", "remove", "--files", "1"); err != nil {
+		t.Fatalf("braid.exe queue remove --files 1: %v\n%s", err, out)
+	}
+	if _, err := os.Lstat(got); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("braid.exe queue remove --files left the file: %v", err)
 	}
 	p.kill()
 

@@ -10,6 +10,7 @@ import (
 
 	"braid/engine"
 	"braid/engine/resolve"
+	"braid/engine/rootfile"
 	"braid/queue"
 )
 
@@ -176,7 +177,7 @@ func newVersion(q *queue.Queue, j queue.Job, f queue.File, up *resolve.Update) e
 	}
 	if root, err := os.OpenRoot(j.Dest); err == nil {
 		// What the .part holds is of the old version.
-		_ = root.Remove(filepath.FromSlash(f.Name) + ".part")
+		_ = rootfile.Remove(root, filepath.FromSlash(f.Name)+".part")
 		root.Close()
 	}
 	what := fmt.Sprintf("the publisher has a new version of %s", f.Name)

@@ -20,6 +20,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/netconf"
 	"braid/engine/par2"
+	"braid/engine/rootfile"
 	"braid/queue"
 )
 
@@ -166,7 +167,7 @@ func (p *Parity) mend(ctx context.Context, pf parityFetch, dir string, m *engine
 	if err != nil {
 		return fmt.Errorf("a folder for the parity set: %w", err)
 	}
-	defer os.RemoveAll(scratch)
+	defer rootfile.RemoveAll(scratch)
 	index := p.Local
 	if index == "" {
 		if index, err = pf.get(ctx, scratch, p.Index); err != nil {
@@ -602,7 +603,7 @@ func (p *Parity) withHash(ctx context.Context, f metalink.File, pf parityFetch, 
 		if err != nil {
 			return f
 		}
-		defer os.RemoveAll(scratch)
+		defer rootfile.RemoveAll(scratch)
 		if index, err = pf.get(ctx, scratch, p.Index); err != nil {
 			return f
 		}

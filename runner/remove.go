@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"braid/engine/rootfile"
 	"braid/queue"
 )
 
@@ -53,7 +54,7 @@ func removeFiles(j queue.Job, member bool) ([]string, error) {
 		}
 		for _, name := range names {
 			path := filepath.Join(j.Dest, filepath.FromSlash(name))
-			err := root.Remove(filepath.FromSlash(name))
+			err := rootfile.Remove(root, filepath.FromSlash(name))
 			switch {
 			case err == nil:
 				deleted = append(deleted, path)

@@ -22,6 +22,7 @@ import (
 	"braid/engine/netconf"
 	"braid/engine/piece"
 	"braid/engine/resourcesync"
+	"braid/engine/rootfile"
 	"braid/queue"
 )
 
@@ -462,13 +463,13 @@ func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.R
 			r.mu.Unlock()
 			return true
 		}
-		if err := r.root.Remove(name); err != nil {
+		if err := rootfile.Remove(r.root, name); err != nil {
 			r.failed(name, fmt.Errorf("delete: %w", err))
 			return false
 		}
 		// Folders the deletion emptied go too, as the source has none.
 		for d := path.Dir(name); d != "."; d = path.Dir(d) {
-			if r.root.Remove(d) != nil {
+			if rootfile.Remove(r.root, d) != nil {
 				break // not empty, or not ours to remove
 			}
 		}
@@ -496,7 +497,7 @@ func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.R
 	if state == SyncChanged {
 		// The old version goes: a file at its final name is never
 		// overwritten by the engine, and this one is not the source's.
-		if err := r.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := rootfile.Remove(r.root, name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			r.failed(name, fmt.Errorf("replace: %w", err))
 			return false
 		}

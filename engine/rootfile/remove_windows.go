@@ -3,6 +3,7 @@ package rootfile
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"syscall"
@@ -11,9 +12,12 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// rootRemove is os.Root.Remove; a test replaces it to force the error
-// Wine gives.
-var rootRemove = (*os.Root).Remove
+// rootRemove and osRemoveAll are the standard library's; a test replaces
+// them to force the error Wine gives.
+var (
+	rootRemove  = (*os.Root).Remove
+	osRemoveAll = os.RemoveAll
+)
 
 // remove is os.Root.Remove, falling back for one error only. os.Root.Remove
 // deletes with FileDispositionInformationEx (Windows 10 1607 and later).
@@ -33,12 +37,42 @@ func remove(r *os.Root, name string) error {
 	return nil
 }
 
-// removeOld deletes the regular file name inside r with the older
-// FileDispositionInfo, which every Windows and Wine has. It opens the
-// file relative to a handle of its folder that it got through r, so the
-// folder cannot lead outside r, and opens the file itself without
-// following a link (FILE_OPEN_REPARSE_POINT); anything but a regular file
-// (a folder, a link, a junction) is refused, never deleted.
+// removeAll is os.RemoveAll, falling back for the same error as remove:
+// os.RemoveAll deletes each entry with the call Wine 8 lacks. The
+// fallback removes what dir holds, deepest first, with remove, and then
+// dir itself.
+func removeAll(dir string) error {
+	err := osRemoveAll(dir)
+	if err == nil || !errors.Is(err, windows.ERROR_INVALID_FUNCTION) {
+		return err
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	var names []string
+	err = fs.WalkDir(r.FS(), ".", func(name string, _ fs.DirEntry, err error) error {
+		if name != "." {
+			names = append(names, name)
+		}
+		return err
+	})
+	for i := len(names) - 1; i >= 0 && err == nil; i-- {
+		err = remove(r, names[i])
+	}
+	r.Close()
+	if err != nil {
+		return err
+	}
+	return os.Remove(dir)
+}
+
+// removeOld deletes the file or empty folder name inside r with the older
+// FileDispositionInfo, which every Windows and Wine has. It opens name
+// relative to a handle of its folder that it got through r, so the folder
+// cannot lead outside r, and opens name itself without following a link
+// (FILE_OPEN_REPARSE_POINT); a link or a junction is refused, never
+// deleted, and a folder that is not empty stays, as with os.Root.Remove.
 func removeOld(r *os.Root, name string) error {
 	dir, err := r.Open(path.Dir(name))
 	if err != nil {
@@ -59,7 +93,7 @@ func removeOld(r *os.Root, name string) error {
 	err = windows.NtCreateFile(&h, windows.DELETE|windows.FILE_READ_ATTRIBUTES|windows.SYNCHRONIZE, &oa,
 		&windows.IO_STATUS_BLOCK{}, nil, 0,
 		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, windows.FILE_OPEN,
-		windows.FILE_OPEN_REPARSE_POINT|windows.FILE_NON_DIRECTORY_FILE|windows.FILE_SYNCHRONOUS_IO_NONALERT, 0, 0)
+		windows.FILE_OPEN_REPARSE_POINT|windows.FILE_SYNCHRONOUS_IO_NONALERT, 0, 0)
 	if err != nil {
 		if st, ok := err.(windows.NTStatus); ok {
 			return st.Errno()
@@ -71,8 +105,8 @@ func removeOld(r *os.Root, name string) error {
 	if err := windows.GetFileInformationByHandle(h, &fi); err != nil {
 		return err
 	}
-	if fi.FileAttributes&(windows.FILE_ATTRIBUTE_REPARSE_POINT|windows.FILE_ATTRIBUTE_DIRECTORY) != 0 {
-		return fmt.Errorf("not a regular file (attributes %#x)", fi.FileAttributes)
+	if fi.FileAttributes&windows.FILE_ATTRIBUTE_REPARSE_POINT != 0 {
+		return fmt.Errorf("a link, not a file or folder (attributes %#x)", fi.FileAttributes)
 	}
 	info := struct{ DeleteFile bool }{true} // FILE_DISPOSITION_INFO
 	return windows.SetFileInformationByHandle(h, windows.FileDispositionInfo, (*byte)(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)))

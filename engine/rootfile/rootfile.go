@@ -15,10 +15,14 @@ import (
 	"time"
 )
 
-// Remove removes the file name inside r, like r.Remove. On Windows it also
-// works where the system lacks the call os.Root uses (see
-// remove_windows.go).
+// Remove removes the file or empty folder name inside r, like r.Remove.
+// On Windows it also works where the system lacks the call os.Root uses
+// (Wine; see remove_windows.go).
 func Remove(r *os.Root, name string) error { return remove(r, name) }
+
+// RemoveAll removes dir and everything in it, like os.RemoveAll, also
+// where the system lacks the call os.RemoveAll uses on Windows.
+func RemoveAll(dir string) error { return removeAll(dir) }
 
 // Held reports whether err says that another program holds the file open
 // (Windows: a sharing or lock violation, or access denied, as Windows

@@ -47,16 +47,65 @@ func TestRemoveFallsBack(t *testing.T) {
 	if err := Remove(r, "big.bin.part"); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("removing a missing file: %v, want not-exist", err)
 	}
-	// A folder is not a regular file: refused, kept.
-	if err := Remove(r, "sub"); err == nil {
-		t.Fatal("the fallback removed a folder")
+	// A folder that holds a file stays; an empty one goes, as with
+	// os.Root.Remove.
+	if err := os.WriteFile(filepath.Join(dir, "sub", "keep"), nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "sub")); err != nil {
-		t.Fatalf("sub: %v", err)
+	if err := Remove(r, "sub"); err == nil {
+		t.Fatal("the fallback removed a folder that is not empty")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sub", "keep")); err != nil {
+		t.Fatalf("sub/keep: %v", err)
+	}
+	if err := Remove(r, "sub/keep"); err != nil {
+		t.Fatal(err)
+	}
+	if err := Remove(r, "sub"); err != nil {
+		t.Fatalf("Remove(sub), empty: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "sub")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("sub still there: %v", err)
 	}
 	// Nothing outside the root is reached.
 	if err := Remove(r, "../x"); err == nil {
 		t.Fatal("a name leading outside the root was accepted")
+	}
+}
+
+// TestRemoveAllFallsBack: where os.RemoveAll answers "Invalid function"
+// (Wine 8), RemoveAll removes the folder and what it holds with the older
+// call, and leaves its neighbours alone.
+func TestRemoveAllFallsBack(t *testing.T) {
+	rootRemove = func(r *os.Root, name string) error {
+		return &os.PathError{Op: "removeat", Path: name, Err: windows.ERROR_INVALID_FUNCTION}
+	}
+	osRemoveAll = func(p string) error {
+		return &os.PathError{Op: "unlinkat", Path: p, Err: windows.ERROR_INVALID_FUNCTION}
+	}
+	t.Cleanup(func() { rootRemove, osRemoveAll = (*os.Root).Remove, os.RemoveAll })
+	dir := t.TempDir()
+	scratch := filepath.Join(dir, ".braid-parity-1")
+	for _, name := range []string{"a.par2", "sub/b.vol0+1.par2", "sub/deeper/c"} {
+		p := filepath.Join(scratch, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("bytes"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big.bin"), []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveAll(scratch); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(scratch); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the folder is still there: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "big.bin")); err != nil || string(b) != "keep" {
+		t.Fatalf("its neighbour: %q, %v", b, err)
 	}
 }
 
@@ -85,7 +134,7 @@ func TestRemoveFallbackKeepsLinkTarget(t *testing.T) {
 		t.Fatalf("the link's target is gone (removeOld: %v)", err)
 	}
 	if err == nil {
-		t.Fatal("the fallback removed a link, which is not a regular file")
+		t.Fatal("the fallback removed a link")
 	}
 }
 
