@@ -204,12 +204,16 @@ type syncRun struct {
 	// job's, and no Runner's Live lists them.
 	fetcher Runner
 
-	mu     sync.Mutex // guards res, listed and gone
+	mu     sync.Mutex // guards res, listed, gone and emptied
 	res    *SyncResult
 	listed map[string]bool // every name the source lists, for extra
 	// gone are the deletions of the set being synced that were kept here
 	// (no --delete): the next sync must list them again.
 	gone []*resourcesync.Resource
+
+	// emptied are the folders of the files deleted, removed when empty
+	// once every file is done (see pruneFolders).
+	emptied []string
 
 	recMu     sync.Mutex         // guards the fields below; held while a batch is recorded
 	pending   []queue.SyncedFile // verified, not yet recorded (see record)
@@ -442,10 +446,29 @@ func (r *syncRun) apply(ctx context.Context, rec *queue.SyncSet, rs []resourcesy
 		})
 	}
 	g.Wait()
+	r.pruneFolders()
 	r.flush(rec)
 	r.recMu.Lock()
 	defer r.recMu.Unlock()
 	return failed || r.recFailed
+}
+
+// pruneFolders removes the folders the deletions emptied, and the folders
+// above them that this empties, as the source has none. It waits until
+// every file of the set is done: until then, a folder may be empty only
+// for a moment, between a changed file's removal and its new .part.
+func (r *syncRun) pruneFolders() {
+	r.mu.Lock()
+	dirs := r.emptied
+	r.emptied = nil
+	r.mu.Unlock()
+	for _, d := range dirs {
+		for ; d != "."; d = path.Dir(d) {
+			if rootfile.Remove(r.root, d) != nil {
+				break // not empty, or not ours to remove
+			}
+		}
+	}
 }
 
 // one brings one resource to the source's state and reports whether it
@@ -467,12 +490,9 @@ func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.R
 			r.failed(name, fmt.Errorf("delete: %w", err))
 			return false
 		}
-		// Folders the deletion emptied go too, as the source has none.
-		for d := path.Dir(name); d != "."; d = path.Dir(d) {
-			if rootfile.Remove(r.root, d) != nil {
-				break // not empty, or not ours to remove
-			}
-		}
+		r.mu.Lock()
+		r.emptied = append(r.emptied, path.Dir(name))
+		r.mu.Unlock()
 		r.note(SyncDeleted, name, nil)
 		return r.q.SyncedFiles(rec.ID, []queue.SyncedFile{{Name: name, Gone: true}}) == nil
 	}
