@@ -232,9 +232,11 @@ var clues = []struct {
 	{" 404 ", NotFound},
 	{"404 not found", NotFound},
 	{transport.ErrNotFound.Error(), NotFound},
+	{"mirror does not have the file", NotFound}, // the earlier text, in queues kept from then
 	{" 403 ", Forbidden},
 	{"403 forbidden", Forbidden},
 	{transport.ErrDenied.Error(), Forbidden},
+	{"mirror refused access", Forbidden}, // the earlier text, in queues kept from then
 	{" 429 ", Busy},
 	{" 503 ", Busy},
 	{"retry after", Busy},

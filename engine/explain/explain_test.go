@@ -138,6 +138,15 @@ func TestNoMirrorLeftSaysWhy(t *testing.T) {
 	if got := OfText("something odd"); got != Unknown {
 		t.Errorf("OfText(odd) = %v", got)
 	}
+	// Errors a queue kept in the words transport used before.
+	for text, want := range map[string]Kind{
+		"http://m/f.bin: GET bytes 0-9: mirror does not have the file": NotFound,
+		"http://m/f.bin: HEAD: mirror refused access":                  Forbidden,
+	} {
+		if got := OfText(text); got != want {
+			t.Errorf("OfText(%q) = %v, want %v", text, got, want)
+		}
+	}
 	// A mirror that stopped sending waits as "stalled" (engine/dispatch.go).
 	if got := OfText("stalled"); got != TimedOut {
 		t.Errorf("OfText(stalled) = %v, want timed out", got)

@@ -55,11 +55,11 @@ var (
 	// disagrees with what is expected of the file.
 	ErrMismatch = errors.New("mirror disagrees with the expected file")
 	// ErrNotFound: the mirror does not have the file.
-	ErrNotFound = errors.New("mirror does not have the file")
+	ErrNotFound = errors.New("the server does not have the file")
 	// ErrDenied: the mirror refuses us for good: credentials it does not
 	// accept (HTTP 401 and 403, FTP 530) or a request it calls malformed
 	// (another 4xx). Asking again the same way cannot help.
-	ErrDenied = errors.New("mirror refused access")
+	ErrDenied = errors.New("the server refused access")
 )
 
 // LoginError is a server's refusal for want of a login: it asks for one
