@@ -17,6 +17,7 @@ import (
 	"github.com/anacrolix/torrent/metainfo"
 
 	"braid/engine/metalink"
+	"braid/engine/transport"
 )
 
 // MaxMetainfoSize bounds a .torrent read from a file or a URL. The library
@@ -89,7 +90,7 @@ func readMetainfo(ctx context.Context, src string, client *http.Client) ([]byte,
 		}
 		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("the server answered %s", resp.Status)
+			return nil, transport.ResponseError(resp)
 		}
 		r = resp.Body
 	} else {

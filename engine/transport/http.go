@@ -255,37 +255,46 @@ func (s *HTTPSource) checkRangeResponse(resp *http.Response, off, n int64) error
 	return nil
 }
 
-// statusError maps an unwanted HTTP status to the package's errors.
+// statusError maps an unwanted HTTP status to the package's errors,
+// after where (the mirror and the request).
 func statusError(resp *http.Response, where string) error {
+	return fmt.Errorf("%s: %w", where, ResponseError(resp))
+}
+
+// ResponseError maps an unwanted HTTP status to the package's errors, in
+// words that name neither the URL nor the request: a LoginError for 401
+// and 407, ErrNotFound for 404 and 410, a RetryError for 429 and 503,
+// ErrDenied for another 4xx, ErrMismatch for 412 and 416.
+func ResponseError(resp *http.Response) error {
 	switch resp.StatusCode {
 	case http.StatusNotFound, http.StatusGone:
-		return fmt.Errorf("%s: %w", where, newStatusError(resp, ErrNotFound))
+		return newStatusError(resp, ErrNotFound)
 	case http.StatusRequestedRangeNotSatisfiable:
-		return fmt.Errorf("%s: %s (the mirror's file is shorter): %w", where, resp.Status, ErrMismatch)
+		return fmt.Errorf("%s (the mirror's file is shorter): %w", resp.Status, ErrMismatch)
 	case http.StatusPreconditionFailed:
-		return fmt.Errorf("%s: %s (the mirror's ETag differs from the origin's): %w", where, resp.Status, ErrMismatch)
+		return fmt.Errorf("%s (the mirror's ETag differs from the origin's): %w", resp.Status, ErrMismatch)
 	case http.StatusUnauthorized, http.StatusProxyAuthRequired:
 		// A request that carried a login (ours, or a header the user
 		// gave) was refused; one without was asked for one.
-		return fmt.Errorf("%s: %w", where, &LoginError{
+		return &LoginError{
 			Mirror:  redactpkg.Parsed(resp.Request.URL),
 			Refused: resp.Request.Header.Get("Authorization") != "",
 			Proxy:   resp.StatusCode == http.StatusProxyAuthRequired,
 			Detail:  resp.Status,
-		})
+		}
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
 		return &RetryError{
 			After: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
-			Err:   fmt.Errorf("%s: %s", where, resp.Status),
+			Err:   errors.New(resp.Status),
 		}
 	case http.StatusRequestTimeout:
 		// The server gave up waiting for us: the network's doing.
 	default:
 		if resp.StatusCode >= 400 && resp.StatusCode < 500 {
-			return fmt.Errorf("%s: %w", where, newStatusError(resp, ErrDenied))
+			return newStatusError(resp, ErrDenied)
 		}
 	}
-	return fmt.Errorf("%s: unexpected answer %s", where, resp.Status)
+	return fmt.Errorf("unexpected answer %s", resp.Status)
 }
 
 // discard closes a response we will not read, first draining a small rest
