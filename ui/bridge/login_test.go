@@ -17,6 +17,7 @@ import (
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
 	"braid/engine/netconf/netconftest"
+	"braid/engine/torrent/torrenttest"
 	"braid/engine/transport"
 	"braid/internal/testkit"
 	"braid/queue"
@@ -135,16 +136,26 @@ func TestOpenWithLogin(t *testing.T) {
 	queue.UseKeyring(nil)
 	const user, pass = "bob", "open-login-pw-8"
 	data := mirrortest.Bytes(150<<10, 62)
-	origin := netconftest.Nginx(t, map[string][]byte{"g.bin": data}, user, pass)
+	// A .torrent behind the same login asks for it as a link does.
+	var torrentFile bytes.Buffer
+	mi := torrenttest.Make(t, t.TempDir(), "t.bin", 16<<10, []torrenttest.File{{Data: data[:40<<10]}})
+	if err := mi.Write(&torrentFile); err != nil {
+		t.Fatal(err)
+	}
+	origin := netconftest.Nginx(t, map[string][]byte{"g.bin": data, "t.torrent": torrentFile.Bytes()}, user, pass)
 	state := t.TempDir()
 	q := queuetest.Open(t, queue.Open, state)
 	b := startedBackend(t, q)
 	link := origin.URL + "/basic/g.bin"
 	ctx := context.Background()
-	_, err := b.Open(ctx, link)
 	var le *transport.LoginError
-	if !errors.As(err, &le) || le.Proxy || le.Refused {
-		t.Fatalf("Open without a login: %v; want the server's LoginError", err)
+	for _, l := range []string{link, origin.URL + "/basic/t.torrent"} {
+		if _, err := b.Open(ctx, l); !errors.As(err, &le) || le.Proxy || le.Refused {
+			t.Fatalf("Open %s without a login: %v; want the server's LoginError", l, err)
+		}
+	}
+	if doc, err := b.OpenWithLogin(ctx, origin.URL+"/basic/t.torrent", user, pass, false); err != nil || len(doc.Files) != 1 || doc.Files[0].Name != "t.bin" {
+		t.Fatalf("the .torrent opened with the login: %+v, %v", doc, err)
 	}
 	if _, err := b.OpenWithLogin(ctx, link, user, "wrong", false); !errors.As(err, &le) || !le.Refused {
 		t.Fatalf("Open with a wrong login: %v; want a refused LoginError", err)
