@@ -267,9 +267,16 @@ func cmdQueue(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		defer closeLog()
 		f := runFlags{maxConn: *maxConn, perHost: *perHost, jobs: *jobs, rate: rate, retryFor: *retryFor, dir: *dlDir}
-		if f.network, err = proxy.network(); err != nil {
-			fmt.Fprintf(stderr, "braid queue run: %v\n", err)
-			return 2
+		if proxy.allProxy != "" || proxy.noProxy != "" {
+			if f.network, err = proxy.network(); err != nil {
+				fmt.Fprintf(stderr, "braid queue run: %v\n", err)
+				return 2
+			}
+		} else {
+			var why error // the run goes on, through the system's proxy
+			if f.network, why = runner.StoredNetwork(q); why != nil {
+				fmt.Fprintf(stderr, "braid queue run: %v\n", why)
+			}
 		}
 		if *rpcListen != "" {
 			f.rpc = &rpcFlags{listen: *rpcListen, origins: rpcOrigins, remote: *rpcRemote}
@@ -461,8 +468,9 @@ type runFlags struct {
 	retryFor               time.Duration
 	dir                    string    // where RPC downloads without a dir go
 	rpc                    *rpcFlags // nil: no remote control
-	// network is the proxy route of --all-proxy, else the environment's
-	// (and the system's).
+	// network is the proxy route of --all-proxy or --no-proxy, else the
+	// window's stored setting (by default the environment's and the
+	// system's).
 	network *netconf.Network
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/mirrortest"
+	"braid/engine/netconf"
 	"braid/engine/netconf/netconftest"
 	"braid/engine/piece"
 	"braid/platform"
@@ -487,5 +488,48 @@ func TestQueueRunThroughProxy(t *testing.T) {
 	}
 	if code, _, errOut := runQueue(t, "--state", state, "run", "--all-proxy", "gopher://x"); code != 2 || !strings.Contains(errOut, "--all-proxy") {
 		t.Errorf("a proxy Braid cannot use: exit %d: %s", code, errOut)
+	}
+}
+
+// TestQueueRunUsesTheStoredProxy: without a proxy flag, queue run goes
+// through the proxy the window stored (Settings → Network); one that
+// cannot be used is said, and the system's is used instead.
+func TestQueueRunUsesTheStoredProxy(t *testing.T) {
+	t.Parallel()
+	data := bytes.Repeat([]byte("braid queue run through the stored proxy "), 1<<14)
+	proxy := netconftest.Tinyproxy(t, "", "")
+	origin := netconftest.ProxiedOnly(t, map[string][]byte{"s.bin": data})
+	state, dest := queueOneFile(t, "s.bin", data, origin.URL+"/p/s.bin")
+	store := func(url string) {
+		t.Helper()
+		q, err := queue.Open(state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer q.Close()
+		if err := q.UpdateSettings(func(s *queue.Settings) {
+			s.Proxy = queue.Proxy{Mode: netconf.ProxyManual.String(), URL: url}
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	store("gopher://x")
+	code, _, errOut := runQueue(t, "--state", state, "run", "--retry-for", "2s")
+	if !strings.Contains(errOut, "braid queue run: the stored proxy setting cannot be used, so the system's is: ") {
+		t.Errorf("an unusable stored proxy: exit %d, stderr %q", code, errOut)
+	}
+	if code, out, _ := runQueue(t, "--state", state, "list"); code != 0 || !strings.Contains(out, "failed") {
+		t.Fatalf("around the proxy the job should fail (exit %d):\n%s\nrun said: %s", code, out, errOut)
+	}
+	if code, out, errOut := runQueue(t, "--state", state, "resume", "1"); code != 0 {
+		t.Fatalf("resume: exit %d: %s %s", code, out, errOut)
+	}
+	store(proxy)
+	if code, out, errOut := runQueue(t, "--state", state, "run"); code != 0 {
+		t.Fatalf("run through the stored proxy: exit %d: %s %s", code, out, errOut)
+	}
+	if got, err := os.ReadFile(filepath.Join(dest, "s.bin")); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("s.bin after the run through the stored proxy: %d bytes, %v", len(got), err)
 	}
 }

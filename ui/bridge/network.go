@@ -3,7 +3,6 @@ package bridge
 import (
 	"net/http"
 	"net/url"
-	"strings"
 
 	"braid/engine/netconf"
 	"braid/queue"
@@ -90,17 +89,7 @@ func netProxy(p ui.ProxySetting, password string) netconf.Proxy {
 	case ui.ProxyNone:
 		return netconf.Proxy{Mode: netconf.ProxyNone}
 	case ui.ProxyManual:
-		raw := strings.TrimSpace(p.URL)
-		if password != "" {
-			if !strings.Contains(raw, "://") {
-				raw = "http://" + raw
-			}
-			if u, err := url.Parse(raw); err == nil && u.User != nil {
-				u.User = url.UserPassword(u.User.Username(), password)
-				raw = u.String()
-			}
-		}
-		return netconf.Proxy{Mode: netconf.ProxyManual, URL: raw, NoProxy: p.NoProxy}
+		return netconf.Proxy{Mode: netconf.ProxyManual, URL: runner.ProxyURL(p.URL, password), NoProxy: p.NoProxy}
 	}
 	return netconf.Proxy{Mode: netconf.ProxySystem}
 }
@@ -110,19 +99,10 @@ func netProxy(p ui.ProxySetting, password string) netconf.Proxy {
 // BitTorrent client share it and follow SetProxy. A stored setting that
 // cannot be used falls back to the system's. b.mu is held.
 func (b *Backend) networkLocked() *netconf.Network {
-	if b.net != nil {
-		return b.net
+	if b.net == nil {
+		b.net, _ = runner.StoredNetwork(b.q)
 	}
-	p, err := b.Proxy()
-	password, _ := b.q.Secret(queue.ProxyPassword)
-	n, nerr := netconf.NewNetwork(netProxy(p, password))
-	if err != nil || nerr != nil {
-		if n, nerr = netconf.NewNetwork(netconf.Proxy{Mode: netconf.ProxySystem}); nerr != nil {
-			n, _ = netconf.NewNetwork(netconf.Proxy{Mode: netconf.ProxyNone})
-		}
-	}
-	b.net = n
-	return n
+	return b.net
 }
 
 // sourceClient is the HTTP client that reads sources for the picker:
