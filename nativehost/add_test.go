@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"braid/engine/netconf"
+	"braid/engine/netconf/netconftest"
 	"braid/queue"
 )
 
@@ -204,5 +206,30 @@ func TestAddFilenameAndQueueDefaultFolder(t *testing.T) {
 	// queue's download folder, as from the window.
 	if want := filepath.Join(dl, "Documents"); err != nil || len(jobs) != 1 || jobs[0].Dest != want {
 		t.Errorf("jobs %v (%v), want one in %s", jobs, err, want)
+	}
+}
+
+// TestAddThroughTheStoredProxy: with no Braid running, the host reads a
+// link as the window would: through the proxy stored in its settings.
+func TestAddThroughTheStoredProxy(t *testing.T) {
+	t.Parallel()
+	proxy := netconftest.Tinyproxy(t, "", "")
+	origin := netconftest.ProxiedOnly(t, map[string][]byte{"f.bin": []byte("only through the proxy")})
+	state := t.TempDir()
+	q, err := queue.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.UpdateSettings(func(s *queue.Settings) {
+		s.Proxy = queue.Proxy{Mode: netconf.ProxyManual.String(), URL: proxy}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := call(t, Options{StateDir: state, Dir: t.TempDir()}, `{"type":"add","url":"`+origin.URL+`/p/f.bin"}`)
+	if got[0]["ok"] != true || got[0]["name"] != "f.bin" {
+		t.Errorf("add of a link only the stored proxy reaches: %v", got[0])
 	}
 }

@@ -49,6 +49,7 @@ import (
 	"braid/platform"
 	"braid/queue"
 	"braid/rpc"
+	"braid/runner"
 )
 
 // Name is the native messaging host's name, as extensions call it and as
@@ -79,7 +80,8 @@ type Options struct {
 	// link itself. nil: the host always adds links itself.
 	Forward func(context.Context, platform.Link) (platform.Answer, error)
 	// HTTPClient's transport reads the URLs given to "add" (with the
-	// browser's cookies); nil: http.DefaultTransport.
+	// browser's cookies); nil: the network of the proxy the window stored
+	// (runner.StoredNetwork).
 	HTTPClient *http.Client
 	// Timeout bounds one request; 0 means two minutes.
 	Timeout time.Duration
@@ -276,7 +278,14 @@ func (h *host) add(ctx context.Context, req request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	a, err := AddLink(ctx, q, l, AddOptions{Wake: h.opts.Wake, HTTPClient: h.opts.HTTPClient})
+	hc := h.opts.HTTPClient
+	if hc == nil {
+		// The link is read as the window would read it: through the
+		// proxy stored in its settings.
+		n, _ := runner.StoredNetwork(q)
+		hc = n.HTTPClient()
+	}
+	a, err := AddLink(ctx, q, l, AddOptions{Wake: h.opts.Wake, HTTPClient: hc})
 	if err != nil {
 		return reply{}, err
 	}
