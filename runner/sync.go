@@ -521,6 +521,12 @@ func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.R
 			r.failed(name, fmt.Errorf("replace: %w", err))
 			return false
 		}
+		// Until the new version lands, no version is on disk: the
+		// record must not say the old one is synced.
+		if err := r.q.SyncedFiles(rec.ID, []queue.SyncedFile{{Name: name, Gone: true}}); err != nil {
+			r.failed(name, fmt.Errorf("replace: %w", err))
+			return false
+		}
 	}
 	run := &FileRun{Job: r.o.Job, Source: r.source, Name: name, Size: x.File.Size, Mirrors: len(x.File.URLs)}
 	w := watching{

@@ -109,3 +109,54 @@ func TestSyncDeleteKeepsTheFolderOfAChangedFile(t *testing.T) {
 		t.Fatalf("the emptied folder e is still there: %v", err)
 	}
 }
+
+// A changed file whose new version fails is not on disk any more (its old
+// version was removed to make room): the sync's record stops listing it
+// as synced, so no face shows it verified.
+func TestSyncChangedFileThatFailsIsNotListed(t *testing.T) {
+	t.Parallel()
+	src := rstest.New(t)
+	src.NoChangeList = true // the lie is told in the Resource List
+	src.Put("/a.txt", []byte("one\n"))
+	src.Put("/b.txt", []byte("stays\n"))
+	q := queuetest.Open(t, queue.Open, t.TempDir())
+	dir := t.TempDir()
+	job, err := q.Add(queue.NewJob{Sync: true, Source: src.URL(), Dest: dir, Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sync := func() *SyncResult {
+		t.Helper()
+		res, err := Sync(context.Background(), q, src.URL(), dir, SyncOptions{Client: &engine.Client{}, Job: job})
+		if err != nil {
+			t.Fatalf("sync: %v", err)
+		}
+		return res
+	}
+	listed := func() map[string]bool {
+		t.Helper()
+		sets, err := q.SyncSets(job)
+		if err != nil || len(sets) != 1 {
+			t.Fatalf("sets: %+v, %v", sets, err)
+		}
+		names := map[string]bool{}
+		for name := range sets[0].Files {
+			names[name] = true
+		}
+		return names
+	}
+	if res := sync(); !res.OK() || !listed()["a.txt"] {
+		t.Fatalf("first sync: %v; listed %v", res.Counts, listed())
+	}
+	src.Put("/a.txt", []byte("two, longer\n"))
+	src.Lie("/a.txt", rstest.Hash([]byte("what the source does not send")))
+	if res := sync(); res.Counts[SyncFailed] != 1 {
+		t.Fatalf("second sync: %v, want a.txt failed", res.Counts)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.txt")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a.txt: %v; want its old version removed", err)
+	}
+	if got := listed(); got["a.txt"] || !got["b.txt"] {
+		t.Errorf("listed as synced: %v; want b.txt and not a.txt", got)
+	}
+}
