@@ -370,9 +370,10 @@ func TestExistingFile(t *testing.T) {
 	data := testkit.Data(1<<20 + 3)
 	m := mirrortest.New(t, data)
 	f := fileFor("f.bin", data, 64<<10, m.URL())
-	t.Run("verifies: done without a byte", func(t *testing.T) {
-		dir := t.TempDir()
-		os.WriteFile(filepath.Join(dir, "f.bin"), data, 0o644)
+	// doneWithoutAByte gets f into dir, which must end done with nothing
+	// fetched.
+	doneWithoutAByte := func(t *testing.T, dir string) {
+		t.Helper()
 		before := m.BytesServed()
 		snap, err := get(t, &Client{}, &Request{Dir: dir, File: f})
 		if err != nil {
@@ -381,6 +382,11 @@ func TestExistingFile(t *testing.T) {
 		if m.BytesServed() != before || snap.State != StateDone {
 			t.Fatalf("served %d bytes, state %s", m.BytesServed()-before, snap.State)
 		}
+	}
+	t.Run("verifies: done without a byte", func(t *testing.T) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "f.bin"), data, 0o644)
+		doneWithoutAByte(t, dir)
 	})
 	t.Run("still linked as its .part: done, and the .part goes", func(t *testing.T) {
 		// A run stopped between publish's link and its removal of the
@@ -391,14 +397,7 @@ func TestExistingFile(t *testing.T) {
 			t.Skipf("no hard links here: %v", err)
 		}
 		os.WriteFile(filepath.Join(dir, "f.bin.part"+pieceLogSuffix), []byte{0, 0, 0, 1}, 0o644)
-		before := m.BytesServed()
-		snap, err := get(t, &Client{}, &Request{Dir: dir, File: f})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.BytesServed() != before || snap.State != StateDone {
-			t.Fatalf("served %d bytes, state %s", m.BytesServed()-before, snap.State)
-		}
+		doneWithoutAByte(t, dir)
 		wantFile(t, dir, "f.bin", data)
 		if _, err := os.Stat(filepath.Join(dir, "f.bin.part"+pieceLogSuffix)); !os.IsNotExist(err) {
 			t.Fatalf("piece log still there: %v", err)

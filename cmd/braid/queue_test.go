@@ -83,20 +83,13 @@ func TestQueueListSaysWhyInWords(t *testing.T) {
 		}
 	}
 	q.Close()
-	code, out, errOut := runQueue(t, "--state", state, "list")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 4 {
-		t.Fatalf("list printed %d lines:\n%s", len(lines), out)
-	}
+	lines := listLines(t, state, 4)
 	for i, want := range []string{"failed (the server refused the connection)", "failed (the server refused the connection)", "failed (z.iso: the publisher's key is not trusted)"} {
 		if !strings.Contains(lines[i+1], want) || strings.Contains(lines[i+1], "dial tcp") {
 			t.Errorf("line %d %q, want %q", i+1, lines[i+1], want)
 		}
 	}
-	code, out, errOut = runQueue(t, "--state", state, "list", "--json")
+	code, out, errOut := runQueue(t, "--state", state, "list", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -118,16 +111,24 @@ func runQueue(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errOut.String()
 }
 
-func TestQueueList(t *testing.T) {
-	state, _ := queueFixture(t)
+// listLines is queue list's output for the queue in state, which must be
+// n lines (the header and a line a job).
+func listLines(t *testing.T, state string, n int) []string {
+	t.Helper()
 	code, out, errOut := runQueue(t, "--state", state, "list")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 3 {
-		t.Fatalf("list printed %d lines:\n%s", len(lines), out)
+	if len(lines) != n {
+		t.Fatalf("list printed %d lines, want %d:\n%s", len(lines), n, out)
 	}
+	return lines
+}
+
+func TestQueueList(t *testing.T) {
+	state, _ := queueFixture(t)
+	lines := listLines(t, state, 3)
 	for i, want := range [][]string{
 		{"ID", "STATE", "PIECES", "BYTES", "NAME", "SOURCE"},
 		{"1 ", "queued", "3/8", "3.0 MiB/8.0 MiB", "a.iso", "http://example.com/a.meta4"},
@@ -150,7 +151,7 @@ func TestQueueList(t *testing.T) {
 	// --json, with the flag after the subcommand and the state from the
 	// environment.
 	t.Setenv("BRAID_STATE", state)
-	code, out, errOut = runQueue(t, "list", "--json")
+	code, out, errOut := runQueue(t, "list", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
