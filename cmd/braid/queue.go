@@ -74,9 +74,10 @@ on at the next start. run keeps to the schedule set in the window: outside
 its time windows, or while all downloads are paused, it holds the queued
 jobs and says until when, a window's end stops the jobs it runs until the
 next one, and its slower speed holds while it is on. --all-proxy sends every
-connection of run's downloads through a proxy (default: the environment's
-proxies, as curl reads them), --no-proxy lists hosts reached directly; a
-job's logins, cookies and headers stay its own.
+connection of run's downloads through a proxy, --no-proxy lists hosts reached
+directly (default for both: the proxy set in the window, else the
+environment's proxies as curl reads them); a job's logins, cookies and
+headers stay its own.
 
 With --rpc-listen, run also answers aria2's JSON-RPC (HTTP and WebSocket on
 /jsonrpc), so aria2 clients (AriaNg, aria2p, the aria2 npm package) can drive
