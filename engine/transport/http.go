@@ -436,7 +436,7 @@ func (s *HTTPSource) head(ctx context.Context) (*Probe, error) {
 		return s.ftpProbe(ctx, moved.src, hops)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: HEAD: %w", s.url, err)
+		return nil, fmt.Errorf("%s: %w", s.url, err)
 	}
 	resp.Body.Close()
 	switch {
@@ -447,7 +447,7 @@ func (s *HTTPSource) head(ctx context.Context) (*Probe, error) {
 		return p, nil
 	case resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusGone,
 		resp.StatusCode == http.StatusTooManyRequests, resp.StatusCode == http.StatusServiceUnavailable:
-		return nil, statusError(resp, s.url+": HEAD")
+		return nil, statusError(resp, s.url)
 	}
 	// HEAD refused (405, 501, some CDNs' 403): ask for the first byte.
 	req, err = s.newRequest(ctx, http.MethodGet)
@@ -461,7 +461,7 @@ func (s *HTTPSource) head(ctx context.Context) (*Probe, error) {
 		return s.ftpProbe(ctx, moved.src, hops)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: GET bytes 0-0: %w", s.url, err)
+		return nil, fmt.Errorf("%s: %w", s.url, err)
 	}
 	defer discard(resp)
 	switch resp.StatusCode {
@@ -469,7 +469,7 @@ func (s *HTTPSource) head(ctx context.Context) (*Probe, error) {
 		p := probeFrom(resp, hops)
 		_, _, total, ok := parseContentRange(resp.Header.Get("Content-Range"))
 		if !ok {
-			return nil, fmt.Errorf("%s: GET bytes 0-0: unreadable Content-Range %q: %w", s.url, resp.Header.Get("Content-Range"), ErrMismatch)
+			return nil, fmt.Errorf("%s: unreadable Content-Range %q: %w", s.url, resp.Header.Get("Content-Range"), ErrMismatch)
 		}
 		p.Size, p.Ranges = total, true
 		return p, nil
@@ -483,7 +483,7 @@ func (s *HTTPSource) head(ctx context.Context) (*Probe, error) {
 		p.Size, p.Ranges = 0, true
 		return p, nil
 	}
-	return nil, statusError(resp, s.url+": GET bytes 0-0")
+	return nil, statusError(resp, s.url)
 }
 
 // probeFrom reads what a response says about the file, and what the
@@ -551,18 +551,18 @@ func (s *HTTPSource) Fetch(ctx context.Context, limit int64) (*Probe, []byte, er
 	}
 	resp, hops, err := s.do(req)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: GET: %w", s.url, err)
+		return nil, nil, fmt.Errorf("%s: %w", s.url, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, nil, statusError(resp, s.url+": GET")
+		return nil, nil, statusError(resp, s.url)
 	}
 	if resp.ContentLength > limit {
 		return nil, nil, fmt.Errorf("%s: document of %d bytes is larger than the %d-byte limit", s.url, resp.ContentLength, limit)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: GET: %w", s.url, err)
+		return nil, nil, fmt.Errorf("%s: %w", s.url, err)
 	}
 	if int64(len(body)) > limit {
 		return nil, nil, fmt.Errorf("%s: document is larger than the %d-byte limit", s.url, limit)

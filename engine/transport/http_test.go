@@ -374,8 +374,8 @@ func TestHTTPErrorNamesURLOnce(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"Probe", probeErr, u + ": HEAD: dial tcp "},
-		{"Fetch", fetchErr, u + ": GET: dial tcp "},
+		{"Probe", probeErr, u + ": dial tcp "},
+		{"Fetch", fetchErr, u + ": dial tcp "},
 		{"ReadRange", rangeErr, u + ": bytes 0-9: dial tcp "},
 	} {
 		if tc.err == nil {
@@ -390,6 +390,37 @@ func TestHTTPErrorNamesURLOnce(t *testing.T) {
 		if !errors.As(tc.err, &ue) || explain.Of(tc.err) != explain.Refused {
 			t.Errorf("%s: %v: the cause is lost (url.Error %v, kind %v)", tc.name, tc.err, ue != nil, explain.Of(tc.err))
 		}
+	}
+}
+
+// A probe's refusal names the URL and the server's answer, not the
+// request that drew it: "URL: 404 Not Found: the server does not have the
+// file", whether HEAD or the first byte's GET was answered.
+func TestHTTPProbeRefusalIsASentence(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		head   bool // HEAD answers like GET; false: HEAD is refused with 405
+		want   string
+	}{
+		{"HEAD 404", http.StatusNotFound, true, "404 Not Found: the server does not have the file"},
+		{"GET 403 after HEAD 405", http.StatusForbidden, false, "403 Forbidden: the server refused access"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodHead && !tc.head {
+					w.WriteHeader(http.StatusMethodNotAllowed)
+					return
+				}
+				w.WriteHeader(tc.status)
+			}))
+			defer srv.Close()
+			u := srv.URL + "/f.bin"
+			_, err := newHTTP(t, u, transport.Options{Size: -1}).Probe(context.Background())
+			if err == nil || err.Error() != u+": "+tc.want {
+				t.Errorf("Probe: %v, want %q", err, u+": "+tc.want)
+			}
+		})
 	}
 }
 

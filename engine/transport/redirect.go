@@ -80,7 +80,7 @@ func (s *HTTPSource) do(req *http.Request) (*http.Response, []hop, error) {
 }
 
 // requestError is Go's *url.Error of a request to the URL that its
-// callers name already ("URL: HEAD: …"): its text is only its cause, so
+// callers name already ("URL: …"): its text is only its cause, so
 // an error does not go on `Head "URL": …` with the same URL again.
 type requestError struct{ err *url.Error }
 
