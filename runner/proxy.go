@@ -26,7 +26,7 @@ func StoredNetwork(q *queue.Queue) (*netconf.Network, error) {
 	if nerr != nil {
 		n, _ = netconf.NewNetwork(netconf.Proxy{Mode: netconf.ProxyNone})
 	}
-	return n, fmt.Errorf("the stored proxy setting cannot be used, so the system's is: %w", err)
+	return n, fmt.Errorf("the proxy set in Settings → Network cannot be used, so the system's proxy is used instead: %w", err)
 }
 
 func storedProxy(q *queue.Queue) (netconf.Proxy, error) {

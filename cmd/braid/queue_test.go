@@ -517,7 +517,7 @@ func TestQueueRunUsesTheStoredProxy(t *testing.T) {
 
 	store("gopher://x")
 	code, _, errOut := runQueue(t, "--state", state, "run", "--retry-for", "2s")
-	if !strings.Contains(errOut, "braid queue run: the stored proxy setting cannot be used, so the system's is: ") {
+	if !strings.Contains(errOut, "braid queue run: the proxy set in Settings → Network cannot be used, so the system's proxy is used instead: ") {
 		t.Errorf("an unusable stored proxy: exit %d, stderr %q", code, errOut)
 	}
 	if code, out, _ := runQueue(t, "--state", state, "list"); code != 0 || !strings.Contains(out, "failed") {
