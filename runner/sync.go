@@ -471,13 +471,18 @@ func (r *syncRun) pruneFolders() {
 	}
 }
 
+// forget drops name from the set's record: no version of it is on disk.
+func (r *syncRun) forget(rec *queue.SyncSet, name string) error {
+	return r.q.SyncedFiles(rec.ID, []queue.SyncedFile{{Name: name, Gone: true}})
+}
+
 // one brings one resource to the source's state and reports whether it
 // did.
 func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.Resource) bool {
 	name := x.File.Name
 	if x.Change == resourcesync.ChangeDeleted {
 		if _, err := r.root.Stat(name); errors.Is(err, fs.ErrNotExist) {
-			return r.q.SyncedFiles(rec.ID, []queue.SyncedFile{{Name: name, Gone: true}}) == nil
+			return r.forget(rec, name) == nil
 		}
 		if !r.o.Delete || r.o.Check {
 			r.note(SyncGone, name, nil)
@@ -494,7 +499,7 @@ func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.R
 		r.emptied = append(r.emptied, path.Dir(name))
 		r.mu.Unlock()
 		r.note(SyncDeleted, name, nil)
-		return r.q.SyncedFiles(rec.ID, []queue.SyncedFile{{Name: name, Gone: true}}) == nil
+		return r.forget(rec, name) == nil
 	}
 	state, err := r.local(ctx, x)
 	if err != nil {
@@ -523,7 +528,7 @@ func (r *syncRun) one(ctx context.Context, rec *queue.SyncSet, x *resourcesync.R
 		}
 		// Until the new version lands, no version is on disk: the
 		// record must not say the old one is synced.
-		if err := r.q.SyncedFiles(rec.ID, []queue.SyncedFile{{Name: name, Gone: true}}); err != nil {
+		if err := r.forget(rec, name); err != nil {
 			r.failed(name, fmt.Errorf("replace: %w", err))
 			return false
 		}
