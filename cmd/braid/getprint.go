@@ -290,8 +290,11 @@ func failedPieces(n int, hash string) string {
 // announceTorrent is the line a log gets when a torrent's file list is
 // known.
 func announceTorrent(w io.Writer, s *torrent.Snapshot) {
-	seeds := len(s.Mirrors) - 1
-	fmt.Fprintf(w, "%s: downloading %s from the swarm and %d %s\n", s.Name, sizeOrUnknown(s.Size), seeds, plural(seeds, "web seed", "web seeds"))
+	from := "the swarm"
+	if seeds := len(s.Mirrors) - 1; seeds > 0 {
+		from += fmt.Sprintf(" and %d %s", seeds, plural(seeds, "web seed", "web seeds"))
+	}
+	fmt.Fprintf(w, "%s: downloading %s from %s\n", s.Name, sizeOrUnknown(s.Size), from)
 }
 
 // progressLine is the one-line progress of a terminal.

@@ -116,6 +116,10 @@ func TestGetMagnetFromPeer(t *testing.T) {
 	if !strings.Contains(so.String(), "m.bin: done, verified") {
 		t.Fatalf("stdout %q", so.String())
 	}
+	// With no web seeds the swarm is the only source, said without a count.
+	if !strings.Contains(so.String(), "m.bin: downloading 1.0 MiB from the swarm\n") {
+		t.Errorf("stdout %q, want it to say the swarm is its only source", so.String())
+	}
 	got, err := os.ReadFile(filepath.Join(out, "m.bin"))
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("downloaded file: %v", err)
