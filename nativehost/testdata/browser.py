@@ -13,7 +13,9 @@ size), clicks a download link on the page (Braid takes it), clicks
 another with Alt held (the browser keeps it, into DOWNLOADS) and one of
 another type (the browser keeps it). Prints one JSON object:
 {"loaded": how the extension was loaded, "link", "status", "rows",
-"captured_rows"}.
+"captured_rows", "rows_at" and "captured_at": when each list of rows was
+read, in Unix seconds}. The popup lists only downloads that are not done:
+on a slow machine one may end before a read.
 """
 import json
 import sys
@@ -87,6 +89,7 @@ try:
     except Exception:
         pass
     out["rows"] = row_texts(driver)
+    out["rows_at"] = time.time()
 
     if rpc_url:
         print(json.dumps(out))
@@ -127,6 +130,7 @@ try:
     except Exception:
         pass
     out["captured_rows"] = row_texts(driver)
+    out["captured_at"] = time.time()
 finally:
     driver.quit()
 if not rpc_url:
