@@ -139,6 +139,7 @@ var ariaCodes = map[explain.Kind]int{
 	explain.Forbidden:    22, // an HTTP answer aria2 does not expect (403)
 	explain.ServerError:  22, //
 	explain.LoginNeeded:  24, // HTTP authorization failed
+	explain.ProxyLogin:   24, // aria2 says the same of a proxy's
 	explain.Busy:         29, // the server is overloaded or in maintenance
 	explain.BadData:      32, // checksum validation failed
 }

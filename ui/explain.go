@@ -29,6 +29,8 @@ func Sentence(k explain.Kind) string {
 		return lang.L("The link has expired: ask for a new one.")
 	case explain.LoginNeeded:
 		return lang.L("The server asks for a login, or refused the one given.")
+	case explain.ProxyLogin:
+		return lang.L("The proxy asks for a login, or refused the one given.")
 	case explain.Forbidden:
 		return lang.L("The server refuses access to the file.")
 	case explain.Busy:

@@ -52,6 +52,7 @@ const (
 	BadSignature             // the file's signature does not check out
 	DiskError                // the file system refused to make, rename or remove a file
 	BadDocument              // a metalink that cannot be read: malformed, cut short, not one
+	ProxyLogin               // the proxy wants a login, or refused the one given
 )
 
 // kinds are each kind's name and its words for a line of the command
@@ -79,6 +80,7 @@ var kinds = [...]struct{ name, clause string }{
 	BadSignature: {"bad signature", "the signature does not check out"},
 	DiskError:    {"disk error", "the file system refused to make, rename or remove a file"},
 	BadDocument:  {"bad document", "the metalink cannot be read"},
+	ProxyLogin:   {"proxy login needed", "the proxy asks for a login, or refused the one given"},
 }
 
 func (k Kind) String() string {
@@ -132,6 +134,8 @@ func ofChain(err error) Kind {
 		netErr   net.Error
 	)
 	switch {
+	case errors.As(err, &login) && login.Proxy:
+		return ProxyLogin
 	case errors.As(err, &login):
 		return LoginNeeded
 	case errors.As(err, &unknown), errors.As(err, &hostname), errors.As(err, &invalid), errors.As(err, &verify):
@@ -201,7 +205,7 @@ var clues = []struct {
 	{"metalink: line ", BadDocument},
 	{"not a metalink document", BadDocument},
 	{"document lists no files", BadDocument},
-	{"the proxy asks for a login", LoginNeeded},
+	{"the proxy asks for a login", ProxyLogin},
 	{"asks for a login", LoginNeeded},
 	{"login was refused", LoginNeeded},
 	{"x509:", Certificate},

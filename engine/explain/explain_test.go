@@ -61,6 +61,7 @@ func realErrors(t *testing.T) map[string]struct {
 		"permission":  {fmt.Errorf("f.bin: %w", denied), NoPermission},
 		"dns":         {mirror(dns), NameNotFound},
 		"login":       {mirror(&transport.LoginError{Mirror: "http://m/f.bin", Detail: "401 Unauthorized"}), LoginNeeded},
+		"proxy login": {mirror(&transport.LoginError{Mirror: "http://m/f.bin", Proxy: true, Detail: "407 Proxy Authentication Required"}), ProxyLogin},
 		"404":         {mirror(fmt.Errorf("GET: 404 Not Found: %w", transport.ErrNotFound)), NotFound},
 		"410":         {mirror(fmt.Errorf("GET: %w", &transport.StatusError{Code: 410, Status: "410 Gone", Err: transport.ErrNotFound})), Expired},
 		"403":         {mirror(fmt.Errorf("GET: %w", &transport.StatusError{Code: 403, Status: "403 Forbidden", Err: transport.ErrDenied})), Forbidden},

@@ -108,12 +108,9 @@ func (b *Backend) GiveLogin(id ui.JobID, user, password string, remember bool) (
 // passwords.
 func (b *Backend) CanRemember() bool { return queue.KeyringAvailable() }
 
-// The texts of the transport's and the queue's errors that mendOf tells
-// apart, taken from the errors themselves.
-var (
-	proxyLoginText   = (&transport.LoginError{Proxy: true}).Error()
-	refusedLoginText = (&transport.LoginError{Refused: true}).Error()
-)
+// refusedLoginText is the transport's text of a login given and refused,
+// taken from the error itself.
+var refusedLoginText = (&transport.LoginError{Refused: true}).Error()
 
 // mendOf is what the user can do for a stopped job: log in, for one a
 // server (not the proxy) asks a login of, or whose password was kept for
@@ -127,7 +124,7 @@ func mendOf(j queue.Job) ui.Mend {
 		return ui.MendLink
 	case strings.Contains(j.Error, queue.ErrSecretLost.Error()):
 		return ui.MendLogin
-	case explain.OfText(j.Error) == explain.LoginNeeded && !strings.Contains(j.Error, proxyLoginText):
+	case explain.OfText(j.Error) == explain.LoginNeeded:
 		return ui.MendLogin
 	}
 	return ui.MendNone
