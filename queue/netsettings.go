@@ -93,7 +93,7 @@ const NoKeyringNote = "this system has no keyring (Secret Service): the password
 func empty(s netconf.Settings) bool {
 	pub, sec := s.Split()
 	pub.Links = nil
-	return pub.String() == "{}" && !pub.NoNetrc && pub.NetrcFile == "" && sec.HTTPPasswd == "" && sec.FTPPasswd == "" && len(sec.Headers) == 0
+	return pub.String() == "{}" && !pub.NoNetrc && pub.NetrcFile == "" && sec.Empty()
 }
 
 // SetNet keeps s as job id's network settings, replacing any it had:
@@ -127,7 +127,7 @@ func (q *Queue) keepNet(ex execer, id int64, s netconf.Settings) (note string, e
 		// Only a link's host matters here; a login in it is the link's.
 		pub.Links[i] = Redact(l)
 	}
-	hasSecret := sec.HTTPPasswd != "" || sec.FTPPasswd != "" || len(sec.Headers) > 0
+	hasSecret := !sec.Empty()
 	b, err := json.Marshal(pub)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", op, err)

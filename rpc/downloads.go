@@ -87,6 +87,12 @@ type AddOptions struct {
 	// the passwords.
 	HTTPUser, HTTPPasswd string
 	FTPUser, FTPPasswd   string
+	// AllProxy is the download's own proxy for its HTTP(S) and FTP
+	// servers (aria2's all-proxy), with AllProxyUser and AllProxyPasswd
+	// its login, and NoProxy the hosts it reaches directly; "": the
+	// proxy Braid is set to. Never log the password.
+	AllProxy, AllProxyUser, AllProxyPasswd string
+	NoProxy                                string
 	// MaxDownloadLimit is the download's own speed limit in bytes per
 	// second (aria2's max-download-limit); 0: none.
 	MaxDownloadLimit int64
@@ -181,6 +187,10 @@ type URI struct {
 type JobOptions struct {
 	// MaxDownloadLimit is bytes per second; 0: no limit of its own.
 	MaxDownloadLimit int64
+	// AllProxy, AllProxyUser and NoProxy are the download's own proxy
+	// (AddOptions.AllProxy), its user and the hosts it reaches directly;
+	// they cannot change once added. The password is never read back.
+	AllProxy, AllProxyUser, NoProxy string
 }
 
 // GlobalOptions are the queue-wide settings aria2 clients change, with

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -161,4 +162,88 @@ func TestAddURIReadAsTheRunnerReads(t *testing.T) {
 	if on, err := os.ReadFile(filepath.Join(b.dir, "f.bin")); err != nil || !bytes.Equal(on, data) {
 		t.Fatalf("f.bin: %v", err)
 	}
+}
+
+// TestProxyPerDownload: aria2's all-proxy on addUri sends that download
+// (its first look and its run) through the proxy, while Braid itself
+// connects directly: the origin serves only requests that came through
+// tinyproxy, which asks for a login. The login is taken in the proxy URL
+// and as all-proxy-user and all-proxy-passwd, is kept with the job over a
+// restart, and is in no file of the state folder. no-proxy sends a host
+// past the proxy; http-proxy, which Braid does not take for one scheme,
+// and all-proxy for a torrent are refused with a sentence.
+//
+// Not parallel: it sets the queue's process-wide keyring
+// (queue.UseKeyring).
+func TestProxyPerDownload(t *testing.T) {
+	queue.UseKeyring(nil)
+	t.Cleanup(func() { queue.UseKeyring(nil) })
+	const pass = "proxy-pw-5150"
+	data := mirrortest.Bytes(1<<20+3, 13)
+	proxy := netconftest.Tinyproxy(t, "pat", pass)
+	bare := strings.Replace(proxy, "pat:"+pass+"@", "", 1)
+	origin := netconftest.ProxiedOnly(t, map[string][]byte{"f.bin": data})
+	open := netconftest.Nginx(t, map[string][]byte{"g.bin": data}, "u", "p")
+	state, dir := t.TempDir(), t.TempDir()
+	b := openBraid(t, state, dir, Options{})
+
+	direct := b.call(t, "aria2.addUri", []string{origin.URL + "/p/f.bin"}, map[string]any{"out": "direct.bin"}).(string)
+	if st := b.waitStatus(t, direct, "error"); !strings.Contains(st["braidErrorDetail"].(string), "403") {
+		t.Fatalf("without all-proxy the origin's guard should refuse Braid: %v", st)
+	}
+	inURL := b.call(t, "aria2.addUri", []string{origin.URL + "/p/f.bin"},
+		map[string]any{"out": "a.bin", "all-proxy": proxy, "pause": "true"}).(string)
+	asOptions := b.call(t, "aria2.addUri", []string{origin.URL + "/p/f.bin"},
+		map[string]any{"out": "b.bin", "all-proxy": bare, "all-proxy-user": "pat", "all-proxy-passwd": pass, "pause": "true"}).(string)
+	// A SOCKS proxy refuses a wrong password, and the download says it
+	// was the proxy. (tinyproxy answers a plain request's wrong login
+	// with 401, as a server would.)
+	socks := netconftest.Microsocks(t, "pat", pass)
+	wrong := b.call(t, "aria2.addUri", []string{origin.URL + "/p/f.bin"},
+		map[string]any{"out": "w.bin", "all-proxy": "socks5://" + socks, "all-proxy-user": "pat", "all-proxy-passwd": "not-" + pass}).(string)
+	if st := b.waitStatus(t, wrong, "error"); st["errorCode"] != "24" || !strings.Contains(st["errorMessage"].(string), "proxy") {
+		t.Errorf("with the proxy's login refused: %v", st)
+	}
+	// A proxy that does not answer, which no-proxy keeps the origin's
+	// host away from.
+	passed := b.call(t, "aria2.addUri", []string{open.URL + "/open/g.bin"},
+		map[string]any{"out": "c.bin", "all-proxy": "http://127.0.0.1:9", "no-proxy": "127.0.0.2", "pause": "true"}).(string)
+	b.close()
+
+	b = openBraid(t, state, dir, Options{})
+	for _, gid := range []string{inURL, asOptions, passed} {
+		b.call(t, "aria2.unpause", gid)
+	}
+	for _, gid := range []string{inURL, asOptions, passed} {
+		b.waitStatus(t, gid, "complete")
+	}
+	for _, name := range []string{"a.bin", "b.bin", "c.bin"} {
+		if on, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(on, data) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// getOption names each download's proxy and user, never the password.
+	for _, gid := range []string{inURL, asOptions} {
+		o := b.call(t, "aria2.getOption", gid).(map[string]any)
+		if o["all-proxy"] != bare || o["all-proxy-user"] != "pat" || strings.Contains(fmt.Sprint(o), pass) {
+			t.Errorf("getOption of %s: %v; want all-proxy %s and all-proxy-user pat, no password", gid, o, bare)
+		}
+	}
+	for _, c := range []struct {
+		method string
+		params []any
+		want   string
+	}{
+		{"aria2.addUri", []any{[]string{origin.URL + "/p/f.bin"}, map[string]any{"http-proxy": proxy}}, "http-proxy"},
+		{"aria2.addUri", []any{[]string{"magnet:?xt=urn:btih:" + strings.Repeat("ab", 20)}, map[string]any{"all-proxy": proxy}}, "all-proxy option for a torrent"},
+		{"aria2.addTorrent", []any{base64.StdEncoding.EncodeToString([]byte("d4:infoe")), []string{}, map[string]any{"all-proxy": proxy}}, "all-proxy option for a torrent"},
+		{"aria2.addUri", []any{[]string{origin.URL + "/p/f.bin"}, map[string]any{"all-proxy": "gopher://127.0.0.1:70"}}, "gopher"},
+	} {
+		msg := b.callErr(t, c.method, c.params...)
+		if !strings.Contains(msg, c.want) || strings.Contains(msg, pass) {
+			t.Errorf("%s with %v: %s; want it refused, naming %q", c.method, c.params[len(c.params)-1], msg, c.want)
+		}
+	}
+	b.close()
+	testkit.NoSecretIn(t, state, pass)
 }

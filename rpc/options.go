@@ -171,6 +171,11 @@ func (s *Server) jobValues(j Job) (map[string]string, error) {
 			return nil, err
 		}
 		o["max-download-limit"] = itoa(jo.MaxDownloadLimit)
+		for k, v := range map[string]string{"all-proxy": jo.AllProxy, "all-proxy-user": jo.AllProxyUser, "no-proxy": jo.NoProxy} {
+			if v != "" {
+				o[k] = v
+			}
+		}
 	}
 	return o, nil
 }

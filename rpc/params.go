@@ -3,6 +3,7 @@ package rpc
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -119,7 +120,15 @@ func addOptions(o map[string][]string) (AddOptions, error) {
 		return ""
 	}
 	a := AddOptions{Dir: first("dir"), Out: first("out"), Referer: first("referer"), UserAgent: first("user-agent"), Headers: o["header"],
-		HTTPUser: first("http-user"), HTTPPasswd: first("http-passwd"), FTPUser: first("ftp-user"), FTPPasswd: first("ftp-passwd")}
+		HTTPUser: first("http-user"), HTTPPasswd: first("http-passwd"), FTPUser: first("ftp-user"), FTPPasswd: first("ftp-passwd"),
+		AllProxy: first("all-proxy"), AllProxyUser: first("all-proxy-user"), AllProxyPasswd: first("all-proxy-passwd"), NoProxy: first("no-proxy")}
+	for _, k := range []string{"http-proxy", "https-proxy", "ftp-proxy"} {
+		// A proxy for one scheme only, taken as no proxy, would send the
+		// download past the proxy the client asked for.
+		if first(k) != "" {
+			return a, fmt.Errorf("the option %s: %w; give all-proxy, which Braid takes for every server of the download", k, ErrUnsupported)
+		}
+	}
 	if v := first("max-download-limit"); v != "" {
 		n, err := parseSize(v)
 		if err != nil {

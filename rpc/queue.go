@@ -143,16 +143,19 @@ func (a *QueueDownloads) destination(dir string) (string, error) {
 	return abs, nil
 }
 
-// netOf are the network settings addUri's headers, user agent and logins make:
+// netOf are the network settings addUri's headers, user agent, logins and
+// proxy make:
 // they go only to the hosts of links (a Cookie line included), and the
 // queue keeps their values out of state.db (queue.SetNet); nil when o
 // gives none.
 func netOf(links []string, o AddOptions) *netconf.Settings {
-	if len(o.Headers) == 0 && o.UserAgent == "" && o.HTTPUser == "" && o.FTPUser == "" {
+	s := netconf.Settings{Headers: o.Headers, UserAgent: o.UserAgent, Links: links,
+		HTTPUser: o.HTTPUser, HTTPPasswd: o.HTTPPasswd, FTPUser: o.FTPUser, FTPPasswd: o.FTPPasswd,
+		Proxy: o.AllProxy, ProxyUser: o.AllProxyUser, ProxyPasswd: o.AllProxyPasswd, NoProxy: o.NoProxy}
+	if pub, sec := s.Split(); sec.Empty() && pub.String() == "{}" {
 		return nil
 	}
-	return &netconf.Settings{Headers: o.Headers, UserAgent: o.UserAgent, Links: links,
-		HTTPUser: o.HTTPUser, HTTPPasswd: o.HTTPPasswd, FTPUser: o.FTPUser, FTPPasswd: o.FTPPasswd}
+	return &s
 }
 
 // AddURIs implements Downloads: uris[0] is the source, the others its
@@ -191,6 +194,9 @@ func (a *QueueDownloads) AddURIs(ctx context.Context, uris []string, o AddOption
 		}
 		if o.Out != "" {
 			return 0, errTorrentOut
+		}
+		if o.AllProxy != "" {
+			return 0, errTorrentProxy
 		}
 	}
 	return a.add(ctx, first, dest, o, runner.AddOptions{Mirrors: uris[1:], Net: netOf(uris, o), Resolve: ro})
@@ -503,14 +509,18 @@ func packBits(done []bool) []byte {
 	return out
 }
 
-// JobOptions implements Downloads: the job's own speed limit, as the
-// queue keeps it.
+// JobOptions implements Downloads: the job's own speed limit and proxy,
+// as the queue keeps them.
 func (a *QueueDownloads) JobOptions(id int64) (JobOptions, error) {
 	j, err := a.Queue.Get(id)
 	if err != nil {
 		return JobOptions{}, mapErr(err)
 	}
-	return JobOptions{MaxDownloadLimit: j.Limit}, nil
+	n, _, _, err := a.Queue.Net(id)
+	if err != nil {
+		return JobOptions{}, err
+	}
+	return JobOptions{MaxDownloadLimit: j.Limit, AllProxy: n.Proxy, AllProxyUser: n.ProxyUser, NoProxy: n.NoProxy}, nil
 }
 
 // SetJobOptions implements Downloads: the job's own speed limit, kept in

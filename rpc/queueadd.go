@@ -37,11 +37,19 @@ func refuseTorrentHeaders(o AddOptions) error {
 	if o.UserAgent != "" {
 		return fmt.Errorf("the user-agent option for a torrent: %w (its web seeds get Braid's; a .torrent link given to addUri is read with it)", ErrUnsupported)
 	}
+	if o.AllProxy != "" {
+		return errTorrentProxy
+	}
 	if o.HTTPUser != "" || o.FTPUser != "" {
 		return fmt.Errorf("a login (http-user, ftp-user) for a torrent: %w (its web seeds get none; a .torrent link given to addUri is read with it)", ErrUnsupported)
 	}
 	return nil
 }
+
+// errTorrentProxy refuses aria2's all-proxy for a torrent: Braid's one
+// BitTorrent client reaches peers and web seeds through Braid's own proxy
+// setting, and a download the client meant for a proxy must not go past it.
+var errTorrentProxy = fmt.Errorf("the all-proxy option for a torrent: %w (its peers and web seeds go through the proxy set in Braid's settings)", ErrUnsupported)
 
 // AddTorrent implements Downloads.
 func (a *QueueDownloads) AddTorrent(ctx context.Context, b []byte, webSeeds []string, o AddOptions) (int64, error) {

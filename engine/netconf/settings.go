@@ -55,6 +55,13 @@ type Settings struct {
 	// AllHosts sends Headers and the user and password fields to every
 	// host of the job, mirrors and redirects included.
 	AllHosts bool
+	// Proxy, when set, is the job's own proxy for its HTTP(S) and FTP
+	// servers (aria2's all-proxy), in place of the Network's: a URL as
+	// netconf.Proxy.URL takes it, without a login; ProxyUser and
+	// ProxyPasswd are the proxy's login. NoProxy lists the hosts the job
+	// reaches directly, in netconf.Proxy.NoProxy's syntax.
+	Proxy, ProxyUser, ProxyPasswd string
+	NoProxy                       string
 }
 
 // String describes the settings without any password, cookie or header
@@ -95,6 +102,18 @@ func (s Settings) String() string {
 	if s.AllHosts {
 		parts = append(parts, "all-hosts")
 	}
+	if s.Proxy != "" {
+		parts = append(parts, "all-proxy="+redactProxy(s.Proxy))
+	}
+	if s.ProxyUser != "" {
+		parts = append(parts, "all-proxy-user="+s.ProxyUser)
+	}
+	if s.ProxyPasswd != "" {
+		parts = append(parts, "all-proxy-passwd=***")
+	}
+	if s.NoProxy != "" {
+		parts = append(parts, "no-proxy="+s.NoProxy)
+	}
 	return "{" + strings.Join(parts, " ") + "}"
 }
 
@@ -106,14 +125,22 @@ func (s Settings) GoString() string { return "netconf.Settings" + s.String() }
 // cookie). A queue keeps Settings.Split's first half with the job and
 // this half in the system's keyring, or only for the session.
 type Secret struct {
-	HTTPPasswd string   `json:"http_passwd,omitempty"`
-	FTPPasswd  string   `json:"ftp_passwd,omitempty"`
-	Headers    []string `json:"headers,omitempty"`
+	HTTPPasswd  string   `json:"http_passwd,omitempty"`
+	FTPPasswd   string   `json:"ftp_passwd,omitempty"`
+	ProxyPasswd string   `json:"proxy_passwd,omitempty"`
+	Headers     []string `json:"headers,omitempty"`
 }
 
 // String shows how much the secret holds, not what.
 func (s Secret) String() string {
-	return fmt.Sprintf("{%d passwords, %d headers}", btoi(s.HTTPPasswd != "")+btoi(s.FTPPasswd != ""), len(s.Headers))
+	return fmt.Sprintf("{%d passwords, %d headers}", s.passwords(), len(s.Headers))
+}
+
+// Empty reports whether the secret holds nothing.
+func (s Secret) Empty() bool { return s.passwords() == 0 && len(s.Headers) == 0 }
+
+func (s Secret) passwords() int {
+	return btoi(s.HTTPPasswd != "") + btoi(s.FTPPasswd != "") + btoi(s.ProxyPasswd != "")
 }
 
 // GoString is String, so that %#v shows no secret either.
@@ -126,17 +153,33 @@ func btoi(b bool) int {
 	return 0
 }
 
-// Split returns the settings without their secrets, and the secrets.
+// Split returns the settings without their secrets, and the secrets. A
+// login in the Proxy URL becomes ProxyUser and ProxyPasswd first (unless
+// they are set), so that no password stays in the first half.
 func (s Settings) Split() (Settings, Secret) {
-	sec := Secret{HTTPPasswd: s.HTTPPasswd, FTPPasswd: s.FTPPasswd, Headers: append([]string(nil), s.Headers...)}
-	s.HTTPPasswd, s.FTPPasswd, s.Headers = "", "", nil
+	if at := strings.LastIndex(s.Proxy, "@"); at >= 0 {
+		scheme, rest, ok := strings.Cut(s.Proxy[:at], "://")
+		if !ok {
+			scheme, rest = "", scheme
+		}
+		user, pass, _ := strings.Cut(rest, ":")
+		if s.ProxyUser == "" {
+			s.ProxyUser, s.ProxyPasswd = user, pass
+		}
+		s.Proxy = s.Proxy[at+1:]
+		if ok {
+			s.Proxy = scheme + "://" + s.Proxy
+		}
+	}
+	sec := Secret{HTTPPasswd: s.HTTPPasswd, FTPPasswd: s.FTPPasswd, ProxyPasswd: s.ProxyPasswd, Headers: append([]string(nil), s.Headers...)}
+	s.HTTPPasswd, s.FTPPasswd, s.ProxyPasswd, s.Headers = "", "", "", nil
 	s.Links = append([]string(nil), s.Links...)
 	return s, sec
 }
 
 // Join puts secrets split off by Split back.
 func (s Settings) Join(sec Secret) Settings {
-	s.HTTPPasswd, s.FTPPasswd = sec.HTTPPasswd, sec.FTPPasswd
+	s.HTTPPasswd, s.FTPPasswd, s.ProxyPasswd = sec.HTTPPasswd, sec.FTPPasswd, sec.ProxyPasswd
 	s.Headers = append([]string(nil), sec.Headers...)
 	return s
 }
@@ -193,6 +236,7 @@ type Session struct {
 	netrc   *netrc
 	jar     *cookiejar.Jar
 	cookies CookieCount
+	net     *Network // the job's own proxy route; nil: the Network's
 }
 
 // Open reads the .netrc and the cookie file and checks the headers. A
@@ -247,7 +291,42 @@ func (s Settings) Open() (*Session, error) {
 		}
 		ss.cookies = n
 	}
+	if err := ss.openProxy(); err != nil {
+		return nil, err
+	}
 	return ss, nil
+}
+
+// openProxy makes the route of the job's own proxy, when it has one.
+func (ss *Session) openProxy() error {
+	s := ss.s
+	if s.Proxy == "" {
+		if s.ProxyUser != "" || s.ProxyPasswd != "" || s.NoProxy != "" {
+			return fmt.Errorf("a proxy login or no-proxy list without a proxy (all-proxy): %w", ErrSettings)
+		}
+		return nil
+	}
+	if s.ProxyPasswd != "" && s.ProxyUser == "" {
+		return fmt.Errorf("a proxy password without a user name: %w", ErrSettings)
+	}
+	u, err := parseProxy(s.Proxy)
+	if err != nil {
+		return err
+	}
+	if s.ProxyUser != "" {
+		u.User = url.UserPassword(s.ProxyUser, s.ProxyPasswd)
+	}
+	ss.net, err = NewNetwork(Proxy{Mode: ProxyManual, URL: u.String(), NoProxy: s.NoProxy})
+	return err
+}
+
+// Network is the route of the job's own proxy (Settings.Proxy), or nil
+// when it has none and takes the Network of the process.
+func (ss *Session) Network() *Network {
+	if ss == nil {
+		return nil
+	}
+	return ss.net
 }
 
 // Settings returns the settings the session was opened with.
@@ -297,7 +376,8 @@ func (ss *Session) FTPLogin(u *url.URL) (Login, bool) {
 
 // Client returns base (nil: Default().HTTPClient()) wearing the session:
 // its cookies (and those servers set, kept for the session), its headers
-// where they belong, its logins given to servers that ask. The returned
+// where they belong, its logins given to servers that ask, its own proxy
+// when it has one (then base's route is not taken). The returned
 // client shares base's connections. A nil session has nothing to add:
 // base is returned as it is.
 func (ss *Session) Client(base *http.Client) *http.Client {
@@ -307,8 +387,12 @@ func (ss *Session) Client(base *http.Client) *http.Client {
 	if ss == nil {
 		return base
 	}
+	next := base.Transport
+	if ss.net != nil {
+		next = ss.net.RoundTripper() // the job's own proxy
+	}
 	c := *base
-	c.Transport = &sessionTransport{next: AnswerLogins(base.Transport), ss: ss}
+	c.Transport = &sessionTransport{next: AnswerLogins(next), ss: ss}
 	c.Jar = ss.jar
 	return &c
 }

@@ -199,3 +199,37 @@ func TestSplitJoin(t *testing.T) {
 		t.Errorf("Join gave %d headers", len(back.Headers))
 	}
 }
+
+// TestSplitProxyLogin: a login in the job's proxy URL leaves the public
+// half for ProxyUser and the secret, with or without a scheme, and an
+// explicit user wins over the URL's; the String of either half never
+// shows the password.
+func TestSplitProxyLogin(t *testing.T) {
+	for _, c := range []struct {
+		in            Settings
+		proxy, user   string
+		wantSecretPwd string
+	}{
+		{Settings{Proxy: "http://ann:pw1@proxy.example:3128"}, "http://proxy.example:3128", "ann", "pw1"},
+		{Settings{Proxy: "ann:pw2@proxy.example"}, "proxy.example", "ann", "pw2"},
+		{Settings{Proxy: "socks5h://x:y@s.example:1080", ProxyUser: "bob", ProxyPasswd: "pw3"}, "socks5h://s.example:1080", "bob", "pw3"},
+		{Settings{Proxy: "https://proxy.example", ProxyUser: "bob", ProxyPasswd: "pw4"}, "https://proxy.example", "bob", "pw4"},
+	} {
+		pub, sec := c.in.Split()
+		if pub.Proxy != c.proxy || pub.ProxyUser != c.user || pub.ProxyPasswd != "" || sec.ProxyPasswd != c.wantSecretPwd {
+			t.Errorf("Split of %q: public %q user %q, secret %q; want %q, %q, %q", c.in.Proxy, pub.Proxy, pub.ProxyUser, sec.ProxyPasswd, c.proxy, c.user, c.wantSecretPwd)
+		}
+		if shown := fmt.Sprint(c.in, pub, sec); strings.Contains(shown, c.wantSecretPwd) || strings.Contains(shown, ":y@") {
+			t.Errorf("a password shows: %s", shown)
+		}
+		if back := pub.Join(sec); back.ProxyPasswd != c.wantSecretPwd {
+			t.Errorf("Join lost the proxy password of %q", c.in.Proxy)
+		}
+	}
+	if _, err := (Settings{ProxyUser: "u"}).Open(); !errors.Is(err, ErrSettings) {
+		t.Errorf("a proxy user without a proxy opened: %v", err)
+	}
+	if _, err := (Settings{Proxy: "ftp://p.example"}).Open(); !errors.Is(err, ErrProxyURL) {
+		t.Errorf("an ftp:// proxy opened: %v", err)
+	}
+}

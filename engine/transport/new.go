@@ -77,8 +77,12 @@ type Options struct {
 	Session *netconf.Session
 }
 
-// network is the Network to dial through.
+// network is the Network to dial through: the job's own proxy route
+// (Session.Network), else Network.
 func (o Options) network() *netconf.Network {
+	if n := o.Session.Network(); n != nil {
+		return n
+	}
 	if o.Network != nil {
 		return o.Network
 	}
