@@ -325,7 +325,7 @@ func (q *Queue) Add(j NewJob) (int64, error) {
 // for `braid get`, which runs it at once).
 func (q *Queue) addJob(j NewJob, state State) (int64, error) {
 	const op = "add job"
-	source, dest, doc, selected, origin := j.Source, j.Dest, j.Doc, j.Selected, j.Origin
+	source, doc, selected := j.Source, j.Doc, j.Selected
 	shown := Redact(source)
 	if doc == nil || len(doc.Files) == 0 {
 		return 0, fmt.Errorf("%s %s: the document has no files to download", op, shown)
@@ -342,26 +342,41 @@ func (q *Queue) addJob(j NewJob, state State) (int64, error) {
 	if selected != nil && len(selected) == 0 {
 		return 0, fmt.Errorf("%s %s: no file selected", op, shown)
 	}
-	abs, err := filepath.Abs(dest)
-	if err != nil {
-		return 0, fmt.Errorf("%s %s: destination %q: %w", op, shown, dest, err)
-	}
-	q.logins.keep(doc.Files)
-	doc = storedDoc(doc)
-	blob, err := json.Marshal(doc)
-	if err != nil {
-		return 0, fmt.Errorf("%s %s: store document: %w", op, shown, err)
-	}
 	want := make(map[string]bool, len(selected))
 	for _, name := range selected {
 		want[name] = true
+	}
+	return q.insertJob(op+" "+shown, j, state, canonical(source), func(_ *sql.Tx, id int64, doc *metalink.Document, ins *fileInserter) error {
+		for i, f := range doc.Files {
+			if err := ins.insert(id, i, f, selected == nil || want[f.Name]); err != nil {
+				return fmt.Errorf("file %s: %w", f.Name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// insertJob adds job j in state under the source key key, in one
+// transaction: the job's row with its document as stored (no login in
+// it), the file rows that files writes, and the job's network settings.
+// op names the step in its errors.
+func (q *Queue) insertJob(op string, j NewJob, state State, key string, files func(tx *sql.Tx, id int64, doc *metalink.Document, ins *fileInserter) error) (int64, error) {
+	abs, err := filepath.Abs(j.Dest)
+	if err != nil {
+		return 0, fmt.Errorf("%s: destination %q: %w", op, j.Dest, err)
+	}
+	q.logins.keep(j.Doc.Files)
+	doc := storedDoc(j.Doc)
+	blob, err := json.Marshal(doc)
+	if err != nil {
+		return 0, fmt.Errorf("%s: store document: %w", op, err)
 	}
 	var id int64
 	err = q.tx(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`
 			INSERT INTO jobs (source, source_key, dest, state, position, added_at, document, origin_etag, referer)
 			VALUES (?, ?, ?, ?, (SELECT COALESCE(MAX(position), -1) + 1 FROM jobs), ?, ?, ?, ?)`,
-			shown, canonical(source), abs, string(state), time.Now().UnixMilli(), blob, origin.ETag, Redact(origin.Referer))
+			Redact(j.Source), key, abs, string(state), time.Now().UnixMilli(), blob, j.Origin.ETag, Redact(j.Origin.Referer))
 		if err != nil {
 			return err
 		}
@@ -373,16 +388,14 @@ func (q *Queue) addJob(j NewJob, state State) (int64, error) {
 			return err
 		}
 		defer ins.close()
-		for i, f := range doc.Files {
-			if err := ins.insert(id, i, f, selected == nil || want[f.Name]); err != nil {
-				return fmt.Errorf("file %s: %w", f.Name, err)
-			}
+		if err := files(tx, id, doc, ins); err != nil {
+			return err
 		}
 		return q.addNet(tx, id, j)
 	})
 	if err != nil {
 		q.forgetAdded(id, j)
-		return 0, q.wrap(op+" "+shown, err)
+		return 0, q.wrap(op, err)
 	}
 	return id, nil
 }

@@ -2,11 +2,8 @@ package queue
 
 import (
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"time"
 
 	"braid/engine/metalink"
 	"braid/engine/piece"
@@ -83,7 +80,7 @@ func (j Job) ArchiveFile() (metalink.File, bool) {
 // the archive's source as the user gave it. The job's one file is the
 // member; its mirrors are the archive's.
 func (q *Queue) addMember(j NewJob, state State) (int64, error) {
-	source, dest, doc, m, origin := j.Source, j.Dest, j.Doc, j.Member, j.Origin
+	source, doc, m := j.Source, j.Doc, j.Member
 	shown := Redact(source)
 	op := fmt.Sprintf("add member %s of %s", m.Name, shown)
 	if doc == nil || len(doc.Files) != 1 {
@@ -92,18 +89,7 @@ func (q *Queue) addMember(j NewJob, state State) (int64, error) {
 	if err := metalink.SafeName(m.Name); err != nil {
 		return 0, fmt.Errorf("%s: %w", op, err)
 	}
-	abs, err := filepath.Abs(dest)
-	if err != nil {
-		return 0, fmt.Errorf("%s: destination %q: %w", op, dest, err)
-	}
-	q.logins.keep(doc.Files)
-	doc = storedDoc(doc)
-	blob, err := json.Marshal(doc)
-	if err != nil {
-		return 0, fmt.Errorf("%s: store document: %w", op, err)
-	}
-	archive := doc.Files[0]
-	length := piece.PlanFor(archive).Length
+	length := piece.PlanFor(doc.Files[0]).Length
 	if length <= 0 {
 		length = piece.DefaultLength
 	}
@@ -112,43 +98,19 @@ func (q *Queue) addMember(j NewJob, state State) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", op, err)
 	}
-	var id int64
-	err = q.tx(func(tx *sql.Tx) error {
-		res, err := tx.Exec(`
-			INSERT INTO jobs (source, source_key, dest, state, position, added_at, document, origin_etag, referer)
-			VALUES (?, ?, ?, ?, (SELECT COALESCE(MAX(position), -1) + 1 FROM jobs), ?, ?, ?, ?)`,
-			shown, memberKey(source, m.Name), abs, string(state), time.Now().UnixMilli(), blob, origin.ETag, Redact(origin.Referer))
-		if err != nil {
-			return err
-		}
-		if id, err = res.LastInsertId(); err != nil {
-			return err
-		}
-		ins, err := newFileInserter(tx)
-		if err != nil {
-			return err
-		}
-		defer ins.close()
+	return q.insertJob(op, j, state, memberKey(source, m.Name), func(tx *sql.Tx, id int64, doc *metalink.Document, ins *fileInserter) error {
 		// The member's row: its name and size; the archive's mirrors.
-		if err := ins.insert(id, 0, metalink.File{Name: m.Name, Size: m.Size, URLs: archive.URLs}, true); err != nil {
+		if err := ins.insert(id, 0, metalink.File{Name: m.Name, Size: m.Size, URLs: doc.Files[0].URLs}, true); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(`UPDATE pieces SET length = ?, count = ?, bits = ?
 			WHERE file = (SELECT id FROM files WHERE job = ? AND name = ?)`, length, count, bits, id, m.Name); err != nil {
 			return err
 		}
-		_, err = tx.Exec(`INSERT INTO job_members (job, member, size, compressed, method, crc32, header_offset, archive_size)
+		_, err := tx.Exec(`INSERT INTO job_members (job, member, size, compressed, method, crc32, header_offset, archive_size)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, m.Name, m.Size, m.CompressedSize, m.Method, m.CRC32, m.HeaderOffset, m.ArchiveSize)
-		if err != nil {
-			return err
-		}
-		return q.addNet(tx, id, j)
+		return err
 	})
-	if err != nil {
-		q.forgetAdded(id, j)
-		return 0, q.wrap(op, err)
-	}
-	return id, nil
 }
 
 // memberKey is a member job's source key: the archive's canonical
