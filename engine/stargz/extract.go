@@ -13,22 +13,13 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"io/fs"
 	"os"
-	"path"
 	"strings"
 
 	"braid/engine/metalink"
 	"braid/engine/rootfile"
 	"braid/engine/ziprange"
 )
-
-// partSuffix marks a member being written, as the engine marks a file
-// that is not verified yet.
-const partSuffix = ".part"
-
-// maxFreeNames bounds the numbered alternatives tried for a taken name.
-const maxFreeNames = 999
 
 var (
 	// ErrFolder is ziprange's: the member is a folder, which has no bytes.
@@ -124,15 +115,9 @@ func (b *Blob) Extract(ctx context.Context, e *Entry, dir string) (Extracted, er
 		return out, fmt.Errorf("open folder: %w", err)
 	}
 	defer root.Close()
-	if d := path.Dir(out.Name); d != "." {
-		if err := root.MkdirAll(d, 0o755); err != nil {
-			return out, fmt.Errorf("make folder %s: %w", d, err)
-		}
-	}
-	name, same, err := freeName(root, out.Name, src)
-	out.Name = name
+	name, same, err := ziprange.Place(root, out.Name, src.Size, func(name string) bool { return fileMatches(root, name, src.Digest) })
+	out.Name, out.Existing = name, same
 	if err != nil || same {
-		out.Existing = same
 		return out, err
 	}
 	perm := os.FileMode(0o644)
@@ -301,33 +286,6 @@ func (b *Blob) copyRun(ctx context.Context, w io.Writer, e *Entry, run []Chunk) 
 		return checked, err
 	}
 	return checked, nil
-}
-
-// freeName is the name to write e under: want when free, a numbered
-// alternative ("f (1).bin", "a (1).tar.gz") when another file is there.
-// same reports that the file at want is the member already (its size and
-// digest match).
-func freeName(root *os.Root, want string, e *Entry) (name string, same bool, err error) {
-	for i := 0; i <= maxFreeNames; i++ {
-		name = want
-		if i > 0 {
-			name = metalink.Numbered(want, i)
-		}
-		fi, err := root.Lstat(name)
-		if errors.Is(err, fs.ErrNotExist) {
-			if _, err := root.Lstat(name + partSuffix); err == nil && i > 0 {
-				continue // another run is writing this alternative
-			}
-			return name, false, nil
-		}
-		if err != nil {
-			return "", false, err
-		}
-		if i == 0 && fi.Mode().IsRegular() && fi.Size() == e.Size && fileMatches(root, name, e.Digest) {
-			return name, true, nil
-		}
-	}
-	return "", false, fmt.Errorf("no free name left for %s", want)
 }
 
 // fileMatches reports whether the file name in root has the digest d; a

@@ -205,7 +205,7 @@ func Open(ctx context.Context, src transport.Source, size int64) (*Blob, error) 
 		}
 		info, err := st.Stat(ctx)
 		if err != nil {
-			return nil, rangeError(err)
+			return nil, ziprange.RangeError(err)
 		}
 		if size = info.Size; size < 0 {
 			return nil, ErrUnknownSize
@@ -298,18 +298,10 @@ func (b *Blob) fetch(ctx context.Context, off, n int64) ([]byte, error) {
 func (b *Blob) open(ctx context.Context, off, n int64) (io.ReadCloser, error) {
 	rc, err := b.src.ReadRange(ctx, off, n)
 	if err != nil {
-		return nil, rangeError(err)
+		return nil, ziprange.RangeError(err)
 	}
 	b.requests.Add(1)
-	return &counted{rc: rc, n: &b.bytes}, nil
-}
-
-// rangeError names a refusal to send ranges in a sentence.
-func rangeError(err error) error {
-	if errors.Is(err, transport.ErrNoRanges) {
-		return fmt.Errorf("%w: %w", ErrNoRanges, err)
-	}
-	return err
+	return &ziprange.Counted{R: rc, N: &b.bytes}, nil
 }
 
 // ParseFooter reads the TOC's offset from the end of a blob: p is its
@@ -571,17 +563,3 @@ func isTarHeader(b []byte) bool {
 	_, err := tar.NewReader(bytes.NewReader(b[:512])).Next()
 	return err == nil || errors.Is(err, io.ErrUnexpectedEOF)
 }
-
-// counted counts the bytes read through it into n.
-type counted struct {
-	rc io.ReadCloser
-	n  *atomic.Int64
-}
-
-func (c *counted) Read(p []byte) (int, error) {
-	k, err := c.rc.Read(p)
-	c.n.Add(int64(k))
-	return k, err
-}
-
-func (c *counted) Close() error { return c.rc.Close() }

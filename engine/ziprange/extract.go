@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"sync/atomic"
 
 	"braid/engine/metalink"
 	"braid/engine/rootfile"
@@ -69,17 +70,11 @@ func (a *Archive) Extract(ctx context.Context, m *Member, dir string) (Extracted
 		return out, fmt.Errorf("open folder: %w", err)
 	}
 	defer root.Close()
-	if d := path.Dir(m.Name); d != "." {
-		if err := root.MkdirAll(d, 0o755); err != nil {
-			return out, fmt.Errorf("make folder %s: %w", d, err)
-		}
-	}
-	name, same, err := freeName(root, m)
+	name, same, err := Place(root, m.Name, m.Size, func(name string) bool { return fileCRC(root, name) == m.CRC32 })
+	out.Name, out.Existing = name, same
 	if err != nil || same {
-		out.Name, out.Existing = name, same
 		return out, err
 	}
-	out.Name = name
 
 	body, err := a.body(ctx, m)
 	if err != nil {
@@ -119,10 +114,10 @@ func (a *Archive) body(ctx context.Context, m *Member) (io.ReadCloser, error) {
 	ra.mu.Unlock()
 	rc, err := a.src.ReadRange(ctx, off, n)
 	if err != nil {
-		return nil, rangeError(err)
+		return nil, RangeError(err)
 	}
 	ra.requests.Add(1)
-	return &counted{rc: rc, n: &ra.bytes}, nil
+	return &Counted{R: rc, N: &ra.bytes}, nil
 }
 
 // inflate writes the member's bytes from its compressed body to w and
@@ -170,15 +165,21 @@ func (e *eofReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// freeName is the name to write m under: its own when free, a numbered
+// Place makes the folders a member named want lies in inside root, and
+// picks the name to write it under: want when free, a numbered
 // alternative ("f (1).bin", "a (1).tar.gz") when another file is there.
-// same reports that the file at m's own name is the member already (its
-// size and CRC-32 match).
-func freeName(root *os.Root, m *Member) (name string, same bool, err error) {
+// same reports that the file at want is the member already: a regular
+// file of size bytes for which isMember(name) reports true.
+func Place(root *os.Root, want string, size int64, isMember func(name string) bool) (name string, same bool, err error) {
+	if d := path.Dir(want); d != "." {
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			return want, false, fmt.Errorf("make folder %s: %w", d, err)
+		}
+	}
 	for i := 0; i <= maxFreeNames; i++ {
-		name = m.Name
+		name = want
 		if i > 0 {
-			name = metalink.Numbered(m.Name, i)
+			name = metalink.Numbered(want, i)
 		}
 		fi, err := root.Lstat(name)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -190,11 +191,11 @@ func freeName(root *os.Root, m *Member) (name string, same bool, err error) {
 		if err != nil {
 			return "", false, err
 		}
-		if i == 0 && fi.Mode().IsRegular() && fi.Size() == m.Size && fileCRC(root, name) == m.CRC32 {
+		if i == 0 && fi.Mode().IsRegular() && fi.Size() == size && isMember(name) {
 			return name, true, nil
 		}
 	}
-	return "", false, fmt.Errorf("no free name left for %s", m.Name)
+	return "", false, fmt.Errorf("no free name left for %s", want)
 }
 
 // fileCRC is the CRC-32 of the file name in root; a file that cannot be
@@ -212,16 +213,17 @@ func fileCRC(root *os.Root, name string) uint32 {
 	return h.Sum32()
 }
 
-// counted counts the bytes read through it into n.
-type counted struct {
-	rc io.ReadCloser
-	n  interface{ Add(int64) int64 }
+// Counted is a range request's body that adds the bytes read through it
+// to N.
+type Counted struct {
+	R io.ReadCloser
+	N *atomic.Int64
 }
 
-func (c *counted) Read(p []byte) (int, error) {
-	k, err := c.rc.Read(p)
-	c.n.Add(int64(k))
+func (c *Counted) Read(p []byte) (int, error) {
+	k, err := c.R.Read(p)
+	c.N.Add(int64(k))
 	return k, err
 }
 
-func (c *counted) Close() error { return c.rc.Close() }
+func (c *Counted) Close() error { return c.R.Close() }

@@ -126,7 +126,7 @@ func Open(ctx context.Context, src transport.Source, size int64) (*Archive, erro
 		}
 		info, err := st.Stat(ctx)
 		if err != nil {
-			return nil, rangeError(err)
+			return nil, RangeError(err)
 		}
 		if size = info.Size; size < 0 {
 			return nil, ErrUnknownSize
@@ -186,8 +186,9 @@ func (a *Archive) Requests() int { return int(a.ra.requests.Load()) }
 // BytesRead is how many bytes of the archive its requests have read.
 func (a *Archive) BytesRead() int64 { return a.ra.bytes.Load() }
 
-// rangeError names a refusal to send ranges in a sentence.
-func rangeError(err error) error {
+// RangeError names a refusal to send ranges in a sentence, ErrNoRanges;
+// other errors it returns as they are.
+func RangeError(err error) error {
 	if errors.Is(err, transport.ErrNoRanges) {
 		return fmt.Errorf("%w: %w", ErrNoRanges, err)
 	}
@@ -219,7 +220,7 @@ type rangeReaderAt struct {
 func (r *rangeReaderAt) fetch(off, n int64) ([]byte, error) {
 	rc, err := r.src.ReadRange(r.ctx, off, n)
 	if err != nil {
-		return nil, rangeError(err)
+		return nil, RangeError(err)
 	}
 	defer rc.Close()
 	r.requests.Add(1)
