@@ -456,20 +456,11 @@ func addMirrors(source string, doc *metalink.Document, links []string) error {
 	}
 	f := &doc.Files[0]
 	for _, l := range links {
-		if !hasURL(f.URLs, l) {
+		if !f.HasURL(l) {
 			f.URLs = append(f.URLs, metalink.URL{URL: l, Priority: metalink.LowestPriority})
 		}
 	}
 	return nil
-}
-
-func hasURL(urls []metalink.URL, u string) bool {
-	for _, x := range urls {
-		if x.URL == u {
-			return true
-		}
-	}
-	return false
 }
 
 // rename saves a one-file download under out; "" keeps its name.

@@ -33,6 +33,11 @@ type Prefs struct {
 	Locations []string
 }
 
+// HasURL reports whether u is one of f's mirrors, as written.
+func (f File) HasURL(u string) bool {
+	return slices.ContainsFunc(f.URLs, func(x URL) bool { return x.URL == u })
+}
+
 // Selected reports whether p selects f and, when it does not, a reason a
 // user can read ("language fr does not match de, en"). A file that names no
 // language is eligible whatever p.Languages says, and likewise for OS.

@@ -114,7 +114,7 @@ func resourceOf(e Entry, name string) Resource {
 	for _, l := range e.Links {
 		switch l.Rel {
 		case "duplicate":
-			if transport.Fetchable(l.Href) && !hasURL(f.URLs, l.Href) {
+			if transport.Fetchable(l.Href) && !f.HasURL(l.Href) {
 				f.URLs = append(f.URLs, metalink.URL{URL: l.Href, Priority: l.Priority})
 			}
 		case "describedby":
@@ -127,15 +127,6 @@ func resourceOf(e Entry, name string) Resource {
 	slices.SortStableFunc(f.URLs, func(a, b metalink.URL) int { return a.Priority - b.Priority })
 	r.File = f
 	return r
-}
-
-func hasURL(us []metalink.URL, u string) bool {
-	for _, x := range us {
-		if x.URL == u {
-			return true
-		}
-	}
-	return false
 }
 
 func isMetalinkLink(l Link) bool {
@@ -192,7 +183,7 @@ func Merge(r *Resource, desc *metalink.Document) error {
 		after = f.URLs[n-1].Priority
 	}
 	for _, u := range match.URLs {
-		if !hasURL(f.URLs, u.URL) {
+		if !f.HasURL(u.URL) {
 			u.Priority = max(u.Priority, after)
 			f.URLs = append(f.URLs, u)
 		}
