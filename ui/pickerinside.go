@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
@@ -204,25 +203,5 @@ func (w *Window) showInside(source string, doc *metalink.Document, archive Archi
 	if len(doc.Files) == 1 {
 		name = doc.Files[0].Name
 	}
-	d := dialog.NewCustomWithoutButtons(fmt.Sprintf(lang.L("Files inside %s"), path.Base(name)), p.Content, w.Win)
-	done := func() {
-		d.Hide()
-		for i, q := range w.Pickers {
-			if q == p {
-				w.Pickers = append(w.Pickers[:i], w.Pickers[i+1:]...)
-				break
-			}
-		}
-	}
-	p.OnAdd = func(req AddRequest) {
-		done()
-		w.rememberDir(req.Dir)
-		w.add(req)
-	}
-	p.OnCancel = done
-	w.keyed(d, p.Accept, p.OnCancel)
-	w.Pickers = append(w.Pickers, p)
-	size := w.Win.Canvas().Size()
-	d.Resize(fyne.NewSize(min(780, size.Width-40), min(680, size.Height-40)))
-	d.Show()
+	w.showPicker(fmt.Sprintf(lang.L("Files inside %s"), path.Base(name)), p, nil)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -712,14 +713,19 @@ func (w *Window) offerDirect(source string, doc *metalink.Document, pick bool) (
 	if w.opts.AutoStart || (!sync && !pick && !inside && sourcekind.Of(source).Kind() == sourcekind.Link && len(doc.Files) == 1 && len(doc.Rejected) == 0) {
 		return p.Request(false), true
 	}
-	d := dialog.NewCustomWithoutButtons(lang.L("Add downloads"), p.Content, w.Win)
+	w.showPicker(lang.L("Add downloads"), p, func(done func()) { w.offerInside(p, done) }) // pickerinside.go
+	return AddRequest{}, false
+}
+
+// showPicker shows picker p in a dialog titled title, listed in Pickers
+// while it shows, until the user adds what it offers or cancels. with,
+// when set, is given the func that closes the dialog before it shows.
+func (w *Window) showPicker(title string, p *Picker, with func(done func())) {
+	d := dialog.NewCustomWithoutButtons(title, p.Content, w.Win)
 	done := func() {
 		d.Hide()
-		for i, q := range w.Pickers {
-			if q == p {
-				w.Pickers = append(w.Pickers[:i], w.Pickers[i+1:]...)
-				break
-			}
+		if i := slices.Index(w.Pickers, p); i >= 0 {
+			w.Pickers = slices.Delete(w.Pickers, i, i+1)
 		}
 	}
 	p.OnAdd = func(req AddRequest) {
@@ -728,13 +734,14 @@ func (w *Window) offerDirect(source string, doc *metalink.Document, pick bool) (
 		w.add(req)
 	}
 	p.OnCancel = done
-	w.offerInside(p, done) // pickerinside.go
+	if with != nil {
+		with(done)
+	}
 	w.keyed(d, p.Accept, p.OnCancel)
 	w.Pickers = append(w.Pickers, p)
 	size := w.Win.Canvas().Size()
 	d.Resize(fyne.NewSize(min(780, size.Width-40), min(680, size.Height-40)))
 	d.Show()
-	return AddRequest{}, false
 }
 
 func (w *Window) add(req AddRequest) {
