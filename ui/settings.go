@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -302,7 +303,7 @@ func ParseRate(s string) (int64, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v < 0 || v*float64(mult) > 1<<50 {
+	if err != nil || math.IsNaN(v) || v < 0 || v*float64(mult) > 1<<50 {
 		return 0, fmt.Errorf(lang.L("%q is not a speed such as 2 MiB/s"), s)
 	}
 	return int64(v * float64(mult)), nil

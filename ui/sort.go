@@ -2,6 +2,7 @@ package ui
 
 import (
 	"cmp"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -137,7 +138,7 @@ func parseWidths(v string) []float32 {
 	}
 	for i, p := range parts {
 		f, err := strconv.ParseFloat(p, 32)
-		if err != nil || f < 0 || f > 2000 || (f == 0) != (defaultQueueWidths[i] == 0) {
+		if err != nil || math.IsNaN(f) || f < 0 || f > 2000 || (f == 0) != (defaultQueueWidths[i] == 0) {
 			return append([]float32(nil), defaultQueueWidths...)
 		}
 		out[i] = max(float32(f), min(minColumn, defaultQueueWidths[i]))

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -96,7 +97,9 @@ func TestColumnsKept(t *testing.T) {
 		t.Errorf("sort after a restart: column %d desc %v", col, desc)
 	}
 	// Widths from an older set of columns, or nonsense, give the defaults.
-	for _, v := range []string{"1,2,3", "20,0,80,x,100,60,250,120", "20,50,80,130,100,60,250,120", ""} {
+	nan := strings.Split(widthsText(defaultQueueWidths), ",")
+	nan[len(nan)-1] = "NaN"
+	for _, v := range []string{"1,2,3", "20,0,80,x,100,60,250,120", "20,50,80,130,100,60,250,120", "", strings.Join(nan, ",")} {
 		if got := parseWidths(v); !slices.Equal(got, defaultQueueWidths) {
 			t.Errorf("parseWidths(%q) = %v", v, got)
 		}

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -79,7 +80,7 @@ func parseRatio(t string) (float64, error) {
 		return 0, nil
 	}
 	r, err := strconv.ParseFloat(t, 64)
-	if err != nil || r < 0 || r > 1000 {
+	if err != nil || math.IsNaN(r) || r < 0 || r > 1000 {
 		return 0, fmt.Errorf(lang.L("%q is not a ratio from 0 to 1000"), t)
 	}
 	return r, nil

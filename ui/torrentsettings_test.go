@@ -36,4 +36,12 @@ func TestTorrentSettingsForm(t *testing.T) {
 			t.Errorf("error %v does not name %s", err, want)
 		}
 	}
+	f.Torrent.Port.SetText("")
+	f.Torrent.UploadLimit.SetText("")
+	for _, bad := range []string{"NaN", "inf"} {
+		f.Torrent.SeedRatio.SetText(bad)
+		if out, err := f.Value(); err == nil || !strings.Contains(err.Error(), "seed ratio") {
+			t.Errorf("seed ratio %q: %+v, %v; want it refused", bad, out.Torrent, err)
+		}
+	}
 }

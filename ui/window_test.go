@@ -639,7 +639,7 @@ func TestParseRate(t *testing.T) {
 		{"800000", 800000, false}, {"500K", 500 << 10, false}, {"500 KiB/s", 500 << 10, false},
 		{"2M", 2 << 20, false}, {"2 MiB/s", 2 << 20, false}, {"1.5MiB", 3 << 19, false}, {"1 GiB", 1 << 30, false},
 		{"2 mbps", 2 << 20, false},
-		{"fast", 0, true}, {"-1M", 0, true}, {"1e30", 0, true},
+		{"fast", 0, true}, {"-1M", 0, true}, {"1e30", 0, true}, {"NaN", 0, true}, {"nan MiB/s", 0, true}, {"inf", 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

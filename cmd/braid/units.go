@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -52,7 +53,7 @@ func parseRate(s string) (int64, error) {
 		}
 	}
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f < 0 || f*mult > 1<<62 {
+	if err != nil || math.IsNaN(f) || f < 0 || f*mult > 1<<62 {
 		return 0, fmt.Errorf("%q is not a rate such as 500K or 10M", s)
 	}
 	return int64(f * mult), nil

@@ -34,7 +34,7 @@ func TestParseRate(t *testing.T) {
 		{"500k", 500 << 10, true}, {"10M", 10 << 20, true}, {"1.5M", 3 << 19, true},
 		{"2G", 2 << 30, true}, {"1.5g", 3 << 29, true}, {"10MiB", 10 << 20, true},
 		{"10MB/s", 10 << 20, true}, {"-1", 0, false}, {"-1M", 0, false}, {"fast", 0, false},
-		{"k", 0, false},
+		{"k", 0, false}, {"NaN", 0, false}, {"nanM", 0, false}, {"Inf", 0, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
