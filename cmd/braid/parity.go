@@ -14,6 +14,7 @@ import (
 
 	"braid/engine/metalink"
 	"braid/engine/par2"
+	"braid/engine/piece"
 )
 
 // paritySet is a PAR2 set opened from its index file, with the path of
@@ -137,23 +138,6 @@ func damagedSlices(results []parityResult) int {
 	return n
 }
 
-// sliceRanges merges runs of damaged slices into byte ranges of the file.
-// Each range is {offset, length, number of slices}.
-func sliceRanges(f par2.File, sliceSize int64, damaged []int) [][3]int64 {
-	var out [][3]int64
-	for i := 0; i < len(damaged); {
-		j := i
-		for j+1 < len(damaged) && damaged[j+1] == damaged[j]+1 {
-			j++
-		}
-		off := int64(damaged[i]) * sliceSize
-		end := min(int64(damaged[j]+1)*sliceSize, f.Size)
-		out = append(out, [3]int64{off, end - off, int64(j - i + 1)})
-		i = j + 1
-	}
-	return out
-}
-
 // verifyParity is `braid verify --par2 INDEX [FILE]...`.
 func verifyParity(ctx context.Context, index string, files []string, dir string, asJSON bool, stdout, stderr io.Writer) int {
 	ps, err := openParity(index, files, dir)
@@ -201,13 +185,8 @@ func writeParityText(w io.Writer, ps *paritySet, results []parityResult, files [
 			fmt.Fprintf(&b, "%s: BAD\n", name)
 			if len(r.rep.Damaged) > 0 {
 				fmt.Fprintf(&b, "  %d of %d PAR2 slices fail their checksums:\n", len(r.rep.Damaged), n)
-				for i, rg := range sliceRanges(r.file, s.SliceSize, r.rep.Damaged) {
-					if i == verifyMaxRanges {
-						b.WriteString("    ... and more ranges (--json lists all)\n")
-						break
-					}
-					first := rg[0] / s.SliceSize
-					fmt.Fprintf(&b, "    bytes %d-%d (%s)\n", rg[0], rg[0]+rg[1]-1, sliceSpan(int(first), int(first+rg[2]-1)))
+				if writeRanges(&b, piece.Layout{Size: r.file.Size, Length: s.SliceSize}, r.rep.Damaged, "slice") > 0 {
+					b.WriteString("    ... and more ranges (--json lists all)\n")
 				}
 			}
 			if r.rep.Size > r.file.Size {
@@ -245,13 +224,6 @@ func argList(files []string) string {
 		b.WriteString(" " + f)
 	}
 	return b.String()
-}
-
-func sliceSpan(first, last int) string {
-	if first == last {
-		return fmt.Sprintf("slice %d", first)
-	}
-	return fmt.Sprintf("slices %d-%d", first, last)
 }
 
 // parityJSON is verify --par2 --json's output. Field names are stable.
@@ -295,8 +267,8 @@ func writeParityJSON(w io.Writer, ps *paritySet, results []parityResult) error {
 		if r.err != nil {
 			j.Error = r.err.Error()
 		}
-		for _, rg := range sliceRanges(r.file, s.SliceSize, r.rep.Damaged) {
-			j.BadRanges = append(j.BadRanges, rangeJSON{rg[0], rg[1]})
+		for _, rg := range (piece.Layout{Size: r.file.Size, Length: s.SliceSize}).Ranges(r.rep.Damaged) {
+			j.BadRanges = append(j.BadRanges, rangeJSON{rg.Off, rg.N})
 		}
 		out.OK = out.OK && j.Status == statusOK
 		out.Files = append(out.Files, j)

@@ -236,21 +236,15 @@ func verifyExplain(b *strings.Builder, rep *piece.Report) {
 	failed := rep.Bad[:len(rep.Bad)-len(rep.Missing)]
 	if len(failed) > 0 {
 		fmt.Fprintf(b, "  %d of %d pieces fail their %s hash:\n", len(failed), rep.Layout.Count(), rep.PieceType)
-		ranges := rep.Layout.Ranges(failed)
-		for i, rg := range ranges {
-			if i == verifyMaxRanges {
-				fmt.Fprintf(b, "    ... and %d more ranges (--json lists all)\n", len(ranges)-i)
-				break
-			}
-			first, last := rep.Layout.Index(rg.Off), rep.Layout.Index(rg.Off+rg.N-1)
-			fmt.Fprintf(b, "    bytes %d-%d (%s)\n", rg.Off, rg.Off+rg.N-1, pieceSpan(first, last))
+		if left := writeRanges(b, rep.Layout, failed, "piece"); left > 0 {
+			fmt.Fprintf(b, "    ... and %d more ranges (--json lists all)\n", left)
 		}
 	}
 	if len(rep.Missing) > 0 {
 		fmt.Fprintf(b, "  file is %d bytes, %d short of %d: bytes %d-%d missing",
 			rep.Size, rep.Expected-rep.Size, rep.Expected, rep.Size, rep.Expected-1)
 		if rep.PiecesKnown() {
-			fmt.Fprintf(b, " (%s incomplete)", pieceSpan(rep.Missing[0], rep.Missing[len(rep.Missing)-1]))
+			fmt.Fprintf(b, " (%s incomplete)", unitSpan("piece", rep.Missing[0], rep.Missing[len(rep.Missing)-1]))
 		}
 		b.WriteString("\n")
 	}
@@ -278,11 +272,26 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-func pieceSpan(first, last int) string {
-	if first == last {
-		return fmt.Sprintf("piece %d", first)
+// writeRanges writes the byte ranges of the given pieces of l, adjacent
+// ones merged, a line each with the pieces it spans, up to verifyMaxRanges
+// lines. unit names the pieces ("piece", or "slice" for a parity set's
+// slices). It returns how many ranges it left out.
+func writeRanges(b *strings.Builder, l piece.Layout, pieces []int, unit string) int {
+	ranges := l.Ranges(pieces)
+	for _, rg := range ranges[:min(len(ranges), verifyMaxRanges)] {
+		last := rg.Off + rg.N - 1
+		fmt.Fprintf(b, "    bytes %d-%d (%s)\n", rg.Off, last, unitSpan(unit, l.Index(rg.Off), l.Index(last)))
 	}
-	return fmt.Sprintf("pieces %d-%d", first, last)
+	return max(0, len(ranges)-verifyMaxRanges)
+}
+
+// unitSpan names the units first to last, "piece 3" or "pieces 3-5" when
+// unit is "piece".
+func unitSpan(unit string, first, last int) string {
+	if first == last {
+		return fmt.Sprintf("%s %d", unit, first)
+	}
+	return fmt.Sprintf("%ss %d-%d", unit, first, last)
 }
 
 // verifyJSON is the --json output. Field names are stable: scripts read them.
