@@ -68,52 +68,38 @@ type Settings struct {
 // value.
 func (s Settings) String() string {
 	var parts []string
-	if s.HTTPUser != "" {
-		parts = append(parts, "http-user="+s.HTTPUser)
+	add := func(name, v string, secret bool) {
+		if v != "" && secret {
+			v = "***"
+		}
+		if v != "" {
+			parts = append(parts, name+"="+v)
+		}
 	}
-	if s.HTTPPasswd != "" {
-		parts = append(parts, "http-passwd=***")
-	}
-	if s.FTPUser != "" {
-		parts = append(parts, "ftp-user="+s.FTPUser)
-	}
-	if s.FTPPasswd != "" {
-		parts = append(parts, "ftp-passwd=***")
-	}
+	add("http-user", s.HTTPUser, false)
+	add("http-passwd", s.HTTPPasswd, true)
+	add("ftp-user", s.FTPUser, false)
+	add("ftp-passwd", s.FTPPasswd, true)
 	switch {
 	case s.NoNetrc:
 		parts = append(parts, "no-netrc")
 	case s.NetrcFile != "":
-		parts = append(parts, "netrc-file="+s.NetrcFile)
+		add("netrc-file", s.NetrcFile, false)
 	}
-	if s.CookieFile != "" {
-		parts = append(parts, "cookies="+s.CookieFile)
-	}
+	add("cookies", s.CookieFile, false)
 	for _, h := range s.Headers {
 		name, _, _ := strings.Cut(h, ":")
-		parts = append(parts, "header="+strings.TrimSpace(name)+": ***")
+		add("header", strings.TrimSpace(name)+": ***", false)
 	}
-	if s.UserAgent != "" {
-		parts = append(parts, "user-agent="+s.UserAgent)
-	}
-	if s.Referer != "" {
-		parts = append(parts, "referer=***")
-	}
+	add("user-agent", s.UserAgent, false)
+	add("referer", s.Referer, true)
 	if s.AllHosts {
 		parts = append(parts, "all-hosts")
 	}
-	if s.Proxy != "" {
-		parts = append(parts, "all-proxy="+redactProxy(s.Proxy))
-	}
-	if s.ProxyUser != "" {
-		parts = append(parts, "all-proxy-user="+s.ProxyUser)
-	}
-	if s.ProxyPasswd != "" {
-		parts = append(parts, "all-proxy-passwd=***")
-	}
-	if s.NoProxy != "" {
-		parts = append(parts, "no-proxy="+s.NoProxy)
-	}
+	add("all-proxy", redactProxy(s.Proxy), false)
+	add("all-proxy-user", s.ProxyUser, false)
+	add("all-proxy-passwd", s.ProxyPasswd, true)
+	add("no-proxy", s.NoProxy, false)
 	return "{" + strings.Join(parts, " ") + "}"
 }
 

@@ -187,6 +187,9 @@ func TestSettingsScopeAndSecrets(t *testing.T) {
 func TestSplitJoin(t *testing.T) {
 	s := Settings{HTTPUser: "u", HTTPPasswd: "hp", FTPUser: "f", FTPPasswd: "fp",
 		Headers: []string{"Authorization: Bearer tok"}, CookieFile: "/c.txt", Links: []string{"http://h/"}}
+	if got, want := s.String(), "{http-user=u http-passwd=*** ftp-user=f ftp-passwd=*** cookies=/c.txt header=Authorization: ***}"; got != want {
+		t.Errorf("String() = %s, want %s", got, want)
+	}
 	pub, sec := s.Split()
 	if pub.HTTPPasswd != "" || pub.FTPPasswd != "" || pub.Headers != nil || pub.HTTPUser != "u" || pub.CookieFile != "/c.txt" {
 		t.Errorf("public half %#v keeps a secret or loses a setting", pub)
