@@ -144,10 +144,10 @@ func (a *QueueDownloads) destination(dir string) (string, error) {
 }
 
 // netOf are the network settings addUri's headers, user agent, logins and
-// proxy make:
-// they go only to the hosts of links (a Cookie line included), and the
-// queue keeps their values out of state.db (queue.SetNet); nil when o
-// gives none.
+// proxy make: the headers and logins go only to the hosts of links (a
+// Cookie line included), the proxy carries every request of the job, and
+// the queue keeps their secrets out of state.db (queue.SetNet); nil when
+// o gives none.
 func netOf(links []string, o AddOptions) *netconf.Settings {
 	s := netconf.Settings{Headers: o.Headers, UserAgent: o.UserAgent, Links: links,
 		HTTPUser: o.HTTPUser, HTTPPasswd: o.HTTPPasswd, FTPUser: o.FTPUser, FTPPasswd: o.FTPPasswd,
