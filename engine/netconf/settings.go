@@ -149,6 +149,12 @@ func (s Settings) Split() (Settings, Secret) {
 			scheme, rest = "", scheme
 		}
 		user, pass, _ := strings.Cut(rest, ":")
+		if u, err := url.PathUnescape(user); err == nil {
+			user = u // as written in a URL: "me%40home" is me@home
+		}
+		if p, err := url.PathUnescape(pass); err == nil {
+			pass = p
+		}
 		if s.ProxyUser == "" {
 			s.ProxyUser, s.ProxyPasswd = user, pass
 		}

@@ -215,6 +215,7 @@ func TestSplitProxyLogin(t *testing.T) {
 	}{
 		{Settings{Proxy: "http://ann:pw1@proxy.example:3128"}, "http://proxy.example:3128", "ann", "pw1"},
 		{Settings{Proxy: "ann:pw2@proxy.example"}, "proxy.example", "ann", "pw2"},
+		{Settings{Proxy: "http://me%40home:p%3Aw5@proxy.example"}, "http://proxy.example", "me@home", "p:w5"},
 		{Settings{Proxy: "socks5h://x:y@s.example:1080", ProxyUser: "bob", ProxyPasswd: "pw3"}, "socks5h://s.example:1080", "bob", "pw3"},
 		{Settings{Proxy: "https://proxy.example", ProxyUser: "bob", ProxyPasswd: "pw4"}, "https://proxy.example", "bob", "pw4"},
 	} {
