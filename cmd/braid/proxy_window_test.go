@@ -99,9 +99,14 @@ func TestWindowProxySetting(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 	windowShot(ctx, t, env, "proxy-settings-general")
 	left := dialogLeft(ctx, t, env)
+	// Each step waits for the window to draw what the click changed: under
+	// CI's load, once, Save stored nothing, as when a click comes before
+	// the window has drawn the one before it.
 	at(left+networkTabDX, tabsY)
+	time.Sleep(time.Second)
 	windowShot(ctx, t, env, "proxy-settings-network-system")
 	at(left+manualDX, modeY)
+	time.Sleep(time.Second)
 	at(left+entryDX, proxyURLY)
 	xdo("type", "--delay", "10", "http://pu@"+pu.Host)
 	at(left+entryDX, proxyPassY)
