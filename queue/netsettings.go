@@ -90,12 +90,6 @@ func ringLocked() Keyring {
 // secrets cannot outlive the session.
 const NoKeyringNote = "this system has no keyring (Secret Service): the passwords, cookies and headers given for a download are kept for this session only; after a restart the download runs without them"
 
-func empty(s netconf.Settings) bool {
-	pub, sec := s.Split()
-	pub.Links = nil
-	return pub.String() == "{}" && !pub.NoNetrc && pub.NetrcFile == "" && sec.Empty()
-}
-
 // SetNet keeps s as job id's network settings, replacing any it had:
 // the public part in the database, the secret part (passwords, header
 // values) in memory and, with remember, the keyring; without remember it
@@ -104,7 +98,7 @@ func empty(s netconf.Settings) bool {
 // remove the job's. note is NoKeyringNote the first time in the process
 // a secret to remember could not go to a keyring (say it once), else "".
 func (q *Queue) SetNet(id int64, s netconf.Settings, remember bool) (note string, err error) {
-	if empty(s) {
+	if s.Empty() {
 		return "", q.forgetNet(id)
 	}
 	if !remember {
@@ -172,7 +166,7 @@ func (q *Queue) keepNet(ex execer, id int64, s netconf.Settings) (note string, e
 // is committed, so no runner of this process can take the job without
 // it; addJob forgets it if the job is not committed after all.
 func (q *Queue) addNet(tx *sql.Tx, id int64, j NewJob) error {
-	if j.Net == nil || empty(*j.Net) {
+	if j.Net == nil || j.Net.Empty() {
 		return nil
 	}
 	note, err := q.keepNet(tx, id, *j.Net)

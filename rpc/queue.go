@@ -152,7 +152,7 @@ func netOf(links []string, o AddOptions) *netconf.Settings {
 	s := netconf.Settings{Headers: o.Headers, UserAgent: o.UserAgent, Links: links,
 		HTTPUser: o.HTTPUser, HTTPPasswd: o.HTTPPasswd, FTPUser: o.FTPUser, FTPPasswd: o.FTPPasswd,
 		Proxy: o.AllProxy, ProxyUser: o.AllProxyUser, ProxyPasswd: o.AllProxyPasswd, NoProxy: o.NoProxy}
-	if pub, sec := s.Split(); sec.Empty() && pub.String() == "{}" {
+	if s.Empty() {
 		return nil
 	}
 	return &s

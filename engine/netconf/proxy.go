@@ -127,16 +127,27 @@ func parseProxy(raw string) (*url.URL, error) {
 
 // redactProxy is a proxy URL as it may be shown: without its password.
 func redactProxy(raw string) string {
-	s := raw
-	if i := strings.Index(s, "://"); i >= 0 {
-		s = s[i+3:]
-	}
-	at := strings.LastIndex(s, "@")
-	if at < 0 {
+	scheme, _, rest, ok := cutProxyLogin(raw)
+	if !ok {
 		return raw
 	}
-	prefix := raw[:len(raw)-len(s)]
-	return prefix + "***@" + s[at+1:]
+	return scheme + "***@" + rest
+}
+
+// cutProxyLogin cuts a proxy URL around its login: the scheme with its
+// "://" ("" when it has none), the login as written ("user:pass", escaped
+// as in a URL) and the rest ("host:port"). ok is false when it has no
+// login.
+func cutProxyLogin(raw string) (scheme, login, rest string, ok bool) {
+	rest = raw
+	if i := strings.Index(rest, "://"); i >= 0 {
+		scheme, rest = rest[:i+3], rest[i+3:]
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return "", "", raw, false
+	}
+	return scheme, rest[:at], rest[at+1:], true
 }
 
 // proxies is a proxy setting made ready: the proxy of each scheme, and the

@@ -103,6 +103,12 @@ func (s Settings) String() string {
 	return "{" + strings.Join(parts, " ") + "}"
 }
 
+// Empty reports whether s sets nothing but Links.
+func (s Settings) Empty() bool {
+	pub, sec := s.Split()
+	return pub.String() == "{}" && sec.Empty()
+}
+
 // GoString is String, so %#v shows no secret either.
 func (s Settings) GoString() string { return "netconf.Settings" + s.String() }
 
@@ -143,12 +149,8 @@ func btoi(b bool) int {
 // login in the Proxy URL becomes ProxyUser and ProxyPasswd first (unless
 // they are set), so that no password stays in the first half.
 func (s Settings) Split() (Settings, Secret) {
-	if at := strings.LastIndex(s.Proxy, "@"); at >= 0 {
-		scheme, rest, ok := strings.Cut(s.Proxy[:at], "://")
-		if !ok {
-			scheme, rest = "", scheme
-		}
-		user, pass, _ := strings.Cut(rest, ":")
+	if scheme, login, rest, ok := cutProxyLogin(s.Proxy); ok {
+		user, pass, _ := strings.Cut(login, ":")
 		if u, err := url.PathUnescape(user); err == nil {
 			user = u // as written in a URL: "me%40home" is me@home
 		}
@@ -158,10 +160,7 @@ func (s Settings) Split() (Settings, Secret) {
 		if s.ProxyUser == "" {
 			s.ProxyUser, s.ProxyPasswd = user, pass
 		}
-		s.Proxy = s.Proxy[at+1:]
-		if ok {
-			s.Proxy = scheme + "://" + s.Proxy
-		}
+		s.Proxy = scheme + rest
 	}
 	sec := Secret{HTTPPasswd: s.HTTPPasswd, FTPPasswd: s.FTPPasswd, ProxyPasswd: s.ProxyPasswd, Headers: append([]string(nil), s.Headers...)}
 	s.HTTPPasswd, s.FTPPasswd, s.ProxyPasswd, s.Headers = "", "", "", nil
